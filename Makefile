@@ -1,0 +1,110 @@
+SHELL := /bin/bash
+# libpasscode: build, test, install.
+#   make            build build/libpasscode.so.$(VERSION) (and its symlinks)
+#   make test       every test: Swift, C, header, exports, install (see README)
+#   make demo       the C front end on a default store
+#   make bench      benchmarks, as ratios against a baseline in the same run
+#   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
+#   make header     regenerate include/passcode.h from the Swift sources
+#   make clean
+
+SWIFT    ?= swift
+CC       ?= cc
+PREFIX   ?= /usr/local
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR  ?=
+
+VERSION_MAJOR := $(shell sed -n 's/^let passcodeVersionMajor: UInt32 = \([0-9]*\)/\1/p' Sources/Passcode/Version.swift)
+VERSION_MINOR := $(shell sed -n 's/^let passcodeVersionMinor: UInt32 = \([0-9]*\)/\1/p' Sources/Passcode/Version.swift)
+VERSION_PATCH := $(shell sed -n 's/^let passcodeVersionPatch: UInt32 = \([0-9]*\)/\1/p' Sources/Passcode/Version.swift)
+VERSION  := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+SONAME   := libpasscode.so.$(VERSION_MAJOR)
+REALNAME := libpasscode.so.$(VERSION)
+
+B        := build
+LIB      := $(B)/$(REALNAME)
+STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
+SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift
+
+.PHONY: all deps lib header check-header test test-swift test-c test-exports test-install demo bench install uninstall clean
+
+all: lib
+
+deps:
+	@scripts/ensure-deps.sh
+
+lib: $(LIB)
+
+$(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh
+	@mkdir -p $(B)
+	scripts/gen_version_script.sh include/passcode.h > $@
+
+# The Swift runtime is linked in statically; the version script exports the header's functions only.
+$(LIB): $(SOURCES) $(B)/passcode.map
+	rm -f .build/release/libpasscode.so  # SwiftPM does not relink when only the map changed
+	$(SWIFT) build -c release --product passcode -Xswiftc -static-stdlib \
+	    -Xlinker --version-script=$(CURDIR)/$(B)/passcode.map -Xlinker -soname=$(SONAME)
+	cp .build/release/libpasscode.so $@
+	ln -sf $(REALNAME) $(B)/$(SONAME)
+	ln -sf $(SONAME) $(B)/libpasscode.so
+
+# Regenerate the header from the compiler's output for the @c declarations.
+header:
+	$(SWIFT) build --product passcode
+	python3 scripts/gen_header.py .build/passcode-core-swift.h .build/passcode-swift.h > include/passcode.h.new
+	mv include/passcode.h.new include/passcode.h
+
+# Fails when include/passcode.h differs from what the Swift sources generate.
+check-header:
+	$(SWIFT) build --product passcode
+	python3 scripts/gen_header.py .build/passcode-core-swift.h .build/passcode-swift.h > $(B)/passcode.h.generated
+	@diff -u include/passcode.h $(B)/passcode.h.generated && echo "header: include/passcode.h matches the Swift sources"
+	$(CC) $(STRICT) -Iinclude -x c -fsyntax-only include/passcode.h
+	@if command -v clang >/dev/null 2>&1; then clang $(STRICT) -Iinclude -x c -fsyntax-only include/passcode.h; fi
+	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -x c++ -fsyntax-only include/passcode.h
+	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
+
+test: deps lib check-header test-swift test-c test-exports test-install
+	@echo "make test: all test groups passed"
+
+test-swift:
+	$(SWIFT) test 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+
+$(B)/test_api: Tests/c/test_api.c Tests/c/testlib.h include/passcode.h $(LIB)
+	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ Tests/c/test_api.c -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+
+test-c: $(B)/test_api
+	cd $(B) && ./test_api
+
+test-exports: $(LIB)
+	scripts/check_exports.sh $(LIB) include/passcode.h
+
+test-install: $(LIB)
+	scripts/check_install.sh
+
+demo: lib
+	$(MAKE) -C examples/c PASSCODE_INCLUDE=$(CURDIR)/include PASSCODE_LIBDIR=$(CURDIR)/$(B)
+	examples/c/passcode_demo
+
+bench: lib
+	$(CC) -O2 -std=c99 -D_POSIX_C_SOURCE=200809L -Iinclude -o $(B)/bench Tests/bench/bench.c \
+	    $$(pkg-config --cflags --libs libsodium) -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+	cd $(B) && ./bench
+
+install: lib
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/$(REALNAME)
+	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
+	install -m 0644 include/passcode.h $(DESTDIR)$(INCLUDEDIR)/passcode.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' passcode.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
+	rm -f $(DESTDIR)$(INCLUDEDIR)/passcode.h $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
+
+clean:
+	rm -rf $(B) .build examples/c/passcode_demo

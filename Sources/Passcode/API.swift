@@ -1,0 +1,427 @@
+// The C ABI for stores and the passcode: thin functions that check arguments, convert, call
+// the Swift core and map errors. Doc comments here become include/passcode.h.
+import Glibc
+import PasscodeCore
+
+/// A raw payload pointer handed back to the host unchanged.
+struct Payload: @unchecked Sendable { let raw: UnsafeMutableRawPointer? }
+
+// MARK: - Options
+
+/// Creates an options object for `passcode_open`, holding the defaults: Argon2id INTERACTIVE,
+/// no pepper, weak passcodes refused, the system clock, a 10-second busy timeout.
+/// - Parameters:
+///   - out_options: Receives the new object; release it with `passcode_options_free`.
+/// - Returns: `PASSCODE_OK`, or `PASSCODE_ERR_MISUSE` when `out` is NULL.
+/// Threads: an options object must not be changed from two threads at once.
+@c(passcode_options_new)
+public func passcode_options_new(_ out_options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    guard let out_options else { return Status.errMisuse.rawValue }
+    out_options.pointee = Handles.options.add(OptionsBox())
+    return Status.ok.rawValue
+}
+
+/// Releases an options object. Stores opened with it keep their own copy. NULL does nothing.
+/// - Parameters:
+///   - options: The object, or NULL.
+@c(passcode_options_free)
+public func passcode_options_free(_ options: OpaquePointer?) {
+    Handles.options.remove(options)
+}
+
+/// The Argon2id presets of `passcode_options_set_cost`.
+@c(passcode_cost)
+public enum Cost: Int32 {
+    /// libsodium INTERACTIVE: t=2, 64 MiB (default).
+    case interactive = 0
+    /// libsodium MODERATE: t=3, 256 MiB.
+    case moderate = 1
+    /// libsodium SENSITIVE: t=4, 1 GiB.
+    case sensitive = 2
+}
+
+/// Chooses an Argon2id preset for new hashes. Stored hashes made with other parameters are
+/// re-hashed at the next successful verify.
+/// - Parameters:
+///   - options: The options object.
+///   - cost: A `passcode_cost` value.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` for an unknown cost.
+@c(passcode_options_set_cost)
+public func passcode_options_set_cost(_ options: OpaquePointer?, _ cost: Int32) -> Int32 {
+    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
+    switch Cost(rawValue: cost) {
+    case .interactive: box.options.cost = .interactive
+    case .moderate: box.options.cost = .moderate
+    case .sensitive: box.options.cost = .sensitive
+    case nil: return Status.errMisuse.rawValue
+    }
+    return Status.ok.rawValue
+}
+
+/// Chooses explicit Argon2id parameters (libsodium's opslimit and memlimit in bytes).
+/// - Parameters:
+///   - options: The options object.
+///   - ops_limit: Passes over memory, at least 1.
+///   - mem_limit: Bytes of memory, at least 8192.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` outside libsodium's limits.
+@c(passcode_options_set_cost_explicit)
+public func passcode_options_set_cost_explicit(_ options: OpaquePointer?, _ ops_limit: UInt64, _ mem_limit: UInt) -> Int32 {
+    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
+    guard mem_limit <= UInt(Int.max) else { return Status.errMisuse.rawValue }
+    let cost = HashCost(opsLimit: ops_limit, memLimit: Int(mem_limit))
+    guard cost.isValid else { return Status.errMisuse.rawValue }
+    box.options.cost = cost
+    return Status.ok.rawValue
+}
+
+/// Sets a pepper: 32 secret bytes mixed into every hash with a keyed BLAKE2b, so that the
+/// store file alone cannot be brute-forced. Keep it outside the store; a wrong pepper makes
+/// every passcode wrong. The bytes are copied; wipe your copy.
+/// - Parameters:
+///   - options: The options object.
+///   - pepper: 32 bytes, or NULL with length 0 to remove the pepper.
+///   - length: Must be 32 (or 0 with NULL).
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` for another length.
+@c(passcode_options_set_pepper)
+public func passcode_options_set_pepper(_ options: OpaquePointer?, _ pepper: UnsafePointer<UInt8>?, _ length: UInt) -> Int32 {
+    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
+    if pepper == nil && length == 0 {
+        box.options.pepper = nil
+        return Status.ok.rawValue
+    }
+    guard let pepper, length == 32 else { return Status.errMisuse.rawValue }
+    box.options.pepper = SecretBytes(copying: UnsafeRawBufferPointer(start: pepper, count: 32))
+    return Status.ok.rawValue
+}
+
+/// Accepts passcodes the weak-passcode rules would refuse (runs like 1234, common choices).
+/// For hosts that must; the default refuses them.
+/// - Parameters:
+///   - options: The options object.
+///   - allow: 1 to accept weak passcodes, 0 to refuse them.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE` or `PASSCODE_ERR_MISUSE`.
+@c(passcode_options_set_allow_weak)
+public func passcode_options_set_allow_weak(_ options: OpaquePointer?, _ allow: Int32) -> Int32 {
+    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
+    guard allow == 0 || allow == 1 else { return Status.errMisuse.rawValue }
+    box.options.allowWeak = allow == 1
+    return Status.ok.rawValue
+}
+
+/// Supplies the clock (embedded hosts with their own time source, and tests). The callback
+/// fills a boot-time clock in milliseconds that never follows the wall clock, the wall clock
+/// in milliseconds since 1970 (display only), and a boot id that changes at every reboot.
+/// It may be called from any thread that uses the store, and must not call libpasscode.
+/// - Parameters:
+///   - options: The options object.
+///   - clock: The callback, or NULL for the system clock (CLOCK_BOOTTIME and the kernel's boot id).
+///   - payload: Handed back to `clock` unchanged.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_options_set_clock)
+public func passcode_options_set_clock(
+    _ options: OpaquePointer?,
+    _ clock: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<Int64>?, UnsafeMutablePointer<Int64>?, UnsafeMutablePointer<UInt64>?) -> Void)?,
+    _ payload: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
+    guard let clock else {
+        box.options.clock = SystemClock.read
+        return Status.ok.rawValue
+    }
+    let p = Payload(raw: payload)
+    box.options.clock = {
+        var boot: Int64 = 0, wall: Int64 = 0, id: UInt64 = 0
+        clock(p.raw, &boot, &wall, &id)
+        return ClockReading(bootMs: boot, wallMs: wall, bootID: id)
+    }
+    return Status.ok.rawValue
+}
+
+/// How long a call waits for another process that holds the store before giving up with
+/// `PASSCODE_ERR_BUSY`.
+/// - Parameters:
+///   - options: The options object.
+///   - milliseconds: 0 to 600000; the default is 10000.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE` or `PASSCODE_ERR_MISUSE`.
+@c(passcode_options_set_busy_timeout)
+public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milliseconds: Int32) -> Int32 {
+    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
+    guard milliseconds >= 0 && milliseconds <= 600_000 else { return Status.errMisuse.rawValue }
+    box.options.busyTimeoutMs = milliseconds
+    return Status.ok.rawValue
+}
+
+// MARK: - Stores
+
+/// Opens the store at `path`, creating it with mode 0600 when it does not exist. Several
+/// processes may open the same store; each sees the others' changes.
+/// - Parameters:
+///   - path: A file path (NUL-terminated). Its folder must exist.
+///   - options: An options object, or NULL for the defaults. Not kept: free it when you like.
+///   - out_store: Receives the handle (NULL on failure); release it with `passcode_close`.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (NULL path or out), `PASSCODE_ERR_INVALID_HANDLE`
+///   (bad options), `PASSCODE_ERR_NOT_FOUND` (no such folder), `PASSCODE_ERR_IS_DIRECTORY`,
+///   `PASSCODE_ERR_READ_ONLY`, `PASSCODE_ERR_NOT_A_STORE`, `PASSCODE_ERR_NEWER_SCHEMA`,
+///   `PASSCODE_ERR_CORRUPT`, `PASSCODE_ERR_FULL`, `PASSCODE_ERR_BUSY`, `PASSCODE_ERR_IO`.
+///   On failure nothing is created or changed, and `passcode_errmsg(NULL)` says why.
+/// Threads: a store handle may be used from several threads at once.
+@c(passcode_open)
+public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointer?, _ out_store: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    guard let out_store else {
+        Handles.openMessage.set("the out pointer is NULL")
+        return Status.errMisuse.rawValue
+    }
+    out_store.pointee = nil
+    guard let path else {
+        Handles.openMessage.set("the store path is NULL")
+        return Status.errMisuse.rawValue
+    }
+    var opts = StoreOptions()
+    if options != nil {
+        guard let box = Handles.options.get(options) else {
+            Handles.openMessage.set("the options handle is not valid")
+            return Status.errInvalidHandle.rawValue
+        }
+        opts = box.options
+    }
+    do {
+        let store = try PasscodeStore(path: String(cString: path), options: opts)
+        out_store.pointee = Handles.stores.add(StoreBox(store))
+        return Status.ok.rawValue
+    } catch let error as PasscodeError {
+        Handles.openMessage.set(error.message)
+        return error.status.rawValue
+    } catch {
+        Handles.openMessage.set("unexpected error")
+        return Status.errInternal.rawValue
+    }
+}
+
+/// Closes a store handle. Calls already running on other threads finish first; the handle
+/// is invalid afterwards (calls with it return `PASSCODE_ERR_INVALID_HANDLE`). NULL does nothing.
+/// - Parameters:
+///   - store: The handle, or NULL.
+@c(passcode_close)
+public func passcode_close(_ store: OpaquePointer?) {
+    Handles.stores.remove(store)
+}
+
+/// The detailed message of the last failed call on `store`, or of the last failed
+/// `passcode_open` when `store` is NULL. Never contains a passcode or a code.
+/// - Parameters:
+///   - store: A handle, or NULL.
+/// - Returns: A string owned by the library, valid until the next failing call on the same
+///   handle; "" when there was none. With several threads on one handle, copy it at once.
+@c(passcode_errmsg)
+public func passcode_errmsg(_ store: OpaquePointer?) -> UnsafePointer<CChar>? {
+    if store == nil { return Handles.openMessage.pointer ?? CStrings.intern("") }
+    guard let box = Handles.stores.get(store) else { return CStrings.intern(Status.errInvalidHandle.text) }
+    return box.messagePointer ?? CStrings.intern("")
+}
+
+// MARK: - Passcode
+
+/// Sets the first passcode and turns the lock on.
+/// - Parameters:
+///   - store: The store.
+///   - digits: The passcode's ASCII digits (need not be NUL-terminated). Copied and wiped; wipe yours.
+///   - length: Number of digits: the store's length (`passcode_length`, 6 by default).
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_FORMAT`, `PASSCODE_ERR_WEAK_PASSCODE` (the message
+///   says why), `PASSCODE_ERR_ALREADY_SET`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_set)
+public func passcode_set(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withStore(store) { s in try s.setPasscode(secret(digits, length, what: "the passcode")) }
+}
+
+/// Checks a passcode. The attempt is recorded durably before the check, so killing the
+/// process never gives a free guess; success clears the failure counter and unlocks. Typing
+/// the same wrong passcode again within 5 minutes is not counted twice.
+/// - Parameters:
+///   - store: The store.
+///   - digits: The passcode's ASCII digits. Copied and wiped.
+///   - length: Number of digits.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_WRONG_PASSCODE`; `PASSCODE_ERR_LOCKED_OUT` (not
+///   checked; see `passcode_lockout_remaining`); `PASSCODE_ERR_RESET_REQUIRED`;
+///   `PASSCODE_ERR_LOGGED_OUT`; `PASSCODE_ERR_NO_PASSCODE`; `PASSCODE_ERR_FORMAT` (not counted);
+///   `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`; or a store error.
+@c(passcode_verify)
+public func passcode_verify(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withStore(store) { s in try s.verify(secret(digits, length, what: "the passcode")) }
+}
+
+/// Replaces the passcode. The new one is checked first (format, strength: not counted), then
+/// the current one (counted like `passcode_verify`).
+/// - Parameters:
+///   - store: The store.
+///   - current: The current passcode's digits.
+///   - current_length: Its length.
+///   - new_digits: The new passcode's digits.
+///   - new_length: Its length (the store's length).
+/// - Returns: `PASSCODE_OK`, or any status of `passcode_verify` and `passcode_set`.
+@c(passcode_change)
+public func passcode_change(_ store: OpaquePointer?, _ current: UnsafePointer<CChar>?, _ current_length: UInt,
+                            _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt) -> Int32 {
+    withStore(store) { s in
+        try s.changePasscode(current: secret(current, current_length, what: "the current passcode"),
+                             new: secret(new_digits, new_length, what: "the new passcode"))
+    }
+}
+
+/// Turns the lock off after checking the passcode. The passcode stays stored, so
+/// `passcode_enable` turns the lock on again with the same one.
+/// - Parameters:
+///   - store: The store.
+///   - digits: The current passcode's digits.
+///   - length: Their number.
+/// - Returns: `PASSCODE_OK`, any status of `passcode_verify`, or `PASSCODE_ERR_HOOK_FAILED`.
+@c(passcode_disable)
+public func passcode_disable(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withStore(store) { s in try s.disable(current: secret(digits, length, what: "the passcode")) }
+}
+
+/// Turns the lock on again with the stored passcode. Needs no passcode: it only adds safety.
+/// - Parameters:
+///   - store: The store.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_NO_PASSCODE`, `PASSCODE_ERR_HOOK_FAILED`,
+///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_enable)
+public func passcode_enable(_ store: OpaquePointer?) -> Int32 {
+    withStore(store) { s in try s.enable() }
+}
+
+/// Removes the passcode after checking it; the lock goes off and every counter is cleared.
+/// - Parameters:
+///   - store: The store.
+///   - digits: The current passcode's digits.
+///   - length: Their number.
+/// - Returns: `PASSCODE_OK`, or any status of `passcode_verify`.
+@c(passcode_remove)
+public func passcode_remove(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withStore(store) { s in try s.removePasscode(current: secret(digits, length, what: "the passcode")) }
+}
+
+/// Whether a passcode is set.
+/// - Parameters:
+///   - store: The store.
+///   - out: Receives 1 or 0.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_is_set)
+public func passcode_is_set(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in try put(out, try s.isPasscodeSet() ? 1 : 0) }
+}
+
+/// Whether the passcode lock is on (a passcode is set and not disabled).
+/// - Parameters:
+///   - store: The store.
+///   - out: Receives 1 or 0.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_is_enabled)
+public func passcode_is_enabled(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in try put(out, try s.isLockEnabled() ? 1 : 0) }
+}
+
+/// The number of digits a passcode has in this store: the set passcode's, else the one new
+/// passcodes must have (6 unless changed with `passcode_set_length`).
+/// - Parameters:
+///   - store: The store.
+///   - out: Receives 4 to 12.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_length)
+public func passcode_length(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in try put(out, Int32(try s.passcodeLength())) }
+}
+
+/// Sets the number of digits new passcodes must have; only while no passcode is set.
+/// - Parameters:
+///   - store: The store.
+///   - length: 4 to 12.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_SETTING` (out of range), `PASSCODE_ERR_STATE`
+///   (a passcode is set), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_set_length)
+public func passcode_set_length(_ store: OpaquePointer?, _ length: Int32) -> Int32 {
+    withStore(store) { s in try s.setPasscodeLength(Int(length)) }
+}
+
+/// Failed attempts since the last successful unlock, to show the user.
+/// - Parameters:
+///   - store: The store.
+///   - out: Receives the count.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_failed_attempts)
+public func passcode_failed_attempts(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in try put(out, Int32(clamping: try s.failedAttempts())) }
+}
+
+/// Seconds until the next attempt is allowed, 0 when there is no lockout. Measured on the
+/// boot-time clock: changing the wall clock neither shortens nor lengthens it; after a reboot
+/// a pending lockout starts again in full.
+/// - Parameters:
+///   - store: The store.
+///   - out: Receives the seconds, rounded up.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_lockout_remaining)
+public func passcode_lockout_remaining(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withStore(store) { s in try put(out, try s.lockoutRemainingSeconds()) }
+}
+
+/// Whether the maximum number of failures was reached and only a reset lets a passcode in.
+/// - Parameters:
+///   - store: The store.
+///   - out: Receives 1 or 0.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_is_reset_required)
+public func passcode_is_reset_required(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in try put(out, try s.isResetRequired() ? 1 : 0) }
+}
+
+// MARK: - Settings
+
+/// Reads a setting.
+/// - Parameters:
+///   - store: The store.
+///   - setting: A `passcode_setting` value.
+///   - out: Receives the value.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (unknown setting, NULL out),
+///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_setting_get)
+public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withStore(store) { s in
+        guard let which = Setting(rawValue: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
+        try put(out, try s.get(which))
+    }
+}
+
+/// Changes a setting, after the settings hook (if any) agreed. Every process sees the change.
+/// - Parameters:
+///   - store: The store.
+///   - setting: A `passcode_setting` value.
+///   - value: The new value (see `passcode_setting` for each one's choices).
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_INVALID_SETTING` (a value not offered, biometrics
+///   without a passcode, the lock turned off without the passcode); `PASSCODE_ERR_BIOMETRIC_UNAVAILABLE`;
+///   `PASSCODE_ERR_STATE`; `PASSCODE_ERR_HOOK_FAILED` (the old value stays; `passcode_errmsg` has
+///   the hook's message); `PASSCODE_ERR_MISUSE` (unknown setting); `PASSCODE_ERR_INVALID_HANDLE`; a store error.
+@c(passcode_setting_set)
+public func passcode_setting_set(_ store: OpaquePointer?, _ setting: Int32, _ value: Int64) -> Int32 {
+    withStore(store) { s in
+        guard let which = Setting(rawValue: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
+        try s.set(which, to: value)
+    }
+}
+
+/// Installs a custom lockout table and selects it (`PASSCODE_SETTING_LOCKOUT_SCHEDULE` = 2).
+/// - Parameters:
+///   - store: The store.
+///   - delays: `delays[i]` is the wait in seconds after failure i+1; the last entry repeats.
+///   - count: Entries in `delays`, 1 to 100; each 0 to 366 days.
+///   - max_failures: The failure that triggers the maximum-failure action; 0 for never.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_SETTING`, `PASSCODE_ERR_MISUSE` (NULL delays),
+///   `PASSCODE_ERR_HOOK_FAILED`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_set_custom_schedule)
+public func passcode_set_custom_schedule(_ store: OpaquePointer?, _ delays: UnsafePointer<UInt32>?, _ count: UInt, _ max_failures: UInt32) -> Int32 {
+    withStore(store) { s in
+        guard let delays else { throw PasscodeError.misuse("the delays pointer is NULL") }
+        guard count >= 1 && count <= 100 else { throw PasscodeError.invalidSetting("a custom schedule needs 1 to 100 delays") }
+        let values = UnsafeBufferPointer(start: delays, count: Int(count)).map { Int64($0) }
+        try s.setCustomSchedule(delays: values, maxFailures: Int(max_failures))
+    }
+}

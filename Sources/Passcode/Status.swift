@@ -1,0 +1,150 @@
+// Status codes and the one mapping from `PasscodeError` to them.
+import PasscodeCore
+
+/// The result of every libpasscode call that can fail. 0 is success; values are only ever
+/// appended, never renumbered. `passcode_strerror` gives a short text for each, and
+/// `passcode_errmsg` the detailed message of a handle's last failure.
+@c(passcode_status)
+public enum Status: Int32 {
+    /// Success.
+    case ok = 0
+    /// A NULL pointer or an argument out of range: a bug in the caller. Nothing changed.
+    case errMisuse = 1
+    /// The handle was closed, or never came from this library.
+    case errInvalidHandle = 2
+    /// The passcode has the wrong number of digits or a character that is not 0-9. Not counted as an attempt.
+    case errFormat = 3
+    /// The passcode is wrong. The attempt was counted.
+    case errWrongPasscode = 4
+    /// The new passcode is too easy to guess; the message says why. Nothing changed.
+    case errWeakPasscode = 5
+    /// No passcode is set.
+    case errNoPasscode = 6
+    /// A passcode is already set; change or remove it instead.
+    case errAlreadySet = 7
+    /// Too many failed attempts: wait `passcode_lockout_remaining` seconds. The passcode was not checked.
+    case errLockedOut = 8
+    /// The maximum number of failures was reached: only a reset lets a passcode in again.
+    case errResetRequired = 9
+    /// The folder for the store does not exist.
+    case errNotFound = 10
+    /// The store path is a directory.
+    case errIsDirectory = 11
+    /// The store or its folder cannot be written.
+    case errReadOnly = 12
+    /// The file is not a libpasscode store.
+    case errNotAStore = 13
+    /// The store was written by a newer libpasscode (a newer schema version).
+    case errNewerSchema = 14
+    /// The store file is damaged.
+    case errCorrupt = 15
+    /// The disk is full. Nothing changed.
+    case errFull = 16
+    /// Another process held the store longer than the busy timeout.
+    case errBusy = 17
+    /// Reading or writing the store failed.
+    case errIO = 18
+    /// Out of memory.
+    case errNoMem = 19
+    /// The operating system refused access.
+    case errPermission = 20
+    /// A setting value that is not allowed, or a setting change the current state forbids.
+    case errInvalidSetting = 21
+    /// The call does not fit the store's state (e.g. changing the length while a passcode is set).
+    case errState = 22
+    /// A host hook reported failure; the change was rolled back. `passcode_errmsg` has the hook's message.
+    case errHookFailed = 23
+    /// Biometrics are not available on this device.
+    case errBiometricUnavailable = 24
+    /// Biometrics may not unlock now; the out value says why. Ask for the passcode.
+    case errPasscodeRequired = 25
+    /// The maximum number of failures removed the passcode; the logout callback was called.
+    case errLoggedOut = 26
+    /// The caller's buffer is too small.
+    case errBufferTooSmall = 27
+    /// An unexpected internal error.
+    case errInternal = 28
+}
+
+extension PasscodeError {
+    /// The one place where errors become status codes.
+    var status: Status {
+        switch self {
+        case .misuse: return .errMisuse
+        case .invalidHandle: return .errInvalidHandle
+        case .format: return .errFormat
+        case .wrongPasscode: return .errWrongPasscode
+        case .weakPasscode: return .errWeakPasscode
+        case .noPasscode: return .errNoPasscode
+        case .alreadySet: return .errAlreadySet
+        case .lockedOut: return .errLockedOut
+        case .resetRequired: return .errResetRequired
+        case .notFound: return .errNotFound
+        case .isDirectory: return .errIsDirectory
+        case .readOnly: return .errReadOnly
+        case .notAStore: return .errNotAStore
+        case .newerSchema: return .errNewerSchema
+        case .corrupt: return .errCorrupt
+        case .full: return .errFull
+        case .busy: return .errBusy
+        case .io: return .errIO
+        case .outOfMemory: return .errNoMem
+        case .permission: return .errPermission
+        case .invalidSetting: return .errInvalidSetting
+        case .state: return .errState
+        case .hookFailed: return .errHookFailed
+        case .biometricUnavailable: return .errBiometricUnavailable
+        case .passcodeRequired: return .errPasscodeRequired
+        case .loggedOut: return .errLoggedOut
+        case .bufferTooSmall: return .errBufferTooSmall
+        case .internalError: return .errInternal
+        }
+    }
+}
+
+extension Status {
+    var text: String {
+        switch self {
+        case .ok: return "success"
+        case .errMisuse: return "invalid argument"
+        case .errInvalidHandle: return "invalid or closed handle"
+        case .errFormat: return "passcode has the wrong length or a non-digit"
+        case .errWrongPasscode: return "incorrect passcode"
+        case .errWeakPasscode: return "passcode too easy to guess"
+        case .errNoPasscode: return "no passcode is set"
+        case .errAlreadySet: return "a passcode is already set"
+        case .errLockedOut: return "locked out after failed attempts"
+        case .errResetRequired: return "passcode reset required"
+        case .errNotFound: return "store folder not found"
+        case .errIsDirectory: return "store path is a directory"
+        case .errReadOnly: return "store is read-only"
+        case .errNotAStore: return "file is not a libpasscode store"
+        case .errNewerSchema: return "store made by a newer libpasscode"
+        case .errCorrupt: return "store is corrupt"
+        case .errFull: return "disk full"
+        case .errBusy: return "store busy"
+        case .errIO: return "input/output error"
+        case .errNoMem: return "out of memory"
+        case .errPermission: return "permission denied"
+        case .errInvalidSetting: return "invalid setting value"
+        case .errState: return "not allowed in the current state"
+        case .errHookFailed: return "host hook failed"
+        case .errBiometricUnavailable: return "biometrics unavailable"
+        case .errPasscodeRequired: return "passcode required"
+        case .errLoggedOut: return "logged out after too many failures"
+        case .errBufferTooSmall: return "buffer too small"
+        case .errInternal: return "internal error"
+        }
+    }
+}
+
+// MARK: - Errors
+
+/// A short English text for a status code.
+/// - Parameters:
+///   - status: Any value; unknown ones give "unknown status".
+/// - Returns: A static string owned by the library; never free it.
+@c(passcode_strerror)
+public func passcode_strerror(_ status: Int32) -> UnsafePointer<CChar>? {
+    CStrings.intern(Status(rawValue: status)?.text ?? "unknown status")
+}

@@ -1,0 +1,82 @@
+// How long a passcode stays locked out after n failed attempts. Pure values.
+
+/// What the n-th consecutive failure leads to.
+public enum LockoutStep: Equatable, Sendable {
+    /// No delay: the next attempt may come at once.
+    case none
+    /// The next attempt must wait this many seconds.
+    case delay(seconds: Int64)
+    /// The maximum number of failures: the store's `MaxFailureAction` applies.
+    case maximum
+}
+
+/// What happens at the maximum number of failures.
+@c(passcode_max_failure_action)
+public enum MaxFailureAction: Int32, Sendable, CaseIterable {
+    /// No passcode is accepted until the reset flow or "forgot passcode" completes (default).
+    case requireReset = 0
+    /// The passcode is removed and the host is told to log the user out.
+    case forcedLogout = 1
+    /// Nothing more: the last delay repeats.
+    case none = 2
+}
+
+public enum LockoutSchedule: Equatable, Sendable {
+    /// Apple's iOS table: 1-4 none, 5: 1 min, 6: 5 min, 7-8: 15 min, 9: 1 h, 10: maximum.
+    case apple
+    /// Android 16's table: 5: 1 min, 6: 5 min, 7: 15 min, 8: 30 min, 9: 90 min,
+    /// 10-19: 3^(n-5) min, 20: maximum (no more attempts).
+    case android
+    /// A host's table: `delays[i]` seconds after failure i+1 (the last entry repeats), and the
+    /// maximum at `maxFailures` (0: never).
+    case custom(delays: [Int64], maxFailures: Int)
+
+    /// Identifiers stored in the store and used by the C API.
+    public var kind: Int32 {
+        switch self { case .apple: return 0; case .android: return 1; case .custom: return 2 }
+    }
+
+    /// The step after `failures` consecutive failures (1 = the first).
+    public func step(afterFailures failures: Int) -> LockoutStep {
+        guard failures > 0 else { return .none }
+        switch self {
+        case .apple:
+            switch failures {
+            case 1...4: return .none
+            case 5: return .delay(seconds: 60)
+            case 6: return .delay(seconds: 300)
+            case 7, 8: return .delay(seconds: 900)
+            case 9: return .delay(seconds: 3600)
+            default: return .maximum
+            }
+        case .android:
+            switch failures {
+            case 1...4: return .none
+            case 5: return .delay(seconds: 60)
+            case 6: return .delay(seconds: 300)
+            case 7: return .delay(seconds: 900)
+            case 8: return .delay(seconds: 1800)
+            case 9: return .delay(seconds: 5400)
+            case 10...19:
+                var minutes: Int64 = 1
+                for _ in 0..<(failures - 5) { minutes *= 3 }
+                return .delay(seconds: minutes * 60)
+            default: return .maximum
+            }
+        case .custom(let delays, let maxFailures):
+            if maxFailures > 0 && failures >= maxFailures { return .maximum }
+            guard let last = delays.last else { return .none }
+            let d = failures <= delays.count ? delays[failures - 1] : last
+            return d > 0 ? .delay(seconds: d) : .none
+        }
+    }
+
+    /// The delay the schedule falls back to when the maximum action is `.none`: the longest delay.
+    public var longestDelay: Int64 {
+        switch self {
+        case .apple: return 3600
+        case .android: return 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 60
+        case .custom(let delays, _): return delays.max() ?? 0
+        }
+    }
+}

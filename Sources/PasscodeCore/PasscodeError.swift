@@ -1,0 +1,101 @@
+// Every way a libpasscode call can fail, as one typed error. The C layer maps each case to a
+// status code in exactly one place (Sources/Passcode/Status.swift).
+
+
+/// Why biometrics may not unlock now (`passcode_biometric_unlock`'s out value).
+@c(passcode_biometric_refusal)
+public enum BiometricRefusal: Int32, Sendable {
+    case none = 0
+    case firstUnlockAfterLaunch = 1
+    case passcodeNotUsedFor48Hours = 2
+    case tooManyBiometricFailures = 3
+    case lockedOut = 4
+    case lockDisabled = 5
+    case biometricNotEnabled = 6
+    case biometricUnavailable = 7
+    case noPasscode = 8
+    case resetRequired = 9
+}
+
+public enum PasscodeError: Error, Equatable, Sendable {
+    /// A NULL pointer or an argument out of range: a bug in the caller.
+    case misuse(String)
+    /// The handle was closed, or never came from this library.
+    case invalidHandle
+    /// The passcode has the wrong length or a character that is not a digit.
+    case format(String)
+    case wrongPasscode
+    case weakPasscode(String)
+    case noPasscode
+    case alreadySet
+    /// Failed attempts locked the passcode out for this many more seconds.
+    case lockedOut(seconds: Int64)
+    /// The maximum number of failures was reached; only a reset lets a passcode in again.
+    case resetRequired
+    case notFound(String)
+    case isDirectory(String)
+    case readOnly(String)
+    case notAStore(String)
+    case newerSchema(found: Int, supported: Int)
+    case corrupt(String)
+    case full(String)
+    case busy(String)
+    case io(String)
+    case outOfMemory(String)
+    case permission(String)
+    case invalidSetting(String)
+    /// The call does not fit the store's current state (e.g. changing the length while set).
+    case state(String)
+    /// A host hook reported failure; the change was rolled back. Carries the hook's message.
+    case hookFailed(String)
+    case biometricUnavailable
+    /// Biometrics may not unlock now; the passcode is needed.
+    case passcodeRequired(BiometricRefusal)
+    /// The maximum number of failures removed the passcode and logged the user out.
+    case loggedOut
+    case bufferTooSmall(needed: Int)
+    case internalError(String)
+
+    /// A message for people: never contains a passcode or a code.
+    public var message: String {
+        switch self {
+        case .misuse(let m): return m
+        case .invalidHandle: return "the handle is closed or was not made by passcode_open"
+        case .format(let m): return m
+        case .wrongPasscode: return "incorrect passcode"
+        case .weakPasscode(let m): return "passcode too easy to guess: \(m)"
+        case .noPasscode: return "no passcode is set"
+        case .alreadySet: return "a passcode is already set; change or remove it instead"
+        case .lockedOut(let s): return "too many failed attempts; try again in \(s) seconds"
+        case .resetRequired: return "too many failed attempts; the passcode must be reset"
+        case .notFound(let m), .isDirectory(let m), .readOnly(let m), .notAStore(let m),
+             .corrupt(let m), .full(let m), .busy(let m), .io(let m), .outOfMemory(let m),
+             .permission(let m), .invalidSetting(let m), .state(let m), .internalError(let m):
+            return m
+        case .newerSchema(let found, let supported):
+            return "the store has schema version \(found); this libpasscode supports up to \(supported)"
+        case .hookFailed(let m): return m.isEmpty ? "the host's hook reported failure" : m
+        case .biometricUnavailable: return "biometrics are not available on this device"
+        case .passcodeRequired(let r): return "the passcode is required: \(r.description)"
+        case .loggedOut: return "too many failed attempts; the passcode was removed and the user logged out"
+        case .bufferTooSmall(let n): return "the buffer is too small; \(n) bytes are needed"
+        }
+    }
+}
+
+extension BiometricRefusal: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .none: return "biometrics may unlock"
+        case .firstUnlockAfterLaunch: return "the first unlock after launch needs the passcode"
+        case .passcodeNotUsedFor48Hours: return "the passcode has not been entered for 48 hours"
+        case .tooManyBiometricFailures: return "5 biometric matches failed since the last unlock"
+        case .lockedOut: return "a lockout is in progress"
+        case .lockDisabled: return "the passcode lock is disabled"
+        case .biometricNotEnabled: return "biometric unlock is not turned on"
+        case .biometricUnavailable: return "biometrics are not available"
+        case .noPasscode: return "no passcode is set"
+        case .resetRequired: return "the passcode must be reset"
+        }
+    }
+}

@@ -1,0 +1,158 @@
+// The one place that talks to SQLite. Everything else sees `Database` and `SQLValue`.
+internal import CSQLite
+
+enum SQLValue: Equatable {
+    case null
+    case int(Int64)
+    case text(String)
+    case blob([UInt8])
+
+    var int: Int64? { if case .int(let v) = self { return v } else { return nil } }
+    var text: String? { if case .text(let v) = self { return v } else { return nil } }
+    var blob: [UInt8]? { if case .blob(let v) = self { return v } else { return nil } }
+}
+
+/// One SQLite connection with a statement cache. Not thread-safe by itself: `PasscodeStore`
+/// serialises every use under its lock.
+final class Database {
+    private var db: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    let path: String
+
+    /// Opens an existing file read-write (the caller creates it, with mode 0600).
+    init(path: String, busyTimeoutMs: Int32) throws {
+        self.path = path
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        if rc != SQLITE_OK {
+            let err = Database.error(rc, db, context: "cannot open the store")
+            sqlite3_close_v2(db)
+            db = nil
+            throw err
+        }
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMs)
+    }
+
+    deinit { close() }
+
+    func close() {
+        for (_, stmt) in statements { sqlite3_finalize(stmt) }
+        statements.removeAll()
+        if db != nil { sqlite3_close_v2(db) }
+        db = nil
+    }
+
+    /// Runs SQL with no parameters and no rows wanted (may hold several statements).
+    func exec(_ sql: String) throws {
+        let rc = sqlite3_exec(db, sql, nil, nil, nil)
+        if rc != SQLITE_OK { throw Database.error(rc, db, context: "store query failed") }
+    }
+
+    /// Runs one statement and returns all its rows.
+    @discardableResult
+    func query(_ sql: String, _ args: [SQLValue] = []) throws -> [[SQLValue]] {
+        let stmt = try prepare(sql)
+        defer {
+            sqlite3_reset(stmt)
+            sqlite3_clear_bindings(stmt)
+        }
+        for (i, arg) in args.enumerated() {
+            let idx = Int32(i + 1)
+            let rc: Int32
+            switch arg {
+            case .null: rc = sqlite3_bind_null(stmt, idx)
+            case .int(let v): rc = sqlite3_bind_int64(stmt, idx, v)
+            case .text(let v): rc = sqlite3_bind_text(stmt, idx, v, -1, csqlite_transient())
+            case .blob(let v):
+                rc = v.withUnsafeBytes { sqlite3_bind_blob(stmt, idx, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+            }
+            if rc != SQLITE_OK { throw Database.error(rc, db, context: "store query failed") }
+        }
+        var rows: [[SQLValue]] = []
+        while true {
+            let rc = sqlite3_step(stmt)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw Database.error(rc, db, context: "store query failed") }
+            let n = sqlite3_column_count(stmt)
+            var row: [SQLValue] = []
+            row.reserveCapacity(Int(n))
+            for c in 0..<n {
+                switch sqlite3_column_type(stmt, c) {
+                case SQLITE_INTEGER: row.append(.int(sqlite3_column_int64(stmt, c)))
+                case SQLITE_TEXT: row.append(.text(String(cString: sqlite3_column_text(stmt, c))))
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(stmt, c))
+                    if count == 0 { row.append(.blob([])) } else {
+                        let p = sqlite3_column_blob(stmt, c)!
+                        row.append(.blob(Array(UnsafeRawBufferPointer(start: p, count: count))))
+                    }
+                case SQLITE_NULL: row.append(.null)
+                default: row.append(.int(sqlite3_column_int64(stmt, c)))
+                }
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+
+    /// The first column of the first row, if any.
+    func scalar(_ sql: String, _ args: [SQLValue] = []) throws -> SQLValue? {
+        try query(sql, args).first?.first
+    }
+
+    /// Runs `body` in a write transaction (BEGIN IMMEDIATE: the write lock is taken first, so
+    /// two writers never deadlock). Any error rolls everything back.
+    func write<R>(_ body: () throws -> R) throws -> R {
+        try exec("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try exec("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(db) == 0 { _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read transaction, so that several reads see one snapshot.
+    func read<R>(_ body: () throws -> R) throws -> R {
+        try exec("BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try exec("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(db) == 0 { _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+    }
+
+    private func prepare(_ sql: String) throws -> OpaquePointer {
+        if let s = statements[sql] { return s }
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let s = stmt else { throw Database.error(rc, db, context: "store query failed") }
+        statements[sql] = s
+        return s
+    }
+
+    /// Maps a SQLite result code to a `PasscodeError`. The SQLite message is kept: it never
+    /// holds a secret, since secrets are never part of SQL text (they are not stored at all).
+    static func error(_ rc: Int32, _ db: OpaquePointer?, context: String) -> PasscodeError {
+        let detail = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+        let text = "\(context): \(detail)"
+        switch rc & 0xff {
+        case SQLITE_FULL: return .full("the disk is full: \(detail)")
+        case SQLITE_READONLY: return .readOnly("the store is read-only: \(detail)")
+        case SQLITE_CORRUPT: return .corrupt("the store file is corrupt: \(detail)")
+        case SQLITE_NOTADB: return .notAStore("the file is not a libpasscode store: \(detail)")
+        case SQLITE_BUSY, SQLITE_LOCKED: return .busy("the store stayed busy: \(detail)")
+        case SQLITE_NOMEM: return .outOfMemory(text)
+        case SQLITE_PERM, SQLITE_AUTH: return .permission(text)
+        case SQLITE_CANTOPEN: return .io(text)
+        case SQLITE_IOERR: return .io("the store could not be read or written: \(detail)")
+        default: return .internalError(text)
+        }
+    }
+}

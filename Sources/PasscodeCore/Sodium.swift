@@ -1,0 +1,149 @@
+// The one place that talks to libsodium: hashing, random numbers, wiping, comparing.
+internal import CSodium
+
+/// Argon2id cost parameters, as libsodium names them.
+public struct HashCost: Equatable, Sendable {
+    public var opsLimit: UInt64
+    public var memLimit: Int
+
+    public init(opsLimit: UInt64, memLimit: Int) {
+        self.opsLimit = opsLimit
+        self.memLimit = memLimit
+    }
+
+    /// libsodium's INTERACTIVE preset (t=2, 64 MiB): the default.
+    public static var interactive: HashCost {
+        HashCost(opsLimit: UInt64(crypto_pwhash_opslimit_interactive()),
+                 memLimit: crypto_pwhash_memlimit_interactive())
+    }
+    /// libsodium's MODERATE preset (t=3, 256 MiB).
+    public static var moderate: HashCost {
+        HashCost(opsLimit: UInt64(crypto_pwhash_opslimit_moderate()),
+                 memLimit: crypto_pwhash_memlimit_moderate())
+    }
+    /// libsodium's SENSITIVE preset (t=4, 1 GiB).
+    public static var sensitive: HashCost {
+        HashCost(opsLimit: UInt64(crypto_pwhash_opslimit_sensitive()),
+                 memLimit: crypto_pwhash_memlimit_sensitive())
+    }
+
+    /// Whether libsodium accepts these values for Argon2id.
+    public var isValid: Bool {
+        opsLimit >= UInt64(crypto_pwhash_opslimit_min()) && opsLimit <= UInt64(crypto_pwhash_opslimit_max())
+            && memLimit >= crypto_pwhash_memlimit_min() && memLimit <= crypto_pwhash_memlimit_max()
+    }
+}
+
+public enum Sodium {
+    /// `sodium_init`; safe to call more than once and from several threads.
+    public static func initialize() -> Bool {
+        sodium_init() >= 0
+    }
+
+    /// Size of a hash string buffer (`crypto_pwhash_STRBYTES`).
+    static var hashStringBytes: Int { crypto_pwhash_strbytes() }
+
+    /// Hashes `secret` with Argon2id into the standard `$argon2id$v=19$...` string.
+    static func hash(_ secret: SecretBytes, cost: HashCost) throws(PasscodeError) -> String {
+        var out = [CChar](repeating: 0, count: hashStringBytes)
+        let rc = secret.withBytes { bytes in
+            crypto_pwhash_str(&out, bytes.baseAddress!.assumingMemoryBound(to: CChar.self),
+                              UInt64(bytes.count), cost.opsLimit, cost.memLimit)
+        }
+        guard rc == 0 else { throw .outOfMemory("Argon2id could not allocate its memory") }
+        return out.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Checks `secret` against a stored hash string; constant time in the secret.
+    static func verify(_ secret: SecretBytes, hash: String) -> Bool {
+        hash.withCString { h in
+            secret.withBytes { bytes in
+                crypto_pwhash_str_verify(h, bytes.baseAddress!.assumingMemoryBound(to: CChar.self),
+                                         UInt64(bytes.count)) == 0
+            }
+        }
+    }
+
+    /// Whether `hash` was made with other parameters than `cost` (or is not Argon2id).
+    static func needsRehash(_ hash: String, cost: HashCost) -> Bool {
+        hash.withCString { crypto_pwhash_str_needs_rehash($0, cost.opsLimit, cost.memLimit) != 0 }
+    }
+
+    /// Keyed BLAKE2b-256 of `secret` under `key` (the pepper), into a new secret buffer.
+    static func keyedHash(_ secret: SecretBytes, key: SecretBytes) -> SecretBytes {
+        let out = SecretBytes(count: 32)
+        out.withMutableBytes { o in
+            secret.withBytes { m in
+                key.withBytes { k in
+                    _ = crypto_generichash(o.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                                           m.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(m.count),
+                                           k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Keyed BLAKE2b-256 of `message` under `key`, as plain bytes (for non-secret fingerprints).
+    static func mac(_ message: SecretBytes, key: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        message.withBytes { m in
+            _ = crypto_generichash(&out, 32, m.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(m.count),
+                                   key, key.count)
+        }
+        return out
+    }
+
+    /// Keyed BLAKE2b-256 of a fingerprint together with the hash it was wrong against.
+    static func macOf(_ fingerprint: [UInt8], hash: String, key: [UInt8]) -> [UInt8] {
+        var message = fingerprint + Array(hash.utf8)
+        var out = [UInt8](repeating: 0, count: 32)
+        _ = crypto_generichash(&out, 32, message, UInt64(message.count), key, key.count)
+        wipe(&message)
+        return out
+    }
+
+    /// `count` bytes from libsodium's random source.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        randombytes_buf(&out, count)
+        return out
+    }
+
+    /// A uniform random number in `0..<upperBound`.
+    static func randomUniform(_ upperBound: UInt32) -> UInt32 {
+        randombytes_uniform(upperBound)
+    }
+
+    /// Constant-time equality of two equally long byte arrays (`sodium_memcmp`).
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return sodium_memcmp(a, b, a.count) == 0
+    }
+
+    /// Constant-time equality of two equally long buffers (`sodium_memcmp`).
+    static func constantTimeEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        if a.count == 0 { return true }
+        return sodium_memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+    }
+
+    static func allocate(_ count: Int) -> UnsafeMutableRawBufferPointer {
+        // sodium_malloc: guard pages and mlock; never returns memory another secret used unwiped.
+        guard let p = sodium_malloc(max(count, 1)) else { fatalError("libpasscode: out of memory") }
+        return UnsafeMutableRawBufferPointer(start: p, count: count)
+    }
+
+    static func release(_ buffer: UnsafeMutableRawBufferPointer) {
+        sodium_free(buffer.baseAddress)  // wipes before freeing
+    }
+
+    static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+        if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
+    }
+
+    /// Wipes a Swift byte array in place (for short-lived copies of secrets).
+    static func wipe(_ array: inout [UInt8]) {
+        array.withUnsafeMutableBytes { if let b = $0.baseAddress { sodium_memzero(b, $0.count) } }
+    }
+}

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs what building and testing libpasscode needs, when it is missing: the C libraries
+# (libsodium-dev, libsqlite3-dev), pkg-config, and the C compilers the header is checked with.
+# Swift itself is not a Debian package: it is taken from PATH (or SWIFT=/path/to/swift).
+set -eu
+missing=""
+pkg-config --exists libsodium 2>/dev/null || missing="$missing libsodium-dev"
+pkg-config --exists sqlite3 2>/dev/null || missing="$missing libsqlite3-dev"
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+command -v gcc >/dev/null 2>&1 || missing="$missing gcc"
+command -v g++ >/dev/null 2>&1 || missing="$missing g++"
+command -v readelf >/dev/null 2>&1 || missing="$missing binutils"
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+if [ -n "$missing" ]; then
+    echo "ensure-deps: installing$missing"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "ensure-deps: not root; install these yourself:$missing" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq $missing >/dev/null
+fi
+if ! command -v "${SWIFT:-swift}" >/dev/null 2>&1; then
+    echo "ensure-deps: no Swift toolchain found; put swift on PATH or set SWIFT=/path/to/swift" >&2
+    exit 1
+fi

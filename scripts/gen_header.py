@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""Generate include/passcode.h from the Swift sources.
+
+The Swift compiler writes a C header for every @c declaration (-emit-clang-header-path, set in
+Package.swift). That header is full of Swift macros, sorts declarations by name, hands out
+handles as `void *` and names enum cases `passcode_statusErrMisuse`. This script keeps the
+compiler's declarations and doc comments and rewrites them into a plain C header:
+
+  * declarations in the order of the Swift sources, grouped by their `// MARK: -` sections;
+  * `passcode_store *` / `passcode_options *` / `passcode_flow *` for handle parameters,
+    chosen by parameter name (store, options, flow; out_store etc. become `**out`);
+  * enum cases as PASSCODE_<ENUM>_<CASE> (status codes as PASSCODE_<CASE>);
+  * Doxygen comments (@param, @return) in ASCII;
+  * version macros read from Sources/Passcode/Version.swift.
+
+usage: gen_header.py COMPILER_HEADER... > include/passcode.h
+"""
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SWIFT_DIRS = [ROOT / "Sources" / "Passcode", ROOT / "Sources" / "PasscodeCore"]
+# Files whose declarations come first, in this order; the rest follow by name.
+FIRST = ["Version.swift", "Status.swift", "API.swift"]
+
+HANDLES = {"store": "passcode_store", "options": "passcode_options", "flow": "passcode_flow"}
+
+
+def snake_upper(name):
+    s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name)
+    s = re.sub(r"(?<=[A-Z])([A-Z][a-z])", r"_\1", s)
+    return s.upper()
+
+
+def clean_doc_line(text):
+    text = re.sub(r"</?code>", "", text)
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = text.replace("\u2014", "--").replace("\u2013", "-").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return text.encode("ascii", "replace").decode()
+
+
+def doc_block(lines, indent="", renames=None):
+    """Turns the compiler's /// lines into a /** */ comment."""
+    renames = renames or {}
+    out, pending_return = [], False
+    for raw in lines:
+        t = clean_doc_line(raw)
+        if t.strip() == "":
+            continue
+        m = re.match(r"\s*\\param (\w+) ?(.*)", t)
+        if m:
+            name = renames.get(m.group(1), m.group(1))
+            out.append(f"@param {name} {m.group(2)}".rstrip())
+            continue
+        if t.strip() == "returns:":
+            pending_return = True
+            continue
+        if pending_return:
+            out.append("@return " + t.strip())
+            pending_return = False
+            continue
+        out.append(t.strip())
+    if not out:
+        return ""
+    if len(out) == 1 and len(indent) + len(out[0]) < 92:
+        return f"{indent}/** {out[0]} */\n"
+    body = "\n".join(f"{indent} * {l}" if l else f"{indent} *" for l in out)
+    return f"{indent}/**\n{body}\n{indent} */\n"
+
+
+def parse_compiler_header(text):
+    """Returns {name: ("enum"|"func", doc_lines, payload)}."""
+    decls = {}
+    lines = text.splitlines()
+    i, doc = 0, []
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("///"):
+            doc.append(line[3:].lstrip(" ") if line.startswith("/// ") else line[3:])
+            i += 1
+            continue
+        m = re.match(r"typedef SWIFT_ENUM_NAMED\((\w+), (\w+), \"\w+\", \w+\) \{", line)
+        if m:
+            ctype, name = m.group(1), m.group(2)
+            cases, case_doc = [], []
+            i += 1
+            while not lines[i].startswith("};"):
+                l = lines[i]
+                if l.startswith("///"):
+                    case_doc.append(l[4:] if l.startswith("/// ") else l[3:])
+                else:
+                    cm = re.match(r"\s+(\w+) = (-?\d+),?", l)
+                    if cm:
+                        cases.append((cm.group(1), cm.group(2), case_doc))
+                        case_doc = []
+                i += 1
+            decls[name] = ("enum", doc, (ctype, cases))
+            doc = []
+            i += 1
+            continue
+        m = re.match(r"SWIFT_EXTERN (.+?) (\w+)\((.*)\) SWIFT_NOEXCEPT", line)
+        if m:
+            decls[m.group(2)] = ("func", doc, (m.group(1), m.group(3)))
+            doc = []
+            i += 1
+            continue
+        if line.strip() == "" or not line.startswith("///"):
+            doc = [] if line.strip() != "" else doc
+        i += 1
+    return decls
+
+
+def strip_nullability(t):
+    t = re.sub(r"\s*_Null(able|_unspecified)\b", "", t)
+    t = re.sub(r"\s*_Nonnull\b", "", t)
+    t = t.replace("char const *", "const char *")
+    return re.sub(r"\s+", " ", t).strip()
+
+
+def split_params(params):
+    parts, depth, cur = [], 0, ""
+    for ch in params:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def rewrite_param(p, renames):
+    p = strip_nullability(p)
+    if p == "void":
+        return p
+    if "(*" in p:  # a callback: keep as it is, drop the nullability only
+        return p
+    m = re.match(r"(.*?)(\w+)$", p)
+    ctype, name = m.group(1).strip(), m.group(2)
+    if name.startswith("out_") and name[4:] in HANDLES and ctype == "void * *":
+        renames[name] = "out"
+        return f"{HANDLES[name[4:]]} **out"
+    if name in HANDLES and ctype == "void *":
+        return f"{HANDLES[name]} *{name}"
+    if name == "out_":
+        renames[name] = "out"
+        name = "out"
+    sep = "" if ctype.endswith("*") else " "
+    return f"{ctype}{sep}{name}"
+
+
+def swift_order():
+    """[(kind, value)]: ("mark", title) and ("decl", c_name) in source order."""
+    files = []
+    for d in SWIFT_DIRS:
+        names = sorted(p.name for p in d.glob("*.swift"))
+        ordered = [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
+        files += [d / n for n in ordered]
+    order = []
+    for f in files:
+        for line in f.read_text().splitlines():
+            m = re.match(r"\s*// MARK: - (.+)", line)
+            if m and f.parent.name == "Passcode":
+                order.append(("mark", m.group(1).strip()))
+            m = re.match(r"\s*@c\((\w+)\)", line)
+            if m:
+                order.append(("decl", m.group(1)))
+    return order
+
+
+def version():
+    text = (ROOT / "Sources" / "Passcode" / "Version.swift").read_text()
+    return [int(re.search(rf"passcodeVersion{k}: UInt32 = (\d+)", text).group(1)) for k in ("Major", "Minor", "Patch")]
+
+
+def main(paths):
+    decls = {}
+    for p in paths:
+        decls.update(parse_compiler_header(Path(p).read_text()))
+    major, minor, patch = version()
+    out = [f"""/*
+ * passcode.h -- libpasscode {major}.{minor}.{patch}: the passcode-lock engine, C API.
+ *
+ * GENERATED by scripts/gen_header.py from the Swift sources (Sources/Passcode, and the @c
+ * enums of Sources/PasscodeCore). Do not edit: change the Swift doc comments and run `make header`.
+ *
+ * Conventions
+ *  - Every function that can fail returns a passcode_status (0 = PASSCODE_OK) as int32_t.
+ *    Outputs come through pointers named `out`. passcode_strerror() names a status;
+ *    passcode_errmsg() gives the detailed message of a handle's last failure.
+ *  - Handles (passcode_store, passcode_options, passcode_flow) are opaque, made by a _new or
+ *    _open function and released by the matching _free or _close, which accept NULL. A closed
+ *    or foreign handle is reported as PASSCODE_ERR_INVALID_HANDLE, never followed.
+ *  - Passcodes and codes are passed as (const char *digits, size_t length): ASCII digits, not
+ *    necessarily NUL-terminated. The library copies them into memory it wipes; wipe yours.
+ *  - Strings returned by the library belong to it; never free them.
+ *  - Threads: a passcode_store may be used from several threads at once. Options and flow
+ *    objects must be used by one thread at a time.
+ */
+#ifndef PASSCODE_H
+#define PASSCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PASSCODE_VERSION_MAJOR {major}
+#define PASSCODE_VERSION_MINOR {minor}
+#define PASSCODE_VERSION_PATCH {patch}
+/** major * 10000 + minor * 100 + patch; compare with passcode_version_number(). */
+#define PASSCODE_VERSION_NUMBER (PASSCODE_VERSION_MAJOR * 10000 + PASSCODE_VERSION_MINOR * 100 + PASSCODE_VERSION_PATCH)
+#define PASSCODE_VERSION_STRING "{major}.{minor}.{patch}"
+
+#ifdef __cplusplus
+extern "C" {{
+#endif
+
+/** A store: one SQLite file holding the passcode hash, settings and lock state. */
+typedef struct passcode_store passcode_store;
+/** Options for passcode_open(). */
+typedef struct passcode_options passcode_options;
+/** An entry flow (unlock, create, change, disable, reset) fed with key presses. */
+typedef struct passcode_flow passcode_flow;
+"""]
+    seen = set()
+    order = swift_order()
+    enums = [v for k, v in order if k == "decl" and decls.get(v, ("",))[0] == "enum"]
+    funcs = [(k, v) for k, v in order if k == "mark" or decls.get(v, ("",))[0] == "func"]
+    for name in enums:
+        if name in seen:
+            continue
+        seen.add(name)
+        _, doc, (ctype, cases) = decls[name]
+        prefix = "PASSCODE_" if name == "passcode_status" else name.upper() + "_"
+        out.append("\n" + doc_block(doc) + f"typedef enum {name} {{")
+        for cname, value, cdoc in cases:
+            swift_case = cname[len(name):]
+            block = doc_block(cdoc, indent="    ")
+            out.append(block.rstrip("\n") if block else None)
+            out.append(f"    {prefix}{snake_upper(swift_case[0].upper() + swift_case[1:])} = {value},")
+        out[-1] = out[-1].rstrip(",")
+        out.append(f"}} {name};")
+        out = [l for l in out if l is not None]
+    pending_mark = None
+    for kind, name in funcs:
+        if kind == "mark":
+            pending_mark = name
+            continue
+        if name in seen:
+            continue
+        seen.add(name)
+        if pending_mark:
+            out.append(f"\n/* ---- {pending_mark} " + "-" * max(3, 88 - len(pending_mark)) + " */")
+            pending_mark = None
+        _, doc, (ret, params) = decls[name]
+        renames = {}
+        plist = [rewrite_param(p, renames) for p in split_params(params)] or ["void"]
+        ret = strip_nullability(ret)
+        sep = "" if ret.endswith("*") else " "
+        out.append("\n" + doc_block(doc, renames=renames) + f"{ret}{sep}{name}({', '.join(plist)});")
+    missing = [n for n in decls if n not in seen]
+    if missing:
+        sys.exit(f"gen_header.py: declarations missing from the Swift order: {missing}")
+    out.append("""
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PASSCODE_H */""")
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
