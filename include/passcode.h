@@ -126,6 +126,14 @@ typedef enum passcode_cost {
     PASSCODE_COST_SENSITIVE = 2
 } passcode_cost;
 
+/** Why the library asks the host to log the user out. */
+typedef enum passcode_logout_reason {
+    /** The maximum number of failed attempts, with the "forced logout" action. */
+    PASSCODE_LOGOUT_REASON_MAX_FAILURES = 1,
+    /** The user chose "forgot passcode" on the lock screen. */
+    PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE = 2
+} passcode_logout_reason;
+
 /** What happens at the maximum number of failures. */
 typedef enum passcode_max_failure_action {
     /** No passcode is accepted until the reset flow or "forgot passcode" completes (default). */
@@ -471,6 +479,18 @@ int32_t passcode_setting_set(passcode_store *store, int32_t setting, int64_t val
  * PASSCODE_ERR_HOOK_FAILED, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_set_custom_schedule(passcode_store *store, uint32_t const *delays, size_t count, uint32_t max_failures);
+
+/* ---- Callbacks ------------------------------------------------------------------------------- */
+
+/**
+ * Registers the function told when the library logs the user out (the "forced logout"
+ * maximum-failure action, or "forgot passcode"). The passcode is already removed when it runs.
+ * @param store The store.
+ * @param callback Called with payload and a passcode_logout_reason; NULL to remove it.
+ * @param payload Handed back unchanged; it must stay valid while the callback is registered.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_set_logout_callback(passcode_store *store, void (* callback)(void *, int32_t), void *payload);
 
 #ifdef __cplusplus
 }

@@ -27,8 +27,16 @@ public final class PasscodeStore: @unchecked Sendable {
     /// typing the same wrong passcode again does not count twice. Memory only.
     var recentWrongGuesses: [(fingerprint: [UInt8], bootMs: Int64)] = []
     let fingerprintKey = Sodium.randomBytes(32)
-    /// Host callbacks (set through the C API).
-    public var hooks = Hooks()
+    /// Host callbacks (set through the C API); read and replaced under `lock`.
+    private var hookStorage = Hooks()
+
+    /// The host's callbacks as they are now.
+    public var hooks: Hooks { lock.withLock { hookStorage } }
+
+    /// Replaces some of the host's callbacks.
+    public func updateHooks(_ change: (inout Hooks) -> Void) {
+        lock.withLock { change(&hookStorage) }
+    }
 
     /// Opens the store at `path`, creating it (mode 0600) when the file does not exist.
     /// Nothing is created or changed when opening fails.

@@ -35,10 +35,11 @@ public struct HashCost: Equatable, Sendable {
 }
 
 public enum Sodium {
-    /// `sodium_init`; safe to call more than once and from several threads.
-    public static func initialize() -> Bool {
-        sodium_init() >= 0
-    }
+    /// `sodium_init`, run once (Swift initialises a static `let` exactly once, thread-safely).
+    private static let initialized: Bool = sodium_init() >= 0
+
+    /// Makes sure libsodium is initialised; every entry point that needs it calls this.
+    public static func initialize() -> Bool { initialized }
 
     /// Size of a hash string buffer (`crypto_pwhash_STRBYTES`).
     static var hashStringBytes: Int { crypto_pwhash_strbytes() }
@@ -105,6 +106,7 @@ public enum Sodium {
 
     /// `count` bytes from libsodium's random source.
     static func randomBytes(_ count: Int) -> [UInt8] {
+        _ = initialize()
         var out = [UInt8](repeating: 0, count: count)
         randombytes_buf(&out, count)
         return out
@@ -130,6 +132,7 @@ public enum Sodium {
 
     static func allocate(_ count: Int) -> UnsafeMutableRawBufferPointer {
         // sodium_malloc: guard pages and mlock; never returns memory another secret used unwiped.
+        guard initialize() else { fatalError("libpasscode: libsodium could not be initialised") }
         guard let p = sodium_malloc(max(count, 1)) else { fatalError("libpasscode: out of memory") }
         return UnsafeMutableRawBufferPointer(start: p, count: count)
     }
