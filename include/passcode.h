@@ -134,6 +134,44 @@ typedef enum passcode_logout_reason {
     PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE = 2
 } passcode_logout_reason;
 
+/** What the host reports about the app (passcode_event). */
+typedef enum passcode_event {
+    /** The app process started. */
+    PASSCODE_EVENT_LAUNCHED = 0,
+    /** The app went to the background. */
+    PASSCODE_EVENT_BACKGROUND = 1,
+    /** The app came back to the foreground. */
+    PASSCODE_EVENT_FOREGROUND = 2,
+    /** The user or the host asked to lock now. */
+    PASSCODE_EVENT_LOCK_NOW = 3
+} passcode_event;
+
+/** Why the app is locked (passcode_lock_state's reason). */
+typedef enum passcode_lock_reason {
+    /** Not locked. */
+    PASSCODE_LOCK_REASON_NONE = 0,
+    /** Locked at launch (the default whenever the lock is on). */
+    PASSCODE_LOCK_REASON_LAUNCH = 1,
+    /** Locked on returning after at least the auto-lock timeout in the background. */
+    PASSCODE_LOCK_REASON_BACKGROUND = 2,
+    /** Locked because the host or the user asked. */
+    PASSCODE_LOCK_REASON_REQUESTED = 3,
+    /** Locked because the device restarted while the app was in the background. */
+    PASSCODE_LOCK_REASON_RESTART = 4
+} passcode_lock_reason;
+
+/** What the host reports about biometrics (passcode_biometric_kind). */
+typedef enum passcode_biometric_kind {
+    /** No biometrics. */
+    PASSCODE_BIOMETRIC_KIND_NONE = 0,
+    /** Face ID: "Passcode & Face ID". */
+    PASSCODE_BIOMETRIC_KIND_FACE_ID = 1,
+    /** Touch ID: "Passcode & Touch ID". */
+    PASSCODE_BIOMETRIC_KIND_TOUCH_ID = 2,
+    /** Another kind (fingerprint reader, iris): shown as "Biometric". */
+    PASSCODE_BIOMETRIC_KIND_OTHER = 3
+} passcode_biometric_kind;
+
 /** What happens at the maximum number of failures. */
 typedef enum passcode_max_failure_action {
     /** No passcode is accepted until the reset flow or "forgot passcode" completes (default). */
@@ -146,23 +184,35 @@ typedef enum passcode_max_failure_action {
 
 /** Why biometrics may not unlock now (passcode_biometric_unlock's out value). */
 typedef enum passcode_biometric_refusal {
+    /** Biometrics may unlock now. */
     PASSCODE_BIOMETRIC_REFUSAL_NONE = 0,
+    /** The first unlock after the app launched needs the passcode. */
     PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH = 1,
-    PASSCODE_BIOMETRIC_REFUSAL_PASSCODE_NOT_USED_FOR48_HOURS = 2,
+    /** The passcode was last entered 48 hours ago or more. */
+    PASSCODE_BIOMETRIC_REFUSAL_PASSCODE_NOT_USED_FOR_48_HOURS = 2,
+    /** 5 biometric matches failed since the last unlock. */
     PASSCODE_BIOMETRIC_REFUSAL_TOO_MANY_BIOMETRIC_FAILURES = 3,
+    /** A lockout after failed passcode attempts is in progress. */
     PASSCODE_BIOMETRIC_REFUSAL_LOCKED_OUT = 4,
+    /** The passcode lock is disabled: there is nothing to unlock. */
     PASSCODE_BIOMETRIC_REFUSAL_LOCK_DISABLED = 5,
+    /** Biometric unlock is switched off in the settings. */
     PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_NOT_ENABLED = 6,
+    /** The host reported no biometrics. */
     PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_UNAVAILABLE = 7,
+    /** No passcode is set. */
     PASSCODE_BIOMETRIC_REFUSAL_NO_PASSCODE = 8,
-    PASSCODE_BIOMETRIC_REFUSAL_RESET_REQUIRED = 9
+    /** The maximum number of failures requires a reset. */
+    PASSCODE_BIOMETRIC_REFUSAL_RESET_REQUIRED = 9,
+    /** The device restarted since the passcode was last entered. */
+    PASSCODE_BIOMETRIC_REFUSAL_DEVICE_RESTARTED = 10
 } passcode_biometric_refusal;
 
 /** The settings a host can read and change (passcode_setting). */
 typedef enum passcode_setting {
     /**
      * 1 while a passcode is set and the lock is on. Set 1 to enable; turning it off needs
-     * the passcode (disable).
+     * the passcode (passcode_disable).
      */
     PASSCODE_SETTING_LOCK_ENABLED = 0,
     /**
@@ -172,7 +222,7 @@ typedef enum passcode_setting {
     PASSCODE_SETTING_AUTO_LOCK_SECONDS = 1,
     /** 1 (default): the app is locked at every launch while the lock is on. */
     PASSCODE_SETTING_LOCK_AT_LAUNCH = 2,
-    /** 0 Apple (default), 1 Android 16, 2 custom (set with setCustomSchedule). */
+    /** 0 Apple (default), 1 Android 16, 2 custom (set with passcode_set_custom_schedule). */
     PASSCODE_SETTING_LOCKOUT_SCHEDULE = 3,
     /** A MaxFailureAction. */
     PASSCODE_SETTING_MAX_FAILURE_ACTION = 4,
@@ -180,6 +230,7 @@ typedef enum passcode_setting {
     PASSCODE_SETTING_BIOMETRIC_ENABLED = 5,
     /** 1: ask for biometrics when the app launches (needs biometric unlock on). */
     PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH = 6,
+    /** 1: the account uses two-factor authentication (the host's backend enforces it). */
     PASSCODE_SETTING_TWO_FACTOR_ENABLED = 7,
     /** Read only: wall-clock milliseconds of the last account password change, 0 if never. */
     PASSCODE_SETTING_LAST_PASSWORD_CHANGE = 8,
@@ -491,6 +542,81 @@ int32_t passcode_set_custom_schedule(passcode_store *store, uint32_t const *dela
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
 int32_t passcode_set_logout_callback(passcode_store *store, void (* callback)(void *, int32_t), void *payload);
+
+/* ---- Lock state and app lifecycle ------------------------------------------------------------ */
+
+/**
+ * Reports what happened to the app; libpasscode decides whether it is now locked. At launch
+ * the app locks whenever the lock is on (unless PASSCODE_SETTING_LOCK_AT_LAUNCH is 0);
+ * returning from the background locks after at least the auto-lock timeout (with "immediately",
+ * after a 5-second grace period), or after a restart. Nothing locks while the lock is off.
+ * @param store The store.
+ * @param event A passcode_event value.
+ * @param out_locked Receives 1 when the app is locked after the event, else 0; may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (unknown event), PASSCODE_ERR_INVALID_HANDLE,
+ * or a store error.
+ */
+int32_t passcode_event_report(passcode_store *store, int32_t event, int32_t *out_locked);
+
+/**
+ * Whether the app is locked now, and why. Every process using the store sees the same state.
+ * @param store The store.
+ * @param out_locked Receives 1 or 0.
+ * @param out_reason Receives a passcode_lock_reason; may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out_locked), PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_lock_state(passcode_store *store, int32_t *out_locked, int32_t *out_reason);
+
+/* ---- Biometrics ------------------------------------------------------------------------------ */
+
+/**
+ * Tells the library whether this device has biometrics, and of which kind. Reporting them
+ * unavailable switches biometric unlock off.
+ * @param store The store.
+ * @param available 1 or 0.
+ * @param kind A passcode_biometric_kind value.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (bad values), PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_biometric_set_available(passcode_store *store, int32_t available, int32_t kind);
+
+/**
+ * The label of the security settings entry: "Passcode & Face ID", "Passcode & Touch ID" or
+ * "Passcode & Biometric", from the reported biometric kind.
+ * @param store The store.
+ * @param out Receives a static string owned by the library.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_security_label(passcode_store *store, const char * *out);
+
+/**
+ * Whether a biometric match may unlock now, without changing anything (to decide whether
+ * to show the biometric button or prompt).
+ * @param store The store.
+ * @param out_refusal Receives PASSCODE_BIOMETRIC_REFUSAL_NONE when it may, else the reason
+ * the passcode is needed (a passcode_biometric_refusal).
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_biometric_check(passcode_store *store, int32_t *out_refusal);
+
+/**
+ * Reports a successful biometric match. The app unlocks only if policy allows: biometric
+ * unlock on, biometrics available, no lockout or reset pending, not the first unlock after
+ * launch or a restart, the passcode entered within 48 hours, fewer than 5 failed matches.
+ * Report each match once: a success is never reused.
+ * @param store The store.
+ * @param out_refusal Receives the passcode_biometric_refusal (NONE when unlocked); may be NULL.
+ * @return PASSCODE_OK (unlocked), PASSCODE_ERR_PASSCODE_REQUIRED (still locked; ask
+ * for the passcode), PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_biometric_unlock(passcode_store *store, int32_t *out_refusal);
+
+/**
+ * Reports a failed biometric match. After 5 since the last unlock the passcode is needed.
+ * @param store The store.
+ * @param out_count Receives the failed matches since the last unlock; may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_biometric_failed(passcode_store *store, int32_t *out_count);
 
 #ifdef __cplusplus
 }

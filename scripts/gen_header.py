@@ -30,6 +30,7 @@ HANDLES = {"store": "passcode_store", "options": "passcode_options", "flow": "pa
 def snake_upper(name):
     s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name)
     s = re.sub(r"(?<=[A-Z])([A-Z][a-z])", r"_\1", s)
+    s = re.sub(r"(?<=[A-Za-z])(\d)", r"_\1", s)
     return s.upper()
 
 
@@ -228,6 +229,7 @@ typedef struct passcode_options passcode_options;
 typedef struct passcode_flow passcode_flow;
 """]
     seen = set()
+    undocumented = []
     order = swift_order()
     enums = [v for k, v in order if k == "decl" and decls.get(v, ("",))[0] == "enum"]
     funcs = [(k, v) for k, v in order if k == "mark" or decls.get(v, ("",))[0] == "func"]
@@ -238,8 +240,12 @@ typedef struct passcode_flow passcode_flow;
         _, doc, (ctype, cases) = decls[name]
         prefix = "PASSCODE_" if name == "passcode_status" else name.upper() + "_"
         out.append("\n" + doc_block(doc) + f"typedef enum {name} {{")
+        if not doc:
+            undocumented.append(name)
         for cname, value, cdoc in cases:
             swift_case = cname[len(name):]
+            if not cdoc:
+                undocumented.append(cname)
             block = doc_block(cdoc, indent="    ")
             out.append(block.rstrip("\n") if block else None)
             out.append(f"    {prefix}{snake_upper(swift_case[0].upper() + swift_case[1:])} = {value},")
@@ -258,11 +264,15 @@ typedef struct passcode_flow passcode_flow;
             out.append(f"\n/* ---- {pending_mark} " + "-" * max(3, 88 - len(pending_mark)) + " */")
             pending_mark = None
         _, doc, (ret, params) = decls[name]
+        if not doc:
+            undocumented.append(name)
         renames = {}
         plist = [rewrite_param(p, renames) for p in split_params(params)] or ["void"]
         ret = strip_nullability(ret)
         sep = "" if ret.endswith("*") else " "
         out.append("\n" + doc_block(doc, renames=renames) + f"{ret}{sep}{name}({', '.join(plist)});")
+    if undocumented:
+        sys.exit(f"gen_header.py: every declaration needs a doc comment; missing on: {undocumented}")
     missing = [n for n in decls if n not in seen]
     if missing:
         sys.exit(f"gen_header.py: declarations missing from the Swift order: {missing}")

@@ -5,16 +5,28 @@
 /// Why biometrics may not unlock now (`passcode_biometric_unlock`'s out value).
 @c(passcode_biometric_refusal)
 public enum BiometricRefusal: Int32, Sendable {
+    /// Biometrics may unlock now.
     case none = 0
+    /// The first unlock after the app launched needs the passcode.
     case firstUnlockAfterLaunch = 1
+    /// The passcode was last entered 48 hours ago or more.
     case passcodeNotUsedFor48Hours = 2
+    /// 5 biometric matches failed since the last unlock.
     case tooManyBiometricFailures = 3
+    /// A lockout after failed passcode attempts is in progress.
     case lockedOut = 4
+    /// The passcode lock is disabled: there is nothing to unlock.
     case lockDisabled = 5
+    /// Biometric unlock is switched off in the settings.
     case biometricNotEnabled = 6
+    /// The host reported no biometrics.
     case biometricUnavailable = 7
+    /// No passcode is set.
     case noPasscode = 8
+    /// The maximum number of failures requires a reset.
     case resetRequired = 9
+    /// The device restarted since the passcode was last entered.
+    case deviceRestarted = 10
 }
 
 public enum PasscodeError: Error, Equatable, Sendable {
@@ -96,6 +108,7 @@ extension BiometricRefusal: CustomStringConvertible {
         case .biometricUnavailable: return "biometrics are not available"
         case .noPasscode: return "no passcode is set"
         case .resetRequired: return "the passcode must be reset"
+        case .deviceRestarted: return "the device restarted since the passcode was last entered"
         }
     }
 }

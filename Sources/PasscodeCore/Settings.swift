@@ -4,14 +4,14 @@
 @c(passcode_setting)
 public enum Setting: Int32, Sendable, CaseIterable {
     /// 1 while a passcode is set and the lock is on. Set 1 to enable; turning it off needs
-    /// the passcode (`disable`).
+    /// the passcode (`passcode_disable`).
     case lockEnabled = 0
     /// Seconds in the background before the app locks: 0 (immediately, with a 5-second grace
     /// period), 60, 300, 900 (default), 1800 or 3600.
     case autoLockSeconds = 1
     /// 1 (default): the app is locked at every launch while the lock is on.
     case lockAtLaunch = 2
-    /// 0 Apple (default), 1 Android 16, 2 custom (set with `setCustomSchedule`).
+    /// 0 Apple (default), 1 Android 16, 2 custom (set with `passcode_set_custom_schedule`).
     case lockoutSchedule = 3
     /// A `MaxFailureAction`.
     case maxFailureAction = 4
@@ -19,6 +19,7 @@ public enum Setting: Int32, Sendable, CaseIterable {
     case biometricEnabled = 5
     /// 1: ask for biometrics when the app launches (needs biometric unlock on).
     case requireBiometricOnLaunch = 6
+    /// 1: the account uses two-factor authentication (the host's backend enforces it).
     case twoFactorEnabled = 7
     /// Read only: wall-clock milliseconds of the last account password change, 0 if never.
     case lastPasswordChange = 8

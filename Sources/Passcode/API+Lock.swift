@@ -1,0 +1,114 @@
+// The C ABI for lock state, app lifecycle and biometric policy.
+import PasscodeCore
+
+// MARK: - Lock state and app lifecycle
+
+/// Reports what happened to the app; libpasscode decides whether it is now locked. At launch
+/// the app locks whenever the lock is on (unless `PASSCODE_SETTING_LOCK_AT_LAUNCH` is 0);
+/// returning from the background locks after at least the auto-lock timeout (with "immediately",
+/// after a 5-second grace period), or after a restart. Nothing locks while the lock is off.
+/// - Parameters:
+///   - store: The store.
+///   - event: A `passcode_event` value.
+///   - out_locked: Receives 1 when the app is locked after the event, else 0; may be NULL.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (unknown event), `PASSCODE_ERR_INVALID_HANDLE`,
+///   or a store error.
+@c(passcode_event_report)
+public func passcode_event_report(_ store: OpaquePointer?, _ event: Int32, _ out_locked: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in
+        guard let e = AppEvent(rawValue: event) else { throw PasscodeError.misuse("unknown event \(event)") }
+        let status = try s.report(e)
+        out_locked?.pointee = status.locked ? 1 : 0
+    }
+}
+
+/// Whether the app is locked now, and why. Every process using the store sees the same state.
+/// - Parameters:
+///   - store: The store.
+///   - out_locked: Receives 1 or 0.
+///   - out_reason: Receives a `passcode_lock_reason`; may be NULL.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out_locked), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_lock_state)
+public func passcode_lock_state(_ store: OpaquePointer?, _ out_locked: UnsafeMutablePointer<Int32>?, _ out_reason: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in
+        let status = try s.lockStatus()
+        try put(out_locked, status.locked ? 1 : 0)
+        out_reason?.pointee = status.reason.rawValue
+    }
+}
+
+// MARK: - Biometrics
+
+/// Tells the library whether this device has biometrics, and of which kind. Reporting them
+/// unavailable switches biometric unlock off.
+/// - Parameters:
+///   - store: The store.
+///   - available: 1 or 0.
+///   - kind: A `passcode_biometric_kind` value.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (bad values), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_biometric_set_available)
+public func passcode_biometric_set_available(_ store: OpaquePointer?, _ available: Int32, _ kind: Int32) -> Int32 {
+    withStore(store) { s in
+        guard available == 0 || available == 1 else { throw PasscodeError.misuse("available must be 0 or 1") }
+        guard let k = BiometricKind(rawValue: kind) else { throw PasscodeError.misuse("unknown biometric kind \(kind)") }
+        try s.setBiometricAvailability(available == 1, kind: k)
+    }
+}
+
+/// The label of the security settings entry: "Passcode & Face ID", "Passcode & Touch ID" or
+/// "Passcode & Biometric", from the reported biometric kind.
+/// - Parameters:
+///   - store: The store.
+///   - out: Receives a static string owned by the library.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_security_label)
+public func passcode_security_label(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    withStore(store) { s in try put(out, CStrings.intern(try s.securityLabel())) }
+}
+
+/// Whether a biometric match may unlock now, without changing anything (to decide whether
+/// to show the biometric button or prompt).
+/// - Parameters:
+///   - store: The store.
+///   - out_refusal: Receives `PASSCODE_BIOMETRIC_REFUSAL_NONE` when it may, else the reason
+///     the passcode is needed (a `passcode_biometric_refusal`).
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_biometric_check)
+public func passcode_biometric_check(_ store: OpaquePointer?, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in try put(out_refusal, try s.biometricRefusal().rawValue) }
+}
+
+/// Reports a successful biometric match. The app unlocks only if policy allows: biometric
+/// unlock on, biometrics available, no lockout or reset pending, not the first unlock after
+/// launch or a restart, the passcode entered within 48 hours, fewer than 5 failed matches.
+/// Report each match once: a success is never reused.
+/// - Parameters:
+///   - store: The store.
+///   - out_refusal: Receives the `passcode_biometric_refusal` (NONE when unlocked); may be NULL.
+/// - Returns: `PASSCODE_OK` (unlocked), `PASSCODE_ERR_PASSCODE_REQUIRED` (still locked; ask
+///   for the passcode), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_biometric_unlock)
+public func passcode_biometric_unlock(_ store: OpaquePointer?, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
+    out_refusal?.pointee = BiometricRefusal.none.rawValue
+    return withStore(store) { s in
+        do {
+            try s.biometricUnlock()
+        } catch PasscodeError.passcodeRequired(let r) {
+            out_refusal?.pointee = r.rawValue
+            throw PasscodeError.passcodeRequired(r)
+        }
+    }
+}
+
+/// Reports a failed biometric match. After 5 since the last unlock the passcode is needed.
+/// - Parameters:
+///   - store: The store.
+///   - out_count: Receives the failed matches since the last unlock; may be NULL.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_biometric_failed)
+public func passcode_biometric_failed(_ store: OpaquePointer?, _ out_count: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in
+        let n = try s.biometricFailed()
+        out_count?.pointee = Int32(clamping: n)
+    }
+}

@@ -1,0 +1,30 @@
+/* libpasscode quick start: set a passcode, check it, and show what a wrong one does.
+ *   cc quickstart.c $(pkg-config --cflags --libs passcode) -o quickstart && ./quickstart /tmp/demo.db */
+#include <passcode.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+    const char *path = argc > 1 ? argv[1] : "quickstart.db";
+    passcode_store *store = NULL;
+    int32_t rc = passcode_open(path, NULL, &store);
+    if (rc != PASSCODE_OK) {
+        fprintf(stderr, "open: %s: %s\n", passcode_strerror(rc), passcode_errmsg(NULL));
+        return 1;
+    }
+    int32_t is_set = 0;
+    passcode_is_set(store, &is_set);
+    if (!is_set && (rc = passcode_set(store, "386491", 6)) != PASSCODE_OK) {
+        fprintf(stderr, "set: %s\n", passcode_errmsg(store));
+        passcode_close(store);
+        return 1;
+    }
+    rc = passcode_verify(store, "000000", 6);
+    printf("wrong passcode: %s\n", passcode_strerror(rc));
+    rc = passcode_verify(store, "386491", 6);
+    printf("right passcode: %s\n", passcode_strerror(rc));
+    int32_t failures = -1;
+    passcode_failed_attempts(store, &failures);
+    printf("failures since unlock: %d\n", failures);
+    passcode_close(store);
+    return rc == PASSCODE_OK ? 0 : 1;
+}
