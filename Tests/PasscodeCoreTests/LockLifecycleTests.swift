@@ -1,0 +1,164 @@
+import XCTest
+@testable import PasscodeCore
+
+/// Seed 003's test cases on the lock screen and app lifecycle, with libpasscode's safer defaults.
+final class LockLifecycleTests: XCTestCase {
+    let clock = TestClock()
+
+    func lockedStore(timeout: Int64 = 0) throws -> PasscodeStore {
+        let (store, _) = try makeStore(clock: clock)
+        try store.setPasscode(secret(good1))
+        try store.set(.autoLockSeconds, to: timeout)
+        return store
+    }
+
+    // Case 1: background 10 s and return: locked.
+    func testLocksOnReturnAfterTheGracePeriod() throws {
+        let store = try lockedStore()
+        try store.report(.background)
+        clock.advance(seconds: 10)
+        XCTAssertEqual(try store.report(.foreground), LockStatus(locked: true, reason: .background))
+    }
+
+    // Case 2: background 2 s and return: not locked.
+    func testNoLockWithinTheGracePeriod() throws {
+        let store = try lockedStore()
+        try store.report(.background)
+        clock.advance(seconds: 2)
+        XCTAssertFalse(try store.report(.foreground).locked)
+    }
+
+    // Case 3: lock disabled: no lock screen.
+    func testNoLockWhenDisabled() throws {
+        let store = try lockedStore()
+        try store.disable(current: secret(good1))
+        try store.report(.background)
+        clock.advance(seconds: 3600)
+        XCTAssertFalse(try store.report(.foreground).locked)
+        XCTAssertFalse(try store.report(.launched).locked)
+        XCTAssertFalse(try store.report(.lockNow).locked)
+    }
+
+    // Cases 4 and 5: the right passcode unlocks; a wrong one does not.
+    func testPasscodeUnlocks() throws {
+        let store = try lockedStore()
+        try store.report(.lockNow)
+        XCTAssertThrowsPasscodeError(.wrongPasscode, try store.verify(secret(good2)))
+        XCTAssertTrue(try store.lockStatus().locked)
+        try store.verify(secret(good1))
+        XCTAssertFalse(try store.lockStatus().locked)
+    }
+
+    // Case 11, the safer default: a relaunch locks (killing the app must not skip the lock)...
+    func testLaunchLocksByDefault() throws {
+        let store = try lockedStore()
+        XCTAssertEqual(try store.report(.launched), LockStatus(locked: true, reason: .launch))
+    }
+
+    // ...and the seed's behaviour is a setting.
+    func testLaunchLockCanBeTurnedOff() throws {
+        let store = try lockedStore()
+        try store.set(.lockAtLaunch, to: 0)
+        XCTAssertFalse(try store.report(.launched).locked)
+    }
+
+    // Seed 002 case 8: a 1-minute timeout, 2 minutes in the background: locked.
+    func testTimeoutSettingTakesEffect() throws {
+        let store = try lockedStore(timeout: 60)
+        try store.report(.background)
+        clock.advance(seconds: 59)
+        XCTAssertFalse(try store.report(.foreground).locked)
+        try store.report(.background)
+        clock.advance(seconds: 120)
+        XCTAssertTrue(try store.report(.foreground).locked)
+    }
+
+    func testDefaultTimeoutIsFifteenMinutes() throws {
+        let (store, _) = try makeStore(clock: clock)
+        try store.setPasscode(secret(good1))
+        XCTAssertEqual(try store.get(.autoLockSeconds), 900)
+        try store.report(.background)
+        clock.advance(seconds: 899)
+        XCTAssertFalse(try store.report(.foreground).locked)
+        try store.report(.background)
+        clock.advance(seconds: 900)
+        XCTAssertTrue(try store.report(.foreground).locked)
+    }
+
+    func testWallClockJumpsNeitherSkipNorCauseTheAutoLock() throws {
+        let store = try lockedStore(timeout: 300)
+        try store.report(.background)
+        clock.jumpWall(seconds: -365 * 86400)
+        clock.advance(seconds: 301)
+        XCTAssertTrue(try store.report(.foreground).locked)
+        try store.verify(secret(good1))
+        try store.report(.background)
+        clock.jumpWall(seconds: 2 * 365 * 86400)
+        clock.advance(seconds: 10)
+        XCTAssertFalse(try store.report(.foreground).locked)
+    }
+
+    func testRestartWhileInBackgroundLocks() throws {
+        let store = try lockedStore(timeout: 3600)
+        try store.report(.background)
+        clock.reboot()
+        XCTAssertEqual(try store.report(.foreground), LockStatus(locked: true, reason: .restart))
+    }
+
+    // Cases 7-9: biometric unlock, with the policy rules.
+    func testBiometricUnlockFollowsPolicy() throws {
+        let store = try lockedStore()
+        XCTAssertThrowsPasscodeError(.biometricUnavailable, try store.set(.biometricEnabled, to: 1))
+        try store.setBiometricAvailability(true, kind: .faceID)
+        XCTAssertEqual(try store.securityLabel(), "Passcode & Face ID")
+        try store.set(.biometricEnabled, to: 1)
+        try store.report(.launched)
+        // First unlock after launch needs the passcode.
+        XCTAssertThrowsPasscodeError(.passcodeRequired(.firstUnlockAfterLaunch), try store.biometricUnlock())
+        XCTAssertTrue(try store.lockStatus().locked)
+        try store.verify(secret(good1))
+        try store.report(.lockNow)
+        XCTAssertNoThrow(try store.biometricUnlock())
+        XCTAssertFalse(try store.lockStatus().locked)
+        // Five failed matches need the passcode.
+        try store.report(.lockNow)
+        for _ in 0..<5 { try store.biometricFailed() }
+        XCTAssertThrowsPasscodeError(.passcodeRequired(.tooManyBiometricFailures), try store.biometricUnlock())
+        try store.verify(secret(good1))
+        // 48 hours without the passcode.
+        try store.report(.lockNow)
+        clock.advance(seconds: 48 * 3600)
+        XCTAssertThrowsPasscodeError(.passcodeRequired(.passcodeNotUsedFor48Hours), try store.biometricUnlock())
+    }
+
+    func testBiometricRefusedDuringLockout() throws {
+        let store = try lockedStore()
+        try store.setBiometricAvailability(true, kind: .touchID)
+        try store.set(.biometricEnabled, to: 1)
+        XCTAssertEqual(try store.securityLabel(), "Passcode & Touch ID")
+        for i in 0..<5 { XCTAssertThrowsPasscodeError(.wrongPasscode, try store.verify(secret("90000\(i)"))) }
+        try store.report(.lockNow)
+        XCTAssertThrowsPasscodeError(.passcodeRequired(.lockedOut), try store.biometricUnlock())
+    }
+
+    func testBiometricNeedsAPasscodeAndAvailability() throws {
+        let (store, _) = try makeStore(clock: clock)
+        try store.setBiometricAvailability(true, kind: .other)
+        XCTAssertEqual(try store.securityLabel(), "Passcode & Biometric")
+        XCTAssertThrowsPasscodeError(.invalidSetting("biometric unlock needs a passcode to be set"), try store.set(.biometricEnabled, to: 1))
+        try store.setPasscode(secret(good1))
+        try store.set(.biometricEnabled, to: 1)
+        try store.setBiometricAvailability(false, kind: .none)
+        XCTAssertEqual(try store.get(.biometricEnabled), 0)
+    }
+
+    func testLockStateIsSharedBetweenHandles() throws {
+        let (store, path) = try makeStore(clock: clock)
+        try store.setPasscode(secret(good1))
+        try store.report(.lockNow)
+        let other = try reopen(path, clock: clock)
+        XCTAssertEqual(try other.lockStatus(), LockStatus(locked: true, reason: .requested))
+        try other.verify(secret(good1))
+        XCTAssertFalse(try store.lockStatus().locked)
+    }
+}

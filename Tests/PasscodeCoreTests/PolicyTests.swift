@@ -1,6 +1,0 @@
-import XCTest
-@testable import PasscodeCore
-
-final class PolicyTests: XCTestCase {
-    func testPlaceholderRemovedLater() {}
-}
