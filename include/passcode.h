@@ -113,7 +113,19 @@ typedef enum passcode_status {
     /** The caller's buffer is too small. */
     PASSCODE_ERR_BUFFER_TOO_SMALL = 27,
     /** An unexpected internal error. */
-    PASSCODE_ERR_INTERNAL = 28
+    PASSCODE_ERR_INTERNAL = 28,
+    /** Too many reset-code requests; passcode_errmsg says when the next is allowed. */
+    PASSCODE_ERR_RATE_LIMITED = 29,
+    /**
+     * No reset code is pending: never requested, already used, or discarded after 5 wrong tries.
+     */
+    PASSCODE_ERR_NO_RESET_CODE = 30,
+    /** The reset code is wrong; the message says how many tries are left. */
+    PASSCODE_ERR_WRONG_RESET_CODE = 31,
+    /** The reset code has expired; request a new one. */
+    PASSCODE_ERR_RESET_CODE_EXPIRED = 32,
+    /** The code was replaced by a newer request; use the latest one. */
+    PASSCODE_ERR_RESET_CODE_REPLACED = 33
 } passcode_status;
 
 /** The Argon2id presets of passcode_options_set_cost. */
@@ -172,6 +184,56 @@ typedef enum passcode_biometric_kind {
     PASSCODE_BIOMETRIC_KIND_OTHER = 3
 } passcode_biometric_kind;
 
+/** The task a flow performs (passcode_flow_new). */
+typedef enum passcode_flow_kind {
+    /** Lock screen: enter the passcode to unlock. */
+    PASSCODE_FLOW_KIND_UNLOCK = 0,
+    /** Create the first passcode: enter, then confirm. */
+    PASSCODE_FLOW_KIND_CREATE = 1,
+    /** Change: current, new, confirm. */
+    PASSCODE_FLOW_KIND_CHANGE = 2,
+    /** Turn the lock off: enter the passcode (the passcode stays stored). */
+    PASSCODE_FLOW_KIND_DISABLE = 3,
+    /** Reset: the emailed code, then a new passcode and its confirmation. */
+    PASSCODE_FLOW_KIND_RESET = 4
+} passcode_flow_kind;
+
+/** Where a flow is (passcode_flow_step). */
+typedef enum passcode_flow_step {
+    /** Enter the passcode (unlock, disable). */
+    PASSCODE_FLOW_STEP_ENTER_PASSCODE = 0,
+    /** Enter the current passcode (change). */
+    PASSCODE_FLOW_STEP_ENTER_CURRENT = 1,
+    /** Enter the new passcode (create, change, reset). */
+    PASSCODE_FLOW_STEP_ENTER_NEW = 2,
+    /** Enter the new passcode again. */
+    PASSCODE_FLOW_STEP_CONFIRM_NEW = 3,
+    /** Enter the reset code from the email. */
+    PASSCODE_FLOW_STEP_ENTER_CODE = 4,
+    /** Locked out: show the remaining time instead of the keypad. */
+    PASSCODE_FLOW_STEP_LOCKED_OUT = 5,
+    /** The flow is over; see its result. */
+    PASSCODE_FLOW_STEP_FINISHED = 6
+} passcode_flow_step;
+
+/** How a flow ended, or that it has not (passcode_flow_result). */
+typedef enum passcode_flow_result {
+    /** Still taking input. */
+    PASSCODE_FLOW_RESULT_IN_PROGRESS = 0,
+    /** Done: unlocked, created, changed, disabled or reset. */
+    PASSCODE_FLOW_RESULT_SUCCESS = 1,
+    /** Cancelled; nothing changed. */
+    PASSCODE_FLOW_RESULT_CANCELLED = 2,
+    /** Locked out for now; passcode_flow_refresh resumes when the time is over. */
+    PASSCODE_FLOW_RESULT_LOCKED_OUT = 3,
+    /** The maximum number of failures was reached: only a reset helps now. */
+    PASSCODE_FLOW_RESULT_NEEDS_RESET = 4,
+    /** The maximum number of failures logged the user out. */
+    PASSCODE_FLOW_RESULT_LOGGED_OUT = 5,
+    /** Cannot go on (for example no passcode is set); the error text says why. */
+    PASSCODE_FLOW_RESULT_FAILED = 6
+} passcode_flow_result;
+
 /** What happens at the maximum number of failures. */
 typedef enum passcode_max_failure_action {
     /** No passcode is accepted until the reset flow or "forgot passcode" completes (default). */
@@ -208,6 +270,14 @@ typedef enum passcode_biometric_refusal {
     PASSCODE_BIOMETRIC_REFUSAL_DEVICE_RESTARTED = 10
 } passcode_biometric_refusal;
 
+/** What the host is told through its notification callback (passcode_notice). */
+typedef enum passcode_notice {
+    /**
+     * The passcode was reset with an emailed code: tell the user (security guidance asks for it).
+     */
+    PASSCODE_NOTICE_PASSCODE_RESET = 1
+} passcode_notice;
+
 /** The settings a host can read and change (passcode_setting). */
 typedef enum passcode_setting {
     /**
@@ -235,7 +305,15 @@ typedef enum passcode_setting {
     /** Read only: wall-clock milliseconds of the last account password change, 0 if never. */
     PASSCODE_SETTING_LAST_PASSWORD_CHANGE = 8,
     /** Digits of the passcode (4-12; changeable only while none is set). */
-    PASSCODE_SETTING_PASSCODE_LENGTH = 9
+    PASSCODE_SETTING_PASSCODE_LENGTH = 9,
+    /** Digits of an emailed reset code: 6 to 10 (default 8). */
+    PASSCODE_SETTING_RESET_CODE_LENGTH = 10,
+    /** Seconds a reset code stays valid: 60 to 86400 (default 900, 15 minutes). */
+    PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS = 11,
+    /** Seconds between two reset-code requests: 0 to 86400 (default 60). */
+    PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS = 12,
+    /** Reset-code requests allowed in 24 hours: 1 to 100 (default 5). */
+    PASSCODE_SETTING_RESET_REQUESTS_PER_DAY = 13
 } passcode_setting;
 
 /* ---- Version --------------------------------------------------------------------------------- */
@@ -543,6 +621,145 @@ int32_t passcode_set_custom_schedule(passcode_store *store, uint32_t const *dela
  */
 int32_t passcode_set_logout_callback(passcode_store *store, void (* callback)(void *, int32_t), void *payload);
 
+/**
+ * Registers the function that delivers reset codes (by email, in the seeds). It gets the code
+ * as NUL-terminated digits, valid only during the call: send it, and wipe any copy you made.
+ * The code is never stored or logged by the library.
+ * @param store The store.
+ * @param callback Returns 0 when the code was sent; otherwise non-zero, optionally writing a
+ * message (at most message_size bytes with the NUL) for passcode_errmsg. NULL removes it.
+ * @param payload Handed back unchanged.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_set_reset_delivery_callback(passcode_store *store, int32_t (* callback)(void *, const char *, size_t, char *, size_t), void *payload);
+
+/**
+ * Registers the function told about security events (a passcode_notice, e.g. the passcode
+ * was reset), so the host can tell the user.
+ * @param store The store.
+ * @param callback Called with payload and the notice; NULL removes it.
+ * @param payload Handed back unchanged.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_set_notice_callback(passcode_store *store, void (* callback)(void *, int32_t), void *payload);
+
+/**
+ * Registers the hook asked before any setting change is committed (seed 002 keeps a backend
+ * in step this way). It runs with no library lock held, so it may take its time. When it
+ * fails, the change is not made, the old value stays, and the caller gets
+ * PASSCODE_ERR_HOOK_FAILED with the hook's message.
+ * @param store The store.
+ * @param callback Gets the setting's name (e.g. "auto_lock_seconds"), the old and the new value as
+ * text; returns 0 to allow, non-zero to refuse (optionally writing a message). NULL removes it.
+ * @param payload Handed back unchanged.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_set_settings_hook(passcode_store *store, int32_t (* callback)(void *, const char *, const char *, const char *, char *, size_t), void *payload);
+
+/* ---- Entry flows ----------------------------------------------------------------------------- */
+
+/**
+ * Starts a flow for one task. A create flow needs no passcode set; unlock, change and disable
+ * need one; reset needs a requested code. A flow keeps its store alive until freed.
+ * @param store The store.
+ * @param kind A passcode_flow_kind value.
+ * @param out Receives the flow; release it with passcode_flow_free.
+ * @return PASSCODE_OK, PASSCODE_ERR_ALREADY_SET (create), PASSCODE_ERR_NO_PASSCODE,
+ * PASSCODE_ERR_MISUSE (unknown kind, NULL out), PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ * Threads: a flow must be used by one thread at a time.
+ */
+int32_t passcode_flow_new(passcode_store *store, int32_t kind, passcode_flow **out);
+
+/**
+ * Releases a flow; digits it held are wiped. NULL does nothing.
+ * @param flow The flow, or NULL.
+ */
+void passcode_flow_free(passcode_flow *flow);
+
+/**
+ * Adds a digit. At full length the entry submits itself (checking the passcode, moving to the
+ * next step, or setting the error and growing the shake counter); it never takes an extra digit.
+ * @param flow The flow.
+ * @param digit 0 to 9.
+ * @return PASSCODE_OK (whatever the entry led to: read the flow's state), PASSCODE_ERR_MISUSE
+ * (not 0-9), PASSCODE_ERR_STATE (finished or locked out), PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_flow_digit(passcode_flow *flow, int32_t digit);
+
+/**
+ * Removes the last digit; does nothing when there is none.
+ * @param flow The flow.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_flow_delete(passcode_flow *flow);
+
+/**
+ * Cancels the flow: nothing it had not committed changes (a create flow leaves no passcode).
+ * @param flow The flow.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_flow_cancel(passcode_flow *flow);
+
+/**
+ * Re-reads the lockout: call it once a second while locked out to update the countdown; the
+ * flow takes digits again when the time is over.
+ * @param flow The flow.
+ * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_flow_refresh(passcode_flow *flow);
+
+/**
+ * The flow's step and result.
+ * @param flow The flow.
+ * @param out_step Receives a passcode_flow_step.
+ * @param out_result Receives a passcode_flow_result; may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out_step), PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_flow_state(passcode_flow *flow, int32_t *out_step, int32_t *out_result);
+
+/**
+ * The dots to draw: how many are filled, and how many there are in this step.
+ * @param flow The flow.
+ * @param out_filled Receives the digits entered so far.
+ * @param out_length Receives the digits this step takes; may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_flow_dots(passcode_flow *flow, int32_t *out_filled, int32_t *out_length);
+
+/**
+ * The prompt to show, e.g. "Enter current passcode".
+ * @param flow The flow.
+ * @param out Receives a string owned by the flow, valid until the next call on it that returns a prompt.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_flow_prompt(passcode_flow *flow, const char * *out);
+
+/**
+ * The error line to show ("" when none): "Incorrect passcode", "Passcodes don't match. Try
+ * again.", the weak-passcode reason, the lockout time. It never contains typed digits.
+ * @param flow The flow.
+ * @param out Receives a string owned by the flow, valid until the next call on it that returns an error.
+ * @param out_status Receives the passcode_status of the last submitted entry; may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_flow_error(passcode_flow *flow, const char * *out, int32_t *out_status);
+
+/**
+ * The shake counter: it grows by one at every error; shake the dots when it changes.
+ * @param flow The flow.
+ * @param out Receives the count.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_flow_shakes(passcode_flow *flow, int32_t *out);
+
+/**
+ * Seconds left in the lockout while the flow's step is PASSCODE_FLOW_STEP_LOCKED_OUT, else 0.
+ * @param flow The flow.
+ * @param out Receives the seconds.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_flow_lockout_remaining(passcode_flow *flow, int64_t *out);
+
 /* ---- Lock state and app lifecycle ------------------------------------------------------------ */
 
 /**
@@ -617,6 +834,65 @@ int32_t passcode_biometric_unlock(passcode_store *store, int32_t *out_refusal);
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_biometric_failed(passcode_store *store, int32_t *out_count);
+
+/* ---- Reset codes and forgot passcode --------------------------------------------------------- */
+
+/**
+ * Makes a new reset code (random digits, PASSCODE_SETTING_RESET_CODE_LENGTH long, 8 by
+ * default) and hands it once to the delivery callback. Only a salted hash is stored; it expires
+ * after PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS and replaces any earlier code. Works
+ * during a passcode lockout.
+ * @param store The store.
+ * @return PASSCODE_OK; PASSCODE_ERR_RATE_LIMITED (by default one a minute and five a
+ * day; the message says when the next is allowed); PASSCODE_ERR_HOOK_FAILED (delivery
+ * failed: the code was discarded, the message is the host's); PASSCODE_ERR_STATE (no
+ * delivery callback); PASSCODE_ERR_INVALID_HANDLE; or a store error.
+ */
+int32_t passcode_reset_request(passcode_store *store);
+
+/**
+ * Checks a reset code without using it up, so a front end can move on to the new passcode.
+ * Each check counts as one of the code's 5 tries; the 5th wrong one discards the code.
+ * Reset-code tries never count against the passcode lockout.
+ * @param store The store.
+ * @param code The code's digits. Copied and wiped.
+ * @param length Their number.
+ * @return PASSCODE_OK, PASSCODE_ERR_WRONG_RESET_CODE, PASSCODE_ERR_RESET_CODE_EXPIRED,
+ * PASSCODE_ERR_RESET_CODE_REPLACED, PASSCODE_ERR_NO_RESET_CODE, PASSCODE_ERR_FORMAT,
+ * PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_reset_check(passcode_store *store, const char *code, size_t length);
+
+/**
+ * Sets a new passcode with a valid reset code: the code is used up; the lockout, the failure
+ * counter, a "reset required" state and the lock are cleared; the notice callback hears
+ * PASSCODE_NOTICE_PASSCODE_RESET. The way out of the maximum-failure state.
+ * @param store The store.
+ * @param code The reset code's digits.
+ * @param code_length Their number.
+ * @param new_digits The new passcode (the store's length; weak ones are refused).
+ * @param new_length Its length.
+ * @return PASSCODE_OK, any status of passcode_reset_check, PASSCODE_ERR_WEAK_PASSCODE,
+ * PASSCODE_ERR_FORMAT, or a store error.
+ */
+int32_t passcode_reset_complete(passcode_store *store, const char *code, size_t code_length, const char *new_digits, size_t new_length);
+
+/**
+ * Whether an unexpired reset code is waiting to be used.
+ * @param store The store.
+ * @param out Receives 1 or 0.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_reset_pending(passcode_store *store, int32_t *out);
+
+/**
+ * "Forgot passcode" on the lock screen (seed 003): removes the passcode, clears the lock state,
+ * counters and any pending reset code, and calls the logout callback with
+ * PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE. The host logs the user out.
+ * @param store The store.
+ * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_forgot(passcode_store *store);
 
 #ifdef __cplusplus
 }

@@ -35,3 +35,102 @@ public func passcode_set_logout_callback(
         s.updateHooks { $0.logout = hook }
     }
 }
+
+/// The size of the message buffer every failing hook may write into (256 bytes, NUL included).
+let hookMessageSize = 256
+
+/// Calls a C hook that reports failure by a non-zero return and an optional message.
+func callHook(_ body: (UnsafeMutablePointer<CChar>, UInt) -> Int32) -> String? {
+    var buffer = [CChar](repeating: 0, count: hookMessageSize)
+    let rc = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, UInt(hookMessageSize)) }
+    guard rc != 0 else { return nil }
+    buffer[hookMessageSize - 1] = 0
+    let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    return text.isEmpty ? "the host's hook reported failure" : text
+}
+
+/// Registers the function that delivers reset codes (by email, in the seeds). It gets the code
+/// as NUL-terminated digits, valid only during the call: send it, and wipe any copy you made.
+/// The code is never stored or logged by the library.
+/// - Parameters:
+///   - store: The store.
+///   - callback: Returns 0 when the code was sent; otherwise non-zero, optionally writing a
+///     message (at most `message_size` bytes with the NUL) for `passcode_errmsg`. NULL removes it.
+///   - payload: Handed back unchanged.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_set_reset_delivery_callback)
+public func passcode_set_reset_delivery_callback(
+    _ store: OpaquePointer?,
+    _ callback: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UInt, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
+    _ payload: UnsafeMutableRawPointer?
+) -> Int32 {
+    withStore(store) { s in
+        var hook: (@Sendable (SecretBytes) -> String?)?
+        if let callback {
+            let p = Payload(raw: payload)
+            hook = { code in
+                let terminated = SecretBytes(count: code.count + 1)
+                return terminated.withMutableBytesForCaller { dst in
+                    code.withBytes { dst.copyMemory(from: $0) }
+                    return callHook { msg, size in
+                        callback(p.raw, dst.baseAddress!.assumingMemoryBound(to: CChar.self), UInt(code.count), msg, size)
+                    }
+                }
+            }
+        }
+        s.updateHooks { $0.deliverResetCode = hook }
+    }
+}
+
+/// Registers the function told about security events (a `passcode_notice`, e.g. the passcode
+/// was reset), so the host can tell the user.
+/// - Parameters:
+///   - store: The store.
+///   - callback: Called with `payload` and the notice; NULL removes it.
+///   - payload: Handed back unchanged.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_set_notice_callback)
+public func passcode_set_notice_callback(
+    _ store: OpaquePointer?,
+    _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?,
+    _ payload: UnsafeMutableRawPointer?
+) -> Int32 {
+    withStore(store) { s in
+        var hook: (@Sendable (Int32) -> Void)?
+        if let callback {
+            let p = Payload(raw: payload)
+            hook = { notice in callback(p.raw, notice) }
+        }
+        s.updateHooks { $0.notify = hook }
+    }
+}
+
+/// Registers the hook asked before any setting change is committed (seed 002 keeps a backend
+/// in step this way). It runs with no library lock held, so it may take its time. When it
+/// fails, the change is not made, the old value stays, and the caller gets
+/// `PASSCODE_ERR_HOOK_FAILED` with the hook's message.
+/// - Parameters:
+///   - store: The store.
+///   - callback: Gets the setting's name (e.g. "auto_lock_seconds"), the old and the new value as
+///     text; returns 0 to allow, non-zero to refuse (optionally writing a message). NULL removes it.
+///   - payload: Handed back unchanged.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_set_settings_hook)
+public func passcode_set_settings_hook(
+    _ store: OpaquePointer?,
+    _ callback: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
+    _ payload: UnsafeMutableRawPointer?
+) -> Int32 {
+    withStore(store) { s in
+        var hook: (@Sendable (String, String, String) -> String?)?
+        if let callback {
+            let p = Payload(raw: payload)
+            hook = { key, old, new in
+                key.withCString { k in old.withCString { o in new.withCString { n in
+                    callHook { msg, size in callback(p.raw, k, o, n, msg, size) }
+                } } }
+            }
+        }
+        s.updateHooks { $0.settingChange = hook }
+    }
+}

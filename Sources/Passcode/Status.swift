@@ -64,6 +64,16 @@ public enum Status: Int32 {
     case errBufferTooSmall = 27
     /// An unexpected internal error.
     case errInternal = 28
+    /// Too many reset-code requests; `passcode_errmsg` says when the next is allowed.
+    case errRateLimited = 29
+    /// No reset code is pending: never requested, already used, or discarded after 5 wrong tries.
+    case errNoResetCode = 30
+    /// The reset code is wrong; the message says how many tries are left.
+    case errWrongResetCode = 31
+    /// The reset code has expired; request a new one.
+    case errResetCodeExpired = 32
+    /// The code was replaced by a newer request; use the latest one.
+    case errResetCodeReplaced = 33
 }
 
 extension PasscodeError {
@@ -98,6 +108,11 @@ extension PasscodeError {
         case .loggedOut: return .errLoggedOut
         case .bufferTooSmall: return .errBufferTooSmall
         case .internalError: return .errInternal
+        case .rateLimited: return .errRateLimited
+        case .noResetCode: return .errNoResetCode
+        case .wrongResetCode: return .errWrongResetCode
+        case .resetCodeExpired: return .errResetCodeExpired
+        case .resetCodeReplaced: return .errResetCodeReplaced
         }
     }
 }
@@ -134,6 +149,11 @@ extension Status {
         case .errLoggedOut: return "logged out after too many failures"
         case .errBufferTooSmall: return "buffer too small"
         case .errInternal: return "internal error"
+        case .errRateLimited: return "too many reset-code requests"
+        case .errNoResetCode: return "no reset code pending"
+        case .errWrongResetCode: return "incorrect reset code"
+        case .errResetCodeExpired: return "reset code expired"
+        case .errResetCodeReplaced: return "reset code replaced by a newer one"
         }
     }
 }

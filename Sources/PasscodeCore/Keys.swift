@@ -12,6 +12,10 @@ enum SettingKey {
     static let requireBiometricOnLaunch = "require_biometric_on_launch"
     static let twoFactorEnabled = "two_factor_enabled"
     static let lastPasswordChangeMs = "last_password_change_wall_ms"
+    static let resetCodeLength = "reset_code_length"
+    static let resetCodeLifetime = "reset_code_lifetime_seconds"
+    static let resetRequestInterval = "reset_request_interval_seconds"
+    static let resetRequestsPerDay = "reset_requests_per_day"
 }
 
 enum StateKey {

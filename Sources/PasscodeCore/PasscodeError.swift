@@ -66,6 +66,15 @@ public enum PasscodeError: Error, Equatable, Sendable {
     /// The maximum number of failures removed the passcode and logged the user out.
     case loggedOut
     case bufferTooSmall(needed: Int)
+    /// Reset-code requests are rate-limited; the next is allowed after this many seconds.
+    case rateLimited(seconds: Int64)
+    /// No reset code is pending (never requested, used, or discarded after 5 wrong tries).
+    case noResetCode
+    /// The reset code is wrong. `triesLeft` more before it is discarded.
+    case wrongResetCode(triesLeft: Int)
+    case resetCodeExpired
+    /// The code was replaced by a newer request.
+    case resetCodeReplaced
     case internalError(String)
 
     /// A message for people: never contains a passcode or a code.
@@ -91,6 +100,12 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .passcodeRequired(let r): return "the passcode is required: \(r.description)"
         case .loggedOut: return "too many failed attempts; the passcode was removed and the user logged out"
         case .bufferTooSmall(let n): return "the buffer is too small; \(n) bytes are needed"
+        case .rateLimited(let s): return "too many reset-code requests; the next is allowed in \(s) seconds"
+        case .noResetCode: return "no reset code is pending; request a new one"
+        case .wrongResetCode(let left):
+            return left > 0 ? "incorrect reset code; \(left) more tries before it is discarded" : "incorrect reset code; it was discarded, request a new one"
+        case .resetCodeExpired: return "the reset code has expired; request a new one"
+        case .resetCodeReplaced: return "this reset code was replaced by a newer one; use the latest email"
         }
     }
 }

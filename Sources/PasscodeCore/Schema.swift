@@ -20,14 +20,14 @@ enum Schema {
         // 1 -> 2: reset codes and device sessions.
         """
         CREATE TABLE reset_code(
-            id INTEGER PRIMARY KEY CHECK (id = 1),
+            generation INTEGER PRIMARY KEY,
             salt BLOB NOT NULL,
             hash BLOB NOT NULL,
-            length INTEGER NOT NULL,
             boot_id INTEGER NOT NULL,
             expires_boot_ms INTEGER NOT NULL,
+            expires_wall_ms INTEGER NOT NULL,
             tries INTEGER NOT NULL DEFAULT 0,
-            generation INTEGER NOT NULL);
+            replaced INTEGER NOT NULL DEFAULT 0);
         CREATE TABLE reset_request(boot_id INTEGER NOT NULL, boot_ms INTEGER NOT NULL, wall_ms INTEGER NOT NULL);
         CREATE TABLE session(
             id TEXT PRIMARY KEY,

@@ -52,3 +52,10 @@ public final class SecretBytes: @unchecked Sendable {
         return withBytes { a in other.withBytes { b in Sodium.constantTimeEqual(a, b) } }
     }
 }
+
+extension SecretBytes {
+    /// Lends the buffer to a host callback (the C layer), which must not keep it.
+    public func withMutableBytesForCaller<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        try withMutableBytes(body)
+    }
+}

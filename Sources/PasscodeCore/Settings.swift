@@ -25,6 +25,14 @@ public enum Setting: Int32, Sendable, CaseIterable {
     case lastPasswordChange = 8
     /// Digits of the passcode (4-12; changeable only while none is set).
     case passcodeLength = 9
+    /// Digits of an emailed reset code: 6 to 10 (default 8).
+    case resetCodeLength = 10
+    /// Seconds a reset code stays valid: 60 to 86400 (default 900, 15 minutes).
+    case resetCodeLifetimeSeconds = 11
+    /// Seconds between two reset-code requests: 0 to 86400 (default 60).
+    case resetRequestIntervalSeconds = 12
+    /// Reset-code requests allowed in 24 hours: 1 to 100 (default 5).
+    case resetRequestsPerDay = 13
 
     var key: String {
         switch self {
@@ -38,6 +46,10 @@ public enum Setting: Int32, Sendable, CaseIterable {
         case .twoFactorEnabled: return SettingKey.twoFactorEnabled
         case .lastPasswordChange: return SettingKey.lastPasswordChangeMs
         case .passcodeLength: return SettingKey.length
+        case .resetCodeLength: return SettingKey.resetCodeLength
+        case .resetCodeLifetimeSeconds: return SettingKey.resetCodeLifetime
+        case .resetRequestIntervalSeconds: return SettingKey.resetRequestInterval
+        case .resetRequestsPerDay: return SettingKey.resetRequestsPerDay
         }
     }
 
@@ -46,6 +58,10 @@ public enum Setting: Int32, Sendable, CaseIterable {
         case .lockEnabled, .lockAtLaunch: return 1
         case .autoLockSeconds: return 900
         case .passcodeLength: return Int64(PasscodePolicy.defaultLength)
+        case .resetCodeLength: return 8
+        case .resetCodeLifetimeSeconds: return 900
+        case .resetRequestIntervalSeconds: return 60
+        case .resetRequestsPerDay: return 5
         default: return 0
         }
     }
@@ -95,6 +111,10 @@ extension PasscodeStore {
         case .lockAtLaunch, .biometricEnabled, .requireBiometricOnLaunch, .twoFactorEnabled: ok = value == 0 || value == 1
         case .lockoutSchedule: ok = value == 0 || value == 1 || value == 2
         case .maxFailureAction: ok = MaxFailureAction(rawValue: Int32(truncatingIfNeeded: value)) != nil && value <= Int64(Int32.max)
+        case .resetCodeLength: ok = (6...10).contains(value)
+        case .resetCodeLifetimeSeconds: ok = (60...86400).contains(value)
+        case .resetRequestIntervalSeconds: ok = (0...86400).contains(value)
+        case .resetRequestsPerDay: ok = (1...100).contains(value)
         default: ok = true
         }
         guard ok else { throw PasscodeError.invalidSetting("\(value) is not a valid value for \(setting.key)") }

@@ -1,0 +1,182 @@
+// The C ABI for entry flows: the host forwards key presses and draws what the flow reports.
+import Glibc
+import PasscodeCore
+
+/// What a `passcode_flow *` stands for, with the strings it has handed out.
+final class FlowBox: @unchecked Sendable {
+    let flow: PasscodeFlow
+    let storeBox: StoreBox
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    init(_ flow: PasscodeFlow, _ storeBox: StoreBox) { self.flow = flow; self.storeBox = storeBox }
+    deinit { strings.forEach { free($0) } }
+
+    /// A C copy of `text` that lives until the next call that returns a string of this flow.
+    func cString(_ text: String, slot: Int) -> UnsafePointer<CChar> {
+        while strings.count <= slot { strings.append(strdup("")!) }
+        free(strings[slot])
+        strings[slot] = strdup(text)!
+        return UnsafePointer(strings[slot])
+    }
+}
+
+extension Handles {
+    static let flows = HandleTable<FlowBox>(tag: 0x5e)
+}
+
+/// Runs one C call on a flow handle, recording a failure's message on its store.
+func withFlow(_ handle: OpaquePointer?, _ body: (FlowBox) throws -> Void) -> Int32 {
+    guard let box = Handles.flows.get(handle) else { return Status.errInvalidHandle.rawValue }
+    do {
+        try body(box)
+        return Status.ok.rawValue
+    } catch let error as PasscodeError {
+        box.storeBox.setMessage(error.message)
+        return error.status.rawValue
+    } catch {
+        return Status.errInternal.rawValue
+    }
+}
+
+// MARK: - Entry flows
+
+/// Starts a flow for one task. A create flow needs no passcode set; unlock, change and disable
+/// need one; reset needs a requested code. A flow keeps its store alive until freed.
+/// - Parameters:
+///   - store: The store.
+///   - kind: A `passcode_flow_kind` value.
+///   - out_flow: Receives the flow; release it with `passcode_flow_free`.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_ALREADY_SET` (create), `PASSCODE_ERR_NO_PASSCODE`,
+///   `PASSCODE_ERR_MISUSE` (unknown kind, NULL out), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+/// Threads: a flow must be used by one thread at a time.
+@c(passcode_flow_new)
+public func passcode_flow_new(_ store: OpaquePointer?, _ kind: Int32, _ out_flow: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    out_flow?.pointee = nil
+    guard let box = Handles.stores.get(store) else { return Status.errInvalidHandle.rawValue }
+    return withStore(store) { s in
+        guard let out_flow else { throw PasscodeError.misuse("the out pointer is NULL") }
+        guard let k = FlowKind(rawValue: kind) else { throw PasscodeError.misuse("unknown flow kind \(kind)") }
+        let flow = try PasscodeFlow(store: s, kind: k)
+        out_flow.pointee = Handles.flows.add(FlowBox(flow, box))
+    }
+}
+
+/// Releases a flow; digits it held are wiped. NULL does nothing.
+/// - Parameters:
+///   - flow: The flow, or NULL.
+@c(passcode_flow_free)
+public func passcode_flow_free(_ flow: OpaquePointer?) {
+    Handles.flows.remove(flow)
+}
+
+/// Adds a digit. At full length the entry submits itself (checking the passcode, moving to the
+/// next step, or setting the error and growing the shake counter); it never takes an extra digit.
+/// - Parameters:
+///   - flow: The flow.
+///   - digit: 0 to 9.
+/// - Returns: `PASSCODE_OK` (whatever the entry led to: read the flow's state), `PASSCODE_ERR_MISUSE`
+///   (not 0-9), `PASSCODE_ERR_STATE` (finished or locked out), `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_flow_digit)
+public func passcode_flow_digit(_ flow: OpaquePointer?, _ digit: Int32) -> Int32 {
+    withFlow(flow) { b in try b.flow.append(digit: Int(digit)) }
+}
+
+/// Removes the last digit; does nothing when there is none.
+/// - Parameters:
+///   - flow: The flow.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_flow_delete)
+public func passcode_flow_delete(_ flow: OpaquePointer?) -> Int32 {
+    withFlow(flow) { b in b.flow.deleteLast() }
+}
+
+/// Cancels the flow: nothing it had not committed changes (a create flow leaves no passcode).
+/// - Parameters:
+///   - flow: The flow.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_flow_cancel)
+public func passcode_flow_cancel(_ flow: OpaquePointer?) -> Int32 {
+    withFlow(flow) { b in b.flow.cancel() }
+}
+
+/// Re-reads the lockout: call it once a second while locked out to update the countdown; the
+/// flow takes digits again when the time is over.
+/// - Parameters:
+///   - flow: The flow.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_flow_refresh)
+public func passcode_flow_refresh(_ flow: OpaquePointer?) -> Int32 {
+    withFlow(flow) { b in try b.flow.refresh() }
+}
+
+/// The flow's step and result.
+/// - Parameters:
+///   - flow: The flow.
+///   - out_step: Receives a `passcode_flow_step`.
+///   - out_result: Receives a `passcode_flow_result`; may be NULL.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out_step), `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_flow_state)
+public func passcode_flow_state(_ flow: OpaquePointer?, _ out_step: UnsafeMutablePointer<Int32>?, _ out_result: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withFlow(flow) { b in
+        try put(out_step, b.flow.step.rawValue)
+        out_result?.pointee = b.flow.result.rawValue
+    }
+}
+
+/// The dots to draw: how many are filled, and how many there are in this step.
+/// - Parameters:
+///   - flow: The flow.
+///   - out_filled: Receives the digits entered so far.
+///   - out_length: Receives the digits this step takes; may be NULL.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_flow_dots)
+public func passcode_flow_dots(_ flow: OpaquePointer?, _ out_filled: UnsafeMutablePointer<Int32>?, _ out_length: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withFlow(flow) { b in
+        try put(out_filled, Int32(b.flow.filled))
+        out_length?.pointee = Int32(b.flow.length)
+    }
+}
+
+/// The prompt to show, e.g. "Enter current passcode".
+/// - Parameters:
+///   - flow: The flow.
+///   - out: Receives a string owned by the flow, valid until the next call on it that returns a prompt.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_flow_prompt)
+public func passcode_flow_prompt(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    withFlow(flow) { b in try put(out, b.cString(b.flow.prompt, slot: 0)) }
+}
+
+/// The error line to show ("" when none): "Incorrect passcode", "Passcodes don't match. Try
+/// again.", the weak-passcode reason, the lockout time. It never contains typed digits.
+/// - Parameters:
+///   - flow: The flow.
+///   - out: Receives a string owned by the flow, valid until the next call on it that returns an error.
+///   - out_status: Receives the `passcode_status` of the last submitted entry; may be NULL.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_flow_error)
+public func passcode_flow_error(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ out_status: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withFlow(flow) { b in
+        try put(out, b.cString(b.flow.errorText, slot: 1))
+        out_status?.pointee = b.flow.lastError?.status.rawValue ?? Status.ok.rawValue
+    }
+}
+
+/// The shake counter: it grows by one at every error; shake the dots when it changes.
+/// - Parameters:
+///   - flow: The flow.
+///   - out: Receives the count.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_flow_shakes)
+public func passcode_flow_shakes(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withFlow(flow) { b in try put(out, Int32(clamping: b.flow.shakes)) }
+}
+
+/// Seconds left in the lockout while the flow's step is `PASSCODE_FLOW_STEP_LOCKED_OUT`, else 0.
+/// - Parameters:
+///   - flow: The flow.
+///   - out: Receives the seconds.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_flow_lockout_remaining)
+public func passcode_flow_lockout_remaining(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withFlow(flow) { b in try put(out, try b.flow.lockoutSeconds()) }
+}

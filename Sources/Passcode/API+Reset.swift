@@ -1,0 +1,75 @@
+// The C ABI for reset codes and "forgot passcode".
+import PasscodeCore
+
+// MARK: - Reset codes and forgot passcode
+
+/// Makes a new reset code (random digits, `PASSCODE_SETTING_RESET_CODE_LENGTH` long, 8 by
+/// default) and hands it once to the delivery callback. Only a salted hash is stored; it expires
+/// after `PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS` and replaces any earlier code. Works
+/// during a passcode lockout.
+/// - Parameters:
+///   - store: The store.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_RATE_LIMITED` (by default one a minute and five a
+///   day; the message says when the next is allowed); `PASSCODE_ERR_HOOK_FAILED` (delivery
+///   failed: the code was discarded, the message is the host's); `PASSCODE_ERR_STATE` (no
+///   delivery callback); `PASSCODE_ERR_INVALID_HANDLE`; or a store error.
+@c(passcode_reset_request)
+public func passcode_reset_request(_ store: OpaquePointer?) -> Int32 {
+    withStore(store) { s in try s.requestResetCode() }
+}
+
+/// Checks a reset code without using it up, so a front end can move on to the new passcode.
+/// Each check counts as one of the code's 5 tries; the 5th wrong one discards the code.
+/// Reset-code tries never count against the passcode lockout.
+/// - Parameters:
+///   - store: The store.
+///   - code: The code's digits. Copied and wiped.
+///   - length: Their number.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_WRONG_RESET_CODE`, `PASSCODE_ERR_RESET_CODE_EXPIRED`,
+///   `PASSCODE_ERR_RESET_CODE_REPLACED`, `PASSCODE_ERR_NO_RESET_CODE`, `PASSCODE_ERR_FORMAT`,
+///   `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_reset_check)
+public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withStore(store) { s in try s.checkResetCode(secret(code, length, what: "the reset code")) }
+}
+
+/// Sets a new passcode with a valid reset code: the code is used up; the lockout, the failure
+/// counter, a "reset required" state and the lock are cleared; the notice callback hears
+/// `PASSCODE_NOTICE_PASSCODE_RESET`. The way out of the maximum-failure state.
+/// - Parameters:
+///   - store: The store.
+///   - code: The reset code's digits.
+///   - code_length: Their number.
+///   - new_digits: The new passcode (the store's length; weak ones are refused).
+///   - new_length: Its length.
+/// - Returns: `PASSCODE_OK`, any status of `passcode_reset_check`, `PASSCODE_ERR_WEAK_PASSCODE`,
+///   `PASSCODE_ERR_FORMAT`, or a store error.
+@c(passcode_reset_complete)
+public func passcode_reset_complete(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ code_length: UInt,
+                                    _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt) -> Int32 {
+    withStore(store) { s in
+        try s.completeReset(code: secret(code, code_length, what: "the reset code"),
+                            newPasscode: secret(new_digits, new_length, what: "the new passcode"))
+    }
+}
+
+/// Whether an unexpired reset code is waiting to be used.
+/// - Parameters:
+///   - store: The store.
+///   - out: Receives 1 or 0.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_reset_pending)
+public func passcode_reset_pending(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in try put(out, try s.isResetCodePending() ? 1 : 0) }
+}
+
+/// "Forgot passcode" on the lock screen (seed 003): removes the passcode, clears the lock state,
+/// counters and any pending reset code, and calls the logout callback with
+/// `PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE`. The host logs the user out.
+/// - Parameters:
+///   - store: The store.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_forgot)
+public func passcode_forgot(_ store: OpaquePointer?) -> Int32 {
+    withStore(store) { s in try s.forgotPasscode() }
+}

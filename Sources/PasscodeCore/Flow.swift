@@ -1,0 +1,294 @@
+// Entry flows: a front end forwards key presses and draws what the flow reports (prompt,
+// filled dots, error line, shake counter). Seeds 001, 000, 003 and 002 give the steps.
+
+/// The task a flow performs (`passcode_flow_new`).
+@c(passcode_flow_kind)
+public enum FlowKind: Int32, Sendable {
+    /// Lock screen: enter the passcode to unlock.
+    case unlock = 0
+    /// Create the first passcode: enter, then confirm.
+    case create = 1
+    /// Change: current, new, confirm.
+    case change = 2
+    /// Turn the lock off: enter the passcode (the passcode stays stored).
+    case disable = 3
+    /// Reset: the emailed code, then a new passcode and its confirmation.
+    case reset = 4
+}
+
+/// Where a flow is (`passcode_flow_step`).
+@c(passcode_flow_step)
+public enum FlowStep: Int32, Sendable {
+    /// Enter the passcode (unlock, disable).
+    case enterPasscode = 0
+    /// Enter the current passcode (change).
+    case enterCurrent = 1
+    /// Enter the new passcode (create, change, reset).
+    case enterNew = 2
+    /// Enter the new passcode again.
+    case confirmNew = 3
+    /// Enter the reset code from the email.
+    case enterCode = 4
+    /// Locked out: show the remaining time instead of the keypad.
+    case lockedOut = 5
+    /// The flow is over; see its result.
+    case finished = 6
+}
+
+/// How a flow ended, or that it has not (`passcode_flow_result`).
+@c(passcode_flow_result)
+public enum FlowResult: Int32, Sendable {
+    /// Still taking input.
+    case inProgress = 0
+    /// Done: unlocked, created, changed, disabled or reset.
+    case success = 1
+    /// Cancelled; nothing changed.
+    case cancelled = 2
+    /// Locked out for now; `passcode_flow_refresh` resumes when the time is over.
+    case lockedOut = 3
+    /// The maximum number of failures was reached: only a reset helps now.
+    case needsReset = 4
+    /// The maximum number of failures logged the user out.
+    case loggedOut = 5
+    /// Cannot go on (for example no passcode is set); the error text says why.
+    case failed = 6
+}
+
+/// One flow; not thread-safe: use it from one thread at a time.
+public final class PasscodeFlow: @unchecked Sendable {
+    public let kind: FlowKind
+    let store: PasscodeStore
+    public private(set) var step: FlowStep
+    public private(set) var result: FlowResult = .inProgress
+    /// The error line to show, "" for none. Never contains digits the user typed.
+    public private(set) var errorText = ""
+    /// The status of the last submitted entry (.ok as nil).
+    public private(set) var lastError: PasscodeError?
+    /// Grows by one at every error; a front end shakes the dots when it changes.
+    public private(set) var shakes = 0
+    /// The number of digits the current step takes.
+    public private(set) var length: Int
+    public private(set) var filled = 0
+
+    private let entry = SecretBytes(count: PasscodePolicy.maxLength)
+    private var firstEntry: SecretBytes?
+    private var resetCode: SecretBytes?
+    private var stepBeforeLockout: FlowStep
+
+    public init(store: PasscodeStore, kind: FlowKind) throws {
+        self.store = store
+        self.kind = kind
+        switch kind {
+        case .unlock, .disable: step = .enterPasscode
+        case .create: step = .enterNew
+        case .change: step = .enterCurrent
+        case .reset: step = .enterCode
+        }
+        stepBeforeLockout = step
+        length = 0
+        if kind == .create, try store.isPasscodeSet() {
+            throw PasscodeError.alreadySet
+        }
+        if kind != .create && kind != .reset, try !store.isPasscodeSet() {
+            throw PasscodeError.noPasscode
+        }
+        length = try lengthFor(step)
+        if kind != .create && kind != .reset { try refresh() }
+    }
+
+    /// The prompt for the current step.
+    public var prompt: String {
+        switch (kind, step) {
+        case (.unlock, .enterPasscode): return "Enter Passcode"
+        case (.disable, .enterPasscode): return "Enter passcode to disable"
+        case (.change, .enterCurrent): return "Enter current passcode"
+        case (.change, .enterNew): return "Enter new passcode"
+        case (.change, .confirmNew): return "Confirm new passcode"
+        case (.reset, .enterCode): return "Enter the code from the email"
+        case (.reset, .enterNew): return "Enter a new passcode"
+        case (_, .enterNew): return "Enter a passcode"
+        case (_, .confirmNew): return "Confirm passcode"
+        case (_, .lockedOut): return "Passcode locked"
+        case (_, .finished):
+            switch result {
+            case .success: return "Done"
+            case .cancelled: return "Cancelled"
+            case .needsReset: return "Passcode reset required"
+            case .loggedOut: return "Logged out"
+            default: return "Stopped"
+            }
+        default: return "Enter Passcode"
+        }
+    }
+
+    /// Seconds left in a lockout, 0 when none.
+    public func lockoutSeconds() throws -> Int64 {
+        step == .lockedOut ? try store.lockoutRemainingSeconds() : 0
+    }
+
+    // MARK: - Keys
+
+    /// Adds a digit (0-9); the entry submits itself at full length. Throws `state` when the
+    /// flow takes no input now (finished, locked out).
+    public func append(digit: Int) throws {
+        guard (0...9).contains(digit) else { throw PasscodeError.misuse("a digit must be 0 to 9") }
+        guard step != .finished && step != .lockedOut else { throw PasscodeError.state("the flow takes no digits now") }
+        guard filled < length else { return }
+        entry.withMutableBytes { $0[filled] = 0x30 + UInt8(digit) }
+        filled += 1
+        errorText = ""
+        if filled == length { submit() }
+    }
+
+    /// Removes the last digit; nothing when the entry is empty.
+    public func deleteLast() {
+        guard filled > 0, step != .finished else { return }
+        filled -= 1
+        entry.withMutableBytes { $0[filled] = 0 }
+    }
+
+    /// Ends the flow; nothing that was not already committed changes.
+    public func cancel() {
+        guard step != .finished else { return }
+        clearEntry()
+        firstEntry = nil
+        resetCode = nil
+        step = .finished
+        result = .cancelled
+    }
+
+    /// Re-reads the lockout: a locked-out flow takes digits again when the time is over, and a
+    /// flow whose store went into lockout elsewhere shows it.
+    public func refresh() throws {
+        guard step != .finished else { return }
+        if try store.isResetRequired(), kind == .unlock || kind == .change || kind == .disable {
+            finish(.needsReset, error: PasscodeError.resetRequired.message)
+            return
+        }
+        let seconds = try store.lockoutRemainingSeconds()
+        let usesPasscode = step == .enterPasscode || step == .enterCurrent || step == .lockedOut
+        if seconds > 0 && usesPasscode {
+            if step != .lockedOut { stepBeforeLockout = step }
+            clearEntry()
+            step = .lockedOut
+            result = .lockedOut
+            errorText = PasscodeFlow.lockoutText(seconds)
+        } else if step == .lockedOut {
+            step = stepBeforeLockout
+            result = .inProgress
+            errorText = ""
+        }
+    }
+
+    static func lockoutText(_ seconds: Int64) -> String {
+        let minutes = (seconds + 59) / 60
+        return minutes <= 1 ? "Too many attempts. Try again in \(seconds) seconds."
+                            : "Too many attempts. Try again in \(minutes) minutes."
+    }
+
+    // MARK: - Steps
+
+    private func submit() {
+        let value = SecretBytes(count: filled)
+        value.withMutableBytes { dst in entry.withBytes { src in dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[0..<filled])) } }
+        clearEntry()
+        lastError = nil
+        do {
+            switch step {
+            case .enterPasscode where kind == .unlock:
+                try store.verify(value)
+                finish(.success)
+            case .enterPasscode:
+                try store.disable(current: value)
+                finish(.success)
+            case .enterCurrent:
+                try store.verify(value)
+                firstEntry = nil
+                try go(.enterNew)
+            case .enterCode:
+                try store.checkResetCode(value)
+                resetCode = value
+                try go(.enterNew)
+            case .enterNew:
+                if let why = store.weakness(value) {
+                    fail(.weakPasscode(why), text: "Choose a harder passcode: \(why).")
+                    return
+                }
+                firstEntry = value
+                try go(.confirmNew)
+            case .confirmNew:
+                guard let first = firstEntry, first.constantTimeEquals(value) else {
+                    firstEntry = nil
+                    fail(.state("mismatch"), text: "Passcodes don't match. Try again.")
+                    try go(.enterNew, keepError: true)
+                    return
+                }
+                switch kind {
+                case .create: try store.setPasscode(value)
+                case .change: try store.replaceVerifiedPasscode(value)
+                default:
+                    guard let code = resetCode else { throw PasscodeError.noResetCode }
+                    try store.completeReset(code: code, newPasscode: value)
+                }
+                finish(.success)
+            case .lockedOut, .finished:
+                return
+            }
+        } catch let e as PasscodeError {
+            handle(e)
+        } catch {
+            handle(.internalError("unexpected error"))
+        }
+    }
+
+    private func handle(_ e: PasscodeError) {
+        switch e {
+        case .wrongPasscode: fail(e, text: "Incorrect passcode")
+        case .lockedOut:
+            fail(e, text: e.message)
+            try? refresh()
+        case .resetRequired: finish(.needsReset, error: e.message, status: e)
+        case .loggedOut: finish(.loggedOut, error: e.message, status: e)
+        case .noPasscode, .alreadySet: finish(.failed, error: e.message, status: e)
+        case .wrongResetCode: fail(e, text: "Incorrect code. " + e.message.prefix(1).uppercased() + e.message.dropFirst())
+        case .resetCodeExpired, .resetCodeReplaced, .noResetCode:
+            fail(e, text: e.message.prefix(1).uppercased() + e.message.dropFirst())
+            resetCode = nil
+            firstEntry = nil
+            step = .enterCode
+            length = (try? store.resetCodeLength()) ?? length
+        default: fail(e, text: e.message.prefix(1).uppercased() + e.message.dropFirst())
+        }
+    }
+
+    private func fail(_ e: PasscodeError, text: String) {
+        lastError = e
+        errorText = text
+        shakes += 1
+    }
+
+    private func finish(_ r: FlowResult, error: String = "", status: PasscodeError? = nil) {
+        clearEntry()
+        firstEntry = nil
+        resetCode = nil
+        step = .finished
+        result = r
+        errorText = error
+        if let status { lastError = status; shakes += 1 }
+    }
+
+    private func go(_ next: FlowStep, keepError: Bool = false) throws {
+        step = next
+        length = try lengthFor(next)
+        if !keepError { errorText = "" }
+    }
+
+    private func lengthFor(_ s: FlowStep) throws -> Int {
+        s == .enterCode ? try store.resetCodeLength() : try store.passcodeLength()
+    }
+
+    private func clearEntry() {
+        entry.withMutableBytes { Sodium.wipe($0) }
+        filled = 0
+    }
+}
