@@ -243,7 +243,9 @@ public final class PasscodeFlow: @unchecked Sendable {
 
     private func handle(_ e: PasscodeError) {
         switch e {
-        case .wrongPasscode: fail(e, text: "Incorrect passcode")
+        case .wrongPasscode:
+            fail(e, text: "Incorrect passcode")
+            try? refresh()  // this failure may have started a lockout
         case .lockedOut:
             fail(e, text: e.message)
             try? refresh()

@@ -42,10 +42,10 @@ func makeTempDir() -> String {
 
 let good1 = "386491", good2 = "915372", good3 = "502817"
 
-func XCTAssertThrowsPasscodeError(_ expected: PasscodeError, _ body: @autoclosure () throws -> Void,
+func XCTAssertThrowsPasscodeError<T>(_ expected: PasscodeError, _ body: @autoclosure () throws -> T,
                                   file: StaticString = #filePath, line: UInt = #line) {
     do {
-        try body()
+        _ = try body()
         XCTFail("expected \(expected), got success", file: file, line: line)
     } catch let e as PasscodeError {
         XCTAssertEqual(e, expected, file: file, line: line)
