@@ -40,6 +40,8 @@ typedef struct passcode_store passcode_store;
 typedef struct passcode_options passcode_options;
 /** An entry flow (unlock, create, change, disable, reset) fed with key presses. */
 typedef struct passcode_flow passcode_flow;
+/** A snapshot of the device sessions, from passcode_session_list_new(). */
+typedef struct passcode_session_list passcode_session_list;
 
 
 /**
@@ -125,7 +127,21 @@ typedef enum passcode_status {
     /** The reset code has expired; request a new one. */
     PASSCODE_ERR_RESET_CODE_EXPIRED = 32,
     /** The code was replaced by a newer request; use the latest one. */
-    PASSCODE_ERR_RESET_CODE_REPLACED = 33
+    PASSCODE_ERR_RESET_CODE_REPLACED = 33,
+    /** The current account password is empty. */
+    PASSCODE_ERR_PASSWORD_EMPTY = 34,
+    /** The new account password has fewer than 8 characters (Unicode code points). */
+    PASSCODE_ERR_PASSWORD_TOO_SHORT = 35,
+    /** The new account password has more than 256 characters. */
+    PASSCODE_ERR_PASSWORD_TOO_LONG = 36,
+    /** The confirmation differs from the new account password. */
+    PASSCODE_ERR_PASSWORD_MISMATCH = 37,
+    /** No device session has that id. */
+    PASSCODE_ERR_SESSION_NOT_FOUND = 38,
+    /** This device's own session cannot be signed out from the session list. */
+    PASSCODE_ERR_SESSION_IS_CURRENT = 39,
+    /** The confirmation text is not exactly "DELETE"; nothing was touched. */
+    PASSCODE_ERR_CONFIRMATION_MISMATCH = 40
 } passcode_status;
 
 /** The Argon2id presets of passcode_options_set_cost. */
@@ -609,52 +625,80 @@ int32_t passcode_setting_set(passcode_store *store, int32_t setting, int64_t val
  */
 int32_t passcode_set_custom_schedule(passcode_store *store, uint32_t const *delays, size_t count, uint32_t max_failures);
 
-/* ---- Callbacks ------------------------------------------------------------------------------- */
+/* ---- Lock state and app lifecycle ------------------------------------------------------------ */
 
 /**
- * Registers the function told when the library logs the user out (the "forced logout"
- * maximum-failure action, or "forgot passcode"). The passcode is already removed when it runs.
+ * Reports what happened to the app; libpasscode decides whether it is now locked. At launch
+ * the app locks whenever the lock is on (unless PASSCODE_SETTING_LOCK_AT_LAUNCH is 0);
+ * returning from the background locks after at least the auto-lock timeout (with "immediately",
+ * after a 5-second grace period), or after a restart. Nothing locks while the lock is off.
  * @param store The store.
- * @param callback Called with payload and a passcode_logout_reason; NULL to remove it.
- * @param payload Handed back unchanged; it must stay valid while the callback is registered.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @param event A passcode_event value.
+ * @param out_locked Receives 1 when the app is locked after the event, else 0; may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (unknown event), PASSCODE_ERR_INVALID_HANDLE,
+ * or a store error.
  */
-int32_t passcode_set_logout_callback(passcode_store *store, void (* callback)(void *, int32_t), void *payload);
+int32_t passcode_event_report(passcode_store *store, int32_t event, int32_t *out_locked);
 
 /**
- * Registers the function that delivers reset codes (by email, in the seeds). It gets the code
- * as NUL-terminated digits, valid only during the call: send it, and wipe any copy you made.
- * The code is never stored or logged by the library.
+ * Whether the app is locked now, and why. Every process using the store sees the same state.
  * @param store The store.
- * @param callback Returns 0 when the code was sent; otherwise non-zero, optionally writing a
- * message (at most message_size bytes with the NUL) for passcode_errmsg. NULL removes it.
- * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @param out_locked Receives 1 or 0.
+ * @param out_reason Receives a passcode_lock_reason; may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out_locked), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_set_reset_delivery_callback(passcode_store *store, int32_t (* callback)(void *, const char *, size_t, char *, size_t), void *payload);
+int32_t passcode_lock_state(passcode_store *store, int32_t *out_locked, int32_t *out_reason);
+
+/* ---- Biometrics ------------------------------------------------------------------------------ */
 
 /**
- * Registers the function told about security events (a passcode_notice, e.g. the passcode
- * was reset), so the host can tell the user.
+ * Tells the library whether this device has biometrics, and of which kind. Reporting them
+ * unavailable switches biometric unlock off.
  * @param store The store.
- * @param callback Called with payload and the notice; NULL removes it.
- * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @param available 1 or 0.
+ * @param kind A passcode_biometric_kind value.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (bad values), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_set_notice_callback(passcode_store *store, void (* callback)(void *, int32_t), void *payload);
+int32_t passcode_biometric_set_available(passcode_store *store, int32_t available, int32_t kind);
 
 /**
- * Registers the hook asked before any setting change is committed (seed 002 keeps a backend
- * in step this way). It runs with no library lock held, so it may take its time. When it
- * fails, the change is not made, the old value stays, and the caller gets
- * PASSCODE_ERR_HOOK_FAILED with the hook's message.
+ * The label of the security settings entry: "Passcode & Face ID", "Passcode & Touch ID" or
+ * "Passcode & Biometric", from the reported biometric kind.
  * @param store The store.
- * @param callback Gets the setting's name (e.g. "auto_lock_seconds"), the old and the new value as
- * text; returns 0 to allow, non-zero to refuse (optionally writing a message). NULL removes it.
- * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @param out Receives a static string owned by the library.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_set_settings_hook(passcode_store *store, int32_t (* callback)(void *, const char *, const char *, const char *, char *, size_t), void *payload);
+int32_t passcode_security_label(passcode_store *store, const char **out);
+
+/**
+ * Whether a biometric match may unlock now, without changing anything (to decide whether
+ * to show the biometric button or prompt).
+ * @param store The store.
+ * @param out_refusal Receives PASSCODE_BIOMETRIC_REFUSAL_NONE when it may, else the reason
+ * the passcode is needed (a passcode_biometric_refusal).
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_biometric_check(passcode_store *store, int32_t *out_refusal);
+
+/**
+ * Reports a successful biometric match. The app unlocks only if policy allows: biometric
+ * unlock on, biometrics available, no lockout or reset pending, not the first unlock after
+ * launch or a restart, the passcode entered within 48 hours, fewer than 5 failed matches.
+ * Report each match once: a success is never reused.
+ * @param store The store.
+ * @param out_refusal Receives the passcode_biometric_refusal (NONE when unlocked); may be NULL.
+ * @return PASSCODE_OK (unlocked), PASSCODE_ERR_PASSCODE_REQUIRED (still locked; ask
+ * for the passcode), PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_biometric_unlock(passcode_store *store, int32_t *out_refusal);
+
+/**
+ * Reports a failed biometric match. After 5 since the last unlock the passcode is needed.
+ * @param store The store.
+ * @param out_count Receives the failed matches since the last unlock; may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_biometric_failed(passcode_store *store, int32_t *out_count);
 
 /* ---- Entry flows ----------------------------------------------------------------------------- */
 
@@ -732,7 +776,7 @@ int32_t passcode_flow_dots(passcode_flow *flow, int32_t *out_filled, int32_t *ou
  * @param out Receives a string owned by the flow, valid until the next call on it that returns a prompt.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_flow_prompt(passcode_flow *flow, const char * *out);
+int32_t passcode_flow_prompt(passcode_flow *flow, const char **out);
 
 /**
  * The error line to show ("" when none): "Incorrect passcode", "Passcodes don't match. Try
@@ -742,7 +786,7 @@ int32_t passcode_flow_prompt(passcode_flow *flow, const char * *out);
  * @param out_status Receives the passcode_status of the last submitted entry; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_flow_error(passcode_flow *flow, const char * *out, int32_t *out_status);
+int32_t passcode_flow_error(passcode_flow *flow, const char **out, int32_t *out_status);
 
 /**
  * The shake counter: it grows by one at every error; shake the dots when it changes.
@@ -759,81 +803,6 @@ int32_t passcode_flow_shakes(passcode_flow *flow, int32_t *out);
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_flow_lockout_remaining(passcode_flow *flow, int64_t *out);
-
-/* ---- Lock state and app lifecycle ------------------------------------------------------------ */
-
-/**
- * Reports what happened to the app; libpasscode decides whether it is now locked. At launch
- * the app locks whenever the lock is on (unless PASSCODE_SETTING_LOCK_AT_LAUNCH is 0);
- * returning from the background locks after at least the auto-lock timeout (with "immediately",
- * after a 5-second grace period), or after a restart. Nothing locks while the lock is off.
- * @param store The store.
- * @param event A passcode_event value.
- * @param out_locked Receives 1 when the app is locked after the event, else 0; may be NULL.
- * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (unknown event), PASSCODE_ERR_INVALID_HANDLE,
- * or a store error.
- */
-int32_t passcode_event_report(passcode_store *store, int32_t event, int32_t *out_locked);
-
-/**
- * Whether the app is locked now, and why. Every process using the store sees the same state.
- * @param store The store.
- * @param out_locked Receives 1 or 0.
- * @param out_reason Receives a passcode_lock_reason; may be NULL.
- * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out_locked), PASSCODE_ERR_INVALID_HANDLE, or a store error.
- */
-int32_t passcode_lock_state(passcode_store *store, int32_t *out_locked, int32_t *out_reason);
-
-/* ---- Biometrics ------------------------------------------------------------------------------ */
-
-/**
- * Tells the library whether this device has biometrics, and of which kind. Reporting them
- * unavailable switches biometric unlock off.
- * @param store The store.
- * @param available 1 or 0.
- * @param kind A passcode_biometric_kind value.
- * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (bad values), PASSCODE_ERR_INVALID_HANDLE, or a store error.
- */
-int32_t passcode_biometric_set_available(passcode_store *store, int32_t available, int32_t kind);
-
-/**
- * The label of the security settings entry: "Passcode & Face ID", "Passcode & Touch ID" or
- * "Passcode & Biometric", from the reported biometric kind.
- * @param store The store.
- * @param out Receives a static string owned by the library.
- * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
- */
-int32_t passcode_security_label(passcode_store *store, const char * *out);
-
-/**
- * Whether a biometric match may unlock now, without changing anything (to decide whether
- * to show the biometric button or prompt).
- * @param store The store.
- * @param out_refusal Receives PASSCODE_BIOMETRIC_REFUSAL_NONE when it may, else the reason
- * the passcode is needed (a passcode_biometric_refusal).
- * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
- */
-int32_t passcode_biometric_check(passcode_store *store, int32_t *out_refusal);
-
-/**
- * Reports a successful biometric match. The app unlocks only if policy allows: biometric
- * unlock on, biometrics available, no lockout or reset pending, not the first unlock after
- * launch or a restart, the passcode entered within 48 hours, fewer than 5 failed matches.
- * Report each match once: a success is never reused.
- * @param store The store.
- * @param out_refusal Receives the passcode_biometric_refusal (NONE when unlocked); may be NULL.
- * @return PASSCODE_OK (unlocked), PASSCODE_ERR_PASSCODE_REQUIRED (still locked; ask
- * for the passcode), PASSCODE_ERR_INVALID_HANDLE, or a store error.
- */
-int32_t passcode_biometric_unlock(passcode_store *store, int32_t *out_refusal);
-
-/**
- * Reports a failed biometric match. After 5 since the last unlock the passcode is needed.
- * @param store The store.
- * @param out_count Receives the failed matches since the last unlock; may be NULL.
- * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
- */
-int32_t passcode_biometric_failed(passcode_store *store, int32_t *out_count);
 
 /* ---- Reset codes and forgot passcode --------------------------------------------------------- */
 
@@ -893,6 +862,173 @@ int32_t passcode_reset_pending(passcode_store *store, int32_t *out);
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_forgot(passcode_store *store);
+
+/* ---- Account security ------------------------------------------------------------------------ */
+
+/**
+ * Checks a change of the account password that the host's backend owns: the current one is
+ * not empty, the new one has 8 to 256 characters (Unicode code points, any characters), and the
+ * confirmation equals it. On success the time of the change is recorded
+ * (PASSCODE_SETTING_LAST_PASSWORD_CHANGE); the host then sends the change to its backend.
+ * The passwords are bytes (UTF-8), copied and wiped; never logged.
+ * @param store The store.
+ * @param current The current password.
+ * @param current_length Its length in bytes.
+ * @param new_password The new password.
+ * @param new_length Its length in bytes.
+ * @param confirmation The new password typed again.
+ * @param confirmation_length Its length in bytes.
+ * @return PASSCODE_OK, PASSCODE_ERR_PASSWORD_EMPTY, PASSCODE_ERR_PASSWORD_TOO_SHORT,
+ * PASSCODE_ERR_PASSWORD_TOO_LONG, PASSCODE_ERR_PASSWORD_MISMATCH, PASSCODE_ERR_FORMAT
+ * (invalid UTF-8), PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_password_change_check(passcode_store *store, const char *current, size_t current_length, const char *new_password, size_t new_length, const char *confirmation, size_t confirmation_length);
+
+/**
+ * Records a device session (adds it, or updates the one with the same id). Marking a session
+ * as this device's unmarks any other.
+ * @param store The store.
+ * @param id The backend's session id (NUL-terminated UTF-8, 1 to 256 bytes).
+ * @param device_name E.g. "iPad Pro".
+ * @param platform E.g. "iPadOS".
+ * @param last_active_ms Wall-clock milliseconds since 1970.
+ * @param location E.g. "London, UK", or NULL.
+ * @param is_current 1 for this device's session, else 0.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_FORMAT, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_session_record(passcode_store *store, const char *id, const char *device_name, const char *platform, int64_t last_active_ms, const char *location, int32_t is_current);
+
+/**
+ * Takes a snapshot of the sessions: this device's first, then the most recently active.
+ * @param store The store.
+ * @param out Receives the list; release it with passcode_session_list_free.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_session_list_new(passcode_store *store, passcode_session_list **out);
+
+/**
+ * The number of sessions in a list.
+ * @param list The list.
+ * @return The count; 0 for NULL or an invalid list.
+ */
+size_t passcode_session_list_count(passcode_session_list *list);
+
+/**
+ * One session of a list. The strings belong to the list and live until it is freed.
+ * @param list The list.
+ * @param index 0 to count - 1.
+ * @param out_id Receives the id; may be NULL (as may every out pointer here).
+ * @param out_device_name Receives the device name.
+ * @param out_platform Receives the platform.
+ * @param out_last_active_ms Receives the last activity, wall-clock milliseconds.
+ * @param out_location Receives the location, or NULL when none was recorded.
+ * @param out_is_current Receives 1 for this device's session.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (index out of range), PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_session_list_get(passcode_session_list *list, size_t index, const char **out_id, const char **out_device_name, const char **out_platform, int64_t *out_last_active_ms, const char **out_location, int32_t *out_is_current);
+
+/**
+ * Releases a session list and its strings. NULL does nothing.
+ * @param list The list, or NULL.
+ */
+void passcode_session_list_free(passcode_session_list *list);
+
+/**
+ * Registers the hook asked before a session is signed out, so the backend can revoke it.
+ * When it fails, the session stays and the caller gets PASSCODE_ERR_HOOK_FAILED.
+ * @param store The store.
+ * @param callback Gets the session id; returns 0 when revoked, else non-zero (optionally writing
+ * a message). NULL removes it.
+ * @param payload Handed back unchanged.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_set_session_hook(passcode_store *store, int32_t (* callback)(void *, const char *, char *, size_t), void *payload);
+
+/**
+ * Signs one session out, after the session hook revoked it. Never this device's own.
+ * @param store The store.
+ * @param id The session id (NUL-terminated).
+ * @return PASSCODE_OK, PASSCODE_ERR_SESSION_NOT_FOUND, PASSCODE_ERR_SESSION_IS_CURRENT,
+ * PASSCODE_ERR_HOOK_FAILED (the session stays), PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_session_sign_out(passcode_store *store, const char *id);
+
+/**
+ * Signs out every session but this device's. Each goes through the session hook; those whose
+ * hook failed stay, and the first failure is reported.
+ * @param store The store.
+ * @param out_count Receives how many were signed out; may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_HOOK_FAILED, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_session_sign_out_others(passcode_store *store, int32_t *out_count);
+
+/**
+ * Registers the function told after the account was deleted and the store wiped.
+ * @param store The store.
+ * @param callback Called with payload; NULL removes it.
+ * @param payload Handed back unchanged.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_set_account_deleted_callback(passcode_store *store, void (* callback)(void *), void *payload);
+
+/**
+ * Deletes the account's data, only with the exact confirmation "DELETE": the passcode,
+ * settings, lock state, sessions, reset codes and counters are wiped with SQLite's
+ * secure_delete, the file vacuumed and its WAL truncated, so none of it can be read from the
+ * file afterwards. Then the account-deleted callback runs. The store stays open and empty.
+ * @param store The store.
+ * @param confirmation The text the user typed (NUL-terminated).
+ * @return PASSCODE_OK, PASSCODE_ERR_CONFIRMATION_MISMATCH (nothing touched),
+ * PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_delete_account(passcode_store *store, const char *confirmation);
+
+/* ---- Callbacks ------------------------------------------------------------------------------- */
+
+/**
+ * Registers the function told when the library logs the user out (the "forced logout"
+ * maximum-failure action, or "forgot passcode"). The passcode is already removed when it runs.
+ * @param store The store.
+ * @param callback Called with payload and a passcode_logout_reason; NULL to remove it.
+ * @param payload Handed back unchanged; it must stay valid while the callback is registered.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_set_logout_callback(passcode_store *store, void (* callback)(void *, int32_t), void *payload);
+
+/**
+ * Registers the function that delivers reset codes (by email, in the seeds). It gets the code
+ * as NUL-terminated digits, valid only during the call: send it, and wipe any copy you made.
+ * The code is never stored or logged by the library.
+ * @param store The store.
+ * @param callback Returns 0 when the code was sent; otherwise non-zero, optionally writing a
+ * message (at most message_size bytes with the NUL) for passcode_errmsg. NULL removes it.
+ * @param payload Handed back unchanged.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_set_reset_delivery_callback(passcode_store *store, int32_t (* callback)(void *, const char *, size_t, char *, size_t), void *payload);
+
+/**
+ * Registers the function told about security events (a passcode_notice, e.g. the passcode
+ * was reset), so the host can tell the user.
+ * @param store The store.
+ * @param callback Called with payload and the notice; NULL removes it.
+ * @param payload Handed back unchanged.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_set_notice_callback(passcode_store *store, void (* callback)(void *, int32_t), void *payload);
+
+/**
+ * Registers the hook asked before any setting change is committed (seed 002 keeps a backend
+ * in step this way). It runs with no library lock held, so it may take its time. When it
+ * fails, the change is not made, the old value stays, and the caller gets
+ * PASSCODE_ERR_HOOK_FAILED with the hook's message.
+ * @param store The store.
+ * @param callback Gets the setting's name (e.g. "auto_lock_seconds"), the old and the new value as
+ * text; returns 0 to allow, non-zero to refuse (optionally writing a message). NULL removes it.
+ * @param payload Handed back unchanged.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_set_settings_hook(passcode_store *store, int32_t (* callback)(void *, const char *, const char *, const char *, char *, size_t), void *payload);
 
 #ifdef __cplusplus
 }

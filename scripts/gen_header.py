@@ -22,9 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SWIFT_DIRS = [ROOT / "Sources" / "Passcode", ROOT / "Sources" / "PasscodeCore"]
 # Files whose declarations come first, in this order; the rest follow by name.
-FIRST = ["Version.swift", "Status.swift", "API.swift"]
+FIRST = ["Version.swift", "Status.swift", "API.swift", "API+Lock.swift", "API+Flow.swift", "API+Reset.swift",
+         "API+Account.swift", "API+Callbacks.swift"]
 
-HANDLES = {"store": "passcode_store", "options": "passcode_options", "flow": "passcode_flow"}
+HANDLES = {"store": "passcode_store", "options": "passcode_options", "flow": "passcode_flow",
+           "list": "passcode_session_list"}
 
 
 def snake_upper(name):
@@ -116,7 +118,10 @@ def strip_nullability(t):
     t = re.sub(r"\s*_Null(able|_unspecified)\b", "", t)
     t = re.sub(r"\s*_Nonnull\b", "", t)
     t = t.replace("char const *", "const char *")
-    return re.sub(r"\s+", " ", t).strip()
+    t = re.sub(r"\s+", " ", t).strip()
+    while "* *" in t:
+        t = t.replace("* *", "**")
+    return t
 
 
 def split_params(params):
@@ -144,7 +149,7 @@ def rewrite_param(p, renames):
         return p
     m = re.match(r"(.*?)(\w+)$", p)
     ctype, name = m.group(1).strip(), m.group(2)
-    if name.startswith("out_") and name[4:] in HANDLES and ctype == "void * *":
+    if name.startswith("out_") and name[4:] in HANDLES and ctype == "void **":
         renames[name] = "out"
         return f"{HANDLES[name[4:]]} **out"
     if name in HANDLES and ctype == "void *":
@@ -227,6 +232,8 @@ typedef struct passcode_store passcode_store;
 typedef struct passcode_options passcode_options;
 /** An entry flow (unlock, create, change, disable, reset) fed with key presses. */
 typedef struct passcode_flow passcode_flow;
+/** A snapshot of the device sessions, from passcode_session_list_new(). */
+typedef struct passcode_session_list passcode_session_list;
 """]
     seen = set()
     undocumented = []

@@ -74,6 +74,20 @@ public enum Status: Int32 {
     case errResetCodeExpired = 32
     /// The code was replaced by a newer request; use the latest one.
     case errResetCodeReplaced = 33
+    /// The current account password is empty.
+    case errPasswordEmpty = 34
+    /// The new account password has fewer than 8 characters (Unicode code points).
+    case errPasswordTooShort = 35
+    /// The new account password has more than 256 characters.
+    case errPasswordTooLong = 36
+    /// The confirmation differs from the new account password.
+    case errPasswordMismatch = 37
+    /// No device session has that id.
+    case errSessionNotFound = 38
+    /// This device's own session cannot be signed out from the session list.
+    case errSessionIsCurrent = 39
+    /// The confirmation text is not exactly "DELETE"; nothing was touched.
+    case errConfirmationMismatch = 40
 }
 
 extension PasscodeError {
@@ -113,6 +127,13 @@ extension PasscodeError {
         case .wrongResetCode: return .errWrongResetCode
         case .resetCodeExpired: return .errResetCodeExpired
         case .resetCodeReplaced: return .errResetCodeReplaced
+        case .passwordEmpty: return .errPasswordEmpty
+        case .passwordTooShort: return .errPasswordTooShort
+        case .passwordTooLong: return .errPasswordTooLong
+        case .passwordMismatch: return .errPasswordMismatch
+        case .sessionNotFound: return .errSessionNotFound
+        case .sessionIsCurrent: return .errSessionIsCurrent
+        case .confirmationMismatch: return .errConfirmationMismatch
         }
     }
 }
@@ -154,6 +175,13 @@ extension Status {
         case .errWrongResetCode: return "incorrect reset code"
         case .errResetCodeExpired: return "reset code expired"
         case .errResetCodeReplaced: return "reset code replaced by a newer one"
+        case .errPasswordEmpty: return "current password is empty"
+        case .errPasswordTooShort: return "new password too short"
+        case .errPasswordTooLong: return "new password too long"
+        case .errPasswordMismatch: return "password confirmation does not match"
+        case .errSessionNotFound: return "no such session"
+        case .errSessionIsCurrent: return "cannot sign out this device's session"
+        case .errConfirmationMismatch: return "confirmation text is not DELETE"
         }
     }
 }

@@ -75,6 +75,13 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case resetCodeExpired
     /// The code was replaced by a newer request.
     case resetCodeReplaced
+    case passwordEmpty
+    case passwordTooShort(minimum: Int)
+    case passwordTooLong(maximum: Int)
+    case passwordMismatch
+    case sessionNotFound
+    case sessionIsCurrent
+    case confirmationMismatch
     case internalError(String)
 
     /// A message for people: never contains a passcode or a code.
@@ -106,6 +113,13 @@ public enum PasscodeError: Error, Equatable, Sendable {
             return left > 0 ? "incorrect reset code; \(left) more tries before it is discarded" : "incorrect reset code; it was discarded, request a new one"
         case .resetCodeExpired: return "the reset code has expired; request a new one"
         case .resetCodeReplaced: return "this reset code was replaced by a newer one; use the latest email"
+        case .passwordEmpty: return "enter your current password"
+        case .passwordTooShort(let n): return "the new password must have at least \(n) characters"
+        case .passwordTooLong(let n): return "the new password may have at most \(n) characters"
+        case .passwordMismatch: return "the confirmation does not match the new password"
+        case .sessionNotFound: return "no such session"
+        case .sessionIsCurrent: return "this device's own session cannot be signed out here; log out instead"
+        case .confirmationMismatch: return "type DELETE, in capitals, to confirm"
         }
     }
 }
