@@ -187,11 +187,9 @@ public func passcode_session_sign_out(_ store: OpaquePointer?, _ id: UnsafePoint
 public func passcode_session_sign_out_others(_ store: OpaquePointer?, _ out_count: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_count?.pointee = 0
     return withStore(store) { s in
-        do {
-            out_count?.pointee = Int32(clamping: try s.signOutOtherSessions())
-        } catch PasscodeError.hookFailed(let m) {
-            throw PasscodeError.hookFailed(m)
-        }
+        let (count, failure) = try s.signOutOtherSessionsReporting()
+        out_count?.pointee = Int32(clamping: count)
+        if let failure { throw PasscodeError.hookFailed(failure) }
     }
 }
 

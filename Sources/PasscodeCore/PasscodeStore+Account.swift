@@ -121,6 +121,13 @@ extension PasscodeStore {
     /// Returns how many were signed out.
     @discardableResult
     public func signOutOtherSessions() throws -> Int {
+        let (count, failure) = try signOutOtherSessionsReporting()
+        if let failure { throw PasscodeError.hookFailed(failure) }
+        return count
+    }
+
+    /// As `signOutOtherSessions`, returning the count and the first hook failure instead of throwing it.
+    public func signOutOtherSessionsReporting() throws -> (signedOut: Int, failure: String?) {
         let ids = try read { try db.query("SELECT id FROM session WHERE is_current = 0").compactMap { $0[0].text } }
         var done: [String] = [], failure: String?
         let hook = hooks.signOutSession
@@ -129,8 +136,7 @@ extension PasscodeStore {
             done.append(id)
         }
         try write { for id in done { try db.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)]) } }
-        if let failure { throw PasscodeError.hookFailed(failure) }
-        return done.count
+        return (done.count, failure)
     }
 
     // MARK: - Delete account
