@@ -878,7 +878,13 @@ static void test_threads_share_a_handle(void) {
  * in the store (before Argon2id finished), it is killed. The attempt stays counted. */
 static void test_killed_mid_verify_keeps_the_attempt(void) {
     char path[512];
-    passcode_store *s = new_store(path, sizeof path);
+    new_path(path, sizeof path, "kill.db");
+    passcode_options *slow = fast_options();
+    /* The stored hash's own cost decides how long a verify takes: make it expensive. */
+    CHECK_STATUS(passcode_options_set_cost(slow, PASSCODE_COST_MODERATE), PASSCODE_OK);
+    passcode_store *s = NULL;
+    CHECK_STATUS(passcode_open(path, slow, &s), PASSCODE_OK);
+    passcode_options_free(slow);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
     passcode_close(s);
     for (int round = 0; round < 3; round++) {
