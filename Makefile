@@ -28,7 +28,7 @@ LIB      := $(B)/$(REALNAME)
 STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift
 
-.PHONY: all deps lib header check-header test test-swift test-c test-exports test-install demo bench install uninstall clean
+.PHONY: all deps lib header check-header test test-swift test-c test-exports test-install test-frontends demo bench install uninstall clean
 
 all: lib
 
@@ -66,7 +66,7 @@ check-header:
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -x c++ -fsyntax-only include/passcode.h
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
-test: deps lib check-header test-swift test-c test-exports test-install
+test: deps lib check-header test-swift test-c test-exports test-install test-frontends
 	@echo "make test: all test groups passed"
 
 test-swift:
@@ -84,9 +84,15 @@ test-exports: $(LIB)
 test-install: $(LIB)
 	scripts/check_install.sh
 
-demo: lib
+examples/c/passcode_demo: examples/c/passcode_demo.c include/passcode.h $(LIB)
 	$(MAKE) -C examples/c PASSCODE_INCLUDE=$(CURDIR)/include PASSCODE_LIBDIR=$(CURDIR)/$(B)
+
+# The C front end on the default store ($$XDG_STATE_HOME/passcode/demo.db, else ~/.local/state/passcode/demo.db).
+demo: deps examples/c/passcode_demo
 	examples/c/passcode_demo
+
+test-frontends: examples/c/passcode_demo
+	scripts/check_frontends.sh examples/c/passcode_demo
 
 bench: lib
 	$(CC) -O2 -std=c99 -D_POSIX_C_SOURCE=200809L -Iinclude -o $(B)/bench Tests/bench/bench.c \

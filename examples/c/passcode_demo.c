@@ -1,4 +1,355 @@
-/* placeholder replaced by the flow-driven front end */
+/* passcode_demo: a terminal front end for libpasscode. It only draws: every key goes to a
+ * libpasscode flow, and the screen shows what the flow reports.
+ *
+ *   passcode_demo [--store PATH] [--script] [--fake-clock]
+ *
+ * In a terminal it reads single keys. With --script (or when input is not a terminal) it reads
+ * commands, one or more per line, and prints each screen as plain text, so tests can drive it:
+ *   digits (e.g. 386491)   type them        del       delete a digit     cancel   cancel the flow
+ *   launch | background | foreground | lock            app lifecycle events
+ *   wait N                 advance the fake clock N seconds (with --fake-clock)
+ *   bio-ok | bio-fail      a biometric match succeeded / failed
+ *   forgot                 "Forgot passcode?" on the lock screen
+ *   create | change | disable | enable | reset | reset-request | code (types the emailed code)
+ *   biometrics faceid|touchid|other|none    bio on|off    timeout SECONDS    show    quit
+ */
+#define _DEFAULT_SOURCE
 #include <passcode.h>
+
+#include <errno.h>
 #include <stdio.h>
-int main(void) { printf("libpasscode %s\n", passcode_version_string()); return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+typedef struct {
+    passcode_store *store;
+    passcode_flow *flow;      /* the flow on screen, or NULL */
+    int flow_kind;
+    int script;               /* plain-text output */
+    int fake_clock;
+    int64_t fake_boot_ms, fake_wall_ms;
+    char email[16];           /* the last reset code "emailed" */
+    int last_shakes;
+    char notice[160];
+} app;
+
+static void fake_clock(void *payload, int64_t *boot_ms, int64_t *wall_ms, uint64_t *boot_id) {
+    app *a = payload;
+    *boot_ms = a->fake_boot_ms;
+    *wall_ms = a->fake_wall_ms;
+    *boot_id = 1;
+}
+
+/* The "email": there is no mail server, so the code is shown in a box. */
+static int32_t deliver(void *payload, const char *code, size_t length, char *message, size_t size) {
+    app *a = payload;
+    (void)message; (void)size;
+    if (length >= sizeof a->email) return 1;
+    memcpy(a->email, code, length);
+    a->email[length] = 0;
+    printf("+------------------ email ------------------+\n");
+    /* Scripted runs must print the same every time: the code is masked there ('code' types it). */
+    printf("| Your libpasscode reset code: %-12s |\n", a->script ? "********" : code);
+    printf("+--------------------------------------------+\n");
+    return 0;
+}
+
+static void on_logout(void *payload, int32_t reason) {
+    app *a = payload;
+    snprintf(a->notice, sizeof a->notice, "logged out (%s); please sign in again",
+             reason == PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE ? "forgot passcode" : "too many failed attempts");
+}
+
+static void on_notice(void *payload, int32_t notice) {
+    app *a = payload;
+    if (notice == PASSCODE_NOTICE_PASSCODE_RESET) snprintf(a->notice, sizeof a->notice, "your passcode was reset");
+}
+
+static const char *kind_name(int kind) {
+    switch (kind) {
+    case PASSCODE_FLOW_KIND_UNLOCK: return "unlock";
+    case PASSCODE_FLOW_KIND_CREATE: return "create";
+    case PASSCODE_FLOW_KIND_CHANGE: return "change";
+    case PASSCODE_FLOW_KIND_DISABLE: return "disable";
+    default: return "reset";
+    }
+}
+
+static int is_locked(app *a) {
+    int32_t locked = 0;
+    passcode_lock_state(a->store, &locked, NULL);
+    return locked;
+}
+
+static void end_flow(app *a) {
+    passcode_flow_free(a->flow);
+    a->flow = NULL;
+}
+
+static void start_flow(app *a, int kind) {
+    end_flow(a);
+    int32_t rc = passcode_flow_new(a->store, kind, &a->flow);
+    if (rc != PASSCODE_OK) {
+        printf("error: %s\n", passcode_errmsg(a->store));
+        a->flow = NULL;
+        return;
+    }
+    a->flow_kind = kind;
+    a->last_shakes = 0;
+}
+
+/* While locked, the lock screen's unlock flow is always on screen. */
+static void ensure_lock_screen(app *a) {
+    if (is_locked(a) && !a->flow) start_flow(a, PASSCODE_FLOW_KIND_UNLOCK);
+}
+
+static void draw(app *a) {
+    int32_t set = 0, enabled = 0, locked = 0, reason = 0;
+    passcode_is_set(a->store, &set);
+    passcode_is_enabled(a->store, &enabled);
+    passcode_lock_state(a->store, &locked, &reason);
+    if (!a->script) printf("\033[2J\033[H");
+    if (a->flow) {
+        int32_t step = 0, result = 0, filled = 0, length = 0, shakes = 0, status = 0;
+        const char *prompt = "", *error = "";
+        passcode_flow_refresh(a->flow);
+        passcode_flow_state(a->flow, &step, &result);
+        passcode_flow_dots(a->flow, &filled, &length);
+        passcode_flow_prompt(a->flow, &prompt);
+        passcode_flow_error(a->flow, &error, &status);
+        passcode_flow_shakes(a->flow, &shakes);
+        printf("screen: %s\n", a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK ? "lock" : kind_name(a->flow_kind));
+        printf("prompt: %s\n", prompt);
+        if (step == PASSCODE_FLOW_STEP_LOCKED_OUT) {
+            int64_t left = 0;
+            passcode_flow_lockout_remaining(a->flow, &left);
+            printf("lockout: %lld:%02lld\n", (long long)(left / 60), (long long)(left % 60));
+        } else if (step != PASSCODE_FLOW_STEP_FINISHED) {
+            char dots[32] = "";
+            for (int i = 0; i < length && i < 12; i++) strcat(dots, i < filled ? "*" : "_");
+            printf("dots: %s%s\n", dots, shakes != a->last_shakes ? "   <<< shake >>>" : "");
+        }
+        a->last_shakes = shakes;
+        if (*error) printf("error: %s\n", error);
+        if (a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK && step != PASSCODE_FLOW_STEP_FINISHED) {
+            int32_t refusal = 0;
+            const char *label = "";
+            passcode_biometric_check(a->store, &refusal);
+            passcode_security_label(a->store, &label);
+            if (refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE || refusal == PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH)
+                printf("biometric: [b] %s\n", label + strlen("Passcode & "));
+            printf("forgot: [f] Forgot Passcode?\n");
+        }
+        if (!a->script && step != PASSCODE_FLOW_STEP_FINISHED && step != PASSCODE_FLOW_STEP_LOCKED_OUT)
+            printf("\n    1   2   3\n    4   5   6\n    7   8   9\n        0   <\n");
+    } else if (locked) {
+        printf("screen: lock\n");
+    } else {
+        int64_t timeout = 0, bio = 0;
+        const char *label = "";
+        passcode_setting_get(a->store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &timeout);
+        passcode_setting_get(a->store, PASSCODE_SETTING_BIOMETRIC_ENABLED, &bio);
+        passcode_security_label(a->store, &label);
+        printf("screen: home\n");
+        printf("settings: %s | lock %s | biometric %s | auto-lock %s\n", label,
+               enabled ? "on" : (set ? "off (passcode kept)" : "off"), bio ? "on" : "off",
+               timeout == 0 ? "immediately" : timeout < 3600 ? (timeout == 60 ? "1 minute" : timeout == 300 ? "5 minutes" : timeout == 900 ? "15 minutes" : "30 minutes") : "1 hour");
+        if (!a->script) printf("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [t]imeout [i] biometric [h] background [l]ock [q]uit\n");
+    }
+    if (a->notice[0]) { printf("notice: %s\n", a->notice); a->notice[0] = 0; }
+    if (a->script) printf("--\n");
+    fflush(stdout);
+}
+
+/* After each key: a finished flow leaves the screen. */
+static void settle(app *a) {
+    int32_t step = 0, result = 0;
+    if (a->flow) passcode_flow_state(a->flow, &step, &result);
+    if (a->flow && step == PASSCODE_FLOW_STEP_FINISHED) {
+        const char *err = "";
+        passcode_flow_error(a->flow, &err, NULL);
+        char what[128] = "";
+        if (result == PASSCODE_FLOW_RESULT_SUCCESS) snprintf(what, sizeof what, "%s: done", kind_name(a->flow_kind));
+        else if (result == PASSCODE_FLOW_RESULT_CANCELLED) snprintf(what, sizeof what, "%s: cancelled", kind_name(a->flow_kind));
+        else snprintf(what, sizeof what, "%s", err);
+        size_t used = strlen(a->notice);
+        snprintf(a->notice + used, sizeof a->notice - used, "%s%s", used && *what ? "; " : "", what);
+        end_flow(a);
+    }
+    ensure_lock_screen(a);
+}
+
+static void event(app *a, int32_t e) {
+    if (passcode_event_report(a->store, e, NULL) != PASSCODE_OK) printf("error: %s\n", passcode_errmsg(a->store));
+    if (!is_locked(a) && a->flow && a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK) end_flow(a);
+}
+
+/* Runs one command; returns 0 to quit. */
+static int command(app *a, const char *cmd, const char *arg) {
+    int32_t rc = PASSCODE_OK;
+    if (strspn(cmd, "0123456789") == strlen(cmd) && *cmd) {
+        if (!a->flow) { printf("error: no passcode entry on screen\n"); return 1; }
+        for (const char *p = cmd; *p; p++) {
+            if (passcode_flow_digit(a->flow, *p - '0') != PASSCODE_OK) break;
+        }
+    } else if (!strcmp(cmd, "del")) { if (a->flow) passcode_flow_delete(a->flow); }
+    else if (!strcmp(cmd, "cancel")) { if (a->flow && a->flow_kind != PASSCODE_FLOW_KIND_UNLOCK) passcode_flow_cancel(a->flow); }
+    else if (!strcmp(cmd, "launch")) event(a, PASSCODE_EVENT_LAUNCHED);
+    else if (!strcmp(cmd, "background")) { event(a, PASSCODE_EVENT_BACKGROUND); printf("(app in background)\n"); }
+    else if (!strcmp(cmd, "foreground")) event(a, PASSCODE_EVENT_FOREGROUND);
+    else if (!strcmp(cmd, "lock")) event(a, PASSCODE_EVENT_LOCK_NOW);
+    else if (!strcmp(cmd, "wait")) {
+        long s = arg ? strtol(arg, NULL, 10) : 0;
+        if (a->fake_clock) { a->fake_boot_ms += s * 1000; a->fake_wall_ms += s * 1000; }
+        else sleep((unsigned)s);
+    }
+    else if (!strcmp(cmd, "bio-ok")) {
+        int32_t refusal = 0;
+        rc = passcode_biometric_unlock(a->store, &refusal);
+        if (rc == PASSCODE_OK) end_flow(a);
+        else printf("biometric refused: %s\n", passcode_errmsg(a->store));
+        rc = PASSCODE_OK;
+    }
+    else if (!strcmp(cmd, "bio-fail")) rc = passcode_biometric_failed(a->store, NULL);
+    else if (!strcmp(cmd, "forgot")) { rc = passcode_forgot(a->store); end_flow(a); }
+    else if (!strcmp(cmd, "create")) start_flow(a, PASSCODE_FLOW_KIND_CREATE);
+    else if (!strcmp(cmd, "change")) start_flow(a, PASSCODE_FLOW_KIND_CHANGE);
+    else if (!strcmp(cmd, "disable")) start_flow(a, PASSCODE_FLOW_KIND_DISABLE);
+    else if (!strcmp(cmd, "reset")) start_flow(a, PASSCODE_FLOW_KIND_RESET);
+    else if (!strcmp(cmd, "enable")) rc = passcode_enable(a->store);
+    else if (!strcmp(cmd, "reset-request")) rc = passcode_reset_request(a->store);
+    else if (!strcmp(cmd, "code")) { if (a->flow) for (const char *p = a->email; *p; p++) passcode_flow_digit(a->flow, *p - '0'); }
+    else if (!strcmp(cmd, "biometrics")) {
+        int kind = !arg ? 0 : !strcmp(arg, "faceid") ? 1 : !strcmp(arg, "touchid") ? 2 : !strcmp(arg, "other") ? 3 : 0;
+        rc = passcode_biometric_set_available(a->store, kind != 0, kind);
+    }
+    else if (!strcmp(cmd, "bio")) rc = passcode_setting_set(a->store, PASSCODE_SETTING_BIOMETRIC_ENABLED, arg && !strcmp(arg, "on"));
+    else if (!strcmp(cmd, "timeout")) rc = passcode_setting_set(a->store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, arg ? strtol(arg, NULL, 10) : -1);
+    else if (!strcmp(cmd, "show")) { }
+    else if (!strcmp(cmd, "quit")) return 0;
+    else printf("error: unknown command '%s'\n", cmd);
+    if (rc != PASSCODE_OK) printf("error: %s\n", passcode_errmsg(a->store));
+    settle(a);
+    draw(a);
+    return 1;
+}
+
+static int default_store(char *out, size_t size) {
+    const char *state = getenv("XDG_STATE_HOME");
+    char dir[768];
+    if (state && *state) snprintf(dir, sizeof dir, "%s/passcode", state);
+    else if (getenv("HOME")) snprintf(dir, sizeof dir, "%s/.local/state/passcode", getenv("HOME"));
+    else return 0;
+    char partial[768];
+    for (char *p = dir + 1; ; p++) {  /* mkdir -p */
+        if (*p == '/' || *p == 0) {
+            snprintf(partial, sizeof partial, "%.*s", (int)(p - dir), dir);
+            if (mkdir(partial, 0700) != 0 && errno != EEXIST) return 0;
+            if (*p == 0) break;
+        }
+    }
+    snprintf(out, size, "%s/demo.db", dir);
+    return 1;
+}
+
+/* Interactive: one key, one command. */
+static int key_command(app *a, int c) {
+    static char digit[2];
+    if (c >= '0' && c <= '9') { digit[0] = (char)c; return command(a, digit, NULL); }
+    switch (c) {
+    case 127: case 8: return command(a, "del", NULL);
+    case 27: return command(a, "cancel", NULL);
+    case 'b': return command(a, "bio-ok", NULL);
+    case 'n': return command(a, "bio-fail", NULL);
+    case 'f': return command(a, "forgot", NULL);
+    case 'c': return command(a, "create", NULL);
+    case 'g': return command(a, "change", NULL);
+    case 'd': return command(a, "disable", NULL);
+    case 'e': return command(a, "enable", NULL);
+    case 'r': command(a, "reset-request", NULL); return command(a, "reset", NULL);
+    case 'l': return command(a, "lock", NULL);
+    case 'i': {
+        int64_t bio = 0;
+        passcode_setting_get(a->store, PASSCODE_SETTING_BIOMETRIC_ENABLED, &bio);
+        command(a, "biometrics", "faceid");
+        return command(a, "bio", bio ? "off" : "on");
+    }
+    case 't': {
+        static const char *cycle[] = {"0", "60", "300", "900", "1800", "3600"};
+        int64_t t = 0;
+        passcode_setting_get(a->store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &t);
+        int i = 0;
+        while (i < 6 && strtol(cycle[i], NULL, 10) != t) i++;
+        return command(a, "timeout", cycle[(i + 1) % 6]);
+    }
+    case 'h':
+        command(a, "background", NULL);
+        printf("press any key to come back\n");
+        fflush(stdout);
+        (void)getchar();
+        return command(a, "foreground", NULL);
+    case 'q': return 0;
+    default: return 1;
+    }
+}
+
+int main(int argc, char **argv) {
+    app a;
+    memset(&a, 0, sizeof a);
+    const char *path = NULL;
+    char defpath[1024];
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--store") && i + 1 < argc) path = argv[++i];
+        else if (!strcmp(argv[i], "--script")) a.script = 1;
+        else if (!strcmp(argv[i], "--fake-clock")) a.fake_clock = 1;
+        else { fprintf(stderr, "usage: %s [--store PATH] [--script] [--fake-clock]\n", argv[0]); return 2; }
+    }
+    if (!isatty(STDIN_FILENO)) a.script = 1;
+    if (!path) {
+        if (!default_store(defpath, sizeof defpath)) { fprintf(stderr, "no state folder; use --store\n"); return 1; }
+        path = defpath;
+    }
+    passcode_options *o = NULL;
+    passcode_options_new(&o);
+    a.fake_boot_ms = 1000000;
+    a.fake_wall_ms = 1767225600000LL;
+    if (a.fake_clock) passcode_options_set_clock(o, fake_clock, &a);
+    int32_t rc = passcode_open(path, o, &a.store);
+    passcode_options_free(o);
+    if (rc != PASSCODE_OK) { fprintf(stderr, "cannot open %s: %s\n", path, passcode_errmsg(NULL)); return 1; }
+    passcode_set_reset_delivery_callback(a.store, deliver, &a);
+    passcode_set_logout_callback(a.store, on_logout, &a);
+    passcode_set_notice_callback(a.store, on_notice, &a);
+    printf("libpasscode %s demo, store %s\n", passcode_version_string(), a.script ? "(script)" : path);
+    command(&a, "launch", NULL);
+    if (a.script) {
+        char line[512];
+        int go = 1;
+        while (go && fgets(line, sizeof line, stdin)) {
+            char *save = NULL;
+            for (char *tok = strtok_r(line, " \t\r\n", &save); go && tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+                if (*tok == '#') break;
+                char *arg = NULL;
+                if (!strcmp(tok, "wait") || !strcmp(tok, "timeout") || !strcmp(tok, "bio") || !strcmp(tok, "biometrics"))
+                    arg = strtok_r(NULL, " \t\r\n", &save);
+                printf("> %s%s%s\n", tok, arg ? " " : "", arg ? arg : "");
+                go = command(&a, tok, arg);
+            }
+        }
+    } else {
+        struct termios saved, raw;
+        tcgetattr(STDIN_FILENO, &saved);
+        raw = saved;
+        raw.c_lflag &= (tcflag_t)~(ICANON | ECHO);
+        tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+        int c;
+        while ((c = getchar()) != EOF && key_command(&a, c)) {}
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+    }
+    end_flow(&a);
+    passcode_close(a.store);
+    return 0;
+}
