@@ -400,7 +400,7 @@ int32_t passcode_options_set_cost_explicit(passcode_options *options, uint64_t o
  * @param length Must be 32 (or 0 with NULL).
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or PASSCODE_ERR_MISUSE for another length.
  */
-int32_t passcode_options_set_pepper(passcode_options *options, uint8_t const *pepper, size_t length);
+int32_t passcode_options_set_pepper(passcode_options *options, const uint8_t *pepper, size_t length);
 
 /**
  * Accepts passcodes the weak-passcode rules would refuse (runs like 1234, common choices).
@@ -421,7 +421,7 @@ int32_t passcode_options_set_allow_weak(passcode_options *options, int32_t allow
  * @param payload Handed back to clock unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_options_set_clock(passcode_options *options, void (* clock)(void *, int64_t *, int64_t *, uint64_t *), void *payload);
+int32_t passcode_options_set_clock(passcode_options *options, void (*clock)(void *, int64_t *, int64_t *, uint64_t *), void *payload);
 
 /**
  * How long a call waits for another process that holds the store before giving up with
@@ -623,7 +623,7 @@ int32_t passcode_setting_set(passcode_store *store, int32_t setting, int64_t val
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_SETTING, PASSCODE_ERR_MISUSE (NULL delays),
  * PASSCODE_ERR_HOOK_FAILED, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_set_custom_schedule(passcode_store *store, uint32_t const *delays, size_t count, uint32_t max_failures);
+int32_t passcode_set_custom_schedule(passcode_store *store, const uint32_t *delays, size_t count, uint32_t max_failures);
 
 /* ---- Lock state and app lifecycle ------------------------------------------------------------ */
 
@@ -942,7 +942,7 @@ void passcode_session_list_free(passcode_session_list *list);
  * @param payload Handed back unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_session_hook(passcode_store *store, int32_t (* callback)(void *, const char *, char *, size_t), void *payload);
+int32_t passcode_set_session_hook(passcode_store *store, int32_t (*callback)(void *, const char *, char *, size_t), void *payload);
 
 /**
  * Signs one session out, after the session hook revoked it. Never this device's own.
@@ -969,7 +969,7 @@ int32_t passcode_session_sign_out_others(passcode_store *store, int32_t *out_cou
  * @param payload Handed back unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_account_deleted_callback(passcode_store *store, void (* callback)(void *), void *payload);
+int32_t passcode_set_account_deleted_callback(passcode_store *store, void (*callback)(void *), void *payload);
 
 /**
  * Deletes the account's data, only with the exact confirmation "DELETE": the passcode,
@@ -993,7 +993,7 @@ int32_t passcode_delete_account(passcode_store *store, const char *confirmation)
  * @param payload Handed back unchanged; it must stay valid while the callback is registered.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_logout_callback(passcode_store *store, void (* callback)(void *, int32_t), void *payload);
+int32_t passcode_set_logout_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
 
 /**
  * Registers the function that delivers reset codes (by email, in the seeds). It gets the code
@@ -1005,7 +1005,7 @@ int32_t passcode_set_logout_callback(passcode_store *store, void (* callback)(vo
  * @param payload Handed back unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_reset_delivery_callback(passcode_store *store, int32_t (* callback)(void *, const char *, size_t, char *, size_t), void *payload);
+int32_t passcode_set_reset_delivery_callback(passcode_store *store, int32_t (*callback)(void *, const char *, size_t, char *, size_t), void *payload);
 
 /**
  * Registers the function told about security events (a passcode_notice, e.g. the passcode
@@ -1015,7 +1015,7 @@ int32_t passcode_set_reset_delivery_callback(passcode_store *store, int32_t (* c
  * @param payload Handed back unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_notice_callback(passcode_store *store, void (* callback)(void *, int32_t), void *payload);
+int32_t passcode_set_notice_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
 
 /**
  * Registers the hook asked before any setting change is committed (seed 002 keeps a backend
@@ -1028,7 +1028,7 @@ int32_t passcode_set_notice_callback(passcode_store *store, void (* callback)(vo
  * @param payload Handed back unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_settings_hook(passcode_store *store, int32_t (* callback)(void *, const char *, const char *, const char *, char *, size_t), void *payload);
+int32_t passcode_set_settings_hook(passcode_store *store, int32_t (*callback)(void *, const char *, const char *, const char *, char *, size_t), void *payload);
 
 #ifdef __cplusplus
 }

@@ -117,7 +117,8 @@ def parse_compiler_header(text):
 def strip_nullability(t):
     t = re.sub(r"\s*_Null(able|_unspecified)\b", "", t)
     t = re.sub(r"\s*_Nonnull\b", "", t)
-    t = t.replace("char const *", "const char *")
+    t = re.sub(r"\b(char|uint8_t|uint32_t|int32_t|int64_t|uint64_t|void) const \*", r"const \1 *", t)
+    t = t.replace("(* ", "(*")
     t = re.sub(r"\s+", " ", t).strip()
     while "* *" in t:
         t = t.replace("* *", "**")
