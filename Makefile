@@ -28,7 +28,7 @@ LIB      := $(B)/$(REALNAME)
 STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift
 
-.PHONY: all deps lib header check-header test test-swift test-c test-exports test-install test-frontends demo bench install uninstall clean
+.PHONY: all deps lib header check-header test test-swift test-c test-exports test-install test-frontends test-python demo bench install uninstall clean
 
 all: lib
 
@@ -66,7 +66,7 @@ check-header:
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -x c++ -fsyntax-only include/passcode.h
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
-test: deps lib check-header test-swift test-c test-exports test-install test-frontends
+test: deps lib check-header test-swift test-c test-exports test-install test-frontends test-python
 	@echo "make test: all test groups passed"
 
 test-swift:
@@ -93,6 +93,13 @@ demo: deps examples/c/passcode_demo
 
 test-frontends: examples/c/passcode_demo
 	scripts/check_frontends.sh examples/c/passcode_demo
+	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) scripts/check_frontends.sh python3 examples/python/passcode_demo.py
+
+# The Python binding's tests (pytest is installed from PyPI when missing) and the README's quick starts.
+test-python: lib
+	@python3 -m pytest --version >/dev/null 2>&1 || python3 -m pip install -q pytest
+	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) python3 -m pytest -q Tests/python
+	scripts/check_readme.sh
 
 bench: lib
 	$(CC) -O2 -std=c99 -D_POSIX_C_SOURCE=200809L -Iinclude -o $(B)/bench Tests/bench/bench.c \

@@ -281,12 +281,12 @@ class Store:
     def get(self, setting: Setting) -> int:
         """A setting's value (passcode_setting_get)."""
         out = c_int64()
-        self._check(_lib.passcode_setting_get(self._h(), int(Setting(setting)), byref(out)))
+        self._check(_lib.passcode_setting_get(self._h(), int(Setting(_int(setting, "setting"))), byref(out)))
         return out.value
 
     def set(self, setting: Setting, value: int) -> None:
         """Changes a setting, after the settings hook agreed (passcode_setting_set)."""
-        self._check(_lib.passcode_setting_set(self._h(), int(Setting(setting)), _int(int(value) if isinstance(value, bool) else value, "value")))
+        self._check(_lib.passcode_setting_set(self._h(), int(Setting(_int(setting, "setting"))), _int(int(value) if isinstance(value, bool) else value, "value")))
 
     def set_custom_schedule(self, delays: List[int], max_failures: int = 0) -> None:
         """Installs and selects a custom lockout table (passcode_set_custom_schedule)."""

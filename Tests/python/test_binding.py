@@ -1,0 +1,314 @@
+"""Every feature through Python, bad input from Python, and callbacks that raise."""
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import passcode
+from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep, LockReason,
+                      LogoutReason, Notice, Setting)
+
+from conftest import PC1, PC2, PC3, ROOT
+
+
+def test_set_verify_and_persist(tmp_path, clock):
+    path = str(tmp_path / "p.db")
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        assert not s.is_set
+        s.set_passcode(PC1)
+        assert s.is_set and s.is_enabled and s.length == 6
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        with pytest.raises(passcode.WrongPasscode) as e:
+            s.verify(PC2)
+        assert e.value.status == passcode.Status.ERR_WRONG_PASSCODE
+        assert "incorrect passcode" in str(e.value)
+        assert s.failed_attempts == 1
+        s.verify(PC1.encode())
+        assert s.failed_attempts == 0
+
+
+def test_change_disable_enable_remove(locked_store):
+    s = locked_store
+    with pytest.raises(passcode.WeakPasscode) as e:
+        s.change(PC1, "123456")
+    assert "123456" not in str(e.value)
+    s.change(PC1, PC2)
+    s.disable(PC2)
+    assert s.is_set and not s.is_enabled
+    s.enable()
+    assert s.is_enabled
+    with pytest.raises(passcode.WrongPasscode):
+        s.remove(PC1)
+    s.remove(PC2)
+    assert not s.is_set
+
+
+def test_lockout_carries_seconds_remaining(locked_store, clock):
+    for i in range(5):
+        with pytest.raises(passcode.WrongPasscode):
+            locked_store.verify(f"90000{i}")
+    with pytest.raises(passcode.LockedOut) as e:
+        locked_store.verify(PC1)
+    assert e.value.seconds_remaining == 60
+    clock.advance(60)
+    locked_store.verify(PC1)
+
+
+def test_lock_state_and_lifecycle(locked_store, clock):
+    s = locked_store
+    s.set(Setting.AUTO_LOCK_SECONDS, 60)
+    assert s.report(Event.LAUNCHED) is True
+    assert s.lock_state == (True, LockReason.LAUNCH)
+    s.verify(PC1)
+    s.report(Event.BACKGROUND)
+    clock.advance(61)
+    assert s.report(Event.FOREGROUND) is True
+    assert s.lock_state[1] == LockReason.BACKGROUND
+
+
+def test_biometrics(locked_store):
+    s = locked_store
+    with pytest.raises(passcode.BiometricUnavailable):
+        s.set(Setting.BIOMETRIC_ENABLED, 1)
+    s.set_biometric_availability(True, BiometricKind.TOUCH_ID)
+    assert s.security_label == "Passcode & Touch ID"
+    s.set(Setting.BIOMETRIC_ENABLED, 1)
+    s.report(Event.LAUNCHED)
+    with pytest.raises(passcode.PasscodeRequired) as e:
+        s.biometric_unlock()
+    assert e.value.reason == BiometricRefusal.FIRST_UNLOCK_AFTER_LAUNCH
+    s.verify(PC1)
+    s.report(Event.LOCK_NOW)
+    assert s.biometric_check() == BiometricRefusal.NONE
+    s.biometric_unlock()
+    assert not s.locked
+    assert s.biometric_failed() == 1
+
+
+def test_settings_hook_rolls_back_and_exceptions_become_failures(store):
+    seen = []
+
+    def hook(key, old, new):
+        seen.append((key, old, new))
+        raise RuntimeError("backend offline")
+
+    store.settings_hook(hook)
+    with pytest.raises(passcode.HookFailed) as e:
+        store.set(Setting.AUTO_LOCK_SECONDS, 300)
+    assert "backend offline" in e.value.message
+    assert store.get(Setting.AUTO_LOCK_SECONDS) == 900
+    assert seen == [("auto_lock_seconds", "900", "300")]
+    store.settings_hook(None)
+    store.set(Setting.AUTO_LOCK_SECONDS, 300)
+    assert store.get(Setting.AUTO_LOCK_SECONDS) == 300
+    with pytest.raises(passcode.InvalidSetting):
+        store.set(Setting.AUTO_LOCK_SECONDS, 120)
+
+
+def test_reset_code_flow_and_notices(locked_store, clock):
+    s = locked_store
+    codes, notices = [], []
+    s.on_reset_code(codes.append)
+    s.on_notice(notices.append)
+    s.request_reset_code()
+    assert len(codes) == 1 and len(codes[0]) == 8 and codes[0].isdigit()
+    assert s.reset_pending
+    with pytest.raises(passcode.RateLimited):
+        s.request_reset_code()
+    with s.flow(FlowKind.RESET) as f:
+        f.type(codes[0])
+        assert f.step == FlowStep.ENTER_NEW
+        f.type(PC2)
+        f.type(PC2)
+        assert f.result == FlowResult.SUCCESS
+    assert notices == [Notice.PASSCODE_RESET]
+    s.verify(PC2)
+
+
+def test_delivery_callback_that_raises_fails_the_request_without_leaking_the_code(locked_store):
+    captured = []
+
+    def deliver(code):
+        captured.append(code)
+        raise ValueError(f"cannot send {code}")
+
+    locked_store.on_reset_code(deliver)
+    with pytest.raises(passcode.HookFailed) as e:
+        locked_store.request_reset_code()
+    assert captured and captured[0] not in str(e.value)
+    assert "ValueError" in str(e.value)
+    assert not locked_store.reset_pending
+
+
+def test_void_callbacks_that_raise_never_crash(locked_store):
+    def boom(*_):
+        raise RuntimeError("host bug")
+
+    locked_store.on_logout(boom)
+    locked_store.forgot()
+    assert not locked_store.is_set
+
+
+def test_forgot_passcode_logs_out(locked_store):
+    reasons = []
+    locked_store.on_logout(reasons.append)
+    locked_store.forgot()
+    assert reasons == [LogoutReason.FORGOT_PASSCODE]
+
+
+def test_flows(store):
+    with store.flow(FlowKind.CREATE) as f:
+        assert f.prompt == "Enter a passcode"
+        f.type("38")
+        assert f.dots == (2, 6)
+        f.delete()
+        assert f.dots == (1, 6)
+        f.delete()
+        f.type(PC1)
+        f.type(PC2)
+        assert f.error == "Passcodes don't match. Try again." and f.shakes == 1
+        f.type(PC1)
+        f.type(PC1)
+        assert f.result == FlowResult.SUCCESS
+        with pytest.raises(passcode.InvalidState):
+            f.digit(1)
+    with store.flow(FlowKind.UNLOCK) as f:
+        f.type(PC2)
+        assert f.error == "Incorrect passcode" and f.status == passcode.Status.ERR_WRONG_PASSCODE
+        with pytest.raises(passcode.InvalidArgument):
+            f.digit(12)
+        with pytest.raises(passcode.InvalidArgument):
+            f.type("1a")
+    with pytest.raises(passcode.AlreadySet):
+        store.flow(FlowKind.CREATE)
+
+
+def test_account(store):
+    deleted = []
+    store.on_account_deleted(lambda: deleted.append(True))
+    with pytest.raises(passcode.PasswordTooShort):
+        store.check_password_change("old", "short", "short")
+    with pytest.raises(passcode.PasswordMismatch):
+        store.check_password_change("old", "long enough", "long enougH")
+    with pytest.raises(passcode.PasswordEmpty):
+        store.check_password_change("", "long enough", "long enough")
+    store.check_password_change("old", "ünïcødé!", "ünïcødé!")
+    assert store.get(Setting.LAST_PASSWORD_CHANGE) > 0
+    store.record_session("me", "My Laptop", "Linux", 3000, "Berlin", is_current=True)
+    store.record_session("tab", "Tablet", "Android", 2000)
+    store.record_session("mac", "MacBook Pro", "macOS", 1000, "Leeds")
+    assert [x.id for x in store.sessions()] == ["me", "tab", "mac"]
+    assert store.sessions()[1].location is None
+    with pytest.raises(passcode.SessionIsCurrent):
+        store.sign_out("me")
+    with pytest.raises(passcode.SessionNotFound):
+        store.sign_out("nope")
+
+    def refuse(sid):
+        if sid == "mac":
+            raise ConnectionError("backend down")
+
+    store.session_hook(refuse)
+    with pytest.raises(passcode.HookFailed):
+        store.sign_out_others()
+    assert [x.id for x in store.sessions()] == ["me", "mac"]
+    with pytest.raises(passcode.ConfirmationMismatch):
+        store.delete_account("delete")
+    assert deleted == []
+    store.delete_account("DELETE")
+    assert deleted == [True] and store.sessions() == []
+
+
+@pytest.mark.parametrize("bad", [None, 123456, 3.5, ["3", "8"], object()])
+def test_wrong_types_raise_type_error_and_change_nothing(locked_store, bad):
+    with pytest.raises(TypeError):
+        locked_store.verify(bad)
+    assert locked_store.failed_attempts == 0
+
+
+@pytest.mark.parametrize("bad", ["38649", "3864911", "38a491", "38\x00491", "３８６４９１", "x" * 100_000, b"\xff" * 6, ""])
+def test_malformed_passcodes_are_format_errors_and_not_attempts(locked_store, bad):
+    with pytest.raises((passcode.FormatError, passcode.InvalidArgument)):
+        locked_store.verify(bad)
+    assert locked_store.failed_attempts == 0
+
+
+def test_other_bad_input(store, tmp_path):
+    with pytest.raises(TypeError):
+        store.get("auto_lock_seconds")
+    with pytest.raises(ValueError):
+        store.get(99)
+    with pytest.raises(TypeError):
+        store.set(Setting.AUTO_LOCK_SECONDS, "60")
+    with pytest.raises(TypeError):
+        store.record_session(None, "x", "y", 0)
+    with pytest.raises(TypeError):
+        passcode.Store(42)
+    with pytest.raises(passcode.NotFound):
+        passcode.Store(str(tmp_path / "missing" / "x.db"))
+    with pytest.raises(passcode.IsDirectory):
+        passcode.Store(str(tmp_path))
+    with pytest.raises(passcode.InvalidArgument):
+        passcode.Store(str(tmp_path / "p.db"), pepper=b"short")
+    with pytest.raises(passcode.InvalidArgument):
+        passcode.Store(str(tmp_path / "nul\0.db"))
+    assert not (tmp_path / "p.db").exists()
+    (tmp_path / "text.db").write_text("hello")
+    with pytest.raises(passcode.NotAStore):
+        passcode.Store(str(tmp_path / "text.db"))
+    with pytest.raises(ValueError):
+        store.length = 3
+    store.close()
+    with pytest.raises(passcode.InvalidHandle):
+        store.is_set
+    store.close()
+
+
+def test_pepper(tmp_path, clock):
+    path = str(tmp_path / "pep.db")
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, pepper=bytes(range(32)), clock=clock) as s:
+        s.set_passcode(PC1)
+        s.verify(PC1)
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        with pytest.raises(passcode.WrongPasscode):
+            s.verify(PC1)
+
+
+def test_threads_share_a_store(locked_store):
+    locked_store.set_custom_schedule([0], 0)
+    errors = []
+
+    def worker(n):
+        for i in range(3):
+            try:
+                locked_store.verify(f"7{n:02d}{i:03d}")
+            except passcode.WrongPasscode:
+                pass
+            except Exception as e:
+                errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert locked_store.failed_attempts == 24
+
+
+def test_version_mismatch_is_a_clear_import_error(tmp_path):
+    code = ("import sys; sys.path.insert(0, %r); from passcode import _ffi; _ffi.EXPECTED_VERSION = (9, 0); "
+            "_ffi.load()" % os.path.join(ROOT, "python"))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "does not fit this binding" in r.stderr
+
+
+def test_missing_library_is_a_clear_import_error():
+    env = dict(os.environ, PASSCODE_LIBRARY="/nonexistent/libpasscode.so.0")
+    r = subprocess.run([sys.executable, "-c", "import passcode"], capture_output=True, text=True, env=env,
+                       cwd=os.path.join(ROOT, "python"))
+    assert r.returncode != 0 and "set PASSCODE_LIBRARY" in r.stderr

@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""passcode_demo.py: the terminal front end of examples/c/passcode_demo.c, in Python through the
+binding. Same keys, same commands, same screens (Tests/frontends checks both).
+
+    passcode_demo.py [--store PATH] [--script] [--fake-clock]
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import passcode  # noqa: E402
+from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep,  # noqa: E402
+                      LogoutReason, Notice, Setting)
+
+KIND_NAMES = {FlowKind.UNLOCK: "unlock", FlowKind.CREATE: "create", FlowKind.CHANGE: "change",
+              FlowKind.DISABLE: "disable", FlowKind.RESET: "reset"}
+TIMEOUTS = {0: "immediately", 60: "1 minute", 300: "5 minutes", 900: "15 minutes", 1800: "30 minutes", 3600: "1 hour"}
+
+
+class App:
+    def __init__(self, path, script, fake_clock):
+        self.script = script
+        self.fake = fake_clock
+        self.boot_ms, self.wall_ms = 1_000_000, 1_767_225_600_000
+        self.flow = None
+        self.flow_kind = None
+        self.email = ""
+        self.last_shakes = 0
+        self.notice = ""
+        clock = (lambda: (self.boot_ms, self.wall_ms, 1)) if fake_clock else None
+        self.store = passcode.Store(path, clock=clock)
+        self.store.on_reset_code(self.deliver)
+        self.store.on_logout(self.on_logout)
+        self.store.on_notice(self.on_notice)
+
+    # -- host callbacks -------------------------------------------------------------------------
+    def deliver(self, code):
+        self.email = code
+        print("+------------------ email ------------------+")
+        print("| Your libpasscode reset code: %-12s |" % ("********" if self.script else code))
+        print("+--------------------------------------------+")
+
+    def on_logout(self, reason):
+        why = "forgot passcode" if reason == LogoutReason.FORGOT_PASSCODE else "too many failed attempts"
+        self.notice = f"logged out ({why}); please sign in again"
+
+    def on_notice(self, notice):
+        if notice == Notice.PASSCODE_RESET:
+            self.notice = "your passcode was reset"
+
+    # -- flows ----------------------------------------------------------------------------------
+    def end_flow(self):
+        if self.flow:
+            self.flow.close()
+        self.flow = None
+
+    def start_flow(self, kind):
+        self.end_flow()
+        try:
+            self.flow = self.store.flow(kind)
+        except passcode.PasscodeError as e:
+            print(f"error: {e.message}")
+            return
+        self.flow_kind = kind
+        self.last_shakes = 0
+
+    def ensure_lock_screen(self):
+        if self.store.locked and not self.flow:
+            self.start_flow(FlowKind.UNLOCK)
+
+    def draw(self):
+        s = self.store
+        if not self.script:
+            print("\033[2J\033[H", end="")
+        if self.flow:
+            f = self.flow
+            f.refresh()
+            step, result = f.step, f.result
+            filled, length = f.dots
+            shakes = f.shakes
+            print("screen: %s" % ("lock" if self.flow_kind == FlowKind.UNLOCK else KIND_NAMES[self.flow_kind]))
+            print(f"prompt: {f.prompt}")
+            if step == FlowStep.LOCKED_OUT:
+                left = f.lockout_remaining
+                print("lockout: %d:%02d" % (left // 60, left % 60))
+            elif step != FlowStep.FINISHED:
+                dots = "".join("*" if i < filled else "_" for i in range(min(length, 12)))
+                print(f"dots: {dots}" + ("   <<< shake >>>" if shakes != self.last_shakes else ""))
+            self.last_shakes = shakes
+            if f.error:
+                print(f"error: {f.error}")
+            if self.flow_kind == FlowKind.UNLOCK and step != FlowStep.FINISHED:
+                if s.biometric_check() in (BiometricRefusal.NONE, BiometricRefusal.FIRST_UNLOCK_AFTER_LAUNCH):
+                    print("biometric: [b] %s" % s.security_label[len("Passcode & "):])
+                print("forgot: [f] Forgot Passcode?")
+            if not self.script and step not in (FlowStep.FINISHED, FlowStep.LOCKED_OUT):
+                print("\n    1   2   3\n    4   5   6\n    7   8   9\n        0   <")
+        elif s.locked:
+            print("screen: lock")
+        else:
+            lock = "on" if s.is_enabled else ("off (passcode kept)" if s.is_set else "off")
+            print("screen: home")
+            print("settings: %s | lock %s | biometric %s | auto-lock %s" % (
+                s.security_label, lock, "on" if s.get(Setting.BIOMETRIC_ENABLED) else "off",
+                TIMEOUTS.get(s.get(Setting.AUTO_LOCK_SECONDS), "?")))
+            if not self.script:
+                print("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [t]imeout [i] biometric "
+                      "[h] background [l]ock [q]uit")
+        if self.notice:
+            print(f"notice: {self.notice}")
+            self.notice = ""
+        if self.script:
+            print("--")
+        sys.stdout.flush()
+
+    def settle(self):
+        if self.flow and self.flow.step == FlowStep.FINISHED:
+            result, err = self.flow.result, self.flow.error
+            name = KIND_NAMES[self.flow_kind]
+            what = f"{name}: done" if result == FlowResult.SUCCESS else f"{name}: cancelled" if result == FlowResult.CANCELLED else err
+            self.notice = self.notice + ("; " if self.notice and what else "") + what
+            self.end_flow()
+        self.ensure_lock_screen()
+
+    def event(self, e):
+        self.store.report(e)
+        if not self.store.locked and self.flow and self.flow_kind == FlowKind.UNLOCK:
+            self.end_flow()
+
+    def command(self, cmd, arg=None):
+        s = self.store
+        try:
+            if cmd.isdigit() and cmd.isascii():
+                if not self.flow:
+                    print("error: no passcode entry on screen")
+                    return True
+                for ch in cmd:
+                    try:
+                        self.flow.digit(int(ch))
+                    except passcode.PasscodeError:
+                        break
+            elif cmd == "del":
+                if self.flow:
+                    self.flow.delete()
+            elif cmd == "cancel":
+                if self.flow and self.flow_kind != FlowKind.UNLOCK:
+                    self.flow.cancel()
+            elif cmd == "launch":
+                self.event(Event.LAUNCHED)
+            elif cmd == "background":
+                self.event(Event.BACKGROUND)
+                print("(app in background)")
+            elif cmd == "foreground":
+                self.event(Event.FOREGROUND)
+            elif cmd == "lock":
+                self.event(Event.LOCK_NOW)
+            elif cmd == "wait":
+                n = int(arg or 0)
+                if self.fake:
+                    self.boot_ms += n * 1000
+                    self.wall_ms += n * 1000
+                else:
+                    import time
+                    time.sleep(n)
+            elif cmd == "bio-ok":
+                try:
+                    s.biometric_unlock()
+                    self.end_flow()
+                except passcode.PasscodeRequired as e:
+                    print(f"biometric refused: {e.message}")
+            elif cmd == "bio-fail":
+                s.biometric_failed()
+            elif cmd == "forgot":
+                s.forgot()
+                self.end_flow()
+            elif cmd in ("create", "change", "disable", "reset"):
+                self.start_flow({"create": FlowKind.CREATE, "change": FlowKind.CHANGE,
+                                 "disable": FlowKind.DISABLE, "reset": FlowKind.RESET}[cmd])
+            elif cmd == "enable":
+                s.enable()
+            elif cmd == "reset-request":
+                s.request_reset_code()
+            elif cmd == "code":
+                if self.flow:
+                    for ch in self.email:
+                        self.flow.digit(int(ch))
+            elif cmd == "biometrics":
+                kind = {"faceid": BiometricKind.FACE_ID, "touchid": BiometricKind.TOUCH_ID,
+                        "other": BiometricKind.OTHER}.get(arg or "", BiometricKind.NONE)
+                s.set_biometric_availability(kind != BiometricKind.NONE, kind)
+            elif cmd == "bio":
+                s.set(Setting.BIOMETRIC_ENABLED, 1 if arg == "on" else 0)
+            elif cmd == "timeout":
+                s.set(Setting.AUTO_LOCK_SECONDS, int(arg) if arg else -1)
+            elif cmd == "show":
+                pass
+            elif cmd == "quit":
+                return False
+            else:
+                print(f"error: unknown command '{cmd}'")
+        except passcode.PasscodeError as e:
+            print(f"error: {e.message}")
+        self.settle()
+        self.draw()
+        return True
+
+
+def default_store():
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    folder = os.path.join(state, "passcode")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    return os.path.join(folder, "demo.db")
+
+
+KEYS = {"\x7f": "del", "\x08": "del", "\x1b": "cancel", "b": "bio-ok", "n": "bio-fail", "f": "forgot",
+        "c": "create", "g": "change", "d": "disable", "e": "enable", "l": "lock"}
+
+
+def interactive(app):
+    import termios
+    import tty
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    try:
+        while True:
+            c = sys.stdin.read(1)
+            if not c or c == "q":
+                break
+            if c.isdigit():
+                app.command(c)
+            elif c in KEYS:
+                app.command(KEYS[c])
+            elif c == "r":
+                app.command("reset-request")
+                app.command("reset")
+            elif c == "i":
+                app.command("biometrics", "faceid")
+                app.command("bio", "off" if app.store.get(Setting.BIOMETRIC_ENABLED) else "on")
+            elif c == "t":
+                cycle = [0, 60, 300, 900, 1800, 3600]
+                t = app.store.get(Setting.AUTO_LOCK_SECONDS)
+                app.command("timeout", str(cycle[(cycle.index(t) + 1) % 6] if t in cycle else 0))
+            elif c == "h":
+                app.command("background")
+                print("press any key to come back")
+                sys.stdout.flush()
+                sys.stdin.read(1)
+                app.command("foreground")
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--store")
+    p.add_argument("--script", action="store_true")
+    p.add_argument("--fake-clock", action="store_true")
+    a = p.parse_args()
+    script = a.script or not sys.stdin.isatty()
+    path = a.store or default_store()
+    try:
+        app = App(path, script, a.fake_clock)
+    except passcode.PasscodeError as e:
+        print(f"cannot open {path}: {e.message}", file=sys.stderr)
+        return 1
+    print(f"libpasscode {passcode.version()} demo, store {'(script)' if script else path}")
+    app.command("launch")
+    if script:
+        go = True
+        for line in sys.stdin:
+            toks = line.split()
+            i = 0
+            while go and i < len(toks):
+                tok = toks[i]
+                if tok.startswith("#"):
+                    break
+                arg = None
+                if tok in ("wait", "timeout", "bio", "biometrics") and i + 1 < len(toks):
+                    i += 1
+                    arg = toks[i]
+                print(f"> {tok}{' ' + arg if arg else ''}")
+                go = app.command(tok, arg)
+                i += 1
+            if not go:
+                break
+    else:
+        interactive(app)
+    app.end_flow()
+    app.store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,579 @@
+"""libpasscode for Python: the passcode-lock engine, through ctypes.
+
+    import passcode
+    with passcode.Store("app.db") as store:
+        if not store.is_set:
+            store.set_passcode("386491")
+        try:
+            store.verify("000000")
+        except passcode.WrongPasscode:
+            print("wrong; failures:", store.failed_attempts)
+
+Every call that fails raises a PasscodeError subclass carrying the status and the library's
+message. Passcodes are str or bytes of ASCII digits.
+"""
+import ctypes
+from ctypes import byref, c_char_p, c_int32, c_int64, c_uint64
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Tuple, Union
+
+from . import _ffi
+from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
+                     LockReason, LogoutReason, MaxFailureAction, Notice, Schedule, Setting, Status)
+from ._errors import *  # noqa: F401,F403  (the exception classes are part of the API)
+from ._errors import (InvalidArgument, InvalidHandle, LockedOut, PasscodeError, PasscodeRequired,
+                      error_for)
+
+__all__ = ["Store", "Flow", "Session", "PasscodeError", "version", "Status", "Cost", "Setting",
+           "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
+           "FlowResult", "MaxFailureAction", "Notice", "LogoutReason", "Schedule"]
+
+_lib = _ffi.lib
+
+Digits = Union[str, bytes, bytearray]
+
+
+def version() -> str:
+    """The loaded library's version, e.g. "0.1.0"."""
+    return _lib.passcode_version_string().decode()
+
+
+def _bytes(value, what: str) -> bytearray:
+    """A mutable copy of a secret, so that it can be wiped after the call."""
+    if isinstance(value, str):
+        try:
+            return bytearray(value.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise InvalidArgument(f"{what} is not valid text", Status.ERR_MISUSE) from None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytearray(value)
+    raise TypeError(f"{what} must be str or bytes, not {type(value).__name__}")
+
+
+def _text(value: Optional[str], what: str, allow_none=False) -> Optional[bytes]:
+    if value is None:
+        if allow_none:
+            return None
+        raise TypeError(f"{what} must be a str, not None")
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, not {type(value).__name__}")
+    return value.encode("utf-8")
+
+
+def _wipe(buf: bytearray) -> None:
+    for i in range(len(buf)):
+        buf[i] = 0
+
+
+def _call_with_secrets(fn, handle, *secrets_and_args):
+    """Calls fn(handle, ...) where each bytearray argument is passed as (pointer, length) and wiped after."""
+    args, buffers = [], []
+    for a in secrets_and_args:
+        if isinstance(a, bytearray):
+            raw = (ctypes.c_char * max(len(a), 1)).from_buffer(a) if a else None
+            buffers.append((a, raw))
+            args += [ctypes.cast(raw, c_char_p) if raw is not None else c_char_p(b""), len(a)]
+        else:
+            args.append(a)
+    try:
+        return fn(handle, *args)
+    finally:
+        for a, raw in buffers:
+            del raw
+            _wipe(a)
+
+
+def _int(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    return value
+
+
+def _hook_message(exc: BaseException) -> bytes:
+    # The exception's own text might carry a secret (a code), so only its type is passed on.
+    return f"the Python callback raised {type(exc).__name__}".encode()
+
+
+def _write_message(buffer, size, text: bytes) -> None:
+    if buffer and size:
+        data = text[: size - 1] + b"\0"
+        ctypes.memmove(buffer, data, len(data))
+
+
+@dataclass(frozen=True)
+class Session:
+    """A device session (seed 004)."""
+    id: str
+    device_name: str
+    platform: str
+    last_active_ms: int
+    location: Optional[str]
+    is_current: bool
+
+
+class Store:
+    """A libpasscode store (one SQLite file), usable as a context manager.
+
+    Several processes and threads may use one store. Callbacks are called on the thread of the
+    call that triggers them; an exception inside one is reported as that hook's failure.
+    """
+
+    def __init__(self, path: str, *, cost: Optional[Cost] = None, ops_limit: Optional[int] = None,
+                 mem_limit: Optional[int] = None, pepper: Optional[bytes] = None, allow_weak: bool = False,
+                 clock: Optional[Callable[[], Tuple[int, int, int]]] = None,
+                 busy_timeout_ms: Optional[int] = None):
+        """Opens (or creates, mode 0600) the store at `path`.
+
+        cost: an Argon2id preset; ops_limit and mem_limit: explicit values instead.
+        pepper: 32 secret bytes kept outside the store. clock: a callable returning
+        (boot_ms, wall_ms, boot_id) for hosts with their own time source, and tests.
+        """
+        self._handle = None
+        self._callbacks = {}
+        if not isinstance(path, (str, bytes)):
+            raise TypeError(f"path must be str or bytes, not {type(path).__name__}")
+        opts = _ffi.OPTIONS()
+        self._check_plain(_lib.passcode_options_new(byref(opts)))
+        try:
+            if cost is not None:
+                self._check_plain(_lib.passcode_options_set_cost(opts, int(Cost(cost))))
+            if ops_limit is not None or mem_limit is not None:
+                if ops_limit is None or mem_limit is None:
+                    raise TypeError("ops_limit and mem_limit go together")
+                self._check_plain(_lib.passcode_options_set_cost_explicit(opts, _int(ops_limit, "ops_limit"), _int(mem_limit, "mem_limit")))
+            if pepper is not None:
+                if not isinstance(pepper, (bytes, bytearray)):
+                    raise TypeError("pepper must be bytes")
+                buf = (ctypes.c_uint8 * max(len(pepper), 1)).from_buffer_copy(bytes(pepper) or b"\0")
+                try:
+                    self._check_plain(_lib.passcode_options_set_pepper(opts, buf, len(pepper)))
+                finally:
+                    ctypes.memset(buf, 0, ctypes.sizeof(buf))
+            self._check_plain(_lib.passcode_options_set_allow_weak(opts, 1 if allow_weak else 0))
+            if busy_timeout_ms is not None:
+                self._check_plain(_lib.passcode_options_set_busy_timeout(opts, _int(busy_timeout_ms, "busy_timeout_ms")))
+            if clock is not None:
+                self._callbacks["clock"] = self._make_clock(clock)
+                self._check_plain(_lib.passcode_options_set_clock(opts, self._callbacks["clock"], None))
+            handle = _ffi.STORE()
+            raw_path = path.encode() if isinstance(path, str) else path
+            if b"\0" in raw_path:
+                raise InvalidArgument("the path contains a NUL byte", Status.ERR_MISUSE)
+            rc = _lib.passcode_open(raw_path, opts, byref(handle))
+            if rc != Status.OK:
+                raise error_for(rc, _lib.passcode_errmsg(None).decode())
+            self._handle = handle
+        finally:
+            _lib.passcode_options_free(opts)
+
+    @staticmethod
+    def _make_clock(clock):
+        def cb(_payload, boot, wall, boot_id):
+            try:
+                b, w, i = clock()
+                boot[0], wall[0], boot_id[0] = int(b), int(w), int(i) & 0xFFFFFFFFFFFFFFFF
+            except BaseException:  # a clock that fails reads as "a new boot": never a shorter lockout
+                boot[0], wall[0], boot_id[0] = 0, 0, 0xFFFFFFFFFFFFFFFF
+        return _ffi.CLOCK_CB(cb)
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _check_plain(rc):
+        if rc != Status.OK:
+            raise error_for(rc, _lib.passcode_strerror(rc).decode())
+
+    def _h(self):
+        if self._handle is None:
+            raise InvalidHandle("the store is closed", Status.ERR_INVALID_HANDLE)
+        return self._handle
+
+    def _check(self, rc, **extra):
+        if rc != Status.OK:
+            raise error_for(rc, (_lib.passcode_errmsg(self._handle) or b"").decode(), **extra)
+
+    def _out_int(self, fn, ctype=c_int32):
+        out = ctype()
+        self._check(fn(self._h(), byref(out)))
+        return out.value
+
+    def close(self) -> None:
+        """Closes the store; further calls raise InvalidHandle. Safe to call twice."""
+        if self._handle is not None:
+            _lib.passcode_close(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # -- the passcode -------------------------------------------------------------------------
+
+    def set_passcode(self, digits: Digits) -> None:
+        """Sets the first passcode and turns the lock on (passcode_set)."""
+        self._check(_call_with_secrets(_lib.passcode_set, self._h(), _bytes(digits, "the passcode")))
+
+    def verify(self, digits: Digits) -> None:
+        """Checks the passcode; raises WrongPasscode, LockedOut (with seconds_remaining),
+        ResetRequired, LoggedOut, NoPasscode or FormatError (passcode_verify)."""
+        rc = _call_with_secrets(_lib.passcode_verify, self._h(), _bytes(digits, "the passcode"))
+        if rc == Status.ERR_LOCKED_OUT:
+            self._check(rc, seconds_remaining=self.lockout_remaining)
+        self._check(rc)
+
+    def change(self, current: Digits, new: Digits) -> None:
+        """Replaces the passcode after checking the current one (passcode_change)."""
+        self._check(_call_with_secrets(_lib.passcode_change, self._h(), _bytes(current, "the current passcode"),
+                                       _bytes(new, "the new passcode")))
+
+    def disable(self, current: Digits) -> None:
+        """Turns the lock off, keeping the passcode (passcode_disable)."""
+        self._check(_call_with_secrets(_lib.passcode_disable, self._h(), _bytes(current, "the passcode")))
+
+    def enable(self) -> None:
+        """Turns the lock on again with the stored passcode (passcode_enable)."""
+        self._check(_lib.passcode_enable(self._h()))
+
+    def remove(self, current: Digits) -> None:
+        """Removes the passcode after checking it (passcode_remove)."""
+        self._check(_call_with_secrets(_lib.passcode_remove, self._h(), _bytes(current, "the passcode")))
+
+    @property
+    def is_set(self) -> bool:
+        return bool(self._out_int(_lib.passcode_is_set))
+
+    @property
+    def is_enabled(self) -> bool:
+        return bool(self._out_int(_lib.passcode_is_enabled))
+
+    @property
+    def length(self) -> int:
+        """Digits of the passcode (4-12); settable only while none is set."""
+        return self._out_int(_lib.passcode_length)
+
+    @length.setter
+    def length(self, n: int) -> None:
+        self._check(_lib.passcode_set_length(self._h(), _int(n, "length")))
+
+    @property
+    def failed_attempts(self) -> int:
+        return self._out_int(_lib.passcode_failed_attempts)
+
+    @property
+    def lockout_remaining(self) -> int:
+        """Seconds until the next attempt is allowed; 0 when not locked out."""
+        return self._out_int(_lib.passcode_lockout_remaining, c_int64)
+
+    @property
+    def reset_required(self) -> bool:
+        return bool(self._out_int(_lib.passcode_is_reset_required))
+
+    # -- settings -----------------------------------------------------------------------------
+
+    def get(self, setting: Setting) -> int:
+        """A setting's value (passcode_setting_get)."""
+        out = c_int64()
+        self._check(_lib.passcode_setting_get(self._h(), int(Setting(_int(setting, "setting"))), byref(out)))
+        return out.value
+
+    def set(self, setting: Setting, value: int) -> None:
+        """Changes a setting, after the settings hook agreed (passcode_setting_set)."""
+        self._check(_lib.passcode_setting_set(self._h(), int(Setting(_int(setting, "setting"))), _int(int(value) if isinstance(value, bool) else value, "value")))
+
+    def set_custom_schedule(self, delays: List[int], max_failures: int = 0) -> None:
+        """Installs and selects a custom lockout table (passcode_set_custom_schedule)."""
+        arr = (ctypes.c_uint32 * max(len(delays), 1))(*[_int(d, "delay") for d in delays])
+        self._check(_lib.passcode_set_custom_schedule(self._h(), arr, len(delays), _int(max_failures, "max_failures")))
+
+    # -- lock state and biometrics --------------------------------------------------------------
+
+    def report(self, event: Event) -> bool:
+        """Reports an app event; returns whether the app is locked after it."""
+        locked = c_int32()
+        self._check(_lib.passcode_event_report(self._h(), int(Event(event)), byref(locked)))
+        return bool(locked.value)
+
+    @property
+    def lock_state(self) -> Tuple[bool, LockReason]:
+        locked, reason = c_int32(), c_int32()
+        self._check(_lib.passcode_lock_state(self._h(), byref(locked), byref(reason)))
+        return bool(locked.value), LockReason(reason.value)
+
+    @property
+    def locked(self) -> bool:
+        return self.lock_state[0]
+
+    def set_biometric_availability(self, available: bool, kind: BiometricKind = BiometricKind.NONE) -> None:
+        self._check(_lib.passcode_biometric_set_available(self._h(), 1 if available else 0, int(BiometricKind(kind))))
+
+    @property
+    def security_label(self) -> str:
+        """ "Passcode & Face ID", "Passcode & Touch ID" or "Passcode & Biometric"."""
+        out = c_char_p()
+        self._check(_lib.passcode_security_label(self._h(), byref(out)))
+        return out.value.decode()
+
+    def biometric_check(self) -> BiometricRefusal:
+        """Whether biometrics may unlock now (NONE), else why not."""
+        return BiometricRefusal(self._out_int(_lib.passcode_biometric_check))
+
+    def biometric_unlock(self) -> None:
+        """Reports a biometric success; raises PasscodeRequired (with .reason) when policy refuses."""
+        refusal = c_int32()
+        rc = _lib.passcode_biometric_unlock(self._h(), byref(refusal))
+        self._check(rc, **({"reason": BiometricRefusal(refusal.value)} if rc == Status.ERR_PASSCODE_REQUIRED else {}))
+
+    def biometric_failed(self) -> int:
+        """Reports a failed biometric match; returns the count since the last unlock."""
+        return self._out_int(_lib.passcode_biometric_failed)
+
+    # -- flows, reset, forgot -------------------------------------------------------------------
+
+    def flow(self, kind: FlowKind) -> "Flow":
+        """Starts an entry flow (passcode_flow_new)."""
+        return Flow(self, FlowKind(kind))
+
+    def request_reset_code(self) -> None:
+        """Makes a reset code and hands it to the on_reset_code callback (passcode_reset_request)."""
+        self._check(_lib.passcode_reset_request(self._h()))
+
+    def check_reset_code(self, code: Digits) -> None:
+        self._check(_call_with_secrets(_lib.passcode_reset_check, self._h(), _bytes(code, "the reset code")))
+
+    def complete_reset(self, code: Digits, new_passcode: Digits) -> None:
+        self._check(_call_with_secrets(_lib.passcode_reset_complete, self._h(), _bytes(code, "the reset code"),
+                                       _bytes(new_passcode, "the new passcode")))
+
+    @property
+    def reset_pending(self) -> bool:
+        return bool(self._out_int(_lib.passcode_reset_pending))
+
+    def forgot(self) -> None:
+        """ "Forgot passcode": removes it, clears lock state, calls on_logout (passcode_forgot)."""
+        self._check(_lib.passcode_forgot(self._h()))
+
+    # -- account --------------------------------------------------------------------------------
+
+    def check_password_change(self, current: str, new: str, confirmation: str) -> None:
+        """Checks an account-password change; records its time on success."""
+        for v, w in ((current, "current"), (new, "new"), (confirmation, "confirmation")):
+            if not isinstance(v, (str, bytes, bytearray)):
+                raise TypeError(f"the {w} password must be str or bytes, not {type(v).__name__}")
+        self._check(_call_with_secrets(_lib.passcode_password_change_check, self._h(), _bytes(current, "the current password"),
+                                       _bytes(new, "the new password"), _bytes(confirmation, "the confirmation")))
+
+    def record_session(self, id: str, device_name: str, platform: str, last_active_ms: int,
+                       location: Optional[str] = None, is_current: bool = False) -> None:
+        self._check(_lib.passcode_session_record(self._h(), _text(id, "id"), _text(device_name, "device_name"),
+                                                 _text(platform, "platform"), _int(last_active_ms, "last_active_ms"),
+                                                 _text(location, "location", allow_none=True), 1 if is_current else 0))
+
+    def sessions(self) -> List[Session]:
+        """Every session, this device first."""
+        lst = _ffi.SESSION_LIST()
+        self._check(_lib.passcode_session_list_new(self._h(), byref(lst)))
+        try:
+            out = []
+            for i in range(_lib.passcode_session_list_count(lst)):
+                sid, name, plat, loc = c_char_p(), c_char_p(), c_char_p(), c_char_p()
+                active, current = c_int64(), c_int32()
+                self._check(_lib.passcode_session_list_get(lst, i, byref(sid), byref(name), byref(plat), byref(active),
+                                                           byref(loc), byref(current)))
+                out.append(Session(sid.value.decode(), name.value.decode(), plat.value.decode(), active.value,
+                                   loc.value.decode() if loc.value is not None else None, bool(current.value)))
+            return out
+        finally:
+            _lib.passcode_session_list_free(lst)
+
+    def sign_out(self, session_id: str) -> None:
+        self._check(_lib.passcode_session_sign_out(self._h(), _text(session_id, "session_id")))
+
+    def sign_out_others(self) -> int:
+        """Signs out every other session; returns how many."""
+        return self._out_int(_lib.passcode_session_sign_out_others)
+
+    def delete_account(self, confirmation: str) -> None:
+        """Wipes the store; only with the exact text "DELETE"."""
+        self._check(_lib.passcode_delete_account(self._h(), _text(confirmation, "confirmation")))
+
+    # -- callbacks ------------------------------------------------------------------------------
+
+    def _register(self, name, setter, cbtype, wrapper):
+        if wrapper is None:
+            self._check(setter(self._h(), ctypes.cast(None, cbtype), None))
+            self._callbacks.pop(name, None)
+            return
+        cb = cbtype(wrapper)
+        self._check(setter(self._h(), cb, None))
+        self._callbacks[name] = cb  # kept alive as long as the library may call it
+
+    def on_logout(self, fn: Optional[Callable[[LogoutReason], None]]) -> None:
+        """fn(reason) after the library removed the passcode and the user must log in again."""
+        def w(_p, reason):
+            try:
+                fn(LogoutReason(reason))
+            except BaseException:
+                pass
+        self._register("logout", _lib.passcode_set_logout_callback, _ffi.INT_CB, w if fn else None)
+
+    def on_notice(self, fn: Optional[Callable[[Notice], None]]) -> None:
+        """fn(notice), e.g. Notice.PASSCODE_RESET, to tell the user."""
+        def w(_p, notice):
+            try:
+                fn(Notice(notice))
+            except BaseException:
+                pass
+        self._register("notice", _lib.passcode_set_notice_callback, _ffi.INT_CB, w if fn else None)
+
+    def on_reset_code(self, fn: Optional[Callable[[str], None]]) -> None:
+        """fn(code) delivers a reset code (sends the email). Raising means delivery failed: the
+        code is discarded and request_reset_code raises HookFailed."""
+        def w(_p, code, length, message, size):
+            try:
+                fn(ctypes.string_at(code, length).decode())
+                return 0
+            except BaseException as e:
+                _write_message(message, size, _hook_message(e))
+                return 1
+        self._register("reset", _lib.passcode_set_reset_delivery_callback, _ffi.DELIVERY_CB, w if fn else None)
+
+    def settings_hook(self, fn: Optional[Callable[[str, str, str], None]]) -> None:
+        """fn(key, old, new) before a setting change is committed; raise to refuse it (the
+        exception's message becomes the error's)."""
+        def w(_p, key, old, new, message, size):
+            try:
+                fn(key.decode(), old.decode(), new.decode())
+                return 0
+            except BaseException as e:
+                _write_message(message, size, (str(e) or type(e).__name__).encode())
+                return 1
+        self._register("settings", _lib.passcode_set_settings_hook, _ffi.SETTINGS_CB, w if fn else None)
+
+    def session_hook(self, fn: Optional[Callable[[str], None]]) -> None:
+        """fn(session_id) before a session is signed out; raise to keep it."""
+        def w(_p, sid, message, size):
+            try:
+                fn(sid.decode())
+                return 0
+            except BaseException as e:
+                _write_message(message, size, (str(e) or type(e).__name__).encode())
+                return 1
+        self._register("session", _lib.passcode_set_session_hook, _ffi.SESSION_CB, w if fn else None)
+
+    def on_account_deleted(self, fn: Optional[Callable[[], None]]) -> None:
+        def w(_p):
+            try:
+                fn()
+            except BaseException:
+                pass
+        self._register("deleted", _lib.passcode_set_account_deleted_callback, _ffi.VOID_CB, w if fn else None)
+
+
+class Flow:
+    """An entry flow: feed it key presses, draw what it reports. Usable as a context manager."""
+
+    def __init__(self, store: Store, kind: FlowKind):
+        self.store = store
+        self.kind = kind
+        self._handle = _ffi.FLOW()
+        store._check(_lib.passcode_flow_new(store._h(), int(kind), byref(self._handle)))
+
+    def _h(self):
+        if self._handle is None:
+            raise InvalidHandle("the flow is closed", Status.ERR_INVALID_HANDLE)
+        return self._handle
+
+    def close(self) -> None:
+        if self._handle is not None:
+            _lib.passcode_flow_free(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def digit(self, d: int) -> None:
+        """Adds one digit (0-9); the entry submits itself at full length."""
+        self.store._check(_lib.passcode_flow_digit(self._h(), _int(d, "digit")))
+
+    def type(self, digits: str) -> None:
+        """Adds several digits."""
+        for ch in digits:
+            if not ch.isdigit() or not ch.isascii():
+                raise InvalidArgument("only the digits 0-9 can be typed", Status.ERR_MISUSE)
+            self.digit(int(ch))
+
+    def delete(self) -> None:
+        self.store._check(_lib.passcode_flow_delete(self._h()))
+
+    def cancel(self) -> None:
+        self.store._check(_lib.passcode_flow_cancel(self._h()))
+
+    def refresh(self) -> None:
+        self.store._check(_lib.passcode_flow_refresh(self._h()))
+
+    @property
+    def step(self) -> FlowStep:
+        step = c_int32()
+        self.store._check(_lib.passcode_flow_state(self._h(), byref(step), None))
+        return FlowStep(step.value)
+
+    @property
+    def result(self) -> FlowResult:
+        step, result = c_int32(), c_int32()
+        self.store._check(_lib.passcode_flow_state(self._h(), byref(step), byref(result)))
+        return FlowResult(result.value)
+
+    @property
+    def dots(self) -> Tuple[int, int]:
+        """(filled, length)"""
+        filled, length = c_int32(), c_int32()
+        self.store._check(_lib.passcode_flow_dots(self._h(), byref(filled), byref(length)))
+        return filled.value, length.value
+
+    @property
+    def prompt(self) -> str:
+        out = c_char_p()
+        self.store._check(_lib.passcode_flow_prompt(self._h(), byref(out)))
+        return out.value.decode()
+
+    @property
+    def error(self) -> str:
+        out = c_char_p()
+        self.store._check(_lib.passcode_flow_error(self._h(), byref(out), None))
+        return out.value.decode()
+
+    @property
+    def status(self) -> Status:
+        """The status of the last submitted entry."""
+        out, st = c_char_p(), c_int32()
+        self.store._check(_lib.passcode_flow_error(self._h(), byref(out), byref(st)))
+        return Status(st.value)
+
+    @property
+    def shakes(self) -> int:
+        out = c_int32()
+        self.store._check(_lib.passcode_flow_shakes(self._h(), byref(out)))
+        return out.value
+
+    @property
+    def lockout_remaining(self) -> int:
+        out = c_int64()
+        self.store._check(_lib.passcode_flow_lockout_remaining(self._h(), byref(out)))
+        return out.value

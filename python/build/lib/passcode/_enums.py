@@ -1,0 +1,174 @@
+"""The header's enums, as Python enums. Tests/python/test_ffi_table.py checks every value
+against include/passcode.h."""
+from enum import IntEnum
+
+
+class Status(IntEnum):
+    OK = 0
+    ERR_MISUSE = 1
+    ERR_INVALID_HANDLE = 2
+    ERR_FORMAT = 3
+    ERR_WRONG_PASSCODE = 4
+    ERR_WEAK_PASSCODE = 5
+    ERR_NO_PASSCODE = 6
+    ERR_ALREADY_SET = 7
+    ERR_LOCKED_OUT = 8
+    ERR_RESET_REQUIRED = 9
+    ERR_NOT_FOUND = 10
+    ERR_IS_DIRECTORY = 11
+    ERR_READ_ONLY = 12
+    ERR_NOT_A_STORE = 13
+    ERR_NEWER_SCHEMA = 14
+    ERR_CORRUPT = 15
+    ERR_FULL = 16
+    ERR_BUSY = 17
+    ERR_IO = 18
+    ERR_NO_MEM = 19
+    ERR_PERMISSION = 20
+    ERR_INVALID_SETTING = 21
+    ERR_STATE = 22
+    ERR_HOOK_FAILED = 23
+    ERR_BIOMETRIC_UNAVAILABLE = 24
+    ERR_PASSCODE_REQUIRED = 25
+    ERR_LOGGED_OUT = 26
+    ERR_BUFFER_TOO_SMALL = 27
+    ERR_INTERNAL = 28
+    ERR_RATE_LIMITED = 29
+    ERR_NO_RESET_CODE = 30
+    ERR_WRONG_RESET_CODE = 31
+    ERR_RESET_CODE_EXPIRED = 32
+    ERR_RESET_CODE_REPLACED = 33
+    ERR_PASSWORD_EMPTY = 34
+    ERR_PASSWORD_TOO_SHORT = 35
+    ERR_PASSWORD_TOO_LONG = 36
+    ERR_PASSWORD_MISMATCH = 37
+    ERR_SESSION_NOT_FOUND = 38
+    ERR_SESSION_IS_CURRENT = 39
+    ERR_CONFIRMATION_MISMATCH = 40
+
+
+class Cost(IntEnum):
+    INTERACTIVE = 0
+    MODERATE = 1
+    SENSITIVE = 2
+
+
+class MaxFailureAction(IntEnum):
+    REQUIRE_RESET = 0
+    FORCED_LOGOUT = 1
+    NONE = 2
+
+
+class BiometricRefusal(IntEnum):
+    NONE = 0
+    FIRST_UNLOCK_AFTER_LAUNCH = 1
+    PASSCODE_NOT_USED_FOR_48_HOURS = 2
+    TOO_MANY_BIOMETRIC_FAILURES = 3
+    LOCKED_OUT = 4
+    LOCK_DISABLED = 5
+    BIOMETRIC_NOT_ENABLED = 6
+    BIOMETRIC_UNAVAILABLE = 7
+    NO_PASSCODE = 8
+    RESET_REQUIRED = 9
+    DEVICE_RESTARTED = 10
+
+
+class Setting(IntEnum):
+    LOCK_ENABLED = 0
+    AUTO_LOCK_SECONDS = 1
+    LOCK_AT_LAUNCH = 2
+    LOCKOUT_SCHEDULE = 3
+    MAX_FAILURE_ACTION = 4
+    BIOMETRIC_ENABLED = 5
+    REQUIRE_BIOMETRIC_ON_LAUNCH = 6
+    TWO_FACTOR_ENABLED = 7
+    LAST_PASSWORD_CHANGE = 8
+    PASSCODE_LENGTH = 9
+    RESET_CODE_LENGTH = 10
+    RESET_CODE_LIFETIME_SECONDS = 11
+    RESET_REQUEST_INTERVAL_SECONDS = 12
+    RESET_REQUESTS_PER_DAY = 13
+
+
+class Event(IntEnum):
+    LAUNCHED = 0
+    BACKGROUND = 1
+    FOREGROUND = 2
+    LOCK_NOW = 3
+
+
+class LockReason(IntEnum):
+    NONE = 0
+    LAUNCH = 1
+    BACKGROUND = 2
+    REQUESTED = 3
+    RESTART = 4
+
+
+class BiometricKind(IntEnum):
+    NONE = 0
+    FACE_ID = 1
+    TOUCH_ID = 2
+    OTHER = 3
+
+
+class FlowKind(IntEnum):
+    UNLOCK = 0
+    CREATE = 1
+    CHANGE = 2
+    DISABLE = 3
+    RESET = 4
+
+
+class FlowStep(IntEnum):
+    ENTER_PASSCODE = 0
+    ENTER_CURRENT = 1
+    ENTER_NEW = 2
+    CONFIRM_NEW = 3
+    ENTER_CODE = 4
+    LOCKED_OUT = 5
+    FINISHED = 6
+
+
+class FlowResult(IntEnum):
+    IN_PROGRESS = 0
+    SUCCESS = 1
+    CANCELLED = 2
+    LOCKED_OUT = 3
+    NEEDS_RESET = 4
+    LOGGED_OUT = 5
+    FAILED = 6
+
+
+class Notice(IntEnum):
+    PASSCODE_RESET = 1
+
+
+class LogoutReason(IntEnum):
+    MAX_FAILURES = 1
+    FORGOT_PASSCODE = 2
+
+
+class Schedule(IntEnum):
+    """Values of Setting.LOCKOUT_SCHEDULE."""
+    APPLE = 0
+    ANDROID = 1
+    CUSTOM = 2
+
+
+#: C enum name -> (Python enum, prefix of its constants in passcode.h)
+HEADER_ENUMS = {
+    "passcode_status": (Status, "PASSCODE_"),
+    "passcode_cost": (Cost, "PASSCODE_COST_"),
+    "passcode_max_failure_action": (MaxFailureAction, "PASSCODE_MAX_FAILURE_ACTION_"),
+    "passcode_biometric_refusal": (BiometricRefusal, "PASSCODE_BIOMETRIC_REFUSAL_"),
+    "passcode_setting": (Setting, "PASSCODE_SETTING_"),
+    "passcode_event": (Event, "PASSCODE_EVENT_"),
+    "passcode_lock_reason": (LockReason, "PASSCODE_LOCK_REASON_"),
+    "passcode_biometric_kind": (BiometricKind, "PASSCODE_BIOMETRIC_KIND_"),
+    "passcode_flow_kind": (FlowKind, "PASSCODE_FLOW_KIND_"),
+    "passcode_flow_step": (FlowStep, "PASSCODE_FLOW_STEP_"),
+    "passcode_flow_result": (FlowResult, "PASSCODE_FLOW_RESULT_"),
+    "passcode_notice": (Notice, "PASSCODE_NOTICE_"),
+    "passcode_logout_reason": (LogoutReason, "PASSCODE_LOGOUT_REASON_"),
+}

@@ -1,0 +1,204 @@
+"""Exceptions: one class per status, all under PasscodeError. Messages come from the library
+and never contain a passcode or a code."""
+from ._enums import Status
+
+
+class PasscodeError(Exception):
+    """A libpasscode call failed. `status` is the Status, `message` the library's text."""
+
+    status = Status.ERR_INTERNAL
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = Status(status)
+
+    def __str__(self):
+        return f"{self.message} [{self.status.name}]"
+
+
+class InvalidArgument(PasscodeError, ValueError):
+    status = Status.ERR_MISUSE
+
+
+class InvalidHandle(PasscodeError):
+    status = Status.ERR_INVALID_HANDLE
+
+
+class FormatError(PasscodeError, ValueError):
+    status = Status.ERR_FORMAT
+
+
+class WrongPasscode(PasscodeError):
+    status = Status.ERR_WRONG_PASSCODE
+
+
+class WeakPasscode(PasscodeError, ValueError):
+    status = Status.ERR_WEAK_PASSCODE
+
+
+class NoPasscode(PasscodeError):
+    status = Status.ERR_NO_PASSCODE
+
+
+class AlreadySet(PasscodeError):
+    status = Status.ERR_ALREADY_SET
+
+
+class LockedOut(PasscodeError):
+    """Failed attempts locked the passcode out; `seconds_remaining` says for how long."""
+    status = Status.ERR_LOCKED_OUT
+
+    def __init__(self, message, status=None, seconds_remaining=0):
+        super().__init__(message, status)
+        self.seconds_remaining = seconds_remaining
+
+
+class ResetRequired(PasscodeError):
+    status = Status.ERR_RESET_REQUIRED
+
+
+class StoreError(PasscodeError, OSError):
+    """The store file could not be opened, read or written."""
+
+
+class NotFound(StoreError):
+    status = Status.ERR_NOT_FOUND
+
+
+class IsDirectory(StoreError):
+    status = Status.ERR_IS_DIRECTORY
+
+
+class ReadOnly(StoreError):
+    status = Status.ERR_READ_ONLY
+
+
+class NotAStore(StoreError):
+    status = Status.ERR_NOT_A_STORE
+
+
+class NewerSchema(StoreError):
+    status = Status.ERR_NEWER_SCHEMA
+
+
+class Corrupt(StoreError):
+    status = Status.ERR_CORRUPT
+
+
+class DiskFull(StoreError):
+    status = Status.ERR_FULL
+
+
+class Busy(StoreError):
+    status = Status.ERR_BUSY
+
+
+class StoreIOError(StoreError):
+    status = Status.ERR_IO
+
+
+class PermissionDenied(StoreError):
+    status = Status.ERR_PERMISSION
+
+
+class InvalidSetting(PasscodeError, ValueError):
+    status = Status.ERR_INVALID_SETTING
+
+
+class InvalidState(PasscodeError):
+    status = Status.ERR_STATE
+
+
+class HookFailed(PasscodeError):
+    """A host hook refused; the change was rolled back. The message is the hook's."""
+    status = Status.ERR_HOOK_FAILED
+
+
+class BiometricUnavailable(PasscodeError):
+    status = Status.ERR_BIOMETRIC_UNAVAILABLE
+
+
+class PasscodeRequired(PasscodeError):
+    """Biometrics may not unlock now; `reason` is a BiometricRefusal."""
+    status = Status.ERR_PASSCODE_REQUIRED
+
+    def __init__(self, message, status=None, reason=None):
+        super().__init__(message, status)
+        self.reason = reason
+
+
+class LoggedOut(PasscodeError):
+    status = Status.ERR_LOGGED_OUT
+
+
+class RateLimited(PasscodeError):
+    status = Status.ERR_RATE_LIMITED
+
+
+class NoResetCode(PasscodeError):
+    status = Status.ERR_NO_RESET_CODE
+
+
+class WrongResetCode(PasscodeError):
+    status = Status.ERR_WRONG_RESET_CODE
+
+
+class ResetCodeExpired(PasscodeError):
+    status = Status.ERR_RESET_CODE_EXPIRED
+
+
+class ResetCodeReplaced(PasscodeError):
+    status = Status.ERR_RESET_CODE_REPLACED
+
+
+class PasswordError(PasscodeError, ValueError):
+    """A change-password check failed."""
+
+
+class PasswordEmpty(PasswordError):
+    status = Status.ERR_PASSWORD_EMPTY
+
+
+class PasswordTooShort(PasswordError):
+    status = Status.ERR_PASSWORD_TOO_SHORT
+
+
+class PasswordTooLong(PasswordError):
+    status = Status.ERR_PASSWORD_TOO_LONG
+
+
+class PasswordMismatch(PasswordError):
+    status = Status.ERR_PASSWORD_MISMATCH
+
+
+class SessionNotFound(PasscodeError, KeyError):
+    status = Status.ERR_SESSION_NOT_FOUND
+
+    def __str__(self):
+        return PasscodeError.__str__(self)
+
+
+class SessionIsCurrent(PasscodeError):
+    status = Status.ERR_SESSION_IS_CURRENT
+
+
+class ConfirmationMismatch(PasscodeError, ValueError):
+    status = Status.ERR_CONFIRMATION_MISMATCH
+
+
+_BY_STATUS = {}
+for _cls in list(globals().values()):
+    if isinstance(_cls, type) and issubclass(_cls, PasscodeError) and "status" in _cls.__dict__:
+        _BY_STATUS[_cls.status] = _cls
+
+
+def error_for(status, message, **extra):
+    """The exception for a non-zero status."""
+    try:
+        st = Status(status)
+    except ValueError:
+        return PasscodeError(message or f"unknown status {status}", Status.ERR_INTERNAL)
+    cls = _BY_STATUS.get(st, PasscodeError)
+    return cls(message, st, **extra)

@@ -1,0 +1,164 @@
+"""The C functions of libpasscode, each declared once with argtypes and restype.
+
+Modelled on python-libarchive-c's ffi.py: the library is found from $PASSCODE_LIBRARY, else
+the installed one (ctypes.util.find_library), else the build folder of a source checkout.
+Tests/python/test_ffi_table.py checks FUNCTIONS against include/passcode.h, so the two cannot
+drift apart.
+"""
+import ctypes
+import ctypes.util
+import os
+from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_int32, c_int64, c_size_t, c_uint8,
+                    c_uint32, c_uint64, c_void_p)
+
+#: The library version this binding was written for: (major, minor). A library with another
+#: major version, or an older minor one, is refused at import.
+EXPECTED_VERSION = (0, 1)
+
+
+class _Opaque(ctypes.Structure):
+    pass
+
+
+class store_t(_Opaque):
+    """struct passcode_store"""
+
+
+class options_t(_Opaque):
+    """struct passcode_options"""
+
+
+class flow_t(_Opaque):
+    """struct passcode_flow"""
+
+
+class session_list_t(_Opaque):
+    """struct passcode_session_list"""
+
+
+STORE = POINTER(store_t)
+OPTIONS = POINTER(options_t)
+FLOW = POINTER(flow_t)
+SESSION_LIST = POINTER(session_list_t)
+i32p = POINTER(c_int32)
+i64p = POINTER(c_int64)
+strp = POINTER(c_char_p)
+
+CLOCK_CB = CFUNCTYPE(None, c_void_p, i64p, i64p, POINTER(c_uint64))
+VOID_CB = CFUNCTYPE(None, c_void_p)
+INT_CB = CFUNCTYPE(None, c_void_p, c_int32)
+DELIVERY_CB = CFUNCTYPE(c_int32, c_void_p, c_void_p, c_size_t, c_void_p, c_size_t)
+SETTINGS_CB = CFUNCTYPE(c_int32, c_void_p, c_char_p, c_char_p, c_char_p, c_void_p, c_size_t)
+SESSION_CB = CFUNCTYPE(c_int32, c_void_p, c_char_p, c_void_p, c_size_t)
+
+#: name: (restype, argtypes)
+FUNCTIONS = {
+    "passcode_version_number": (c_uint32, []),
+    "passcode_version_string": (c_char_p, []),
+    "passcode_strerror": (c_char_p, [c_int32]),
+    "passcode_options_new": (c_int32, [POINTER(OPTIONS)]),
+    "passcode_options_free": (None, [OPTIONS]),
+    "passcode_options_set_cost": (c_int32, [OPTIONS, c_int32]),
+    "passcode_options_set_cost_explicit": (c_int32, [OPTIONS, c_uint64, c_size_t]),
+    "passcode_options_set_pepper": (c_int32, [OPTIONS, POINTER(c_uint8), c_size_t]),
+    "passcode_options_set_allow_weak": (c_int32, [OPTIONS, c_int32]),
+    "passcode_options_set_clock": (c_int32, [OPTIONS, CLOCK_CB, c_void_p]),
+    "passcode_options_set_busy_timeout": (c_int32, [OPTIONS, c_int32]),
+    "passcode_open": (c_int32, [c_char_p, OPTIONS, POINTER(STORE)]),
+    "passcode_close": (None, [STORE]),
+    "passcode_errmsg": (c_char_p, [STORE]),
+    "passcode_set": (c_int32, [STORE, c_char_p, c_size_t]),
+    "passcode_verify": (c_int32, [STORE, c_char_p, c_size_t]),
+    "passcode_change": (c_int32, [STORE, c_char_p, c_size_t, c_char_p, c_size_t]),
+    "passcode_disable": (c_int32, [STORE, c_char_p, c_size_t]),
+    "passcode_enable": (c_int32, [STORE]),
+    "passcode_remove": (c_int32, [STORE, c_char_p, c_size_t]),
+    "passcode_is_set": (c_int32, [STORE, i32p]),
+    "passcode_is_enabled": (c_int32, [STORE, i32p]),
+    "passcode_length": (c_int32, [STORE, i32p]),
+    "passcode_set_length": (c_int32, [STORE, c_int32]),
+    "passcode_failed_attempts": (c_int32, [STORE, i32p]),
+    "passcode_lockout_remaining": (c_int32, [STORE, i64p]),
+    "passcode_is_reset_required": (c_int32, [STORE, i32p]),
+    "passcode_setting_get": (c_int32, [STORE, c_int32, i64p]),
+    "passcode_setting_set": (c_int32, [STORE, c_int32, c_int64]),
+    "passcode_set_custom_schedule": (c_int32, [STORE, POINTER(c_uint32), c_size_t, c_uint32]),
+    "passcode_event_report": (c_int32, [STORE, c_int32, i32p]),
+    "passcode_lock_state": (c_int32, [STORE, i32p, i32p]),
+    "passcode_biometric_set_available": (c_int32, [STORE, c_int32, c_int32]),
+    "passcode_security_label": (c_int32, [STORE, strp]),
+    "passcode_biometric_check": (c_int32, [STORE, i32p]),
+    "passcode_biometric_unlock": (c_int32, [STORE, i32p]),
+    "passcode_biometric_failed": (c_int32, [STORE, i32p]),
+    "passcode_flow_new": (c_int32, [STORE, c_int32, POINTER(FLOW)]),
+    "passcode_flow_free": (None, [FLOW]),
+    "passcode_flow_digit": (c_int32, [FLOW, c_int32]),
+    "passcode_flow_delete": (c_int32, [FLOW]),
+    "passcode_flow_cancel": (c_int32, [FLOW]),
+    "passcode_flow_refresh": (c_int32, [FLOW]),
+    "passcode_flow_state": (c_int32, [FLOW, i32p, i32p]),
+    "passcode_flow_dots": (c_int32, [FLOW, i32p, i32p]),
+    "passcode_flow_prompt": (c_int32, [FLOW, strp]),
+    "passcode_flow_error": (c_int32, [FLOW, strp, i32p]),
+    "passcode_flow_shakes": (c_int32, [FLOW, i32p]),
+    "passcode_flow_lockout_remaining": (c_int32, [FLOW, i64p]),
+    "passcode_reset_request": (c_int32, [STORE]),
+    "passcode_reset_check": (c_int32, [STORE, c_char_p, c_size_t]),
+    "passcode_reset_complete": (c_int32, [STORE, c_char_p, c_size_t, c_char_p, c_size_t]),
+    "passcode_reset_pending": (c_int32, [STORE, i32p]),
+    "passcode_forgot": (c_int32, [STORE]),
+    "passcode_password_change_check": (c_int32, [STORE, c_char_p, c_size_t, c_char_p, c_size_t, c_char_p, c_size_t]),
+    "passcode_session_record": (c_int32, [STORE, c_char_p, c_char_p, c_char_p, c_int64, c_char_p, c_int32]),
+    "passcode_session_list_new": (c_int32, [STORE, POINTER(SESSION_LIST)]),
+    "passcode_session_list_count": (c_size_t, [SESSION_LIST]),
+    "passcode_session_list_get": (c_int32, [SESSION_LIST, c_size_t, strp, strp, strp, i64p, strp, i32p]),
+    "passcode_session_list_free": (None, [SESSION_LIST]),
+    "passcode_set_session_hook": (c_int32, [STORE, SESSION_CB, c_void_p]),
+    "passcode_session_sign_out": (c_int32, [STORE, c_char_p]),
+    "passcode_session_sign_out_others": (c_int32, [STORE, i32p]),
+    "passcode_set_account_deleted_callback": (c_int32, [STORE, VOID_CB, c_void_p]),
+    "passcode_delete_account": (c_int32, [STORE, c_char_p]),
+    "passcode_set_logout_callback": (c_int32, [STORE, INT_CB, c_void_p]),
+    "passcode_set_reset_delivery_callback": (c_int32, [STORE, DELIVERY_CB, c_void_p]),
+    "passcode_set_notice_callback": (c_int32, [STORE, INT_CB, c_void_p]),
+    "passcode_set_settings_hook": (c_int32, [STORE, SETTINGS_CB, c_void_p]),
+}
+
+
+def _candidates():
+    env = os.environ.get("PASSCODE_LIBRARY")
+    if env:
+        yield env
+        return
+    found = ctypes.util.find_library("passcode")
+    if found:
+        yield found
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, "..", "..", "build", "libpasscode.so.0")
+
+
+def load():
+    """Loads libpasscode and declares every function. Raises ImportError with the places tried."""
+    tried = []
+    for path in _candidates():
+        try:
+            lib = ctypes.CDLL(path)
+            break
+        except OSError as e:
+            tried.append(f"{path}: {e}")
+    else:
+        raise ImportError("libpasscode not found; set PASSCODE_LIBRARY to libpasscode.so.0 (tried: "
+                          + "; ".join(tried) + ")")
+    for name, (restype, argtypes) in FUNCTIONS.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    number = lib.passcode_version_number()
+    major, minor = number // 10000, number // 100 % 100
+    if major != EXPECTED_VERSION[0] or minor < EXPECTED_VERSION[1]:
+        raise ImportError(f"libpasscode {lib.passcode_version_string().decode()} at {path} does not fit this "
+                          f"binding (needs {EXPECTED_VERSION[0]}.{EXPECTED_VERSION[1]} or a later {EXPECTED_VERSION[0]}.x)")
+    return lib
+
+
+lib = load()
