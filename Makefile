@@ -28,7 +28,7 @@ LIB      := $(B)/$(REALNAME)
 STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift
 
-.PHONY: all deps lib header check-header test test-swift test-c test-exports test-install test-frontends test-python demo bench install uninstall clean
+.PHONY: all deps lib header check-header test test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 
 all: lib
 
@@ -45,7 +45,8 @@ $(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh
 $(LIB): $(SOURCES) $(B)/passcode.map
 	rm -f .build/release/libpasscode.so  # SwiftPM does not relink when only the map changed
 	$(SWIFT) build -c release --product passcode -Xswiftc -static-stdlib \
-	    -Xlinker --version-script=$(CURDIR)/$(B)/passcode.map -Xlinker -soname=$(SONAME)
+	    -Xlinker --version-script=$(CURDIR)/$(B)/passcode.map -Xlinker -soname=$(SONAME) \
+	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 	cp .build/release/libpasscode.so $@
 	ln -sf $(REALNAME) $(B)/$(SONAME)
 	ln -sf $(SONAME) $(B)/libpasscode.so
@@ -100,6 +101,10 @@ test-python: lib
 	@python3 -m pytest --version >/dev/null 2>&1 || python3 -m pip install -q pytest
 	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) python3 -m pytest -q Tests/python
 	scripts/check_readme.sh
+
+# Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
+deb-test:
+	scripts/check_deb.sh
 
 bench: lib
 	$(CC) -O2 -std=c99 -D_POSIX_C_SOURCE=200809L -Iinclude -o $(B)/bench Tests/bench/bench.c \
