@@ -25,7 +25,15 @@ src="$tmp/libpasscode-0.1.0"
 mkdir -p "$src"
 git ls-files -z | xargs -0 tar -cf - | tar -xf - -C "$src"
 (cd "$src" && dpkg-buildpackage -us -uc -b > "$tmp/build.log" 2>&1) || { tail -40 "$tmp/build.log"; echo "deb-test: FAIL: dpkg-buildpackage" >&2; exit 1; }
-grep -q 'dpkg-gensymbols' "$tmp/build.log" || true
+# The symbols file matches the library exactly, and a symbol missing from it fails (-c4).
+(cd "$src" && dpkg-gensymbols -plibpasscode0 -Pdebian/libpasscode0 -Idebian/libpasscode0.symbols -O"$tmp/ok.symbols" -c4 >/dev/null) \
+    || { echo "deb-test: FAIL: debian/libpasscode0.symbols does not match the library" >&2; exit 1; }
+grep -v 'passcode_verify@Base' "$src/debian/libpasscode0.symbols" > "$tmp/short.symbols"
+if (cd "$src" && dpkg-gensymbols -plibpasscode0 -Pdebian/libpasscode0 -I"$tmp/short.symbols" -O"$tmp/x.symbols" -c4 >/dev/null 2>&1); then
+    echo "deb-test: FAIL: a symbol missing from the symbols file went unnoticed" >&2
+    exit 1
+fi
+echo "deb-test: symbols file matches all $(grep -c '@Base' "$src/debian/libpasscode0.symbols") exported symbols; a missing entry fails dpkg-gensymbols -c4"
 echo "deb-test: built $(cd "$tmp" && ls *.deb | tr '\n' ' ')"
 lintian --tag-display-limit 0 "$tmp"/libpasscode_*.changes > "$tmp/lintian.log" 2>&1 || true
 if grep -E '^(E|W):' "$tmp/lintian.log"; then
@@ -41,7 +49,7 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 cp -r "$root/examples/c" "$tmp/ex"
 flags=$(pkg-config --cflags --libs passcode)
 cc -std=c99 -Wall -Wextra -Wpedantic -Werror -O2 -D_POSIX_C_SOURCE=200809L -o "$tmp/ex/passcode_demo" "$tmp/ex/passcode_demo.c" $flags
-ldd "$tmp/ex/passcode_demo" | grep -q "/usr/lib/$multiarch/libpasscode.so.0" || { echo "deb-test: FAIL: demo not linked to the installed library" >&2; exit 1; }
+ldd "$tmp/ex/passcode_demo" | grep -qE "=> /(usr/)?lib/$multiarch/libpasscode.so.0 " || { echo "deb-test: FAIL: demo not linked to the installed library" >&2; exit 1; }
 (cd "$root" && scripts/check_frontends.sh "$tmp/ex/passcode_demo")
 # The Python binding from the installed package, with Debian's python3 and no hints.
 (cd "$tmp" && env -u PASSCODE_LIBRARY -u PYTHONPATH /usr/bin/python3 - <<'PY'
