@@ -1,0 +1,329 @@
+/* The bad-input catalogue: every exported function with NULL, closed and foreign handles, NULL
+ * and wrong-length buffers, non-digit and overlong passcodes, embedded NUL bytes, invalid UTF-8,
+ * out-of-range enum values, and hooks that fail. Each case must return its documented status
+ * and leave the store's content exactly as it was. Prints the number of cases. */
+#include <passcode.h>
+#include <sqlite3.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cases, failed;
+static char path[256];
+static passcode_store *s, *closed;
+static passcode_store *foreign_store;
+static passcode_options *foreign_options;
+static passcode_flow *foreign_flow;
+static passcode_session_list *foreign_list;
+static long junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+/* Every row of every table, as one string: the store's content. */
+static char *content(void) {
+    sqlite3 *db = NULL;
+    sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    size_t cap = 1 << 16, len = 0;
+    char *out = calloc(cap, 1);
+    const char *tables[] = {"passcode", "settings", "state", "reset_code", "reset_request", "session"};
+    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SELECT * FROM %s ORDER BY 1", tables[t]);
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) continue;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            for (int c = 0; c < sqlite3_column_count(st); c++) {
+                const unsigned char *v = sqlite3_column_text(st, c);
+                int n = snprintf(out + len, cap - len, "%s|", v ? (const char *)v : "NULL");
+                if (n > 0 && (size_t)n < cap - len) len += (size_t)n;
+            }
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return out;
+}
+
+/* Runs a call and checks its status and that the store's content did not change. */
+#define CASE(call, want) do { \
+    char *tl_before = content(); \
+    int32_t tl_got = (call); \
+    char *tl_after = content(); \
+    cases++; \
+    if (tl_got != (want)) { failed++; fprintf(stderr, "FAIL line %d: %s returned %d (%s), wanted %d (%s)\n", \
+        __LINE__, #call, tl_got, passcode_strerror(tl_got), (int)(want), passcode_strerror(want)); } \
+    else if (strcmp(tl_before, tl_after) != 0) { failed++; fprintf(stderr, "FAIL line %d: %s changed the store\n", __LINE__, #call); } \
+    free(tl_before); free(tl_after); \
+} while (0)
+
+#define VOIDCASE(call) do { char *tl_b = content(); call; char *tl_a = content(); cases++; \
+    if (strcmp(tl_b, tl_a)) { failed++; fprintf(stderr, "FAIL line %d: %s changed the store\n", __LINE__, #call); } free(tl_b); free(tl_a); } while (0)
+
+static int32_t fail_hook(void *p, const char *k, const char *o, const char *n, char *m, size_t size) {
+    (void)p; (void)k; (void)o; (void)n; snprintf(m, size, "no"); return 1;
+}
+static int32_t fail_session(void *p, const char *id, char *m, size_t size) { (void)p; (void)id; snprintf(m, size, "no"); return 1; }
+static int32_t fail_delivery(void *p, const char *c, size_t l, char *m, size_t size) { (void)p; (void)c; (void)l; snprintf(m, size, "no"); return 1; }
+
+int main(void) {
+    snprintf(path, sizeof path, "/tmp/passcode-catalogue-%d.db", (int)getpid());
+    passcode_options *o = NULL;
+    passcode_options_new(&o);
+    passcode_options_set_cost_explicit(o, 1, 8192);
+    if (passcode_open(path, o, &s) != PASSCODE_OK) return 2;
+    passcode_open(path, o, &closed);
+    passcode_close(closed);
+    passcode_set(s, "386491", 6);
+    passcode_session_record(s, "me", "Laptop", "Linux", 1, NULL, 1);
+    passcode_session_record(s, "other", "Phone", "Android", 2, NULL, 0);
+    foreign_store = (passcode_store *)junk;
+    foreign_options = (passcode_options *)junk;
+    foreign_flow = (passcode_flow *)junk;
+    foreign_list = (passcode_session_list *)junk;
+    passcode_store *handles[] = {NULL, closed, foreign_store};
+    const int32_t INV = PASSCODE_ERR_INVALID_HANDLE, MIS = PASSCODE_ERR_MISUSE, FMT = PASSCODE_ERR_FORMAT;
+    int32_t i32;
+    int64_t i64;
+    const char *str;
+    passcode_flow *flow = NULL;
+    passcode_session_list *list = NULL;
+    uint32_t delays[] = {5};
+
+    /* Every store function with a NULL, a closed and a foreign handle. */
+    for (int h = 0; h < 3; h++) {
+        passcode_store *x = handles[h];
+        CASE(passcode_set(x, "502817", 6), INV);
+        CASE(passcode_verify(x, "386491", 6), INV);
+        CASE(passcode_change(x, "386491", 6, "502817", 6), INV);
+        CASE(passcode_disable(x, "386491", 6), INV);
+        CASE(passcode_enable(x), INV);
+        CASE(passcode_remove(x, "386491", 6), INV);
+        CASE(passcode_is_set(x, &i32), INV);
+        CASE(passcode_is_enabled(x, &i32), INV);
+        CASE(passcode_length(x, &i32), INV);
+        CASE(passcode_set_length(x, 6), INV);
+        CASE(passcode_failed_attempts(x, &i32), INV);
+        CASE(passcode_lockout_remaining(x, &i64), INV);
+        CASE(passcode_is_reset_required(x, &i32), INV);
+        CASE(passcode_setting_get(x, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &i64), INV);
+        CASE(passcode_setting_set(x, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), INV);
+        CASE(passcode_set_custom_schedule(x, delays, 1, 0), INV);
+        CASE(passcode_event_report(x, PASSCODE_EVENT_LOCK_NOW, &i32), INV);
+        CASE(passcode_lock_state(x, &i32, &i32), INV);
+        CASE(passcode_biometric_set_available(x, 1, 1), INV);
+        CASE(passcode_security_label(x, &str), INV);
+        CASE(passcode_biometric_check(x, &i32), INV);
+        CASE(passcode_biometric_unlock(x, &i32), INV);
+        CASE(passcode_biometric_failed(x, &i32), INV);
+        CASE(passcode_flow_new(x, PASSCODE_FLOW_KIND_UNLOCK, &flow), INV);
+        CASE(passcode_reset_request(x), INV);
+        CASE(passcode_reset_check(x, "12345678", 8), INV);
+        CASE(passcode_reset_complete(x, "12345678", 8, "502817", 6), INV);
+        CASE(passcode_reset_pending(x, &i32), INV);
+        CASE(passcode_forgot(x), INV);
+        CASE(passcode_password_change_check(x, "a", 1, "abcdefgh", 8, "abcdefgh", 8), INV);
+        CASE(passcode_session_record(x, "id", "d", "p", 0, NULL, 0), INV);
+        CASE(passcode_session_list_new(x, &list), INV);
+        CASE(passcode_session_sign_out(x, "other"), INV);
+        CASE(passcode_session_sign_out_others(x, &i32), INV);
+        CASE(passcode_delete_account(x, "DELETE"), INV);
+        CASE(passcode_set_logout_callback(x, NULL, NULL), INV);
+        CASE(passcode_set_reset_delivery_callback(x, NULL, NULL), INV);
+        CASE(passcode_set_notice_callback(x, NULL, NULL), INV);
+        CASE(passcode_set_settings_hook(x, NULL, NULL), INV);
+        CASE(passcode_set_session_hook(x, NULL, NULL), INV);
+        CASE(passcode_set_account_deleted_callback(x, NULL, NULL), INV);
+        VOIDCASE(passcode_close(x));
+        cases++;
+        if (passcode_errmsg(x) == NULL) { failed++; fprintf(stderr, "FAIL: errmsg returned NULL\n"); }
+    }
+    /* Options, flows and lists with NULL and foreign handles. */
+    passcode_options *xo[] = {NULL, foreign_options};
+    for (int h = 0; h < 2; h++) {
+        CASE(passcode_options_set_cost(xo[h], 0), INV);
+        CASE(passcode_options_set_cost_explicit(xo[h], 1, 8192), INV);
+        CASE(passcode_options_set_pepper(xo[h], NULL, 0), INV);
+        CASE(passcode_options_set_allow_weak(xo[h], 1), INV);
+        CASE(passcode_options_set_clock(xo[h], NULL, NULL), INV);
+        CASE(passcode_options_set_busy_timeout(xo[h], 10), INV);
+        VOIDCASE(passcode_options_free(xo[h]));
+    }
+    passcode_flow *xf[] = {NULL, foreign_flow};
+    for (int h = 0; h < 2; h++) {
+        CASE(passcode_flow_digit(xf[h], 1), INV);
+        CASE(passcode_flow_delete(xf[h]), INV);
+        CASE(passcode_flow_cancel(xf[h]), INV);
+        CASE(passcode_flow_refresh(xf[h]), INV);
+        CASE(passcode_flow_state(xf[h], &i32, &i32), INV);
+        CASE(passcode_flow_dots(xf[h], &i32, &i32), INV);
+        CASE(passcode_flow_prompt(xf[h], &str), INV);
+        CASE(passcode_flow_error(xf[h], &str, &i32), INV);
+        CASE(passcode_flow_shakes(xf[h], &i32), INV);
+        CASE(passcode_flow_lockout_remaining(xf[h], &i64), INV);
+        VOIDCASE(passcode_flow_free(xf[h]));
+    }
+    passcode_session_list *xl[] = {NULL, foreign_list};
+    for (int h = 0; h < 2; h++) {
+        cases++;
+        if (passcode_session_list_count(xl[h]) != 0) failed++;
+        CASE(passcode_session_list_get(xl[h], 0, &str, &str, &str, &i64, &str, &i32), INV);
+        VOIDCASE(passcode_session_list_free(xl[h]));
+    }
+    cases++;
+    if (junk[0] != 1 || junk[7] != 8) { failed++; fprintf(stderr, "FAIL: a foreign handle's memory was written\n"); }
+
+    /* NULL out pointers. */
+    CASE(passcode_options_new(NULL), MIS);
+    CASE(passcode_open(path, NULL, NULL), MIS);
+    CASE(passcode_is_set(s, NULL), MIS);
+    CASE(passcode_is_enabled(s, NULL), MIS);
+    CASE(passcode_length(s, NULL), MIS);
+    CASE(passcode_failed_attempts(s, NULL), MIS);
+    CASE(passcode_lockout_remaining(s, NULL), MIS);
+    CASE(passcode_is_reset_required(s, NULL), MIS);
+    CASE(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, NULL), MIS);
+    CASE(passcode_lock_state(s, NULL, NULL), MIS);
+    CASE(passcode_security_label(s, NULL), MIS);
+    CASE(passcode_biometric_check(s, NULL), MIS);
+    CASE(passcode_reset_pending(s, NULL), MIS);
+    CASE(passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, NULL), MIS);
+    CASE(passcode_session_list_new(s, NULL), MIS);
+
+    /* NULL and wrong-length buffers, non-digits, overlong, embedded NUL, invalid bytes. */
+    static char huge[1 << 16];
+    memset(huge, '5', sizeof huge);
+    const char *bad_digits[] = {"38649", "3864911", "38a491", "386\0" "91", "\xff\xfe\xfd\xfc\xfb\xfa", "-38649", " 38649"};
+    const size_t bad_len[] = {5, 7, 6, 6, 6, 6, 6};
+    CASE(passcode_set(s, NULL, 6), MIS);
+    CASE(passcode_verify(s, NULL, 6), MIS);
+    CASE(passcode_verify(s, NULL, 0), MIS);
+    CASE(passcode_verify(s, huge, sizeof huge), FMT);
+    CASE(passcode_verify(s, "386491", 0), FMT);
+    for (size_t i = 0; i < sizeof bad_len / sizeof *bad_len; i++) {
+        CASE(passcode_verify(s, bad_digits[i], bad_len[i]), FMT);
+        CASE(passcode_change(s, bad_digits[i], bad_len[i], "502817", 6), FMT);
+        CASE(passcode_change(s, "386491", 6, bad_digits[i], bad_len[i]), FMT);
+        CASE(passcode_disable(s, bad_digits[i], bad_len[i]), FMT);
+        CASE(passcode_remove(s, bad_digits[i], bad_len[i]), FMT);
+        CASE(passcode_reset_check(s, bad_digits[i], bad_len[i]), FMT);
+    }
+    CASE(passcode_change(s, NULL, 6, "502817", 6), MIS);
+    CASE(passcode_change(s, "386491", 6, NULL, 6), MIS);
+    CASE(passcode_disable(s, NULL, 6), MIS);
+    CASE(passcode_remove(s, NULL, 6), MIS);
+    CASE(passcode_reset_check(s, NULL, 8), MIS);
+    CASE(passcode_reset_complete(s, NULL, 8, "502817", 6), MIS);
+    CASE(passcode_reset_complete(s, "12345678", 8, NULL, 6), MIS);
+    CASE(passcode_password_change_check(s, "old", 3, NULL, 8, "abcdefgh", 8), MIS);
+    CASE(passcode_password_change_check(s, "old", 3, "abcdefgh", 8, NULL, 8), MIS);
+    CASE(passcode_password_change_check(s, "old", 3, "\xc3\x28" "abcdefgh", 10, "\xc3\x28" "abcdefgh", 10), FMT);
+    CASE(passcode_password_change_check(s, "\xff", 1, "abcdefgh", 8, "abcdefgh", 8), FMT);
+    CASE(passcode_password_change_check(s, "old", 3, "abc\0defgh", 9, "abc\0defgh", 9), FMT);
+    CASE(passcode_session_record(s, NULL, "d", "p", 0, NULL, 0), MIS);
+    CASE(passcode_session_record(s, "x", NULL, "p", 0, NULL, 0), MIS);
+    CASE(passcode_session_record(s, "x", "d", NULL, 0, NULL, 0), MIS);
+    CASE(passcode_session_record(s, "", "d", "p", 0, NULL, 0), MIS);
+    CASE(passcode_session_record(s, "\xc0\xaf", "d", "p", 0, NULL, 0), FMT);
+    CASE(passcode_session_record(s, "x", "d", "p", 0, "\xed\xa0\x80", 0), FMT);
+    CASE(passcode_session_record(s, huge + sizeof huge - 2000, "d", "p", 0, NULL, 0), MIS);
+    CASE(passcode_session_sign_out(s, NULL), MIS);
+    CASE(passcode_delete_account(s, NULL), MIS);
+    CASE(passcode_delete_account(s, "DELETE\xff"), PASSCODE_ERR_CONFIRMATION_MISMATCH);
+    CASE(passcode_delete_account(s, "delete"), PASSCODE_ERR_CONFIRMATION_MISMATCH);
+    CASE(passcode_set_custom_schedule(s, NULL, 1, 0), MIS);
+
+    /* Out-of-range enum values and settings. */
+    const int32_t bad_enums[] = {-1, 99, 0x7fffffff, (int32_t)0x80000000};
+    for (size_t i = 0; i < 4; i++) {
+        int32_t e = bad_enums[i];
+        CASE(passcode_setting_get(s, e, &i64), MIS);
+        CASE(passcode_setting_set(s, e, 1), MIS);
+        CASE(passcode_event_report(s, e, &i32), MIS);
+        CASE(passcode_biometric_set_available(s, 1, e), MIS);
+        CASE(passcode_flow_new(s, e, &flow), MIS);
+    }
+    const int64_t bad_timeouts[] = {-1, 1, 59, 61, 7200, INT64_MAX, INT64_MIN};
+    for (size_t i = 0; i < 7; i++) CASE(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, bad_timeouts[i]), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 2), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_MAX_FAILURE_ACTION, 3), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_MAX_FAILURE_ACTION, 4294967296LL), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_LOCKOUT_SCHEDULE, 3), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_RESET_CODE_LENGTH, 5), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS, 86401), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_LAST_PASSWORD_CHANGE, 1), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_PASSCODE_LENGTH, 8), PASSCODE_ERR_STATE);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_LOCK_ENABLED, 0), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_ERR_BIOMETRIC_UNAVAILABLE);
+    CASE(passcode_set_length(s, 3), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_set_length(s, -6), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_biometric_set_available(s, 2, 1), MIS);
+    uint32_t long_delays[101] = {0};
+    CASE(passcode_set_custom_schedule(s, long_delays, 101, 0), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_set_custom_schedule(s, delays, 1, 10001), PASSCODE_ERR_INVALID_SETTING);
+
+    /* Flows: bad digits, digits after the end. */
+    if (passcode_flow_new(s, PASSCODE_FLOW_KIND_DISABLE, &flow) == PASSCODE_OK) {
+        CASE(passcode_flow_digit(flow, 10), MIS);
+        CASE(passcode_flow_digit(flow, -1), MIS);
+        CASE(passcode_flow_digit(flow, '3'), MIS);
+        CASE(passcode_flow_state(flow, NULL, NULL), MIS);
+        CASE(passcode_flow_dots(flow, NULL, NULL), MIS);
+        CASE(passcode_flow_prompt(flow, NULL), MIS);
+        CASE(passcode_flow_error(flow, NULL, NULL), MIS);
+        CASE(passcode_flow_shakes(flow, NULL), MIS);
+        CASE(passcode_flow_lockout_remaining(flow, NULL), MIS);
+        CASE(passcode_flow_cancel(flow), PASSCODE_OK);
+        CASE(passcode_flow_digit(flow, 1), PASSCODE_ERR_STATE);
+        passcode_flow_free(flow);
+    }
+    CASE(passcode_flow_new(s, PASSCODE_FLOW_KIND_CREATE, &flow), PASSCODE_ERR_ALREADY_SET);
+
+    /* Hooks that fail: nothing changes. */
+    passcode_set_settings_hook(s, fail_hook, NULL);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_ERR_HOOK_FAILED);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_TWO_FACTOR_ENABLED, 1), PASSCODE_ERR_HOOK_FAILED);
+    CASE(passcode_set_custom_schedule(s, delays, 1, 0), PASSCODE_ERR_HOOK_FAILED);
+    passcode_set_settings_hook(s, NULL, NULL);
+    passcode_set_session_hook(s, fail_session, NULL);
+    CASE(passcode_session_sign_out(s, "other"), PASSCODE_ERR_HOOK_FAILED);
+    CASE(passcode_session_sign_out(s, "me"), PASSCODE_ERR_SESSION_IS_CURRENT);
+    CASE(passcode_session_sign_out(s, "nobody"), PASSCODE_ERR_SESSION_NOT_FOUND);
+    passcode_set_session_hook(s, NULL, NULL);
+    CASE(passcode_reset_request(s), PASSCODE_ERR_STATE);
+    passcode_set_reset_delivery_callback(s, fail_delivery, NULL);
+    {   /* a failed delivery records the request for the rate limit, and nothing else */
+        char *before = content();
+        int32_t rc = passcode_reset_request(s);
+        char *after = content();
+        cases++;
+        if (rc != PASSCODE_ERR_HOOK_FAILED) { failed++; fprintf(stderr, "FAIL: delivery failure gave %d\n", rc); }
+        i32 = -1;
+        passcode_reset_pending(s, &i32);
+        if (i32 != 0) { failed++; fprintf(stderr, "FAIL: a code survived a failed delivery\n"); }
+        free(before); free(after);
+    }
+    CASE(passcode_reset_check(s, "12345678", 8), PASSCODE_ERR_NO_RESET_CODE);
+
+    /* Options with bad values. */
+    passcode_options_new(&o);
+    uint8_t pepper[33] = {0};
+    CASE(passcode_options_set_cost(o, 3), MIS);
+    CASE(passcode_options_set_cost(o, -1), MIS);
+    CASE(passcode_options_set_cost_explicit(o, 0, 8192), MIS);
+    CASE(passcode_options_set_cost_explicit(o, 1, 1024), MIS);
+    CASE(passcode_options_set_pepper(o, pepper, 33), MIS);
+    CASE(passcode_options_set_pepper(o, pepper, 0), MIS);
+    CASE(passcode_options_set_pepper(o, NULL, 32), MIS);
+    CASE(passcode_options_set_allow_weak(o, -1), MIS);
+    CASE(passcode_options_set_busy_timeout(o, -5), MIS);
+    passcode_options_free(o);
+
+    passcode_close(s);
+    unlink(path);
+    char extra[300];
+    snprintf(extra, sizeof extra, "%s-wal", path); unlink(extra);
+    snprintf(extra, sizeof extra, "%s-shm", path); unlink(extra);
+    printf("bad-input catalogue: %d cases over every exported function\n", cases);
+    printf("%d passed, %d failed\n", cases - failed, failed);
+    return failed ? 1 : 0;
+}
