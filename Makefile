@@ -29,7 +29,7 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift
 
 
-.PHONY: crash valgrind deb-test
+.PHONY: crash stress valgrind deb-test
 .PHONY: all deps lib header check-header test test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 
 all: lib
@@ -84,19 +84,26 @@ $(B)/test_catalogue: Tests/c/test_catalogue.c include/passcode.h $(LIB)
 $(B)/crash_harness: Tests/c/crash_harness.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
 
+$(B)/stress: Tests/c/stress.c include/passcode.h $(LIB)
+	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -lpthread -Wl,-rpath,'$$ORIGIN'
+
 CRASH_ROUNDS ?= 60
 VALGRIND := valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite -q
 
 # Short versions of the fault checks run in `make test`; `make crash` and `make valgrind` are the long ones.
-test-c: $(B)/test_api $(B)/test_catalogue $(B)/crash_harness
+test-c: $(B)/test_api $(B)/test_catalogue $(B)/crash_harness $(B)/stress
 	cd $(B) && ./test_api
 	cd $(B) && ./test_catalogue
 	cd $(B) && ./crash_harness $(CRASH_ROUNDS)
+	cd $(B) && ./stress 8 16 3
 	@command -v valgrind >/dev/null 2>&1 || { apt-get install -y -qq valgrind >/dev/null; }
 	cd $(B) && $(VALGRIND) ./test_catalogue > /dev/null && echo "valgrind memcheck: test_catalogue clean (no errors, nothing definitely lost)"
 
 crash: $(B)/crash_harness
 	cd $(B) && ./crash_harness 1000
+
+stress: $(B)/stress
+	cd $(B) && ./stress 16 32 50
 
 valgrind: $(B)/test_api $(B)/test_catalogue
 	cd $(B) && $(VALGRIND) ./test_api && $(VALGRIND) ./test_catalogue
