@@ -29,7 +29,7 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift
 
 
-.PHONY: crash stress valgrind deb-test
+.PHONY: crash stress valgrind deb-test test-fuzz fuzz
 .PHONY: all deps lib header check-header test test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 
 all: lib
@@ -69,7 +69,7 @@ check-header:
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -x c++ -fsyntax-only include/passcode.h
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
-test: deps lib check-header test-swift test-c test-exports test-install test-frontends test-python
+test: deps lib check-header test-swift test-c test-fuzz test-exports test-install test-frontends test-python
 	@echo "make test: all test groups passed"
 
 test-swift:
@@ -86,6 +86,21 @@ $(B)/crash_harness: Tests/c/crash_harness.c include/passcode.h $(LIB)
 
 $(B)/stress: Tests/c/stress.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -lpthread -Wl,-rpath,'$$ORIGIN'
+
+# libFuzzer with AddressSanitizer and UndefinedBehaviorSanitizer: clang from the Swift toolchain
+# (it ships compiler-rt's fuzzer runtime), else the system's clang.
+FUZZ_CC ?= $(shell command -v /opt/swift/usr/bin/clang || command -v clang)
+FUZZ_SECONDS ?= 15
+$(B)/fuzz_api: Tests/fuzz/fuzz_api.c include/passcode.h $(LIB)
+	$(FUZZ_CC) -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	    -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN' 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+
+test-fuzz: $(B)/fuzz_api
+	mkdir -p $(B)/fuzz-corpus
+	cd $(B) && ./fuzz_api -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -print_final_stats=1 fuzz-corpus 2>&1 | grep -E '^(Done|stat::number_of_executed_units)|ERROR|SUMMARY'; exit $${PIPESTATUS[0]}
+
+fuzz:
+	$(MAKE) test-fuzz FUZZ_SECONDS=600
 
 CRASH_ROUNDS ?= 60
 VALGRIND := valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite -q

@@ -1,0 +1,125 @@
+/* libFuzzer target: each input is a program of API calls on one store (opened once, cheap
+ * Argon2id, a host clock the input moves). Built with -fsanitize=fuzzer,address,undefined.
+ * Every call must return a known status; the failure counter never goes negative. */
+#include <passcode.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static passcode_store *store;
+static int64_t boot = 1000000, wall = 1700000000000LL;
+static uint64_t boot_id = 1;
+static char code[16];
+
+static void clock_cb(void *p, int64_t *b, int64_t *w, uint64_t *id) { (void)p; *b = boot; *w = wall; *id = boot_id; }
+static int32_t deliver(void *p, const char *c, size_t n, char *m, size_t size) {
+    (void)p; (void)m; (void)size;
+    if (n < sizeof code) { memcpy(code, c, n); code[n] = 0; }
+    return 0;
+}
+static int32_t hook(void *p, const char *k, const char *o, const char *n, char *m, size_t size) {
+    (void)p; (void)k; (void)o; (void)n;
+    return (wall & 1) ? (snprintf(m, size, "odd"), 1) : 0;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc; (void)argv;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/passcode-fuzz-%d.db", (int)getpid());
+    unlink(path);
+    passcode_options *o = NULL;
+    passcode_options_new(&o);
+    passcode_options_set_cost_explicit(o, 1, 8192);
+    passcode_options_set_clock(o, clock_cb, NULL);
+    if (passcode_open(path, o, &store) != PASSCODE_OK) abort();
+    passcode_options_free(o);
+    passcode_set_reset_delivery_callback(store, deliver, NULL);
+    passcode_set_settings_hook(store, hook, NULL);
+    return 0;
+}
+
+static void check(int32_t rc) {
+    if (rc < PASSCODE_OK || rc > PASSCODE_ERR_CONFIRMATION_MISMATCH) abort();
+    if (rc == PASSCODE_ERR_INTERNAL) { fprintf(stderr, "internal: %s\n", passcode_errmsg(store)); abort(); }
+    if (rc == PASSCODE_ERR_BUSY || rc == PASSCODE_ERR_CORRUPT) abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    size_t i = 0;
+    passcode_flow *flow = NULL;
+    int32_t i32;
+    int64_t i64;
+    const char *str;
+#define NEXT() (i < size ? data[i++] : 0)
+    while (i < size) {
+        uint8_t op = NEXT() % 24;
+        size_t n = NEXT() % 16;
+        if (n > size - i) n = size - i;
+        const char *arg = (const char *)data + i;
+        i += n;
+        switch (op) {
+        case 0: check(passcode_set(store, arg, n)); break;
+        case 1: check(passcode_verify(store, arg, n)); break;
+        case 2: check(passcode_change(store, arg, n / 2, arg + n / 2, n - n / 2)); break;
+        case 3: check(passcode_disable(store, arg, n)); break;
+        case 4: check(passcode_enable(store)); break;
+        case 5: check(passcode_remove(store, arg, n)); break;
+        case 6: check(passcode_setting_get(store, (int32_t)(NEXT() % 20) - 2, &i64)); break;
+        case 7: {
+            int32_t which = (int32_t)(NEXT() % 20) - 2;
+            int64_t value = (int64_t)NEXT();
+            if (NEXT() % 2) value *= 60;
+            check(passcode_setting_set(store, which, value));
+            break;
+        }
+        case 8: check(passcode_event_report(store, (int32_t)(NEXT() % 6) - 1, &i32)); break;
+        case 9: boot += (int64_t)NEXT() * 7000; wall += (int64_t)((int8_t)NEXT()) * 86400000LL; if (NEXT() == 0) boot_id++; break;
+        case 10: {
+            int32_t available = NEXT() % 3, kind = (int32_t)(NEXT() % 5);
+            check(passcode_biometric_set_available(store, available, kind));
+            break;
+        }
+        case 11: check(passcode_biometric_unlock(store, &i32)); break;
+        case 12: check(passcode_biometric_failed(store, &i32)); break;
+        case 13:
+            if (flow) { passcode_flow_free(flow); flow = NULL; }
+            check(passcode_flow_new(store, (int32_t)(NEXT() % 6), &flow));
+            break;
+        case 14: if (flow) for (size_t k = 0; k < n; k++) check(passcode_flow_digit(flow, (int32_t)(arg[k] % 12))); break;
+        case 15:
+            if (flow) {
+                check(passcode_flow_delete(flow)); check(passcode_flow_refresh(flow));
+                check(passcode_flow_state(flow, &i32, &i32)); check(passcode_flow_prompt(flow, &str));
+                check(passcode_flow_error(flow, &str, &i32)); check(passcode_flow_lockout_remaining(flow, &i64));
+            }
+            break;
+        case 16: if (flow) check(passcode_flow_cancel(flow)); break;
+        case 17: check(passcode_reset_request(store)); break;
+        case 18: if (NEXT() % 2) check(passcode_reset_check(store, code, strlen(code))); else check(passcode_reset_check(store, arg, n)); break;
+        case 19: check(passcode_reset_complete(store, code, strlen(code), arg, n)); break;
+        case 20: check(passcode_forgot(store)); break;
+        case 21: {
+            char id[17];
+            memcpy(id, arg, n); id[n] = 0;
+            int64_t active = NEXT();
+            int32_t current = NEXT() % 3;
+            check(passcode_session_record(store, id, "device", "platform", active, n % 2 ? NULL : id, current));
+            check(passcode_session_sign_out(store, id));
+            break;
+        }
+        case 22: check(passcode_password_change_check(store, arg, n / 3, arg + n / 3, n / 3, arg + n / 3, n - 2 * (n / 3))); break;
+        case 23: {
+            char text[17];
+            memcpy(text, arg, n); text[n] = 0;
+            check(passcode_delete_account(store, NEXT() == 7 ? "DELETE" : text));
+            break;
+        }
+        }
+        if (passcode_failed_attempts(store, &i32) != PASSCODE_OK || i32 < 0) abort();
+    }
+    passcode_flow_free(flow);
+    return 0;
+}
