@@ -29,7 +29,7 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift
 
 
-.PHONY: crash stress valgrind deb-test test-fuzz fuzz
+.PHONY: crash stress valgrind deb-test test-fuzz fuzz test-tsan
 .PHONY: all deps lib header check-header test test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 
 all: lib
@@ -69,11 +69,16 @@ check-header:
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -x c++ -fsyntax-only include/passcode.h
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
-test: deps lib check-header test-swift test-c test-fuzz test-exports test-install test-frontends test-python
+test: deps lib check-header test-swift test-tsan test-c test-fuzz test-exports test-install test-frontends test-python deb-test
 	@echo "make test: all test groups passed"
 
 test-swift:
 	$(SWIFT) test 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+
+# ThreadSanitizer over the Swift tests that share one handle between threads and processes.
+test-tsan:
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
+	    | grep -E 'ThreadSanitizer|Executed .* tests' | tail -n 3; exit $${PIPESTATUS[0]}
 
 $(B)/test_api: Tests/c/test_api.c Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ Tests/c/test_api.c -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
@@ -169,4 +174,4 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/passcode.h $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
 
 clean:
-	rm -rf $(B) .build examples/c/passcode_demo
+	rm -rf $(B) .build .build-tsan examples/c/passcode_demo
