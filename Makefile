@@ -29,7 +29,7 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift
 
 
-.PHONY: crash stress valgrind deb-test test-fuzz fuzz test-tsan
+.PHONY: crash stress corrupt valgrind deb-test test-fuzz fuzz test-tsan
 .PHONY: all deps lib header check-header test test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 
 all: lib
@@ -107,15 +107,19 @@ test-fuzz: $(B)/fuzz_api
 fuzz:
 	$(MAKE) test-fuzz FUZZ_SECONDS=600
 
+$(B)/corrupt: Tests/c/corrupt.c include/passcode.h $(LIB)
+	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+
 CRASH_ROUNDS ?= 60
 VALGRIND := valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite -q
 
 # Short versions of the fault checks run in `make test`; `make crash` and `make valgrind` are the long ones.
-test-c: $(B)/test_api $(B)/test_catalogue $(B)/crash_harness $(B)/stress
+test-c: $(B)/test_api $(B)/test_catalogue $(B)/crash_harness $(B)/stress $(B)/corrupt
 	cd $(B) && ./test_api
 	cd $(B) && ./test_catalogue
 	cd $(B) && ./crash_harness $(CRASH_ROUNDS)
 	cd $(B) && ./stress 8 16 3
+	cd $(B) && ./corrupt 300
 	@command -v valgrind >/dev/null 2>&1 || { apt-get install -y -qq valgrind >/dev/null; }
 	cd $(B) && $(VALGRIND) ./test_catalogue > /dev/null && echo "valgrind memcheck: test_catalogue clean (no errors, nothing definitely lost)"
 
@@ -124,6 +128,9 @@ crash: $(B)/crash_harness
 
 stress: $(B)/stress
 	cd $(B) && ./stress 16 32 50
+
+corrupt: $(B)/corrupt
+	cd $(B) && ./corrupt 5000
 
 valgrind: $(B)/test_api $(B)/test_catalogue
 	cd $(B) && $(VALGRIND) ./test_api && $(VALGRIND) ./test_catalogue

@@ -53,9 +53,6 @@ public final class PasscodeStore: @unchecked Sendable {
             try PasscodeStore.checkAndMigrate(db, fileWasCreated: created)
         } catch {
             if created { FileSystem.removeStoreFiles(path) }
-            if let e = error as? PasscodeError, case .internalError = e {
-                throw PasscodeError.notAStore("the file is not a libpasscode store")
-            }
             throw error
         }
     }
@@ -87,6 +84,10 @@ public final class PasscodeStore: @unchecked Sendable {
                 try db.exec("PRAGMA application_id=\(Schema.applicationID)")
                 try db.exec("PRAGMA user_version=\(Schema.currentVersion)")
             }
+        }
+        // A damaged schema (the table definitions are text in the file) is found here, not later.
+        guard try Schema.shape(of: db) == Schema.expectedShape else {
+            throw PasscodeError.corrupt("the store's tables do not have the expected columns; the file is damaged")
         }
         _ = fileWasCreated
     }

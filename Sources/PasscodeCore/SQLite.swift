@@ -34,6 +34,13 @@ final class Database {
         sqlite3_busy_timeout(db, busyTimeoutMs)
     }
 
+    /// A private in-memory database (to learn the schema's expected shape).
+    init(inMemory: Void) throws {
+        path = ":memory:"
+        let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
+        if rc != SQLITE_OK { throw Database.error(rc, db, context: "cannot open a memory database") }
+    }
+
     deinit { close() }
 
     func close() {
@@ -151,6 +158,9 @@ final class Database {
         case SQLITE_NOMEM: return .outOfMemory(text)
         case SQLITE_PERM, SQLITE_AUTH: return .permission(text)
         case SQLITE_CANTOPEN: return .io(text)
+        // libpasscode's SQL is fixed: an SQL error means the file's tables were damaged.
+        case SQLITE_ERROR, SQLITE_SCHEMA, SQLITE_MISMATCH, SQLITE_CONSTRAINT, SQLITE_RANGE:
+            return .corrupt("the store's tables are damaged: \(detail)")
         case SQLITE_IOERR: return .io("the store could not be read or written: \(detail)")
         default: return .internalError(text)
         }

@@ -40,4 +40,23 @@ enum Schema {
     ]
 
     static var currentVersion: Int { migrations.count }
+
+    /// Every table's columns as the migrations make them, e.g. "passcode(id INTEGER,hash TEXT,...)".
+    /// Built once, from an in-memory database, so it can never disagree with the migrations.
+    static let expectedShape: [String] = {
+        guard let memory = try? Database(inMemory: ()) else { return [] }
+        for m in migrations { try? memory.exec(m) }
+        return (try? shape(of: memory)) ?? []
+    }()
+
+    /// The tables and columns of `db`, sorted, for comparison with `expectedShape`.
+    static func shape(of db: Database) throws -> [String] {
+        let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            .compactMap { $0.first?.text }
+        return try tables.map { t in
+            let cols = try db.query("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [.text(t)])
+                .map { "\($0[0].text ?? "") \($0[1].text ?? "") \($0[2].int ?? 0) \($0[3].int ?? 0)" }
+            return "\(t)(\(cols.joined(separator: ",")))"
+        }
+    }
 }
