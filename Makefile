@@ -163,9 +163,10 @@ deb-test:
 	scripts/check_deb.sh
 
 bench: lib
-	$(CC) -O2 -std=c99 -D_POSIX_C_SOURCE=200809L -Iinclude -o $(B)/bench Tests/bench/bench.c \
-	    $$(pkg-config --cflags --libs libsodium) -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+	$(CC) -O2 -std=c99 -Iinclude -o $(B)/bench Tests/bench/bench.c \
+	    $$(pkg-config --cflags --libs libsodium) -ldl -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 	cd $(B) && ./bench
+	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) python3 Tests/bench/bench.py
 
 install: lib
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)

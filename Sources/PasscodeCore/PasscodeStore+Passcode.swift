@@ -9,7 +9,7 @@ extension PasscodeStore {
 
     /// Whether a passcode is set (`passcode_is_set`).
     public func isPasscodeSet() throws -> Bool {
-        try read { try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0 }
+        try readOne { try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0 }
     }
 
     /// Whether the passcode lock is on: a passcode is set and the lock is enabled

@@ -101,6 +101,12 @@ public final class PasscodeStore: @unchecked Sendable {
         try lock.withLock { try db.write(body) }
     }
 
+    /// Runs one read statement under the handle lock, without an explicit transaction (a single
+    /// statement is atomic on its own).
+    func readOne<R>(_ body: () throws -> R) throws -> R {
+        try lock.withLock { try body() }
+    }
+
     /// Runs `body` under the handle lock in a read transaction.
     func read<R>(_ body: () throws -> R) throws -> R {
         try lock.withLock { try db.read(body) }

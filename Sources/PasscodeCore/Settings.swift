@@ -73,7 +73,10 @@ public enum Setting: Int32, Sendable, CaseIterable {
 extension PasscodeStore {
     /// The current value of `setting` (`passcode_setting_get`).
     public func get(_ setting: Setting) throws -> Int64 {
-        try read { try getLocked(setting) }
+        switch setting {
+        case .lockEnabled, .passcodeLength: return try read { try getLocked(setting) }
+        default: return try readOne { try getLocked(setting) }  // one SELECT
+        }
     }
 
     func getLocked(_ setting: Setting) throws -> Int64 {

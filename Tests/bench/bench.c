@@ -1,14 +1,19 @@
-/* make bench: libpasscode against a bare libsodium baseline, measured in the same run.
- * Prints ratios (and ns per call for cheap calls); asserts nothing. */
+/* make bench: libpasscode measured against baselines in the same run, printed as ratios.
+ * Nothing here asserts a time. */
+#define _DEFAULT_SOURCE
 #include <passcode.h>
 #include <sodium.h>
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static const char *PC = "386491";
 
 static double now_s(void) {
     struct timespec ts;
@@ -16,44 +21,89 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static const char *store_dir(void) {
-    /* tmpfs when there is one: the figure then shows libpasscode's own overhead. */
-    return access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+static void remove_store(const char *path) {
+    char extra[300];
+    unlink(path);
+    snprintf(extra, sizeof extra, "%s-wal", path); unlink(extra);
+    snprintf(extra, sizeof extra, "%s-shm", path); unlink(extra);
+}
+
+static passcode_store *make_store(const char *path) {
+    remove_store(path);
+    passcode_store *s = NULL;
+    if (passcode_open(path, NULL, &s) != PASSCODE_OK) { fprintf(stderr, "open %s: %s\n", path, passcode_errmsg(NULL)); exit(1); }
+    if (passcode_set(s, PC, 6) != PASSCODE_OK) { fprintf(stderr, "set: %s\n", passcode_errmsg(s)); exit(1); }
+    uint32_t none[] = {0};
+    passcode_set_custom_schedule(s, none, 1, 0);  /* no lockout during the runs */
+    return s;
+}
+
+static void row(const char *what, double lib, double base, const char *unit, double scale) {
+    printf("%-52s %10.2f%-2s %10.2f%-2s %8.3f\n", what, lib * scale, unit, base * scale, unit, lib / base);
+}
+
+/* verify right and wrong against a bare crypto_pwhash_str_verify with the same parameters. */
+static void verify_rows(const char *dir, const char *label) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/passcode-bench-%d.db", dir, (int)getpid());
+    passcode_store *s = make_store(path);
+    char hash[crypto_pwhash_STRBYTES];
+    crypto_pwhash_str(hash, PC, 6, crypto_pwhash_OPSLIMIT_INTERACTIVE, crypto_pwhash_MEMLIMIT_INTERACTIVE);
+    enum { N = 10 };
+    double bare = 0, ok = 0, bad = 0;
+    for (int i = 0; i < N; i++) {  /* interleaved, so that machine noise hits all three alike */
+        double t0 = now_s();
+        crypto_pwhash_str_verify(hash, PC, 6);
+        double t1 = now_s();
+        passcode_verify(s, PC, 6);
+        double t2 = now_s();
+        char wrong[16];
+        snprintf(wrong, sizeof wrong, "90%04d", 1357 + 2 * i);
+        passcode_verify(s, wrong, 6);
+        double t3 = now_s();
+        bare += t1 - t0; ok += t2 - t1; bad += t3 - t2;
+    }
+    char what[128];
+    snprintf(what, sizeof what, "verify right vs bare Argon2id verify (%s)", label);
+    row(what, ok / N, bare / N, "ms", 1e3);
+    snprintf(what, sizeof what, "verify wrong, durably counted, vs bare (%s)", label);
+    row(what, bad / N, bare / N, "ms", 1e3);
+    passcode_close(s);
+    remove_store(path);
+}
+
+/* Peak resident memory of a child doing one verify, against one doing a bare verify. */
+static long child_peak_kb(int use_lib, const char *path) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (use_lib) {
+            passcode_store *s = NULL;
+            passcode_open(path, NULL, &s);
+            passcode_verify(s, PC, 6);
+        } else {
+            char hash[crypto_pwhash_STRBYTES];
+            crypto_pwhash_str(hash, PC, 6, crypto_pwhash_OPSLIMIT_INTERACTIVE, crypto_pwhash_MEMLIMIT_INTERACTIVE);
+        }
+        _exit(0);
+    }
+    int st;
+    struct rusage ru;
+    wait4(pid, &st, 0, &ru);
+    return ru.ru_maxrss;
 }
 
 int main(void) {
     if (sodium_init() < 0) return 1;
+    printf("libpasscode %s benchmarks; Argon2id INTERACTIVE (t=2, 64 MiB); %ld cores\n", passcode_version_string(), sysconf(_SC_NPROCESSORS_ONLN));
+    printf("%-52s %12s %12s %8s\n", "measure", "libpasscode", "baseline", "ratio");
+    verify_rows("/dev/shm", "tmpfs");
+    verify_rows("/var/tmp", "disk");
+
     char path[256];
-    snprintf(path, sizeof path, "%s/passcode-bench-%d.db", store_dir(), (int)getpid());
-    passcode_store *s = NULL;
-    if (passcode_open(path, NULL, &s) != PASSCODE_OK) { fprintf(stderr, "open: %s\n", passcode_errmsg(NULL)); return 1; }
-    const char *pc = "386491";
-    if (passcode_set(s, pc, 6) != PASSCODE_OK) { fprintf(stderr, "set: %s\n", passcode_errmsg(s)); return 1; }
-    char hash[crypto_pwhash_STRBYTES];
-    crypto_pwhash_str(hash, pc, 6, crypto_pwhash_OPSLIMIT_INTERACTIVE, crypto_pwhash_MEMLIMIT_INTERACTIVE);
+    snprintf(path, sizeof path, "/dev/shm/passcode-bench-%d.db", (int)getpid());
+    passcode_store *s = make_store(path);
 
-    enum { N = 12 };
-    /* Interleave the two so that machine noise hits both alike. */
-    double bare = 0, lib_ok = 0, lib_bad = 0;
-    for (int i = 0; i < N; i++) {
-        double t0 = now_s();
-        if (crypto_pwhash_str_verify(hash, pc, 6) != 0) return 1;
-        double t1 = now_s();
-        if (passcode_verify(s, pc, 6) != PASSCODE_OK) { fprintf(stderr, "verify: %s\n", passcode_errmsg(s)); return 1; }
-        double t2 = now_s();
-        char wrong[8];
-        snprintf(wrong, sizeof wrong, "90%04d", 1357 + 2 * i);
-        passcode_verify(s, wrong, 6);  /* a failed verify with its durable record */
-        double t3 = now_s();
-        passcode_verify(s, pc, 6);     /* clear the counter so no lockout starts */
-        bare += t1 - t0; lib_ok += t2 - t1; lib_bad += t3 - t2;
-    }
-    printf("libpasscode benchmarks (store on %s, Argon2id INTERACTIVE t=2 m=64MiB, %d rounds)\n", store_dir(), N);
-    printf("%-44s %12s %12s %8s\n", "measure", "libpasscode", "baseline", "ratio");
-    printf("%-44s %10.2fms %10.2fms %8.3f\n", "verify, right passcode vs bare verify", lib_ok / N * 1e3, bare / N * 1e3, lib_ok / bare);
-    printf("%-44s %10.2fms %10.2fms %8.3f\n", "verify, wrong passcode (durable) vs bare", lib_bad / N * 1e3, bare / N * 1e3, lib_bad / bare);
-
-    /* A cheap query, against a call that does nothing but cross the ABI. */
+    /* Cheap calls, against a call that only crosses the ABI. */
     enum { Q = 20000 };
     int32_t v;
     double t0 = now_s();
@@ -61,21 +111,51 @@ int main(void) {
     double t1 = now_s();
     for (int i = 0; i < Q; i++) (void)passcode_version_number();
     double t2 = now_s();
-    printf("%-44s %10.0fns %10.0fns %8.1f\n", "passcode_is_set vs passcode_version_number", (t1 - t0) / Q * 1e9, (t2 - t1) / Q * 1e9, (t1 - t0) / (t2 - t1));
+    double empty_call = (t2 - t1) / Q;
+    row("passcode_is_set (a store read) vs an empty ABI call", (t1 - t0) / Q, empty_call, "ns", 1e9);
+    passcode_flow *f = NULL;
+    passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, &f);
+    t0 = now_s();
+    for (int i = 0; i < Q; i++) { passcode_flow_digit(f, 3); passcode_flow_delete(f); }
+    t1 = now_s();
+    row("a digit into a flow (+ delete) vs an empty ABI call", (t1 - t0) / (2 * Q), empty_call, "ns", 1e9);
+    passcode_flow_free(f);
 
-    /* open + close of an existing store. */
+    /* open + close of an existing store, against sqlite3_open-like cost: a bare open(2)+close. */
     enum { O = 200 };
     passcode_close(s);
     t0 = now_s();
     for (int i = 0; i < O; i++) { passcode_store *x = NULL; passcode_open(path, NULL, &x); passcode_close(x); }
     t1 = now_s();
-    printf("%-44s %10.0fus\n", "open + close of a store", (t1 - t0) / O * 1e6);
+    printf("%-52s %10.0fus\n", "open + close of a store", (t1 - t0) / O * 1e6);
 
-    /* Two processes verifying at once vs one: throughput ratio (ideal: the core count, at most 2 here). */
+    /* Library load time in a fresh process: dlopen(libpasscode) vs dlopen(libsodium). */
+    double load_lib = 0, load_base = 0;
+    for (int k = 0; k < 2; k++) {
+        int fds[2];
+        if (pipe(fds) != 0) return 1;
+        if (fork() == 0) {
+            double a = now_s();
+            void *h = dlopen(k == 0 ? "./libpasscode.so.0" : "libsodium.so.23", RTLD_NOW | RTLD_LOCAL);
+            double b = now_s() - a;
+            if (!h) b = -1;
+            if (write(fds[1], &b, sizeof b) != sizeof b) _exit(1);
+            _exit(0);
+        }
+        double took = 0;
+        if (read(fds[0], &took, sizeof took) != sizeof took) return 1;
+        wait(NULL);
+        close(fds[0]); close(fds[1]);
+        if (k == 0) load_lib = took; else load_base = took;
+    }
+    printf("%-52s %10.0fus %10.0fus %8.2f\n", "library load (fresh process) vs libsodium's", load_lib * 1e6, load_base * 1e6, load_lib / load_base);
+
+    /* N processes verifying at once vs one. */
     int procs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (procs > 4) procs = 4;
+    if (procs > 8) procs = 8;
+    if (procs < 2) procs = 2;
     enum { V = 6 };
-    double single, multi;
+    double single = 0, multi = 0;
     for (int round = 0; round < 2; round++) {
         int n = round == 0 ? 1 : procs;
         t0 = now_s();
@@ -83,7 +163,7 @@ int main(void) {
             if (fork() == 0) {
                 passcode_store *c = NULL;
                 if (passcode_open(path, NULL, &c) != PASSCODE_OK) _exit(1);
-                for (int k = 0; k < V; k++) passcode_verify(c, pc, 6);
+                for (int k = 0; k < V; k++) passcode_verify(c, PC, 6);
                 passcode_close(c);
                 _exit(0);
             }
@@ -92,10 +172,13 @@ int main(void) {
         t1 = now_s();
         if (round == 0) single = V / (t1 - t0); else multi = n * V / (t1 - t0);
     }
-    printf("%-44s %8.1f/s %9.1f/s %8.2f  (%d processes, %ld cores)\n", "verify throughput, N processes vs 1", multi, single, multi / single, procs, sysconf(_SC_NPROCESSORS_ONLN));
-    unlink(path);
-    char extra[300];
-    snprintf(extra, sizeof extra, "%s-wal", path); unlink(extra);
-    snprintf(extra, sizeof extra, "%s-shm", path); unlink(extra);
+    char what[128];
+    snprintf(what, sizeof what, "verify throughput, %d processes vs 1 (per second)", procs);
+    printf("%-52s %10.1f   %10.1f   %8.2f\n", what, multi, single, multi / single);
+
+    long lib_kb = child_peak_kb(1, path), bare_kb = child_peak_kb(0, path);
+    printf("%-52s %10.1fMB %10.1fMB %8.3f\n", "peak memory of a verify vs a bare Argon2id hash", lib_kb / 1024.0, bare_kb / 1024.0, (double)lib_kb / (double)bare_kb);
+    printf("%-52s %10.1fMB\n", "Argon2id memory setting", crypto_pwhash_MEMLIMIT_INTERACTIVE / 1048576.0);
+    remove_store(path);
     return 0;
 }

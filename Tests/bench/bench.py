@@ -1,0 +1,30 @@
+"""Cheap calls from Python, against a ctypes call that does nothing but cross the ABI."""
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import passcode  # noqa: E402
+from passcode import _ffi  # noqa: E402
+
+N = 20000
+with tempfile.TemporaryDirectory(dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None) as d:
+    with passcode.Store(os.path.join(d, "b.db"), ops_limit=1, mem_limit=8192) as s:
+        s.set_passcode("386491")
+        t0 = time.perf_counter()
+        for _ in range(N):
+            s.is_set
+        t1 = time.perf_counter()
+        for _ in range(N):
+            _ffi.lib.passcode_version_number()
+        t2 = time.perf_counter()
+        with s.flow(passcode.FlowKind.UNLOCK) as f:
+            t3 = time.perf_counter()
+            for _ in range(N):
+                f.digit(3)
+                f.delete()
+            t4 = time.perf_counter()
+base = (t2 - t1) / N
+print("%-52s %10.0fns %10.0fns %8.1f" % ("Python: store.is_set vs a bare ctypes call", (t1 - t0) / N * 1e9, base * 1e9, (t1 - t0) / N / base))
+print("%-52s %10.0fns %10.0fns %8.1f" % ("Python: flow.digit (+ delete) vs a bare ctypes call", (t4 - t3) / (2 * N) * 1e9, base * 1e9, (t4 - t3) / (2 * N) / base))
