@@ -352,6 +352,22 @@ static void test_full_disk_changes_nothing(void) {
     CHECK(strlen(passcode_errmsg(s)) > 0);
     rc = passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60);
     CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_FULL || rc == PASSCODE_ERR_IO);
+    /* A verify either records its attempt and answers, or refuses without checking: never an
+     * answer that was not counted. */
+    for (int i = 0; i < 5; i++) {
+        int32_t before = failures(s);
+        char g[16];
+        snprintf(g, sizeof g, "90%04d", 4321 + i * 7);
+        rc = passcode_verify(s, g, 6);
+        CHECK(rc == PASSCODE_ERR_WRONG_PASSCODE || rc == PASSCODE_ERR_FULL || rc == PASSCODE_ERR_IO);
+        if (rc == PASSCODE_ERR_WRONG_PASSCODE) { CHECK(failures(s) == before + 1); }
+        else { CHECK(failures(s) == before); }
+    }
+    rc = passcode_session_record(s, "x", "Phone", "Android", 1, NULL, 0);
+    CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_FULL || rc == PASSCODE_ERR_IO);
+    int32_t set_now = 0;
+    CHECK_STATUS(passcode_is_set(s, &set_now), PASSCODE_OK);  /* reads still work */
+    CHECK(set_now == 1);
     unlink(filler);
     /* Still the old passcode. */
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
@@ -362,6 +378,53 @@ static void test_full_disk_changes_nothing(void) {
     passcode_close(s);
     snprintf(cmd, sizeof cmd, "umount '%s'", dir);
     CHECK(system(cmd) == 0);
+}
+
+
+/* Another process holding the store makes a call wait (bounded), not fail at once. */
+static void test_busy_store_waits_then_gives_a_clear_status(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    for (int round = 0; round < 2; round++) {
+        int ready[2];
+        CHECK(pipe(ready) == 0);
+        pid_t pid = fork();
+        if (pid == 0) {
+            char cmd[900];
+            /* Hold the write lock for 0.6 s with another SQLite client. */
+            snprintf(cmd, sizeof cmd, "python3 -c \"import sqlite3,time,os; c=sqlite3.connect('%s', isolation_level=None); "
+                     "c.execute('begin immediate'); os.write(%d, b'x'); time.sleep(0.6); c.execute('commit')\"", path, ready[1]);
+            _exit(system(cmd) == 0 ? 0 : 1);
+        }
+        char x;
+        CHECK(read(ready[0], &x, 1) == 1);
+        passcode_options *o = fast_options();
+        if (round == 1) passcode_options_set_busy_timeout(o, 100);
+        passcode_store *t = NULL;
+        CHECK_STATUS(passcode_open(path, o, &t), PASSCODE_OK);
+        passcode_options_free(o);
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        int32_t rc = passcode_setting_set(t, PASSCODE_SETTING_AUTO_LOCK_SECONDS, round == 0 ? 60 : 300);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double waited = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+        if (round == 0) {
+            CHECK_STATUS(rc, PASSCODE_OK);          /* waited for the other writer */
+            CHECK(waited > 0.3);
+        } else {
+            CHECK_STATUS(rc, PASSCODE_ERR_BUSY);    /* a 100 ms bound: a clear status, nothing changed */
+            CHECK(waited < 0.5);
+            CHECK(strstr(passcode_errmsg(t), "busy") != NULL);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        CHECK(get_setting(t, PASSCODE_SETTING_AUTO_LOCK_SECONDS) == 60);
+        passcode_close(t);
+        close(ready[0]); close(ready[1]);
+    }
 }
 
 /* ---- handles ----------------------------------------------------------------------------- */
@@ -1303,6 +1366,7 @@ int main(void) {
     RUN(test_open_garbage_and_truncated_files);
     RUN(test_open_read_only_location);
     RUN(test_full_disk_changes_nothing);
+    RUN(test_busy_store_waits_then_gives_a_clear_status);
     RUN(test_closed_and_foreign_handles);
     RUN(test_set_verify_survives_restart);
     RUN(test_bad_passcode_input_changes_nothing);
