@@ -26,14 +26,15 @@ public func passcode_set_logout_callback(
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withStore(store) { s in
-        var hook: (@Sendable (Int32) -> Void)?
-        if let callback {
-            let p = Payload(raw: payload)
-            hook = { reason in callback(p.raw, reason) }
-        }
-        s.updateHooks { $0.logout = hook }
-    }
+    withStore(store) { s in s.updateHooks { $0.logout = intHook(callback, payload) } }
+}
+
+/// Wraps a C callback that takes an int32 (a reason or a notice) with its payload.
+func intHook(_ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?,
+             _ payload: UnsafeMutableRawPointer?) -> (@Sendable (Int32) -> Void)? {
+    guard let callback else { return nil }
+    let p = Payload(raw: payload)
+    return { value in callback(p.raw, value) }
 }
 
 /// The size of the message buffer every failing hook may write into (256 bytes, NUL included).
@@ -95,14 +96,7 @@ public func passcode_set_notice_callback(
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withStore(store) { s in
-        var hook: (@Sendable (Int32) -> Void)?
-        if let callback {
-            let p = Payload(raw: payload)
-            hook = { notice in callback(p.raw, notice) }
-        }
-        s.updateHooks { $0.notify = hook }
-    }
+    withStore(store) { s in s.updateHooks { $0.notify = intHook(callback, payload) } }
 }
 
 /// Registers the hook asked before any setting change is committed (seed 002 keeps a backend

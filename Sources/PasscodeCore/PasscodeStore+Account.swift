@@ -113,7 +113,7 @@ extension PasscodeStore {
         guard let row else { throw PasscodeError.sessionNotFound }
         guard row[0].int != 1 else { throw PasscodeError.sessionIsCurrent }
         if let hook = hooks.signOutSession, let failure = hook(id) { throw PasscodeError.hookFailed(failure) }
-        try write { try db.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)]) }
+        try write { _ = try db.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)]) }
     }
 
     /// Signs out every session but this device's (`passcode_session_sign_out_others`). Each goes

@@ -83,13 +83,7 @@ extension PasscodeStore {
         try checkFormat(new, length: length)
         try checkStrength(new)
         try verify(current)
-        let hash = try Sodium.hash(hashInput(new), cost: options.cost)
-        let now = now()
-        try write {
-            try db.query("UPDATE passcode SET hash = ?, set_wall_ms = ? WHERE id = 1", [.text(hash), .int(now.wallMs)])
-            if try db.scalar("SELECT changes()")?.int ?? 0 == 0 { throw PasscodeError.noPasscode }
-        }
-        forgetWrongGuesses()
+        try replaceVerifiedPasscode(new)
     }
 
     /// Removes the passcode after checking it (`passcode_remove`): the lock goes off and

@@ -111,20 +111,16 @@ final class Database {
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE: the write lock is taken first, so
     /// two writers never deadlock). Any error rolls everything back.
     func write<R>(_ body: () throws -> R) throws -> R {
-        try exec("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try exec("COMMIT")
-            return result
-        } catch {
-            if sqlite3_get_autocommit(db) == 0 { _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
-            throw error
-        }
+        try transaction("BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` in a read transaction, so that several reads see one snapshot.
     func read<R>(_ body: () throws -> R) throws -> R {
-        try exec("BEGIN DEFERRED")
+        try transaction("BEGIN DEFERRED", body)
+    }
+
+    private func transaction<R>(_ begin: String, _ body: () throws -> R) throws -> R {
+        try exec(begin)
         do {
             let result = try body()
             try exec("COMMIT")
