@@ -120,8 +120,8 @@ test-c: $(B)/test_api $(B)/test_catalogue $(B)/crash_harness $(B)/stress $(B)/co
 	cd $(B) && ./crash_harness $(CRASH_ROUNDS)
 	cd $(B) && ./stress 8 16 3
 	cd $(B) && ./corrupt 300
-	@command -v valgrind >/dev/null 2>&1 || { apt-get install -y -qq valgrind >/dev/null; }
-	cd $(B) && $(VALGRIND) ./test_catalogue > /dev/null && echo "valgrind memcheck: test_catalogue clean (no errors, nothing definitely lost)"
+	cd $(B) && $(VALGRIND) ./test_catalogue > /dev/null && $(VALGRIND) ./test_api > /dev/null \
+	    && echo "valgrind memcheck: test_api and test_catalogue clean (no errors, nothing definitely lost)"
 
 crash: $(B)/crash_harness
 	cd $(B) && ./crash_harness 1000

