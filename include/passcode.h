@@ -457,11 +457,12 @@ int32_t passcode_open(const char *path, passcode_options *options, passcode_stor
 void passcode_close(passcode_store *store);
 
 /**
- * The detailed message of the last failed call on store, or of the last failed
- * passcode_open when store is NULL. Never contains a passcode or a code.
+ * The detailed message of the calling thread's last failed call on store, or of its last
+ * failed passcode_open when store is NULL (like errno, it is kept per thread, so threads
+ * sharing a handle never see or overwrite each other's). Never contains a passcode or a code.
  * @param store A handle, or NULL.
- * @return A string owned by the library, valid until the next failing call on the same
- * handle; "" when there was none. With several threads on one handle, copy it at once.
+ * @return A string owned by the library, valid until this thread's next failing call on
+ * the same handle (or until the handle is closed); "" when there was none.
  */
 const char *passcode_errmsg(passcode_store *store);
 

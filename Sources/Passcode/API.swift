@@ -206,12 +206,13 @@ public func passcode_close(_ store: OpaquePointer?) {
     Handles.stores.remove(store)
 }
 
-/// The detailed message of the last failed call on `store`, or of the last failed
-/// `passcode_open` when `store` is NULL. Never contains a passcode or a code.
+/// The detailed message of the calling thread's last failed call on `store`, or of its last
+/// failed `passcode_open` when `store` is NULL (like errno, it is kept per thread, so threads
+/// sharing a handle never see or overwrite each other's). Never contains a passcode or a code.
 /// - Parameters:
 ///   - store: A handle, or NULL.
-/// - Returns: A string owned by the library, valid until the next failing call on the same
-///   handle; "" when there was none. With several threads on one handle, copy it at once.
+/// - Returns: A string owned by the library, valid until this thread's next failing call on
+///   the same handle (or until the handle is closed); "" when there was none.
 @c(passcode_errmsg)
 public func passcode_errmsg(_ store: OpaquePointer?) -> UnsafePointer<CChar>? {
     if store == nil { return Handles.openMessage.pointer ?? CStrings.intern("") }

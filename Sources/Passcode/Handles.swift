@@ -32,21 +32,59 @@ final class Mutex: @unchecked Sendable {
 /// What a `passcode_store *` stands for.
 final class StoreBox: @unchecked Sendable {
     let store: PasscodeStore
-    private let lock = Mutex()
-    private var message: UnsafeMutablePointer<CChar>?
+    /// The key of this handle's messages in each thread's message table.
+    let id: UInt
 
-    init(_ store: PasscodeStore) { self.store = store }
-    deinit { free(message) }
-
-    func setMessage(_ text: String?) {
-        lock.locked {
-            free(message)
-            message = text.map { strdup($0) }
-        }
+    init(_ store: PasscodeStore) {
+        self.store = store
+        id = ThreadMessages.newID()
     }
 
-    var messagePointer: UnsafePointer<CChar>? {
-        lock.locked { message.map { UnsafePointer($0) } }
+    deinit { ThreadMessages.forget(id) }
+
+    /// Records the message of a failed call, for `passcode_errmsg` on this thread.
+    func setMessage(_ text: String?) { ThreadMessages.set(id, text) }
+
+    var messagePointer: UnsafePointer<CChar>? { ThreadMessages.get(id) }
+}
+
+/// Each thread's last error message per handle, like errno: a thread's message pointer is
+/// replaced only by that thread's own next failing call on the same handle, never by another's.
+enum ThreadMessages {
+    final class Table {
+        var messages: [UInt: UnsafeMutablePointer<CChar>] = [:]
+        deinit { messages.values.forEach { free($0) } }
+    }
+
+    private static let key: pthread_key_t = {
+        var k = pthread_key_t()
+        pthread_key_create(&k) { raw in if let raw { Unmanaged<Table>.fromOpaque(raw).release() } }
+        return k
+    }()
+    private static let counter = Mutex()
+    nonisolated(unsafe) private static var next: UInt = 0
+
+    static func newID() -> UInt { counter.locked { next += 1; return next } }
+
+    private static var table: Table {
+        if let raw = pthread_getspecific(key) { return Unmanaged<Table>.fromOpaque(raw).takeUnretainedValue() }
+        let t = Table()
+        pthread_setspecific(key, Unmanaged.passRetained(t).toOpaque())
+        return t
+    }
+
+    static func set(_ id: UInt, _ text: String?) {
+        let t = table
+        if let old = t.messages.removeValue(forKey: id) { free(old) }
+        if let text { t.messages[id] = strdup(text) }
+    }
+
+    static func get(_ id: UInt) -> UnsafePointer<CChar>? { table.messages[id].map { UnsafePointer($0) } }
+
+    /// A closed handle's messages stay readable in other threads until they fail again or end;
+    /// this thread's are freed at once.
+    static func forget(_ id: UInt) {
+        if let old = table.messages.removeValue(forKey: id) { free(old) }
     }
 }
 
@@ -88,15 +126,14 @@ final class HandleTable<Box: AnyObject>: @unchecked Sendable {
 enum Handles {
     static let stores = HandleTable<StoreBox>(tag: 0x5c)
     static let options = HandleTable<OptionsBox>(tag: 0x5d)
-    /// The message of the last failed `passcode_open` (any thread), for `passcode_errmsg(NULL)`.
-    static let openMessage = StoreMessage()
+    /// The message of this thread's last failed `passcode_open`, for `passcode_errmsg(NULL)`.
+    static let openMessage = OpenMessage()
 }
 
-final class StoreMessage: @unchecked Sendable {
-    private let lock = Mutex()
-    private var message: UnsafeMutablePointer<CChar>?
-    func set(_ text: String) { lock.locked { free(message); message = strdup(text) } }
-    var pointer: UnsafePointer<CChar>? { lock.locked { message.map { UnsafePointer($0) } } }
+/// `passcode_open` failures are kept under id 0 of the thread's message table.
+final class OpenMessage: Sendable {
+    func set(_ text: String) { ThreadMessages.set(0, text) }
+    var pointer: UnsafePointer<CChar>? { ThreadMessages.get(0) }
 }
 
 /// Runs one C call on a store handle: looks the handle up, runs `body`, records the message of

@@ -448,6 +448,33 @@ static void test_closed_and_foreign_handles(void) {
     CHECK(junk[0] == 1 && junk[3] == 4);
 }
 
+
+typedef struct { passcode_store *s; char msg[128]; } msg_arg;
+static void *format_error_thread(void *p) {
+    msg_arg *a = p;
+    passcode_verify(a->s, "12", 2);
+    snprintf(a->msg, sizeof a->msg, "%s", passcode_errmsg(a->s));
+    return NULL;
+}
+
+/* Error messages are kept per thread: another thread's failure never replaces this one's. */
+static void test_error_messages_are_per_thread(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    const char *mine = passcode_errmsg(s);
+    CHECK(strcmp(mine, "incorrect passcode") == 0);
+    msg_arg a = { s, "" };
+    pthread_t t;
+    pthread_create(&t, NULL, format_error_thread, &a);
+    pthread_join(t, NULL);
+    CHECK(strstr(a.msg, "exactly 6 digits") != NULL);
+    CHECK(strcmp(mine, "incorrect passcode") == 0);  /* the pointer is still valid and unchanged */
+    CHECK(strcmp(passcode_errmsg(s), "incorrect passcode") == 0);
+    passcode_close(s);
+}
+
 /* ---- the passcode ------------------------------------------------------------------------ */
 
 static void test_set_verify_survives_restart(void) {
@@ -1368,6 +1395,7 @@ int main(void) {
     RUN(test_full_disk_changes_nothing);
     RUN(test_busy_store_waits_then_gives_a_clear_status);
     RUN(test_closed_and_foreign_handles);
+    RUN(test_error_messages_are_per_thread);
     RUN(test_set_verify_survives_restart);
     RUN(test_bad_passcode_input_changes_nothing);
     RUN(test_weak_passcodes_are_refused_with_a_reason);
