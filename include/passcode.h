@@ -821,6 +821,14 @@ int32_t passcode_flow_lockout_remaining(passcode_flow *flow, int64_t *out);
 int32_t passcode_reset_request(passcode_store *store);
 
 /**
+ * Seconds until passcode_reset_request is allowed again, 0 when it is allowed now.
+ * @param store The store.
+ * @param out Receives the seconds.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_reset_retry_after(passcode_store *store, int64_t *out);
+
+/**
  * Checks a reset code without using it up, so a front end can move on to the new passcode.
  * Each check counts as one of the code's 5 tries; the 5th wrong one discards the code.
  * Reset-code tries never count against the passcode lockout.

@@ -18,6 +18,16 @@ public func passcode_reset_request(_ store: OpaquePointer?) -> Int32 {
     withStore(store) { s in try s.requestResetCode() }
 }
 
+/// Seconds until `passcode_reset_request` is allowed again, 0 when it is allowed now.
+/// - Parameters:
+///   - store: The store.
+///   - out: Receives the seconds.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_reset_retry_after)
+public func passcode_reset_retry_after(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withStore(store) { s in try put(out, try s.resetRetryAfterSeconds()) }
+}
+
 /// Checks a reset code without using it up, so a front end can move on to the new passcode.
 /// Each check counts as one of the code's 5 tries; the 5th wrong one discards the code.
 /// Reset-code tries never count against the passcode lockout.

@@ -26,24 +26,8 @@ extension PasscodeStore {
         let now = now()
         // 1. The rate limit; the request is recorded even if delivery fails later.
         let limit: Result<Void, PasscodeError> = try write {
-            let interval = try setting(SettingKey.resetRequestInterval, default: 60) * 1000
-            let perDay = try setting(SettingKey.resetRequestsPerDay, default: 5)
-            let rows = try db.query("SELECT rowid, boot_id, boot_ms, wall_ms FROM reset_request")
-            var ages: [Int64] = []
-            for r in rows {
-                let age = requestAge(bootID: UInt64(bitPattern: r[1].int ?? 0), bootMs: r[2].int ?? 0, wallMs: r[3].int ?? 0, now: now)
-                if age >= PasscodeStore.dayMs {
-                    try db.query("DELETE FROM reset_request WHERE rowid = ?", [r[0]])
-                } else {
-                    ages.append(age)
-                }
-            }
-            if let youngest = ages.min(), youngest < interval {
-                return .failure(.rateLimited(seconds: (interval - youngest + 999) / 1000))
-            }
-            if Int64(ages.count) >= perDay, let oldest = ages.max() {
-                return .failure(.rateLimited(seconds: (PasscodeStore.dayMs - oldest + 999) / 1000))
-            }
+            let wait = try resetRequestWaitLocked(now: now, prune: true)
+            if wait > 0 { return .failure(.rateLimited(seconds: wait)) }
             try db.query("INSERT INTO reset_request(boot_id, boot_ms, wall_ms) VALUES(?, ?, ?)",
                          [.int(Int64(bitPattern: now.bootID)), .int(now.bootMs), .int(now.wallMs)])
             return .success(())
@@ -81,6 +65,33 @@ extension PasscodeStore {
             }
             throw PasscodeError.hookFailed(failure.isEmpty ? "the reset code could not be delivered" : failure)
         }
+    }
+
+    /// Seconds until the next reset-code request is allowed, 0 when it is allowed now
+    /// (`passcode_reset_retry_after`).
+    public func resetRetryAfterSeconds() throws -> Int64 {
+        let now = now()
+        return try read { try resetRequestWaitLocked(now: now, prune: false) }
+    }
+
+    /// The rate limit: one request per interval and a number per 24 hours. Requests older than a
+    /// day are deleted when `prune` (inside a write transaction).
+    private func resetRequestWaitLocked(now: ClockReading, prune: Bool) throws -> Int64 {
+        let interval = try setting(SettingKey.resetRequestInterval, default: 60) * 1000
+        let perDay = try setting(SettingKey.resetRequestsPerDay, default: 5)
+        var ages: [Int64] = []
+        for r in try db.query("SELECT rowid, boot_id, boot_ms, wall_ms FROM reset_request") {
+            let age = requestAge(bootID: UInt64(bitPattern: r[1].int ?? 0), bootMs: r[2].int ?? 0, wallMs: r[3].int ?? 0, now: now)
+            if age < PasscodeStore.dayMs {
+                ages.append(age)
+            } else if prune {
+                try db.query("DELETE FROM reset_request WHERE rowid = ?", [r[0]])
+            }
+        }
+        var wait: Int64 = 0
+        if let youngest = ages.min(), youngest < interval { wait = interval - youngest }
+        if Int64(ages.count) >= perDay, let oldest = ages.max() { wait = max(wait, PasscodeStore.dayMs - oldest) }
+        return (wait + 999) / 1000
     }
 
     /// Age of a recorded request: on the boot-time clock within one boot, else by the wall clock.

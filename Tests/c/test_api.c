@@ -1171,6 +1171,10 @@ static void test_reset_code_through_the_c_api(void) {
     CHECK(strlen(h.code) == 8);
     CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_RATE_LIMITED);
     CHECK(strstr(passcode_errmsg(s), "60 seconds") != NULL);
+    int64_t retry = -1;
+    CHECK_STATUS(passcode_reset_retry_after(s, &retry), PASSCODE_OK);
+    CHECK(retry == 60);
+    CHECK_STATUS(passcode_reset_retry_after(s, NULL), PASSCODE_ERR_MISUSE);
     CHECK(strstr(passcode_errmsg(s), h.code) == NULL);
     /* Lock out the passcode: the reset still works and clears it. */
     for (int i = 0; i < 5; i++) wrong_guess(s, i + 40, PASSCODE_ERR_WRONG_PASSCODE);

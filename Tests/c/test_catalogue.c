@@ -120,6 +120,7 @@ int main(void) {
         CASE(passcode_reset_check(x, "12345678", 8), INV);
         CASE(passcode_reset_complete(x, "12345678", 8, "502817", 6), INV);
         CASE(passcode_reset_pending(x, &i32), INV);
+        CASE(passcode_reset_retry_after(x, &i64), INV);
         CASE(passcode_forgot(x), INV);
         CASE(passcode_password_change_check(x, "a", 1, "abcdefgh", 8, "abcdefgh", 8), INV);
         CASE(passcode_session_record(x, "id", "d", "p", 0, NULL, 0), INV);
@@ -186,6 +187,7 @@ int main(void) {
     CASE(passcode_security_label(s, NULL), MIS);
     CASE(passcode_biometric_check(s, NULL), MIS);
     CASE(passcode_reset_pending(s, NULL), MIS);
+    CASE(passcode_reset_retry_after(s, NULL), MIS);
     CASE(passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, NULL), MIS);
     CASE(passcode_session_list_new(s, NULL), MIS);
 

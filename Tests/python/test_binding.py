@@ -116,8 +116,11 @@ def test_reset_code_flow_and_notices(locked_store, clock):
     s.request_reset_code()
     assert len(codes) == 1 and len(codes[0]) == 8 and codes[0].isdigit()
     assert s.reset_pending
-    with pytest.raises(passcode.RateLimited):
+    with pytest.raises(passcode.RateLimited) as e:
         s.request_reset_code()
+    assert e.value.seconds_remaining == 60
+    clock.advance(45)
+    assert s.reset_retry_after == 15
     with s.flow(FlowKind.RESET) as f:
         f.type(codes[0])
         assert f.step == FlowStep.ENTER_NEW

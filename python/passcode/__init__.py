@@ -342,8 +342,17 @@ class Store:
         return Flow(self, FlowKind(kind))
 
     def request_reset_code(self) -> None:
-        """Makes a reset code and hands it to the on_reset_code callback (passcode_reset_request)."""
-        self._check(_lib.passcode_reset_request(self._h()))
+        """Makes a reset code and hands it to the on_reset_code callback (passcode_reset_request).
+        Raises RateLimited (with seconds_remaining) when requests come too often."""
+        rc = _lib.passcode_reset_request(self._h())
+        if rc == Status.ERR_RATE_LIMITED:
+            self._check(rc, seconds_remaining=self.reset_retry_after)
+        self._check(rc)
+
+    @property
+    def reset_retry_after(self) -> int:
+        """Seconds until request_reset_code is allowed again; 0 when it is allowed now."""
+        return self._out_int(_lib.passcode_reset_retry_after, c_int64)
 
     def check_reset_code(self, code: Digits) -> None:
         self._check(_call_with_secrets(_lib.passcode_reset_check, self._h(), _bytes(code, "the reset code")))

@@ -134,7 +134,12 @@ class LoggedOut(PasscodeError):
 
 
 class RateLimited(PasscodeError):
+    """Too many reset-code requests; `seconds_remaining` says when the next is allowed."""
     status = Status.ERR_RATE_LIMITED
+
+    def __init__(self, message, status=None, seconds_remaining=0):
+        super().__init__(message, status)
+        self.seconds_remaining = seconds_remaining
 
 
 class NoResetCode(PasscodeError):
