@@ -92,17 +92,24 @@ $(B)/crash_harness: Tests/c/crash_harness.c include/passcode.h $(LIB)
 $(B)/stress: Tests/c/stress.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -lpthread -Wl,-rpath,'$$ORIGIN'
 
-# libFuzzer with AddressSanitizer and UndefinedBehaviorSanitizer: clang from the Swift toolchain
-# (it ships compiler-rt's fuzzer runtime), else the system's clang.
+# libFuzzer with AddressSanitizer and UndefinedBehaviorSanitizer. The library is built a second
+# time with ASan and swiftc's libFuzzer coverage, so the fuzzer is guided by, and ASan checks,
+# the Swift code itself. clang from the Swift toolchain ships compiler-rt's fuzzer runtime.
 FUZZ_CC ?= $(shell command -v /opt/swift/usr/bin/clang || command -v clang)
 FUZZ_SECONDS ?= 15
-$(B)/fuzz_api: Tests/fuzz/fuzz_api.c include/passcode.h $(LIB)
+FUZZ_LIBDIR := .build-fuzz/debug
+$(FUZZ_LIBDIR)/libpasscode.so: $(SOURCES)
+	$(SWIFT) build --product passcode --scratch-path .build-fuzz --sanitize=address -Xswiftc -sanitize=fuzzer
+
+$(B)/fuzz_api: Tests/fuzz/fuzz_api.c include/passcode.h $(FUZZ_LIBDIR)/libpasscode.so
+	@mkdir -p $(B)
 	$(FUZZ_CC) -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	    -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN' 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+	    -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }
 
 test-fuzz: $(B)/fuzz_api
 	mkdir -p $(B)/fuzz-corpus
-	cd $(B) && ./fuzz_api -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -print_final_stats=1 fuzz-corpus 2>&1 | grep -E '^(Done|stat::number_of_executed_units)|ERROR|SUMMARY'; exit $${PIPESTATUS[0]}
+	cd $(B) && ./fuzz_api -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=6000 -print_final_stats=1 fuzz-corpus 2>&1 \
+	    | grep -E '^(INFO: Loaded .* counters|#[0-9]+ *DONE|Done)|ERROR|SUMMARY'; exit $${PIPESTATUS[0]}
 
 fuzz:
 	$(MAKE) test-fuzz FUZZ_SECONDS=600
@@ -182,4 +189,4 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/passcode.h $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
 
 clean:
-	rm -rf $(B) .build .build-tsan examples/c/passcode_demo
+	rm -rf $(B) .build .build-tsan .build-fuzz examples/c/passcode_demo
