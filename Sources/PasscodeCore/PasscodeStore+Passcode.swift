@@ -128,11 +128,10 @@ extension PasscodeStore {
     /// Checks `code` against the stored passcode (`passcode_verify`). Throws `wrongPasscode`,
     /// `lockedOut`, `resetRequired`, `loggedOut`, `noPasscode` or a store error.
     public func verify(_ code: SecretBytes) throws {
-        try checkFormat(code, length: try passcodeLength())
         let fingerprint = Sodium.mac(code, key: fingerprintKey)
         let start = now()
         // 1. Write-ahead: count the attempt durably, or refuse without looking at the passcode.
-        let begun: AttemptStart = try write { try beginAttemptLocked(fingerprint: fingerprint, now: start) }
+        let begun: AttemptStart = try write { try beginAttemptLocked(code, fingerprint: fingerprint, now: start) }
         let seq: Int64, hash: String
         switch begun {
         case .blocked(let error): throw error
@@ -174,8 +173,12 @@ extension PasscodeStore {
 
     enum FailureOutcome { case wrong, resetRequired, loggedOut }
 
-    private func beginAttemptLocked(fingerprint: [UInt8], now: ClockReading) throws -> AttemptStart {
-        guard let hash = try db.scalar("SELECT hash FROM passcode")?.text else { throw PasscodeError.noPasscode }
+    private func beginAttemptLocked(_ code: SecretBytes, fingerprint: [UInt8], now: ClockReading) throws -> AttemptStart {
+        guard let row = try db.query("SELECT hash, length FROM passcode").first, let hash = row[0].text else {
+            throw PasscodeError.noPasscode
+        }
+        // A malformed entry is not an attempt: refused before anything is counted or checked.
+        try checkFormat(code, length: Int(row[1].int ?? 0))
         if try state(StateKey.resetRequired) != 0 {
             if try maxFailureActionLocked() == .forcedLogout {
                 try removePasscodeLocked()

@@ -100,6 +100,40 @@ def _write_message(buffer, size, text: bytes) -> None:
         ctypes.memmove(buffer, data, len(data))
 
 
+class _Handle:
+    """A library handle released by `_free` (close, context manager, garbage collection)."""
+
+    _handle = None
+    _what = "handle"
+
+    @staticmethod
+    def _free(handle) -> None:
+        raise NotImplementedError
+
+    def _h(self):
+        if self._handle is None:
+            raise InvalidHandle(f"the {self._what} is closed", Status.ERR_INVALID_HANDLE)
+        return self._handle
+
+    def close(self) -> None:
+        """Releases the handle; further calls raise InvalidHandle. Safe to call twice."""
+        if self._handle is not None:
+            self._free(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
 @dataclass(frozen=True)
 class Session:
     """A device session (seed 004)."""
@@ -111,7 +145,7 @@ class Session:
     is_current: bool
 
 
-class Store:
+class Store(_Handle):
     """A libpasscode store (one SQLite file), usable as a context manager.
 
     Several processes and threads may use one store. Callbacks are called on the thread of the
@@ -183,10 +217,8 @@ class Store:
         if rc != Status.OK:
             raise error_for(rc, _lib.passcode_strerror(rc).decode())
 
-    def _h(self):
-        if self._handle is None:
-            raise InvalidHandle("the store is closed", Status.ERR_INVALID_HANDLE)
-        return self._handle
+    _what = "store"
+    _free = staticmethod(lambda h: _lib.passcode_close(h))
 
     def _check(self, rc, **extra):
         if rc != Status.OK:
@@ -196,24 +228,6 @@ class Store:
         out = ctype()
         self._check(fn(self._h(), byref(out)))
         return out.value
-
-    def close(self) -> None:
-        """Closes the store; further calls raise InvalidHandle. Safe to call twice."""
-        if self._handle is not None:
-            _lib.passcode_close(self._handle)
-            self._handle = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     # -- the passcode -------------------------------------------------------------------------
 
@@ -486,36 +500,18 @@ class Store:
         self._register("deleted", _lib.passcode_set_account_deleted_callback, _ffi.VOID_CB, w if fn else None)
 
 
-class Flow:
+class Flow(_Handle):
     """An entry flow: feed it key presses, draw what it reports. Usable as a context manager."""
+
+    _what = "flow"
+    _free = staticmethod(lambda h: _lib.passcode_flow_free(h))
 
     def __init__(self, store: Store, kind: FlowKind):
         self.store = store
         self.kind = kind
-        self._handle = _ffi.FLOW()
-        store._check(_lib.passcode_flow_new(store._h(), int(kind), byref(self._handle)))
-
-    def _h(self):
-        if self._handle is None:
-            raise InvalidHandle("the flow is closed", Status.ERR_INVALID_HANDLE)
-        return self._handle
-
-    def close(self) -> None:
-        if self._handle is not None:
-            _lib.passcode_flow_free(self._handle)
-            self._handle = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+        handle = _ffi.FLOW()
+        store._check(_lib.passcode_flow_new(store._h(), int(kind), byref(handle)))
+        self._handle = handle
 
     def digit(self, d: int) -> None:
         """Adds one digit (0-9); the entry submits itself at full length."""
