@@ -191,8 +191,8 @@ static void event(app *a, int32_t e) {
 static int command(app *a, const char *cmd, const char *arg) {
     int32_t rc = PASSCODE_OK;
     if (strspn(cmd, "0123456789") == strlen(cmd) && *cmd) {
-        if (!a->flow) { printf("error: no passcode entry on screen\n"); return 1; }
-        for (const char *p = cmd; *p; p++) {
+        if (!a->flow) printf("error: no passcode entry on screen (c creates a passcode)\n");
+        else for (const char *p = cmd; *p; p++) {
             if (passcode_flow_digit(a->flow, *p - '0') != PASSCODE_OK) break;
         }
     } else if (!strcmp(cmd, "del")) { if (a->flow) passcode_flow_delete(a->flow); }

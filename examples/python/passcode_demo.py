@@ -133,9 +133,8 @@ class App:
         try:
             if cmd.isdigit() and cmd.isascii():
                 if not self.flow:
-                    print("error: no passcode entry on screen")
-                    return True
-                for ch in cmd:
+                    print("error: no passcode entry on screen (c creates a passcode)")
+                for ch in (cmd if self.flow else ""):
                     try:
                         self.flow.digit(int(ch))
                     except passcode.PasscodeError:
