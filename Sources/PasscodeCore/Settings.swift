@@ -96,8 +96,12 @@ extension PasscodeStore {
             if value == 1 { return try enable() }
             throw PasscodeError.invalidSetting("turning the lock off needs the passcode: use passcode_disable")
         case .passcodeLength:
-            let old = try get(.passcodeLength)
-            try callSettingHook(setting.key, old: old, new: value)
+            // Everything that can refuse the change is checked before the host's hook is asked.
+            guard value >= Int64(PasscodePolicy.minLength) && value <= Int64(PasscodePolicy.maxLength) else {
+                throw PasscodeError.invalidSetting("the passcode length must be from \(PasscodePolicy.minLength) to \(PasscodePolicy.maxLength)")
+            }
+            if try isPasscodeSet() { throw PasscodeError.state("the length is fixed while a passcode is set") }
+            try callSettingHook(setting.key, old: try get(.passcodeLength), new: value)
             return try setPasscodeLength(Int(value))
         case .lastPasswordChange:
             throw PasscodeError.invalidSetting("the last password change time is read only; it is set by passcode_password_change_check")

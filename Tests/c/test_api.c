@@ -1376,6 +1376,57 @@ static void test_account_through_the_c_api(void) {
     free(bytes);
 }
 
+
+/* A host callback may call back into the library on the same handle: no lock is held. */
+static passcode_store *reentrant_store;
+static int reentrant_seen = -1;
+static void reentrant_logout(void *payload, int32_t reason) {
+    (void)payload; (void)reason;
+    int32_t v = -1;
+    if (passcode_is_set(reentrant_store, &v) == PASSCODE_OK) reentrant_seen = v;
+    passcode_setting_set(reentrant_store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60);
+}
+static int32_t reentrant_hook(void *payload, const char *key, const char *o, const char *n, char *m, size_t size) {
+    (void)payload; (void)key; (void)o; (void)n; (void)m; (void)size;
+    int64_t v = 0;
+    return passcode_setting_get(reentrant_store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &v) == PASSCODE_OK ? 0 : 1;
+}
+
+static void test_callbacks_may_call_back_into_the_library(void) {
+    char path[512];
+    reentrant_store = new_store(path, sizeof path);
+    CHECK_STATUS(passcode_set(reentrant_store, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_settings_hook(reentrant_store, reentrant_hook, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_logout_callback(reentrant_store, reentrant_logout, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_forgot(reentrant_store), PASSCODE_OK);
+    CHECK(reentrant_seen == 0);  /* the callback saw the passcode already removed */
+    CHECK(get_setting(reentrant_store, PASSCODE_SETTING_AUTO_LOCK_SECONDS) == 60);  /* and its own change went through the hook */
+    passcode_close(reentrant_store);
+}
+
+/* The settings hook is asked only about changes that can happen. */
+static int hook_calls;
+static int32_t counting_hook(void *p, const char *k, const char *o, const char *n, char *m, size_t size) {
+    (void)p; (void)k; (void)o; (void)n; (void)m; (void)size;
+    hook_calls++;
+    return 0;
+}
+static void test_settings_hook_is_not_asked_about_impossible_changes(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_settings_hook(s, counting_hook, NULL), PASSCODE_OK);
+    hook_calls = 0;
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_PASSCODE_LENGTH, 8), PASSCODE_ERR_STATE);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_PASSCODE_LENGTH, 13), PASSCODE_ERR_INVALID_SETTING);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 7), PASSCODE_ERR_INVALID_SETTING);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_ERR_BIOMETRIC_UNAVAILABLE);
+    CHECK(hook_calls == 0);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_OK);
+    CHECK(hook_calls == 1);
+    passcode_close(s);
+}
+
 /* ---- main -------------------------------------------------------------------------------- */
 
 static void remove_tree(const char *dir) {
@@ -1427,6 +1478,8 @@ int main(void) {
     RUN(test_flows_through_the_c_api);
     RUN(test_settings_hook_through_the_c_api);
     RUN(test_account_through_the_c_api);
+    RUN(test_callbacks_may_call_back_into_the_library);
+    RUN(test_settings_hook_is_not_asked_about_impossible_changes);
     remove_tree(tmp_root);
     return tl_summary();
 }
