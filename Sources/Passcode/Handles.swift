@@ -6,26 +6,15 @@ import PasscodeCore
 /// Static C strings, made once and kept for the life of the process.
 enum CStrings {
     nonisolated(unsafe) private static var table: [String: UnsafeMutablePointer<CChar>] = [:]
-    private static let lock = Mutex()
+    private static let lock = Lock()
 
     static func intern(_ s: String) -> UnsafePointer<CChar>? {
-        lock.locked {
+        lock.withLock {
             if let p = table[s] { return UnsafePointer(p) }
             let p = strdup(s)!
             table[s] = p
             return UnsafePointer(p)
         }
-    }
-}
-
-final class Mutex: @unchecked Sendable {
-    private let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    init() { pthread_mutex_init(m, nil) }
-    deinit { pthread_mutex_destroy(m); m.deallocate() }
-    func locked<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(m)
-        defer { pthread_mutex_unlock(m) }
-        return try body()
     }
 }
 
@@ -61,10 +50,10 @@ enum ThreadMessages {
         pthread_key_create(&k) { raw in if let raw { Unmanaged<Table>.fromOpaque(raw).release() } }
         return k
     }()
-    private static let counter = Mutex()
+    private static let counter = Lock()
     nonisolated(unsafe) private static var next: UInt = 0
 
-    static func newID() -> UInt { counter.locked { next += 1; return next } }
+    static func newID() -> UInt { counter.withLock { next += 1; return next } }
 
     private static var table: Table {
         if let raw = pthread_getspecific(key) { return Unmanaged<Table>.fromOpaque(raw).takeUnretainedValue() }
@@ -95,14 +84,14 @@ final class OptionsBox: @unchecked Sendable {
 
 /// A table of live handles of one kind, keyed by the token handed out.
 final class HandleTable<Box: AnyObject>: @unchecked Sendable {
-    private let lock = Mutex()
+    private let lock = Lock()
     private var boxes: [UInt: Box] = [:]
     private var next: UInt
 
     init(tag: UInt) { next = tag << 40 }
 
     func add(_ box: Box) -> OpaquePointer {
-        lock.locked {
+        lock.withLock {
             next += 16
             boxes[next] = box
             return OpaquePointer(bitPattern: next)!
@@ -112,14 +101,14 @@ final class HandleTable<Box: AnyObject>: @unchecked Sendable {
     func get(_ handle: OpaquePointer?) -> Box? {
         guard let handle else { return nil }
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))
-        return lock.locked { boxes[key] }
+        return lock.withLock { boxes[key] }
     }
 
     @discardableResult
     func remove(_ handle: OpaquePointer?) -> Box? {
         guard let handle else { return nil }
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))
-        return lock.locked { boxes.removeValue(forKey: key) }
+        return lock.withLock { boxes.removeValue(forKey: key) }
     }
 }
 

@@ -50,7 +50,7 @@ public final class PasscodeStore: @unchecked Sendable {
         let created = try FileSystem.prepareStoreFile(path)
         do {
             db = try Database(path: path, busyTimeoutMs: options.busyTimeoutMs)
-            try PasscodeStore.checkAndMigrate(db, fileWasCreated: created)
+            try PasscodeStore.checkAndMigrate(db)
         } catch {
             if created { FileSystem.removeStoreFiles(path) }
             throw error
@@ -58,7 +58,7 @@ public final class PasscodeStore: @unchecked Sendable {
     }
 
     /// Validates the file as ours, sets the connection up, and runs pending migrations.
-    private static func checkAndMigrate(_ db: Database, fileWasCreated: Bool) throws {
+    private static func checkAndMigrate(_ db: Database) throws {
         // Read-only checks first: nothing is written to a file that is not ours.
         let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
         let version = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
@@ -89,7 +89,6 @@ public final class PasscodeStore: @unchecked Sendable {
         guard try Schema.shape(of: db) == Schema.expectedShape else {
             throw PasscodeError.corrupt("the store's tables do not have the expected columns; the file is damaged")
         }
-        _ = fileWasCreated
     }
 
     // MARK: - Small helpers used by every part of the store
