@@ -16,17 +16,16 @@ INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR  ?=
 
-VERSION_MAJOR := $(shell sed -n 's/^let passcodeVersionMajor: UInt32 = \([0-9]*\)/\1/p' Sources/Passcode/Version.swift)
-VERSION_MINOR := $(shell sed -n 's/^let passcodeVersionMinor: UInt32 = \([0-9]*\)/\1/p' Sources/Passcode/Version.swift)
-VERSION_PATCH := $(shell sed -n 's/^let passcodeVersionPatch: UInt32 = \([0-9]*\)/\1/p' Sources/Passcode/Version.swift)
-VERSION  := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+# VERSION is the one place the version is written.
+VERSION  := $(shell cat VERSION)
+VERSION_MAJOR := $(firstword $(subst ., ,$(VERSION)))
 SONAME   := libpasscode.so.$(VERSION_MAJOR)
 REALNAME := libpasscode.so.$(VERSION)
 
 B        := build
 LIB      := $(B)/$(REALNAME)
 STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
-SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift
+SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift VERSION
 
 
 .PHONY: crash stress corrupt valgrind deb-test test-fuzz fuzz test-tsan

@@ -3,9 +3,17 @@
 //
 // Layers (see README "Layout"):
 //   CSodium, CSQLite   system libraries, found through pkg-config
+//   CPasscodeVersion   the version numbers of the VERSION file, as C constants
 //   PasscodeCore       the logic: policy, lockout, lock state, store (Swift only)
 //   Passcode           the C ABI: thin @c functions, built into libpasscode.so
 import PackageDescription
+import Foundation  // the manifest only: the library itself imports no Foundation
+
+/// VERSION holds the one written copy of the version ("major.minor.patch").
+let versionText = (try? String(contentsOfFile: Context.packageDirectory + "/VERSION", encoding: .utf8)) ?? ""
+let versionParts = versionText.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").map(String.init)
+let versionDefines: [String] = zip(["MAJOR", "MINOR", "PATCH"], versionParts.count == 3 ? versionParts : ["0", "0", "0"])
+    .flatMap { ["-Xcc", "-DPASSCODE_BUILD_VERSION_\($0.0)=\($0.1)"] }
 
 let package = Package(
     name: "libpasscode",
@@ -25,14 +33,15 @@ let package = Package(
                 .unsafeFlags(["-emit-clang-header-path",
                               Context.packageDirectory + "/.build/passcode-core-swift.h"]),
             ]),
+        .systemLibrary(name: "CPasscodeVersion"),
         .target(
             name: "Passcode",
-            dependencies: ["PasscodeCore"],
+            dependencies: ["PasscodeCore", "CPasscodeVersion"],
             swiftSettings: [
                 // The compiler's C header for the @c declarations; scripts/gen_header.py
                 // turns it into include/passcode.h.
                 .unsafeFlags(["-emit-clang-header-path",
-                              Context.packageDirectory + "/.build/passcode-swift.h"]),
+                              Context.packageDirectory + "/.build/passcode-swift.h"] + versionDefines),
             ]),
         .testTarget(name: "PasscodeCoreTests", dependencies: ["PasscodeCore"]),
     ]

@@ -154,14 +154,6 @@ typedef enum passcode_cost {
     PASSCODE_COST_SENSITIVE = 2
 } passcode_cost;
 
-/** Why the library asks the host to log the user out. */
-typedef enum passcode_logout_reason {
-    /** The maximum number of failed attempts, with the "forced logout" action. */
-    PASSCODE_LOGOUT_REASON_MAX_FAILURES = 1,
-    /** The user chose "forgot passcode" on the lock screen. */
-    PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE = 2
-} passcode_logout_reason;
-
 /** What the host reports about the app (passcode_event). */
 typedef enum passcode_event {
     /** The app process started. */
@@ -187,6 +179,32 @@ typedef enum passcode_lock_reason {
     /** Locked because the device restarted while the app was in the background. */
     PASSCODE_LOCK_REASON_RESTART = 4
 } passcode_lock_reason;
+
+/** Why biometrics may not unlock now (passcode_biometric_unlock's out value). */
+typedef enum passcode_biometric_refusal {
+    /** Biometrics may unlock now. */
+    PASSCODE_BIOMETRIC_REFUSAL_NONE = 0,
+    /** The first unlock after the app launched needs the passcode. */
+    PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH = 1,
+    /** The passcode was last entered 48 hours ago or more. */
+    PASSCODE_BIOMETRIC_REFUSAL_PASSCODE_NOT_USED_FOR_48_HOURS = 2,
+    /** 5 biometric matches failed since the last unlock. */
+    PASSCODE_BIOMETRIC_REFUSAL_TOO_MANY_BIOMETRIC_FAILURES = 3,
+    /** A lockout after failed passcode attempts is in progress. */
+    PASSCODE_BIOMETRIC_REFUSAL_LOCKED_OUT = 4,
+    /** The passcode lock is disabled: there is nothing to unlock. */
+    PASSCODE_BIOMETRIC_REFUSAL_LOCK_DISABLED = 5,
+    /** Biometric unlock is switched off in the settings. */
+    PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_NOT_ENABLED = 6,
+    /** The host reported no biometrics. */
+    PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_UNAVAILABLE = 7,
+    /** No passcode is set. */
+    PASSCODE_BIOMETRIC_REFUSAL_NO_PASSCODE = 8,
+    /** The maximum number of failures requires a reset. */
+    PASSCODE_BIOMETRIC_REFUSAL_RESET_REQUIRED = 9,
+    /** The device restarted since the passcode was last entered. */
+    PASSCODE_BIOMETRIC_REFUSAL_DEVICE_RESTARTED = 10
+} passcode_biometric_refusal;
 
 /** What the host reports about biometrics (passcode_biometric_kind). */
 typedef enum passcode_biometric_kind {
@@ -260,31 +278,19 @@ typedef enum passcode_max_failure_action {
     PASSCODE_MAX_FAILURE_ACTION_NONE = 2
 } passcode_max_failure_action;
 
-/** Why biometrics may not unlock now (passcode_biometric_unlock's out value). */
-typedef enum passcode_biometric_refusal {
-    /** Biometrics may unlock now. */
-    PASSCODE_BIOMETRIC_REFUSAL_NONE = 0,
-    /** The first unlock after the app launched needs the passcode. */
-    PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH = 1,
-    /** The passcode was last entered 48 hours ago or more. */
-    PASSCODE_BIOMETRIC_REFUSAL_PASSCODE_NOT_USED_FOR_48_HOURS = 2,
-    /** 5 biometric matches failed since the last unlock. */
-    PASSCODE_BIOMETRIC_REFUSAL_TOO_MANY_BIOMETRIC_FAILURES = 3,
-    /** A lockout after failed passcode attempts is in progress. */
-    PASSCODE_BIOMETRIC_REFUSAL_LOCKED_OUT = 4,
-    /** The passcode lock is disabled: there is nothing to unlock. */
-    PASSCODE_BIOMETRIC_REFUSAL_LOCK_DISABLED = 5,
-    /** Biometric unlock is switched off in the settings. */
-    PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_NOT_ENABLED = 6,
-    /** The host reported no biometrics. */
-    PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_UNAVAILABLE = 7,
-    /** No passcode is set. */
-    PASSCODE_BIOMETRIC_REFUSAL_NO_PASSCODE = 8,
-    /** The maximum number of failures requires a reset. */
-    PASSCODE_BIOMETRIC_REFUSAL_RESET_REQUIRED = 9,
-    /** The device restarted since the passcode was last entered. */
-    PASSCODE_BIOMETRIC_REFUSAL_DEVICE_RESTARTED = 10
-} passcode_biometric_refusal;
+/** The lockout tables a store can use (PASSCODE_SETTING_LOCKOUT_SCHEDULE). */
+typedef enum passcode_lockout_schedule {
+    /**
+     * Apple's table: 1-4 failures nothing, 5: 1 min, 6: 5 min, 7-8: 15 min, 9: 1 h, 10: the maximum (default).
+     */
+    PASSCODE_LOCKOUT_SCHEDULE_APPLE = 0,
+    /**
+     * Android's table: 5: 1 min, 6: 5 min, 7: 15 min, 8: 30 min, 9: 90 min, 10-19: 3^(n-5) min, 20: the maximum.
+     */
+    PASSCODE_LOCKOUT_SCHEDULE_ANDROID = 1,
+    /** The host's table, installed with passcode_set_custom_schedule. */
+    PASSCODE_LOCKOUT_SCHEDULE_CUSTOM = 2
+} passcode_lockout_schedule;
 
 /** What the host is told through its notification callback (passcode_notice). */
 typedef enum passcode_notice {
@@ -293,6 +299,14 @@ typedef enum passcode_notice {
      */
     PASSCODE_NOTICE_PASSCODE_RESET = 1
 } passcode_notice;
+
+/** Why the library asks the host to log the user out (passcode_set_logout_callback). */
+typedef enum passcode_logout_reason {
+    /** The maximum number of failed attempts, with the "forced logout" action. */
+    PASSCODE_LOGOUT_REASON_MAX_FAILURES = 1,
+    /** The user chose "forgot passcode" on the lock screen. */
+    PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE = 2
+} passcode_logout_reason;
 
 /** The settings a host can read and change (passcode_setting). */
 typedef enum passcode_setting {
@@ -308,9 +322,12 @@ typedef enum passcode_setting {
     PASSCODE_SETTING_AUTO_LOCK_SECONDS = 1,
     /** 1 (default): the app is locked at every launch while the lock is on. */
     PASSCODE_SETTING_LOCK_AT_LAUNCH = 2,
-    /** 0 Apple (default), 1 Android 16, 2 custom (set with passcode_set_custom_schedule). */
+    /**
+     * A passcode_lockout_schedule value: Apple's table (default), Android's, or a custom
+     * one (set with passcode_set_custom_schedule).
+     */
     PASSCODE_SETTING_LOCKOUT_SCHEDULE = 3,
-    /** A MaxFailureAction. */
+    /** A passcode_max_failure_action value: what the maximum number of failures does. */
     PASSCODE_SETTING_MAX_FAILURE_ACTION = 4,
     /** 1: biometrics may unlock (needs a passcode and available biometrics). */
     PASSCODE_SETTING_BIOMETRIC_ENABLED = 5,
@@ -320,7 +337,7 @@ typedef enum passcode_setting {
     PASSCODE_SETTING_TWO_FACTOR_ENABLED = 7,
     /** Read only: wall-clock milliseconds of the last account password change, 0 if never. */
     PASSCODE_SETTING_LAST_PASSWORD_CHANGE = 8,
-    /** Digits of the passcode (4-12; changeable only while none is set). */
+    /** Digits of the passcode (4-12, default 6; changeable only while none is set). */
     PASSCODE_SETTING_PASSCODE_LENGTH = 9,
     /** Digits of an emailed reset code: 6 to 10 (default 8). */
     PASSCODE_SETTING_RESET_CODE_LENGTH = 10,
@@ -465,6 +482,16 @@ void passcode_close(passcode_store *store);
  * the same handle (or until the handle is closed); "" when there was none.
  */
 const char *passcode_errmsg(passcode_store *store);
+
+/**
+ * The wait in seconds that the calling thread's last failed call on store carried:
+ * for PASSCODE_ERR_LOCKED_OUT, until the next attempt is allowed; for
+ * PASSCODE_ERR_RATE_LIMITED, until the next reset-code request. 0 after any other failure.
+ * Kept per thread and handle like passcode_errmsg, so no second call races a clock.
+ * @param store A handle.
+ * @return The seconds, or 0 (also for NULL or a closed handle).
+ */
+int64_t passcode_errwait(passcode_store *store);
 
 /* ---- Passcode -------------------------------------------------------------------------------- */
 
@@ -616,7 +643,52 @@ int32_t passcode_setting_get(passcode_store *store, int32_t setting, int64_t *ou
 int32_t passcode_setting_set(passcode_store *store, int32_t setting, int64_t value);
 
 /**
- * Installs a custom lockout table and selects it (PASSCODE_SETTING_LOCKOUT_SCHEDULE = 2).
+ * The smallest and largest value a setting allows, as zstd's ZSTD_cParam_getBounds gives
+ * them, so a front end builds its controls from the library instead of a copy. Settings with
+ * a list of choices (passcode_setting_choices) allow only those inside the bounds.
+ * @param setting A passcode_setting value.
+ * @param out_min Receives the smallest allowed value.
+ * @param out_max Receives the largest allowed value.
+ * @return PASSCODE_OK, or PASSCODE_ERR_MISUSE (unknown setting, NULL out pointer).
+ */
+int32_t passcode_setting_bounds(int32_t setting, int64_t *out_min, int64_t *out_max);
+
+/**
+ * The values a setting offers, in the order to show them (the auto-lock choices, the lockout
+ * schedules, the maximum-failure actions). A setting without a list allows every value in
+ * its bounds and gives a count of 0.
+ * @param setting A passcode_setting value.
+ * @param out_values Receives up to capacity values; may be NULL when capacity is 0.
+ * @param capacity Room in out_values.
+ * @param out_count Receives the number of choices (also when the room was too small).
+ * @return PASSCODE_OK; PASSCODE_ERR_BUFFER_TOO_SMALL (nothing written but the count);
+ * PASSCODE_ERR_MISUSE (unknown setting, NULL out_count, NULL out_values with room).
+ */
+int32_t passcode_setting_choices(int32_t setting, int64_t *out_values, size_t capacity, size_t *out_count);
+
+/**
+ * A setting's value in a new store.
+ * @param setting A passcode_setting value.
+ * @param out Receives the default.
+ * @return PASSCODE_OK, or PASSCODE_ERR_MISUSE (unknown setting, NULL out).
+ */
+int32_t passcode_setting_default(int32_t setting, int64_t *out);
+
+/**
+ * Whether changing a setting from old_value to new_value weakens protection. Such a
+ * change is what an attacker with the app in hand would make first (a longer auto-lock,
+ * another lockout schedule, lock at launch off, biometric unlock on, a shorter, longer-lived or
+ * more often requested reset code, two-factor off).
+ * @param setting A passcode_setting value.
+ * @param old_value The value now.
+ * @param new_value The value asked for.
+ * @param out_weakens Receives 1 when the change weakens protection, else 0.
+ * @return PASSCODE_OK, or PASSCODE_ERR_MISUSE (unknown setting, NULL out).
+ */
+int32_t passcode_setting_weakens(int32_t setting, int64_t old_value, int64_t new_value, int32_t *out_weakens);
+
+/**
+ * Installs a custom lockout table and selects it (PASSCODE_LOCKOUT_SCHEDULE_CUSTOM).
  * @param store The store.
  * @param delays delays[i] is the wait in seconds after failure i+1; the last entry repeats.
  * @param count Entries in delays, 1 to 100; each 0 to 366 days.
@@ -864,7 +936,7 @@ int32_t passcode_reset_complete(passcode_store *store, const char *code, size_t 
 int32_t passcode_reset_pending(passcode_store *store, int32_t *out);
 
 /**
- * "Forgot passcode" on the lock screen (seed 003): removes the passcode, clears the lock state,
+ * "Forgot passcode" on the lock screen: removes the passcode, clears the lock state,
  * counters and any pending reset code, and calls the logout callback with
  * PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE. The host logs the user out.
  * @param store The store.
@@ -1005,7 +1077,7 @@ int32_t passcode_delete_account(passcode_store *store, const char *confirmation)
 int32_t passcode_set_logout_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
 
 /**
- * Registers the function that delivers reset codes (by email, in the seeds). It gets the code
+ * Registers the function that delivers reset codes (by email, say). It gets the code
  * as NUL-terminated digits, valid only during the call: send it, and wipe any copy you made.
  * The code is never stored or logged by the library.
  * @param store The store.
@@ -1027,7 +1099,7 @@ int32_t passcode_set_reset_delivery_callback(passcode_store *store, int32_t (*ca
 int32_t passcode_set_notice_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
 
 /**
- * Registers the hook asked before any setting change is committed (seed 002 keeps a backend
+ * Registers the hook asked before any setting change is committed (a host keeps its backend
  * in step this way). It runs with no library lock held, so it may take its time. When it
  * fails, the change is not made, the old value stays, and the caller gets
  * PASSCODE_ERR_HOOK_FAILED with the hook's message.

@@ -11,7 +11,7 @@ compiler's declarations and doc comments and rewrites them into a plain C header
     chosen by parameter name (store, options, flow; out_store etc. become `**out`);
   * enum cases as PASSCODE_<ENUM>_<CASE> (status codes as PASSCODE_<CASE>);
   * Doxygen comments (@param, @return) in ASCII;
-  * version macros read from Sources/Passcode/Version.swift.
+  * version macros read from the VERSION file.
 
 usage: gen_header.py COMPILER_HEADER... > include/passcode.h
 """
@@ -182,8 +182,7 @@ def swift_order():
 
 
 def version():
-    text = (ROOT / "Sources" / "Passcode" / "Version.swift").read_text()
-    return [int(re.search(rf"passcodeVersion{k}: UInt32 = (\d+)", text).group(1)) for k in ("Major", "Minor", "Patch")]
+    return [int(n) for n in (ROOT / "VERSION").read_text().strip().split(".")]
 
 
 def main(paths):

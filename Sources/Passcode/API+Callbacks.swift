@@ -2,15 +2,6 @@
 // is called with no library lock held, on the thread of the call that triggered it.
 import PasscodeCore
 
-/// Why the library asks the host to log the user out.
-@c(passcode_logout_reason)
-public enum LogoutReason: Int32 {
-    /// The maximum number of failed attempts, with the "forced logout" action.
-    case maxFailures = 1
-    /// The user chose "forgot passcode" on the lock screen.
-    case forgotPasscode = 2
-}
-
 // MARK: - Callbacks
 
 /// Registers the function told when the library logs the user out (the "forced logout"
@@ -50,7 +41,7 @@ func callHook(_ body: (UnsafeMutablePointer<CChar>, UInt) -> Int32) -> String? {
     return text.isEmpty ? "the host's hook reported failure" : text
 }
 
-/// Registers the function that delivers reset codes (by email, in the seeds). It gets the code
+/// Registers the function that delivers reset codes (by email, say). It gets the code
 /// as NUL-terminated digits, valid only during the call: send it, and wipe any copy you made.
 /// The code is never stored or logged by the library.
 /// - Parameters:
@@ -99,7 +90,7 @@ public func passcode_set_notice_callback(
     withStore(store) { s in s.updateHooks { $0.notify = intHook(callback, payload) } }
 }
 
-/// Registers the hook asked before any setting change is committed (seed 002 keeps a backend
+/// Registers the hook asked before any setting change is committed (a host keeps its backend
 /// in step this way). It runs with no library lock held, so it may take its time. When it
 /// fails, the change is not made, the old value stays, and the caller gets
 /// `PASSCODE_ERR_HOOK_FAILED` with the hook's message.

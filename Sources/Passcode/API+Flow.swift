@@ -3,11 +3,14 @@ import Glibc
 import PasscodeCore
 
 /// What a `passcode_flow *` stands for, with the strings it has handed out.
-final class FlowBox: @unchecked Sendable {
+final class FlowBox: FailureKeeper, @unchecked Sendable {
     let flow: PasscodeFlow
     let storeBox: StoreBox
     private var strings: [UnsafeMutablePointer<CChar>] = []
     init(_ flow: PasscodeFlow, _ storeBox: StoreBox) { self.flow = flow; self.storeBox = storeBox }
+
+    /// A flow's failures are its store's, as `passcode_errmsg(store)` reports them.
+    func setFailure(_ text: String?, waitSeconds: Int64) { storeBox.setFailure(text, waitSeconds: waitSeconds) }
     deinit { strings.forEach { free($0) } }
 
     /// A C copy of `text` that lives until the next call that returns a string of this flow.
@@ -21,20 +24,6 @@ final class FlowBox: @unchecked Sendable {
 
 extension Handles {
     static let flows = HandleTable<FlowBox>(tag: 0x5e)
-}
-
-/// Runs one C call on a flow handle, recording a failure's message on its store.
-func withFlow(_ handle: OpaquePointer?, _ body: (FlowBox) throws -> Void) -> Int32 {
-    guard let box = Handles.flows.get(handle) else { return Status.errInvalidHandle.rawValue }
-    do {
-        try body(box)
-        return Status.ok.rawValue
-    } catch let error as PasscodeError {
-        box.storeBox.setMessage(error.message)
-        return error.status.rawValue
-    } catch {
-        return Status.errInternal.rawValue
-    }
 }
 
 // MARK: - Entry flows
@@ -77,7 +66,7 @@ public func passcode_flow_free(_ flow: OpaquePointer?) {
 ///   (not 0-9), `PASSCODE_ERR_STATE` (finished or locked out), `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_digit)
 public func passcode_flow_digit(_ flow: OpaquePointer?, _ digit: Int32) -> Int32 {
-    withFlow(flow) { b in try b.flow.append(digit: Int(digit)) }
+    withHandle(Handles.flows, flow) { b in try b.flow.append(digit: Int(digit)) }
 }
 
 /// Removes the last digit; does nothing when there is none.
@@ -86,7 +75,7 @@ public func passcode_flow_digit(_ flow: OpaquePointer?, _ digit: Int32) -> Int32
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_delete)
 public func passcode_flow_delete(_ flow: OpaquePointer?) -> Int32 {
-    withFlow(flow) { b in b.flow.deleteLast() }
+    withHandle(Handles.flows, flow) { b in b.flow.deleteLast() }
 }
 
 /// Cancels the flow: nothing it had not committed changes (a create flow leaves no passcode).
@@ -95,7 +84,7 @@ public func passcode_flow_delete(_ flow: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_cancel)
 public func passcode_flow_cancel(_ flow: OpaquePointer?) -> Int32 {
-    withFlow(flow) { b in b.flow.cancel() }
+    withHandle(Handles.flows, flow) { b in b.flow.cancel() }
 }
 
 /// Re-reads the lockout: call it once a second while locked out to update the countdown; the
@@ -105,7 +94,7 @@ public func passcode_flow_cancel(_ flow: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_flow_refresh)
 public func passcode_flow_refresh(_ flow: OpaquePointer?) -> Int32 {
-    withFlow(flow) { b in try b.flow.refresh() }
+    withHandle(Handles.flows, flow) { b in try b.flow.refresh() }
 }
 
 /// The flow's step and result.
@@ -116,7 +105,7 @@ public func passcode_flow_refresh(_ flow: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out_step), `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_state)
 public func passcode_flow_state(_ flow: OpaquePointer?, _ out_step: UnsafeMutablePointer<Int32>?, _ out_result: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withFlow(flow) { b in
+    withHandle(Handles.flows, flow) { b in
         try put(out_step, b.flow.step.rawValue)
         out_result?.pointee = b.flow.result.rawValue
     }
@@ -130,7 +119,7 @@ public func passcode_flow_state(_ flow: OpaquePointer?, _ out_step: UnsafeMutabl
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_dots)
 public func passcode_flow_dots(_ flow: OpaquePointer?, _ out_filled: UnsafeMutablePointer<Int32>?, _ out_length: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withFlow(flow) { b in
+    withHandle(Handles.flows, flow) { b in
         try put(out_filled, Int32(b.flow.filled))
         out_length?.pointee = Int32(b.flow.length)
     }
@@ -143,7 +132,7 @@ public func passcode_flow_dots(_ flow: OpaquePointer?, _ out_filled: UnsafeMutab
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_prompt)
 public func passcode_flow_prompt(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    withFlow(flow) { b in try put(out, b.cString(b.flow.prompt, slot: 0)) }
+    withHandle(Handles.flows, flow) { b in try put(out, b.cString(b.flow.prompt, slot: 0)) }
 }
 
 /// The error line to show ("" when none): "Incorrect passcode", "Passcodes don't match. Try
@@ -155,7 +144,7 @@ public func passcode_flow_prompt(_ flow: OpaquePointer?, _ out: UnsafeMutablePoi
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_error)
 public func passcode_flow_error(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ out_status: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withFlow(flow) { b in
+    withHandle(Handles.flows, flow) { b in
         try put(out, b.cString(b.flow.errorText, slot: 1))
         out_status?.pointee = b.flow.lastError?.status.rawValue ?? Status.ok.rawValue
     }
@@ -168,7 +157,7 @@ public func passcode_flow_error(_ flow: OpaquePointer?, _ out: UnsafeMutablePoin
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_shakes)
 public func passcode_flow_shakes(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withFlow(flow) { b in try put(out, Int32(clamping: b.flow.shakes)) }
+    withHandle(Handles.flows, flow) { b in try put(out, Int32(clamping: b.flow.shakes)) }
 }
 
 /// Seconds left in the lockout while the flow's step is `PASSCODE_FLOW_STEP_LOCKED_OUT`, else 0.
@@ -178,5 +167,5 @@ public func passcode_flow_shakes(_ flow: OpaquePointer?, _ out: UnsafeMutablePoi
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_flow_lockout_remaining)
 public func passcode_flow_lockout_remaining(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withFlow(flow) { b in try put(out, try b.flow.lockoutSeconds()) }
+    withHandle(Handles.flows, flow) { b in try put(out, try b.flow.lockoutSeconds()) }
 }

@@ -73,7 +73,7 @@ public func passcode_reset_pending(_ store: OpaquePointer?, _ out: UnsafeMutable
     withStore(store) { s in try put(out, try s.isResetCodePending() ? 1 : 0) }
 }
 
-/// "Forgot passcode" on the lock screen (seed 003): removes the passcode, clears the lock state,
+/// "Forgot passcode" on the lock screen: removes the passcode, clears the lock state,
 /// counters and any pending reset code, and calls the logout callback with
 /// `PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE`. The host logs the user out.
 /// - Parameters:

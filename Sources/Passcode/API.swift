@@ -220,6 +220,18 @@ public func passcode_errmsg(_ store: OpaquePointer?) -> UnsafePointer<CChar>? {
     return box.messagePointer ?? CStrings.intern("")
 }
 
+/// The wait in seconds that the calling thread's last failed call on `store` carried:
+/// for `PASSCODE_ERR_LOCKED_OUT`, until the next attempt is allowed; for
+/// `PASSCODE_ERR_RATE_LIMITED`, until the next reset-code request. 0 after any other failure.
+/// Kept per thread and handle like `passcode_errmsg`, so no second call races a clock.
+/// - Parameters:
+///   - store: A handle.
+/// - Returns: The seconds, or 0 (also for NULL or a closed handle).
+@c(passcode_errwait)
+public func passcode_errwait(_ store: OpaquePointer?) -> Int64 {
+    Handles.stores.get(store)?.waitSeconds ?? 0
+}
+
 // MARK: - Passcode
 
 /// Sets the first passcode and turns the lock on.
@@ -409,7 +421,87 @@ public func passcode_setting_set(_ store: OpaquePointer?, _ setting: Int32, _ va
     }
 }
 
-/// Installs a custom lockout table and selects it (`PASSCODE_SETTING_LOCKOUT_SCHEDULE` = 2).
+/// Runs a call about a setting itself (no store), recording a failure for `passcode_errmsg(NULL)`.
+private func withSetting(_ setting: Int32, _ body: (Setting) throws -> Void) -> Int32 {
+    do {
+        guard let which = Setting(rawValue: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
+        try body(which)
+        return Status.ok.rawValue
+    } catch let error as PasscodeError {
+        Handles.openMessage.set(error.message)
+        return error.status.rawValue
+    } catch {
+        return Status.errInternal.rawValue
+    }
+}
+
+/// The smallest and largest value a setting allows, as zstd's `ZSTD_cParam_getBounds` gives
+/// them, so a front end builds its controls from the library instead of a copy. Settings with
+/// a list of choices (`passcode_setting_choices`) allow only those inside the bounds.
+/// - Parameters:
+///   - setting: A `passcode_setting` value.
+///   - out_min: Receives the smallest allowed value.
+///   - out_max: Receives the largest allowed value.
+/// - Returns: `PASSCODE_OK`, or `PASSCODE_ERR_MISUSE` (unknown setting, NULL out pointer).
+@c(passcode_setting_bounds)
+public func passcode_setting_bounds(_ setting: Int32, _ out_min: UnsafeMutablePointer<Int64>?, _ out_max: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withSetting(setting) { which in
+        guard out_min != nil && out_max != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
+        try put(out_min, which.spec.range.lowerBound)
+        try put(out_max, which.spec.range.upperBound)
+    }
+}
+
+/// The values a setting offers, in the order to show them (the auto-lock choices, the lockout
+/// schedules, the maximum-failure actions). A setting without a list allows every value in
+/// its bounds and gives a count of 0.
+/// - Parameters:
+///   - setting: A `passcode_setting` value.
+///   - out_values: Receives up to `capacity` values; may be NULL when `capacity` is 0.
+///   - capacity: Room in `out_values`.
+///   - out_count: Receives the number of choices (also when the room was too small).
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_BUFFER_TOO_SMALL` (nothing written but the count);
+///   `PASSCODE_ERR_MISUSE` (unknown setting, NULL out_count, NULL out_values with room).
+@c(passcode_setting_choices)
+public func passcode_setting_choices(_ setting: Int32, _ out_values: UnsafeMutablePointer<Int64>?, _ capacity: UInt,
+                                     _ out_count: UnsafeMutablePointer<UInt>?) -> Int32 {
+    withSetting(setting) { which in
+        let choices = which.spec.choices ?? []
+        try put(out_count, UInt(choices.count))
+        guard capacity >= UInt(choices.count) else { throw PasscodeError.bufferTooSmall(needed: choices.count * 8) }
+        if choices.isEmpty { return }
+        guard let out_values else { throw PasscodeError.misuse("the values pointer is NULL") }
+        for (i, v) in choices.enumerated() { out_values[i] = v }
+    }
+}
+
+/// A setting's value in a new store.
+/// - Parameters:
+///   - setting: A `passcode_setting` value.
+///   - out: Receives the default.
+/// - Returns: `PASSCODE_OK`, or `PASSCODE_ERR_MISUSE` (unknown setting, NULL out).
+@c(passcode_setting_default)
+public func passcode_setting_default(_ setting: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withSetting(setting) { which in try put(out, which.spec.defaultValue) }
+}
+
+/// Whether changing a setting from `old_value` to `new_value` weakens protection. Such a
+/// change is what an attacker with the app in hand would make first (a longer auto-lock,
+/// another lockout schedule, lock at launch off, biometric unlock on, a shorter, longer-lived or
+/// more often requested reset code, two-factor off).
+/// - Parameters:
+///   - setting: A `passcode_setting` value.
+///   - old_value: The value now.
+///   - new_value: The value asked for.
+///   - out_weakens: Receives 1 when the change weakens protection, else 0.
+/// - Returns: `PASSCODE_OK`, or `PASSCODE_ERR_MISUSE` (unknown setting, NULL out).
+@c(passcode_setting_weakens)
+public func passcode_setting_weakens(_ setting: Int32, _ old_value: Int64, _ new_value: Int64,
+                                     _ out_weakens: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withSetting(setting) { which in try put(out_weakens, which.spec.weakening.weakens(from: old_value, to: new_value) ? 1 : 0) }
+}
+
+/// Installs a custom lockout table and selects it (`PASSCODE_LOCKOUT_SCHEDULE_CUSTOM`).
 /// - Parameters:
 ///   - store: The store.
 ///   - delays: `delays[i]` is the wait in seconds after failure i+1; the last entry repeats.

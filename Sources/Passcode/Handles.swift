@@ -18,8 +18,13 @@ enum CStrings {
     }
 }
 
+/// A handle that keeps the calling thread's last failure (message and wait) for the host.
+protocol FailureKeeper: AnyObject {
+    func setFailure(_ text: String?, waitSeconds: Int64)
+}
+
 /// What a `passcode_store *` stands for.
-final class StoreBox: @unchecked Sendable {
+final class StoreBox: FailureKeeper, @unchecked Sendable {
     let store: PasscodeStore
     /// The key of this handle's messages in each thread's message table.
     let id: UInt
@@ -31,10 +36,11 @@ final class StoreBox: @unchecked Sendable {
 
     deinit { ThreadMessages.forget(id) }
 
-    /// Records the message of a failed call, for `passcode_errmsg` on this thread.
-    func setMessage(_ text: String?) { ThreadMessages.set(id, text) }
+    /// Records a failed call, for `passcode_errmsg` and `passcode_errwait` on this thread.
+    func setFailure(_ text: String?, waitSeconds: Int64 = 0) { ThreadMessages.set(id, text, waitSeconds: waitSeconds) }
 
     var messagePointer: UnsafePointer<CChar>? { ThreadMessages.get(id) }
+    var waitSeconds: Int64 { ThreadMessages.wait(id) }
 }
 
 /// Each thread's last error message per handle, like errno: a thread's message pointer is
@@ -42,6 +48,7 @@ final class StoreBox: @unchecked Sendable {
 enum ThreadMessages {
     final class Table {
         var messages: [UInt: UnsafeMutablePointer<CChar>] = [:]
+        var waits: [UInt: Int64] = [:]
         deinit { messages.values.forEach { free($0) } }
     }
 
@@ -62,18 +69,22 @@ enum ThreadMessages {
         return t
     }
 
-    static func set(_ id: UInt, _ text: String?) {
+    static func set(_ id: UInt, _ text: String?, waitSeconds: Int64 = 0) {
         let t = table
         if let old = t.messages.removeValue(forKey: id) { free(old) }
         if let text { t.messages[id] = strdup(text) }
+        t.waits[id] = waitSeconds == 0 ? nil : waitSeconds
     }
 
     static func get(_ id: UInt) -> UnsafePointer<CChar>? { table.messages[id].map { UnsafePointer($0) } }
+
+    static func wait(_ id: UInt) -> Int64 { table.waits[id] ?? 0 }
 
     /// A closed handle's messages stay readable in other threads until they fail again or end;
     /// this thread's are freed at once.
     static func forget(_ id: UInt) {
         if let old = table.messages.removeValue(forKey: id) { free(old) }
+        table.waits[id] = nil
     }
 }
 
@@ -125,20 +136,25 @@ final class OpenMessage: Sendable {
     var pointer: UnsafePointer<CChar>? { ThreadMessages.get(0) }
 }
 
-/// Runs one C call on a store handle: looks the handle up, runs `body`, records the message of
-/// a failure, and returns the status.
-func withStore(_ handle: OpaquePointer?, _ body: (PasscodeStore) throws -> Void) -> Int32 {
-    guard let box = Handles.stores.get(handle) else { return Status.errInvalidHandle.rawValue }
+/// Runs one C call on a handle: looks it up in `table`, runs `body`, records a failure for
+/// `passcode_errmsg` and `passcode_errwait`, and returns the status.
+func withHandle<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaquePointer?, _ body: (Box) throws -> Void) -> Int32 {
+    guard let box = table.get(handle) else { return Status.errInvalidHandle.rawValue }
     do {
-        try body(box.store)
+        try body(box)
         return Status.ok.rawValue
     } catch let error as PasscodeError {
-        box.setMessage(error.message)
+        box.setFailure(error.message, waitSeconds: error.waitSeconds)
         return error.status.rawValue
     } catch {
-        box.setMessage("unexpected error")
+        box.setFailure("unexpected error", waitSeconds: 0)
         return Status.errInternal.rawValue
     }
+}
+
+/// `withHandle` for store handles.
+func withStore(_ handle: OpaquePointer?, _ body: (PasscodeStore) throws -> Void) -> Int32 {
+    withHandle(Handles.stores, handle) { try body($0.store) }
 }
 
 /// Copies a caller's secret (digits or a code) into a wiped-on-release buffer.

@@ -95,7 +95,6 @@ extension PasscodeError {
     var status: Status {
         switch self {
         case .misuse: return .errMisuse
-        case .invalidHandle: return .errInvalidHandle
         case .format: return .errFormat
         case .wrongPasscode: return .errWrongPasscode
         case .weakPasscode: return .errWeakPasscode

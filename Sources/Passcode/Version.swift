@@ -1,8 +1,10 @@
-// The library version. scripts/gen_header.py reads these three lines into the
-// PASSCODE_VERSION_* macros of include/passcode.h.
-let passcodeVersionMajor: UInt32 = 0
-let passcodeVersionMinor: UInt32 = 1
-let passcodeVersionPatch: UInt32 = 0
+// The library version, from the VERSION file (Package.swift passes it to CPasscodeVersion);
+// scripts/gen_header.py reads the same file into the PASSCODE_VERSION_* macros.
+internal import CPasscodeVersion
+
+let passcodeVersionMajor = UInt32(passcode_build_version_major)
+let passcodeVersionMinor = UInt32(passcode_build_version_minor)
+let passcodeVersionPatch = UInt32(passcode_build_version_patch)
 
 // MARK: - Version
 

@@ -133,7 +133,7 @@ public final class PasscodeFlow: @unchecked Sendable {
     public func append(digit: Int) throws {
         guard (0...9).contains(digit) else { throw PasscodeError.misuse("a digit must be 0 to 9") }
         guard step != .finished && step != .lockedOut else { throw PasscodeError.state("the flow takes no digits now") }
-        guard filled < length else { return }
+        guard filled < min(length, entry.count) else { return }
         entry.withMutableBytes { $0[filled] = 0x30 + UInt8(digit) }
         filled += 1
         errorText = ""

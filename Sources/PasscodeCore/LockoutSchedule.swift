@@ -6,7 +6,7 @@ public enum LockoutStep: Equatable, Sendable {
     case none
     /// The next attempt must wait this many seconds.
     case delay(seconds: Int64)
-    /// The maximum number of failures: the store's `MaxFailureAction` applies.
+    /// The maximum number of failures: the store's maximum-failure action applies.
     case maximum
 }
 
@@ -21,6 +21,17 @@ public enum MaxFailureAction: Int32, Sendable, CaseIterable {
     case none = 2
 }
 
+/// The lockout tables a store can use (`PASSCODE_SETTING_LOCKOUT_SCHEDULE`).
+@c(passcode_lockout_schedule)
+public enum LockoutScheduleKind: Int32, Sendable, CaseIterable {
+    /// Apple's table: 1-4 failures nothing, 5: 1 min, 6: 5 min, 7-8: 15 min, 9: 1 h, 10: the maximum (default).
+    case apple = 0
+    /// Android's table: 5: 1 min, 6: 5 min, 7: 15 min, 8: 30 min, 9: 90 min, 10-19: 3^(n-5) min, 20: the maximum.
+    case android = 1
+    /// The host's table, installed with `passcode_set_custom_schedule`.
+    case custom = 2
+}
+
 public enum LockoutSchedule: Equatable, Sendable {
     /// Apple's iOS table: 1-4 none, 5: 1 min, 6: 5 min, 7-8: 15 min, 9: 1 h, 10: maximum.
     case apple
@@ -30,11 +41,6 @@ public enum LockoutSchedule: Equatable, Sendable {
     /// A host's table: `delays[i]` seconds after failure i+1 (the last entry repeats), and the
     /// maximum at `maxFailures` (0: never).
     case custom(delays: [Int64], maxFailures: Int)
-
-    /// Identifiers stored in the store and used by the C API.
-    public var kind: Int32 {
-        switch self { case .apple: return 0; case .android: return 1; case .custom: return 2 }
-    }
 
     /// The step after `failures` consecutive failures (1 = the first).
     public func step(afterFailures failures: Int) -> LockoutStep {
@@ -75,8 +81,14 @@ public enum LockoutSchedule: Equatable, Sendable {
     public var longestDelay: Int64 {
         switch self {
         case .apple: return 3600
-        case .android: return 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 60
+        case .android: return LockoutSchedule.androidLongestDelay
         case .custom(let delays, _): return delays.max() ?? 0
         }
     }
+
+    /// Android's last delay: 3^14 minutes, after failure 19.
+    static let androidLongestDelay: Int64 = 4_782_969 * 60
+
+    /// No schedule, built in or custom, has a longer delay (custom delays are at most 366 days).
+    static let longestPossibleDelaySeconds: Int64 = max(androidLongestDelay, 366 * 86400)
 }

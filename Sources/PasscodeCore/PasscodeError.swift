@@ -2,38 +2,9 @@
 // status code in exactly one place (Sources/Passcode/Status.swift).
 
 
-/// Why biometrics may not unlock now (`passcode_biometric_unlock`'s out value).
-@c(passcode_biometric_refusal)
-public enum BiometricRefusal: Int32, Sendable {
-    /// Biometrics may unlock now.
-    case none = 0
-    /// The first unlock after the app launched needs the passcode.
-    case firstUnlockAfterLaunch = 1
-    /// The passcode was last entered 48 hours ago or more.
-    case passcodeNotUsedFor48Hours = 2
-    /// 5 biometric matches failed since the last unlock.
-    case tooManyBiometricFailures = 3
-    /// A lockout after failed passcode attempts is in progress.
-    case lockedOut = 4
-    /// The passcode lock is disabled: there is nothing to unlock.
-    case lockDisabled = 5
-    /// Biometric unlock is switched off in the settings.
-    case biometricNotEnabled = 6
-    /// The host reported no biometrics.
-    case biometricUnavailable = 7
-    /// No passcode is set.
-    case noPasscode = 8
-    /// The maximum number of failures requires a reset.
-    case resetRequired = 9
-    /// The device restarted since the passcode was last entered.
-    case deviceRestarted = 10
-}
-
 public enum PasscodeError: Error, Equatable, Sendable {
     /// A NULL pointer or an argument out of range: a bug in the caller.
     case misuse(String)
-    /// The handle was closed, or never came from this library.
-    case invalidHandle
     /// The passcode has the wrong length or a character that is not a digit.
     case format(String)
     case wrongPasscode
@@ -84,11 +55,19 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case confirmationMismatch
     case internalError(String)
 
+    /// The seconds to wait that the error carries: until the next attempt (a lockout) or the
+    /// next reset-code request (the rate limit); 0 for the others.
+    public var waitSeconds: Int64 {
+        switch self {
+        case .lockedOut(let s), .rateLimited(let s): return s
+        default: return 0
+        }
+    }
+
     /// A message for people: never contains a passcode or a code.
     public var message: String {
         switch self {
         case .misuse(let m): return m
-        case .invalidHandle: return "the handle is closed or was not made by passcode_open"
         case .format(let m): return m
         case .wrongPasscode: return "incorrect passcode"
         case .weakPasscode(let m): return "passcode too easy to guess: \(m)"
@@ -120,24 +99,6 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .sessionNotFound: return "no such session"
         case .sessionIsCurrent: return "this device's own session cannot be signed out here; log out instead"
         case .confirmationMismatch: return "type DELETE, in capitals, to confirm"
-        }
-    }
-}
-
-extension BiometricRefusal: CustomStringConvertible {
-    public var description: String {
-        switch self {
-        case .none: return "biometrics may unlock"
-        case .firstUnlockAfterLaunch: return "the first unlock after launch needs the passcode"
-        case .passcodeNotUsedFor48Hours: return "the passcode has not been entered for 48 hours"
-        case .tooManyBiometricFailures: return "5 biometric matches failed since the last unlock"
-        case .lockedOut: return "a lockout is in progress"
-        case .lockDisabled: return "the passcode lock is disabled"
-        case .biometricNotEnabled: return "biometric unlock is not turned on"
-        case .biometricUnavailable: return "biometrics are not available"
-        case .noPasscode: return "no passcode is set"
-        case .resetRequired: return "the passcode must be reset"
-        case .deviceRestarted: return "the device restarted since the passcode was last entered"
         }
     }
 }

@@ -72,7 +72,7 @@ extension PasscodeStore {
         guard n <= PasswordRules.maximumLength else { throw PasscodeError.passwordTooLong(maximum: PasswordRules.maximumLength) }
         guard new.constantTimeEquals(confirmation) else { throw PasscodeError.passwordMismatch }
         let now = now()
-        try write { try putSetting(SettingKey.lastPasswordChangeMs, .int(now.wallMs)) }
+        try write { try putSetting(.lastPasswordChange, max(0, now.wallMs)) }
     }
 
     // MARK: - Device sessions

@@ -14,27 +14,27 @@ extension PasscodeStore {
         let now = now()
         return try write {
             let enabled = try lockEnabledLocked()
-            switch event {
-            case .launched:
-                try putState(StateKey.backgroundMs, -1)
-                try putState(StateKey.launchNeedsPasscode, enabled ? 1 : 0)
-                if try enabled && setting(SettingKey.lockAtLaunch, default: 1) != 0 {
-                    try setLockedLocked(.launch)
+            let lockAtLaunch = try flag(.lockAtLaunch)
+            let timeout = try value(.autoLockSeconds)
+            try update(LockState.self) { lock in
+                switch event {
+                case .launched:
+                    lock.backgroundMs = -1
+                    lock.launchNeedsPasscode = enabled
+                    if enabled && lockAtLaunch { lock.lock(.launch) }
+                case .background:
+                    lock.backgroundBootID = now.bootID
+                    lock.backgroundMs = now.bootMs
+                case .foreground:
+                    let since = lock.backgroundSince
+                    lock.backgroundMs = -1
+                    if enabled, let since {
+                        let reason = AutoLockPolicy.lockOnReturn(timeoutSeconds: timeout, since: since, now: now)
+                        if reason != .none { lock.lock(reason) }
+                    }
+                case .lockNow:
+                    if enabled { lock.lock(.requested) }
                 }
-            case .background:
-                try putState(StateKey.backgroundBootID, Int64(bitPattern: now.bootID))
-                try putState(StateKey.backgroundMs, now.bootMs)
-            case .foreground:
-                let since = try state(StateKey.backgroundMs, default: -1)
-                try putState(StateKey.backgroundMs, -1)
-                if enabled && since >= 0 {
-                    let instant = BootInstant(bootID: UInt64(bitPattern: try state(StateKey.backgroundBootID)), ms: since)
-                    let timeout = try setting(SettingKey.autoLockSeconds, default: 900)
-                    let reason = AutoLockPolicy.lockOnReturn(timeoutSeconds: timeout, since: instant, now: now)
-                    if reason != .none { try setLockedLocked(reason) }
-                }
-            case .lockNow:
-                if enabled { try setLockedLocked(.requested) }
             }
             return try lockStatusLocked()
         }
@@ -46,18 +46,9 @@ extension PasscodeStore {
     }
 
     func lockStatusLocked() throws -> LockStatus {
-        guard try lockEnabledLocked(), try state(StateKey.locked) != 0 else {
-            return LockStatus(locked: false, reason: .none)
-        }
-        return LockStatus(locked: true, reason: LockReason(rawValue: Int32(truncatingIfNeeded: try state(StateKey.lockReason))) ?? .requested)
-    }
-
-    private func setLockedLocked(_ reason: LockReason) throws {
-        // An earlier reason stays: locked at launch is still "launch" after a background trip.
-        if try state(StateKey.locked) == 0 {
-            try putState(StateKey.locked, 1)
-            try putState(StateKey.lockReason, Int64(reason.rawValue))
-        }
+        let lock = try load(LockState.self)
+        guard try lockEnabledLocked(), lock.locked else { return LockStatus(locked: false, reason: .none) }
+        return LockStatus(locked: true, reason: lock.reason)
     }
 
     // MARK: - Biometrics
@@ -66,22 +57,23 @@ extension PasscodeStore {
     /// (`passcode_biometric_set_available`). Unavailable biometrics switch biometric unlock off.
     public func setBiometricAvailability(_ available: Bool, kind: BiometricKind) throws {
         try write {
-            try putState(StateKey.biometricAvailable, available ? 1 : 0)
-            try putState(StateKey.biometricKind, Int64(kind.rawValue))
+            try update(BiometricState.self) { bio in
+                bio.available = available
+                bio.kind = kind
+            }
             if !available {
-                try putSetting(SettingKey.biometricEnabled, .int(0))
-                try putSetting(SettingKey.requireBiometricOnLaunch, .int(0))
+                try putSetting(.biometricEnabled, 0)
+                try putSetting(.requireBiometricOnLaunch, 0)
             }
         }
     }
 
     /// The kind of biometrics the host reported.
     public func biometricKind() throws -> BiometricKind {
-        try read { BiometricKind(rawValue: Int32(truncatingIfNeeded: try state(StateKey.biometricKind))) ?? .none }
+        try read { try load(BiometricState.self).kind }
     }
 
-    /// The settings label the seeds show: "Passcode & Face ID", "Passcode & Touch ID",
-    /// "Passcode & Biometric".
+    /// The settings label: "Passcode & Face ID", "Passcode & Touch ID", "Passcode & Biometric".
     public func securityLabel() throws -> String {
         "Passcode & " + (try biometricKind()).displayName
     }
@@ -93,17 +85,18 @@ extension PasscodeStore {
     }
 
     private func biometricRefusalLocked(now: ClockReading) throws -> BiometricRefusal {
-        let lastMs = try state(StateKey.lastPasscodeMs, default: -1)
+        let bio = try load(BiometricState.self)
+        let attempts = try load(AttemptState.self)
         let facts = BiometricPolicy.Facts(
-            passcodeSet: try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0,
+            passcodeSet: try passcodeRowLocked() != nil,
             lockEnabled: try lockEnabledLocked(),
-            biometricEnabled: try setting(SettingKey.biometricEnabled, default: 0) != 0,
-            biometricAvailable: try state(StateKey.biometricAvailable) != 0,
-            resetRequired: try state(StateKey.resetRequired) != 0,
-            lockedOut: try lockoutRemainingMsLocked(now: now, persist: false) > 0,
-            firstUnlockAfterLaunch: try state(StateKey.launchNeedsPasscode) != 0,
-            lastPasscodeEntry: lastMs < 0 ? nil : BootInstant(bootID: UInt64(bitPattern: try state(StateKey.lastPasscodeBootID)), ms: lastMs),
-            biometricFailures: try state(StateKey.biometricFailures))
+            biometricEnabled: try flag(.biometricEnabled),
+            biometricAvailable: bio.available,
+            resetRequired: attempts.resetRequired,
+            lockedOut: attempts.lockoutRemaining(now: now) > 0,
+            firstUnlockAfterLaunch: try load(LockState.self).launchNeedsPasscode,
+            lastPasscodeEntry: bio.lastPasscodeEntry,
+            biometricFailures: bio.failures)
         return BiometricPolicy.refusal(facts, now: now)
     }
 
@@ -114,9 +107,8 @@ extension PasscodeStore {
         let refusal: BiometricRefusal = try write {
             let r = try biometricRefusalLocked(now: now)
             if r == .none {
-                try putState(StateKey.locked, 0)
-                try putState(StateKey.lockReason, 0)
-                try putState(StateKey.biometricFailures, 0)
+                try update(LockState.self) { $0.unlock() }
+                try update(BiometricState.self) { $0.failures = 0 }
             }
             return r
         }
@@ -128,9 +120,10 @@ extension PasscodeStore {
     @discardableResult
     public func biometricFailed() throws -> Int64 {
         try write {
-            let n = try state(StateKey.biometricFailures) + 1
-            try putState(StateKey.biometricFailures, n)
-            return n
+            try update(BiometricState.self) { bio in
+                bio.failures += 1
+                return bio.failures
+            }
         }
     }
 }

@@ -5,11 +5,28 @@
 // The Argon2id work runs outside the handle lock and outside any database transaction.
 
 extension PasscodeStore {
+    // MARK: - The passcode row
+
+    /// The stored passcode, checked as data: a length outside 4-12 or an empty hash is damage.
+    struct PasscodeRow {
+        let hash: String
+        let length: Int
+    }
+
+    func passcodeRowLocked() throws -> PasscodeRow? {
+        guard let row = try db.query("SELECT hash, length FROM passcode").first else { return nil }
+        guard let hash = row[0].text, !hash.isEmpty, hash.utf8.count < Sodium.hashStringBytes,
+              let n = row[1].int, (Int64(PasscodePolicy.minLength)...Int64(PasscodePolicy.maxLength)).contains(n) else {
+            throw PasscodeError.corrupt("the store's passcode row is damaged or out of range")
+        }
+        return PasscodeRow(hash: hash, length: Int(n))
+    }
+
     // MARK: - Queries
 
     /// Whether a passcode is set (`passcode_is_set`).
     public func isPasscodeSet() throws -> Bool {
-        try readOne { try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0 }
+        try readOne { try passcodeRowLocked() != nil }
     }
 
     /// Whether the passcode lock is on: a passcode is set and the lock is enabled
@@ -19,8 +36,7 @@ extension PasscodeStore {
     }
 
     func lockEnabledLocked() throws -> Bool {
-        let set = try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0
-        return try set && setting(SettingKey.lockEnabled, default: 1) != 0
+        try passcodeRowLocked() != nil && flag(.lockEnabled)
     }
 
     /// The passcode length: the set passcode's, else the configured one (`passcode_length`).
@@ -29,30 +45,28 @@ extension PasscodeStore {
     }
 
     func lengthLocked() throws -> Int {
-        if let n = try db.scalar("SELECT length FROM passcode")?.int { return Int(n) }
-        return Int(try setting(SettingKey.length, default: Int64(PasscodePolicy.defaultLength)))
+        if let row = try passcodeRowLocked() { return row.length }
+        return Int(try value(.passcodeLength))
     }
 
     /// Sets the length new passcodes must have; only while none is set (`passcode_set_length`).
+    /// Everything that can refuse the change is checked before the host's hook is asked.
     public func setPasscodeLength(_ n: Int) throws {
-        guard n >= PasscodePolicy.minLength && n <= PasscodePolicy.maxLength else {
-            throw PasscodeError.invalidSetting("the passcode length must be from \(PasscodePolicy.minLength) to \(PasscodePolicy.maxLength)")
+        try checkAllowed(.passcodeLength, Int64(n))
+        let old: Int64 = try read {
+            if try passcodeRowLocked() != nil { throw PasscodeError.state("the length is fixed while a passcode is set") }
+            return try value(.passcodeLength)
         }
+        if old != Int64(n) { try callSettingHook(Setting.passcodeLength.key, old: old, new: Int64(n)) }
         try write {
-            if try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0 {
-                throw PasscodeError.state("the length is fixed while a passcode is set")
-            }
-            try putSetting(SettingKey.length, .int(Int64(n)))
+            if try passcodeRowLocked() != nil { throw PasscodeError.state("the length is fixed while a passcode is set") }
+            try putSetting(.passcodeLength, Int64(n))
         }
     }
 
     /// Failures since the last successful unlock (`passcode_failed_attempts`).
     public func failedAttempts() throws -> Int {
-        try read { Int(try failuresLocked()) }
-    }
-
-    func failuresLocked() throws -> Int64 {
-        try max(0, state(StateKey.attemptSeq) - state(StateKey.clearedSeq))
+        try read { Int(try load(AttemptState.self).failures) }
     }
 
     // MARK: - Set, change, remove
@@ -65,13 +79,12 @@ extension PasscodeStore {
         let hash = try Sodium.hash(hashInput(code), cost: options.cost)
         let now = now()
         try write {
-            if try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0 { throw PasscodeError.alreadySet }
+            if try passcodeRowLocked() != nil { throw PasscodeError.alreadySet }
             try db.query("INSERT INTO passcode(id, hash, length, set_wall_ms) VALUES(1, ?, ?, ?)",
                          [.text(hash), .int(Int64(length)), .int(now.wallMs)])
-            try putSetting(SettingKey.lockEnabled, .int(1))
-            try clearAttemptStateLocked()
-            try putState(StateKey.lastPasscodeBootID, Int64(bitPattern: now.bootID))
-            try putState(StateKey.lastPasscodeMs, now.bootMs)
+            try putSetting(.lockEnabled, 1)
+            try update(AttemptState.self) { $0.clearAttempts() }
+            try update(BiometricState.self) { $0.passcodeEntered(now: now) }
         }
     }
 
@@ -95,32 +108,28 @@ extension PasscodeStore {
         forgetWrongGuesses()
     }
 
+    /// The passcode, its reset codes and every counter go; nothing stays locked.
     func removePasscodeLocked() throws {
         try db.query("DELETE FROM passcode")
         try db.query("DELETE FROM reset_code")
-        try putSetting(SettingKey.biometricEnabled, .int(0))
-        try clearAttemptStateLocked()
-        try putState(StateKey.locked, 0)
-        try putState(StateKey.lockReason, 0)
-        try putState(StateKey.backgroundMs, -1)
-        try putState(StateKey.launchNeedsPasscode, 0)
+        try putSetting(.biometricEnabled, 0)
+        try update(AttemptState.self) { $0.clearAttempts() }
+        try update(BiometricState.self) { $0.failures = 0 }
+        try update(LockState.self) { $0.reset() }
     }
 
     /// Turns the lock off after checking the passcode, keeping it stored (`passcode_disable`).
     public func disable(current: SecretBytes) throws {
         try checkFormat(current, length: try passcodeLength())
         try verify(current)
-        try changeSetting(SettingKey.lockEnabled, to: .int(0))
-        try write {
-            try putState(StateKey.locked, 0)
-            try putState(StateKey.lockReason, 0)
-        }
+        try changeSetting(.lockEnabled, to: 0)
+        try write { try update(LockState.self) { $0.unlock() } }
     }
 
     /// Turns the lock on again with the stored passcode (`passcode_enable`).
     public func enable() throws {
         if try !isPasscodeSet() { throw PasscodeError.noPasscode }
-        try changeSetting(SettingKey.lockEnabled, to: .int(1))
+        try changeSetting(.lockEnabled, to: 1)
     }
 
     // MARK: - Verify
@@ -136,7 +145,7 @@ extension PasscodeStore {
         switch begun {
         case .blocked(let error): throw error
         case .loggedOut:
-            hooks.logout?(1)
+            hooks.logout?(LogoutReason.maxFailures.rawValue)
             throw PasscodeError.loggedOut
         case .repeatOfWrongGuess: throw PasscodeError.wrongPasscode
         case .proceed(let s, let h): (seq, hash) = (s, h)
@@ -159,7 +168,7 @@ extension PasscodeStore {
         case .wrong: throw PasscodeError.wrongPasscode
         case .resetRequired: throw PasscodeError.resetRequired
         case .loggedOut:
-            hooks.logout?(1)
+            hooks.logout?(LogoutReason.maxFailures.rawValue)
             throw PasscodeError.loggedOut
         }
     }
@@ -174,51 +183,51 @@ extension PasscodeStore {
     enum FailureOutcome { case wrong, resetRequired, loggedOut }
 
     private func beginAttemptLocked(_ code: SecretBytes, fingerprint: [UInt8], now: ClockReading) throws -> AttemptStart {
-        guard let row = try db.query("SELECT hash, length FROM passcode").first, let hash = row[0].text else {
-            throw PasscodeError.noPasscode
-        }
+        guard let row = try passcodeRowLocked() else { throw PasscodeError.noPasscode }
         // A malformed entry is not an attempt: refused before anything is counted or checked.
-        try checkFormat(code, length: Int(row[1].int ?? 0))
-        if try state(StateKey.resetRequired) != 0 {
-            if try maxFailureActionLocked() == .forcedLogout {
+        try checkFormat(code, length: row.length)
+        let schedule = try scheduleLocked()
+        let action = try maxFailureActionLocked()
+        var attempts = try load(AttemptState.self)
+        let before = attempts
+        if attempts.resetRequired {
+            if action == .forcedLogout {
                 try removePasscodeLocked()
                 return .loggedOut
             }
             return .blocked(.resetRequired)
         }
-        let remaining = try lockoutRemainingMsLocked(now: now, persist: true)
-        if remaining > 0 { return .blocked(.lockedOut(seconds: (remaining + 999) / 1000)) }
-        if isRecentWrongGuess(fingerprint, hash: hash, now: now) { return .repeatOfWrongGuess }
-
-        let seq = try state(StateKey.attemptSeq) + 1
-        try putState(StateKey.attemptSeq, seq)
-        let failures = seq - (try state(StateKey.clearedSeq))
+        let remaining = attempts.lockoutRemaining(now: now, restart: true)
+        if remaining > 0 {
+            try save(attempts, over: before)
+            return .blocked(.lockedOut(seconds: (remaining + 999) / 1000))
+        }
+        if isRecentWrongGuess(fingerprint, hash: row.hash, now: now) {
+            try save(attempts, over: before)
+            return .repeatOfWrongGuess
+        }
+        let seq = attempts.beginAttempt()
         // The lockout this attempt earns if it fails is set now; success lifts it.
-        switch try scheduleLocked().step(afterFailures: Int(failures)) {
+        switch schedule.step(afterFailures: Int(clamping: attempts.failures)) {
         case .none: break
-        case .delay(let seconds): try startLockoutLocked(seconds: seconds, now: now)
+        case .delay(let seconds): attempts.startLockout(ms: seconds * 1000, now: now)
         case .maximum:
-            switch try maxFailureActionLocked() {
-            case .requireReset, .forcedLogout: try putState(StateKey.resetRequired, 1)
-            case .none: try startLockoutLocked(seconds: try scheduleLocked().longestDelay, now: now)
+            switch action {
+            case .requireReset, .forcedLogout: attempts.resetRequired = true
+            case .none: attempts.startLockout(ms: schedule.longestDelay * 1000, now: now)
             }
         }
-        return .proceed(seq: seq, hash: hash)
+        try save(attempts, over: before)
+        return .proceed(seq: seq, hash: row.hash)
     }
 
     private func finishSuccessLocked(seq: Int64, now: ClockReading, oldHash: String, newHash: String?) throws {
-        let cleared = max(try state(StateKey.clearedSeq), seq)
-        try putState(StateKey.clearedSeq, cleared)
-        if try state(StateKey.attemptSeq) - cleared <= 0 {
-            try putState(StateKey.lockoutDurationMs, 0)
-            try putState(StateKey.resetRequired, 0)
+        try update(AttemptState.self) { $0.succeeded(seq: seq) }
+        try update(LockState.self) { lock in
+            lock.unlock()
+            lock.launchNeedsPasscode = false
         }
-        try putState(StateKey.locked, 0)
-        try putState(StateKey.lockReason, 0)
-        try putState(StateKey.lastPasscodeBootID, Int64(bitPattern: now.bootID))
-        try putState(StateKey.lastPasscodeMs, now.bootMs)
-        try putState(StateKey.biometricFailures, 0)
-        try putState(StateKey.launchNeedsPasscode, 0)
+        try update(BiometricState.self) { $0.passcodeEntered(now: now) }
         if let newHash {
             try db.query("UPDATE passcode SET hash = ? WHERE id = 1 AND hash = ?", [.text(newHash), .text(oldHash)])
         }
@@ -226,7 +235,7 @@ extension PasscodeStore {
 
     private func finishFailureLocked(fingerprint: [UInt8], hash: String, now: ClockReading) throws -> FailureOutcome {
         rememberWrongGuess(fingerprint, hash: hash, now: now)
-        guard try state(StateKey.resetRequired) != 0 else { return .wrong }
+        guard try load(AttemptState.self).resetRequired else { return .wrong }
         if try maxFailureActionLocked() == .forcedLogout {
             try removePasscodeLocked()
             return .loggedOut
@@ -236,52 +245,16 @@ extension PasscodeStore {
 
     // MARK: - Lockout state
 
-    /// Milliseconds left in the current lockout. A reboot (new boot id) starts a pending
-    /// lockout again in full; a clock reading before the start does the same, so a lockout is
-    /// never shortened and never longer than its duration.
-    func lockoutRemainingMsLocked(now: ClockReading, persist: Bool) throws -> Int64 {
-        let duration = try state(StateKey.lockoutDurationMs)
-        guard duration > 0 else { return 0 }
-        let bootID = UInt64(bitPattern: try state(StateKey.lockoutBootID))
-        let start = try state(StateKey.lockoutStartMs)
-        if bootID != now.bootID || now.bootMs < start {
-            if persist {
-                try putState(StateKey.lockoutBootID, Int64(bitPattern: now.bootID))
-                try putState(StateKey.lockoutStartMs, now.bootMs)
-            }
-            return duration
-        }
-        let remaining = start + duration - now.bootMs
-        if remaining <= 0 {
-            if persist { try putState(StateKey.lockoutDurationMs, 0) }
-            return 0
-        }
-        return remaining
-    }
-
-    func startLockoutLocked(seconds: Int64, now: ClockReading) throws {
-        try putState(StateKey.lockoutBootID, Int64(bitPattern: now.bootID))
-        try putState(StateKey.lockoutStartMs, now.bootMs)
-        try putState(StateKey.lockoutDurationMs, seconds * 1000)
-    }
-
-    func clearAttemptStateLocked() throws {
-        try putState(StateKey.clearedSeq, try state(StateKey.attemptSeq))
-        try putState(StateKey.lockoutDurationMs, 0)
-        try putState(StateKey.resetRequired, 0)
-        try putState(StateKey.biometricFailures, 0)
-    }
-
     /// Seconds left in the current lockout, 0 when none (`passcode_lockout_remaining`).
     public func lockoutRemainingSeconds() throws -> Int64 {
         let now = now()
-        let ms = try read { try lockoutRemainingMsLocked(now: now, persist: false) }
+        let ms = try read { try load(AttemptState.self).lockoutRemaining(now: now) }
         return (ms + 999) / 1000
     }
 
     /// Whether the maximum number of failures requires a reset (`passcode_is_reset_required`).
     public func isResetRequired() throws -> Bool {
-        try read { try state(StateKey.resetRequired) != 0 }
+        try read { try load(AttemptState.self).resetRequired }
     }
 
     // MARK: - Repeated wrong guesses (memory only)

@@ -5,13 +5,6 @@
 // Codes expire, work once, are discarded after 5 wrong tries, and requests are rate-limited.
 // Reset-code tries never count against the passcode lockout, and a lockout never blocks them.
 
-/// What the host is told through its notification callback (`passcode_notice`).
-@c(passcode_notice)
-public enum Notice: Int32, Sendable {
-    /// The passcode was reset with an emailed code: tell the user (security guidance asks for it).
-    case passcodeReset = 1
-}
-
 extension PasscodeStore {
     static let resetCodeMaxTries: Int64 = 5
     static let dayMs: Int64 = 86_400_000
@@ -34,7 +27,7 @@ extension PasscodeStore {
         }
         try limit.get()
         // 2. A new code, stored only as a salted hash.
-        let length = try read { try setting(SettingKey.resetCodeLength, default: 8) }
+        let length = try read { try value(.resetCodeLength) }
         let code = SecretBytes(count: Int(length))
         code.withMutableBytes { b in
             for i in 0..<b.count { b[i] = 0x30 + UInt8(Sodium.randomUniform(10)) }
@@ -42,7 +35,7 @@ extension PasscodeStore {
         let salt = Sodium.randomBytes(16)
         let hash = resetCodeHash(code, salt: salt)
         let (generation, previous): (Int64, Int64?) = try write {
-            let lifetime = try setting(SettingKey.resetCodeLifetime, default: 900)
+            let lifetime = try value(.resetCodeLifetimeSeconds)
             let previous = try db.scalar("SELECT max(generation) FROM reset_code WHERE replaced = 0")?.int
             try db.query("UPDATE reset_code SET replaced = 1 WHERE replaced = 0")
             let gen = (try db.scalar("SELECT max(generation) FROM reset_code")?.int ?? 0) + 1
@@ -50,7 +43,7 @@ extension PasscodeStore {
                 INSERT INTO reset_code(generation, salt, hash, boot_id, expires_boot_ms, expires_wall_ms)
                 VALUES(?, ?, ?, ?, ?, ?)
                 """, [.int(gen), .blob(salt), .blob(hash), .int(Int64(bitPattern: now.bootID)),
-                      .int(now.bootMs + lifetime * 1000), .int(now.wallMs + lifetime * 1000)])
+                      .int(now.bootMs &+ lifetime * 1000), .int(now.wallMs &+ lifetime * 1000)])
             // Keep a few replaced codes (hashes only) to tell "replaced" from "wrong".
             try db.query("DELETE FROM reset_code WHERE generation <= ?", [.int(gen - 6)])
             return (gen, previous)
@@ -77,8 +70,8 @@ extension PasscodeStore {
     /// The rate limit: one request per interval and a number per 24 hours. Requests older than a
     /// day are deleted when `prune` (inside a write transaction).
     private func resetRequestWaitLocked(now: ClockReading, prune: Bool) throws -> Int64 {
-        let interval = try setting(SettingKey.resetRequestInterval, default: 60) * 1000
-        let perDay = try setting(SettingKey.resetRequestsPerDay, default: 5)
+        let interval = try value(.resetRequestIntervalSeconds) * 1000
+        let perDay = try value(.resetRequestsPerDay)
         var ages: [Int64] = []
         for r in try db.query("SELECT rowid, boot_id, boot_ms, wall_ms FROM reset_request") {
             let age = requestAge(bootID: UInt64(bitPattern: r[1].int ?? 0), bootMs: r[2].int ?? 0, wallMs: r[3].int ?? 0, now: now)
@@ -96,8 +89,17 @@ extension PasscodeStore {
 
     /// Age of a recorded request: on the boot-time clock within one boot, else by the wall clock.
     private func requestAge(bootID: UInt64, bootMs: Int64, wallMs: Int64, now: ClockReading) -> Int64 {
-        if bootID == now.bootID { return max(0, now.bootMs - bootMs) }
-        return max(0, now.wallMs - wallMs)
+        // Values from the file are data: an age that overflows is taken as more than a day.
+        let (age, overflow) = bootID == now.bootID ? now.bootMs.subtractingReportingOverflow(bootMs)
+                                                   : now.wallMs.subtractingReportingOverflow(wallMs)
+        return overflow ? PasscodeStore.dayMs : max(0, age)
+    }
+
+    /// The one expiry rule: a code lives on the boot-time clock of the boot it was made in, so a
+    /// reboot or the end of its lifetime ends it (a damaged row is expired too).
+    static func resetCodeExpired(bootID: Int64?, expiresBootMs: Int64?, now: ClockReading) -> Bool {
+        guard let bootID, let expiresBootMs else { return true }
+        return UInt64(bitPattern: bootID) != now.bootID || now.bootMs >= expiresBootMs
     }
 
     func resetCodeHash(_ code: SecretBytes, salt: [UInt8]) -> [UInt8] {
@@ -106,7 +108,7 @@ extension PasscodeStore {
 
     /// The number of digits reset codes have (`PASSCODE_SETTING_RESET_CODE_LENGTH`).
     public func resetCodeLength() throws -> Int {
-        Int(try read { try setting(SettingKey.resetCodeLength, default: 8) })
+        Int(try read { try value(.resetCodeLength) })
     }
 
     /// Whether an unexpired reset code is pending (`passcode_reset_pending`).
@@ -114,7 +116,7 @@ extension PasscodeStore {
         let now = now()
         return try read {
             guard let row = try db.query("SELECT boot_id, expires_boot_ms FROM reset_code WHERE replaced = 0 ORDER BY generation DESC LIMIT 1").first else { return false }
-            return UInt64(bitPattern: row[0].int ?? 0) == now.bootID && now.bootMs < row[1].int ?? 0
+            return !PasscodeStore.resetCodeExpired(bootID: row[0].int, expiresBootMs: row[1].int, now: now)
         }
     }
 
@@ -138,8 +140,7 @@ extension PasscodeStore {
                 return .failure(replacedMatch ? .resetCodeReplaced : .noResetCode)
             }
             let gen = current[0].int ?? 0
-            let expired = UInt64(bitPattern: current[3].int ?? 0) != now.bootID || now.bootMs >= current[4].int ?? 0
-            if expired {
+            if PasscodeStore.resetCodeExpired(bootID: current[3].int, expiresBootMs: current[4].int, now: now) {
                 try db.query("DELETE FROM reset_code WHERE generation = ?", [.int(gen)])
                 return .failure(.resetCodeExpired)
             }
@@ -172,13 +173,13 @@ extension PasscodeStore {
             try db.query("DELETE FROM reset_code")
             try db.query("INSERT OR REPLACE INTO passcode(id, hash, length, set_wall_ms) VALUES(1, ?, ?, ?)",
                          [.text(hash), .int(Int64(length)), .int(now.wallMs)])
-            try putSetting(SettingKey.lockEnabled, .int(1))
-            try clearAttemptStateLocked()
-            try putState(StateKey.locked, 0)
-            try putState(StateKey.lockReason, 0)
-            try putState(StateKey.launchNeedsPasscode, 0)
-            try putState(StateKey.lastPasscodeBootID, Int64(bitPattern: now.bootID))
-            try putState(StateKey.lastPasscodeMs, now.bootMs)
+            try putSetting(.lockEnabled, 1)
+            try update(AttemptState.self) { $0.clearAttempts() }
+            try update(LockState.self) { lock in
+                lock.unlock()
+                lock.launchNeedsPasscode = false
+            }
+            try update(BiometricState.self) { $0.passcodeEntered(now: now) }
         }
         forgetWrongGuesses()
         hooks.notify?(Notice.passcodeReset.rawValue)
@@ -189,7 +190,7 @@ extension PasscodeStore {
     public func forgotPasscode() throws {
         try write { try removePasscodeLocked() }
         forgetWrongGuesses()
-        hooks.logout?(2)
+        hooks.logout?(LogoutReason.forgotPasscode.rawValue)
     }
 
     /// Replaces the passcode once the caller has verified the current one (flows only).

@@ -110,28 +110,6 @@ public final class PasscodeStore: @unchecked Sendable {
     func read<R>(_ body: () throws -> R) throws -> R {
         try lock.withLock { try db.read(body) }
     }
-
-    func setting(_ key: String, default value: Int64) throws -> Int64 {
-        try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(key)])?.int ?? value
-    }
-
-    func settingText(_ key: String) throws -> String? {
-        try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(key)])?.text
-    }
-
-    func putSetting(_ key: String, _ value: SQLValue) throws {
-        try db.query("INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                     [.text(key), value])
-    }
-
-    func state(_ key: String, default value: Int64 = 0) throws -> Int64 {
-        try db.scalar("SELECT value FROM state WHERE key = ?", [.text(key)])?.int ?? value
-    }
-
-    func putState(_ key: String, _ value: Int64) throws {
-        try db.query("INSERT INTO state(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                     [.text(key), .int(value)])
-    }
 }
 
 /// The host's callbacks. Each returns nil on success or the host's message on failure.

@@ -17,11 +17,9 @@ enum SQLValue: Equatable {
 final class Database {
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
-    let path: String
 
     /// Opens an existing file read-write (the caller creates it, with mode 0600).
     init(path: String, busyTimeoutMs: Int32) throws {
-        self.path = path
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         if rc != SQLITE_OK {
@@ -36,7 +34,6 @@ final class Database {
 
     /// A private in-memory database (to learn the schema's expected shape).
     init(inMemory: Void) throws {
-        path = ":memory:"
         let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
         if rc != SQLITE_OK { throw Database.error(rc, db, context: "cannot open a memory database") }
     }

@@ -1,4 +1,6 @@
-// Every security setting in one place: read, validated, changed through the host's hook.
+// Every security setting, defined once: its stored name, default, allowed values, which
+// changes weaken protection, and what it needs from the rest of the store. `Setting.spec` has
+// no `default:` branch, so a new setting that forgets a part does not compile.
 
 /// The settings a host can read and change (`passcode_setting`).
 @c(passcode_setting)
@@ -11,9 +13,10 @@ public enum Setting: Int32, Sendable, CaseIterable {
     case autoLockSeconds = 1
     /// 1 (default): the app is locked at every launch while the lock is on.
     case lockAtLaunch = 2
-    /// 0 Apple (default), 1 Android 16, 2 custom (set with `passcode_set_custom_schedule`).
+    /// A `passcode_lockout_schedule` value: Apple's table (default), Android's, or a custom
+    /// one (set with `passcode_set_custom_schedule`).
     case lockoutSchedule = 3
-    /// A `MaxFailureAction`.
+    /// A `passcode_max_failure_action` value: what the maximum number of failures does.
     case maxFailureAction = 4
     /// 1: biometrics may unlock (needs a passcode and available biometrics).
     case biometricEnabled = 5
@@ -23,7 +26,7 @@ public enum Setting: Int32, Sendable, CaseIterable {
     case twoFactorEnabled = 7
     /// Read only: wall-clock milliseconds of the last account password change, 0 if never.
     case lastPasswordChange = 8
-    /// Digits of the passcode (4-12; changeable only while none is set).
+    /// Digits of the passcode (4-12, default 6; changeable only while none is set).
     case passcodeLength = 9
     /// Digits of an emailed reset code: 6 to 10 (default 8).
     case resetCodeLength = 10
@@ -33,140 +36,268 @@ public enum Setting: Int32, Sendable, CaseIterable {
     case resetRequestIntervalSeconds = 12
     /// Reset-code requests allowed in 24 hours: 1 to 100 (default 5).
     case resetRequestsPerDay = 13
+}
 
-    var key: String {
+/// Which changes of a setting weaken protection.
+public enum Weakening: Sendable, Equatable {
+    /// No change weakens (or the setting cannot be changed directly).
+    case never
+    /// A larger value weakens (a longer auto-lock, more requests a day).
+    case whenRaised
+    /// A smaller value weakens (lock at launch off, a shorter reset code).
+    case whenLowered
+    /// Any change weakens (the lockout schedule).
+    case onAnyChange
+    /// Changing to this value weakens (the "nothing more" maximum-failure action).
+    case whenSetTo(Int64)
+
+    public func weakens(from old: Int64, to new: Int64) -> Bool {
         switch self {
-        case .lockEnabled: return SettingKey.lockEnabled
-        case .autoLockSeconds: return SettingKey.autoLockSeconds
-        case .lockAtLaunch: return SettingKey.lockAtLaunch
-        case .lockoutSchedule: return SettingKey.schedule
-        case .maxFailureAction: return SettingKey.maxFailureAction
-        case .biometricEnabled: return SettingKey.biometricEnabled
-        case .requireBiometricOnLaunch: return SettingKey.requireBiometricOnLaunch
-        case .twoFactorEnabled: return SettingKey.twoFactorEnabled
-        case .lastPasswordChange: return SettingKey.lastPasswordChangeMs
-        case .passcodeLength: return SettingKey.length
-        case .resetCodeLength: return SettingKey.resetCodeLength
-        case .resetCodeLifetimeSeconds: return SettingKey.resetCodeLifetime
-        case .resetRequestIntervalSeconds: return SettingKey.resetRequestInterval
-        case .resetRequestsPerDay: return SettingKey.resetRequestsPerDay
+        case .never: return false
+        case .whenRaised: return new > old
+        case .whenLowered: return new < old
+        case .onAnyChange: return new != old
+        case .whenSetTo(let v): return new == v && old != v
         }
     }
+}
 
-    var defaultValue: Int64 {
-        switch self {
-        case .lockEnabled, .lockAtLaunch: return 1
-        case .autoLockSeconds: return 900
-        case .passcodeLength: return Int64(PasscodePolicy.defaultLength)
-        case .resetCodeLength: return 8
-        case .resetCodeLifetimeSeconds: return 900
-        case .resetRequestIntervalSeconds: return 60
-        case .resetRequestsPerDay: return 5
-        default: return 0
-        }
+/// How `passcode_setting_set` may write a setting.
+enum SettingWriter: Sendable {
+    /// A plain stored value.
+    case plain
+    /// The lock switch: 1 is `enable()`, 0 needs the passcode (`passcode_disable`).
+    case lockSwitch
+    /// The passcode length: only while no passcode is set.
+    case passcodeLength
+    /// Not writable by the host; the text says what sets it.
+    case readOnly(String)
+}
+
+/// What a setting's new value needs from the rest of the store, checked in the writing transaction.
+enum SettingRequirement: Sendable {
+    case nothing
+    /// Value 1 needs a passcode and available biometrics.
+    case passcodeAndBiometricsToEnable
+    /// Value 1 needs biometric unlock on.
+    case biometricUnlockToEnable
+    /// The custom value needs a custom table installed first.
+    case customScheduleForCustom
+}
+
+/// One setting's whole definition.
+public struct SettingSpec: Sendable {
+    /// The row name in the `settings` table, also the name the settings hook hears.
+    public let key: String
+    public let defaultValue: Int64
+    /// The allowed values: every integer in `range`, or only `choices` when there are some.
+    public let range: ClosedRange<Int64>
+    public let choices: [Int64]?
+    public let weakening: Weakening
+    let writer: SettingWriter
+    let requirement: SettingRequirement
+
+    public func allows(_ value: Int64) -> Bool {
+        if let choices { return choices.contains(value) }
+        return range.contains(value)
     }
+}
 
-    /// The auto-lock choices the seeds offer, in seconds.
+extension Setting {
+    /// The auto-lock choices, in seconds.
     public static let autoLockChoices: [Int64] = [0, 60, 300, 900, 1800, 3600]
+
+    public var spec: SettingSpec {
+        switch self {
+        case .lockEnabled:
+            return SettingSpec(key: "lock_enabled", defaultValue: 1, range: 0...1, choices: nil,
+                               weakening: .whenLowered, writer: .lockSwitch, requirement: .nothing)
+        case .autoLockSeconds:
+            return SettingSpec(key: "auto_lock_seconds", defaultValue: 900, range: 0...3600, choices: Setting.autoLockChoices,
+                               weakening: .whenRaised, writer: .plain, requirement: .nothing)
+        case .lockAtLaunch:
+            return SettingSpec(key: "lock_at_launch", defaultValue: 1, range: 0...1, choices: nil,
+                               weakening: .whenLowered, writer: .plain, requirement: .nothing)
+        case .lockoutSchedule:
+            return SettingSpec(key: "lockout_schedule", defaultValue: Int64(LockoutScheduleKind.apple.rawValue),
+                               range: 0...2, choices: LockoutScheduleKind.allCases.map { Int64($0.rawValue) },
+                               weakening: .onAnyChange, writer: .plain, requirement: .customScheduleForCustom)
+        case .maxFailureAction:
+            return SettingSpec(key: "max_failure_action", defaultValue: Int64(MaxFailureAction.requireReset.rawValue),
+                               range: 0...2, choices: MaxFailureAction.allCases.map { Int64($0.rawValue) },
+                               weakening: .whenSetTo(Int64(MaxFailureAction.none.rawValue)), writer: .plain, requirement: .nothing)
+        case .biometricEnabled:
+            return SettingSpec(key: "biometric_enabled", defaultValue: 0, range: 0...1, choices: nil,
+                               weakening: .whenRaised, writer: .plain, requirement: .passcodeAndBiometricsToEnable)
+        case .requireBiometricOnLaunch:
+            return SettingSpec(key: "require_biometric_on_launch", defaultValue: 0, range: 0...1, choices: nil,
+                               weakening: .whenLowered, writer: .plain, requirement: .biometricUnlockToEnable)
+        case .twoFactorEnabled:
+            return SettingSpec(key: "two_factor_enabled", defaultValue: 0, range: 0...1, choices: nil,
+                               weakening: .whenLowered, writer: .plain, requirement: .nothing)
+        case .lastPasswordChange:
+            return SettingSpec(key: "last_password_change_wall_ms", defaultValue: 0, range: 0...Int64.max, choices: nil,
+                               weakening: .never, writer: .readOnly("the last password change time is read only; it is set by passcode_password_change_check"),
+                               requirement: .nothing)
+        case .passcodeLength:
+            return SettingSpec(key: "passcode_length", defaultValue: Int64(PasscodePolicy.defaultLength),
+                               range: Int64(PasscodePolicy.minLength)...Int64(PasscodePolicy.maxLength), choices: nil,
+                               weakening: .never, writer: .passcodeLength, requirement: .nothing)
+        case .resetCodeLength:
+            return SettingSpec(key: "reset_code_length", defaultValue: 8, range: 6...10, choices: nil,
+                               weakening: .whenLowered, writer: .plain, requirement: .nothing)
+        case .resetCodeLifetimeSeconds:
+            return SettingSpec(key: "reset_code_lifetime_seconds", defaultValue: 900, range: 60...86400, choices: nil,
+                               weakening: .whenRaised, writer: .plain, requirement: .nothing)
+        case .resetRequestIntervalSeconds:
+            return SettingSpec(key: "reset_request_interval_seconds", defaultValue: 60, range: 0...86400, choices: nil,
+                               weakening: .whenLowered, writer: .plain, requirement: .nothing)
+        case .resetRequestsPerDay:
+            return SettingSpec(key: "reset_requests_per_day", defaultValue: 5, range: 1...100, choices: nil,
+                               weakening: .whenRaised, writer: .plain, requirement: .nothing)
+        }
+    }
+
+    /// The row name in the `settings` table.
+    var key: String { spec.key }
+}
+
+/// The custom lockout table's row (not a `Setting`: it is set with `passcode_set_custom_schedule`).
+enum CustomScheduleRow {
+    static let key = "lockout_custom"
+    static let delays: ClosedRange<Int64> = 0...(366 * 86400)
+    static let count: ClosedRange<Int> = 1...100
+    static let maxFailures: ClosedRange<Int> = 0...10_000
+
+    static func encode(delays: [Int64], maxFailures: Int) -> String {
+        delays.map(String.init).joined(separator: ",") + ";" + String(maxFailures)
+    }
+
+    /// Parses the stored text; any value outside the limits `passcode_set_custom_schedule`
+    /// enforces is damage, reported and never used.
+    static func decode(_ text: String) throws -> LockoutSchedule {
+        let damaged = PasscodeError.corrupt("the store's custom lockout schedule (\(key)) is damaged or out of range")
+        let parts = text.split(separator: ";", omittingEmptySubsequences: false)
+        guard parts.count == 2, let maxFailures = Int(parts[1]), CustomScheduleRow.maxFailures.contains(maxFailures) else { throw damaged }
+        var delays: [Int64] = []
+        for item in parts[0].split(separator: ",", omittingEmptySubsequences: false) {
+            guard let d = Int64(item), CustomScheduleRow.delays.contains(d) else { throw damaged }
+            delays.append(d)
+        }
+        guard count.contains(delays.count) else { throw damaged }
+        return .custom(delays: delays, maxFailures: maxFailures)
+    }
 }
 
 extension PasscodeStore {
+    // MARK: - Reading (typed: no caller states a default)
+
+    /// The stored value of `setting`, or its default when none is stored. A stored value the
+    /// spec does not allow is damage: `corrupt`, naming the setting.
+    func value(_ setting: Setting) throws -> Int64 {
+        let spec = setting.spec
+        guard let stored = try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(spec.key)]) else {
+            return spec.defaultValue
+        }
+        guard let v = stored.int, spec.allows(v) else {
+            throw PasscodeError.corrupt("the store's setting \(spec.key) has a value outside its range")
+        }
+        return v
+    }
+
+    /// A 0/1 setting as a Bool.
+    func flag(_ setting: Setting) throws -> Bool { try value(setting) != 0 }
+
+    func putSetting(_ setting: Setting, _ value: Int64) throws {
+        try putSettingRow(setting.key, .int(value))
+    }
+
+    private func putSettingRow(_ key: String, _ value: SQLValue) throws {
+        try db.query("INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                     [.text(key), value])
+    }
+
     /// The current value of `setting` (`passcode_setting_get`).
     public func get(_ setting: Setting) throws -> Int64 {
-        switch setting {
-        case .lockEnabled, .passcodeLength: return try read { try getLocked(setting) }
-        default: return try readOne { try getLocked(setting) }  // one SELECT
+        switch setting.spec.writer {
+        case .lockSwitch, .passcodeLength: return try read { try effectiveValueLocked(setting) }
+        case .plain, .readOnly: return try readOne { try value(setting) }  // one SELECT
         }
     }
 
-    func getLocked(_ setting: Setting) throws -> Int64 {
-        switch setting {
-        case .lockEnabled: return try lockEnabledLocked() ? 1 : 0
+    /// The value as the host sees it: the lock switch is off without a passcode, and the
+    /// length is the set passcode's.
+    func effectiveValueLocked(_ setting: Setting) throws -> Int64 {
+        switch setting.spec.writer {
+        case .lockSwitch: return try lockEnabledLocked() ? 1 : 0
         case .passcodeLength: return Int64(try lengthLocked())
-        default: return try self.setting(setting.key, default: setting.defaultValue)
+        case .plain, .readOnly: return try value(setting)
         }
     }
+
+    // MARK: - Writing
 
     /// Changes `setting` (`passcode_setting_set`). Invalid values throw `invalidSetting` and
     /// change nothing; a host hook that fails throws `hookFailed` with its message and the old
     /// value stays.
     public func set(_ setting: Setting, to value: Int64) throws {
-        switch setting {
-        case .lockEnabled:
+        let spec = setting.spec
+        switch spec.writer {
+        case .readOnly(let why): throw PasscodeError.invalidSetting(why)
+        case .lockSwitch:
             if value == 1 { return try enable() }
             throw PasscodeError.invalidSetting("turning the lock off needs the passcode: use passcode_disable")
         case .passcodeLength:
-            // Everything that can refuse the change is checked before the host's hook is asked.
-            guard value >= Int64(PasscodePolicy.minLength) && value <= Int64(PasscodePolicy.maxLength) else {
-                throw PasscodeError.invalidSetting("the passcode length must be from \(PasscodePolicy.minLength) to \(PasscodePolicy.maxLength)")
-            }
-            if try isPasscodeSet() { throw PasscodeError.state("the length is fixed while a passcode is set") }
-            try callSettingHook(setting.key, old: try get(.passcodeLength), new: value)
-            return try setPasscodeLength(Int(value))
-        case .lastPasswordChange:
-            throw PasscodeError.invalidSetting("the last password change time is read only; it is set by passcode_password_change_check")
-        default:
-            try validate(setting, value)
-            try changeSetting(setting.key, to: .int(value), check: { try self.validateInState(setting, value) })
+            return try setPasscodeLength(Int(clamping: value))
+        case .plain:
+            try checkAllowed(setting, value)
+            try changeSetting(setting, to: value)
         }
     }
 
-    private func validate(_ setting: Setting, _ value: Int64) throws {
-        let ok: Bool
-        switch setting {
-        case .autoLockSeconds: ok = Setting.autoLockChoices.contains(value)
-        case .lockAtLaunch, .biometricEnabled, .requireBiometricOnLaunch, .twoFactorEnabled: ok = value == 0 || value == 1
-        case .lockoutSchedule: ok = value == 0 || value == 1 || value == 2
-        case .maxFailureAction: ok = MaxFailureAction(rawValue: Int32(truncatingIfNeeded: value)) != nil && value <= Int64(Int32.max)
-        case .resetCodeLength: ok = (6...10).contains(value)
-        case .resetCodeLifetimeSeconds: ok = (60...86400).contains(value)
-        case .resetRequestIntervalSeconds: ok = (0...86400).contains(value)
-        case .resetRequestsPerDay: ok = (1...100).contains(value)
-        default: ok = true
+    func checkAllowed(_ setting: Setting, _ value: Int64) throws {
+        guard setting.spec.allows(value) else {
+            throw PasscodeError.invalidSetting("\(value) is not a valid value for \(setting.key)")
         }
-        guard ok else { throw PasscodeError.invalidSetting("\(value) is not a valid value for \(setting.key)") }
     }
 
-    /// Rules that depend on the rest of the store, checked inside the writing transaction.
-    private func validateInState(_ setting: Setting, _ value: Int64) throws {
-        switch setting {
-        case .biometricEnabled where value == 1:
-            if try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 == 0 {
+    /// What the new value needs from the rest of the store; called inside the transaction.
+    private func checkRequirementLocked(_ setting: Setting, _ value: Int64) throws {
+        switch setting.spec.requirement {
+        case .nothing: break
+        case .passcodeAndBiometricsToEnable where value == 1:
+            if try passcodeRowLocked() == nil {
                 throw PasscodeError.invalidSetting("biometric unlock needs a passcode to be set")
             }
-            if try state(StateKey.biometricAvailable) == 0 {
-                throw PasscodeError.biometricUnavailable
-            }
-        case .requireBiometricOnLaunch where value == 1:
-            if try self.setting(SettingKey.biometricEnabled, default: 0) == 0 {
+            if try !load(BiometricState.self).available { throw PasscodeError.biometricUnavailable }
+        case .biometricUnlockToEnable where value == 1:
+            if try !flag(.biometricEnabled) {
                 throw PasscodeError.invalidSetting("requiring biometrics at launch needs biometric unlock to be on")
             }
-        case .lockoutSchedule where value == 2:
-            if try settingText(SettingKey.customSchedule) == nil {
+        case .customScheduleForCustom where value == Int64(LockoutScheduleKind.custom.rawValue):
+            if try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(CustomScheduleRow.key)]) == nil {
                 throw PasscodeError.invalidSetting("set a custom schedule with passcode_set_custom_schedule first")
             }
-        default: break
+        case .passcodeAndBiometricsToEnable, .biometricUnlockToEnable, .customScheduleForCustom: break
         }
     }
 
     /// Writes one setting after the host's hook agreed. The hook is called with no lock held,
     /// so it may take its time (a network call) and may call back into the library.
-    func changeSetting(_ key: String, to value: SQLValue, check: () throws -> Void = {}) throws {
-        let old: Int64 = try read { try setting(key, default: Setting.allCases.first { $0.key == key }?.defaultValue ?? 0) }
-        if case .int(let v) = value, v == old { return }
+    func changeSetting(_ setting: Setting, to value: Int64) throws {
+        let old = try read { try self.value(setting) }
+        if value == old { return }
         // Validate before asking the host, so the hook never sees a change that cannot happen.
-        try read { try check() }
-        if case .int(let v) = value { try callSettingHook(key, old: old, new: v) }
+        try read { try checkRequirementLocked(setting, value) }
+        try callSettingHook(setting.key, old: old, new: value)
         try write {
-            try check()
-            try putSetting(key, value)
-            if key == SettingKey.biometricEnabled, value == .int(0) {
-                try putSetting(SettingKey.requireBiometricOnLaunch, .int(0))
-            }
+            try checkRequirementLocked(setting, value)
+            try putSetting(setting, value)
+            if setting == .biometricEnabled && value == 0 { try putSetting(.requireBiometricOnLaunch, 0) }
         }
     }
 
-    private func callSettingHook(_ key: String, old: Int64, new: Int64) throws {
+    func callSettingHook(_ key: String, old: Int64, new: Int64) throws {
         if let hook = hooks.settingChange, let failure = hook(key, String(old), String(new)) {
             throw PasscodeError.hookFailed(failure)
         }
@@ -174,36 +305,33 @@ extension PasscodeStore {
 
     /// Installs a custom lockout table and selects it (`passcode_set_custom_schedule`).
     public func setCustomSchedule(delays: [Int64], maxFailures: Int) throws {
-        guard !delays.isEmpty, delays.count <= 100, delays.allSatisfy({ $0 >= 0 && $0 <= 366 * 86400 }) else {
+        guard CustomScheduleRow.count.contains(delays.count), delays.allSatisfy({ CustomScheduleRow.delays.contains($0) }) else {
             throw PasscodeError.invalidSetting("a custom schedule needs 1 to 100 delays, each 0 to 366 days in seconds")
         }
-        guard maxFailures >= 0 && maxFailures <= 10_000 else {
+        guard CustomScheduleRow.maxFailures.contains(maxFailures) else {
             throw PasscodeError.invalidSetting("the maximum number of failures must be 0 (never) to 10000")
         }
-        let text = delays.map(String.init).joined(separator: ",") + ";" + String(maxFailures)
-        try callSettingHook(SettingKey.customSchedule, old: try get(.lockoutSchedule), new: 2)
+        let custom = Int64(LockoutScheduleKind.custom.rawValue)
+        try callSettingHook(CustomScheduleRow.key, old: try get(.lockoutSchedule), new: custom)
         try write {
-            try putSetting(SettingKey.customSchedule, .text(text))
-            try putSetting(SettingKey.schedule, .int(2))
+            try putSettingRow(CustomScheduleRow.key, .text(CustomScheduleRow.encode(delays: delays, maxFailures: maxFailures)))
+            try putSetting(.lockoutSchedule, custom)
         }
     }
 
     func scheduleLocked() throws -> LockoutSchedule {
-        switch try setting(SettingKey.schedule, default: 0) {
-        case 1: return .android
-        case 2:
-            if let text = try settingText(SettingKey.customSchedule) {
-                let parts = text.split(separator: ";", omittingEmptySubsequences: false)
-                let delays = parts[0].split(separator: ",").compactMap { Int64($0) }
-                let maxFailures = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-                return .custom(delays: delays, maxFailures: maxFailures)
+        switch LockoutScheduleKind(rawValue: Int32(try value(.lockoutSchedule)))! {  // value() checked the range
+        case .apple: return .apple
+        case .android: return .android
+        case .custom:
+            guard let text = try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(CustomScheduleRow.key)])?.text else {
+                throw PasscodeError.corrupt("the store selects a custom lockout schedule but has none")
             }
-            return .apple
-        default: return .apple
+            return try CustomScheduleRow.decode(text)
         }
     }
 
     func maxFailureActionLocked() throws -> MaxFailureAction {
-        MaxFailureAction(rawValue: Int32(truncatingIfNeeded: try setting(SettingKey.maxFailureAction, default: 0))) ?? .requireReset
+        MaxFailureAction(rawValue: Int32(try value(.maxFailureAction)))!  // value() checked the range
     }
 }

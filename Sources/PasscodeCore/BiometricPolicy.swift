@@ -1,0 +1,118 @@
+// When a biometric match may unlock: the refusals and the pure rule that picks one.
+
+/// Why biometrics may not unlock now (`passcode_biometric_unlock`'s out value).
+@c(passcode_biometric_refusal)
+public enum BiometricRefusal: Int32, Sendable {
+    /// Biometrics may unlock now.
+    case none = 0
+    /// The first unlock after the app launched needs the passcode.
+    case firstUnlockAfterLaunch = 1
+    /// The passcode was last entered 48 hours ago or more.
+    case passcodeNotUsedFor48Hours = 2
+    /// 5 biometric matches failed since the last unlock.
+    case tooManyBiometricFailures = 3
+    /// A lockout after failed passcode attempts is in progress.
+    case lockedOut = 4
+    /// The passcode lock is disabled: there is nothing to unlock.
+    case lockDisabled = 5
+    /// Biometric unlock is switched off in the settings.
+    case biometricNotEnabled = 6
+    /// The host reported no biometrics.
+    case biometricUnavailable = 7
+    /// No passcode is set.
+    case noPasscode = 8
+    /// The maximum number of failures requires a reset.
+    case resetRequired = 9
+    /// The device restarted since the passcode was last entered.
+    case deviceRestarted = 10
+}
+
+extension BiometricRefusal: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .none: return "biometrics may unlock"
+        case .firstUnlockAfterLaunch: return "the first unlock after launch needs the passcode"
+        case .passcodeNotUsedFor48Hours: return "the passcode has not been entered for 48 hours"
+        case .tooManyBiometricFailures: return "5 biometric matches failed since the last unlock"
+        case .lockedOut: return "a lockout is in progress"
+        case .lockDisabled: return "the passcode lock is disabled"
+        case .biometricNotEnabled: return "biometric unlock is not turned on"
+        case .biometricUnavailable: return "biometrics are not available"
+        case .noPasscode: return "no passcode is set"
+        case .resetRequired: return "the passcode must be reset"
+        case .deviceRestarted: return "the device restarted since the passcode was last entered"
+        }
+    }
+}
+
+/// What the host reports about biometrics (`passcode_biometric_kind`).
+@c(passcode_biometric_kind)
+public enum BiometricKind: Int32, Sendable, CaseIterable {
+    /// No biometrics.
+    case none = 0
+    /// Face ID: "Passcode & Face ID".
+    case faceID = 1
+    /// Touch ID: "Passcode & Touch ID".
+    case touchID = 2
+    /// Another kind (fingerprint reader, iris): shown as "Biometric".
+    case other = 3
+
+    /// The name to show: "Face ID", "Touch ID" or "Biometric".
+    public var displayName: String {
+        switch self {
+        case .faceID: return "Face ID"
+        case .touchID: return "Touch ID"
+        case .none, .other: return "Biometric"
+        }
+    }
+}
+
+public enum BiometricPolicy {
+    /// The passcode is needed after this long without it (Apple: 48 hours).
+    public static let passcodeMaxAgeMs: Int64 = 48 * 3600 * 1000
+    /// The passcode is needed after this many failed matches since the last unlock.
+    public static let maxBiometricFailures: Int64 = 5
+
+    /// The facts the decision rests on.
+    public struct Facts: Sendable {
+        public var passcodeSet: Bool
+        public var lockEnabled: Bool
+        public var biometricEnabled: Bool
+        public var biometricAvailable: Bool
+        public var resetRequired: Bool
+        public var lockedOut: Bool
+        public var firstUnlockAfterLaunch: Bool
+        public var lastPasscodeEntry: BootInstant?
+        public var biometricFailures: Int64
+        public init(passcodeSet: Bool, lockEnabled: Bool, biometricEnabled: Bool, biometricAvailable: Bool,
+                    resetRequired: Bool, lockedOut: Bool, firstUnlockAfterLaunch: Bool,
+                    lastPasscodeEntry: BootInstant?, biometricFailures: Int64) {
+            self.passcodeSet = passcodeSet
+            self.lockEnabled = lockEnabled
+            self.biometricEnabled = biometricEnabled
+            self.biometricAvailable = biometricAvailable
+            self.resetRequired = resetRequired
+            self.lockedOut = lockedOut
+            self.firstUnlockAfterLaunch = firstUnlockAfterLaunch
+            self.lastPasscodeEntry = lastPasscodeEntry
+            self.biometricFailures = biometricFailures
+        }
+    }
+
+    /// `.none` when a biometric success may unlock now, else why the passcode is needed.
+    public static func refusal(_ f: Facts, now: ClockReading) -> BiometricRefusal {
+        if !f.passcodeSet { return .noPasscode }
+        if !f.lockEnabled { return .lockDisabled }
+        if !f.biometricAvailable { return .biometricUnavailable }
+        if !f.biometricEnabled { return .biometricNotEnabled }
+        if f.resetRequired { return .resetRequired }
+        if f.lockedOut { return .lockedOut }
+        if f.firstUnlockAfterLaunch { return .firstUnlockAfterLaunch }
+        guard let last = f.lastPasscodeEntry, last.bootID == now.bootID, now.bootMs >= last.ms else {
+            return .deviceRestarted
+        }
+        if now.bootMs - last.ms >= passcodeMaxAgeMs { return .passcodeNotUsedFor48Hours }
+        if f.biometricFailures >= maxBiometricFailures { return .tooManyBiometricFailures }
+        return .none
+    }
+}

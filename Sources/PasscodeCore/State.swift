@@ -1,0 +1,230 @@
+// The store's mutable state (the `state` table's rows) as three small typed records, each
+// loaded and saved in one place, with the transitions named. Every value read from the file is
+// range-checked here: an out-of-range or wrongly typed value is `corrupt`, naming the row.
+
+/// One row of the `state` table bound to a field of a record.
+struct StateField<Record>: Sendable {
+    let key: String
+    let defaultValue: Int64
+    let range: ClosedRange<Int64>
+    let get: @Sendable (Record) -> Int64
+    let set: @Sendable (inout Record, Int64) -> Void
+
+    static func int(_ key: String, _ path: WritableKeyPath<Record, Int64> & Sendable, default d: Int64 = 0,
+                    range: ClosedRange<Int64>) -> StateField {
+        StateField(key: key, defaultValue: d, range: range, get: { $0[keyPath: path] }, set: { $0[keyPath: path] = $1 })
+    }
+
+    static func flag(_ key: String, _ path: WritableKeyPath<Record, Bool> & Sendable) -> StateField {
+        StateField(key: key, defaultValue: 0, range: 0...1, get: { $0[keyPath: path] ? 1 : 0 }, set: { $0[keyPath: path] = $1 != 0 })
+    }
+
+    /// A boot id: 64 bits stored as their signed bit pattern.
+    static func bootID(_ key: String, _ path: WritableKeyPath<Record, UInt64> & Sendable) -> StateField {
+        StateField(key: key, defaultValue: 0, range: Int64.min...Int64.max,
+                   get: { Int64(bitPattern: $0[keyPath: path]) }, set: { $0[keyPath: path] = UInt64(bitPattern: $1) })
+    }
+
+    static func enumeration<E: RawRepresentable & CaseIterable & SendableMetatype>(_ key: String, _ path: WritableKeyPath<Record, E> & Sendable)
+        -> StateField where E.RawValue == Int32 {
+        let values = E.allCases.map { Int64($0.rawValue) }
+        return StateField(key: key, defaultValue: values.min()!, range: values.min()!...values.max()!,
+                          get: { Int64($0[keyPath: path].rawValue) },
+                          set: { $0[keyPath: path] = E(rawValue: Int32($1)) ?? E.allCases.first! })
+    }
+}
+
+/// A record made of `state` rows.
+protocol StateRecord: Equatable {
+    init()
+    static var fields: [StateField<Self>] { get }
+}
+
+/// Milliseconds on the boot-time clock are at most this (about 290 million years): any larger
+/// stored value is damage, and sums of two stay within Int64.
+let maxClockMs: Int64 = Int64.max / 4
+
+extension PasscodeStore {
+    /// Reads a record; rows that are not there take their defaults.
+    func load<R: StateRecord>(_: R.Type) throws -> R {
+        var record = R()
+        for field in R.fields { field.set(&record, field.defaultValue) }
+        let keys = R.fields.map { "'\($0.key)'" }.joined(separator: ",")
+        for row in try db.query("SELECT key, value FROM state WHERE key IN (\(keys))") {
+            guard let key = row[0].text, let field = R.fields.first(where: { $0.key == key }) else { continue }
+            guard let v = row[1].int, field.range.contains(v) else {
+                throw PasscodeError.corrupt("the store's state \(key) has a value outside its range")
+            }
+            field.set(&record, v)
+        }
+        return record
+    }
+
+    /// Writes the fields of `record` that differ from `old`.
+    func save<R: StateRecord>(_ record: R, over old: R) throws {
+        for field in R.fields where field.get(record) != field.get(old) {
+            try db.query("INSERT INTO state(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                         [.text(field.key), .int(field.get(record))])
+        }
+    }
+
+    /// Loads a record, lets `body` change it, and saves what changed (inside a transaction).
+    func update<R: StateRecord, T>(_: R.Type, _ body: (inout R) throws -> T) throws -> T {
+        let old = try load(R.self)
+        var record = old
+        let result = try body(&record)
+        try save(record, over: old)
+        return result
+    }
+}
+
+// MARK: - Failed attempts and lockout
+
+/// The attempt counter and the lockout. Attempts are counted write-ahead: `attemptSeq` grows
+/// before a passcode is checked, `clearedSeq` catches up on success; failures = difference.
+struct AttemptState: StateRecord {
+    var attemptSeq: Int64 = 0
+    var clearedSeq: Int64 = 0
+    var lockoutBootID: UInt64 = 0
+    var lockoutStartMs: Int64 = 0
+    var lockoutDurationMs: Int64 = 0
+    var resetRequired = false
+
+    static let fields: [StateField<AttemptState>] = [
+        .int("attempt_seq", \.attemptSeq, range: 0...Int64.max / 2),
+        .int("cleared_seq", \.clearedSeq, range: 0...Int64.max / 2),
+        .bootID("lockout_boot_id", \.lockoutBootID),
+        .int("lockout_start_ms", \.lockoutStartMs, range: 0...maxClockMs),
+        .int("lockout_duration_ms", \.lockoutDurationMs, range: 0...LockoutSchedule.longestPossibleDelaySeconds * 1000),
+        .flag("reset_required", \.resetRequired),
+    ]
+
+    var failures: Int64 { max(0, attemptSeq - clearedSeq) }
+
+    /// Milliseconds left in the lockout. A reboot (new boot id) starts a pending lockout again
+    /// in full; a clock reading before the start does the same, so a lockout is never shortened
+    /// and never longer than its duration. `restart` records such a new start.
+    mutating func lockoutRemaining(now: ClockReading, restart: Bool) -> Int64 {
+        guard lockoutDurationMs > 0 else { return 0 }
+        if lockoutBootID != now.bootID || now.bootMs < lockoutStartMs {
+            if restart { startLockout(ms: lockoutDurationMs, now: now) }
+            return lockoutDurationMs
+        }
+        let remaining = lockoutStartMs + lockoutDurationMs - now.bootMs
+        if remaining <= 0 {
+            if restart { lockoutDurationMs = 0 }
+            return 0
+        }
+        return remaining
+    }
+
+    /// Reads the lockout without changing anything.
+    func lockoutRemaining(now: ClockReading) -> Int64 {
+        var copy = self
+        return copy.lockoutRemaining(now: now, restart: false)
+    }
+
+    mutating func startLockout(ms: Int64, now: ClockReading) {
+        lockoutBootID = now.bootID
+        lockoutStartMs = now.bootMs
+        lockoutDurationMs = ms
+    }
+
+    /// Counts an attempt before its answer is known; returns its sequence number.
+    mutating func beginAttempt() -> Int64 {
+        attemptSeq += 1
+        return attemptSeq
+    }
+
+    /// A success clears the attempts up to `seq`; with none left over, the lockout and the reset
+    /// requirement go too.
+    mutating func succeeded(seq: Int64) {
+        clearedSeq = max(clearedSeq, seq)
+        if attemptSeq - clearedSeq <= 0 {
+            lockoutDurationMs = 0
+            resetRequired = false
+        }
+    }
+
+    /// Forgets every failure (a new passcode, a reset, removal).
+    mutating func clearAttempts() {
+        clearedSeq = attemptSeq
+        lockoutDurationMs = 0
+        resetRequired = false
+    }
+}
+
+// MARK: - Lock state
+
+/// Whether the app is locked and why, and the lifecycle facts that decide it.
+struct LockState: StateRecord {
+    var locked = false
+    var reason: LockReason = .none
+    var backgroundBootID: UInt64 = 0
+    /// When the app went to the background (boot clock), -1 when it is not there.
+    var backgroundMs: Int64 = -1
+    var launchNeedsPasscode = false
+
+    static let fields: [StateField<LockState>] = [
+        .flag("locked", \.locked),
+        .enumeration("lock_reason", \.reason),
+        .bootID("background_boot_id", \.backgroundBootID),
+        .int("background_ms", \.backgroundMs, default: -1, range: -1...maxClockMs),
+        .flag("launch_needs_passcode", \.launchNeedsPasscode),
+    ]
+
+    /// Locks for `why`; an earlier reason stays (locked at launch is still "launch" after a
+    /// trip to the background).
+    mutating func lock(_ why: LockReason) {
+        guard !locked else { return }
+        locked = true
+        reason = why
+    }
+
+    mutating func unlock() {
+        locked = false
+        reason = .none
+    }
+
+    /// The state of a store with no passcode: nothing locked, nothing pending.
+    mutating func reset() {
+        unlock()
+        backgroundMs = -1
+        launchNeedsPasscode = false
+    }
+
+    var backgroundSince: BootInstant? {
+        backgroundMs < 0 ? nil : BootInstant(bootID: backgroundBootID, ms: backgroundMs)
+    }
+}
+
+// MARK: - Biometrics
+
+/// What the host reported about biometrics, and the facts biometric policy counts.
+struct BiometricState: StateRecord {
+    var available = false
+    var kind: BiometricKind = .none
+    var failures: Int64 = 0
+    var lastPasscodeBootID: UInt64 = 0
+    /// When the passcode was last entered (boot clock), -1 for never.
+    var lastPasscodeMs: Int64 = -1
+
+    static let fields: [StateField<BiometricState>] = [
+        .flag("biometric_available", \.available),
+        .enumeration("biometric_kind", \.kind),
+        .int("biometric_failures", \.failures, range: 0...Int64.max / 2),
+        .bootID("last_passcode_boot_id", \.lastPasscodeBootID),
+        .int("last_passcode_ms", \.lastPasscodeMs, default: -1, range: -1...maxClockMs),
+    ]
+
+    var lastPasscodeEntry: BootInstant? {
+        lastPasscodeMs < 0 ? nil : BootInstant(bootID: lastPasscodeBootID, ms: lastPasscodeMs)
+    }
+
+    /// The passcode was entered now: biometric failures start again from 0.
+    mutating func passcodeEntered(now: ClockReading) {
+        lastPasscodeBootID = now.bootID
+        lastPasscodeMs = now.bootMs
+        failures = 0
+    }
+}
