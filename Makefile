@@ -29,7 +29,7 @@ SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulema
 
 
 .PHONY: crash stress corrupt valgrind deb-test test-fuzz fuzz test-tsan
-.PHONY: all deps lib header check-header test test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
+.PHONY: all deps lib header check-header test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 
 all: lib
 
@@ -68,8 +68,18 @@ check-header:
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -x c++ -fsyntax-only include/passcode.h
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
-test: deps lib check-header test-swift test-tsan test-c test-fuzz test-exports test-install test-frontends test-python deb-test
-	@echo "make test: all test groups passed"
+# Every group runs, also after one failed; the summary names the failed and the skipped ones.
+TEST_GROUPS := check-header test-version test-swift test-tsan test-c test-fuzz test-exports test-install test-frontends test-python deb-test
+test: deps lib
+	@scripts/run_tests.sh $(TEST_GROUPS)
+
+# VERSION is the one place the version is written; debian/changelog keeps its own, which must match.
+test-version:
+	@v=$$(cat VERSION); d=$$(dpkg-parsechangelog -S Version 2>/dev/null || sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog); \
+	    if [ "$${d%%-*}" != "$$v" ]; then echo "version: VERSION says $$v, debian/changelog says $$d" >&2; exit 1; fi; \
+	    if grep -rn --include=*.py --include=*.toml --include=*.swift -E "\b$$v\b" python Sources examples scripts Tests | grep -v "^Tests/frontends"; then \
+	        echo "version: the files above write the version; take it from VERSION instead" >&2; exit 1; fi; \
+	    echo "version: $$v in VERSION, debian/changelog agrees, no other file writes it"
 
 test-swift:
 	$(SWIFT) test 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}

@@ -354,12 +354,12 @@ typedef enum passcode_setting {
 /**
  * The library's version at run time, as PASSCODE_VERSION_NUMBER spells it at compile time:
  * major * 10000 + minor * 100 + patch. Compare the two to detect a header/library mismatch.
- * @return The version number, e.g. 100 for 0.1.0.
+ * @return The version number, e.g. 10203 for 1.2.3.
  */
 uint32_t passcode_version_number(void);
 
 /**
- * The library's version as text, e.g. "0.1.0".
+ * The library's version as text, e.g. "1.2.3".
  * @return A static string owned by the library; never free it.
  */
 const char *passcode_version_string(void);

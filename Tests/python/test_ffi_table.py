@@ -16,7 +16,7 @@ C_TO_CTYPES = {
     "const char *": ctypes.c_char_p, "void *": ctypes.c_void_p,
     "int32_t *": ctypes.POINTER(ctypes.c_int32), "int64_t *": ctypes.POINTER(ctypes.c_int64),
     "const char **": ctypes.POINTER(ctypes.c_char_p), "const uint8_t *": ctypes.POINTER(ctypes.c_uint8),
-    "const uint32_t *": ctypes.POINTER(ctypes.c_uint32),
+    "const uint32_t *": ctypes.POINTER(ctypes.c_uint32), "size_t *": ctypes.POINTER(ctypes.c_size_t),
     "passcode_store *": _ffi.STORE, "passcode_options *": _ffi.OPTIONS, "passcode_flow *": _ffi.FLOW,
     "passcode_session_list *": _ffi.SESSION_LIST,
     "passcode_store **": ctypes.POINTER(_ffi.STORE), "passcode_options **": ctypes.POINTER(_ffi.OPTIONS),
@@ -75,6 +75,11 @@ def test_every_header_enum_value_matches():
         body = re.search(r"typedef enum " + cname + r" \{(.*?)\} " + cname + ";", HEADER, re.S).group(1)
         consts = dict(re.findall(r"(PASSCODE_\w+) = (\d+)", body))
         assert {prefix + m.name: str(m.value) for m in enum} == consts, cname
+
+
+def test_every_header_enum_has_a_python_enum():
+    names = set(re.findall(r"typedef enum (passcode_\w+) \{", HEADER))
+    assert names == set(_enums.HEADER_ENUMS), names ^ set(_enums.HEADER_ENUMS)
 
 
 def test_version_matches_the_header():

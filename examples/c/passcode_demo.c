@@ -36,6 +36,15 @@ typedef struct {
     char notice[160];
 } app;
 
+/* "immediately", "1 minute", "15 minutes", "1 hour": an auto-lock choice as a person reads it. */
+static const char *duration_text(int64_t seconds, char *buf, size_t size) {
+    if (seconds == 0) snprintf(buf, size, "immediately");
+    else if (seconds % 3600 == 0) snprintf(buf, size, "%lld hour%s", (long long)(seconds / 3600), seconds == 3600 ? "" : "s");
+    else if (seconds % 60 == 0) snprintf(buf, size, "%lld minute%s", (long long)(seconds / 60), seconds == 60 ? "" : "s");
+    else snprintf(buf, size, "%lld seconds", (long long)seconds);
+    return buf;
+}
+
 static void fake_clock(void *payload, int64_t *boot_ms, int64_t *wall_ms, uint64_t *boot_id) {
     app *a = payload;
     *boot_ms = a->fake_boot_ms;
@@ -154,9 +163,10 @@ static void draw(app *a) {
         passcode_setting_get(a->store, PASSCODE_SETTING_BIOMETRIC_ENABLED, &bio);
         passcode_security_label(a->store, &label);
         printf("screen: home\n");
+        char when[32];
         printf("settings: %s | lock %s | biometric %s | auto-lock %s\n", label,
                enabled ? "on" : (set ? "off (passcode kept)" : "off"), bio ? "on" : "off",
-               timeout == 0 ? "immediately" : timeout < 3600 ? (timeout == 60 ? "1 minute" : timeout == 300 ? "5 minutes" : timeout == 900 ? "15 minutes" : "30 minutes") : "1 hour");
+               duration_text(timeout, when, sizeof when));
         if (!a->script) printf("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [t]imeout [i] biometric [h] background [l]ock [q]uit\n");
     }
     if (a->notice[0]) { printf("notice: %s\n", a->notice); a->notice[0] = 0; }
@@ -278,12 +288,16 @@ static int key_command(app *a, int c) {
         return command(a, "bio", bio ? "off" : "on");
     }
     case 't': {
-        static const char *cycle[] = {"0", "60", "300", "900", "1800", "3600"};
-        int64_t t = 0;
+        /* The choices come from the library, not from a copy of them. */
+        int64_t choices[16], t = 0;
+        size_t n = 0;
+        if (passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, choices, 16, &n) != PASSCODE_OK || n == 0) return 1;
         passcode_setting_get(a->store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &t);
-        int i = 0;
-        while (i < 6 && strtol(cycle[i], NULL, 10) != t) i++;
-        return command(a, "timeout", cycle[(i + 1) % 6]);
+        size_t i = 0;
+        while (i < n && choices[i] != t) i++;
+        char next[24];
+        snprintf(next, sizeof next, "%lld", (long long)choices[(i + 1) % n]);
+        return command(a, "timeout", next);
     }
     case 'h':
         command(a, "background", NULL);

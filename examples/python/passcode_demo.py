@@ -15,7 +15,15 @@ from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResu
 
 KIND_NAMES = {FlowKind.UNLOCK: "unlock", FlowKind.CREATE: "create", FlowKind.CHANGE: "change",
               FlowKind.DISABLE: "disable", FlowKind.RESET: "reset"}
-TIMEOUTS = {0: "immediately", 60: "1 minute", 300: "5 minutes", 900: "15 minutes", 1800: "30 minutes", 3600: "1 hour"}
+def duration_text(seconds):
+    """An auto-lock choice as a person reads it: "immediately", "1 minute", "1 hour"."""
+    if seconds == 0:
+        return "immediately"
+    for unit, name in ((3600, "hour"), (60, "minute")):
+        if seconds % unit == 0:
+            n = seconds // unit
+            return "%d %s%s" % (n, name, "" if n == 1 else "s")
+    return "%d seconds" % seconds
 
 
 class App:
@@ -103,7 +111,7 @@ class App:
             print("screen: home")
             print("settings: %s | lock %s | biometric %s | auto-lock %s" % (
                 s.security_label, lock, "on" if s.get(Setting.BIOMETRIC_ENABLED) else "off",
-                TIMEOUTS.get(s.get(Setting.AUTO_LOCK_SECONDS), "?")))
+                duration_text(s.get(Setting.AUTO_LOCK_SECONDS))))
             if not self.script:
                 print("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [t]imeout [i] biometric "
                       "[h] background [l]ock [q]uit")
@@ -238,9 +246,9 @@ def interactive(app):
                 app.command("biometrics", "faceid")
                 app.command("bio", "off" if app.store.get(Setting.BIOMETRIC_ENABLED) else "on")
             elif c == "t":
-                cycle = [0, 60, 300, 900, 1800, 3600]
+                cycle = passcode.setting_choices(Setting.AUTO_LOCK_SECONDS)  # from the library, not a copy
                 t = app.store.get(Setting.AUTO_LOCK_SECONDS)
-                app.command("timeout", str(cycle[(cycle.index(t) + 1) % 6] if t in cycle else 0))
+                app.command("timeout", str(cycle[(cycle.index(t) + 1) % len(cycle)] if t in cycle else cycle[0]))
             elif c == "h":
                 app.command("background")
                 print("press any key to come back")

@@ -21,10 +21,10 @@ from . import _ffi
 from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
                      LockReason, LogoutReason, MaxFailureAction, Notice, Schedule, Setting, Status)
 from ._errors import *  # noqa: F401,F403  (the exception classes are part of the API)
-from ._errors import (InvalidArgument, InvalidHandle, LockedOut, PasscodeError, PasscodeRequired,
-                      error_for)
+from ._errors import InvalidArgument, InvalidHandle, PasscodeError, PasscodeRequired
 
-__all__ = ["Store", "Flow", "Session", "PasscodeError", "version", "Status", "Cost", "Setting",
+__all__ = ["Store", "Flow", "Session", "PasscodeError", "version", "setting_bounds", "setting_choices",
+           "setting_default", "setting_weakens", "Status", "Cost", "Setting",
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
            "FlowResult", "MaxFailureAction", "Notice", "LogoutReason", "Schedule"]
 
@@ -33,9 +33,49 @@ _lib = _ffi.lib
 Digits = Union[str, bytes, bytearray]
 
 
+#: This binding's version (the loaded library's is `version()`).
+__version__ = _ffi.__version__
+
+
 def version() -> str:
-    """The loaded library's version, e.g. "0.1.0"."""
+    """The loaded library's version, e.g. "1.2.3"."""
     return _lib.passcode_version_string().decode()
+
+
+def setting_bounds(setting: Setting) -> Tuple[int, int]:
+    """The smallest and largest value a setting allows (passcode_setting_bounds)."""
+    lo, hi = c_int64(), c_int64()
+    _lib.passcode_setting_bounds(int(Setting(setting)), byref(lo), byref(hi))
+    return lo.value, hi.value
+
+
+def setting_choices(setting: Setting) -> List[int]:
+    """The values a setting offers, in display order; [] when every value in its bounds is
+    allowed (passcode_setting_choices). Front ends build their pickers from this."""
+    count = ctypes.c_size_t()
+    try:
+        _lib.passcode_setting_choices(int(Setting(setting)), None, 0, byref(count))
+        return []
+    except PasscodeError as e:
+        if e.status != Status.ERR_BUFFER_TOO_SMALL:
+            raise
+    values = (c_int64 * count.value)()
+    _lib.passcode_setting_choices(int(Setting(setting)), values, count.value, byref(count))
+    return list(values[:count.value])
+
+
+def setting_default(setting: Setting) -> int:
+    """A setting's value in a new store (passcode_setting_default)."""
+    out = c_int64()
+    _lib.passcode_setting_default(int(Setting(setting)), byref(out))
+    return out.value
+
+
+def setting_weakens(setting: Setting, old: int, new: int) -> bool:
+    """Whether changing `setting` from `old` to `new` weakens protection (passcode_setting_weakens)."""
+    out = c_int32()
+    _lib.passcode_setting_weakens(int(Setting(setting)), _int(old, "old"), _int(new, "new"), byref(out))
+    return bool(out.value)
 
 
 def _bytes(value, what: str) -> bytearray:
@@ -167,35 +207,33 @@ class Store(_Handle):
         if not isinstance(path, (str, bytes)):
             raise TypeError(f"path must be str or bytes, not {type(path).__name__}")
         opts = _ffi.OPTIONS()
-        self._check_plain(_lib.passcode_options_new(byref(opts)))
+        _lib.passcode_options_new(byref(opts))
         try:
             if cost is not None:
-                self._check_plain(_lib.passcode_options_set_cost(opts, int(Cost(cost))))
+                _lib.passcode_options_set_cost(opts, int(Cost(cost)))
             if ops_limit is not None or mem_limit is not None:
                 if ops_limit is None or mem_limit is None:
                     raise TypeError("ops_limit and mem_limit go together")
-                self._check_plain(_lib.passcode_options_set_cost_explicit(opts, _int(ops_limit, "ops_limit"), _int(mem_limit, "mem_limit")))
+                _lib.passcode_options_set_cost_explicit(opts, _int(ops_limit, "ops_limit"), _int(mem_limit, "mem_limit"))
             if pepper is not None:
                 if not isinstance(pepper, (bytes, bytearray)):
                     raise TypeError("pepper must be bytes")
                 buf = (ctypes.c_uint8 * max(len(pepper), 1)).from_buffer_copy(bytes(pepper) or b"\0")
                 try:
-                    self._check_plain(_lib.passcode_options_set_pepper(opts, buf, len(pepper)))
+                    _lib.passcode_options_set_pepper(opts, buf, len(pepper))
                 finally:
                     ctypes.memset(buf, 0, ctypes.sizeof(buf))
-            self._check_plain(_lib.passcode_options_set_allow_weak(opts, 1 if allow_weak else 0))
+            _lib.passcode_options_set_allow_weak(opts, 1 if allow_weak else 0)
             if busy_timeout_ms is not None:
-                self._check_plain(_lib.passcode_options_set_busy_timeout(opts, _int(busy_timeout_ms, "busy_timeout_ms")))
+                _lib.passcode_options_set_busy_timeout(opts, _int(busy_timeout_ms, "busy_timeout_ms"))
             if clock is not None:
                 self._callbacks["clock"] = self._make_clock(clock)
-                self._check_plain(_lib.passcode_options_set_clock(opts, self._callbacks["clock"], None))
+                _lib.passcode_options_set_clock(opts, self._callbacks["clock"], None)
             handle = _ffi.STORE()
             raw_path = path.encode() if isinstance(path, str) else path
             if b"\0" in raw_path:
                 raise InvalidArgument("the path contains a NUL byte", Status.ERR_MISUSE)
-            rc = _lib.passcode_open(raw_path, opts, byref(handle))
-            if rc != Status.OK:
-                raise error_for(rc, _lib.passcode_errmsg(None).decode())
+            _lib.passcode_open(raw_path, opts, byref(handle))
             self._handle = handle
         finally:
             _lib.passcode_options_free(opts)
@@ -212,53 +250,41 @@ class Store(_Handle):
 
     # -- plumbing ---------------------------------------------------------------------------
 
-    @staticmethod
-    def _check_plain(rc):
-        if rc != Status.OK:
-            raise error_for(rc, _lib.passcode_strerror(rc).decode())
-
     _what = "store"
     _free = staticmethod(lambda h: _lib.passcode_close(h))
 
-    def _check(self, rc, **extra):
-        if rc != Status.OK:
-            raise error_for(rc, (_lib.passcode_errmsg(self._handle) or b"").decode(), **extra)
-
     def _out_int(self, fn, ctype=c_int32):
         out = ctype()
-        self._check(fn(self._h(), byref(out)))
+        fn(self._h(), byref(out))
         return out.value
 
     # -- the passcode -------------------------------------------------------------------------
 
     def set_passcode(self, digits: Digits) -> None:
         """Sets the first passcode and turns the lock on (passcode_set)."""
-        self._check(_call_with_secrets(_lib.passcode_set, self._h(), _bytes(digits, "the passcode")))
+        _call_with_secrets(_lib.passcode_set, self._h(), _bytes(digits, "the passcode"))
 
     def verify(self, digits: Digits) -> None:
         """Checks the passcode; raises WrongPasscode, LockedOut (with seconds_remaining),
         ResetRequired, LoggedOut, NoPasscode or FormatError (passcode_verify)."""
-        rc = _call_with_secrets(_lib.passcode_verify, self._h(), _bytes(digits, "the passcode"))
-        if rc == Status.ERR_LOCKED_OUT:
-            self._check(rc, seconds_remaining=self.lockout_remaining)
-        self._check(rc)
+        _call_with_secrets(_lib.passcode_verify, self._h(), _bytes(digits, "the passcode"))
 
     def change(self, current: Digits, new: Digits) -> None:
         """Replaces the passcode after checking the current one (passcode_change)."""
-        self._check(_call_with_secrets(_lib.passcode_change, self._h(), _bytes(current, "the current passcode"),
-                                       _bytes(new, "the new passcode")))
+        _call_with_secrets(_lib.passcode_change, self._h(), _bytes(current, "the current passcode"),
+                                       _bytes(new, "the new passcode"))
 
     def disable(self, current: Digits) -> None:
         """Turns the lock off, keeping the passcode (passcode_disable)."""
-        self._check(_call_with_secrets(_lib.passcode_disable, self._h(), _bytes(current, "the passcode")))
+        _call_with_secrets(_lib.passcode_disable, self._h(), _bytes(current, "the passcode"))
 
     def enable(self) -> None:
         """Turns the lock on again with the stored passcode (passcode_enable)."""
-        self._check(_lib.passcode_enable(self._h()))
+        _lib.passcode_enable(self._h())
 
     def remove(self, current: Digits) -> None:
         """Removes the passcode after checking it (passcode_remove)."""
-        self._check(_call_with_secrets(_lib.passcode_remove, self._h(), _bytes(current, "the passcode")))
+        _call_with_secrets(_lib.passcode_remove, self._h(), _bytes(current, "the passcode"))
 
     @property
     def is_set(self) -> bool:
@@ -275,7 +301,7 @@ class Store(_Handle):
 
     @length.setter
     def length(self, n: int) -> None:
-        self._check(_lib.passcode_set_length(self._h(), _int(n, "length")))
+        _lib.passcode_set_length(self._h(), _int(n, "length"))
 
     @property
     def failed_attempts(self) -> int:
@@ -295,30 +321,30 @@ class Store(_Handle):
     def get(self, setting: Setting) -> int:
         """A setting's value (passcode_setting_get)."""
         out = c_int64()
-        self._check(_lib.passcode_setting_get(self._h(), int(Setting(_int(setting, "setting"))), byref(out)))
+        _lib.passcode_setting_get(self._h(), int(Setting(_int(setting, "setting"))), byref(out))
         return out.value
 
     def set(self, setting: Setting, value: int) -> None:
         """Changes a setting, after the settings hook agreed (passcode_setting_set)."""
-        self._check(_lib.passcode_setting_set(self._h(), int(Setting(_int(setting, "setting"))), _int(int(value) if isinstance(value, bool) else value, "value")))
+        _lib.passcode_setting_set(self._h(), int(Setting(_int(setting, "setting"))), _int(int(value) if isinstance(value, bool) else value, "value"))
 
     def set_custom_schedule(self, delays: List[int], max_failures: int = 0) -> None:
         """Installs and selects a custom lockout table (passcode_set_custom_schedule)."""
         arr = (ctypes.c_uint32 * max(len(delays), 1))(*[_int(d, "delay") for d in delays])
-        self._check(_lib.passcode_set_custom_schedule(self._h(), arr, len(delays), _int(max_failures, "max_failures")))
+        _lib.passcode_set_custom_schedule(self._h(), arr, len(delays), _int(max_failures, "max_failures"))
 
     # -- lock state and biometrics --------------------------------------------------------------
 
     def report(self, event: Event) -> bool:
         """Reports an app event; returns whether the app is locked after it."""
         locked = c_int32()
-        self._check(_lib.passcode_event_report(self._h(), int(Event(event)), byref(locked)))
+        _lib.passcode_event_report(self._h(), int(Event(event)), byref(locked))
         return bool(locked.value)
 
     @property
     def lock_state(self) -> Tuple[bool, LockReason]:
         locked, reason = c_int32(), c_int32()
-        self._check(_lib.passcode_lock_state(self._h(), byref(locked), byref(reason)))
+        _lib.passcode_lock_state(self._h(), byref(locked), byref(reason))
         return bool(locked.value), LockReason(reason.value)
 
     @property
@@ -326,13 +352,13 @@ class Store(_Handle):
         return self.lock_state[0]
 
     def set_biometric_availability(self, available: bool, kind: BiometricKind = BiometricKind.NONE) -> None:
-        self._check(_lib.passcode_biometric_set_available(self._h(), 1 if available else 0, int(BiometricKind(kind))))
+        _lib.passcode_biometric_set_available(self._h(), 1 if available else 0, int(BiometricKind(kind)))
 
     @property
     def security_label(self) -> str:
         """ "Passcode & Face ID", "Passcode & Touch ID" or "Passcode & Biometric"."""
         out = c_char_p()
-        self._check(_lib.passcode_security_label(self._h(), byref(out)))
+        _lib.passcode_security_label(self._h(), byref(out))
         return out.value.decode()
 
     def biometric_check(self) -> BiometricRefusal:
@@ -342,8 +368,11 @@ class Store(_Handle):
     def biometric_unlock(self) -> None:
         """Reports a biometric success; raises PasscodeRequired (with .reason) when policy refuses."""
         refusal = c_int32()
-        rc = _lib.passcode_biometric_unlock(self._h(), byref(refusal))
-        self._check(rc, **({"reason": BiometricRefusal(refusal.value)} if rc == Status.ERR_PASSCODE_REQUIRED else {}))
+        try:
+            _lib.passcode_biometric_unlock(self._h(), byref(refusal))
+        except PasscodeRequired as e:
+            e.reason = BiometricRefusal(refusal.value)
+            raise
 
     def biometric_failed(self) -> int:
         """Reports a failed biometric match; returns the count since the last unlock."""
@@ -358,10 +387,7 @@ class Store(_Handle):
     def request_reset_code(self) -> None:
         """Makes a reset code and hands it to the on_reset_code callback (passcode_reset_request).
         Raises RateLimited (with seconds_remaining) when requests come too often."""
-        rc = _lib.passcode_reset_request(self._h())
-        if rc == Status.ERR_RATE_LIMITED:
-            self._check(rc, seconds_remaining=self.reset_retry_after)
-        self._check(rc)
+        _lib.passcode_reset_request(self._h())
 
     @property
     def reset_retry_after(self) -> int:
@@ -369,11 +395,11 @@ class Store(_Handle):
         return self._out_int(_lib.passcode_reset_retry_after, c_int64)
 
     def check_reset_code(self, code: Digits) -> None:
-        self._check(_call_with_secrets(_lib.passcode_reset_check, self._h(), _bytes(code, "the reset code")))
+        _call_with_secrets(_lib.passcode_reset_check, self._h(), _bytes(code, "the reset code"))
 
     def complete_reset(self, code: Digits, new_passcode: Digits) -> None:
-        self._check(_call_with_secrets(_lib.passcode_reset_complete, self._h(), _bytes(code, "the reset code"),
-                                       _bytes(new_passcode, "the new passcode")))
+        _call_with_secrets(_lib.passcode_reset_complete, self._h(), _bytes(code, "the reset code"),
+                                       _bytes(new_passcode, "the new passcode"))
 
     @property
     def reset_pending(self) -> bool:
@@ -381,7 +407,7 @@ class Store(_Handle):
 
     def forgot(self) -> None:
         """ "Forgot passcode": removes it, clears lock state, calls on_logout (passcode_forgot)."""
-        self._check(_lib.passcode_forgot(self._h()))
+        _lib.passcode_forgot(self._h())
 
     # -- account --------------------------------------------------------------------------------
 
@@ -390,26 +416,26 @@ class Store(_Handle):
         for v, w in ((current, "current"), (new, "new"), (confirmation, "confirmation")):
             if not isinstance(v, (str, bytes, bytearray)):
                 raise TypeError(f"the {w} password must be str or bytes, not {type(v).__name__}")
-        self._check(_call_with_secrets(_lib.passcode_password_change_check, self._h(), _bytes(current, "the current password"),
-                                       _bytes(new, "the new password"), _bytes(confirmation, "the confirmation")))
+        _call_with_secrets(_lib.passcode_password_change_check, self._h(), _bytes(current, "the current password"),
+                                       _bytes(new, "the new password"), _bytes(confirmation, "the confirmation"))
 
     def record_session(self, id: str, device_name: str, platform: str, last_active_ms: int,
                        location: Optional[str] = None, is_current: bool = False) -> None:
-        self._check(_lib.passcode_session_record(self._h(), _text(id, "id"), _text(device_name, "device_name"),
+        _lib.passcode_session_record(self._h(), _text(id, "id"), _text(device_name, "device_name"),
                                                  _text(platform, "platform"), _int(last_active_ms, "last_active_ms"),
-                                                 _text(location, "location", allow_none=True), 1 if is_current else 0))
+                                                 _text(location, "location", allow_none=True), 1 if is_current else 0)
 
     def sessions(self) -> List[Session]:
         """Every session, this device first."""
         lst = _ffi.SESSION_LIST()
-        self._check(_lib.passcode_session_list_new(self._h(), byref(lst)))
+        _lib.passcode_session_list_new(self._h(), byref(lst))
         try:
             out = []
             for i in range(_lib.passcode_session_list_count(lst)):
                 sid, name, plat, loc = c_char_p(), c_char_p(), c_char_p(), c_char_p()
                 active, current = c_int64(), c_int32()
-                self._check(_lib.passcode_session_list_get(lst, i, byref(sid), byref(name), byref(plat), byref(active),
-                                                           byref(loc), byref(current)))
+                _lib.passcode_session_list_get(lst, i, byref(sid), byref(name), byref(plat), byref(active),
+                                                           byref(loc), byref(current))
                 out.append(Session(sid.value.decode(), name.value.decode(), plat.value.decode(), active.value,
                                    loc.value.decode() if loc.value is not None else None, bool(current.value)))
             return out
@@ -417,7 +443,7 @@ class Store(_Handle):
             _lib.passcode_session_list_free(lst)
 
     def sign_out(self, session_id: str) -> None:
-        self._check(_lib.passcode_session_sign_out(self._h(), _text(session_id, "session_id")))
+        _lib.passcode_session_sign_out(self._h(), _text(session_id, "session_id"))
 
     def sign_out_others(self) -> int:
         """Signs out every other session; returns how many."""
@@ -425,17 +451,17 @@ class Store(_Handle):
 
     def delete_account(self, confirmation: str) -> None:
         """Wipes the store; only with the exact text "DELETE"."""
-        self._check(_lib.passcode_delete_account(self._h(), _text(confirmation, "confirmation")))
+        _lib.passcode_delete_account(self._h(), _text(confirmation, "confirmation"))
 
     # -- callbacks ------------------------------------------------------------------------------
 
     def _register(self, name, setter, cbtype, wrapper):
         if wrapper is None:
-            self._check(setter(self._h(), ctypes.cast(None, cbtype), None))
+            setter(self._h(), ctypes.cast(None, cbtype), None)
             self._callbacks.pop(name, None)
             return
         cb = cbtype(wrapper)
-        self._check(setter(self._h(), cb, None))
+        setter(self._h(), cb, None)
         self._callbacks[name] = cb  # kept alive as long as the library may call it
 
     def on_logout(self, fn: Optional[Callable[[LogoutReason], None]]) -> None:
@@ -504,18 +530,23 @@ class Flow(_Handle):
     """An entry flow: feed it key presses, draw what it reports. Usable as a context manager."""
 
     _what = "flow"
-    _free = staticmethod(lambda h: _lib.passcode_flow_free(h))
+
+    @staticmethod
+    def _free(handle) -> None:
+        _ffi.FLOW_STORES.pop(_ffi._address(handle), None)
+        _lib.passcode_flow_free(handle)
 
     def __init__(self, store: Store, kind: FlowKind):
         self.store = store
         self.kind = kind
         handle = _ffi.FLOW()
-        store._check(_lib.passcode_flow_new(store._h(), int(kind), byref(handle)))
+        _lib.passcode_flow_new(store._h(), int(kind), byref(handle))
         self._handle = handle
+        _ffi.FLOW_STORES[_ffi._address(handle)] = store._h()
 
     def digit(self, d: int) -> None:
         """Adds one digit (0-9); the entry submits itself at full length."""
-        self.store._check(_lib.passcode_flow_digit(self._h(), _int(d, "digit")))
+        _lib.passcode_flow_digit(self._h(), _int(d, "digit"))
 
     def type(self, digits: str) -> None:
         """Adds several digits."""
@@ -525,60 +556,60 @@ class Flow(_Handle):
             self.digit(int(ch))
 
     def delete(self) -> None:
-        self.store._check(_lib.passcode_flow_delete(self._h()))
+        _lib.passcode_flow_delete(self._h())
 
     def cancel(self) -> None:
-        self.store._check(_lib.passcode_flow_cancel(self._h()))
+        _lib.passcode_flow_cancel(self._h())
 
     def refresh(self) -> None:
-        self.store._check(_lib.passcode_flow_refresh(self._h()))
+        _lib.passcode_flow_refresh(self._h())
 
     @property
     def step(self) -> FlowStep:
         step = c_int32()
-        self.store._check(_lib.passcode_flow_state(self._h(), byref(step), None))
+        _lib.passcode_flow_state(self._h(), byref(step), None)
         return FlowStep(step.value)
 
     @property
     def result(self) -> FlowResult:
         step, result = c_int32(), c_int32()
-        self.store._check(_lib.passcode_flow_state(self._h(), byref(step), byref(result)))
+        _lib.passcode_flow_state(self._h(), byref(step), byref(result))
         return FlowResult(result.value)
 
     @property
     def dots(self) -> Tuple[int, int]:
         """(filled, length)"""
         filled, length = c_int32(), c_int32()
-        self.store._check(_lib.passcode_flow_dots(self._h(), byref(filled), byref(length)))
+        _lib.passcode_flow_dots(self._h(), byref(filled), byref(length))
         return filled.value, length.value
 
     @property
     def prompt(self) -> str:
         out = c_char_p()
-        self.store._check(_lib.passcode_flow_prompt(self._h(), byref(out)))
+        _lib.passcode_flow_prompt(self._h(), byref(out))
         return out.value.decode()
 
     @property
     def error(self) -> str:
         out = c_char_p()
-        self.store._check(_lib.passcode_flow_error(self._h(), byref(out), None))
+        _lib.passcode_flow_error(self._h(), byref(out), None)
         return out.value.decode()
 
     @property
     def status(self) -> Status:
         """The status of the last submitted entry."""
         out, st = c_char_p(), c_int32()
-        self.store._check(_lib.passcode_flow_error(self._h(), byref(out), byref(st)))
+        _lib.passcode_flow_error(self._h(), byref(out), byref(st))
         return Status(st.value)
 
     @property
     def shakes(self) -> int:
         out = c_int32()
-        self.store._check(_lib.passcode_flow_shakes(self._h(), byref(out)))
+        _lib.passcode_flow_shakes(self._h(), byref(out))
         return out.value
 
     @property
     def lockout_remaining(self) -> int:
         out = c_int64()
-        self.store._check(_lib.passcode_flow_lockout_remaining(self._h(), byref(out)))
+        _lib.passcode_flow_lockout_remaining(self._h(), byref(out))
         return out.value

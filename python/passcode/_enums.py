@@ -150,7 +150,7 @@ class LogoutReason(IntEnum):
 
 
 class Schedule(IntEnum):
-    """Values of Setting.LOCKOUT_SCHEDULE."""
+    """Values of Setting.LOCKOUT_SCHEDULE (passcode_lockout_schedule)."""
     APPLE = 0
     ANDROID = 1
     CUSTOM = 2
@@ -171,4 +171,5 @@ HEADER_ENUMS = {
     "passcode_flow_result": (FlowResult, "PASSCODE_FLOW_RESULT_"),
     "passcode_notice": (Notice, "PASSCODE_NOTICE_"),
     "passcode_logout_reason": (LogoutReason, "PASSCODE_LOGOUT_REASON_"),
+    "passcode_lockout_schedule": (Schedule, "PASSCODE_LOCKOUT_SCHEDULE_"),
 }

@@ -70,6 +70,7 @@ FUNCTIONS = {
     "passcode_open": (c_int32, [c_char_p, OPTIONS, POINTER(STORE)]),
     "passcode_close": (None, [STORE]),
     "passcode_errmsg": (c_char_p, [STORE]),
+    "passcode_errwait": (c_int64, [STORE]),
     "passcode_set": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_verify": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_change": (c_int32, [STORE, c_char_p, c_size_t, c_char_p, c_size_t]),
@@ -85,6 +86,10 @@ FUNCTIONS = {
     "passcode_is_reset_required": (c_int32, [STORE, i32p]),
     "passcode_setting_get": (c_int32, [STORE, c_int32, i64p]),
     "passcode_setting_set": (c_int32, [STORE, c_int32, c_int64]),
+    "passcode_setting_bounds": (c_int32, [c_int32, i64p, i64p]),
+    "passcode_setting_choices": (c_int32, [c_int32, i64p, c_size_t, POINTER(c_size_t)]),
+    "passcode_setting_default": (c_int32, [c_int32, i64p]),
+    "passcode_setting_weakens": (c_int32, [c_int32, c_int64, c_int64, i32p]),
     "passcode_set_custom_schedule": (c_int32, [STORE, POINTER(c_uint32), c_size_t, c_uint32]),
     "passcode_event_report": (c_int32, [STORE, c_int32, i32p]),
     "passcode_lock_state": (c_int32, [STORE, i32p, i32p]),
@@ -129,6 +134,40 @@ FUNCTIONS = {
 }
 
 
+#: The store each live flow belongs to (by the flow handle's address): a flow's failures are
+#: reported on its store (passcode_errmsg(store)).
+FLOW_STORES = {}
+
+
+def _address(handle):
+    return ctypes.cast(handle, c_void_p).value
+
+
+def check_status(result, func, args):
+    """The errcheck of every function that returns a passcode_status (as python-libarchive-c's
+    check_int): a non-zero status raises the exception of its class, with the library's message
+    and, for a lockout or a rate limit, the seconds the failure carried."""
+    if result == 0:
+        return result
+    from ._errors import error_for
+    from ._enums import Status
+    first = args[0] if args else None
+    store = None
+    if isinstance(first, STORE):
+        store = first
+    elif isinstance(first, FLOW):
+        store = FLOW_STORES.get(_address(first))
+    if store is not None:
+        message = lib.passcode_errmsg(store)
+        wait = lib.passcode_errwait(store)
+    elif isinstance(first, (OPTIONS, SESSION_LIST)):
+        message, wait = lib.passcode_strerror(result), 0
+    else:  # passcode_open and the calls about a setting itself
+        message, wait = lib.passcode_errmsg(None), 0
+    extra = {"seconds_remaining": wait} if result in (Status.ERR_LOCKED_OUT, Status.ERR_RATE_LIMITED) else {}
+    raise error_for(result, (message or lib.passcode_strerror(result) or b"").decode(), **extra)
+
+
 def _candidates():
     env = os.environ.get("PASSCODE_LIBRARY")
     if env:
@@ -157,6 +196,8 @@ def load():
         fn = getattr(lib, name)
         fn.restype = restype
         fn.argtypes = argtypes
+        if restype is c_int32:  # every int32_t result is a passcode_status
+            fn.errcheck = check_status
     number = lib.passcode_version_number()
     major, minor = number // 10000, number // 100 % 100
     if major != EXPECTED_VERSION[0] or minor < EXPECTED_VERSION[1]:
