@@ -89,8 +89,9 @@ test-tsan:
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
 	    | grep -E 'ThreadSanitizer|Executed .* tests' | tail -n 3; exit $${PIPESTATUS[0]}
 
-$(B)/test_api: Tests/c/test_api.c Tests/c/testlib.h include/passcode.h $(LIB)
-	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ Tests/c/test_api.c -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+API_TESTS := Tests/c/test_api.c $(wildcard Tests/c/api_*.c)
+$(B)/test_api: $(API_TESTS) Tests/c/api_support.h Tests/c/testlib.h include/passcode.h $(LIB)
+	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ $(API_TESTS) -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 $(B)/test_catalogue: Tests/c/test_catalogue.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'

@@ -244,11 +244,37 @@ int main(void) {
         CASE(passcode_biometric_set_available(s, 1, e), MIS);
         CASE(passcode_flow_new(s, e, &flow), MIS);
     }
+    /* Calls about a setting itself: unknown settings and NULL out pointers. */
+    for (size_t i = 0; i < sizeof bad_enums / sizeof bad_enums[0]; i++) {
+        int64_t lo, hi, values[8];
+        size_t count;
+        CASE(passcode_setting_bounds(bad_enums[i], &lo, &hi), MIS);
+        CASE(passcode_setting_choices(bad_enums[i], values, 8, &count), MIS);
+        CASE(passcode_setting_default(bad_enums[i], &lo), MIS);
+        CASE(passcode_setting_weakens(bad_enums[i], 0, 1, &i32), MIS);
+    }
+    {
+        int64_t lo, values[2];
+        size_t count = 0;
+        CASE(passcode_setting_bounds(PASSCODE_SETTING_AUTO_LOCK_SECONDS, NULL, &lo), MIS);
+        CASE(passcode_setting_bounds(PASSCODE_SETTING_AUTO_LOCK_SECONDS, &lo, NULL), MIS);
+        CASE(passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, values, 6, NULL), MIS);
+        CASE(passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, NULL, 6, &count), MIS);
+        CASE(passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, values, 2, &count), PASSCODE_ERR_BUFFER_TOO_SMALL);
+        CASE(passcode_setting_default(PASSCODE_SETTING_AUTO_LOCK_SECONDS, NULL), MIS);
+        CASE(passcode_setting_weakens(PASSCODE_SETTING_AUTO_LOCK_SECONDS, 0, 60, NULL), MIS);
+    }
     const int64_t bad_timeouts[] = {-1, 1, 59, 61, 7200, INT64_MAX, INT64_MIN};
     for (size_t i = 0; i < 7; i++) CASE(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, bad_timeouts[i]), PASSCODE_ERR_INVALID_SETTING);
     CASE(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 2), PASSCODE_ERR_INVALID_SETTING);
     CASE(passcode_setting_set(s, PASSCODE_SETTING_MAX_FAILURE_ACTION, 3), PASSCODE_ERR_INVALID_SETTING);
     CASE(passcode_setting_set(s, PASSCODE_SETTING_MAX_FAILURE_ACTION, 4294967296LL), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_MAX_FAILURE_ACTION, -4294967296LL), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_MAX_FAILURE_ACTION, INT64_MIN), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_RESET_REQUESTS_PER_DAY, INT64_MIN), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS, -1), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_LOCKOUT_SCHEDULE, -1), PASSCODE_ERR_INVALID_SETTING);
+    CASE(passcode_setting_set(s, PASSCODE_SETTING_TWO_FACTOR_ENABLED, -1), PASSCODE_ERR_INVALID_SETTING);
     CASE(passcode_setting_set(s, PASSCODE_SETTING_LOCKOUT_SCHEDULE, 3), PASSCODE_ERR_INVALID_SETTING);
     CASE(passcode_setting_set(s, PASSCODE_SETTING_RESET_CODE_LENGTH, 5), PASSCODE_ERR_INVALID_SETTING);
     CASE(passcode_setting_set(s, PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS, 86401), PASSCODE_ERR_INVALID_SETTING);

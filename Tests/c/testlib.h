@@ -4,8 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A test program of several files defines TESTLIB_SHARED everywhere and the counters once. */
+#ifdef TESTLIB_SHARED
+extern int tl_passed, tl_failed;
+extern const char *tl_current;
+#else
 static int tl_passed, tl_failed;
 static const char *tl_current = "";
+#endif
 
 #define CHECK(cond) do { \
     if (cond) { tl_passed++; } \
@@ -22,7 +28,7 @@ static const char *tl_current = "";
 
 #define RUN(fn) do { tl_current = #fn; fn(); } while (0)
 
-static int tl_summary(void) {
+static inline int tl_summary(void) {
     printf("%d passed, %d failed\n", tl_passed, tl_failed);
     return tl_failed == 0 ? 0 : 1;
 }

@@ -315,3 +315,39 @@ def test_missing_library_is_a_clear_import_error():
     r = subprocess.run([sys.executable, "-c", "import passcode"], capture_output=True, text=True, env=env,
                        cwd=os.path.join(ROOT, "python"))
     assert r.returncode != 0 and "set PASSCODE_LIBRARY" in r.stderr
+
+
+def test_settings_describe_themselves():
+    assert passcode.setting_choices(Setting.AUTO_LOCK_SECONDS) == [0, 60, 300, 900, 1800, 3600]
+    assert passcode.setting_choices(Setting.LOCKOUT_SCHEDULE) == [int(v) for v in passcode.Schedule]
+    assert passcode.setting_choices(Setting.RESET_CODE_LENGTH) == []
+    assert passcode.setting_bounds(Setting.RESET_CODE_LENGTH) == (6, 10)
+    assert passcode.setting_default(Setting.AUTO_LOCK_SECONDS) == 900
+    assert passcode.setting_weakens(Setting.AUTO_LOCK_SECONDS, 60, 3600)
+    assert not passcode.setting_weakens(Setting.AUTO_LOCK_SECONDS, 3600, 60)
+    with pytest.raises(ValueError):  # not a Setting
+        passcode.setting_bounds(99)
+
+
+def test_failures_raise_through_errcheck_with_the_library_message(locked_store, clock):
+    # No hand-written status checks: the ctypes table raises, with the handle's own message.
+    with pytest.raises(passcode.FormatError) as e:
+        locked_store.verify("12")
+    assert "6 digits" in e.value.message
+    flow = locked_store.flow(FlowKind.UNLOCK)
+    with pytest.raises(passcode.InvalidArgument) as e:
+        flow.digit(11)  # a flow's failure carries its store's message
+    assert "0 to 9" in e.value.message
+    flow.close()
+    for i in range(5):
+        with pytest.raises(passcode.WrongPasscode):
+            locked_store.verify("9%05d" % (13579 + 2 * i))
+    clock.advance(15)
+    with pytest.raises(passcode.LockedOut) as e:
+        locked_store.verify(PC1)
+    assert e.value.seconds_remaining == 45  # from the failure itself, not a second query
+
+
+def test_binding_version_comes_from_the_version_file():
+    with open(os.path.join(ROOT, "VERSION")) as f:
+        assert passcode.__version__ == f.read().strip()

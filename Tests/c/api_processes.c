@@ -1,0 +1,228 @@
+/* C API tests: processes, threads, write-ahead counting, lock state, biometrics. */
+#include "api_support.h"
+
+/* ---- processes and threads --------------------------------------------------------------- */
+
+static void test_two_processes_see_each_other(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    pid_t pid = fork();
+    if (pid == 0) {
+        passcode_store *c = open_fast(path);
+        int ok = passcode_set(c, PC1, LEN) == PASSCODE_OK
+              && passcode_setting_set(c, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60) == PASSCODE_OK;
+        passcode_close(c);
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    int32_t v = 0;
+    passcode_is_set(s, &v);
+    CHECK(v == 1);
+    CHECK(get_setting(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS) == 60);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+}
+
+typedef struct { passcode_store *s; int index; int ok; } thread_arg;
+
+static void *thread_main(void *p) {
+    thread_arg *a = p;
+    a->ok = 1;
+    for (int i = 0; i < 4; i++) {
+        char g[16];
+        snprintf(g, sizeof g, "7%02d%03d", a->index % 100, i % 1000);
+        if (passcode_verify(a->s, g, 6) != PASSCODE_ERR_WRONG_PASSCODE) a->ok = 0;
+        int32_t v;
+        if (passcode_is_set(a->s, &v) != PASSCODE_OK || v != 1) a->ok = 0;
+    }
+    return NULL;
+}
+
+static void test_threads_share_a_handle(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    uint32_t delays[] = {0};
+    CHECK_STATUS(passcode_set_custom_schedule(s, delays, 1, 0), PASSCODE_OK);  /* no lockout */
+    enum { N = 8 };
+    pthread_t t[N];
+    thread_arg a[N];
+    for (int i = 0; i < N; i++) { a[i].s = s; a[i].index = i; pthread_create(&t[i], NULL, thread_main, &a[i]); }
+    int all_ok = 1;
+    for (int i = 0; i < N; i++) { pthread_join(t[i], NULL); all_ok &= a[i].ok; }
+    CHECK(all_ok);
+    CHECK(failures(s) == N * 4);  /* every attempt counted exactly once */
+    passcode_close(s);
+}
+
+
+/* ---- write-ahead, processes, lock state, biometrics -------------------------------------- */
+
+/* A child verifies a wrong passcode with an expensive hash; as soon as its attempt is visible
+ * in the store (before Argon2id finished), it is killed. The attempt stays counted. */
+static void test_killed_mid_verify_keeps_the_attempt(void) {
+    char path[512];
+    new_path(path, sizeof path, "kill.db");
+    passcode_options *slow = fast_options();
+    /* The stored hash's own cost decides how long a verify takes: make it expensive. */
+    CHECK_STATUS(passcode_options_set_cost(slow, PASSCODE_COST_MODERATE), PASSCODE_OK);
+    passcode_store *s = NULL;
+    CHECK_STATUS(passcode_open(path, slow, &s), PASSCODE_OK);
+    passcode_options_free(slow);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    for (int round = 0; round < 3; round++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            passcode_options *o = NULL;
+            passcode_options_new(&o);
+            passcode_options_set_cost(o, PASSCODE_COST_MODERATE);  /* 256 MiB: slow on purpose */
+            passcode_options_set_clock(o, clock_cb, &the_clock);
+            passcode_store *c = NULL;
+            if (passcode_open(path, o, &c) != PASSCODE_OK) _exit(3);
+            char g[16];
+            snprintf(g, sizeof g, "90%04d", 1357 + round * 2);
+            passcode_verify(c, g, 6);
+            _exit(0);  /* not reached in time */
+        }
+        passcode_store *watch = open_fast(path);
+        int seen = 0;
+        for (int i = 0; i < 20000 && !seen; i++) {
+            if (failures(watch) == round + 1) seen = 1;
+            else { struct timespec ts = {0, 100000}; nanosleep(&ts, NULL); }
+        }
+        kill(pid, SIGKILL);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        CHECK(seen);
+        CHECK(WIFSIGNALED(status));  /* killed before it could answer */
+        passcode_close(watch);
+        passcode_store *after = open_fast(path);
+        CHECK(failures(after) == round + 1);
+        passcode_close(after);
+    }
+    s = open_fast(path);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    CHECK(failures(s) == 0);
+    passcode_close(s);
+}
+
+/* Several processes failing at once: the shared counter is exact. */
+static void test_processes_failing_at_once_count_exactly(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    uint32_t delays[] = {0};
+    CHECK_STATUS(passcode_set_custom_schedule(s, delays, 1, 0), PASSCODE_OK);
+    enum { P = 4, K = 6 };
+    pid_t pids[P];
+    for (int p = 0; p < P; p++) {
+        pids[p] = fork();
+        if (pids[p] == 0) {
+            passcode_store *c = open_fast(path);
+            int bad = 0;
+            for (int k = 0; k < K; k++) {
+                char g[16];
+                snprintf(g, sizeof g, "8%02d%03d", p, k);
+                if (passcode_verify(c, g, 6) != PASSCODE_ERR_WRONG_PASSCODE) bad++;
+            }
+            passcode_close(c);
+            _exit(bad);
+        }
+    }
+    int all_ok = 1;
+    for (int p = 0; p < P; p++) {
+        int status = 0;
+        waitpid(pids[p], &status, 0);
+        all_ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    CHECK(all_ok);
+    CHECK(failures(s) == P * K);
+    passcode_close(s);
+}
+
+static void test_lock_state_through_the_c_api(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    int32_t locked = -1, reason = -1;
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK(locked == 0);  /* no passcode: nothing locks */
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 0), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, 42, &locked), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    the_clock.boot_ms += 2000;
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &locked), PASSCODE_OK);
+    CHECK(locked == 0);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    the_clock.boot_ms += 10000;
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &locked), PASSCODE_OK);
+    CHECK(locked == 1);
+    CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
+    CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_BACKGROUND);
+    CHECK_STATUS(passcode_lock_state(s, NULL, &reason), PASSCODE_ERR_MISUSE);
+    /* Another process sees it, and a relaunch locks. */
+    passcode_store *t = open_fast(path);
+    CHECK_STATUS(passcode_lock_state(t, &locked, NULL), PASSCODE_OK);
+    CHECK(locked == 1);
+    CHECK_STATUS(passcode_verify(t, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
+    CHECK(locked == 0 && reason == PASSCODE_LOCK_REASON_NONE);
+    CHECK_STATUS(passcode_event_report(t, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK(locked == 1);
+    CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
+    CHECK(reason == PASSCODE_LOCK_REASON_LAUNCH);
+    passcode_close(t);
+    passcode_close(s);
+}
+
+static void test_biometrics_through_the_c_api(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    const char *label = NULL;
+    CHECK_STATUS(passcode_security_label(s, &label), PASSCODE_OK);
+    CHECK(strcmp(label, "Passcode & Biometric") == 0);
+    CHECK_STATUS(passcode_security_label(s, NULL), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_biometric_set_available(s, 2, PASSCODE_BIOMETRIC_KIND_FACE_ID), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, 9), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FACE_ID), PASSCODE_OK);
+    CHECK_STATUS(passcode_security_label(s, &label), PASSCODE_OK);
+    CHECK(strcmp(label, "Passcode & Face ID") == 0);
+    int32_t refusal = -1;
+    CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NO_PASSCODE);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_biometric_check(s, &refusal), PASSCODE_OK);
+    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_NOT_ENABLED);
+    CHECK_STATUS(passcode_biometric_check(s, NULL), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_OK);
+    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE);
+    int32_t count = 0;
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    for (int i = 0; i < 5; i++) CHECK_STATUS(passcode_biometric_failed(s, &count), PASSCODE_OK);
+    CHECK(count == 5);
+    CHECK_STATUS(passcode_biometric_unlock(s, NULL), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_TOO_MANY_BIOMETRIC_FAILURES);
+    int32_t locked = 0;
+    passcode_lock_state(s, &locked, NULL);
+    CHECK(locked == 1);
+    passcode_close(s);
+}
+
+void run_processes_tests(void) {
+    RUN(test_two_processes_see_each_other);
+    RUN(test_threads_share_a_handle);
+    RUN(test_killed_mid_verify_keeps_the_attempt);
+    RUN(test_processes_failing_at_once_count_exactly);
+    RUN(test_lock_state_through_the_c_api);
+    RUN(test_biometrics_through_the_c_api);
+}

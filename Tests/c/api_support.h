@@ -1,0 +1,133 @@
+/* Helpers shared by the C API tests (Tests/c/api_*.c): a temporary folder, a clock the tests
+ * move by hand, cheap Argon2id, and file snapshots to show that a failed call changed nothing. */
+#ifndef API_SUPPORT_H
+#define API_SUPPORT_H
+#define TESTLIB_SHARED
+#include <passcode.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+/* Passcodes the weak-passcode rules accept. */
+#define PC1 "386491"
+#define PC2 "915372"
+#define PC3 "502817"
+#define LEN 6
+
+/* Set up by test_api.c's main. */
+extern char tmp_root[256];
+extern int path_counter;
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+/* A host clock the tests move by hand. */
+typedef struct { int64_t boot_ms, wall_ms; uint64_t boot_id; } test_clock;
+extern test_clock the_clock;
+
+static inline void clock_cb(void *payload, int64_t *boot_ms, int64_t *wall_ms, uint64_t *boot_id) {
+    test_clock *c = payload;
+    *boot_ms = c->boot_ms;
+    *wall_ms = c->wall_ms;
+    *boot_id = c->boot_id;
+}
+
+static inline void new_path(char *out, size_t size, const char *name) {
+    snprintf(out, size, "%s/%d-%s", tmp_root, ++path_counter, name);
+}
+
+/* Cheap Argon2id (t=1, 8 KiB) so that tests run fast, plus the test clock. */
+static inline passcode_options *fast_options(void) {
+    passcode_options *o = NULL;
+    if (passcode_options_new(&o) != PASSCODE_OK) abort();
+    if (passcode_options_set_cost_explicit(o, 1, 8192) != PASSCODE_OK) abort();
+    if (passcode_options_set_clock(o, clock_cb, &the_clock) != PASSCODE_OK) abort();
+    return o;
+}
+
+static inline passcode_store *open_fast(const char *path) {
+    passcode_options *o = fast_options();
+    passcode_store *s = NULL;
+    int32_t rc = passcode_open(path, o, &s);
+    passcode_options_free(o);
+    if (rc != PASSCODE_OK) {
+        fprintf(stderr, "open %s: %s (%s)\n", path, passcode_strerror(rc), passcode_errmsg(NULL));
+        abort();
+    }
+    return s;
+}
+
+static inline passcode_store *new_store(char *path, size_t size) {
+    new_path(path, size, "store.db");
+    return open_fast(path);
+}
+
+/* The whole content of a file, to show that a failed call changed nothing. */
+static inline char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { *len = 0; return NULL; }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    *len = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    return buf;
+}
+
+static inline int same_file(const char *path, const char *before, size_t before_len) {
+    size_t len;
+    char *now = slurp(path, &len);
+    int same = now && len == before_len && memcmp(now, before, len) == 0;
+    free(now);
+    return same;
+}
+
+static inline int exists(const char *path) { struct stat st; return stat(path, &st) == 0; }
+
+static inline int64_t get_setting(passcode_store *s, int32_t which) {
+    int64_t v = -999;
+    if (passcode_setting_get(s, which, &v) != PASSCODE_OK) return -999;
+    return v;
+}
+
+static inline int32_t failures(passcode_store *s) {
+    int32_t n = -1;
+    passcode_failed_attempts(s, &n);
+    return n;
+}
+
+static inline int64_t lockout(passcode_store *s) {
+    int64_t n = -1;
+    passcode_lockout_remaining(s, &n);
+    return n;
+}
+
+
+/* The i-th of a series of distinct wrong guesses, expecting `want`. */
+static inline void wrong_guess(passcode_store *s, int i, int32_t want) {
+    char g[16];
+    snprintf(g, sizeof g, "9%05d", (13579 + i * 2) % 100000);
+    CHECK_STATUS(passcode_verify(s, g, 6), want);
+}
+
+/* Each area's tests (Tests/c/api_<area>.c). */
+void run_open_tests(void);
+void run_passcode_tests(void);
+void run_lockout_tests(void);
+void run_processes_tests(void);
+void run_hooks_tests(void);
+#endif
