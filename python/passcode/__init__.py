@@ -176,7 +176,7 @@ class _Handle:
 
 @dataclass(frozen=True)
 class Session:
-    """A device session (seed 004)."""
+    """A device session the host recorded (passcode_session_record)."""
     id: str
     device_name: str
     platform: str
