@@ -45,7 +45,7 @@ $(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh
 # The Swift runtime is linked in statically; the version script exports the header's functions only.
 $(LIB): $(SOURCES) $(B)/passcode.map
 	rm -f .build/release/libpasscode.so  # SwiftPM does not relink when only the map changed
-	$(SWIFT) build -c release --product passcode -Xswiftc -static-stdlib \
+	$(SWIFT) build -c release --manifest-cache none --product passcode -Xswiftc -static-stdlib \
 	    -Xlinker --version-script=$(CURDIR)/$(B)/passcode.map -Xlinker -soname=$(SONAME) \
 	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 	cp .build/release/libpasscode.so $@
@@ -54,13 +54,13 @@ $(LIB): $(SOURCES) $(B)/passcode.map
 
 # Regenerate the header from the compiler's output for the @c declarations.
 header:
-	$(SWIFT) build --product passcode
+	$(SWIFT) build --manifest-cache none --product passcode
 	python3 scripts/gen_header.py .build/passcode-core-swift.h .build/passcode-swift.h > include/passcode.h.new
 	mv include/passcode.h.new include/passcode.h
 
 # Fails when include/passcode.h differs from what the Swift sources generate.
 check-header:
-	$(SWIFT) build --product passcode
+	$(SWIFT) build --manifest-cache none --product passcode
 	python3 scripts/gen_header.py .build/passcode-core-swift.h .build/passcode-swift.h > $(B)/passcode.h.generated
 	@diff -u include/passcode.h $(B)/passcode.h.generated && echo "header: include/passcode.h matches the Swift sources"
 	$(CC) $(STRICT) -Iinclude -x c -fsyntax-only include/passcode.h

@@ -72,7 +72,8 @@ public enum Status: Int32 {
     case errWrongResetCode = 31
     /// The reset code has expired; request a new one.
     case errResetCodeExpired = 32
-    /// The code was replaced by a newer request; use the latest one.
+    /// Not returned since 0.2: a replaced code is gone, and checking one is like checking any
+    /// wrong code (the value stays reserved).
     case errResetCodeReplaced = 33
     /// The current account password is empty.
     case errPasswordEmpty = 34
@@ -88,6 +89,21 @@ public enum Status: Int32 {
     case errSessionIsCurrent = 39
     /// The confirmation text is not exactly "DELETE"; nothing was touched.
     case errConfirmationMismatch = 40
+    /// The call needs a host callback that is not registered: `passcode_forgot` needs the
+    /// logout callback and `passcode_delete_account` the account-deleted callback, so that the
+    /// host really logs the user out. Nothing changed.
+    case errCallbackRequired = 41
+    /// The store's security state (passcode, counters, lock state, settings, reset code) was
+    /// changed outside libpasscode. Detected only with a pepper, which keys a MAC over that
+    /// state. Like the maximum-failure state: every call but the reset by email, `passcode_forgot`
+    /// and `passcode_delete_account` returns this until one of them completes.
+    case errTampered = 42
+    /// The data was deleted, but another connection still reads an old snapshot, so old bytes
+    /// remain in the write-ahead log; they are removed when it ends (at the next open at the latest).
+    case errWipePending = 43
+    /// The store was set up with a pepper and this open gave none or another one, or it was set
+    /// up without one and this open gave one. Nothing was changed.
+    case errWrongPepper = 44
 }
 
 extension PasscodeError {
@@ -125,7 +141,6 @@ extension PasscodeError {
         case .noResetCode: return .errNoResetCode
         case .wrongResetCode: return .errWrongResetCode
         case .resetCodeExpired: return .errResetCodeExpired
-        case .resetCodeReplaced: return .errResetCodeReplaced
         case .passwordEmpty: return .errPasswordEmpty
         case .passwordTooShort: return .errPasswordTooShort
         case .passwordTooLong: return .errPasswordTooLong
@@ -133,6 +148,10 @@ extension PasscodeError {
         case .sessionNotFound: return .errSessionNotFound
         case .sessionIsCurrent: return .errSessionIsCurrent
         case .confirmationMismatch: return .errConfirmationMismatch
+        case .callbackRequired: return .errCallbackRequired
+        case .tampered: return .errTampered
+        case .wipePending: return .errWipePending
+        case .wrongPepper: return .errWrongPepper
         }
     }
 }
@@ -181,6 +200,10 @@ extension Status {
         case .errSessionNotFound: return "no such session"
         case .errSessionIsCurrent: return "cannot sign out this device's session"
         case .errConfirmationMismatch: return "confirmation text is not DELETE"
+        case .errCallbackRequired: return "a required host callback is not registered"
+        case .errTampered: return "store changed outside libpasscode"
+        case .errWipePending: return "deleted; old bytes remain until another connection ends"
+        case .errWrongPepper: return "the pepper does not fit this store"
         }
     }
 }

@@ -26,6 +26,9 @@ public enum LockReason: Int32, Sendable, CaseIterable {
     case requested = 3
     /// Locked because the device restarted while the app was in the background.
     case restart = 4
+    /// Logged out ("forgot passcode", the forced-logout action, a deleted account): the passcode
+    /// is gone and the user must sign in again; cleared when a new passcode is set.
+    case loggedOut = 5
 }
 
 /// A moment on the boot-time clock, tied to the boot it was read in.

@@ -253,7 +253,7 @@ public final class PasscodeFlow: @unchecked Sendable {
         case .loggedOut: finish(.loggedOut, error: e.message, status: e)
         case .noPasscode, .alreadySet: finish(.failed, error: e.message, status: e)
         case .wrongResetCode: fail(e, text: "Incorrect code. " + e.message.prefix(1).uppercased() + e.message.dropFirst())
-        case .resetCodeExpired, .resetCodeReplaced, .noResetCode:
+        case .resetCodeExpired, .noResetCode:
             fail(e, text: e.message.prefix(1).uppercased() + e.message.dropFirst())
             resetCode = nil
             firstEntry = nil

@@ -44,8 +44,6 @@ public enum PasscodeError: Error, Equatable, Sendable {
     /// The reset code is wrong. `triesLeft` more before it is discarded.
     case wrongResetCode(triesLeft: Int)
     case resetCodeExpired
-    /// The code was replaced by a newer request.
-    case resetCodeReplaced
     case passwordEmpty
     case passwordTooShort(minimum: Int)
     case passwordTooLong(maximum: Int)
@@ -54,6 +52,14 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case sessionIsCurrent
     case confirmationMismatch
     case internalError(String)
+    /// The call needs a host callback that is not registered; nothing changed.
+    case callbackRequired(String)
+    /// The security state in the file was changed outside libpasscode (seen with a pepper).
+    case tampered
+    /// The data is deleted, but another connection kept old bytes in the write-ahead log.
+    case wipePending
+    /// The open gave no pepper, or another one, than the store was set up with.
+    case wrongPepper(String)
 
     /// The seconds to wait that the error carries: until the next attempt (a lockout) or the
     /// next reset-code request (the rate limit); 0 for the others.
@@ -91,7 +97,6 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .wrongResetCode(let left):
             return left > 0 ? "incorrect reset code; \(left) more tries before it is discarded" : "incorrect reset code; it was discarded, request a new one"
         case .resetCodeExpired: return "the reset code has expired; request a new one"
-        case .resetCodeReplaced: return "this reset code was replaced by a newer one; use the latest email"
         case .passwordEmpty: return "enter your current password"
         case .passwordTooShort(let n): return "the new password must have at least \(n) characters"
         case .passwordTooLong(let n): return "the new password may have at most \(n) characters"
@@ -99,6 +104,11 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .sessionNotFound: return "no such session"
         case .sessionIsCurrent: return "this device's own session cannot be signed out here; log out instead"
         case .confirmationMismatch: return "type DELETE, in capitals, to confirm"
+        case .callbackRequired(let m), .wrongPepper(let m): return m
+        case .tampered:
+            return "the store's security state was changed outside libpasscode; only a reset by email, forgot passcode or deleting the account can go on"
+        case .wipePending:
+            return "the data is deleted, but another connection still holds old bytes in the store's log; they are removed when it closes or at the next open"
         }
     }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 // The account-security parts of seed 004: password-change checks, device sessions, and
 // deleting the account so that nothing can be recovered from the store afterwards.
 
@@ -141,21 +143,41 @@ extension PasscodeStore {
 
     // MARK: - Delete account
 
-    /// Deletes the account's data (`passcode_delete_account`): only with the exact text "DELETE".
-    /// Every table is emptied with SQLite's secure_delete, the file is vacuumed and the WAL
-    /// truncated, so the old passcode hash, sessions and codes are gone from the bytes on disk.
+    /// Deletes the account's data (`passcode_delete_account`): only with the exact text "DELETE"
+    /// and a registered account-deleted callback (fails closed: `callbackRequired`). Every table is
+    /// emptied with SQLite's secure_delete, the file is vacuumed and the log truncated, so the
+    /// old passcode hash, sessions and codes are gone from the bytes on disk; the lock state then
+    /// says `.loggedOut`. If another connection keeps old bytes in the log, `wipePending` says so.
     public func deleteAccount(confirmation: String) throws {
         guard confirmation == "DELETE" else { throw PasscodeError.confirmationMismatch }
-        try lock.withLock {
-            try db.write {
-                for table in ["passcode", "settings", "state", "reset_code", "reset_request", "session"] {
-                    try db.query("DELETE FROM \(table)")
-                }
+        guard let deleted = hooks.accountDeleted else {
+            throw PasscodeError.callbackRequired("deleting the account needs an account-deleted callback (passcode_set_account_deleted_callback)")
+        }
+        try write(.resolve) {
+            for table in ["passcode", "settings", "state", "reset_code", "reset_request", "session"] {
+                try db.query("DELETE FROM \(table)")
             }
-            try db.exec("VACUUM")
-            try db.exec("PRAGMA wal_checkpoint(TRUNCATE)")
+            try update(LockState.self) { $0.logOut() }
+        }
+        lock.withLock {
+            _ = try? db.exec("VACUUM")  // with a reader elsewhere it cannot run; secure_delete has zeroed the pages
             recentWrongGuesses.removeAll()
         }
-        hooks.accountDeleted?()
+        deleted()
+        try wipeLog()
+    }
+
+    /// Truncates the write-ahead log, so that deleted bytes are gone from it too, retrying while
+    /// another connection reads (up to the busy timeout). Throws `wipePending` when it could not.
+    func wipeLog() throws {
+        var clock = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        let deadline = Int64(clock.tv_sec) * 1000 + Int64(clock.tv_nsec) / 1_000_000 + Int64(options.busyTimeoutMs)
+        while true {
+            if try lock.withLock({ try db.checkpointTruncate() }) { return }
+            clock_gettime(CLOCK_MONOTONIC, &clock)
+            if Int64(clock.tv_sec) * 1000 + Int64(clock.tv_nsec) / 1_000_000 >= deadline { throw PasscodeError.wipePending }
+            usleep(20_000)
+        }
     }
 }

@@ -47,6 +47,7 @@ extension PasscodeStore {
 
     func lockStatusLocked() throws -> LockStatus {
         let lock = try load(LockState.self)
+        if lock.locked && lock.reason == .loggedOut { return LockStatus(locked: true, reason: .loggedOut) }
         guard try lockEnabledLocked(), lock.locked else { return LockStatus(locked: false, reason: .none) }
         return LockStatus(locked: true, reason: lock.reason)
     }

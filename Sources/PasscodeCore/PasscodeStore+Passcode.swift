@@ -41,7 +41,7 @@ extension PasscodeStore {
 
     /// The passcode length: the set passcode's, else the configured one (`passcode_length`).
     public func passcodeLength() throws -> Int {
-        try read { try lengthLocked() }
+        try read(.recover) { try lengthLocked() }  // also needed by the reset by email
     }
 
     func lengthLocked() throws -> Int {
@@ -85,6 +85,7 @@ extension PasscodeStore {
             try putSetting(.lockEnabled, 1)
             try update(AttemptState.self) { $0.clearAttempts() }
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
+            try update(LockState.self) { $0.reset() }  // set up again after a logout
         }
     }
 
@@ -108,14 +109,15 @@ extension PasscodeStore {
         forgetWrongGuesses()
     }
 
-    /// The passcode, its reset codes and every counter go; nothing stays locked.
-    func removePasscodeLocked() throws {
+    /// The passcode, its reset codes and every counter go. After a removal the user asked for
+    /// nothing stays locked; after a logout the lock state says so until a new passcode is set.
+    func removePasscodeLocked(loggingOut: Bool = false) throws {
         try db.query("DELETE FROM passcode")
         try db.query("DELETE FROM reset_code")
         try putSetting(.biometricEnabled, 0)
         try update(AttemptState.self) { $0.clearAttempts() }
         try update(BiometricState.self) { $0.failures = 0 }
-        try update(LockState.self) { $0.reset() }
+        try update(LockState.self) { loggingOut ? $0.logOut() : $0.reset() }
     }
 
     /// Turns the lock off after checking the passcode, keeping it stored (`passcode_disable`).
@@ -192,7 +194,7 @@ extension PasscodeStore {
         let before = attempts
         if attempts.resetRequired {
             if action == .forcedLogout {
-                try removePasscodeLocked()
+                try removePasscodeLocked(loggingOut: true)
                 return .loggedOut
             }
             return .blocked(.resetRequired)
@@ -237,7 +239,7 @@ extension PasscodeStore {
         rememberWrongGuess(fingerprint, hash: hash, now: now)
         guard try load(AttemptState.self).resetRequired else { return .wrong }
         if try maxFailureActionLocked() == .forcedLogout {
-            try removePasscodeLocked()
+            try removePasscodeLocked(loggingOut: true)
             return .loggedOut
         }
         return .resetRequired

@@ -1,24 +1,65 @@
 // Reset codes sent by email, and "forgot passcode".
 //
-// A reset code is random digits from libsodium, stored only as a salted keyed BLAKE2b hash
-// (with the pepper, when there is one) and handed once to the host's delivery callback.
-// Codes expire, work once, are discarded after 5 wrong tries, and requests are rate-limited.
-// Reset-code tries never count against the passcode lockout, and a lockout never blocks them.
+// A reset code is random digits from libsodium, stored only as an Argon2id hash at the
+// passcode's cost (of the code keyed with the pepper, when there is one), so that learning a
+// pending code from the file costs at least as much as learning the passcode. It is handed once
+// to the host's delivery callback. Only the newest code exists: a new request deletes the old
+// one, and a failed delivery leaves none. Every check counts against the code's 5 tries before
+// the answer is known (write-ahead, as passcode attempts); a correct one gives its try back.
+// Codes expire and work once; requests are rate-limited. Reset-code tries never count against
+// the passcode lockout, and a lockout never blocks them.
+
+/// The pending reset code's row, checked as data.
+struct ResetCodeRow {
+    let generation: Int64
+    let hash: String
+    let bootID: Int64
+    let expiresBootMs: Int64
+    let tries: Int64
+
+    init(_ row: [SQLValue]) throws {
+        guard let generation = row[0].int, let bytes = row[1].blob, let bootID = row[2].int,
+              let expires = row[3].int, let tries = row[4].int else {
+            throw PasscodeError.corrupt("the store's reset code row is damaged")
+        }
+        let hash = String(decoding: bytes, as: UTF8.self)
+        guard hash.hasPrefix("$argon2id$"), bytes.count < Sodium.hashStringBytes, !bytes.contains(0),
+              (0...PasscodeStore.resetCodeMaxTries).contains(tries), (0...maxClockMs).contains(expires) else {
+            throw PasscodeError.corrupt("the store's reset code row is damaged or out of range")
+        }
+        (self.generation, self.hash, self.bootID, self.expiresBootMs, self.tries) = (generation, hash, bootID, expires, tries)
+    }
+
+    /// Expiry, in one place: a code lives on the boot-time clock of the boot it was made in, so
+    /// a reboot or the end of its lifetime ends it.
+    func isExpired(now: ClockReading) -> Bool {
+        UInt64(bitPattern: bootID) != now.bootID || now.bootMs >= expiresBootMs
+    }
+}
 
 extension PasscodeStore {
     static let resetCodeMaxTries: Int64 = 5
     static let dayMs: Int64 = 86_400_000
 
+    /// The pending code, if any (the newest row; there is never more than one).
+    func resetCodeLocked() throws -> ResetCodeRow? {
+        guard let row = try db.query("SELECT generation, hash, boot_id, expires_boot_ms, tries FROM reset_code ORDER BY generation DESC LIMIT 1").first else {
+            return nil
+        }
+        return try ResetCodeRow(row)
+    }
+
     /// Makes a new reset code, replacing any earlier one, and hands it to the host's delivery
     /// callback (`passcode_reset_request`). Throws `rateLimited`, or `hookFailed` with the
-    /// host's message when delivery failed (the new code is then discarded).
+    /// host's message when delivery failed (then no code is pending: the new one is discarded
+    /// and the earlier one is gone).
     public func requestResetCode() throws {
         guard let deliver = hooks.deliverResetCode else {
             throw PasscodeError.state("no reset-code delivery callback is registered")
         }
         let now = now()
         // 1. The rate limit; the request is recorded even if delivery fails later.
-        let limit: Result<Void, PasscodeError> = try write {
+        let limit: Result<Void, PasscodeError> = try write(.recover) {
             let wait = try resetRequestWaitLocked(now: now, prune: true)
             if wait > 0 { return .failure(.rateLimited(seconds: wait)) }
             try db.query("INSERT INTO reset_request(boot_id, boot_ms, wall_ms) VALUES(?, ?, ?)",
@@ -26,36 +67,27 @@ extension PasscodeStore {
             return .success(())
         }
         try limit.get()
-        // 2. A new code, stored only as a salted hash.
-        let length = try read { try value(.resetCodeLength) }
+        // 2. A new code, stored only as its Argon2id hash.
+        let length = try read(.recover) { try value(.resetCodeLength) }
         let code = SecretBytes(count: Int(length))
         code.withMutableBytes { b in
             for i in 0..<b.count { b[i] = 0x30 + UInt8(Sodium.randomUniform(10)) }
         }
-        let salt = Sodium.randomBytes(16)
-        let hash = resetCodeHash(code, salt: salt)
-        let (generation, previous): (Int64, Int64?) = try write {
+        let hash = try Sodium.hash(hashInput(code), cost: options.cost)
+        let generation: Int64 = try write(.recover) {
             let lifetime = try value(.resetCodeLifetimeSeconds)
-            let previous = try db.scalar("SELECT max(generation) FROM reset_code WHERE replaced = 0")?.int
-            try db.query("UPDATE reset_code SET replaced = 1 WHERE replaced = 0")
-            let gen = (try db.scalar("SELECT max(generation) FROM reset_code")?.int ?? 0) + 1
+            let gen = (try db.scalar("SELECT max(generation) FROM reset_code")?.int ?? 0) &+ 1
+            try db.query("DELETE FROM reset_code")
             try db.query("""
                 INSERT INTO reset_code(generation, salt, hash, boot_id, expires_boot_ms, expires_wall_ms)
-                VALUES(?, ?, ?, ?, ?, ?)
-                """, [.int(gen), .blob(salt), .blob(hash), .int(Int64(bitPattern: now.bootID)),
-                      .int(now.bootMs &+ lifetime * 1000), .int(now.wallMs &+ lifetime * 1000)])
-            // Keep a few replaced codes (hashes only) to tell "replaced" from "wrong".
-            try db.query("DELETE FROM reset_code WHERE generation <= ?", [.int(gen - 6)])
-            return (gen, previous)
+                VALUES(?, x'', ?, ?, ?, ?)
+                """, [.int(gen), .blob(Array(hash.utf8)), .int(Int64(bitPattern: now.bootID)),
+                      .int(now.bootMs + lifetime * 1000), .int(now.wallMs &+ lifetime * 1000)])
+            return gen
         }
         // 3. Delivery, with no lock held. On failure the new code is discarded.
         if let failure = deliver(code) {
-            try write {
-                try db.query("DELETE FROM reset_code WHERE generation = ?", [.int(generation)])
-                if let previous {
-                    try db.query("UPDATE reset_code SET replaced = 0 WHERE generation = ?", [.int(previous)])
-                }
-            }
+            try write(.recover) { _ = try db.query("DELETE FROM reset_code WHERE generation = ?", [.int(generation)]) }
             throw PasscodeError.hookFailed(failure.isEmpty ? "the reset code could not be delivered" : failure)
         }
     }
@@ -64,7 +96,7 @@ extension PasscodeStore {
     /// (`passcode_reset_retry_after`).
     public func resetRetryAfterSeconds() throws -> Int64 {
         let now = now()
-        return try read { try resetRequestWaitLocked(now: now, prune: false) }
+        return try read(.recover) { try resetRequestWaitLocked(now: now, prune: false) }
     }
 
     /// The rate limit: one request per interval and a number per 24 hours. Requests older than a
@@ -95,33 +127,23 @@ extension PasscodeStore {
         return overflow ? PasscodeStore.dayMs : max(0, age)
     }
 
-    /// The one expiry rule: a code lives on the boot-time clock of the boot it was made in, so a
-    /// reboot or the end of its lifetime ends it (a damaged row is expired too).
-    static func resetCodeExpired(bootID: Int64?, expiresBootMs: Int64?, now: ClockReading) -> Bool {
-        guard let bootID, let expiresBootMs else { return true }
-        return UInt64(bitPattern: bootID) != now.bootID || now.bootMs >= expiresBootMs
-    }
-
-    func resetCodeHash(_ code: SecretBytes, salt: [UInt8]) -> [UInt8] {
-        Sodium.mac(hashInput(code), key: salt)
-    }
-
     /// The number of digits reset codes have (`PASSCODE_SETTING_RESET_CODE_LENGTH`).
     public func resetCodeLength() throws -> Int {
-        Int(try read { try value(.resetCodeLength) })
+        Int(try read(.recover) { try value(.resetCodeLength) })
     }
 
-    /// Whether an unexpired reset code is pending (`passcode_reset_pending`).
+    /// Whether an unexpired reset code with tries left is pending (`passcode_reset_pending`).
     public func isResetCodePending() throws -> Bool {
         let now = now()
-        return try read {
-            guard let row = try db.query("SELECT boot_id, expires_boot_ms FROM reset_code WHERE replaced = 0 ORDER BY generation DESC LIMIT 1").first else { return false }
-            return !PasscodeStore.resetCodeExpired(bootID: row[0].int, expiresBootMs: row[1].int, now: now)
+        return try read(.recover) {
+            guard let code = try resetCodeLocked() else { return false }
+            return !code.isExpired(now: now) && code.tries < PasscodeStore.resetCodeMaxTries
         }
     }
 
     /// Checks a reset code without using it up (`passcode_reset_check`): the flow asks for the
-    /// new passcode only after this. Each call counts as one of the code's 5 tries.
+    /// new passcode only after this. A check is one Argon2id evaluation; it counts against the
+    /// code's 5 tries before the answer is known, and a correct one gives its try back.
     /// Returns the code's generation.
     @discardableResult
     public func checkResetCode(_ code: SecretBytes) throws -> Int64 {
@@ -130,29 +152,37 @@ extension PasscodeStore {
             throw PasscodeError.format("the reset code must have exactly \(length) digits")
         }
         let now = now()
-        let outcome: Result<Int64, PasscodeError> = try write {
-            let rows = try db.query("SELECT generation, salt, hash, boot_id, expires_boot_ms, tries, replaced FROM reset_code ORDER BY generation DESC")
-            let matches: (([SQLValue]) -> Bool) = { row in
-                Sodium.constantTimeEqual(self.resetCodeHash(code, salt: row[1].blob ?? []), row[2].blob ?? [])
-            }
-            let replacedMatch = rows.contains { $0[6].int == 1 && matches($0) }
-            guard let current = rows.first(where: { $0[6].int == 0 }) else {
-                return .failure(replacedMatch ? .resetCodeReplaced : .noResetCode)
-            }
-            let gen = current[0].int ?? 0
-            if PasscodeStore.resetCodeExpired(bootID: current[3].int, expiresBootMs: current[4].int, now: now) {
-                try db.query("DELETE FROM reset_code WHERE generation = ?", [.int(gen)])
+        // 1. Write-ahead: take a try, or refuse without looking at the code.
+        let begun: Result<ResetCodeRow, PasscodeError> = try write(.recover) {
+            guard let current = try resetCodeLocked() else { return .failure(.noResetCode) }
+            if current.isExpired(now: now) {
+                try db.query("DELETE FROM reset_code")
                 return .failure(.resetCodeExpired)
             }
-            let tries = (current[5].int ?? 0) + 1
-            try db.query("UPDATE reset_code SET tries = ? WHERE generation = ?", [.int(tries), .int(gen)])
-            if matches(current) { return .success(gen) }
-            if replacedMatch { return .failure(.resetCodeReplaced) }
-            if tries >= PasscodeStore.resetCodeMaxTries {
-                try db.query("DELETE FROM reset_code WHERE generation = ?", [.int(gen)])
+            guard current.tries < PasscodeStore.resetCodeMaxTries else {
+                try db.query("DELETE FROM reset_code")
+                return .failure(.noResetCode)
+            }
+            try db.query("UPDATE reset_code SET tries = tries + 1 WHERE generation = ?", [.int(current.generation)])
+            return .success(current)
+        }
+        let current = try begun.get()
+        // 2. One Argon2id evaluation, with no lock held.
+        let ok = Sodium.verify(hashInput(code), hash: current.hash)
+        // 3. Record the answer.
+        let outcome: Result<Int64, PasscodeError> = try write(.recover) {
+            guard let latest = try resetCodeLocked(), latest.generation == current.generation else {
+                return .failure(.noResetCode)  // replaced or used meanwhile: no distinct answer
+            }
+            if ok {
+                try db.query("UPDATE reset_code SET tries = max(tries - 1, 0) WHERE generation = ?", [.int(current.generation)])
+                return .success(current.generation)
+            }
+            if latest.tries >= PasscodeStore.resetCodeMaxTries {
+                try db.query("DELETE FROM reset_code")
                 return .failure(.wrongResetCode(triesLeft: 0))
             }
-            return .failure(.wrongResetCode(triesLeft: Int(PasscodeStore.resetCodeMaxTries - tries)))
+            return .failure(.wrongResetCode(triesLeft: Int(PasscodeStore.resetCodeMaxTries - latest.tries)))
         }
         return try outcome.get()
     }
@@ -167,9 +197,8 @@ extension PasscodeStore {
         let generation = try checkResetCode(code)
         let hash = try Sodium.hash(hashInput(newPasscode), cost: options.cost)
         let now = now()
-        try write {
-            let current = try db.scalar("SELECT generation FROM reset_code WHERE replaced = 0 AND generation = ?", [.int(generation)])
-            guard current != nil else { throw PasscodeError.resetCodeReplaced }
+        try write(.resolve) {
+            guard try resetCodeLocked()?.generation == generation else { throw PasscodeError.noResetCode }
             try db.query("DELETE FROM reset_code")
             try db.query("INSERT OR REPLACE INTO passcode(id, hash, length, set_wall_ms) VALUES(1, ?, ?, ?)",
                          [.text(hash), .int(Int64(length)), .int(now.wallMs)])
@@ -187,10 +216,18 @@ extension PasscodeStore {
 
     /// "Forgot passcode" on the lock screen (`passcode_forgot`): removes the passcode, clears
     /// lock state, counters and any reset code, and calls the host's logout callback.
+    /// Fails closed: without a logout callback nothing changes (`callbackRequired`), since an
+    /// app that does not log the user out would let "forgot" unlock it. Afterwards the lock state
+    /// says `.loggedOut` until a new passcode is set. Old bytes are wiped from the log too; if
+    /// another connection keeps them, the call reports `wipePending` after doing the rest.
     public func forgotPasscode() throws {
-        try write { try removePasscodeLocked() }
+        guard let logout = hooks.logout else {
+            throw PasscodeError.callbackRequired("forgot passcode needs a logout callback (passcode_set_logout_callback) to log the user out")
+        }
+        try write(.resolve) { try removePasscodeLocked(loggingOut: true) }
         forgetWrongGuesses()
-        hooks.logout?(LogoutReason.forgotPasscode.rawValue)
+        logout(LogoutReason.forgotPasscode.rawValue)
+        try wipeLog()
     }
 
     /// Replaces the passcode once the caller has verified the current one (flows only).

@@ -27,6 +27,8 @@ public final class PasscodeStore: @unchecked Sendable {
     /// typing the same wrong passcode again does not count twice. Memory only.
     var recentWrongGuesses: [(fingerprint: [UInt8], bootMs: Int64)] = []
     let fingerprintKey = Sodium.randomBytes(32)
+    /// With a pepper: the key of the MAC over the security state (see Integrity.swift).
+    let integrityKey: SecretBytes?
     /// Host callbacks (set through the C API); read and replaced under `lock`.
     private var hookStorage = Hooks()
 
@@ -47,10 +49,12 @@ public final class PasscodeStore: @unchecked Sendable {
         if let p = options.pepper, p.count != 32 { throw PasscodeError.misuse("the pepper must be 32 bytes") }
         self.path = path
         self.options = options
+        integrityKey = options.pepper.map(Integrity.key(pepper:))
         let created = try FileSystem.prepareStoreFile(path)
         do {
             db = try Database(path: path, busyTimeoutMs: options.busyTimeoutMs)
             try PasscodeStore.checkAndMigrate(db)
+            try checkPepperAtOpen()
         } catch {
             if created { FileSystem.removeStoreFiles(path) }
             throw error
@@ -95,20 +99,36 @@ public final class PasscodeStore: @unchecked Sendable {
 
     func now() -> ClockReading { options.clock() }
 
-    /// Runs `body` under the handle lock in a write transaction.
-    func write<R>(_ body: () throws -> R) throws -> R {
-        try lock.withLock { try db.write(body) }
+    /// Runs `body` under the handle lock in a write transaction. With a pepper the security
+    /// state is checked against its MAC first and sealed again after `body` (see `IntegrityUse`).
+    func write<R>(_ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
+        try lock.withLock {
+            guard integrityKey != nil else { return try db.write(body) }
+            return try db.write {
+                let intact = try isIntactLocked()
+                if !intact && use == .check { throw PasscodeError.tampered }
+                let result = try body()
+                if intact || use == .resolve { try sealLocked() }
+                return result
+            }
+        }
     }
 
     /// Runs one read statement under the handle lock, without an explicit transaction (a single
-    /// statement is atomic on its own).
-    func readOne<R>(_ body: () throws -> R) throws -> R {
-        try lock.withLock { try body() }
+    /// statement is atomic on its own); with a pepper, in a read transaction after the MAC check.
+    func readOne<R>(_ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
+        guard integrityKey != nil else { return try lock.withLock { try body() } }
+        return try read(use, body)
     }
 
-    /// Runs `body` under the handle lock in a read transaction.
-    func read<R>(_ body: () throws -> R) throws -> R {
-        try lock.withLock { try db.read(body) }
+    /// Runs `body` under the handle lock in a read transaction (after the MAC check, with a pepper).
+    func read<R>(_ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
+        try lock.withLock {
+            try db.read {
+                if integrityKey != nil && use == .check, try !isIntactLocked() { throw PasscodeError.tampered }
+                return try body()
+            }
+        }
     }
 }
 
@@ -138,6 +158,11 @@ enum FileSystem {
         if stat(path, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFDIR { throw PasscodeError.isDirectory("the store path is a directory") }
             if (st.st_mode & S_IFMT) != S_IFREG { throw PasscodeError.notAStore("the store path is not a regular file") }
+            try checkOwnership(path, what: "the store file")
+            for suffix in ["-wal", "-shm"] where lstat(path + suffix, &st) == 0 {
+                try checkOwnership(path + suffix, what: "the store's \(suffix.dropFirst()) file")
+            }
+            try checkFolder(parentDirectory(path))
             if access(path, R_OK | W_OK) != 0 {
                 throw PasscodeError.readOnly("the store file cannot be written (\(errnoText()))")
             }
@@ -154,6 +179,7 @@ enum FileSystem {
         if access(parent, W_OK | X_OK) != 0 {
             throw PasscodeError.readOnly("the folder for the store cannot be written (\(errnoText()))")
         }
+        try checkFolder(parent)
         let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if fd < 0 {
             if errno == EEXIST { return false }  // another process created it just now
@@ -164,6 +190,33 @@ enum FileSystem {
         fchmod(fd, 0o600)  // whatever the umask
         close(fd)
         return true
+    }
+
+    /// As OpenSSH's StrictModes: a store (or its -wal or -shm) that another user owns, or that
+    /// group or others may read or write, was not made by us for us, and is refused.
+    static func checkOwnership(_ path: String, what: String) throws {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        if (st.st_mode & S_IFMT) != S_IFREG {
+            throw PasscodeError.permission("\(what) \(path) is not a regular file (a link or a device); refusing it")
+        }
+        if st.st_uid != geteuid() {
+            throw PasscodeError.permission("\(what) \(path) is owned by uid \(st.st_uid), not by this user (uid \(geteuid())); refusing it")
+        }
+        if st.st_mode & 0o066 != 0 {
+            let mode = String(st.st_mode & 0o777, radix: 8)
+            throw PasscodeError.permission("\(what) \(path) may be read or written by group or others (mode 0\(mode)); chmod 600 it")
+        }
+    }
+
+    /// A folder that others may write without the sticky bit lets them replace the store.
+    static func checkFolder(_ path: String) throws {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return }
+        if st.st_mode & S_IWOTH != 0 && st.st_mode & S_ISVTX == 0 {
+            let mode = String(st.st_mode & 0o7777, radix: 8)
+            throw PasscodeError.permission("the store's folder \(path) may be written by others without the sticky bit (mode 0\(mode)); refusing it")
+        }
     }
 
     static func removeStoreFiles(_ path: String) {

@@ -105,6 +105,13 @@ final class Database {
         try query(sql, args).first?.first
     }
 
+    /// A truncating checkpoint: true when the whole log was copied into the file and emptied,
+    /// false when another connection's snapshot kept part of it.
+    func checkpointTruncate() throws -> Bool {
+        guard let row = try query("PRAGMA wal_checkpoint(TRUNCATE)").first, row.count == 3 else { return false }
+        return row[0].int == 0 && row[1].int == row[2].int
+    }
+
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE: the write lock is taken first, so
     /// two writers never deadlock). Any error rolls everything back.
     func write<R>(_ body: () throws -> R) throws -> R {

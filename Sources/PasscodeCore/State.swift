@@ -87,6 +87,8 @@ struct AttemptState: StateRecord {
     var clearedSeq: Int64 = 0
     var lockoutBootID: UInt64 = 0
     var lockoutStartMs: Int64 = 0
+    /// The wall clock at the start: a lockout ends only when this clock agrees (unless it went back).
+    var lockoutStartWallMs: Int64 = 0
     var lockoutDurationMs: Int64 = 0
     var resetRequired = false
 
@@ -95,22 +97,28 @@ struct AttemptState: StateRecord {
         .int("cleared_seq", \.clearedSeq, range: 0...Int64.max / 2),
         .bootID("lockout_boot_id", \.lockoutBootID),
         .int("lockout_start_ms", \.lockoutStartMs, range: 0...maxClockMs),
+        .int("lockout_start_wall_ms", \.lockoutStartWallMs, range: -maxClockMs...maxClockMs),
         .int("lockout_duration_ms", \.lockoutDurationMs, range: 0...LockoutSchedule.longestPossibleDelaySeconds * 1000),
         .flag("reset_required", \.resetRequired),
     ]
 
     var failures: Int64 { max(0, attemptSeq - clearedSeq) }
 
-    /// Milliseconds left in the lockout. A reboot (new boot id) starts a pending lockout again
-    /// in full; a clock reading before the start does the same, so a lockout is never shortened
-    /// and never longer than its duration. `restart` records such a new start.
+    /// Milliseconds left in the lockout, by two clocks: it ends only when both the boot clock
+    /// and the wall clock say its delay has passed, so moving either one alone (a time namespace
+    /// moves the boot clock without privilege) never shortens it. If the wall clock went back
+    /// before the start, the boot clock alone decides, so a lockout is never endless. A reboot
+    /// (new boot id) or a boot clock before the start starts a pending lockout again in full;
+    /// `restart` records such a new start, and clears a lockout that is over.
     mutating func lockoutRemaining(now: ClockReading, restart: Bool) -> Int64 {
         guard lockoutDurationMs > 0 else { return 0 }
         if lockoutBootID != now.bootID || now.bootMs < lockoutStartMs {
             if restart { startLockout(ms: lockoutDurationMs, now: now) }
             return lockoutDurationMs
         }
-        let remaining = lockoutStartMs + lockoutDurationMs - now.bootMs
+        let byBoot = lockoutStartMs + lockoutDurationMs - now.bootMs
+        let byWall = now.wallMs < lockoutStartWallMs ? 0 : min(lockoutDurationMs, lockoutStartWallMs + lockoutDurationMs - now.wallMs)
+        let remaining = max(byBoot, byWall)
         if remaining <= 0 {
             if restart { lockoutDurationMs = 0 }
             return 0
@@ -127,6 +135,7 @@ struct AttemptState: StateRecord {
     mutating func startLockout(ms: Int64, now: ClockReading) {
         lockoutBootID = now.bootID
         lockoutStartMs = now.bootMs
+        lockoutStartWallMs = min(max(now.wallMs, -maxClockMs), maxClockMs)
         lockoutDurationMs = ms
     }
 
@@ -184,6 +193,13 @@ struct LockState: StateRecord {
     mutating func unlock() {
         locked = false
         reason = .none
+    }
+
+    /// The user is logged out: locked with `.loggedOut` until a new passcode is set.
+    mutating func logOut() {
+        reset()
+        locked = true
+        reason = .loggedOut
     }
 
     /// The state of a store with no passcode: nothing locked, nothing pending.

@@ -7,8 +7,9 @@ final class TestClock: @unchecked Sendable {
     private let lock = Lock()
     private var reading = ClockReading(bootMs: 1_000_000, wallMs: 1_700_000_000_000, bootID: 7)
     var now: ClockReading { lock.withLock { reading } }
-    func advance(seconds: Int64) { lock.withLock { reading.bootMs += seconds * 1000 } }
-    func advance(ms: Int64) { lock.withLock { reading.bootMs += ms } }
+    /// Time passes: both clocks move.
+    func advance(seconds: Int64) { advance(ms: seconds * 1000) }
+    func advance(ms: Int64) { lock.withLock { reading.bootMs += ms; reading.wallMs += ms } }
     func jumpWall(seconds: Int64) { lock.withLock { reading.wallMs += seconds * 1000 } }
     func reboot() { lock.withLock { reading.bootID += 1; reading.bootMs = 3000 } }
 }

@@ -44,7 +44,7 @@ static void test_reset_code_through_the_c_api(void) {
     CHECK_STATUS(passcode_reset_pending(s, &pending), PASSCODE_OK);
     CHECK(pending == 0);
     h.fail = 0;
-    the_clock.boot_ms += 61000;
+    advance_ms(61000);
     CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
     CHECK(strlen(h.code) == 8);
     CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_RATE_LIMITED);
@@ -73,9 +73,9 @@ static void test_reset_code_through_the_c_api(void) {
     CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_reset_complete(s, h.code, 8, PC3, LEN), PASSCODE_ERR_NO_RESET_CODE);
     /* Expiry on the host clock. */
-    the_clock.boot_ms += 61000;
+    advance_ms(61000);
     CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
-    the_clock.boot_ms += 900000;
+    advance_ms(900000);
     CHECK_STATUS(passcode_reset_check(s, h.code, 8), PASSCODE_ERR_RESET_CODE_EXPIRED);
     /* Forgot passcode. */
     CHECK_STATUS(passcode_set_logout_callback(s, logout_cb, &h), PASSCODE_OK);
@@ -144,7 +144,7 @@ static void test_flows_through_the_c_api(void) {
     CHECK_STATUS(passcode_flow_lockout_remaining(f, &left), PASSCODE_OK);
     CHECK(left == 60);
     CHECK_STATUS(passcode_flow_digit(f, 1), PASSCODE_ERR_STATE);
-    the_clock.boot_ms += 60000;
+    advance_ms(60000);
     CHECK_STATUS(passcode_flow_refresh(f), PASSCODE_OK);
     CHECK_STATUS(passcode_flow_state(f, &step, &result), PASSCODE_OK);
     CHECK(step == PASSCODE_FLOW_STEP_ENTER_PASSCODE && result == PASSCODE_FLOW_RESULT_IN_PROGRESS);

@@ -16,10 +16,10 @@ static void test_apple_schedule_every_step(void) {
             /* During the lockout the passcode is not even checked: the right one is refused too. */
             CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_LOCKED_OUT);
             CHECK(failures(s) == i + 1);
-            the_clock.boot_ms += expect[i] * 1000 - 1000;
+            advance_ms(expect[i] * 1000 - 1000);
             CHECK(lockout(s) == 1);
             CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_LOCKED_OUT);
-            the_clock.boot_ms += 1000;
+            advance_ms(1000);
             CHECK(lockout(s) == 0);
         }
     }
@@ -57,7 +57,7 @@ static void test_same_wrong_guess_counts_once(void) {
     CHECK_STATUS(passcode_verify(s, PC3, LEN), PASSCODE_ERR_WRONG_PASSCODE);
     CHECK(failures(s) == 2);
     /* Five minutes later the repeat counts again. */
-    the_clock.boot_ms += 5 * 60 * 1000;
+    advance_ms(5 * 60 * 1000);
     CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_ERR_WRONG_PASSCODE);
     CHECK(failures(s) == 3);
     /* Memory only: another handle (another process) counts it. */
@@ -81,13 +81,13 @@ static void test_lockout_ignores_wall_clock_and_restarts_after_reboot(void) {
     the_clock.wall_ms -= 2 * 365LL * 86400 * 1000;
     CHECK(lockout(s) == 60);
     /* 30 s pass, then a reboot: the lockout starts again in full, never endless. */
-    the_clock.boot_ms += 30000;
+    advance_ms(30000);
     CHECK(lockout(s) == 30);
     the_clock.boot_id += 1;
     the_clock.boot_ms = 5000;
     CHECK(lockout(s) == 60);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_LOCKED_OUT);
-    the_clock.boot_ms += 60000;
+    advance_ms(60000);
     CHECK(lockout(s) == 0);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     passcode_close(s);
@@ -102,7 +102,7 @@ static void test_android_and_custom_schedules(void) {
     for (int i = 0; i < 11; i++) {
         wrong_guess(s, i, PASSCODE_ERR_WRONG_PASSCODE);
         CHECK(lockout(s) == expect[i]);
-        the_clock.boot_ms += expect[i] * 1000;
+        advance_ms(expect[i] * 1000);
     }
     passcode_close(s);
 
@@ -118,7 +118,7 @@ static void test_android_and_custom_schedules(void) {
     for (int i = 0; i < 4; i++) {
         wrong_guess(s, i, PASSCODE_ERR_WRONG_PASSCODE);
         CHECK(lockout(s) == cexpect[i]);
-        the_clock.boot_ms += cexpect[i] * 1000;
+        advance_ms(cexpect[i] * 1000);
     }
     wrong_guess(s, 4, PASSCODE_ERR_RESET_REQUIRED);
     passcode_close(s);
@@ -243,7 +243,7 @@ static void test_lockout_seconds_come_with_the_failure(void) {
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
     for (int i = 0; i < 5; i++) wrong_guess(s, i, PASSCODE_ERR_WRONG_PASSCODE);
     CHECK(passcode_errwait(s) == 0);  /* a wrong passcode carries no wait */
-    the_clock.boot_ms += 10000;
+    advance_ms(10000);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_LOCKED_OUT);
     CHECK(passcode_errwait(s) == 50);
     CHECK_STATUS(passcode_verify(s, "12", 2), PASSCODE_ERR_FORMAT);
@@ -251,7 +251,7 @@ static void test_lockout_seconds_come_with_the_failure(void) {
     CHECK(passcode_errwait(NULL) == 0);
     passcode_close(s);
     CHECK(passcode_errwait(s) == 0);  /* a closed handle */
-    the_clock.boot_ms += 60000;
+    advance_ms(60000);
 }
 
 void run_lockout_tests(void) {

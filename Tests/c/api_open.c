@@ -104,6 +104,7 @@ static void test_open_refuses_foreign_files_and_changes_nothing(void) {
     FILE *f = fopen(path, "w");
     fputs("these are not the droids you are looking for\n", f);
     fclose(f);
+    chmod(path, 0600);  /* private, so that the content is what gets it refused */
     size_t len;
     char *before = slurp(path, &len);
     passcode_store *s = NULL;
@@ -117,6 +118,7 @@ static void test_open_refuses_foreign_files_and_changes_nothing(void) {
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "python3 -c \"import sqlite3; c=sqlite3.connect('%s'); c.execute('create table t(x)'); c.commit()\"", path);
     CHECK(system(cmd) == 0);
+    chmod(path, 0600);
     before = slurp(path, &len);
     CHECK_STATUS(passcode_open(path, NULL, &s), PASSCODE_ERR_NOT_A_STORE);
     CHECK(same_file(path, before, len));

@@ -229,14 +229,24 @@ static void test_pepper_is_needed_to_verify(void) {
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     passcode_close(s);
-    /* Without the pepper, or with another: a wrong passcode, never a crash. */
-    s = open_fast(path);
-    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_WRONG_PASSCODE);
-    passcode_close(s);
+    /* Without the pepper, or with another: refused at open, before anything is written. */
+    size_t len;
+    char *before = slurp(path, &len);
+    passcode_options *plain = fast_options();
+    CHECK_STATUS(passcode_open(path, plain, &s), PASSCODE_ERR_WRONG_PEPPER);
+    CHECK(s == NULL);
+    CHECK(strstr(passcode_errmsg(NULL), "set up with a pepper") != NULL);
     CHECK_STATUS(passcode_options_set_pepper(o, other, 32), PASSCODE_OK);
-    CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
-    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_WRONG_PASSCODE);
-    passcode_close(s);
+    CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_ERR_WRONG_PEPPER);
+    CHECK(same_file(path, before, len));
+    free(before);
+    /* A store made without a pepper is not opened with one. */
+    char plain_path[512];
+    passcode_store *p = new_store(plain_path, sizeof plain_path);
+    CHECK_STATUS(passcode_set(p, PC1, LEN), PASSCODE_OK);
+    passcode_close(p);
+    CHECK_STATUS(passcode_open(plain_path, o, &p), PASSCODE_ERR_WRONG_PEPPER);
+    passcode_options_free(plain);
     CHECK_STATUS(passcode_options_set_pepper(o, pepper, 32), PASSCODE_OK);
     CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);

@@ -153,11 +153,11 @@ static void test_lock_state_through_the_c_api(void) {
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 0), PASSCODE_OK);
     CHECK_STATUS(passcode_event_report(s, 42, &locked), PASSCODE_ERR_MISUSE);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
-    the_clock.boot_ms += 2000;
+    advance_ms(2000);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &locked), PASSCODE_OK);
     CHECK(locked == 0);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
-    the_clock.boot_ms += 10000;
+    advance_ms(10000);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &locked), PASSCODE_OK);
     CHECK(locked == 1);
     CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);

@@ -117,6 +117,12 @@ static inline int64_t lockout(passcode_store *s) {
 }
 
 
+/* Time passes: both clocks move (a lockout ends only when both say its delay has passed). */
+static inline void advance_ms(int64_t ms) {
+    the_clock.boot_ms += ms;
+    the_clock.wall_ms += ms;
+}
+
 /* The i-th of a series of distinct wrong guesses, expecting `want`. */
 static inline void wrong_guess(passcode_store *s, int i, int32_t want) {
     char g[16];

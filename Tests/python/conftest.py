@@ -22,7 +22,9 @@ class Clock:
         return self.boot, self.wall, self.boot_id
 
     def advance(self, seconds):
+        """Time passes: both clocks move."""
         self.boot += int(seconds * 1000)
+        self.wall += int(seconds * 1000)
 
 
 @pytest.fixture

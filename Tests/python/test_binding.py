@@ -260,6 +260,9 @@ def test_other_bad_input(store, tmp_path):
         passcode.Store(str(tmp_path / "nul\0.db"))
     assert not (tmp_path / "p.db").exists()
     (tmp_path / "text.db").write_text("hello")
+    with pytest.raises(passcode.PermissionDenied):  # mode 0644: others may read it
+        passcode.Store(str(tmp_path / "text.db"))
+    os.chmod(tmp_path / "text.db", 0o600)
     with pytest.raises(passcode.NotAStore):
         passcode.Store(str(tmp_path / "text.db"))
     with pytest.raises(ValueError):
@@ -275,9 +278,12 @@ def test_pepper(tmp_path, clock):
     with passcode.Store(path, ops_limit=1, mem_limit=8192, pepper=bytes(range(32)), clock=clock) as s:
         s.set_passcode(PC1)
         s.verify(PC1)
-    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
-        with pytest.raises(passcode.WrongPasscode):
-            s.verify(PC1)
+    with pytest.raises(passcode.WrongPepper):
+        passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock)
+    with pytest.raises(passcode.WrongPepper):
+        passcode.Store(path, ops_limit=1, mem_limit=8192, pepper=bytes(32), clock=clock)
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, pepper=bytes(range(32)), clock=clock) as s:
+        s.verify(PC1)
 
 
 def test_threads_share_a_store(locked_store):

@@ -93,6 +93,13 @@ static int is_locked(app *a) {
     return locked;
 }
 
+/* After "forgot passcode" (or the forced logout) the user must sign in again: no lock screen. */
+static int is_logged_out(app *a) {
+    int32_t locked = 0, reason = 0;
+    passcode_lock_state(a->store, &locked, &reason);
+    return locked && reason == PASSCODE_LOCK_REASON_LOGGED_OUT;
+}
+
 static void end_flow(app *a) {
     passcode_flow_free(a->flow);
     a->flow = NULL;
@@ -112,7 +119,7 @@ static void start_flow(app *a, int kind) {
 
 /* While locked, the lock screen's unlock flow is always on screen. */
 static void ensure_lock_screen(app *a) {
-    if (is_locked(a) && !a->flow) start_flow(a, PASSCODE_FLOW_KIND_UNLOCK);
+    if (is_locked(a) && !is_logged_out(a) && !a->flow) start_flow(a, PASSCODE_FLOW_KIND_UNLOCK);
 }
 
 static void draw(app *a) {
@@ -154,6 +161,10 @@ static void draw(app *a) {
         }
         if (!a->script && step != PASSCODE_FLOW_STEP_FINISHED && step != PASSCODE_FLOW_STEP_LOCKED_OUT)
             printf("\n    1   2   3\n    4   5   6\n    7   8   9\n        0   <\n");
+    } else if (locked && reason == PASSCODE_LOCK_REASON_LOGGED_OUT) {
+        printf("screen: logged out\n");
+        printf("Signed out. Sign in to your account again, then create a new passcode.\n");
+        if (!a->script) printf("\nkeys: [c]reate a passcode [q]uit\n");
     } else if (locked) {
         printf("screen: lock\n");
     } else {

@@ -11,7 +11,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import passcode  # noqa: E402
 from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep,  # noqa: E402
-                      LogoutReason, Notice, Setting)
+                      LockReason, LogoutReason, Notice, Setting)
 
 KIND_NAMES = {FlowKind.UNLOCK: "unlock", FlowKind.CREATE: "create", FlowKind.CHANGE: "change",
               FlowKind.DISABLE: "disable", FlowKind.RESET: "reset"}
@@ -73,8 +73,13 @@ class App:
         self.flow_kind = kind
         self.last_shakes = 0
 
+    @property
+    def logged_out(self):
+        """After "forgot passcode" (or the forced logout) the user must sign in again."""
+        return self.store.lock_state == (True, LockReason.LOGGED_OUT)
+
     def ensure_lock_screen(self):
-        if self.store.locked and not self.flow:
+        if self.store.locked and not self.logged_out and not self.flow:
             self.start_flow(FlowKind.UNLOCK)
 
     def draw(self):
@@ -104,6 +109,11 @@ class App:
                 print("forgot: [f] Forgot Passcode?")
             if not self.script and step not in (FlowStep.FINISHED, FlowStep.LOCKED_OUT):
                 print("\n    1   2   3\n    4   5   6\n    7   8   9\n        0   <")
+        elif self.logged_out:
+            print("screen: logged out")
+            print("Signed out. Sign in to your account again, then create a new passcode.")
+            if not self.script:
+                print("\nkeys: [c]reate a passcode [q]uit")
         elif s.locked:
             print("screen: lock")
         else:

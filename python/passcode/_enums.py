@@ -45,6 +45,10 @@ class Status(IntEnum):
     ERR_SESSION_NOT_FOUND = 38
     ERR_SESSION_IS_CURRENT = 39
     ERR_CONFIRMATION_MISMATCH = 40
+    ERR_CALLBACK_REQUIRED = 41
+    ERR_TAMPERED = 42
+    ERR_WIPE_PENDING = 43
+    ERR_WRONG_PEPPER = 44
 
 
 class Cost(IntEnum):
@@ -103,6 +107,7 @@ class LockReason(IntEnum):
     BACKGROUND = 2
     REQUESTED = 3
     RESTART = 4
+    LOGGED_OUT = 5
 
 
 class BiometricKind(IntEnum):

@@ -193,6 +193,27 @@ class ConfirmationMismatch(PasscodeError, ValueError):
     status = Status.ERR_CONFIRMATION_MISMATCH
 
 
+class CallbackRequired(PasscodeError):
+    """forgot() needs on_logout, delete_account() needs on_account_deleted; nothing changed."""
+    status = Status.ERR_CALLBACK_REQUIRED
+
+
+class Tampered(PasscodeError):
+    """The store's security state was changed outside libpasscode (seen with a pepper): only the
+    reset by email, forgot() or delete_account() go on."""
+    status = Status.ERR_TAMPERED
+
+
+class WipePending(PasscodeError):
+    """Deleted, but another connection keeps old bytes in the store's log for now."""
+    status = Status.ERR_WIPE_PENDING
+
+
+class WrongPepper(PasscodeError):
+    """The pepper given (or its absence) is not the one the store was set up with."""
+    status = Status.ERR_WRONG_PEPPER
+
+
 _BY_STATUS = {}
 for _cls in list(globals().values()):
     if isinstance(_cls, type) and issubclass(_cls, PasscodeError) and "status" in _cls.__dict__:
