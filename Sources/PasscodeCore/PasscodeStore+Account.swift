@@ -176,8 +176,22 @@ extension PasscodeStore {
         while true {
             if try lock.withLock({ try db.checkpointTruncate() }) { return }
             clock_gettime(CLOCK_MONOTONIC, &clock)
-            if Int64(clock.tv_sec) * 1000 + Int64(clock.tv_nsec) / 1_000_000 >= deadline { throw PasscodeError.wipePending }
+            if Int64(clock.tv_sec) * 1000 + Int64(clock.tv_nsec) / 1_000_000 >= deadline {
+                // Remembered, so that the next open finishes it.
+                try write(.resolve) { _ = try db.query("INSERT OR REPLACE INTO state(key, value) VALUES(?, 1)", [.text(PasscodeStore.wipePendingKey)]) }
+                throw PasscodeError.wipePending
+            }
             usleep(20_000)
         }
+    }
+
+    static let wipePendingKey = "wipe_pending"
+
+    /// At open: a wipe that another connection held up is finished now if it can be.
+    func finishPendingWipe() throws {
+        let pending = try lock.withLock { try db.scalar("SELECT value FROM state WHERE key = ?", [.text(PasscodeStore.wipePendingKey)]) != nil }
+        guard pending, try lock.withLock({ try db.checkpointTruncate() }) else { return }
+        try write(.resolve) { _ = try db.query("DELETE FROM state WHERE key = ?", [.text(PasscodeStore.wipePendingKey)]) }
+        _ = try lock.withLock { try db.checkpointTruncate() }
     }
 }

@@ -58,6 +58,8 @@ extension PasscodeStore {
             throw PasscodeError.state("no reset-code delivery callback is registered")
         }
         let now = now()
+        // The settings are read first: a damaged one refuses the request before anything is written.
+        let (length, lifetime) = try read(.recover) { (try value(.resetCodeLength), try value(.resetCodeLifetimeSeconds)) }
         // 1. The rate limit; the request is recorded even if delivery fails later.
         let limit: Result<Void, PasscodeError> = try write(.recover) {
             let wait = try resetRequestWaitLocked(now: now, prune: true)
@@ -68,14 +70,12 @@ extension PasscodeStore {
         }
         try limit.get()
         // 2. A new code, stored only as its Argon2id hash.
-        let length = try read(.recover) { try value(.resetCodeLength) }
         let code = SecretBytes(count: Int(length))
         code.withMutableBytes { b in
             for i in 0..<b.count { b[i] = 0x30 + UInt8(Sodium.randomUniform(10)) }
         }
         let hash = try Sodium.hash(hashInput(code), cost: options.cost)
         let generation: Int64 = try write(.recover) {
-            let lifetime = try value(.resetCodeLifetimeSeconds)
             let gen = (try db.scalar("SELECT max(generation) FROM reset_code")?.int ?? 0) &+ 1
             try db.query("DELETE FROM reset_code")
             try db.query("""

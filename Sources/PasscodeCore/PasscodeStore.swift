@@ -55,6 +55,7 @@ public final class PasscodeStore: @unchecked Sendable {
             db = try Database(path: path, busyTimeoutMs: options.busyTimeoutMs)
             try PasscodeStore.checkAndMigrate(db)
             try checkPepperAtOpen()
+            try? finishPendingWipe()  // best effort: a reader elsewhere may still hold the log
         } catch {
             if created { FileSystem.removeStoreFiles(path) }
             throw error

@@ -136,4 +136,5 @@ void run_passcode_tests(void);
 void run_lockout_tests(void);
 void run_processes_tests(void);
 void run_hooks_tests(void);
+void run_hostile_tests(void);
 #endif
