@@ -28,7 +28,7 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift VERSION
 
 
-.PHONY: crash stress corrupt valgrind deb-test test-fuzz fuzz test-tsan
+.PHONY: crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan
 .PHONY: all deps lib header check-header test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 
 all: lib
@@ -69,7 +69,7 @@ check-header:
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header test-version test-swift test-tsan test-c test-fuzz test-exports test-install test-frontends test-python deb-test
+TEST_GROUPS := check-header test-version test-swift test-tsan test-c test-fuzz test-hostile test-exports test-install test-frontends test-python deb-test
 test: deps lib
 	@scripts/run_tests.sh $(TEST_GROUPS)
 
@@ -116,6 +116,17 @@ $(B)/fuzz_api: Tests/fuzz/fuzz_api.c include/passcode.h $(FUZZ_LIBDIR)/libpassco
 	$(FUZZ_CC) -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	    -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }
 
+# The hostile-store fuzzer: every column and row of a store set to boundary and wrongly typed
+# values, then the whole API, under ASan and UBSan (Tests/fuzz/hostile_store.c).
+HOSTILE_RANDOM ?= 0
+$(B)/hostile_store: Tests/fuzz/hostile_store.c include/passcode.h $(FUZZ_LIBDIR)/libpasscode.so
+	@mkdir -p $(B)
+	$(FUZZ_CC) -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	    -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -lsqlite3 -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+
+test-hostile: $(B)/hostile_store
+	cd $(B) && ./hostile_store $(HOSTILE_RANDOM) $$RANDOM
+
 test-fuzz: $(B)/fuzz_api
 	mkdir -p $(B)/fuzz-corpus
 	cd $(B) && ./fuzz_api -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=6000 -print_final_stats=1 fuzz-corpus 2>&1 \
@@ -123,6 +134,7 @@ test-fuzz: $(B)/fuzz_api
 
 fuzz:
 	$(MAKE) test-fuzz FUZZ_SECONDS=600
+	$(MAKE) test-hostile HOSTILE_RANDOM=10000
 
 $(B)/corrupt: Tests/c/corrupt.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'

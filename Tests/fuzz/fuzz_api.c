@@ -25,6 +25,9 @@ static int32_t hook(void *p, const char *k, const char *o, const char *n, char *
     return (wall & 1) ? (snprintf(m, size, "odd"), 1) : 0;
 }
 
+static void on_logout(void *p, int32_t reason) { (void)p; (void)reason; }
+static void on_deleted(void *p) { (void)p; }
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc; (void)argv;
     char path[64];
@@ -38,11 +41,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     passcode_options_free(o);
     passcode_set_reset_delivery_callback(store, deliver, NULL);
     passcode_set_settings_hook(store, hook, NULL);
+    passcode_set_logout_callback(store, on_logout, NULL);
+    passcode_set_account_deleted_callback(store, on_deleted, NULL);
     return 0;
 }
 
 static void check(int32_t rc) {
-    if (rc < PASSCODE_OK || rc > PASSCODE_ERR_CONFIRMATION_MISMATCH) abort();
+    if (rc < PASSCODE_OK || rc > PASSCODE_ERR_WRONG_PEPPER) abort();
     if (rc == PASSCODE_ERR_INTERNAL) { fprintf(stderr, "internal: %s\n", passcode_errmsg(store)); abort(); }
     if (rc == PASSCODE_ERR_BUSY || rc == PASSCODE_ERR_CORRUPT) abort();
 }
