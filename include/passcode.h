@@ -14,6 +14,10 @@
  *  - Passcodes and codes are passed as (const char *digits, size_t length): ASCII digits, not
  *    necessarily NUL-terminated. The library copies them into memory it wipes; wipe yours.
  *  - Strings returned by the library belong to it; never free them.
+ *  - "A store error" below means one of: PASSCODE_ERR_CORRUPT (a damaged file, or a value in it
+ *    outside its range: the message names it), PASSCODE_ERR_TAMPERED (with a pepper: the security
+ *    state was edited outside libpasscode), PASSCODE_ERR_FULL, PASSCODE_ERR_READ_ONLY,
+ *    PASSCODE_ERR_BUSY, PASSCODE_ERR_IO, PASSCODE_ERR_NO_MEM. After any of them the store is as it was.
  *  - Threads: a passcode_store may be used from several threads at once. Options and flow
  *    objects must be used by one thread at a time.
  */
@@ -441,8 +445,10 @@ int32_t passcode_options_set_cost_explicit(passcode_options *options, uint64_t o
 
 /**
  * Sets a pepper: 32 secret bytes mixed into every hash with a keyed BLAKE2b, so that the
- * store file alone cannot be brute-forced. Keep it outside the store; a wrong pepper makes
- * every passcode wrong. The bytes are copied; wipe your copy.
+ * store file alone cannot be brute-forced, and a MAC keyed from it detects edits of the
+ * store's security state (PASSCODE_ERR_TAMPERED). Keep it outside the store and use it from
+ * the first open on: a store set up with a pepper opens only with the same one, and one set up
+ * without opens only without (PASSCODE_ERR_WRONG_PEPPER). The bytes are copied; wipe your copy.
  * @param options The options object.
  * @param pepper 32 bytes, or NULL with length 0 to remove the pepper.
  * @param length Must be 32 (or 0 with NULL).
@@ -491,7 +497,10 @@ int32_t passcode_options_set_busy_timeout(passcode_options *options, int32_t mil
  * @return PASSCODE_OK; PASSCODE_ERR_MISUSE (NULL path or out), PASSCODE_ERR_INVALID_HANDLE
  * (bad options), PASSCODE_ERR_NOT_FOUND (no such folder), PASSCODE_ERR_IS_DIRECTORY,
  * PASSCODE_ERR_READ_ONLY, PASSCODE_ERR_NOT_A_STORE, PASSCODE_ERR_NEWER_SCHEMA,
- * PASSCODE_ERR_CORRUPT, PASSCODE_ERR_FULL, PASSCODE_ERR_BUSY, PASSCODE_ERR_IO.
+ * PASSCODE_ERR_CORRUPT, PASSCODE_ERR_FULL, PASSCODE_ERR_BUSY, PASSCODE_ERR_IO,
+ * PASSCODE_ERR_PERMISSION (the file, its -wal or -shm belongs to another user or may be read
+ * or written by group or others, or the folder may be written by others without the sticky
+ * bit: the message names the file), PASSCODE_ERR_WRONG_PEPPER.
  * On failure nothing is created or changed, and passcode_errmsg(NULL) says why.
  * Threads: a store handle may be used from several threads at once.
  */
@@ -933,13 +942,15 @@ int32_t passcode_reset_retry_after(passcode_store *store, int64_t *out);
 
 /**
  * Checks a reset code without using it up, so a front end can move on to the new passcode.
- * Each check counts as one of the code's 5 tries; the 5th wrong one discards the code.
- * Reset-code tries never count against the passcode lockout.
+ * A check is one Argon2id evaluation. It takes one of the code's 5 tries before the answer is
+ * known (a correct code gives it back); the 5th wrong one discards the code. Only the newest
+ * code exists: an older one is simply wrong. Reset-code tries never count against the passcode
+ * lockout.
  * @param store The store.
  * @param code The code's digits. Copied and wiped.
  * @param length Their number.
  * @return PASSCODE_OK, PASSCODE_ERR_WRONG_RESET_CODE, PASSCODE_ERR_RESET_CODE_EXPIRED,
- * PASSCODE_ERR_RESET_CODE_REPLACED, PASSCODE_ERR_NO_RESET_CODE, PASSCODE_ERR_FORMAT,
+ * PASSCODE_ERR_NO_RESET_CODE, PASSCODE_ERR_FORMAT,
  * PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_reset_check(passcode_store *store, const char *code, size_t length);
@@ -967,11 +978,15 @@ int32_t passcode_reset_complete(passcode_store *store, const char *code, size_t 
 int32_t passcode_reset_pending(passcode_store *store, int32_t *out);
 
 /**
- * "Forgot passcode" on the lock screen: removes the passcode, clears the lock state,
- * counters and any pending reset code, and calls the logout callback with
- * PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE. The host logs the user out.
+ * "Forgot passcode" on the lock screen: removes the passcode, counters and any pending reset
+ * code, and calls the logout callback with PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE; the host
+ * logs the user out. Refused without a logout callback (an app that stayed signed in would be
+ * unlocked with no proof). Afterwards the lock state is PASSCODE_LOCK_REASON_LOGGED_OUT until
+ * a new passcode is set. The old hash is wiped from the file and its WAL.
  * @param store The store.
- * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ * @return PASSCODE_OK, PASSCODE_ERR_CALLBACK_REQUIRED (nothing changed),
+ * PASSCODE_ERR_WIPE_PENDING (done, but another connection keeps old bytes in the WAL for now),
+ * PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_forgot(passcode_store *store);
 
@@ -1087,10 +1102,13 @@ int32_t passcode_set_account_deleted_callback(passcode_store *store, void (*call
  * Deletes the account's data, only with the exact confirmation "DELETE": the passcode,
  * settings, lock state, sessions, reset codes and counters are wiped with SQLite's
  * secure_delete, the file vacuumed and its WAL truncated, so none of it can be read from the
- * file afterwards. Then the account-deleted callback runs. The store stays open and empty.
+ * file afterwards. Then the account-deleted callback runs. The store stays open and empty, its
+ * lock state PASSCODE_LOCK_REASON_LOGGED_OUT. Refused without an account-deleted callback.
  * @param store The store.
  * @param confirmation The text the user typed (NUL-terminated).
  * @return PASSCODE_OK, PASSCODE_ERR_CONFIRMATION_MISMATCH (nothing touched),
+ * PASSCODE_ERR_CALLBACK_REQUIRED (nothing touched), PASSCODE_ERR_WIPE_PENDING (deleted, but
+ * another connection keeps old bytes in the WAL until it ends, or the next open),
  * PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_delete_account(passcode_store *store, const char *confirmation);

@@ -218,11 +218,14 @@ public func passcode_set_account_deleted_callback(
 /// Deletes the account's data, only with the exact confirmation "DELETE": the passcode,
 /// settings, lock state, sessions, reset codes and counters are wiped with SQLite's
 /// secure_delete, the file vacuumed and its WAL truncated, so none of it can be read from the
-/// file afterwards. Then the account-deleted callback runs. The store stays open and empty.
+/// file afterwards. Then the account-deleted callback runs. The store stays open and empty, its
+/// lock state `PASSCODE_LOCK_REASON_LOGGED_OUT`. Refused without an account-deleted callback.
 /// - Parameters:
 ///   - store: The store.
 ///   - confirmation: The text the user typed (NUL-terminated).
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_CONFIRMATION_MISMATCH` (nothing touched),
+///   `PASSCODE_ERR_CALLBACK_REQUIRED` (nothing touched), `PASSCODE_ERR_WIPE_PENDING` (deleted, but
+///   another connection keeps old bytes in the WAL until it ends, or the next open),
 ///   `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_delete_account)
 public func passcode_delete_account(_ store: OpaquePointer?, _ confirmation: UnsafePointer<CChar>?) -> Int32 {

@@ -29,14 +29,16 @@ public func passcode_reset_retry_after(_ store: OpaquePointer?, _ out: UnsafeMut
 }
 
 /// Checks a reset code without using it up, so a front end can move on to the new passcode.
-/// Each check counts as one of the code's 5 tries; the 5th wrong one discards the code.
-/// Reset-code tries never count against the passcode lockout.
+/// A check is one Argon2id evaluation. It takes one of the code's 5 tries before the answer is
+/// known (a correct code gives it back); the 5th wrong one discards the code. Only the newest
+/// code exists: an older one is simply wrong. Reset-code tries never count against the passcode
+/// lockout.
 /// - Parameters:
 ///   - store: The store.
 ///   - code: The code's digits. Copied and wiped.
 ///   - length: Their number.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_WRONG_RESET_CODE`, `PASSCODE_ERR_RESET_CODE_EXPIRED`,
-///   `PASSCODE_ERR_RESET_CODE_REPLACED`, `PASSCODE_ERR_NO_RESET_CODE`, `PASSCODE_ERR_FORMAT`,
+///   `PASSCODE_ERR_NO_RESET_CODE`, `PASSCODE_ERR_FORMAT`,
 ///   `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_reset_check)
 public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
@@ -73,12 +75,16 @@ public func passcode_reset_pending(_ store: OpaquePointer?, _ out: UnsafeMutable
     withStore(store) { s in try put(out, try s.isResetCodePending() ? 1 : 0) }
 }
 
-/// "Forgot passcode" on the lock screen: removes the passcode, clears the lock state,
-/// counters and any pending reset code, and calls the logout callback with
-/// `PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE`. The host logs the user out.
+/// "Forgot passcode" on the lock screen: removes the passcode, counters and any pending reset
+/// code, and calls the logout callback with `PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE`; the host
+/// logs the user out. Refused without a logout callback (an app that stayed signed in would be
+/// unlocked with no proof). Afterwards the lock state is `PASSCODE_LOCK_REASON_LOGGED_OUT` until
+/// a new passcode is set. The old hash is wiped from the file and its WAL.
 /// - Parameters:
 ///   - store: The store.
-/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_CALLBACK_REQUIRED` (nothing changed),
+///   `PASSCODE_ERR_WIPE_PENDING` (done, but another connection keeps old bytes in the WAL for now),
+///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_forgot)
 public func passcode_forgot(_ store: OpaquePointer?) -> Int32 {
     withStore(store) { s in try s.forgotPasscode() }

@@ -75,8 +75,10 @@ public func passcode_options_set_cost_explicit(_ options: OpaquePointer?, _ ops_
 }
 
 /// Sets a pepper: 32 secret bytes mixed into every hash with a keyed BLAKE2b, so that the
-/// store file alone cannot be brute-forced. Keep it outside the store; a wrong pepper makes
-/// every passcode wrong. The bytes are copied; wipe your copy.
+/// store file alone cannot be brute-forced, and a MAC keyed from it detects edits of the
+/// store's security state (`PASSCODE_ERR_TAMPERED`). Keep it outside the store and use it from
+/// the first open on: a store set up with a pepper opens only with the same one, and one set up
+/// without opens only without (`PASSCODE_ERR_WRONG_PEPPER`). The bytes are copied; wipe your copy.
 /// - Parameters:
 ///   - options: The options object.
 ///   - pepper: 32 bytes, or NULL with length 0 to remove the pepper.
@@ -162,7 +164,10 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (NULL path or out), `PASSCODE_ERR_INVALID_HANDLE`
 ///   (bad options), `PASSCODE_ERR_NOT_FOUND` (no such folder), `PASSCODE_ERR_IS_DIRECTORY`,
 ///   `PASSCODE_ERR_READ_ONLY`, `PASSCODE_ERR_NOT_A_STORE`, `PASSCODE_ERR_NEWER_SCHEMA`,
-///   `PASSCODE_ERR_CORRUPT`, `PASSCODE_ERR_FULL`, `PASSCODE_ERR_BUSY`, `PASSCODE_ERR_IO`.
+///   `PASSCODE_ERR_CORRUPT`, `PASSCODE_ERR_FULL`, `PASSCODE_ERR_BUSY`, `PASSCODE_ERR_IO`,
+///   `PASSCODE_ERR_PERMISSION` (the file, its -wal or -shm belongs to another user or may be read
+///   or written by group or others, or the folder may be written by others without the sticky
+///   bit: the message names the file), `PASSCODE_ERR_WRONG_PEPPER`.
 ///   On failure nothing is created or changed, and `passcode_errmsg(NULL)` says why.
 /// Threads: a store handle may be used from several threads at once.
 @c(passcode_open)
