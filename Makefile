@@ -57,6 +57,7 @@ header:
 	$(SWIFT) build --manifest-cache none --product passcode
 	python3 scripts/gen_header.py .build/passcode-core-swift.h .build/passcode-swift.h > include/passcode.h.new
 	mv include/passcode.h.new include/passcode.h
+	python3 scripts/gen_python_enums.py include/passcode.h > python/passcode/_enums.py
 
 # Fails when include/passcode.h differs from what the Swift sources generate.
 check-header:

@@ -77,6 +77,15 @@ def test_every_header_enum_value_matches():
         assert {prefix + m.name: str(m.value) for m in enum} == consts, cname
 
 
+def test_python_enums_are_generated_from_the_header():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("gen", os.path.join(ROOT, "scripts", "gen_python_enums.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    with open(os.path.join(ROOT, "python", "passcode", "_enums.py")) as f:
+        assert f.read() == gen.module(HEADER), "run `make header`"
+
+
 def test_every_header_enum_has_a_python_enum():
     names = set(re.findall(r"typedef enum (passcode_\w+) \{", HEADER))
     assert names == set(_enums.HEADER_ENUMS), names ^ set(_enums.HEADER_ENUMS)

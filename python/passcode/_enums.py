@@ -1,9 +1,12 @@
-"""The header's enums, as Python enums. Tests/python/test_ffi_table.py checks every value
-against include/passcode.h."""
+"""The header's enums, as Python enums. GENERATED from include/passcode.h by
+scripts/gen_python_enums.py (`make header`); do not edit."""
 from enum import IntEnum
 
 
 class Status(IntEnum):
+    """The result of every libpasscode call that can fail. 0 is success; values are only ever
+    appended, never renumbered. passcode_strerror gives a short text for each, and
+    passcode_errmsg the detailed message of a handle's last failure. (passcode_status)"""
     OK = 0
     ERR_MISUSE = 1
     ERR_INVALID_HANDLE = 2
@@ -52,18 +55,33 @@ class Status(IntEnum):
 
 
 class Cost(IntEnum):
+    """The Argon2id presets of passcode_options_set_cost. (passcode_cost)"""
     INTERACTIVE = 0
     MODERATE = 1
     SENSITIVE = 2
 
 
-class MaxFailureAction(IntEnum):
-    REQUIRE_RESET = 0
-    FORCED_LOGOUT = 1
-    NONE = 2
+class Event(IntEnum):
+    """What the host reports about the app (passcode_event). (passcode_event)"""
+    LAUNCHED = 0
+    BACKGROUND = 1
+    FOREGROUND = 2
+    LOCK_NOW = 3
+
+
+class LockReason(IntEnum):
+    """Why the app is locked (passcode_lock_state's reason). (passcode_lock_reason)"""
+    NONE = 0
+    LAUNCH = 1
+    BACKGROUND = 2
+    REQUESTED = 3
+    RESTART = 4
+    LOGGED_OUT = 5
 
 
 class BiometricRefusal(IntEnum):
+    """Why biometrics may not unlock now (passcode_biometric_unlock's out value).
+    (passcode_biometric_refusal)"""
     NONE = 0
     FIRST_UNLOCK_AFTER_LAUNCH = 1
     PASSCODE_NOT_USED_FOR_48_HOURS = 2
@@ -77,7 +95,76 @@ class BiometricRefusal(IntEnum):
     DEVICE_RESTARTED = 10
 
 
+class BiometricKind(IntEnum):
+    """What the host reports about biometrics (passcode_biometric_kind).
+    (passcode_biometric_kind)"""
+    NONE = 0
+    FACE_ID = 1
+    TOUCH_ID = 2
+    OTHER = 3
+
+
+class FlowKind(IntEnum):
+    """The task a flow performs (passcode_flow_new). (passcode_flow_kind)"""
+    UNLOCK = 0
+    CREATE = 1
+    CHANGE = 2
+    DISABLE = 3
+    RESET = 4
+
+
+class FlowStep(IntEnum):
+    """Where a flow is (passcode_flow_step). (passcode_flow_step)"""
+    ENTER_PASSCODE = 0
+    ENTER_CURRENT = 1
+    ENTER_NEW = 2
+    CONFIRM_NEW = 3
+    ENTER_CODE = 4
+    LOCKED_OUT = 5
+    FINISHED = 6
+
+
+class FlowResult(IntEnum):
+    """How a flow ended, or that it has not (passcode_flow_result). (passcode_flow_result)"""
+    IN_PROGRESS = 0
+    SUCCESS = 1
+    CANCELLED = 2
+    LOCKED_OUT = 3
+    NEEDS_RESET = 4
+    LOGGED_OUT = 5
+    FAILED = 6
+
+
+class MaxFailureAction(IntEnum):
+    """What happens at the maximum number of failures. (passcode_max_failure_action)"""
+    REQUIRE_RESET = 0
+    FORCED_LOGOUT = 1
+    NONE = 2
+
+
+class Schedule(IntEnum):
+    """The lockout tables a store can use (PASSCODE_SETTING_LOCKOUT_SCHEDULE).
+    (passcode_lockout_schedule)"""
+    APPLE = 0
+    ANDROID = 1
+    CUSTOM = 2
+
+
+class Notice(IntEnum):
+    """What the host is told through its notification callback (passcode_notice).
+    (passcode_notice)"""
+    PASSCODE_RESET = 1
+
+
+class LogoutReason(IntEnum):
+    """Why the library asks the host to log the user out (passcode_set_logout_callback).
+    (passcode_logout_reason)"""
+    MAX_FAILURES = 1
+    FORGOT_PASSCODE = 2
+
+
 class Setting(IntEnum):
+    """The settings a host can read and change (passcode_setting). (passcode_setting)"""
     LOCK_ENABLED = 0
     AUTO_LOCK_SECONDS = 1
     LOCK_AT_LAUNCH = 2
@@ -94,87 +181,20 @@ class Setting(IntEnum):
     RESET_REQUESTS_PER_DAY = 13
 
 
-class Event(IntEnum):
-    LAUNCHED = 0
-    BACKGROUND = 1
-    FOREGROUND = 2
-    LOCK_NOW = 3
-
-
-class LockReason(IntEnum):
-    NONE = 0
-    LAUNCH = 1
-    BACKGROUND = 2
-    REQUESTED = 3
-    RESTART = 4
-    LOGGED_OUT = 5
-
-
-class BiometricKind(IntEnum):
-    NONE = 0
-    FACE_ID = 1
-    TOUCH_ID = 2
-    OTHER = 3
-
-
-class FlowKind(IntEnum):
-    UNLOCK = 0
-    CREATE = 1
-    CHANGE = 2
-    DISABLE = 3
-    RESET = 4
-
-
-class FlowStep(IntEnum):
-    ENTER_PASSCODE = 0
-    ENTER_CURRENT = 1
-    ENTER_NEW = 2
-    CONFIRM_NEW = 3
-    ENTER_CODE = 4
-    LOCKED_OUT = 5
-    FINISHED = 6
-
-
-class FlowResult(IntEnum):
-    IN_PROGRESS = 0
-    SUCCESS = 1
-    CANCELLED = 2
-    LOCKED_OUT = 3
-    NEEDS_RESET = 4
-    LOGGED_OUT = 5
-    FAILED = 6
-
-
-class Notice(IntEnum):
-    PASSCODE_RESET = 1
-
-
-class LogoutReason(IntEnum):
-    MAX_FAILURES = 1
-    FORGOT_PASSCODE = 2
-
-
-class Schedule(IntEnum):
-    """Values of Setting.LOCKOUT_SCHEDULE (passcode_lockout_schedule)."""
-    APPLE = 0
-    ANDROID = 1
-    CUSTOM = 2
-
-
 #: C enum name -> (Python enum, prefix of its constants in passcode.h)
 HEADER_ENUMS = {
     "passcode_status": (Status, "PASSCODE_"),
     "passcode_cost": (Cost, "PASSCODE_COST_"),
-    "passcode_max_failure_action": (MaxFailureAction, "PASSCODE_MAX_FAILURE_ACTION_"),
-    "passcode_biometric_refusal": (BiometricRefusal, "PASSCODE_BIOMETRIC_REFUSAL_"),
-    "passcode_setting": (Setting, "PASSCODE_SETTING_"),
     "passcode_event": (Event, "PASSCODE_EVENT_"),
     "passcode_lock_reason": (LockReason, "PASSCODE_LOCK_REASON_"),
+    "passcode_biometric_refusal": (BiometricRefusal, "PASSCODE_BIOMETRIC_REFUSAL_"),
     "passcode_biometric_kind": (BiometricKind, "PASSCODE_BIOMETRIC_KIND_"),
     "passcode_flow_kind": (FlowKind, "PASSCODE_FLOW_KIND_"),
     "passcode_flow_step": (FlowStep, "PASSCODE_FLOW_STEP_"),
     "passcode_flow_result": (FlowResult, "PASSCODE_FLOW_RESULT_"),
+    "passcode_max_failure_action": (MaxFailureAction, "PASSCODE_MAX_FAILURE_ACTION_"),
+    "passcode_lockout_schedule": (Schedule, "PASSCODE_LOCKOUT_SCHEDULE_"),
     "passcode_notice": (Notice, "PASSCODE_NOTICE_"),
     "passcode_logout_reason": (LogoutReason, "PASSCODE_LOGOUT_REASON_"),
-    "passcode_lockout_schedule": (Schedule, "PASSCODE_LOCKOUT_SCHEDULE_"),
+    "passcode_setting": (Setting, "PASSCODE_SETTING_"),
 }
