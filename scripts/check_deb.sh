@@ -6,6 +6,7 @@
 # The symbols file is checked during the build (dh_makeshlibs -- -c4).
 set -eu
 root=$(pwd)
+version=$(cat VERSION)
 if [ "$(id -u)" -ne 0 ]; then
     echo "deb-test: SKIPPED: installing packages needs root (CI runs as root); run 'sudo make deb-test'" >&2
     if [ -n "${PASSCODE_SKIPPED:-}" ]; then echo "installing packages needs root" > "$PASSCODE_SKIPPED/deb-test"; fi
@@ -26,7 +27,7 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-src="$tmp/libpasscode-0.1.0"
+src="$tmp/libpasscode-$version"
 mkdir -p "$src"
 git ls-files -z | xargs -0 tar -cf - | tar -xf - -C "$src"
 (cd "$src" && dpkg-buildpackage -us -uc -b > "$tmp/build.log" 2>&1) || { tail -40 "$tmp/build.log"; echo "deb-test: FAIL: dpkg-buildpackage" >&2; exit 1; }
@@ -49,7 +50,7 @@ echo "deb-test: lintian: no errors, no warnings"
 export DEBIAN_FRONTEND=noninteractive
 apt-get install -y -qq "$tmp"/libpasscode0_*.deb "$tmp"/libpasscode-dev_*.deb "$tmp"/python3-passcode_*.deb >/dev/null
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-[ -e "/usr/lib/$multiarch/libpasscode.so.0.1.0" ] && [ -e /usr/include/passcode.h ] || { echo "deb-test: FAIL: files not installed" >&2; exit 1; }
+[ -e "/usr/lib/$multiarch/libpasscode.so.$version" ] && [ -e /usr/include/passcode.h ] || { echo "deb-test: FAIL: files not installed" >&2; exit 1; }
 # examples/c against the installed package only: pkg-config, strict warnings, no repo paths.
 cp -r "$root/examples/c" "$tmp/ex"
 flags=$(pkg-config --cflags --libs passcode)

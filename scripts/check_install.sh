@@ -3,8 +3,9 @@
 # against the installed header through pkg-config, with strict warnings, and runs it.
 set -eu
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+version=$(cat VERSION)
 make -s install PREFIX="$tmp/prefix" >/dev/null
-for f in lib/libpasscode.so.0.1.0 lib/libpasscode.so.0 lib/libpasscode.so include/passcode.h lib/pkgconfig/passcode.pc; do
+for f in lib/libpasscode.so.$version lib/libpasscode.so.0 lib/libpasscode.so include/passcode.h lib/pkgconfig/passcode.pc; do
     [ -e "$tmp/prefix/$f" ] || { echo "install: FAIL: $f missing" >&2; exit 1; }
 done
 [ "$(readlink "$tmp/prefix/lib/libpasscode.so")" = libpasscode.so.0 ] || { echo "install: FAIL: libpasscode.so link" >&2; exit 1; }
@@ -19,7 +20,7 @@ echo "$out" | grep -q '^failures since unlock: 0$'
 pkg-config --static --libs passcode | grep -q -- '-lsodium' || { echo "install: FAIL: static libs lack -lsodium" >&2; exit 1; }
 # DESTDIR staging, as packagers use it.
 make -s install PREFIX=/usr DESTDIR="$tmp/stage" >/dev/null
-[ -e "$tmp/stage/usr/lib/libpasscode.so.0.1.0" ] && [ -e "$tmp/stage/usr/include/passcode.h" ] \
+[ -e "$tmp/stage/usr/lib/libpasscode.so.$version" ] && [ -e "$tmp/stage/usr/include/passcode.h" ] \
     && grep -q '^prefix=/usr$' "$tmp/stage/usr/lib/pkgconfig/passcode.pc" \
     || { echo "install: FAIL: DESTDIR staging" >&2; exit 1; }
 echo "install: PREFIX and DESTDIR installs complete; quick start built with pkg-config ($flags) and ran"

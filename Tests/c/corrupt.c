@@ -12,7 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int known(int32_t rc) { return rc >= PASSCODE_OK && rc <= PASSCODE_ERR_CONFIRMATION_MISMATCH && rc != PASSCODE_ERR_INTERNAL; }
+static int known(int32_t rc) { return rc >= PASSCODE_OK && rc <= PASSCODE_ERR_WRONG_PEPPER && rc != PASSCODE_ERR_INTERNAL; }
+static void on_deleted(void *p) { (void)p; }
 
 static int32_t deliver(void *p, const char *c, size_t n, char *m, size_t s) { (void)p; (void)c; (void)n; (void)m; (void)s; return 0; }
 
@@ -27,6 +28,7 @@ static int probe(const char *path) {
     if (!known(rc)) return 100 + rc;
     if (rc != PASSCODE_OK) return rc;  /* refused at open: fine */
     passcode_set_reset_delivery_callback(s, deliver, NULL);
+    passcode_set_account_deleted_callback(s, on_deleted, NULL);
     int32_t v;
     int64_t w;
     passcode_session_list *l = NULL;
