@@ -112,7 +112,12 @@ typedef enum passcode_status {
     PASSCODE_ERR_HOOK_FAILED = 23,
     /** Biometrics are not available on this device. */
     PASSCODE_ERR_BIOMETRIC_UNAVAILABLE = 24,
-    /** Biometrics may not unlock now; the out value says why. Ask for the passcode. */
+    /**
+     * Ask for the passcode. Two uses: biometrics may not unlock now (the out value of
+     * passcode_biometric_unlock says why); or a setting change weakens protection and the
+     * passcode was not entered on this handle within the last 5 minutes (passcode_authorize
+     * gives that proof). Nothing changed.
+     */
     PASSCODE_ERR_PASSCODE_REQUIRED = 25,
     /** The maximum number of failures removed the passcode; the logout callback was called. */
     PASSCODE_ERR_LOGGED_OUT = 26,
@@ -171,7 +176,12 @@ typedef enum passcode_status {
      * The store was set up with a pepper and this open gave none or another one, or it was set
      * up without one and this open gave one. Nothing was changed.
      */
-    PASSCODE_ERR_WRONG_PEPPER = 44
+    PASSCODE_ERR_WRONG_PEPPER = 44,
+    /**
+     * The app is locked (passcode_lock_state): no setting changes until it is unlocked.
+     * Nothing changed, and the settings hook was not asked.
+     */
+    PASSCODE_ERR_APP_LOCKED = 45
 } passcode_status;
 
 /** The Argon2id presets of passcode_options_set_cost. */
@@ -560,6 +570,20 @@ int32_t passcode_set(passcode_store *store, const char *digits, size_t length);
 int32_t passcode_verify(passcode_store *store, const char *digits, size_t length);
 
 /**
+ * Proves the user before a setting change that weakens protection (see
+ * passcode_setting_weakens): checks the passcode exactly like passcode_verify (counted
+ * before the answer, lockout, repeats; a success also unlocks). For the next 5 minutes on the
+ * boot clock, weakening changes on this handle are allowed. A correct passcode_verify, a flow,
+ * passcode_set, passcode_change and a completed reset give the same proof; a biometric
+ * unlock does not.
+ * @param store The store.
+ * @param digits The passcode's ASCII digits. Copied and wiped.
+ * @param length Number of digits.
+ * @return Any status of passcode_verify.
+ */
+int32_t passcode_authorize(passcode_store *store, const char *digits, size_t length);
+
+/**
  * Replaces the passcode. The new one is checked first (format, strength: not counted), then
  * the current one (counted like passcode_verify).
  * @param store The store.
@@ -672,10 +696,18 @@ int32_t passcode_setting_get(passcode_store *store, int32_t setting, int64_t *ou
 
 /**
  * Changes a setting, after the settings hook (if any) agreed. Every process sees the change.
+ * The library defends its policy: while the app is locked no setting changes; a change that
+ * weakens protection (passcode_setting_weakens: another lockout schedule, a maximum-failure
+ * action that allows more guesses, lock at launch off, a longer auto-lock, biometric unlock on,
+ * require-biometric-on-launch off, two-factor off, a shorter, longer-lived or more often
+ * requested reset code) needs the passcode entered on this handle within 5 minutes
+ * (passcode_authorize). With no passcode set, nothing needs proof. Strengthening needs none.
  * @param store The store.
  * @param setting A passcode_setting value.
  * @param value The new value (see passcode_setting for each one's choices).
- * @return PASSCODE_OK; PASSCODE_ERR_INVALID_SETTING (a value not offered, biometrics
+ * @return PASSCODE_OK; PASSCODE_ERR_APP_LOCKED; PASSCODE_ERR_PASSCODE_REQUIRED (a
+ * weakening change without a fresh proof: nothing changed, the hook was not asked);
+ * PASSCODE_ERR_INVALID_SETTING (a value not offered, biometrics
  * without a passcode, the lock turned off without the passcode); PASSCODE_ERR_BIOMETRIC_UNAVAILABLE;
  * PASSCODE_ERR_STATE; PASSCODE_ERR_HOOK_FAILED (the old value stays; passcode_errmsg has
  * the hook's message); PASSCODE_ERR_MISUSE (unknown setting); PASSCODE_ERR_INVALID_HANDLE; a store error.
@@ -728,12 +760,15 @@ int32_t passcode_setting_default(int32_t setting, int64_t *out);
 int32_t passcode_setting_weakens(int32_t setting, int64_t old_value, int64_t new_value, int32_t *out_weakens);
 
 /**
- * Installs a custom lockout table and selects it (PASSCODE_LOCKOUT_SCHEDULE_CUSTOM).
+ * Installs a custom lockout table and selects it (PASSCODE_LOCKOUT_SCHEDULE_CUSTOM). Any
+ * change of the lockout table weakens protection: with a passcode set it needs the passcode
+ * entered on this handle within 5 minutes (passcode_authorize), and the app unlocked.
  * @param store The store.
  * @param delays delays[i] is the wait in seconds after failure i+1; the last entry repeats.
  * @param count Entries in delays, 1 to 100; each 0 to 366 days.
  * @param max_failures The failure that triggers the maximum-failure action; 0 for never.
- * @return PASSCODE_OK, PASSCODE_ERR_INVALID_SETTING, PASSCODE_ERR_MISUSE (NULL delays),
+ * @return PASSCODE_OK, PASSCODE_ERR_APP_LOCKED, PASSCODE_ERR_PASSCODE_REQUIRED,
+ * PASSCODE_ERR_INVALID_SETTING, PASSCODE_ERR_MISUSE (NULL delays),
  * PASSCODE_ERR_HOOK_FAILED, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_set_custom_schedule(passcode_store *store, const uint32_t *delays, size_t count, uint32_t max_failures);

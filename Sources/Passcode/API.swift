@@ -267,6 +267,22 @@ public func passcode_verify(_ store: OpaquePointer?, _ digits: UnsafePointer<CCh
     withStore(store) { s in try s.verify(secret(digits, length, what: "the passcode")) }
 }
 
+/// Proves the user before a setting change that weakens protection (see
+/// `passcode_setting_weakens`): checks the passcode exactly like `passcode_verify` (counted
+/// before the answer, lockout, repeats; a success also unlocks). For the next 5 minutes on the
+/// boot clock, weakening changes on this handle are allowed. A correct `passcode_verify`, a flow,
+/// `passcode_set`, `passcode_change` and a completed reset give the same proof; a biometric
+/// unlock does not.
+/// - Parameters:
+///   - store: The store.
+///   - digits: The passcode's ASCII digits. Copied and wiped.
+///   - length: Number of digits.
+/// - Returns: Any status of `passcode_verify`.
+@c(passcode_authorize)
+public func passcode_authorize(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withStore(store) { s in try s.authorize(secret(digits, length, what: "the passcode")) }
+}
+
 /// Replaces the passcode. The new one is checked first (format, strength: not counted), then
 /// the current one (counted like `passcode_verify`).
 /// - Parameters:
@@ -410,11 +426,19 @@ public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ ou
 }
 
 /// Changes a setting, after the settings hook (if any) agreed. Every process sees the change.
+/// The library defends its policy: while the app is locked no setting changes; a change that
+/// weakens protection (`passcode_setting_weakens`: another lockout schedule, a maximum-failure
+/// action that allows more guesses, lock at launch off, a longer auto-lock, biometric unlock on,
+/// require-biometric-on-launch off, two-factor off, a shorter, longer-lived or more often
+/// requested reset code) needs the passcode entered on this handle within 5 minutes
+/// (`passcode_authorize`). With no passcode set, nothing needs proof. Strengthening needs none.
 /// - Parameters:
 ///   - store: The store.
 ///   - setting: A `passcode_setting` value.
 ///   - value: The new value (see `passcode_setting` for each one's choices).
-/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_INVALID_SETTING` (a value not offered, biometrics
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_APP_LOCKED`; `PASSCODE_ERR_PASSCODE_REQUIRED` (a
+///   weakening change without a fresh proof: nothing changed, the hook was not asked);
+///   `PASSCODE_ERR_INVALID_SETTING` (a value not offered, biometrics
 ///   without a passcode, the lock turned off without the passcode); `PASSCODE_ERR_BIOMETRIC_UNAVAILABLE`;
 ///   `PASSCODE_ERR_STATE`; `PASSCODE_ERR_HOOK_FAILED` (the old value stays; `passcode_errmsg` has
 ///   the hook's message); `PASSCODE_ERR_MISUSE` (unknown setting); `PASSCODE_ERR_INVALID_HANDLE`; a store error.
@@ -506,13 +530,16 @@ public func passcode_setting_weakens(_ setting: Int32, _ old_value: Int64, _ new
     withSetting(setting) { which in try put(out_weakens, which.spec.weakening.weakens(from: old_value, to: new_value) ? 1 : 0) }
 }
 
-/// Installs a custom lockout table and selects it (`PASSCODE_LOCKOUT_SCHEDULE_CUSTOM`).
+/// Installs a custom lockout table and selects it (`PASSCODE_LOCKOUT_SCHEDULE_CUSTOM`). Any
+/// change of the lockout table weakens protection: with a passcode set it needs the passcode
+/// entered on this handle within 5 minutes (`passcode_authorize`), and the app unlocked.
 /// - Parameters:
 ///   - store: The store.
 ///   - delays: `delays[i]` is the wait in seconds after failure i+1; the last entry repeats.
 ///   - count: Entries in `delays`, 1 to 100; each 0 to 366 days.
 ///   - max_failures: The failure that triggers the maximum-failure action; 0 for never.
-/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_SETTING`, `PASSCODE_ERR_MISUSE` (NULL delays),
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_APP_LOCKED`, `PASSCODE_ERR_PASSCODE_REQUIRED`,
+///   `PASSCODE_ERR_INVALID_SETTING`, `PASSCODE_ERR_MISUSE` (NULL delays),
 ///   `PASSCODE_ERR_HOOK_FAILED`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_set_custom_schedule)
 public func passcode_set_custom_schedule(_ store: OpaquePointer?, _ delays: UnsafePointer<UInt32>?, _ count: UInt, _ max_failures: UInt32) -> Int32 {

@@ -56,7 +56,10 @@ public enum Status: Int32 {
     case errHookFailed = 23
     /// Biometrics are not available on this device.
     case errBiometricUnavailable = 24
-    /// Biometrics may not unlock now; the out value says why. Ask for the passcode.
+    /// Ask for the passcode. Two uses: biometrics may not unlock now (the out value of
+    /// `passcode_biometric_unlock` says why); or a setting change weakens protection and the
+    /// passcode was not entered on this handle within the last 5 minutes (`passcode_authorize`
+    /// gives that proof). Nothing changed.
     case errPasscodeRequired = 25
     /// The maximum number of failures removed the passcode; the logout callback was called.
     case errLoggedOut = 26
@@ -104,6 +107,9 @@ public enum Status: Int32 {
     /// The store was set up with a pepper and this open gave none or another one, or it was set
     /// up without one and this open gave one. Nothing was changed.
     case errWrongPepper = 44
+    /// The app is locked (`passcode_lock_state`): no setting changes until it is unlocked.
+    /// Nothing changed, and the settings hook was not asked.
+    case errAppLocked = 45
 }
 
 extension PasscodeError {
@@ -152,6 +158,8 @@ extension PasscodeError {
         case .tampered: return .errTampered
         case .wipePending: return .errWipePending
         case .wrongPepper: return .errWrongPepper
+        case .proofRequired: return .errPasscodeRequired
+        case .appLocked: return .errAppLocked
         }
     }
 }
@@ -204,6 +212,7 @@ extension Status {
         case .errTampered: return "store changed outside libpasscode"
         case .errWipePending: return "deleted; old bytes remain until another connection ends"
         case .errWrongPepper: return "the pepper does not fit this store"
+        case .errAppLocked: return "the app is locked"
         }
     }
 }

@@ -60,6 +60,10 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case wipePending
     /// The open gave no pepper, or another one, than the store was set up with.
     case wrongPepper(String)
+    /// A change that weakens protection needs the passcode entered on this handle within 5 minutes.
+    case proofRequired(String)
+    /// The app is locked: no setting changes until it is unlocked.
+    case appLocked
 
     /// The seconds to wait that the error carries: until the next attempt (a lockout) or the
     /// next reset-code request (the rate limit); 0 for the others.
@@ -105,6 +109,9 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .sessionIsCurrent: return "this device's own session cannot be signed out here; log out instead"
         case .confirmationMismatch: return "type DELETE, in capitals, to confirm"
         case .callbackRequired(let m), .wrongPepper(let m): return m
+        case .proofRequired(let what):
+            return "changing \(what) weakens protection: enter the passcode first (passcode_authorize), then change it within 5 minutes"
+        case .appLocked: return "the app is locked: unlock it before changing a setting"
         case .tampered:
             return "the store's security state was changed outside libpasscode; only a reset by email, forgot passcode or deleting the account can go on"
         case .wipePending:

@@ -87,6 +87,13 @@ extension PasscodeStore {
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
             try update(LockState.self) { $0.reset() }  // set up again after a logout
         }
+        recordProof(now)
+    }
+
+    /// Proves the user for a weakening setting change (`passcode_authorize`): exactly a verify
+    /// (counted write-ahead, lockout, repeats; a success also unlocks).
+    public func authorize(_ code: SecretBytes) throws {
+        try verify(code)
     }
 
     /// Replaces the passcode after checking the current one (`passcode_change`). A wrong
@@ -163,6 +170,7 @@ extension PasscodeStore {
         let end = now()
         if ok {
             try write { try finishSuccessLocked(seq: seq, now: end, oldHash: hash, newHash: upgraded) }
+            recordProof(end)
             return
         }
         let outcome: FailureOutcome = try write { try finishFailureLocked(fingerprint: fingerprint, hash: hash, now: end) }

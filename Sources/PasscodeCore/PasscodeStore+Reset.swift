@@ -211,6 +211,7 @@ extension PasscodeStore {
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
         }
         forgetWrongGuesses()
+        recordProof(now)
         hooks.notify?(Notice.passcodeReset.rawValue)
     }
 

@@ -27,6 +27,9 @@ public final class PasscodeStore: @unchecked Sendable {
     /// typing the same wrong passcode again does not count twice. Memory only.
     var recentWrongGuesses: [(fingerprint: [UInt8], bootMs: Int64)] = []
     let fingerprintKey = Sodium.randomBytes(32)
+    /// When the passcode was last entered correctly on this handle (verify, a flow, authorize,
+    /// set, change, reset): the proof a weakening setting change needs. Memory only, per handle.
+    var lastProof: BootInstant?
     /// With a pepper: the key of the MAC over the security state (see Integrity.swift).
     let integrityKey: SecretBytes?
     /// Host callbacks (set through the C API); read and replaced under `lock`.

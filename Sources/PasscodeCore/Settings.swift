@@ -255,6 +255,31 @@ extension PasscodeStore {
         }
     }
 
+    // MARK: - The library defends its policy
+
+    /// A passcode entered within this long on this handle proves the user for a weakening change.
+    static let proofWindowMs: Int64 = 5 * 60 * 1000
+
+    /// Records that the passcode was entered correctly now.
+    func recordProof(_ now: ClockReading) {
+        lock.withLock { lastProof = BootInstant(bootID: now.bootID, ms: now.bootMs) }
+    }
+
+    /// What every setting change needs before the host's hook is asked: the app unlocked, and,
+    /// for a change that weakens protection while a passcode is set, a fresh proof (the passcode
+    /// entered on this handle within 5 minutes on the boot clock). A biometric unlock is no proof.
+    func checkChangeAllowed(_ what: String, weakens: Bool) throws {
+        let now = now()
+        let (locked, passcodeSet) = try read { (try lockStatusLocked().locked, try passcodeRowLocked() != nil) }
+        if locked { throw PasscodeError.appLocked }
+        guard weakens && passcodeSet else { return }
+        let proof = lock.withLock { lastProof }
+        guard let proof, proof.bootID == now.bootID, now.bootMs >= proof.ms,
+              now.bootMs - proof.ms <= PasscodeStore.proofWindowMs else {
+            throw PasscodeError.proofRequired(what)
+        }
+    }
+
     func checkAllowed(_ setting: Setting, _ value: Int64) throws {
         guard setting.spec.allows(value) else {
             throw PasscodeError.invalidSetting("\(value) is not a valid value for \(setting.key)")
@@ -287,6 +312,7 @@ extension PasscodeStore {
     func changeSetting(_ setting: Setting, to value: Int64) throws {
         let old = try read { try self.value(setting) }
         if value == old { return }
+        try checkChangeAllowed(setting.key, weakens: setting.spec.weakening.weakens(from: old, to: value))
         // Validate before asking the host, so the hook never sees a change that cannot happen.
         try read { try checkRequirementLocked(setting, value) }
         try callSettingHook(setting.key, old: old, new: value)
@@ -312,6 +338,7 @@ extension PasscodeStore {
             throw PasscodeError.invalidSetting("the maximum number of failures must be 0 (never) to 10000")
         }
         let custom = Int64(LockoutScheduleKind.custom.rawValue)
+        try checkChangeAllowed("the lockout schedule", weakens: true)  // any change of the table
         try callSettingHook(CustomScheduleRow.key, old: try get(.lockoutSchedule), new: custom)
         try write {
             try putSettingRow(CustomScheduleRow.key, .text(CustomScheduleRow.encode(delays: delays, maxFailures: maxFailures)))

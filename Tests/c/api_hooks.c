@@ -262,7 +262,7 @@ static void reentrant_logout(void *payload, int32_t reason) {
     (void)payload; (void)reason;
     int32_t v = -1;
     if (passcode_is_set(reentrant_store, &v) == PASSCODE_OK) reentrant_seen = v;
-    passcode_setting_set(reentrant_store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60);
+    passcode_set_length(reentrant_store, 8);  /* logged out: no setting changes, but the setup may begin */
 }
 static int32_t reentrant_hook(void *payload, const char *key, const char *o, const char *n, char *m, size_t size) {
     (void)payload; (void)key; (void)o; (void)n; (void)m; (void)size;
@@ -278,7 +278,7 @@ static void test_callbacks_may_call_back_into_the_library(void) {
     CHECK_STATUS(passcode_set_logout_callback(reentrant_store, reentrant_logout, NULL), PASSCODE_OK);
     CHECK_STATUS(passcode_forgot(reentrant_store), PASSCODE_OK);
     CHECK(reentrant_seen == 0);  /* the callback saw the passcode already removed */
-    CHECK(get_setting(reentrant_store, PASSCODE_SETTING_AUTO_LOCK_SECONDS) == 60);  /* and its own change went through the hook */
+    CHECK(get_setting(reentrant_store, PASSCODE_SETTING_PASSCODE_LENGTH) == 8);  /* and its own change went through the hook */
     passcode_close(reentrant_store);
 }
 

@@ -137,4 +137,5 @@ void run_lockout_tests(void);
 void run_processes_tests(void);
 void run_hooks_tests(void);
 void run_hostile_tests(void);
+void run_policy_tests(void);
 #endif

@@ -64,9 +64,10 @@ static void child(const char *path, int fd, int mode, int round) {
     for (long i = 0;; i++) {
         if (mode == 0) {
             if (i % 4 == 3) {
-                long v = (i / 4) % 2 ? 60 : 300;
+                /* Between two actions that allow no more guesses: a change that needs no passcode proof. */
+                long v = (i / 4) % 2 ? PASSCODE_MAX_FAILURE_ACTION_REQUIRE_RESET : PASSCODE_MAX_FAILURE_ACTION_FORCED_LOGOUT;
                 say(fd, 'T', v);
-                if (passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, v) != PASSCODE_OK) _exit(5);
+                if (passcode_setting_set(s, PASSCODE_SETTING_MAX_FAILURE_ACTION, v) != PASSCODE_OK) _exit(5);
                 say(fd, 't', v);
             } else {
                 char g[16];
@@ -112,7 +113,7 @@ int main(int argc, char **argv) {
     passcode_set_custom_schedule(s, none, 1, 0);  /* no lockout: the child may guess freely */
     passcode_setting_set(s, PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS, 0);
     passcode_close(s);
-    long answered_total = 0, started_total = 0, current_setting = 900;
+    long answered_total = 0, started_total = 0, current_setting = PASSCODE_MAX_FAILURE_ACTION_REQUIRE_RESET;
     long all_started = 0, all_answered = 0, all_settings = 0, all_resets = 0;
     int passed = 0, failed = 0, kills = 0;
     for (int round = 0; round < rounds; round++) {
@@ -155,7 +156,7 @@ int main(int argc, char **argv) {
         int32_t failures = -1;
         passcode_failed_attempts(c, &failures);
         int64_t setting = -1;
-        passcode_setting_get(c, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &setting);
+        passcode_setting_get(c, PASSCODE_SETTING_MAX_FAILURE_ACTION, &setting);
         if (mode == 0) {
             if (failures >= answered_total && failures <= started_total) passed++;
             else { failed++; fprintf(stderr, "round %d: counter %d, answered %ld, started %ld\n", round, failures, answered_total, started_total); }

@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
     run_processes_tests();
     run_hooks_tests();
     run_hostile_tests();
+    run_policy_tests();
     remove_tree(tmp_root);
     return tl_summary();
 }

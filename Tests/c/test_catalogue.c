@@ -94,6 +94,7 @@ int main(void) {
         passcode_store *x = handles[h];
         CASE(passcode_set(x, "502817", 6), INV);
         CASE(passcode_verify(x, "386491", 6), INV);
+        CASE(passcode_authorize(x, "386491", 6), INV);
         CASE(passcode_change(x, "386491", 6, "502817", 6), INV);
         CASE(passcode_disable(x, "386491", 6), INV);
         CASE(passcode_enable(x), INV);
@@ -198,6 +199,9 @@ int main(void) {
     const size_t bad_len[] = {5, 7, 6, 6, 6, 6, 6};
     CASE(passcode_set(s, NULL, 6), MIS);
     CASE(passcode_verify(s, NULL, 6), MIS);
+    CASE(passcode_authorize(s, NULL, 6), MIS);
+    CASE(passcode_authorize(s, huge, sizeof huge), FMT);
+    CASE(passcode_authorize(s, "38649a", 6), FMT);
     CASE(passcode_verify(s, NULL, 0), MIS);
     CASE(passcode_verify(s, huge, sizeof huge), FMT);
     CASE(passcode_verify(s, "386491", 0), FMT);

@@ -47,7 +47,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 static void check(int32_t rc) {
-    if (rc < PASSCODE_OK || rc > PASSCODE_ERR_WRONG_PEPPER) abort();
+    if (rc < PASSCODE_OK || rc > PASSCODE_ERR_APP_LOCKED) abort();
     if (rc == PASSCODE_ERR_INTERNAL) { fprintf(stderr, "internal: %s\n", passcode_errmsg(store)); abort(); }
     if (rc == PASSCODE_ERR_BUSY || rc == PASSCODE_ERR_CORRUPT) abort();
 }
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         i += n;
         switch (op) {
         case 0: check(passcode_set(store, arg, n)); break;
-        case 1: check(passcode_verify(store, arg, n)); break;
+        case 1: check((n & 1) ? passcode_authorize(store, arg, n) : passcode_verify(store, arg, n)); break;
         case 2: check(passcode_change(store, arg, n / 2, arg + n / 2, n - n / 2)); break;
         case 3: check(passcode_disable(store, arg, n)); break;
         case 4: check(passcode_enable(store)); break;

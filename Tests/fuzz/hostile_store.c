@@ -33,7 +33,7 @@ static int use_pepper;  /* the second round: a peppered store, whose edits are t
 static const uint8_t pepper[32] = {42, 1, 2, 3};
 
 static void check(int32_t rc, const char *call) {
-    if (rc < PASSCODE_OK || rc > PASSCODE_ERR_WRONG_PEPPER || rc == PASSCODE_ERR_INTERNAL) {
+    if (rc < PASSCODE_OK || rc > PASSCODE_ERR_APP_LOCKED || rc == PASSCODE_ERR_INTERNAL) {
         fprintf(stderr, "hostile store: %s returned %d (%s) after: %s\n", call, rc, passcode_strerror(rc), current_edit);
         abort();
     }
@@ -123,6 +123,7 @@ static void exercise(const char *path) {
     CHECK(passcode_biometric_failed(s, &i32));
     CHECK(passcode_verify(s, "502817", 6));
     CHECK(passcode_verify(s, "386491", 6));
+    CHECK(passcode_authorize(s, "386491", 6));
     CHECK(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60));
     CHECK(passcode_setting_set(s, PASSCODE_SETTING_LOCKOUT_SCHEDULE, PASSCODE_LOCKOUT_SCHEDULE_CUSTOM));
     CHECK(passcode_change(s, "386491", 6, "915372", 6));

@@ -357,3 +357,16 @@ def test_failures_raise_through_errcheck_with_the_library_message(locked_store, 
 def test_binding_version_comes_from_the_version_file():
     with open(os.path.join(ROOT, "VERSION")) as f:
         assert passcode.__version__ == f.read().strip()
+
+
+def test_weakening_needs_a_fresh_passcode(locked_store, clock):
+    # set_passcode was the proof; 5 minutes later it is stale
+    clock.advance(301)
+    with pytest.raises(passcode.PasscodeRequired):
+        locked_store.set(Setting.AUTO_LOCK_SECONDS, 3600)
+    locked_store.set(Setting.AUTO_LOCK_SECONDS, 60)  # shorter: no proof needed
+    locked_store.authorize(PC1)
+    locked_store.set(Setting.AUTO_LOCK_SECONDS, 3600)
+    locked_store.report(Event.LOCK_NOW)
+    with pytest.raises(passcode.AppLocked):
+        locked_store.set(Setting.AUTO_LOCK_SECONDS, 60)

@@ -269,6 +269,11 @@ class Store(_Handle):
         ResetRequired, LoggedOut, NoPasscode or FormatError (passcode_verify)."""
         _call_with_secrets(_lib.passcode_verify, self._h(), _bytes(digits, "the passcode"))
 
+    def authorize(self, digits: Digits) -> None:
+        """Proves the user before a weakening setting change: checked exactly like verify, and for
+        5 minutes weakening changes on this store object are allowed (passcode_authorize)."""
+        _call_with_secrets(_lib.passcode_authorize, self._h(), _bytes(digits, "the passcode"))
+
     def change(self, current: Digits, new: Digits) -> None:
         """Replaces the passcode after checking the current one (passcode_change)."""
         _call_with_secrets(_lib.passcode_change, self._h(), _bytes(current, "the current passcode"),

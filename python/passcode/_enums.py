@@ -52,6 +52,7 @@ class Status(IntEnum):
     ERR_TAMPERED = 42
     ERR_WIPE_PENDING = 43
     ERR_WRONG_PEPPER = 44
+    ERR_APP_LOCKED = 45
 
 
 class Cost(IntEnum):

@@ -214,6 +214,11 @@ class WrongPepper(PasscodeError):
     status = Status.ERR_WRONG_PEPPER
 
 
+class AppLocked(PasscodeError):
+    """The app is locked: no setting changes until it is unlocked."""
+    status = Status.ERR_APP_LOCKED
+
+
 _BY_STATUS = {}
 for _cls in list(globals().values()):
     if isinstance(_cls, type) and issubclass(_cls, PasscodeError) and "status" in _cls.__dict__:

@@ -73,6 +73,7 @@ FUNCTIONS = {
     "passcode_errwait": (c_int64, [STORE]),
     "passcode_set": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_verify": (c_int32, [STORE, c_char_p, c_size_t]),
+    "passcode_authorize": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_change": (c_int32, [STORE, c_char_p, c_size_t, c_char_p, c_size_t]),
     "passcode_disable": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_enable": (c_int32, [STORE]),
