@@ -46,6 +46,8 @@ typedef struct passcode_options passcode_options;
 typedef struct passcode_flow passcode_flow;
 /** A snapshot of the device sessions, from passcode_session_list_new(). */
 typedef struct passcode_session_list passcode_session_list;
+/** A snapshot of the security event log, from passcode_event_log_new(). */
+typedef struct passcode_event_log passcode_event_log;
 
 
 /**
@@ -262,6 +264,50 @@ typedef enum passcode_biometric_kind {
     /** Another kind (fingerprint reader, iris): shown as "Biometric". */
     PASSCODE_BIOMETRIC_KIND_OTHER = 3
 } passcode_biometric_kind;
+
+/** What happened (passcode_event_list_get). */
+typedef enum passcode_security_event {
+    /** A wrong passcode (counted before the answer was known). */
+    PASSCODE_SECURITY_EVENT_FAILED_ATTEMPT = 0,
+    /** A lockout started; the detail is its length in seconds. */
+    PASSCODE_SECURITY_EVENT_LOCKOUT_STARTED = 1,
+    /** Unlocked with the passcode. */
+    PASSCODE_SECURITY_EVENT_UNLOCKED_BY_PASSCODE = 2,
+    /** Unlocked with biometrics. */
+    PASSCODE_SECURITY_EVENT_UNLOCKED_BY_BIOMETRICS = 3,
+    /** A biometric match failed. */
+    PASSCODE_SECURITY_EVENT_BIOMETRIC_FAILED = 4,
+    /** The maximum number of failures was reached. */
+    PASSCODE_SECURITY_EVENT_MAX_FAILURES_REACHED = 5,
+    /** A passcode was set. */
+    PASSCODE_SECURITY_EVENT_PASSCODE_SET = 6,
+    /** The passcode was changed. */
+    PASSCODE_SECURITY_EVENT_PASSCODE_CHANGED = 7,
+    /** The passcode lock was turned off (the passcode stays stored). */
+    PASSCODE_SECURITY_EVENT_PASSCODE_DISABLED = 8,
+    /** The passcode lock was turned on again. */
+    PASSCODE_SECURITY_EVENT_PASSCODE_ENABLED = 9,
+    /** The passcode was removed. */
+    PASSCODE_SECURITY_EVENT_PASSCODE_REMOVED = 10,
+    /** A reset code was requested. */
+    PASSCODE_SECURITY_EVENT_RESET_CODE_REQUESTED = 11,
+    /** A reset code was handed to the delivery callback. */
+    PASSCODE_SECURITY_EVENT_RESET_CODE_DELIVERED = 12,
+    /** The delivery callback failed; the code was discarded. */
+    PASSCODE_SECURITY_EVENT_RESET_CODE_DELIVERY_FAILED = 13,
+    /** The passcode was reset with a code. */
+    PASSCODE_SECURITY_EVENT_RESET_COMPLETED = 14,
+    /** A reset code expired. */
+    PASSCODE_SECURITY_EVENT_RESET_CODE_EXPIRED = 15,
+    /** "Forgot passcode": the passcode was removed and the user logged out. */
+    PASSCODE_SECURITY_EVENT_FORGOT_PASSCODE = 16,
+    /** A setting changed; the detail is "name old -> new". */
+    PASSCODE_SECURITY_EVENT_SETTING_CHANGED = 17,
+    /** A device session was signed out; the detail is its id. */
+    PASSCODE_SECURITY_EVENT_SESSION_SIGNED_OUT = 18,
+    /** The account was deleted (with it, every earlier event). */
+    PASSCODE_SECURITY_EVENT_ACCOUNT_DELETED = 19
+} passcode_security_event;
 
 /** The task a flow performs (passcode_flow_new). */
 typedef enum passcode_flow_kind {
@@ -1147,6 +1193,55 @@ int32_t passcode_set_account_deleted_callback(passcode_store *store, void (*call
  * PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_delete_account(passcode_store *store, const char *confirmation);
+
+/* ---- Security event log ---------------------------------------------------------------------- */
+
+/**
+ * Takes a snapshot of the security event log, newest first: failed attempts, lockouts, unlocks
+ * by passcode or biometrics, passcode set, changed, disabled, enabled and removed, reset codes,
+ * forgot passcode, setting changes, sessions signed out. Each event is written in the same
+ * transaction as the change it records, carries its wall-clock time (display only) and never a
+ * secret. The log keeps the newest 1,000 events of the last 90 days; deleting the account empties it.
+ * @param store The store.
+ * @param out Receives the snapshot; release it with passcode_event_log_free.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_event_log_new(passcode_store *store, passcode_event_log **out);
+
+/**
+ * The number of events in a snapshot.
+ * @param log The snapshot.
+ * @return The count; 0 for NULL or an invalid snapshot.
+ */
+size_t passcode_event_log_count(passcode_event_log *log);
+
+/**
+ * One event of a snapshot. The detail belongs to the snapshot and lives until it is freed.
+ * @param log The snapshot.
+ * @param index 0 (the newest) to count - 1.
+ * @param out_kind Receives a passcode_security_event; may be NULL (as may every out pointer here).
+ * @param out_wall_ms Receives the wall-clock time, milliseconds since 1970.
+ * @param out_detail Receives the detail: a lockout's seconds, "setting old -> new", a session id, or "".
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (index out of range), PASSCODE_ERR_INVALID_HANDLE.
+ */
+int32_t passcode_event_log_get(passcode_event_log *log, size_t index, int32_t *out_kind, int64_t *out_wall_ms, const char **out_detail);
+
+/**
+ * Releases a snapshot and its strings. NULL does nothing.
+ * @param log The snapshot, or NULL.
+ */
+void passcode_event_log_free(passcode_event_log *log);
+
+/**
+ * What to tell the user right after an unlock, as Android does ("3 failed attempts since your
+ * last unlock"): the failed attempts between the previous unlock and the latest one, and the
+ * time of the last of them. While failures follow the latest unlock (still locked), those.
+ * @param store The store.
+ * @param out_failures Receives the count.
+ * @param out_last_failure_wall_ms Receives the wall-clock time of the last failure, 0 when none; may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+int32_t passcode_failure_summary(passcode_store *store, int32_t *out_failures, int64_t *out_last_failure_wall_ms);
 
 /* ---- Callbacks ------------------------------------------------------------------------------- */
 

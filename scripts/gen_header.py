@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SWIFT_DIRS = [ROOT / "Sources" / "Passcode", ROOT / "Sources" / "PasscodeCore"]
 # Files whose declarations come first, in this order; the rest follow by name.
 FIRST = ["Version.swift", "Status.swift", "API.swift", "API+Lock.swift", "API+Flow.swift", "API+Reset.swift",
-         "API+Account.swift", "API+Callbacks.swift"]
+         "API+Account.swift", "API+Events.swift", "API+Callbacks.swift"]
 
 HANDLES = {"store": "passcode_store", "options": "passcode_options", "flow": "passcode_flow",
-           "list": "passcode_session_list"}
+           "list": "passcode_session_list", "log": "passcode_event_log"}
 
 
 def snake_upper(name):
@@ -238,6 +238,8 @@ typedef struct passcode_options passcode_options;
 typedef struct passcode_flow passcode_flow;
 /** A snapshot of the device sessions, from passcode_session_list_new(). */
 typedef struct passcode_session_list passcode_session_list;
+/** A snapshot of the security event log, from passcode_event_log_new(). */
+typedef struct passcode_event_log passcode_event_log;
 """]
     seen = set()
     undocumented = []

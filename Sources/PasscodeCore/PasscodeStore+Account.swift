@@ -115,7 +115,11 @@ extension PasscodeStore {
         guard let row else { throw PasscodeError.sessionNotFound }
         guard row[0].int != 1 else { throw PasscodeError.sessionIsCurrent }
         if let hook = hooks.signOutSession, let failure = hook(id) { throw PasscodeError.hookFailed(failure) }
-        try write { _ = try db.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)]) }
+        let now = now()
+        try write {
+            try db.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)])
+            try logLocked(.sessionSignedOut, id, now: now)
+        }
     }
 
     /// Signs out every session but this device's (`passcode_session_sign_out_others`). Each goes
@@ -137,7 +141,13 @@ extension PasscodeStore {
             if let hook, let f = hook(id) { failure = failure ?? f; continue }
             done.append(id)
         }
-        try write { for id in done { try db.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)]) } }
+        let now = now()
+        try write {
+            for id in done {
+                try db.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)])
+                try logLocked(.sessionSignedOut, id, now: now)
+            }
+        }
         return (done.count, failure)
     }
 
@@ -153,11 +163,13 @@ extension PasscodeStore {
         guard let deleted = hooks.accountDeleted else {
             throw PasscodeError.callbackRequired("deleting the account needs an account-deleted callback (passcode_set_account_deleted_callback)")
         }
+        let now = now()
         try write(.resolve) {
-            for table in ["passcode", "settings", "state", "reset_code", "reset_request", "session"] {
+            for table in ["passcode", "settings", "state", "reset_code", "reset_request", "session", "event"] {
                 try db.query("DELETE FROM \(table)")
             }
             try update(LockState.self) { $0.logOut() }
+            try logLocked(.accountDeleted, now: now)  // the log went with the account; this is all it says
         }
         lock.withLock {
             _ = try? db.exec("VACUUM")  // with a reader elsewhere it cannot run; secure_delete has zeroed the pages

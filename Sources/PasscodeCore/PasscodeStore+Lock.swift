@@ -110,6 +110,7 @@ extension PasscodeStore {
             if r == .none {
                 try update(LockState.self) { $0.unlock() }
                 try update(BiometricState.self) { $0.failures = 0 }
+                try logLocked(.unlockedByBiometrics, now: now)
             }
             return r
         }
@@ -120,8 +121,10 @@ extension PasscodeStore {
     /// many failed since the last unlock. After 5 the passcode is needed.
     @discardableResult
     public func biometricFailed() throws -> Int64 {
-        try write {
-            try update(BiometricState.self) { bio in
+        let now = now()
+        return try write {
+            try logLocked(.biometricFailed, now: now)
+            return try update(BiometricState.self) { bio in
                 bio.failures += 1
                 return bio.failures
             }

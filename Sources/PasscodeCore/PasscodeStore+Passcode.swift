@@ -86,6 +86,7 @@ extension PasscodeStore {
             try update(AttemptState.self) { $0.clearAttempts() }
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
             try update(LockState.self) { $0.reset() }  // set up again after a logout
+            try logLocked(.passcodeSet, now: now)
         }
         recordProof(now)
     }
@@ -112,7 +113,11 @@ extension PasscodeStore {
     public func removePasscode(current: SecretBytes) throws {
         try checkFormat(current, length: try passcodeLength())
         try verify(current)
-        try write { try removePasscodeLocked() }
+        let now = now()
+        try write {
+            try removePasscodeLocked()
+            try logLocked(.passcodeRemoved, now: now)
+        }
         forgetWrongGuesses()
     }
 
@@ -150,14 +155,14 @@ extension PasscodeStore {
         let start = now()
         // 1. Write-ahead: count the attempt durably, or refuse without looking at the passcode.
         let begun: AttemptStart = try write { try beginAttemptLocked(code, fingerprint: fingerprint, now: start) }
-        let seq: Int64, hash: String
+        let seq: Int64, hash: String, pending: [Int64]
         switch begun {
         case .blocked(let error): throw error
         case .loggedOut:
             hooks.logout?(LogoutReason.maxFailures.rawValue)
             throw PasscodeError.loggedOut
         case .repeatOfWrongGuess: throw PasscodeError.wrongPasscode
-        case .proceed(let s, let h): (seq, hash) = (s, h)
+        case .proceed(let s, let h, let e): (seq, hash, pending) = (s, h, e)
         }
         // 2. The expensive check, with no lock held.
         let input = hashInput(code)
@@ -169,7 +174,7 @@ extension PasscodeStore {
         // 3. Record the answer.
         let end = now()
         if ok {
-            try write { try finishSuccessLocked(seq: seq, now: end, oldHash: hash, newHash: upgraded) }
+            try write { try finishSuccessLocked(seq: seq, now: end, oldHash: hash, newHash: upgraded, pendingEvents: pending) }
             recordProof(end)
             return
         }
@@ -184,7 +189,8 @@ extension PasscodeStore {
     }
 
     enum AttemptStart {
-        case proceed(seq: Int64, hash: String)
+        /// `events`: what this attempt logged write-ahead (a failure, a lockout), undone on success.
+        case proceed(seq: Int64, hash: String, events: [Int64])
         case repeatOfWrongGuess
         case blocked(PasscodeError)
         case loggedOut
@@ -217,21 +223,30 @@ extension PasscodeStore {
             return .repeatOfWrongGuess
         }
         let seq = attempts.beginAttempt()
-        // The lockout this attempt earns if it fails is set now; success lifts it.
+        // The attempt is logged as a failure now, with the lockout it earns if it fails; a
+        // success takes both back (the counter and the log agree after any kill).
+        var events = [try logLocked(.failedAttempt, now: now)]
         switch schedule.step(afterFailures: Int(clamping: attempts.failures)) {
         case .none: break
-        case .delay(let seconds): attempts.startLockout(ms: seconds * 1000, now: now)
+        case .delay(let seconds):
+            attempts.startLockout(ms: seconds * 1000, now: now)
+            events.append(try logLocked(.lockoutStarted, String(seconds), now: now))
         case .maximum:
+            events.append(try logLocked(.maxFailuresReached, now: now))
             switch action {
             case .requireReset, .forcedLogout: attempts.resetRequired = true
-            case .none: attempts.startLockout(ms: schedule.longestDelay * 1000, now: now)
+            case .none:
+                attempts.startLockout(ms: schedule.longestDelay * 1000, now: now)
+                events.append(try logLocked(.lockoutStarted, String(schedule.longestDelay), now: now))
             }
         }
         try save(attempts, over: before)
-        return .proceed(seq: seq, hash: row.hash)
+        return .proceed(seq: seq, hash: row.hash, events: events)
     }
 
-    private func finishSuccessLocked(seq: Int64, now: ClockReading, oldHash: String, newHash: String?) throws {
+    private func finishSuccessLocked(seq: Int64, now: ClockReading, oldHash: String, newHash: String?, pendingEvents: [Int64]) throws {
+        for id in pendingEvents { try db.query("DELETE FROM event WHERE id = ?", [.int(id)]) }
+        try logLocked(.unlockedByPasscode, now: now)
         try update(AttemptState.self) { $0.succeeded(seq: seq) }
         try update(LockState.self) { lock in
             lock.unlock()

@@ -66,6 +66,7 @@ extension PasscodeStore {
             if wait > 0 { return .failure(.rateLimited(seconds: wait)) }
             try db.query("INSERT INTO reset_request(boot_id, boot_ms, wall_ms) VALUES(?, ?, ?)",
                          [.int(Int64(bitPattern: now.bootID)), .int(now.bootMs), .int(now.wallMs)])
+            try logLocked(.resetCodeRequested, now: now)
             return .success(())
         }
         try limit.get()
@@ -87,9 +88,13 @@ extension PasscodeStore {
         }
         // 3. Delivery, with no lock held. On failure the new code is discarded.
         if let failure = deliver(code) {
-            try write(.recover) { _ = try db.query("DELETE FROM reset_code WHERE generation = ?", [.int(generation)]) }
+            try write(.recover) {
+                try db.query("DELETE FROM reset_code WHERE generation = ?", [.int(generation)])
+                try logLocked(.resetCodeDeliveryFailed, now: now)
+            }
             throw PasscodeError.hookFailed(failure.isEmpty ? "the reset code could not be delivered" : failure)
         }
+        try write(.recover) { _ = try logLocked(.resetCodeDelivered, now: now) }
     }
 
     /// Seconds until the next reset-code request is allowed, 0 when it is allowed now
@@ -157,6 +162,7 @@ extension PasscodeStore {
             guard let current = try resetCodeLocked() else { return .failure(.noResetCode) }
             if current.isExpired(now: now) {
                 try db.query("DELETE FROM reset_code")
+                try logLocked(.resetCodeExpired, now: now)
                 return .failure(.resetCodeExpired)
             }
             guard current.tries < PasscodeStore.resetCodeMaxTries else {
@@ -209,6 +215,7 @@ extension PasscodeStore {
                 lock.launchNeedsPasscode = false
             }
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
+            try logLocked(.resetCompleted, now: now)
         }
         forgetWrongGuesses()
         recordProof(now)
@@ -225,7 +232,11 @@ extension PasscodeStore {
         guard let logout = hooks.logout else {
             throw PasscodeError.callbackRequired("forgot passcode needs a logout callback (passcode_set_logout_callback) to log the user out")
         }
-        try write(.resolve) { try removePasscodeLocked(loggingOut: true) }
+        let now = now()
+        try write(.resolve) {
+            try removePasscodeLocked(loggingOut: true)
+            try logLocked(.forgotPasscode, now: now)
+        }
         forgetWrongGuesses()
         logout(LogoutReason.forgotPasscode.rawValue)
         try wipeLog()
@@ -240,6 +251,7 @@ extension PasscodeStore {
         try write {
             try db.query("UPDATE passcode SET hash = ?, set_wall_ms = ? WHERE id = 1", [.text(hash), .int(now.wallMs)])
             if try db.scalar("SELECT changes()")?.int ?? 0 == 0 { throw PasscodeError.noPasscode }
+            try logLocked(.passcodeChanged, now: now)
         }
         forgetWrongGuesses()
     }

@@ -37,6 +37,14 @@ enum Schema {
             location TEXT,
             is_current INTEGER NOT NULL DEFAULT 0);
         """,
+        // 2 -> 3: the security event log (bounded: the newest 1,000 events of the last 90 days).
+        """
+        CREATE TABLE event(
+            id INTEGER PRIMARY KEY,
+            wall_ms INTEGER NOT NULL,
+            kind INTEGER NOT NULL,
+            detail TEXT NOT NULL DEFAULT '');
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

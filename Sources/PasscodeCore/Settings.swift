@@ -316,9 +316,15 @@ extension PasscodeStore {
         // Validate before asking the host, so the hook never sees a change that cannot happen.
         try read { try checkRequirementLocked(setting, value) }
         try callSettingHook(setting.key, old: old, new: value)
+        let now = now()
         try write {
             try checkRequirementLocked(setting, value)
             try putSetting(setting, value)
+            if setting == .lockEnabled {
+                try logLocked(value == 1 ? .passcodeEnabled : .passcodeDisabled, now: now)
+            } else {
+                try logLocked(.settingChanged, "\(setting.key) \(old) -> \(value)", now: now)
+            }
             if setting == .biometricEnabled && value == 0 { try putSetting(.requireBiometricOnLaunch, 0) }
         }
     }
@@ -340,9 +346,12 @@ extension PasscodeStore {
         let custom = Int64(LockoutScheduleKind.custom.rawValue)
         try checkChangeAllowed("the lockout schedule", weakens: true)  // any change of the table
         try callSettingHook(CustomScheduleRow.key, old: try get(.lockoutSchedule), new: custom)
+        let now = now()
         try write {
-            try putSettingRow(CustomScheduleRow.key, .text(CustomScheduleRow.encode(delays: delays, maxFailures: maxFailures)))
+            let table = CustomScheduleRow.encode(delays: delays, maxFailures: maxFailures)
+            try putSettingRow(CustomScheduleRow.key, .text(table))
             try putSetting(.lockoutSchedule, custom)
+            try logLocked(.settingChanged, "\(CustomScheduleRow.key) -> \(table)", now: now)
         }
     }
 

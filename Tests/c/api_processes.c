@@ -101,11 +101,18 @@ static void test_killed_mid_verify_keeps_the_attempt(void) {
         passcode_close(watch);
         passcode_store *after = open_fast(path);
         CHECK(failures(after) == round + 1);
+        /* The log agrees with the counter: the failure was logged in the write-ahead transaction. */
+        int32_t logged = 0;
+        CHECK_STATUS(passcode_failure_summary(after, &logged, NULL), PASSCODE_OK);
+        CHECK(logged == round + 1);
         passcode_close(after);
     }
     s = open_fast(path);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     CHECK(failures(s) == 0);
+    int32_t told = 0;
+    CHECK_STATUS(passcode_failure_summary(s, &told, NULL), PASSCODE_OK);
+    CHECK(told == 3);  /* "3 failed attempts since your last unlock" */
     passcode_close(s);
 }
 

@@ -138,4 +138,5 @@ void run_processes_tests(void);
 void run_hooks_tests(void);
 void run_hostile_tests(void);
 void run_policy_tests(void);
+void run_events_tests(void);
 #endif

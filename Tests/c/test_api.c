@@ -34,6 +34,7 @@ int main(int argc, char **argv) {
     run_hooks_tests();
     run_hostile_tests();
     run_policy_tests();
+    run_events_tests();
     remove_tree(tmp_root);
     return tl_summary();
 }

@@ -18,7 +18,8 @@ C_TO_CTYPES = {
     "const char **": ctypes.POINTER(ctypes.c_char_p), "const uint8_t *": ctypes.POINTER(ctypes.c_uint8),
     "const uint32_t *": ctypes.POINTER(ctypes.c_uint32), "size_t *": ctypes.POINTER(ctypes.c_size_t),
     "passcode_store *": _ffi.STORE, "passcode_options *": _ffi.OPTIONS, "passcode_flow *": _ffi.FLOW,
-    "passcode_session_list *": _ffi.SESSION_LIST,
+    "passcode_session_list *": _ffi.SESSION_LIST, "passcode_event_log *": _ffi.EVENT_LOG,
+    "passcode_event_log **": ctypes.POINTER(_ffi.EVENT_LOG),
     "passcode_store **": ctypes.POINTER(_ffi.STORE), "passcode_options **": ctypes.POINTER(_ffi.OPTIONS),
     "passcode_flow **": ctypes.POINTER(_ffi.FLOW), "passcode_session_list **": ctypes.POINTER(_ffi.SESSION_LIST),
 }

@@ -19,14 +19,16 @@ from typing import Callable, List, Optional, Tuple, Union
 
 from . import _ffi
 from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
-                     LockReason, LogoutReason, MaxFailureAction, Notice, Schedule, Setting, Status)
+                     LockReason, LogoutReason, MaxFailureAction, Notice, Schedule, SecurityEvent, Setting,
+                     Status)
 from ._errors import *  # noqa: F401,F403  (the exception classes are part of the API)
 from ._errors import InvalidArgument, InvalidHandle, PasscodeError, PasscodeRequired
 
 __all__ = ["Store", "Flow", "Session", "PasscodeError", "version", "setting_bounds", "setting_choices",
            "setting_default", "setting_weakens", "Status", "Cost", "Setting",
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
-           "FlowResult", "MaxFailureAction", "Notice", "LogoutReason", "Schedule"]
+           "FlowResult", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
+           "LoggedEvent"]
 
 _lib = _ffi.lib
 
@@ -172,6 +174,14 @@ class _Handle:
             self.close()
         except Exception:
             pass
+
+
+@dataclass(frozen=True)
+class LoggedEvent:
+    """One entry of the security event log (passcode_event_log_get)."""
+    kind: SecurityEvent
+    wall_ms: int
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -446,6 +456,34 @@ class Store(_Handle):
             return out
         finally:
             _lib.passcode_session_list_free(lst)
+
+    def events(self) -> List[LoggedEvent]:
+        """The security event log, newest first (passcode_event_log_new)."""
+        log = _ffi.EVENT_LOG()
+        _lib.passcode_event_log_new(self._h(), byref(log))
+        try:
+            out = []
+            for i in range(_lib.passcode_event_log_count(log)):
+                kind, wall, detail = c_int32(), c_int64(), c_char_p()
+                _lib.passcode_event_log_get(log, i, byref(kind), byref(wall), byref(detail))
+                out.append(LoggedEvent(SecurityEvent(kind.value), wall.value, (detail.value or b"").decode()))
+            return out
+        finally:
+            _lib.passcode_event_log_free(log)
+
+    @property
+    def failures_since_unlock(self) -> int:
+        """Failed attempts to tell the user about after an unlock (passcode_failure_summary)."""
+        failures = c_int32()
+        _lib.passcode_failure_summary(self._h(), byref(failures), None)
+        return failures.value
+
+    @property
+    def last_failure_ms(self) -> Optional[int]:
+        """Wall-clock milliseconds of the last of those failures, or None."""
+        failures, last = c_int32(), c_int64()
+        _lib.passcode_failure_summary(self._h(), byref(failures), byref(last))
+        return last.value or None
 
     def sign_out(self, session_id: str) -> None:
         _lib.passcode_session_sign_out(self._h(), _text(session_id, "session_id"))

@@ -105,6 +105,30 @@ class BiometricKind(IntEnum):
     OTHER = 3
 
 
+class SecurityEvent(IntEnum):
+    """What happened (passcode_event_list_get). (passcode_security_event)"""
+    FAILED_ATTEMPT = 0
+    LOCKOUT_STARTED = 1
+    UNLOCKED_BY_PASSCODE = 2
+    UNLOCKED_BY_BIOMETRICS = 3
+    BIOMETRIC_FAILED = 4
+    MAX_FAILURES_REACHED = 5
+    PASSCODE_SET = 6
+    PASSCODE_CHANGED = 7
+    PASSCODE_DISABLED = 8
+    PASSCODE_ENABLED = 9
+    PASSCODE_REMOVED = 10
+    RESET_CODE_REQUESTED = 11
+    RESET_CODE_DELIVERED = 12
+    RESET_CODE_DELIVERY_FAILED = 13
+    RESET_COMPLETED = 14
+    RESET_CODE_EXPIRED = 15
+    FORGOT_PASSCODE = 16
+    SETTING_CHANGED = 17
+    SESSION_SIGNED_OUT = 18
+    ACCOUNT_DELETED = 19
+
+
 class FlowKind(IntEnum):
     """The task a flow performs (passcode_flow_new). (passcode_flow_kind)"""
     UNLOCK = 0
@@ -190,6 +214,7 @@ HEADER_ENUMS = {
     "passcode_lock_reason": (LockReason, "PASSCODE_LOCK_REASON_"),
     "passcode_biometric_refusal": (BiometricRefusal, "PASSCODE_BIOMETRIC_REFUSAL_"),
     "passcode_biometric_kind": (BiometricKind, "PASSCODE_BIOMETRIC_KIND_"),
+    "passcode_security_event": (SecurityEvent, "PASSCODE_SECURITY_EVENT_"),
     "passcode_flow_kind": (FlowKind, "PASSCODE_FLOW_KIND_"),
     "passcode_flow_step": (FlowStep, "PASSCODE_FLOW_STEP_"),
     "passcode_flow_result": (FlowResult, "PASSCODE_FLOW_RESULT_"),

@@ -39,7 +39,12 @@ class session_list_t(_Opaque):
     """struct passcode_session_list"""
 
 
+class event_log_t(_Opaque):
+    """struct passcode_event_log"""
+
+
 STORE = POINTER(store_t)
+EVENT_LOG = POINTER(event_log_t)
 OPTIONS = POINTER(options_t)
 FLOW = POINTER(flow_t)
 SESSION_LIST = POINTER(session_list_t)
@@ -123,6 +128,11 @@ FUNCTIONS = {
     "passcode_session_list_count": (c_size_t, [SESSION_LIST]),
     "passcode_session_list_get": (c_int32, [SESSION_LIST, c_size_t, strp, strp, strp, i64p, strp, i32p]),
     "passcode_session_list_free": (None, [SESSION_LIST]),
+    "passcode_event_log_new": (c_int32, [STORE, POINTER(EVENT_LOG)]),
+    "passcode_event_log_count": (c_size_t, [EVENT_LOG]),
+    "passcode_event_log_get": (c_int32, [EVENT_LOG, c_size_t, i32p, i64p, strp]),
+    "passcode_event_log_free": (None, [EVENT_LOG]),
+    "passcode_failure_summary": (c_int32, [STORE, i32p, i64p]),
     "passcode_set_session_hook": (c_int32, [STORE, SESSION_CB, c_void_p]),
     "passcode_session_sign_out": (c_int32, [STORE, c_char_p]),
     "passcode_session_sign_out_others": (c_int32, [STORE, i32p]),
@@ -161,7 +171,7 @@ def check_status(result, func, args):
     if store is not None:
         message = lib.passcode_errmsg(store)
         wait = lib.passcode_errwait(store)
-    elif isinstance(first, (OPTIONS, SESSION_LIST)):
+    elif isinstance(first, (OPTIONS, SESSION_LIST, EVENT_LOG)):
         message, wait = lib.passcode_strerror(result), 0
     else:  # passcode_open and the calls about a setting itself
         message, wait = lib.passcode_errmsg(None), 0

@@ -1,0 +1,98 @@
+// The C ABI for the security event log: a snapshot in the style of the session list, and the
+// summary a front end shows after an unlock ("3 failed attempts since your last unlock").
+import Glibc
+import PasscodeCore
+
+/// What a `passcode_event_log *` stands for: a snapshot with its C strings.
+final class EventLogBox: @unchecked Sendable {
+    let events: [SecurityEventRecord]
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    init(_ events: [SecurityEventRecord]) { self.events = events }
+    deinit { strings.forEach { free($0) } }
+    func keep(_ s: String) -> UnsafePointer<CChar> {
+        let p = strdup(s)!
+        strings.append(p)
+        return UnsafePointer(p)
+    }
+}
+
+extension Handles {
+    static let eventLogs = HandleTable<EventLogBox>(tag: 0x60)
+}
+
+// MARK: - Security event log
+
+/// Takes a snapshot of the security event log, newest first: failed attempts, lockouts, unlocks
+/// by passcode or biometrics, passcode set, changed, disabled, enabled and removed, reset codes,
+/// forgot passcode, setting changes, sessions signed out. Each event is written in the same
+/// transaction as the change it records, carries its wall-clock time (display only) and never a
+/// secret. The log keeps the newest 1,000 events of the last 90 days; deleting the account empties it.
+/// - Parameters:
+///   - store: The store.
+///   - out_log: Receives the snapshot; release it with `passcode_event_log_free`.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_event_log_new)
+public func passcode_event_log_new(_ store: OpaquePointer?, _ out_log: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    out_log?.pointee = nil
+    return withStore(store) { s in
+        guard let out_log else { throw PasscodeError.misuse("the out pointer is NULL") }
+        out_log.pointee = Handles.eventLogs.add(EventLogBox(try s.events()))
+    }
+}
+
+/// The number of events in a snapshot.
+/// - Parameters:
+///   - log: The snapshot.
+/// - Returns: The count; 0 for NULL or an invalid snapshot.
+@c(passcode_event_log_count)
+public func passcode_event_log_count(_ log: OpaquePointer?) -> UInt {
+    UInt(Handles.eventLogs.get(log)?.events.count ?? 0)
+}
+
+/// One event of a snapshot. The detail belongs to the snapshot and lives until it is freed.
+/// - Parameters:
+///   - log: The snapshot.
+///   - index: 0 (the newest) to count - 1.
+///   - out_kind: Receives a `passcode_security_event`; may be NULL (as may every out pointer here).
+///   - out_wall_ms: Receives the wall-clock time, milliseconds since 1970.
+///   - out_detail: Receives the detail: a lockout's seconds, "setting old -> new", a session id, or "".
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (index out of range), `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_event_log_get)
+public func passcode_event_log_get(_ log: OpaquePointer?, _ index: UInt, _ out_kind: UnsafeMutablePointer<Int32>?,
+                                   _ out_wall_ms: UnsafeMutablePointer<Int64>?,
+                                   _ out_detail: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    guard let box = Handles.eventLogs.get(log) else { return Status.errInvalidHandle.rawValue }
+    guard index < UInt(box.events.count) else { return Status.errMisuse.rawValue }
+    let e = box.events[Int(index)]
+    out_kind?.pointee = e.kind.rawValue
+    out_wall_ms?.pointee = e.wallMs
+    out_detail?.pointee = box.keep(e.detail)
+    return Status.ok.rawValue
+}
+
+/// Releases a snapshot and its strings. NULL does nothing.
+/// - Parameters:
+///   - log: The snapshot, or NULL.
+@c(passcode_event_log_free)
+public func passcode_event_log_free(_ log: OpaquePointer?) {
+    Handles.eventLogs.remove(log)
+}
+
+/// What to tell the user right after an unlock, as Android does ("3 failed attempts since your
+/// last unlock"): the failed attempts between the previous unlock and the latest one, and the
+/// time of the last of them. While failures follow the latest unlock (still locked), those.
+/// - Parameters:
+///   - store: The store.
+///   - out_failures: Receives the count.
+///   - out_last_failure_wall_ms: Receives the wall-clock time of the last failure, 0 when none; may be NULL.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_failure_summary)
+public func passcode_failure_summary(_ store: OpaquePointer?, _ out_failures: UnsafeMutablePointer<Int32>?,
+                                     _ out_last_failure_wall_ms: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withStore(store) { s in
+        guard out_failures != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
+        let summary = try s.failureSummary()
+        try put(out_failures, Int32(clamping: summary.failures))
+        out_last_failure_wall_ms?.pointee = summary.lastFailureWallMs ?? 0
+    }
+}

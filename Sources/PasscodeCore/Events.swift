@@ -1,0 +1,103 @@
+// The security event log: every security event is written in the same transaction as the change
+// it records (a failed attempt in the write-ahead transaction), so a kill loses neither. Events
+// carry their wall-clock time (display only), their kind and a detail that is never secret (no
+// digits, codes or hashes). The log keeps the newest 1,000 events of the last 90 days.
+
+/// What happened (`passcode_event_list_get`).
+@c(passcode_security_event)
+public enum SecurityEvent: Int32, Sendable, CaseIterable {
+    /// A wrong passcode (counted before the answer was known).
+    case failedAttempt = 0
+    /// A lockout started; the detail is its length in seconds.
+    case lockoutStarted = 1
+    /// Unlocked with the passcode.
+    case unlockedByPasscode = 2
+    /// Unlocked with biometrics.
+    case unlockedByBiometrics = 3
+    /// A biometric match failed.
+    case biometricFailed = 4
+    /// The maximum number of failures was reached.
+    case maxFailuresReached = 5
+    /// A passcode was set.
+    case passcodeSet = 6
+    /// The passcode was changed.
+    case passcodeChanged = 7
+    /// The passcode lock was turned off (the passcode stays stored).
+    case passcodeDisabled = 8
+    /// The passcode lock was turned on again.
+    case passcodeEnabled = 9
+    /// The passcode was removed.
+    case passcodeRemoved = 10
+    /// A reset code was requested.
+    case resetCodeRequested = 11
+    /// A reset code was handed to the delivery callback.
+    case resetCodeDelivered = 12
+    /// The delivery callback failed; the code was discarded.
+    case resetCodeDeliveryFailed = 13
+    /// The passcode was reset with a code.
+    case resetCompleted = 14
+    /// A reset code expired.
+    case resetCodeExpired = 15
+    /// "Forgot passcode": the passcode was removed and the user logged out.
+    case forgotPasscode = 16
+    /// A setting changed; the detail is "name old -> new".
+    case settingChanged = 17
+    /// A device session was signed out; the detail is its id.
+    case sessionSignedOut = 18
+    /// The account was deleted (with it, every earlier event).
+    case accountDeleted = 19
+}
+
+/// One entry of the log.
+public struct SecurityEventRecord: Equatable, Sendable {
+    public var kind: SecurityEvent
+    public var wallMs: Int64
+    public var detail: String
+}
+
+extension PasscodeStore {
+    static let eventLogMaxCount: Int64 = 1000
+    static let eventLogMaxAgeMs: Int64 = 90 * 86_400_000
+
+    /// Appends an event inside the caller's write transaction and keeps the log bounded.
+    /// Returns the event's id.
+    @discardableResult
+    func logLocked(_ kind: SecurityEvent, _ detail: String = "", now: ClockReading) throws -> Int64 {
+        try db.query("INSERT INTO event(wall_ms, kind, detail) VALUES(?, ?, ?)", [.int(now.wallMs), .int(Int64(kind.rawValue)), .text(detail)])
+        let id = try db.scalar("SELECT last_insert_rowid()")?.int ?? 0
+        try db.query("DELETE FROM event WHERE id <= ?", [.int(id - PasscodeStore.eventLogMaxCount)])
+        let (oldest, overflow) = now.wallMs.subtractingReportingOverflow(PasscodeStore.eventLogMaxAgeMs)
+        if !overflow { try db.query("DELETE FROM event WHERE wall_ms < ?", [.int(oldest)]) }
+        return id
+    }
+
+    /// The log, newest first (`passcode_event_list_new`). Rows with an unknown kind are skipped.
+    public func events() throws -> [SecurityEventRecord] {
+        try read {
+            try db.query("SELECT kind, wall_ms, detail FROM event ORDER BY id DESC").compactMap { row in
+                guard let raw = row[0].int, let kind = SecurityEvent(rawValue: Int32(clamping: raw)) else { return nil }
+                return SecurityEventRecord(kind: kind, wallMs: row[1].int ?? 0, detail: row[2].text ?? "")
+            }
+        }
+    }
+
+    /// What to tell the user after an unlock, as Android does: the failed attempts since the
+    /// previous unlock and the wall-clock time of the last one (`passcode_failure_summary`). While
+    /// failures follow the latest unlock, those are counted instead.
+    public func failureSummary() throws -> (failures: Int, lastFailureWallMs: Int64?) {
+        try read {
+            let failed = Int64(SecurityEvent.failedAttempt.rawValue)
+            let unlocks = "(\(SecurityEvent.unlockedByPasscode.rawValue), \(SecurityEvent.unlockedByBiometrics.rawValue))"
+            let latest = try db.scalar("SELECT max(id) FROM event WHERE kind IN \(unlocks)")?.int ?? 0
+            func count(after: Int64, before: Int64) throws -> (Int, Int64?) {
+                let row = try db.query("SELECT count(*), max(wall_ms) FROM event WHERE kind = ? AND id > ? AND id < ?",
+                                       [.int(failed), .int(after), .int(before)]).first
+                return (Int(row?[0].int ?? 0), row?[1].int)
+            }
+            let since = try count(after: latest, before: Int64.max)
+            if since.0 > 0 || latest == 0 { return since }
+            let previous = try db.scalar("SELECT max(id) FROM event WHERE kind IN \(unlocks) AND id < ?", [.int(latest)])?.int ?? 0
+            return try count(after: previous, before: latest)
+        }
+    }
+}
