@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@ typedef struct {
     char email[16];           /* the last reset code "emailed" */
     int last_shakes;
     char notice[160];
+    int show_log;  /* the next screen is the security log */
 } app;
 
 /* "immediately", "1 minute", "15 minutes", "1 hour": an auto-lock choice as a person reads it. */
@@ -122,12 +124,22 @@ static void ensure_lock_screen(app *a) {
     if (is_locked(a) && !is_logged_out(a) && !a->flow) start_flow(a, PASSCODE_FLOW_KIND_UNLOCK);
 }
 
+static void show_log(app *a);
+
 static void draw(app *a) {
     int32_t set = 0, enabled = 0, locked = 0, reason = 0;
     passcode_is_set(a->store, &set);
     passcode_is_enabled(a->store, &enabled);
     passcode_lock_state(a->store, &locked, &reason);
     if (!a->script) printf("\033[2J\033[H");
+    if (a->show_log) {
+        a->show_log = 0;
+        show_log(a);
+        if (a->script) printf("--\n");
+        else printf("\npress any key to go back\n");
+        fflush(stdout);
+        return;
+    }
     if (a->flow) {
         int32_t step = 0, result = 0, filled = 0, length = 0, shakes = 0, status = 0;
         const char *prompt = "", *error = "";
@@ -178,11 +190,47 @@ static void draw(app *a) {
         printf("settings: %s | lock %s | biometric %s | auto-lock %s\n", label,
                enabled ? "on" : (set ? "off (passcode kept)" : "off"), bio ? "on" : "off",
                duration_text(timeout, when, sizeof when));
-        if (!a->script) printf("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [t]imeout [i] biometric [h] background [l]ock [q]uit\n");
+        if (!a->script) printf("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [t]imeout [i] biometric [h] background [l]ock [v]iew log [q]uit\n");
     }
     if (a->notice[0]) { printf("notice: %s\n", a->notice); a->notice[0] = 0; }
     if (a->script) printf("--\n");
     fflush(stdout);
+}
+
+/* "unlock: done", and as Android does, what happened while the app was locked. */
+static void unlocked_notice(app *a, char *what, size_t size) {
+    int32_t failures = 0;
+    passcode_failure_summary(a->store, &failures, NULL);
+    if (failures > 0)
+        snprintf(what, size, "unlock: done; %d failed attempt%s since your last unlock", failures, failures == 1 ? "" : "s");
+    else
+        snprintf(what, size, "unlock: done");
+}
+
+/* The security event log, newest first, as a screen. */
+static void show_log(app *a) {
+    static const char *names[] = {"failed attempt", "lockout started", "unlocked by passcode", "unlocked by biometrics",
+        "biometric failed", "max failures reached", "passcode set", "passcode changed", "passcode disabled",
+        "passcode enabled", "passcode removed", "reset code requested", "reset code delivered",
+        "reset code delivery failed", "reset completed", "reset code expired", "forgot passcode", "setting changed",
+        "session signed out", "account deleted"};
+    passcode_event_log *log = NULL;
+    if (passcode_event_log_new(a->store, &log) != PASSCODE_OK) { printf("error: %s\n", passcode_errmsg(a->store)); return; }
+    printf("screen: security log (%zu events, newest first)\n", passcode_event_log_count(log));
+    for (size_t i = 0; i < passcode_event_log_count(log); i++) {
+        int32_t kind = 0;
+        int64_t wall = 0;
+        const char *detail = "";
+        passcode_event_log_get(log, i, &kind, &wall, &detail);
+        time_t t = (time_t)(wall / 1000);
+        struct tm tm;
+        char when[32];
+        gmtime_r(&t, &tm);
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+        const char *name = kind >= 0 && kind < (int32_t)(sizeof names / sizeof names[0]) ? names[kind] : "event";
+        printf("  %s  %s%s%s\n", when, name, *detail ? ": " : "", detail);
+    }
+    passcode_event_log_free(log);
 }
 
 /* After each key: a finished flow leaves the screen. */
@@ -193,7 +241,8 @@ static void settle(app *a) {
         const char *err = "";
         passcode_flow_error(a->flow, &err, NULL);
         char what[128] = "";
-        if (result == PASSCODE_FLOW_RESULT_SUCCESS) snprintf(what, sizeof what, "%s: done", kind_name(a->flow_kind));
+        if (result == PASSCODE_FLOW_RESULT_SUCCESS && a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK) unlocked_notice(a, what, sizeof what);
+        else if (result == PASSCODE_FLOW_RESULT_SUCCESS) snprintf(what, sizeof what, "%s: done", kind_name(a->flow_kind));
         else if (result == PASSCODE_FLOW_RESULT_CANCELLED) snprintf(what, sizeof what, "%s: cancelled", kind_name(a->flow_kind));
         else snprintf(what, sizeof what, "%s", err);
         size_t used = strlen(a->notice);
@@ -230,12 +279,16 @@ static int command(app *a, const char *cmd, const char *arg) {
     else if (!strcmp(cmd, "bio-ok")) {
         int32_t refusal = 0;
         rc = passcode_biometric_unlock(a->store, &refusal);
-        if (rc == PASSCODE_OK) end_flow(a);
+        if (rc == PASSCODE_OK) {
+            end_flow(a);
+            unlocked_notice(a, a->notice, sizeof a->notice);
+        }
         else printf("biometric refused: %s\n", passcode_errmsg(a->store));
         rc = PASSCODE_OK;
     }
     else if (!strcmp(cmd, "bio-fail")) rc = passcode_biometric_failed(a->store, NULL);
     else if (!strcmp(cmd, "forgot")) { rc = passcode_forgot(a->store); end_flow(a); }
+    else if (!strcmp(cmd, "log")) a->show_log = 1;
     else if (!strcmp(cmd, "create")) start_flow(a, PASSCODE_FLOW_KIND_CREATE);
     else if (!strcmp(cmd, "change")) start_flow(a, PASSCODE_FLOW_KIND_CHANGE);
     else if (!strcmp(cmd, "disable")) start_flow(a, PASSCODE_FLOW_KIND_DISABLE);
@@ -292,6 +345,7 @@ static int key_command(app *a, int c) {
     case 'e': return command(a, "enable", NULL);
     case 'r': command(a, "reset-request", NULL); return command(a, "reset", NULL);
     case 'l': return command(a, "lock", NULL);
+    case 'v': return command(a, "log", NULL);
     case 'i': {
         int64_t bio = 0;
         passcode_setting_get(a->store, PASSCODE_SETTING_BIOMETRIC_ENABLED, &bio);

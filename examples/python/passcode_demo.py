@@ -5,6 +5,7 @@ binding. Same keys, same commands, same screens (Tests/frontends checks both).
     passcode_demo.py [--store PATH] [--script] [--fake-clock]
 """
 import argparse
+import datetime
 import os
 import sys
 
@@ -36,6 +37,7 @@ class App:
         self.email = ""
         self.last_shakes = 0
         self.notice = ""
+        self.log_next = False  # the next screen is the security log
         clock = (lambda: (self.boot_ms, self.wall_ms, 1)) if fake_clock else None
         self.store = passcode.Store(path, clock=clock)
         self.store.on_reset_code(self.deliver)
@@ -86,6 +88,12 @@ class App:
         s = self.store
         if not self.script:
             print("\033[2J\033[H", end="")
+        if self.log_next:
+            self.log_next = False
+            self.show_log()
+            print("--" if self.script else "\npress any key to go back")
+            sys.stdout.flush()
+            return
         if self.flow:
             f = self.flow
             f.refresh()
@@ -124,7 +132,7 @@ class App:
                 duration_text(s.get(Setting.AUTO_LOCK_SECONDS))))
             if not self.script:
                 print("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [t]imeout [i] biometric "
-                      "[h] background [l]ock [q]uit")
+                      "[h] background [l]ock [v]iew log [q]uit")
         if self.notice:
             print(f"notice: {self.notice}")
             self.notice = ""
@@ -132,11 +140,29 @@ class App:
             print("--")
         sys.stdout.flush()
 
+    def unlocked_notice(self):
+        """ "unlock: done", and as Android does, what happened while the app was locked."""
+        n = self.store.failures_since_unlock
+        if n > 0:
+            return "unlock: done; %d failed attempt%s since your last unlock" % (n, "" if n == 1 else "s")
+        return "unlock: done"
+
+    def show_log(self):
+        """The security event log, newest first, as a screen."""
+        events = self.store.events()
+        print("screen: security log (%d events, newest first)" % len(events))
+        for e in events:
+            when = datetime.datetime.fromtimestamp(e.wall_ms // 1000, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+            print("  %s  %s%s" % (when, e.kind.name.lower().replace("_", " "), ": " + e.detail if e.detail else ""))
+
     def settle(self):
         if self.flow and self.flow.step == FlowStep.FINISHED:
             result, err = self.flow.result, self.flow.error
             name = KIND_NAMES[self.flow_kind]
-            what = f"{name}: done" if result == FlowResult.SUCCESS else f"{name}: cancelled" if result == FlowResult.CANCELLED else err
+            if result == FlowResult.SUCCESS and self.flow_kind == FlowKind.UNLOCK:
+                what = self.unlocked_notice()
+            else:
+                what = f"{name}: done" if result == FlowResult.SUCCESS else f"{name}: cancelled" if result == FlowResult.CANCELLED else err
             self.notice = self.notice + ("; " if self.notice and what else "") + what
             self.end_flow()
         self.ensure_lock_screen()
@@ -184,10 +210,13 @@ class App:
                 try:
                     s.biometric_unlock()
                     self.end_flow()
+                    self.notice = self.unlocked_notice()
                 except passcode.PasscodeRequired as e:
                     print(f"biometric refused: {e.message}")
             elif cmd == "bio-fail":
                 s.biometric_failed()
+            elif cmd == "log":
+                self.log_next = True
             elif cmd == "forgot":
                 s.forgot()
                 self.end_flow()
@@ -231,7 +260,7 @@ def default_store():
 
 
 KEYS = {"\x7f": "del", "\x08": "del", "\x1b": "cancel", "b": "bio-ok", "n": "bio-fail", "f": "forgot",
-        "c": "create", "g": "change", "d": "disable", "e": "enable", "l": "lock"}
+        "c": "create", "g": "change", "d": "disable", "e": "enable", "l": "lock", "v": "log"}
 
 
 def interactive(app):
