@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *str;
 #define NEXT() (i < size ? data[i++] : 0)
     while (i < size) {
-        uint8_t op = NEXT() % 24;
+        uint8_t op = NEXT() % 26;
         size_t n = NEXT() % 16;
         if (n > size - i) n = size - i;
         const char *arg = (const char *)data + i;
@@ -120,6 +120,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             char text[17];
             memcpy(text, arg, n); text[n] = 0;
             check(passcode_delete_account(store, NEXT() == 7 ? "DELETE" : text));
+            break;
+        }
+        case 24: {  /* the event log snapshot, read whole and past its end */
+            passcode_event_log *log = NULL;
+            check(passcode_event_log_new(store, &log));
+            size_t count = passcode_event_log_count(log);
+            for (size_t k = 0; k <= count; k++) {
+                int32_t kind;
+                int64_t wall;
+                const char *detail;
+                int32_t rc = passcode_event_log_get(log, k, &kind, &wall, &detail);
+                if (k < count && (rc != PASSCODE_OK || kind < 0 || kind > PASSCODE_SECURITY_EVENT_ACCOUNT_DELETED || !detail)) abort();
+                if (k == count && rc != PASSCODE_ERR_MISUSE) abort();
+            }
+            passcode_event_log_free(log);
+            check(passcode_failure_summary(store, &i32, &i64));
+            if (i32 < 0) abort();
+            break;
+        }
+        case 25: {
+            int32_t which = (int32_t)(NEXT() % 16);
+            int64_t value = (int64_t)(int8_t)NEXT() * 60;
+            check(passcode_setting_set(store, which, value));
             break;
         }
         }

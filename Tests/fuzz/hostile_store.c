@@ -97,6 +97,15 @@ static void exercise(const char *path) {
     CHECK(passcode_biometric_check(s, &i32));
     CHECK(passcode_reset_pending(s, &i32));
     CHECK(passcode_reset_retry_after(s, &i64));
+    CHECK(passcode_failure_summary(s, &i32, &i64));
+    passcode_event_log *log = NULL;
+    if (passcode_event_log_new(s, &log) == PASSCODE_OK) {
+        for (size_t i = 0; i < passcode_event_log_count(log); i++) {
+            const char *detail;
+            CHECK(passcode_event_log_get(log, i, &i32, &i64, &detail));
+        }
+        passcode_event_log_free(log);
+    }
     passcode_session_list *list = NULL;
     if (passcode_session_list_new(s, &list) == PASSCODE_OK) {
         for (size_t i = 0; i < passcode_session_list_count(list); i++) {
@@ -163,6 +172,7 @@ static const char *columns[][2] = {
     {"reset_request", "boot_id"}, {"reset_request", "boot_ms"}, {"reset_request", "wall_ms"},
     {"session", "id"}, {"session", "device_name"}, {"session", "platform"}, {"session", "last_active_wall_ms"},
     {"session", "location"}, {"session", "is_current"},
+    {"event", "id"}, {"event", "wall_ms"}, {"event", "kind"}, {"event", "detail"},
 };
 static const char *settings_keys[] = {"lock_enabled", "auto_lock_seconds", "lock_at_launch", "lockout_schedule",
     "lockout_custom", "max_failure_action", "biometric_enabled", "require_biometric_on_launch", "two_factor_enabled",
