@@ -399,44 +399,57 @@ typedef enum passcode_logout_reason {
     PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE = 2
 } passcode_logout_reason;
 
-/** The settings a host can read and change (passcode_setting). */
+/**
+ * The settings a host can read and change (passcode_setting). "Weakening" says which changes
+ * weaken protection: with a passcode set, they need the passcode entered on the same handle
+ * within 5 minutes (passcode_authorize); no setting changes while the app is locked.
+ */
 typedef enum passcode_setting {
     /**
      * 1 while a passcode is set and the lock is on. Set 1 to enable; turning it off needs
-     * the passcode (passcode_disable).
+     * the passcode (passcode_disable). Weakening: off (proof: passcode_disable checks the passcode).
      */
     PASSCODE_SETTING_LOCK_ENABLED = 0,
     /**
      * Seconds in the background before the app locks: 0 (immediately, with a 5-second grace
-     * period), 60, 300, 900 (default), 1800 or 3600.
+     * period), 60, 300, 900 (default), 1800 or 3600. Weakening: a longer one.
      */
     PASSCODE_SETTING_AUTO_LOCK_SECONDS = 1,
-    /** 1 (default): the app is locked at every launch while the lock is on. */
+    /** 1 (default): the app is locked at every launch while the lock is on. Weakening: 0. */
     PASSCODE_SETTING_LOCK_AT_LAUNCH = 2,
     /**
      * A passcode_lockout_schedule value: Apple's table (default), Android's, or a custom
-     * one (set with passcode_set_custom_schedule).
+     * one (set with passcode_set_custom_schedule). Weakening: any change, and any custom table.
      */
     PASSCODE_SETTING_LOCKOUT_SCHEDULE = 3,
-    /** A passcode_max_failure_action value: what the maximum number of failures does. */
+    /**
+     * A passcode_max_failure_action value: what the maximum number of failures does.
+     * Weakening: PASSCODE_MAX_FAILURE_ACTION_NONE (more guesses).
+     */
     PASSCODE_SETTING_MAX_FAILURE_ACTION = 4,
-    /** 1: biometrics may unlock (needs a passcode and available biometrics). */
+    /** 1: biometrics may unlock (needs a passcode and available biometrics). Weakening: 1. */
     PASSCODE_SETTING_BIOMETRIC_ENABLED = 5,
-    /** 1: ask for biometrics when the app launches (needs biometric unlock on). */
+    /** 1: ask for biometrics when the app launches (needs biometric unlock on). Weakening: 0. */
     PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH = 6,
-    /** 1: the account uses two-factor authentication (the host's backend enforces it). */
+    /**
+     * 1: the account uses two-factor authentication (the host's backend enforces it). Weakening: 0.
+     */
     PASSCODE_SETTING_TWO_FACTOR_ENABLED = 7,
     /** Read only: wall-clock milliseconds of the last account password change, 0 if never. */
     PASSCODE_SETTING_LAST_PASSWORD_CHANGE = 8,
-    /** Digits of the passcode (4-12, default 6; changeable only while none is set). */
+    /**
+     * Digits of the passcode (4-12, default 6; changeable only while none is set, so no proof).
+     */
     PASSCODE_SETTING_PASSCODE_LENGTH = 9,
-    /** Digits of an emailed reset code: 6 to 10 (default 8). */
+    /** Digits of an emailed reset code: 6 to 10 (default 8). Weakening: fewer. */
     PASSCODE_SETTING_RESET_CODE_LENGTH = 10,
-    /** Seconds a reset code stays valid: 60 to 86400 (default 900, 15 minutes). */
+    /**
+     * Seconds a reset code stays valid: 60 to 86400 (default 900, 15 minutes). Weakening: longer.
+     */
     PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS = 11,
-    /** Seconds between two reset-code requests: 0 to 86400 (default 60). */
+    /** Seconds between two reset-code requests: 0 to 86400 (default 60). Weakening: shorter. */
     PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS = 12,
-    /** Reset-code requests allowed in 24 hours: 1 to 100 (default 5). */
+    /** Reset-code requests allowed in 24 hours: 1 to 100 (default 5). Weakening: more. */
     PASSCODE_SETTING_RESET_REQUESTS_PER_DAY = 13
 } passcode_setting;
 

@@ -2,39 +2,42 @@
 // changes weaken protection, and what it needs from the rest of the store. `Setting.spec` has
 // no `default:` branch, so a new setting that forgets a part does not compile.
 
-/// The settings a host can read and change (`passcode_setting`).
+/// The settings a host can read and change (`passcode_setting`). "Weakening" says which changes
+/// weaken protection: with a passcode set, they need the passcode entered on the same handle
+/// within 5 minutes (`passcode_authorize`); no setting changes while the app is locked.
 @c(passcode_setting)
 public enum Setting: Int32, Sendable, CaseIterable {
     /// 1 while a passcode is set and the lock is on. Set 1 to enable; turning it off needs
-    /// the passcode (`passcode_disable`).
+    /// the passcode (`passcode_disable`). Weakening: off (proof: `passcode_disable` checks the passcode).
     case lockEnabled = 0
     /// Seconds in the background before the app locks: 0 (immediately, with a 5-second grace
-    /// period), 60, 300, 900 (default), 1800 or 3600.
+    /// period), 60, 300, 900 (default), 1800 or 3600. Weakening: a longer one.
     case autoLockSeconds = 1
-    /// 1 (default): the app is locked at every launch while the lock is on.
+    /// 1 (default): the app is locked at every launch while the lock is on. Weakening: 0.
     case lockAtLaunch = 2
     /// A `passcode_lockout_schedule` value: Apple's table (default), Android's, or a custom
-    /// one (set with `passcode_set_custom_schedule`).
+    /// one (set with `passcode_set_custom_schedule`). Weakening: any change, and any custom table.
     case lockoutSchedule = 3
     /// A `passcode_max_failure_action` value: what the maximum number of failures does.
+    /// Weakening: `PASSCODE_MAX_FAILURE_ACTION_NONE` (more guesses).
     case maxFailureAction = 4
-    /// 1: biometrics may unlock (needs a passcode and available biometrics).
+    /// 1: biometrics may unlock (needs a passcode and available biometrics). Weakening: 1.
     case biometricEnabled = 5
-    /// 1: ask for biometrics when the app launches (needs biometric unlock on).
+    /// 1: ask for biometrics when the app launches (needs biometric unlock on). Weakening: 0.
     case requireBiometricOnLaunch = 6
-    /// 1: the account uses two-factor authentication (the host's backend enforces it).
+    /// 1: the account uses two-factor authentication (the host's backend enforces it). Weakening: 0.
     case twoFactorEnabled = 7
     /// Read only: wall-clock milliseconds of the last account password change, 0 if never.
     case lastPasswordChange = 8
-    /// Digits of the passcode (4-12, default 6; changeable only while none is set).
+    /// Digits of the passcode (4-12, default 6; changeable only while none is set, so no proof).
     case passcodeLength = 9
-    /// Digits of an emailed reset code: 6 to 10 (default 8).
+    /// Digits of an emailed reset code: 6 to 10 (default 8). Weakening: fewer.
     case resetCodeLength = 10
-    /// Seconds a reset code stays valid: 60 to 86400 (default 900, 15 minutes).
+    /// Seconds a reset code stays valid: 60 to 86400 (default 900, 15 minutes). Weakening: longer.
     case resetCodeLifetimeSeconds = 11
-    /// Seconds between two reset-code requests: 0 to 86400 (default 60).
+    /// Seconds between two reset-code requests: 0 to 86400 (default 60). Weakening: shorter.
     case resetRequestIntervalSeconds = 12
-    /// Reset-code requests allowed in 24 hours: 1 to 100 (default 5).
+    /// Reset-code requests allowed in 24 hours: 1 to 100 (default 5). Weakening: more.
     case resetRequestsPerDay = 13
 }
 

@@ -189,7 +189,10 @@ class LogoutReason(IntEnum):
 
 
 class Setting(IntEnum):
-    """The settings a host can read and change (passcode_setting). (passcode_setting)"""
+    """The settings a host can read and change (passcode_setting). "Weakening" says which
+    changes weaken protection: with a passcode set, they need the passcode entered on the same
+    handle within 5 minutes (passcode_authorize); no setting changes while the app is locked.
+    (passcode_setting)"""
     LOCK_ENABLED = 0
     AUTO_LOCK_SECONDS = 1
     LOCK_AT_LAUNCH = 2
