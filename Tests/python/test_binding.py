@@ -370,3 +370,19 @@ def test_weakening_needs_a_fresh_passcode(locked_store, clock):
     locked_store.report(Event.LOCK_NOW)
     with pytest.raises(passcode.AppLocked):
         locked_store.set(Setting.AUTO_LOCK_SECONDS, 60)
+
+
+def test_security_log_and_failure_summary(locked_store, clock):
+    for i in range(3):
+        with pytest.raises(passcode.WrongPasscode):
+            locked_store.verify("9%05d" % (24680 + 2 * i))
+    assert locked_store.failures_since_unlock == 3
+    last = locked_store.last_failure_ms
+    locked_store.verify(PC1)
+    assert locked_store.failures_since_unlock == 3  # what to tell the user right after the unlock
+    assert locked_store.last_failure_ms == last
+    kinds = [e.kind for e in locked_store.events()]
+    assert kinds[0] == passcode.SecurityEvent.UNLOCKED_BY_PASSCODE  # newest first
+    assert kinds.count(passcode.SecurityEvent.FAILED_ATTEMPT) == 3
+    assert kinds[-1] == passcode.SecurityEvent.PASSCODE_SET
+    assert all(PC1 not in e.detail for e in locked_store.events())
