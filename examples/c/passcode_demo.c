@@ -216,7 +216,8 @@ static void show_log(app *a) {
         "session signed out", "account deleted"};
     passcode_event_log *log = NULL;
     if (passcode_event_log_new(a->store, &log) != PASSCODE_OK) { printf("error: %s\n", passcode_errmsg(a->store)); return; }
-    printf("screen: security log (%zu events, newest first)\n", passcode_event_log_count(log));
+    size_t count = passcode_event_log_count(log);
+    printf("screen: security log (%zu event%s, newest first)\n", count, count == 1 ? "" : "s");
     for (size_t i = 0; i < passcode_event_log_count(log); i++) {
         int32_t kind = 0;
         int64_t wall = 0;

@@ -150,7 +150,7 @@ class App:
     def show_log(self):
         """The security event log, newest first, as a screen."""
         events = self.store.events()
-        print("screen: security log (%d events, newest first)" % len(events))
+        print("screen: security log (%d event%s, newest first)" % (len(events), "" if len(events) == 1 else "s"))
         for e in events:
             when = datetime.datetime.fromtimestamp(e.wall_ms // 1000, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
             print("  %s  %s%s" % (when, e.kind.name.lower().replace("_", " "), ": " + e.detail if e.detail else ""))
