@@ -306,7 +306,12 @@ typedef enum passcode_security_event {
     /** A device session was signed out; the detail is its id. */
     PASSCODE_SECURITY_EVENT_SESSION_SIGNED_OUT = 18,
     /** The account was deleted (with it, every earlier event). */
-    PASSCODE_SECURITY_EVENT_ACCOUNT_DELETED = 19
+    PASSCODE_SECURITY_EVENT_ACCOUNT_DELETED = 19,
+    /**
+     * With a pepper: the security state was found changed outside libpasscode (logged once, at
+     * the first call that saw it).
+     */
+    PASSCODE_SECURITY_EVENT_TAMPER_DETECTED = 20
 } passcode_security_event;
 
 /** The task a flow performs (passcode_flow_new). */

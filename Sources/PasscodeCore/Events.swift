@@ -46,6 +46,9 @@ public enum SecurityEvent: Int32, Sendable, CaseIterable {
     case sessionSignedOut = 18
     /// The account was deleted (with it, every earlier event).
     case accountDeleted = 19
+    /// With a pepper: the security state was found changed outside libpasscode (logged once, at
+    /// the first call that saw it).
+    case tamperDetected = 20
 }
 
 /// One entry of the log.
@@ -71,9 +74,9 @@ extension PasscodeStore {
         return id
     }
 
-    /// The log, newest first (`passcode_event_list_new`). Rows with an unknown kind are skipped.
+    /// The log, newest first (`passcode_event_log_new`). Rows with an unknown kind are skipped.
     public func events() throws -> [SecurityEventRecord] {
-        try read {
+        try read(.recover) {  // the log is outside the MAC: readable on a tampered store too
             try db.query("SELECT kind, wall_ms, detail FROM event ORDER BY id DESC").compactMap { row in
                 guard let raw = row[0].int, let kind = SecurityEvent(rawValue: Int32(clamping: raw)) else { return nil }
                 return SecurityEventRecord(kind: kind, wallMs: row[1].int ?? 0, detail: row[2].text ?? "")

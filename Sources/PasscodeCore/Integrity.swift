@@ -111,6 +111,12 @@ extension PasscodeStore {
         return Sodium.constantTimeEqual(stored.blob ?? [], try macLocked())
     }
 
+    /// Logs a detected edit, once until the state is sealed again.
+    func logTamperOnceLocked() throws {
+        let latest = try db.scalar("SELECT kind FROM event ORDER BY id DESC LIMIT 1")?.int
+        if latest != Int64(SecurityEvent.tamperDetected.rawValue) { try logLocked(.tamperDetected, now: now()) }
+    }
+
     /// Renews the MAC (inside a write transaction).
     func sealLocked() throws {
         try db.query("INSERT INTO state(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",

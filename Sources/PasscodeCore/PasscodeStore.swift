@@ -108,13 +108,15 @@ public final class PasscodeStore: @unchecked Sendable {
     func write<R>(_ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
         try lock.withLock {
             guard integrityKey != nil else { return try db.write(body) }
-            return try db.write {
+            let outcome: Result<R, PasscodeError> = try db.write {
                 let intact = try isIntactLocked()
-                if !intact && use == .check { throw PasscodeError.tampered }
+                if !intact { try logTamperOnceLocked() }  // the log is outside the MAC: this seals nothing
+                if !intact && use == .check { return .failure(.tampered) }  // commits only the log entry
                 let result = try body()
                 if intact || use == .resolve { try sealLocked() }
-                return result
+                return .success(result)
             }
+            return try outcome.get()
         }
     }
 

@@ -222,6 +222,14 @@ static void test_edits_are_detected_with_a_pepper(void) {
         passcode_close(s);
         CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
         CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TAMPERED);  /* still, after reopening */
+        {
+            passcode_event_log *log = NULL;
+            int32_t kind = -1;
+            CHECK_STATUS(passcode_event_log_new(s, &log), PASSCODE_OK);  /* the log is readable, and says so */
+            CHECK_STATUS(passcode_event_log_get(log, 0, &kind, NULL, NULL), PASSCODE_OK);
+            CHECK(kind == PASSCODE_SECURITY_EVENT_TAMPER_DETECTED);
+            passcode_event_log_free(log);
+        }
         /* The way out: the reset by email (or forgot, or delete account). */
         passcode_set_reset_delivery_callback(s, deliver, &m);
         CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);

@@ -131,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 int64_t wall;
                 const char *detail;
                 int32_t rc = passcode_event_log_get(log, k, &kind, &wall, &detail);
-                if (k < count && (rc != PASSCODE_OK || kind < 0 || kind > PASSCODE_SECURITY_EVENT_ACCOUNT_DELETED || !detail)) abort();
+                if (k < count && (rc != PASSCODE_OK || kind < 0 || kind > PASSCODE_SECURITY_EVENT_TAMPER_DETECTED || !detail)) abort();
                 if (k == count && rc != PASSCODE_ERR_MISUSE) abort();
             }
             passcode_event_log_free(log);

@@ -213,7 +213,7 @@ static void show_log(app *a) {
         "biometric failed", "max failures reached", "passcode set", "passcode changed", "passcode disabled",
         "passcode enabled", "passcode removed", "reset code requested", "reset code delivered",
         "reset code delivery failed", "reset completed", "reset code expired", "forgot passcode", "setting changed",
-        "session signed out", "account deleted"};
+        "session signed out", "account deleted", "tamper detected"};
     passcode_event_log *log = NULL;
     if (passcode_event_log_new(a->store, &log) != PASSCODE_OK) { printf("error: %s\n", passcode_errmsg(a->store)); return; }
     size_t count = passcode_event_log_count(log);

@@ -127,6 +127,7 @@ class SecurityEvent(IntEnum):
     SETTING_CHANGED = 17
     SESSION_SIGNED_OUT = 18
     ACCOUNT_DELETED = 19
+    TAMPER_DETECTED = 20
 
 
 class FlowKind(IntEnum):
