@@ -2,18 +2,8 @@
 import Glibc
 import PasscodeCore
 
-/// What a `passcode_session_list *` stands for: a snapshot with its C strings.
-final class SessionListBox: @unchecked Sendable {
-    let sessions: [DeviceSession]
-    private var strings: [UnsafeMutablePointer<CChar>] = []
-    init(_ sessions: [DeviceSession]) { self.sessions = sessions }
-    deinit { strings.forEach { free($0) } }
-    func keep(_ s: String) -> UnsafePointer<CChar> {
-        let p = strdup(s)!
-        strings.append(p)
-        return UnsafePointer(p)
-    }
-}
+/// What a `passcode_session_list *` stands for.
+typealias SessionListBox = SnapshotBox<DeviceSession>
 
 extension Handles {
     static let sessionLists = HandleTable<SessionListBox>(tag: 0x5f)
@@ -100,7 +90,7 @@ public func passcode_session_list_new(_ store: OpaquePointer?, _ out_list: Unsaf
 /// - Returns: The count; 0 for NULL or an invalid list.
 @c(passcode_session_list_count)
 public func passcode_session_list_count(_ list: OpaquePointer?) -> UInt {
-    UInt(Handles.sessionLists.get(list)?.sessions.count ?? 0)
+    UInt(Handles.sessionLists.get(list)?.items.count ?? 0)
 }
 
 /// One session of a list. The strings belong to the list and live until it is freed.
@@ -123,8 +113,8 @@ public func passcode_session_list_get(_ list: OpaquePointer?, _ index: UInt,
                                       _ out_location: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                                       _ out_is_current: UnsafeMutablePointer<Int32>?) -> Int32 {
     guard let box = Handles.sessionLists.get(list) else { return Status.errInvalidHandle.rawValue }
-    guard index < UInt(box.sessions.count) else { return Status.errMisuse.rawValue }
-    let s = box.sessions[Int(index)]
+    guard index < UInt(box.items.count) else { return Status.errMisuse.rawValue }
+    let s = box.items[Int(index)]
     out_id?.pointee = box.keep(s.id)
     out_device_name?.pointee = box.keep(s.deviceName)
     out_platform?.pointee = box.keep(s.platform)

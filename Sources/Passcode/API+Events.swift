@@ -3,18 +3,8 @@
 import Glibc
 import PasscodeCore
 
-/// What a `passcode_event_log *` stands for: a snapshot with its C strings.
-final class EventLogBox: @unchecked Sendable {
-    let events: [SecurityEventRecord]
-    private var strings: [UnsafeMutablePointer<CChar>] = []
-    init(_ events: [SecurityEventRecord]) { self.events = events }
-    deinit { strings.forEach { free($0) } }
-    func keep(_ s: String) -> UnsafePointer<CChar> {
-        let p = strdup(s)!
-        strings.append(p)
-        return UnsafePointer(p)
-    }
-}
+/// What a `passcode_event_log *` stands for.
+typealias EventLogBox = SnapshotBox<SecurityEventRecord>
 
 extension Handles {
     static let eventLogs = HandleTable<EventLogBox>(tag: 0x60)
@@ -46,7 +36,7 @@ public func passcode_event_log_new(_ store: OpaquePointer?, _ out_log: UnsafeMut
 /// - Returns: The count; 0 for NULL or an invalid snapshot.
 @c(passcode_event_log_count)
 public func passcode_event_log_count(_ log: OpaquePointer?) -> UInt {
-    UInt(Handles.eventLogs.get(log)?.events.count ?? 0)
+    UInt(Handles.eventLogs.get(log)?.items.count ?? 0)
 }
 
 /// One event of a snapshot. The detail belongs to the snapshot and lives until it is freed.
@@ -62,8 +52,8 @@ public func passcode_event_log_get(_ log: OpaquePointer?, _ index: UInt, _ out_k
                                    _ out_wall_ms: UnsafeMutablePointer<Int64>?,
                                    _ out_detail: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
     guard let box = Handles.eventLogs.get(log) else { return Status.errInvalidHandle.rawValue }
-    guard index < UInt(box.events.count) else { return Status.errMisuse.rawValue }
-    let e = box.events[Int(index)]
+    guard index < UInt(box.items.count) else { return Status.errMisuse.rawValue }
+    let e = box.items[Int(index)]
     out_kind?.pointee = e.kind.rawValue
     out_wall_ms?.pointee = e.wallMs
     out_detail?.pointee = box.keep(e.detail)

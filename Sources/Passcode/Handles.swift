@@ -88,6 +88,20 @@ enum ThreadMessages {
     }
 }
 
+/// A snapshot handed to C (the session list, the event log) with the C strings it has lent out;
+/// they live until the snapshot is freed.
+final class SnapshotBox<Item>: @unchecked Sendable {
+    let items: [Item]
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    init(_ items: [Item]) { self.items = items }
+    deinit { strings.forEach { free($0) } }
+    func keep(_ s: String) -> UnsafePointer<CChar> {
+        let p = strdup(s)!
+        strings.append(p)
+        return UnsafePointer(p)
+    }
+}
+
 /// What a `passcode_options *` stands for.
 final class OptionsBox: @unchecked Sendable {
     var options = StoreOptions()

@@ -28,6 +28,13 @@ enum Integrity {
         Sodium.keyedHash(SecretBytes(Array("libpasscode integrity key v1".utf8)), key: pepper)
     }
 
+    /// Keyed BLAKE2b of `message` under a key held in secret memory (the copy made for the call is wiped).
+    static func mac(_ message: [UInt8], key: SecretBytes) -> [UInt8] {
+        var k = key.withBytes { Array($0) }
+        defer { Sodium.wipe(&k) }
+        return Sodium.mac(SecretBytes(message), key: k)
+    }
+
     /// One value, unambiguous: a type tag, then a length-prefixed payload.
     static func append(_ v: SQLValue, to out: inout [UInt8]) {
         func bytes(_ tag: UInt8, _ payload: [UInt8]) {
@@ -64,10 +71,7 @@ extension PasscodeStore {
     }
 
     private func macLocked() throws -> [UInt8] {
-        let state = SecretBytes(try securityStateLocked())
-        var key = integrityKey!.withBytes { Array($0) }
-        defer { Sodium.wipe(&key) }
-        return Sodium.mac(state, key: key)
+        Integrity.mac(try securityStateLocked(), key: integrityKey!)
     }
 
     /// Checks at open that this open's pepper (or its absence) is the store's: a store set up
@@ -82,11 +86,7 @@ extension PasscodeStore {
                 }
                 return
             }
-            let check = key.withBytes { k -> [UInt8] in
-                var kb = Array(k)
-                defer { Sodium.wipe(&kb) }
-                return Sodium.mac(SecretBytes(Array("libpasscode pepper check v1".utf8)), key: kb)
-            }
+            let check = Integrity.mac(Array("libpasscode pepper check v1".utf8), key: key)
             if let stored {
                 guard Sodium.constantTimeEqual(stored.blob ?? [], check) else {
                     throw PasscodeError.wrongPepper("the pepper is not the one this store was set up with")

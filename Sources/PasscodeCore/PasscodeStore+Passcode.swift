@@ -202,6 +202,8 @@ extension PasscodeStore {
         guard let row = try passcodeRowLocked() else { throw PasscodeError.noPasscode }
         // A malformed entry is not an attempt: refused before anything is counted or checked.
         try checkFormat(code, length: row.length)
+        // The whole policy is read (and range-checked) before anything is written: a damaged
+        // schedule or action refuses the attempt as CORRUPT instead of counting it.
         let schedule = try scheduleLocked()
         let action = try maxFailureActionLocked()
         var attempts = try load(AttemptState.self)

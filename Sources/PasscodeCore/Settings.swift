@@ -271,13 +271,11 @@ extension PasscodeStore {
     /// What every setting change needs before the host's hook is asked: the app unlocked, and,
     /// for a change that weakens protection while a passcode is set, a fresh proof (the passcode
     /// entered on this handle within 5 minutes on the boot clock). A biometric unlock is no proof.
-    func checkChangeAllowed(_ what: String, weakens: Bool) throws {
-        let now = now()
-        let (locked, passcodeSet) = try read { (try lockStatusLocked().locked, try passcodeRowLocked() != nil) }
-        if locked { throw PasscodeError.appLocked }
-        guard weakens && passcodeSet else { return }
-        let proof = lock.withLock { lastProof }
-        guard let proof, proof.bootID == now.bootID, now.bootMs >= proof.ms,
+    /// Called inside a transaction (the handle lock is held).
+    func checkChangeAllowedLocked(_ what: String, weakens: Bool, now: ClockReading) throws {
+        if try lockStatusLocked().locked { throw PasscodeError.appLocked }
+        guard weakens, try passcodeRowLocked() != nil else { return }
+        guard let proof = lastProof, proof.bootID == now.bootID, now.bootMs >= proof.ms,
               now.bootMs - proof.ms <= PasscodeStore.proofWindowMs else {
             throw PasscodeError.proofRequired(what)
         }
@@ -313,13 +311,19 @@ extension PasscodeStore {
     /// Writes one setting after the host's hook agreed. The hook is called with no lock held,
     /// so it may take its time (a network call) and may call back into the library.
     func changeSetting(_ setting: Setting, to value: Int64) throws {
-        let old = try read { try self.value(setting) }
-        if value == old { return }
-        try checkChangeAllowed(setting.key, weakens: setting.spec.weakening.weakens(from: old, to: value))
-        // Validate before asking the host, so the hook never sees a change that cannot happen.
-        try read { try checkRequirementLocked(setting, value) }
-        try callSettingHook(setting.key, old: old, new: value)
         let now = now()
+        // Everything that can refuse the change is checked before the host is asked, so the hook
+        // never sees a change that cannot happen.
+        let old: Int64 = try read {
+            let old = try self.value(setting)
+            if value != old {
+                try checkChangeAllowedLocked(setting.key, weakens: setting.spec.weakening.weakens(from: old, to: value), now: now)
+                try checkRequirementLocked(setting, value)
+            }
+            return old
+        }
+        if value == old { return }
+        try callSettingHook(setting.key, old: old, new: value)
         try write {
             try checkRequirementLocked(setting, value)
             try putSetting(setting, value)
@@ -347,9 +351,12 @@ extension PasscodeStore {
             throw PasscodeError.invalidSetting("the maximum number of failures must be 0 (never) to 10000")
         }
         let custom = Int64(LockoutScheduleKind.custom.rawValue)
-        try checkChangeAllowed("the lockout schedule", weakens: true)  // any change of the table
-        try callSettingHook(CustomScheduleRow.key, old: try get(.lockoutSchedule), new: custom)
         let now = now()
+        let old: Int64 = try read {
+            try checkChangeAllowedLocked("the lockout schedule", weakens: true, now: now)  // any change of the table
+            return try value(.lockoutSchedule)
+        }
+        try callSettingHook(CustomScheduleRow.key, old: old, new: custom)
         try write {
             let table = CustomScheduleRow.encode(delays: delays, maxFailures: maxFailures)
             try putSettingRow(CustomScheduleRow.key, .text(table))
