@@ -190,7 +190,8 @@ static void draw(app *a) {
         printf("settings: %s | lock %s | biometric %s | auto-lock %s\n", label,
                enabled ? "on" : (set ? "off (passcode kept)" : "off"), bio ? "on" : "off",
                duration_text(timeout, when, sizeof when));
-        if (!a->script) printf("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [t]imeout [i] biometric [h] background [l]ock [v]iew log [q]uit\n");
+        if (!a->script) printf("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email\n"
+                                "      [t]imeout [i] biometric [h] background [l]ock [v]iew log [q]uit\n");
     }
     if (a->notice[0]) { printf("notice: %s\n", a->notice); a->notice[0] = 0; }
     if (a->script) printf("--\n");

@@ -131,8 +131,8 @@ class App:
                 s.security_label, lock, "on" if s.get(Setting.BIOMETRIC_ENABLED) else "off",
                 duration_text(s.get(Setting.AUTO_LOCK_SECONDS))))
             if not self.script:
-                print("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [t]imeout [i] biometric "
-                      "[h] background [l]ock [v]iew log [q]uit")
+                print("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email\n"
+                      "      [t]imeout [i] biometric [h] background [l]ock [v]iew log [q]uit")
         if self.notice:
             print(f"notice: {self.notice}")
             self.notice = ""
