@@ -92,7 +92,7 @@ test-tsan:
 
 API_TESTS := Tests/c/test_api.c $(wildcard Tests/c/api_*.c)
 $(B)/test_api: $(API_TESTS) Tests/c/api_support.h Tests/c/testlib.h include/passcode.h $(LIB)
-	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ $(API_TESTS) -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
+	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -DFIXTURES='"$(CURDIR)/Tests/fixtures"' -Iinclude -o $@ $(API_TESTS) -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
 
 $(B)/test_catalogue: Tests/c/test_catalogue.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'

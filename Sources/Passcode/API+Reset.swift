@@ -48,20 +48,26 @@ public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<
 /// Sets a new passcode with a valid reset code: the code is used up; the lockout, the failure
 /// counter, a "reset required" state and the lock are cleared; the notice callback hears
 /// `PASSCODE_NOTICE_PASSCODE_RESET`. The way out of the maximum-failure state.
+///
+/// A reset code proves who the user is, not the passcode, so it cannot open the data key: a
+/// new one replaces it, and if the old one was ever given to the host (`passcode_unlock_key`,
+/// a flow, a recovery key) the call says so with `PASSCODE_ERR_KEY_REPLACED`, after completing
+/// the reset. To keep the key, use `passcode_reset_complete_with_recovery_key`.
 /// - Parameters:
 ///   - store: The store.
 ///   - code: The reset code's digits.
 ///   - code_length: Their number.
 ///   - new_digits: The new passcode (the store's length; weak ones are refused).
 ///   - new_length: Its length.
-/// - Returns: `PASSCODE_OK`, any status of `passcode_reset_check`, `PASSCODE_ERR_WEAK_PASSCODE`,
-///   `PASSCODE_ERR_FORMAT`, or a store error.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_KEY_REPLACED` (done, with a new data key), any status
+///   of `passcode_reset_check`, `PASSCODE_ERR_WEAK_PASSCODE`, `PASSCODE_ERR_FORMAT`, or a store error.
 @c(passcode_reset_complete)
 public func passcode_reset_complete(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ code_length: UInt,
                                     _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt) -> Int32 {
     withStore(store) { s in
-        try s.completeReset(code: secret(code, code_length, what: "the reset code"),
-                            newPasscode: secret(new_digits, new_length, what: "the new passcode"))
+        let outcome = try s.completeReset(code: secret(code, code_length, what: "the reset code"),
+                                          newPasscode: secret(new_digits, new_length, what: "the new passcode"))
+        if outcome.replaced { throw PasscodeError.keyReplaced }
     }
 }
 

@@ -110,6 +110,23 @@ public enum Status: Int32 {
     /// The app is locked (`passcode_lock_state`): no setting changes until it is unlocked.
     /// Nothing changed, and the settings hook was not asked.
     case errAppLocked = 45
+    /// The data key is not released on this handle: unlock with the passcode (or a biometric
+    /// unlock policy allows, after a passcode unlock in this process) first. Nothing changed.
+    case errKeyNotReleased = 46
+    /// The sealed data is not libpasscode's, too short, of an unknown format version, or was
+    /// changed or damaged: nothing was decrypted.
+    case errBadCiphertext = 47
+    /// The sealed data was sealed with another data key: another store's, or this store's
+    /// before a reset replaced its key. Nothing was decrypted.
+    case errForeignCiphertext = 48
+    /// Not a failure of the reset: the new passcode is set and the app unlocked. But without
+    /// the recovery key the data key could not be kept: a new one replaces it, and data sealed
+    /// before cannot be unsealed any more. Returned only when the old key was ever given to the
+    /// host (`passcode_unlock_key`, a flow, a recovery key).
+    case errKeyReplaced = 49
+    /// The recovery key does not open the store's recovery copy (or none is set); nothing
+    /// changed and the reset code was not used up.
+    case errWrongRecoveryKey = 50
 }
 
 extension PasscodeError {
@@ -160,6 +177,11 @@ extension PasscodeError {
         case .wrongPepper: return .errWrongPepper
         case .proofRequired: return .errPasscodeRequired
         case .appLocked: return .errAppLocked
+        case .keyNotReleased: return .errKeyNotReleased
+        case .badCiphertext: return .errBadCiphertext
+        case .foreignCiphertext: return .errForeignCiphertext
+        case .keyReplaced: return .errKeyReplaced
+        case .wrongRecoveryKey: return .errWrongRecoveryKey
         }
     }
 }
@@ -213,6 +235,11 @@ extension Status {
         case .errWipePending: return "deleted; old bytes remain until another connection ends"
         case .errWrongPepper: return "the pepper does not fit this store"
         case .errAppLocked: return "the app is locked"
+        case .errKeyNotReleased: return "the data key is not released"
+        case .errBadCiphertext: return "sealed data damaged or not libpasscode's"
+        case .errForeignCiphertext: return "sealed with another data key"
+        case .errKeyReplaced: return "reset done; the data key was replaced"
+        case .errWrongRecoveryKey: return "wrong recovery key"
         }
     }
 }

@@ -74,6 +74,9 @@ public final class PasscodeFlow: @unchecked Sendable {
     private var firstEntry: SecretBytes?
     private var resetCode: SecretBytes?
     private var stepBeforeLockout: FlowStep
+    /// The data key, from the flow's passcode step until the host takes it (once) or the flow
+    /// ends without success or is freed; this copy is the flow's own.
+    private var key: SecretBytes?
 
     public init(store: PasscodeStore, kind: FlowKind) throws {
         self.store = store
@@ -147,12 +150,22 @@ public final class PasscodeFlow: @unchecked Sendable {
         entry.withMutableBytes { $0[filled] = 0 }
     }
 
+    /// The data key after a successful unlock, create, change, disable or reset, once: the
+    /// flow keeps no copy afterwards. Nil before success, after a failure, or when taken.
+    public func takeKey() throws -> SecretBytes? {
+        guard result == .success, let taken = key else { return nil }
+        key = nil
+        try store.recordKeyHandedOut()
+        return taken
+    }
+
     /// Ends the flow; nothing that was not already committed changes.
     public func cancel() {
         guard step != .finished else { return }
         clearEntry()
         firstEntry = nil
         resetCode = nil
+        key = nil
         step = .finished
         result = .cancelled
     }
@@ -196,13 +209,13 @@ public final class PasscodeFlow: @unchecked Sendable {
         do {
             switch step {
             case .enterPasscode where kind == .unlock:
-                try store.verify(value)
+                key = try store.verify(value)
                 finish(.success)
             case .enterPasscode:
-                try store.disable(current: value)
+                key = try store.disable(current: value)
                 finish(.success)
             case .enterCurrent:
-                try store.verify(value)
+                key = try store.verify(value)
                 firstEntry = nil
                 try go(.enterNew)
             case .enterCode:
@@ -223,14 +236,21 @@ public final class PasscodeFlow: @unchecked Sendable {
                     try go(.enterNew, keepError: true)
                     return
                 }
+                var replaced = false
                 switch kind {
-                case .create: try store.setPasscode(value)
-                case .change: try store.replaceVerifiedPasscode(value)
+                case .create: key = try store.setPasscode(value)
+                case .change:
+                    guard let key else { throw PasscodeError.state("the current passcode was not entered") }
+                    try store.replaceVerifiedPasscode(value, key: key)
                 default:
                     guard let code = resetCode else { throw PasscodeError.noResetCode }
-                    try store.completeReset(code: code, newPasscode: value)
+                    (key, replaced) = try store.completeReset(code: code, newPasscode: value)
                 }
                 finish(.success)
+                if replaced {  // done, but the host must hear that its sealed data is gone
+                    lastError = .keyReplaced
+                    errorText = "Passcode reset. Data protected by the old passcode could not be kept."
+                }
             case .lockedOut, .finished:
                 return
             }
@@ -273,6 +293,7 @@ public final class PasscodeFlow: @unchecked Sendable {
         clearEntry()
         firstEntry = nil
         resetCode = nil
+        if r != .success { key = nil }
         step = .finished
         result = r
         errorText = error

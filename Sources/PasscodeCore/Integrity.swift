@@ -1,5 +1,5 @@
 // With a pepper, the security state in the file is authenticated: a keyed BLAKE2b (key derived
-// from the pepper) over the passcode row, every setting, every state row and the reset code,
+// from the pepper) over the passcode row, the recovery wrap, every setting, every state row and the reset code,
 // kept in the state row `integrity_mac` and renewed in every write transaction. An edit made
 // outside libpasscode (forgiving failures, deleting the passcode, unlocking) no longer matches:
 // every call then fails with `tampered`, as in the maximum-failure state, until the reset by
@@ -56,7 +56,8 @@ extension PasscodeStore {
     func securityStateLocked() throws -> [UInt8] {
         var out: [UInt8] = []
         let tables = [
-            "SELECT 'passcode', id, hash, length, set_wall_ms FROM passcode ORDER BY id",
+            "SELECT 'passcode', id, verifier, length, set_wall_ms FROM passcode ORDER BY id",
+            "SELECT 'recovery', id, wrap FROM recovery ORDER BY id",
             "SELECT 'settings', key, value FROM settings ORDER BY key",
             "SELECT 'state', key, value FROM state WHERE key <> '\(Integrity.macKey)' ORDER BY key",
             "SELECT 'reset_code', generation, salt, hash, boot_id, expires_boot_ms, expires_wall_ms, tries, replaced FROM reset_code ORDER BY generation",

@@ -64,6 +64,16 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case proofRequired(String)
     /// The app is locked: no setting changes until it is unlocked.
     case appLocked
+    /// The data key is not released on this handle.
+    case keyNotReleased
+    /// Sealed data that is not libpasscode's, too short, or changed.
+    case badCiphertext(String)
+    /// Sealed with another data key.
+    case foreignCiphertext
+    /// A reset completed with a new data key (the old one could not be kept).
+    case keyReplaced
+    /// The recovery key does not open the recovery copy.
+    case wrongRecoveryKey(String)
 
     /// The seconds to wait that the error carries: until the next attempt (a lockout) or the
     /// next reset-code request (the rate limit); 0 for the others.
@@ -112,6 +122,11 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .proofRequired(let what):
             return "changing \(what) weakens protection: enter the passcode first (passcode_authorize), then change it within 5 minutes"
         case .appLocked: return "the app is locked: unlock it before changing a setting"
+        case .keyNotReleased: return "the data key is not released: unlock with the passcode first"
+        case .badCiphertext(let m), .wrongRecoveryKey(let m): return m
+        case .foreignCiphertext: return "the data was sealed with another data key (another store's, or this one's before a reset replaced it)"
+        case .keyReplaced:
+            return "the passcode was reset, but without the recovery key the data key could not be kept: data sealed before cannot be unsealed any more"
         case .tampered:
             return "the store's security state was changed outside libpasscode; only a reset by email, forgot passcode or deleting the account can go on"
         case .wipePending:

@@ -165,7 +165,7 @@ extension PasscodeStore {
         }
         let now = now()
         try write(.resolve) {
-            for table in ["passcode", "settings", "state", "reset_code", "reset_request", "session", "event"] {
+            for table in ["passcode", "recovery", "settings", "state", "reset_code", "reset_request", "session", "event"] {
                 try db.query("DELETE FROM \(table)")
             }
             try update(LockState.self) { $0.logOut() }
@@ -174,6 +174,7 @@ extension PasscodeStore {
         lock.withLock {
             _ = try? db.exec("VACUUM")  // with a reader elsewhere it cannot run; secure_delete has zeroed the pages
             recentWrongGuesses.removeAll()
+            dropKeyLocked()
         }
         deleted()
         try wipeLog()

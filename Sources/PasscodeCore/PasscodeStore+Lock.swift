@@ -36,7 +36,10 @@ extension PasscodeStore {
                     if enabled { lock.lock(.requested) }
                 }
             }
-            return try lockStatusLocked()
+            let status = try lockStatusLocked()
+            // "Lock now" wipes the data key; any other lock keeps it only for a biometric unlock.
+            if event == .lockNow && status.locked { dropKeyLocked() } else if status.locked { suspendKeyLocked() }
+            return status
         }
     }
 
@@ -102,19 +105,41 @@ extension PasscodeStore {
     }
 
     /// The host reports a successful biometric match (`passcode_biometric_unlock`). Unlocks when
-    /// policy allows; otherwise throws `passcodeRequired` with the reason, and stays locked.
+    /// policy allows; otherwise throws `passcodeRequired` with the reason, and stays locked. A
+    /// data key this handle holds is released again.
     public func biometricUnlock() throws {
+        _ = try biometricUnlock(needKey: false)
+    }
+
+    /// As `biometricUnlock`, and returns the data key (`passcode_biometric_unlock_key`). Only a
+    /// handle that holds the key since a passcode unlock in this process can: after a launch the
+    /// refusal is `firstUnlockAfterLaunch`, whatever the stored state says.
+    public func biometricUnlockKey() throws -> SecretBytes {
+        guard let key = try biometricUnlock(needKey: true) else { throw PasscodeError.keyNotReleased }
+        try recordKeyHandedOut()
+        return key
+    }
+
+    private func biometricUnlock(needKey: Bool) throws -> SecretBytes? {
         let now = now()
-        let refusal: BiometricRefusal = try write {
-            let r = try biometricRefusalLocked(now: now)
-            if r == .none {
-                try update(LockState.self) { $0.unlock() }
-                try update(BiometricState.self) { $0.failures = 0 }
-                try logLocked(.unlockedByBiometrics, now: now)
+        let outcome: Result<SecretBytes?, PasscodeError> = try write {
+            var r = try biometricRefusalLocked(now: now)
+            if r == .none && needKey && heldKey == nil { r = .firstUnlockAfterLaunch }
+            switch r {
+            case .none: break
+            case .passcodeNotUsedFor48Hours, .tooManyBiometricFailures, .resetRequired, .deviceRestarted, .noPasscode:
+                dropKeyLocked()  // only the passcode may bring the key back
+                return .failure(.passcodeRequired(r))
+            default:
+                return .failure(.passcodeRequired(r))
             }
-            return r
+            try update(LockState.self) { $0.unlock() }
+            try update(BiometricState.self) { $0.failures = 0 }
+            try logLocked(.unlockedByBiometrics, now: now)
+            heldKey?.released = true
+            return .success(heldKey?.key.copy())
         }
-        if refusal != .none { throw PasscodeError.passcodeRequired(refusal) }
+        return try outcome.get()
     }
 
     /// The host reports a failed biometric match (`passcode_biometric_failed`); returns how
@@ -124,10 +149,12 @@ extension PasscodeStore {
         let now = now()
         return try write {
             try logLocked(.biometricFailed, now: now)
-            return try update(BiometricState.self) { bio in
+            let failures = try update(BiometricState.self) { bio in
                 bio.failures += 1
                 return bio.failures
             }
+            if failures >= BiometricPolicy.maxBiometricFailures { dropKeyLocked() }
+            return failures
         }
     }
 }

@@ -7,19 +7,21 @@
 extension PasscodeStore {
     // MARK: - The passcode row
 
-    /// The stored passcode, checked as data: a length outside 4-12 or an empty hash is damage.
+    /// The stored passcode, checked as data: a length outside 4-12 or an empty or overlong
+    /// verifier is damage; the verifier itself is parsed (DataKey.swift) only where it is used.
     struct PasscodeRow {
-        let hash: String
+        /// The stored text, for conditional updates and for tagging wrong guesses.
+        let text: String
         let length: Int
     }
 
     func passcodeRowLocked() throws -> PasscodeRow? {
-        guard let row = try db.query("SELECT hash, length FROM passcode").first else { return nil }
-        guard let hash = row[0].text, !hash.isEmpty, hash.utf8.count < Sodium.hashStringBytes,
+        guard let row = try db.query("SELECT verifier, length FROM passcode").first else { return nil }
+        guard let text = row[0].text, !text.isEmpty, text.utf8.count <= 512,
               let n = row[1].int, (Int64(PasscodePolicy.minLength)...Int64(PasscodePolicy.maxLength)).contains(n) else {
             throw PasscodeError.corrupt("the store's passcode row is damaged or out of range")
         }
-        return PasscodeRow(hash: hash, length: Int(n))
+        return PasscodeRow(text: text, length: Int(n))
     }
 
     // MARK: - Queries
@@ -71,17 +73,22 @@ extension PasscodeStore {
 
     // MARK: - Set, change, remove
 
-    /// Sets the first passcode and turns the lock on (`passcode_set`).
-    public func setPasscode(_ code: SecretBytes) throws {
+    /// Sets the first passcode and turns the lock on (`passcode_set`). Creates the store's data
+    /// key, wrapped under the passcode, and returns it (released on this handle).
+    @discardableResult
+    public func setPasscode(_ code: SecretBytes) throws -> SecretBytes {
         let length = try passcodeLength()
         try checkFormat(code, length: length)
         try checkStrength(code)
-        let hash = try Sodium.hash(hashInput(code), cost: options.cost)
+        let key = SecretBytes.random(Sodium.keyBytes)
+        let wrap = try KeyWrap.make(hashInput(code), dataKey: key, cost: options.cost)
         let now = now()
         try write {
             if try passcodeRowLocked() != nil { throw PasscodeError.alreadySet }
-            try db.query("INSERT INTO passcode(id, hash, length, set_wall_ms) VALUES(1, ?, ?, ?)",
-                         [.text(hash), .int(Int64(length)), .int(now.wallMs)])
+            try db.query("INSERT INTO passcode(id, verifier, length, set_wall_ms) VALUES(1, ?, ?, ?)",
+                         [.text(wrap.encoded), .int(Int64(length)), .int(now.wallMs)])
+            try db.query("DELETE FROM recovery")
+            try update(KeyState.self) { $0.handedOut = false }
             try putSetting(.lockEnabled, 1)
             try update(AttemptState.self) { $0.clearAttempts() }
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
@@ -89,12 +96,14 @@ extension PasscodeStore {
             try logLocked(.passcodeSet, now: now)
         }
         recordProof(now)
+        holdKey(key)
+        return key
     }
 
     /// Proves the user for a weakening setting change (`passcode_authorize`): exactly a verify
     /// (counted write-ahead, lockout, repeats; a success also unlocks).
     public func authorize(_ code: SecretBytes) throws {
-        try verify(code)
+        _ = try verify(code)
     }
 
     /// Replaces the passcode after checking the current one (`passcode_change`). A wrong
@@ -104,15 +113,15 @@ extension PasscodeStore {
         try checkFormat(current, length: length)
         try checkFormat(new, length: length)
         try checkStrength(new)
-        try verify(current)
-        try replaceVerifiedPasscode(new)
+        let key = try verify(current)
+        try replaceVerifiedPasscode(new, key: key)
     }
 
     /// Removes the passcode after checking it (`passcode_remove`): the lock goes off and
     /// every counter is cleared.
     public func removePasscode(current: SecretBytes) throws {
         try checkFormat(current, length: try passcodeLength())
-        try verify(current)
+        _ = try verify(current)
         let now = now()
         try write {
             try removePasscodeLocked()
@@ -123,9 +132,12 @@ extension PasscodeStore {
 
     /// The passcode, its reset codes and every counter go. After a removal the user asked for
     /// nothing stays locked; after a logout the lock state says so until a new passcode is set.
+    /// The data key goes with the passcode: every wrapped copy is deleted and this handle's wiped.
     func removePasscodeLocked(loggingOut: Bool = false) throws {
         try db.query("DELETE FROM passcode")
+        try db.query("DELETE FROM recovery")
         try db.query("DELETE FROM reset_code")
+        dropKeyLocked()
         try putSetting(.biometricEnabled, 0)
         try update(AttemptState.self) { $0.clearAttempts() }
         try update(BiometricState.self) { $0.failures = 0 }
@@ -133,11 +145,14 @@ extension PasscodeStore {
     }
 
     /// Turns the lock off after checking the passcode, keeping it stored (`passcode_disable`).
-    public func disable(current: SecretBytes) throws {
+    /// Returns the data key, which stays wrapped under the passcode.
+    @discardableResult
+    public func disable(current: SecretBytes) throws -> SecretBytes {
         try checkFormat(current, length: try passcodeLength())
-        try verify(current)
+        let key = try verify(current)
         try changeSetting(.lockEnabled, to: 0)
         try write { try update(LockState.self) { $0.unlock() } }
+        return key
     }
 
     /// Turns the lock on again with the stored passcode (`passcode_enable`).
@@ -148,49 +163,86 @@ extension PasscodeStore {
 
     // MARK: - Verify
 
-    /// Checks `code` against the stored passcode (`passcode_verify`). Throws `wrongPasscode`,
-    /// `lockedOut`, `resetRequired`, `loggedOut`, `noPasscode` or a store error.
-    public func verify(_ code: SecretBytes) throws {
+    /// Checks `code` against the stored passcode (`passcode_verify`) and returns the data key,
+    /// which stays released on this handle. Throws `wrongPasscode`, `lockedOut`, `resetRequired`,
+    /// `loggedOut`, `noPasscode` or a store error.
+    @discardableResult
+    public func verify(_ code: SecretBytes) throws -> SecretBytes {
         let fingerprint = Sodium.mac(code, key: fingerprintKey)
         let start = now()
         // 1. Write-ahead: count the attempt durably, or refuse without looking at the passcode.
         let begun: AttemptStart = try write { try beginAttemptLocked(code, fingerprint: fingerprint, now: start) }
-        let seq: Int64, hash: String, pending: [Int64]
+        let seq: Int64, row: PasscodeRow, verifier: Verifier, pending: [Int64]
         switch begun {
-        case .blocked(let error): throw error
+        case .blocked(let error):
+            if error == .resetRequired { lock.withLock { dropKeyLocked() } }
+            throw error
         case .loggedOut:
             hooks.logout?(LogoutReason.maxFailures.rawValue)
             throw PasscodeError.loggedOut
         case .repeatOfWrongGuess: throw PasscodeError.wrongPasscode
-        case .proceed(let s, let h, let e): (seq, hash, pending) = (s, h, e)
+        case .proceed(let s, let r, let v, let e): (seq, row, verifier, pending) = (s, r, v, e)
         }
-        // 2. The expensive check, with no lock held.
+        // 2. The expensive check, with no lock held: one Argon2id evaluation opens the wrap (or,
+        // once, checks a hash from before 0.3.0; then a second makes the wrap that replaces it).
         let input = hashInput(code)
-        let ok = Sodium.verify(input, hash: hash)
-        var upgraded: String?
-        if ok && Sodium.needsRehash(hash, cost: options.cost) {
-            upgraded = try? Sodium.hash(input, cost: options.cost)
+        var key: SecretBytes?
+        var replacement: String?
+        switch verifier {
+        case .wrapped(let wrap):
+            key = try wrap.open(input)
+            if let key, wrap.cost != options.cost {
+                replacement = try? KeyWrap.make(input, dataKey: key, cost: options.cost).encoded
+            }
+        case .legacy(let hash):
+            if Sodium.verify(input, hash: hash) {
+                let fresh = SecretBytes.random(Sodium.keyBytes)
+                replacement = try KeyWrap.make(input, dataKey: fresh, cost: options.cost).encoded
+                key = fresh
+            }
         }
         // 3. Record the answer.
         let end = now()
-        if ok {
-            try write { try finishSuccessLocked(seq: seq, now: end, oldHash: hash, newHash: upgraded, pendingEvents: pending) }
+        if var key {
+            let replaced = try write {
+                try finishSuccessLocked(seq: seq, now: end, old: row.text, new: replacement, pendingEvents: pending)
+            }
+            if case .legacy = verifier {
+                if replaced {
+                    _ = try? lock.withLock { try db.checkpointTruncate() }  // the old hash out of the log too
+                } else {
+                    key = try keyAfterLostMigration(input)
+                }
+            }
             recordProof(end)
-            return
+            holdKey(key)
+            return key
         }
-        let outcome: FailureOutcome = try write { try finishFailureLocked(fingerprint: fingerprint, hash: hash, now: end) }
+        let outcome: FailureOutcome = try write { try finishFailureLocked(fingerprint: fingerprint, hash: row.text, now: end) }
         switch outcome {
         case .wrong: throw PasscodeError.wrongPasscode
-        case .resetRequired: throw PasscodeError.resetRequired
+        case .resetRequired:
+            lock.withLock { dropKeyLocked() }
+            throw PasscodeError.resetRequired
         case .loggedOut:
             hooks.logout?(LogoutReason.maxFailures.rawValue)
             throw PasscodeError.loggedOut
         }
     }
 
+    /// Another process migrated the same old hash at the same moment and its wrap won: the key
+    /// is the one in that wrap (one more Argon2id evaluation, only in this race).
+    private func keyAfterLostMigration(_ input: SecretBytes) throws -> SecretBytes {
+        let text = try read(.check, { try passcodeRowLocked()?.text })
+        guard let text, case .wrapped(let wrap) = try Verifier.parse(text, limit: options.cost), let key = try wrap.open(input) else {
+            throw PasscodeError.busy("the passcode changed in another process during this call; try again")
+        }
+        return key
+    }
+
     enum AttemptStart {
         /// `events`: what this attempt logged write-ahead (a failure, a lockout), undone on success.
-        case proceed(seq: Int64, hash: String, events: [Int64])
+        case proceed(seq: Int64, row: PasscodeRow, verifier: Verifier, events: [Int64])
         case repeatOfWrongGuess
         case blocked(PasscodeError)
         case loggedOut
@@ -202,6 +254,8 @@ extension PasscodeStore {
         guard let row = try passcodeRowLocked() else { throw PasscodeError.noPasscode }
         // A malformed entry is not an attempt: refused before anything is counted or checked.
         try checkFormat(code, length: row.length)
+        // Nor is a damaged verifier, or one asking for more Argon2id work than allowed.
+        let verifier = try Verifier.parse(row.text, limit: options.cost)
         // The whole policy is read (and range-checked) before anything is written: a damaged
         // schedule or action refuses the attempt as CORRUPT instead of counting it.
         let schedule = try scheduleLocked()
@@ -220,7 +274,7 @@ extension PasscodeStore {
             try save(attempts, over: before)
             return .blocked(.lockedOut(seconds: (remaining + 999) / 1000))
         }
-        if isRecentWrongGuess(fingerprint, hash: row.hash, now: now) {
+        if isRecentWrongGuess(fingerprint, hash: row.text, now: now) {
             try save(attempts, over: before)
             return .repeatOfWrongGuess
         }
@@ -243,10 +297,11 @@ extension PasscodeStore {
             }
         }
         try save(attempts, over: before)
-        return .proceed(seq: seq, hash: row.hash, events: events)
+        return .proceed(seq: seq, row: row, verifier: verifier, events: events)
     }
 
-    private func finishSuccessLocked(seq: Int64, now: ClockReading, oldHash: String, newHash: String?, pendingEvents: [Int64]) throws {
+    /// Returns whether `new` replaced `old` (false when none was given or another process changed it).
+    private func finishSuccessLocked(seq: Int64, now: ClockReading, old: String, new: String?, pendingEvents: [Int64]) throws -> Bool {
         for id in pendingEvents { try db.query("DELETE FROM event WHERE id = ?", [.int(id)]) }
         try logLocked(.unlockedByPasscode, now: now)
         try update(AttemptState.self) { $0.succeeded(seq: seq) }
@@ -255,9 +310,9 @@ extension PasscodeStore {
             lock.launchNeedsPasscode = false
         }
         try update(BiometricState.self) { $0.passcodeEntered(now: now) }
-        if let newHash {
-            try db.query("UPDATE passcode SET hash = ? WHERE id = 1 AND hash = ?", [.text(newHash), .text(oldHash)])
-        }
+        guard let new else { return false }
+        try db.query("UPDATE passcode SET verifier = ? WHERE id = 1 AND verifier = ?", [.text(new), .text(old)])
+        return try db.scalar("SELECT changes()")?.int ?? 0 > 0
     }
 
     private func finishFailureLocked(fingerprint: [UInt8], hash: String, now: ClockReading) throws -> FailureOutcome {

@@ -196,18 +196,47 @@ extension PasscodeStore {
     /// Sets a new passcode with a valid reset code (`passcode_reset_complete`). The code is used
     /// up; the lockout, failure counter, "reset required" state and the lock are cleared; the
     /// host's notification callback hears `passcodeReset`. Works while locked out.
-    public func completeReset(code: SecretBytes, newPasscode: SecretBytes) throws {
+    ///
+    /// A reset code proves who the user is, not the passcode, so it cannot open the data key.
+    /// With `recoveryKey` (the host's, see `setRecoveryKey`) the key is kept; without it a new
+    /// one replaces it. Returns the key (released on this handle) and whether a key the host
+    /// had been given was replaced (`passcode_reset_complete` then says `keyReplaced`).
+    @discardableResult
+    public func completeReset(code: SecretBytes, newPasscode: SecretBytes,
+                              recoveryKey: SecretBytes? = nil) throws -> (key: SecretBytes, replaced: Bool) {
         let length = try passcodeLength()
         try checkFormat(newPasscode, length: length)
         try checkStrength(newPasscode)
+        if let recoveryKey, recoveryKey.count != Sodium.keyBytes {
+            throw PasscodeError.misuse("the recovery key must be \(Sodium.keyBytes) bytes")
+        }
         let generation = try checkResetCode(code)
-        let hash = try Sodium.hash(hashInput(newPasscode), cost: options.cost)
+        var kept: SecretBytes?
+        if let recoveryKey {
+            guard let blob = try read(.recover, { try recoveryWrapLocked() }) else {
+                throw PasscodeError.wrongRecoveryKey("no recovery key is set for this store; nothing changed")
+            }
+            guard let key = RecoveryWrap.open(blob, recoveryKey: recoveryKey) else {
+                throw PasscodeError.wrongRecoveryKey("the recovery key does not open this store's recovery copy; nothing changed")
+            }
+            kept = key
+        }
+        let key = kept ?? SecretBytes.random(Sodium.keyBytes)
+        let wrap = try KeyWrap.make(hashInput(newPasscode), dataKey: key, cost: options.cost)
         let now = now()
-        try write(.resolve) {
+        let replaced: Bool = try write(.resolve) {
             guard try resetCodeLocked()?.generation == generation else { throw PasscodeError.noResetCode }
+            var replaced = false
+            if kept == nil {
+                // Raw reads: a reset is the way out of a damaged state (a damaged flag counts as set).
+                let hadKey = try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0
+                replaced = hadKey && ((try? load(KeyState.self).handedOut) ?? true)
+                try db.query("DELETE FROM recovery")  // it wraps the old key
+                try update(KeyState.self) { $0.handedOut = false }
+            }
             try db.query("DELETE FROM reset_code")
-            try db.query("INSERT OR REPLACE INTO passcode(id, hash, length, set_wall_ms) VALUES(1, ?, ?, ?)",
-                         [.text(hash), .int(Int64(length)), .int(now.wallMs)])
+            try db.query("INSERT OR REPLACE INTO passcode(id, verifier, length, set_wall_ms) VALUES(1, ?, ?, ?)",
+                         [.text(wrap.encoded), .int(Int64(length)), .int(now.wallMs)])
             try putSetting(.lockEnabled, 1)
             try update(AttemptState.self) { $0.clearAttempts() }
             try update(LockState.self) { lock in
@@ -216,10 +245,13 @@ extension PasscodeStore {
             }
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
             try logLocked(.resetCompleted, now: now)
+            return replaced
         }
         forgetWrongGuesses()
         recordProof(now)
+        holdKey(key)
         hooks.notify?(Notice.passcodeReset.rawValue)
+        return (key, replaced)
     }
 
     /// "Forgot passcode" on the lock screen (`passcode_forgot`): removes the passcode, clears
@@ -242,14 +274,16 @@ extension PasscodeStore {
         try wipeLog()
     }
 
-    /// Replaces the passcode once the caller has verified the current one (flows only).
-    func replaceVerifiedPasscode(_ new: SecretBytes) throws {
+    /// Replaces the passcode once the caller has verified the current one, which gave `key`:
+    /// the same data key is wrapped under the new passcode in one UPDATE, so a kill leaves the
+    /// old wrap or the new one, never none.
+    func replaceVerifiedPasscode(_ new: SecretBytes, key: SecretBytes) throws {
         try checkFormat(new, length: try passcodeLength())
         try checkStrength(new)
-        let hash = try Sodium.hash(hashInput(new), cost: options.cost)
+        let wrap = try KeyWrap.make(hashInput(new), dataKey: key, cost: options.cost)
         let now = now()
         try write {
-            try db.query("UPDATE passcode SET hash = ?, set_wall_ms = ? WHERE id = 1", [.text(hash), .int(now.wallMs)])
+            try db.query("UPDATE passcode SET verifier = ?, set_wall_ms = ? WHERE id = 1", [.text(wrap.encoded), .int(now.wallMs)])
             if try db.scalar("SELECT changes()")?.int ?? 0 == 0 { throw PasscodeError.noPasscode }
             try logLocked(.passcodeChanged, now: now)
         }

@@ -30,6 +30,8 @@ public final class PasscodeStore: @unchecked Sendable {
     /// When the passcode was last entered correctly on this handle (verify, a flow, authorize,
     /// set, change, reset): the proof a weakening setting change needs. Memory only, per handle.
     var lastProof: BootInstant?
+    /// The data key while this handle holds it (DataKey.swift). Memory only, per handle.
+    var heldKey: HeldKey?
     /// With a pepper: the key of the MAC over the security state (see Integrity.swift).
     let integrityKey: SecretBytes?
     /// Host callbacks (set through the C API); read and replaced under `lock`.

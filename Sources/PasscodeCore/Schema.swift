@@ -45,6 +45,13 @@ enum Schema {
             kind INTEGER NOT NULL,
             detail TEXT NOT NULL DEFAULT '');
         """,
+        // 3 -> 4: the passcode verifier wraps the data key ("$pcwrap$v=1$...", DataKey.swift); a
+        // "$argon2id$" hash from before is replaced at the next successful verify. A second copy
+        // of the key may be wrapped under the host's recovery key.
+        """
+        ALTER TABLE passcode RENAME COLUMN hash TO verifier;
+        CREATE TABLE recovery(id INTEGER PRIMARY KEY CHECK (id = 1), wrap BLOB NOT NULL);
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -46,6 +46,18 @@ public final class SecretBytes: @unchecked Sendable {
         withBytes { b in b.map { $0 &- 0x30 } }
     }
 
+    /// A copy in its own secret buffer (each owner wipes its own).
+    func copy() -> SecretBytes {
+        withBytes { SecretBytes(copying: $0) }
+    }
+
+    /// `count` random bytes from libsodium.
+    static func random(_ count: Int) -> SecretBytes {
+        let out = SecretBytes(count: count)
+        out.withMutableBytes { Sodium.fillRandom($0) }
+        return out
+    }
+
     /// Byte-wise equality in constant time (for equal lengths).
     public func constantTimeEquals(_ other: SecretBytes) -> Bool {
         guard count == other.count else { return false }

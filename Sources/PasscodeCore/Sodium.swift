@@ -104,12 +104,135 @@ public enum Sodium {
         return out
     }
 
+    /// Argon2id (`crypto_pwhash`) of `secret` with `salt`: 32 key bytes in secret memory. Throws
+    /// `outOfMemory` when Argon2id cannot allocate its memory.
+    static func deriveKey(_ secret: SecretBytes, salt: [UInt8], cost: HashCost) throws(PasscodeError) -> SecretBytes {
+        precondition(salt.count == saltBytes)
+        let out = SecretBytes(count: keyBytes)
+        let rc = out.withMutableBytes { o in
+            secret.withBytes { s in
+                crypto_pwhash(o.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(o.count),
+                              s.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(s.count),
+                              salt, cost.opsLimit, cost.memLimit, crypto_pwhash_ALG_ARGON2ID13)
+            }
+        }
+        guard rc == 0 else { throw .outOfMemory("Argon2id could not allocate its memory") }
+        return out
+    }
+
+    /// Argon2id salt size (`crypto_pwhash_SALTBYTES`, 16).
+    static var saltBytes: Int { Int(crypto_pwhash_SALTBYTES) }
+    /// Key size of every symmetric key here (32).
+    static let keyBytes = 32
+    /// XChaCha20-Poly1305 nonce and tag sizes (24 and 16).
+    static var nonceBytes: Int { Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES) }
+    static var tagBytes: Int { Int(crypto_aead_xchacha20poly1305_ietf_ABYTES) }
+
+    /// XChaCha20-Poly1305 of `message` under `key` with a random nonce, as nonce || ciphertext || tag.
+    static func wrap(_ message: SecretBytes, key: SecretBytes, ad: [UInt8]) -> [UInt8] {
+        var out = randomBytes(nonceBytes) + [UInt8](repeating: 0, count: message.count + tagBytes)
+        let n = nonceBytes
+        out.withUnsafeMutableBufferPointer { o in
+            message.withBytes { m in
+                key.withBytes { k in
+                    _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                        o.baseAddress! + n, nil, m.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(m.count),
+                        ad, UInt64(ad.count), nil, o.baseAddress!, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+        }
+        return out
+    }
+
+    /// Opens what `wrap` made; nil when the key is wrong or anything was changed.
+    static func unwrap(_ blob: [UInt8], key: SecretBytes, ad: [UInt8]) -> SecretBytes? {
+        guard blob.count >= nonceBytes + tagBytes else { return nil }
+        let out = SecretBytes(count: blob.count - nonceBytes - tagBytes)
+        let n = nonceBytes
+        let rc = out.withMutableBytes { o in
+            blob.withUnsafeBufferPointer { b in
+                key.withBytes { k in
+                    crypto_aead_xchacha20poly1305_ietf_decrypt(
+                        o.baseAddress!.assumingMemoryBound(to: UInt8.self), nil, nil,
+                        b.baseAddress! + n, UInt64(b.count - n), ad, UInt64(ad.count), b.baseAddress!,
+                        k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+        }
+        return rc == 0 ? out : nil
+    }
+
+    /// XChaCha20-Poly1305 in place for caller buffers: `out` gets ciphertext || tag.
+    static func seal(_ message: UnsafeRawBufferPointer, ad: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+                     key: SecretBytes, into out: UnsafeMutableRawBufferPointer) {
+        key.withBytes { k in
+            _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                out.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
+                message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
+                ad.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(ad.count), nil,
+                nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// The inverse of `seal`; false when the tag does not match (nothing is then left in `out`).
+    static func open(_ sealed: UnsafeRawBufferPointer, ad: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+                     key: SecretBytes, into out: UnsafeMutableRawBufferPointer) -> Bool {
+        let rc = key.withBytes { k in
+            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                out.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, nil,
+                sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(sealed.count),
+                ad.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(ad.count),
+                nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        if rc != 0, out.count > 0 { wipe(out) }
+        return rc == 0
+    }
+
+    /// A subkey of `key` for one purpose (`crypto_kdf_derive_from_key`; `context` is 8 characters).
+    static func subkey(of key: SecretBytes, id: UInt64, context: String, count: Int = keyBytes) -> SecretBytes {
+        precondition(context.utf8.count == 8)
+        let out = SecretBytes(count: count)
+        out.withMutableBytes { o in
+            key.withBytes { k in
+                _ = crypto_kdf_derive_from_key(o.baseAddress!.assumingMemoryBound(to: UInt8.self), count, id, context,
+                                               k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        return out
+    }
+
+    /// Standard base64 without padding (`sodium_bin2base64`).
+    static func base64(_ bytes: [UInt8]) -> String {
+        let variant = Int32(sodium_base64_VARIANT_ORIGINAL_NO_PADDING)
+        var out = [CChar](repeating: 0, count: sodium_base64_encoded_len(bytes.count, variant))
+        _ = sodium_bin2base64(&out, out.count, bytes, bytes.count, variant)
+        return out.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Decodes what `base64` made; nil for anything else (or not exactly `count` bytes).
+    static func fromBase64(_ text: Substring, count: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: count)
+        var written = 0
+        let text = String(text)
+        let rc = text.withCString { t in
+            sodium_base642bin(&out, out.count, t, text.utf8.count, nil, &written, nil,
+                              Int32(sodium_base64_VARIANT_ORIGINAL_NO_PADDING))
+        }
+        return rc == 0 && written == count ? out : nil
+    }
+
     /// `count` bytes from libsodium's random source.
     static func randomBytes(_ count: Int) -> [UInt8] {
         _ = initialize()
         var out = [UInt8](repeating: 0, count: count)
         randombytes_buf(&out, count)
         return out
+    }
+
+    /// Fills a buffer (secret memory) from libsodium's random source.
+    static func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) {
+        _ = initialize()
+        if let base = buffer.baseAddress { randombytes_buf(base, buffer.count) }
     }
 
     /// A uniform random number in `0..<upperBound`.

@@ -68,11 +68,15 @@ final class ResetCodeTests: XCTestCase {
         let row = try XCTUnwrap(try db.query("SELECT salt, hash FROM reset_code").first)
         XCTAssertEqual(row[0].blob?.count, 0, "Argon2id strings carry their own salt")
         let hash = String(decoding: try XCTUnwrap(row[1].blob), as: UTF8.self)
-        let passcodeHash = try XCTUnwrap(try db.scalar("SELECT hash FROM passcode")?.text)
+        let passcodeHash = try XCTUnwrap(try db.scalar("SELECT verifier FROM passcode")?.text)
         XCTAssertTrue(hash.hasPrefix("$argon2id$v=19$"))
-        // The same parameters (m, t, p) as the passcode: a guess at the code costs what a guess at the passcode does.
-        func params(_ h: String) -> Substring { h.split(separator: "$")[2] }
-        XCTAssertEqual(params(hash), params(passcodeHash))
+        XCTAssertTrue(passcodeHash.hasPrefix("$pcwrap$v=1$argon2id,"))
+        // The same parameters as the passcode's wrap: a guess at the code costs what a guess at the passcode does.
+        let m = hash.split(separator: "$")[2]  // "m=<KiB>,t=<passes>,p=1"
+        let w = passcodeHash.split(separator: "$")[2].split(separator: ",")  // "argon2id", "ops=<passes>", "mem=<bytes>"
+        let kib = Int(m.split(separator: ",")[0].dropFirst(2))!, passes = m.split(separator: ",")[1].dropFirst(2)
+        XCTAssertEqual("ops=\(passes)", String(w[1]))
+        XCTAssertEqual("mem=\(kib * 1024)", String(w[2]))
         XCTAssertFalse(try db.query("SELECT * FROM reset_code").description.contains(code))
     }
 

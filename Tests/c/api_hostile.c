@@ -61,11 +61,13 @@ static void test_reset_code_is_argon2id_at_the_passcodes_cost(void) {
     passcode_store *s = store_with_passcode(path, sizeof path, &m);
     CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
     CHECK(query_text(path, "SELECT hash FROM reset_code", code_hash, sizeof code_hash));
-    CHECK(query_text(path, "SELECT hash FROM passcode", pass_hash, sizeof pass_hash));
+    CHECK(query_text(path, "SELECT verifier FROM passcode", pass_hash, sizeof pass_hash));
     CHECK(strncmp(code_hash, "$argon2id$v=19$", 15) == 0);
-    /* "$argon2id$v=19$m=...,t=...,p=...$": the parameters are the passcode's. */
-    char *a = strchr(code_hash + 15, '$'), *b = strchr(pass_hash + 15, '$');
-    CHECK(a && b && a - code_hash == b - pass_hash && strncmp(code_hash, pass_hash, (size_t)(a - code_hash)) == 0);
+    /* "$argon2id$v=19$m=<KiB>,t=<passes>,p=1$" against the passcode's "$pcwrap$v=1$argon2id,ops=<passes>,mem=<bytes>$". */
+    unsigned long kib = 0, t = 0, ops = 0, mem = 0;
+    CHECK(sscanf(code_hash, "$argon2id$v=19$m=%lu,t=%lu,p=1$", &kib, &t) == 2);
+    CHECK(sscanf(pass_hash, "$pcwrap$v=1$argon2id,ops=%lu,mem=%lu$", &ops, &mem) == 2);
+    CHECK(kib > 0 && t == ops && kib * 1024 == mem);
     CHECK(strstr(code_hash, m.code) == NULL);
     passcode_close(s);
 }

@@ -139,4 +139,5 @@ void run_hooks_tests(void);
 void run_hostile_tests(void);
 void run_policy_tests(void);
 void run_events_tests(void);
+void run_key_tests(void);
 #endif

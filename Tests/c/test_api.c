@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
     run_hostile_tests();
     run_policy_tests();
     run_events_tests();
+    run_key_tests();
     remove_tree(tmp_root);
     return tl_summary();
 }

@@ -31,7 +31,7 @@ static void on_deleted(void *p) { (void)p; }
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc; (void)argv;
     char path[64];
-    snprintf(path, sizeof path, "/tmp/passcode-fuzz-%d.db", (int)getpid());
+    snprintf(path, sizeof path, "/dev/shm/passcode-fuzz-%d.db", (int)getpid());
     unlink(path);
     passcode_options *o = NULL;
     passcode_options_new(&o);

@@ -166,7 +166,7 @@ static const char *values[] = {"-1", "0", "2147483648", "9223372036854775807", "
 
 /* Every place a value lives: columns of the tables, and rows of the key/value tables. */
 static const char *columns[][2] = {
-    {"passcode", "hash"}, {"passcode", "length"}, {"passcode", "set_wall_ms"}, {"passcode", "id"},
+    {"passcode", "verifier"}, {"recovery", "wrap"}, {"recovery", "id"}, {"passcode", "length"}, {"passcode", "set_wall_ms"}, {"passcode", "id"},
     {"reset_code", "generation"}, {"reset_code", "salt"}, {"reset_code", "hash"}, {"reset_code", "boot_id"},
     {"reset_code", "expires_boot_ms"}, {"reset_code", "expires_wall_ms"}, {"reset_code", "tries"}, {"reset_code", "replaced"},
     {"reset_request", "boot_id"}, {"reset_request", "boot_ms"}, {"reset_request", "wall_ms"},

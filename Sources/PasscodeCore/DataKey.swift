@@ -1,0 +1,275 @@
+// The data key: 32 random bytes per store that a passcode unlock releases to the host, and
+// that seals the host's data (`passcode_seal`).
+//
+// The key is stored only wrapped (XChaCha20-Poly1305) under a key-encryption key that one
+// Argon2id evaluation of the passcode (of its keyed BLAKE2b, with a pepper) derives. Opening
+// the wrap *is* the passcode check: there is no separate hash, so the file offers no test of a
+// guess cheaper than one Argon2id evaluation, and with a pepper none at all without the pepper.
+// A second copy may be wrapped under a host's recovery key, so that a reset by email can keep
+// the key. In memory the key lives in `sodium_malloc` memory (guard pages, locked, wiped on
+// release), held per handle: "released" while the app is unlocked, "held" while locked so that a
+// biometric unlock policy allows can release it again. Nothing else keeps it.
+
+/// The stored verifier of a passcode: Argon2id parameters, salt and the wrapped data key, in a
+/// self-describing, versioned text: `$pcwrap$v=1$argon2id,ops=<n>,mem=<bytes>$<salt>$<wrap>`
+/// (standard base64 without padding; the wrap is nonce || key || tag, authenticated together
+/// with everything before the last `$`).
+struct KeyWrap: Equatable {
+    static let prefix = "$pcwrap$v=1$"
+    let cost: HashCost
+    let salt: [UInt8]
+    let sealed: [UInt8]
+
+    static var sealedBytes: Int { Sodium.nonceBytes + Sodium.keyBytes + Sodium.tagBytes }
+
+    private static func header(cost: HashCost, salt: [UInt8]) -> String {
+        "\(prefix)argon2id,ops=\(cost.opsLimit),mem=\(cost.memLimit)$\(Sodium.base64(salt))"
+    }
+
+    var encoded: String { KeyWrap.header(cost: cost, salt: salt) + "$" + Sodium.base64(sealed) }
+
+    /// Wraps `dataKey` under the passcode: one Argon2id evaluation with a fresh salt.
+    static func make(_ input: SecretBytes, dataKey: SecretBytes, cost: HashCost) throws -> KeyWrap {
+        let salt = Sodium.randomBytes(Sodium.saltBytes)
+        let kek = try Sodium.deriveKey(input, salt: salt, cost: cost)
+        let ad = Array(header(cost: cost, salt: salt).utf8)
+        return KeyWrap(cost: cost, salt: salt, sealed: Sodium.wrap(dataKey, key: kek, ad: ad))
+    }
+
+    /// One Argon2id evaluation: the data key when `input` is the passcode's, else nil.
+    func open(_ input: SecretBytes) throws -> SecretBytes? {
+        let kek = try Sodium.deriveKey(input, salt: salt, cost: cost)
+        guard let key = Sodium.unwrap(sealed, key: kek, ad: Array(KeyWrap.header(cost: cost, salt: salt).utf8)),
+              key.count == Sodium.keyBytes else { return nil }
+        return key
+    }
+
+    /// Parses a stored verifier. The file is input: anything malformed, or a cost above `limit`
+    /// (a hostile value would make every attempt take hours or all memory), is `corrupt`.
+    static func parse(_ text: String, limit: HashCost) throws -> KeyWrap {
+        let damaged = PasscodeError.corrupt("the store's passcode verifier is damaged")
+        guard text.hasPrefix(prefix) else { throw damaged }
+        let parts = text.dropFirst(prefix.count).split(separator: "$", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw damaged }
+        let fields = parts[0].split(separator: ",", omittingEmptySubsequences: false)
+        guard fields.count == 3, fields[0] == "argon2id",
+              let ops = number(fields[1], "ops="), let mem = number(fields[2], "mem="),
+              let salt = Sodium.fromBase64(parts[1], count: Sodium.saltBytes),
+              let sealed = Sodium.fromBase64(parts[2], count: sealedBytes) else { throw damaged }
+        let cost = HashCost(opsLimit: ops, memLimit: Int(mem))
+        try check(cost, limit: limit)
+        return KeyWrap(cost: cost, salt: salt, sealed: sealed)
+    }
+
+    /// The cost a verifier in the file may ask for: the host's, or libsodium's SENSITIVE preset.
+    static func check(_ cost: HashCost, limit: HashCost) throws {
+        guard cost.isValid else { throw PasscodeError.corrupt("the store's passcode verifier has Argon2id parameters outside libsodium's limits") }
+        guard cost.opsLimit <= max(limit.opsLimit, HashCost.sensitive.opsLimit),
+              cost.memLimit <= max(limit.memLimit, HashCost.sensitive.memLimit) else {
+            throw PasscodeError.corrupt("the store's passcode verifier asks for more Argon2id work (ops \(cost.opsLimit), \(cost.memLimit) bytes) than this library allows")
+        }
+    }
+
+    /// A decimal number after `tag`, digits only, without overflow.
+    static func number(_ field: Substring, _ tag: String) -> UInt64? {
+        guard field.hasPrefix(tag) else { return nil }
+        let digits = field.dropFirst(tag.count)
+        guard !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ $0 >= "0" && $0 <= "9" }) else { return nil }
+        return UInt64(digits)
+    }
+}
+
+/// What the `verifier` column holds: a wrap, or (until the next successful verify migrates it)
+/// the plain `$argon2id$` hash of a store made before 0.3.0, which protects no key.
+enum Verifier {
+    case wrapped(KeyWrap)
+    case legacy(String)
+
+    static func parse(_ text: String, limit: HashCost) throws -> Verifier {
+        if text.hasPrefix(KeyWrap.prefix) { return .wrapped(try KeyWrap.parse(text, limit: limit)) }
+        guard text.hasPrefix("$argon2id$"), text.utf8.count < Sodium.hashStringBytes, !text.utf8.contains(0) else {
+            throw PasscodeError.corrupt("the store's passcode verifier is damaged")
+        }
+        // "$argon2id$v=19$m=<KiB>,t=<passes>,p=1$...": the same ceiling as for wraps.
+        let parts = text.split(separator: "$")
+        let params = parts.count > 2 ? parts[2].split(separator: ",") : []
+        guard params.count == 3, let m = KeyWrap.number(params[0], "m="), let t = KeyWrap.number(params[1], "t="),
+              m <= UInt64(Int.max / 1024) else {
+            throw PasscodeError.corrupt("the store's passcode verifier is damaged")
+        }
+        try KeyWrap.check(HashCost(opsLimit: t, memLimit: Int(m) * 1024), limit: limit)
+        return .legacy(text)
+    }
+}
+
+/// The copy of the data key wrapped under a host's recovery key (table `recovery`).
+enum RecoveryWrap {
+    private static let ad = Array("libpasscode recovery wrap v1".utf8)
+
+    /// The recovery key is not used directly: a keyed BLAKE2b over a fixed context.
+    private static func kek(_ recoveryKey: SecretBytes) -> SecretBytes {
+        Sodium.keyedHash(SecretBytes(Array("libpasscode recovery key v1".utf8)), key: recoveryKey)
+    }
+
+    static func make(_ dataKey: SecretBytes, recoveryKey: SecretBytes) -> [UInt8] {
+        Sodium.wrap(dataKey, key: kek(recoveryKey), ad: ad)
+    }
+
+    static func open(_ blob: [UInt8], recoveryKey: SecretBytes) -> SecretBytes? {
+        guard blob.count == KeyWrap.sealedBytes, let key = Sodium.unwrap(blob, key: kek(recoveryKey), ad: ad),
+              key.count == Sodium.keyBytes else { return nil }
+        return key
+    }
+}
+
+/// The format `passcode_seal` writes: "PCS" and version 1, the key's 8-byte id, a random
+/// 24-byte nonce, then the XChaCha20-Poly1305 ciphertext and its 16-byte tag. The first 12
+/// bytes are authenticated with the text. The sealing key and the id are subkeys of the data key.
+public enum SealedBox {
+    static let magic: [UInt8] = [0x50, 0x43, 0x53, 0x01]
+    static let keyIDBytes = 8
+    static var adBytes: Int { magic.count + keyIDBytes }
+    static var headerBytes: Int { adBytes + Sodium.nonceBytes }
+    public static var overhead: Int { headerBytes + Sodium.tagBytes }
+}
+
+/// The data key as this handle holds it, with its sealing subkey and id.
+struct HeldKey {
+    let key: SecretBytes
+    let sealKey: SecretBytes
+    let keyID: [UInt8]
+    /// Released (the app is unlocked) or only held for a biometric unlock.
+    var released: Bool
+
+    init(_ key: SecretBytes) {
+        self.key = key.copy()
+        sealKey = Sodium.subkey(of: key, id: 1, context: "pcseal01")
+        keyID = Sodium.subkey(of: key, id: 2, context: "pcseal01", count: 16).withBytes { Array($0.prefix(SealedBox.keyIDBytes)) }
+        released = true
+    }
+}
+
+/// Whether the data key was ever given to the host (so a reset that replaces it must say so).
+struct KeyState: StateRecord {
+    var handedOut = false
+    static let fields: [StateField<KeyState>] = [.flag("data_key_handed_out", \.handedOut)]
+}
+
+extension PasscodeStore {
+    // MARK: - Holding the key in memory (all under `lock`)
+
+    /// Keeps `key` (a copy) released on this handle.
+    func holdKey(_ key: SecretBytes) {
+        lock.withLock { heldKey = HeldKey(key) }
+    }
+
+    /// Wipes the key from this handle: lock now, the 48-hour rule, 5 failed matches, maximum
+    /// failures, forgot, remove, delete account.
+    func dropKeyLocked() {
+        heldKey = nil
+    }
+
+    /// The app locked: the key stays only for a biometric unlock.
+    func suspendKeyLocked() {
+        heldKey?.released = false
+    }
+
+    /// Whether this handle holds the data key released (tests, the Python binding's repr).
+    public var isKeyReleased: Bool { lock.withLock { heldKey?.released == true } }
+
+    /// Records that the host has the key (a read, and a write only the first time).
+    func recordKeyHandedOut() throws {
+        if try read(.check, { try load(KeyState.self).handedOut }) { return }
+        try write { try update(KeyState.self) { $0.handedOut = true } }
+    }
+
+    // MARK: - Releasing the key
+
+    /// Verifies like `verify` and returns the data key (`passcode_unlock_key`).
+    public func unlockKey(_ code: SecretBytes) throws -> SecretBytes {
+        let key = try verify(code)
+        try recordKeyHandedOut()
+        return key
+    }
+
+    // MARK: - Recovery key
+
+    /// Wraps the released data key under a host's 32-byte recovery key (`passcode_set_recovery_key`),
+    /// replacing an earlier one.
+    public func setRecoveryKey(_ recoveryKey: SecretBytes) throws {
+        guard recoveryKey.count == Sodium.keyBytes else { throw PasscodeError.misuse("the recovery key must be \(Sodium.keyBytes) bytes") }
+        guard let key = lock.withLock({ heldKey?.released == true ? heldKey?.key.copy() : nil }) else { throw PasscodeError.keyNotReleased }
+        let blob = RecoveryWrap.make(key, recoveryKey: recoveryKey)
+        try write {
+            guard try passcodeRowLocked() != nil else { throw PasscodeError.noPasscode }
+            try db.query("INSERT OR REPLACE INTO recovery(id, wrap) VALUES(1, ?)", [.blob(blob)])
+        }
+        try recordKeyHandedOut()  // a host that keeps a recovery key means to keep the data
+    }
+
+    /// Removes the recovery copy (`passcode_clear_recovery_key`).
+    public func clearRecoveryKey() throws {
+        try write { _ = try db.query("DELETE FROM recovery") }
+    }
+
+    /// Whether a recovery copy exists (`passcode_has_recovery_key`).
+    public func hasRecoveryKey() throws -> Bool {
+        try read(.recover) { try recoveryWrapLocked() != nil }
+    }
+
+    func recoveryWrapLocked() throws -> [UInt8]? {
+        guard let row = try db.query("SELECT wrap FROM recovery").first else { return nil }
+        guard let blob = row[0].blob, blob.count == KeyWrap.sealedBytes else {
+            throw PasscodeError.corrupt("the store's recovery wrap is damaged")
+        }
+        return blob
+    }
+
+    // MARK: - Sealing
+
+    /// The key while released on this handle, else `keyNotReleased`.
+    private func releasedKey() throws -> HeldKey {
+        guard let held = lock.withLock({ heldKey }), held.released else { throw PasscodeError.keyNotReleased }
+        return held
+    }
+
+    /// Encrypts `plain` into `out` (`passcode_seal`); returns the sealed length,
+    /// `plain.count + SealedBox.overhead`. `out` must be that large.
+    public func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+        let held = try releasedKey()
+        let total = plain.count + SealedBox.overhead
+        guard out.count >= total else { throw PasscodeError.bufferTooSmall(needed: total) }
+        for (i, b) in SealedBox.magic.enumerated() { out[i] = b }
+        for (i, b) in held.keyID.enumerated() { out[SealedBox.magic.count + i] = b }
+        let nonce = UnsafeMutableRawBufferPointer(rebasing: out[SealedBox.adBytes..<SealedBox.headerBytes])
+        Sodium.fillRandom(nonce)
+        Sodium.seal(plain, ad: UnsafeRawBufferPointer(rebasing: out[0..<SealedBox.adBytes]), nonce: UnsafeRawBufferPointer(nonce),
+                    key: held.sealKey, into: UnsafeMutableRawBufferPointer(rebasing: out[SealedBox.headerBytes..<total]))
+        return total
+    }
+
+    /// Decrypts what `seal` made into `out` (`passcode_unseal`); returns the plain length.
+    public func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+        let held = try releasedKey()
+        guard sealed.count >= SealedBox.overhead else {
+            throw PasscodeError.badCiphertext("the sealed data is too short (\(sealed.count) bytes; at least \(SealedBox.overhead))")
+        }
+        guard sealed.prefix(3).elementsEqual(SealedBox.magic.prefix(3)) else {
+            throw PasscodeError.badCiphertext("the data was not sealed by libpasscode")
+        }
+        guard sealed[3] == SealedBox.magic[3] else {
+            throw PasscodeError.badCiphertext("the data was sealed in format version \(sealed[3]), which this libpasscode does not know")
+        }
+        guard sealed[SealedBox.magic.count..<SealedBox.adBytes].elementsEqual(held.keyID) else {
+            throw PasscodeError.foreignCiphertext
+        }
+        let plainCount = sealed.count - SealedBox.overhead
+        guard out.count >= plainCount else { throw PasscodeError.bufferTooSmall(needed: plainCount) }
+        let ok = Sodium.open(UnsafeRawBufferPointer(rebasing: sealed[SealedBox.headerBytes...]),
+                             ad: UnsafeRawBufferPointer(rebasing: sealed[0..<SealedBox.adBytes]),
+                             nonce: UnsafeRawBufferPointer(rebasing: sealed[SealedBox.adBytes..<SealedBox.headerBytes]),
+                             key: held.sealKey, into: UnsafeMutableRawBufferPointer(rebasing: out[0..<plainCount]))
+        guard ok else { throw PasscodeError.badCiphertext("the sealed data was changed or damaged") }
+        return plainCount
+    }
+}
