@@ -15,7 +15,7 @@ C_TO_CTYPES = {
     "uint64_t": ctypes.c_uint64, "size_t": ctypes.c_size_t, "void": None,
     "const char *": ctypes.c_char_p, "void *": ctypes.c_void_p,
     "int32_t *": ctypes.POINTER(ctypes.c_int32), "int64_t *": ctypes.POINTER(ctypes.c_int64),
-    "const char **": ctypes.POINTER(ctypes.c_char_p), "const uint8_t *": ctypes.POINTER(ctypes.c_uint8),
+    "const char **": ctypes.POINTER(ctypes.c_char_p), "const uint8_t *": ctypes.POINTER(ctypes.c_uint8), "uint8_t *": ctypes.POINTER(ctypes.c_uint8),
     "const uint32_t *": ctypes.POINTER(ctypes.c_uint32), "size_t *": ctypes.POINTER(ctypes.c_size_t),
     "passcode_store *": _ffi.STORE, "passcode_options *": _ffi.OPTIONS, "passcode_flow *": _ffi.FLOW,
     "passcode_session_list *": _ffi.SESSION_LIST, "passcode_event_log *": _ffi.EVENT_LOG,

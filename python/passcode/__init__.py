@@ -13,7 +13,7 @@ Every call that fails raises a PasscodeError subclass carrying the status and th
 message. Passcodes are str or bytes of ASCII digits.
 """
 import ctypes
-from ctypes import byref, c_char_p, c_int32, c_int64, c_uint64
+from ctypes import POINTER, byref, c_char_p, c_int32, c_int64, c_uint64
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple, Union
 
@@ -22,17 +22,22 @@ from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, Flo
                      LockReason, LogoutReason, MaxFailureAction, Notice, Schedule, SecurityEvent, Setting,
                      Status)
 from ._errors import *  # noqa: F401,F403  (the exception classes are part of the API)
-from ._errors import InvalidArgument, InvalidHandle, PasscodeError, PasscodeRequired
+from ._errors import InvalidArgument, InvalidHandle, KeyNotReleased, PasscodeError, PasscodeRequired
 
 __all__ = ["Store", "Flow", "Session", "PasscodeError", "version", "setting_bounds", "setting_choices",
            "setting_default", "setting_weakens", "Status", "Cost", "Setting",
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
            "FlowResult", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
-           "LoggedEvent"]
+           "LoggedEvent", "wipe", "KEY_BYTES", "SEAL_OVERHEAD"]
 
 _lib = _ffi.lib
 
 Digits = Union[str, bytes, bytearray]
+Secret = Union[bytes, bytearray]
+
+#: The data key's size (passcode_key_bytes) and what seal() adds (passcode_seal_overhead).
+KEY_BYTES = _lib.passcode_key_bytes()
+SEAL_OVERHEAD = _lib.passcode_seal_overhead()
 
 
 #: This binding's version (the loaded library's is `version()`).
@@ -105,6 +110,37 @@ def _text(value: Optional[str], what: str, allow_none=False) -> Optional[bytes]:
 def _wipe(buf: bytearray) -> None:
     for i in range(len(buf)):
         buf[i] = 0
+
+
+class _SecretBuffer:
+    """A bytearray lent to C as (uint8_t *, length). A copy made for the call (from bytes) is
+    wiped afterwards; a caller's bytearray is lent as it is."""
+
+    def __init__(self, value, what: str):
+        if isinstance(value, bytearray):
+            self._data, self._copy = value, False
+        elif isinstance(value, (bytes, memoryview)):
+            self._data, self._copy = bytearray(value), True
+        else:
+            raise TypeError(f"{what} must be bytes or bytearray, not {type(value).__name__}")
+        self.length = len(self._data)
+        self._raw = (ctypes.c_uint8 * max(self.length, 1)).from_buffer(self._data) if self._data else None
+        self.pointer = ctypes.cast(self._raw, POINTER(ctypes.c_uint8)) if self._raw is not None else None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.pointer = None
+        self._raw = None
+        if self._copy:
+            wipe(self._data)
+        return False
+
+
+def wipe(buffer: bytearray) -> None:
+    """Overwrites a bytearray with zeros in place (for keys and unsealed data)."""
+    ctypes.memset((ctypes.c_char * len(buffer)).from_buffer(buffer), 0, len(buffer)) if buffer else None
 
 
 def _call_with_secrets(fn, handle, *secrets_and_args):
@@ -412,9 +448,83 @@ class Store(_Handle):
     def check_reset_code(self, code: Digits) -> None:
         _call_with_secrets(_lib.passcode_reset_check, self._h(), _bytes(code, "the reset code"))
 
-    def complete_reset(self, code: Digits, new_passcode: Digits) -> None:
-        _call_with_secrets(_lib.passcode_reset_complete, self._h(), _bytes(code, "the reset code"),
-                                       _bytes(new_passcode, "the new passcode"))
+    def complete_reset(self, code: Digits, new_passcode: Digits, recovery_key: Optional[Secret] = None) -> None:
+        """Sets a new passcode with a reset code. With the recovery key (see set_recovery_key) the
+        data key is kept; without it a new one replaces it, and if the old one was ever taken,
+        KeyReplaced is raised *after* the reset completed (passcode_reset_complete)."""
+        code_b, new_b = _bytes(code, "the reset code"), _bytes(new_passcode, "the new passcode")
+        if recovery_key is None:
+            _call_with_secrets(_lib.passcode_reset_complete, self._h(), code_b, new_b)
+            return
+        with _SecretBuffer(recovery_key, "the recovery key") as rk:
+            _call_with_secrets(_lib.passcode_reset_complete_with_recovery_key, self._h(), code_b, new_b, rk.pointer, rk.length)
+
+    # -- the data key ---------------------------------------------------------------------------
+
+    def unlock_key(self, digits: Digits) -> bytearray:
+        """Verifies like verify() and returns the store's 32-byte data key as a bytearray; wipe
+        it when done (passcode.wipe(key)). The key also stays released on this object for
+        seal() and unseal() until the app locks (passcode_unlock_key)."""
+        key = bytearray(KEY_BYTES)
+        with _SecretBuffer(key, "the key") as out:
+            _call_with_secrets(_lib.passcode_unlock_key, self._h(), _bytes(digits, "the passcode"), out.pointer, out.length)
+        return key
+
+    def biometric_unlock_key(self) -> bytearray:
+        """Reports a biometric success and returns the data key; raises PasscodeRequired (with
+        .reason) when policy refuses or this process holds no key since a passcode unlock."""
+        key = bytearray(KEY_BYTES)
+        refusal = c_int32()
+        with _SecretBuffer(key, "the key") as out:
+            try:
+                _lib.passcode_biometric_unlock_key(self._h(), out.pointer, out.length, byref(refusal))
+            except PasscodeRequired as e:
+                e.reason = BiometricRefusal(refusal.value)
+                raise
+        return key
+
+    @property
+    def key_released(self) -> bool:
+        """Whether seal() and unseal() work now on this object (probed without changing anything)."""
+        try:
+            self.seal(b"")
+            return True
+        except KeyNotReleased:
+            return False
+
+    def seal(self, data: Union[bytes, bytearray, memoryview]) -> bytes:
+        """Encrypts data with the data key (XChaCha20-Poly1305; passcode_seal). Raises
+        KeyNotReleased unless a passcode unlock released the key on this object."""
+        plain = bytes(data)
+        out = (ctypes.c_uint8 * (len(plain) + SEAL_OVERHEAD))()
+        n = ctypes.c_size_t()
+        src = (ctypes.c_uint8 * max(len(plain), 1)).from_buffer_copy(plain or b"\0")
+        _lib.passcode_seal(self._h(), src, len(plain), out, len(out), byref(n))
+        return bytes(out[:n.value])
+
+    def unseal(self, blob: Union[bytes, bytearray, memoryview]) -> bytearray:
+        """Decrypts what seal() made; returns a bytearray the caller can wipe. Raises
+        BadCiphertext (changed, truncated, not ours), ForeignCiphertext or KeyNotReleased."""
+        sealed = bytes(blob)
+        out = bytearray(max(len(sealed) - SEAL_OVERHEAD, 0))
+        n = ctypes.c_size_t()
+        src = (ctypes.c_uint8 * max(len(sealed), 1)).from_buffer_copy(sealed or b"\0")
+        with _SecretBuffer(out, "the data") as dst:
+            _lib.passcode_unseal(self._h(), src, len(sealed), dst.pointer, dst.length, byref(n))
+        return out
+
+    def set_recovery_key(self, recovery_key: Secret) -> None:
+        """Wraps the released data key also under 32 bytes the host keeps elsewhere, so that
+        complete_reset(..., recovery_key=...) keeps it (passcode_set_recovery_key)."""
+        with _SecretBuffer(recovery_key, "the recovery key") as rk:
+            _lib.passcode_set_recovery_key(self._h(), rk.pointer, rk.length)
+
+    def clear_recovery_key(self) -> None:
+        _lib.passcode_clear_recovery_key(self._h())
+
+    @property
+    def has_recovery_key(self) -> bool:
+        return bool(self._out_int(_lib.passcode_has_recovery_key))
 
     @property
     def reset_pending(self) -> bool:
@@ -586,6 +696,13 @@ class Flow(_Handle):
         _lib.passcode_flow_new(store._h(), int(kind), byref(handle))
         self._handle = handle
         _ffi.FLOW_STORES[_ffi._address(handle)] = store._h()
+
+    def take_key(self) -> bytearray:
+        """After success, the data key, once (passcode_flow_take_key); KeyNotReleased otherwise."""
+        key = bytearray(KEY_BYTES)
+        with _SecretBuffer(key, "the key") as out:
+            _lib.passcode_flow_take_key(self._h(), out.pointer, out.length)
+        return key
 
     def digit(self, d: int) -> None:
         """Adds one digit (0-9); the entry submits itself at full length."""

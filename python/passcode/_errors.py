@@ -219,6 +219,32 @@ class AppLocked(PasscodeError):
     status = Status.ERR_APP_LOCKED
 
 
+class KeyNotReleased(PasscodeError):
+    """The data key is not released on this store object: unlock with the passcode first."""
+    status = Status.ERR_KEY_NOT_RELEASED
+
+
+class BadCiphertext(PasscodeError, ValueError):
+    """The sealed data is not libpasscode's, too short, or was changed; nothing was decrypted."""
+    status = Status.ERR_BAD_CIPHERTEXT
+
+
+class ForeignCiphertext(PasscodeError, ValueError):
+    """The data was sealed with another data key (another store's, or this one's before a reset)."""
+    status = Status.ERR_FOREIGN_CIPHERTEXT
+
+
+class KeyReplaced(PasscodeError):
+    """Raised by complete_reset *after* the reset completed: without the recovery key the data
+    key could not be kept, so data sealed before cannot be unsealed any more."""
+    status = Status.ERR_KEY_REPLACED
+
+
+class WrongRecoveryKey(PasscodeError):
+    """The recovery key does not open the store's recovery copy (or none is set); nothing changed."""
+    status = Status.ERR_WRONG_RECOVERY_KEY
+
+
 _BY_STATUS = {}
 for _cls in list(globals().values()):
     if isinstance(_cls, type) and issubclass(_cls, PasscodeError) and "status" in _cls.__dict__:

@@ -51,6 +51,7 @@ SESSION_LIST = POINTER(session_list_t)
 i32p = POINTER(c_int32)
 i64p = POINTER(c_int64)
 strp = POINTER(c_char_p)
+u8p = POINTER(c_uint8)
 
 CLOCK_CB = CFUNCTYPE(None, c_void_p, i64p, i64p, POINTER(c_uint64))
 VOID_CB = CFUNCTYPE(None, c_void_p)
@@ -120,6 +121,17 @@ FUNCTIONS = {
     "passcode_reset_retry_after": (c_int32, [STORE, i64p]),
     "passcode_reset_check": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_reset_complete": (c_int32, [STORE, c_char_p, c_size_t, c_char_p, c_size_t]),
+    "passcode_reset_complete_with_recovery_key": (c_int32, [STORE, c_char_p, c_size_t, c_char_p, c_size_t, u8p, c_size_t]),
+    "passcode_key_bytes": (c_size_t, []),
+    "passcode_unlock_key": (c_int32, [STORE, c_char_p, c_size_t, u8p, c_size_t]),
+    "passcode_biometric_unlock_key": (c_int32, [STORE, u8p, c_size_t, i32p]),
+    "passcode_flow_take_key": (c_int32, [FLOW, u8p, c_size_t]),
+    "passcode_seal_overhead": (c_size_t, []),
+    "passcode_seal": (c_int32, [STORE, u8p, c_size_t, u8p, c_size_t, POINTER(c_size_t)]),
+    "passcode_unseal": (c_int32, [STORE, u8p, c_size_t, u8p, c_size_t, POINTER(c_size_t)]),
+    "passcode_set_recovery_key": (c_int32, [STORE, u8p, c_size_t]),
+    "passcode_clear_recovery_key": (c_int32, [STORE]),
+    "passcode_has_recovery_key": (c_int32, [STORE, i32p]),
     "passcode_reset_pending": (c_int32, [STORE, i32p]),
     "passcode_forgot": (c_int32, [STORE]),
     "passcode_password_change_check": (c_int32, [STORE, c_char_p, c_size_t, c_char_p, c_size_t, c_char_p, c_size_t]),
