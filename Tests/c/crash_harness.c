@@ -4,7 +4,9 @@
  *   - no counted attempt was lost: the failure counter is at least the number of wrong
  *     verifies whose answer the child had seen (and at most the number it had started);
  *   - a setting being changed is either its old or its new value;
- *   - during resets, either the old or the new passcode works.
+ *   - during resets and passcode changes, either the old or the new passcode works, and it
+ *     releases the same data key as before (the old wrap or the new one, never none; resets
+ *     use the recovery key, so they keep it too).
  * The child reports each step through a pipe before and after it, so the parent knows what
  * could have been revealed when the kill came. Prints "N passed, N failed". */
 #include <passcode.h>
@@ -30,6 +32,8 @@ static void fake_clock(void *p, int64_t *boot, int64_t *wall, uint64_t *id) {
     *wall = 1700000000000LL + fake_boot;
     *id = 9;
 }
+
+static uint8_t data_key[32], recovery_key[32];
 
 static char last_code[16];
 static int32_t deliver(void *p, const char *code, size_t len, char *msg, size_t size) {
@@ -57,7 +61,8 @@ static void say(int fd, char what, long n) {
     if (write(fd, line, (size_t)len) != len) _exit(4);
 }
 
-/* mode 0: wrong verifies and setting changes; mode 1: resets between PC1 and PC2. */
+/* mode 0: wrong verifies and setting changes; mode 1: resets between PC1 and PC2; mode 2:
+ * passcode changes between them. */
 static void child(const char *path, int fd, int mode, int round) {
     passcode_store *s = open_store(path);
     passcode_set_reset_delivery_callback(s, deliver, NULL);
@@ -77,12 +82,20 @@ static void child(const char *path, int fd, int mode, int round) {
                 if (rc != PASSCODE_ERR_WRONG_PASSCODE) { fprintf(stderr, "verify: %d %s\n", rc, passcode_errmsg(s)); _exit(6); }
                 say(fd, 'A', i);
             }
-        } else {
+        } else if (mode == 1) {
             fake_boot += 86400000;  /* a day later: no rate limit */
             if (passcode_reset_request(s) != PASSCODE_OK) { fprintf(stderr, "request: %s\n", passcode_errmsg(s)); _exit(7); }
             const char *next = i % 2 ? PC1 : PC2;
             say(fd, 'R', i % 2);
-            if (passcode_reset_complete(s, last_code, strlen(last_code), next, 6) != PASSCODE_OK) { fprintf(stderr, "complete: %s\n", passcode_errmsg(s)); _exit(8); }
+            if (passcode_reset_complete_with_recovery_key(s, last_code, strlen(last_code), next, 6, recovery_key, 32) != PASSCODE_OK) {
+                fprintf(stderr, "complete: %s\n", passcode_errmsg(s));
+                _exit(8);
+            }
+            say(fd, 'r', i % 2);
+        } else {
+            const char *from = i % 2 ? PC2 : PC1, *to = i % 2 ? PC1 : PC2;
+            say(fd, 'R', i % 2);
+            if (passcode_change(s, from, 6, to, 6) != PASSCODE_OK) { fprintf(stderr, "change: %s\n", passcode_errmsg(s)); _exit(9); }
             say(fd, 'r', i % 2);
         }
     }
@@ -109,15 +122,17 @@ int main(int argc, char **argv) {
     srand((unsigned)time(NULL) ^ (unsigned)getpid());
     passcode_store *s = open_store(store_path);
     passcode_set(s, PC1, 6);
+    for (int i = 0; i < 32; i++) recovery_key[i] = (uint8_t)(i * 11 + 3);
+    if (passcode_unlock_key(s, PC1, 6, data_key, 32) != PASSCODE_OK || passcode_set_recovery_key(s, recovery_key, 32) != PASSCODE_OK) return 2;
     uint32_t none[] = {0};
     passcode_set_custom_schedule(s, none, 1, 0);  /* no lockout: the child may guess freely */
     passcode_setting_set(s, PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS, 0);
     passcode_close(s);
     long answered_total = 0, started_total = 0, current_setting = PASSCODE_MAX_FAILURE_ACTION_REQUIRE_RESET;
-    long all_started = 0, all_answered = 0, all_settings = 0, all_resets = 0;
+    long all_started = 0, all_answered = 0, all_settings = 0, all_resets = 0, all_changes = 0, key_checks = 0;
     int passed = 0, failed = 0, kills = 0;
     for (int round = 0; round < rounds; round++) {
-        int mode = round % 5 == 4;
+        int mode = round % 5 == 4 ? 1 : round % 5 == 3 ? 2 : 0;
         fake_boot += 1000LL * 86400000;  /* each child starts far past the last one's clock */
         int fds[2];
         if (pipe(fds) != 0) return 2;
@@ -149,7 +164,8 @@ int main(int argc, char **argv) {
         all_started += started;
         all_answered += answered;
         all_settings += pending_setting >= 0;
-        all_resets += reset_target >= 0;
+        all_resets += mode == 1 && reset_target >= 0;
+        all_changes += mode == 2 && reset_target >= 0;
         if (!integrity_ok(store_path)) { failed++; fprintf(stderr, "round %d: integrity_check failed\n", round); continue; }
         passed++;
         passcode_store *c = open_store(store_path);
@@ -163,13 +179,17 @@ int main(int argc, char **argv) {
             if (setting == current_setting || setting == pending_setting) { passed++; current_setting = setting; }
             else { failed++; fprintf(stderr, "round %d: setting %lld, expected %ld or %ld\n", round, (long long)setting, current_setting, pending_setting); }
         } else {
-            /* A completed reset cleared the counter; start counting again from here. */
+            /* A completed reset or change cleared the counter; start counting again from here. */
             if (reset_target >= 0) {
                 const char *expect_new = reset_target ? PC1 : PC2, *expect_old = reset_target ? PC2 : PC1;
-                int32_t a = passcode_verify(c, expect_new, 6);
-                int32_t b = a == PASSCODE_OK ? PASSCODE_OK : passcode_verify(c, expect_old, 6);
+                uint8_t key[32] = {0};
+                int32_t a = passcode_unlock_key(c, expect_new, 6, key, 32);
+                int32_t b = a == PASSCODE_OK ? PASSCODE_OK : passcode_unlock_key(c, expect_old, 6, key, 32);
                 if (a == PASSCODE_OK || (b == PASSCODE_OK && reset_done < 0)) passed++;
                 else { failed++; fprintf(stderr, "round %d: neither passcode works (%d, %d)\n", round, a, b); }
+                key_checks++;
+                if (memcmp(key, data_key, 32) == 0) passed++;
+                else { failed++; fprintf(stderr, "round %d: the data key changed\n", round); }
                 /* Back to PC1 for the next rounds, through a reset (the counter is cleared). */
                 if (a == PASSCODE_OK && expect_new[0] != PC1[0]) { passcode_change(c, PC2, 6, PC1, 6); }
                 else if (a != PASSCODE_OK && expect_old[0] != PC1[0]) { passcode_change(c, PC2, 6, PC1, 6); }
@@ -182,8 +202,9 @@ int main(int argc, char **argv) {
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf %s", path);
     if (system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
-    printf("crash harness: %d kills; %ld wrong attempts started, %ld answered; %ld kills during a setting change, %ld during a reset\n",
-           kills, all_started, all_answered, all_settings, all_resets);
+    printf("crash harness: %d kills; %ld wrong attempts started, %ld answered; %ld kills during a setting change, %ld during a reset, "
+           "%ld during a passcode change; %ld data-key checks after a reset or change\n",
+           kills, all_started, all_answered, all_settings, all_resets, all_changes, key_checks);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
