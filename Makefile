@@ -115,7 +115,7 @@ $(FUZZ_LIBDIR)/libpasscode.so: $(SOURCES)
 $(B)/fuzz_api: Tests/fuzz/fuzz_api.c include/passcode.h $(FUZZ_LIBDIR)/libpasscode.so
 	@mkdir -p $(B)
 	$(FUZZ_CC) -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	    -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+	    -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }; exit $${PIPESTATUS[0]}
 
 # The hostile-store fuzzer: every column and row of a store set to boundary and wrongly typed
 # values, then the whole API, under ASan and UBSan (Tests/fuzz/hostile_store.c).
@@ -123,7 +123,7 @@ HOSTILE_RANDOM ?= 0
 $(B)/hostile_store: Tests/fuzz/hostile_store.c include/passcode.h $(FUZZ_LIBDIR)/libpasscode.so
 	@mkdir -p $(B)
 	$(FUZZ_CC) -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	    -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -lsqlite3 -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+	    -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -lsqlite3 -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }; exit $${PIPESTATUS[0]}
 
 test-hostile: $(B)/hostile_store
 	cd $(B) && ./hostile_store $(HOSTILE_RANDOM) $$RANDOM

@@ -16,10 +16,15 @@ private func deliver(_ key: SecretBytes, to out: UnsafeMutablePointer<UInt8>?, _
     key.withBytes { UnsafeMutableRawPointer(out!).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
 }
 
-/// Zeroes the caller's key buffer first, so that every failure leaves it zeroed; checks its size.
+/// Zeroes the caller's key buffer, before anything else (even the handle check), so that every
+/// failure leaves it zeroed.
+private func zero(_ out: UnsafeMutablePointer<UInt8>?, _ length: UInt) {
+    if let out { memset(out, 0, Int(clamping: length)) }
+}
+
+/// Checks the key buffer's pointer and size.
 private func prepareKeyBuffer(_ out: UnsafeMutablePointer<UInt8>?, _ length: UInt) throws {
-    guard let out else { throw PasscodeError.misuse("the key buffer is NULL") }
-    memset(out, 0, Int(clamping: length))
+    guard out != nil else { throw PasscodeError.misuse("the key buffer is NULL") }
     guard length == passcode_key_bytes() else {
         throw PasscodeError.misuse("the key buffer must be passcode_key_bytes() (\(passcode_key_bytes())) bytes, not \(length)")
     }
@@ -35,14 +40,15 @@ private func prepareKeyBuffer(_ out: UnsafeMutablePointer<UInt8>?, _ length: UIn
 ///   - store: The store.
 ///   - digits: The passcode's ASCII digits. Copied and wiped.
 ///   - length: Number of digits.
-///   - out_key: Receives the key; zeroed on every failure.
+///   - out_key: Receives the key; zeroed on every failure (also for an invalid handle).
 ///   - key_length: `passcode_key_bytes()`.
 /// - Returns: `PASSCODE_OK`, any status of `passcode_verify`, or `PASSCODE_ERR_MISUSE` (NULL
 ///   buffer or another length; the buffer is zeroed as far as `key_length` says).
 @c(passcode_unlock_key)
 public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt,
                                 _ out_key: UnsafeMutablePointer<UInt8>?, _ key_length: UInt) -> Int32 {
-    withStore(store) { s in
+    zero(out_key, key_length)
+    return withStore(store) { s in
         try prepareKeyBuffer(out_key, key_length)
         deliver(try s.unlockKey(secret(digits, length, what: "the passcode")), to: out_key, key_length)
     }
@@ -54,7 +60,7 @@ public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer
 /// forgot passcode, removal or deleting the account only the passcode can release it again.
 /// - Parameters:
 ///   - store: The store.
-///   - out_key: Receives the key; zeroed on every failure.
+///   - out_key: Receives the key; zeroed on every failure (also for an invalid handle).
 ///   - key_length: `passcode_key_bytes()`.
 ///   - out_refusal: Receives the `passcode_biometric_refusal` (NONE when unlocked); may be NULL.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PASSCODE_REQUIRED` (still locked; the refusal is
@@ -64,6 +70,7 @@ public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer
 public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: UnsafeMutablePointer<UInt8>?,
                                           _ key_length: UInt, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_refusal?.pointee = BiometricRefusal.none.rawValue
+    zero(out_key, key_length)
     return withStore(store) { s in
         try prepareKeyBuffer(out_key, key_length)
         do {
@@ -79,14 +86,15 @@ public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: Un
 /// reset), writes the data key, once: the flow wipes its copy, and a second call fails.
 /// - Parameters:
 ///   - flow: The flow.
-///   - out_key: Receives the key; zeroed on every failure.
+///   - out_key: Receives the key; zeroed on every failure (also for an invalid handle).
 ///   - key_length: `passcode_key_bytes()`.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_KEY_NOT_RELEASED` (not finished with success, or
 ///   already taken); `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_take_key)
 public func passcode_flow_take_key(_ flow: OpaquePointer?, _ out_key: UnsafeMutablePointer<UInt8>?,
                                    _ key_length: UInt) -> Int32 {
-    withHandle(Handles.flows, flow) { b in
+    zero(out_key, key_length)
+    return withHandle(Handles.flows, flow) { b in
         try prepareKeyBuffer(out_key, key_length)
         guard let key = try b.flow.takeKey() else { throw PasscodeError.keyNotReleased }
         deliver(key, to: out_key, key_length)

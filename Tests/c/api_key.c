@@ -107,7 +107,9 @@ static void test_wrong_passcode_gives_no_key_and_a_zeroed_buffer(void) {
     memset(out, 0xAA, KEY);
     CHECK_STATUS(passcode_unlock_key(s, "12a456", LEN, out, KEY), PASSCODE_ERR_FORMAT);
     CHECK(all_zero(out, KEY));
+    memset(out, 0xAA, KEY);
     CHECK_STATUS(passcode_unlock_key(NULL, PC1, LEN, out, KEY), PASSCODE_ERR_INVALID_HANDLE);
+    CHECK(all_zero(out, KEY));
     /* In a lockout: the lockout status, and still no key. */
     for (int i = 0; i < 4; i++) wrong_guess(s, i, PASSCODE_ERR_WRONG_PASSCODE);
     memset(out, 0xAA, KEY);

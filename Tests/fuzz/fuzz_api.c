@@ -47,7 +47,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 static void check(int32_t rc) {
-    if (rc < PASSCODE_OK || rc > PASSCODE_ERR_APP_LOCKED) abort();
+    if (rc < PASSCODE_OK || rc > PASSCODE_ERR_WRONG_RECOVERY_KEY) abort();
     if (rc == PASSCODE_ERR_INTERNAL) { fprintf(stderr, "internal: %s\n", passcode_errmsg(store)); abort(); }
     if (rc == PASSCODE_ERR_BUSY || rc == PASSCODE_ERR_CORRUPT) abort();
 }
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *str;
 #define NEXT() (i < size ? data[i++] : 0)
     while (i < size) {
-        uint8_t op = NEXT() % 26;
+        uint8_t op = NEXT() % 30;
         size_t n = NEXT() % 16;
         if (n > size - i) n = size - i;
         const char *arg = (const char *)data + i;
@@ -143,6 +143,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             int32_t which = (int32_t)(NEXT() % 16);
             int64_t value = (int64_t)(int8_t)NEXT() * 60;
             check(passcode_setting_set(store, which, value));
+            break;
+        }
+        case 26: case 28: {  /* the data key: released only on success, else a zeroed buffer */
+            uint8_t key[32];
+            int32_t rc;
+            memset(key, 0xAA, sizeof key);
+            if (op == 26) rc = passcode_unlock_key(store, arg, n, key, sizeof key);
+            else if (NEXT() % 2) rc = passcode_biometric_unlock_key(store, key, sizeof key, &i32);
+            else rc = passcode_flow_take_key(flow, key, sizeof key);  /* NULL flow: INVALID_HANDLE, zeroed */
+            check(rc);
+            uint8_t acc = 0;
+            for (size_t k = 0; k < sizeof key; k++) acc |= key[k];
+            if ((rc == PASSCODE_OK) != (acc != 0)) abort();
+            break;
+        }
+        case 27: {  /* seal then unseal: the same bytes back; the raw input never unseals */
+            uint8_t sealed[16 + 52], back[16 + 52];
+            size_t len = 0, got = 0;
+            int32_t rc = passcode_seal(store, (const uint8_t *)arg, n, sealed, sizeof sealed, &len);
+            check(rc);
+            if (rc == PASSCODE_OK) {
+                if (len != n + passcode_seal_overhead()) abort();
+                size_t at = NEXT() % len;
+                uint8_t flip = (uint8_t)(1 + NEXT() % 255);
+                if (NEXT() % 2) sealed[at] ^= flip;
+                else if (passcode_unseal(store, sealed, len, back, sizeof back, &got) != PASSCODE_OK || got != n
+                         || memcmp(back, arg, n) != 0) abort();
+                check(passcode_unseal(store, sealed, len, back, sizeof back, &got));
+            }
+            if (passcode_unseal(store, (const uint8_t *)arg, n, back, sizeof back, &got) == PASSCODE_OK) abort();
+            break;
+        }
+        case 29: {  /* the recovery key */
+            uint8_t rk[32] = {0};
+            memcpy(rk, arg, n);
+            switch (NEXT() % 4) {
+            case 0: check(passcode_set_recovery_key(store, rk, sizeof rk)); break;
+            case 1: check(passcode_clear_recovery_key(store)); break;
+            case 2: check(passcode_has_recovery_key(store, &i32)); break;
+            default: check(passcode_reset_complete_with_recovery_key(store, code, strlen(code), "386491", 6, rk, sizeof rk)); break;
+            }
             break;
         }
         }
