@@ -277,7 +277,12 @@ typedef enum passcode_biometric_refusal {
     /** The maximum number of failures requires a reset. */
     PASSCODE_BIOMETRIC_REFUSAL_RESET_REQUIRED = 9,
     /** The device restarted since the passcode was last entered. */
-    PASSCODE_BIOMETRIC_REFUSAL_DEVICE_RESTARTED = 10
+    PASSCODE_BIOMETRIC_REFUSAL_DEVICE_RESTARTED = 10,
+    /**
+     * passcode_biometric_unlock_key only: this process does not hold the data key (a new
+     * launch, another handle, or "lock now" wiped it), so only the passcode can release it.
+     */
+    PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY = 11
 } passcode_biometric_refusal;
 
 /** What the host reports about biometrics (passcode_biometric_kind). */
@@ -1356,7 +1361,7 @@ size_t passcode_key_bytes(void);
  * @param store The store.
  * @param digits The passcode's ASCII digits. Copied and wiped.
  * @param length Number of digits.
- * @param out_key Receives the key; zeroed on every failure.
+ * @param out_key Receives the key; zeroed on every failure (also for an invalid handle).
  * @param key_length passcode_key_bytes().
  * @return PASSCODE_OK, any status of passcode_verify, or PASSCODE_ERR_MISUSE (NULL
  * buffer or another length; the buffer is zeroed as far as key_length says).
@@ -1369,11 +1374,11 @@ int32_t passcode_unlock_key(passcode_store *store, const char *digits, size_t le
  * it: after a launch, "lock now", the 48-hour rule, 5 failed matches, the maximum failures,
  * forgot passcode, removal or deleting the account only the passcode can release it again.
  * @param store The store.
- * @param out_key Receives the key; zeroed on every failure.
+ * @param out_key Receives the key; zeroed on every failure (also for an invalid handle).
  * @param key_length passcode_key_bytes().
  * @param out_refusal Receives the passcode_biometric_refusal (NONE when unlocked); may be NULL.
  * @return PASSCODE_OK; PASSCODE_ERR_PASSCODE_REQUIRED (still locked; the refusal is
- * PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH when this process holds no key);
+ * PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY when policy allows but this process holds no key);
  * PASSCODE_ERR_MISUSE; PASSCODE_ERR_INVALID_HANDLE; a store error.
  */
 int32_t passcode_biometric_unlock_key(passcode_store *store, uint8_t *out_key, size_t key_length, int32_t *out_refusal);
@@ -1382,7 +1387,7 @@ int32_t passcode_biometric_unlock_key(passcode_store *store, uint8_t *out_key, s
  * After a flow finished with PASSCODE_FLOW_RESULT_SUCCESS (unlock, create, change, disable,
  * reset), writes the data key, once: the flow wipes its copy, and a second call fails.
  * @param flow The flow.
- * @param out_key Receives the key; zeroed on every failure.
+ * @param out_key Receives the key; zeroed on every failure (also for an invalid handle).
  * @param key_length passcode_key_bytes().
  * @return PASSCODE_OK; PASSCODE_ERR_KEY_NOT_RELEASED (not finished with success, or
  * already taken); PASSCODE_ERR_MISUSE; PASSCODE_ERR_INVALID_HANDLE.

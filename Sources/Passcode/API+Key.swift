@@ -64,7 +64,7 @@ public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer
 ///   - key_length: `passcode_key_bytes()`.
 ///   - out_refusal: Receives the `passcode_biometric_refusal` (NONE when unlocked); may be NULL.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PASSCODE_REQUIRED` (still locked; the refusal is
-///   `PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH` when this process holds no key);
+///   `PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY` when policy allows but this process holds no key);
 ///   `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`; a store error.
 @c(passcode_biometric_unlock_key)
 public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: UnsafeMutablePointer<UInt8>?,

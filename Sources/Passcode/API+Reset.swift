@@ -50,8 +50,8 @@ public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<
 /// `PASSCODE_NOTICE_PASSCODE_RESET`. The way out of the maximum-failure state.
 ///
 /// A reset code proves who the user is, not the passcode, so it cannot open the data key: a
-/// new one replaces it, and if the old one was ever given to the host (`passcode_unlock_key`,
-/// a flow, a recovery key) the call says so with `PASSCODE_ERR_KEY_REPLACED`, after completing
+/// new one replaces it, and if the old one was ever used by the host (`passcode_unlock_key`,
+/// `passcode_seal`, a flow's key, a recovery key) the call says so with `PASSCODE_ERR_KEY_REPLACED`, after completing
 /// the reset. To keep the key, use `passcode_reset_complete_with_recovery_key`.
 /// - Parameters:
 ///   - store: The store.

@@ -121,8 +121,8 @@ public enum Status: Int32 {
     case errForeignCiphertext = 48
     /// Not a failure of the reset: the new passcode is set and the app unlocked. But without
     /// the recovery key the data key could not be kept: a new one replaces it, and data sealed
-    /// before cannot be unsealed any more. Returned only when the old key was ever given to the
-    /// host (`passcode_unlock_key`, a flow, a recovery key).
+    /// before cannot be unsealed any more. Returned only when the old key was ever used by the
+    /// host (`passcode_unlock_key`, `passcode_seal`, a flow's key, a recovery key).
     case errKeyReplaced = 49
     /// The recovery key does not open the store's recovery copy (or none is set); nothing
     /// changed and the reset code was not used up.

@@ -25,6 +25,9 @@ public enum BiometricRefusal: Int32, Sendable {
     case resetRequired = 9
     /// The device restarted since the passcode was last entered.
     case deviceRestarted = 10
+    /// `passcode_biometric_unlock_key` only: this process does not hold the data key (a new
+    /// launch, another handle, or "lock now" wiped it), so only the passcode can release it.
+    case keyNotInMemory = 11
 }
 
 extension BiometricRefusal: CustomStringConvertible {
@@ -41,6 +44,7 @@ extension BiometricRefusal: CustomStringConvertible {
         case .noPasscode: return "no passcode is set"
         case .resetRequired: return "the passcode must be reset"
         case .deviceRestarted: return "the device restarted since the passcode was last entered"
+        case .keyNotInMemory: return "the data key is not in this process's memory (a new launch, or lock now): enter the passcode"
         }
     }
 }

@@ -140,6 +140,8 @@ struct HeldKey {
     let keyID: [UInt8]
     /// Released (the app is unlocked) or only held for a biometric unlock.
     var released: Bool
+    /// Whether this handle already recorded that the host uses the key (`KeyState`).
+    var useRecorded = false
 
     init(_ key: SecretBytes) {
         self.key = key.copy()
@@ -149,7 +151,8 @@ struct HeldKey {
     }
 }
 
-/// Whether the data key was ever given to the host (so a reset that replaces it must say so).
+/// Whether the host ever used the data key (took it, sealed with it), so that a reset that
+/// replaces it must say so.
 struct KeyState: StateRecord {
     var handedOut = false
     static let fields: [StateField<KeyState>] = [.flag("data_key_handed_out", \.handedOut)]
@@ -177,10 +180,14 @@ extension PasscodeStore {
     /// Whether this handle holds the data key released (tests, the Python binding's repr).
     public var isKeyReleased: Bool { lock.withLock { heldKey?.released == true } }
 
-    /// Records that the host has the key (a read, and a write only the first time).
+    /// Records that the host has the key or data sealed with it, so that a reset that must
+    /// replace it says so (a read, and a write only the first time; then once per unlock).
     func recordKeyHandedOut() throws {
-        if try read(.check, { try load(KeyState.self).handedOut }) { return }
-        try write { try update(KeyState.self) { $0.handedOut = true } }
+        if lock.withLock({ heldKey?.useRecorded == true }) { return }
+        if try !read(.check, { try load(KeyState.self).handedOut }) {
+            try write { try update(KeyState.self) { $0.handedOut = true } }
+        }
+        lock.withLock { heldKey?.useRecorded = true }
     }
 
     // MARK: - Releasing the key
@@ -236,7 +243,11 @@ extension PasscodeStore {
     /// Encrypts `plain` into `out` (`passcode_seal`); returns the sealed length,
     /// `plain.count + SealedBox.overhead`. `out` must be that large.
     public func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
-        let held = try releasedKey()
+        var held = try releasedKey()
+        if !held.useRecorded {
+            try recordKeyHandedOut()
+            held = try releasedKey()
+        }
         let total = plain.count + SealedBox.overhead
         guard out.count >= total else { throw PasscodeError.bufferTooSmall(needed: total) }
         for (i, b) in SealedBox.magic.enumerated() { out[i] = b }

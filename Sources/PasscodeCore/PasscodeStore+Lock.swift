@@ -124,7 +124,7 @@ extension PasscodeStore {
         let now = now()
         let outcome: Result<SecretBytes?, PasscodeError> = try write {
             var r = try biometricRefusalLocked(now: now)
-            if r == .none && needKey && heldKey == nil { r = .firstUnlockAfterLaunch }
+            if r == .none && needKey && heldKey == nil { r = .keyNotInMemory }
             switch r {
             case .none: break
             case .passcodeNotUsedFor48Hours, .tooManyBiometricFailures, .resetRequired, .deviceRestarted, .noPasscode:

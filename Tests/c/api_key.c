@@ -300,7 +300,7 @@ static void test_biometric_release_within_policy_only(void) {
     CHECK_STATUS(passcode_biometric_check(s, &refusal), PASSCODE_OK);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE);
     CHECK_STATUS(passcode_biometric_unlock_key(s, out, KEY, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
-    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH && all_zero(out, KEY));
+    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY && all_zero(out, KEY));
     passcode_close(s);
 }
 
@@ -317,7 +317,7 @@ static void test_biometric_never_releases_after_a_launch(void) {
     lock_by_timeout(s);
     memset(out, 0xAA, KEY);
     CHECK_STATUS(passcode_biometric_unlock_key(s, out, KEY, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
-    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH && all_zero(out, KEY));
+    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY && all_zero(out, KEY));
     CHECK_STATUS(passcode_lock_state(s, &locked, NULL), PASSCODE_OK);
     CHECK(locked == 1);  /* and nothing unlocked */
     CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, out, KEY), PASSCODE_OK);

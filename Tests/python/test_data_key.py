@@ -64,7 +64,7 @@ def test_biometric_release_only_after_a_passcode_unlock_in_this_process(tmp_path
         s.report(Event.FOREGROUND)
         with pytest.raises(passcode.PasscodeRequired) as e:
             s.biometric_unlock_key()
-        assert e.value.reason == BiometricRefusal.FIRST_UNLOCK_AFTER_LAUNCH
+        assert e.value.reason == BiometricRefusal.KEY_NOT_IN_MEMORY
         key = s.unlock_key(PC1)
         s.report(Event.BACKGROUND)
         clock.advance(3600)

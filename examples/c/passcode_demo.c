@@ -17,6 +17,7 @@
 #include <passcode.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,36 @@ typedef struct {
     int last_shakes;
     char notice[160];
     int show_log;  /* the next screen is the security log */
+    char note_path[1100];  /* the secret note, sealed with the store's data key */
 } app;
+
+/* The secret note's line on the home screen: readable only while an unlock released the key. */
+static void note_line(app *a) {
+    FILE *f = fopen(a->note_path, "rb");
+    if (!f) { printf("note: (none)\n"); return; }
+    uint8_t sealed[4096 + 64], plain[4096];
+    size_t n = fread(sealed, 1, sizeof sealed, f), got = 0;
+    fclose(f);
+    int32_t rc = passcode_unseal(a->store, sealed, n, plain, sizeof plain, &got);
+    if (rc == PASSCODE_OK) printf("note: %.*s\n", (int)got, (const char *)plain);
+    else if (rc == PASSCODE_ERR_KEY_NOT_RELEASED) printf("note: sealed (enter the passcode to read it)\n");
+    else if (rc == PASSCODE_ERR_FOREIGN_CIPHERTEXT) printf("note: unreadable (sealed with a data key this store no longer has)\n");
+    else printf("note: damaged (%s)\n", passcode_strerror(rc));
+    explicit_bzero(plain, sizeof plain);
+}
+
+/* Seals `text` with the data key into the note file (mode 0600). */
+static int32_t write_note(app *a, const char *text) {
+    uint8_t sealed[4096 + 64];
+    size_t n = 0, len = strlen(text);
+    if (len > 4096) len = 4096;
+    int32_t rc = passcode_seal(a->store, (const uint8_t *)text, len, sealed, sizeof sealed, &n);
+    if (rc != PASSCODE_OK) return rc;
+    int fd = open(a->note_path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0 || write(fd, sealed, n) != (ssize_t)n) { if (fd >= 0) close(fd); printf("error: cannot write %s\n", a->note_path); return PASSCODE_OK; }
+    close(fd);
+    return PASSCODE_OK;
+}
 
 /* "immediately", "1 minute", "15 minutes", "1 hour": an auto-lock choice as a person reads it. */
 static const char *duration_text(int64_t seconds, char *buf, size_t size) {
@@ -190,7 +220,8 @@ static void draw(app *a) {
         printf("settings: %s | lock %s | biometric %s | auto-lock %s\n", label,
                enabled ? "on" : (set ? "off (passcode kept)" : "off"), bio ? "on" : "off",
                duration_text(timeout, when, sizeof when));
-        if (!a->script) printf("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email\n"
+        note_line(a);
+        if (!a->script) printf("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [w]rite note\n"
                                 "      [t]imeout [i] biometric [h] background [l]ock [v]iew log [q]uit\n");
     }
     if (a->notice[0]) { printf("notice: %s\n", a->notice); a->notice[0] = 0; }
@@ -244,7 +275,7 @@ static void settle(app *a) {
         passcode_flow_error(a->flow, &err, NULL);
         char what[128] = "";
         if (result == PASSCODE_FLOW_RESULT_SUCCESS && a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK) unlocked_notice(a, what, sizeof what);
-        else if (result == PASSCODE_FLOW_RESULT_SUCCESS) snprintf(what, sizeof what, "%s: done", kind_name(a->flow_kind));
+        else if (result == PASSCODE_FLOW_RESULT_SUCCESS) snprintf(what, sizeof what, "%s: done%s%s", kind_name(a->flow_kind), *err ? "; " : "", err);
         else if (result == PASSCODE_FLOW_RESULT_CANCELLED) snprintf(what, sizeof what, "%s: cancelled", kind_name(a->flow_kind));
         else snprintf(what, sizeof what, "%s", err);
         size_t used = strlen(a->notice);
@@ -291,6 +322,7 @@ static int command(app *a, const char *cmd, const char *arg) {
     else if (!strcmp(cmd, "bio-fail")) rc = passcode_biometric_failed(a->store, NULL);
     else if (!strcmp(cmd, "forgot")) { rc = passcode_forgot(a->store); end_flow(a); }
     else if (!strcmp(cmd, "log")) a->show_log = 1;
+    else if (!strcmp(cmd, "note")) rc = write_note(a, arg ? arg : "");
     else if (!strcmp(cmd, "create")) start_flow(a, PASSCODE_FLOW_KIND_CREATE);
     else if (!strcmp(cmd, "change")) start_flow(a, PASSCODE_FLOW_KIND_CHANGE);
     else if (!strcmp(cmd, "disable")) start_flow(a, PASSCODE_FLOW_KIND_DISABLE);
@@ -348,6 +380,20 @@ static int key_command(app *a, int c) {
     case 'r': command(a, "reset-request", NULL); return command(a, "reset", NULL);
     case 'l': return command(a, "lock", NULL);
     case 'v': return command(a, "log", NULL);
+    case 'w': {
+        char text[256] = "";
+        struct termios raw, cooked;
+        tcgetattr(STDIN_FILENO, &raw);
+        cooked = raw;
+        cooked.c_lflag |= ICANON | ECHO;
+        tcsetattr(STDIN_FILENO, TCSANOW, &cooked);
+        printf("note text: ");
+        fflush(stdout);
+        if (!fgets(text, sizeof text, stdin)) text[0] = 0;
+        text[strcspn(text, "\n")] = 0;
+        tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+        return command(a, "note", text);
+    }
     case 'i': {
         int64_t bio = 0;
         passcode_setting_get(a->store, PASSCODE_SETTING_BIOMETRIC_ENABLED, &bio);
@@ -404,6 +450,7 @@ int main(int argc, char **argv) {
     passcode_set_reset_delivery_callback(a.store, deliver, &a);
     passcode_set_logout_callback(a.store, on_logout, &a);
     passcode_set_notice_callback(a.store, on_notice, &a);
+    snprintf(a.note_path, sizeof a.note_path, "%s.note", path);
     printf("libpasscode %s demo, store %s\n", passcode_version_string(), a.script ? "(script)" : path);
     command(&a, "launch", NULL);
     if (a.script) {
@@ -414,7 +461,8 @@ int main(int argc, char **argv) {
             for (char *tok = strtok_r(line, " \t\r\n", &save); go && tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
                 if (*tok == '#') break;
                 char *arg = NULL;
-                if (!strcmp(tok, "wait") || !strcmp(tok, "timeout") || !strcmp(tok, "bio") || !strcmp(tok, "biometrics"))
+                if (!strcmp(tok, "wait") || !strcmp(tok, "timeout") || !strcmp(tok, "bio") || !strcmp(tok, "biometrics")
+                    || !strcmp(tok, "note"))
                     arg = strtok_r(NULL, " \t\r\n", &save);
                 printf("> %s%s%s\n", tok, arg ? " " : "", arg ? arg : "");
                 go = command(&a, tok, arg);

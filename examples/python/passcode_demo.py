@@ -38,6 +38,7 @@ class App:
         self.last_shakes = 0
         self.notice = ""
         self.log_next = False  # the next screen is the security log
+        self.note_path = path + ".note"  # the secret note, sealed with the store's data key
         clock = (lambda: (self.boot_ms, self.wall_ms, 1)) if fake_clock else None
         self.store = passcode.Store(path, clock=clock)
         self.store.on_reset_code(self.deliver)
@@ -130,8 +131,9 @@ class App:
             print("settings: %s | lock %s | biometric %s | auto-lock %s" % (
                 s.security_label, lock, "on" if s.get(Setting.BIOMETRIC_ENABLED) else "off",
                 duration_text(s.get(Setting.AUTO_LOCK_SECONDS))))
+            self.note_line()
             if not self.script:
-                print("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email\n"
+                print("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [w]rite note\n"
                       "      [t]imeout [i] biometric [h] background [l]ock [v]iew log [q]uit")
         if self.notice:
             print(f"notice: {self.notice}")
@@ -139,6 +141,32 @@ class App:
         if self.script:
             print("--")
         sys.stdout.flush()
+
+    def note_line(self):
+        """The secret note's line: readable only while an unlock released the data key."""
+        try:
+            with open(self.note_path, "rb") as f:
+                sealed = f.read(4096 + 64)
+        except FileNotFoundError:
+            print("note: (none)")
+            return
+        try:
+            plain = self.store.unseal(sealed)
+            print("note: %s" % plain.decode("utf-8", "replace"))
+            passcode.wipe(plain)
+        except passcode.KeyNotReleased:
+            print("note: sealed (enter the passcode to read it)")
+        except passcode.ForeignCiphertext:
+            print("note: unreadable (sealed with a data key this store no longer has)")
+        except passcode.PasscodeError as e:
+            print("note: damaged (%s)" % passcode.strerror(e.status))
+
+    def write_note(self, text):
+        """Seals the text with the data key into the note file (mode 0600)."""
+        sealed = self.store.seal(text.encode()[:4096])
+        fd = os.open(self.note_path, os.O_CREAT | os.O_TRUNC | os.O_WRONLY | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(sealed)
 
     def unlocked_notice(self):
         """ "unlock: done", and as Android does, what happened while the app was locked."""
@@ -162,7 +190,8 @@ class App:
             if result == FlowResult.SUCCESS and self.flow_kind == FlowKind.UNLOCK:
                 what = self.unlocked_notice()
             else:
-                what = f"{name}: done" if result == FlowResult.SUCCESS else f"{name}: cancelled" if result == FlowResult.CANCELLED else err
+                what = (f"{name}: done" + (f"; {err}" if err else "") if result == FlowResult.SUCCESS
+                        else f"{name}: cancelled" if result == FlowResult.CANCELLED else err)
             self.notice = self.notice + ("; " if self.notice and what else "") + what
             self.end_flow()
         self.ensure_lock_screen()
@@ -217,6 +246,8 @@ class App:
                 s.biometric_failed()
             elif cmd == "log":
                 self.log_next = True
+            elif cmd == "note":
+                self.write_note(arg or "")
             elif cmd == "forgot":
                 s.forgot()
                 self.end_flow()
@@ -288,6 +319,13 @@ def interactive(app):
                 cycle = passcode.setting_choices(Setting.AUTO_LOCK_SECONDS)  # from the library, not a copy
                 t = app.store.get(Setting.AUTO_LOCK_SECONDS)
                 app.command("timeout", str(cycle[(cycle.index(t) + 1) % len(cycle)] if t in cycle else cycle[0]))
+            elif c == "w":
+                termios.tcsetattr(fd, termios.TCSANOW, saved)
+                try:
+                    text = input("note text: ")
+                finally:
+                    tty.setcbreak(fd)
+                app.command("note", text)
             elif c == "h":
                 app.command("background")
                 print("press any key to come back")
@@ -323,7 +361,7 @@ def main():
                 if tok.startswith("#"):
                     break
                 arg = None
-                if tok in ("wait", "timeout", "bio", "biometrics") and i + 1 < len(toks):
+                if tok in ("wait", "timeout", "bio", "biometrics", "note") and i + 1 < len(toks):
                     i += 1
                     arg = toks[i]
                 print(f"> {tok}{' ' + arg if arg else ''}")

@@ -28,7 +28,7 @@ __all__ = ["Store", "Flow", "Session", "PasscodeError", "version", "setting_boun
            "setting_default", "setting_weakens", "Status", "Cost", "Setting",
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
            "FlowResult", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
-           "LoggedEvent", "wipe", "KEY_BYTES", "SEAL_OVERHEAD"]
+           "LoggedEvent", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD"]
 
 _lib = _ffi.lib
 
@@ -140,7 +140,12 @@ class _SecretBuffer:
 
 def wipe(buffer: bytearray) -> None:
     """Overwrites a bytearray with zeros in place (for keys and unsealed data)."""
-    ctypes.memset((ctypes.c_char * len(buffer)).from_buffer(buffer), 0, len(buffer)) if buffer else None
+    _wipe(buffer)
+
+
+def strerror(status: int) -> str:
+    """A status's short English text (passcode_strerror)."""
+    return _lib.passcode_strerror(int(status)).decode()
 
 
 def _call_with_secrets(fn, handle, *secrets_and_args):
@@ -485,12 +490,15 @@ class Store(_Handle):
 
     @property
     def key_released(self) -> bool:
-        """Whether seal() and unseal() work now on this object (probed without changing anything)."""
+        """Whether seal() and unseal() work now on this object (probed without changing anything:
+        an empty unseal fails as too short only when the key is released)."""
         try:
-            self.seal(b"")
-            return True
+            self.unseal(b"")
         except KeyNotReleased:
             return False
+        except PasscodeError:
+            return True
+        return True
 
     def seal(self, data: Union[bytes, bytearray, memoryview]) -> bytes:
         """Encrypts data with the data key (XChaCha20-Poly1305; passcode_seal). Raises

@@ -99,6 +99,7 @@ class BiometricRefusal(IntEnum):
     NO_PASSCODE = 8
     RESET_REQUIRED = 9
     DEVICE_RESTARTED = 10
+    KEY_NOT_IN_MEMORY = 11
 
 
 class BiometricKind(IntEnum):
