@@ -202,8 +202,8 @@ typedef enum passcode_status {
     /**
      * Not a failure of the reset: the new passcode is set and the app unlocked. But without
      * the recovery key the data key could not be kept: a new one replaces it, and data sealed
-     * before cannot be unsealed any more. Returned only when the old key was ever given to the
-     * host (passcode_unlock_key, a flow, a recovery key).
+     * before cannot be unsealed any more. Returned only when the old key was ever used by the
+     * host (passcode_unlock_key, passcode_seal, a flow's key, a recovery key).
      */
     PASSCODE_ERR_KEY_REPLACED = 49,
     /**
@@ -1091,8 +1091,8 @@ int32_t passcode_reset_check(passcode_store *store, const char *code, size_t len
  * counter, a "reset required" state and the lock are cleared; the notice callback hears
  * PASSCODE_NOTICE_PASSCODE_RESET. The way out of the maximum-failure state.
  * A reset code proves who the user is, not the passcode, so it cannot open the data key: a
- * new one replaces it, and if the old one was ever given to the host (passcode_unlock_key,
- * a flow, a recovery key) the call says so with PASSCODE_ERR_KEY_REPLACED, after completing
+ * new one replaces it, and if the old one was ever used by the host (passcode_unlock_key,
+ * passcode_seal, a flow's key, a recovery key) the call says so with PASSCODE_ERR_KEY_REPLACED, after completing
  * the reset. To keep the key, use passcode_reset_complete_with_recovery_key.
  * @param store The store.
  * @param code The reset code's digits.

@@ -80,7 +80,7 @@ struct KeyWrap: Equatable {
 }
 
 /// What the `verifier` column holds: a wrap, or (until the next successful verify migrates it)
-/// the plain `$argon2id$` hash of a store made before 0.3.0, which protects no key.
+/// the plain `$argon2id$` hash of a store made before schema v4, which protects no key.
 enum Verifier {
     case wrapped(KeyWrap)
     case legacy(String)

@@ -184,7 +184,7 @@ extension PasscodeStore {
         case .proceed(let s, let r, let v, let e): (seq, row, verifier, pending) = (s, r, v, e)
         }
         // 2. The expensive check, with no lock held: one Argon2id evaluation opens the wrap (or,
-        // once, checks a hash from before 0.3.0; then a second makes the wrap that replaces it).
+        // once, checks a hash from before schema v4; then a second makes the wrap that replaces it).
         let input = hashInput(code)
         var key: SecretBytes?
         var replacement: String?
