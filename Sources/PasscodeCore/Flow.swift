@@ -95,7 +95,14 @@ public final class PasscodeFlow: @unchecked Sendable {
         if kind != .create && kind != .reset, try !store.isPasscodeSet() {
             throw PasscodeError.noPasscode
         }
+        if kind == .reset, try !store.isResetAllowed() {
+            throw PasscodeError.noPasscode  // a reset replaces a passcode
+        }
         length = try lengthFor(step)
+        // A reset flow starts only with a code to enter: not at a keypad that fails after 8 digits.
+        if kind == .reset, try !store.isResetCodePending() {
+            throw PasscodeError.noResetCode
+        }
         if kind != .create && kind != .reset { try refresh() }
     }
 
@@ -272,7 +279,10 @@ public final class PasscodeFlow: @unchecked Sendable {
         case .resetRequired: finish(.needsReset, error: e.message, status: e)
         case .loggedOut: finish(.loggedOut, error: e.message, status: e)
         case .noPasscode, .alreadySet: finish(.failed, error: e.message, status: e)
-        case .wrongResetCode: fail(e, text: "Incorrect code. " + e.message.prefix(1).uppercased() + e.message.dropFirst())
+        case .wrongResetCode(let left):
+            // One text per case, said once.
+            fail(e, text: left > 0 ? "Incorrect code. \(left) more \(left == 1 ? "try" : "tries") before it is discarded."
+                                   : "Incorrect code. It was discarded; request a new one.")
         case .resetCodeExpired, .noResetCode:
             fail(e, text: e.message.prefix(1).uppercased() + e.message.dropFirst())
             resetCode = nil

@@ -59,17 +59,21 @@ extension PasscodeStore {
         }
         let now = now()
         // The settings are read first: a damaged one refuses the request before anything is written.
-        let (length, lifetime) = try read(.recover) { (try value(.resetCodeLength), try value(.resetCodeLifetimeSeconds)) }
+        let (length, lifetime) = try read(.recover) {
+            guard try resetAllowedLocked() else { throw PasscodeError.noPasscode }
+            return (try value(.resetCodeLength), try value(.resetCodeLifetimeSeconds))
+        }
         // 1. The rate limit; the request is recorded even if delivery fails later.
-        let limit: Result<Void, PasscodeError> = try write(.recover) {
+        let limit: Result<Int64, PasscodeError> = try write(.recover) {
             let wait = try resetRequestWaitLocked(now: now, prune: true)
             if wait > 0 { return .failure(.rateLimited(seconds: wait)) }
             try db.query("INSERT INTO reset_request(boot_id, boot_ms, wall_ms) VALUES(?, ?, ?)",
                          [.int(Int64(bitPattern: now.bootID)), .int(now.bootMs), .int(now.wallMs)])
+            let request = db.lastInsertRowID
             try logLocked(.resetCodeRequested, now: now)
-            return .success(())
+            return .success(request)
         }
-        try limit.get()
+        let request = try limit.get()
         // 2. A new code, stored only as its Argon2id hash.
         let code = SecretBytes(count: Int(length))
         code.withMutableBytes { b in
@@ -86,10 +90,13 @@ extension PasscodeStore {
                       .int(now.bootMs + lifetime * 1000), .int(now.wallMs &+ lifetime * 1000)])
             return gen
         }
-        // 3. Delivery, with no lock held. On failure the new code is discarded.
+        // 3. Delivery, with no lock held. On failure the new code is discarded, and the request
+        // no longer counts against the daily limit (a flaky network must not lock the user out
+        // of recovery for a day); the interval between requests still applies.
         if let failure = deliver(code) {
             try write(.recover) {
                 try db.query("DELETE FROM reset_code WHERE generation = ?", [.int(generation)])
+                try db.query("UPDATE reset_request SET failed = 1 WHERE rowid = ?", [.int(request)])
                 try logLocked(.resetCodeDeliveryFailed, now: now)
             }
             throw PasscodeError.hookFailed(failure.isEmpty ? "the reset code could not be delivered" : failure)
@@ -104,24 +111,42 @@ extension PasscodeStore {
         return try read(.recover) { try resetRequestWaitLocked(now: now, prune: false) }
     }
 
-    /// The rate limit: one request per interval and a number per 24 hours. Requests older than a
-    /// day are deleted when `prune` (inside a write transaction).
+    /// The rate limit: one request per interval, and a number of delivered ones per 24 hours
+    /// (failed deliveries count for the interval only). Requests older than a day are deleted
+    /// when `prune` (inside a write transaction).
     private func resetRequestWaitLocked(now: ClockReading, prune: Bool) throws -> Int64 {
         let interval = try value(.resetRequestIntervalSeconds) * 1000
         let perDay = try value(.resetRequestsPerDay)
-        var ages: [Int64] = []
-        for r in try db.query("SELECT rowid, boot_id, boot_ms, wall_ms FROM reset_request") {
+        var ages: [Int64] = [], delivered: [Int64] = []
+        for r in try db.query("SELECT rowid, boot_id, boot_ms, wall_ms, failed FROM reset_request") {
             let age = requestAge(bootID: UInt64(bitPattern: r[1].int ?? 0), bootMs: r[2].int ?? 0, wallMs: r[3].int ?? 0, now: now)
             if age < PasscodeStore.dayMs {
                 ages.append(age)
+                if r[4].int != 1 { delivered.append(age) }  // anything but a clean "failed" counts
             } else if prune {
                 try db.query("DELETE FROM reset_request WHERE rowid = ?", [r[0]])
             }
         }
         var wait: Int64 = 0
         if let youngest = ages.min(), youngest < interval { wait = interval - youngest }
-        if Int64(ages.count) >= perDay, let oldest = ages.max() { wait = max(wait, PasscodeStore.dayMs - oldest) }
+        if Int64(delivered.count) >= perDay, let oldest = delivered.max() { wait = max(wait, PasscodeStore.dayMs - oldest) }
         return (wait + 999) / 1000
+    }
+
+    /// Whether a passcode row exists, read raw: the reset is the way out of a damaged state.
+    func passcodeExistsLocked() throws -> Bool {
+        try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0
+    }
+
+    /// A reset replaces a passcode, so it needs one; except in a store whose edit was detected
+    /// (with a pepper), where a deleted passcode row is the edit and the reset the way out.
+    func isResetAllowed() throws -> Bool {
+        try read(.recover) { try resetAllowedLocked() }
+    }
+
+    func resetAllowedLocked() throws -> Bool {
+        if try passcodeExistsLocked() { return true }
+        return integrityKey != nil ? try !isIntactLocked() : false
     }
 
     /// Age of a recorded request: on the boot-time clock within one boot, else by the wall clock.
@@ -210,6 +235,8 @@ extension PasscodeStore {
         if let recoveryKey, recoveryKey.count != Sodium.keyBytes {
             throw PasscodeError.misuse("the recovery key must be \(Sodium.keyBytes) bytes")
         }
+        // A reset replaces a passcode; with none set there is nothing to reset (set one instead).
+        guard try isResetAllowed() else { throw PasscodeError.noPasscode }
         let generation = try checkResetCode(code)
         var kept: SecretBytes?
         if let recoveryKey {
@@ -229,8 +256,7 @@ extension PasscodeStore {
             var replaced = false
             if kept == nil {
                 // Raw reads: a reset is the way out of a damaged state (a damaged flag counts as set).
-                let hadKey = try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0
-                replaced = hadKey && ((try? load(KeyState.self).handedOut) ?? true)
+                replaced = try passcodeExistsLocked() && ((try? load(KeyState.self).handedOut) ?? true)
                 try db.query("DELETE FROM recovery")  // it wraps the old key
                 try update(KeyState.self) { $0.handedOut = false }
             }

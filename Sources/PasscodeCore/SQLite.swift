@@ -101,6 +101,9 @@ final class Database {
     }
 
     /// The first column of the first row, if any.
+    /// The rowid of the last row this connection inserted.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
+
     func scalar(_ sql: String, _ args: [SQLValue] = []) throws -> SQLValue? {
         try query(sql, args).first?.first
     }

@@ -47,10 +47,12 @@ enum Schema {
         """,
         // 3 -> 4: the passcode verifier wraps the data key ("$pcwrap$v=1$...", DataKey.swift); a
         // "$argon2id$" hash from before is replaced at the next successful verify. A second copy
-        // of the key may be wrapped under the host's recovery key.
+        // of the key may be wrapped under the host's recovery key. A reset request whose delivery
+        // failed is marked, so that it does not count against the daily limit.
         """
         ALTER TABLE passcode RENAME COLUMN hash TO verifier;
         CREATE TABLE recovery(id INTEGER PRIMARY KEY CHECK (id = 1), wrap BLOB NOT NULL);
+        ALTER TABLE reset_request ADD COLUMN failed INTEGER NOT NULL DEFAULT 0;
         """,
     ]
 

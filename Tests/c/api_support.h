@@ -140,4 +140,5 @@ void run_hostile_tests(void);
 void run_policy_tests(void);
 void run_events_tests(void);
 void run_key_tests(void);
+void run_reset_rules_tests(void);
 #endif

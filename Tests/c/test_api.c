@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
     run_policy_tests();
     run_events_tests();
     run_key_tests();
+    run_reset_rules_tests();
     remove_tree(tmp_root);
     return tl_summary();
 }

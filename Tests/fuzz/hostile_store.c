@@ -169,7 +169,7 @@ static const char *columns[][2] = {
     {"passcode", "verifier"}, {"recovery", "wrap"}, {"recovery", "id"}, {"passcode", "length"}, {"passcode", "set_wall_ms"}, {"passcode", "id"},
     {"reset_code", "generation"}, {"reset_code", "salt"}, {"reset_code", "hash"}, {"reset_code", "boot_id"},
     {"reset_code", "expires_boot_ms"}, {"reset_code", "expires_wall_ms"}, {"reset_code", "tries"}, {"reset_code", "replaced"},
-    {"reset_request", "boot_id"}, {"reset_request", "boot_ms"}, {"reset_request", "wall_ms"},
+    {"reset_request", "boot_id"}, {"reset_request", "boot_ms"}, {"reset_request", "wall_ms"}, {"reset_request", "failed"},
     {"session", "id"}, {"session", "device_name"}, {"session", "platform"}, {"session", "last_active_wall_ms"},
     {"session", "location"}, {"session", "is_current"},
     {"event", "id"}, {"event", "wall_ms"}, {"event", "kind"}, {"event", "detail"},

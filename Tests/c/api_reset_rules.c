@@ -1,0 +1,107 @@
+/* Issue 19's reset rules: a flaky network does not lock the user out of recovery, a reset flow
+ * does not start without a code, one error text per case, a correct check uses no try, and a
+ * reset needs a passcode to replace. */
+#include "api_support.h"
+
+typedef struct { char code[16]; int fail; } courier;
+
+static int32_t send_code(void *payload, const char *code, size_t length, char *message, size_t size) {
+    courier *c = payload;
+    if (c->fail) { snprintf(message, size, "network down"); return 1; }
+    memcpy(c->code, code, length);
+    c->code[length] = 0;
+    return 0;
+}
+
+static passcode_store *reset_store(char *path, size_t size, courier *c) {
+    passcode_store *s = new_store(path, size);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, send_code, c), PASSCODE_OK);
+    return s;
+}
+
+static void test_failed_deliveries_do_not_use_up_the_daily_limit(void) {
+    char path[512];
+    courier c = {0};
+    int64_t per_day = 0, wait = -1;
+    passcode_store *s = reset_store(path, sizeof path, &c);
+    per_day = get_setting(s, PASSCODE_SETTING_RESET_REQUESTS_PER_DAY);
+    CHECK(per_day >= 2 && per_day < 50);
+    c.fail = 1;
+    for (int i = 0; i < per_day + 2; i++) {
+        CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_HOOK_FAILED);
+        /* The interval still applies after a failure. */
+        CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_RATE_LIMITED);
+        CHECK(passcode_errwait(s) > 0 && passcode_errwait(s) <= 60);
+        advance_ms(61 * 1000);
+    }
+    c.fail = 0;
+    CHECK_STATUS(passcode_reset_retry_after(s, &wait), PASSCODE_OK);
+    CHECK(wait == 0);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);  /* was RATE_LIMITED for ~24 h */
+    /* Delivered ones still count: after the day's allowance, the next waits for the day. */
+    for (int i = 1; i < per_day; i++) {
+        advance_ms(61 * 1000);
+        CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    }
+    advance_ms(61 * 1000);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_RATE_LIMITED);
+    CHECK(passcode_errwait(s) > 3600);
+    passcode_close(s);
+}
+
+static void test_a_reset_flow_needs_a_pending_code(void) {
+    char path[512];
+    courier c = {0};
+    passcode_flow *f = (passcode_flow *)&c;  /* must come back NULL */
+    passcode_store *s = reset_store(path, sizeof path, &c);
+    CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_RESET, &f), PASSCODE_ERR_NO_RESET_CODE);
+    CHECK(f == NULL);
+    CHECK(strstr(passcode_errmsg(s), "request") != NULL);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_RESET, &f), PASSCODE_OK);
+    passcode_flow_free(f);
+    passcode_close(s);
+}
+
+static void test_one_text_per_wrong_code_and_a_correct_check_is_free(void) {
+    char path[512], wrong[16];
+    courier c = {0};
+    passcode_flow *f = NULL;
+    const char *text = NULL;
+    passcode_store *s = reset_store(path, sizeof path, &c);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    for (int i = 0; i < 10; i++) CHECK_STATUS(passcode_reset_check(s, c.code, strlen(c.code)), PASSCODE_OK);
+    snprintf(wrong, sizeof wrong, "%s", c.code);
+    wrong[0] = wrong[0] == '9' ? '0' : (char)(wrong[0] + 1);
+    CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_RESET, &f), PASSCODE_OK);
+    for (const char *p = wrong; *p; p++) CHECK_STATUS(passcode_flow_digit(f, *p - '0'), PASSCODE_OK);
+    CHECK_STATUS(passcode_flow_error(f, &text, NULL), PASSCODE_OK);
+    /* 10 correct checks used nothing: this first wrong one leaves 4 of 5. */
+    CHECK(text && strcmp(text, "Incorrect code. 4 more tries before it is discarded.") == 0);
+    passcode_flow_free(f);
+    passcode_close(s);
+}
+
+static void test_a_reset_needs_a_passcode(void) {
+    char path[512];
+    courier c = {0};
+    passcode_flow *f = NULL;
+    passcode_store *s = new_store(path, sizeof path);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, send_code, &c), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_NO_PASSCODE);
+    CHECK(c.code[0] == 0);  /* nothing was sent */
+    CHECK_STATUS(passcode_reset_complete(s, "12345678", 8, PC1, LEN), PASSCODE_ERR_NO_PASSCODE);
+    CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_RESET, &f), PASSCODE_ERR_NO_PASSCODE);
+    int32_t set = 1;
+    CHECK_STATUS(passcode_is_set(s, &set), PASSCODE_OK);
+    CHECK(set == 0);  /* no passcode was created by the back door */
+    passcode_close(s);
+}
+
+void run_reset_rules_tests(void) {
+    RUN(test_failed_deliveries_do_not_use_up_the_daily_limit);
+    RUN(test_a_reset_flow_needs_a_pending_code);
+    RUN(test_one_text_per_wrong_code_and_a_correct_check_is_free);
+    RUN(test_a_reset_needs_a_passcode);
+}
