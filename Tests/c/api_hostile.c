@@ -35,24 +35,7 @@ static int query_text(const char *path, const char *sql, char *out, size_t size)
     return found;
 }
 
-typedef struct { char code[16]; int fail; int logouts, deleted; } mailbox;
 
-static int32_t deliver(void *payload, const char *code, size_t length, char *message, size_t size) {
-    mailbox *m = payload;
-    if (m->fail) { snprintf(message, size, "network down"); return 1; }
-    memcpy(m->code, code, length);
-    m->code[length] = 0;
-    return 0;
-}
-static void logout(void *payload, int32_t reason) { (void)reason; ((mailbox *)payload)->logouts++; }
-static void deleted(void *payload) { ((mailbox *)payload)->deleted++; }
-
-static passcode_store *store_with_passcode(char *path, size_t size, mailbox *m) {
-    passcode_store *s = new_store(path, size);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, m), PASSCODE_OK);
-    return s;
-}
 
 /* 1. A pending reset code costs as much to search offline as the passcode: the same Argon2id. */
 static void test_reset_code_is_argon2id_at_the_passcodes_cost(void) {
@@ -83,7 +66,7 @@ static void expect_corrupt(const char *sql, const char *name) {
     size_t len;
     char *before = slurp(path, &len);
     s = open_fast(path);
-    passcode_set_reset_delivery_callback(s, deliver, &m);
+    passcode_set_reset_delivery_callback(s, mailbox_deliver, &m);
     passcode_flow *f = NULL;
     int32_t rc = PASSCODE_OK;
     if (!strcmp(name, "reset_code_length") && strstr(sql, "40")) rc = passcode_flow_new(s, PASSCODE_FLOW_KIND_RESET, &f);
@@ -128,7 +111,7 @@ static void test_forgot_and_delete_fail_closed_without_a_callback(void) {
     passcode_is_set(s, &set);
     CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_REQUESTED && set == 1);
     /* With the callback: logged out, and the lock state says so until a new passcode is set. */
-    CHECK_STATUS(passcode_set_logout_callback(s, logout, &m), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_logout_callback(s, mailbox_logout, &m), PASSCODE_OK);
     CHECK_STATUS(passcode_forgot(s), PASSCODE_OK);
     CHECK(m.logouts == 1);
     passcode_lock_state(s, &locked, &reason);
@@ -138,7 +121,7 @@ static void test_forgot_and_delete_fail_closed_without_a_callback(void) {
     CHECK_STATUS(passcode_set(s, PC2, LEN), PASSCODE_OK);
     passcode_lock_state(s, &locked, &reason);
     CHECK(locked == 0 && reason == PASSCODE_LOCK_REASON_NONE);
-    CHECK_STATUS(passcode_set_account_deleted_callback(s, deleted, &m), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_account_deleted_callback(s, mailbox_deleted, &m), PASSCODE_OK);
     CHECK_STATUS(passcode_delete_account(s, "DELETE"), PASSCODE_OK);
     CHECK(m.deleted == 1);
     passcode_lock_state(s, &locked, &reason);
@@ -211,7 +194,7 @@ static void test_edits_are_detected_with_a_pepper(void) {
         passcode_store *s = NULL;
         CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
         CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
-        passcode_set_reset_delivery_callback(s, deliver, &m);
+        passcode_set_reset_delivery_callback(s, mailbox_deliver, &m);
         for (int k = 0; k < 5; k++) wrong_guess(s, k, PASSCODE_ERR_WRONG_PASSCODE);
         CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
         edit(path, attacks[i]);
@@ -233,7 +216,7 @@ static void test_edits_are_detected_with_a_pepper(void) {
             passcode_event_log_free(log);
         }
         /* The way out: the reset by email (or forgot, or delete account). */
-        passcode_set_reset_delivery_callback(s, deliver, &m);
+        passcode_set_reset_delivery_callback(s, mailbox_deliver, &m);
         CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
         CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TAMPERED);  /* a request alone mends nothing */
         CHECK_STATUS(passcode_reset_complete(s, m.code, strlen(m.code), PC3, LEN), PASSCODE_OK);
@@ -294,7 +277,7 @@ static void test_delete_account_with_a_reader_says_the_wipe_is_pending(void) {
     CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_session_record(s, "s1", "Kitchen Laptop XYZ", "Linux", 1, NULL, 0), PASSCODE_OK);
-    passcode_set_account_deleted_callback(s, deleted, &m);
+    passcode_set_account_deleted_callback(s, mailbox_deleted, &m);
     /* Another connection reads an old snapshot. */
     sqlite3 *reader = NULL;
     sqlite3_stmt *st = NULL;

@@ -10,24 +10,11 @@
 
 #define KEY 32
 
-typedef struct { char code[16]; int logouts, deleted; } inbox;
 
-static int32_t deliver(void *payload, const char *code, size_t length, char *message, size_t size) {
-    (void)message; (void)size;
-    inbox *m = payload;
-    memcpy(m->code, code, length);
-    m->code[length] = 0;
-    return 0;
-}
-static void on_logout(void *payload, int32_t reason) { (void)reason; ((inbox *)payload)->logouts++; }
-static void on_deleted(void *payload) { ((inbox *)payload)->deleted++; }
-
-static passcode_store *keyed_store(char *path, size_t size, inbox *m, uint8_t key[KEY]) {
-    passcode_store *s = new_store(path, size);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, m), PASSCODE_OK);
-    CHECK_STATUS(passcode_set_logout_callback(s, on_logout, m), PASSCODE_OK);
-    CHECK_STATUS(passcode_set_account_deleted_callback(s, on_deleted, m), PASSCODE_OK);
+static passcode_store *keyed_store(char *path, size_t size, mailbox *m, uint8_t key[KEY]) {
+    passcode_store *s = store_with_passcode(path, size, m);
+    CHECK_STATUS(passcode_set_logout_callback(s, mailbox_logout, m), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_account_deleted_callback(s, mailbox_deleted, m), PASSCODE_OK);
     CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, key, KEY), PASSCODE_OK);
     return s;
 }
@@ -91,7 +78,7 @@ static void test_sizes(void) {
 
 static void test_wrong_passcode_gives_no_key_and_a_zeroed_buffer(void) {
     char path[512];
-    inbox m = {0};
+    mailbox m = {0};
     uint8_t key[KEY], out[KEY];
     passcode_store *s = keyed_store(path, sizeof path, &m, key);
     CHECK(!all_zero(key, KEY));
@@ -120,7 +107,7 @@ static void test_wrong_passcode_gives_no_key_and_a_zeroed_buffer(void) {
 
 static void test_key_is_stable_across_change_disable_enable_and_reopen(void) {
     char path[512], other[512];
-    inbox m = {0};
+    mailbox m = {0};
     uint8_t key[KEY], again[KEY];
     passcode_store *s = keyed_store(path, sizeof path, &m, key);
     CHECK_STATUS(passcode_change(s, PC1, LEN, PC2, LEN), PASSCODE_OK);
@@ -146,7 +133,7 @@ static void test_key_is_stable_across_change_disable_enable_and_reopen(void) {
 
 static void test_key_is_stable_across_a_cost_upgrade(void) {
     char path[512];
-    inbox m = {0};
+    mailbox m = {0};
     uint8_t key[KEY], again[KEY], before[600], after[600];
     passcode_store *s = keyed_store(path, sizeof path, &m, key);
     passcode_close(s);
@@ -170,7 +157,7 @@ static void test_key_is_stable_across_a_cost_upgrade(void) {
 
 static void test_seal_round_trip_tamper_truncation_and_foreign_store(void) {
     char path[512], other[512];
-    inbox m = {0};
+    mailbox m = {0};
     uint8_t key[KEY], plain[4096], sealed[4096 + 52], back[4096];
     size_t n = 0, got = 0;
     for (size_t i = 0; i < sizeof plain; i++) plain[i] = (uint8_t)(i * 7);
@@ -224,7 +211,7 @@ static void test_seal_round_trip_tamper_truncation_and_foreign_store(void) {
 
 static void test_seal_needs_the_key_released_in_this_process(void) {
     char path[512];
-    inbox m = {0};
+    mailbox m = {0};
     uint8_t key[KEY], plain[8] = "secret!", sealed[8 + 52], back[8];
     size_t n = 0, got = 0;
     int32_t locked = 0;
@@ -258,7 +245,7 @@ static void test_seal_needs_the_key_released_in_this_process(void) {
 
 /* ---- biometrics -------------------------------------------------------------------------- */
 
-static passcode_store *biometric_store(char *path, size_t size, inbox *m, uint8_t key[KEY]) {
+static passcode_store *biometric_store(char *path, size_t size, mailbox *m, uint8_t key[KEY]) {
     passcode_store *s = keyed_store(path, size, m, key);
     CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FACE_ID), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
@@ -275,7 +262,7 @@ static void lock_by_timeout(passcode_store *s) {
 
 static void test_biometric_release_within_policy_only(void) {
     char path[512];
-    inbox m = {0};
+    mailbox m = {0};
     uint8_t key[KEY], out[KEY];
     int32_t refusal = -1, count = 0, locked = 0;
     passcode_store *s = biometric_store(path, sizeof path, &m, key);
@@ -306,7 +293,7 @@ static void test_biometric_release_within_policy_only(void) {
 
 static void test_biometric_never_releases_after_a_launch(void) {
     char path[512];
-    inbox m = {0};
+    mailbox m = {0};
     uint8_t key[KEY], out[KEY];
     int32_t refusal = -1, locked = 0;
     passcode_store *s = biometric_store(path, sizeof path, &m, key);
@@ -382,7 +369,7 @@ static void test_flows_give_the_key_once(void) {
 
 static void test_reset_with_and_without_the_recovery_key(void) {
     char path[512];
-    inbox m = {0};
+    mailbox m = {0};
     uint8_t key[KEY], out[KEY], recovery[KEY], wrong[KEY], plain[5] = "note", sealed[5 + 52], back[5];
     size_t n = 0, got = 0;
     int32_t has = -1;
@@ -419,7 +406,7 @@ static void test_reset_with_and_without_the_recovery_key(void) {
     char plain_path[512];
     passcode_store *t = new_store(plain_path, sizeof plain_path);
     CHECK_STATUS(passcode_set(t, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_set_reset_delivery_callback(t, deliver, &m), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(t, mailbox_deliver, &m), PASSCODE_OK);
     CHECK_STATUS(passcode_reset_request(t), PASSCODE_OK);
     CHECK_STATUS(passcode_reset_complete(t, m.code, strlen(m.code), PC2, LEN), PASSCODE_OK);
     passcode_close(t);
@@ -443,7 +430,7 @@ static void test_recovery_key_needs_the_released_key(void) {
 static void test_forgot_and_delete_account_leave_no_key_bytes(void) {
     for (int delete_account = 0; delete_account < 2; delete_account++) {
         char path[512];
-        inbox m = {0};
+        mailbox m = {0};
         uint8_t key[KEY], recovery[KEY], wrap[600], rwrap[200];
         for (int i = 0; i < KEY; i++) recovery[i] = (uint8_t)(200 - i);
         passcode_store *s = keyed_store(path, sizeof path, &m, key);
@@ -489,7 +476,7 @@ static void test_hostile_verifiers_are_corrupt_not_slow(void) {
     };
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
         char path[512];
-        inbox m = {0};
+        mailbox m = {0};
         uint8_t key[KEY], recovery[KEY] = {9};
         passcode_store *s = keyed_store(path, sizeof path, &m, key);
         CHECK_STATUS(passcode_set_recovery_key(s, recovery, KEY), PASSCODE_OK);

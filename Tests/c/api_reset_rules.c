@@ -3,28 +3,13 @@
  * reset needs a passcode to replace. */
 #include "api_support.h"
 
-typedef struct { char code[16]; int fail; } courier;
 
-static int32_t send_code(void *payload, const char *code, size_t length, char *message, size_t size) {
-    courier *c = payload;
-    if (c->fail) { snprintf(message, size, "network down"); return 1; }
-    memcpy(c->code, code, length);
-    c->code[length] = 0;
-    return 0;
-}
-
-static passcode_store *reset_store(char *path, size_t size, courier *c) {
-    passcode_store *s = new_store(path, size);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_set_reset_delivery_callback(s, send_code, c), PASSCODE_OK);
-    return s;
-}
 
 static void test_failed_deliveries_do_not_use_up_the_daily_limit(void) {
     char path[512];
-    courier c = {0};
+    mailbox c = {0};
     int64_t per_day = 0, wait = -1;
-    passcode_store *s = reset_store(path, sizeof path, &c);
+    passcode_store *s = store_with_passcode(path, sizeof path, &c);
     per_day = get_setting(s, PASSCODE_SETTING_RESET_REQUESTS_PER_DAY);
     CHECK(per_day >= 2 && per_day < 50);
     c.fail = 1;
@@ -52,9 +37,9 @@ static void test_failed_deliveries_do_not_use_up_the_daily_limit(void) {
 
 static void test_a_reset_flow_needs_a_pending_code(void) {
     char path[512];
-    courier c = {0};
+    mailbox c = {0};
     passcode_flow *f = (passcode_flow *)&c;  /* must come back NULL */
-    passcode_store *s = reset_store(path, sizeof path, &c);
+    passcode_store *s = store_with_passcode(path, sizeof path, &c);
     CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_RESET, &f), PASSCODE_ERR_NO_RESET_CODE);
     CHECK(f == NULL);
     CHECK(strstr(passcode_errmsg(s), "request") != NULL);
@@ -66,10 +51,10 @@ static void test_a_reset_flow_needs_a_pending_code(void) {
 
 static void test_one_text_per_wrong_code_and_a_correct_check_is_free(void) {
     char path[512], wrong[16];
-    courier c = {0};
+    mailbox c = {0};
     passcode_flow *f = NULL;
     const char *text = NULL;
-    passcode_store *s = reset_store(path, sizeof path, &c);
+    passcode_store *s = store_with_passcode(path, sizeof path, &c);
     CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
     for (int i = 0; i < 10; i++) CHECK_STATUS(passcode_reset_check(s, c.code, strlen(c.code)), PASSCODE_OK);
     snprintf(wrong, sizeof wrong, "%s", c.code);
@@ -85,10 +70,10 @@ static void test_one_text_per_wrong_code_and_a_correct_check_is_free(void) {
 
 static void test_a_reset_needs_a_passcode(void) {
     char path[512];
-    courier c = {0};
+    mailbox c = {0};
     passcode_flow *f = NULL;
     passcode_store *s = new_store(path, sizeof path);
-    CHECK_STATUS(passcode_set_reset_delivery_callback(s, send_code, &c), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &c), PASSCODE_OK);
     CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_NO_PASSCODE);
     CHECK(c.code[0] == 0);  /* nothing was sent */
     CHECK_STATUS(passcode_reset_complete(s, "12345678", 8, PC1, LEN), PASSCODE_ERR_NO_PASSCODE);

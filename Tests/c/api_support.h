@@ -130,6 +130,27 @@ static inline void wrong_guess(passcode_store *s, int i, int32_t want) {
     CHECK_STATUS(passcode_verify(s, g, 6), want);
 }
 
+/* A host's mailbox: the reset callbacks record what they were told. `fail` makes delivery fail. */
+typedef struct { char code[16]; int fail; int logouts, deleted; } mailbox;
+
+static inline int32_t mailbox_deliver(void *payload, const char *code, size_t length, char *message, size_t size) {
+    mailbox *m = payload;
+    if (m->fail) { snprintf(message, size, "network down"); return 1; }
+    memcpy(m->code, code, length < sizeof m->code ? length : sizeof m->code - 1);
+    m->code[length < sizeof m->code ? length : sizeof m->code - 1] = 0;
+    return 0;
+}
+static inline void mailbox_logout(void *payload, int32_t reason) { (void)reason; ((mailbox *)payload)->logouts++; }
+static inline void mailbox_deleted(void *payload) { ((mailbox *)payload)->deleted++; }
+
+/* A new store with PC1 set and `m` as its reset-code mailbox. */
+static inline passcode_store *store_with_passcode(char *path, size_t size, mailbox *m) {
+    passcode_store *s = new_store(path, size);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, m), PASSCODE_OK);
+    return s;
+}
+
 /* Each area's tests (Tests/c/api_<area>.c). */
 void run_open_tests(void);
 void run_passcode_tests(void);
