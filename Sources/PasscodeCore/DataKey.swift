@@ -53,10 +53,10 @@ struct KeyWrap: Equatable {
         guard parts.count == 3 else { throw damaged }
         let fields = parts[0].split(separator: ",", omittingEmptySubsequences: false)
         guard fields.count == 3, fields[0] == "argon2id",
-              let ops = number(fields[1], "ops="), let mem = number(fields[2], "mem="),
+              let ops = number(fields[1], "ops="), let memBytes = number(fields[2], "mem="), let mem = Int(exactly: memBytes),
               let salt = Sodium.fromBase64(parts[1], count: Sodium.saltBytes),
               let sealed = Sodium.fromBase64(parts[2], count: sealedBytes) else { throw damaged }
-        let cost = HashCost(opsLimit: ops, memLimit: Int(mem))
+        let cost = HashCost(opsLimit: ops, memLimit: mem)
         try check(cost, limit: limit)
         return KeyWrap(cost: cost, salt: salt, sealed: sealed)
     }

@@ -81,6 +81,9 @@ public final class PasscodeStore: @unchecked Sendable {
         if version > Schema.currentVersion {
             throw PasscodeError.newerSchema(found: version, supported: Schema.currentVersion)
         }
+        if version < 0 {  // the header's user_version is four bytes of the file: input too
+            throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
+        }
         try db.exec("PRAGMA journal_mode=WAL")
         try db.exec("PRAGMA synchronous=FULL")
         try db.exec("PRAGMA secure_delete=ON")
@@ -88,6 +91,9 @@ public final class PasscodeStore: @unchecked Sendable {
             try db.write {
                 // Another process may have migrated meanwhile: read again under the write lock.
                 let now = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
+                guard (0...Schema.currentVersion).contains(now) else {
+                    throw PasscodeError.corrupt("the store's schema version (\(now)) is damaged")
+                }
                 for v in now..<Schema.currentVersion {
                     try db.exec(Schema.migrations[v])
                 }

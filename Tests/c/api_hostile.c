@@ -330,7 +330,29 @@ static void test_a_time_namespace_does_not_skip_a_lockout(void) {
     printf("time namespace: boot clock +61 s, wall clock unchanged: verify says %s\n", passcode_strerror(status));
 }
 
+/* The schema version is four bytes of the file header: a negative one (found by `corrupt`: it
+ * indexed the migrations with it and trapped) is damage, and nothing is written. */
+static void test_a_damaged_schema_version_is_corrupt(void) {
+    const char *versions[] = {"PRAGMA user_version = -1660944380", "PRAGMA user_version = -1"};
+    for (int i = 0; i < 2; i++) {
+        char path[512];
+        mailbox m = {0};
+        passcode_close(store_with_passcode(path, sizeof path, &m));
+        edit(path, versions[i]);
+        size_t len;
+        char *before = slurp(path, &len);
+        passcode_options *o = fast_options();
+        passcode_store *s = NULL;
+        CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_ERR_CORRUPT);
+        CHECK(s == NULL && strstr(passcode_errmsg(NULL), "schema version") != NULL);
+        passcode_options_free(o);
+        CHECK(same_file(path, before, len));
+        free(before);
+    }
+}
+
 void run_hostile_tests(void) {
+    RUN(test_a_damaged_schema_version_is_corrupt);
     RUN(test_reset_code_is_argon2id_at_the_passcodes_cost);
     RUN(test_out_of_range_values_in_the_file_are_corrupt_not_crashes);
     RUN(test_forgot_and_delete_fail_closed_without_a_callback);

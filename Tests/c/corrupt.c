@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int known(int32_t rc) { return rc >= PASSCODE_OK && rc <= PASSCODE_ERR_APP_LOCKED && rc != PASSCODE_ERR_INTERNAL; }
+static int known(int32_t rc) { return rc >= PASSCODE_OK && rc <= PASSCODE_ERR_WRONG_RECOVERY_KEY && rc != PASSCODE_ERR_INTERNAL; }
 static void on_deleted(void *p) { (void)p; }
 
 static int32_t deliver(void *p, const char *c, size_t n, char *m, size_t s) { (void)p; (void)c; (void)n; (void)m; (void)s; return 0; }
@@ -54,6 +54,7 @@ static int probe(const char *path) {
 }
 
 int main(int argc, char **argv) {
+    if (argc == 3 && !strcmp(argv[1], "--probe")) return probe(argv[2]);
     int rounds = argc > 1 ? atoi(argv[1]) : 100;
     char dir[] = "/tmp/passcode-corrupt-XXXXXX";
     if (!mkdtemp(dir)) return 2;
@@ -103,7 +104,16 @@ int main(int argc, char **argv) {
         if (pid == 0) _exit(probe(bad));
         int status;
         waitpid(pid, &status, 0);
-        if (WIFSIGNALED(status)) { crashed++; fprintf(stderr, "round %d: crashed with signal %d\n", r, WTERMSIG(status)); continue; }
+        if (WIFSIGNALED(status)) {
+            /* Kept for the report: the damaged file reproduces the crash (`corrupt --probe FILE`). */
+            char keep[300], cmd[700];
+            snprintf(keep, sizeof keep, "/tmp/passcode-corrupt-crash-%d-%d.db", (int)getpid(), r);
+            snprintf(cmd, sizeof cmd, "cp '%s' '%s'", bad, keep);
+            if (system(cmd) != 0) keep[0] = 0;
+            crashed++;
+            fprintf(stderr, "round %d: crashed with signal %d; damaged store kept as %s\n", r, WTERMSIG(status), keep);
+            continue;
+        }
         int code = WEXITSTATUS(status);
         if (code >= 100) { unknown++; continue; }
         if (code == 0) opened++; else { refused++; by_status[code & 63]++; }
