@@ -161,9 +161,13 @@ struct KeyState: StateRecord {
 extension PasscodeStore {
     // MARK: - Holding the key in memory (all under `lock`)
 
-    /// Keeps `key` (a copy) released on this handle.
-    func holdKey(_ key: SecretBytes) {
-        lock.withLock { heldKey = HeldKey(key) }
+    /// Keeps `key` (a copy) released on this handle; `useRecorded` when the caller's transaction
+    /// already recorded that the host uses it.
+    func holdKey(_ key: SecretBytes, useRecorded: Bool = false) {
+        lock.withLock {
+            heldKey = HeldKey(key)
+            heldKey?.useRecorded = useRecorded
+        }
     }
 
     /// Wipes the key from this handle: lock now, the 48-hour rule, 5 failed matches, maximum
@@ -182,21 +186,27 @@ extension PasscodeStore {
 
     /// Records that the host has the key or data sealed with it, so that a reset that must
     /// replace it says so (a read, and a write only the first time; then once per unlock).
+    /// Calls that already write a transaction use `markKeyUsedLocked` inside it instead.
     func recordKeyHandedOut() throws {
         if lock.withLock({ heldKey?.useRecorded == true }) { return }
-        if try !read(.check, { try load(KeyState.self).handedOut }) {
-            try write { try update(KeyState.self) { $0.handedOut = true } }
+        if try read(.check, { try load(KeyState.self).handedOut }) {
+            lock.withLock { heldKey?.useRecorded = true }
+        } else {
+            try write { try markKeyUsedLocked() }
         }
-        lock.withLock { heldKey?.useRecorded = true }
+    }
+
+    /// Inside a write transaction: the host uses the key this handle holds.
+    func markKeyUsedLocked() throws {
+        try update(KeyState.self) { $0.handedOut = true }
+        heldKey?.useRecorded = true
     }
 
     // MARK: - Releasing the key
 
     /// Verifies like `verify` and returns the data key (`passcode_unlock_key`).
     public func unlockKey(_ code: SecretBytes) throws -> SecretBytes {
-        let key = try verify(code)
-        try recordKeyHandedOut()
-        return key
+        try verify(code, handingOutKey: true)
     }
 
     // MARK: - Recovery key

@@ -116,7 +116,6 @@ extension PasscodeStore {
     /// refusal is `firstUnlockAfterLaunch`, whatever the stored state says.
     public func biometricUnlockKey() throws -> SecretBytes {
         guard let key = try biometricUnlock(needKey: true) else { throw PasscodeError.keyNotReleased }
-        try recordKeyHandedOut()
         return key
     }
 
@@ -137,6 +136,7 @@ extension PasscodeStore {
             try update(BiometricState.self) { $0.failures = 0 }
             try logLocked(.unlockedByBiometrics, now: now)
             heldKey?.released = true
+            if needKey { try markKeyUsedLocked() }
             return .success(heldKey?.key.copy())
         }
         return try outcome.get()

@@ -165,9 +165,10 @@ extension PasscodeStore {
 
     /// Checks `code` against the stored passcode (`passcode_verify`) and returns the data key,
     /// which stays released on this handle. Throws `wrongPasscode`, `lockedOut`, `resetRequired`,
-    /// `loggedOut`, `noPasscode` or a store error.
+    /// `loggedOut`, `noPasscode` or a store error. `handingOutKey` (`passcode_unlock_key`) records,
+    /// in the success's own transaction, that the host has the key.
     @discardableResult
-    public func verify(_ code: SecretBytes) throws -> SecretBytes {
+    public func verify(_ code: SecretBytes, handingOutKey: Bool = false) throws -> SecretBytes {
         let fingerprint = Sodium.mac(code, key: fingerprintKey)
         let start = now()
         // 1. Write-ahead: count the attempt durably, or refuse without looking at the passcode.
@@ -205,7 +206,8 @@ extension PasscodeStore {
         let end = now()
         if var key {
             let replaced = try write {
-                try finishSuccessLocked(seq: seq, now: end, old: row.text, new: replacement, pendingEvents: pending)
+                try finishSuccessLocked(seq: seq, now: end, old: row.text, new: replacement, pendingEvents: pending,
+                                        handingOutKey: handingOutKey)
             }
             if case .legacy = verifier {
                 if replaced {
@@ -215,7 +217,7 @@ extension PasscodeStore {
                 }
             }
             recordProof(end)
-            holdKey(key)
+            holdKey(key, useRecorded: handingOutKey)
             return key
         }
         let outcome: FailureOutcome = try write { try finishFailureLocked(fingerprint: fingerprint, hash: row.text, now: end) }
@@ -301,7 +303,8 @@ extension PasscodeStore {
     }
 
     /// Returns whether `new` replaced `old` (false when none was given or another process changed it).
-    private func finishSuccessLocked(seq: Int64, now: ClockReading, old: String, new: String?, pendingEvents: [Int64]) throws -> Bool {
+    private func finishSuccessLocked(seq: Int64, now: ClockReading, old: String, new: String?, pendingEvents: [Int64],
+                                     handingOutKey: Bool) throws -> Bool {
         for id in pendingEvents { try db.query("DELETE FROM event WHERE id = ?", [.int(id)]) }
         try logLocked(.unlockedByPasscode, now: now)
         try update(AttemptState.self) { $0.succeeded(seq: seq) }
@@ -310,6 +313,7 @@ extension PasscodeStore {
             lock.launchNeedsPasscode = false
         }
         try update(BiometricState.self) { $0.passcodeEntered(now: now) }
+        if handingOutKey { try update(KeyState.self) { $0.handedOut = true } }
         guard let new else { return false }
         try db.query("UPDATE passcode SET verifier = ? WHERE id = 1 AND verifier = ?", [.text(new), .text(old)])
         return try db.scalar("SELECT changes()")?.int ?? 0 > 0

@@ -132,12 +132,11 @@ public enum Sodium {
     static func wrap(_ message: SecretBytes, key: SecretBytes, ad: [UInt8]) -> [UInt8] {
         var out = randomBytes(nonceBytes) + [UInt8](repeating: 0, count: message.count + tagBytes)
         let n = nonceBytes
-        out.withUnsafeMutableBufferPointer { o in
-            message.withBytes { m in
-                key.withBytes { k in
-                    _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
-                        o.baseAddress! + n, nil, m.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(m.count),
-                        ad, UInt64(ad.count), nil, o.baseAddress!, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        out.withUnsafeMutableBytes { o in
+            ad.withUnsafeBytes { a in
+                message.withBytes { m in
+                    seal(m, ad: a, nonce: UnsafeRawBufferPointer(rebasing: o[..<n]), key: key,
+                         into: UnsafeMutableRawBufferPointer(rebasing: o[n...]))
                 }
             }
         }
@@ -149,17 +148,15 @@ public enum Sodium {
         guard blob.count >= nonceBytes + tagBytes else { return nil }
         let out = SecretBytes(count: blob.count - nonceBytes - tagBytes)
         let n = nonceBytes
-        let rc = out.withMutableBytes { o in
-            blob.withUnsafeBufferPointer { b in
-                key.withBytes { k in
-                    crypto_aead_xchacha20poly1305_ietf_decrypt(
-                        o.baseAddress!.assumingMemoryBound(to: UInt8.self), nil, nil,
-                        b.baseAddress! + n, UInt64(b.count - n), ad, UInt64(ad.count), b.baseAddress!,
-                        k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        let ok = out.withMutableBytes { o in
+            blob.withUnsafeBytes { b in
+                ad.withUnsafeBytes { a in
+                    open(UnsafeRawBufferPointer(rebasing: b[n...]), ad: a, nonce: UnsafeRawBufferPointer(rebasing: b[..<n]),
+                         key: key, into: o)
                 }
             }
         }
-        return rc == 0 ? out : nil
+        return ok ? out : nil
     }
 
     /// XChaCha20-Poly1305 in place for caller buffers: `out` gets ciphertext || tag.
