@@ -402,6 +402,17 @@ static void test_reset_with_and_without_the_recovery_key(void) {
     CHECK_STATUS(passcode_has_recovery_key(s, &has), PASSCODE_OK);
     CHECK(has == 0);  /* the old copy wrapped the old key */
     passcode_close(s);
+    /* Taking the key alone (no seal, no recovery key) is enough for the reset to say so. */
+    {
+        char taken_path[512];
+        uint8_t k[KEY];
+        passcode_store *u = store_with_passcode(taken_path, sizeof taken_path, &m);
+        CHECK_STATUS(passcode_unlock_key(u, PC1, LEN, k, KEY), PASSCODE_OK);
+        advance_ms(3600 * 1000);
+        CHECK_STATUS(passcode_reset_request(u), PASSCODE_OK);
+        CHECK_STATUS(passcode_reset_complete(u, m.code, strlen(m.code), PC2, LEN), PASSCODE_ERR_KEY_REPLACED);
+        passcode_close(u);
+    }
     /* A host that never took the key hears nothing new from a reset. */
     char plain_path[512];
     passcode_store *t = new_store(plain_path, sizeof plain_path);
