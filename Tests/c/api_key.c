@@ -572,7 +572,75 @@ static void test_old_stores_migrate_at_the_next_successful_verify(void) {
     }
 }
 
+/* ---- the attack from a second process ------------------------------------------------------ */
+
+/* The second process: another program of the same user, with the store file and the host's
+ * options, while the app (the first process) is unlocked with the key released. It tries the
+ * biometric path, sealing, and then guesses with passcode_unlock_key for 24 simulated hours,
+ * waiting out every lockout. Prints what it got. */
+int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const char *boot_id) {
+    the_clock.boot_ms = strtoll(boot_ms, NULL, 10);
+    the_clock.wall_ms = strtoll(wall_ms, NULL, 10);
+    the_clock.boot_id = strtoull(boot_id, NULL, 10);
+    passcode_store *s = open_fast(path);
+    uint8_t key[KEY], acc = 0, sealed[60];
+    int32_t refusal = -1, rc;
+    size_t n = 0;
+    int bio = passcode_biometric_unlock_key(s, key, KEY, &refusal);
+    for (int i = 0; i < KEY; i++) acc |= key[i];
+    int seal = passcode_seal(s, key, 8, sealed, sizeof sealed, &n);
+    int64_t start = the_clock.boot_ms, checked = 0;
+    for (int i = 0; the_clock.boot_ms - start < 24LL * 3600 * 1000; i++) {
+        char guess[8];
+        snprintf(guess, sizeof guess, "%06d", (i * 7919 + 13) % 1000000);
+        if (!strcmp(guess, PC1)) continue;
+        rc = passcode_unlock_key(s, guess, LEN, key, KEY);
+        for (int k = 0; k < KEY; k++) acc |= key[k];
+        if (rc == PASSCODE_ERR_WRONG_PASSCODE || rc == PASSCODE_ERR_RESET_REQUIRED) checked++;
+        if (rc == PASSCODE_ERR_LOCKED_OUT) the_clock.boot_ms += passcode_errwait(s) * 1000, the_clock.wall_ms += passcode_errwait(s) * 1000;
+        else if (rc == PASSCODE_ERR_RESET_REQUIRED) break;  /* only a reset by email helps now */
+        else if (rc != PASSCODE_ERR_WRONG_PASSCODE && rc != PASSCODE_ERR_RESET_REQUIRED) { printf("unexpected %d\n", rc); break; }
+    }
+    printf("%d %d %d %lld %d\n", bio, refusal, seal, (long long)checked, acc != 0);
+    passcode_close(s);
+    return 0;
+}
+
+static void test_a_second_process_gets_no_key_and_only_the_schedules_guesses(void) {
+    char path[512], self[512], cmd[1400], line[128] = "";
+    mailbox m = {0};
+    uint8_t key[KEY];
+    passcode_store *s = keyed_store(path, sizeof path, &m, key);
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FACE_ID), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    CHECK(len > 0);
+    self[len > 0 ? len : 0] = 0;
+    snprintf(cmd, sizeof cmd, "'%s' --attack-key '%s' %lld %lld %llu", self, path, (long long)the_clock.boot_ms,
+             (long long)the_clock.wall_ms, (unsigned long long)the_clock.boot_id);
+    FILE *p = popen(cmd, "r");
+    CHECK(p && fgets(line, sizeof line, p));
+    if (p) pclose(p);
+    int bio = -1, refusal = -1, seal = -1, seen = -1;
+    long long checked = -1;
+    CHECK(sscanf(line, "%d %d %d %lld %d", &bio, &refusal, &seal, &checked, &seen) == 5);
+    CHECK(bio == PASSCODE_ERR_PASSCODE_REQUIRED && refusal == PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY);
+    CHECK(seal == PASSCODE_ERR_KEY_NOT_RELEASED);
+    CHECK(seen == 0);  /* not one byte of the key, in any buffer */
+    /* Apple's schedule: 9 wrong answers in a day; the 10th guess is answered with "reset required". */
+    CHECK(checked == 10);
+    printf("second process: biometric key release refused (key not in its memory), seal refused, "
+           "%lld guesses answered in 24 simulated hours (the last one requires a reset), no key byte seen\n", checked);
+    /* The first process's key was never at risk; it is wiped now that a reset is required. */
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_RESET_REQUIRED);
+    uint8_t sealed[60];
+    size_t n = 0;
+    CHECK_STATUS(passcode_seal(s, key, 8, sealed, sizeof sealed, &n), PASSCODE_ERR_KEY_NOT_RELEASED);
+    passcode_close(s);
+}
+
 void run_key_tests(void) {
+    RUN(test_a_second_process_gets_no_key_and_only_the_schedules_guesses);
     RUN(test_sizes);
     RUN(test_wrong_passcode_gives_no_key_and_a_zeroed_buffer);
     RUN(test_key_is_stable_across_change_disable_enable_and_reopen);

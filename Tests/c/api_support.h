@@ -161,5 +161,6 @@ void run_hostile_tests(void);
 void run_policy_tests(void);
 void run_events_tests(void);
 void run_key_tests(void);
+int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const char *boot_id);
 void run_reset_rules_tests(void);
 #endif

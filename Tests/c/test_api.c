@@ -16,6 +16,8 @@ static void remove_tree(const char *dir) {
 }
 
 int main(int argc, char **argv) {
+    /* The second process of the data-key attack (api_key.c). */
+    if (argc == 6 && !strcmp(argv[1], "--attack-key")) return key_attack(argv[2], argv[3], argv[4], argv[5]);
     /* A verify in another process (the time-namespace test runs this under unshare). */
     if (argc == 4 && !strcmp(argv[1], "--probe-verify")) {
         passcode_store *s = NULL;
