@@ -220,8 +220,8 @@ extension PasscodeStore {
         try write {
             guard try passcodeRowLocked() != nil else { throw PasscodeError.noPasscode }
             try db.query("INSERT OR REPLACE INTO recovery(id, wrap) VALUES(1, ?)", [.blob(blob)])
+            try markKeyUsedLocked()  // a host that keeps a recovery key means to keep the data
         }
-        try recordKeyHandedOut()  // a host that keeps a recovery key means to keep the data
     }
 
     /// Removes the recovery copy (`passcode_clear_recovery_key`).
