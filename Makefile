@@ -84,8 +84,12 @@ test-version:
 	        echo "version: the files above write the version; take it from VERSION instead" >&2; exit 1; fi; \
 	    echo "version: $$v in VERSION, debian/changelog agrees, no other file writes it"
 
+# Tests that open stores run in a session keyring of their own (keyctl session -), so that
+# their keyring entries never reach the user's login session (test_api joins its own).
+OWN_SESSION = $$(command -v keyctl >/dev/null && echo keyctl session -)
+
 test-swift:
-	$(SWIFT) test 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+	$(OWN_SESSION) $(SWIFT) test 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
 
 # ThreadSanitizer over the Swift tests that share one handle between threads and processes.
 test-tsan:
@@ -94,7 +98,7 @@ test-tsan:
 
 API_TESTS := Tests/c/test_api.c $(wildcard Tests/c/api_*.c)
 $(B)/test_api: $(API_TESTS) Tests/c/api_support.h Tests/c/testlib.h include/passcode.h $(LIB)
-	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -DFIXTURES='"$(CURDIR)/Tests/fixtures"' -Iinclude -o $@ $(API_TESTS) -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
+	$(CC) $(STRICT) -D_DEFAULT_SOURCE -DFIXTURES='"$(CURDIR)/Tests/fixtures"' -Iinclude -o $@ $(API_TESTS) -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
 
 $(B)/test_catalogue: Tests/c/test_catalogue.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
@@ -184,13 +188,13 @@ demo: deps examples/c/passcode_demo
 	examples/c/passcode_demo
 
 test-frontends: examples/c/passcode_demo
-	scripts/check_frontends.sh examples/c/passcode_demo
-	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) scripts/check_frontends.sh python3 examples/python/passcode_demo.py
+	$(OWN_SESSION) scripts/check_frontends.sh examples/c/passcode_demo
+	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) scripts/check_frontends.sh python3 examples/python/passcode_demo.py
 
 # The Python binding's tests (pytest is installed from PyPI when missing) and the README's quick starts.
 test-python: lib
 	@python3 -m pytest --version >/dev/null 2>&1 || python3 -m pip install -q pytest
-	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) python3 -m pytest -q Tests/python
+	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) python3 -m pytest -q Tests/python
 	scripts/check_readme.sh
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).

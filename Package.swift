@@ -4,6 +4,7 @@
 // Layers (see README "Layout"):
 //   CSodium, CSQLite   system libraries, found through pkg-config
 //   CPasscodeVersion   the version numbers of the VERSION file, as C constants
+//   CKeyring           inline wrappers of the kernel keyring's system calls (no library)
 //   PasscodeCore       the logic: policy, lockout, lock state, store (Swift only)
 //   Passcode           the C ABI: thin @c functions, built into libpasscode.so
 import PackageDescription
@@ -25,9 +26,10 @@ let package = Package(
                        providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CKeyring"),
         .target(
             name: "PasscodeCore",
-            dependencies: ["CSodium", "CSQLite"],
+            dependencies: ["CSodium", "CSQLite", "CKeyring"],
             swiftSettings: [
                 // Its @c enums (settings, reasons) belong in the public header too.
                 .unsafeFlags(["-emit-clang-header-path",

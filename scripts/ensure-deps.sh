@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what building and testing libpasscode needs, when it is missing: the C libraries
-# (libsodium-dev, libsqlite3-dev), pkg-config, and the C compilers the header is checked with.
+# (libsodium-dev, libsqlite3-dev), pkg-config, the C compilers the header is checked with, and
+# the tools the tests use (valgrind, keyctl).
 # Swift itself is not a Debian package: it is taken from PATH (or SWIFT=/path/to/swift).
 set -eu
 missing=""
@@ -12,6 +13,8 @@ command -v g++ >/dev/null 2>&1 || missing="$missing g++"
 command -v readelf >/dev/null 2>&1 || missing="$missing binutils"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
+# keyctl shows the session keyring in the test output (the library itself uses the system calls).
+command -v keyctl >/dev/null 2>&1 || missing="$missing keyutils"
 if [ -n "$missing" ]; then
     echo "ensure-deps: installing$missing"
     if [ "$(id -u)" -ne 0 ]; then

@@ -119,3 +119,33 @@ public func passcode_set_settings_hook(
         s.updateHooks { $0.settingChange = hook }
     }
 }
+
+/// Registers the callback asked before each change of the passcode's life is committed (set,
+/// changed, reset, disabled, enabled, removed, forgot), so a host can keep a backend that
+/// mirrors its lock state in step (seed 002). It hears only the `passcode_lifecycle_event`,
+/// never digits, hashes or keys. It runs with no library lock held, after every check that
+/// could refuse the change (a wrong current passcode is counted and refused first). When it
+/// fails, nothing changes, and the caller gets `PASSCODE_ERR_HOOK_FAILED` with its message; a
+/// flow shows that message and stays where it was. "Forgot" asks it before the logout callback
+/// runs. A maximum-failure logout is not asked (it cannot be refused): the logout callback tells it.
+/// - Parameters:
+///   - store: The store.
+///   - callback: Gets `payload` and the event; returns 0 to allow, non-zero to refuse
+///     (optionally writing a message of at most `message_size` bytes with the NUL). NULL removes it.
+///   - payload: Handed back unchanged.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_set_lifecycle_callback)
+public func passcode_set_lifecycle_callback(
+    _ store: OpaquePointer?,
+    _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
+    _ payload: UnsafeMutableRawPointer?
+) -> Int32 {
+    withStore(store) { s in
+        var hook: (@Sendable (Int32) -> String?)?
+        if let callback {
+            let p = Payload(raw: payload)
+            hook = { event in callHook { msg, size in callback(p.raw, event, msg, size) } }
+        }
+        s.updateHooks { $0.lifecycle = hook }
+    }
+}

@@ -78,6 +78,31 @@ public func passcode_biometric_check(_ store: OpaquePointer?, _ out_refusal: Uns
     withStore(store) { s in try put(out_refusal, try s.biometricRefusal().rawValue) }
 }
 
+/// Whether the lock screen should open the biometric prompt by itself, before the user touches
+/// anything (seed 003: "the prompt shows automatically"; seed 004: "Require on App Launch").
+/// 1 only while the app is locked and a biometric match may unlock (passcode_biometric_check
+/// says NONE), and then for every lock except one made by a launch without "Require on App
+/// Launch". The two launch settings combine so:
+///
+/// | lock at launch | require on launch | a launch            | the lock screen leads with       |
+/// |----------------|-------------------|---------------------|----------------------------------|
+/// | 0              | 0                 | does not lock       | (later locks) the biometric prompt |
+/// | 1 (default)    | 0                 | locks               | the passcode pad, biometric button |
+/// | 0              | 1                 | locks               | the biometric prompt             |
+/// | 1              | 1                 | locks               | the biometric prompt             |
+///
+/// In every row the biometric prompt is offered only when policy allows: never for the first
+/// unlock after a device restart, nor (with PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH) after a
+/// launch; then the answer is 0 and the pad shows.
+/// - Parameters:
+///   - store: The store.
+///   - out_lead: Receives 1 to start with the biometric prompt, 0 to show the passcode pad.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_biometric_lead)
+public func passcode_biometric_lead(_ store: OpaquePointer?, _ out_lead: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in try put(out_lead, try s.biometricLead() ? 1 : 0) }
+}
+
 /// Reports a successful biometric match. The app unlocks only if policy allows: biometric
 /// unlock on, biometrics available, no lockout or reset pending, not the first unlock after
 /// launch or a restart, the passcode entered within 48 hours, fewer than 5 failed matches.

@@ -96,6 +96,28 @@ public func passcode_options_set_pepper(_ options: OpaquePointer?, _ pepper: Uns
     return Status.ok.rawValue
 }
 
+/// Whether a passcode unlock keeps the key that opens the data key in the Linux kernel's
+/// session keyring (default 1), so that a biometric match in a later process of the same boot
+/// and login session releases the data key too (passcode_biometric_unlock_key). The entry is
+/// readable only by its possessors (processes of this login session), expires after 48 hours,
+/// is forgotten at reboot, and exists only while biometric unlock is on and
+/// PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH is off. It is removed on 5 failed matches, the
+/// maximum failures, forgot passcode, removal, a reset, deleting the account, and when either
+/// setting changes. Code running as the same user in the same session can read it, as it could
+/// read the unlocked app's memory. With 0 nothing is kept: after a new launch only the
+/// passcode releases the key (plain passcode_biometric_unlock still unlocks by policy).
+/// - Parameters:
+///   - options: The options object.
+///   - enabled: 1 to use the session keyring, 0 not to.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE` or `PASSCODE_ERR_MISUSE`.
+@c(passcode_options_set_session_keyring)
+public func passcode_options_set_session_keyring(_ options: OpaquePointer?, _ enabled: Int32) -> Int32 {
+    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
+    guard enabled == 0 || enabled == 1 else { return Status.errMisuse.rawValue }
+    box.options.sessionKeyring = enabled == 1
+    return Status.ok.rawValue
+}
+
 /// Accepts passcodes the weak-passcode rules would refuse (runs like 1234, common choices).
 /// For hosts that must; the default refuses them.
 /// - Parameters:

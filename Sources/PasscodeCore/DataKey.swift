@@ -30,19 +30,34 @@ struct KeyWrap: Equatable {
 
     /// Wraps `dataKey` under the passcode: one Argon2id evaluation with a fresh salt.
     static func make(_ input: SecretBytes, dataKey: SecretBytes, cost: HashCost) throws -> KeyWrap {
+        try makeReturningKEK(input, dataKey: dataKey, cost: cost).wrap
+    }
+
+    /// As `make`, and the key-encryption key that opens the new wrap (for the session keyring).
+    static func makeReturningKEK(_ input: SecretBytes, dataKey: SecretBytes, cost: HashCost) throws -> (wrap: KeyWrap, kek: SecretBytes) {
         let salt = Sodium.randomBytes(Sodium.saltBytes)
         let kek = try Sodium.deriveKey(input, salt: salt, cost: cost)
         let ad = Array(header(cost: cost, salt: salt).utf8)
-        return KeyWrap(cost: cost, salt: salt, sealed: Sodium.wrap(dataKey, key: kek, ad: ad))
+        return (KeyWrap(cost: cost, salt: salt, sealed: Sodium.wrap(dataKey, key: kek, ad: ad)), kek)
     }
 
-    /// One Argon2id evaluation: the data key when `input` is the passcode's, else nil.
-    func open(_ input: SecretBytes) throws -> SecretBytes? {
+    /// One Argon2id evaluation: the data key and the KEK when `input` is the passcode's, else nil.
+    func open(_ input: SecretBytes) throws -> (key: SecretBytes, kek: SecretBytes)? {
         let kek = try Sodium.deriveKey(input, salt: salt, cost: cost)
-        guard let key = Sodium.unwrap(sealed, key: kek, ad: Array(KeyWrap.header(cost: cost, salt: salt).utf8)),
+        guard let key = open(kek: kek) else { return nil }
+        return (key, kek)
+    }
+
+    /// The data key, when `kek` opens this wrap (no Argon2id: a KEK from the session keyring).
+    func open(kek: SecretBytes) -> SecretBytes? {
+        guard kek.count == Sodium.keyBytes,
+              let key = Sodium.unwrap(sealed, key: kek, ad: Array(KeyWrap.header(cost: cost, salt: salt).utf8)),
               key.count == Sodium.keyBytes else { return nil }
         return key
     }
+
+    /// The name of this wrap's entry in the session keyring.
+    var sessionName: String { SessionKeyring.name(salt: salt) }
 
     /// Parses a stored verifier. The file is input: anything malformed, or a cost above `limit`
     /// (a hostile value would make every attempt take hours or all memory), is `corrupt`.
@@ -142,6 +157,9 @@ struct HeldKey {
     var released: Bool
     /// Whether this handle already recorded that the host uses the key (`KeyState`).
     var useRecorded = false
+    /// The key that opens the store's wrap and its session keyring name, when this handle
+    /// learned it (a passcode entry, or the keyring itself).
+    var session: SessionEntry?
 
     init(_ key: SecretBytes) {
         self.key = key.copy()
@@ -162,17 +180,22 @@ extension PasscodeStore {
     // MARK: - Holding the key in memory (all under `lock`)
 
     /// Keeps `key` (a copy) released on this handle; `useRecorded` when the caller's transaction
-    /// already recorded that the host uses it.
-    func holdKey(_ key: SecretBytes, useRecorded: Bool = false) {
+    /// already recorded that the host uses it. `session` (after a passcode entry: the wrap's KEK)
+    /// goes to the session keyring when the settings want it there.
+    func holdKey(_ key: SecretBytes, useRecorded: Bool = false, session: SessionEntry? = nil) {
         lock.withLock {
             heldKey = HeldKey(key)
             heldKey?.useRecorded = useRecorded
+            heldKey?.session = session
+            syncSessionKeyringLocked()
         }
     }
 
     /// Wipes the key from this handle: lock now, the 48-hour rule, 5 failed matches, maximum
-    /// failures, forgot, remove, delete account.
-    func dropKeyLocked() {
+    /// failures, forgot, remove, delete account. Except for "lock now" (after which a biometric
+    /// match may unlock again, as on iOS) the session keyring's entry goes too.
+    func dropKeyLocked(revokeSession: Bool = true) {
+        if revokeSession { revokeSessionKeyLocked() }
         heldKey = nil
     }
 

@@ -15,3 +15,23 @@ public enum LogoutReason: Int32, Sendable {
     /// The user chose "forgot passcode" on the lock screen.
     case forgotPasscode = 2
 }
+
+/// A change of the passcode's life the host may mirror on its backend
+/// (`passcode_set_lifecycle_callback`). The callback hears which, never digits or hashes.
+@c(passcode_lifecycle_event)
+public enum LifecycleEvent: Int32, Sendable, CaseIterable {
+    /// The first passcode was set (`passcode_set`, the create flow).
+    case set = 1
+    /// The passcode was changed (`passcode_change`, the change flow).
+    case changed = 2
+    /// The passcode was replaced with an emailed reset code (`passcode_reset_complete`).
+    case reset = 3
+    /// The lock was turned off, the passcode kept (`passcode_disable`).
+    case disabled = 4
+    /// The lock was turned on again (`passcode_enable`).
+    case enabled = 5
+    /// The passcode was removed (`passcode_remove`).
+    case removed = 6
+    /// "Forgot passcode": removed, the user logged out (`passcode_forgot`).
+    case forgot = 7
+}

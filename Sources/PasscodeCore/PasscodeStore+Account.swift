@@ -165,6 +165,7 @@ extension PasscodeStore {
         }
         let now = now()
         try write(.resolve) {
+            revokeSessionKeyLocked()  // before the wrap it is named after goes
             for table in ["passcode", "recovery", "settings", "state", "reset_code", "reset_request", "session", "event"] {
                 try db.query("DELETE FROM \(table)")
             }

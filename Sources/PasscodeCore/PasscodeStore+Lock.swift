@@ -14,13 +14,17 @@ extension PasscodeStore {
         let now = now()
         return try write {
             let enabled = try lockEnabledLocked()
-            let lockAtLaunch = try flag(.lockAtLaunch)
+            // "Require on App Launch" locks a launch too (the table at passcode_biometric_lead).
+            let lockAtLaunch = try flag(.lockAtLaunch) || flag(.requireBiometricOnLaunch)
+            let everyLaunch = try flag(.passcodeAfterEveryLaunch)
             let timeout = try value(.autoLockSeconds)
             try update(LockState.self) { lock in
                 switch event {
                 case .launched:
                     lock.backgroundMs = -1
-                    lock.launchNeedsPasscode = enabled
+                    // Per boot, as on iOS: only with "passcode after every launch" does a launch
+                    // itself need the passcode (a new boot always does: BiometricPolicy).
+                    lock.launchNeedsPasscode = enabled && everyLaunch
                     if enabled && lockAtLaunch { lock.lock(.launch) }
                 case .background:
                     lock.backgroundBootID = now.bootID
@@ -37,8 +41,10 @@ extension PasscodeStore {
                 }
             }
             let status = try lockStatusLocked()
-            // "Lock now" wipes the data key; any other lock keeps it only for a biometric unlock.
-            if event == .lockNow && status.locked { dropKeyLocked() } else if status.locked { suspendKeyLocked() }
+            // "Lock now" wipes the data key from this handle (the session keyring keeps its entry,
+            // so a biometric match may unlock again, as on iOS); any other lock keeps it only for
+            // a biometric unlock.
+            if event == .lockNow && status.locked { dropKeyLocked(revokeSession: false) } else if status.locked { suspendKeyLocked() }
             return status
         }
     }
@@ -88,6 +94,16 @@ extension PasscodeStore {
         return try read { try biometricRefusalLocked(now: now) }
     }
 
+    /// Whether the lock screen should start with the biometric prompt (`passcode_biometric_lead`).
+    public func biometricLead() throws -> Bool {
+        let now = now()
+        return try read {
+            let status = try lockStatusLocked()
+            guard status.locked, try biometricRefusalLocked(now: now) == .none else { return false }
+            return try status.reason != .launch || flag(.requireBiometricOnLaunch)
+        }
+    }
+
     private func biometricRefusalLocked(now: ClockReading) throws -> BiometricRefusal {
         let bio = try load(BiometricState.self)
         let attempts = try load(AttemptState.self)
@@ -111,9 +127,10 @@ extension PasscodeStore {
         _ = try biometricUnlock(needKey: false)
     }
 
-    /// As `biometricUnlock`, and returns the data key (`passcode_biometric_unlock_key`). Only a
-    /// handle that holds the key since a passcode unlock in this process can: after a launch the
-    /// refusal is `firstUnlockAfterLaunch`, whatever the stored state says.
+    /// As `biometricUnlock`, and returns the data key (`passcode_biometric_unlock_key`): the key
+    /// this handle holds since a passcode unlock, or the one the session keyring's entry opens
+    /// (a passcode unlock in an earlier process of this boot and login session). Without either
+    /// the refusal is `keyNotInMemory`.
     public func biometricUnlockKey() throws -> SecretBytes {
         guard let key = try biometricUnlock(needKey: true) else { throw PasscodeError.keyNotReleased }
         return key
@@ -123,6 +140,7 @@ extension PasscodeStore {
         let now = now()
         let outcome: Result<SecretBytes?, PasscodeError> = try write {
             var r = try biometricRefusalLocked(now: now)
+            if r == .none && heldKey == nil { heldKey = keyFromSessionKeyringLocked() }
             if r == .none && needKey && heldKey == nil { r = .keyNotInMemory }
             switch r {
             case .none: break

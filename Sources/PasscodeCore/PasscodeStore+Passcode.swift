@@ -80,8 +80,10 @@ extension PasscodeStore {
         let length = try passcodeLength()
         try checkFormat(code, length: length)
         try checkStrength(code)
+        if try isPasscodeSet() { throw PasscodeError.alreadySet }
         let key = SecretBytes.random(Sodium.keyBytes)
-        let wrap = try KeyWrap.make(hashInput(code), dataKey: key, cost: options.cost)
+        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(code), dataKey: key, cost: options.cost)
+        try callLifecycleHook(.set)
         let now = now()
         try write {
             if try passcodeRowLocked() != nil { throw PasscodeError.alreadySet }
@@ -96,7 +98,7 @@ extension PasscodeStore {
             try logLocked(.passcodeSet, now: now)
         }
         recordProof(now)
-        holdKey(key)
+        holdKey(key, session: SessionEntry(name: wrap.sessionName, kek: kek))
         return key
     }
 
@@ -122,6 +124,7 @@ extension PasscodeStore {
     public func removePasscode(current: SecretBytes) throws {
         try checkFormat(current, length: try passcodeLength())
         _ = try verify(current)
+        try callLifecycleHook(.removed)
         let now = now()
         try write {
             try removePasscodeLocked()
@@ -134,10 +137,10 @@ extension PasscodeStore {
     /// nothing stays locked; after a logout the lock state says so until a new passcode is set.
     /// The data key goes with the passcode: every wrapped copy is deleted and this handle's wiped.
     func removePasscodeLocked(loggingOut: Bool = false) throws {
+        dropKeyLocked()  // first: the session keyring's entry is named after the wrap
         try db.query("DELETE FROM passcode")
         try db.query("DELETE FROM recovery")
         try db.query("DELETE FROM reset_code")
-        dropKeyLocked()
         try putSetting(.biometricEnabled, 0)
         try update(AttemptState.self) { $0.clearAttempts() }
         try update(BiometricState.self) { $0.failures = 0 }
@@ -188,17 +191,21 @@ extension PasscodeStore {
         // once, checks a hash from before schema v4; then a second makes the wrap that replaces it).
         let input = hashInput(code)
         var key: SecretBytes?
-        var replacement: String?
+        var session: SessionEntry?  // the KEK of the wrap the file has afterwards
+        var replacement: (wrap: KeyWrap, kek: SecretBytes)?
         switch verifier {
         case .wrapped(let wrap):
-            key = try wrap.open(input)
-            if let key, wrap.cost != options.cost {
-                replacement = try? KeyWrap.make(input, dataKey: key, cost: options.cost).encoded
+            if let opened = try wrap.open(input) {
+                key = opened.key
+                session = SessionEntry(name: wrap.sessionName, kek: opened.kek)
+                if wrap.cost != options.cost {
+                    replacement = try? KeyWrap.makeReturningKEK(input, dataKey: opened.key, cost: options.cost)
+                }
             }
         case .legacy(let hash):
             if Sodium.verify(input, hash: hash) {
                 let fresh = SecretBytes.random(Sodium.keyBytes)
-                replacement = try KeyWrap.make(input, dataKey: fresh, cost: options.cost).encoded
+                replacement = try KeyWrap.makeReturningKEK(input, dataKey: fresh, cost: options.cost)
                 key = fresh
             }
         }
@@ -206,18 +213,23 @@ extension PasscodeStore {
         let end = now()
         if var key {
             let replaced = try write {
-                try finishSuccessLocked(seq: seq, now: end, old: row.text, new: replacement, pendingEvents: pending,
+                try finishSuccessLocked(seq: seq, now: end, old: row.text, new: replacement?.wrap.encoded, pendingEvents: pending,
                                         handingOutKey: handingOutKey)
+            }
+            if let replacement {
+                // Another process may have replaced the same verifier first: then its wrap is
+                // the one in the file, and no KEK of ours opens it.
+                session = replaced ? SessionEntry(name: replacement.wrap.sessionName, kek: replacement.kek) : nil
             }
             if case .legacy = verifier {
                 if replaced {
                     _ = try? lock.withLock { try db.checkpointTruncate() }  // the old hash out of the log too
                 } else {
-                    key = try keyAfterLostMigration(input)
+                    (key, session) = try keyAfterLostMigration(input)
                 }
             }
             recordProof(end)
-            holdKey(key, useRecorded: handingOutKey)
+            holdKey(key, useRecorded: handingOutKey, session: session)
             return key
         }
         let outcome: FailureOutcome = try write { try finishFailureLocked(fingerprint: fingerprint, hash: row.text, now: end) }
@@ -234,12 +246,12 @@ extension PasscodeStore {
 
     /// Another process migrated the same old hash at the same moment and its wrap won: the key
     /// is the one in that wrap (one more Argon2id evaluation, only in this race).
-    private func keyAfterLostMigration(_ input: SecretBytes) throws -> SecretBytes {
+    private func keyAfterLostMigration(_ input: SecretBytes) throws -> (SecretBytes, SessionEntry) {
         let text = try read(.check, { try passcodeRowLocked()?.text })
-        guard let text, case .wrapped(let wrap) = try Verifier.parse(text, limit: options.cost), let key = try wrap.open(input) else {
+        guard let text, case .wrapped(let wrap) = try Verifier.parse(text, limit: options.cost), let opened = try wrap.open(input) else {
             throw PasscodeError.busy("the passcode changed in another process during this call; try again")
         }
-        return key
+        return (opened.key, SessionEntry(name: wrap.sessionName, kek: opened.kek))
     }
 
     enum AttemptStart {

@@ -249,10 +249,12 @@ extension PasscodeStore {
             kept = key
         }
         let key = kept ?? SecretBytes.random(Sodium.keyBytes)
-        let wrap = try KeyWrap.make(hashInput(newPasscode), dataKey: key, cost: options.cost)
+        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(newPasscode), dataKey: key, cost: options.cost)
+        try callLifecycleHook(.reset)
         let now = now()
         let replaced: Bool = try write(.resolve) {
             guard try resetCodeLocked()?.generation == generation else { throw PasscodeError.noResetCode }
+            revokeSessionKeyLocked()  // the old wrap's entry: it opens nothing after this
             var replaced = false
             if kept == nil {
                 // Raw reads: a reset is the way out of a damaged state (a damaged flag counts as set).
@@ -275,7 +277,7 @@ extension PasscodeStore {
         }
         forgetWrongGuesses()
         recordProof(now)
-        holdKey(key)
+        holdKey(key, session: SessionEntry(name: wrap.sessionName, kek: kek))
         hooks.notify?(Notice.passcodeReset.rawValue)
         return (key, replaced)
     }
@@ -290,6 +292,7 @@ extension PasscodeStore {
         guard let logout = hooks.logout else {
             throw PasscodeError.callbackRequired("forgot passcode needs a logout callback (passcode_set_logout_callback) to log the user out")
         }
+        try callLifecycleHook(.forgot)
         let now = now()
         try write(.resolve) {
             try removePasscodeLocked(loggingOut: true)
@@ -306,12 +309,18 @@ extension PasscodeStore {
     func replaceVerifiedPasscode(_ new: SecretBytes, key: SecretBytes) throws {
         try checkFormat(new, length: try passcodeLength())
         try checkStrength(new)
-        let wrap = try KeyWrap.make(hashInput(new), dataKey: key, cost: options.cost)
+        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(new), dataKey: key, cost: options.cost)
+        try callLifecycleHook(.changed)
         let now = now()
         try write {
+            revokeSessionKeyLocked()  // the old wrap's entry
             try db.query("UPDATE passcode SET verifier = ?, set_wall_ms = ? WHERE id = 1", [.text(wrap.encoded), .int(now.wallMs)])
             if try db.scalar("SELECT changes()")?.int ?? 0 == 0 { throw PasscodeError.noPasscode }
             try logLocked(.passcodeChanged, now: now)
+            if heldKey != nil {
+                heldKey?.session = SessionEntry(name: wrap.sessionName, kek: kek)
+                syncSessionKeyringLocked()
+            }
         }
         forgetWrongGuesses()
     }

@@ -13,6 +13,10 @@ public struct StoreOptions: Sendable {
     public var clock: ClockSource = SystemClock.read
     /// How long a call waits for another process's write lock before `busy`.
     public var busyTimeoutMs: Int32 = 10_000
+    /// Keep the key that opens the data key in the session keyring after a passcode unlock, so
+    /// that a biometric unlock in a later process of the same login session releases the data
+    /// key too (SessionKeyring.swift). On by default; only used while biometric unlock is on.
+    public var sessionKeyring = true
 
     public init() {}
 }
@@ -160,6 +164,8 @@ public struct Hooks: @unchecked Sendable {
     public var signOutSession: (@Sendable (_ sessionID: String) -> String?)?
     /// Told after the account was deleted and the store wiped.
     public var accountDeleted: (@Sendable () -> Void)?
+    /// Asked before a passcode lifecycle change is committed; failure rolls the change back.
+    public var lifecycle: (@Sendable (_ event: Int32) -> String?)?
 
     public init() {}
 }

@@ -23,7 +23,9 @@ public enum Setting: Int32, Sendable, CaseIterable {
     case maxFailureAction = 4
     /// 1: biometrics may unlock (needs a passcode and available biometrics). Weakening: 1.
     case biometricEnabled = 5
-    /// 1: ask for biometrics when the app launches (needs biometric unlock on). Weakening: 0.
+    /// 1: "Require on App Launch" (seed 004): every launch locks, even with lock at launch off,
+    /// and the lock screen leads with the biometric prompt (`passcode_biometric_lead`; the table
+    /// there has every combination with lock at launch). Needs biometric unlock on. Weakening: 0.
     case requireBiometricOnLaunch = 6
     /// 1: the account uses two-factor authentication (the host's backend enforces it). Weakening: 0.
     case twoFactorEnabled = 7
@@ -39,6 +41,11 @@ public enum Setting: Int32, Sendable, CaseIterable {
     case resetRequestIntervalSeconds = 12
     /// Reset-code requests allowed in 24 hours: 1 to 100 (default 5). Weakening: more.
     case resetRequestsPerDay = 13
+    /// 1: the first unlock after every app launch needs the passcode, and the data key is never
+    /// kept in the session keyring. 0 (default, as iOS): only the first unlock after a device
+    /// restart needs it; after that, biometrics may unlock across launches (48-hour rule, 5
+    /// failed matches). Turning it on removes the session keyring's entry. Weakening: 0.
+    case passcodeAfterEveryLaunch = 14
 }
 
 /// Which changes of a setting weaken protection.
@@ -158,6 +165,9 @@ extension Setting {
         case .resetRequestsPerDay:
             return SettingSpec(key: "reset_requests_per_day", defaultValue: 5, range: 1...100, choices: nil,
                                weakening: .whenRaised, writer: .plain, requirement: .nothing)
+        case .passcodeAfterEveryLaunch:
+            return SettingSpec(key: "passcode_after_every_launch", defaultValue: 0, range: 0...1, choices: nil,
+                               weakening: .whenLowered, writer: .plain, requirement: .nothing)
         }
     }
 
@@ -324,6 +334,7 @@ extension PasscodeStore {
         }
         if value == old { return }
         try callSettingHook(setting.key, old: old, new: value)
+        if setting == .lockEnabled { try callLifecycleHook(value == 1 ? .enabled : .disabled) }
         try write {
             try checkRequirementLocked(setting, value)
             try putSetting(setting, value)
@@ -333,6 +344,16 @@ extension PasscodeStore {
                 try logLocked(.settingChanged, "\(setting.key) \(old) -> \(value)", now: now)
             }
             if setting == .biometricEnabled && value == 0 { try putSetting(.requireBiometricOnLaunch, 0) }
+            // The session keyring follows: biometric unlock off, or a passcode after every
+            // launch, takes the entry out (whichever process put it there).
+            if try !sessionKeyringWantedLocked() { revokeSessionKeyLocked() } else { syncSessionKeyringLocked() }
+        }
+    }
+
+    /// Asks the host's lifecycle callback, with no lock held, before `event` is committed.
+    func callLifecycleHook(_ event: LifecycleEvent) throws {
+        if let hook = hooks.lifecycle, let failure = hook(event.rawValue) {
+            throw PasscodeError.hookFailed(failure)
         }
     }
 

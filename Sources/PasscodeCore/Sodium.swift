@@ -85,6 +85,13 @@ public enum Sodium {
         return out
     }
 
+    /// BLAKE2b of public bytes, keyed with a public context (names, not secrets).
+    static func publicHash(_ message: [UInt8], key: [UInt8], count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        _ = crypto_generichash(&out, count, message, UInt64(message.count), key, key.count)
+        return out
+    }
+
     /// Keyed BLAKE2b-256 of `message` under `key`, as plain bytes (for non-secret fingerprints).
     static func mac(_ message: SecretBytes, key: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)

@@ -112,8 +112,13 @@ final class LockLifecycleTests: XCTestCase {
         try store.setBiometricAvailability(true, kind: .faceID)
         XCTAssertEqual(try store.securityLabel(), "Passcode & Face ID")
         try store.set(.biometricEnabled, to: 1)
+        // Per boot, as on iOS: a launch in the boot of the last passcode entry may use biometrics.
         try store.report(.launched)
-        // First unlock after launch needs the passcode.
+        XCTAssertTrue(try store.lockStatus().locked)
+        XCTAssertNoThrow(try store.biometricUnlock())
+        // With "passcode after every launch", the first unlock after a launch needs the passcode.
+        try store.set(.passcodeAfterEveryLaunch, to: 1)
+        try store.report(.launched)
         XCTAssertThrowsPasscodeError(.passcodeRequired(.firstUnlockAfterLaunch), try store.biometricUnlock())
         XCTAssertTrue(try store.lockStatus().locked)
         try store.verify(secret(good1))

@@ -205,10 +205,17 @@ static void test_biometrics_through_the_c_api(void) {
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_NOT_ENABLED);
     CHECK_STATUS(passcode_biometric_check(s, NULL), PASSCODE_ERR_MISUSE);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
+    /* Per boot, as on iOS: a launch in the boot of the last passcode entry may unlock by biometrics... */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_OK);
+    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE);
+    /* ...unless the host wants the passcode after every launch (a strengthening: no proof). */
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH, 1), PASSCODE_OK);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, NULL), PASSCODE_OK);
     CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH, 0), PASSCODE_OK);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
     CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_OK);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE);

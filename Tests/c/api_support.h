@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/keyctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -163,4 +165,6 @@ void run_events_tests(void);
 void run_key_tests(void);
 int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const char *boot_id);
 void run_reset_rules_tests(void);
+void run_session_tests(void);
+int session_child(int argc, char **argv);
 #endif

@@ -27,6 +27,11 @@ int main(int argc, char **argv) {
         passcode_close(s);
         return 0;
     }
+    /* The second process of the session keyring tests (api_session.c). */
+    if (argc >= 2 && !strcmp(argv[1], "--session-child")) return session_child(argc, argv);
+    /* Our own session keyring, new and empty, that our child processes share and that goes
+     * when we exit: entries the tests make never reach the user's real login session. */
+    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) { perror("keyctl join"); return 2; }
     snprintf(tmp_root, sizeof tmp_root, "/tmp/passcode-test-XXXXXX");
     if (!mkdtemp(tmp_root)) { perror("mkdtemp"); return 2; }
     run_open_tests();
@@ -39,6 +44,7 @@ int main(int argc, char **argv) {
     run_events_tests();
     run_key_tests();
     run_reset_rules_tests();
+    run_session_tests();
     remove_tree(tmp_root);
     return tl_summary();
 }

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 import passcode
-from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep, LockReason,
+from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep, LifecycleEvent, LockReason,
                       LogoutReason, Notice, Setting)
 
 from conftest import PC1, PC2, PC3, ROOT
@@ -76,16 +76,53 @@ def test_biometrics(locked_store):
     s.set_biometric_availability(True, BiometricKind.TOUCH_ID)
     assert s.security_label == "Passcode & Touch ID"
     s.set(Setting.BIOMETRIC_ENABLED, 1)
+    s.report(Event.LAUNCHED)  # per boot, as on iOS: the passcode was entered in this boot
+    assert s.locked and not s.biometric_lead  # locked at launch: the pad leads
+    s.biometric_unlock()
+    assert not s.locked
+    s.set(Setting.PASSCODE_AFTER_EVERY_LAUNCH, 1)
     s.report(Event.LAUNCHED)
     with pytest.raises(passcode.PasscodeRequired) as e:
         s.biometric_unlock()
     assert e.value.reason == BiometricRefusal.FIRST_UNLOCK_AFTER_LAUNCH
+    s.verify(PC1)
+    s.set(Setting.PASSCODE_AFTER_EVERY_LAUNCH, 0)
+    s.set(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
+    s.report(Event.LAUNCHED)
+    assert s.locked and s.biometric_lead  # "Require on App Launch": the prompt leads
     s.verify(PC1)
     s.report(Event.LOCK_NOW)
     assert s.biometric_check() == BiometricRefusal.NONE
     s.biometric_unlock()
     assert not s.locked
     assert s.biometric_failed() == 1
+
+
+def test_lifecycle_hook_hears_each_change_and_can_refuse_it(store):
+    seen = []
+    refuse = []
+
+    def hook(event):
+        if refuse:
+            raise RuntimeError("backend offline")
+        seen.append(event)
+
+    store.lifecycle_hook(hook)
+    refuse.append(1)
+    with pytest.raises(passcode.HookFailed) as e:
+        store.set_passcode(PC1)
+    assert "backend offline" in e.value.message and not store.is_set
+    refuse.clear()
+    store.set_passcode(PC1)
+    store.change(PC1, PC2)
+    store.disable(PC2)
+    store.enable()
+    store.remove(PC2)
+    assert seen == [LifecycleEvent.SET, LifecycleEvent.CHANGED, LifecycleEvent.DISABLED,
+                    LifecycleEvent.ENABLED, LifecycleEvent.REMOVED]
+    store.lifecycle_hook(None)
+    store.set_passcode(PC1)
+    assert len(seen) == 5
 
 
 def test_settings_hook_rolls_back_and_exceptions_become_failures(store):

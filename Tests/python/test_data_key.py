@@ -52,13 +52,22 @@ def test_flow_gives_the_key_once(locked_store):
             f.take_key()
 
 
-def test_biometric_release_only_after_a_passcode_unlock_in_this_process(tmp_path, clock):
+def test_biometric_release_after_a_launch_comes_from_the_session_keyring(tmp_path, clock):
     path = str(tmp_path / "bio.db")
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_passcode(PC1)
+        first = s.unlock_key(PC1)
         s.set_biometric_availability(True, BiometricKind.FACE_ID)
         s.set(Setting.BIOMETRIC_ENABLED, 1)
-    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:  # a new launch
+    # A new launch with the session keyring (the default): the first launch's passcode unlock
+    # is enough in this boot and login session.
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.report(Event.BACKGROUND)
+        clock.advance(3600)
+        s.report(Event.FOREGROUND)
+        assert s.biometric_unlock_key() == first
+    # A host that opted out: only a passcode unlock in this process releases it.
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock, session_keyring=False) as s:
         s.report(Event.BACKGROUND)
         clock.advance(3600)
         s.report(Event.FOREGROUND)

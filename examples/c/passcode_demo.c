@@ -7,11 +7,15 @@
  * commands, one or more per line, and prints each screen as plain text, so tests can drive it:
  *   digits (e.g. 386491)   type them        del       delete a digit     cancel   cancel the flow
  *   launch | background | foreground | lock            app lifecycle events
+ *   relaunch               quit and start again (a new process as far as the library can tell)
+ *   restart                the device restarts, then the app launches (with --fake-clock)
  *   wait N                 advance the fake clock N seconds (with --fake-clock)
  *   bio-ok | bio-fail      a biometric match succeeded / failed
  *   forgot                 "Forgot passcode?" on the lock screen
  *   create | change | disable | enable | reset | reset-request | code (types the emailed code)
  *   biometrics faceid|touchid|other|none    bio on|off    timeout SECONDS    show    quit
+ *   launch-lock on|off (lock at launch)   bio-launch on|off ("Require on App Launch", seed 004)
+ *   every-launch on|off (the passcode after every launch, not only after a restart)
  */
 #define _DEFAULT_SOURCE
 #include <passcode.h>
@@ -33,6 +37,8 @@ typedef struct {
     int script;               /* plain-text output */
     int fake_clock;
     int64_t fake_boot_ms, fake_wall_ms;
+    uint64_t fake_boot_id;
+    const char *path;
     char email[16];           /* the last reset code "emailed" */
     int last_shakes;
     char notice[160];
@@ -81,7 +87,7 @@ static void fake_clock(void *payload, int64_t *boot_ms, int64_t *wall_ms, uint64
     app *a = payload;
     *boot_ms = a->fake_boot_ms;
     *wall_ms = a->fake_wall_ms;
-    *boot_id = 1;
+    *boot_id = a->fake_boot_id;
 }
 
 /* The "email": there is no mail server, so the code is shown in a box. */
@@ -197,7 +203,11 @@ static void draw(app *a) {
             const char *label = "";
             passcode_biometric_check(a->store, &refusal);
             passcode_security_label(a->store, &label);
-            if (refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE || refusal == PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH)
+            int32_t lead = 0;
+            passcode_biometric_lead(a->store, &lead);
+            if (lead)  /* seed 003 test 7: the prompt opens by itself */
+                printf("biometric: %s prompt shown ([b] match, [n] no match)\n", label + strlen("Passcode & "));
+            else if (refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)  /* offered only when a match may unlock */
                 printf("biometric: [b] %s\n", label + strlen("Passcode & "));
             printf("forgot: [f] Forgot Passcode?\n");
         }
@@ -210,19 +220,25 @@ static void draw(app *a) {
     } else if (locked) {
         printf("screen: lock\n");
     } else {
-        int64_t timeout = 0, bio = 0;
+        int64_t timeout = 0, bio = 0, at_launch = 0, bio_launch = 0, every = 0;
         const char *label = "";
         passcode_setting_get(a->store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &timeout);
         passcode_setting_get(a->store, PASSCODE_SETTING_BIOMETRIC_ENABLED, &bio);
+        passcode_setting_get(a->store, PASSCODE_SETTING_LOCK_AT_LAUNCH, &at_launch);
+        passcode_setting_get(a->store, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, &bio_launch);
+        passcode_setting_get(a->store, PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH, &every);
         passcode_security_label(a->store, &label);
         printf("screen: home\n");
         char when[32];
         printf("settings: %s | lock %s | biometric %s | auto-lock %s\n", label,
                enabled ? "on" : (set ? "off (passcode kept)" : "off"), bio ? "on" : "off",
                duration_text(timeout, when, sizeof when));
+        printf("launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s\n",
+               at_launch ? "on" : "off", bio_launch ? "on" : "off", every ? "on" : "off");
         note_line(a);
         if (!a->script) printf("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [w]rite note\n"
-                                "      [t]imeout [i] biometric [h] background [l]ock [v]iew log [q]uit\n");
+                                "      [t]imeout [i] biometric [a] require on launch [h] background [l]ock\n"
+                                "      [v]iew log [q]uit\n");
     }
     if (a->notice[0]) { printf("notice: %s\n", a->notice); a->notice[0] = 0; }
     if (a->script) printf("--\n");
@@ -290,6 +306,34 @@ static void event(app *a, int32_t e) {
     if (!is_locked(a) && a->flow && a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK) end_flow(a);
 }
 
+/* Opens the store with the demo's options and callbacks; 0 when it cannot. */
+static int open_store(app *a) {
+    passcode_options *o = NULL;
+    passcode_options_new(&o);
+    if (a->fake_clock) passcode_options_set_clock(o, fake_clock, a);
+    int32_t rc = passcode_open(a->path, o, &a->store);
+    passcode_options_free(o);
+    if (rc != PASSCODE_OK) { fprintf(stderr, "cannot open %s: %s\n", a->path, passcode_errmsg(NULL)); return 0; }
+    passcode_set_reset_delivery_callback(a->store, deliver, a);
+    passcode_set_logout_callback(a->store, on_logout, a);
+    passcode_set_notice_callback(a->store, on_notice, a);
+    return 1;
+}
+
+/* The app quits and starts again: a new handle, nothing kept in memory, then "launched". */
+static void relaunch(app *a) {
+    end_flow(a);
+    passcode_close(a->store);
+    a->store = NULL;
+    if (!open_store(a)) exit(1);
+    printf("(app relaunched)\n");
+    event(a, PASSCODE_EVENT_LAUNCHED);
+}
+
+static int32_t set_flag(app *a, int32_t setting, const char *arg) {
+    return passcode_setting_set(a->store, setting, arg && !strcmp(arg, "on"));
+}
+
 /* Runs one command; returns 0 to quit. */
 static int command(app *a, const char *cmd, const char *arg) {
     int32_t rc = PASSCODE_OK;
@@ -301,6 +345,11 @@ static int command(app *a, const char *cmd, const char *arg) {
     } else if (!strcmp(cmd, "del")) { if (a->flow) passcode_flow_delete(a->flow); }
     else if (!strcmp(cmd, "cancel")) { if (a->flow && a->flow_kind != PASSCODE_FLOW_KIND_UNLOCK) passcode_flow_cancel(a->flow); }
     else if (!strcmp(cmd, "launch")) event(a, PASSCODE_EVENT_LAUNCHED);
+    else if (!strcmp(cmd, "relaunch")) relaunch(a);
+    else if (!strcmp(cmd, "restart")) {
+        if (!a->fake_clock) printf("error: restart needs --fake-clock\n");
+        else { a->fake_boot_id++; a->fake_boot_ms = 1000000; printf("(device restarted)\n"); relaunch(a); }
+    }
     else if (!strcmp(cmd, "background")) { event(a, PASSCODE_EVENT_BACKGROUND); printf("(app in background)\n"); }
     else if (!strcmp(cmd, "foreground")) event(a, PASSCODE_EVENT_FOREGROUND);
     else if (!strcmp(cmd, "lock")) event(a, PASSCODE_EVENT_LOCK_NOW);
@@ -334,7 +383,10 @@ static int command(app *a, const char *cmd, const char *arg) {
         int kind = !arg ? 0 : !strcmp(arg, "faceid") ? 1 : !strcmp(arg, "touchid") ? 2 : !strcmp(arg, "other") ? 3 : 0;
         rc = passcode_biometric_set_available(a->store, kind != 0, kind);
     }
-    else if (!strcmp(cmd, "bio")) rc = passcode_setting_set(a->store, PASSCODE_SETTING_BIOMETRIC_ENABLED, arg && !strcmp(arg, "on"));
+    else if (!strcmp(cmd, "bio")) rc = set_flag(a, PASSCODE_SETTING_BIOMETRIC_ENABLED, arg);
+    else if (!strcmp(cmd, "launch-lock")) rc = set_flag(a, PASSCODE_SETTING_LOCK_AT_LAUNCH, arg);
+    else if (!strcmp(cmd, "bio-launch")) rc = set_flag(a, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, arg);
+    else if (!strcmp(cmd, "every-launch")) rc = set_flag(a, PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH, arg);
     else if (!strcmp(cmd, "timeout")) rc = passcode_setting_set(a->store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, arg ? strtol(arg, NULL, 10) : -1);
     else if (!strcmp(cmd, "show")) { }
     else if (!strcmp(cmd, "quit")) return 0;
@@ -394,6 +446,11 @@ static int key_command(app *a, int c) {
         tcsetattr(STDIN_FILENO, TCSANOW, &raw);
         return command(a, "note", text);
     }
+    case 'a': {
+        int64_t on = 0;
+        passcode_setting_get(a->store, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, &on);
+        return command(a, "bio-launch", on ? "off" : "on");
+    }
     case 'i': {
         int64_t bio = 0;
         passcode_setting_get(a->store, PASSCODE_SETTING_BIOMETRIC_ENABLED, &bio);
@@ -439,17 +496,11 @@ int main(int argc, char **argv) {
         if (!default_store(defpath, sizeof defpath)) { fprintf(stderr, "no state folder; use --store\n"); return 1; }
         path = defpath;
     }
-    passcode_options *o = NULL;
-    passcode_options_new(&o);
     a.fake_boot_ms = 1000000;
     a.fake_wall_ms = 1767225600000LL;
-    if (a.fake_clock) passcode_options_set_clock(o, fake_clock, &a);
-    int32_t rc = passcode_open(path, o, &a.store);
-    passcode_options_free(o);
-    if (rc != PASSCODE_OK) { fprintf(stderr, "cannot open %s: %s\n", path, passcode_errmsg(NULL)); return 1; }
-    passcode_set_reset_delivery_callback(a.store, deliver, &a);
-    passcode_set_logout_callback(a.store, on_logout, &a);
-    passcode_set_notice_callback(a.store, on_notice, &a);
+    a.fake_boot_id = 1;
+    a.path = path;
+    if (!open_store(&a)) return 1;
     snprintf(a.note_path, sizeof a.note_path, "%s.note", path);
     printf("libpasscode %s demo, store %s\n", passcode_version_string(), a.script ? "(script)" : path);
     command(&a, "launch", NULL);
@@ -462,7 +513,8 @@ int main(int argc, char **argv) {
                 if (*tok == '#') break;
                 char *arg = NULL;
                 if (!strcmp(tok, "wait") || !strcmp(tok, "timeout") || !strcmp(tok, "bio") || !strcmp(tok, "biometrics")
-                    || !strcmp(tok, "note"))
+                    || !strcmp(tok, "note") || !strcmp(tok, "launch-lock") || !strcmp(tok, "bio-launch")
+                    || !strcmp(tok, "every-launch"))
                     arg = strtok_r(NULL, " \t\r\n", &save);
                 printf("> %s%s%s\n", tok, arg ? " " : "", arg ? arg : "");
                 go = command(&a, tok, arg);

@@ -19,7 +19,7 @@ from typing import Callable, List, Optional, Tuple, Union
 
 from . import _ffi
 from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
-                     LockReason, LogoutReason, MaxFailureAction, Notice, Schedule, SecurityEvent, Setting,
+                     LifecycleEvent, LockReason, LogoutReason, MaxFailureAction, Notice, Schedule, SecurityEvent, Setting,
                      Status)
 from ._errors import *  # noqa: F401,F403  (the exception classes are part of the API)
 from ._errors import InvalidArgument, InvalidHandle, KeyNotReleased, PasscodeError, PasscodeRequired
@@ -27,7 +27,7 @@ from ._errors import InvalidArgument, InvalidHandle, KeyNotReleased, PasscodeErr
 __all__ = ["Store", "Flow", "Session", "PasscodeError", "version", "setting_bounds", "setting_choices",
            "setting_default", "setting_weakens", "Status", "Cost", "Setting",
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
-           "FlowResult", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
+           "FlowResult", "LifecycleEvent", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
            "LoggedEvent", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD"]
 
 _lib = _ffi.lib
@@ -246,12 +246,15 @@ class Store(_Handle):
     def __init__(self, path: str, *, cost: Optional[Cost] = None, ops_limit: Optional[int] = None,
                  mem_limit: Optional[int] = None, pepper: Optional[bytes] = None, allow_weak: bool = False,
                  clock: Optional[Callable[[], Tuple[int, int, int]]] = None,
-                 busy_timeout_ms: Optional[int] = None):
+                 busy_timeout_ms: Optional[int] = None, session_keyring: bool = True):
         """Opens (or creates, mode 0600) the store at `path`.
 
         cost: an Argon2id preset; ops_limit and mem_limit: explicit values instead.
         pepper: 32 secret bytes kept outside the store. clock: a callable returning
         (boot_ms, wall_ms, boot_id) for hosts with their own time source, and tests.
+        session_keyring: False keeps the data key out of the kernel's session keyring
+        (passcode_options_set_session_keyring): a biometric match in a later launch then
+        unlocks without releasing the key.
         """
         self._handle = None
         self._callbacks = {}
@@ -275,6 +278,7 @@ class Store(_Handle):
                 finally:
                     ctypes.memset(buf, 0, ctypes.sizeof(buf))
             _lib.passcode_options_set_allow_weak(opts, 1 if allow_weak else 0)
+            _lib.passcode_options_set_session_keyring(opts, 1 if session_keyring else 0)
             if busy_timeout_ms is not None:
                 _lib.passcode_options_set_busy_timeout(opts, _int(busy_timeout_ms, "busy_timeout_ms"))
             if clock is not None:
@@ -420,6 +424,12 @@ class Store(_Handle):
     def biometric_check(self) -> BiometricRefusal:
         """Whether biometrics may unlock now (NONE), else why not."""
         return BiometricRefusal(self._out_int(_lib.passcode_biometric_check))
+
+    @property
+    def biometric_lead(self) -> bool:
+        """Whether the lock screen should open the biometric prompt by itself (the table at
+        passcode_biometric_lead: lock at launch x "Require on App Launch")."""
+        return bool(self._out_int(_lib.passcode_biometric_lead))
 
     def biometric_unlock(self) -> None:
         """Reports a biometric success; raises PasscodeRequired (with .reason) when policy refuses."""
@@ -666,6 +676,19 @@ class Store(_Handle):
                 _write_message(message, size, (str(e) or type(e).__name__).encode())
                 return 1
         self._register("settings", _lib.passcode_set_settings_hook, _ffi.SETTINGS_CB, w if fn else None)
+
+    def lifecycle_hook(self, fn: Optional[Callable[[LifecycleEvent], None]]) -> None:
+        """fn(event) before a passcode lifecycle change (set, changed, reset, disabled, enabled,
+        removed, forgot) is committed, to keep a backend in step; raise to refuse it (nothing
+        changes, the call raises HookFailed with the exception's message)."""
+        def w(_p, event, message, size):
+            try:
+                fn(LifecycleEvent(event))
+                return 0
+            except BaseException as e:
+                _write_message(message, size, (str(e) or type(e).__name__).encode())
+                return 1
+        self._register("lifecycle", _lib.passcode_set_lifecycle_callback, _ffi.LIFECYCLE_CB, w if fn else None)
 
     def session_hook(self, fn: Optional[Callable[[str], None]]) -> None:
         """fn(session_id) before a session is signed out; raise to keep it."""

@@ -195,6 +195,19 @@ class LogoutReason(IntEnum):
     FORGOT_PASSCODE = 2
 
 
+class LifecycleEvent(IntEnum):
+    """A change of the passcode's life the host may mirror on its backend
+    (passcode_set_lifecycle_callback). The callback hears which, never digits or hashes.
+    (passcode_lifecycle_event)"""
+    SET = 1
+    CHANGED = 2
+    RESET = 3
+    DISABLED = 4
+    ENABLED = 5
+    REMOVED = 6
+    FORGOT = 7
+
+
 class Setting(IntEnum):
     """The settings a host can read and change (passcode_setting). "Weakening" says which
     changes weaken protection: with a passcode set, they need the passcode entered on the same
@@ -214,6 +227,7 @@ class Setting(IntEnum):
     RESET_CODE_LIFETIME_SECONDS = 11
     RESET_REQUEST_INTERVAL_SECONDS = 12
     RESET_REQUESTS_PER_DAY = 13
+    PASSCODE_AFTER_EVERY_LAUNCH = 14
 
 
 #: C enum name -> (Python enum, prefix of its constants in passcode.h)
@@ -232,5 +246,6 @@ HEADER_ENUMS = {
     "passcode_lockout_schedule": (Schedule, "PASSCODE_LOCKOUT_SCHEDULE_"),
     "passcode_notice": (Notice, "PASSCODE_NOTICE_"),
     "passcode_logout_reason": (LogoutReason, "PASSCODE_LOGOUT_REASON_"),
+    "passcode_lifecycle_event": (LifecycleEvent, "PASSCODE_LIFECYCLE_EVENT_"),
     "passcode_setting": (Setting, "PASSCODE_SETTING_"),
 }

@@ -59,6 +59,7 @@ INT_CB = CFUNCTYPE(None, c_void_p, c_int32)
 DELIVERY_CB = CFUNCTYPE(c_int32, c_void_p, c_void_p, c_size_t, c_void_p, c_size_t)
 SETTINGS_CB = CFUNCTYPE(c_int32, c_void_p, c_char_p, c_char_p, c_char_p, c_void_p, c_size_t)
 SESSION_CB = CFUNCTYPE(c_int32, c_void_p, c_char_p, c_void_p, c_size_t)
+LIFECYCLE_CB = CFUNCTYPE(c_int32, c_void_p, c_int32, c_void_p, c_size_t)
 
 #: name: (restype, argtypes)
 FUNCTIONS = {
@@ -71,6 +72,7 @@ FUNCTIONS = {
     "passcode_options_set_cost_explicit": (c_int32, [OPTIONS, c_uint64, c_size_t]),
     "passcode_options_set_pepper": (c_int32, [OPTIONS, POINTER(c_uint8), c_size_t]),
     "passcode_options_set_allow_weak": (c_int32, [OPTIONS, c_int32]),
+    "passcode_options_set_session_keyring": (c_int32, [OPTIONS, c_int32]),
     "passcode_options_set_clock": (c_int32, [OPTIONS, CLOCK_CB, c_void_p]),
     "passcode_options_set_busy_timeout": (c_int32, [OPTIONS, c_int32]),
     "passcode_open": (c_int32, [c_char_p, OPTIONS, POINTER(STORE)]),
@@ -103,6 +105,7 @@ FUNCTIONS = {
     "passcode_biometric_set_available": (c_int32, [STORE, c_int32, c_int32]),
     "passcode_security_label": (c_int32, [STORE, strp]),
     "passcode_biometric_check": (c_int32, [STORE, i32p]),
+    "passcode_biometric_lead": (c_int32, [STORE, i32p]),
     "passcode_biometric_unlock": (c_int32, [STORE, i32p]),
     "passcode_biometric_failed": (c_int32, [STORE, i32p]),
     "passcode_flow_new": (c_int32, [STORE, c_int32, POINTER(FLOW)]),
@@ -153,6 +156,7 @@ FUNCTIONS = {
     "passcode_set_logout_callback": (c_int32, [STORE, INT_CB, c_void_p]),
     "passcode_set_reset_delivery_callback": (c_int32, [STORE, DELIVERY_CB, c_void_p]),
     "passcode_set_notice_callback": (c_int32, [STORE, INT_CB, c_void_p]),
+    "passcode_set_lifecycle_callback": (c_int32, [STORE, LIFECYCLE_CB, c_void_p]),
     "passcode_set_settings_hook": (c_int32, [STORE, SETTINGS_CB, c_void_p]),
 }
 

@@ -1,0 +1,142 @@
+// The data key across app launches of one boot: the Linux kernel keyring.
+//
+// iOS lets Face ID unlock an app at a cold start once the device has been unlocked with its
+// passcode since the last restart. The equivalent here: after a passcode unlock, the key that
+// opens the store's key wrap (the wrap's key-encryption key, KEK) is kept in the kernel keyring,
+// in the user's session keyring, readable only by its possessors (the processes of this login
+// session), with a 48-hour timeout. A later process of the same session that gets a biometric
+// match policy allows reads it back and opens the wrap in the store file with it, so a forged
+// entry opens nothing. The kernel forgets every key at reboot: "passcode after restart".
+//
+// Entries are named "libpasscode:<hex>", the hex a hash of the wrap's public salt, so every
+// passcode (and every store) has its own and a changed passcode leaves nothing behind.
+// Keyring errors never fail a call: without an entry the passcode is needed, as before.
+internal import CKeyring
+
+enum SessionKeyring {
+    /// The timeout of an entry: the 48-hour rule of biometric unlock.
+    static let timeoutSeconds = UInt(BiometricPolicy.passcodeMaxAgeMs / 1000)
+    static let type = "user"
+
+    /// The entry's name for a wrap with this salt.
+    static func name(salt: [UInt8]) -> String {
+        let digest = Sodium.publicHash(salt, key: Array("libpasscode session keyring v1".utf8), count: 16)
+        let hex = Array("0123456789abcdef".utf8)
+        var text = "libpasscode:"
+        for b in digest { text.unicodeScalars.append(UnicodeScalar(hex[Int(b >> 4)])); text.unicodeScalars.append(UnicodeScalar(hex[Int(b & 15)])) }
+        return text
+    }
+
+    /// The session keyring's serial, without creating one: a process with no session keyring
+    /// uses the user's session keyring (shared by the user's processes that have none).
+    private static func keyring() -> Int32? {
+        let id = passcode_keyctl(Int32(passcode_keyctl_get_keyring_id), UInt(bitPattern: Int(passcode_keyring_session)), 0, 0, 0)
+        return id > 0 ? Int32(truncatingIfNeeded: id) : nil
+    }
+
+    private static func find(_ name: String, in ring: Int32) -> Int? {
+        let serial = name.withCString { n in
+            type.withCString { t in
+                passcode_keyctl(Int32(passcode_keyctl_search), UInt(bitPattern: Int(ring)), UInt(bitPattern: t), UInt(bitPattern: n), 0)
+            }
+        }
+        return serial > 0 ? serial : nil
+    }
+
+    /// Stores `kek` under `name`, replacing an entry of that name; possessor-only, 48 hours.
+    /// Returns whether it is there.
+    @discardableResult
+    static func put(_ name: String, kek: SecretBytes) -> Bool {
+        guard let ring = keyring() else { return false }
+        let serial = kek.withBytes { k in
+            name.withCString { n in type.withCString { t in passcode_add_key(t, n, k.baseAddress, k.count, ring) } }
+        }
+        guard serial > 0 else { return false }
+        let id = UInt(serial)
+        if passcode_keyctl(Int32(passcode_keyctl_setperm), id, UInt(PASSCODE_KEY_POSSESSOR_ONLY), 0, 0) != 0
+            || passcode_keyctl(Int32(passcode_keyctl_set_timeout), id, timeoutSeconds, 0, 0) != 0 {
+            remove(serial: Int(serial))
+            return false
+        }
+        return true
+    }
+
+    /// The KEK stored under `name`, if this session has one of the right size.
+    static func get(_ name: String) -> SecretBytes? {
+        guard let ring = keyring(), let serial = find(name, in: ring) else { return nil }
+        let out = SecretBytes(count: Sodium.keyBytes)
+        let n = out.withMutableBytes { b in
+            passcode_keyctl(Int32(passcode_keyctl_read), UInt(serial), UInt(bitPattern: b.baseAddress), UInt(b.count), 0)
+        }
+        return n == Sodium.keyBytes ? out : nil
+    }
+
+    /// Removes the entry under `name` at once (revoked if it cannot be invalidated).
+    static func remove(_ name: String) {
+        guard let ring = keyring() else { return }
+        for _ in 0..<4 {  // one entry, unless another process raced to add one
+            guard let serial = find(name, in: ring), remove(serial: serial) else { return }
+        }
+    }
+
+    @discardableResult
+    private static func remove(serial: Int) -> Bool {
+        if passcode_keyctl(Int32(passcode_keyctl_invalidate), UInt(serial), 0, 0, 0) == 0 { return true }
+        return passcode_keyctl(Int32(passcode_keyctl_revoke), UInt(serial), 0, 0, 0) == 0
+    }
+}
+
+/// The key-encryption key of the store's current wrap, and the wrap's keyring name.
+struct SessionEntry {
+    let name: String
+    let kek: SecretBytes
+}
+
+extension PasscodeStore {
+    /// Whether the settings want the KEK in the session keyring: the host did not opt out,
+    /// biometric unlock is on, "passcode after every launch" is off, and the lock is on.
+    func sessionKeyringWantedLocked() throws -> Bool {
+        guard options.sessionKeyring else { return false }
+        return try flag(.biometricEnabled) && !flag(.passcodeAfterEveryLaunch) && lockEnabledLocked()
+    }
+
+    /// Puts this handle's entry in the session keyring, or takes it out, as the settings say
+    /// (after a passcode entry and after every setting change).
+    /// A host that opted out never touches the keyring here (another process may use it);
+    /// the security events that revoke (`revokeSessionKeyLocked`) do so in every process.
+    func syncSessionKeyringLocked() {
+        guard options.sessionKeyring, let entry = heldKey?.session else { return }
+        if (try? sessionKeyringWantedLocked()) == true {
+            SessionKeyring.put(entry.name, kek: entry.kek)
+        } else {
+            SessionKeyring.remove(entry.name)
+        }
+    }
+
+    func syncSessionKeyring() {
+        lock.withLock { syncSessionKeyringLocked() }
+    }
+
+    /// Removes the entries of the store's current wrap and of this handle's (any process of
+    /// the session may have put them there). Call before the verifier is deleted or replaced.
+    func revokeSessionKeyLocked() {
+        if let name = heldKey?.session?.name { SessionKeyring.remove(name) }
+        if let name = try? currentWrapLocked()?.sessionName, name != heldKey?.session?.name { SessionKeyring.remove(name) }
+    }
+
+    /// The store's wrap as the file has it, nil without a passcode or with an old hash.
+    func currentWrapLocked() throws -> KeyWrap? {
+        guard let text = try passcodeRowLocked()?.text, case .wrapped(let wrap) = try Verifier.parse(text, limit: options.cost) else { return nil }
+        return wrap
+    }
+
+    /// A biometric unlock in a handle without the key: the KEK this login session keeps opens the
+    /// wrap in the file (a forged entry opens nothing). Nil when there is none.
+    func keyFromSessionKeyringLocked() -> HeldKey? {
+        guard (try? sessionKeyringWantedLocked()) == true, let wrap = try? currentWrapLocked(),
+              let kek = SessionKeyring.get(wrap.sessionName), let key = wrap.open(kek: kek) else { return nil }
+        var held = HeldKey(key)
+        held.session = SessionEntry(name: wrap.sessionName, kek: kek)
+        return held
+    }
+}
