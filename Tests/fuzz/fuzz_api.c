@@ -25,6 +25,12 @@ static int32_t hook(void *p, const char *k, const char *o, const char *n, char *
     return (wall & 1) ? (snprintf(m, size, "odd"), 1) : 0;
 }
 
+static int32_t lifecycle(void *p, int32_t event, char *m, size_t size) {
+    (void)p;
+    if (event < PASSCODE_LIFECYCLE_EVENT_SET || event > PASSCODE_LIFECYCLE_EVENT_FORGOT) abort();
+    return (wall & 2) ? (snprintf(m, size, "backend"), 1) : 0;
+}
+
 static void on_logout(void *p, int32_t reason) { (void)p; (void)reason; }
 static void on_deleted(void *p) { (void)p; }
 
@@ -43,6 +49,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     passcode_set_settings_hook(store, hook, NULL);
     passcode_set_logout_callback(store, on_logout, NULL);
     passcode_set_account_deleted_callback(store, on_deleted, NULL);
+    passcode_set_lifecycle_callback(store, lifecycle, NULL);
     return 0;
 }
 
@@ -87,7 +94,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             check(passcode_biometric_set_available(store, available, kind));
             break;
         }
-        case 11: check(passcode_biometric_unlock(store, &i32)); break;
+        case 11:
+            check(passcode_biometric_lead(store, &i32));
+            if (i32 != 0 && i32 != 1) abort();
+            check(passcode_biometric_unlock(store, &i32));
+            break;
         case 12: check(passcode_biometric_failed(store, &i32)); break;
         case 13:
             if (flow) { passcode_flow_free(flow); flow = NULL; }
