@@ -112,9 +112,14 @@ public func passcode_options_set_pepper(_ options: OpaquePointer?, _ pepper: Uns
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE` or `PASSCODE_ERR_MISUSE`.
 @c(passcode_options_set_session_keyring)
 public func passcode_options_set_session_keyring(_ options: OpaquePointer?, _ enabled: Int32) -> Int32 {
+    setOptionFlag(options, enabled, \.sessionKeyring)
+}
+
+/// Sets one on/off option from a C int that must be 0 or 1.
+private func setOptionFlag(_ options: OpaquePointer?, _ value: Int32, _ flag: WritableKeyPath<StoreOptions, Bool>) -> Int32 {
     guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
-    guard enabled == 0 || enabled == 1 else { return Status.errMisuse.rawValue }
-    box.options.sessionKeyring = enabled == 1
+    guard value == 0 || value == 1 else { return Status.errMisuse.rawValue }
+    box.options[keyPath: flag] = value == 1
     return Status.ok.rawValue
 }
 
@@ -126,10 +131,7 @@ public func passcode_options_set_session_keyring(_ options: OpaquePointer?, _ en
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE` or `PASSCODE_ERR_MISUSE`.
 @c(passcode_options_set_allow_weak)
 public func passcode_options_set_allow_weak(_ options: OpaquePointer?, _ allow: Int32) -> Int32 {
-    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
-    guard allow == 0 || allow == 1 else { return Status.errMisuse.rawValue }
-    box.options.allowWeak = allow == 1
-    return Status.ok.rawValue
+    setOptionFlag(options, allow, \.allowWeak)
 }
 
 /// Supplies the clock (embedded hosts with their own time source, and tests). The callback
