@@ -11,7 +11,7 @@ static const char proof_text[] = "session-proof";
 
 /* ---- the session keyring, seen from outside the library ---------------------------------- */
 
-typedef struct { int count; char name[128]; unsigned perm; unsigned uid; } entries;
+typedef struct { int count; char name[128]; unsigned perm; unsigned uid; int32_t serial; } entries;
 
 /* The libpasscode entries of our session keyring, with the last one's name and permissions. */
 static entries session_entries(void) {
@@ -33,6 +33,7 @@ static entries session_entries(void) {
         snprintf(e.name, sizeof e.name, "%s", desc);
         e.perm = perm;
         e.uid = uid;
+        e.serial = ids[i];
     }
     return e;
 }
@@ -230,11 +231,16 @@ static void test_require_on_app_launch_table(void) {
 
 /* ---- the data key across processes: the session keyring ------------------------------------- */
 
-static void show_session_keyring(void) {
+static void show_session_keyring(int32_t serial) {
     if (system("command -v keyctl > /dev/null 2>&1") == 0) {
+        char cmd[64];
         printf("$ keyctl show @s\n");
         fflush(stdout);
         if (system("keyctl show @s") != 0) printf("(keyctl show failed)\n");
+        snprintf(cmd, sizeof cmd, "keyctl rdescribe %d", (int)serial);
+        printf("$ %s   (type;uid;gid;permissions;name)\n", cmd);
+        fflush(stdout);
+        if (system(cmd) != 0) printf("(keyctl rdescribe failed)\n");
     } else {
         printf("(keyctl not installed: the keyutils package; make test installs it)\n");
     }
@@ -251,7 +257,7 @@ static void test_a_later_process_of_the_session_gets_the_key_by_biometrics(void)
     CHECK(e.perm == 0x3f000000u);  /* possessor: all; user, group, other: nothing */
     CHECK(e.uid == (unsigned)getuid());
     printf("session keyring: %d entry %s, permissions %08x (possessor only)\n", e.count, e.name, e.perm);
-    show_session_keyring();
+    show_session_keyring(e.serial);
     /* The second process: biometric release of the same key (it seals, we unseal). */
     child_result r = run_child(path, the_clock.boot_id);
     /* (Locked at launch: the pad leads, with the biometric button; see the lead table.) */
