@@ -203,7 +203,7 @@ deb-test:
 	scripts/check_deb.sh
 
 bench: lib
-	$(CC) -O2 -std=c99 -Iinclude -o $(B)/bench Tests/bench/bench.c \
+	$(CC) -O2 -D_FORTIFY_SOURCE=2 $(STRICT) -Iinclude -o $(B)/bench Tests/bench/bench.c \
 	    $$(pkg-config --cflags --libs libsodium) -ldl -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 	cd $(B) && ./bench
 	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) python3 Tests/bench/bench.py
