@@ -423,3 +423,8 @@ def test_security_log_and_failure_summary(locked_store, clock):
     assert kinds.count(passcode.SecurityEvent.FAILED_ATTEMPT) == 3
     assert kinds[-1] == passcode.SecurityEvent.PASSCODE_SET
     assert all(PC1 not in e.detail for e in locked_store.events())
+
+
+def test_version_of_the_binding_and_the_library_agree_in_tree():
+    assert passcode.__version__ == passcode.version()
+    assert os.path.exists(os.path.join(os.path.dirname(passcode.__file__), "py.typed"))

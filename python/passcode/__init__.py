@@ -13,6 +13,7 @@ Every call that fails raises a PasscodeError subclass carrying the status and th
 message. Passcodes are str or bytes of ASCII digits.
 """
 import ctypes
+import os
 from ctypes import POINTER, byref, c_char_p, c_int32, c_int64, c_uint64
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple, Union
@@ -24,7 +25,7 @@ from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, Flo
 from ._errors import *  # noqa: F401,F403  (the exception classes are part of the API)
 from ._errors import InvalidArgument, InvalidHandle, KeyNotReleased, PasscodeError, PasscodeRequired
 
-__all__ = ["Store", "Flow", "Session", "PasscodeError", "version", "setting_bounds", "setting_choices",
+__all__ = ["__version__", "Store", "Flow", "Session", "PasscodeError", "version", "setting_bounds", "setting_choices",
            "setting_default", "setting_weakens", "Status", "Cost", "Setting",
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
            "FlowResult", "LifecycleEvent", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
@@ -42,6 +43,15 @@ SEAL_OVERHEAD = _lib.passcode_seal_overhead()
 
 #: This binding's version (the loaded library's is `version()`).
 __version__ = _ffi.__version__
+
+
+def _binding_version() -> str:
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "VERSION"), encoding="ascii") as f:
+        return f.read().strip()
+
+
+#: The binding's version (the package's); `version()` is the loaded library's.
+__version__ = _binding_version()
 
 
 def version() -> str:
