@@ -97,7 +97,12 @@ extension PasscodeStore {
     /// biometric unlock is on, "passcode after every launch" is off, and the lock is on.
     func sessionKeyringWantedLocked() throws -> Bool {
         guard options.sessionKeyring else { return false }
-        return try flag(.biometricEnabled) && !flag(.passcodeAfterEveryLaunch) && lockEnabledLocked()
+        return try sessionKeyringAllowedLocked()
+    }
+
+    /// Whether the store's settings allow an entry at all (whatever this process's option says).
+    func sessionKeyringAllowedLocked() throws -> Bool {
+        try flag(.biometricEnabled) && !flag(.passcodeAfterEveryLaunch) && lockEnabledLocked()
     }
 
     /// Puts this handle's entry in the session keyring, or takes it out, as the settings say

@@ -346,7 +346,7 @@ extension PasscodeStore {
             if setting == .biometricEnabled && value == 0 { try putSetting(.requireBiometricOnLaunch, 0) }
             // The session keyring follows: biometric unlock off, or a passcode after every
             // launch, takes the entry out (whichever process put it there).
-            if try !sessionKeyringWantedLocked() { revokeSessionKeyLocked() } else { syncSessionKeyringLocked() }
+            if try !sessionKeyringAllowedLocked() { revokeSessionKeyLocked() } else { syncSessionKeyringLocked() }
         }
     }
 

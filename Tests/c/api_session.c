@@ -274,6 +274,18 @@ static void test_a_later_process_of_the_session_gets_the_key_by_biometrics(void)
     /* The next passcode unlock puts it back. */
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     CHECK(session_count() == 1);
+    /* A process that opted out changes an unrelated setting: the entry stays (only the settings
+     * that forbid it, and the security events, remove it). */
+    {
+        passcode_options *o = fast_options();
+        passcode_store *other = NULL;
+        CHECK_STATUS(passcode_options_set_session_keyring(o, 0), PASSCODE_OK);
+        CHECK_STATUS(passcode_open(path, o, &other), PASSCODE_OK);
+        passcode_options_free(o);
+        CHECK_STATUS(passcode_setting_set(other, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_OK);
+        CHECK(session_count() == 1);
+        passcode_close(other);
+    }
     r = run_child(path, the_clock.boot_id);
     CHECK(r.rc == PASSCODE_OK && opens_here(s, r.sealed));
     passcode_close(s);
