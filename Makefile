@@ -93,7 +93,7 @@ test-swift:
 
 # ThreadSanitizer over the Swift tests that share one handle between threads and processes.
 test-tsan:
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
+	$(OWN_SESSION) $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
 	    | grep -E 'ThreadSanitizer|Executed .* tests' | tail -n 3; exit $${PIPESTATUS[0]}
 
 API_TESTS := Tests/c/test_api.c $(wildcard Tests/c/api_*.c)
