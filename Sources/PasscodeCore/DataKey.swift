@@ -181,13 +181,14 @@ extension PasscodeStore {
 
     /// Keeps `key` (a copy) released on this handle; `useRecorded` when the caller's transaction
     /// already recorded that the host uses it. `session` (after a passcode entry: the wrap's KEK)
-    /// goes to the session keyring when the settings want it there.
-    func holdKey(_ key: SecretBytes, useRecorded: Bool = false, session: SessionEntry? = nil) {
+    /// goes to the session keyring when `sessionWanted`, which the caller's transaction read
+    /// (`sessionKeyringWantedLocked`), so that no second read follows a passcode entry.
+    func holdKey(_ key: SecretBytes, useRecorded: Bool = false, session: SessionEntry?, sessionWanted: Bool) {
         lock.withLock {
             heldKey = HeldKey(key)
             heldKey?.useRecorded = useRecorded
             heldKey?.session = session
-            syncSessionKeyringLocked()
+            publishSessionEntryLocked(wanted: sessionWanted)
         }
     }
 

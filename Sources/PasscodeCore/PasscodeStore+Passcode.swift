@@ -85,7 +85,7 @@ extension PasscodeStore {
         let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(code), dataKey: key, cost: options.cost)
         try callLifecycleHook(.set)
         let now = now()
-        try write {
+        let sessionWanted: Bool = try write {
             if try passcodeRowLocked() != nil { throw PasscodeError.alreadySet }
             try db.query("INSERT INTO passcode(id, verifier, length, set_wall_ms) VALUES(1, ?, ?, ?)",
                          [.text(wrap.encoded), .int(Int64(length)), .int(now.wallMs)])
@@ -96,9 +96,10 @@ extension PasscodeStore {
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
             try update(LockState.self) { $0.reset() }  // set up again after a logout
             try logLocked(.passcodeSet, now: now)
+            return try sessionKeyringWantedLocked()
         }
         recordProof(now)
-        holdKey(key, session: SessionEntry(name: wrap.sessionName, kek: kek))
+        holdKey(key, session: SessionEntry(name: wrap.sessionName, kek: kek), sessionWanted: sessionWanted)
         return key
     }
 
@@ -212,9 +213,10 @@ extension PasscodeStore {
         // 3. Record the answer.
         let end = now()
         if var key {
-            let replaced = try write {
-                try finishSuccessLocked(seq: seq, now: end, old: row.text, new: replacement?.wrap.encoded, pendingEvents: pending,
-                                        handingOutKey: handingOutKey)
+            let (replaced, sessionWanted) = try write {
+                (try finishSuccessLocked(seq: seq, now: end, old: row.text, new: replacement?.wrap.encoded, pendingEvents: pending,
+                                         handingOutKey: handingOutKey),
+                 try sessionKeyringWantedLocked())
             }
             if let replacement {
                 // Another process may have replaced the same verifier first: then its wrap is
@@ -229,7 +231,7 @@ extension PasscodeStore {
                 }
             }
             recordProof(end)
-            holdKey(key, useRecorded: handingOutKey, session: session)
+            holdKey(key, useRecorded: handingOutKey, session: session, sessionWanted: sessionWanted)
             return key
         }
         let outcome: FailureOutcome = try write { try finishFailureLocked(fingerprint: fingerprint, hash: row.text, now: end) }

@@ -252,7 +252,7 @@ extension PasscodeStore {
         let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(newPasscode), dataKey: key, cost: options.cost)
         try callLifecycleHook(.reset)
         let now = now()
-        let replaced: Bool = try write(.resolve) {
+        let (replaced, sessionWanted): (Bool, Bool) = try write(.resolve) {
             guard try resetCodeLocked()?.generation == generation else { throw PasscodeError.noResetCode }
             revokeSessionKeyLocked()  // the old wrap's entry: it opens nothing after this
             var replaced = false
@@ -273,11 +273,11 @@ extension PasscodeStore {
             }
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
             try logLocked(.resetCompleted, now: now)
-            return replaced
+            return (replaced, try sessionKeyringWantedLocked())
         }
         forgetWrongGuesses()
         recordProof(now)
-        holdKey(key, session: SessionEntry(name: wrap.sessionName, kek: kek))
+        holdKey(key, session: SessionEntry(name: wrap.sessionName, kek: kek), sessionWanted: sessionWanted)
         hooks.notify?(Notice.passcodeReset.rawValue)
         return (key, replaced)
     }

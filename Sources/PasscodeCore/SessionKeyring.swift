@@ -109,17 +109,16 @@ extension PasscodeStore {
     /// (after a passcode entry and after every setting change).
     /// A host that opted out never touches the keyring here (another process may use it);
     /// the security events that revoke (`revokeSessionKeyLocked`) do so in every process.
+    /// Called inside a transaction, which reads the settings (under the MAC, with a pepper).
     func syncSessionKeyringLocked() {
-        guard options.sessionKeyring, let entry = heldKey?.session else { return }
-        if (try? sessionKeyringWantedLocked()) == true {
-            SessionKeyring.put(entry.name, kek: entry.kek)
-        } else {
-            SessionKeyring.remove(entry.name)
-        }
+        publishSessionEntryLocked(wanted: (try? sessionKeyringWantedLocked()) == true)
     }
 
-    func syncSessionKeyring() {
-        lock.withLock { syncSessionKeyringLocked() }
+    /// Puts this handle's entry in the keyring when `wanted` (as `sessionKeyringWantedLocked`
+    /// said inside the caller's transaction), else takes it out.
+    func publishSessionEntryLocked(wanted: Bool) {
+        guard options.sessionKeyring, let entry = heldKey?.session else { return }
+        if wanted { SessionKeyring.put(entry.name, kek: entry.kek) } else { SessionKeyring.remove(entry.name) }
     }
 
     /// Removes the entries of the store's current wrap and of this handle's (any process of
