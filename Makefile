@@ -28,7 +28,7 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift VERSION
 
 
-.PHONY: crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan
+.PHONY: crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan test-tpm
 .PHONY: all deps lib header check-header test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 
 all: lib
@@ -70,7 +70,7 @@ check-header:
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header test-version test-swift test-tsan test-c test-fuzz test-hostile test-exports test-install test-frontends test-python deb-test
+TEST_GROUPS := check-header test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-python deb-test
 test: deps lib
 	@scripts/run_tests.sh $(TEST_GROUPS)
 
@@ -99,6 +99,9 @@ test-tsan:
 API_TESTS := Tests/c/test_api.c $(wildcard Tests/c/api_*.c)
 $(B)/test_api: $(API_TESTS) Tests/c/api_support.h Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -DFIXTURES='"$(CURDIR)/Tests/fixtures"' -Iinclude -o $@ $(API_TESTS) -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
+
+$(B)/test_tpm: Tests/c/test_tpm.c Tests/c/testlib.h include/passcode.h $(LIB)
+	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 $(B)/test_catalogue: Tests/c/test_catalogue.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
@@ -162,6 +165,11 @@ test-c: $(B)/test_api $(B)/test_catalogue $(B)/crash_harness $(B)/stress $(B)/co
 	cd $(B) && $(OWN_SESSION) ./corrupt 300
 	cd $(B) && $(VALGRIND) ./test_catalogue > /dev/null && $(VALGRIND) ./test_api > /dev/null \
 	    && echo "valgrind memcheck: test_api and test_catalogue clean (no errors, nothing definitely lost)"
+
+# The TPM binding against two swtpm instances the test starts on loopback (README "Binding a
+# store to the TPM"); scripts/ensure-deps.sh installs swtpm, tpm2-tools and libtss2-dev.
+test-tpm: $(B)/test_tpm
+	cd $(B) && $(OWN_SESSION) ./test_tpm
 
 crash: $(B)/crash_harness
 	cd $(B) && ./crash_harness 1000

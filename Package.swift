@@ -5,6 +5,7 @@
 //   CSodium, CSQLite   system libraries, found through pkg-config
 //   CPasscodeVersion   the version numbers of the VERSION file, as C constants
 //   CKeyring           inline wrappers of the kernel keyring's system calls (no library)
+//   CTss2              tpm2-tss's types (libtss2-dev); the libraries are loaded with dlopen
 //   PasscodeCore       the logic: policy, lockout, lock state, store (Swift only)
 //   Passcode           the C ABI: thin @c functions, built into libpasscode.so
 import PackageDescription
@@ -27,9 +28,10 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CKeyring"),
+        .systemLibrary(name: "CTss2", providers: [.apt(["libtss2-dev"])]),
         .target(
             name: "PasscodeCore",
-            dependencies: ["CSodium", "CSQLite", "CKeyring"],
+            dependencies: ["CSodium", "CSQLite", "CKeyring", "CTss2"],
             swiftSettings: [
                 // Its @c enums (settings, reasons) belong in the public header too.
                 .unsafeFlags(["-emit-clang-header-path",

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs what building and testing libpasscode needs, when it is missing: the C libraries
 # (libsodium-dev, libsqlite3-dev), pkg-config, the C compilers the header is checked with, and
-# the tools the tests use (valgrind, keyctl).
+# the tools the tests use (valgrind, keyctl, swtpm, tpm2-tools).
 # Swift itself is not a Debian package: it is taken from PATH (or SWIFT=/path/to/swift).
 set -eu
 missing=""
@@ -15,6 +15,10 @@ command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
 # keyctl shows the session keyring in the test output (the library itself uses the system calls).
 command -v keyctl >/dev/null 2>&1 || missing="$missing keyutils"
+# The TPM binding: tpm2-tss's headers to build, swtpm and tpm2-tools for its tests.
+[ -f /usr/include/tss2/tss2_esys.h ] || missing="$missing libtss2-dev"
+command -v swtpm >/dev/null 2>&1 || missing="$missing swtpm swtpm-tools"
+command -v tpm2_clear >/dev/null 2>&1 || missing="$missing tpm2-tools"
 if [ -n "$missing" ]; then
     echo "ensure-deps: installing$missing"
     if [ "$(id -u)" -ne 0 ]; then

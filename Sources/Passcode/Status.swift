@@ -127,6 +127,22 @@ public enum Status: Int32 {
     /// The recovery key does not open the store's recovery copy (or none is set); nothing
     /// changed and the reset code was not used up.
     case errWrongRecoveryKey = 50
+    /// The TPM cannot be used: tpm2-tss is not installed, or no TPM answers at the TCTI (the
+    /// message says which). Nothing changed; a bound store does not open without it.
+    case errTpmUnavailable = 51
+    /// The store is bound to a TPM: open it with `passcode_options_set_tpm`.
+    case errTpmRequired = 52
+    /// The store is bound to another TPM, or to this one before it was cleared: no passcode can
+    /// be checked. The reset by email (or forgot passcode) binds it to this TPM again.
+    case errTpmMismatch = 53
+    /// The TPM's own dictionary-attack lockout is active (shared with the machine's other TPM
+    /// users): wait up to `passcode_errwait` seconds (0: until the TPM's owner resets it).
+    case errTpmLockout = 54
+    /// The file is older than the TPM's attempt counter (a restored copy): logged, and a reset
+    /// is required, as after the maximum number of failures.
+    case errTpmRollback = 55
+    /// The TPM refused an operation for another reason; the message has its response code.
+    case errTpm = 56
 }
 
 extension PasscodeError {
@@ -182,6 +198,12 @@ extension PasscodeError {
         case .foreignCiphertext: return .errForeignCiphertext
         case .keyReplaced: return .errKeyReplaced
         case .wrongRecoveryKey: return .errWrongRecoveryKey
+        case .tpmUnavailable: return .errTpmUnavailable
+        case .tpmRequired: return .errTpmRequired
+        case .tpmMismatch: return .errTpmMismatch
+        case .tpmLockout: return .errTpmLockout
+        case .tpmRollback: return .errTpmRollback
+        case .tpmFailed: return .errTpm
         }
     }
 }
@@ -240,6 +262,12 @@ extension Status {
         case .errForeignCiphertext: return "sealed with another data key"
         case .errKeyReplaced: return "reset done; the data key was replaced"
         case .errWrongRecoveryKey: return "wrong recovery key"
+        case .errTpmUnavailable: return "TPM unavailable"
+        case .errTpmRequired: return "store is bound to a TPM"
+        case .errTpmMismatch: return "store is bound to another TPM"
+        case .errTpmLockout: return "TPM lockout active"
+        case .errTpmRollback: return "store file older than the TPM's counter"
+        case .errTpm: return "TPM error"
         }
     }
 }

@@ -13,37 +13,59 @@
 /// The stored verifier of a passcode: Argon2id parameters, salt and the wrapped data key, in a
 /// self-describing, versioned text: `$pcwrap$v=1$argon2id,ops=<n>,mem=<bytes>$<salt>$<wrap>`
 /// (standard base64 without padding; the wrap is nonce || key || tag, authenticated together
-/// with everything before the last `$`).
+/// with everything before the last `$`). A store bound to a TPM (TPM.swift) writes
+/// `...,mem=<bytes>,tpm$<salt>$<wrap>$<unique>$<private>`: the KEK then needs the secret the TPM
+/// unseals for the passcode's authorization, so no guess can be checked without that TPM.
 struct KeyWrap: Equatable {
     static let prefix = "$pcwrap$v=1$"
     let cost: HashCost
     let salt: [UInt8]
     let sealed: [UInt8]
+    /// The TPM's sealed secret, for a bound store.
+    let tpm: TPMSealed?
 
     static var sealedBytes: Int { Sodium.nonceBytes + Sodium.keyBytes + Sodium.tagBytes }
 
-    private static func header(cost: HashCost, salt: [UInt8]) -> String {
-        "\(prefix)argon2id,ops=\(cost.opsLimit),mem=\(cost.memLimit)$\(Sodium.base64(salt))"
+    private static func header(cost: HashCost, salt: [UInt8], bound: Bool) -> String {
+        "\(prefix)argon2id,ops=\(cost.opsLimit),mem=\(cost.memLimit)\(bound ? ",tpm" : "")$\(Sodium.base64(salt))"
     }
 
-    var encoded: String { KeyWrap.header(cost: cost, salt: salt) + "$" + Sodium.base64(sealed) }
+    private var header: String { KeyWrap.header(cost: cost, salt: salt, bound: tpm != nil) }
 
-    /// Wraps `dataKey` under the passcode: one Argon2id evaluation with a fresh salt.
-    static func make(_ input: SecretBytes, dataKey: SecretBytes, cost: HashCost) throws -> KeyWrap {
-        try makeReturningKEK(input, dataKey: dataKey, cost: cost).wrap
+    var encoded: String {
+        var text = header + "$" + Sodium.base64(sealed)
+        if let tpm { text += "$" + Sodium.base64(tpm.unique) + "$" + Sodium.base64(tpm.privateBlob) }
+        return text
     }
 
-    /// As `make`, and the key-encryption key that opens the new wrap (for the session keyring).
-    static func makeReturningKEK(_ input: SecretBytes, dataKey: SecretBytes, cost: HashCost) throws -> (wrap: KeyWrap, kek: SecretBytes) {
+    /// Wraps `dataKey` under the passcode: one Argon2id evaluation with a fresh salt; with
+    /// `device`, also a new secret sealed in that TPM. Returns the KEK too (for the session keyring).
+    static func makeReturningKEK(_ input: SecretBytes, dataKey: SecretBytes, cost: HashCost,
+                                 device: TPMDevice? = nil) throws -> (wrap: KeyWrap, kek: SecretBytes) {
         let salt = Sodium.randomBytes(Sodium.saltBytes)
-        let kek = try Sodium.deriveKey(input, salt: salt, cost: cost)
-        let ad = Array(header(cost: cost, salt: salt).utf8)
-        return (KeyWrap(cost: cost, salt: salt, sealed: Sodium.wrap(dataKey, key: kek, ad: ad)), kek)
+        let stretched = try Sodium.deriveKey(input, salt: salt, cost: cost)
+        var kek = stretched
+        var sealedSecret: TPMSealed?
+        if let device {
+            let secret = SecretBytes.random(Sodium.keyBytes)
+            sealedSecret = try device.seal(secret, auth: TPMKeys.auth(stretched))
+            kek = TPMKeys.kek(stretched, secret: secret)
+        }
+        let ad = Array(header(cost: cost, salt: salt, bound: device != nil).utf8)
+        return (KeyWrap(cost: cost, salt: salt, sealed: Sodium.wrap(dataKey, key: kek, ad: ad), tpm: sealedSecret), kek)
     }
 
-    /// One Argon2id evaluation: the data key and the KEK when `input` is the passcode's, else nil.
-    func open(_ input: SecretBytes) throws -> (key: SecretBytes, kek: SecretBytes)? {
-        let kek = try Sodium.deriveKey(input, salt: salt, cost: cost)
+    /// One Argon2id evaluation (and, bound, one unseal by the TPM, which counts a wrong one
+    /// against its lockout): the data key and the KEK when `input` is the passcode's, else nil.
+    func open(_ input: SecretBytes, device: TPMDevice?) throws -> (key: SecretBytes, kek: SecretBytes)? {
+        let stretched = try Sodium.deriveKey(input, salt: salt, cost: cost)
+        var kek = stretched
+        if let tpm {
+            guard let device else { throw PasscodeError.tpmRequired }
+            let object = try device.load(tpm)
+            guard let secret = try device.unseal(object, auth: TPMKeys.auth(stretched)) else { return nil }
+            kek = TPMKeys.kek(stretched, secret: secret)
+        }
         guard let key = open(kek: kek) else { return nil }
         return (key, kek)
     }
@@ -51,7 +73,7 @@ struct KeyWrap: Equatable {
     /// The data key, when `kek` opens this wrap (no Argon2id: a KEK from the session keyring).
     func open(kek: SecretBytes) -> SecretBytes? {
         guard kek.count == Sodium.keyBytes,
-              let key = Sodium.unwrap(sealed, key: kek, ad: Array(KeyWrap.header(cost: cost, salt: salt).utf8)),
+              let key = Sodium.unwrap(sealed, key: kek, ad: Array(header.utf8)),
               key.count == Sodium.keyBytes else { return nil }
         return key
     }
@@ -65,15 +87,22 @@ struct KeyWrap: Equatable {
         let damaged = PasscodeError.corrupt("the store's passcode verifier is damaged")
         guard text.hasPrefix(prefix) else { throw damaged }
         let parts = text.dropFirst(prefix.count).split(separator: "$", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw damaged }
-        let fields = parts[0].split(separator: ",", omittingEmptySubsequences: false)
-        guard fields.count == 3, fields[0] == "argon2id",
+        let fields = parts.isEmpty ? [] : parts[0].split(separator: ",", omittingEmptySubsequences: false)
+        let bound = fields.count == 4 && fields[3] == "tpm"
+        guard parts.count == (bound ? 5 : 3), fields.count == (bound ? 4 : 3), fields[0] == "argon2id",
               let ops = number(fields[1], "ops="), let memBytes = number(fields[2], "mem="), let mem = Int(exactly: memBytes),
               let salt = Sodium.fromBase64(parts[1], count: Sodium.saltBytes),
               let sealed = Sodium.fromBase64(parts[2], count: sealedBytes) else { throw damaged }
+        var tpm: TPMSealed?
+        if bound {
+            guard let unique = Sodium.fromBase64(parts[3], count: TPMSealed.uniqueBytes),
+                  parts[4].utf8.count <= (TPMSealed.maxPrivateBytes + 2) / 3 * 4,
+                  let blob = Sodium.fromBase64(parts[4]), !blob.isEmpty, blob.count <= TPMSealed.maxPrivateBytes else { throw damaged }
+            tpm = TPMSealed(unique: unique, privateBlob: blob)
+        }
         let cost = HashCost(opsLimit: ops, memLimit: mem)
         try check(cost, limit: limit)
-        return KeyWrap(cost: cost, salt: salt, sealed: sealed)
+        return KeyWrap(cost: cost, salt: salt, sealed: sealed, tpm: tpm)
     }
 
     /// The cost a verifier in the file may ask for: the host's, or libsodium's SENSITIVE preset.

@@ -49,6 +49,9 @@ public enum SecurityEvent: Int32, Sendable, CaseIterable {
     /// With a pepper: the security state was found changed outside libpasscode (logged once, at
     /// the first call that saw it).
     case tamperDetected = 20
+    /// A TPM-bound store's file was older than the TPM's attempt counter (a restored copy); the
+    /// detail is "file <n> tpm <m>". A reset is required.
+    case tpmRollback = 21
 }
 
 /// One entry of the log.

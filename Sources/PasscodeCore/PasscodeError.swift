@@ -74,12 +74,24 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case keyReplaced
     /// The recovery key does not open the recovery copy.
     case wrongRecoveryKey(String)
+    /// The host asked for the TPM (or the store is bound to one) and none can be used.
+    case tpmUnavailable(String)
+    /// The store is bound to a TPM and was opened without `passcode_options_set_tpm`.
+    case tpmRequired
+    /// The store is bound to another TPM, or to this one before it was cleared.
+    case tpmMismatch(String)
+    /// The TPM's own dictionary-attack lockout: no guess can be checked for up to this many seconds.
+    case tpmLockout(seconds: Int64)
+    /// The file is older than the TPM's attempt counter: a restored copy. A reset is required.
+    case tpmRollback
+    /// The TPM refused an operation for another reason (its response code in the message).
+    case tpmFailed(String)
 
     /// The seconds to wait that the error carries: until the next attempt (a lockout) or the
     /// next reset-code request (the rate limit); 0 for the others.
     public var waitSeconds: Int64 {
         switch self {
-        case .lockedOut(let s), .rateLimited(let s): return s
+        case .lockedOut(let s), .rateLimited(let s), .tpmLockout(let s): return s
         default: return 0
         }
     }
@@ -124,6 +136,13 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .appLocked: return "the app is locked: unlock it before changing a setting"
         case .keyNotReleased: return "the data key is not released: unlock with the passcode first"
         case .badCiphertext(let m), .wrongRecoveryKey(let m): return m
+        case .tpmUnavailable(let m), .tpmMismatch(let m), .tpmFailed(let m): return m
+        case .tpmRequired: return "the store is bound to a TPM: open it with passcode_options_set_tpm"
+        case .tpmLockout(let s):
+            return s > 0 ? "the TPM's dictionary-attack lockout is active; no passcode can be checked for up to \(s) seconds"
+                         : "the TPM's dictionary-attack lockout is active until its owner resets it"
+        case .tpmRollback:
+            return "the store file is older than the TPM's attempt counter (a restored copy): the passcode must be reset"
         case .foreignCiphertext: return "the data was sealed with another data key (another store's, or this one's before a reset replaced it)"
         case .keyReplaced:
             return "the passcode was reset, but without the recovery key the data key could not be kept: data sealed before cannot be unsealed any more"

@@ -17,7 +17,7 @@ extension PasscodeStore {
 
     func passcodeRowLocked() throws -> PasscodeRow? {
         guard let row = try db.query("SELECT verifier, length FROM passcode").first else { return nil }
-        guard let text = row[0].text, !text.isEmpty, text.utf8.count <= 512,
+        guard let text = row[0].text, !text.isEmpty, text.utf8.count <= 4096,
               let n = row[1].int, (Int64(PasscodePolicy.minLength)...Int64(PasscodePolicy.maxLength)).contains(n) else {
             throw PasscodeError.corrupt("the store's passcode row is damaged or out of range")
         }
@@ -82,11 +82,14 @@ extension PasscodeStore {
         try checkStrength(code)
         if try isPasscodeSet() { throw PasscodeError.alreadySet }
         let key = SecretBytes.random(Sodium.keyBytes)
-        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(code), dataKey: key, cost: options.cost)
+        let device = try deviceForNewPasscode()
+        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(code), dataKey: key, cost: options.cost, device: device)
+        let counter = try device.map(counterForNewWrap)
         try callLifecycleHook(.set)
         let now = now()
         let sessionWanted: Bool = try write {
             if try passcodeRowLocked() != nil { throw PasscodeError.alreadySet }
+            if let device, let counter { try recordBindingLocked(device, counter: counter) }
             try db.query("INSERT INTO passcode(id, verifier, length, set_wall_ms) VALUES(1, ?, ?, ?)",
                          [.text(wrap.encoded), .int(Int64(length)), .int(now.wallMs)])
             try db.query("DELETE FROM recovery")
@@ -174,13 +177,19 @@ extension PasscodeStore {
     @discardableResult
     public func verify(_ code: SecretBytes, handingOutKey: Bool = false) throws -> SecretBytes {
         let fingerprint = Sodium.mac(code, key: fingerprintKey)
+        // 0. Bound to a TPM: the TPM must be the store's and not in its own lockout (nothing counted).
+        let device = try boundDevice()
+        if let device, let text = try read(.recover, { try passcodeRowLocked()?.text }) {
+            try checkTPMBeforeAttempt(device, verifier: try Verifier.parse(text, limit: options.cost))
+        }
         let start = now()
-        // 1. Write-ahead: count the attempt durably, or refuse without looking at the passcode.
-        let begun: AttemptStart = try write { try beginAttemptLocked(code, fingerprint: fingerprint, now: start) }
+        // 1. Write-ahead: count the attempt durably (bound: in the TPM's counter too, in the same
+        // transaction), or refuse without looking at the passcode.
+        let begun: AttemptStart = try write { try beginAttemptLocked(code, fingerprint: fingerprint, now: start, device: device) }
         let seq: Int64, row: PasscodeRow, verifier: Verifier, pending: [Int64]
         switch begun {
         case .blocked(let error):
-            if error == .resetRequired { lock.withLock { dropKeyLocked() } }
+            if error == .resetRequired || error == .tpmRollback { lock.withLock { dropKeyLocked() } }
             throw error
         case .loggedOut:
             hooks.logout?(LogoutReason.maxFailures.rawValue)
@@ -196,17 +205,17 @@ extension PasscodeStore {
         var replacement: (wrap: KeyWrap, kek: SecretBytes)?
         switch verifier {
         case .wrapped(let wrap):
-            if let opened = try wrap.open(input) {
+            if let opened = try wrap.open(input, device: device) {
                 key = opened.key
                 session = SessionEntry(name: wrap.sessionName, kek: opened.kek)
                 if wrap.cost != options.cost {
-                    replacement = try? KeyWrap.makeReturningKEK(input, dataKey: opened.key, cost: options.cost)
+                    replacement = try? KeyWrap.makeReturningKEK(input, dataKey: opened.key, cost: options.cost, device: device)
                 }
             }
         case .legacy(let hash):
             if Sodium.verify(input, hash: hash) {
                 let fresh = SecretBytes.random(Sodium.keyBytes)
-                replacement = try KeyWrap.makeReturningKEK(input, dataKey: fresh, cost: options.cost)
+                replacement = try KeyWrap.makeReturningKEK(input, dataKey: fresh, cost: options.cost, device: device)
                 key = fresh
             }
         }
@@ -227,7 +236,7 @@ extension PasscodeStore {
                 if replaced {
                     _ = try? lock.withLock { try db.checkpointTruncate() }  // the old hash out of the log too
                 } else {
-                    (key, session) = try keyAfterLostMigration(input)
+                    (key, session) = try keyAfterLostMigration(input, device: device)
                 }
             }
             recordProof(end)
@@ -248,9 +257,10 @@ extension PasscodeStore {
 
     /// Another process migrated the same old hash at the same moment and its wrap won: the key
     /// is the one in that wrap (one more Argon2id evaluation, only in this race).
-    private func keyAfterLostMigration(_ input: SecretBytes) throws -> (SecretBytes, SessionEntry) {
+    private func keyAfterLostMigration(_ input: SecretBytes, device: TPMDevice?) throws -> (SecretBytes, SessionEntry) {
         let text = try read(.check, { try passcodeRowLocked()?.text })
-        guard let text, case .wrapped(let wrap) = try Verifier.parse(text, limit: options.cost), let opened = try wrap.open(input) else {
+        guard let text, case .wrapped(let wrap) = try Verifier.parse(text, limit: options.cost),
+              let opened = try wrap.open(input, device: device) else {
             throw PasscodeError.busy("the passcode changed in another process during this call; try again")
         }
         return (opened.key, SessionEntry(name: wrap.sessionName, kek: opened.kek))
@@ -266,7 +276,7 @@ extension PasscodeStore {
 
     enum FailureOutcome { case wrong, resetRequired, loggedOut }
 
-    private func beginAttemptLocked(_ code: SecretBytes, fingerprint: [UInt8], now: ClockReading) throws -> AttemptStart {
+    private func beginAttemptLocked(_ code: SecretBytes, fingerprint: [UInt8], now: ClockReading, device: TPMDevice?) throws -> AttemptStart {
         guard let row = try passcodeRowLocked() else { throw PasscodeError.noPasscode }
         // A malformed entry is not an attempt: refused before anything is counted or checked.
         try checkFormat(code, length: row.length)
@@ -293,6 +303,20 @@ extension PasscodeStore {
         if isRecentWrongGuess(fingerprint, hash: row.text, now: now) {
             try save(attempts, over: before)
             return .repeatOfWrongGuess
+        }
+        // Bound: the TPM counts the attempt too; a file behind its counter is a restored copy.
+        if let device {
+            switch try countAttemptInTPMLocked(device) {
+            case .inStep: break
+            case .oneLost:  // an attempt killed after the TPM counted it: a failure, as in the TPM
+                _ = attempts.beginAttempt()
+                try logLocked(.failedAttempt, now: now)
+            case .rolledBack(let file, let tpm):
+                attempts.resetRequired = true
+                try save(attempts, over: before)
+                try logLocked(.tpmRollback, "file \(file) tpm \(tpm)", now: now)
+                return .blocked(.tpmRollback)
+            }
         }
         let seq = attempts.beginAttempt()
         // The attempt is logged as a failure now, with the lockout it earns if it fails; a

@@ -249,11 +249,16 @@ extension PasscodeStore {
             kept = key
         }
         let key = kept ?? SecretBytes.random(Sodium.keyBytes)
-        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(newPasscode), dataKey: key, cost: options.cost)
+        // Bound: sealed in this TPM, with a counter here (a reset is also how a store moves to
+        // a new TPM, or past a rollback).
+        let device = try boundDevice()
+        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(newPasscode), dataKey: key, cost: options.cost, device: device)
+        let counter = try device.map(counterForNewWrap)
         try callLifecycleHook(.reset)
         let now = now()
         let (replaced, sessionWanted): (Bool, Bool) = try write(.resolve) {
             guard try resetCodeLocked()?.generation == generation else { throw PasscodeError.noResetCode }
+            if let device, let counter { try recordBindingLocked(device, counter: counter) }
             revokeSessionKeyLocked()  // the old wrap's entry: it opens nothing after this
             var replaced = false
             if kept == nil {
@@ -309,10 +314,13 @@ extension PasscodeStore {
     func replaceVerifiedPasscode(_ new: SecretBytes, key: SecretBytes) throws {
         try checkFormat(new, length: try passcodeLength())
         try checkStrength(new)
-        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(new), dataKey: key, cost: options.cost)
+        let device = try boundDevice()
+        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(new), dataKey: key, cost: options.cost, device: device)
+        let counter = try device.map(counterForNewWrap)
         try callLifecycleHook(.changed)
         let now = now()
         try write {
+            if let device, let counter { try recordBindingLocked(device, counter: counter) }
             revokeSessionKeyLocked()  // the old wrap's entry
             try db.query("UPDATE passcode SET verifier = ?, set_wall_ms = ? WHERE id = 1", [.text(wrap.encoded), .int(now.wallMs)])
             if try db.scalar("SELECT changes()")?.int ?? 0 == 0 { throw PasscodeError.noPasscode }

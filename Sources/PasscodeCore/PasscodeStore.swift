@@ -17,6 +17,12 @@ public struct StoreOptions: Sendable {
     /// that a biometric unlock in a later process of the same login session releases the data
     /// key too (SessionKeyring.swift). On by default; only used while biometric unlock is on.
     public var sessionKeyring = true
+    /// The TCTI of the TPM to bind the store to (PasscodeStore+TPM.swift); nil: no TPM. A store
+    /// set up with it is bound and opens only with it.
+    public var tpm: String?
+    /// The TCTI when the host names none: the kernel's resource manager. Not tpm2-tss's own
+    /// default, which would fall back to a simulator on localhost.
+    public static let defaultTPM = "device:/dev/tpmrm0"
 
     public init() {}
 }
@@ -64,6 +70,7 @@ public final class PasscodeStore: @unchecked Sendable {
             db = try Database(path: path, busyTimeoutMs: options.busyTimeoutMs)
             try PasscodeStore.checkAndMigrate(db)
             try checkPepperAtOpen()
+            try checkTPMAtOpen()
             try? finishPendingWipe()  // best effort: a reader elsewhere may still hold the log
         } catch {
             if created { FileSystem.removeStoreFiles(path) }

@@ -215,6 +215,16 @@ public enum Sodium {
 
     /// Decodes what `base64` made; nil for anything else (or not exactly `count` bytes).
     static func fromBase64(_ text: Substring, count: Int) -> [UInt8]? {
+        guard let out = fromBase64(text, atMost: count), out.count == count else { return nil }
+        return out
+    }
+
+    /// Decodes what `base64` made, of any length up to what `text` can hold; nil for anything else.
+    static func fromBase64(_ text: Substring) -> [UInt8]? {
+        fromBase64(text, atMost: text.utf8.count * 3 / 4 + 1)
+    }
+
+    private static func fromBase64(_ text: Substring, atMost count: Int) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: count)
         var written = 0
         let text = String(text)
@@ -222,7 +232,7 @@ public enum Sodium {
             sodium_base642bin(&out, out.count, t, text.utf8.count, nil, &written, nil,
                               Int32(sodium_base64_VARIANT_ORIGINAL_NO_PADDING))
         }
-        return rc == 0 && written == count ? out : nil
+        return rc == 0 ? Array(out.prefix(written)) : nil
     }
 
     /// `count` bytes from libsodium's random source.

@@ -58,6 +58,12 @@ class Status(IntEnum):
     ERR_FOREIGN_CIPHERTEXT = 48
     ERR_KEY_REPLACED = 49
     ERR_WRONG_RECOVERY_KEY = 50
+    ERR_TPM_UNAVAILABLE = 51
+    ERR_TPM_REQUIRED = 52
+    ERR_TPM_MISMATCH = 53
+    ERR_TPM_LOCKOUT = 54
+    ERR_TPM_ROLLBACK = 55
+    ERR_TPM = 56
 
 
 class Cost(IntEnum):
@@ -134,6 +140,7 @@ class SecurityEvent(IntEnum):
     SESSION_SIGNED_OUT = 18
     ACCOUNT_DELETED = 19
     TAMPER_DETECTED = 20
+    TPM_ROLLBACK = 21
 
 
 class FlowKind(IntEnum):

@@ -73,6 +73,7 @@ FUNCTIONS = {
     "passcode_options_set_pepper": (c_int32, [OPTIONS, POINTER(c_uint8), c_size_t]),
     "passcode_options_set_allow_weak": (c_int32, [OPTIONS, c_int32]),
     "passcode_options_set_session_keyring": (c_int32, [OPTIONS, c_int32]),
+    "passcode_options_set_tpm": (c_int32, [OPTIONS, c_char_p]),
     "passcode_options_set_clock": (c_int32, [OPTIONS, CLOCK_CB, c_void_p]),
     "passcode_options_set_busy_timeout": (c_int32, [OPTIONS, c_int32]),
     "passcode_open": (c_int32, [c_char_p, OPTIONS, POINTER(STORE)]),
@@ -158,6 +159,9 @@ FUNCTIONS = {
     "passcode_set_notice_callback": (c_int32, [STORE, INT_CB, c_void_p]),
     "passcode_set_lifecycle_callback": (c_int32, [STORE, LIFECYCLE_CB, c_void_p]),
     "passcode_set_settings_hook": (c_int32, [STORE, SETTINGS_CB, c_void_p]),
+    "passcode_tpm_bind": (c_int32, [STORE, c_char_p, c_size_t]),
+    "passcode_tpm_unbind": (c_int32, [STORE, c_char_p, c_size_t]),
+    "passcode_tpm_is_bound": (c_int32, [STORE, i32p]),
 }
 
 

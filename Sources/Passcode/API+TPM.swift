@@ -1,0 +1,69 @@
+// The C API of the TPM binding (PasscodeStore+TPM.swift, README "Binding a store to the TPM").
+import Glibc
+import PasscodeCore
+
+/// Binds the store to a TPM 2.0. A store that gets its first passcode on a handle opened with
+/// this option is bound: its passcode then needs a secret only that TPM unseals (a copy of the
+/// file on another machine, or kept after the TPM is cleared, cannot check a single guess, not
+/// even offline), every wrong guess also counts against the TPM's own dictionary-attack
+/// lockout, and a monotonic counter in the TPM sees an older copy of the file put back
+/// (`PASSCODE_ERR_TPM_ROLLBACK`). A bound store opens only with this option
+/// (`PASSCODE_ERR_TPM_REQUIRED`), and `passcode_open` fails with `PASSCODE_ERR_TPM_UNAVAILABLE`
+/// when the option is given and no TPM answers; it never falls back to no TPM. tpm2-tss
+/// (libtss2-esys.so.0, libtss2-tctildr.so.0) is loaded at that moment, not before. An existing
+/// store is bound with `passcode_tpm_bind`. The TPM's owner hierarchy must have an empty
+/// authorization (the default) for the counter to be made.
+/// - Parameters:
+///   - options: The options object.
+///   - tcti: A tpm2-tss TCTI string ("device:/dev/tpmrm0", "swtpm:host=127.0.0.1,port=2321",
+///     "tabrmd:"), or NULL for the kernel's resource manager, /dev/tpmrm0. Copied.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` (an empty,
+///   overlong or non-UTF-8 string).
+@c(passcode_options_set_tpm)
+public func passcode_options_set_tpm(_ options: OpaquePointer?, _ tcti: UnsafePointer<CChar>?) -> Int32 {
+    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
+    guard let tcti else {
+        box.options.tpm = StoreOptions.defaultTPM
+        return Status.ok.rawValue
+    }
+    let n = strnlen(tcti, 1024)
+    guard n > 0, n < 1024, let text = String(validatingCString: tcti) else { return Status.errMisuse.rawValue }
+    box.options.tpm = text
+    return Status.ok.rawValue
+}
+
+/// Binds a store that already has a passcode to the TPM of its `passcode_options_set_tpm`
+/// option. Checks the passcode first (counted like `passcode_verify`); the data key stays.
+/// - Parameters:
+///   - store: A store opened with `passcode_options_set_tpm`.
+///   - digits: The passcode's digits.
+///   - length: Their number.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (opened without the option);
+///   `PASSCODE_ERR_STATE` (already bound); any status of `passcode_verify`; a TPM status.
+@c(passcode_tpm_bind)
+public func passcode_tpm_bind(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withStore(store) { s in try s.bindTPM(current: secret(digits, length, what: "the passcode")) }
+}
+
+/// Unbinds a bound store: checks the passcode through the TPM (counted like
+/// `passcode_verify`), wraps the data key under the passcode alone again, and removes the
+/// TPM's attempt counter. The store then opens without the TPM option.
+/// - Parameters:
+///   - store: A bound store.
+///   - digits: The passcode's digits.
+///   - length: Their number.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_STATE` (not bound); any status of `passcode_verify`.
+@c(passcode_tpm_unbind)
+public func passcode_tpm_unbind(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withStore(store) { s in try s.unbindTPM(current: secret(digits, length, what: "the passcode")) }
+}
+
+/// Whether the store is bound to a TPM.
+/// - Parameters:
+///   - store: The store.
+///   - out: Receives 1 or 0.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_tpm_is_bound)
+public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withStore(store) { s in try put(out, try s.isTPMBound() ? 1 : 0) }
+}

@@ -1,0 +1,174 @@
+// A store bound to the TPM (TPM.swift has the TPM side; README "Binding a store to the TPM").
+//
+// Bound means: the passcode's wrap needs a secret only this TPM unseals, for the passcode's
+// authorization (DataKey.swift), and every attempt is counted twice, in the file (write-ahead,
+// as always) and in a monotonic NV counter of the TPM, in the same write transaction. The file
+// keeps the value the counter must have. A file whose value is behind the counter is an older
+// copy (a restored backup would give its failed attempts back): that is logged, and a reset is
+// required. One behind is the one case a kill explains (the counter moved, the transaction did
+// not commit): it is counted as a failed attempt, so it gives nothing back either.
+
+/// The binding as the `state` table keeps it.
+struct TPMState: StateRecord {
+    var bound = false
+    /// The NV index of the attempt counter (0: none yet).
+    var nvIndex: Int64 = 0
+    /// The value the counter must have.
+    var nvCount: Int64 = 0
+
+    static let fields: [StateField<TPMState>] = [
+        .flag("tpm_bound", \.bound),
+        .int("tpm_nv_index", \.nvIndex, range: 0...Int64(TPM2.nvFirst + TPM2.nvSpan - 1)),
+        .int("tpm_nv_count", \.nvCount, range: 0...Int64.max),
+    ]
+
+    /// The counter's index, checked: the file is input.
+    func counterIndex() throws -> UInt32 {
+        guard nvIndex >= Int64(TPM2.nvFirst) else { throw PasscodeError.corrupt("the store's TPM counter index is damaged") }
+        return UInt32(nvIndex)
+    }
+}
+
+extension PasscodeStore {
+    // MARK: - Open
+
+    /// At open: a bound store needs the TPM option, and the option needs a TPM that answers.
+    func checkTPMAtOpen() throws {
+        let bound = try lock.withLock { try db.read { try load(TPMState.self).bound } }
+        guard let tcti = options.tpm else {
+            if bound { throw PasscodeError.tpmRequired }
+            return
+        }
+        _ = try TPMDevice(tcti: tcti).lockout()
+    }
+
+    /// Whether the store is bound to a TPM (`passcode_tpm_is_bound`).
+    public func isTPMBound() throws -> Bool {
+        try read { try load(TPMState.self).bound }
+    }
+
+    /// A connection to the store's TPM when the store is bound, else nil.
+    func boundDevice() throws -> TPMDevice? {
+        guard try read(.recover, { try load(TPMState.self).bound }) else { return nil }
+        guard let tcti = options.tpm else { throw PasscodeError.tpmRequired }
+        return try TPMDevice(tcti: tcti)
+    }
+
+    /// The TPM a new passcode is sealed in: the store's when bound; the host's when it asked for
+    /// one and no passcode is set yet (a store set up with the option is bound from then on).
+    func deviceForNewPasscode() throws -> TPMDevice? {
+        if let device = try boundDevice() { return device }
+        guard let tcti = options.tpm, try !isPasscodeSet() else { return nil }
+        return try TPMDevice(tcti: tcti)
+    }
+
+    // MARK: - Before an attempt
+
+    /// Before an attempt is counted: a wrap this TPM cannot load (another TPM, or this one
+    /// cleared) is `tpmMismatch`, and the TPM's own lockout is `tpmLockout`; neither counts.
+    func checkTPMBeforeAttempt(_ device: TPMDevice, verifier: Verifier) throws {
+        guard case .wrapped(let wrap) = verifier, let sealed = wrap.tpm else {
+            throw PasscodeError.corrupt("the store is bound to a TPM but its passcode verifier is not")
+        }
+        _ = try device.load(sealed)
+        let lockout = try device.lockout()
+        if lockout.active { throw PasscodeError.tpmLockout(seconds: lockout.seconds) }
+    }
+
+    enum CounterCheck { case inStep, oneLost, rolledBack(file: Int64, tpm: UInt64) }
+
+    /// Inside the attempt's write transaction: compares the TPM's counter with the file's, and
+    /// on agreement counts the attempt in the TPM and the file (committed with the attempt).
+    func countAttemptInTPMLocked(_ device: TPMDevice) throws -> CounterCheck {
+        var state = try load(TPMState.self)
+        let before = state
+        let index = try state.counterIndex()
+        guard let value = try device.counter(index) else {
+            throw PasscodeError.tpmMismatch("the store's attempt counter is not on this TPM (another TPM, or it was removed)")
+        }
+        let expected = UInt64(state.nvCount)
+        let check: CounterCheck
+        switch value {
+        case expected: check = .inStep
+        case expected &+ 1: check = .oneLost
+        default: return .rolledBack(file: state.nvCount, tpm: value)
+        }
+        try device.increment(index)
+        guard value < UInt64(Int64.max) else { throw PasscodeError.tpmFailed("the TPM's attempt counter is exhausted") }
+        state.nvCount = Int64(value) + 1
+        try save(state, over: before)
+        return check
+    }
+
+    // MARK: - After a new wrap
+
+    /// Before a new bound wrap is written: the attempt counter on `device`, defined when the store
+    /// has none there yet (a first binding, or a reset on another TPM). Outside any transaction.
+    func counterForNewWrap(_ device: TPMDevice) throws -> UInt32 {
+        let state = try read(.recover) { try load(TPMState.self) }
+        if state.nvIndex != 0, let index = try? state.counterIndex(), try device.counter(index) != nil { return index }
+        return try device.defineCounter().index
+    }
+
+    /// In the transaction that writes a bound wrap: the binding and the counter's current value.
+    func recordBindingLocked(_ device: TPMDevice, counter index: UInt32) throws {
+        guard let value = try device.counter(index), value <= UInt64(Int64.max) else {
+            throw PasscodeError.tpmFailed("the TPM's attempt counter is gone")
+        }
+        try update(TPMState.self) { state in
+            state.bound = true
+            state.nvIndex = Int64(index)
+            state.nvCount = Int64(value)
+        }
+    }
+
+    // MARK: - Bind and unbind
+
+    /// Binds a store that has a passcode to the TPM the store was opened with (`passcode_tpm_bind`).
+    /// Needs the passcode (a counted attempt); the data key stays the same.
+    public func bindTPM(current: SecretBytes) throws {
+        guard let tcti = options.tpm else {
+            throw PasscodeError.misuse("open the store with passcode_options_set_tpm to bind it")
+        }
+        if try isTPMBound() { throw PasscodeError.state("the store is already bound to a TPM") }
+        try checkFormat(current, length: try passcodeLength())
+        let key = try verify(current)
+        let device = try TPMDevice(tcti: tcti)
+        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(current), dataKey: key, cost: options.cost, device: device)
+        let index = try counterForNewWrap(device)
+        try write {
+            guard try !load(TPMState.self).bound else { throw PasscodeError.state("the store is already bound to a TPM") }
+            try rewrapLocked(wrap, kek: kek)
+            try recordBindingLocked(device, counter: index)
+        }
+    }
+
+    /// Unbinds a bound store (`passcode_tpm_unbind`): the passcode (checked through the TPM)
+    /// wraps the data key alone again, and the TPM's attempt counter is removed.
+    public func unbindTPM(current: SecretBytes) throws {
+        guard try isTPMBound() else { throw PasscodeError.state("the store is not bound to a TPM") }
+        try checkFormat(current, length: try passcodeLength())
+        let key = try verify(current)
+        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(current), dataKey: key, cost: options.cost)
+        let old: TPMState = try write {
+            let old = try load(TPMState.self)
+            try rewrapLocked(wrap, kek: kek)
+            try update(TPMState.self) { $0 = TPMState() }
+            return old
+        }
+        if let index = try? old.counterIndex(), let tcti = options.tpm {
+            try? TPMDevice(tcti: tcti).undefineCounter(index)  // best effort: the file no longer names it
+        }
+    }
+
+    /// Writes a new wrap of the same data key (bind, unbind), moving the session keyring's entry.
+    private func rewrapLocked(_ wrap: KeyWrap, kek: SecretBytes) throws {
+        revokeSessionKeyLocked()
+        try db.query("UPDATE passcode SET verifier = ? WHERE id = 1", [.text(wrap.encoded)])
+        if try db.scalar("SELECT changes()")?.int ?? 0 == 0 { throw PasscodeError.noPasscode }
+        if heldKey != nil {
+            heldKey?.session = SessionEntry(name: wrap.sessionName, kek: kek)
+            syncSessionKeyringLocked()
+        }
+    }
+}

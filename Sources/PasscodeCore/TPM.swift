@@ -1,0 +1,453 @@
+// Binding a store to the machine's TPM 2.0 (README "Binding a store to the TPM").
+//
+// tpm2-tss is loaded with dlopen the first time a host asks for the TPM, as systemd does, so
+// libpasscode.so needs none of it otherwise. Per operation the library connects through the TCTI
+// the host named, derives the storage root key (an ECC P-256 primary under the owner hierarchy,
+// the TCG's SRK template: the same key every time on the same TPM, a different one after the TPM
+// is cleared), and, in a salted HMAC session with parameter encryption, either seals a random
+// 32-byte secret under it or loads and unseals one. The sealed object's authorization comes from
+// the passcode (after Argon2id), without `noDA`: every wrong guess counts against the TPM's own
+// dictionary-attack lockout. A monotonic NV counter (TPM2_NT_COUNTER) counts attempts, so that an
+// older copy of the file is seen (TPMState below).
+
+import Glibc
+import CTss2
+
+/// tpm2-tss's constants this file uses (tss2_tpm2_types.h writes them as casts, spelled out here).
+enum TPM2 {
+    static let algSHA256: UInt16 = 0x000B, algAES: UInt16 = 0x0006, algCFB: UInt16 = 0x0043
+    static let algNull: UInt16 = 0x0010, algECC: UInt16 = 0x0023, algKeyedHash: UInt16 = 0x0008
+    static let eccNistP256: UInt16 = 0x0003
+    static let fixedTPM: UInt32 = 0x2, fixedParent: UInt32 = 0x10, sensitiveDataOrigin: UInt32 = 0x20
+    static let userWithAuth: UInt32 = 0x40, noDA: UInt32 = 0x400, restricted: UInt32 = 0x10000, decrypt: UInt32 = 0x20000
+    static let sessionContinue: UInt8 = 0x01, sessionDecrypt: UInt8 = 0x20, sessionEncrypt: UInt8 = 0x40
+    static let trNone: ESYS_TR = 0xfff, trPassword: ESYS_TR = 0x0ff, trOwner: ESYS_TR = 0x101
+    static let nvAuthWrite: UInt32 = 0x4, nvAuthRead: UInt32 = 0x40000, nvNoDA: UInt32 = 0x2000000
+    static let nvTypeCounter: UInt32 = 0x1 << 4
+    static let capProperties: UInt32 = 6
+    static let ptLockoutCounter: UInt32 = 0x200 + 14  // then MAX_AUTH_FAIL, LOCKOUT_INTERVAL
+    /// NV indexes this library defines: the owner range, 0x01300000 plus 20 random bits.
+    static let nvFirst: UInt32 = 0x0130_0000, nvSpan: UInt32 = 0x10_0000
+
+    // Response codes (TPM layer): format 1 carries a parameter, handle or session number.
+    static let rcAuthFail: UInt32 = 0x08E, rcBadAuth: UInt32 = 0x0A2, rcIntegrity: UInt32 = 0x09F
+    static let rcBinding: UInt32 = 0x0A5, rcKey: UInt32 = 0x09C, rcHandle: UInt32 = 0x08B, rcValue: UInt32 = 0x084
+    static let rcSize: UInt32 = 0x095
+    static let rcLockout: UInt32 = 0x921, rcNVDefined: UInt32 = 0x14C, rcNVUninitialized: UInt32 = 0x14A
+    static let rcObjectMemory: UInt32 = 0x902, rcSessionMemory: UInt32 = 0x903
+    static let rcRetry: UInt32 = 0x922, rcYielded: UInt32 = 0x908, rcTesting: UInt32 = 0x90A
+
+    /// The TPM's own code of `rc` without the parameter, handle or session number; nil when the
+    /// code comes from a software layer (TCTI, ESAPI).
+    static func tpmCode(_ rc: UInt32) -> UInt32? {
+        guard rc & 0xFFFF_0000 == 0 else { return nil }
+        return rc & 0x80 != 0 ? (rc & 0xBF) : (rc & 0xFFF)
+    }
+}
+
+/// tpm2-tss's functions, resolved once.
+final class TSSLibrary: @unchecked Sendable {
+    typealias ESYS = OpaquePointer
+    typealias RC = UInt32
+    typealias Out<T> = UnsafeMutablePointer<UnsafeMutablePointer<T>?>?
+
+    let tctiInitialize: @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<OpaquePointer?>?) -> RC
+    let tctiFinalize: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?) -> Void
+    let initialize: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, OpaquePointer?, UnsafeMutablePointer<TSS2_ABI_VERSION>?) -> RC
+    let finalize: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?) -> Void
+    let free: @convention(c) (UnsafeMutableRawPointer?) -> Void
+    let setAuth: @convention(c) (ESYS?, ESYS_TR, UnsafePointer<TPM2B_AUTH>?) -> RC
+    let flush: @convention(c) (ESYS?, ESYS_TR) -> RC
+    let createPrimary: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, UnsafePointer<TPM2B_SENSITIVE_CREATE>?,
+                                       UnsafePointer<TPM2B_PUBLIC>?, UnsafePointer<TPM2B_DATA>?, UnsafePointer<TPML_PCR_SELECTION>?,
+                                       UnsafeMutablePointer<ESYS_TR>?, Out<TPM2B_PUBLIC>, Out<TPM2B_CREATION_DATA>, Out<TPM2B_DIGEST>,
+                                       Out<TPMT_TK_CREATION>) -> RC
+    let create: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, UnsafePointer<TPM2B_SENSITIVE_CREATE>?,
+                                UnsafePointer<TPM2B_PUBLIC>?, UnsafePointer<TPM2B_DATA>?, UnsafePointer<TPML_PCR_SELECTION>?,
+                                Out<TPM2B_PRIVATE>, Out<TPM2B_PUBLIC>, Out<TPM2B_CREATION_DATA>, Out<TPM2B_DIGEST>,
+                                Out<TPMT_TK_CREATION>) -> RC
+    let load: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, UnsafePointer<TPM2B_PRIVATE>?, UnsafePointer<TPM2B_PUBLIC>?,
+                              UnsafeMutablePointer<ESYS_TR>?) -> RC
+    let unseal: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, Out<TPM2B_SENSITIVE_DATA>) -> RC
+    let startAuthSession: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, UnsafePointer<TPM2B_NONCE>?, TPM2_SE,
+                                          UnsafePointer<TPMT_SYM_DEF>?, TPMI_ALG_HASH, UnsafeMutablePointer<ESYS_TR>?) -> RC
+    let sessionSetAttributes: @convention(c) (ESYS?, ESYS_TR, TPMA_SESSION, TPMA_SESSION) -> RC
+    let nvDefine: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, UnsafePointer<TPM2B_AUTH>?, UnsafePointer<TPM2B_NV_PUBLIC>?,
+                                  UnsafeMutablePointer<ESYS_TR>?) -> RC
+    let nvIncrement: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR) -> RC
+    let nvRead: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, UInt16, UInt16, Out<TPM2B_MAX_NV_BUFFER>) -> RC
+    let nvReadPublic: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, Out<TPM2B_NV_PUBLIC>, Out<TPM2B_NAME>) -> RC
+    let nvUndefine: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR) -> RC
+    let fromTPMPublic: @convention(c) (ESYS?, TPM2_HANDLE, ESYS_TR, ESYS_TR, ESYS_TR, UnsafeMutablePointer<ESYS_TR>?) -> RC
+    let getCapability: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, TPM2_CAP, UInt32, UInt32, UnsafeMutablePointer<TPMI_YES_NO>?,
+                                       Out<TPMS_CAPABILITY_DATA>) -> RC
+
+    private static let lock = Lock()
+    nonisolated(unsafe) private static var loaded: TSSLibrary?
+
+    /// The libraries, loaded on first use and kept for the life of the process.
+    static func shared() throws -> TSSLibrary {
+        try lock.withLock {
+            if let loaded { return loaded }
+            let library = try TSSLibrary()
+            loaded = library
+            return library
+        }
+    }
+
+    private init() throws {
+        // tpm2-tss prints every TPM error (a wrong guess is one) on stderr unless told otherwise;
+        // a host that wants its log sets TSS2_LOG itself, before its first TPM use.
+        setenv("TSS2_LOG", "all+none", 0)
+        func open(_ name: String) throws -> UnsafeMutableRawPointer {
+            guard let h = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
+                let why = dlerror().map { String(cString: $0) } ?? name
+                throw PasscodeError.tpmUnavailable("tpm2-tss is not installed (\(why)); install libtss2-esys-3.0.2-0 and libtss2-tctildr0")
+            }
+            return h
+        }
+        let esys = try open("libtss2-esys.so.0")
+        let loader = try open("libtss2-tctildr.so.0")
+        func symbol<T>(_ h: UnsafeMutableRawPointer, _ name: String, _: T.Type = T.self) throws -> T {
+            guard let p = dlsym(h, name) else {
+                throw PasscodeError.tpmUnavailable("tpm2-tss lacks \(name); libpasscode needs tpm2-tss 3.0 or later")
+            }
+            return unsafeBitCast(p, to: T.self)
+        }
+        tctiInitialize = try symbol(loader, "Tss2_TctiLdr_Initialize")
+        tctiFinalize = try symbol(loader, "Tss2_TctiLdr_Finalize")
+        initialize = try symbol(esys, "Esys_Initialize")
+        finalize = try symbol(esys, "Esys_Finalize")
+        free = try symbol(esys, "Esys_Free")
+        setAuth = try symbol(esys, "Esys_TR_SetAuth")
+        flush = try symbol(esys, "Esys_FlushContext")
+        createPrimary = try symbol(esys, "Esys_CreatePrimary")
+        create = try symbol(esys, "Esys_Create")
+        load = try symbol(esys, "Esys_Load")
+        unseal = try symbol(esys, "Esys_Unseal")
+        startAuthSession = try symbol(esys, "Esys_StartAuthSession")
+        sessionSetAttributes = try symbol(esys, "Esys_TRSess_SetAttributes")
+        nvDefine = try symbol(esys, "Esys_NV_DefineSpace")
+        nvIncrement = try symbol(esys, "Esys_NV_Increment")
+        nvRead = try symbol(esys, "Esys_NV_Read")
+        nvReadPublic = try symbol(esys, "Esys_NV_ReadPublic")
+        nvUndefine = try symbol(esys, "Esys_NV_UndefineSpace")
+        fromTPMPublic = try symbol(esys, "Esys_TR_FromTPMPublic")
+        getCapability = try symbol(esys, "Esys_GetCapability")
+    }
+}
+
+/// A sealed secret as the store keeps it: the object's `unique` digest (the rest of its public
+/// area is the fixed template below) and its private blob, opaque and integrity-protected by the TPM.
+struct TPMSealed: Equatable {
+    static let uniqueBytes = 32
+    /// TPM2B_PRIVATE's buffer; a longer blob in the file is damage.
+    static let maxPrivateBytes = MemoryLayout.size(ofValue: TPM2B_PRIVATE().buffer)
+    let unique: [UInt8]
+    let privateBlob: [UInt8]
+}
+
+/// The DA lockout of the TPM, as the TPM reports it.
+struct TPMLockout {
+    let failures: UInt32
+    let maxFailures: UInt32
+    let intervalSeconds: UInt32
+
+    var active: Bool { maxFailures == 0 || failures >= maxFailures }
+    /// An upper bound on the wait: one failure is forgotten every interval. 0 when the TPM
+    /// forgets none by itself (an interval of 0: only its lockout authorization resets it).
+    var seconds: Int64 { intervalSeconds == 0 ? 0 : Int64(failures &- maxFailures &+ 1) * Int64(intervalSeconds) }
+}
+
+/// One connection to the TPM, for one operation: opened, used, closed (deinit flushes what it loaded).
+final class TPMDevice {
+    private let tss: TSSLibrary
+    private let tcti: String
+    private var tctiContext: OpaquePointer?
+    private var esys: OpaquePointer?
+    private var primaryHandle: ESYS_TR = TPM2.trNone
+    private var sessionHandle: ESYS_TR = TPM2.trNone
+    private var loaded: [ESYS_TR] = []
+
+    init(tcti: String) throws {
+        tss = try TSSLibrary.shared()
+        self.tcti = tcti
+        var rc = tcti.withCString { tss.tctiInitialize($0, &tctiContext) }
+        guard rc == 0 else { throw PasscodeError.tpmUnavailable("no TPM reachable through \"\(tcti)\" (tpm2-tss 0x\(hex(rc)))") }
+        rc = tss.initialize(&esys, tctiContext, nil)
+        guard rc == 0 else {
+            tss.tctiFinalize(&tctiContext)
+            throw PasscodeError.tpmUnavailable("the TPM at \"\(tcti)\" did not answer (tpm2-tss 0x\(hex(rc)))")
+        }
+    }
+
+    deinit {
+        for h in loaded { _ = tss.flush(esys, h) }
+        if sessionHandle != TPM2.trNone { _ = tss.flush(esys, sessionHandle) }
+        if primaryHandle != TPM2.trNone { _ = tss.flush(esys, primaryHandle) }
+        tss.finalize(&esys)
+        tss.tctiFinalize(&tctiContext)
+    }
+
+    // MARK: - Errors
+
+    /// The error for a failed call: the TPM gone is `tpmUnavailable`, its lockout `tpmLockout`.
+    private func failure(_ what: String, _ rc: UInt32) -> PasscodeError {
+        switch TPM2.tpmCode(rc) {
+        case TPM2.rcLockout?: return .tpmLockout(seconds: (try? lockout().seconds) ?? 0)
+        case TPM2.rcObjectMemory?, TPM2.rcSessionMemory?:
+            return .tpmFailed("the TPM has no room for \(what) (0x\(hex(rc))): objects of other programs, or of killed ones on a TPM without a resource manager, fill it")
+        case nil where rc & 0xFFFF_0000 == 0x000A_0000:  // the TCTI layer: the connection
+            return .tpmUnavailable("the TPM at \"\(tcti)\" stopped answering during \(what) (tpm2-tss 0x\(hex(rc)))")
+        default: return .tpmFailed("the TPM refused \(what) (0x\(hex(rc)))")
+        }
+    }
+
+    private func check(_ rc: UInt32, _ what: String) throws {
+        guard rc == 0 else { throw failure(what, rc) }
+    }
+
+    // MARK: - Keys and sessions
+
+    /// The storage root key: derived again from the owner seed on every call (not persisted).
+    private func primary() throws -> ESYS_TR {
+        if primaryHandle != TPM2.trNone { return primaryHandle }
+        var template = TPM2B_PUBLIC()
+        template.publicArea.type = TPM2.algECC
+        template.publicArea.nameAlg = TPM2.algSHA256
+        template.publicArea.objectAttributes = TPM2.fixedTPM | TPM2.fixedParent | TPM2.sensitiveDataOrigin | TPM2.userWithAuth
+            | TPM2.restricted | TPM2.decrypt | TPM2.noDA
+        template.publicArea.parameters.eccDetail.symmetric.algorithm = TPM2.algAES
+        template.publicArea.parameters.eccDetail.symmetric.keyBits.aes = 128
+        template.publicArea.parameters.eccDetail.symmetric.mode.aes = TPM2.algCFB
+        template.publicArea.parameters.eccDetail.scheme.scheme = TPM2.algNull
+        template.publicArea.parameters.eccDetail.curveID = TPM2.eccNistP256
+        template.publicArea.parameters.eccDetail.kdf.scheme = TPM2.algNull
+        var sensitive = TPM2B_SENSITIVE_CREATE()
+        var outside = TPM2B_DATA()
+        var pcrs = TPML_PCR_SELECTION()
+        var handle: ESYS_TR = TPM2.trNone
+        try check(tss.createPrimary(esys, TPM2.trOwner, TPM2.trPassword, TPM2.trNone, TPM2.trNone, &sensitive, &template, &outside,
+                                    &pcrs, &handle, nil, nil, nil, nil), "deriving its storage key")
+        primaryHandle = handle
+        return handle
+    }
+
+    /// A salted HMAC session that encrypts the first parameter both ways (AES-128-CFB): the
+    /// authorization and the secret never cross the bus in the clear.
+    private func session() throws -> ESYS_TR {
+        if sessionHandle != TPM2.trNone { return sessionHandle }
+        let salt = try primary()
+        var symmetric = TPMT_SYM_DEF()
+        symmetric.algorithm = TPM2.algAES
+        symmetric.keyBits.aes = 128
+        symmetric.mode.aes = TPM2.algCFB
+        var handle: ESYS_TR = TPM2.trNone
+        try check(tss.startAuthSession(esys, salt, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.trNone, nil, 0, &symmetric,
+                                       TPM2.algSHA256, &handle), "starting a session")
+        sessionHandle = handle
+        let flags = TPM2.sessionContinue | TPM2.sessionDecrypt | TPM2.sessionEncrypt
+        try check(tss.sessionSetAttributes(esys, handle, flags, 0xff), "setting the session's attributes")
+        return handle
+    }
+
+    /// The public area of every sealed object: a keyed-hash object holding data, DA-protected.
+    private static func sealTemplate(unique: [UInt8]?) -> TPM2B_PUBLIC {
+        var template = TPM2B_PUBLIC()
+        template.publicArea.type = TPM2.algKeyedHash
+        template.publicArea.nameAlg = TPM2.algSHA256
+        template.publicArea.objectAttributes = TPM2.fixedTPM | TPM2.fixedParent | TPM2.userWithAuth
+        template.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2.algNull
+        if let unique {
+            template.publicArea.unique.keyedHash.size = UInt16(unique.count)
+            withUnsafeMutableBytes(of: &template.publicArea.unique.keyedHash.buffer) { $0.copyBytes(from: unique) }
+        }
+        return template
+    }
+
+    private static func authValue(_ auth: SecretBytes) -> TPM2B_AUTH {
+        var value = TPM2B_AUTH()
+        auth.withBytes { bytes in
+            value.size = UInt16(bytes.count)
+            withUnsafeMutableBytes(of: &value.buffer) { $0.copyMemory(from: bytes) }
+        }
+        return value
+    }
+
+    // MARK: - Sealing
+
+    /// Seals `secret` (32 bytes) under this TPM's storage key with `auth` as its authorization.
+    func seal(_ secret: SecretBytes, auth: SecretBytes) throws -> TPMSealed {
+        let parent = try primary()
+        let s = try session()
+        var sensitive = TPM2B_SENSITIVE_CREATE()
+        defer { withUnsafeMutableBytes(of: &sensitive) { Sodium.wipe($0) } }
+        sensitive.sensitive.userAuth = TPMDevice.authValue(auth)
+        secret.withBytes { bytes in
+            sensitive.sensitive.data.size = UInt16(bytes.count)
+            withUnsafeMutableBytes(of: &sensitive.sensitive.data.buffer) { $0.copyMemory(from: bytes) }
+        }
+        var template = TPMDevice.sealTemplate(unique: nil)
+        var outside = TPM2B_DATA()
+        var pcrs = TPML_PCR_SELECTION()
+        var priv: UnsafeMutablePointer<TPM2B_PRIVATE>?
+        var pub: UnsafeMutablePointer<TPM2B_PUBLIC>?
+        try check(tss.create(esys, parent, s, TPM2.trNone, TPM2.trNone, &sensitive, &template, &outside, &pcrs, &priv, &pub,
+                             nil, nil, nil), "sealing the secret")
+        defer { tss.free(priv); tss.free(pub) }
+        guard let priv, let pub else { throw PasscodeError.tpmFailed("the TPM returned no sealed object") }
+        let unique = withUnsafeBytes(of: pub.pointee.publicArea.unique.keyedHash.buffer) {
+            Array($0.prefix(Int(pub.pointee.publicArea.unique.keyedHash.size)))
+        }
+        let blob = withUnsafeBytes(of: priv.pointee.buffer) { Array($0.prefix(Int(priv.pointee.size))) }
+        guard unique.count == TPMSealed.uniqueBytes else { throw PasscodeError.tpmFailed("the TPM returned an unexpected sealed object") }
+        return TPMSealed(unique: unique, privateBlob: blob)
+    }
+
+    /// Loads a sealed object. A blob this TPM did not make (another machine, or this TPM after
+    /// a clear) is `tpmMismatch`.
+    func load(_ sealed: TPMSealed) throws -> ESYS_TR {
+        let parent = try primary()
+        var template = TPMDevice.sealTemplate(unique: sealed.unique)
+        var priv = TPM2B_PRIVATE()
+        guard sealed.privateBlob.count <= TPMSealed.maxPrivateBytes else { throw PasscodeError.corrupt("the store's TPM blob is too long") }
+        priv.size = UInt16(sealed.privateBlob.count)
+        withUnsafeMutableBytes(of: &priv.buffer) { $0.copyBytes(from: sealed.privateBlob) }
+        var handle: ESYS_TR = TPM2.trNone
+        let rc = tss.load(esys, parent, TPM2.trPassword, TPM2.trNone, TPM2.trNone, &priv, &template, &handle)
+        switch TPM2.tpmCode(rc) {
+        case 0?: break
+        case TPM2.rcIntegrity?, TPM2.rcBinding?, TPM2.rcKey?, TPM2.rcValue?, TPM2.rcSize?:
+            throw PasscodeError.tpmMismatch("the store is bound to another TPM, or this TPM was cleared since (0x\(hex(rc)))")
+        default: throw failure("loading the sealed secret", rc)
+        }
+        loaded.append(handle)
+        return handle
+    }
+
+    /// The sealed secret, or nil when `auth` is wrong (which the TPM counts against its lockout).
+    func unseal(_ object: ESYS_TR, auth: SecretBytes) throws -> SecretBytes? {
+        var value = TPMDevice.authValue(auth)
+        defer { withUnsafeMutableBytes(of: &value) { Sodium.wipe($0) } }
+        try check(tss.setAuth(esys, object, &value), "taking the authorization")
+        let s = try session()
+        var out: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
+        let rc = tss.unseal(esys, object, s, TPM2.trNone, TPM2.trNone, &out)
+        var empty = TPM2B_AUTH()
+        _ = tss.setAuth(esys, object, &empty)
+        defer {
+            if let out { withUnsafeMutableBytes(of: &out.pointee) { Sodium.wipe($0) } }
+            tss.free(out)
+        }
+        switch TPM2.tpmCode(rc) {
+        case 0?: break
+        case TPM2.rcAuthFail?, TPM2.rcBadAuth?: return nil
+        default: throw failure("unsealing the secret", rc)
+        }
+        guard let out else { throw PasscodeError.tpmFailed("the TPM returned no secret") }
+        return withUnsafeBytes(of: out.pointee.buffer) { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(Int(out.pointee.size)))) }
+    }
+
+    // MARK: - Lockout
+
+    func lockout() throws -> TPMLockout {
+        var more: TPMI_YES_NO = 0
+        var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
+        let rc = tss.getCapability(esys, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.capProperties, TPM2.ptLockoutCounter, 3, &more, &data)
+        defer { tss.free(data) }
+        guard rc == 0, let data else { throw failure("reporting its lockout", rc) }
+        var values: [UInt32: UInt32] = [:]
+        withUnsafeBytes(of: data.pointee.data.tpmProperties.tpmProperty) { raw in
+            let props = raw.bindMemory(to: TPMS_TAGGED_PROPERTY.self)
+            for p in props.prefix(Int(min(data.pointee.data.tpmProperties.count, 3))) { values[p.property] = p.value }
+        }
+        guard let failures = values[TPM2.ptLockoutCounter], let maxFailures = values[TPM2.ptLockoutCounter + 1],
+              let interval = values[TPM2.ptLockoutCounter + 2] else { throw PasscodeError.tpmFailed("the TPM did not report its lockout") }
+        return TPMLockout(failures: failures, maxFailures: maxFailures, intervalSeconds: interval)
+    }
+
+    // MARK: - The attempt counter
+
+    private func nvHandle(_ index: UInt32) throws -> ESYS_TR? {
+        var handle: ESYS_TR = TPM2.trNone
+        let rc = tss.fromTPMPublic(esys, index, TPM2.trNone, TPM2.trNone, TPM2.trNone, &handle)
+        if TPM2.tpmCode(rc) == TPM2.rcHandle { return nil }
+        try check(rc, "finding the attempt counter")
+        // Only our kind of index: a counter anyone may read and increment, and nothing else.
+        var pub: UnsafeMutablePointer<TPM2B_NV_PUBLIC>?
+        try check(tss.nvReadPublic(esys, handle, TPM2.trNone, TPM2.trNone, TPM2.trNone, &pub, nil), "reading the counter's attributes")
+        defer { tss.free(pub) }
+        let want = TPM2.nvTypeCounter | TPM2.nvAuthWrite | TPM2.nvAuthRead | TPM2.nvNoDA
+        guard let pub, pub.pointee.nvPublic.attributes & ~UInt32(0x2000_0000) == want,  // WRITTEN may be set
+              pub.pointee.nvPublic.dataSize == 8 else { return nil }
+        return handle
+    }
+
+    /// The counter's value; nil when the index does not exist on this TPM (or is not a counter of ours).
+    func counter(_ index: UInt32) throws -> UInt64? {
+        guard let h = try nvHandle(index) else { return nil }
+        var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
+        let rc = tss.nvRead(esys, h, h, TPM2.trPassword, TPM2.trNone, TPM2.trNone, 8, 0, &data)
+        defer { tss.free(data) }
+        try check(rc, "reading the attempt counter")
+        guard let data, data.pointee.size == 8 else { throw PasscodeError.tpmFailed("the attempt counter has an unexpected size") }
+        return withUnsafeBytes(of: data.pointee.buffer) { raw in raw.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+    }
+
+    func increment(_ index: UInt32) throws {
+        guard let h = try nvHandle(index) else { throw PasscodeError.tpmMismatch("the store's attempt counter is not on this TPM") }
+        try check(tss.nvIncrement(esys, h, h, TPM2.trPassword, TPM2.trNone, TPM2.trNone), "counting the attempt")
+    }
+
+    /// Defines a new attempt counter (owner hierarchy, empty owner authorization) and returns
+    /// its index and first value: a new counter starts at the highest value any counter of the
+    /// TPM ever had, so no counter can be made to go back.
+    func defineCounter() throws -> (index: UInt32, value: UInt64) {
+        for _ in 0..<16 {
+            let index = TPM2.nvFirst + Sodium.randomUniform(TPM2.nvSpan)
+            var info = TPM2B_NV_PUBLIC()
+            info.nvPublic.nvIndex = index
+            info.nvPublic.nameAlg = TPM2.algSHA256
+            info.nvPublic.attributes = TPM2.nvTypeCounter | TPM2.nvAuthWrite | TPM2.nvAuthRead | TPM2.nvNoDA
+            info.nvPublic.dataSize = 8
+            var auth = TPM2B_AUTH()
+            var handle: ESYS_TR = TPM2.trNone
+            let rc = tss.nvDefine(esys, TPM2.trOwner, TPM2.trPassword, TPM2.trNone, TPM2.trNone, &auth, &info, &handle)
+            if TPM2.tpmCode(rc) == TPM2.rcNVDefined { continue }
+            try check(rc, "defining the attempt counter (it needs the owner hierarchy with an empty authorization)")
+            try check(tss.nvIncrement(esys, handle, handle, TPM2.trPassword, TPM2.trNone, TPM2.trNone), "starting the attempt counter")
+            guard let value = try counter(index) else { throw PasscodeError.tpmFailed("the new attempt counter is gone") }
+            return (index, value)
+        }
+        throw PasscodeError.tpmFailed("no free NV index for the attempt counter")
+    }
+
+    /// Removes a counter of ours (unbinding); a missing one is fine.
+    func undefineCounter(_ index: UInt32) throws {
+        guard let h = try nvHandle(index) else { return }
+        try check(tss.nvUndefine(esys, TPM2.trOwner, h, TPM2.trPassword, TPM2.trNone, TPM2.trNone), "removing the attempt counter")
+    }
+}
+
+private func hex(_ v: UInt32) -> String { String(v, radix: 16) }
+
+// MARK: - The secret the passcode and the TPM give together
+
+/// How a bound wrap's key-encryption key is made: Argon2id of the passcode (as unbound) gives
+/// `stretched`; from it, by keyed BLAKE2b, the sealed object's authorization and, with the
+/// unsealed secret, the KEK. The TPM's answer is needed for every guess.
+enum TPMKeys {
+    static func auth(_ stretched: SecretBytes) -> SecretBytes {
+        Sodium.keyedHash(SecretBytes(Array("libpasscode tpm auth v1".utf8)), key: stretched)
+    }
+
+    static func kek(_ stretched: SecretBytes, secret: SecretBytes) -> SecretBytes {
+        let label = Array("libpasscode tpm kek v1".utf8)
+        let message = SecretBytes(count: label.count + secret.count)
+        message.withMutableBytes { out in
+            out.copyBytes(from: label)
+            secret.withBytes { UnsafeMutableRawBufferPointer(rebasing: out[label.count...]).copyMemory(from: $0) }
+        }
+        return Sodium.keyedHash(message, key: stretched)
+    }
+}

@@ -1,0 +1,436 @@
+/* The TPM binding against real TPMs: two swtpm instances this program starts on loopback (state
+ * in a temporary folder, stopped at the end), driven through tpm2-tss by the library and, for the
+ * TPM's own settings (lockout parameters, clear), by tpm2-tools. Needs swtpm and tpm2-tools. */
+#include <passcode.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define PC1 "386491"
+#define PC2 "915372"
+#define LEN 6
+
+static char root[256];
+static int counter;
+
+typedef struct { int port; char tcti[96]; char dir[300]; } tpm;
+static tpm A, B;
+
+typedef struct { int64_t boot_ms, wall_ms; uint64_t boot_id; } test_clock;
+static test_clock the_clock = { 1000, 1700000000000, 7 };
+static void clock_cb(void *p, int64_t *b, int64_t *w, uint64_t *id) {
+    test_clock *c = p; *b = c->boot_ms; *w = c->wall_ms; *id = c->boot_id;
+}
+static void advance(int64_t seconds) { the_clock.boot_ms += seconds * 1000; the_clock.wall_ms += seconds * 1000; }
+
+/* ---- swtpm and tpm2-tools ------------------------------------------------------------------ */
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include <stdarg.h>
+static int sh(const char *fmt, ...) {
+    char cmd[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void tpm_start(tpm *t, const char *name, int port) {
+    t->port = port;
+    snprintf(t->dir, sizeof t->dir, "%s/%s", root, name);
+    mkdir(t->dir, 0700);
+    snprintf(t->tcti, sizeof t->tcti, "swtpm:host=127.0.0.1,port=%d", port);
+    if (sh("swtpm socket --tpm2 --tpmstate dir=%s --server type=tcp,port=%d,bindaddr=127.0.0.1 "
+           "--ctrl type=tcp,port=%d,bindaddr=127.0.0.1 --flags not-need-init,startup-clear "
+           "--daemon --pid file=%s/pid --log file=%s/log", t->dir, port, port + 1, t->dir, t->dir) != 0) {
+        fprintf(stderr, "could not start swtpm on port %d\n", port);
+        exit(2);
+    }
+    for (int i = 0; i < 100; i++) {  /* until it answers */
+        if (sh("tpm2_getcap -T %s properties-fixed >/dev/null 2>&1", t->tcti) == 0) return;
+        usleep(50000);
+    }
+    fprintf(stderr, "swtpm on port %d does not answer\n", port);
+    exit(2);
+}
+
+static void tpm_stop(tpm *t) {
+    if (t->port) sh("kill $(cat %s/pid) 2>/dev/null", t->dir);
+}
+
+/* The TPM's dictionary-attack parameters: lockout after max_tries, one failure forgotten per
+ * interval seconds; the failure count cleared. */
+static void tpm_lockout_params(tpm *t, int max_tries) {
+    CHECK(sh("tpm2_dictionarylockout -T %s -c >/dev/null 2>&1 && tpm2_dictionarylockout -T %s -s -n %d -t 1000 -l 1000 >/dev/null 2>&1",
+             t->tcti, t->tcti, max_tries) == 0);
+}
+
+/* The TPM's lockout counter (failed authorizations it has counted). */
+static long tpm_failures(tpm *t) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "tpm2_getcap -T %s properties-variable 2>/dev/null | sed -n 's/^TPM2_PT_LOCKOUT_COUNTER: //p'", t->tcti);
+    FILE *p = popen(cmd, "r");
+    long v = -1;
+    if (p) { if (fscanf(p, "%li", &v) != 1) v = -1; pclose(p); }
+    return v;
+}
+
+/* ---- stores --------------------------------------------------------------------------------- */
+
+static void new_path(char *out, size_t size, const char *name) { snprintf(out, size, "%s/%d-%s", root, ++counter, name); }
+
+static passcode_options *opts(const char *tcti) {
+    passcode_options *o = NULL;
+    if (passcode_options_new(&o) != PASSCODE_OK) abort();
+    passcode_options_set_cost_explicit(o, 1, 8192);
+    passcode_options_set_clock(o, clock_cb, &the_clock);
+    passcode_options_set_session_keyring(o, 0);
+    if (tcti) passcode_options_set_tpm(o, tcti);
+    return o;
+}
+
+static int32_t open_with(const char *path, const char *tcti, passcode_store **out) {
+    passcode_options *o = opts(tcti);
+    int32_t rc = passcode_open(path, o, out);
+    passcode_options_free(o);
+    return rc;
+}
+
+static passcode_store *must_open(const char *path, const char *tcti) {
+    passcode_store *s = NULL;
+    int32_t rc = open_with(path, tcti, &s);
+    if (rc != PASSCODE_OK) { fprintf(stderr, "open %s: %s (%s)\n", path, passcode_strerror(rc), passcode_errmsg(NULL)); abort(); }
+    return s;
+}
+
+static size_t slurp(const char *path, unsigned char *buf, size_t size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, size, f);
+    fclose(f);
+    return n;
+}
+
+static void copy_file(const char *from, const char *to) {
+    CHECK(sh("cp %s %s && chmod 600 %s", from, to, to) == 0);
+}
+
+static int32_t failed(passcode_store *s) { int32_t n = -1; passcode_failed_attempts(s, &n); return n; }
+
+/* A distinct wrong passcode per call (a repeat of the same wrong one is not counted twice). */
+static const char *wrong(void) {
+    static char buf[8];
+    static int n = 100000;
+    snprintf(buf, sizeof buf, "%06d", n += 7919);
+    return buf;
+}
+
+static int newest_event(passcode_store *s, int32_t kind, const char **detail) {
+    passcode_event_log *log = NULL;
+    if (passcode_event_log_new(s, &log) != PASSCODE_OK) return 0;
+    int found = 0;
+    for (size_t i = 0; i < passcode_event_log_count(log) && !found; i++) {
+        int32_t k = -1;
+        const char *d = NULL;
+        passcode_event_log_get(log, i, &k, NULL, &d);
+        if (k == kind) { found = 1; if (detail) { static char keep[128]; snprintf(keep, sizeof keep, "%s", d); *detail = keep; } }
+    }
+    passcode_event_log_free(log);
+    return found;
+}
+
+static char mailbox[16];
+static int32_t deliver(void *p, const char *code, size_t n, char *msg, size_t size) {
+    (void)p; (void)msg; (void)size;
+    memcpy(mailbox, code, n < sizeof mailbox - 1 ? n : sizeof mailbox - 1);
+    mailbox[n < sizeof mailbox - 1 ? n : sizeof mailbox - 1] = 0;
+    return 0;
+}
+
+/* ---- tests ---------------------------------------------------------------------------------- */
+
+/* Set up with the option: bound; the passcode unlocks and releases the same data key through
+ * the TPM after a reopen; a wrong one is refused; the file's verifier names the TPM. */
+static void test_unlock_and_key_through_the_tpm(void) {
+    tpm_lockout_params(&A, 32);
+    char path[300];
+    new_path(path, sizeof path, "bound.db");
+    passcode_store *s = must_open(path, A.tcti);
+    int32_t bound = -1;
+    CHECK_STATUS(passcode_tpm_is_bound(s, &bound), PASSCODE_OK);
+    CHECK(bound == 0);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_tpm_is_bound(s, &bound), PASSCODE_OK);
+    CHECK(bound == 1);
+    uint8_t k1[32], k2[32];
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, k1, sizeof k1), PASSCODE_OK);
+    passcode_close(s);
+
+    s = must_open(path, A.tcti);
+    long before = tpm_failures(&A);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK(tpm_failures(&A) == before + 1);  /* the TPM counted the wrong guess itself */
+    CHECK(failed(s) == 1);
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, k2, sizeof k2), PASSCODE_OK);
+    CHECK(memcmp(k1, k2, 32) == 0);
+    CHECK(failed(s) == 0);
+    /* change and disable go through the TPM too */
+    CHECK_STATUS(passcode_change(s, PC1, LEN, PC2, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_unlock_key(s, PC2, LEN, k2, sizeof k2), PASSCODE_OK);
+    CHECK(memcmp(k1, k2, 32) == 0);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    passcode_close(s);
+    CHECK(sh("python3 -c \"import sqlite3,sys; v=sqlite3.connect(sys.argv[1]).execute('SELECT verifier FROM passcode').fetchone()[0]; "
+             "sys.exit(0 if ',tpm\\$' in v and v.count('\\$') == 7 else 1)\" %s", path) == 0);
+}
+
+/* A bound store opens only with the option, and only with a TPM that answers: nothing changes. */
+static void test_open_rules(void) {
+    char path[300], missing[300];
+    new_path(path, sizeof path, "rules.db");
+    passcode_store *s = must_open(path, A.tcti);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    static unsigned char before[1 << 16], after[1 << 16];
+    size_t n1 = slurp(path, before, sizeof before);
+
+    s = NULL;
+    CHECK_STATUS(open_with(path, NULL, &s), PASSCODE_ERR_TPM_REQUIRED);
+    CHECK(s == NULL);
+    CHECK_STATUS(open_with(path, "swtpm:host=127.0.0.1,port=1", &s), PASSCODE_ERR_TPM_UNAVAILABLE);
+    CHECK(strstr(passcode_errmsg(NULL), "port=1") != NULL);
+    size_t n2 = slurp(path, after, sizeof after);
+    CHECK(n1 == n2 && memcmp(before, after, n1) == 0);
+
+    /* no TPM for a new store: no file is made */
+    new_path(missing, sizeof missing, "never.db");
+    CHECK_STATUS(open_with(missing, "swtpm:host=127.0.0.1,port=1", &s), PASSCODE_ERR_TPM_UNAVAILABLE);
+    CHECK(access(missing, F_OK) != 0);
+    /* options: a bad TCTI string is refused */
+    passcode_options *o = NULL;
+    passcode_options_new(&o);
+    CHECK_STATUS(passcode_options_set_tpm(o, ""), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_options_set_tpm(NULL, A.tcti), PASSCODE_ERR_INVALID_HANDLE);
+    CHECK_STATUS(passcode_options_set_tpm(o, NULL), PASSCODE_OK);
+    passcode_options_free(o);
+}
+
+/* Wrong guesses reach the TPM's own lockout; the status says so, with the wait, and nothing is
+ * counted while it lasts; once its owner clears it, the passcode works. */
+static void test_tpm_lockout(void) {
+    tpm_lockout_params(&A, 3);
+    char path[300];
+    new_path(path, sizeof path, "lockout.db");
+    passcode_store *s = must_open(path, A.tcti);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    for (int i = 0; i < 3; i++) CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK(failed(s) == 3);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_TPM_LOCKOUT);
+    int64_t wait = passcode_errwait(s);
+    printf("  TPM lockout after 3 wrong guesses: \"%s\", wait %lld s\n", passcode_errmsg(s), (long long)wait);
+    CHECK(wait > 0 && wait <= 1000);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_LOCKOUT);  /* not even the right one */
+    CHECK(failed(s) == 3);  /* not counted: no guess was checked */
+    tpm_lockout_params(&A, 32);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+}
+
+/* The file next to another TPM, or after its own TPM was cleared: no passcode verifies, the
+ * status says the TPM does not match, nothing is counted; a reset by email binds it again. */
+static void test_other_tpm_and_cleared_tpm(void) {
+    tpm_lockout_params(&A, 32);
+    tpm_lockout_params(&B, 32);
+    char path[300], copy[300];
+    new_path(path, sizeof path, "onB.db");
+    new_path(copy, sizeof copy, "copied-to-A.db");
+    passcode_store *s = must_open(path, B.tcti);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    copy_file(path, copy);
+
+    s = must_open(copy, A.tcti);  /* another machine's TPM */
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_MISMATCH);
+    printf("  copied next to another TPM: \"%s\"\n", passcode_errmsg(s));
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_TPM_MISMATCH);
+    CHECK(failed(s) == 0);
+    /* the way back: a reset by email seals the store to this TPM */
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    int32_t rc = passcode_reset_complete(s, mailbox, strlen(mailbox), PC2, LEN);
+    CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_KEY_REPLACED);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+
+    CHECK(sh("tpm2_clear -T %s -c p >/dev/null 2>&1", B.tcti) == 0);  /* B's owner seed is new */
+    s = must_open(path, B.tcti);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_MISMATCH);
+    CHECK(failed(s) == 0);
+    passcode_close(s);
+}
+
+/* A copy of the file taken before five failures, put back: the failures are not given back. */
+static void test_restored_copy_gives_no_guesses_back(void) {
+    tpm_lockout_params(&A, 32);
+    char path[300], saved[300];
+    new_path(path, sizeof path, "rollback.db");
+    new_path(saved, sizeof saved, "rollback-saved.db");
+    passcode_store *s = must_open(path, A.tcti);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    copy_file(path, saved);
+
+    s = must_open(path, A.tcti);
+    for (int i = 0; i < 5; i++) {
+        CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+        advance(3600);
+    }
+    CHECK(failed(s) == 5);
+    passcode_close(s);
+    copy_file(saved, path);  /* the attacker puts the old file back */
+
+    s = must_open(path, A.tcti);
+    CHECK(failed(s) == 0);  /* the file says so... */
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_ROLLBACK);  /* ...the TPM does not */
+    printf("  restored copy: \"%s\"\n", passcode_errmsg(s));
+    const char *detail = NULL;
+    CHECK(newest_event(s, PASSCODE_SECURITY_EVENT_TPM_ROLLBACK, &detail));
+    if (detail) printf("  logged: tpm rollback, \"%s\"\n", detail);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_RESET_REQUIRED);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_RESET_REQUIRED);
+    /* a reset brings it back, in step with the TPM */
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    int32_t rc = passcode_reset_complete(s, mailbox, strlen(mailbox), PC2, LEN);
+    CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_KEY_REPLACED);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+}
+
+/* No TPM reachable any more (it stops during the session): its status, nothing counted. */
+static void test_tpm_gone(void) {
+    tpm C = {0};
+    tpm_start(&C, "tpmC", 2341);
+    char path[300];
+    new_path(path, sizeof path, "gone.db");
+    passcode_store *s = must_open(path, C.tcti);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    tpm_stop(&C);
+    usleep(200000);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_UNAVAILABLE);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_TPM_UNAVAILABLE);
+    CHECK(failed(s) == 0);
+    passcode_close(s);
+}
+
+/* Binding an existing store needs its passcode and keeps the data key; unbinding too. */
+static void test_bind_and_unbind(void) {
+    tpm_lockout_params(&A, 32);
+    char path[300];
+    new_path(path, sizeof path, "later.db");
+    passcode_store *s = must_open(path, NULL);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    uint8_t k1[32], k2[32];
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, k1, sizeof k1), PASSCODE_OK);
+    CHECK_STATUS(passcode_tpm_bind(s, PC1, LEN), PASSCODE_ERR_MISUSE);  /* opened without the option */
+    passcode_close(s);
+
+    s = must_open(path, A.tcti);
+    int32_t bound = -1;
+    passcode_tpm_is_bound(s, &bound);
+    CHECK(bound == 0);  /* the option alone binds nothing that has a passcode */
+    CHECK_STATUS(passcode_tpm_bind(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_tpm_bind(s, PC1, LEN), PASSCODE_OK);
+    passcode_tpm_is_bound(s, &bound);
+    CHECK(bound == 1);
+    CHECK_STATUS(passcode_tpm_bind(s, PC1, LEN), PASSCODE_ERR_STATE);
+    passcode_close(s);
+    CHECK_STATUS(open_with(path, NULL, &s), PASSCODE_ERR_TPM_REQUIRED);
+
+    s = must_open(path, A.tcti);
+    long before = tpm_failures(&A);
+    CHECK_STATUS(passcode_tpm_unbind(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK(tpm_failures(&A) == before + 1);  /* that guess went through the TPM */
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, k2, sizeof k2), PASSCODE_OK);
+    CHECK(memcmp(k1, k2, 32) == 0);
+    CHECK_STATUS(passcode_tpm_unbind(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    s = must_open(path, NULL);
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, k2, sizeof k2), PASSCODE_OK);
+    CHECK(memcmp(k1, k2, 32) == 0);
+    CHECK_STATUS(passcode_tpm_unbind(s, PC1, LEN), PASSCODE_ERR_STATE);
+    passcode_close(s);
+}
+
+/* Killed at random moments while guessing through the TPM: every guess the TPM checked (its
+ * lockout counter) was counted in the file first, and no kill makes the file look restored. */
+static void test_kill_during_tpm_operations(void) {
+    tpm_lockout_params(&A, 1000);
+    char path[300];
+    new_path(path, sizeof path, "killed.db");
+    passcode_store *s = must_open(path, A.tcti);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    uint32_t none[1] = { 0 };
+    CHECK_STATUS(passcode_set_custom_schedule(s, none, 1, 0), PASSCODE_OK);  /* no delays, no maximum */
+    passcode_close(s);
+    long base = tpm_failures(&A);
+    srand((unsigned)time(NULL));
+    int rounds = 12;
+    for (int r = 0; r < rounds; r++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            passcode_store *c = must_open(path, A.tcti);
+            for (;;) passcode_verify(c, wrong(), LEN);
+        }
+        usleep(20000 + rand() % 180000);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        /* swtpm has no resource manager (the kernel's /dev/tpmrm0 is one): what the killed
+         * process had loaded stays until flushed */
+        sh("tpm2_flushcontext -T %s -t >/dev/null 2>&1; tpm2_flushcontext -T %s -l >/dev/null 2>&1", A.tcti, A.tcti);
+    }
+    s = must_open(path, A.tcti);
+    long checked = tpm_failures(&A) - base;
+    int32_t counted = failed(s);
+    printf("  %d kills: the TPM checked %ld wrong guesses, the file counted %d failed attempts\n", rounds, checked, counted);
+    CHECK(checked > 0);
+    CHECK(counted >= checked);
+    int32_t rc = passcode_verify(s, PC1, LEN);
+    if (rc != PASSCODE_OK) fprintf(stderr, "  %s\n", passcode_errmsg(s));
+    CHECK_STATUS(rc, PASSCODE_OK);  /* in step: no false rollback */
+    passcode_close(s);
+}
+
+int main(void) {
+    snprintf(root, sizeof root, "/tmp/passcode-tpm-XXXXXX");
+    if (!mkdtemp(root)) { perror("mkdtemp"); return 2; }
+    setvbuf(stdout, NULL, _IONBF, 0);
+    int base = 23000 + (getpid() % 1000) * 8;
+    tpm_start(&A, "tpmA", base);
+    tpm_start(&B, "tpmB", base + 2);
+    RUN(test_unlock_and_key_through_the_tpm);
+    RUN(test_open_rules);
+    RUN(test_tpm_lockout);
+    RUN(test_other_tpm_and_cleared_tpm);
+    RUN(test_restored_copy_gives_no_guesses_back);
+    RUN(test_tpm_gone);
+    RUN(test_bind_and_unbind);
+    RUN(test_kill_during_tpm_operations);
+    tpm_stop(&A);
+    tpm_stop(&B);
+    sh("rm -rf %s", root);
+    return tl_summary();
+}
