@@ -256,7 +256,8 @@ class Store(_Handle):
     def __init__(self, path: str, *, cost: Optional[Cost] = None, ops_limit: Optional[int] = None,
                  mem_limit: Optional[int] = None, pepper: Optional[bytes] = None, allow_weak: bool = False,
                  clock: Optional[Callable[[], Tuple[int, int, int]]] = None,
-                 busy_timeout_ms: Optional[int] = None, session_keyring: bool = True):
+                 busy_timeout_ms: Optional[int] = None, session_keyring: bool = True,
+                 tpm: Union[None, bool, str] = None):
         """Opens (or creates, mode 0600) the store at `path`.
 
         cost: an Argon2id preset; ops_limit and mem_limit: explicit values instead.
@@ -265,6 +266,9 @@ class Store(_Handle):
         session_keyring: False keeps the data key out of the kernel's session keyring
         (passcode_options_set_session_keyring): a biometric match in a later launch then
         unlocks without releasing the key.
+        tpm: bind the store to a TPM 2.0 (passcode_options_set_tpm): True for the kernel's
+        /dev/tpmrm0, or a tpm2-tss TCTI string such as "swtpm:host=127.0.0.1,port=2321". A
+        bound store opens only with it; raises TPMUnavailable when no TPM answers.
         """
         self._handle = None
         self._callbacks = {}
@@ -289,6 +293,12 @@ class Store(_Handle):
                     ctypes.memset(buf, 0, ctypes.sizeof(buf))
             _lib.passcode_options_set_allow_weak(opts, 1 if allow_weak else 0)
             _lib.passcode_options_set_session_keyring(opts, 1 if session_keyring else 0)
+            if tpm is True:
+                _lib.passcode_options_set_tpm(opts, None)
+            elif isinstance(tpm, str):
+                _lib.passcode_options_set_tpm(opts, tpm.encode())
+            elif tpm not in (None, False):
+                raise TypeError(f"tpm must be None, a bool or a TCTI string, not {type(tpm).__name__}")
             if busy_timeout_ms is not None:
                 _lib.passcode_options_set_busy_timeout(opts, _int(busy_timeout_ms, "busy_timeout_ms"))
             if clock is not None:
@@ -359,6 +369,22 @@ class Store(_Handle):
     @property
     def is_set(self) -> bool:
         return bool(self._out_int(_lib.passcode_is_set))
+
+    # -- the TPM ------------------------------------------------------------------------------
+
+    @property
+    def tpm_bound(self) -> bool:
+        """Whether the store is bound to a TPM (passcode_tpm_is_bound)."""
+        return bool(self._out_int(_lib.passcode_tpm_is_bound))
+
+    def tpm_bind(self, digits: Digits) -> None:
+        """Binds a store with a passcode to the TPM it was opened with; checks the passcode
+        first (counted), keeps the data key (passcode_tpm_bind)."""
+        _call_with_secrets(_lib.passcode_tpm_bind, self._h(), _bytes(digits, "the passcode"))
+
+    def tpm_unbind(self, digits: Digits) -> None:
+        """Unbinds a bound store; the passcode is checked through the TPM (passcode_tpm_unbind)."""
+        _call_with_secrets(_lib.passcode_tpm_unbind, self._h(), _bytes(digits, "the passcode"))
 
     @property
     def is_enabled(self) -> bool:

@@ -245,6 +245,47 @@ class WrongRecoveryKey(PasscodeError):
     status = Status.ERR_WRONG_RECOVERY_KEY
 
 
+class TPMError(PasscodeError):
+    """A problem with the TPM a store is bound to (or was asked to use)."""
+
+
+class TPMUnavailable(TPMError):
+    """tpm2-tss is not installed, or no TPM answers at the TCTI; nothing changed."""
+    status = Status.ERR_TPM_UNAVAILABLE
+
+
+class TPMRequired(TPMError):
+    """The store is bound to a TPM: open it with Store(path, tpm=...)."""
+    status = Status.ERR_TPM_REQUIRED
+
+
+class TPMMismatch(TPMError):
+    """The store is bound to another TPM, or to this one before it was cleared; a reset by
+    email binds it to this TPM again."""
+    status = Status.ERR_TPM_MISMATCH
+
+
+class TPMLockout(TPMError):
+    """The TPM's own dictionary-attack lockout; `seconds_remaining` is an upper bound on the
+    wait (0: until the TPM's owner resets it). Nothing was counted."""
+    status = Status.ERR_TPM_LOCKOUT
+
+    def __init__(self, message, status=None, seconds_remaining=0):
+        super().__init__(message, status)
+        self.seconds_remaining = seconds_remaining
+
+
+class TPMRollback(TPMError):
+    """The store file is older than the TPM's attempt counter (a restored copy): logged, and a
+    reset is required."""
+    status = Status.ERR_TPM_ROLLBACK
+
+
+class TPMFailed(TPMError):
+    """The TPM refused an operation for another reason (its response code in the message)."""
+    status = Status.ERR_TPM
+
+
 _BY_STATUS = {}
 for _cls in list(globals().values()):
     if isinstance(_cls, type) and issubclass(_cls, PasscodeError) and "status" in _cls.__dict__:

@@ -195,7 +195,7 @@ def check_status(result, func, args):
         message, wait = lib.passcode_strerror(result), 0
     else:  # passcode_open and the calls about a setting itself
         message, wait = lib.passcode_errmsg(None), 0
-    extra = {"seconds_remaining": wait} if result in (Status.ERR_LOCKED_OUT, Status.ERR_RATE_LIMITED) else {}
+    extra = {"seconds_remaining": wait} if result in (Status.ERR_LOCKED_OUT, Status.ERR_RATE_LIMITED, Status.ERR_TPM_LOCKOUT) else {}
     raise error_for(result, (message or lib.passcode_strerror(result) or b"").decode(), **extra)
 
 
