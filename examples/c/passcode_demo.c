@@ -1,7 +1,10 @@
 /* passcode_demo: a terminal front end for libpasscode. It only draws: every key goes to a
  * libpasscode flow, and the screen shows what the flow reports.
  *
- *   passcode_demo [--store PATH] [--script] [--fake-clock]
+ *   passcode_demo [--store PATH] [--script] [--fake-clock] [--tpm [TCTI]]
+ *
+ * --tpm binds the store to the TPM 2.0 (the kernel's /dev/tpmrm0, or a tpm2-tss TCTI such as
+ * swtpm:host=127.0.0.1,port=2321): a store set up with it opens only with it.
  *
  * In a terminal it reads single keys. With --script (or when input is not a terminal) it reads
  * commands, one or more per line, and prints each screen as plain text, so tests can drive it:
@@ -36,6 +39,8 @@ typedef struct {
     int flow_kind;
     int script;               /* plain-text output */
     int fake_clock;
+    int tpm;                  /* --tpm given: bind to the TPM at tcti (NULL: /dev/tpmrm0) */
+    const char *tcti;
     int64_t fake_boot_ms, fake_wall_ms;
     uint64_t fake_boot_id;
     const char *path;
@@ -311,9 +316,15 @@ static int open_store(app *a) {
     passcode_options *o = NULL;
     passcode_options_new(&o);
     if (a->fake_clock) passcode_options_set_clock(o, fake_clock, a);
+    if (a->tpm) passcode_options_set_tpm(o, a->tcti);
     int32_t rc = passcode_open(a->path, o, &a->store);
     passcode_options_free(o);
     if (rc != PASSCODE_OK) { fprintf(stderr, "cannot open %s: %s\n", a->path, passcode_errmsg(NULL)); return 0; }
+    if (a->tpm) {
+        int32_t bound = 0;
+        passcode_tpm_is_bound(a->store, &bound);
+        printf("TPM: %s\n", bound ? "the store is bound to it" : "the first passcode binds the store to it");
+    }
     passcode_set_reset_delivery_callback(a->store, deliver, a);
     passcode_set_logout_callback(a->store, on_logout, a);
     passcode_set_notice_callback(a->store, on_notice, a);
@@ -489,7 +500,11 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--store") && i + 1 < argc) path = argv[++i];
         else if (!strcmp(argv[i], "--script")) a.script = 1;
         else if (!strcmp(argv[i], "--fake-clock")) a.fake_clock = 1;
-        else { fprintf(stderr, "usage: %s [--store PATH] [--script] [--fake-clock]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[i], "--tpm")) {
+            a.tpm = 1;
+            if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) a.tcti = argv[++i];
+        }
+        else { fprintf(stderr, "usage: %s [--store PATH] [--script] [--fake-clock] [--tpm [TCTI]]\n", argv[0]); return 2; }
     }
     if (!isatty(STDIN_FILENO)) a.script = 1;
     if (!path) {

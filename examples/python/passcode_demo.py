@@ -2,7 +2,7 @@
 """passcode_demo.py: the terminal front end of examples/c/passcode_demo.c, in Python through the
 binding. Same keys, same commands, same screens (Tests/frontends checks both).
 
-    passcode_demo.py [--store PATH] [--script] [--fake-clock]
+    passcode_demo.py [--store PATH] [--script] [--fake-clock] [--tpm [TCTI]]
 """
 import argparse
 import datetime
@@ -30,8 +30,9 @@ def duration_text(seconds):
 
 
 class App:
-    def __init__(self, path, script, fake_clock):
+    def __init__(self, path, script, fake_clock, tpm=None):
         self.script = script
+        self.tpm = tpm
         self.fake = fake_clock
         self.boot_ms, self.wall_ms, self.boot_id = 1_000_000, 1_767_225_600_000, 1
         self.path = path
@@ -46,7 +47,9 @@ class App:
 
     def open_store(self):
         clock = (lambda: (self.boot_ms, self.wall_ms, self.boot_id)) if self.fake else None
-        self.store = passcode.Store(self.path, clock=clock)
+        self.store = passcode.Store(self.path, clock=clock, tpm=self.tpm)
+        if self.tpm is not None:
+            print("TPM: " + ("the store is bound to it" if self.store.tpm_bound else "the first passcode binds the store to it"))
         self.store.on_reset_code(self.deliver)
         self.store.on_logout(self.on_logout)
         self.store.on_notice(self.on_notice)
@@ -374,11 +377,13 @@ def main():
     p.add_argument("--store")
     p.add_argument("--script", action="store_true")
     p.add_argument("--fake-clock", action="store_true")
+    p.add_argument("--tpm", nargs="?", const=True, default=None, metavar="TCTI",
+                   help="bind the store to the TPM (/dev/tpmrm0, or a tpm2-tss TCTI such as swtpm:host=127.0.0.1,port=2321)")
     a = p.parse_args()
     script = a.script or not sys.stdin.isatty()
     path = a.store or default_store()
     try:
-        app = App(path, script, a.fake_clock)
+        app = App(path, script, a.fake_clock, a.tpm)
     except passcode.PasscodeError as e:
         print(f"cannot open {path}: {e.message}", file=sys.stderr)
         return 1
