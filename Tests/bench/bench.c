@@ -78,6 +78,74 @@ static void verify_rows(const char *dir, const char *label) {
     remove_store(path);
 }
 
+/* A bound store through swtpm (started here on loopback) against the same verify without a TPM
+ * and a bare Argon2id verify, interleaved. swtpm is a software TPM: a hardware TPM is slower
+ * per command (tens of ms for the key derivation), so read these as the library's overhead. */
+static void tpm_rows(void) {
+    if (system("command -v swtpm >/dev/null && command -v tpm2_dictionarylockout >/dev/null") != 0) {
+        printf("%-52s %s\n", "TPM rows", "skipped: swtpm or tpm2-tools missing (scripts/ensure-deps.sh)");
+        return;
+    }
+    char dir[64], cmd[1024], tcti[64], bound_path[128], plain_path[128];
+    snprintf(dir, sizeof dir, "/dev/shm/passcode-bench-tpm-%d", (int)getpid());
+    int port = 25000 + (getpid() % 2000) * 2;
+    snprintf(tcti, sizeof tcti, "swtpm:host=127.0.0.1,port=%d", port);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && swtpm socket --tpm2 --tpmstate dir=%s --server type=tcp,port=%d,bindaddr=127.0.0.1 "
+             "--ctrl type=tcp,port=%d,bindaddr=127.0.0.1 --flags not-need-init,startup-clear --daemon --pid file=%s/pid",
+             dir, dir, port, port + 1, dir);
+    if (system(cmd) != 0) { printf("TPM rows: swtpm did not start\n"); return; }
+    snprintf(cmd, sizeof cmd, "for i in $(seq 100); do tpm2_getcap -T %s properties-fixed >/dev/null 2>&1 && break; sleep 0.05; done; "
+             "tpm2_dictionarylockout -T %s -s -n 1000 -t 1000 -l 1000 >/dev/null 2>&1", tcti, tcti);
+    if (system(cmd) != 0) printf("TPM rows: could not set the TPM's lockout parameters\n");
+    snprintf(bound_path, sizeof bound_path, "%s/bound.db", dir);
+    snprintf(plain_path, sizeof plain_path, "%s/plain.db", dir);
+    passcode_options *o = NULL;
+    passcode_options_new(&o);
+    passcode_options_set_tpm(o, tcti);
+    passcode_store *b = NULL;
+    double t0 = now_s();
+    int32_t rc = passcode_open(bound_path, o, &b);
+    double open_bound = now_s() - t0;
+    if (rc != PASSCODE_OK || passcode_set(b, PC, 6) != PASSCODE_OK) { printf("TPM rows: %s\n", passcode_errmsg(b)); exit(1); }
+    uint32_t none[] = {0};
+    passcode_set_custom_schedule(b, none, 1, 0);
+    passcode_store *p = make_store(plain_path);
+    char hash[crypto_pwhash_STRBYTES];
+    if (crypto_pwhash_str(hash, PC, 6, crypto_pwhash_OPSLIMIT_INTERACTIVE, crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0) abort();
+    enum { N = 10 };
+    double bare = 0, tpm_ok = 0, tpm_bad = 0, plain_ok = 0;
+    for (int i = 0; i < N; i++) {
+        char wrong[16];
+        snprintf(wrong, sizeof wrong, "91%04d", 2357 + 2 * i);
+        double a = now_s();
+        if (crypto_pwhash_str_verify(hash, PC, 6) != 0) abort();
+        double c = now_s();
+        if (passcode_verify(b, PC, 6) != PASSCODE_OK) { printf("TPM rows: %s\n", passcode_errmsg(b)); exit(1); }
+        double d = now_s();
+        passcode_verify(b, wrong, 6);
+        double e = now_s();
+        passcode_verify(p, PC, 6);
+        double f = now_s();
+        bare += c - a; tpm_ok += d - c; tpm_bad += e - d; plain_ok += f - e;
+    }
+    row("unlock through the TPM (swtpm) vs bare Argon2id", tpm_ok / N, bare / N, "ms", 1e3);
+    row("wrong guess through the TPM (swtpm) vs bare", tpm_bad / N, bare / N, "ms", 1e3);
+    row("unlock without a TPM vs bare Argon2id", plain_ok / N, bare / N, "ms", 1e3);
+    passcode_close(b);
+    passcode_close(p);
+    enum { O = 20 };
+    t0 = now_s();
+    for (int i = 0; i < O; i++) { passcode_store *x = NULL; passcode_open(bound_path, o, &x); passcode_close(x); }
+    double t1 = now_s();
+    for (int i = 0; i < O; i++) { passcode_store *x = NULL; passcode_open(plain_path, NULL, &x); passcode_close(x); }
+    double t2 = now_s();
+    row("open + close of a bound store vs an unbound one", (t1 - t0) / O, (t2 - t1) / O, "ms", 1e3);
+    (void)open_bound;
+    passcode_options_free(o);
+    snprintf(cmd, sizeof cmd, "kill $(cat %s/pid); rm -rf %s", dir, dir);
+    if (system(cmd) != 0) printf("TPM rows: swtpm was already gone\n");
+}
+
 /* seal + unseal of a buffer vs bare XChaCha20-Poly1305 encrypt + decrypt with a random nonce. */
 static void seal_rows(void) {
     char path[256];
@@ -225,6 +293,7 @@ int main(void) {
     printf("%-52s %12s %12s %8s\n", "measure", "libpasscode", "baseline", "ratio");
     verify_rows("/dev/shm", "tmpfs");
     verify_rows("/var/tmp", "disk");
+    tpm_rows();
     integrity_and_reset_rows();
     seal_rows();
     file_size_row();
