@@ -166,9 +166,13 @@ extension PasscodeStore {
         let now = now()
         try write(.resolve) {
             revokeSessionKeyLocked()  // before the wrap it is named after goes
+            // The TPM binding stays: it belongs to the store, not the account (the next passcode is
+            // sealed in the same TPM, with the same attempt counter, which stays in step).
+            let binding = try load(TPMState.self)
             for table in ["passcode", "recovery", "settings", "state", "reset_code", "reset_request", "session", "event"] {
                 try db.query("DELETE FROM \(table)")
             }
+            try save(binding, over: TPMState())
             try update(LockState.self) { $0.logOut() }
             try logLocked(.accountDeleted, now: now)  // the log went with the account; this is all it says
         }

@@ -375,6 +375,36 @@ static void test_bind_and_unbind(void) {
     passcode_close(s);
 }
 
+static void on_deleted(void *p) { (void)p; }
+
+/* Removing the passcode or deleting the account keeps the binding: the next passcode is sealed
+ * in the same TPM, and the store still opens only with it. */
+static void test_binding_outlives_removal_and_account_deletion(void) {
+    tpm_lockout_params(&A, 32);
+    char path[300];
+    new_path(path, sizeof path, "stays.db");
+    passcode_store *s = must_open(path, A.tcti);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_remove(s, PC1, LEN), PASSCODE_OK);
+    int32_t bound = -1;
+    passcode_tpm_is_bound(s, &bound);
+    CHECK(bound == 1);
+    CHECK_STATUS(passcode_set(s, PC2, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_account_deleted_callback(s, on_deleted, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_delete_account(s, "DELETE"), PASSCODE_OK);
+    passcode_tpm_is_bound(s, &bound);
+    CHECK(bound == 1);
+    passcode_close(s);
+    CHECK_STATUS(open_with(path, NULL, &s), PASSCODE_ERR_TPM_REQUIRED);
+    s = must_open(path, A.tcti);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    long before = tpm_failures(&A);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK(tpm_failures(&A) == before + 1);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+}
+
 /* Killed at random moments while guessing through the TPM: every guess the TPM checked (its
  * lockout counter) was counted in the file first, and no kill makes the file look restored. */
 static void test_kill_during_tpm_operations(void) {
@@ -428,6 +458,7 @@ int main(void) {
     RUN(test_restored_copy_gives_no_guesses_back);
     RUN(test_tpm_gone);
     RUN(test_bind_and_unbind);
+    RUN(test_binding_outlives_removal_and_account_deletion);
     RUN(test_kill_during_tpm_operations);
     tpm_stop(&A);
     tpm_stop(&B);
