@@ -684,7 +684,9 @@ int32_t passcode_options_set_busy_timeout(passcode_options *options, int32_t mil
  * PASSCODE_ERR_CORRUPT, PASSCODE_ERR_FULL, PASSCODE_ERR_BUSY, PASSCODE_ERR_IO,
  * PASSCODE_ERR_PERMISSION (the file, its -wal or -shm belongs to another user or may be read
  * or written by group or others, or the folder may be written by others without the sticky
- * bit: the message names the file), PASSCODE_ERR_WRONG_PEPPER.
+ * bit: the message names the file), PASSCODE_ERR_WRONG_PEPPER, PASSCODE_ERR_TPM_REQUIRED
+ * (a store bound to a TPM, opened without passcode_options_set_tpm), PASSCODE_ERR_TPM_UNAVAILABLE
+ * (the option given and no TPM answers, or tpm2-tss missing).
  * On failure nothing is created or changed, and passcode_errmsg(NULL) says why.
  * Threads: a store handle may be used from several threads at once.
  */
@@ -739,7 +741,9 @@ int32_t passcode_set(passcode_store *store, const char *digits, size_t length);
  * @return PASSCODE_OK; PASSCODE_ERR_WRONG_PASSCODE; PASSCODE_ERR_LOCKED_OUT (not
  * checked; see passcode_lockout_remaining); PASSCODE_ERR_RESET_REQUIRED;
  * PASSCODE_ERR_LOGGED_OUT; PASSCODE_ERR_NO_PASSCODE; PASSCODE_ERR_FORMAT (not counted);
- * PASSCODE_ERR_MISUSE; PASSCODE_ERR_INVALID_HANDLE; or a store error.
+ * PASSCODE_ERR_MISUSE; PASSCODE_ERR_INVALID_HANDLE; a store error; and for a store bound
+ * to a TPM (passcode_options_set_tpm) PASSCODE_ERR_TPM_LOCKOUT and PASSCODE_ERR_TPM_MISMATCH
+ * (not counted), PASSCODE_ERR_TPM_ROLLBACK, PASSCODE_ERR_TPM_UNAVAILABLE, PASSCODE_ERR_TPM.
  */
 int32_t passcode_verify(passcode_store *store, const char *digits, size_t length);
 

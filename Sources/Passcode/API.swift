@@ -191,7 +191,9 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
 ///   `PASSCODE_ERR_CORRUPT`, `PASSCODE_ERR_FULL`, `PASSCODE_ERR_BUSY`, `PASSCODE_ERR_IO`,
 ///   `PASSCODE_ERR_PERMISSION` (the file, its -wal or -shm belongs to another user or may be read
 ///   or written by group or others, or the folder may be written by others without the sticky
-///   bit: the message names the file), `PASSCODE_ERR_WRONG_PEPPER`.
+///   bit: the message names the file), `PASSCODE_ERR_WRONG_PEPPER`, `PASSCODE_ERR_TPM_REQUIRED`
+///   (a store bound to a TPM, opened without `passcode_options_set_tpm`), `PASSCODE_ERR_TPM_UNAVAILABLE`
+///   (the option given and no TPM answers, or tpm2-tss missing).
 ///   On failure nothing is created or changed, and `passcode_errmsg(NULL)` says why.
 /// Threads: a store handle may be used from several threads at once.
 @c(passcode_open)
@@ -285,7 +287,9 @@ public func passcode_set(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_WRONG_PASSCODE`; `PASSCODE_ERR_LOCKED_OUT` (not
 ///   checked; see `passcode_lockout_remaining`); `PASSCODE_ERR_RESET_REQUIRED`;
 ///   `PASSCODE_ERR_LOGGED_OUT`; `PASSCODE_ERR_NO_PASSCODE`; `PASSCODE_ERR_FORMAT` (not counted);
-///   `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`; or a store error.
+///   `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`; a store error; and for a store bound
+///   to a TPM (`passcode_options_set_tpm`) `PASSCODE_ERR_TPM_LOCKOUT` and `PASSCODE_ERR_TPM_MISMATCH`
+///   (not counted), `PASSCODE_ERR_TPM_ROLLBACK`, `PASSCODE_ERR_TPM_UNAVAILABLE`, `PASSCODE_ERR_TPM`.
 @c(passcode_verify)
 public func passcode_verify(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withStore(store) { s in try s.verify(secret(digits, length, what: "the passcode")) }

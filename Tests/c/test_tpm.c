@@ -377,6 +377,46 @@ static void test_bind_and_unbind(void) {
 
 static void on_deleted(void *p) { (void)p; }
 
+/* The file is input: a bound store's TPM values written by an attacker give a specific status,
+ * count nothing and crash nothing. */
+static void test_hostile_binding_values(void) {
+    tpm_lockout_params(&A, 32);
+    char path[300];
+    new_path(path, sizeof path, "hostile.db");
+    passcode_store *s = must_open(path, A.tcti);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    const char *py = "python3 -c \"import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()\" %s \"%s\"";
+    /* a counter index outside the library's range */
+    CHECK(sh(py, path, "UPDATE state SET value = 5 WHERE key = 'tpm_nv_index'") == 0);
+    s = must_open(path, A.tcti);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_CORRUPT);
+    CHECK(failed(s) == 0);
+    passcode_close(s);
+    /* the sealed object's private blob changed: the TPM refuses to load it */
+    new_path(path, sizeof path, "hostile2.db");
+    s = must_open(path, A.tcti);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    CHECK(sh(py, path, "UPDATE passcode SET verifier = substr(verifier, 1, length(verifier) - 12) || 'AAAAAAAAAAAA'") == 0);
+    s = must_open(path, A.tcti);
+    int32_t rc = passcode_verify(s, PC1, LEN);
+    CHECK(rc == PASSCODE_ERR_TPM_MISMATCH || rc == PASSCODE_ERR_CORRUPT);
+    CHECK(failed(s) == 0);
+    passcode_close(s);
+    /* bound, but the verifier says nothing of the TPM */
+    new_path(path, sizeof path, "hostile3.db");
+    s = must_open(path, NULL);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    CHECK(sh(py, path, "INSERT INTO state(key, value) VALUES('tpm_bound', 1)") == 0);
+    CHECK_STATUS(open_with(path, NULL, &s), PASSCODE_ERR_TPM_REQUIRED);
+    s = must_open(path, A.tcti);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_CORRUPT);
+    CHECK(failed(s) == 0);
+    passcode_close(s);
+}
+
 /* Removing the passcode or deleting the account keeps the binding: the next passcode is sealed
  * in the same TPM, and the store still opens only with it. */
 static void test_binding_outlives_removal_and_account_deletion(void) {
@@ -459,6 +499,7 @@ int main(void) {
     RUN(test_tpm_gone);
     RUN(test_bind_and_unbind);
     RUN(test_binding_outlives_removal_and_account_deletion);
+    RUN(test_hostile_binding_values);
     RUN(test_kill_during_tpm_operations);
     tpm_stop(&A);
     tpm_stop(&B);
