@@ -12,11 +12,13 @@
 Every call that fails raises a PasscodeError subclass carrying the status and the library's
 message. Passcodes are str or bytes of ASCII digits.
 """
+import asyncio
 import ctypes
+import functools
 import os
 from ctypes import POINTER, byref, c_char_p, c_int32, c_int64, c_uint64
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple, Union
+from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
 
 from . import _ffi
 from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
@@ -180,6 +182,15 @@ def _int(value, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{what} must be an int, not {type(value).__name__}")
     return value
+
+
+_T = TypeVar("_T")
+
+
+async def _in_thread(fn: Callable[..., _T], *args: Any) -> _T:
+    """Runs a blocking call (one that runs Argon2id) in the event loop's default executor. ctypes
+    releases the GIL for the C call, so the loop, and other threads, go on meanwhile."""
+    return await asyncio.get_running_loop().run_in_executor(None, functools.partial(fn, *args))
 
 
 def _hook_message(exc: BaseException) -> bytes:
@@ -365,6 +376,40 @@ class Store(_Handle):
     def remove(self, current: Digits) -> None:
         """Removes the passcode after checking it (passcode_remove)."""
         _call_with_secrets(_lib.passcode_remove, self._h(), _bytes(current, "the passcode"))
+
+    # -- the same, for asyncio: each runs in the loop's executor (Argon2id takes ~0.1 s) --------
+
+    async def set_passcode_async(self, digits: Digits) -> None:
+        """`set_passcode` without blocking the event loop."""
+        await _in_thread(self.set_passcode, digits)
+
+    async def verify_async(self, digits: Digits) -> None:
+        """`verify` without blocking the event loop (raises the same exceptions)."""
+        await _in_thread(self.verify, digits)
+
+    async def authorize_async(self, digits: Digits) -> None:
+        """`authorize` without blocking the event loop."""
+        await _in_thread(self.authorize, digits)
+
+    async def change_async(self, current: Digits, new: Digits) -> None:
+        """`change` without blocking the event loop."""
+        await _in_thread(self.change, current, new)
+
+    async def disable_async(self, current: Digits) -> None:
+        """`disable` without blocking the event loop."""
+        await _in_thread(self.disable, current)
+
+    async def remove_async(self, current: Digits) -> None:
+        """`remove` without blocking the event loop."""
+        await _in_thread(self.remove, current)
+
+    async def unlock_key_async(self, digits: Digits) -> bytearray:
+        """`unlock_key` without blocking the event loop."""
+        return await _in_thread(self.unlock_key, digits)
+
+    async def complete_reset_async(self, code: Digits, new_passcode: Digits, recovery_key: Optional["Secret"] = None) -> None:
+        """`complete_reset` without blocking the event loop."""
+        await _in_thread(self.complete_reset, code, new_passcode, recovery_key)
 
     @property
     def is_set(self) -> bool:
@@ -774,6 +819,10 @@ class Flow(_Handle):
     def digit(self, d: int) -> None:
         """Adds one digit (0-9); the entry submits itself at full length."""
         _lib.passcode_flow_digit(self._h(), _int(d, "digit"))
+
+    async def digit_async(self, d: int) -> None:
+        """`digit` without blocking the event loop: the last digit runs Argon2id."""
+        await _in_thread(self.digit, d)
 
     def type(self, digits: str) -> None:
         """Adds several digits."""
