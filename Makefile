@@ -205,6 +205,7 @@ test-python: lib
 	@python3 -m pytest --version >/dev/null 2>&1 || python3 -m pip install -q pytest
 	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) python3 -m pytest -q Tests/python
 	scripts/check_readme.sh
+	scripts/check_wheel.sh
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
 deb-test:
