@@ -198,7 +198,7 @@ demo: deps examples/c/passcode_demo
 
 test-frontends: examples/c/passcode_demo
 	$(OWN_SESSION) scripts/check_frontends.sh examples/c/passcode_demo
-	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) scripts/check_frontends.sh python3 examples/python/passcode_demo.py
+	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) scripts/check_frontends.sh python3 examples/python/passcode_demo.py
 
 # The Python binding's tests (pytest is installed from PyPI when missing) and the README's quick starts.
 test-python: lib

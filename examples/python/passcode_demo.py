@@ -9,8 +9,11 @@ import datetime
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-import passcode  # noqa: E402
+try:
+    import passcode
+except ImportError as e:  # the package itself, or libpasscode.so.0 (the message names both)
+    sys.exit(f"passcode_demo: {e}\n  install the binding (pip install ./python, or the python3-passcode package),"
+             " or run from the source tree with PYTHONPATH=python")
 from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep,  # noqa: E402
                       LockReason, LogoutReason, Notice, Setting)
 
