@@ -79,7 +79,7 @@ if command -v autopkgtest >/dev/null 2>&1; then
     rc=0; autopkgtest --no-built-binaries "$src" -- null > "$tmp/autopkgtest.log" 2>&1 || rc=$?
 fi
 case $rc in
-    0) grep -E '^(c-quickstart|python-flow) ' "$tmp/autopkgtest.log" | sed 's/^/deb-test: autopkgtest (null runner): /' ;;
+    0) grep -E '^(c-quickstart|python-flow) ' "$tmp/autopkgtest.log" | sort -u | sed 's/^/deb-test: autopkgtest (null runner): /' ;;
     2|4|8) tail -30 "$tmp/autopkgtest.log"; echo "deb-test: FAIL: autopkgtest exit $rc (a test failed or was skipped)" >&2; exit 1 ;;
     *)  [ -f "$tmp/autopkgtest.log" ] && tail -20 "$tmp/autopkgtest.log"
         echo "deb-test: autopkgtest could not run here (exit $rc); running debian/tests directly" >&2
