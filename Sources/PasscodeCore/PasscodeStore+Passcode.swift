@@ -82,16 +82,14 @@ extension PasscodeStore {
         try checkStrength(code)
         if try isPasscodeSet() { throw PasscodeError.alreadySet }
         let key = SecretBytes.random(Sodium.keyBytes)
-        let device = try deviceForNewPasscode()
-        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(code), dataKey: key, cost: options.cost, device: device)
-        let counter = try device.map(counterForNewWrap)
+        let new = try newWrap(hashInput(code), dataKey: key, device: try deviceForNewPasscode())
         try callLifecycleHook(.set)
         let now = now()
         let sessionWanted: Bool = try write {
             if try passcodeRowLocked() != nil { throw PasscodeError.alreadySet }
-            if let device, let counter { try recordBindingLocked(device, counter: counter) }
+            try recordBindingLocked(new)
             try db.query("INSERT INTO passcode(id, verifier, length, set_wall_ms) VALUES(1, ?, ?, ?)",
-                         [.text(wrap.encoded), .int(Int64(length)), .int(now.wallMs)])
+                         [.text(new.wrap.encoded), .int(Int64(length)), .int(now.wallMs)])
             try db.query("DELETE FROM recovery")
             try update(KeyState.self) { $0.handedOut = false }
             try putSetting(.lockEnabled, 1)
@@ -102,7 +100,7 @@ extension PasscodeStore {
             return try sessionKeyringWantedLocked()
         }
         recordProof(now)
-        holdKey(key, session: SessionEntry(name: wrap.sessionName, kek: kek), sessionWanted: sessionWanted)
+        holdKey(key, session: new.session, sessionWanted: sessionWanted)
         return key
     }
 
@@ -178,10 +176,7 @@ extension PasscodeStore {
     public func verify(_ code: SecretBytes, handingOutKey: Bool = false) throws -> SecretBytes {
         let fingerprint = Sodium.mac(code, key: fingerprintKey)
         // 0. Bound to a TPM: the TPM must be the store's and not in its own lockout (nothing counted).
-        let device = try boundDevice()
-        if let device, let text = try read(.recover, { try passcodeRowLocked()?.text }) {
-            try checkTPMBeforeAttempt(device, verifier: try Verifier.parse(text, limit: options.cost))
-        }
+        let device = try deviceForAttempt()
         let start = now()
         // 1. Write-ahead: count the attempt durably (bound: in the TPM's counter too, in the same
         // transaction), or refuse without looking at the passcode.

@@ -251,14 +251,12 @@ extension PasscodeStore {
         let key = kept ?? SecretBytes.random(Sodium.keyBytes)
         // Bound: sealed in this TPM, with a counter here (a reset is also how a store moves to
         // a new TPM, or past a rollback).
-        let device = try boundDevice()
-        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(newPasscode), dataKey: key, cost: options.cost, device: device)
-        let counter = try device.map(counterForNewWrap)
+        let new = try newWrap(hashInput(newPasscode), dataKey: key, device: try boundDevice())
         try callLifecycleHook(.reset)
         let now = now()
         let (replaced, sessionWanted): (Bool, Bool) = try write(.resolve) {
             guard try resetCodeLocked()?.generation == generation else { throw PasscodeError.noResetCode }
-            if let device, let counter { try recordBindingLocked(device, counter: counter) }
+            try recordBindingLocked(new)
             revokeSessionKeyLocked()  // the old wrap's entry: it opens nothing after this
             var replaced = false
             if kept == nil {
@@ -269,7 +267,7 @@ extension PasscodeStore {
             }
             try db.query("DELETE FROM reset_code")
             try db.query("INSERT OR REPLACE INTO passcode(id, verifier, length, set_wall_ms) VALUES(1, ?, ?, ?)",
-                         [.text(wrap.encoded), .int(Int64(length)), .int(now.wallMs)])
+                         [.text(new.wrap.encoded), .int(Int64(length)), .int(now.wallMs)])
             try putSetting(.lockEnabled, 1)
             try update(AttemptState.self) { $0.clearAttempts() }
             try update(LockState.self) { lock in
@@ -282,7 +280,7 @@ extension PasscodeStore {
         }
         forgetWrongGuesses()
         recordProof(now)
-        holdKey(key, session: SessionEntry(name: wrap.sessionName, kek: kek), sessionWanted: sessionWanted)
+        holdKey(key, session: new.session, sessionWanted: sessionWanted)
         hooks.notify?(Notice.passcodeReset.rawValue)
         return (key, replaced)
     }
@@ -314,19 +312,17 @@ extension PasscodeStore {
     func replaceVerifiedPasscode(_ new: SecretBytes, key: SecretBytes) throws {
         try checkFormat(new, length: try passcodeLength())
         try checkStrength(new)
-        let device = try boundDevice()
-        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(new), dataKey: key, cost: options.cost, device: device)
-        let counter = try device.map(counterForNewWrap)
+        let replacement = try newWrap(hashInput(new), dataKey: key, device: try boundDevice())
         try callLifecycleHook(.changed)
         let now = now()
         try write {
-            if let device, let counter { try recordBindingLocked(device, counter: counter) }
+            try recordBindingLocked(replacement)
             revokeSessionKeyLocked()  // the old wrap's entry
-            try db.query("UPDATE passcode SET verifier = ?, set_wall_ms = ? WHERE id = 1", [.text(wrap.encoded), .int(now.wallMs)])
+            try db.query("UPDATE passcode SET verifier = ?, set_wall_ms = ? WHERE id = 1", [.text(replacement.wrap.encoded), .int(now.wallMs)])
             if try db.scalar("SELECT changes()")?.int ?? 0 == 0 { throw PasscodeError.noPasscode }
             try logLocked(.passcodeChanged, now: now)
             if heldKey != nil {
-                heldKey?.session = SessionEntry(name: wrap.sessionName, kek: kek)
+                heldKey?.session = replacement.session
                 syncSessionKeyringLocked()
             }
         }

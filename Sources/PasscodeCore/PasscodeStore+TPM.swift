@@ -47,7 +47,7 @@ extension PasscodeStore {
         try read { try load(TPMState.self).bound }
     }
 
-    /// A connection to the store's TPM when the store is bound, else nil.
+    /// A connection to the store's TPM when the store is bound, else nil (a new wrap, not an attempt).
     func boundDevice() throws -> TPMDevice? {
         guard try read(.recover, { try load(TPMState.self).bound }) else { return nil }
         guard let tcti = options.tpm else { throw PasscodeError.tpmRequired }
@@ -64,15 +64,26 @@ extension PasscodeStore {
 
     // MARK: - Before an attempt
 
-    /// Before an attempt is counted: a wrap this TPM cannot load (another TPM, or this one
-    /// cleared) is `tpmMismatch`, and the TPM's own lockout is `tpmLockout`; neither counts.
-    func checkTPMBeforeAttempt(_ device: TPMDevice, verifier: Verifier) throws {
-        guard case .wrapped(let wrap) = verifier, let sealed = wrap.tpm else {
+    /// Before an attempt is counted (one read): nil for a store that is not bound. For a bound
+    /// one, a connection to its TPM, on which the passcode's sealed object is loaded: a wrap this
+    /// TPM cannot load (another TPM, or this one cleared) is `tpmMismatch`, and the TPM's own
+    /// lockout is `tpmLockout`; neither counts.
+    func deviceForAttempt() throws -> TPMDevice? {
+        let (bound, text) = try read(.recover) { () throws -> (Bool, String?) in
+            let bound = try load(TPMState.self).bound
+            return (bound, bound ? try passcodeRowLocked()?.text : nil)
+        }
+        guard bound else { return nil }
+        guard let tcti = options.tpm else { throw PasscodeError.tpmRequired }
+        let device = try TPMDevice(tcti: tcti)
+        guard let text else { return device }  // no passcode: the attempt is refused as usual
+        guard case .wrapped(let wrap) = try Verifier.parse(text, limit: options.cost), let sealed = wrap.tpm else {
             throw PasscodeError.corrupt("the store is bound to a TPM but its passcode verifier is not")
         }
-        _ = try device.load(sealed)
+        _ = try device.load(sealed)  // kept loaded for the unseal
         let lockout = try device.lockout()
         if lockout.active { throw PasscodeError.tpmLockout(seconds: lockout.seconds) }
+        return device
     }
 
     enum CounterCheck { case inStep, oneLost, rolledBack(file: Int64, tpm: UInt64) }
@@ -100,18 +111,35 @@ extension PasscodeStore {
         return check
     }
 
-    // MARK: - After a new wrap
+    // MARK: - A new wrap
 
-    /// Before a new bound wrap is written: the attempt counter on `device`, defined when the store
-    /// has none there yet (a first binding, or a reset on another TPM). Outside any transaction.
-    func counterForNewWrap(_ device: TPMDevice) throws -> UInt32 {
+    /// A new wrap of the data key and, when it is sealed in a TPM, the attempt counter there.
+    struct NewWrap {
+        let wrap: KeyWrap
+        let kek: SecretBytes
+        let binding: (device: TPMDevice, counter: UInt32)?
+
+        var session: SessionEntry { SessionEntry(name: wrap.sessionName, kek: kek) }
+    }
+
+    /// Wraps `dataKey` under `input` (one Argon2id), sealed in `device` when given, whose
+    /// attempt counter is defined when the store has none there yet (a first binding, or a reset
+    /// on another TPM). Outside any transaction.
+    func newWrap(_ input: SecretBytes, dataKey: SecretBytes, device: TPMDevice?) throws -> NewWrap {
+        let (wrap, kek) = try KeyWrap.makeReturningKEK(input, dataKey: dataKey, cost: options.cost, device: device)
+        return NewWrap(wrap: wrap, kek: kek, binding: try device.map { ($0, try counterForNewWrap($0)) })
+    }
+
+    private func counterForNewWrap(_ device: TPMDevice) throws -> UInt32 {
         let state = try read(.recover) { try load(TPMState.self) }
         if state.nvIndex != 0, let index = try? state.counterIndex(), try device.counter(index) != nil { return index }
         return try device.defineCounter().index
     }
 
-    /// In the transaction that writes a bound wrap: the binding and the counter's current value.
-    func recordBindingLocked(_ device: TPMDevice, counter index: UInt32) throws {
+    /// In the transaction that writes `new`: the binding and the counter's current value (nothing
+    /// for a wrap not sealed in a TPM).
+    func recordBindingLocked(_ new: NewWrap) throws {
+        guard let (device, index) = new.binding else { return }
         guard let value = try device.counter(index), value <= UInt64(Int64.max) else {
             throw PasscodeError.tpmFailed("the TPM's attempt counter is gone")
         }
@@ -133,13 +161,11 @@ extension PasscodeStore {
         if try isTPMBound() { throw PasscodeError.state("the store is already bound to a TPM") }
         try checkFormat(current, length: try passcodeLength())
         let key = try verify(current)
-        let device = try TPMDevice(tcti: tcti)
-        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(current), dataKey: key, cost: options.cost, device: device)
-        let index = try counterForNewWrap(device)
+        let new = try newWrap(hashInput(current), dataKey: key, device: try TPMDevice(tcti: tcti))
         try write {
             guard try !load(TPMState.self).bound else { throw PasscodeError.state("the store is already bound to a TPM") }
-            try rewrapLocked(wrap, kek: kek)
-            try recordBindingLocked(device, counter: index)
+            try rewrapLocked(new)
+            try recordBindingLocked(new)
         }
     }
 
@@ -149,10 +175,10 @@ extension PasscodeStore {
         guard try isTPMBound() else { throw PasscodeError.state("the store is not bound to a TPM") }
         try checkFormat(current, length: try passcodeLength())
         let key = try verify(current)
-        let (wrap, kek) = try KeyWrap.makeReturningKEK(hashInput(current), dataKey: key, cost: options.cost)
+        let new = try newWrap(hashInput(current), dataKey: key, device: nil)
         let old: TPMState = try write {
             let old = try load(TPMState.self)
-            try rewrapLocked(wrap, kek: kek)
+            try rewrapLocked(new)
             try update(TPMState.self) { $0 = TPMState() }
             return old
         }
@@ -162,12 +188,12 @@ extension PasscodeStore {
     }
 
     /// Writes a new wrap of the same data key (bind, unbind), moving the session keyring's entry.
-    private func rewrapLocked(_ wrap: KeyWrap, kek: SecretBytes) throws {
+    private func rewrapLocked(_ new: NewWrap) throws {
         revokeSessionKeyLocked()
-        try db.query("UPDATE passcode SET verifier = ? WHERE id = 1", [.text(wrap.encoded)])
+        try db.query("UPDATE passcode SET verifier = ? WHERE id = 1", [.text(new.wrap.encoded)])
         if try db.scalar("SELECT changes()")?.int ?? 0 == 0 { throw PasscodeError.noPasscode }
         if heldKey != nil {
-            heldKey?.session = SessionEntry(name: wrap.sessionName, kek: kek)
+            heldKey?.session = new.session
             syncSessionKeyringLocked()
         }
     }

@@ -139,7 +139,7 @@ final class TSSLibrary: @unchecked Sendable {
 
 /// A sealed secret as the store keeps it: the object's `unique` digest (the rest of its public
 /// area is the fixed template below) and its private blob, opaque and integrity-protected by the TPM.
-struct TPMSealed: Equatable {
+struct TPMSealed: Hashable {
     static let uniqueBytes = 32
     /// TPM2B_PRIVATE's buffer; a longer blob in the file is damage.
     static let maxPrivateBytes = MemoryLayout.size(ofValue: TPM2B_PRIVATE().buffer)
@@ -167,7 +167,10 @@ final class TPMDevice {
     private var esys: OpaquePointer?
     private var primaryHandle: ESYS_TR = TPM2.trNone
     private var sessionHandle: ESYS_TR = TPM2.trNone
-    private var loaded: [ESYS_TR] = []
+    /// What this connection loaded, each once: sealed objects (flushed at the end) and the
+    /// attempt counters it looked up (checked to be ours).
+    private var loaded: [TPMSealed: ESYS_TR] = [:]
+    private var counters: [UInt32: ESYS_TR] = [:]
 
     init(tcti: String) throws {
         tss = try TSSLibrary.shared()
@@ -182,7 +185,7 @@ final class TPMDevice {
     }
 
     deinit {
-        for h in loaded { _ = tss.flush(esys, h) }
+        for h in loaded.values { _ = tss.flush(esys, h) }
         if sessionHandle != TPM2.trNone { _ = tss.flush(esys, sessionHandle) }
         if primaryHandle != TPM2.trNone { _ = tss.flush(esys, primaryHandle) }
         tss.finalize(&esys)
@@ -304,9 +307,10 @@ final class TPMDevice {
         return TPMSealed(unique: unique, privateBlob: blob)
     }
 
-    /// Loads a sealed object. A blob this TPM did not make (another machine, or this TPM after
-    /// a clear) is `tpmMismatch`.
+    /// Loads a sealed object (once per connection). A blob this TPM did not make (another
+    /// machine, or this TPM after a clear) is `tpmMismatch`.
     func load(_ sealed: TPMSealed) throws -> ESYS_TR {
+        if let handle = loaded[sealed] { return handle }
         let parent = try primary()
         var template = TPMDevice.sealTemplate(unique: sealed.unique)
         var priv = TPM2B_PRIVATE()
@@ -321,7 +325,7 @@ final class TPMDevice {
             throw PasscodeError.tpmMismatch("the store is bound to another TPM, or this TPM was cleared since (0x\(hex(rc)))")
         default: throw failure("loading the sealed secret", rc)
         }
-        loaded.append(handle)
+        loaded[sealed] = handle
         return handle
     }
 
@@ -369,6 +373,7 @@ final class TPMDevice {
     // MARK: - The attempt counter
 
     private func nvHandle(_ index: UInt32) throws -> ESYS_TR? {
+        if let handle = counters[index] { return handle }
         var handle: ESYS_TR = TPM2.trNone
         let rc = tss.fromTPMPublic(esys, index, TPM2.trNone, TPM2.trNone, TPM2.trNone, &handle)
         if TPM2.tpmCode(rc) == TPM2.rcHandle { return nil }
@@ -380,6 +385,7 @@ final class TPMDevice {
         let want = TPM2.nvTypeCounter | TPM2.nvAuthWrite | TPM2.nvAuthRead | TPM2.nvNoDA
         guard let pub, pub.pointee.nvPublic.attributes & ~UInt32(0x2000_0000) == want,  // WRITTEN may be set
               pub.pointee.nvPublic.dataSize == 8 else { return nil }
+        counters[index] = handle
         return handle
     }
 
@@ -415,6 +421,7 @@ final class TPMDevice {
             let rc = tss.nvDefine(esys, TPM2.trOwner, TPM2.trPassword, TPM2.trNone, TPM2.trNone, &auth, &info, &handle)
             if TPM2.tpmCode(rc) == TPM2.rcNVDefined { continue }
             try check(rc, "defining the attempt counter (it needs the owner hierarchy with an empty authorization)")
+            counters[index] = handle
             try check(tss.nvIncrement(esys, handle, handle, TPM2.trPassword, TPM2.trNone, TPM2.trNone), "starting the attempt counter")
             guard let value = try counter(index) else { throw PasscodeError.tpmFailed("the new attempt counter is gone") }
             return (index, value)
@@ -426,6 +433,7 @@ final class TPMDevice {
     func undefineCounter(_ index: UInt32) throws {
         guard let h = try nvHandle(index) else { return }
         try check(tss.nvUndefine(esys, TPM2.trOwner, h, TPM2.trPassword, TPM2.trNone, TPM2.trNone), "removing the attempt counter")
+        counters[index] = nil
     }
 }
 
