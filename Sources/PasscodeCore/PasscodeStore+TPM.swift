@@ -104,8 +104,8 @@ extension PasscodeStore {
         case expected &+ 1: check = .oneLost
         default: return .rolledBack(file: state.nvCount, tpm: value)
         }
-        try device.increment(index)
         guard value < UInt64(Int64.max) else { throw PasscodeError.tpmFailed("the TPM's attempt counter is exhausted") }
+        try device.increment(index)
         state.nvCount = Int64(value) + 1
         try save(state, over: before)
         return check
