@@ -18,6 +18,14 @@ class PasscodeError(Exception):
         return f"{self.message} [{self.status.name}]"
 
 
+class _Waits:
+    """A failure that carries how long to wait: `seconds_remaining`."""
+
+    def __init__(self, message, status=None, seconds_remaining=0):
+        super().__init__(message, status)
+        self.seconds_remaining = seconds_remaining
+
+
 class InvalidArgument(PasscodeError, ValueError):
     status = Status.ERR_MISUSE
 
@@ -46,13 +54,9 @@ class AlreadySet(PasscodeError):
     status = Status.ERR_ALREADY_SET
 
 
-class LockedOut(PasscodeError):
+class LockedOut(_Waits, PasscodeError):
     """Failed attempts locked the passcode out; `seconds_remaining` says for how long."""
     status = Status.ERR_LOCKED_OUT
-
-    def __init__(self, message, status=None, seconds_remaining=0):
-        super().__init__(message, status)
-        self.seconds_remaining = seconds_remaining
 
 
 class ResetRequired(PasscodeError):
@@ -133,13 +137,9 @@ class LoggedOut(PasscodeError):
     status = Status.ERR_LOGGED_OUT
 
 
-class RateLimited(PasscodeError):
+class RateLimited(_Waits, PasscodeError):
     """Too many reset-code requests; `seconds_remaining` says when the next is allowed."""
     status = Status.ERR_RATE_LIMITED
-
-    def __init__(self, message, status=None, seconds_remaining=0):
-        super().__init__(message, status)
-        self.seconds_remaining = seconds_remaining
 
 
 class NoResetCode(PasscodeError):
@@ -265,14 +265,10 @@ class TPMMismatch(TPMError):
     status = Status.ERR_TPM_MISMATCH
 
 
-class TPMLockout(TPMError):
+class TPMLockout(_Waits, TPMError):
     """The TPM's own dictionary-attack lockout; `seconds_remaining` is an upper bound on the
     wait (0: until the TPM's owner resets it). Nothing was counted."""
     status = Status.ERR_TPM_LOCKOUT
-
-    def __init__(self, message, status=None, seconds_remaining=0):
-        super().__init__(message, status)
-        self.seconds_remaining = seconds_remaining
 
 
 class TPMRollback(TPMError):
