@@ -115,6 +115,14 @@ static passcode_store *must_open(const char *path, const char *tcti) {
     return s;
 }
 
+/* A new store at a new path named `name`, opened with `tcti` (NULL: no TPM), with PC1 set. */
+static passcode_store *with_passcode(char *path, size_t size, const char *name, const char *tcti) {
+    new_path(path, size, name);
+    passcode_store *s = must_open(path, tcti);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    return s;
+}
+
 static size_t slurp(const char *path, unsigned char *buf, size_t size) {
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
@@ -199,9 +207,7 @@ static void test_unlock_and_key_through_the_tpm(void) {
 /* A bound store opens only with the option, and only with a TPM that answers: nothing changes. */
 static void test_open_rules(void) {
     char path[300], missing[300];
-    new_path(path, sizeof path, "rules.db");
-    passcode_store *s = must_open(path, A.tcti);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_store *s = with_passcode(path, sizeof path, "rules.db", A.tcti);
     passcode_close(s);
     static unsigned char before[1 << 16], after[1 << 16];
     size_t n1 = slurp(path, before, sizeof before);
@@ -232,9 +238,7 @@ static void test_open_rules(void) {
 static void test_tpm_lockout(void) {
     tpm_lockout_params(&A, 3);
     char path[300];
-    new_path(path, sizeof path, "lockout.db");
-    passcode_store *s = must_open(path, A.tcti);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_store *s = with_passcode(path, sizeof path, "lockout.db", A.tcti);
     for (int i = 0; i < 3; i++) CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
     CHECK(failed(s) == 3);
     CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_TPM_LOCKOUT);
@@ -325,9 +329,7 @@ static void test_tpm_gone(void) {
     tpm C = {0};
     tpm_start(&C, "tpmC", 2341);
     char path[300];
-    new_path(path, sizeof path, "gone.db");
-    passcode_store *s = must_open(path, C.tcti);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_store *s = with_passcode(path, sizeof path, "gone.db", C.tcti);
     tpm_stop(&C);
     usleep(200000);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_UNAVAILABLE);
@@ -340,9 +342,7 @@ static void test_tpm_gone(void) {
 static void test_bind_and_unbind(void) {
     tpm_lockout_params(&A, 32);
     char path[300];
-    new_path(path, sizeof path, "later.db");
-    passcode_store *s = must_open(path, NULL);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_store *s = with_passcode(path, sizeof path, "later.db", NULL);
     uint8_t k1[32], k2[32];
     CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, k1, sizeof k1), PASSCODE_OK);
     CHECK_STATUS(passcode_tpm_bind(s, PC1, LEN), PASSCODE_ERR_MISUSE);  /* opened without the option */
@@ -382,9 +382,7 @@ static void on_deleted(void *p) { (void)p; }
 static void test_hostile_binding_values(void) {
     tpm_lockout_params(&A, 32);
     char path[300];
-    new_path(path, sizeof path, "hostile.db");
-    passcode_store *s = must_open(path, A.tcti);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_store *s = with_passcode(path, sizeof path, "hostile.db", A.tcti);
     passcode_close(s);
     const char *py = "python3 -c \"import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()\" %s \"%s\"";
     /* a counter index outside the library's range */
@@ -394,9 +392,7 @@ static void test_hostile_binding_values(void) {
     CHECK(failed(s) == 0);
     passcode_close(s);
     /* the sealed object's private blob changed: the TPM refuses to load it */
-    new_path(path, sizeof path, "hostile2.db");
-    s = must_open(path, A.tcti);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    s = with_passcode(path, sizeof path, "hostile2.db", A.tcti);
     passcode_close(s);
     CHECK(sh(py, path, "UPDATE passcode SET verifier = substr(verifier, 1, length(verifier) - 12) || 'AAAAAAAAAAAA'") == 0);
     s = must_open(path, A.tcti);
@@ -405,9 +401,7 @@ static void test_hostile_binding_values(void) {
     CHECK(failed(s) == 0);
     passcode_close(s);
     /* bound, but the verifier says nothing of the TPM */
-    new_path(path, sizeof path, "hostile3.db");
-    s = must_open(path, NULL);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    s = with_passcode(path, sizeof path, "hostile3.db", NULL);
     passcode_close(s);
     CHECK(sh(py, path, "INSERT INTO state(key, value) VALUES('tpm_bound', 1)") == 0);
     CHECK_STATUS(open_with(path, NULL, &s), PASSCODE_ERR_TPM_REQUIRED);
@@ -422,9 +416,7 @@ static void test_hostile_binding_values(void) {
 static void test_binding_outlives_removal_and_account_deletion(void) {
     tpm_lockout_params(&A, 32);
     char path[300];
-    new_path(path, sizeof path, "stays.db");
-    passcode_store *s = must_open(path, A.tcti);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_store *s = with_passcode(path, sizeof path, "stays.db", A.tcti);
     CHECK_STATUS(passcode_remove(s, PC1, LEN), PASSCODE_OK);
     int32_t bound = -1;
     passcode_tpm_is_bound(s, &bound);
@@ -450,9 +442,7 @@ static void test_binding_outlives_removal_and_account_deletion(void) {
 static void test_kill_during_tpm_operations(void) {
     tpm_lockout_params(&A, 1000);
     char path[300];
-    new_path(path, sizeof path, "killed.db");
-    passcode_store *s = must_open(path, A.tcti);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_store *s = with_passcode(path, sizeof path, "killed.db", A.tcti);
     uint32_t none[1] = { 0 };
     CHECK_STATUS(passcode_set_custom_schedule(s, none, 1, 0), PASSCODE_OK);  /* no delays, no maximum */
     passcode_close(s);
