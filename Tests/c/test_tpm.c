@@ -437,6 +437,65 @@ static void test_binding_outlives_removal_and_account_deletion(void) {
     passcode_close(s);
 }
 
+/* The attacker's process: opens `path` with `tcti` and guesses `tries` passcodes (the right one
+ * last), advancing the host clock past every lockout. Exits with the number of guesses whose
+ * answer it learned (WRONG_PASSCODE or OK); the first other status ends the run. */
+static int attacker(const char *path, const char *tcti, int tries) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        passcode_store *s = NULL;
+        int32_t orc = open_with(path, tcti, &s);
+        if (orc != PASSCODE_OK) { fprintf(stdout, "  attacker could not open: %s\n", passcode_strerror(orc)); _exit(0); }
+        int learned = 0;
+        for (int i = 0; i < tries; i++) {
+            int32_t rc = passcode_verify(s, i == tries - 1 ? PC1 : wrong(), LEN);
+            if (rc == PASSCODE_ERR_LOCKED_OUT) { advance(passcode_errwait(s) + 1); i--; continue; }
+            if (rc != PASSCODE_ERR_WRONG_PASSCODE && rc != PASSCODE_OK) {
+                fprintf(stdout, "  attacker stopped by: %s\n", passcode_strerror(rc));
+                break;
+            }
+            learned++;
+        }
+        _exit(learned);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The issue's attacks, each from a second process: the file put back after five failures, the
+ * file next to another TPM, and plain guessing into the TPM's lockout. */
+static void test_attacks_from_a_second_process(void) {
+    tpm_lockout_params(&A, 32);
+    tpm_lockout_params(&B, 32);
+    char path[300], saved[300], other[300];
+    passcode_store *s = with_passcode(path, sizeof path, "attacked.db", A.tcti);
+    passcode_close(s);
+    new_path(saved, sizeof saved, "attacked-saved.db");
+    copy_file(path, saved);
+    s = must_open(path, A.tcti);
+    for (int i = 0; i < 5; i++) { CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE); advance(3600); }
+    passcode_close(s);
+    copy_file(saved, path);  /* the attacker restores the copy, then guesses */
+    int got = attacker(path, A.tcti, 20);
+    printf("  restored copy, 20 tries from a second process: %d guesses answered\n", got);
+    CHECK(got == 0);
+
+    new_path(other, sizeof other, "attacked-elsewhere.db");
+    copy_file(saved, other);
+    got = attacker(other, B.tcti, 20);
+    printf("  the file next to another TPM, 20 tries from a second process: %d guesses answered\n", got);
+    CHECK(got == 0);
+
+    s = with_passcode(path, sizeof path, "guessed.db", A.tcti);
+    passcode_close(s);
+    tpm_lockout_params(&A, 3);
+    got = attacker(path, A.tcti, 20);
+    printf("  plain guessing with the TPM's lockout at 3 tries: %d guesses answered\n", got);
+    CHECK(got == 3);
+    tpm_lockout_params(&A, 32);
+}
+
 /* Killed at random moments while guessing through the TPM: every guess the TPM checked (its
  * lockout counter) was counted in the file first, and no kill makes the file look restored. */
 static void test_kill_during_tpm_operations(void) {
@@ -490,6 +549,7 @@ int main(void) {
     RUN(test_bind_and_unbind);
     RUN(test_binding_outlives_removal_and_account_deletion);
     RUN(test_hostile_binding_values);
+    RUN(test_attacks_from_a_second_process);
     RUN(test_kill_during_tpm_operations);
     tpm_stop(&A);
     tpm_stop(&B);
