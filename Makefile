@@ -77,10 +77,10 @@ test: deps lib
 # VERSION is the one place the version is written; debian/changelog keeps its own, which must match.
 # Tracked files only (git grep): build artefacts such as python/build may carry the version.
 test-version:
-	@v=$$(cat VERSION); d=$$(dpkg-parsechangelog -S Version 2>/dev/null || sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog); \
+	@v=$$(cat VERSION); re=$$(printf '%s' "$$v" | sed 's/\./\\./g'); d=$$(dpkg-parsechangelog -S Version 2>/dev/null || sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog); \
 	    if [ "$${d%%-*}" != "$$v" ]; then echo "version: VERSION says $$v, debian/changelog says $$d" >&2; exit 1; fi; \
-	    if { git grep -n -E "\b$$v\b" -- python Sources examples scripts Tests debian Makefile README.md 2>/dev/null \
-	         || grep -rn -E "\b$$v\b" python Sources examples scripts Tests debian Makefile README.md; } | grep -v "^Tests/frontends\|^debian/changelog\|^debian/libpasscode0.symbols"; then \
+	    if { git grep -n -E "\b$$re\b" -- python Sources examples scripts Tests debian Makefile README.md 2>/dev/null \
+	         || grep -rn -E "\b$$re\b" python Sources examples scripts Tests debian Makefile README.md; } | grep -v "^Tests/frontends\|^debian/changelog\|^debian/libpasscode0.symbols"; then \
 	        echo "version: the files above write the version; take it from VERSION instead" >&2; exit 1; fi; \
 	    echo "version: $$v in VERSION, debian/changelog agrees, no other file writes it"
 

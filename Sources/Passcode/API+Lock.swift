@@ -55,8 +55,8 @@ public func passcode_biometric_set_available(_ store: OpaquePointer?, _ availabl
     }
 }
 
-/// The label of the security settings entry: "Passcode & Face ID", "Passcode & Touch ID" or
-/// "Passcode & Biometric", from the reported biometric kind.
+/// The label of the security settings entry: "Passcode & Face ID", "Passcode & Touch ID",
+/// "Passcode & Fingerprint" or "Passcode & Biometric", from the reported biometric kind.
 /// - Parameters:
 ///   - store: The store.
 ///   - out: Receives a static string owned by the library.

@@ -58,14 +58,17 @@ public enum BiometricKind: Int32, Sendable, CaseIterable {
     case faceID = 1
     /// Touch ID: "Passcode & Touch ID".
     case touchID = 2
-    /// Another kind (fingerprint reader, iris): shown as "Biometric".
+    /// Another kind (iris, voice): shown as "Biometric".
     case other = 3
+    /// A fingerprint reader (on Linux: fprintd): "Passcode & Fingerprint".
+    case fingerprint = 4
 
-    /// The name to show: "Face ID", "Touch ID" or "Biometric".
+    /// The name to show: "Face ID", "Touch ID", "Fingerprint" or "Biometric".
     public var displayName: String {
         switch self {
         case .faceID: return "Face ID"
         case .touchID: return "Touch ID"
+        case .fingerprint: return "Fingerprint"
         case .none, .other: return "Biometric"
         }
     }

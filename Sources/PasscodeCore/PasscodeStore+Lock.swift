@@ -83,7 +83,7 @@ extension PasscodeStore {
         try read { try load(BiometricState.self).kind }
     }
 
-    /// The settings label: "Passcode & Face ID", "Passcode & Touch ID", "Passcode & Biometric".
+    /// The settings label: "Passcode & Face ID", "Passcode & Touch ID", "Passcode & Fingerprint", "Passcode & Biometric".
     public func securityLabel() throws -> String {
         "Passcode & " + (try biometricKind()).displayName
     }

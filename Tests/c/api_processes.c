@@ -197,6 +197,13 @@ static void test_biometrics_through_the_c_api(void) {
     CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FACE_ID), PASSCODE_OK);
     CHECK_STATUS(passcode_security_label(s, &label), PASSCODE_OK);
     CHECK(strcmp(label, "Passcode & Face ID") == 0);
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
+    CHECK_STATUS(passcode_security_label(s, &label), PASSCODE_OK);
+    CHECK(strcmp(label, "Passcode & Fingerprint") == 0);  /* fprintd on Linux */
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT + 1), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_security_label(s, &label), PASSCODE_OK);
+    CHECK(strcmp(label, "Passcode & Fingerprint") == 0);  /* the refused call changed nothing */
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FACE_ID), PASSCODE_OK);
     int32_t refusal = -1;
     CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NO_PASSCODE);

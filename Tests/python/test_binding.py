@@ -75,6 +75,9 @@ def test_biometrics(locked_store):
         s.set(Setting.BIOMETRIC_ENABLED, 1)
     s.set_biometric_availability(True, BiometricKind.TOUCH_ID)
     assert s.security_label == "Passcode & Touch ID"
+    s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
+    assert s.security_label == "Passcode & Fingerprint"
+    s.set_biometric_availability(True, BiometricKind.TOUCH_ID)
     s.set(Setting.BIOMETRIC_ENABLED, 1)
     s.report(Event.LAUNCHED)  # per boot, as on iOS: the passcode was entered in this boot
     assert s.locked and not s.biometric_lead  # locked at launch: the pad leads

@@ -16,7 +16,7 @@
  *   bio-ok | bio-fail      a biometric match succeeded / failed
  *   forgot                 "Forgot passcode?" on the lock screen
  *   create | change | disable | enable | reset | reset-request | code (types the emailed code)
- *   biometrics faceid|touchid|other|none    bio on|off    timeout SECONDS    show    quit
+ *   biometrics faceid|touchid|fingerprint|other|none    bio on|off    timeout SECONDS    show    quit
  *   launch-lock on|off (lock at launch)   bio-launch on|off ("Require on App Launch", seed 004)
  *   every-launch on|off (the passcode after every launch, not only after a restart)
  */
@@ -391,7 +391,7 @@ static int command(app *a, const char *cmd, const char *arg) {
     else if (!strcmp(cmd, "reset-request")) rc = passcode_reset_request(a->store);
     else if (!strcmp(cmd, "code")) { if (a->flow) for (const char *p = a->email; *p; p++) passcode_flow_digit(a->flow, *p - '0'); }
     else if (!strcmp(cmd, "biometrics")) {
-        int kind = !arg ? 0 : !strcmp(arg, "faceid") ? 1 : !strcmp(arg, "touchid") ? 2 : !strcmp(arg, "other") ? 3 : 0;
+        int kind = !arg ? 0 : !strcmp(arg, "faceid") ? 1 : !strcmp(arg, "touchid") ? 2 : !strcmp(arg, "other") ? 3 : !strcmp(arg, "fingerprint") ? 4 : 0;
         rc = passcode_biometric_set_available(a->store, kind != 0, kind);
     }
     else if (!strcmp(cmd, "bio")) rc = set_flag(a, PASSCODE_SETTING_BIOMETRIC_ENABLED, arg);

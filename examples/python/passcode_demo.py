@@ -300,7 +300,7 @@ class App:
                     for ch in self.email:
                         self.flow.digit(int(ch))
             elif cmd == "biometrics":
-                kind = {"faceid": BiometricKind.FACE_ID, "touchid": BiometricKind.TOUCH_ID,
+                kind = {"faceid": BiometricKind.FACE_ID, "touchid": BiometricKind.TOUCH_ID, "fingerprint": BiometricKind.FINGERPRINT,
                         "other": BiometricKind.OTHER}.get(arg or "", BiometricKind.NONE)
                 s.set_biometric_availability(kind != BiometricKind.NONE, kind)
             elif cmd in FLAGS:

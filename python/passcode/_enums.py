@@ -115,6 +115,7 @@ class BiometricKind(IntEnum):
     FACE_ID = 1
     TOUCH_ID = 2
     OTHER = 3
+    FINGERPRINT = 4
 
 
 class SecurityEvent(IntEnum):
