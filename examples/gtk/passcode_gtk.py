@@ -1,0 +1,1031 @@
+#!/usr/bin/python3
+"""passcode_gtk.py: the GTK 4 / libadwaita front end of libpasscode, the one a Linux app copies.
+
+    passcode_gtk.py [--store PATH] [--smtp HOST[:PORT]] [--mail-from ADDR] [--mail-to ADDR] [--tpm [TCTI]]
+
+Every decision (is the app locked, may a fingerprint unlock, how long is the lockout, does this
+setting change need the passcode) comes from the library through the Python binding. What this
+file adds is the desktop: the screens of the seeds, logind and the window's visibility reporting
+background and foreground, fprintd as the fingerprint reader, and the reset code as an email.
+"""
+import argparse
+import datetime
+import os
+import socket
+import sys
+from typing import Callable, List, Optional
+
+import gi
+
+gi.require_version("Gtk", "4.0")
+gi.require_version("Adw", "1")
+from gi.repository import Adw, Gdk, Gio, GLib, Gtk  # noqa: E402
+
+try:
+    import passcode
+except ImportError as e:  # the package itself, or libpasscode.so.0 (the message names both)
+    sys.exit(f"passcode_gtk: {e}\n  install the binding (pip install ./python, or the python3-passcode package),"
+             " or run from the source tree with PYTHONPATH=python")
+from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep,  # noqa: E402
+                      LockReason, SecurityEvent, Setting)
+
+from desktop import Fingerprint, Logind, Mailer, system_bus  # noqa: E402
+
+APP_ID = "org.libpasscode.Demo"
+
+CSS = b"""
+.lock-screen { background-color: @window_bg_color; }
+.pad-key { min-width: 72px; min-height: 72px; border-radius: 36px; padding: 0; font-size: 22pt; font-weight: 300; }
+.pad-key.delete { font-size: 14pt; }
+.pad-dot { min-width: 12px; min-height: 12px; border-radius: 8px; border: 2px solid alpha(@window_fg_color, 0.55); }
+.pad-dot.filled { background-color: @window_fg_color; border-color: @window_fg_color; }
+.pad-error { color: @error_color; font-weight: bold; }
+.pad-countdown { font-variant-numeric: tabular-nums; }
+@keyframes shake {
+  0% { transform: translateX(0); } 15% { transform: translateX(-14px); } 30% { transform: translateX(14px); }
+  45% { transform: translateX(-10px); } 60% { transform: translateX(10px); } 75% { transform: translateX(-4px); }
+  100% { transform: translateX(0); }
+}
+.shake { animation: shake 450ms ease-in-out; }
+.badge { padding: 2px 8px; border-radius: 9px; font-size: 9pt; font-weight: bold;
+         background-color: alpha(@accent_bg_color, 0.2); color: @accent_color; }
+.note-view { padding: 12px; border-radius: 12px; }
+"""
+
+KIND_TITLES = {FlowKind.UNLOCK: "Enter Passcode", FlowKind.CREATE: "Create Passcode",
+               FlowKind.CHANGE: "Change Passcode", FlowKind.DISABLE: "Turn Passcode Off",
+               FlowKind.RESET: "Reset Passcode"}
+
+
+def duration_text(seconds: int) -> str:
+    """An auto-lock choice as a person reads it: "Immediately", "After 1 minute", "After 1 hour"."""
+    if seconds == 0:
+        return "Immediately"
+    for unit, name in ((3600, "hour"), (60, "minute")):
+        if seconds % unit == 0:
+            n = seconds // unit
+            return "After %d %s%s" % (n, name, "" if n == 1 else "s")
+    return "After %d seconds" % seconds
+
+
+def wait_text(seconds: int) -> str:
+    return "%d:%02d" % (seconds // 60, seconds % 60)
+
+
+def event_text(kind: SecurityEvent) -> str:
+    return kind.name.replace("_", " ").capitalize().replace("Tpm", "TPM")
+
+
+def accessible_label(widget: Gtk.Widget, text: str) -> None:
+    """What a screen reader says for a control without a visible label (GTK 4.8 has no getter,
+    so the text is kept on the wrapper too, for the tests)."""
+    widget.update_property([Gtk.AccessibleProperty.LABEL], [text])
+    widget.a11y_label = text  # type: ignore[attr-defined]
+
+
+def save_png(widget: Gtk.Widget, path: str) -> None:
+    """Renders a realized widget (a window, a page) to a PNG, as the screenshots are made.
+    PyGObject before 3.46 cannot hold a GskRenderNode, so the three calls that pass one go
+    through ctypes (the same GTK the process already loaded)."""
+    import ctypes
+    gtk = ctypes.CDLL("libgtk-4.so.1")
+    gtk.gtk_snapshot_to_node.restype = ctypes.c_void_p
+    gtk.gtk_snapshot_to_node.argtypes = [ctypes.c_void_p]
+    gtk.gsk_renderer_render_texture.restype = ctypes.c_void_p
+    gtk.gsk_renderer_render_texture.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    gtk.gdk_texture_save_to_png.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    gtk.gsk_render_node_unref.argtypes = [ctypes.c_void_p]
+    gtk.g_object_unref.argtypes = [ctypes.c_void_p]
+
+    def ptr(obj: object) -> int:
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        return int(get(obj.__gpointer__, None))  # type: ignore[attr-defined]
+
+    w, h = widget.get_width(), widget.get_height()
+    snap = Gtk.Snapshot()
+    Gtk.WidgetPaintable.new(widget).snapshot(snap, w, h)
+    node = gtk.gtk_snapshot_to_node(ptr(snap))
+    rect = (ctypes.c_float * 4)(0, 0, w, h)
+    texture = gtk.gsk_renderer_render_texture(ptr(widget.get_native().get_renderer()), node, rect)
+    try:
+        if not texture or not gtk.gdk_texture_save_to_png(texture, path.encode()):
+            raise OSError("cannot render %s to %s" % (type(widget).__name__, path))
+    finally:
+        if node:
+            gtk.gsk_render_node_unref(node)
+        if texture:
+            gtk.g_object_unref(texture)
+
+
+# -- the number pad of seed 001 ------------------------------------------------------------------
+
+class PadView(Gtk.Box):
+    """Title, dots, error, countdown and the 3x4 pad (1-9, empty, 0, delete), driven by one flow
+    of the library. Keys: digits, Backspace; the owner handles Escape."""
+
+    def __init__(self, on_finished: Callable[["PadView"], None]):
+        super().__init__(orientation=Gtk.Orientation.VERTICAL, spacing=14,
+                         halign=Gtk.Align.CENTER, valign=Gtk.Align.CENTER)
+        self.on_finished = on_finished
+        self.flow: Optional[passcode.Flow] = None
+        self.shake_count = 0        # the shakes this view played (tests read it)
+        self._seen_shakes = 0
+        self.icon = Gtk.Image(icon_name="system-lock-screen-symbolic", pixel_size=40)
+        self.title = Gtk.Label(css_classes=["title-2"], wrap=True, justify=Gtk.Justification.CENTER)
+        self.subtitle = Gtk.Label(css_classes=["dim-label"], wrap=True, justify=Gtk.Justification.CENTER,
+                                  max_width_chars=36, visible=False)
+        self.dots = Gtk.Box(spacing=16, halign=Gtk.Align.CENTER, margin_top=8, margin_bottom=4)
+        self.error = Gtk.Label(css_classes=["pad-error"], wrap=True, justify=Gtk.Justification.CENTER,
+                               max_width_chars=36, visible=False)
+        self.countdown = Gtk.Label(css_classes=["title-3", "pad-countdown"], visible=False)
+        self.grid = Gtk.Grid(row_spacing=14, column_spacing=24, halign=Gtk.Align.CENTER, margin_top=10)
+        self.keys: dict = {}
+        for i, key in enumerate(["1", "2", "3", "4", "5", "6", "7", "8", "9", "", "0", "del"]):
+            if not key:
+                continue
+            if key == "del":
+                b = Gtk.Button(icon_name="edit-clear-symbolic", css_classes=["pad-key", "delete", "flat", "circular"])
+                accessible_label(b, "Delete")
+                b.connect("clicked", lambda _b: self.delete())
+            else:
+                b = Gtk.Button(label=key, css_classes=["pad-key", "circular"])
+                accessible_label(b, "Digit " + key)
+                b.connect("clicked", lambda _b, d=int(key): self.digit(d))
+            b.set_focus_on_click(False)
+            self.keys[key] = b
+            self.grid.attach(b, i % 3, i // 3, 1, 1)
+        self.extra = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=6, margin_top=8)
+        for w in (self.icon, self.title, self.subtitle, self.dots, self.error, self.countdown, self.grid, self.extra):
+            self.append(w)
+
+    # -- driving the flow --
+    def bind(self, flow: Optional[passcode.Flow]) -> None:
+        self.flow = flow
+        self._seen_shakes = flow.shakes if flow else 0
+        self.refresh()
+
+    def digit(self, d: int) -> None:
+        if not self.flow or self.flow.step in (FlowStep.FINISHED, FlowStep.LOCKED_OUT):
+            return
+        try:
+            self.flow.digit(d)  # at the last digit this runs Argon2id (~0.1-1 s)
+        except passcode.PasscodeError:
+            pass  # the flow's error and status say what happened; refresh shows them
+        self.refresh()
+
+    def delete(self) -> None:
+        if self.flow and self.flow.step not in (FlowStep.FINISHED, FlowStep.LOCKED_OUT):
+            self.flow.delete()
+            self.refresh()
+
+    def key_pressed(self, keyval: int) -> bool:
+        name = Gdk.keyval_name(keyval) or ""
+        if name.startswith("KP_"):
+            name = name[3:]
+        if len(name) == 1 and name.isdigit():
+            self.digit(int(name))
+            return True
+        if name in ("BackSpace", "Delete"):
+            self.delete()
+            return True
+        return False
+
+    def refresh(self) -> None:
+        f = self.flow
+        if f is None:
+            return
+        f.refresh()
+        step = f.step
+        filled, length = f.dots
+        self.title.set_label(f.prompt)
+        while len(list(self._children(self.dots))) != length:
+            kids = list(self._children(self.dots))
+            if len(kids) > length:
+                self.dots.remove(kids[-1])
+            else:
+                self.dots.append(Gtk.Box(css_classes=["pad-dot"], valign=Gtk.Align.CENTER))
+        for i, dot in enumerate(self._children(self.dots)):
+            (dot.add_css_class if i < filled else dot.remove_css_class)("filled")
+        accessible_label(self.dots, "%d of %d digits entered" % (filled, length))
+        locked_out = step == FlowStep.LOCKED_OUT
+        self.error.set_label(f.error)
+        self.error.set_visible(bool(f.error) and not locked_out)  # the countdown says it
+        self.countdown.set_visible(locked_out)
+        if locked_out:
+            self.countdown.set_label("Try again in " + wait_text(f.lockout_remaining))
+        self.dots.set_visible(not locked_out and step != FlowStep.FINISHED)
+        self.grid.set_sensitive(not locked_out and step != FlowStep.FINISHED)
+        if f.shakes != self._seen_shakes:
+            self._seen_shakes = f.shakes
+            self.shake()
+        if step == FlowStep.FINISHED:
+            self.on_finished(self)
+
+    def shake(self) -> None:
+        """A wrong passcode: the dots shake (CSS animation) and the error shows in red."""
+        self.shake_count += 1
+        self.dots.remove_css_class("shake")
+        self.dots.add_css_class("shake")
+        GLib.timeout_add(500, lambda: self.dots.remove_css_class("shake") and False)
+
+    @staticmethod
+    def _children(box: Gtk.Widget):
+        child = box.get_first_child()
+        while child is not None:
+            yield child
+            child = child.get_next_sibling()
+
+
+# -- sheets: create, change, disable, confirm, reset ----------------------------------------------
+
+class FlowSheet(Adw.Window):
+    """A modal sheet over the window with one flow: create, change and disable (seeds 000 and
+    001), the passcode confirmation a weakening change asks for, and the email reset (seed 002:
+    send the code, enter it, the new passcode, confirm)."""
+
+    def __init__(self, app: "App", kind: FlowKind, done: Callable[[FlowResult, str], None],
+                 title: Optional[str] = None, why: str = ""):
+        super().__init__(modal=True, transient_for=app.window, default_width=420, default_height=680,
+                         title=title or KIND_TITLES[kind])
+        self.app, self.kind, self.done = app, kind, done
+        self.flow: Optional[passcode.Flow] = None
+        self.finished = False
+        header = Adw.HeaderBar(show_end_title_buttons=False,
+                               title_widget=Adw.WindowTitle(title=title or KIND_TITLES[kind]))
+        cancel = Gtk.Button(label="Cancel")
+        cancel.connect("clicked", lambda _b: self.cancel())
+        header.pack_start(cancel)
+        self.pad = PadView(self._finished)
+        if why:
+            self.pad.subtitle.set_label(why)
+            self.pad.subtitle.set_visible(True)
+        self.stack = Gtk.Stack(vexpand=True, transition_type=Gtk.StackTransitionType.SLIDE_LEFT)
+        self.stack.add_named(self.pad, "pad")
+        if kind == FlowKind.RESET:
+            self.stack.add_named(self._request_page(), "request")
+            self.stack.set_visible_child_name("request")
+        else:
+            self._start()
+        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+        box.append(header)
+        box.append(self.stack)
+        self.set_content(box)
+        keys = Gtk.EventControllerKey()
+        keys.connect("key-pressed", self._key)
+        self.add_controller(keys)
+        self.connect("close-request", lambda _w: (self.cancel(), True)[1])
+
+    def _request_page(self) -> Gtk.Widget:
+        page = Adw.StatusPage(icon_name="mail-send-symbolic", title="Reset via Email",
+                              description="We will send a 6-digit code to %s. Enter it here to choose a new passcode."
+                              % self.app.mailer.masked_recipient())
+        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=12, halign=Gtk.Align.CENTER)
+        self.send_button = Gtk.Button(label="Send Code", css_classes=["suggested-action", "pill"])
+        self.send_button.connect("clicked", lambda _b: self.send_code())
+        self.request_error = Gtk.Label(css_classes=["pad-error"], wrap=True, visible=False, max_width_chars=40)
+        box.append(self.send_button)
+        box.append(self.request_error)
+        page.set_child(box)
+        return page
+
+    def send_code(self) -> None:
+        """Asks the library for a code; it hands the code to App.deliver, which emails it."""
+        try:
+            self.app.store.request_reset_code()
+        except passcode.RateLimited as e:
+            self.request_error.set_label("%s. Try again in %s." % (sentence(e.message), wait_text(e.seconds_remaining)))
+            self.request_error.set_visible(True)
+            return
+        except passcode.PasscodeError as e:
+            # The binding does not pass a callback's exception text to the library (it could
+            # hold a secret); the mailer's own message names only the server.
+            self.request_error.set_label(sentence(self.app.last_mail_error or e.message))
+            self.request_error.set_visible(True)
+            self.app.refresh()
+            return
+        self._start()
+        self.stack.set_visible_child_name("pad")
+
+    def _start(self) -> None:
+        try:
+            self.flow = self.app.store.flow(self.kind)
+        except passcode.PasscodeError as e:
+            message = e.message
+            self.app.toast(message)
+            GLib.idle_add(lambda: self._close(FlowResult.FAILED, message) and False)
+            return
+        self.pad.bind(self.flow)
+
+    def _key(self, _c, keyval: int, _code: int, _state) -> bool:
+        if Gdk.keyval_name(keyval) == "Escape":
+            self.cancel()
+            return True
+        return self.pad.key_pressed(keyval)
+
+    def cancel(self) -> None:
+        if self.flow and self.flow.step != FlowStep.FINISHED:
+            self.flow.cancel()
+            self.pad.refresh()
+        elif not self.finished:
+            self._close(FlowResult.CANCELLED, "")
+
+    def _finished(self, pad: PadView) -> None:
+        assert self.flow is not None
+        self._close(self.flow.result, self.flow.error)
+
+    def _close(self, result: FlowResult, error: str) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        if self.flow:
+            self.flow.close()
+            self.flow = None
+        self.app.sheet = None
+        self.destroy()
+        self.done(result, error)
+
+
+# -- the lock screen of seed 003 -----------------------------------------------------------------
+
+class LockView(Gtk.Stack):
+    """Opaque, over the app's content: the pad with "Forgot Passcode?" and the fingerprint button,
+    or "Signed Out" after forgot passcode / the forced logout, or "Reset Required"."""
+
+    def __init__(self, app: "App"):
+        super().__init__(css_classes=["lock-screen"], hexpand=True, vexpand=True,
+                         transition_type=Gtk.StackTransitionType.CROSSFADE)
+        self.app = app
+        self.pad = PadView(lambda _p: app.lock_flow_finished())
+        self.bio_button = Gtk.Button(css_classes=["flat"], halign=Gtk.Align.CENTER)
+        self.bio_button.set_child(Adw.ButtonContent(icon_name="auth-fingerprint-symbolic", label="Use Fingerprint"))
+        accessible_label(self.bio_button, "Unlock with fingerprint")
+        self.bio_button.connect("clicked", lambda _b: app.start_fingerprint())
+        self.forgot_button = Gtk.Button(label="Forgot Passcode?", css_classes=["flat"], halign=Gtk.Align.CENTER)
+        self.forgot_button.connect("clicked", lambda _b: app.confirm_forgot())
+        self.pad.extra.append(self.bio_button)
+        self.pad.extra.append(self.forgot_button)
+        self.add_named(self.pad, "pad")
+        self.signed_out = Adw.StatusPage(icon_name="system-users-symbolic", title="Signed Out",
+                                         description="Sign in to your account again, then create a new passcode.")
+        sign_in = Gtk.Button(label="Sign In Again", css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
+        sign_in.connect("clicked", lambda _b: app.sign_in_again())
+        self.signed_out.set_child(sign_in)
+        self.add_named(self.signed_out, "signed-out")
+        self.reset_page = Adw.StatusPage(icon_name="dialog-warning-symbolic", title="Passcode Reset Required",
+                                         description="Too many failed attempts. Reset your passcode with a code sent by email.")
+        reset = Gtk.Button(label="Reset via Email", css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
+        reset.connect("clicked", lambda _b: app.open_reset())
+        self.reset_page.set_child(reset)
+        self.add_named(self.reset_page, "reset-required")
+
+
+# -- the app -------------------------------------------------------------------------------------
+
+class App:
+    """One window over one store. `clock` (tests) replaces the system clock, as in the binding."""
+
+    def __init__(self, application: Adw.Application, store_path: str, *, clock=None, tpm=None,
+                 mailer: Optional[Mailer] = None, bus: Optional[Gio.DBusConnection] = None,
+                 username: Optional[str] = None):
+        self.application = application
+        self.store_path = store_path
+        self.note_path = store_path + ".note"
+        self.store = passcode.Store(store_path, clock=clock, tpm=tpm)
+        self.mailer = mailer or Mailer()
+        self.sheet: Optional[FlowSheet] = None
+        self.dialog: Optional[Adw.MessageDialog] = None
+        self.lock_flow: Optional[passcode.Flow] = None
+        self.last_toast = ""
+        self._toast: Optional[Adw.Toast] = None
+        self.last_mail_error = ""
+        self.in_background = False
+        self._updating = False
+        self.store.on_reset_code(self.deliver)
+        self.store.on_logout(lambda _reason: GLib.idle_add(self.refresh))
+        self.store.on_account_deleted(lambda: self.toast("Your account was deleted"))
+        self.fingerprint = Fingerprint(bus, username or os.environ.get("USER") or "user")
+        self.logind = Logind(bus, self.on_prepare_for_sleep, self.on_session_lock)
+        self._seed_sessions()
+        self._build()
+        self.update_biometrics()
+        self.store.report(Event.LAUNCHED)
+        self.refresh()
+        self._ticker = GLib.timeout_add(500, self._tick)
+
+    # -- host callbacks --
+    def deliver(self, code: str) -> None:
+        """The library's reset-code callback: the front end is the host, and emails the code.
+        Raising makes the library record "delivery failed" with this message (never the code)."""
+        try:
+            self.mailer.send(code, self.store.get(Setting.RESET_CODE_LIFETIME_SECONDS))
+            self.last_mail_error = ""
+        except OSError as e:
+            self.last_mail_error = str(e)
+            raise
+
+    def _seed_sessions(self) -> None:
+        """The account's devices. A real app gets them from its backend; the demo records this
+        machine and, on first run, two other devices so that the page has something to show."""
+        now = int(datetime.datetime.now().timestamp() * 1000)
+        try:
+            known = {s.id for s in self.store.sessions()}
+            self.store.record_session("this-device", socket.gethostname(), "Linux · GTK", now, None, True)
+            if len(known) == 0:
+                self.store.record_session("phone", "Pixel 8", "Android", now - 3 * 3600_000, "Berlin", False)
+                self.store.record_session("laptop", "MacBook Air", "macOS", now - 5 * 86400_000, "Lisbon", False)
+        except passcode.PasscodeError:
+            pass  # locked stores and such: the page shows what is there
+
+    # -- building the window --
+    def _build(self) -> None:
+        css = Gtk.CssProvider()
+        if Gtk.get_minor_version() < 12:
+            css.load_from_data(CSS)
+        else:  # GTK 4.12 takes a string and its length
+            css.load_from_data(CSS.decode(), -1)
+        Gtk.StyleContext.add_provider_for_display(Gdk.Display.get_default(), css,
+                                                  Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
+        self.window = Adw.ApplicationWindow(application=self.application, title="Passcode Demo",
+                                            default_width=460, default_height=760)
+        self.views = Adw.ViewStack(vexpand=True)
+        self.views.add_titled_with_icon(self._note_page(), "note", "Note", "document-edit-symbolic")
+        self.views.add_titled_with_icon(self._security_page(), "security", "Security", "security-high-symbolic")
+        self.views.add_titled_with_icon(self._account_page(), "account", "Account", "avatar-default-symbolic")
+        self.views.add_titled_with_icon(self._log_page(), "log", "Log", "document-open-recent-symbolic")
+        self.views.connect("notify::visible-child", lambda *_: self.refresh())
+        title = Adw.ViewSwitcherTitle(stack=self.views, title="Passcode Demo")
+        header = Adw.HeaderBar(title_widget=title)
+        lock = Gtk.Button(icon_name="system-lock-screen-symbolic", tooltip_text="Lock Now")
+        accessible_label(lock, "Lock now")
+        lock.connect("clicked", lambda _b: self.report(Event.LOCK_NOW))
+        self.lock_button = lock
+        header.pack_end(lock)
+        bar = Adw.ViewSwitcherBar(stack=self.views)
+        title.bind_property("title-visible", bar, "reveal", 0)
+        content = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+        content.append(header)
+        content.append(self.views)
+        content.append(bar)
+        self.lock_view = LockView(self)
+        lock_box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, css_classes=["lock-screen"])
+        lock_box.append(Adw.HeaderBar(title_widget=Adw.WindowTitle(title="Passcode Demo"), css_classes=["flat"]))
+        lock_box.append(self.lock_view)
+        self.lock_box = lock_box
+        overlay = Gtk.Overlay(child=content)
+        overlay.add_overlay(lock_box)
+        self.content = content
+        self.toasts = Adw.ToastOverlay(child=overlay)
+        self.window.set_content(self.toasts)
+        keys = Gtk.EventControllerKey()
+        keys.connect("key-pressed", self._key)
+        self.window.add_controller(keys)
+        self.window.connect("notify::visible", lambda *_: self.on_visibility())
+        self.window.connect("realize", lambda *_: self._watch_toplevel())
+
+    def _watch_toplevel(self) -> None:
+        surface = self.window.get_surface()
+        if isinstance(surface, Gdk.Toplevel):
+            surface.connect("notify::state", lambda s, _p: self.on_toplevel_state(s.get_state()))
+
+    def _key(self, _c, keyval: int, _code: int, _state) -> bool:
+        if self.lock_box.get_visible() and self.lock_view.get_visible_child_name() == "pad":
+            return self.lock_view.pad.key_pressed(keyval)
+        return False
+
+    def _note_page(self) -> Gtk.Widget:
+        page = Adw.PreferencesPage()
+        group = Adw.PreferencesGroup(title="Secret Note",
+                                     description="Sealed with the store's data key: readable only while the app is unlocked.")
+        self.note_view = Gtk.TextView(wrap_mode=Gtk.WrapMode.WORD_CHAR, css_classes=["card", "note-view"],
+                                      height_request=220, top_margin=12, bottom_margin=12, left_margin=12, right_margin=12)
+        accessible_label(self.note_view, "Secret note")
+        self.note_status = Gtk.Label(css_classes=["dim-label"], xalign=0, wrap=True)
+        save = Gtk.Button(label="Save Note", css_classes=["suggested-action"], halign=Gtk.Align.END)
+        save.connect("clicked", lambda _b: self.save_note())
+        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=10)
+        box.append(self.note_view)
+        box.append(self.note_status)
+        box.append(save)
+        group.add(box)
+        page.add(group)
+        return page
+
+    def _switch_row(self, title: str, subtitle: str, on_change: Callable[[bool], None]) -> "tuple[Adw.ActionRow, Gtk.Switch]":
+        row = Adw.ActionRow(title=title, subtitle=subtitle)
+        sw = Gtk.Switch(valign=Gtk.Align.CENTER)
+        accessible_label(sw, title)
+        sw.connect("notify::active", lambda s, _p: None if self._updating else on_change(s.get_active()))
+        row.add_suffix(sw)
+        row.set_activatable_widget(sw)
+        return row, sw
+
+    def _security_page(self) -> Gtk.Widget:
+        page = Adw.PreferencesPage()
+        self.passcode_group = Adw.PreferencesGroup(title="Passcode")
+        self.lock_row, self.lock_switch = self._switch_row("Passcode Lock", "Ask for the passcode to open the app",
+                                                           self.toggle_lock)
+        self.change_row = Adw.ActionRow(title="Change Passcode", activatable=True)
+        self.change_row.add_suffix(Gtk.Image(icon_name="go-next-symbolic"))
+        self.change_row.connect("activated", lambda _r: self.open_flow(FlowKind.CHANGE))
+        self.reset_row = Adw.ActionRow(title="Reset Passcode via Email", activatable=True)
+        self.reset_row.add_suffix(Gtk.Image(icon_name="mail-send-symbolic"))
+        self.reset_row.connect("activated", lambda _r: self.open_reset())
+        for r in (self.lock_row, self.change_row, self.reset_row):
+            self.passcode_group.add(r)
+        unlock = Adw.PreferencesGroup(title="Unlocking")
+        self.bio_row, self.bio_switch = self._switch_row("Unlock with Fingerprint", "", self.toggle_biometric)
+        self.autolock_choices: List[int] = passcode.setting_choices(Setting.AUTO_LOCK_SECONDS)
+        self.autolock_row = Adw.ComboRow(title="Auto-Lock", subtitle="After the app goes to the background",
+                                         model=Gtk.StringList.new([duration_text(c) for c in self.autolock_choices]))
+        self.autolock_row.connect("notify::selected", lambda r, _p: None if self._updating else
+                                  self.change_setting(Setting.AUTO_LOCK_SECONDS, self.autolock_choices[r.get_selected()],
+                                                      "Auto-Lock"))
+        self.launch_row, self.launch_switch = self._switch_row(
+            "Lock at Launch", "Ask for the passcode every time the app starts",
+            lambda on: self.change_setting(Setting.LOCK_AT_LAUNCH, int(on), "Lock at Launch"))
+        for r in (self.bio_row, self.autolock_row, self.launch_row):
+            unlock.add(r)
+        page.add(self.passcode_group)
+        page.add(unlock)
+        return page
+
+    def _account_page(self) -> Gtk.Widget:
+        page = Adw.PreferencesPage()
+        pw = Adw.PreferencesGroup(title="Password")
+        self.password_row = Adw.ActionRow(title="Last Password Change")
+        pw.add(self.password_row)
+        self.password_form = Adw.ExpanderRow(title="Change Password")
+        self.pw_current = Adw.PasswordEntryRow(title="Current Password")
+        self.pw_new = Adw.PasswordEntryRow(title="New Password")
+        self.pw_confirm = Adw.PasswordEntryRow(title="Confirm New Password")
+        self.pw_error = Gtk.Label(css_classes=["pad-error"], wrap=True, xalign=0, visible=False,
+                                  margin_start=12, margin_top=6, margin_bottom=6)
+        pw_button = Gtk.Button(label="Change Password", css_classes=["suggested-action"], halign=Gtk.Align.END,
+                               margin_top=6, margin_bottom=6, margin_end=12)
+        pw_button.connect("clicked", lambda _b: self.change_password())
+        for w in (self.pw_current, self.pw_new, self.pw_confirm, self.pw_error, pw_button):
+            self.password_form.add_row(w)
+        pw.add(self.password_form)
+        twofa = Adw.PreferencesGroup(title="Two-Factor Authentication")
+        self.twofa_row, self.twofa_switch = self._switch_row(
+            "Two-Factor Authentication", "A code from your authenticator app at sign-in",
+            lambda on: self.change_setting(Setting.TWO_FACTOR_ENABLED, int(on), "Two-Factor Authentication"))
+        twofa.add(self.twofa_row)
+        self.devices_group = Adw.PreferencesGroup(title="Devices", description="Where your account is signed in")
+        self.device_rows: List[Adw.ActionRow] = []
+        self.sign_out_others_button = Gtk.Button(label="Sign Out All Other Devices", css_classes=["destructive-action"],
+                                                 halign=Gtk.Align.CENTER, margin_top=12)
+        self.sign_out_others_button.connect("clicked", lambda _b: self.sign_out_others())
+        danger = Adw.PreferencesGroup(title="Delete Account")
+        delete_row = Adw.ActionRow(title="Delete Account", subtitle="Removes your account, its passcode and its log")
+        delete = Gtk.Button(label="Delete…", css_classes=["destructive-action"], valign=Gtk.Align.CENTER)
+        accessible_label(delete, "Delete account")
+        delete.connect("clicked", lambda _b: self.confirm_delete())
+        delete_row.add_suffix(delete)
+        danger.add(delete_row)
+        page.add(pw)
+        page.add(twofa)
+        page.add(self.devices_group)
+        others = Adw.PreferencesGroup()
+        others.add(self.sign_out_others_button)
+        page.add(others)
+        page.add(danger)
+        return page
+
+    def _log_page(self) -> Gtk.Widget:
+        page = Adw.PreferencesPage()
+        self.log_group = Adw.PreferencesGroup(title="Security Log", description="Newest first")
+        self.log_rows: List[Adw.ActionRow] = []
+        page.add(self.log_group)
+        return page
+
+    # -- the state shown: everything read back from the library --
+    def refresh(self) -> bool:
+        s = self.store
+        locked, reason = s.lock_state
+        self.lock_box.set_visible(locked)
+        if locked:
+            if self._toast is not None:  # the app's messages go with its content
+                self._toast.dismiss()
+                self._toast = None
+            self.note_view.get_buffer().set_text("")  # no plaintext kept while locked
+            if reason == LockReason.LOGGED_OUT:
+                self._end_lock_flow()
+                self.lock_view.set_visible_child_name("signed-out")
+            elif s.reset_required:
+                self._end_lock_flow()
+                self.lock_view.set_visible_child_name("reset-required")
+            else:
+                if self.lock_flow is None:
+                    self.lock_flow = s.flow(FlowKind.UNLOCK)
+                    self.lock_view.pad.bind(self.lock_flow)
+                    if s.biometric_lead:  # seed 003: the fingerprint prompt opens by itself
+                        GLib.idle_add(lambda: self.start_fingerprint() and False)
+                self.lock_view.set_visible_child_name("pad")
+                self.lock_view.bio_button.set_visible(s.biometric_check() == BiometricRefusal.NONE)
+                self.lock_view.bio_button.get_child().set_label("Use Fingerprint")
+        else:
+            self._end_lock_flow()
+            self._refresh_pages()
+        return False
+
+    def _end_lock_flow(self) -> None:
+        if self.lock_flow is not None:
+            self.lock_flow.close()
+            self.lock_flow = None
+            self.lock_view.pad.bind(None)
+
+    def _refresh_pages(self) -> None:
+        s = self.store
+        self._updating = True
+        try:
+            bio_available = s.security_label != "Passcode & Biometric"  # kind NONE: no reader
+            self.passcode_group.set_title(GLib.markup_escape_text(s.security_label) if bio_available else "Passcode")
+            self.lock_switch.set_active(s.is_enabled)
+            self.change_row.set_sensitive(s.is_enabled)
+            self.reset_row.set_sensitive(s.is_set)
+            self.bio_row.set_visible(bio_available)
+            self.bio_switch.set_active(bool(s.get(Setting.BIOMETRIC_ENABLED)))
+            t = s.get(Setting.AUTO_LOCK_SECONDS)
+            if t in self.autolock_choices:
+                self.autolock_row.set_selected(self.autolock_choices.index(t))
+            self.launch_switch.set_active(bool(s.get(Setting.LOCK_AT_LAUNCH)))
+            changed = s.get(Setting.LAST_PASSWORD_CHANGE)
+            self.password_row.set_subtitle(_date(changed) if changed else "Never")
+            self.twofa_switch.set_active(bool(s.get(Setting.TWO_FACTOR_ENABLED)))
+        finally:
+            self._updating = False
+        self._refresh_note()
+        self._refresh_devices()
+        self._refresh_log()
+
+    def _refresh_note(self) -> None:
+        try:
+            with open(self.note_path, "rb") as f:
+                sealed = f.read(4096 + 64)
+        except FileNotFoundError:
+            self.note_status.set_label("No note yet. It is sealed when you save it." if self.store.is_set
+                                       else "Create a passcode to seal a note.")
+            return
+        try:
+            plain = self.store.unseal(sealed)
+            self.note_view.get_buffer().set_text(plain.decode("utf-8", "replace"))
+            passcode.wipe(plain)
+            self.note_status.set_label("Unsealed with the data key your passcode released.")
+        except passcode.KeyNotReleased:
+            self.note_status.set_label("Sealed: enter the passcode (not a fingerprint) to read it.")
+        except passcode.PasscodeError as e:
+            self.note_status.set_label("Unreadable: " + e.message)
+
+    def _refresh_devices(self) -> None:
+        for row in self.device_rows:
+            self.devices_group.remove(row)
+        self.device_rows = []
+        sessions = self.store.sessions()
+        for sess in sessions:
+            row = Adw.ActionRow(title=sess.device_name, use_markup=False,
+                                subtitle="%s · %s%s" % (sess.platform, _ago(sess.last_active_ms),
+                                                        " · " + sess.location if sess.location else ""))
+            row.add_prefix(Gtk.Image(icon_name="computer-symbolic" if "Linux" in sess.platform or "mac" in sess.platform
+                                     else "phone-symbolic"))
+            if sess.is_current:
+                row.add_suffix(Gtk.Label(label="This device", css_classes=["badge"], valign=Gtk.Align.CENTER))
+            else:
+                b = Gtk.Button(label="Sign Out", valign=Gtk.Align.CENTER, css_classes=["flat"])
+                accessible_label(b, "Sign out " + sess.device_name)
+                b.connect("clicked", lambda _b, sid=sess.id: self.sign_out(sid))
+                row.add_suffix(b)
+            self.devices_group.add(row)
+            self.device_rows.append(row)
+        self.sign_out_others_button.set_sensitive(any(not x.is_current for x in sessions))
+
+    def _refresh_log(self) -> None:
+        for row in self.log_rows:
+            self.log_group.remove(row)
+        self.log_rows = []
+        events = self.store.events()
+        self.log_group.set_description("%d event%s, newest first" % (len(events), "" if len(events) == 1 else "s"))
+        for e in events[:200]:
+            row = Adw.ActionRow(title=event_text(e.kind), use_markup=False,
+                                subtitle=_when(e.wall_ms) + (" · " + e.detail if e.detail else ""))
+            self.log_group.add(row)
+            self.log_rows.append(row)
+
+    # -- the desktop reports --
+    def report(self, event: Event) -> None:
+        self.store.report(event)
+        if event == Event.BACKGROUND:
+            self.fingerprint.cancel()
+        self.refresh()
+
+    def on_prepare_for_sleep(self, sleeping: bool) -> None:
+        """logind: suspend is background, resume is foreground (the boot clock counts the sleep)."""
+        self.report(Event.BACKGROUND if sleeping else Event.FOREGROUND)
+
+    def on_session_lock(self) -> None:
+        """logind: the screen is being locked; lock the app now."""
+        self.report(Event.LOCK_NOW)
+
+    def on_visibility(self) -> None:
+        hidden = not self.window.get_visible()
+        if hidden != self.in_background:
+            self.in_background = hidden
+            self.report(Event.BACKGROUND if hidden else Event.FOREGROUND)
+
+    def on_toplevel_state(self, state: Gdk.ToplevelState) -> None:
+        minimized = bool(state & Gdk.ToplevelState.MINIMIZED)
+        if minimized != self.in_background:
+            self.in_background = minimized
+            self.report(Event.BACKGROUND if minimized else Event.FOREGROUND)
+
+    def update_biometrics(self) -> None:
+        """fprintd decides whether there is a fingerprint to unlock with; the library decides the rest."""
+        available = self.fingerprint.available()
+        self.store.set_biometric_availability(available, BiometricKind.FINGERPRINT if available else BiometricKind.NONE)
+
+    def _tick(self) -> bool:
+        """Twice a second: the lockout countdown on the lock screen."""
+        pad = self.lock_view.pad
+        if self.lock_flow is not None and self.lock_flow.step == FlowStep.LOCKED_OUT:
+            pad.refresh()
+        return True
+
+    # -- the lock screen --
+    def lock_flow_finished(self) -> None:
+        f = self.lock_flow
+        if f is None:
+            return
+        if f.result == FlowResult.SUCCESS:
+            self.unlocked()
+        GLib.idle_add(self.refresh)
+
+    def unlocked(self) -> None:
+        """Android's notice: what happened while the app was locked."""
+        n = self.store.failures_since_unlock
+        if n > 0:
+            self.toast("%d failed attempt%s since your last unlock" % (n, "" if n == 1 else "s"))
+
+    def start_fingerprint(self) -> None:
+        if self.store.biometric_check() != BiometricRefusal.NONE:
+            return
+        if self.fingerprint.verify(self.on_fingerprint):
+            self.lock_view.bio_button.get_child().set_label("Touch the fingerprint reader…")
+        else:
+            self.toast("Fingerprint reader: " + self.fingerprint.problem)
+
+    def on_fingerprint(self, result: str) -> None:
+        pad = self.lock_view.pad
+        if result == "verify-match":
+            try:
+                self.store.biometric_unlock()
+                self._end_lock_flow()
+                self.unlocked()
+            except passcode.PasscodeRequired as e:
+                pad.error.set_label(e.message)
+                pad.error.set_visible(True)
+        elif result == "verify-no-match":
+            self.store.biometric_failed()
+            pad.shake()
+            pad.error.set_label("Fingerprint not recognised. Try again or enter your passcode.")
+            pad.error.set_visible(True)
+        else:
+            self.toast("Fingerprint reader: " + result)
+        self.refresh()
+
+    def confirm_forgot(self) -> None:
+        d = Adw.MessageDialog(transient_for=self.window, modal=True, heading="Forgot Passcode?",
+                              body="You will be signed out and your passcode removed. Sign in to your account "
+                                   "again to create a new one.")
+        d.add_response("cancel", "Cancel")
+        d.add_response("sign-out", "Sign Out")
+        d.set_response_appearance("sign-out", Adw.ResponseAppearance.DESTRUCTIVE)
+        d.set_default_response("cancel")
+        d.connect("response", lambda _d, r: self._forgot(r))
+        self.dialog = d
+        d.present()
+
+    def _forgot(self, response: str) -> None:
+        self.dialog = None
+        if response == "sign-out":
+            self.store.forgot()
+            self._end_lock_flow()
+        self.refresh()
+
+    def sign_in_again(self) -> None:
+        """The account sign-in is the host's (not this library's); then a new passcode."""
+        self.open_flow(FlowKind.CREATE)
+
+    # -- sheets --
+    def open_flow(self, kind: FlowKind, then: Optional[Callable[[], None]] = None,
+                  title: Optional[str] = None, why: str = "") -> None:
+        def done(result: FlowResult, error: str) -> None:
+            if result == FlowResult.SUCCESS:
+                if kind == FlowKind.CREATE and not os.path.exists(self.note_path):
+                    self.note_status.set_label("No note yet. It is sealed when you save it.")
+                if then:
+                    then()
+                elif kind != FlowKind.UNLOCK:
+                    self.toast({FlowKind.CREATE: "Passcode created", FlowKind.CHANGE: "Passcode changed",
+                                FlowKind.DISABLE: "Passcode turned off",
+                                FlowKind.RESET: "Passcode reset"}[kind] + (": " + error if error else ""))
+            elif result not in (FlowResult.CANCELLED,) and error:
+                self.toast(error)
+            self.refresh()
+        self.sheet = FlowSheet(self, kind, done, title=title, why=why)
+        self.sheet.present()
+
+    def open_reset(self) -> None:
+        self.open_flow(FlowKind.RESET)
+
+    def guarded(self, action: Callable[[], None], what: str) -> None:
+        """A settings change; a weakening one needs the passcode within 5 minutes (the library
+        says so with PasscodeRequired): ask for it, then try once more."""
+        try:
+            action()
+        except passcode.PasscodeRequired:
+            self.open_flow(FlowKind.UNLOCK, then=lambda: self._retry(action), title="Confirm Passcode",
+                           why="Enter your passcode to change “%s”." % what)
+        except passcode.PasscodeError as e:
+            self.toast(e.message)
+        self.refresh()
+
+    def _retry(self, action: Callable[[], None]) -> None:
+        try:
+            action()
+        except passcode.PasscodeError as e:
+            self.toast(e.message)
+
+    def change_setting(self, setting: Setting, value: int, what: str) -> None:
+        if self.store.get(setting) == value:  # a switch re-notifying what is stored already
+            return
+        self.guarded(lambda: self.store.set(setting, value), what)
+
+    def toggle_lock(self, on: bool) -> None:
+        """The switch shows what is stored; a sheet changes it, so the switch may notify twice."""
+        s = self.store
+        if on == s.is_enabled or self.sheet is not None:
+            return
+        if on and not s.is_set:
+            self.open_flow(FlowKind.CREATE)
+        elif on:
+            self.guarded(s.enable, "Passcode Lock")
+        else:
+            self.open_flow(FlowKind.DISABLE)
+        self.refresh()
+
+    def toggle_biometric(self, on: bool) -> None:
+        self.update_biometrics()
+        self.change_setting(Setting.BIOMETRIC_ENABLED, int(on), "Unlock with Fingerprint")
+
+    def save_note(self) -> None:
+        buf = self.note_view.get_buffer()
+        text = buf.get_text(buf.get_start_iter(), buf.get_end_iter(), False).encode()[:4096]
+        try:
+            sealed = self.store.seal(text)
+        except passcode.KeyNotReleased:
+            self.toast("Enter your passcode first: the note is sealed with the key it releases")
+            return
+        except passcode.PasscodeError as e:
+            self.toast(e.message)
+            return
+        fd = os.open(self.note_path, os.O_CREAT | os.O_TRUNC | os.O_WRONLY | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(sealed)
+        self.toast("Note sealed")
+        self.refresh()
+
+    # -- account --
+    def change_password(self) -> None:
+        try:
+            self.store.check_password_change(self.pw_current.get_text(), self.pw_new.get_text(), self.pw_confirm.get_text())
+        except passcode.PasscodeError as e:
+            self.pw_error.set_label(sentence(e.message))
+            self.pw_error.set_visible(True)
+            return
+        for entry in (self.pw_current, self.pw_new, self.pw_confirm):
+            entry.set_text("")
+        self.pw_error.set_visible(False)
+        self.password_form.set_expanded(False)
+        self.toast("Password changed")
+        self.refresh()
+
+    def sign_out(self, session_id: str) -> None:
+        try:
+            self.store.sign_out(session_id)
+            self.toast("Device signed out")
+        except passcode.PasscodeError as e:
+            self.toast(e.message)
+        self.refresh()
+
+    def sign_out_others(self) -> None:
+        n = self.store.sign_out_others()
+        self.toast("%d device%s signed out" % (n, "" if n == 1 else "s"))
+        self.refresh()
+
+    def confirm_delete(self) -> None:
+        d = Adw.MessageDialog(transient_for=self.window, modal=True, heading="Delete Account?",
+                              body="This removes your account, its passcode, its devices and its security log. "
+                                   "Type DELETE to confirm.")
+        entry = Gtk.Entry(placeholder_text="DELETE")
+        accessible_label(entry, "Type DELETE to confirm")
+        d.set_extra_child(entry)
+        d.add_response("cancel", "Cancel")
+        d.add_response("delete", "Delete Account")
+        d.set_response_appearance("delete", Adw.ResponseAppearance.DESTRUCTIVE)
+        d.set_response_enabled("delete", False)
+        entry.connect("changed", lambda e: d.set_response_enabled("delete", e.get_text() == "DELETE"))
+        d.connect("response", lambda _d, r: self._delete(r, entry.get_text()))
+        self.dialog, self.delete_entry = d, entry
+        d.present()
+
+    def _delete(self, response: str, typed: str) -> None:
+        self.dialog = None
+        if response == "delete":
+            try:
+                self.store.delete_account(typed)
+                if os.path.exists(self.note_path):
+                    os.unlink(self.note_path)
+            except passcode.PasscodeError as e:
+                self.toast(e.message)
+        self.refresh()
+
+    def toast(self, text: str) -> None:
+        self.last_toast = text
+        self._toast = Adw.Toast(title=GLib.markup_escape_text(sentence(text)), timeout=4)
+        self.toasts.add_toast(self._toast)
+
+    def close(self) -> None:
+        GLib.source_remove(self._ticker)
+        self.fingerprint.cancel()
+        self.logind.close()
+        self._end_lock_flow()
+        self.store.close()
+
+
+def sentence(text: str) -> str:
+    """The library's messages are lower-case clauses ("the new password must have ..."); on a
+    screen they start with a capital."""
+    return text[:1].upper() + text[1:]
+
+
+def _date(ms: int) -> str:
+    return datetime.datetime.fromtimestamp(ms / 1000).strftime("%d %B %Y")
+
+
+def _when(ms: int) -> str:
+    return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _ago(ms: int) -> str:
+    seconds = max(0, int(datetime.datetime.now().timestamp()) - ms // 1000)
+    for unit, name in ((86400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds >= unit:
+            n = seconds // unit
+            return "%d %s%s ago" % (n, name, "" if n == 1 else "s")
+    return "Active now"
+
+
+def default_store() -> str:
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    folder = os.path.join(state, "passcode")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    return os.path.join(folder, "demo.db")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--store", help="the store file (default: ~/.local/state/passcode/demo.db)")
+    p.add_argument("--smtp", metavar="HOST[:PORT]", help="the mail server for reset codes (default: localhost:25 or mail.ini)")
+    p.add_argument("--mail-from", metavar="ADDR")
+    p.add_argument("--mail-to", metavar="ADDR", help="where the reset code goes (default: $USER@localhost)")
+    p.add_argument("--tpm", nargs="?", const=True, default=None, metavar="TCTI",
+                   help="bind the store to the TPM (/dev/tpmrm0, or a tpm2-tss TCTI)")
+    a = p.parse_args()
+    host, _, port = (a.smtp or "").partition(":")
+    mailer = Mailer(host or None, int(port) if port else None, a.mail_from, a.mail_to)
+    application = Adw.Application(application_id=APP_ID, flags=Gio.ApplicationFlags.NON_UNIQUE)
+    state: dict = {}
+
+    def activate(app: Adw.Application) -> None:
+        if "app" in state:
+            state["app"].window.present()
+            return
+        path = a.store or default_store()
+        try:
+            state["app"] = App(app, path, tpm=a.tpm, mailer=mailer, bus=system_bus())
+        except passcode.PasscodeError as e:
+            print(f"cannot open {path}: {e.message}", file=sys.stderr)
+            app.quit()
+            return
+        state["app"].window.present()
+
+    application.connect("activate", activate)
+    rc = application.run([sys.argv[0]])
+    if "app" in state:
+        state["app"].close()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
