@@ -28,7 +28,7 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift VERSION
 
 
-.PHONY: crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan test-tpm
+.PHONY: crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan test-tpm test-gtk screenshots
 .PHONY: all deps lib header check-header test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 
 all: lib
@@ -70,7 +70,7 @@ check-header:
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-python deb-test
+TEST_GROUPS := check-header test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python deb-test
 test: deps lib
 	@scripts/run_tests.sh $(TEST_GROUPS)
 
@@ -193,8 +193,15 @@ examples/c/passcode_demo: examples/c/passcode_demo.c include/passcode.h $(LIB)
 	$(MAKE) -C examples/c PASSCODE_INCLUDE=$(CURDIR)/include PASSCODE_LIBDIR=$(CURDIR)/$(B)
 
 # The C front end on the default store ($$XDG_STATE_HOME/passcode/demo.db, else ~/.local/state/passcode/demo.db).
-demo: deps examples/c/passcode_demo
-	examples/c/passcode_demo
+demo: deps lib examples/c/passcode_demo
+	@scripts/demo.sh $(B) $(SONAME)
+
+# The GTK front end under Xvfb (Tests/gtk); `make screenshots` renews docs/screenshots/*.png.
+test-gtk: lib
+	scripts/check_gtk.sh $(B) $(SONAME)
+
+screenshots: lib
+	SCREENSHOT_DIR=$(CURDIR)/docs/screenshots scripts/check_gtk.sh $(B) $(SONAME)
 
 test-frontends: examples/c/passcode_demo
 	$(OWN_SESSION) scripts/check_frontends.sh examples/c/passcode_demo

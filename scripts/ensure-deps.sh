@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs what building and testing libpasscode needs, when it is missing: the C libraries
 # (libsodium-dev, libsqlite3-dev), pkg-config, the C compilers the header is checked with, and
-# the tools the tests use (valgrind, keyctl, swtpm, tpm2-tools).
+# the tools the tests use (valgrind, keyctl, swtpm, tpm2-tools), and the GTK front end's packages.
 # Swift itself is not a Debian package: it is taken from PATH (or SWIFT=/path/to/swift).
 set -eu
 missing=""
@@ -19,6 +19,15 @@ command -v keyctl >/dev/null 2>&1 || missing="$missing keyutils"
 [ -f /usr/include/tss2/tss2_esys.h ] || missing="$missing libtss2-dev"
 command -v swtpm >/dev/null 2>&1 || missing="$missing swtpm swtpm-tools"
 command -v tpm2_clear >/dev/null 2>&1 || missing="$missing tpm2-tools"
+# The GTK front end and its tests (Debian's python3, not a virtualenv's): GTK 4, libadwaita,
+# PyGObject; Xvfb, a private D-Bus with python-dbusmock, aiosmtpd as the mail server.
+/usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "4.0"); gi.require_version("Adw", "1")' 2>/dev/null \
+    || missing="$missing python3-gi gir1.2-gtk-4.0 gir1.2-adw-1"
+/usr/bin/python3 -c 'import dbusmock' 2>/dev/null || missing="$missing python3-dbusmock"
+/usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || missing="$missing python3-aiosmtpd"
+command -v xvfb-run >/dev/null 2>&1 || missing="$missing xvfb xauth"
+command -v dbus-daemon >/dev/null 2>&1 || missing="$missing dbus-daemon"
+command -v ncursesw6-config >/dev/null 2>&1 || [ -f /usr/include/ncurses.h ] || missing="$missing libncurses-dev"
 if [ -n "$missing" ]; then
     echo "ensure-deps: installing$missing"
     if [ "$(id -u)" -ne 0 ]; then

@@ -707,8 +707,11 @@ class App:
         events = self.store.events()
         self.log_group.set_description("%d event%s, newest first" % (len(events), "" if len(events) == 1 else "s"))
         for e in events[:200]:
+            detail = e.detail
+            if e.kind == SecurityEvent.LOCKOUT_STARTED and detail.isdigit():
+                detail = "for " + wait_text(int(detail))
             row = Adw.ActionRow(title=event_text(e.kind), use_markup=False,
-                                subtitle=_when(e.wall_ms) + (" · " + e.detail if e.detail else ""))
+                                subtitle=_when(e.wall_ms) + (" · " + detail if detail else ""))
             self.log_group.add(row)
             self.log_rows.append(row)
 

@@ -1,0 +1,16 @@
+#!/bin/sh
+# The GTK front end's tests (Tests/gtk/test_gtk.py) under Xvfb, with Debian's python3 (PyGObject,
+# python-dbusmock and aiosmtpd are Debian packages; scripts/ensure-deps.sh installs them).
+# The test starts its own private system bus, logind and fprintd mocks and an SMTP server on
+# loopback. Screenshots go to $SCREENSHOT_DIR (default build/screenshots).
+#
+#   scripts/check_gtk.sh BUILD_DIR SONAME
+set -eu
+build=${1:-build}
+soname=${2:-libpasscode.so.0}
+root=$(cd "$(dirname "$0")/.." && pwd)
+# GSK's cairo renderer: Xvfb has no GL, and the screenshots should not depend on a GPU.
+# NO_AT_BRIDGE: no accessibility bus in the test's private session.
+exec xvfb-run -a -s "-screen 0 1280x1024x24" env GSK_RENDERER=cairo NO_AT_BRIDGE=1 GTK_A11Y=none \
+    PYTHONPATH="$root/python" PASSCODE_LIBRARY="$root/$build/$soname" PYTHONDONTWRITEBYTECODE=1 \
+    /usr/bin/python3 -m unittest -v "$root/Tests/gtk/test_gtk.py" 2>&1
