@@ -54,7 +54,7 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 # examples/c against the installed package only: pkg-config, strict warnings, no repo paths.
 cp -r "$root/examples/c" "$tmp/ex"
 flags=$(pkg-config --cflags --libs passcode)
-cc -std=c99 -Wall -Wextra -Wpedantic -Werror -O2 -D_POSIX_C_SOURCE=200809L -o "$tmp/ex/passcode_demo" "$tmp/ex/passcode_demo.c" $flags
+cc -std=c99 -Wall -Wextra -Wpedantic -Werror -O2 -D_POSIX_C_SOURCE=200809L -o "$tmp/ex/passcode_demo" "$tmp/ex/passcode_demo.c" $flags $(pkg-config --libs ncursesw)
 ldd "$tmp/ex/passcode_demo" | grep -qE "=> /(usr/)?lib/$multiarch/libpasscode.so.0 " || { echo "deb-test: FAIL: demo not linked to the installed library" >&2; exit 1; }
 (cd "$root" && scripts/check_frontends.sh "$tmp/ex/passcode_demo")
 # The Python binding from the installed package, with Debian's python3 and no hints.

@@ -6,7 +6,8 @@
  * --tpm binds the store to the TPM 2.0 (the kernel's /dev/tpmrm0, or a tpm2-tss TCTI such as
  * swtpm:host=127.0.0.1,port=2321): a store set up with it opens only with it.
  *
- * In a terminal it reads single keys. With --script (or when input is not a terminal) it reads
+ * In a terminal it draws the seeds' screens with ncurses (a boxed number pad, filled and empty
+ * dots, the error in red, a shake, the lockout countdown ticking) and reads single keys. With --script (or when input is not a terminal) it reads
  * commands, one or more per line, and prints each screen as plain text, so tests can drive it:
  *   digits (e.g. 386491)   type them        del       delete a digit     cancel   cancel the flow
  *   launch | background | foreground | lock            app lifecycle events
@@ -23,14 +24,17 @@
 #define _DEFAULT_SOURCE
 #include <passcode.h>
 
+#include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <termios.h>
 #include <unistd.h>
 
 typedef struct {
@@ -49,20 +53,46 @@ typedef struct {
     char notice[160];
     int show_log;  /* the next screen is the security log */
     char note_path[1100];  /* the secret note, sealed with the store's data key */
+    int curses;               /* interactive: ncurses draws the screens */
+    char said[6][200];        /* what commands said since the last screen (curses) */
+    int nsaid;
 } app;
+
+/* Text of a screen: printed in scripted mode, drawn at the cursor with ncurses. */
+static void out(app *a, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (a->curses) vw_printw(stdscr, fmt, ap);
+    else vprintf(fmt, ap);
+    va_end(ap);
+}
+
+/* What a command says between screens: printed in scripted mode; with ncurses kept for the next
+ * screen (one line each, trailing newline dropped). */
+static void say(app *a, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (!a->curses) vprintf(fmt, ap);
+    else if (a->nsaid < 6) {
+        char *line = a->said[a->nsaid++];
+        vsnprintf(line, sizeof a->said[0], fmt, ap);
+        line[strcspn(line, "\n")] = 0;
+    }
+    va_end(ap);
+}
 
 /* The secret note's line on the home screen: readable only while an unlock released the key. */
 static void note_line(app *a) {
     FILE *f = fopen(a->note_path, "rb");
-    if (!f) { printf("note: (none)\n"); return; }
+    if (!f) { out(a, "note: (none)\n"); return; }
     uint8_t sealed[4096 + 64], plain[4096];
     size_t n = fread(sealed, 1, sizeof sealed, f), got = 0;
     fclose(f);
     int32_t rc = passcode_unseal(a->store, sealed, n, plain, sizeof plain, &got);
-    if (rc == PASSCODE_OK) printf("note: %.*s\n", (int)got, (const char *)plain);
-    else if (rc == PASSCODE_ERR_KEY_NOT_RELEASED) printf("note: sealed (enter the passcode to read it)\n");
-    else if (rc == PASSCODE_ERR_FOREIGN_CIPHERTEXT) printf("note: unreadable (sealed with a data key this store no longer has)\n");
-    else printf("note: damaged (%s)\n", passcode_strerror(rc));
+    if (rc == PASSCODE_OK) out(a, "note: %.*s\n", (int)got, (const char *)plain);
+    else if (rc == PASSCODE_ERR_KEY_NOT_RELEASED) out(a, "note: sealed (enter the passcode to read it)\n");
+    else if (rc == PASSCODE_ERR_FOREIGN_CIPHERTEXT) out(a, "note: unreadable (sealed with a data key this store no longer has)\n");
+    else out(a, "note: damaged (%s)\n", passcode_strerror(rc));
     explicit_bzero(plain, sizeof plain);
 }
 
@@ -74,7 +104,7 @@ static int32_t write_note(app *a, const char *text) {
     int32_t rc = passcode_seal(a->store, (const uint8_t *)text, len, sealed, sizeof sealed, &n);
     if (rc != PASSCODE_OK) return rc;
     int fd = open(a->note_path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0 || write(fd, sealed, n) != (ssize_t)n) { if (fd >= 0) close(fd); printf("error: cannot write %s\n", a->note_path); return PASSCODE_OK; }
+    if (fd < 0 || write(fd, sealed, n) != (ssize_t)n) { if (fd >= 0) close(fd); say(a, "error: cannot write %s\n", a->note_path); return PASSCODE_OK; }
     close(fd);
     return PASSCODE_OK;
 }
@@ -102,10 +132,10 @@ static int32_t deliver(void *payload, const char *code, size_t length, char *mes
     if (length >= sizeof a->email) return 1;
     memcpy(a->email, code, length);
     a->email[length] = 0;
-    printf("+------------------ email ------------------+\n");
+    say(a, "+------------------ email ------------------+\n");
     /* Scripted runs must print the same every time: the code is masked there ('code' types it). */
-    printf("| Your libpasscode reset code: %-12s |\n", a->script ? "********" : code);
-    printf("+--------------------------------------------+\n");
+    say(a, "| Your libpasscode reset code: %-12s |\n", a->script ? "********" : code);
+    say(a, "+--------------------------------------------+\n");
     return 0;
 }
 
@@ -152,7 +182,7 @@ static void start_flow(app *a, int kind) {
     end_flow(a);
     int32_t rc = passcode_flow_new(a->store, kind, &a->flow);
     if (rc != PASSCODE_OK) {
-        printf("error: %s\n", passcode_errmsg(a->store));
+        say(a, "error: %s\n", passcode_errmsg(a->store));
         a->flow = NULL;
         return;
     }
@@ -167,21 +197,130 @@ static void ensure_lock_screen(app *a) {
 
 static void show_log(app *a);
 
+/* -- the ncurses screens of seeds 001 and 003 ------------------------------------------------- */
+
+static int utf8;  /* the locale is UTF-8: filled and empty dots as the seeds draw them */
+
+static void centered(int y, const char *text) {
+    int x = (COLS - (int)strlen(text)) / 2;
+    mvaddstr(y, x < 0 ? 0 : x, text);
+}
+
+static int pad_left, pad_width;  /* the box the pad is drawn in */
+
+static void draw_dots(int y, int filled, int length, int dx) {
+    mvhline(y, pad_left + 1, ' ', pad_width - 2);  /* inside the box only */
+    int x = (COLS - (length * 2 - 1)) / 2 + dx;
+    for (int i = 0; i < length && i < 12; i++)
+        mvaddstr(y, (x < 0 ? 0 : x) + 2 * i, i < filled ? (utf8 ? "\u25cf" : "*") : (utf8 ? "\u25cb" : "_"));
+}
+
+/* One key of the pad: a 7x3 box with its label in the middle. */
+static void key_box(int y, int x, const char *label) {
+    mvaddch(y, x, ACS_ULCORNER); mvhline(y, x + 1, ACS_HLINE, 5); mvaddch(y, x + 6, ACS_URCORNER);
+    mvaddch(y + 1, x, ACS_VLINE); mvprintw(y + 1, x + 1, "  %s  ", label); mvaddch(y + 1, x + 6, ACS_VLINE);
+    mvaddch(y + 2, x, ACS_LLCORNER); mvhline(y + 2, x + 1, ACS_HLINE, 5); mvaddch(y + 2, x + 6, ACS_LRCORNER);
+}
+
+static void draw_pad(app *a) {
+    int32_t step = 0, result = 0, filled = 0, length = 0, shakes = 0, status = 0;
+    const char *prompt = "", *error = "";
+    passcode_flow_refresh(a->flow);
+    passcode_flow_state(a->flow, &step, &result);
+    passcode_flow_dots(a->flow, &filled, &length);
+    passcode_flow_prompt(a->flow, &prompt);
+    passcode_flow_error(a->flow, &error, &status);
+    passcode_flow_shakes(a->flow, &shakes);
+    const char *titles[] = {"Locked", "Create Passcode", "Change Passcode", "Turn Passcode Off", "Reset Passcode"};
+    int width = 31, height = 22, left = (COLS - width) / 2, top = 0;
+    if (left < 0) left = 0;
+    pad_left = left;
+    pad_width = width;
+    attron(A_DIM);
+    mvaddch(top, left, ACS_ULCORNER); mvhline(top, left + 1, ACS_HLINE, width - 2); mvaddch(top, left + width - 1, ACS_URCORNER);
+    mvvline(top + 1, left, ACS_VLINE, height - 2); mvvline(top + 1, left + width - 1, ACS_VLINE, height - 2);
+    mvaddch(top + height - 1, left, ACS_LLCORNER); mvhline(top + height - 1, left + 1, ACS_HLINE, width - 2);
+    mvaddch(top + height - 1, left + width - 1, ACS_LRCORNER);
+    attroff(A_DIM);
+    centered(top + 1, a->flow_kind >= 0 && a->flow_kind <= 4 ? titles[a->flow_kind] : "");
+    attron(A_BOLD);
+    centered(top + 3, prompt);
+    attroff(A_BOLD);
+    int locked_out = step == PASSCODE_FLOW_STEP_LOCKED_OUT;
+    if (locked_out) {
+        int64_t left_s = 0;
+        char when[48];
+        passcode_flow_lockout_remaining(a->flow, &left_s);
+        snprintf(when, sizeof when, "Try again in %lld:%02lld", (long long)(left_s / 60), (long long)(left_s % 60));
+        attron(A_BOLD);
+        centered(top + 5, when);
+        attroff(A_BOLD);
+    } else if (step != PASSCODE_FLOW_STEP_FINISHED) {
+        draw_dots(top + 5, filled, length, 0);
+    }
+    if (*error && !locked_out) {
+        if (has_colors()) attron(COLOR_PAIR(1) | A_BOLD);
+        centered(top + 7, error);
+        if (has_colors()) attroff(COLOR_PAIR(1) | A_BOLD);
+    }
+    static const char *labels[] = {"1", "2", "3", "4", "5", "6", "7", "8", "9", " ", "0", "<"};
+    if (locked_out) attron(A_DIM);
+    for (int i = 0; i < 12; i++) {
+        int y = top + 8 + (i / 3) * 3, x = (COLS - 25) / 2 + (i % 3) * 9;
+        if (i == 9) continue;
+        key_box(y, x < 0 ? 0 : x, labels[i]);
+    }
+    if (locked_out) attroff(A_DIM);
+    int y = top + height;
+    if (a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK && step != PASSCODE_FLOW_STEP_FINISHED) {
+        int32_t refusal = 0, lead = 0;
+        const char *label = "";
+        char line[96];
+        passcode_biometric_check(a->store, &refusal);
+        passcode_biometric_lead(a->store, &lead);
+        passcode_security_label(a->store, &label);
+        if (lead || refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE) {
+            snprintf(line, sizeof line, "[b] Use %s   [n] no match", label + strlen("Passcode & "));
+            centered(y++, line);
+        }
+        centered(y++, "[f] Forgot Passcode?");
+    } else {
+        centered(y++, "Esc cancels");
+    }
+    if (shakes != a->last_shakes && !locked_out && step != PASSCODE_FLOW_STEP_FINISHED) {
+        static const int offsets[] = {-3, 3, -2, 2, -1, 0};
+        for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {  /* the shake: a brief offset */
+            draw_dots(top + 5, filled, length, offsets[i]);
+            refresh();
+            napms(45);
+        }
+    }
+    a->last_shakes = shakes;
+}
+
+/* While a lockout counts down, the screen is redrawn every half second. */
+static int ticking(app *a) {
+    int32_t step = 0, result = 0;
+    return a->flow && passcode_flow_state(a->flow, &step, &result) == PASSCODE_OK && step == PASSCODE_FLOW_STEP_LOCKED_OUT;
+}
+
 static void draw(app *a) {
     int32_t set = 0, enabled = 0, locked = 0, reason = 0;
     passcode_is_set(a->store, &set);
     passcode_is_enabled(a->store, &enabled);
     passcode_lock_state(a->store, &locked, &reason);
-    if (!a->script) printf("\033[2J\033[H");
+    if (a->curses) { erase(); move(0, 0); }
     if (a->show_log) {
         a->show_log = 0;
         show_log(a);
-        if (a->script) printf("--\n");
-        else printf("\npress any key to go back\n");
+        if (a->script) out(a, "--\n");
+        else out(a, "\npress any key to go back\n");
         fflush(stdout);
+        if (a->curses) refresh();
         return;
     }
-    if (a->flow) {
+    if (a->flow && a->curses) draw_pad(a);
+    else if (a->flow) {
         int32_t step = 0, result = 0, filled = 0, length = 0, shakes = 0, status = 0;
         const char *prompt = "", *error = "";
         passcode_flow_refresh(a->flow);
@@ -190,19 +329,19 @@ static void draw(app *a) {
         passcode_flow_prompt(a->flow, &prompt);
         passcode_flow_error(a->flow, &error, &status);
         passcode_flow_shakes(a->flow, &shakes);
-        printf("screen: %s\n", a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK ? "lock" : kind_name(a->flow_kind));
-        printf("prompt: %s\n", prompt);
+        out(a, "screen: %s\n", a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK ? "lock" : kind_name(a->flow_kind));
+        out(a, "prompt: %s\n", prompt);
         if (step == PASSCODE_FLOW_STEP_LOCKED_OUT) {
             int64_t left = 0;
             passcode_flow_lockout_remaining(a->flow, &left);
-            printf("lockout: %lld:%02lld\n", (long long)(left / 60), (long long)(left % 60));
+            out(a, "lockout: %lld:%02lld\n", (long long)(left / 60), (long long)(left % 60));
         } else if (step != PASSCODE_FLOW_STEP_FINISHED) {
             char dots[32] = "";
             for (int i = 0; i < length && i < 12; i++) strcat(dots, i < filled ? "*" : "_");
-            printf("dots: %s%s\n", dots, shakes != a->last_shakes ? "   <<< shake >>>" : "");
+            out(a, "dots: %s%s\n", dots, shakes != a->last_shakes ? "   <<< shake >>>" : "");
         }
         a->last_shakes = shakes;
-        if (*error) printf("error: %s\n", error);
+        if (*error) out(a, "error: %s\n", error);
         if (a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK && step != PASSCODE_FLOW_STEP_FINISHED) {
             int32_t refusal = 0;
             const char *label = "";
@@ -211,19 +350,17 @@ static void draw(app *a) {
             int32_t lead = 0;
             passcode_biometric_lead(a->store, &lead);
             if (lead)  /* seed 003 test 7: the prompt opens by itself */
-                printf("biometric: %s prompt shown ([b] match, [n] no match)\n", label + strlen("Passcode & "));
+                out(a, "biometric: %s prompt shown ([b] match, [n] no match)\n", label + strlen("Passcode & "));
             else if (refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)  /* offered only when a match may unlock */
-                printf("biometric: [b] %s\n", label + strlen("Passcode & "));
-            printf("forgot: [f] Forgot Passcode?\n");
+                out(a, "biometric: [b] %s\n", label + strlen("Passcode & "));
+            out(a, "forgot: [f] Forgot Passcode?\n");
         }
-        if (!a->script && step != PASSCODE_FLOW_STEP_FINISHED && step != PASSCODE_FLOW_STEP_LOCKED_OUT)
-            printf("\n    1   2   3\n    4   5   6\n    7   8   9\n        0   <\n");
     } else if (locked && reason == PASSCODE_LOCK_REASON_LOGGED_OUT) {
-        printf("screen: logged out\n");
-        printf("Signed out. Sign in to your account again, then create a new passcode.\n");
-        if (!a->script) printf("\nkeys: [c]reate a passcode [q]uit\n");
+        out(a, "screen: logged out\n");
+        out(a, "Signed out. Sign in to your account again, then create a new passcode.\n");
+        if (!a->script) out(a, "\nkeys: [c]reate a passcode [q]uit\n");
     } else if (locked) {
-        printf("screen: lock\n");
+        out(a, "screen: lock\n");
     } else {
         int64_t timeout = 0, bio = 0, at_launch = 0, bio_launch = 0, every = 0;
         const char *label = "";
@@ -233,20 +370,28 @@ static void draw(app *a) {
         passcode_setting_get(a->store, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, &bio_launch);
         passcode_setting_get(a->store, PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH, &every);
         passcode_security_label(a->store, &label);
-        printf("screen: home\n");
+        out(a, "screen: home\n");
         char when[32];
-        printf("settings: %s | lock %s | biometric %s | auto-lock %s\n", label,
+        out(a, "settings: %s | lock %s | biometric %s | auto-lock %s\n", label,
                enabled ? "on" : (set ? "off (passcode kept)" : "off"), bio ? "on" : "off",
                duration_text(timeout, when, sizeof when));
-        printf("launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s\n",
+        out(a, "launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s\n",
                at_launch ? "on" : "off", bio_launch ? "on" : "off", every ? "on" : "off");
         note_line(a);
-        if (!a->script) printf("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [w]rite note\n"
+        if (!a->script) out(a, "\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [w]rite note\n"
                                 "      [t]imeout [i] biometric [a] require on launch [h] background [l]ock\n"
                                 "      [v]iew log [q]uit\n");
     }
-    if (a->notice[0]) { printf("notice: %s\n", a->notice); a->notice[0] = 0; }
-    if (a->script) printf("--\n");
+    if (a->curses) {  /* what the last command said, then the notice, at the bottom */
+        int y = LINES - 2 - a->nsaid;
+        for (int i = 0; i < a->nsaid; i++) mvprintw(y++, 1, "%s", a->said[i]);
+        a->nsaid = 0;
+        if (a->notice[0]) { attron(A_BOLD); mvprintw(LINES - 2, 1, "%s", a->notice); attroff(A_BOLD); a->notice[0] = 0; }
+        refresh();
+        return;
+    }
+    if (a->notice[0]) { out(a, "notice: %s\n", a->notice); a->notice[0] = 0; }
+    if (a->script) out(a, "--\n");
     fflush(stdout);
 }
 
@@ -268,9 +413,9 @@ static void show_log(app *a) {
         "reset code delivery failed", "reset completed", "reset code expired", "forgot passcode", "setting changed",
         "session signed out", "account deleted", "tamper detected"};
     passcode_event_log *log = NULL;
-    if (passcode_event_log_new(a->store, &log) != PASSCODE_OK) { printf("error: %s\n", passcode_errmsg(a->store)); return; }
+    if (passcode_event_log_new(a->store, &log) != PASSCODE_OK) { out(a, "error: %s\n", passcode_errmsg(a->store)); return; }
     size_t count = passcode_event_log_count(log);
-    printf("screen: security log (%zu event%s, newest first)\n", count, count == 1 ? "" : "s");
+    out(a, "screen: security log (%zu event%s, newest first)\n", count, count == 1 ? "" : "s");
     for (size_t i = 0; i < passcode_event_log_count(log); i++) {
         int32_t kind = 0;
         int64_t wall = 0;
@@ -282,7 +427,8 @@ static void show_log(app *a) {
         gmtime_r(&t, &tm);
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
         const char *name = kind >= 0 && kind < (int32_t)(sizeof names / sizeof names[0]) ? names[kind] : "event";
-        printf("  %s  %s%s%s\n", when, name, *detail ? ": " : "", detail);
+        if (a->curses && getcury(stdscr) >= LINES - 3) { out(a, "  ...\n"); break; }
+        out(a, "  %s  %s%s%s\n", when, name, *detail ? ": " : "", detail);
     }
     passcode_event_log_free(log);
 }
@@ -307,7 +453,7 @@ static void settle(app *a) {
 }
 
 static void event(app *a, int32_t e) {
-    if (passcode_event_report(a->store, e, NULL) != PASSCODE_OK) printf("error: %s\n", passcode_errmsg(a->store));
+    if (passcode_event_report(a->store, e, NULL) != PASSCODE_OK) say(a, "error: %s\n", passcode_errmsg(a->store));
     if (!is_locked(a) && a->flow && a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK) end_flow(a);
 }
 
@@ -323,7 +469,7 @@ static int open_store(app *a) {
     if (a->tpm) {
         int32_t bound = 0;
         passcode_tpm_is_bound(a->store, &bound);
-        printf("TPM: %s\n", bound ? "the store is bound to it" : "the first passcode binds the store to it");
+        say(a, "TPM: %s\n", bound ? "the store is bound to it" : "the first passcode binds the store to it");
     }
     passcode_set_reset_delivery_callback(a->store, deliver, a);
     passcode_set_logout_callback(a->store, on_logout, a);
@@ -337,7 +483,7 @@ static void relaunch(app *a) {
     passcode_close(a->store);
     a->store = NULL;
     if (!open_store(a)) exit(1);
-    printf("(app relaunched)\n");
+    say(a, "(app relaunched)\n");
     event(a, PASSCODE_EVENT_LAUNCHED);
 }
 
@@ -349,7 +495,7 @@ static int32_t set_flag(app *a, int32_t setting, const char *arg) {
 static int command(app *a, const char *cmd, const char *arg) {
     int32_t rc = PASSCODE_OK;
     if (strspn(cmd, "0123456789") == strlen(cmd) && *cmd) {
-        if (!a->flow) printf("error: no passcode entry on screen (c creates a passcode)\n");
+        if (!a->flow) say(a, "error: no passcode entry on screen (c creates a passcode)\n");
         else for (const char *p = cmd; *p; p++) {
             if (passcode_flow_digit(a->flow, *p - '0') != PASSCODE_OK) break;
         }
@@ -358,10 +504,10 @@ static int command(app *a, const char *cmd, const char *arg) {
     else if (!strcmp(cmd, "launch")) event(a, PASSCODE_EVENT_LAUNCHED);
     else if (!strcmp(cmd, "relaunch")) relaunch(a);
     else if (!strcmp(cmd, "restart")) {
-        if (!a->fake_clock) printf("error: restart needs --fake-clock\n");
-        else { a->fake_boot_id++; a->fake_boot_ms = 1000000; printf("(device restarted)\n"); relaunch(a); }
+        if (!a->fake_clock) say(a, "error: restart needs --fake-clock\n");
+        else { a->fake_boot_id++; a->fake_boot_ms = 1000000; say(a, "(device restarted)\n"); relaunch(a); }
     }
-    else if (!strcmp(cmd, "background")) { event(a, PASSCODE_EVENT_BACKGROUND); printf("(app in background)\n"); }
+    else if (!strcmp(cmd, "background")) { event(a, PASSCODE_EVENT_BACKGROUND); say(a, "(app in background)\n"); }
     else if (!strcmp(cmd, "foreground")) event(a, PASSCODE_EVENT_FOREGROUND);
     else if (!strcmp(cmd, "lock")) event(a, PASSCODE_EVENT_LOCK_NOW);
     else if (!strcmp(cmd, "wait")) {
@@ -376,7 +522,7 @@ static int command(app *a, const char *cmd, const char *arg) {
             end_flow(a);
             unlocked_notice(a, a->notice, sizeof a->notice);
         }
-        else printf("biometric refused: %s\n", passcode_errmsg(a->store));
+        else say(a, "biometric refused: %s\n", passcode_errmsg(a->store));
         rc = PASSCODE_OK;
     }
     else if (!strcmp(cmd, "bio-fail")) rc = passcode_biometric_failed(a->store, NULL);
@@ -401,8 +547,8 @@ static int command(app *a, const char *cmd, const char *arg) {
     else if (!strcmp(cmd, "timeout")) rc = passcode_setting_set(a->store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, arg ? strtol(arg, NULL, 10) : -1);
     else if (!strcmp(cmd, "show")) { }
     else if (!strcmp(cmd, "quit")) return 0;
-    else printf("error: unknown command '%s'\n", cmd);
-    if (rc != PASSCODE_OK) printf("error: %s\n", passcode_errmsg(a->store));
+    else say(a, "error: unknown command '%s'\n", cmd);
+    if (rc != PASSCODE_OK) say(a, "error: %s\n", passcode_errmsg(a->store));
     settle(a);
     draw(a);
     return 1;
@@ -431,7 +577,7 @@ static int key_command(app *a, int c) {
     static char digit[2];
     if (c >= '0' && c <= '9') { digit[0] = (char)c; return command(a, digit, NULL); }
     switch (c) {
-    case 127: case 8: return command(a, "del", NULL);
+    case 127: case 8: case KEY_BACKSPACE: case KEY_DC: return command(a, "del", NULL);
     case 27: return command(a, "cancel", NULL);
     case 'b': return command(a, "bio-ok", NULL);
     case 'n': return command(a, "bio-fail", NULL);
@@ -445,16 +591,15 @@ static int key_command(app *a, int c) {
     case 'v': return command(a, "log", NULL);
     case 'w': {
         char text[256] = "";
-        struct termios raw, cooked;
-        tcgetattr(STDIN_FILENO, &raw);
-        cooked = raw;
-        cooked.c_lflag |= ICANON | ECHO;
-        tcsetattr(STDIN_FILENO, TCSANOW, &cooked);
-        printf("note text: ");
-        fflush(stdout);
-        if (!fgets(text, sizeof text, stdin)) text[0] = 0;
-        text[strcspn(text, "\n")] = 0;
-        tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+        mvprintw(LINES - 1, 0, "note text: ");
+        clrtoeol();
+        echo();
+        curs_set(1);
+        timeout(-1);
+        if (getnstr(text, sizeof text - 1) == ERR) text[0] = 0;
+        noecho();
+        curs_set(0);
+        timeout(500);
         return command(a, "note", text);
     }
     case 'a': {
@@ -482,9 +627,12 @@ static int key_command(app *a, int c) {
     }
     case 'h':
         command(a, "background", NULL);
-        printf("press any key to come back\n");
-        fflush(stdout);
-        (void)getchar();
+        erase();
+        centered(LINES / 2, "(the app is in the background: press any key to come back)");
+        refresh();
+        timeout(-1);
+        (void)getch();
+        timeout(500);
         return command(a, "foreground", NULL);
     case 'q': return 0;
     default: return 1;
@@ -518,6 +666,19 @@ int main(int argc, char **argv) {
     if (!open_store(&a)) return 1;
     snprintf(a.note_path, sizeof a.note_path, "%s.note", path);
     printf("libpasscode %s demo, store %s\n", passcode_version_string(), a.script ? "(script)" : path);
+    if (!a.script) {
+        setlocale(LC_ALL, "");
+        utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+        initscr();
+        cbreak();
+        noecho();
+        keypad(stdscr, TRUE);
+        curs_set(0);
+        set_escdelay(25);
+        timeout(500);  /* getch returns every half second: the lockout countdown ticks */
+        if (has_colors()) { start_color(); use_default_colors(); init_pair(1, COLOR_RED, -1); }
+        a.curses = 1;
+    }
     command(&a, "launch", NULL);
     if (a.script) {
         char line[512];
@@ -536,14 +697,13 @@ int main(int argc, char **argv) {
             }
         }
     } else {
-        struct termios saved, raw;
-        tcgetattr(STDIN_FILENO, &saved);
-        raw = saved;
-        raw.c_lflag &= (tcflag_t)~(ICANON | ECHO);
-        tcsetattr(STDIN_FILENO, TCSANOW, &raw);
-        int c;
-        while ((c = getchar()) != EOF && key_command(&a, c)) {}
-        tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+        for (;;) {
+            int c = getch();
+            if (c == ERR) { if (ticking(&a)) draw(&a); continue; }
+            if (c == KEY_RESIZE) { draw(&a); continue; }
+            if (!key_command(&a, c)) break;
+        }
+        endwin();
     }
     end_flow(&a);
     passcode_close(a.store);
