@@ -1,7 +1,8 @@
 """A python-dbusmock template for fprintd (net.reactivated.Fprint), which python-dbusmock 0.28
 does not ship: the manager, and devices added with AddDevice(name, fingers). A verification
-answers with the next result queued by QueueVerifyResult ("verify-match", "verify-no-match"),
-as a finger on the reader would: VerifyStart emits VerifyStatus(result, done=true)."""
+waits for a finger, as the reader does: QueueVerifyResult("verify-match" or "verify-no-match")
+is the finger, answered with VerifyStatus(result, done=true) at once while a verification runs,
+or when the next one starts."""
 import dbus
 
 from dbusmock import MOCK_IFACE, mockobject
@@ -35,14 +36,18 @@ def AddDevice(self, name, fingers):
         ("Claim", "s", "", 'self.claimed = True'),
         ("Release", "", "", 'self.claimed = False'),
         ("VerifyStart", "s", "",
-         'r = self.results.pop(0) if self.results else "verify-no-match"\n'
-         'self.EmitSignal("%s", "VerifyStatus", "sb", [r, True])' % DEVICE_IFACE),
-        ("VerifyStop", "", "", ""),
+         'self.verifying = True\n'
+         'if self.results:\n'
+         '    self.verifying = False\n'
+         '    self.EmitSignal("%s", "VerifyStatus", "sb", [self.results.pop(0), True])' % DEVICE_IFACE),
+        ("VerifyStop", "", "", 'self.verifying = False'),
     ])
     obj = mockobject.objects[path]
     obj.fingers = list(fingers)
     obj.results = []
     obj.claimed = False
+    obj.verifying = False
+    obj.verify_starts = 0
     return path
 
 
@@ -53,4 +58,9 @@ def SetEnrolledFingers(self, path, fingers):
 
 @dbus.service.method(MOCK_IFACE, in_signature="ss", out_signature="")
 def QueueVerifyResult(self, path, result):
-    mockobject.objects[path].results.append(result)
+    dev = mockobject.objects[path]
+    if dev.verifying:
+        dev.verifying = False
+        dev.EmitSignal(DEVICE_IFACE, "VerifyStatus", "sb", [result, True])
+    else:
+        dev.results.append(result)

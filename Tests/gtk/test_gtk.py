@@ -323,14 +323,20 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         bio = self.app.lock_view.bio_button
         self.assertTrue(bio.get_visible())
         self.shot("09-lock-fingerprint")
+        bio.emit("clicked")  # the reader waits for a finger
+        spin(0.2)
+        self.assertEqual(bio.get_child().get_label(), "Touch the fingerprint reader…")
+        self.assertTrue(self.lock_visible())
         self.fprintd_obj.QueueVerifyResult(self.reader, "verify-no-match", dbus_interface=dbusmock.MOCK_IFACE)
-        bio.emit("clicked")
         self.assertTrue(spin_until(lambda: self._logged(SecurityEvent.BIOMETRIC_FAILED)))
+        self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
         self.assertTrue(self.lock_visible())
         self.assertIn("not recognised", self.app.lock_view.pad.error.get_label())
+        self.assertEqual(self.app.lock_view.pad.shake_count, 1)
         self.fprintd_obj.QueueVerifyResult(self.reader, "verify-match", dbus_interface=dbusmock.MOCK_IFACE)
         bio.emit("clicked")
         self.assertTrue(spin_until(lambda: not self.lock_visible()))
+        self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
         self.assertTrue(self._logged(SecurityEvent.UNLOCKED_BY_BIOMETRICS))
         # no enrolled finger: fprintd says so, the library hears "no biometrics", the switch goes
         self.fprintd_obj.SetEnrolledFingers(self.reader, dbus.Array([], signature="s"), dbus_interface=dbusmock.MOCK_IFACE)
@@ -510,6 +516,22 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
                 return True
             p = p.get_parent()
         return False
+
+    def _count(self, kind):
+        return sum(1 for e in self.app.store.events() if e.kind == kind)
+
+    def test_mail_settings_from_the_config_file(self):
+        ini = os.path.join(self.tmp.name, "mail.ini")
+        with open(ini, "w") as f:
+            f.write("[smtp]\nhost = mail.example.org\nport = 2525\nfrom = Demo <d@example.org>\nto = bob@example.org\n")
+        m = desktop.Mailer(config=ini)
+        self.assertEqual((m.host, m.port, m.sender, m.recipient), ("mail.example.org", 2525, "Demo <d@example.org>", "bob@example.org"))
+        self.assertEqual(m.masked_recipient(), "b***@example.org")
+        m = desktop.Mailer("127.0.0.1", self.smtp_port, config=ini)  # options win over the file
+        self.assertEqual((m.host, m.port, m.recipient), ("127.0.0.1", self.smtp_port, "bob@example.org"))
+        m.send("123456", 600)
+        self.assertTrue(spin_until(lambda: len(self.mailbox.messages) == 1))
+        self.assertIn("expires in 10 minutes", self.mailbox.messages[0].get_payload())
 
     def _logged(self, kind):
         return any(e.kind == kind for e in self.app.store.events())

@@ -114,6 +114,10 @@ class Fingerprint:
         self.device, self.problem = device, ""
         return True
 
+    @property
+    def verifying(self) -> bool:
+        return self._done is not None
+
     def verify(self, done: Callable[[str], None]) -> bool:
         """Claims the reader and starts a verification; `done` hears the result once. False when
         it could not start (the reader is gone or busy); `problem` says why."""

@@ -772,6 +772,8 @@ class App:
     def start_fingerprint(self) -> None:
         if self.store.biometric_check() != BiometricRefusal.NONE:
             return
+        if self.fingerprint.verifying:  # already waiting for a finger (the prompt opened by itself)
+            return
         if self.fingerprint.verify(self.on_fingerprint):
             self.lock_view.bio_button.get_child().set_label("Touch the fingerprint reader…")
         else:
