@@ -213,6 +213,7 @@ test-python: lib
 	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) python3 -m pytest -q Tests/python
 	scripts/check_readme.sh
 	scripts/check_wheel.sh
+	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) scripts/check_types.sh
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
 deb-test:

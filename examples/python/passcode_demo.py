@@ -8,6 +8,7 @@ import argparse
 import datetime
 import os
 import sys
+from typing import Optional, Union
 
 try:
     import passcode
@@ -21,7 +22,7 @@ FLAGS = {"bio": Setting.BIOMETRIC_ENABLED, "launch-lock": Setting.LOCK_AT_LAUNCH
          "bio-launch": Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, "every-launch": Setting.PASSCODE_AFTER_EVERY_LAUNCH}
 KIND_NAMES = {FlowKind.UNLOCK: "unlock", FlowKind.CREATE: "create", FlowKind.CHANGE: "change",
               FlowKind.DISABLE: "disable", FlowKind.RESET: "reset"}
-def duration_text(seconds):
+def duration_text(seconds: int) -> str:
     """An auto-lock choice as a person reads it: "immediately", "1 minute", "1 hour"."""
     if seconds == 0:
         return "immediately"
@@ -33,14 +34,14 @@ def duration_text(seconds):
 
 
 class App:
-    def __init__(self, path, script, fake_clock, tpm=None):
+    def __init__(self, path: str, script: bool, fake_clock: bool, tpm: Union[bool, str, None] = None):
         self.script = script
         self.tpm = tpm
         self.fake = fake_clock
         self.boot_ms, self.wall_ms, self.boot_id = 1_000_000, 1_767_225_600_000, 1
         self.path = path
-        self.flow = None
-        self.flow_kind = None
+        self.flow: Optional[passcode.Flow] = None
+        self.flow_kind = FlowKind.UNLOCK
         self.email = ""
         self.last_shakes = 0
         self.notice = ""
@@ -48,7 +49,7 @@ class App:
         self.note_path = path + ".note"  # the secret note, sealed with the store's data key
         self.open_store()
 
-    def open_store(self):
+    def open_store(self) -> None:
         clock = (lambda: (self.boot_ms, self.wall_ms, self.boot_id)) if self.fake else None
         self.store = passcode.Store(self.path, clock=clock, tpm=self.tpm)
         if self.tpm is not None:
@@ -57,7 +58,7 @@ class App:
         self.store.on_logout(self.on_logout)
         self.store.on_notice(self.on_notice)
 
-    def relaunch(self):
+    def relaunch(self) -> None:
         """The app quits and starts again: a new handle, nothing kept in memory, then "launched"."""
         self.end_flow()
         self.store.close()
@@ -66,27 +67,27 @@ class App:
         self.event(Event.LAUNCHED)
 
     # -- host callbacks -------------------------------------------------------------------------
-    def deliver(self, code):
+    def deliver(self, code: str) -> None:
         self.email = code
         print("+------------------ email ------------------+")
         print("| Your libpasscode reset code: %-12s |" % ("********" if self.script else code))
         print("+--------------------------------------------+")
 
-    def on_logout(self, reason):
+    def on_logout(self, reason: LogoutReason) -> None:
         why = "forgot passcode" if reason == LogoutReason.FORGOT_PASSCODE else "too many failed attempts"
         self.notice = f"logged out ({why}); please sign in again"
 
-    def on_notice(self, notice):
+    def on_notice(self, notice: Notice) -> None:
         if notice == Notice.PASSCODE_RESET:
             self.notice = "your passcode was reset"
 
     # -- flows ----------------------------------------------------------------------------------
-    def end_flow(self):
+    def end_flow(self) -> None:
         if self.flow:
             self.flow.close()
         self.flow = None
 
-    def start_flow(self, kind):
+    def start_flow(self, kind: FlowKind) -> None:
         self.end_flow()
         try:
             self.flow = self.store.flow(kind)
@@ -97,15 +98,15 @@ class App:
         self.last_shakes = 0
 
     @property
-    def logged_out(self):
+    def logged_out(self) -> bool:
         """After "forgot passcode" (or the forced logout) the user must sign in again."""
         return self.store.lock_state == (True, LockReason.LOGGED_OUT)
 
-    def ensure_lock_screen(self):
+    def ensure_lock_screen(self) -> None:
         if self.store.locked and not self.logged_out and not self.flow:
             self.start_flow(FlowKind.UNLOCK)
 
-    def draw(self):
+    def draw(self) -> None:
         s = self.store
         if not self.script:
             print("\033[2J\033[H", end="")
@@ -153,7 +154,9 @@ class App:
             print("settings: %s | lock %s | biometric %s | auto-lock %s" % (
                 s.security_label, lock, "on" if s.get(Setting.BIOMETRIC_ENABLED) else "off",
                 duration_text(s.get(Setting.AUTO_LOCK_SECONDS))))
-            onoff = lambda setting: "on" if s.get(setting) else "off"  # noqa: E731
+
+            def onoff(setting: Setting) -> str:
+                return "on" if s.get(setting) else "off"
             print("launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s" % (
                 onoff(Setting.LOCK_AT_LAUNCH), onoff(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH),
                 onoff(Setting.PASSCODE_AFTER_EVERY_LAUNCH)))
@@ -169,7 +172,7 @@ class App:
             print("--")
         sys.stdout.flush()
 
-    def note_line(self):
+    def note_line(self) -> None:
         """The secret note's line: readable only while an unlock released the data key."""
         try:
             with open(self.note_path, "rb") as f:
@@ -188,21 +191,21 @@ class App:
         except passcode.PasscodeError as e:
             print("note: damaged (%s)" % passcode.strerror(e.status))
 
-    def write_note(self, text):
+    def write_note(self, text: str) -> None:
         """Seals the text with the data key into the note file (mode 0600)."""
         sealed = self.store.seal(text.encode()[:4096])
         fd = os.open(self.note_path, os.O_CREAT | os.O_TRUNC | os.O_WRONLY | os.O_CLOEXEC, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(sealed)
 
-    def unlocked_notice(self):
+    def unlocked_notice(self) -> str:
         """ "unlock: done", and as Android does, what happened while the app was locked."""
         n = self.store.failures_since_unlock
         if n > 0:
             return "unlock: done; %d failed attempt%s since your last unlock" % (n, "" if n == 1 else "s")
         return "unlock: done"
 
-    def show_log(self):
+    def show_log(self) -> None:
         """The security event log, newest first, as a screen."""
         events = self.store.events()
         print("screen: security log (%d event%s, newest first)" % (len(events), "" if len(events) == 1 else "s"))
@@ -210,7 +213,7 @@ class App:
             when = datetime.datetime.fromtimestamp(e.wall_ms // 1000, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
             print("  %s  %s%s" % (when, e.kind.name.lower().replace("_", " "), ": " + e.detail if e.detail else ""))
 
-    def settle(self):
+    def settle(self) -> None:
         if self.flow and self.flow.step == FlowStep.FINISHED:
             result, err = self.flow.result, self.flow.error
             name = KIND_NAMES[self.flow_kind]
@@ -223,22 +226,24 @@ class App:
             self.end_flow()
         self.ensure_lock_screen()
 
-    def event(self, e):
+    def event(self, e: Event) -> None:
         self.store.report(e)
         if not self.store.locked and self.flow and self.flow_kind == FlowKind.UNLOCK:
             self.end_flow()
 
-    def command(self, cmd, arg=None):
+    def command(self, cmd: str, arg: Optional[str] = None) -> bool:
         s = self.store
         try:
             if cmd.isdigit() and cmd.isascii():
-                if not self.flow:
+                flow = self.flow
+                if not flow:
                     print("error: no passcode entry on screen (c creates a passcode)")
-                for ch in (cmd if self.flow else ""):
-                    try:
-                        self.flow.digit(int(ch))
-                    except passcode.PasscodeError:
-                        break
+                else:
+                    for ch in cmd:
+                        try:
+                            flow.digit(int(ch))
+                        except passcode.PasscodeError:
+                            break
             elif cmd == "del":
                 if self.flow:
                     self.flow.delete()
@@ -320,7 +325,7 @@ class App:
         return True
 
 
-def default_store():
+def default_store() -> str:
     state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
     folder = os.path.join(state, "passcode")
     os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -331,7 +336,7 @@ KEYS = {"\x7f": "del", "\x08": "del", "\x1b": "cancel", "b": "bio-ok", "n": "bio
         "c": "create", "g": "change", "d": "disable", "e": "enable", "l": "lock", "v": "log"}
 
 
-def interactive(app):
+def interactive(app: App) -> None:
     import termios
     import tty
     fd = sys.stdin.fileno()
@@ -375,7 +380,7 @@ def interactive(app):
         termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
-def main():
+def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--store")
     p.add_argument("--script", action="store_true")

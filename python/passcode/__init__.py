@@ -58,7 +58,7 @@ __version__ = _binding_version()
 
 def version() -> str:
     """The loaded library's version, e.g. "1.2.3"."""
-    return _lib.passcode_version_string().decode()
+    return str(_lib.passcode_version_string().decode())
 
 
 def setting_bounds(setting: Setting) -> Tuple[int, int]:
@@ -97,7 +97,7 @@ def setting_weakens(setting: Setting, old: int, new: int) -> bool:
     return bool(out.value)
 
 
-def _bytes(value, what: str) -> bytearray:
+def _bytes(value: object, what: str) -> bytearray:
     """A mutable copy of a secret, so that it can be wiped after the call."""
     if isinstance(value, str):
         try:
@@ -109,7 +109,7 @@ def _bytes(value, what: str) -> bytearray:
     raise TypeError(f"{what} must be str or bytes, not {type(value).__name__}")
 
 
-def _text(value: Optional[str], what: str, allow_none=False) -> Optional[bytes]:
+def _text(value: Optional[str], what: str, allow_none: bool = False) -> Optional[bytes]:
     if value is None:
         if allow_none:
             return None
@@ -128,7 +128,7 @@ class _SecretBuffer:
     """A bytearray lent to C as (uint8_t *, length). A copy made for the call (from bytes) is
     wiped afterwards; a caller's bytearray is lent as it is."""
 
-    def __init__(self, value, what: str):
+    def __init__(self, value: object, what: str):
         if isinstance(value, bytearray):
             self._data, self._copy = value, False
         elif isinstance(value, (bytes, memoryview)):
@@ -139,15 +139,14 @@ class _SecretBuffer:
         self._raw = (ctypes.c_uint8 * max(self.length, 1)).from_buffer(self._data) if self._data else None
         self.pointer = ctypes.cast(self._raw, POINTER(ctypes.c_uint8)) if self._raw is not None else None
 
-    def __enter__(self):
+    def __enter__(self) -> "_SecretBuffer":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.pointer = None
         self._raw = None
         if self._copy:
             wipe(self._data)
-        return False
 
 
 def wipe(buffer: bytearray) -> None:
@@ -157,12 +156,13 @@ def wipe(buffer: bytearray) -> None:
 
 def strerror(status: int) -> str:
     """A status's short English text (passcode_strerror)."""
-    return _lib.passcode_strerror(int(status)).decode()
+    return str(_lib.passcode_strerror(int(status)).decode())
 
 
-def _call_with_secrets(fn, handle, *secrets_and_args):
+def _call_with_secrets(fn: Callable[..., Any], handle: Any, *secrets_and_args: Any) -> Any:
     """Calls fn(handle, ...) where each bytearray argument is passed as (pointer, length) and wiped after."""
-    args, buffers = [], []
+    args: List[Any] = []
+    buffers: List[Tuple[bytearray, Any]] = []
     for a in secrets_and_args:
         if isinstance(a, bytearray):
             raw = (ctypes.c_char * max(len(a), 1)).from_buffer(a) if a else None
@@ -178,13 +178,14 @@ def _call_with_secrets(fn, handle, *secrets_and_args):
             _wipe(a)
 
 
-def _int(value, what: str) -> int:
+def _int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{what} must be an int, not {type(value).__name__}")
     return value
 
 
 _T = TypeVar("_T")
+_H = TypeVar("_H", bound="_Handle")
 
 
 async def _in_thread(fn: Callable[..., _T], *args: Any) -> _T:
@@ -198,7 +199,7 @@ def _hook_message(exc: BaseException) -> bytes:
     return f"the Python callback raised {type(exc).__name__}".encode()
 
 
-def _write_message(buffer, size, text: bytes) -> None:
+def _write_message(buffer: Any, size: int, text: bytes) -> None:
     if buffer and size:
         data = text[: size - 1] + b"\0"
         ctypes.memmove(buffer, data, len(data))
@@ -207,14 +208,14 @@ def _write_message(buffer, size, text: bytes) -> None:
 class _Handle:
     """A library handle released by `_free` (close, context manager, garbage collection)."""
 
-    _handle = None
+    _handle: Any = None
     _what = "handle"
 
     @staticmethod
-    def _free(handle) -> None:
+    def _free(handle: Any) -> None:
         raise NotImplementedError
 
-    def _h(self):
+    def _h(self) -> Any:
         if self._handle is None:
             raise InvalidHandle(f"the {self._what} is closed", Status.ERR_INVALID_HANDLE)
         return self._handle
@@ -225,13 +226,13 @@ class _Handle:
             self._free(self._handle)
             self._handle = None
 
-    def __enter__(self):
+    def __enter__(self: _H) -> _H:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:
@@ -325,8 +326,8 @@ class Store(_Handle):
             _lib.passcode_options_free(opts)
 
     @staticmethod
-    def _make_clock(clock):
-        def cb(_payload, boot, wall, boot_id):
+    def _make_clock(clock: Callable[[], Tuple[int, int, int]]) -> Any:
+        def cb(_payload: Any, boot: Any, wall: Any, boot_id: Any) -> None:
             try:
                 b, w, i = clock()
                 boot[0], wall[0], boot_id[0] = int(b), int(w), int(i) & 0xFFFFFFFFFFFFFFFF
@@ -337,12 +338,14 @@ class Store(_Handle):
     # -- plumbing ---------------------------------------------------------------------------
 
     _what = "store"
-    _free = staticmethod(lambda h: _lib.passcode_close(h))
+    @staticmethod
+    def _free(handle: Any) -> None:
+        _lib.passcode_close(handle)
 
-    def _out_int(self, fn, ctype=c_int32):
+    def _out_int(self, fn: Callable[..., Any], ctype: Any = c_int32) -> int:
         out = ctype()
         fn(self._h(), byref(out))
-        return out.value
+        return int(out.value)
 
     # -- the passcode -------------------------------------------------------------------------
 
@@ -500,7 +503,7 @@ class Store(_Handle):
         """ "Passcode & Face ID", "Passcode & Touch ID" or "Passcode & Biometric"."""
         out = c_char_p()
         _lib.passcode_security_label(self._h(), byref(out))
-        return out.value.decode()
+        return (out.value or b"").decode()
 
     def biometric_check(self) -> BiometricRefusal:
         """Whether biometrics may unlock now (NONE), else why not."""
@@ -660,8 +663,8 @@ class Store(_Handle):
                 active, current = c_int64(), c_int32()
                 _lib.passcode_session_list_get(lst, i, byref(sid), byref(name), byref(plat), byref(active),
                                                            byref(loc), byref(current))
-                out.append(Session(sid.value.decode(), name.value.decode(), plat.value.decode(), active.value,
-                                   loc.value.decode() if loc.value is not None else None, bool(current.value)))
+                out.append(Session((sid.value or b"").decode(), (name.value or b"").decode(), (plat.value or b"").decode(), active.value,
+                                   (loc.value or b"").decode() if loc.value is not None else None, bool(current.value)))
             return out
         finally:
             _lib.passcode_session_list_free(lst)
@@ -707,9 +710,9 @@ class Store(_Handle):
 
     # -- callbacks ------------------------------------------------------------------------------
 
-    def _register(self, name, setter, cbtype, wrapper):
+    def _register(self, name: str, setter: Callable[..., Any], cbtype: Any, wrapper: Optional[Callable[..., Any]]) -> None:
         if wrapper is None:
-            setter(self._h(), ctypes.cast(None, cbtype), None)
+            setter(self._h(), cbtype(), None)  # a NULL function pointer
             self._callbacks.pop(name, None)
             return
         cb = cbtype(wrapper)
@@ -718,77 +721,91 @@ class Store(_Handle):
 
     def on_logout(self, fn: Optional[Callable[[LogoutReason], None]]) -> None:
         """fn(reason) after the library removed the passcode and the user must log in again."""
-        def w(_p, reason):
+        if fn is None:
+            return self._register("logout", _lib.passcode_set_logout_callback, _ffi.INT_CB, None)
+        def w(_p: Any, reason: int) -> None:
             try:
                 fn(LogoutReason(reason))
             except BaseException:
                 pass
-        self._register("logout", _lib.passcode_set_logout_callback, _ffi.INT_CB, w if fn else None)
+        self._register("logout", _lib.passcode_set_logout_callback, _ffi.INT_CB, w)
 
     def on_notice(self, fn: Optional[Callable[[Notice], None]]) -> None:
         """fn(notice), e.g. Notice.PASSCODE_RESET, to tell the user."""
-        def w(_p, notice):
+        if fn is None:
+            return self._register("notice", _lib.passcode_set_notice_callback, _ffi.INT_CB, None)
+        def w(_p: Any, notice: int) -> None:
             try:
                 fn(Notice(notice))
             except BaseException:
                 pass
-        self._register("notice", _lib.passcode_set_notice_callback, _ffi.INT_CB, w if fn else None)
+        self._register("notice", _lib.passcode_set_notice_callback, _ffi.INT_CB, w)
 
     def on_reset_code(self, fn: Optional[Callable[[str], None]]) -> None:
         """fn(code) delivers a reset code (sends the email). Raising means delivery failed: the
         code is discarded and request_reset_code raises HookFailed."""
-        def w(_p, code, length, message, size):
+        if fn is None:
+            return self._register("reset", _lib.passcode_set_reset_delivery_callback, _ffi.DELIVERY_CB, None)
+        def w(_p: Any, code: Any, length: int, message: Any, size: int) -> int:
             try:
                 fn(ctypes.string_at(code, length).decode())
                 return 0
             except BaseException as e:
                 _write_message(message, size, _hook_message(e))
                 return 1
-        self._register("reset", _lib.passcode_set_reset_delivery_callback, _ffi.DELIVERY_CB, w if fn else None)
+        self._register("reset", _lib.passcode_set_reset_delivery_callback, _ffi.DELIVERY_CB, w)
 
     def settings_hook(self, fn: Optional[Callable[[str, str, str], None]]) -> None:
         """fn(key, old, new) before a setting change is committed; raise to refuse it (the
         exception's message becomes the error's)."""
-        def w(_p, key, old, new, message, size):
+        if fn is None:
+            return self._register("settings", _lib.passcode_set_settings_hook, _ffi.SETTINGS_CB, None)
+        def w(_p: Any, key: bytes, old: bytes, new: bytes, message: Any, size: int) -> int:
             try:
                 fn(key.decode(), old.decode(), new.decode())
                 return 0
             except BaseException as e:
                 _write_message(message, size, (str(e) or type(e).__name__).encode())
                 return 1
-        self._register("settings", _lib.passcode_set_settings_hook, _ffi.SETTINGS_CB, w if fn else None)
+        self._register("settings", _lib.passcode_set_settings_hook, _ffi.SETTINGS_CB, w)
 
     def lifecycle_hook(self, fn: Optional[Callable[[LifecycleEvent], None]]) -> None:
         """fn(event) before a passcode lifecycle change (set, changed, reset, disabled, enabled,
         removed, forgot) is committed, to keep a backend in step; raise to refuse it (nothing
         changes, the call raises HookFailed with the exception's message)."""
-        def w(_p, event, message, size):
+        if fn is None:
+            return self._register("lifecycle", _lib.passcode_set_lifecycle_callback, _ffi.LIFECYCLE_CB, None)
+        def w(_p: Any, event: int, message: Any, size: int) -> int:
             try:
                 fn(LifecycleEvent(event))
                 return 0
             except BaseException as e:
                 _write_message(message, size, (str(e) or type(e).__name__).encode())
                 return 1
-        self._register("lifecycle", _lib.passcode_set_lifecycle_callback, _ffi.LIFECYCLE_CB, w if fn else None)
+        self._register("lifecycle", _lib.passcode_set_lifecycle_callback, _ffi.LIFECYCLE_CB, w)
 
     def session_hook(self, fn: Optional[Callable[[str], None]]) -> None:
         """fn(session_id) before a session is signed out; raise to keep it."""
-        def w(_p, sid, message, size):
+        if fn is None:
+            return self._register("session", _lib.passcode_set_session_hook, _ffi.SESSION_CB, None)
+        def w(_p: Any, sid: bytes, message: Any, size: int) -> int:
             try:
                 fn(sid.decode())
                 return 0
             except BaseException as e:
                 _write_message(message, size, (str(e) or type(e).__name__).encode())
                 return 1
-        self._register("session", _lib.passcode_set_session_hook, _ffi.SESSION_CB, w if fn else None)
+        self._register("session", _lib.passcode_set_session_hook, _ffi.SESSION_CB, w)
 
     def on_account_deleted(self, fn: Optional[Callable[[], None]]) -> None:
-        def w(_p):
+        if fn is None:
+            return self._register("deleted", _lib.passcode_set_account_deleted_callback, _ffi.VOID_CB, None)
+        def w(_p: Any) -> None:
             try:
                 fn()
             except BaseException:
                 pass
-        self._register("deleted", _lib.passcode_set_account_deleted_callback, _ffi.VOID_CB, w if fn else None)
+        self._register("deleted", _lib.passcode_set_account_deleted_callback, _ffi.VOID_CB, w)
 
 
 class Flow(_Handle):
@@ -797,7 +814,7 @@ class Flow(_Handle):
     _what = "flow"
 
     @staticmethod
-    def _free(handle) -> None:
+    def _free(handle: Any) -> None:
         _ffi.FLOW_STORES.pop(_ffi._address(handle), None)
         _lib.passcode_flow_free(handle)
 
@@ -863,13 +880,13 @@ class Flow(_Handle):
     def prompt(self) -> str:
         out = c_char_p()
         _lib.passcode_flow_prompt(self._h(), byref(out))
-        return out.value.decode()
+        return (out.value or b"").decode()
 
     @property
     def error(self) -> str:
         out = c_char_p()
         _lib.passcode_flow_error(self._h(), byref(out), None)
-        return out.value.decode()
+        return (out.value or b"").decode()
 
     @property
     def status(self) -> Status:

@@ -1,5 +1,7 @@
 """Exceptions: one class per status, all under PasscodeError. Messages come from the library
 and never contain a passcode or a code."""
+from typing import Any, Dict, Optional, Type
+
 from ._enums import Status
 
 
@@ -8,20 +10,20 @@ class PasscodeError(Exception):
 
     status = Status.ERR_INTERNAL
 
-    def __init__(self, message, status=None):
+    def __init__(self, message: str, status: Optional[int] = None):
         super().__init__(message)
         self.message = message
         if status is not None:
             self.status = Status(status)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.message} [{self.status.name}]"
 
 
-class _Waits:
+class _Waits(PasscodeError):
     """A failure that carries how long to wait: `seconds_remaining`."""
 
-    def __init__(self, message, status=None, seconds_remaining=0):
+    def __init__(self, message: str, status: Optional[int] = None, seconds_remaining: int = 0):
         super().__init__(message, status)
         self.seconds_remaining = seconds_remaining
 
@@ -128,7 +130,7 @@ class PasscodeRequired(PasscodeError):
     """Biometrics may not unlock now; `reason` is a BiometricRefusal."""
     status = Status.ERR_PASSCODE_REQUIRED
 
-    def __init__(self, message, status=None, reason=None):
+    def __init__(self, message: str, status: Optional[int] = None, reason: Optional[int] = None):
         super().__init__(message, status)
         self.reason = reason
 
@@ -181,7 +183,7 @@ class PasswordMismatch(PasswordError):
 class SessionNotFound(PasscodeError, KeyError):
     status = Status.ERR_SESSION_NOT_FOUND
 
-    def __str__(self):
+    def __str__(self) -> str:
         return PasscodeError.__str__(self)
 
 
@@ -282,13 +284,13 @@ class TPMFailed(TPMError):
     status = Status.ERR_TPM
 
 
-_BY_STATUS = {}
+_BY_STATUS: Dict[Status, Type[PasscodeError]] = {}
 for _cls in list(globals().values()):
     if isinstance(_cls, type) and issubclass(_cls, PasscodeError) and "status" in _cls.__dict__:
         _BY_STATUS[_cls.status] = _cls
 
 
-def error_for(status, message, **extra):
+def error_for(status: int, message: str, **extra: Any) -> PasscodeError:
     """The exception for a non-zero status."""
     try:
         st = Status(status)

@@ -8,6 +8,7 @@ drift apart.
 import ctypes
 import ctypes.util
 import os
+from typing import Any, Dict, Iterator, Optional, Tuple
 from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_int32, c_int64, c_size_t, c_uint8,
                     c_uint32, c_uint64, c_void_p)
 
@@ -167,14 +168,14 @@ FUNCTIONS = {
 
 #: The store each live flow belongs to (by the flow handle's address): a flow's failures are
 #: reported on its store (passcode_errmsg(store)).
-FLOW_STORES = {}
+FLOW_STORES: Dict[Optional[int], Any] = {}
 
 
-def _address(handle):
+def _address(handle: Any) -> Optional[int]:
     return ctypes.cast(handle, c_void_p).value
 
 
-def check_status(result, func, args):
+def check_status(result: int, func: Any, args: Tuple[Any, ...]) -> int:
     """The errcheck of every function that returns a passcode_status (as python-libarchive-c's
     check_int): a non-zero status raises the exception of its class, with the library's message
     and, for a lockout or a rate limit, the seconds the failure carried."""
@@ -199,7 +200,7 @@ def check_status(result, func, args):
     raise error_for(result, (message or lib.passcode_strerror(result) or b"").decode(), **extra)
 
 
-def _candidates():
+def _candidates() -> Iterator[str]:
     env = os.environ.get("PASSCODE_LIBRARY")
     if env:
         yield env
@@ -211,7 +212,7 @@ def _candidates():
     yield os.path.join(here, "..", "..", "build", "libpasscode.so.0")
 
 
-def load():
+def load() -> Any:
     """Loads libpasscode and declares every function. Raises ImportError with the places tried."""
     tried = []
     for path in _candidates():

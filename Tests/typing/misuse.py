@@ -1,0 +1,15 @@
+"""Calls the type hints must reject (scripts/check_types.sh expects mypy to fail on each line
+marked `# E:` with that error code)."""
+import passcode
+from passcode import Setting
+
+store = passcode.Store("x.db")
+store.verify(386491)  # E: arg-type
+store.set(Setting.AUTO_LOCK_SECONDS, "60")  # E: arg-type
+n: str = store.failed_attempts  # E: assignment
+
+
+def deliver(code: str, attempt: int) -> None: ...
+
+
+store.on_reset_code(deliver)  # E: arg-type
