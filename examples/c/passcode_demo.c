@@ -222,15 +222,27 @@ static void key_box(int y, int x, const char *label) {
     mvaddch(y + 2, x, ACS_LLCORNER); mvhline(y + 2, x + 1, ACS_HLINE, 5); mvaddch(y + 2, x + 6, ACS_LRCORNER);
 }
 
-static void draw_pad(app *a) {
-    int32_t step = 0, result = 0, filled = 0, length = 0, shakes = 0, status = 0;
-    const char *prompt = "", *error = "";
+/* What the flow on screen reports, read once per screen. */
+typedef struct {
+    int32_t step, result, filled, length, shakes, status;
+    const char *prompt, *error;
+} flow_view;
+
+static flow_view read_flow(app *a) {
+    flow_view v = {0, 0, 0, 0, 0, 0, "", ""};
     passcode_flow_refresh(a->flow);
-    passcode_flow_state(a->flow, &step, &result);
-    passcode_flow_dots(a->flow, &filled, &length);
-    passcode_flow_prompt(a->flow, &prompt);
-    passcode_flow_error(a->flow, &error, &status);
-    passcode_flow_shakes(a->flow, &shakes);
+    passcode_flow_state(a->flow, &v.step, &v.result);
+    passcode_flow_dots(a->flow, &v.filled, &v.length);
+    passcode_flow_prompt(a->flow, &v.prompt);
+    passcode_flow_error(a->flow, &v.error, &v.status);
+    passcode_flow_shakes(a->flow, &v.shakes);
+    return v;
+}
+
+static void draw_pad(app *a) {
+    flow_view v = read_flow(a);
+    int32_t step = v.step, filled = v.filled, length = v.length, shakes = v.shakes;
+    const char *prompt = v.prompt, *error = v.error;
     const char *titles[] = {"Locked", "Create Passcode", "Change Passcode", "Turn Passcode Off", "Reset Passcode"};
     int width = 31, height = 22, left = (COLS - width) / 2, top = 0;
     if (left < 0) left = 0;
@@ -321,14 +333,9 @@ static void draw(app *a) {
     }
     if (a->flow && a->curses) draw_pad(a);
     else if (a->flow) {
-        int32_t step = 0, result = 0, filled = 0, length = 0, shakes = 0, status = 0;
-        const char *prompt = "", *error = "";
-        passcode_flow_refresh(a->flow);
-        passcode_flow_state(a->flow, &step, &result);
-        passcode_flow_dots(a->flow, &filled, &length);
-        passcode_flow_prompt(a->flow, &prompt);
-        passcode_flow_error(a->flow, &error, &status);
-        passcode_flow_shakes(a->flow, &shakes);
+        flow_view v = read_flow(a);
+        int32_t step = v.step, filled = v.filled, length = v.length, shakes = v.shakes;
+        const char *prompt = v.prompt, *error = v.error;
         out(a, "screen: %s\n", a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK ? "lock" : kind_name(a->flow_kind));
         out(a, "prompt: %s\n", prompt);
         if (step == PASSCODE_FLOW_STEP_LOCKED_OUT) {

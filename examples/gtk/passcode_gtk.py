@@ -366,18 +366,21 @@ class LockView(Gtk.Stack):
         self.pad.extra.append(self.bio_button)
         self.pad.extra.append(self.forgot_button)
         self.add_named(self.pad, "pad")
-        self.signed_out = Adw.StatusPage(icon_name="system-users-symbolic", title="Signed Out",
-                                         description="Sign in to your account again, then create a new passcode.")
-        sign_in = Gtk.Button(label="Sign In Again", css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
-        sign_in.connect("clicked", lambda _b: app.sign_in_again())
-        self.signed_out.set_child(sign_in)
-        self.add_named(self.signed_out, "signed-out")
-        self.reset_page = Adw.StatusPage(icon_name="dialog-warning-symbolic", title="Passcode Reset Required",
-                                         description="Too many failed attempts. Reset your passcode with a code sent by email.")
-        reset = Gtk.Button(label="Reset via Email", css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
-        reset.connect("clicked", lambda _b: app.open_reset())
-        self.reset_page.set_child(reset)
-        self.add_named(self.reset_page, "reset-required")
+        self.signed_out = self._status_page("signed-out", "system-users-symbolic", "Signed Out",
+                                            "Sign in to your account again, then create a new passcode.",
+                                            "Sign In Again", app.sign_in_again)
+        self.reset_page = self._status_page("reset-required", "dialog-warning-symbolic", "Passcode Reset Required",
+                                            "Too many failed attempts. Reset your passcode with a code sent by email.",
+                                            "Reset via Email", app.open_reset)
+
+    def _status_page(self, name: str, icon: str, title: str, description: str, button: str,
+                     action: Callable[[], None]) -> Adw.StatusPage:
+        page = Adw.StatusPage(icon_name=icon, title=title, description=description)
+        b = Gtk.Button(label=button, css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
+        b.connect("clicked", lambda _b: action())
+        page.set_child(b)
+        self.add_named(page, name)
+        return page
 
 
 # -- the app -------------------------------------------------------------------------------------
