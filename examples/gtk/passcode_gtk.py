@@ -660,8 +660,11 @@ class App:
         finally:
             self._updating = False
         self._refresh_note()
-        self._refresh_devices()
-        self._refresh_log()
+        page = self.views.get_visible_child_name()
+        if page == "account":  # the lists are rebuilt only while they are on screen
+            self._refresh_devices()
+        elif page == "log":
+            self._refresh_log()
 
     def _refresh_note(self) -> None:
         try:
@@ -874,13 +877,11 @@ class App:
         s = self.store
         if on == s.is_enabled or self.sheet is not None:
             return
-        if on and not s.is_set:
-            self.open_flow(FlowKind.CREATE)
-        elif on:
-            self.guarded(s.enable, "Passcode Lock")
-        else:
-            self.open_flow(FlowKind.DISABLE)
-        self.refresh()
+        if on and s.is_set:
+            self.guarded(s.enable, "Passcode Lock")  # refreshes
+            return
+        self.open_flow(FlowKind.CREATE if on else FlowKind.DISABLE)
+        self.refresh()  # the switch shows what is stored while the sheet is open
 
     def toggle_biometric(self, on: bool) -> None:
         self.update_biometrics()
