@@ -284,7 +284,7 @@ extension PasscodeStore {
 
     /// Whether a recovery copy exists (`passcode_has_recovery_key`).
     public func hasRecoveryKey() throws -> Bool {
-        try read(.recover) { try recoveryWrapLocked() != nil }
+        try cachedRead(.recoveryKey, .recover) { try recoveryWrapLocked() != nil }
     }
 
     func recoveryWrapLocked() throws -> [UInt8]? {

@@ -51,7 +51,7 @@ extension PasscodeStore {
 
     /// Whether the app is locked now, and why (`passcode_lock_state`).
     public func lockStatus() throws -> LockStatus {
-        try read { try lockStatusLocked() }
+        try cachedRead(.lockStatus) { try lockStatusLocked() }
     }
 
     func lockStatusLocked() throws -> LockStatus {
@@ -91,33 +91,53 @@ extension PasscodeStore {
     /// Whether biometrics may unlock now, and why not (`passcode_biometric_check`).
     public func biometricRefusal() throws -> BiometricRefusal {
         let now = now()
-        return try read { try biometricRefusalLocked(now: now) }
+        return try cachedRead(.biometricInputs) { try biometricInputsLocked() }.refusal(now: now)
     }
 
     /// Whether the lock screen should start with the biometric prompt (`passcode_biometric_lead`).
     public func biometricLead() throws -> Bool {
         let now = now()
-        return try read {
-            let status = try lockStatusLocked()
-            guard status.locked, try biometricRefusalLocked(now: now) == .none else { return false }
-            return try status.reason != .launch || flag(.requireBiometricOnLaunch)
+        let inputs = try cachedRead(.biometricInputs) { try biometricInputsLocked() }
+        guard inputs.status.locked, inputs.refusal(now: now) == .none else { return false }
+        return inputs.status.reason != .launch || inputs.requireOnLaunch
+    }
+
+    /// What the biometric policy reads from the store; the clock is applied by `refusal(now:)`.
+    struct BiometricInputs {
+        var bio: BiometricState
+        var attempts: AttemptState
+        var passcodeSet: Bool
+        var lockEnabled: Bool
+        var biometricEnabled: Bool
+        var launchNeedsPasscode: Bool
+        var status: LockStatus
+        var requireOnLaunch: Bool
+
+        func refusal(now: ClockReading) -> BiometricRefusal {
+            let facts = BiometricPolicy.Facts(
+                passcodeSet: passcodeSet,
+                lockEnabled: lockEnabled,
+                biometricEnabled: biometricEnabled,
+                biometricAvailable: bio.available,
+                resetRequired: attempts.resetRequired,
+                lockedOut: attempts.lockoutRemaining(now: now) > 0,
+                firstUnlockAfterLaunch: launchNeedsPasscode,
+                lastPasscodeEntry: bio.lastPasscodeEntry,
+                biometricFailures: bio.failures)
+            return BiometricPolicy.refusal(facts, now: now)
         }
     }
 
+    func biometricInputsLocked() throws -> BiometricInputs {
+        BiometricInputs(bio: try load(BiometricState.self), attempts: try load(AttemptState.self),
+                        passcodeSet: try passcodeRowLocked() != nil, lockEnabled: try lockEnabledLocked(),
+                        biometricEnabled: try flag(.biometricEnabled),
+                        launchNeedsPasscode: try load(LockState.self).launchNeedsPasscode,
+                        status: try lockStatusLocked(), requireOnLaunch: try flag(.requireBiometricOnLaunch))
+    }
+
     private func biometricRefusalLocked(now: ClockReading) throws -> BiometricRefusal {
-        let bio = try load(BiometricState.self)
-        let attempts = try load(AttemptState.self)
-        let facts = BiometricPolicy.Facts(
-            passcodeSet: try passcodeRowLocked() != nil,
-            lockEnabled: try lockEnabledLocked(),
-            biometricEnabled: try flag(.biometricEnabled),
-            biometricAvailable: bio.available,
-            resetRequired: attempts.resetRequired,
-            lockedOut: attempts.lockoutRemaining(now: now) > 0,
-            firstUnlockAfterLaunch: try load(LockState.self).launchNeedsPasscode,
-            lastPasscodeEntry: bio.lastPasscodeEntry,
-            biometricFailures: bio.failures)
-        return BiometricPolicy.refusal(facts, now: now)
+        try biometricInputsLocked().refusal(now: now)
     }
 
     /// The host reports a successful biometric match (`passcode_biometric_unlock`). Unlocks when

@@ -28,13 +28,13 @@ extension PasscodeStore {
 
     /// Whether a passcode is set (`passcode_is_set`).
     public func isPasscodeSet() throws -> Bool {
-        try readOne { try passcodeRowLocked() != nil }
+        try cachedRead(.passcodeSet) { try passcodeRowLocked() != nil }
     }
 
     /// Whether the passcode lock is on: a passcode is set and the lock is enabled
     /// (`passcode_is_enabled`).
     public func isLockEnabled() throws -> Bool {
-        try read { try lockEnabledLocked() }
+        try cachedRead(.lockEnabled) { try lockEnabledLocked() }
     }
 
     func lockEnabledLocked() throws -> Bool {
@@ -43,7 +43,7 @@ extension PasscodeStore {
 
     /// The passcode length: the set passcode's, else the configured one (`passcode_length`).
     public func passcodeLength() throws -> Int {
-        try read(.recover) { try lengthLocked() }  // also needed by the reset by email
+        try cachedRead(.length, .recover) { try lengthLocked() }  // also needed by the reset by email
     }
 
     func lengthLocked() throws -> Int {
@@ -68,7 +68,7 @@ extension PasscodeStore {
 
     /// Failures since the last successful unlock (`passcode_failed_attempts`).
     public func failedAttempts() throws -> Int {
-        try read { Int(try load(AttemptState.self).failures) }
+        Int(try attempts().failures)
     }
 
     // MARK: - Set, change, remove
@@ -367,13 +367,18 @@ extension PasscodeStore {
     /// Seconds left in the current lockout, 0 when none (`passcode_lockout_remaining`).
     public func lockoutRemainingSeconds() throws -> Int64 {
         let now = now()
-        let ms = try read { try load(AttemptState.self).lockoutRemaining(now: now) }
+        let ms = try attempts().lockoutRemaining(now: now)
         return (ms + 999) / 1000
     }
 
     /// Whether the maximum number of failures requires a reset (`passcode_is_reset_required`).
     public func isResetRequired() throws -> Bool {
-        try read { try load(AttemptState.self).resetRequired }
+        try attempts().resetRequired
+    }
+
+    /// The attempt counters as stored; the queries above compute from them.
+    private func attempts() throws -> AttemptState {
+        try cachedRead(.attempts) { try load(AttemptState.self) }
     }
 
     // MARK: - Repeated wrong guesses (memory only)

@@ -44,7 +44,7 @@ extension PasscodeStore {
 
     /// Whether the store is bound to a TPM (`passcode_tpm_is_bound`).
     public func isTPMBound() throws -> Bool {
-        try read { try load(TPMState.self).bound }
+        try cachedRead(.tpmBound) { try load(TPMState.self).bound }
     }
 
     /// A connection to the store's TPM when the store is bound, else nil (a new wrap, not an attempt).

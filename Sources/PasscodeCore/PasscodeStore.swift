@@ -44,6 +44,9 @@ public final class PasscodeStore: @unchecked Sendable {
     var heldKey: HeldKey?
     /// With a pepper: the key of the MAC over the security state (see Integrity.swift).
     let integrityKey: SecretBytes?
+    /// Answers of the cheap queries a lock screen polls, valid while the change stamp they were
+    /// read under holds (see `cachedRead`). Memory only, per handle, under `lock`.
+    var answers = Answers()
     /// Host callbacks (set through the C API); read and replaced under `lock`.
     private var hookStorage = Hooks()
 
@@ -148,13 +151,46 @@ public final class PasscodeStore: @unchecked Sendable {
 
     /// Runs `body` under the handle lock in a read transaction (after the MAC check, with a pepper).
     func read<R>(_ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
-        try lock.withLock {
-            try db.read {
-                if integrityKey != nil && use == .check, try !isIntactLocked() { throw PasscodeError.tampered }
-                return try body()
-            }
+        try lock.withLock { try readLocked(use, body) }
+    }
+
+    private func readLocked<R>(_ use: IntegrityUse, _ body: () throws -> R) throws -> R {
+        try db.read {
+            if integrityKey != nil && use == .check, try !isIntactLocked() { throw PasscodeError.tampered }
+            return try body()
         }
     }
+
+    /// As `read`, for a `body` whose answer depends on the file's contents only (no clock, no
+    /// memory state): the answer is kept under `question` and given again, without asking
+    /// SQLite, for as long as the store's change stamp stays the one seen before it was read.
+    /// Any commit, by this connection or by another process, changes the stamp, so the next
+    /// call after it reads the file again. The stamp is taken before the read: if a commit
+    /// lands in between, the answer is newer than its stamp and is simply read again next time.
+    /// Failures are never kept.
+    func cachedRead<R>(_ question: Answers.Question, _ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
+        try lock.withLock {
+            let stamp = db.changeStamp()
+            if let stamp, stamp == answers.stamp, let known = answers.values[question] as? R { return known }
+            let answer = try readLocked(use, body)
+            if let stamp {
+                if stamp != answers.stamp { answers = Answers(stamp: stamp) }
+                answers.values[question] = answer
+            }
+            return answer
+        }
+    }
+}
+
+/// The cache behind `cachedRead`: answers read while the store's change stamp was `stamp`.
+struct Answers {
+    enum Question: Hashable {
+        case passcodeSet, lockEnabled, length, attempts, lockStatus, biometricInputs, tpmBound, recoveryKey
+        case setting(Setting)
+    }
+
+    var stamp: ChangeStamp?
+    var values: [Question: Any] = [:]
 }
 
 /// The host's callbacks. Each returns nil on success or the host's message on failure.

@@ -12,6 +12,11 @@ enum SQLValue: Equatable {
     var blob: [UInt8]? { if case .blob(let v) = self { return v } else { return nil } }
 }
 
+/// What `Database.changeStamp()` returns: the 48 bytes of the wal-index header.
+struct ChangeStamp: Equatable {
+    var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0, w4: UInt64 = 0, w5: UInt64 = 0
+}
+
 /// One SQLite connection with a statement cache. Not thread-safe by itself: `PasscodeStore`
 /// serialises every use under its lock.
 final class Database {
@@ -100,10 +105,10 @@ final class Database {
         return rows
     }
 
-    /// The first column of the first row, if any.
     /// The rowid of the last row this connection inserted.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
 
+    /// The first column of the first row, if any.
     func scalar(_ sql: String, _ args: [SQLValue] = []) throws -> SQLValue? {
         try query(sql, args).first?.first
     }
@@ -126,11 +131,23 @@ final class Database {
         try transaction("BEGIN DEFERRED", body)
     }
 
+    /// The store's change stamp now (the wal-index header, see `csqlite_change_stamp`): equal
+    /// stamps at two moments mean no connection of any process committed in between. Nil while
+    /// a commit is being written or when the file has no wal-index; then nothing may be assumed.
+    func changeStamp() -> ChangeStamp? {
+        var stamp = ChangeStamp()
+        let ok = withUnsafeMutableBytes(of: &stamp) { raw in
+            csqlite_change_stamp(db, raw.baseAddress!.assumingMemoryBound(to: UInt64.self))
+        }
+        return ok == 1 ? stamp : nil
+    }
+
+    /// BEGIN and COMMIT are prepared once and kept, as every other statement.
     private func transaction<R>(_ begin: String, _ body: () throws -> R) throws -> R {
-        try exec(begin)
+        try query(begin)
         do {
             let result = try body()
-            try exec("COMMIT")
+            try query("COMMIT")
             return result
         } catch {
             if sqlite3_get_autocommit(db) == 0 { _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }

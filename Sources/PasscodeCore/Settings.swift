@@ -232,10 +232,7 @@ extension PasscodeStore {
 
     /// The current value of `setting` (`passcode_setting_get`).
     public func get(_ setting: Setting) throws -> Int64 {
-        switch setting.spec.writer {
-        case .lockSwitch, .passcodeLength: return try read { try effectiveValueLocked(setting) }
-        case .plain, .readOnly: return try readOne { try value(setting) }  // one SELECT
-        }
+        try cachedRead(.setting(setting)) { try effectiveValueLocked(setting) }
     }
 
     /// The value as the host sees it: the lock switch is off without a passcode, and the

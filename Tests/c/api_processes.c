@@ -239,6 +239,127 @@ static void test_biometrics_through_the_c_api(void) {
     passcode_close(s);
 }
 
+/* ---- cached answers ---------------------------------------------------------------------- */
+
+/* Every cheap query the library answers from its cache (until another connection commits),
+ * read twice so that the second answer can come from the cache. */
+typedef struct {
+    int32_t is_set, is_enabled, length, failed, reset_required, locked, reason, refusal;
+    int64_t lockout, auto_lock, lock_switch;
+} answers;
+
+static answers ask(passcode_store *s) {
+    answers a[2];
+    memset(a, 0, sizeof a);
+    for (int i = 0; i < 2; i++) {
+        CHECK_STATUS(passcode_is_set(s, &a[i].is_set), PASSCODE_OK);
+        CHECK_STATUS(passcode_is_enabled(s, &a[i].is_enabled), PASSCODE_OK);
+        CHECK_STATUS(passcode_length(s, &a[i].length), PASSCODE_OK);
+        CHECK_STATUS(passcode_failed_attempts(s, &a[i].failed), PASSCODE_OK);
+        CHECK_STATUS(passcode_is_reset_required(s, &a[i].reset_required), PASSCODE_OK);
+        CHECK_STATUS(passcode_lock_state(s, &a[i].locked, &a[i].reason), PASSCODE_OK);
+        CHECK_STATUS(passcode_biometric_check(s, &a[i].refusal), PASSCODE_OK);
+        CHECK_STATUS(passcode_lockout_remaining(s, &a[i].lockout), PASSCODE_OK);
+        CHECK_STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &a[i].auto_lock), PASSCODE_OK);
+        CHECK_STATUS(passcode_setting_get(s, PASSCODE_SETTING_LOCK_ENABLED, &a[i].lock_switch), PASSCODE_OK);
+    }
+    CHECK(memcmp(&a[0], &a[1], sizeof a[0]) == 0);  /* the cached answer is the read one */
+    return a[0];
+}
+
+/* One change, made by the child process on its own open handle when told. */
+static int child_step(passcode_store *c, int step) {
+    uint32_t minute[] = {0, 60};
+    switch (step) {
+    case 1: return passcode_set(c, PC1, LEN) == PASSCODE_OK;
+    case 2: return passcode_setting_set(c, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 300) == PASSCODE_OK;
+    case 3: return passcode_verify(c, PC2, LEN) == PASSCODE_ERR_WRONG_PASSCODE;
+    case 4: return passcode_set_custom_schedule(c, minute, 2, 0) == PASSCODE_OK
+                && passcode_verify(c, PC3, LEN) == PASSCODE_ERR_WRONG_PASSCODE;
+    case 5: return passcode_event_report(c, PASSCODE_EVENT_LOCK_NOW, NULL) == PASSCODE_OK;
+    case 6: return passcode_disable(c, PC1, LEN) == PASSCODE_ERR_LOCKED_OUT;  /* refused: nothing changes */
+    default: return 0;
+    }
+}
+
+/* A lock screen polls these queries; the library answers them from memory until the store's
+ * change stamp moves. A change another process commits must show at the very next call: the
+ * child keeps its handle open and changes one thing per step; the parent, whose answers are
+ * warm in its cache, asks once right after each step. */
+static void test_cached_answers_follow_another_process(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    answers before = ask(s);
+    CHECK(before.is_set == 0 && before.is_enabled == 0 && before.length == 6 && before.failed == 0);
+    CHECK(before.auto_lock == 900 && before.lock_switch == 0 && before.locked == 0);
+    int go[2], done[2];
+    CHECK(pipe(go) == 0 && pipe(done) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(go[1]);
+        close(done[0]);
+        passcode_store *c = open_fast(path);
+        char step;
+        while (read(go[0], &step, 1) == 1) {
+            char ok = (char)child_step(c, step);
+            if (write(done[1], &ok, 1) != 1) _exit(2);
+        }
+        passcode_close(c);
+        _exit(0);
+    }
+    close(go[0]);
+    close(done[1]);
+    answers now = before;
+    for (char step = 1; step <= 6; step++) {
+        for (int i = 0; i < 100; i++) (void)ask(s);  /* warm */
+        char ok = 0;
+        CHECK(write(go[1], &step, 1) == 1 && read(done[0], &ok, 1) == 1);
+        CHECK(ok == 1);
+        answers was = now;
+        now = ask(s);
+        switch (step) {
+        case 1: CHECK(now.is_set == 1 && now.is_enabled == 1 && now.lock_switch == 1 && was.is_set == 0); break;
+        case 2: CHECK(now.auto_lock == 300 && was.auto_lock == 900); break;
+        case 3: CHECK(now.failed == 1 && was.failed == 0 && now.lockout == 0); break;
+        case 4: CHECK(now.failed == 2 && now.lockout == 60 && now.refusal != PASSCODE_BIOMETRIC_REFUSAL_NONE); break;
+        case 5: CHECK(now.locked == 1 && now.reason == PASSCODE_LOCK_REASON_REQUESTED && was.locked == 0); break;
+        case 6: CHECK(memcmp(&now, &was, sizeof now) == 0); break;  /* a refused call commits nothing */
+        }
+    }
+    close(go[1]);
+    close(done[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* The clock moves, the file does not: the lockout counts down from the same cached state. */
+    the_clock.boot_ms += 25000;
+    the_clock.wall_ms += 25000;
+    int64_t left = 0;
+    CHECK_STATUS(passcode_lockout_remaining(s, &left), PASSCODE_OK);
+    CHECK(left == 35);
+    the_clock.boot_ms += 35000;
+    the_clock.wall_ms += 35000;
+    CHECK_STATUS(passcode_lockout_remaining(s, &left), PASSCODE_OK);
+    CHECK(left == 0);
+    passcode_close(s);
+}
+
+/* Two handles of one process are two connections: one's commit shows in the other's next call. */
+static void test_cached_answers_follow_another_handle(void) {
+    char path[512];
+    passcode_store *a = new_store(path, sizeof path);
+    passcode_store *b = open_fast(path);
+    for (int round = 0; round < 50; round++) {
+        int64_t want = round % 2 ? 60 : 300, got = 0;
+        (void)ask(a);
+        CHECK_STATUS(passcode_setting_set(b, PASSCODE_SETTING_AUTO_LOCK_SECONDS, want), PASSCODE_OK);
+        CHECK_STATUS(passcode_setting_get(a, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &got), PASSCODE_OK);
+        CHECK(got == want);
+    }
+    passcode_close(b);
+    passcode_close(a);
+}
+
 void run_processes_tests(void) {
     RUN(test_two_processes_see_each_other);
     RUN(test_threads_share_a_handle);
@@ -246,4 +367,6 @@ void run_processes_tests(void) {
     RUN(test_processes_failing_at_once_count_exactly);
     RUN(test_lock_state_through_the_c_api);
     RUN(test_biometrics_through_the_c_api);
+    RUN(test_cached_answers_follow_another_process);
+    RUN(test_cached_answers_follow_another_handle);
 }
