@@ -6,6 +6,7 @@ SHELL := /bin/bash
 #   make bench      benchmarks, as ratios against a baseline in the same run
 #   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
 #   make header     regenerate include/passcode.h from the Swift sources
+#   make docs       man pages and the HTML reference (Doxygen) in build/docs
 #   make clean
 
 SWIFT    ?= swift
@@ -14,6 +15,7 @@ PREFIX   ?= /usr/local
 LIBDIR   ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR   ?= $(PREFIX)/share/man
 DESTDIR  ?=
 
 # VERSION is the one place the version is written.
@@ -28,7 +30,7 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift VERSION
 
 
-.PHONY: crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan test-tpm test-gtk screenshots
+.PHONY: docs check-docs crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan test-tpm test-gtk screenshots
 .PHONY: all deps lib header check-header test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 
 all: lib
@@ -70,7 +72,7 @@ check-header:
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python deb-test
+TEST_GROUPS := check-header check-docs test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python deb-test
 test: deps lib
 	@scripts/run_tests.sh $(TEST_GROUPS)
 
@@ -225,8 +227,35 @@ bench: lib
 	cd $(B) && ./bench
 	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) python3 Tests/bench/bench.py
 
-install: lib
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+check-docs: docs
+	scripts/check_docs.sh $(DOCS)
+
+# The man pages and the HTML reference, by Doxygen from the header's doc comments; passcode(7)
+# is the README's "Security model" section. Output in build/docs/{man,html}.
+DOCS := $(B)/docs
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
+export SOURCE_DATE_EPOCH
+docs: $(DOCS)/man/man7/passcode.7
+$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md README.md VERSION
+	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen, or make deps)"; exit 1; }
+	rm -rf $(DOCS) && mkdir -p $(DOCS)
+	{ printf '# The security model of libpasscode {#passcode-security}\n\n'; \
+	  awk '/^## Security model/ {p = 1; next} /^## / {p = 0} p' README.md | sed 's/^### /## /'; } > $(DOCS)/passcode-security.md
+	PASSCODE_VERSION=$(VERSION) PASSCODE_DOCS_OUT=$(DOCS) doxygen docs/Doxyfile
+	# Doxygen 1.9 writes a sentence that opens with a quote at the start of a line, where troff
+	# reads ' as a request: \& keeps it text.
+	sed -i "s/^'/\\\\\&'/" $(DOCS)/man/man3/*.3
+	mkdir -p $(DOCS)/man/man7
+	sed -e '1s/^\.TH "passcode-security" 3/.TH "passcode" 7/' \
+	    -e '/^\.SH NAME/{n;s/.*/passcode \\- the security model of libpasscode/;}' $(DOCS)/man/man3/passcode-security.3 > $@.tmp
+	rm $(DOCS)/man/man3/passcode-security.3
+	mv $@.tmp $@
+	@echo "docs: $$(ls $(DOCS)/man/man3 | wc -l) section-3 man pages, passcode(7), HTML in $(DOCS)/html"
+
+install: lib docs
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+	install -m 0644 $(DOCS)/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 $(DOCS)/man/man7/passcode.7 $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/$(REALNAME)
 	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
@@ -237,6 +266,8 @@ install: lib
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
 	rm -f $(DESTDIR)$(INCLUDEDIR)/passcode.h $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
+	rm -f $(DESTDIR)$(MANDIR)/man7/passcode.7 $(DESTDIR)$(MANDIR)/man3/passcode.3 \
+	    $(DESTDIR)$(MANDIR)/man3/passcode-*.3 $(DESTDIR)$(MANDIR)/man3/passcode_*.3 $(DESTDIR)$(MANDIR)/man3/PASSCODE_*.3
 
 clean:
 	rm -rf $(B) .build .build-tsan .build-fuzz examples/c/passcode_demo

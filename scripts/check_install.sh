@@ -18,9 +18,17 @@ echo "$out" | grep -q '^wrong passcode: incorrect passcode$'
 echo "$out" | grep -q '^right passcode: success$'
 echo "$out" | grep -q '^failures since unlock: 0$'
 pkg-config --static --libs passcode | grep -q -- '-lsodium' || { echo "install: FAIL: static libs lack -lsodium" >&2; exit 1; }
+# The man pages: every name opens its page from the installed tree, as `man passcode_open` does.
+mandir="$tmp/prefix/share/man"
+for name in passcode passcode_open passcode_verify passcode-verify PASSCODE_ERR_WRONG_PASSCODE; do
+    MANWIDTH=80 man -M "$mandir" 3 "$name" 2>/dev/null | grep -q . || { echo "install: FAIL: man 3 $name" >&2; exit 1; }
+done
+MANWIDTH=80 man -M "$mandir" passcode_verify 2>/dev/null | grep -q 'int32_t passcode_verify (passcode_store \* store' \
+    || { echo "install: FAIL: man passcode_verify does not show passcode_verify" >&2; exit 1; }
+MANWIDTH=80 man -M "$mandir" 7 passcode 2>/dev/null | grep -q 'Write-ahead' || { echo "install: FAIL: man 7 passcode" >&2; exit 1; }
 # DESTDIR staging, as packagers use it.
 make -s install PREFIX=/usr DESTDIR="$tmp/stage" >/dev/null
 [ -e "$tmp/stage/usr/lib/libpasscode.so.$version" ] && [ -e "$tmp/stage/usr/include/passcode.h" ] \
     && grep -q '^prefix=/usr$' "$tmp/stage/usr/lib/pkgconfig/passcode.pc" \
     || { echo "install: FAIL: DESTDIR staging" >&2; exit 1; }
-echo "install: PREFIX and DESTDIR installs complete; quick start built with pkg-config ($flags) and ran"
+echo "install: PREFIX and DESTDIR installs complete; quick start built with pkg-config ($flags) and ran; man passcode_verify, man 3 passcode and man 7 passcode open from the installed tree"

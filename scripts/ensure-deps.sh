@@ -27,6 +27,10 @@ command -v tpm2_clear >/dev/null 2>&1 || missing="$missing tpm2-tools"
 /usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || missing="$missing python3-aiosmtpd"
 command -v xvfb-run >/dev/null 2>&1 || missing="$missing xvfb xauth"
 command -v dbus-daemon >/dev/null 2>&1 || missing="$missing dbus-daemon"
+# make docs: the man pages and the HTML reference, and man(1) to check that each renders.
+command -v doxygen >/dev/null 2>&1 || missing="$missing doxygen"
+command -v man >/dev/null 2>&1 || missing="$missing man-db"
+command -v groff >/dev/null 2>&1 || command -v nroff >/dev/null 2>&1 || missing="$missing groff-base"
 command -v ncursesw6-config >/dev/null 2>&1 || [ -f /usr/include/ncurses.h ] || missing="$missing libncurses-dev"
 if [ -n "$missing" ]; then
     echo "ensure-deps: installing$missing"

@@ -3,6 +3,8 @@
 import Glibc
 import PasscodeCore
 
+// MARK: - Data key and sealing
+
 /// The data key's size in bytes (32), for the buffers of `passcode_unlock_key`,
 /// `passcode_biometric_unlock_key`, `passcode_flow_take_key` and `passcode_set_recovery_key`.
 /// - Returns: 32.
@@ -215,7 +217,7 @@ public func passcode_reset_complete_with_recovery_key(_ store: OpaquePointer?, _
     }
 }
 
-// MARK: - Buffers
+// MARK: Buffers
 
 private func secretKey(_ pointer: UnsafePointer<UInt8>?, _ length: UInt, what: String) throws -> SecretBytes {
     guard let pointer else { throw PasscodeError.misuse("\(what) is NULL") }

@@ -2,6 +2,8 @@
 import Glibc
 import PasscodeCore
 
+// MARK: - TPM
+
 /// Binds the store to a TPM 2.0. A store that gets its first passcode on a handle opened with
 /// this option is bound: its passcode then needs a secret only that TPM unseals (a copy of the
 /// file on another machine, or kept after the TPM is cleared, cannot check a single guess, not

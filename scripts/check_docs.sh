@@ -1,0 +1,41 @@
+#!/bin/sh
+# make check-docs: every function the header declares (the library exports exactly those) opens
+# a man page, every page renders with groff's warnings on and prints none, passcode(3) and
+# passcode(7) exist, and the HTML reference documents every function.
+# Usage: scripts/check_docs.sh [DOCS-DIR]   (default build/docs, made by `make docs`)
+set -eu
+docs=${1:-build/docs}
+man3="$docs/man/man3"
+fail=0
+bad() { echo "docs: FAIL: $*" >&2; fail=1; }
+functions=$(scripts/gen_version_script.sh include/passcode.h | sed -n 's/^ *\(passcode_[a-z_0-9]*\);$/\1/p')
+[ -n "$functions" ] || { bad "no functions found in include/passcode.h"; exit 1; }
+count=0
+for fn in $functions; do
+    count=$((count + 1))
+    page="$man3/$fn.3"
+    [ -f "$page" ] || { bad "$fn has no man page ($page)"; continue; }
+    target=$page
+    if head -n 1 "$page" | grep -q '^\.so '; then  # a link to its topic's page
+        target="$docs/man/$(head -n 1 "$page" | sed 's/^\.so //')"
+        [ -f "$target" ] || { bad "$fn: $page links to $target, which does not exist"; continue; }
+    fi
+    grep -q "^\.SS \".* $fn (" "$target" || bad "$fn: $target does not document it"
+    grep -lq ">$fn</a> (" "$docs"/html/group__*.html || bad "$fn is missing from the HTML reference"
+done
+pages=0
+for page in "$man3"/*.3 "$docs"/man/man7/*.7; do
+    head -n 1 "$page" | grep -q '^\.so ' && continue
+    pages=$((pages + 1))
+    # -ww: all of groff's warnings; any text on stderr is a defect of the page.
+    warnings=$(MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings=w -l "$page" 2>&1 >/dev/null) || bad "man -l $page failed"
+    [ -z "$warnings" ] || bad "man -l $page: $warnings"
+done
+for page in "$man3/passcode.3" "$docs/man/man7/passcode.7"; do
+    [ -f "$page" ] || bad "$page missing"
+done
+MANWIDTH=80 man -l "$docs/man/man7/passcode.7" 2>/dev/null | grep -q 'Write-ahead' || bad "passcode(7) lacks the security model"
+MANWIDTH=80 man -l "$man3/passcode.3" 2>/dev/null | grep -q 'PASSCODE_ERR_WRONG_PASSCODE' || bad "passcode(3) lacks the statuses"
+[ -f "$docs/html/index.html" ] || bad "no HTML index"
+[ "$fail" = 0 ] || exit 1
+echo "docs: $count functions, each with a man page (a topic page or a .so link to one) and in the HTML reference; $pages pages render under man --warnings=w with no warning"
