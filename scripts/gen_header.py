@@ -254,10 +254,11 @@ def main(paths):
  *  - Passcodes and codes are passed as (const char *digits, size_t length): ASCII digits, not
  *    necessarily NUL-terminated. The library copies them into memory it wipes; wipe yours.
  *  - Strings returned by the library belong to it; never free them.
- *  - "A store error" below means one of: PASSCODE_ERR_CORRUPT (a damaged file, or a value in it
- *    outside its range: the message names it), PASSCODE_ERR_TAMPERED (with a pepper: the security
- *    state was edited outside libpasscode), PASSCODE_ERR_FULL, PASSCODE_ERR_READ_ONLY,
- *    PASSCODE_ERR_BUSY, PASSCODE_ERR_IO, PASSCODE_ERR_NO_MEM. After any of them the store is as it was.
+ *  - "A store error" in a function's description means one of: PASSCODE_ERR_CORRUPT (a
+ *    damaged file, or a value in it outside its range: the message names it),
+ *    PASSCODE_ERR_TAMPERED (with a pepper: the security state was edited outside libpasscode),
+ *    PASSCODE_ERR_FULL, PASSCODE_ERR_READ_ONLY, PASSCODE_ERR_BUSY, PASSCODE_ERR_IO,
+ *    PASSCODE_ERR_NO_MEM. After any of them the store is as it was.
  *  - Threads: a passcode_store may be used from several threads at once. Options and flow
  *    objects must be used by one thread at a time.
  *

@@ -322,7 +322,7 @@ int main(void) {
         passcode_biometric_check(s, &refusal);
     }
     t1 = now_s();
-    row("lock_state + lockout_remaining + biometric_check", (t1 - t0) / Q, empty_call, "ns", 1e9);
+    row("lock-screen poll (3 queries) vs an empty ABI call", (t1 - t0) / Q, empty_call, "ns", 1e9);
     /* The same query when another connection committed just before: read from the file. */
     enum { W = 300 };
     passcode_store *other = NULL;
@@ -339,7 +339,7 @@ int main(void) {
         cached_again += t2 - t1;
     }
     passcode_close(other);
-    row("passcode_is_set after another handle's commit vs cached", read_after / W, cached_again / W, "ns", 1e9);
+    row("passcode_is_set after a commit elsewhere vs cached", read_after / W, cached_again / W, "ns", 1e9);
     passcode_flow *f = NULL;
     passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, &f);
     t0 = now_s();
