@@ -55,9 +55,13 @@ extension PasscodeStore {
     }
 
     func lockStatusLocked() throws -> LockStatus {
-        let lock = try load(LockState.self)
+        try lockStatus(of: load(LockState.self)) { try lockEnabledLocked() }
+    }
+
+    /// The lock state `lock` stands for; `enabled` is asked only when a logout does not decide.
+    private func lockStatus(of lock: LockState, enabled: () throws -> Bool) rethrows -> LockStatus {
         if lock.locked && lock.reason == .loggedOut { return LockStatus(locked: true, reason: .loggedOut) }
-        guard try lockEnabledLocked(), lock.locked else { return LockStatus(locked: false, reason: .none) }
+        guard try enabled(), lock.locked else { return LockStatus(locked: false, reason: .none) }
         return LockStatus(locked: true, reason: lock.reason)
     }
 
@@ -128,12 +132,15 @@ extension PasscodeStore {
         }
     }
 
+    /// Each row once: the passcode row, the lock state and the lock switch feed several inputs.
     func biometricInputsLocked() throws -> BiometricInputs {
-        BiometricInputs(bio: try load(BiometricState.self), attempts: try load(AttemptState.self),
-                        passcodeSet: try passcodeRowLocked() != nil, lockEnabled: try lockEnabledLocked(),
-                        biometricEnabled: try flag(.biometricEnabled),
-                        launchNeedsPasscode: try load(LockState.self).launchNeedsPasscode,
-                        status: try lockStatusLocked(), requireOnLaunch: try flag(.requireBiometricOnLaunch))
+        let bio = try load(BiometricState.self), attempts = try load(AttemptState.self)
+        let passcodeSet = try passcodeRowLocked() != nil
+        let lockEnabled = try passcodeSet && flag(.lockEnabled)  // lockEnabledLocked, without a second row read
+        let lock = try load(LockState.self)
+        return BiometricInputs(bio: bio, attempts: attempts, passcodeSet: passcodeSet, lockEnabled: lockEnabled,
+                               biometricEnabled: try flag(.biometricEnabled), launchNeedsPasscode: lock.launchNeedsPasscode,
+                               status: lockStatus(of: lock) { lockEnabled }, requireOnLaunch: try flag(.requireBiometricOnLaunch))
     }
 
     private func biometricRefusalLocked(now: ClockReading) throws -> BiometricRefusal {

@@ -142,13 +142,6 @@ public final class PasscodeStore: @unchecked Sendable {
         }
     }
 
-    /// Runs one read statement under the handle lock, without an explicit transaction (a single
-    /// statement is atomic on its own); with a pepper, in a read transaction after the MAC check.
-    func readOne<R>(_ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
-        guard integrityKey != nil else { return try lock.withLock { try body() } }
-        return try read(use, body)
-    }
-
     /// Runs `body` under the handle lock in a read transaction (after the MAC check, with a pepper).
     func read<R>(_ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
         try lock.withLock { try readLocked(use, body) }
