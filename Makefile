@@ -17,6 +17,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR   ?= $(PREFIX)/share/man
 DESTDIR  ?=
+# make install writes LIBDIR here, for the Python binding (empty: nothing recorded).
+PASSCODE_RECORD ?= python/passcode/_installed_libdir
 
 # VERSION is the one place the version is written.
 VERSION  := $(shell cat VERSION)
@@ -38,7 +40,14 @@ all: lib
 deps:
 	@scripts/ensure-deps.sh
 
-lib: $(LIB)
+lib: $(LIB) $(B)/passcode.pc
+
+# The build tree's pkg-config file: PKG_CONFIG_PATH=$$PWD/build builds against this checkout
+# without installing it, and the rpath it adds runs the program without LD_LIBRARY_PATH.
+$(B)/passcode.pc: passcode.pc.in VERSION
+	@mkdir -p $(B)
+	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' -e 's|@INCLUDEDIR@|$(CURDIR)/include|' \
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|^Libs: -L\$${libdir}|Libs: -L$${libdir} -Wl,-rpath,$${libdir}|' passcode.pc.in > $@
 
 $(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh
 	@mkdir -p $(B)
@@ -207,6 +216,7 @@ screenshots: lib
 
 test-frontends: examples/c/passcode_demo
 	$(OWN_SESSION) scripts/check_frontends.sh examples/c/passcode_demo
+	$(OWN_SESSION) scripts/check_curses.sh examples/c/passcode_demo
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) scripts/check_frontends.sh python3 examples/python/passcode_demo.py
 
 # The Python binding's tests (pytest is installed from PyPI when missing) and the README's quick starts.
@@ -236,7 +246,7 @@ DOCS := $(B)/docs
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
 export SOURCE_DATE_EPOCH
 docs: $(DOCS)/man/man7/passcode.7
-$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md README.md VERSION
+$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md README.md VERSION Makefile
 	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen, or make deps)"; exit 1; }
 	rm -rf $(DOCS) && mkdir -p $(DOCS)
 	{ printf '# The security model of libpasscode {#passcode-security}\n\n'; \
@@ -245,9 +255,14 @@ $(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md 
 	# Doxygen 1.9 writes a sentence that opens with a quote at the start of a line, where troff
 	# reads ' as a request: \& keeps it text.
 	sed -i "s/^'/\\\\\&'/" $(DOCS)/man/man3/*.3
+	# Doxygen writes the string macro's value in single quotes (PASSCODE_VERSION_STRING 'x.y.z'):
+	# the page shows the version as it is, without them.
+	sed -i "s/\\(PASSCODE_VERSION_STRING\\(\\\\fP\\)\\{0,1\\}  *\\)'\\([^']*\\)'/\\1\\3/" $(DOCS)/man/man3/*.3
 	mkdir -p $(DOCS)/man/man7
+	# A section-7 page: NAME is the name line only, then DESCRIPTION, the topics, SEE ALSO.
 	sed -e '1s/^\.TH "passcode-security" 3/.TH "passcode" 7/' \
-	    -e '/^\.SH NAME/{n;s/.*/passcode \\- the security model of libpasscode/;}' $(DOCS)/man/man3/passcode-security.3 > $@.tmp
+	    -e '/^\.SH NAME/{n;s/.*/passcode \\- the security model of libpasscode\n.SH DESCRIPTION/;}' $(DOCS)/man/man3/passcode-security.3 > $@.tmp
+	printf '%s\n' '.SH "SEE ALSO"' '\fBpasscode\fP(3), \fBpasscode_open\fP(3), \fBpasscode_verify\fP(3), \fBpasscode_flow_new\fP(3), \fBpasscode_setting_set\fP(3), \fBpasscode_tpm_bind\fP(3)' >> $@.tmp
 	rm $(DOCS)/man/man3/passcode-security.3
 	mv $@.tmp $@
 	@echo "docs: $$(ls $(DOCS)/man/man3 | wc -l) section-3 man pages, passcode(7), HTML in $(DOCS)/html"
@@ -262,10 +277,16 @@ install: lib docs
 	install -m 0644 include/passcode.h $(DESTDIR)$(INCLUDEDIR)/passcode.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' passcode.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
+	@# The Python binding in this tree learns where the library went (python/passcode/_ffi.py
+	@# looks there after the dynamic loader), so `pip install ./python` after a PREFIX install
+	@# finds it without ldconfig. Staged installs (DESTDIR) and PASSCODE_RECORD= record nothing.
+	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ]; then echo '$(LIBDIR)' > $(PASSCODE_RECORD) \
+	    && echo "install: recorded $(LIBDIR) in $(PASSCODE_RECORD) for the Python binding"; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
 	rm -f $(DESTDIR)$(INCLUDEDIR)/passcode.h $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
+	if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ] && [ "$$(cat $(PASSCODE_RECORD) 2>/dev/null)" = '$(LIBDIR)' ]; then rm -f $(PASSCODE_RECORD); fi
 	rm -f $(DESTDIR)$(MANDIR)/man7/passcode.7 $(DESTDIR)$(MANDIR)/man3/passcode.3 \
 	    $(DESTDIR)$(MANDIR)/man3/passcode-*.3 $(DESTDIR)$(MANDIR)/man3/passcode_*.3 $(DESTDIR)$(MANDIR)/man3/PASSCODE_*.3
 

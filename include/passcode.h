@@ -555,7 +555,10 @@ typedef enum passcode_setting {
      * Weakening: PASSCODE_MAX_FAILURE_ACTION_NONE (more guesses).
      */
     PASSCODE_SETTING_MAX_FAILURE_ACTION = 4,
-    /** 1: biometrics may unlock (needs a passcode and available biometrics). Weakening: 1. */
+    /**
+     * 1: biometrics may unlock (needs a passcode, the passcode lock on and available biometrics;
+     * otherwise PASSCODE_ERR_INVALID_SETTING, nothing changed). Weakening: 1.
+     */
     PASSCODE_SETTING_BIOMETRIC_ENABLED = 5,
     /**
      * 1: "Require on App Launch" (seed 004): every launch locks, even with lock at launch off,

@@ -36,6 +36,17 @@ for page in "$man3/passcode.3" "$docs/man/man7/passcode.7"; do
 done
 MANWIDTH=80 man -l "$docs/man/man7/passcode.7" 2>/dev/null | grep -q 'Write-ahead' || bad "passcode(7) lacks the security model"
 MANWIDTH=80 man -l "$man3/passcode.3" 2>/dev/null | grep -q 'PASSCODE_ERR_WRONG_PASSCODE' || bad "passcode(3) lacks the statuses"
+# passcode(7) has the sections of a section-7 page: NAME is its one name line, then DESCRIPTION
+# and SEE ALSO (man-pages(7)).
+sections=$(grep '^\.SH' "$docs/man/man7/passcode.7" | sed 's/^\.SH *//; s/"//g')
+[ "$(echo "$sections" | head -n 2 | tr '\n' '|')" = "NAME|DESCRIPTION|" ] || bad "passcode(7) does not open with NAME and DESCRIPTION: $sections"
+echo "$sections" | grep -qx 'SEE ALSO' || bad "passcode(7) has no SEE ALSO"
+name_lines=$(awk '/^\.SH NAME/ {on = 1; next} /^\.SH/ {on = 0} on && NF' "$docs/man/man7/passcode.7" | wc -l)
+[ "$name_lines" -eq 1 ] || bad "passcode(7): NAME holds $name_lines lines, not the name line alone"
+# The version string shows as the version, not in the single quotes Doxygen writes.
+version=$(cat VERSION)
+MANWIDTH=80 man -l "$man3/passcode.3" 2>/dev/null | grep -q "PASSCODE_VERSION_STRING   *$version\$" \
+    || bad "passcode(3) does not show PASSCODE_VERSION_STRING as $version"
 [ -f "$docs/html/index.html" ] || bad "no HTML index"
 [ "$fail" = 0 ] || exit 1
 echo "docs: $count functions, each with a man page (a topic page or a .so link to one) and in the HTML reference; $pages pages render under man --warnings=w with no warning"

@@ -4,7 +4,8 @@
 set -eu
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 version=$(cat VERSION)
-make -s install PREFIX="$tmp/prefix" >/dev/null
+make -s install PREFIX="$tmp/prefix" PASSCODE_RECORD="$tmp/record" >/dev/null
+[ "$(cat "$tmp/record")" = "$tmp/prefix/lib" ] || { echo "install: FAIL: make install did not record LIBDIR for the Python binding" >&2; exit 1; }
 for f in lib/libpasscode.so.$version lib/libpasscode.so.0 lib/libpasscode.so include/passcode.h lib/pkgconfig/passcode.pc; do
     [ -e "$tmp/prefix/$f" ] || { echo "install: FAIL: $f missing" >&2; exit 1; }
 done
@@ -27,7 +28,8 @@ MANWIDTH=80 man -M "$mandir" passcode_verify 2>/dev/null | grep -q 'int32_t pass
     || { echo "install: FAIL: man passcode_verify does not show passcode_verify" >&2; exit 1; }
 MANWIDTH=80 man -M "$mandir" 7 passcode 2>/dev/null | grep -q 'Write-ahead' || { echo "install: FAIL: man 7 passcode" >&2; exit 1; }
 # DESTDIR staging, as packagers use it.
-make -s install PREFIX=/usr DESTDIR="$tmp/stage" >/dev/null
+make -s install PREFIX=/usr DESTDIR="$tmp/stage" PASSCODE_RECORD="$tmp/record-staged" >/dev/null
+[ ! -e "$tmp/record-staged" ] || { echo "install: FAIL: a DESTDIR install recorded a LIBDIR" >&2; exit 1; }
 [ -e "$tmp/stage/usr/lib/libpasscode.so.$version" ] && [ -e "$tmp/stage/usr/include/passcode.h" ] \
     && grep -q '^prefix=/usr$' "$tmp/stage/usr/lib/pkgconfig/passcode.pc" \
     || { echo "install: FAIL: DESTDIR staging" >&2; exit 1; }

@@ -1,22 +1,49 @@
 #!/bin/sh
-# Runs the README's quick starts exactly as written: the C one built through pkg-config against
-# a temporary install, the Python one through the binding installed with pip into a venv-free
-# target folder.
+# Runs the README's quick starts exactly as written, as a new user would from the checkout:
+# the ```sh block under "Quick start in C" (the build tree's pkg-config file, no install), and
+# the one under "Quick start in Python" (make install PREFIX=$HOME/.local, a venv, pip install
+# ./python) with HOME set to a temporary folder. The README's ```c and ```python blocks must be
+# examples/c/quickstart.c and examples/python/quickstart.py, which those commands run.
 set -eu
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-extract() {  # extract LANG: the first ```LANG block of README.md
-    awk -v lang="$1" '$0 == "```" lang {on=1; next} on && $0 == "```" {exit} on {print}' README.md
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+tmp=$(mktemp -d)
+record=python/passcode/_installed_libdir
+saved=""
+if [ -f "$record" ]; then saved=$(cat "$record"); fi
+cleanup() {
+    rm -rf "$tmp" quickstart quickstart.db quickstart.db-wal quickstart.db-shm
+    if [ -n "$saved" ]; then echo "$saved" > "$record"; else rm -f "$record"; fi
 }
-extract c > "$tmp/quickstart.c"
-extract python > "$tmp/quickstart.py"
-[ -s "$tmp/quickstart.c" ] && [ -s "$tmp/quickstart.py" ] || { echo "readme: FAIL: quick starts not found" >&2; exit 1; }
-make -s install PREFIX="$tmp/prefix" >/dev/null
-export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
-cc -std=c99 -Wall -Wextra -Wpedantic -Werror "$tmp/quickstart.c" $(pkg-config --cflags --libs passcode) -o "$tmp/quickstart"
-(cd "$tmp" && LD_LIBRARY_PATH="$tmp/prefix/lib" ./quickstart > c.out)
-grep -q '^right passcode: success$' "$tmp/c.out"
-python3 -m pip install -q --no-deps --target "$tmp/site" ./python >/dev/null 2>&1
-(cd "$tmp" && PYTHONPATH="$tmp/site" PASSCODE_LIBRARY="$tmp/prefix/lib/libpasscode.so.0" python3 quickstart.py > py.out)
-grep -q '^wrong passcode: incorrect passcode$' "$tmp/py.out"
-grep -q '^right passcode; failures since unlock: 0$' "$tmp/py.out"
-echo "readme: the C quick start (pkg-config) and the Python quick start (pip-installed binding) ran as written"
+trap cleanup EXIT
+section() {  # section HEADING LANG: the first ```LANG block under "## HEADING"
+    awk -v h="## $1" -v lang="$2" '$0 == h {in_s = 1; next} in_s && /^## / {exit}
+        in_s && $0 == "```" lang {on = 1; next} on && $0 == "```" {exit} on {print}' README.md
+}
+section "Quick start in C" c | diff -u examples/c/quickstart.c - \
+    || { echo "readme: FAIL: the C quick start differs from examples/c/quickstart.c" >&2; exit 1; }
+section "Quick start in Python" python | diff -u examples/python/quickstart.py - \
+    || { echo "readme: FAIL: the Python quick start differs from examples/python/quickstart.py" >&2; exit 1; }
+section "Quick start in C" sh > "$tmp/c.sh"
+section "Quick start in Python" sh > "$tmp/py.sh"
+[ -s "$tmp/c.sh" ] && [ -s "$tmp/py.sh" ] || { echo "readme: FAIL: quick-start commands not found" >&2; exit 1; }
+rm -f quickstart.db quickstart.db-wal quickstart.db-shm
+# No LD_LIBRARY_PATH and no PASSCODE_LIBRARY: the commands must work on their own.
+env -u LD_LIBRARY_PATH -u PASSCODE_LIBRARY -u PKG_CONFIG_PATH sh -eu "$tmp/c.sh" > "$tmp/c.out" 2>&1 \
+    || { cat "$tmp/c.out" >&2; echo "readme: FAIL: the C quick start's commands" >&2; exit 1; }
+grep -q '^right passcode: success$' "$tmp/c.out" || { cat "$tmp/c.out" >&2; echo "readme: FAIL: C quick start output" >&2; exit 1; }
+rm -f quickstart.db quickstart.db-wal quickstart.db-shm
+mkdir -p "$tmp/home"
+env -u LD_LIBRARY_PATH -u PASSCODE_LIBRARY -u PYTHONPATH HOME="$tmp/home" sh -eu "$tmp/py.sh" > "$tmp/py.out" 2>&1 \
+    || { tail -30 "$tmp/py.out" >&2; echo "readme: FAIL: the Python quick start's commands" >&2; exit 1; }
+grep -q '^wrong passcode: incorrect passcode$' "$tmp/py.out" && grep -q '^right passcode; failures since unlock: 0$' "$tmp/py.out" \
+    || { tail -30 "$tmp/py.out" >&2; echo "readme: FAIL: Python quick start output" >&2; exit 1; }
+# The venv's binding found the library where make install put it (the recorded LIBDIR), not in
+# this checkout's build/ (which it cannot see from the venv) nor through LD_LIBRARY_PATH.
+found=$(env -u LD_LIBRARY_PATH -u PASSCODE_LIBRARY -u PYTHONPATH HOME="$tmp/home" "$tmp/home/passcode-venv/bin/python" -c \
+    'import passcode._ffi as f; print(f.lib._name)')
+case "$found" in
+    "$tmp/home/.local/lib/"*|libpasscode.so.0) ;;
+    *) echo "readme: FAIL: the venv's binding loaded $found" >&2; exit 1 ;;
+esac
+echo "readme: the C quick start (build-tree pkg-config, no LD_LIBRARY_PATH) and the Python quick start (make install PREFIX=\$HOME/.local, venv, pip install ./python; library from $found) ran as written"

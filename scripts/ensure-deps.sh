@@ -31,6 +31,8 @@ command -v dbus-daemon >/dev/null 2>&1 || missing="$missing dbus-daemon"
 command -v doxygen >/dev/null 2>&1 || missing="$missing doxygen"
 command -v man >/dev/null 2>&1 || missing="$missing man-db"
 command -v groff >/dev/null 2>&1 || command -v nroff >/dev/null 2>&1 || missing="$missing groff-base"
+# The terminal demo's ncurses screens are read back from a tmux pane (scripts/check_curses.sh).
+command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 command -v ncursesw6-config >/dev/null 2>&1 || [ -f /usr/include/ncurses.h ] || missing="$missing libncurses-dev"
 if [ -n "$missing" ]; then
     echo "ensure-deps: installing$missing"

@@ -14,7 +14,7 @@ public enum PasscodePolicy {
     /// repeats the digits.
     public static func weakness(_ digits: [UInt8]) -> String? {
         if longestConstantStepRun(digits) > longestAllowedRun {
-            return "it has a run of 4 or more repeated or evenly climbing or falling digits"
+            return "it has 4 digits in a row that repeat or climb or fall evenly"
         }
         if digits.count == 6 {
             if let why = commonSixDigitPattern(digits) { return why }

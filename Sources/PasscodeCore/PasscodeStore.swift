@@ -214,6 +214,11 @@ enum FileSystem {
         if stat(path, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFDIR { throw PasscodeError.isDirectory("the store path is a directory") }
             if (st.st_mode & S_IFMT) != S_IFREG { throw PasscodeError.notAStore("the store path is not a regular file") }
+            // A file of another program (/etc/passwd, a photo) is named as such before its owner
+            // or mode is judged: no advice to chmod a file that libpasscode did not make.
+            if !looksLikeStore(path) {
+                throw PasscodeError.notAStore("\(path) is not a libpasscode store (not an SQLite database); refusing it")
+            }
             try checkOwnership(path, what: "the store file")
             for suffix in ["-wal", "-shm"] where lstat(path + suffix, &st) == 0 {
                 try checkOwnership(path + suffix, what: "the store's \(suffix.dropFirst()) file")
@@ -246,6 +251,23 @@ enum FileSystem {
         fchmod(fd, 0o600)  // whatever the umask
         close(fd)
         return true
+    }
+
+    /// Whether the file may be a libpasscode store: empty (created, not yet written), or an
+    /// SQLite database whose application_id is libpasscode's or not yet set. An unreadable file
+    /// counts as one: its owner and mode are judged next.
+    static func looksLikeStore(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        if fd < 0 { return true }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 100)
+        let n = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 100) }
+        if n <= 0 { return true }
+        let magic = Array("SQLite format 3".utf8) + [0]
+        if n < magic.count || Array(header[0..<magic.count]) != magic { return false }
+        if n < 72 { return true }
+        let appID = header[68..<72].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        return appID == 0 || appID == Schema.applicationID
     }
 
     /// As OpenSSH's StrictModes: a store (or its -wal or -shm) that another user owns, or that

@@ -21,7 +21,8 @@ public enum Setting: Int32, Sendable, CaseIterable {
     /// A `passcode_max_failure_action` value: what the maximum number of failures does.
     /// Weakening: `PASSCODE_MAX_FAILURE_ACTION_NONE` (more guesses).
     case maxFailureAction = 4
-    /// 1: biometrics may unlock (needs a passcode and available biometrics). Weakening: 1.
+    /// 1: biometrics may unlock (needs a passcode, the passcode lock on and available biometrics;
+    /// otherwise `PASSCODE_ERR_INVALID_SETTING`, nothing changed). Weakening: 1.
     case biometricEnabled = 5
     /// 1: "Require on App Launch" (seed 004): every launch locks, even with lock at launch off,
     /// and the lock screen leads with the biometric prompt (`passcode_biometric_lead`; the table
@@ -87,7 +88,7 @@ enum SettingWriter: Sendable {
 /// What a setting's new value needs from the rest of the store, checked in the writing transaction.
 enum SettingRequirement: Sendable {
     case nothing
-    /// Value 1 needs a passcode and available biometrics.
+    /// Value 1 needs a passcode, the passcode lock on and available biometrics.
     case passcodeAndBiometricsToEnable
     /// Value 1 needs biometric unlock on.
     case biometricUnlockToEnable
@@ -301,6 +302,11 @@ extension PasscodeStore {
         case .passcodeAndBiometricsToEnable where value == 1:
             if try passcodeRowLocked() == nil {
                 throw PasscodeError.invalidSetting("biometric unlock needs a passcode to be set")
+            }
+            // Seed 000: the biometric switch exists only while the passcode lock is on; a
+            // disabled lock must not keep (or gain) a way to unlock that it does not show.
+            if try !flag(.lockEnabled) {
+                throw PasscodeError.invalidSetting("biometric unlock needs the passcode lock to be on")
             }
             if try !load(BiometricState.self).available { throw PasscodeError.biometricUnavailable }
         case .biometricUnlockToEnable where value == 1:

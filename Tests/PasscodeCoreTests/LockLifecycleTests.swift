@@ -157,6 +157,21 @@ final class LockLifecycleTests: XCTestCase {
         XCTAssertEqual(try store.get(.biometricEnabled), 0)
     }
 
+    /// Seed 000: no biometric unlock while the passcode lock is off (the switch is not shown);
+    /// the refusal changes nothing, and turning the lock back on allows it again.
+    func testBiometricNeedsTheLockOn() throws {
+        let (store, _) = try makeStore(clock: clock)
+        try store.setBiometricAvailability(true, kind: .fingerprint)
+        try store.setPasscode(secret(good1))
+        _ = try store.disable(current: secret(good1))
+        XCTAssertThrowsPasscodeError(.invalidSetting("biometric unlock needs the passcode lock to be on"),
+                                     try store.set(.biometricEnabled, to: 1))
+        XCTAssertEqual(try store.get(.biometricEnabled), 0)
+        try store.enable()
+        try store.set(.biometricEnabled, to: 1)
+        XCTAssertEqual(try store.get(.biometricEnabled), 1)
+    }
+
     func testLockStateIsSharedBetweenHandles() throws {
         let (store, path) = try makeStore(clock: clock)
         try store.setPasscode(secret(good1))

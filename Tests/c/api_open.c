@@ -113,6 +113,15 @@ static void test_open_refuses_foreign_files_and_changes_nothing(void) {
     CHECK(same_file(path, before, len));
     free(before);
 
+    /* Readable by others (as /etc/passwd): named as not a store, with no advice to chmod it. */
+    chmod(path, 0644);
+    before = slurp(path, &len);
+    CHECK_STATUS(passcode_open(path, NULL, &s), PASSCODE_ERR_NOT_A_STORE);
+    CHECK(strstr(passcode_errmsg(NULL), "not a libpasscode store") != NULL);
+    CHECK(strstr(passcode_errmsg(NULL), "chmod") == NULL);
+    CHECK(same_file(path, before, len));
+    free(before);
+
     /* Another program's SQLite database: refused, and not switched to WAL or otherwise touched. */
     new_path(path, sizeof path, "other.sqlite");
     char cmd[1200];

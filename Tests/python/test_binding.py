@@ -95,7 +95,7 @@ def test_biometrics(locked_store):
     assert s.locked and s.biometric_lead  # "Require on App Launch": the prompt leads
     s.verify(PC1)
     s.report(Event.LOCK_NOW)
-    assert s.biometric_check() == BiometricRefusal.NONE
+    assert s.biometric_refusal == BiometricRefusal.NONE
     s.biometric_unlock()
     assert not s.locked
     assert s.biometric_failed() == 1
@@ -300,8 +300,10 @@ def test_other_bad_input(store, tmp_path):
         passcode.Store(str(tmp_path / "nul\0.db"))
     assert not (tmp_path / "p.db").exists()
     (tmp_path / "text.db").write_text("hello")
-    with pytest.raises(passcode.PermissionDenied):  # mode 0644: others may read it
+    os.chmod(tmp_path / "text.db", 0o644)
+    with pytest.raises(passcode.NotAStore) as e:  # not ours: no advice to chmod another program's file
         passcode.Store(str(tmp_path / "text.db"))
+    assert "not a libpasscode store" in e.value.message and "chmod" not in e.value.message
     os.chmod(tmp_path / "text.db", 0o600)
     with pytest.raises(passcode.NotAStore):
         passcode.Store(str(tmp_path / "text.db"))

@@ -15,7 +15,8 @@
  *   restart                the device restarts, then the app launches (with --fake-clock)
  *   wait N                 advance the fake clock N seconds (with --fake-clock)
  *   bio-ok | bio-fail      a biometric match succeeded / failed
- *   forgot                 "Forgot passcode?" on the lock screen
+ *   forgot                 "Forgot passcode?" on the lock screen: asks first; yes signs out, no goes back
+ *   reset-email            what the r key does: request a reset code, then the reset entry
  *   create | change | disable | enable | reset | reset-request | code (types the emailed code)
  *   biometrics faceid|touchid|fingerprint|other|none    bio on|off    timeout SECONDS    show    quit
  *   launch-lock on|off (lock at launch)   bio-launch on|off ("Require on App Launch", seed 004)
@@ -56,6 +57,9 @@ typedef struct {
     int curses;               /* interactive: ncurses draws the screens */
     char said[6][200];        /* what commands said since the last screen (curses) */
     int nsaid;
+    int mail_shown;           /* curses: the "email" box stays until a key other than a digit */
+    int confirm_forgot;       /* "Forgot Passcode?" asks before it signs out (seed 003) */
+    char banner[1200];        /* "libpasscode X demo, store PATH": stays on every screen */
 } app;
 
 /* Text of a screen: printed in scripted mode, drawn at the cursor with ncurses. */
@@ -132,6 +136,7 @@ static int32_t deliver(void *payload, const char *code, size_t length, char *mes
     if (length >= sizeof a->email) return 1;
     memcpy(a->email, code, length);
     a->email[length] = 0;
+    if (a->curses) { a->mail_shown = 1; return 0; }  /* drawn as a box until a key (draw) */
     say(a, "+------------------ email ------------------+\n");
     /* Scripted runs must print the same every time: the code is masked there ('code' types it). */
     say(a, "| Your libpasscode reset code: %-12s |\n", a->script ? "********" : code);
@@ -239,12 +244,39 @@ static flow_view read_flow(app *a) {
     return v;
 }
 
+/* Writes `text` centred on at most `lines` rows from y, broken at spaces to fit `width`
+ * columns (the last row ends in "..." when it does not all fit); returns the rows used. */
+static int wrapped(int y, int lines, int width, const char *text) {
+    int used = 0;
+    while (*text && used < lines) {
+        while (*text == ' ') text++;
+        int n = (int)strlen(text), cut = n;
+        if (n > width) {
+            cut = width;
+            while (cut > 0 && text[cut] != ' ') cut--;
+            if (cut == 0) cut = width;
+        }
+        char row[256];
+        if (used == lines - 1 && cut < n) snprintf(row, sizeof row, "%.*s...", width - 3 < cut ? width - 3 : cut, text);
+        else snprintf(row, sizeof row, "%.*s", cut, text);
+        centered(y + used++, row);
+        text += cut;
+    }
+    return used;
+}
+
+/* The pad's box, row by row (a 24-line terminal holds it, its footer, two lines of what the
+ * last command said and the banner):
+ *   0 border  1 title  2 prompt  3 dots (or the countdown)  4-6 the error, wrapped inside
+ *   7-18 the keys  19 border  20 the footer ([b] [n] [f], or "Esc cancels") */
+enum { PAD_WIDTH = 37, PAD_HEIGHT = 20, PAD_ERROR_LINES = 3 };
+
 static void draw_pad(app *a) {
     flow_view v = read_flow(a);
     int32_t step = v.step, filled = v.filled, length = v.length, shakes = v.shakes;
     const char *prompt = v.prompt, *error = v.error;
     const char *titles[] = {"Locked", "Create Passcode", "Change Passcode", "Turn Passcode Off", "Reset Passcode"};
-    int width = 31, height = 22, left = (COLS - width) / 2, top = 0;
+    int width = PAD_WIDTH, height = PAD_HEIGHT, left = (COLS - width) / 2, top = 0;
     if (left < 0) left = 0;
     pad_left = left;
     pad_width = width;
@@ -256,7 +288,7 @@ static void draw_pad(app *a) {
     attroff(A_DIM);
     centered(top + 1, a->flow_kind >= 0 && a->flow_kind <= 4 ? titles[a->flow_kind] : "");
     attron(A_BOLD);
-    centered(top + 3, prompt);
+    wrapped(top + 2, 1, width - 4, prompt);
     attroff(A_BOLD);
     int locked_out = step == PASSCODE_FLOW_STEP_LOCKED_OUT;
     if (locked_out) {
@@ -265,20 +297,20 @@ static void draw_pad(app *a) {
         passcode_flow_lockout_remaining(a->flow, &left_s);
         snprintf(when, sizeof when, "Try again in %lld:%02lld", (long long)(left_s / 60), (long long)(left_s % 60));
         attron(A_BOLD);
-        centered(top + 5, when);
+        centered(top + 3, when);
         attroff(A_BOLD);
     } else if (step != PASSCODE_FLOW_STEP_FINISHED) {
-        draw_dots(top + 5, filled, length, 0);
+        draw_dots(top + 3, filled, length, 0);
     }
-    if (*error && !locked_out) {
+    if (*error && !locked_out) {  /* wrapped inside the box: the border stays whole */
         if (has_colors()) attron(COLOR_PAIR(1) | A_BOLD);
-        centered(top + 7, error);
+        wrapped(top + 4, PAD_ERROR_LINES, width - 4, error);
         if (has_colors()) attroff(COLOR_PAIR(1) | A_BOLD);
     }
     static const char *labels[] = {"1", "2", "3", "4", "5", "6", "7", "8", "9", " ", "0", "<"};
     if (locked_out) attron(A_DIM);
     for (int i = 0; i < 12; i++) {
-        int y = top + 8 + (i / 3) * 3, x = (COLS - 25) / 2 + (i % 3) * 9;
+        int y = top + 4 + PAD_ERROR_LINES + (i / 3) * 3, x = (COLS - 25) / 2 + (i % 3) * 9;
         if (i == 9) continue;
         key_box(y, x < 0 ? 0 : x, labels[i]);
     }
@@ -287,27 +319,60 @@ static void draw_pad(app *a) {
     if (a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK && step != PASSCODE_FLOW_STEP_FINISHED) {
         int32_t refusal = 0, lead = 0;
         const char *label = "";
-        char line[96];
+        char line[128];
         passcode_biometric_check(a->store, &refusal);
         passcode_biometric_lead(a->store, &lead);
         passcode_security_label(a->store, &label);
-        if (lead || refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE) {
-            snprintf(line, sizeof line, "[b] Use %s   [n] no match", label + strlen("Passcode & "));
-            centered(y++, line);
-        }
-        centered(y++, "[f] Forgot Passcode?");
+        if (lead || refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)
+            snprintf(line, sizeof line, "[b] Use %s  [n] no match  [f] Forgot Passcode?", label + strlen("Passcode & "));
+        else
+            snprintf(line, sizeof line, "[f] Forgot Passcode?");
+        centered(y, line);
     } else {
-        centered(y++, "Esc cancels");
+        centered(y, "Esc cancels");
     }
     if (shakes != a->last_shakes && !locked_out && step != PASSCODE_FLOW_STEP_FINISHED) {
         static const int offsets[] = {-3, 3, -2, 2, -1, 0};
         for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {  /* the shake: a brief offset */
-            draw_dots(top + 5, filled, length, offsets[i]);
+            draw_dots(top + 3, filled, length, offsets[i]);
             refresh();
             napms(45);
         }
     }
     a->last_shakes = shakes;
+}
+
+/* The "email" (there is no mail server): a box above the banner until a key that is not a
+ * digit, so the code can be read while it is typed. */
+static void draw_mail(app *a) {
+    int w = 48, x = (COLS - w) / 2, y = LINES - 4;
+    if (x < 0) x = 0;
+    mvaddch(y, x, ACS_ULCORNER); mvhline(y, x + 1, ACS_HLINE, w - 2); mvaddch(y, x + w - 1, ACS_URCORNER);
+    mvprintw(y, x + 3, " email ");
+    mvaddch(y + 1, x, ACS_VLINE); mvhline(y + 1, x + 1, ' ', w - 2); mvaddch(y + 1, x + w - 1, ACS_VLINE);
+    attron(A_BOLD); mvprintw(y + 1, x + 2, "Your libpasscode reset code: %s", a->email); attroff(A_BOLD);
+    mvaddch(y + 2, x, ACS_LLCORNER); mvhline(y + 2, x + 1, ACS_HLINE, w - 2); mvaddch(y + 2, x + w - 1, ACS_LRCORNER);
+    mvprintw(y + 2, x + w - 22, " any other key closes ");
+}
+
+/* "Forgot Passcode?" asks first, as the seed's alert does. */
+static void draw_confirm_forgot(app *a) {
+    if (a->curses) {
+        int w = 50, x = (COLS - w) / 2, y = 6;
+        if (x < 0) x = 0;
+        for (int i = 0; i < 7; i++) mvhline(y + i, x, ' ', w);
+        mvaddch(y, x, ACS_ULCORNER); mvhline(y, x + 1, ACS_HLINE, w - 2); mvaddch(y, x + w - 1, ACS_URCORNER);
+        mvvline(y + 1, x, ACS_VLINE, 5); mvvline(y + 1, x + w - 1, ACS_VLINE, 5);
+        mvaddch(y + 6, x, ACS_LLCORNER); mvhline(y + 6, x + 1, ACS_HLINE, w - 2); mvaddch(y + 6, x + w - 1, ACS_LRCORNER);
+        attron(A_BOLD); centered(y + 1, "Forgot Passcode?"); attroff(A_BOLD);
+        centered(y + 2, "You will need to sign in again.");
+        centered(y + 3, "Your passcode will be removed.");
+        centered(y + 5, "[y] Sign Out     any other key: Cancel");
+        return;
+    }
+    out(a, "screen: forgot passcode?\n");
+    out(a, "You will need to sign in again. Your passcode will be removed.\n");
+    out(a, "keys: [y] Sign Out  [n] Cancel\n");
 }
 
 /* While a lockout counts down, the screen is redrawn every half second. */
@@ -331,7 +396,8 @@ static void draw(app *a) {
         if (a->curses) refresh();
         return;
     }
-    if (a->flow && a->curses) draw_pad(a);
+    if (a->confirm_forgot && !a->curses) draw_confirm_forgot(a);
+    else if (a->flow && a->curses) draw_pad(a);
     else if (a->flow) {
         flow_view v = read_flow(a);
         int32_t step = v.step, filled = v.filled, length = v.length, shakes = v.shakes;
@@ -389,11 +455,24 @@ static void draw(app *a) {
                                 "      [t]imeout [i] biometric [a] require on launch [h] background [l]ock\n"
                                 "      [v]iew log [q]uit\n");
     }
-    if (a->curses) {  /* what the last command said, then the notice, at the bottom */
-        int y = LINES - 2 - a->nsaid;
-        for (int i = 0; i < a->nsaid; i++) mvprintw(y++, 1, "%s", a->said[i]);
+    if (a->curses) {
+        /* At the bottom: what the last command said and the notice (the last two of them, each
+         * a line, so that every refusal shows), the email box over them, and the banner. */
+        const char *lines[8];
+        int n = 0;
+        for (int i = 0; i < a->nsaid; i++) lines[n++] = a->said[i];
+        if (a->notice[0]) lines[n++] = a->notice;
+        int first = n > 2 ? n - 2 : 0;
+        for (int i = first; i < n; i++) {
+            if (lines[i] == a->notice) attron(A_BOLD);
+            mvprintw(LINES - 3 + (i - first) + (n - first == 1), 1, "%.*s", COLS - 2, lines[i]);
+            if (lines[i] == a->notice) attroff(A_BOLD);
+        }
         a->nsaid = 0;
-        if (a->notice[0]) { attron(A_BOLD); mvprintw(LINES - 2, 1, "%s", a->notice); attroff(A_BOLD); a->notice[0] = 0; }
+        a->notice[0] = 0;
+        if (a->mail_shown) draw_mail(a);
+        if (a->confirm_forgot) draw_confirm_forgot(a);
+        attron(A_DIM); mvprintw(LINES - 1, 0, "%.*s", COLS - 1, a->banner); attroff(A_DIM);
         refresh();
         return;
     }
@@ -501,6 +580,7 @@ static int32_t set_flag(app *a, int32_t setting, const char *arg) {
 /* Runs one command; returns 0 to quit. */
 static int command(app *a, const char *cmd, const char *arg) {
     int32_t rc = PASSCODE_OK;
+    if (a->confirm_forgot && strcmp(cmd, "yes") && strcmp(cmd, "no")) a->confirm_forgot = 0;  /* anything else cancels */
     if (strspn(cmd, "0123456789") == strlen(cmd) && *cmd) {
         if (!a->flow) say(a, "error: no passcode entry on screen (c creates a passcode)\n");
         else for (const char *p = cmd; *p; p++) {
@@ -532,8 +612,23 @@ static int command(app *a, const char *cmd, const char *arg) {
         else say(a, "biometric refused: %s\n", passcode_errmsg(a->store));
         rc = PASSCODE_OK;
     }
-    else if (!strcmp(cmd, "bio-fail")) rc = passcode_biometric_failed(a->store, NULL);
-    else if (!strcmp(cmd, "forgot")) { rc = passcode_forgot(a->store); end_flow(a); }
+    else if (!strcmp(cmd, "bio-fail")) {  /* a failed match is said, with the count so far */
+        int32_t count = 0;
+        rc = passcode_biometric_failed(a->store, &count);
+        if (rc == PASSCODE_OK)
+            snprintf(a->notice, sizeof a->notice, "biometric: no match; %d failed match%s since your last unlock",
+                     count, count == 1 ? "" : "es");
+    }
+    else if (!strcmp(cmd, "forgot")) a->confirm_forgot = 1;
+    else if (!strcmp(cmd, "yes") && a->confirm_forgot) { a->confirm_forgot = 0; rc = passcode_forgot(a->store); end_flow(a); }
+    else if (!strcmp(cmd, "no") && a->confirm_forgot) a->confirm_forgot = 0;
+    else if (!strcmp(cmd, "reset-email")) {
+        /* The r key: the code is requested, then its entry opens. A refusal is said; the entry
+         * still opens while an earlier code is pending, and not when there is none. */
+        int32_t pending = 0;
+        if (passcode_reset_request(a->store) != PASSCODE_OK) say(a, "error: %s\n", passcode_errmsg(a->store));
+        if (passcode_reset_pending(a->store, &pending) == PASSCODE_OK && pending) start_flow(a, PASSCODE_FLOW_KIND_RESET);
+    }
     else if (!strcmp(cmd, "log")) a->show_log = 1;
     else if (!strcmp(cmd, "note")) rc = write_note(a, arg ? arg : "");
     else if (!strcmp(cmd, "create")) start_flow(a, PASSCODE_FLOW_KIND_CREATE);
@@ -588,12 +683,18 @@ static int key_command(app *a, int c) {
     case 27: return command(a, "cancel", NULL);
     case 'b': return command(a, "bio-ok", NULL);
     case 'n': return command(a, "bio-fail", NULL);
-    case 'f': return command(a, "forgot", NULL);
+    case 'f': {
+        command(a, "forgot", NULL);  /* the confirmation is on screen: y signs out, any other key cancels */
+        timeout(-1);
+        int k = getch();
+        timeout(500);
+        return command(a, k == 'y' || k == 'Y' ? "yes" : "no", NULL);
+    }
     case 'c': return command(a, "create", NULL);
     case 'g': return command(a, "change", NULL);
     case 'd': return command(a, "disable", NULL);
     case 'e': return command(a, "enable", NULL);
-    case 'r': command(a, "reset-request", NULL); return command(a, "reset", NULL);
+    case 'r': return command(a, "reset-email", NULL);
     case 'l': return command(a, "lock", NULL);
     case 'v': return command(a, "log", NULL);
     case 'w': {
@@ -672,7 +773,8 @@ int main(int argc, char **argv) {
     a.path = path;
     if (!open_store(&a)) return 1;
     snprintf(a.note_path, sizeof a.note_path, "%s.note", path);
-    printf("libpasscode %s demo, store %s\n", passcode_version_string(), a.script ? "(script)" : path);
+    snprintf(a.banner, sizeof a.banner, "libpasscode %s demo, store %s", passcode_version_string(), a.script ? "(script)" : path);
+    printf("%s\n", a.banner);
     if (!a.script) {
         setlocale(LC_ALL, "");
         utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
@@ -708,6 +810,11 @@ int main(int argc, char **argv) {
             int c = getch();
             if (c == ERR) { if (ticking(&a)) draw(&a); continue; }
             if (c == KEY_RESIZE) { draw(&a); continue; }
+            if (a.mail_shown && !(c >= '0' && c <= '9') && c != 127 && c != 8 && c != KEY_BACKSPACE && c != KEY_DC) {
+                a.mail_shown = 0;  /* the key closes the email and does nothing else */
+                draw(&a);
+                continue;
+            }
             if (!key_command(&a, c)) break;
         }
         endwin();

@@ -626,7 +626,7 @@ class App:
                     if s.biometric_lead:  # seed 003: the fingerprint prompt opens by itself
                         GLib.idle_add(lambda: self.start_fingerprint() and False)
                 self.lock_view.set_visible_child_name("pad")
-                self.lock_view.bio_button.set_visible(s.biometric_check() == BiometricRefusal.NONE)
+                self.lock_view.bio_button.set_visible(s.biometric_refusal == BiometricRefusal.NONE)
                 self.lock_view.bio_button.get_child().set_label("Use Fingerprint")
         else:
             self._end_lock_flow()
@@ -776,7 +776,7 @@ class App:
             self.toast("%d failed attempt%s since your last unlock" % (n, "" if n == 1 else "s"))
 
     def start_fingerprint(self) -> None:
-        if self.store.biometric_check() != BiometricRefusal.NONE:
+        if self.store.biometric_refusal != BiometricRefusal.NONE:
             return
         if self.fingerprint.verifying:  # already waiting for a finger (the prompt opened by itself)
             return

@@ -43,6 +43,7 @@ class App:
         self.flow: Optional[passcode.Flow] = None
         self.flow_kind = FlowKind.UNLOCK
         self.email = ""
+        self.confirm_forgot = False  # "Forgot Passcode?" asks before it signs out (seed 003)
         self.last_shakes = 0
         self.notice = ""
         self.log_next = False  # the next screen is the security log
@@ -116,7 +117,11 @@ class App:
             print("--" if self.script else "\npress any key to go back")
             sys.stdout.flush()
             return
-        if self.flow:
+        if self.confirm_forgot:
+            print("screen: forgot passcode?")
+            print("You will need to sign in again. Your passcode will be removed.")
+            print("keys: [y] Sign Out  [n] Cancel")
+        elif self.flow:
             f = self.flow
             f.refresh()
             step, result = f.step, f.result
@@ -136,7 +141,7 @@ class App:
             if self.flow_kind == FlowKind.UNLOCK and step != FlowStep.FINISHED:
                 if s.biometric_lead:  # seed 003 test 7: the prompt opens by itself
                     print("biometric: %s prompt shown ([b] match, [n] no match)" % s.security_label[len("Passcode & "):])
-                elif s.biometric_check() == BiometricRefusal.NONE:  # offered only when a match may unlock
+                elif s.biometric_refusal == BiometricRefusal.NONE:  # offered only when a match may unlock
                     print("biometric: [b] %s" % s.security_label[len("Passcode & "):])
                 print("forgot: [f] Forgot Passcode?")
             if not self.script and step not in (FlowStep.FINISHED, FlowStep.LOCKED_OUT):
@@ -233,6 +238,8 @@ class App:
 
     def command(self, cmd: str, arg: Optional[str] = None) -> bool:
         s = self.store
+        if self.confirm_forgot and cmd not in ("yes", "no"):
+            self.confirm_forgot = False  # anything else cancels
         try:
             if cmd.isdigit() and cmd.isascii():
                 flow = self.flow
@@ -284,15 +291,30 @@ class App:
                     self.notice = self.unlocked_notice()
                 except passcode.PasscodeRequired as e:
                     print(f"biometric refused: {e.message}")
-            elif cmd == "bio-fail":
-                s.biometric_failed()
+            elif cmd == "bio-fail":  # a failed match is said, with the count so far
+                count = s.biometric_failed()
+                self.notice = "biometric: no match; %d failed match%s since your last unlock" % (count, "" if count == 1 else "es")
             elif cmd == "log":
                 self.log_next = True
             elif cmd == "note":
                 self.write_note(arg or "")
             elif cmd == "forgot":
+                self.confirm_forgot = True
+            elif cmd == "yes" and self.confirm_forgot:
+                self.confirm_forgot = False
                 s.forgot()
                 self.end_flow()
+            elif cmd == "no" and self.confirm_forgot:
+                self.confirm_forgot = False
+            elif cmd == "reset-email":
+                # The r key: the code is requested, then its entry opens. A refusal is said; the
+                # entry still opens while an earlier code is pending, and not when there is none.
+                try:
+                    s.request_reset_code()
+                except passcode.PasscodeError as e:
+                    print(f"error: {e.message}")
+                if s.reset_pending:
+                    self.start_flow(FlowKind.RESET)
             elif cmd in ("create", "change", "disable", "reset"):
                 self.start_flow({"create": FlowKind.CREATE, "change": FlowKind.CHANGE,
                                  "disable": FlowKind.DISABLE, "reset": FlowKind.RESET}[cmd])
@@ -332,7 +354,7 @@ def default_store() -> str:
     return os.path.join(folder, "demo.db")
 
 
-KEYS = {"\x7f": "del", "\x08": "del", "\x1b": "cancel", "b": "bio-ok", "n": "bio-fail", "f": "forgot",
+KEYS = {"\x7f": "del", "\x08": "del", "\x1b": "cancel", "b": "bio-ok", "n": "bio-fail", "r": "reset-email",
         "c": "create", "g": "change", "d": "disable", "e": "enable", "l": "lock", "v": "log"}
 
 
@@ -351,9 +373,10 @@ def interactive(app: App) -> None:
                 app.command(c)
             elif c in KEYS:
                 app.command(KEYS[c])
-            elif c == "r":
-                app.command("reset-request")
-                app.command("reset")
+            elif c == "f":
+                app.command("forgot")  # the confirmation is on screen: y signs out, any other key cancels
+                sys.stdout.flush()
+                app.command("yes" if sys.stdin.read(1) in ("y", "Y") else "no")
             elif c == "a":
                 app.command("bio-launch", "off" if app.store.get(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH) else "on")
             elif c == "i":

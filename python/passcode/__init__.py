@@ -16,6 +16,7 @@ import asyncio
 import ctypes
 import functools
 import os
+import warnings
 from ctypes import POINTER, byref, c_char_p, c_int32, c_int64, c_uint64
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
@@ -263,14 +264,31 @@ class Store(_Handle):
 
     Several processes and threads may use one store. Callbacks are called on the thread of the
     call that triggers them; an exception inside one is reported as that hook's failure.
+
+    One rule for the API's shape: a state the store reports (no arguments, no side effect) is a
+    property (`is_set`, `locked`, `security_label`, `biometric_refusal`); whatever changes the
+    store, reports an event or takes an argument is a method (`verify`, `report`, `set`).
     """
 
-    def __init__(self, path: str, *, cost: Optional[Cost] = None, ops_limit: Optional[int] = None,
+    _path: Union[str, bytes, None] = None
+
+    def __repr__(self) -> str:
+        path = self._path.decode(errors="replace") if isinstance(self._path, bytes) else self._path
+        if self._handle is None:
+            return f"<passcode.Store {path!r} closed>"
+        try:
+            state = ("passcode on" if self.is_enabled else "passcode off") if self.is_set else "no passcode"
+            state += ", locked" if self.locked else ""
+        except PasscodeError as e:
+            state = e.message
+        return f"<passcode.Store {path!r} open: {state}>"
+
+    def __init__(self, path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"], *, cost: Optional[Cost] = None, ops_limit: Optional[int] = None,
                  mem_limit: Optional[int] = None, pepper: Optional[bytes] = None, allow_weak: bool = False,
                  clock: Optional[Callable[[], Tuple[int, int, int]]] = None,
                  busy_timeout_ms: Optional[int] = None, session_keyring: bool = True,
                  tpm: Union[None, bool, str] = None):
-        """Opens (or creates, mode 0600) the store at `path`.
+        """Opens (or creates, mode 0600) the store at `path` (str, bytes or os.PathLike).
 
         cost: an Argon2id preset; ops_limit and mem_limit: explicit values instead.
         pepper: 32 secret bytes kept outside the store. clock: a callable returning
@@ -284,8 +302,10 @@ class Store(_Handle):
         """
         self._handle = None
         self._callbacks = {}
-        if not isinstance(path, (str, bytes)):
-            raise TypeError(f"path must be str or bytes, not {type(path).__name__}")
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            raise TypeError(f"path must be str, bytes or os.PathLike, not {type(path).__name__}")
+        path = os.fspath(path)  # as sqlite3.connect and open() do
+        self._path = path
         opts = _ffi.OPTIONS()
         _lib.passcode_options_new(byref(opts))
         try:
@@ -416,6 +436,7 @@ class Store(_Handle):
 
     @property
     def is_set(self) -> bool:
+        """Whether a passcode is set, enabled or not (passcode_is_set)."""
         return bool(self._out_int(_lib.passcode_is_set))
 
     # -- the TPM ------------------------------------------------------------------------------
@@ -436,6 +457,7 @@ class Store(_Handle):
 
     @property
     def is_enabled(self) -> bool:
+        """Whether the passcode lock is on: a passcode is set and not turned off (passcode_is_enabled)."""
         return bool(self._out_int(_lib.passcode_is_enabled))
 
     @property
@@ -449,6 +471,7 @@ class Store(_Handle):
 
     @property
     def failed_attempts(self) -> int:
+        """Failed passcode attempts counted towards the lockout (passcode_failed_attempts)."""
         return self._out_int(_lib.passcode_failed_attempts)
 
     @property
@@ -458,6 +481,8 @@ class Store(_Handle):
 
     @property
     def reset_required(self) -> bool:
+        """Whether the maximum number of failures was reached: only a reset lets a passcode in again
+        (passcode_is_reset_required)."""
         return bool(self._out_int(_lib.passcode_is_reset_required))
 
     # -- settings -----------------------------------------------------------------------------
@@ -487,27 +512,39 @@ class Store(_Handle):
 
     @property
     def lock_state(self) -> Tuple[bool, LockReason]:
+        """(locked, why): whether the app is locked and the LockReason (passcode_lock_state)."""
         locked, reason = c_int32(), c_int32()
         _lib.passcode_lock_state(self._h(), byref(locked), byref(reason))
         return bool(locked.value), LockReason(reason.value)
 
     @property
     def locked(self) -> bool:
+        """Whether the app is locked: the lock screen belongs on top (passcode_lock_state)."""
         return self.lock_state[0]
 
     def set_biometric_availability(self, available: bool, kind: BiometricKind = BiometricKind.NONE) -> None:
+        """Tells the library whether biometrics are available and of which kind; unavailable ones
+        switch biometric unlock off (passcode_biometric_set_available)."""
         _lib.passcode_biometric_set_available(self._h(), 1 if available else 0, int(BiometricKind(kind)))
 
     @property
     def security_label(self) -> str:
-        """ "Passcode & Face ID", "Passcode & Touch ID" or "Passcode & Biometric"."""
+        """ "Passcode & Face ID", "Passcode & Touch ID", "Passcode & Fingerprint" or "Passcode &
+        Biometric" (passcode_security_label)."""
         out = c_char_p()
         _lib.passcode_security_label(self._h(), byref(out))
         return (out.value or b"").decode()
 
-    def biometric_check(self) -> BiometricRefusal:
-        """Whether biometrics may unlock now (NONE), else why not."""
+    @property
+    def biometric_refusal(self) -> BiometricRefusal:
+        """Whether biometrics may unlock now (NONE), else why not (passcode_biometric_check)."""
         return BiometricRefusal(self._out_int(_lib.passcode_biometric_check))
+
+    def biometric_check(self) -> BiometricRefusal:
+        """Deprecated since 0.7: the property `biometric_refusal` (a state is a property)."""
+        warnings.warn("Store.biometric_check() is deprecated; use the property Store.biometric_refusal",
+                      DeprecationWarning, stacklevel=2)
+        return self.biometric_refusal
 
     @property
     def biometric_lead(self) -> bool:
@@ -545,6 +582,8 @@ class Store(_Handle):
         return self._out_int(_lib.passcode_reset_retry_after, c_int64)
 
     def check_reset_code(self, code: Digits) -> None:
+        """Checks a reset code without using it; raises WrongResetCode (tries left in the message),
+        ResetCodeExpired or NoResetCode (passcode_reset_check)."""
         _call_with_secrets(_lib.passcode_reset_check, self._h(), _bytes(code, "the reset code"))
 
     def complete_reset(self, code: Digits, new_passcode: Digits, recovery_key: Optional[Secret] = None) -> None:
@@ -622,14 +661,17 @@ class Store(_Handle):
             _lib.passcode_set_recovery_key(self._h(), rk.pointer, rk.length)
 
     def clear_recovery_key(self) -> None:
+        """Removes the recovery-key wrapping of the data key (passcode_clear_recovery_key)."""
         _lib.passcode_clear_recovery_key(self._h())
 
     @property
     def has_recovery_key(self) -> bool:
+        """Whether a recovery key wraps the data key (passcode_has_recovery_key)."""
         return bool(self._out_int(_lib.passcode_has_recovery_key))
 
     @property
     def reset_pending(self) -> bool:
+        """Whether a reset code was sent and is still usable (passcode_reset_pending)."""
         return bool(self._out_int(_lib.passcode_reset_pending))
 
     def forgot(self) -> None:
@@ -648,6 +690,8 @@ class Store(_Handle):
 
     def record_session(self, id: str, device_name: str, platform: str, last_active_ms: int,
                        location: Optional[str] = None, is_current: bool = False) -> None:
+        """Records (or updates) a device session the host knows of; `is_current` marks this
+        device's own, which sign_out refuses (passcode_session_record)."""
         _lib.passcode_session_record(self._h(), _text(id, "id"), _text(device_name, "device_name"),
                                                  _text(platform, "platform"), _int(last_active_ms, "last_active_ms"),
                                                  _text(location, "location", allow_none=True), 1 if is_current else 0)
@@ -698,6 +742,8 @@ class Store(_Handle):
         return last.value or None
 
     def sign_out(self, session_id: str) -> None:
+        """Signs out one other device's session; raises SessionNotFound, or SessionIsCurrent for
+        this device's own (passcode_session_sign_out)."""
         _lib.passcode_session_sign_out(self._h(), _text(session_id, "session_id"))
 
     def sign_out_others(self) -> int:
@@ -798,6 +844,8 @@ class Store(_Handle):
         self._register("session", _lib.passcode_set_session_hook, _ffi.SESSION_CB, w)
 
     def on_account_deleted(self, fn: Optional[Callable[[], None]]) -> None:
+        """Registers `fn()`, called after delete_account wiped the store; None unregisters
+        (passcode_set_account_deleted_callback)."""
         if fn is None:
             return self._register("deleted", _lib.passcode_set_account_deleted_callback, _ffi.VOID_CB, None)
         def w(_p: Any) -> None:
@@ -818,7 +866,14 @@ class Flow(_Handle):
         _ffi.FLOW_STORES.pop(_ffi._address(handle), None)
         _lib.passcode_flow_free(handle)
 
+    def __repr__(self) -> str:
+        if self._handle is None:
+            return f"<passcode.Flow {FlowKind(self.kind).name} closed>"
+        filled, length = self.dots
+        return f"<passcode.Flow {FlowKind(self.kind).name} {self.step.name} {filled}/{length}>"
+
     def __init__(self, store: Store, kind: FlowKind):
+        """Starts a flow of `kind` on `store` (passcode_flow_new); Store.flow(kind) says the same."""
         self.store = store
         self.kind = kind
         handle = _ffi.FLOW()
@@ -849,22 +904,28 @@ class Flow(_Handle):
             self.digit(int(ch))
 
     def delete(self) -> None:
+        """Deletes the last digit typed (passcode_flow_delete)."""
         _lib.passcode_flow_delete(self._h())
 
     def cancel(self) -> None:
+        """Cancels the flow; an unlock flow cannot be cancelled (passcode_flow_cancel)."""
         _lib.passcode_flow_cancel(self._h())
 
     def refresh(self) -> None:
+        """Re-reads the store, so a lockout that ran out or a change by another handle shows
+        (passcode_flow_refresh)."""
         _lib.passcode_flow_refresh(self._h())
 
     @property
     def step(self) -> FlowStep:
+        """The flow's step: which entry is on screen, locked out, or finished (passcode_flow_state)."""
         step = c_int32()
         _lib.passcode_flow_state(self._h(), byref(step), None)
         return FlowStep(step.value)
 
     @property
     def result(self) -> FlowResult:
+        """Once finished: success, cancelled or failed (passcode_flow_state)."""
         step, result = c_int32(), c_int32()
         _lib.passcode_flow_state(self._h(), byref(step), byref(result))
         return FlowResult(result.value)
@@ -878,12 +939,14 @@ class Flow(_Handle):
 
     @property
     def prompt(self) -> str:
+        """The title to show above the dots, e.g. "Enter Passcode" (passcode_flow_prompt)."""
         out = c_char_p()
         _lib.passcode_flow_prompt(self._h(), byref(out))
         return (out.value or b"").decode()
 
     @property
     def error(self) -> str:
+        """The message of the last refused entry, "" when none (passcode_flow_error)."""
         out = c_char_p()
         _lib.passcode_flow_error(self._h(), byref(out), None)
         return (out.value or b"").decode()
@@ -897,12 +960,14 @@ class Flow(_Handle):
 
     @property
     def shakes(self) -> int:
+        """How many refusals so far: the dots shake whenever it grows (passcode_flow_shakes)."""
         out = c_int32()
         _lib.passcode_flow_shakes(self._h(), byref(out))
         return out.value
 
     @property
     def lockout_remaining(self) -> int:
+        """Seconds until the next entry is allowed; 0 when not locked out (passcode_flow_lockout_remaining)."""
         out = c_int64()
         _lib.passcode_flow_lockout_remaining(self._h(), byref(out))
         return out.value

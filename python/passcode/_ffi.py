@@ -1,7 +1,9 @@
 """The C functions of libpasscode, each declared once with argtypes and restype.
 
-Modelled on python-libarchive-c's ffi.py: the library is found from $PASSCODE_LIBRARY, else
-the installed one (ctypes.util.find_library), else the build folder of a source checkout.
+Modelled on python-libarchive-c's ffi.py: the library is found from $PASSCODE_LIBRARY, else a
+copy bundled in a wheel (passcode/libpasscode.so.0), else the soname through the dynamic loader,
+else the LIBDIR `make install` recorded in this binding, else the build folder of a source
+checkout (_candidates).
 Tests/python/test_ffi_table.py checks FUNCTIONS against include/passcode.h, so the two cannot
 drift apart.
 """
@@ -200,16 +202,42 @@ def check_status(result: int, func: Any, args: Tuple[Any, ...]) -> int:
     raise error_for(result, (message or lib.passcode_strerror(result) or b"").decode(), **extra)
 
 
+#: The library's soname: what the dynamic loader, a wheel's bundled copy and an install are named.
+SONAME = "libpasscode.so.0"
+
+#: The file in which `make install` records the LIBDIR it installed to (one line), next to this
+#: module; `pip install ./python` after `make install` carries it into the installed binding.
+INSTALLED_LIBDIR_FILE = "_installed_libdir"
+
+
 def _candidates() -> Iterator[str]:
+    """Where libpasscode is looked for, in this order (the same everywhere, README "Python"):
+    $PASSCODE_LIBRARY (alone, when set); the copy bundled in a wheel next to this file; the
+    soname through the dynamic loader (ldconfig's cache, LD_LIBRARY_PATH,
+    ctypes.util.find_library); the LIBDIR `make install` recorded in this binding; last, the
+    build folder of the source checkout this binding lies in."""
     env = os.environ.get("PASSCODE_LIBRARY")
     if env:
         yield env
         return
-    found = ctypes.util.find_library("passcode")
-    if found:
-        yield found
     here = os.path.dirname(os.path.abspath(__file__))
-    yield os.path.join(here, "..", "..", "build", "libpasscode.so.0")
+    bundled = os.path.join(here, SONAME)
+    if os.path.exists(bundled):
+        yield bundled
+    yield SONAME
+    found = ctypes.util.find_library("passcode")
+    if found and found != SONAME:
+        yield found
+    try:
+        with open(os.path.join(here, INSTALLED_LIBDIR_FILE), encoding="utf-8") as f:
+            libdir = f.read().strip()
+        if libdir:
+            yield os.path.join(libdir, SONAME)
+    except OSError:
+        pass
+    checkout = os.path.normpath(os.path.join(here, "..", "..", "build", SONAME))
+    if os.path.exists(checkout):
+        yield checkout
 
 
 def load() -> Any:
@@ -222,8 +250,8 @@ def load() -> Any:
         except OSError as e:
             tried.append(f"{path}: {e}")
     else:
-        raise ImportError("libpasscode not found; set PASSCODE_LIBRARY to libpasscode.so.0 (tried: "
-                          + "; ".join(tried) + ")")
+        raise ImportError("libpasscode not found: install it (make install, then ldconfig as root) or set "
+                          "PASSCODE_LIBRARY to the path of libpasscode.so.0 (tried: " + "; ".join(tried) + ")")
     for name, (restype, argtypes) in FUNCTIONS.items():
         fn = getattr(lib, name)
         fn.restype = restype

@@ -1,0 +1,177 @@
+"""What a new user meets first in the binding (issue 32): paths as os.PathLike, a file that is
+not a store, docstrings, repr, one rule for properties, and where the library is looked for."""
+import ctypes.util
+import inspect
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import passcode
+from passcode import BiometricKind, BiometricRefusal
+
+from conftest import PC1, ROOT
+
+LIB = os.path.join(ROOT, "build", "libpasscode.so.0")
+
+
+def test_store_accepts_pathlike(tmp_path, clock):
+    path = tmp_path / "p.db"  # a pathlib.Path, as sqlite3.connect accepts
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.set_passcode(PC1)
+    assert path.exists()
+
+    class Custom:
+        def __fspath__(self):
+            return str(path)
+    with passcode.Store(Custom(), ops_limit=1, mem_limit=8192, clock=clock) as s:
+        assert s.is_set
+    with passcode.Store(os.fsencode(path), ops_limit=1, mem_limit=8192, clock=clock) as s:
+        assert s.is_set
+    with pytest.raises(TypeError, match="os.PathLike"):
+        passcode.Store(42)
+
+
+def test_a_file_that_is_not_a_store_is_named_so_with_no_chmod_advice(tmp_path):
+    other = tmp_path / "passwd"
+    other.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    os.chmod(other, 0o644)  # as /etc/passwd
+    before = other.read_bytes()
+    with pytest.raises(passcode.NotAStore) as e:
+        passcode.Store(other)
+    assert "not a libpasscode store" in e.value.message
+    assert "chmod" not in e.value.message
+    assert other.read_bytes() == before and oct(other.stat().st_mode & 0o777) == "0o644"
+    if os.path.exists("/etc/passwd"):
+        with pytest.raises(passcode.PasscodeError) as e:
+            passcode.Store("/etc/passwd")
+        assert "chmod" not in e.value.message
+
+
+def test_a_real_store_readable_by_others_still_gets_the_advice(tmp_path, clock):
+    path = tmp_path / "p.db"
+    passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock).close()
+    os.chmod(path, 0o644)
+    with pytest.raises(passcode.PermissionDenied, match="chmod 600"):
+        passcode.Store(path)
+
+
+def _public(cls):
+    for name, member in vars(cls).items():
+        if not name.startswith("_"):
+            yield name, member
+    if cls is passcode.Store or cls is passcode.Flow:
+        yield "close", passcode.Store.close
+
+
+@pytest.mark.parametrize("cls", [passcode.Store, passcode.Flow])
+def test_every_public_member_has_a_docstring(cls):
+    missing = [name for name, member in _public(cls)
+               if not inspect.getdoc(member.fget if isinstance(member, property) else member)]
+    assert not missing, f"{cls.__name__} members without a docstring: {missing}"
+
+
+def test_repr_says_what_the_store_is(tmp_path, clock):
+    path = tmp_path / "r.db"
+    s = passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock)
+    assert repr(s) == f"<passcode.Store {str(path)!r} open: no passcode>"
+    s.set_passcode(PC1)
+    s.report(passcode.Event.LOCK_NOW)
+    assert repr(s) == f"<passcode.Store {str(path)!r} open: passcode on, locked>"
+    with s.flow(passcode.FlowKind.UNLOCK) as f:
+        f.type("38")
+        assert repr(f) == "<passcode.Flow UNLOCK ENTER_PASSCODE 2/6>"
+    s.close()
+    assert repr(s) == f"<passcode.Store {str(path)!r} closed>"
+
+
+def test_a_state_is_a_property_an_action_a_method(tmp_path, clock):
+    """One rule: security_label and biometric_refusal are both properties (no call, no side effect)."""
+    with passcode.Store(tmp_path / "b.db", ops_limit=1, mem_limit=8192, clock=clock) as s:
+        for name in ("security_label", "biometric_refusal", "biometric_lead", "is_set", "locked", "lock_state"):
+            assert isinstance(inspect.getattr_static(passcode.Store, name), property), name
+        for name in ("verify", "report", "set", "biometric_unlock", "biometric_failed"):
+            assert callable(inspect.getattr_static(passcode.Store, name)), name
+        assert s.biometric_refusal == BiometricRefusal.NO_PASSCODE
+        s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
+        s.set_passcode(PC1)
+        s.set(passcode.Setting.BIOMETRIC_ENABLED, 1)
+        assert s.biometric_refusal == BiometricRefusal.NONE
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert s.biometric_check() == BiometricRefusal.NONE  # the old spelling, deprecated
+        assert any(issubclass(w.category, DeprecationWarning) for w in caught)
+
+
+def test_biometric_unlock_is_refused_while_the_lock_is_off(tmp_path, clock):
+    """Seed 000: no fingerprint switch with the passcode off; the library refuses the setting."""
+    with passcode.Store(tmp_path / "f.db", ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
+        s.set_passcode(PC1)
+        s.disable(PC1)
+        with pytest.raises(passcode.InvalidSetting, match="passcode lock to be on"):
+            s.set(passcode.Setting.BIOMETRIC_ENABLED, 1)
+        assert s.get(passcode.Setting.BIOMETRIC_ENABLED) == 0
+        s.enable()
+        s.set(passcode.Setting.BIOMETRIC_ENABLED, 1)
+        assert s.get(passcode.Setting.BIOMETRIC_ENABLED) == 1
+
+
+# -- where the library is looked for ---------------------------------------------------------
+
+def _copy_binding(tmp_path, bundled=False, recorded=None):
+    """A copy of the binding outside the checkout (as pip installs it): optionally with a bundled
+    libpasscode.so.0 next to __init__.py, or with the LIBDIR make install records."""
+    site = tmp_path / "site"
+    shutil.copytree(os.path.join(ROOT, "python", "passcode"), site / "passcode",
+                    ignore=shutil.ignore_patterns("__pycache__", "_installed_libdir", "libpasscode.so*"))
+    if bundled:
+        shutil.copy(LIB, site / "passcode" / "libpasscode.so.0")
+    if recorded:
+        (site / "passcode" / "_installed_libdir").write_text(str(recorded) + "\n")
+    return site
+
+
+def _loaded(site, **env):
+    clean = {k: v for k, v in os.environ.items() if k not in ("PASSCODE_LIBRARY", "LD_LIBRARY_PATH", "PYTHONPATH")}
+    clean.update(env)
+    clean["PYTHONPATH"] = str(site)
+    r = subprocess.run([sys.executable, "-c", "import passcode._ffi as f; print(f.lib._name)"],
+                       env=clean, capture_output=True, text=True, cwd=str(site))
+    return r.stdout.strip() if r.returncode == 0 else "ImportError: " + r.stderr.strip().splitlines()[-1]
+
+
+@pytest.fixture
+def no_system_library():
+    if ctypes.util.find_library("passcode"):
+        pytest.fail("libpasscode is installed system-wide (ldconfig finds it): the lookup-order test "
+                    "needs a machine without it; run it in a fresh container")
+
+
+def test_library_lookup_order(tmp_path, no_system_library):
+    libdir = tmp_path / "prefix" / "lib"
+    libdir.mkdir(parents=True)
+    shutil.copy(LIB, libdir / "libpasscode.so.0")
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    shutil.copy(LIB, other / "libpasscode.so.0")
+
+    # 1. PASSCODE_LIBRARY wins over everything, and alone: a wrong one is an error, not a fallback.
+    site = _copy_binding(tmp_path / "a", bundled=True, recorded=libdir)
+    assert _loaded(site, PASSCODE_LIBRARY=str(other / "libpasscode.so.0")) == str(other / "libpasscode.so.0")
+    assert _loaded(site, PASSCODE_LIBRARY=str(tmp_path / "none.so")).startswith("ImportError")
+    # 2. The copy bundled in a wheel, next to __init__.py, before the loader and the record.
+    assert _loaded(site, LD_LIBRARY_PATH=str(other)) == str(site / "passcode" / "libpasscode.so.0")
+    # 3. The soname through the dynamic loader, before the record.
+    site = _copy_binding(tmp_path / "b", recorded=libdir)
+    assert _loaded(site, LD_LIBRARY_PATH=str(other)) == "libpasscode.so.0"
+    # 4. The LIBDIR make install recorded.
+    assert _loaded(site) == str(libdir / "libpasscode.so.0")
+    # Nothing: the error says how to get it.
+    site = _copy_binding(tmp_path / "c")
+    err = _loaded(site)
+    assert err.startswith("ImportError") and "make install" in err and "PASSCODE_LIBRARY" in err

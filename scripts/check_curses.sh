@@ -1,0 +1,94 @@
+#!/bin/sh
+# The terminal demo's ncurses screens, driven by keys in an 80x24 tmux pane (a private tmux
+# server, stopped at the end) and read back with capture-pane: the email box stays until a key,
+# every refusal is a line on screen, f asks first, n says the failed match, long errors wrap
+# inside the pad's box, and the banner naming the store stays.
+#   scripts/check_curses.sh examples/c/passcode_demo
+set -eu
+demo=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+command -v tmux >/dev/null 2>&1 || { echo "curses: FAIL: tmux is missing (scripts/ensure-deps.sh installs it)" >&2; exit 1; }
+tmp=$(mktemp -d)
+sock="passcode-curses-$$"
+trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
+fails=0
+screen() { tmux -L "$sock" capture-pane -p -t demo; }
+keys() { tmux -L "$sock" send-keys -t demo "$@"; sleep 0.4; }
+# wait_for TEXT: up to 10 s for TEXT to be on screen (Argon2id runs at each full entry).
+wait_for() {
+    i=0
+    while ! screen | grep -qF -- "$1"; do
+        i=$((i + 1))
+        if [ $i -ge 50 ]; then echo "curses: FAIL: '$1' never showed; the screen:" >&2; screen >&2; exit 1; fi
+        sleep 0.2
+    done
+}
+expect() {  # expect WHAT TEXT: TEXT is on screen now
+    if screen | grep -qF -- "$2"; then :; else echo "curses: FAIL: $1: '$2' is not on screen:" >&2; screen >&2; fails=$((fails + 1)); fi
+}
+absent() {  # absent WHAT TEXT: TEXT is not on screen now
+    if screen | grep -qF -- "$2"; then echo "curses: FAIL: $1: '$2' is still on screen:" >&2; screen >&2; fails=$((fails + 1)); fi
+}
+# The pad's box has whole borders: each of its rows has the border character at the column of
+# the top row's right corner (tmux gives the line-drawing characters as VT100's q, x, k, ...).
+box_whole() {
+    screen | python3 -c '
+import sys
+what, rows = sys.argv[1], sys.stdin.read().split("\n")
+top = rows[0].rstrip()
+if not top.endswith("k"):
+    sys.exit("curses: FAIL: %s: no box on screen" % what)
+right = len(top) - 1
+for n, row in enumerate(rows[1:19], 2):
+    if len(row) <= right or row[right] != "x":
+        sys.exit("curses: FAIL: %s: row %d of the box lost its border:\n%s" % (what, n, row))
+' "$1" >&2 || fails=$((fails + 1))
+}
+tmux -L "$sock" -f /dev/null new-session -d -s demo -x 80 -y 24 \
+    "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color '$demo' --store '$tmp/demo.db' --fake-clock; sleep 30"
+wait_for "screen: home"
+expect "banner" "demo, store $tmp/demo.db"
+keys r
+expect "r with no passcode" "error: no passcode is set"
+keys c; keys 3 8 6 4 9 1; keys 9 1 5 3 7 2
+wait_for "Passcodes don't match."
+box_whole "the mismatch error"
+keys 3 8 6 4 9 1; keys 3 8 6 4 9 1
+wait_for "create: done"
+expect "banner after a flow" "demo, store $tmp/demo.db"
+keys r
+wait_for "Your libpasscode reset code:"
+sleep 1.2  # the screen redraws twice a second while idle: the email must stay
+expect "the email stays" "Your libpasscode reset code:"
+expect "the reset entry behind the email" "Enter the code from the email"
+keys 1
+expect "the email stays while digits are typed" "Your libpasscode reset code:"
+keys Space
+absent "a key closes the email" "Your libpasscode reset code:"
+expect "closing the email leaves the entry" "Enter the code from the email"
+keys Escape
+wait_for "reset: cancelled"
+keys r
+expect "a second r is refused on screen" "too many reset-code requests"
+keys Escape
+keys g; keys 3 8 6 4 9 1
+wait_for "Enter new passcode"
+keys 1 2 3 4 5 6
+wait_for "Choose a harder"
+box_whole "the weak-passcode error"
+keys Escape
+keys i
+wait_for "biometric on"
+keys l
+wait_for "Forgot Passcode?"
+keys n
+expect "n says the failed match" "biometric: no match; 1 failed match"
+keys f
+expect "f asks first" "Your passcode will be removed."
+keys x
+absent "any other key cancels" "Your passcode will be removed."
+expect "still locked after cancel" "Enter Passcode"
+keys f; keys y
+wait_for "Signed out."
+expect "banner on the last screen" "demo, store $tmp/demo.db"
+if [ "$fails" -ne 0 ]; then echo "curses: $fails check(s) failed" >&2; exit 1; fi
+echo "curses: the terminal demo's ncurses screens: email box kept until a key, refusals on screen, f confirms, n said, errors wrapped inside the box, banner kept"
