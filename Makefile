@@ -33,12 +33,16 @@ SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulema
 
 
 .PHONY: docs check-docs crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan test-tpm test-gtk screenshots
-.PHONY: all deps lib header check-header test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
+.PHONY: all deps deps-demo lib header check-header test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 
 all: lib
 
+# make test's packages (every test tool); make demo installs only what the demo needs.
 deps:
-	@scripts/ensure-deps.sh
+	@scripts/ensure-deps.sh test
+
+deps-demo:
+	@scripts/ensure-deps.sh demo
 
 lib: $(LIB) $(B)/passcode.pc
 
@@ -204,7 +208,7 @@ examples/c/passcode_demo: examples/c/passcode_demo.c include/passcode.h $(LIB)
 	$(MAKE) -C examples/c PASSCODE_INCLUDE=$(CURDIR)/include PASSCODE_LIBDIR=$(CURDIR)/$(B)
 
 # The C front end on the default store ($$XDG_STATE_HOME/passcode/demo.db, else ~/.local/state/passcode/demo.db).
-demo: deps lib examples/c/passcode_demo
+demo: deps-demo lib examples/c/passcode_demo
 	@scripts/demo.sh $(B) $(SONAME)
 
 # The GTK front end under Xvfb (Tests/gtk); `make screenshots` renews docs/screenshots/*.png.

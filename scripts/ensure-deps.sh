@@ -1,49 +1,78 @@
 #!/bin/sh
-# Installs what building and testing libpasscode needs, when it is missing: the C libraries
-# (libsodium-dev, libsqlite3-dev), pkg-config, the C compilers the header is checked with, and
-# the tools the tests use (valgrind, keyctl, swtpm, tpm2-tools), and the GTK front end's packages.
+# Installs, when missing, the Debian packages one of two sets needs, and says which:
+#   scripts/ensure-deps.sh [test]    make test (make deps): building, the header's compilers, and
+#                                    every test tool (valgrind, keyctl, swtpm, tpm2-tools, doxygen,
+#                                    man, tmux, Xvfb, python-dbusmock, aiosmtpd, the GTK packages)
+#   scripts/ensure-deps.sh demo      make demo: building the library and the terminal demo
+#                                    (libsodium-dev, libsqlite3-dev, pkg-config, gcc, ncurses), and
+#                                    with a display the GTK front end's packages; no test tools
+#   scripts/ensure-deps.sh --list SET   prints the packages SET may install, one a line, and exits
 # Swift itself is not a Debian package: it is taken from PATH (or SWIFT=/path/to/swift).
 set -eu
+list=0
+if [ "${1:-}" = --list ]; then list=1; shift; fi
+set_name=${1:-test}
+case "$set_name" in test|demo) ;; *) echo "usage: $0 [--list] [test|demo]" >&2; exit 2 ;; esac
 missing=""
-pkg-config --exists libsodium 2>/dev/null || missing="$missing libsodium-dev"
-pkg-config --exists sqlite3 2>/dev/null || missing="$missing libsqlite3-dev"
-command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
-command -v gcc >/dev/null 2>&1 || missing="$missing gcc"
-command -v g++ >/dev/null 2>&1 || missing="$missing g++"
-command -v readelf >/dev/null 2>&1 || missing="$missing binutils"
-command -v python3 >/dev/null 2>&1 || missing="$missing python3"
-command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
+# need SETS PACKAGES CHECK...: PACKAGES belong to SETS ("demo test" or "test"); installed when
+# CHECK (a shell command) fails. With --list, every package of the set is printed.
+need() {
+    sets=$1 packages=$2
+    shift 2
+    case " $sets " in *" $set_name "*) ;; *) return 0 ;; esac
+    if [ "$list" = 1 ]; then printf '%s\n' $packages; return 0; fi
+    sh -c "$*" >/dev/null 2>&1 || missing="$missing $packages"
+}
+display=0
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then display=1; fi
+# Building the library and the C demo.
+need "demo test" libsodium-dev "pkg-config --exists libsodium"
+need "demo test" libsqlite3-dev "pkg-config --exists sqlite3"
+need "demo test" pkg-config "command -v pkg-config"
+need "demo test" gcc "command -v gcc"
+need "demo test" libncurses-dev "command -v ncursesw6-config || [ -f /usr/include/ncurses.h ]"
+# The header is checked with g++ too; the exports with readelf.
+need test g++ "command -v g++"
+need test binutils "command -v readelf"
+need "demo test" python3 "command -v python3"
+need test valgrind "command -v valgrind"
 # keyctl shows the session keyring in the test output (the library itself uses the system calls).
-command -v keyctl >/dev/null 2>&1 || missing="$missing keyutils"
+need test keyutils "command -v keyctl"
 # The TPM binding: tpm2-tss's headers to build, swtpm and tpm2-tools for its tests.
-[ -f /usr/include/tss2/tss2_esys.h ] || missing="$missing libtss2-dev"
-command -v swtpm >/dev/null 2>&1 || missing="$missing swtpm swtpm-tools"
-command -v tpm2_clear >/dev/null 2>&1 || missing="$missing tpm2-tools"
-# The GTK front end and its tests (Debian's python3, not a virtualenv's): GTK 4, libadwaita,
-# PyGObject; Xvfb, a private D-Bus with python-dbusmock, aiosmtpd as the mail server.
-/usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "4.0"); gi.require_version("Adw", "1")' 2>/dev/null \
-    || missing="$missing python3-gi gir1.2-gtk-4.0 gir1.2-adw-1"
-/usr/bin/python3 -c 'import dbusmock' 2>/dev/null || missing="$missing python3-dbusmock"
-/usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || missing="$missing python3-aiosmtpd"
-command -v xvfb-run >/dev/null 2>&1 || missing="$missing xvfb xauth"
-command -v dbus-daemon >/dev/null 2>&1 || missing="$missing dbus-daemon"
+need "demo test" libtss2-dev "[ -f /usr/include/tss2/tss2_esys.h ]"
+need test "swtpm swtpm-tools" "command -v swtpm"
+need test tpm2-tools "command -v tpm2_clear"
+# The GTK front end (Debian's python3, not a virtualenv's): GTK 4, libadwaita, PyGObject. make
+# demo needs them only with a display (without one it runs the terminal front end).
+gtk_check="/usr/bin/python3 -c 'import gi; gi.require_version(\"Gtk\", \"4.0\"); gi.require_version(\"Adw\", \"1\")'"
+if [ "$display" = 1 ] || [ "$list" = 1 ]; then
+    need "demo test" "python3-gi gir1.2-gtk-4.0 gir1.2-adw-1" "$gtk_check"
+else
+    need test "python3-gi gir1.2-gtk-4.0 gir1.2-adw-1" "$gtk_check"
+fi
+# Its tests: Xvfb, a private D-Bus with python-dbusmock, aiosmtpd as the mail server.
+need test python3-dbusmock "/usr/bin/python3 -c 'import dbusmock'"
+need test python3-aiosmtpd "/usr/bin/python3 -c 'import aiosmtpd'"
+need test "xvfb xauth" "command -v xvfb-run"
+need test dbus-daemon "command -v dbus-daemon"
 # make docs: the man pages and the HTML reference, and man(1) to check that each renders.
-command -v doxygen >/dev/null 2>&1 || missing="$missing doxygen"
-command -v man >/dev/null 2>&1 || missing="$missing man-db"
-command -v groff >/dev/null 2>&1 || command -v nroff >/dev/null 2>&1 || missing="$missing groff-base"
+need test doxygen "command -v doxygen"
+need test man-db "command -v man"
+need test groff-base "command -v groff || command -v nroff"
 # The terminal demo's ncurses screens are read back from a tmux pane (scripts/check_curses.sh).
-command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
-command -v ncursesw6-config >/dev/null 2>&1 || [ -f /usr/include/ncurses.h ] || missing="$missing libncurses-dev"
+need test tmux "command -v tmux"
+[ "$list" = 1 ] && exit 0
 if [ -n "$missing" ]; then
-    echo "ensure-deps: installing$missing"
+    echo "ensure-deps ($set_name): installing$missing"
     if [ "$(id -u)" -ne 0 ]; then
-        echo "ensure-deps: not root; install these yourself:$missing" >&2
+        echo "ensure-deps: not root; install these yourself: apt-get install$missing" >&2
         exit 1
     fi
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     # shellcheck disable=SC2086
-    apt-get install -y -qq $missing >/dev/null
+    apt-get install -y -q $missing
+    echo "ensure-deps ($set_name): installed$missing"
 fi
 if ! command -v "${SWIFT:-swift}" >/dev/null 2>&1; then
     echo "ensure-deps: no Swift toolchain found; put swift on PATH or set SWIFT=/path/to/swift" >&2

@@ -175,3 +175,20 @@ def test_library_lookup_order(tmp_path, no_system_library):
     site = _copy_binding(tmp_path / "c")
     err = _loaded(site)
     assert err.startswith("ImportError") and "make install" in err and "PASSCODE_LIBRARY" in err
+
+
+def test_make_demo_installs_only_what_the_demo_needs():
+    """make demo asks ensure-deps for the demo set: no test toolchain (issue 32)."""
+    def listed(which):
+        r = subprocess.run([os.path.join(ROOT, "scripts", "ensure-deps.sh"), "--list", which],
+                           capture_output=True, text=True, check=True)
+        return set(r.stdout.split())
+    demo, test = listed("demo"), listed("test")
+    assert {"libsodium-dev", "libsqlite3-dev", "pkg-config", "gcc", "libncurses-dev"} <= demo
+    tools = {"valgrind", "swtpm", "swtpm-tools", "tpm2-tools", "doxygen", "python3-dbusmock", "python3-aiosmtpd",
+             "xvfb", "xauth", "dbus-daemon", "man-db", "tmux", "keyutils"}
+    assert not demo & tools, f"make demo would install test tools: {sorted(demo & tools)}"
+    assert tools <= test and demo <= test
+    with open(os.path.join(ROOT, "Makefile")) as f:
+        rules = [line for line in f if line.startswith("demo:")]
+    assert rules and "deps-demo" in rules[0].split() and "deps" not in rules[0].split()
