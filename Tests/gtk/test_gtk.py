@@ -22,7 +22,8 @@ import gi
 gi.require_version("Gtk", "4.0")
 gi.require_version("Adw", "1")
 from aiosmtpd.controller import Controller  # noqa: E402
-from gi.repository import Adw, Gdk, GLib, Gtk  # noqa: E402
+gi.require_version("GdkPixbuf", "2.0")
+from gi.repository import Adw, Gdk, GdkPixbuf, GLib, Gtk  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "gtk"))
@@ -149,9 +150,46 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.clock[0] += seconds * 1000
         self.clock[1] += seconds * 1000
 
-    def shot(self, name, widget=None):
+    def visible_name(self):
+        """The accessible name of what a user sees on top: a dialog, a sheet, the lock screen's
+        page, else the view stack's page."""
+        app = self.app
+        if app.dialog is not None and app.dialog.get_visible():
+            return app.dialog.a11y_label, app.dialog
+        if app.sheet is not None and app.sheet.get_visible():
+            return app.sheet.a11y_label, app.sheet
+        if app.lock_box.get_visible():
+            return app.lock_view.get_visible_child().a11y_label, None
+        return app.views.get_visible_child().a11y_label, None
+
+    def shot(self, name):
+        """Saves the screen as NAME.png; NAME (after its number) starts with the accessible name
+        of what is on top, so every screenshot shows what its name says. A dialog or sheet is
+        shot over its parent window, dimmed, as a user sees it."""
         spin(0.6)  # animations (the shake, page transitions) end
-        pg.save_png(widget or self.app.window, os.path.join(SHOTS, name + ".png"))
+        shown, top = self.visible_name()
+        slug = re.sub(r"[^a-z0-9]+", "-", shown.lower()).strip("-")
+        self.assertTrue(name.split("-", 1)[1].startswith(slug), "%s.png would show %r" % (name, shown))
+        path = os.path.join(SHOTS, name + ".png")
+        if top is None:
+            pg.save_png(self.app.window, path)
+            return
+        pg.save_png(self.app.window, path + ".parent")
+        pg.save_png(top, path + ".top")
+        try:
+            base = GdkPixbuf.Pixbuf.new_from_file(path + ".parent")
+            over = GdkPixbuf.Pixbuf.new_from_file(path + ".top")
+        finally:
+            os.unlink(path + ".parent")
+            os.unlink(path + ".top")
+        w, h = base.get_width(), base.get_height()
+        dim = GdkPixbuf.Pixbuf.new(GdkPixbuf.Colorspace.RGB, True, 8, w, h)
+        dim.fill(0x00000066)  # the dimmed parent of a modal
+        dim.composite(base, 0, 0, w, h, 0, 0, 1, 1, GdkPixbuf.InterpType.NEAREST, 255)
+        ow, oh = min(over.get_width(), w), min(over.get_height(), h)
+        x, y = (w - ow) // 2, (h - oh) // 2
+        over.composite(base, x, y, ow, oh, x, y, 1, 1, GdkPixbuf.InterpType.NEAREST, 255)
+        base.savev(path, "png", [], [])
 
     def type_keys(self, pad, digits):
         """Through the key handler, as the keyboard does (digits, keypad digits, BackSpace)."""
@@ -186,6 +224,10 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
 
     # -- the tests --
     def test_create_change_disable_enable(self):
+        self.app.views.set_visible_child_name("security")
+        spin()
+        self.assertFalse(self.app.lock_button.get_visible())  # nothing to lock without a passcode
+        self.assertLess(self.app.change_chevron.get_opacity(), 1.0)  # a disabled row dims its chevron
         self.shot("01-security-no-passcode")
         self.assertFalse(self.app.lock_switch.get_active())
         self.assertFalse(self.app.change_row.get_sensitive())
@@ -199,7 +241,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.type_keys(sheet.pad, "2580")
         self.type_keys(sheet.pad, ["BackSpace"])
         self.assertEqual(sheet.pad.flow.dots, (3, 6))
-        self.shot("02-create-sheet", sheet)
+        self.shot("02-create-passcode")
         self.type_keys(sheet.pad, ["0", "KP_3", "KP_6"])  # the keypad's digits too
         self.assertEqual(sheet.pad.title.get_label(), "Confirm passcode")
         self.type_keys(sheet.pad, PASSCODE)
@@ -220,10 +262,18 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.app.lock_switch.set_active(False)
         sheet = self.app.sheet
         self.assertEqual(sheet.get_title(), "Turn Passcode Off")
+        self.assertIn("passcode will be kept", sheet.pad.subtitle.get_label())  # seed 002
         self.assertTrue(self.app.store.is_enabled)  # nothing changes until the passcode is entered
+        self.shot("19-turn-passcode-off")
         self.click_digits(sheet.pad, OTHER)
         self.assertFalse(self.app.store.is_enabled)
         self.assertFalse(self.app.lock_switch.get_active())
+        self.assertIn("kept", self.app.last_toast)
+        self.assertEqual(self.app.toasts_on("security"), ["Passcode lock off; your passcode is kept"])  # only the newest
+        self.assertIn("kept for turning the lock on again", self.app.lock_row.get_subtitle())
+        self.assertFalse(self.app.bio_row.get_visible())  # seed 000: no fingerprint switch with the lock off
+        self.assertFalse(self.app.lock_button.get_visible())
+        self.shot("20-security-passcode-off")
         # Escape on a sheet cancels it and changes nothing
         self.app.lock_switch.set_active(True)  # enable: strengthening, no sheet
         self.assertTrue(self.app.store.is_enabled)
@@ -285,7 +335,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertIn("shake", pad.dots.get_css_classes())
         self.assertEqual(pad.error.get_label(), "Incorrect passcode")
         self.assertTrue(pad.error.get_visible())
-        self.shot("05-lock-wrong-passcode")
+        self.shot("05-lock-screen-wrong-passcode")
         for wrong in ("111223", "111224", "111225", "111226"):  # a repeated wrong one counts once
             self.click_digits(pad, wrong)
         self.assertEqual(pad.flow.step, FlowStep.LOCKED_OUT)
@@ -293,7 +343,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertEqual(pad.countdown.get_label(), "Try again in 1:00")
         self.assertFalse(pad.error.get_visible())  # the countdown says it once
         self.assertFalse(pad.grid.get_sensitive())
-        self.shot("06-lock-lockout")
+        self.shot("06-lock-screen-lockout")
         self.advance(25)
         self.app._tick()
         self.assertEqual(pad.countdown.get_label(), "Try again in 0:35")
@@ -304,14 +354,14 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.click_digits(pad, PASSCODE)
         self.assertTrue(spin_until(lambda: not self.lock_visible()))
         self.assertEqual(self.app.last_toast, "5 failed attempts since your last unlock")
-        self.shot("07-unlocked-notice")
+        self.shot("07-security-unlocked-notice")
         self.app.views.set_visible_child_name("log")
         spin()
         titles = [r.get_title() for r in self.app.log_rows]
         self.assertEqual(titles[:3], ["Unlocked by passcode", "Lockout started", "Failed attempt"])
         self.assertEqual(titles.count("Failed attempt"), 5)
         self.assertIn("Lockout started", titles)
-        self.shot("08-security-log")
+        self.shot("08-log-after-lockout")
 
     def test_fingerprint_match_and_no_match(self):
         self.create()
@@ -319,10 +369,15 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertTrue(self.app.bio_row.get_visible())
         self.app.bio_switch.set_active(True)  # weakening, but the passcode was just entered
         self.assertTrue(self.app.store.get(Setting.BIOMETRIC_ENABLED))
+        # seed 004: "Require on App Launch" is a switch, usable once biometric unlock is on
+        self.assertTrue(self.app.bio_launch_row.get_visible())
+        self.assertTrue(self.app.bio_launch_row.get_sensitive())
+        self.app.bio_launch_switch.set_active(True)
+        self.assertEqual(self.app.store.get(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH), 1)
         self.app.report(Event.LOCK_NOW)
         bio = self.app.lock_view.bio_button
         self.assertTrue(bio.get_visible())
-        self.shot("09-lock-fingerprint")
+        self.shot("09-lock-screen-fingerprint")
         bio.emit("clicked")  # the reader waits for a finger
         spin(0.2)
         self.assertEqual(bio.get_child().get_label(), "Touch the fingerprint reader…")
@@ -338,11 +393,18 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertTrue(spin_until(lambda: not self.lock_visible()))
         self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
         self.assertTrue(self._logged(SecurityEvent.UNLOCKED_BY_BIOMETRICS))
-        # no enrolled finger: fprintd says so, the library hears "no biometrics", the switch goes
+        # no enrolled finger: fprintd says so, the library hears "no biometrics"; the row stays,
+        # disabled, and says "Not available" (seed 004)
         self.fprintd_obj.SetEnrolledFingers(self.reader, dbus.Array([], signature="s"), dbus_interface=dbusmock.MOCK_IFACE)
         self.app.update_biometrics()
         self.app.refresh()
-        self.assertFalse(self.app.bio_row.get_visible())
+        self.assertTrue(self.app.bio_row.get_visible())
+        self.assertFalse(self.app.bio_row.get_sensitive())
+        self.assertTrue(self.app.bio_row.get_subtitle().startswith("Not available"))
+        self.assertFalse(self.app.bio_switch.get_active())
+        self.assertFalse(self.app.bio_launch_row.get_sensitive())
+        self.app.views.set_visible_child_name("security")
+        self.shot("21-security-fingerprint-not-available")
         self.app.report(Event.LOCK_NOW)
         self.assertFalse(self.app.lock_view.bio_button.get_visible())
 
@@ -352,7 +414,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.app.reset_row.emit("activated")
         sheet = self.app.sheet
         self.assertEqual(sheet.stack.get_visible_child_name(), "request")
-        self.shot("10-reset-request", sheet)
+        self.shot("10-reset-passcode-request")
         sheet.send_button.emit("clicked")
         self.assertTrue(spin_until(lambda: len(self.mailbox.messages) == 1))
         msg = self.mailbox.messages[0]
@@ -360,7 +422,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertEqual(msg["Subject"], "Your passcode reset code")
         code = re.search(r"reset code is (\d+)\.", msg.get_payload()).group(1)
         self.assertEqual(sheet.pad.flow.step, FlowStep.ENTER_CODE)
-        self.shot("11-reset-code", sheet)
+        self.shot("11-reset-passcode-code")
         self.click_digits(sheet.pad, code)
         self.assertEqual(sheet.pad.flow.step, FlowStep.ENTER_NEW)
         self.click_digits(sheet.pad, OTHER + OTHER)
@@ -380,6 +442,14 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         spin()
         self.assertTrue(sheet.request_error.get_visible())
         self.assertIn("Could not send the email through 127.0.0.1", sheet.request_error.get_label())
+        # words for a person, not an exception's name; centred under the centred page
+        self.assertTrue(sheet.request_error.get_label().endswith(": the server refused the connection."),
+                        sheet.request_error.get_label())
+        self.assertNotRegex(sheet.request_error.get_label(), r"[A-Z][a-z]+(Error|Exception)")
+        self.assertEqual(sheet.request_error.get_justify(), Gtk.Justification.CENTER)
+        self.assertEqual(sheet.send_button.get_halign(), Gtk.Align.CENTER)
+        self.assertLess(sheet.send_button.get_width(), sheet.get_width() // 2)  # the pill keeps its size
+        self.shot("22-reset-passcode-send-error")
         self.assertEqual(sheet.stack.get_visible_child_name(), "request")
         self.assertTrue(self._logged(SecurityEvent.RESET_CODE_DELIVERY_FAILED))
         self.assertEqual(self.mailbox.messages, [])
@@ -390,7 +460,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.app.lock_view.forgot_button.emit("clicked")
         spin()
         self.assertIsNotNone(self.app.dialog)
-        self.shot("12-forgot-confirm", self.app.dialog)
+        self.shot("12-forgot-passcode-confirm")
         self.app.dialog.response("cancel")
         spin()
         self.assertEqual(self.app.lock_view.get_visible_child_name(), "pad")
@@ -415,7 +485,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertEqual(sheet.get_title(), "Confirm Passcode")
         self.assertTrue(self.app.store.get(Setting.LOCK_AT_LAUNCH))
         self.assertTrue(self.app.launch_switch.get_active())  # shows what is stored
-        self.shot("14-confirm-passcode", sheet)
+        self.shot("14-confirm-passcode")
         self.click_digits(sheet.pad, PASSCODE)
         self.assertFalse(self.app.store.get(Setting.LOCK_AT_LAUNCH))
         self.assertFalse(self.app.launch_switch.get_active())
@@ -440,20 +510,51 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.app.pw_confirm.set_text("short")
         self.app.change_password()
         self.assertTrue(self.app.pw_error.get_visible())
-        self.shot("15-account")
+        self.shot("15-account-password-error")
         self.app.pw_new.set_text("a much longer one")
+        self.assertFalse(self.app.pw_error.get_visible())  # the error goes when the fields change
         self.app.pw_confirm.set_text("a much longer one")
-        self.app.change_password()
+        self.app.pw_confirm.emit("entry-activated")  # Enter submits
+        spin()
         self.assertFalse(self.app.pw_error.get_visible())
+        self.assertEqual(self.app.last_toast, "Password changed")
         self.assertNotEqual(self.app.password_row.get_subtitle(), "Never")
+        self.assertEqual(self.app.password_row.get_subtitle(), "Just now")  # seed 004
+        self.advance(3 * 60)
+        self.app.refresh()
+        self.assertEqual(self.app.password_row.get_subtitle(), "3 minutes ago")
+        self.assertEqual(self.app.devices_group.get_description(), "3 devices where your account is signed in")
+        # Sign Out asks first (seed 004), Cancel keeps the device
         phone = [r for r in self.app.device_rows if r.get_title() == "Pixel 8"][0]
         [w for w in widgets(phone) if isinstance(w, Gtk.Button)][0].emit("clicked")
         spin()
+        self.assertEqual(self.app.dialog.get_heading(), "Sign Out Pixel 8?")
+        self.shot("18-sign-out-pixel-8")
+        self.app.dialog.response("cancel")
+        spin()
+        self.assertIn("Pixel 8", [r.get_title() for r in self.app.device_rows])
+        phone = [r for r in self.app.device_rows if r.get_title() == "Pixel 8"][0]
+        [w for w in widgets(phone) if isinstance(w, Gtk.Button)][0].emit("clicked")
+        self.app.dialog.response("confirm")
+        spin()
         self.assertNotIn("Pixel 8", [r.get_title() for r in self.app.device_rows])
         self.assertTrue(self._logged(SecurityEvent.SESSION_SIGNED_OUT))
+        self.assertEqual(self.app.devices_group.get_description(), "2 devices where your account is signed in")
         self.app.sign_out_others_button.emit("clicked")
         spin()
+        self.assertEqual(self.app.dialog.get_heading(), "Sign Out All Other Devices?")
+        self.assertEqual(len(self.app.device_rows), 2)  # nothing yet
+        self.app.dialog.response("confirm")
+        spin()
         self.assertEqual(len(self.app.device_rows), 1)
+        # the log names devices, not session ids
+        self.app.views.set_visible_child_name("log")
+        spin()
+        signed_out = [r.get_subtitle() for r in self.app.log_rows if r.get_title() == "Session signed out"]
+        self.assertTrue(any(x.endswith("· Pixel 8") for x in signed_out), signed_out)
+        self.assertFalse(any(x.endswith("· phone") for x in signed_out), signed_out)
+        self.app.views.set_visible_child_name("account")
+        spin()
         self.assertFalse(self.app.sign_out_others_button.get_sensitive())
         self.app.twofa_switch.set_active(True)
         self.assertTrue(self.app.store.get(Setting.TWO_FACTOR_ENABLED))
@@ -466,11 +567,18 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertFalse(d.get_response_enabled("delete"))
         self.app.delete_entry.set_text("DELETE")
         self.assertTrue(d.get_response_enabled("delete"))
-        self.shot("16-delete-account", d)
+        self.assertEqual(self.app.delete_list, ["Your passcode and security settings", "Your devices and sessions",
+                                                "Your security log", "The secret note"])  # seed 004's list
+        self.assertIn("cannot be undone", d.get_body())
+        self.shot("16-delete-account")
         d.response("delete")
         spin()
         self.assertFalse(self.app.store.is_set)
-        self.assertEqual(self.app.last_toast, "Your account was deleted")
+        self.assertEqual(self.app.lock_view.get_visible_child_name(), "account-deleted")  # not "Signed Out"
+        self.shot("17-account-deleted")
+        self.app.lock_view.deleted_page.get_child().emit("clicked")  # Done
+        spin()
+        self.assertEqual(self.app.lock_view.get_visible_child_name(), "signed-out")
 
     def test_secret_note_readable_only_unlocked(self):
         self.create()
@@ -516,6 +624,97 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
                 return True
             p = p.get_parent()
         return False
+
+    def test_toasts_belong_to_their_page(self):
+        self.create()  # on the Security page
+        self.assertEqual(self.app.toasts_on("security"), ["Passcode created"])
+        # the view switcher is outside every page's toast overlay: a toast never covers it
+        bar = [w for w in widgets(self.app.window) if isinstance(w, Adw.ViewSwitcherBar)][0]
+        p = bar.get_parent()
+        while p is not None:
+            self.assertNotIsInstance(p, Adw.ToastOverlay)
+            p = p.get_parent()
+        self.app.views.set_visible_child_name("account")
+        spin()
+        self.assertEqual(self.app.toasts_on("security"), [])  # a stale toast does not follow
+        self.assertEqual(self.app.toasts_on("account"), [])
+        self.app.views.set_visible_child_name("note")
+        self.app.note_view.get_buffer().set_text("x")
+        self.app.save_note()
+        self.assertEqual(self.app.toasts_on("note"), ["Note sealed"])
+        self.app.views.set_visible_child_name("log")
+        spin()
+        self.assertEqual(self.app.toasts_on("note"), [])
+
+    def test_save_note_without_a_passcode_says_so(self):
+        self.app.views.set_visible_child_name("note")
+        self.app.note_view.get_buffer().set_text("x")
+        self.app.save_note()
+        self.assertEqual(self.app.last_toast, "Create a passcode first to seal the note")
+        self.assertFalse(os.path.exists(self.app.note_path))
+
+    def test_fingerprint_switch_needs_the_lock_on(self):
+        """Seed 000: no fingerprint switch with the passcode off; the library refuses it there."""
+        self.app.views.set_visible_child_name("security")
+        spin()
+        self.assertFalse(self.app.bio_row.get_visible())
+        self.assertFalse(self.app.bio_launch_row.get_visible())
+        self.create()
+        self.assertTrue(self.app.bio_row.get_visible() and self.app.bio_row.get_sensitive())
+        self.assertFalse(self.app.bio_launch_row.get_sensitive())  # needs biometric unlock on
+        self.app.lock_switch.set_active(False)
+        self.click_digits(self.app.sheet.pad, PASSCODE)
+        self.assertFalse(self.app.store.is_enabled)
+        self.assertFalse(self.app.bio_row.get_visible())
+        with self.assertRaises(passcode.InvalidSetting):
+            self.app.store.set(Setting.BIOMETRIC_ENABLED, 1)
+        self.assertEqual(self.app.store.get(Setting.BIOMETRIC_ENABLED), 0)
+
+    def _y(self, widget, root):
+        return widget.translate_coordinates(root, 0, 0)[1]
+
+    def test_pad_keys_are_round_and_nothing_moves_when_an_error_shows(self):
+        self.app.views.set_visible_child_name("security")
+        self.app.lock_switch.set_active(True)
+        sheet = self.app.sheet
+        pad = sheet.pad
+        spin(0.3)
+        sizes = {k: (b.get_width(), b.get_height()) for k, b in pad.keys.items()}
+        self.assertEqual(set(sizes.values()), {(72, 72)}, sizes)  # the 0 key too: a circle, not an oval
+        before = [self._y(w, sheet) for w in (pad.icon, pad.title, pad.dots_slot, pad.grid)]
+        self.type_keys(pad, "123456")  # weak: the longest message there is
+        spin(0.3)
+        self.assertIn("harder passcode", pad.error.get_label())
+        self.assertLessEqual(pad.error.get_layout().get_line_count(), pg.ERROR_LINES)
+        self.assertFalse(pad.error.get_layout().is_ellipsized(), pad.error.get_label())  # the whole message fits
+        self.assertEqual([self._y(w, sheet) for w in (pad.icon, pad.title, pad.dots_slot, pad.grid)], before)
+        self.type_keys(pad, PASSCODE + OTHER)  # a mismatch
+        spin(0.3)
+        self.assertIn("don't match", pad.error.get_label())
+        self.assertEqual([self._y(w, sheet) for w in (pad.icon, pad.title, pad.dots_slot, pad.grid)], before)
+
+    def test_reset_numbers_come_from_the_library_and_the_wait_is_said_once(self):
+        self.create()
+        self.app.reset_row.emit("activated")
+        sheet = self.app.sheet
+        n = self.app.store.get(Setting.RESET_CODE_LENGTH)
+        self.assertIn("send %s %d-digit code" % ("an" if n in (8, 11, 18) else "a", n), sheet.request_description)
+        self.assertEqual(sheet.pad.flow, None)
+        sheet.send_button.emit("clicked")
+        self.assertTrue(spin_until(lambda: len(self.mailbox.messages) == 1))
+        code = re.search(r"reset code is (\d+)\.", self.mailbox.messages[0].get_payload()).group(1)
+        self.assertEqual(len(code), n)
+        self.assertEqual(sheet.pad.flow.dots, (0, n))
+        sheet.cancel()
+        spin()
+        self.app.reset_row.emit("activated")
+        sheet = self.app.sheet
+        self.advance(36)
+        sheet.send_button.emit("clicked")  # within a minute: rate-limited
+        spin()
+        text = sheet.request_error.get_label()
+        self.assertTrue(text.endswith("Try again in 0:24."), text)
+        self.assertNotIn("seconds", text)  # the wait, once
 
     def _count(self, kind):
         return sum(1 for e in self.app.store.events() if e.kind == kind)

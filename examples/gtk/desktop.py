@@ -202,7 +202,30 @@ class Mailer:
             with smtplib.SMTP(self.host, self.port, timeout=10) as smtp:
                 smtp.send_message(msg)
         except (OSError, smtplib.SMTPException) as e:
-            # The exception's own text may quote the message; say only where it failed.
-            raise OSError("could not send the email through %s:%d (%s)" % (self.host, self.port, type(e).__name__)) from None
+            # The exception's own text may quote the message; say only where and, in words a
+            # person reads (no exception names), why it failed.
+            raise OSError("could not send the email through %s:%d: %s" % (self.host, self.port, send_failure(e))) from None
         finally:
             msg.set_content("")
+
+
+def send_failure(e: BaseException) -> str:
+    """Why a send failed, as a clause for a person: never an exception's name or its text (which
+    may quote the message, and so the code)."""
+    if isinstance(e, ConnectionRefusedError):
+        return "the server refused the connection"
+    if isinstance(e, (TimeoutError, socket.timeout)):
+        return "the server did not answer"
+    if isinstance(e, socket.gaierror):
+        return "the server's name is unknown"
+    if isinstance(e, smtplib.SMTPAuthenticationError):
+        return "the server did not accept the sign-in"
+    if isinstance(e, smtplib.SMTPRecipientsRefused):
+        return "the server refused the recipient"
+    if isinstance(e, smtplib.SMTPServerDisconnected):
+        return "the server closed the connection"
+    if isinstance(e, smtplib.SMTPException):
+        return "the server refused the message"
+    if isinstance(e, OSError) and e.errno:
+        return os.strerror(e.errno).lower()
+    return "the server could not be reached"

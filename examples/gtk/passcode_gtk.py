@@ -36,6 +36,7 @@ APP_ID = "org.libpasscode.Demo"
 CSS = b"""
 .lock-screen { background-color: @window_bg_color; }
 .pad-key { min-width: 72px; min-height: 72px; border-radius: 36px; padding: 0; font-size: 22pt; font-weight: 300; }
+.pad-key label { min-height: 0; padding: 0; }
 .pad-key.delete { font-size: 14pt; }
 .pad-dot { min-width: 12px; min-height: 12px; border-radius: 8px; border: 2px solid alpha(@window_fg_color, 0.55); }
 .pad-dot.filled { background-color: @window_fg_color; border-color: @window_fg_color; }
@@ -50,7 +51,12 @@ CSS = b"""
 .badge { padding: 2px 8px; border-radius: 9px; font-size: 9pt; font-weight: bold;
          background-color: alpha(@accent_bg_color, 0.2); color: @accent_color; }
 .note-view { padding: 12px; border-radius: 12px; }
+.request-error { color: @error_color; }
 """
+
+#: The pad's error line: at most this many lines, and the space for them is always kept, so
+#: nothing above or below moves when a message appears (HIG: no layout jumps).
+ERROR_LINES = 2
 
 KIND_TITLES = {FlowKind.UNLOCK: "Enter Passcode", FlowKind.CREATE: "Create Passcode",
                FlowKind.CHANGE: "Change Passcode", FlowKind.DISABLE: "Turn Passcode Off",
@@ -135,28 +141,42 @@ class PadView(Gtk.Box):
         self.title = Gtk.Label(css_classes=["title-2"], wrap=True, justify=Gtk.Justification.CENTER)
         self.subtitle = Gtk.Label(css_classes=["dim-label"], wrap=True, justify=Gtk.Justification.CENTER,
                                   max_width_chars=36, visible=False)
-        self.dots = Gtk.Box(spacing=16, halign=Gtk.Align.CENTER, margin_top=8, margin_bottom=4)
+        self.dots = Gtk.Box(spacing=16, halign=Gtk.Align.CENTER, valign=Gtk.Align.CENTER)
+        self.countdown = Gtk.Label(css_classes=["title-3", "pad-countdown"], visible=False, valign=Gtk.Align.CENTER)
+        # The dots and the countdown share one slot, and the error keeps its two lines' space
+        # when empty: the icon, title and pad stay where they are whatever shows.
+        self.dots_slot = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, halign=Gtk.Align.CENTER,
+                                 margin_top=8, height_request=34, valign=Gtk.Align.CENTER)
+        self.dots_slot.append(self.dots)
+        self.dots_slot.append(self.countdown)
         self.error = Gtk.Label(css_classes=["pad-error"], wrap=True, justify=Gtk.Justification.CENTER,
-                               max_width_chars=36, visible=False)
-        self.countdown = Gtk.Label(css_classes=["title-3", "pad-countdown"], visible=False)
+                               max_width_chars=44, width_chars=44, lines=ERROR_LINES, ellipsize=3,  # Pango.EllipsizeMode.END
+                               visible=False, valign=Gtk.Align.START)
+        probe = Gtk.Label(css_classes=["pad-error"], label="\n".join(["Ag"] * ERROR_LINES))
+        self.error_slot = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, halign=Gtk.Align.CENTER,
+                                  height_request=probe.measure(Gtk.Orientation.VERTICAL, -1)[1])
+        self.error_slot.append(self.error)
         self.grid = Gtk.Grid(row_spacing=14, column_spacing=24, halign=Gtk.Align.CENTER, margin_top=10)
         self.keys: dict = {}
         for i, key in enumerate(["1", "2", "3", "4", "5", "6", "7", "8", "9", "", "0", "del"]):
             if not key:
                 continue
             if key == "del":
-                b = Gtk.Button(icon_name="edit-clear-symbolic", css_classes=["pad-key", "delete", "flat", "circular"])
+                b = Gtk.Button(icon_name="edit-clear-symbolic", css_classes=["pad-key", "delete", "flat", "circular"],
+                               halign=Gtk.Align.CENTER, valign=Gtk.Align.CENTER)
                 accessible_label(b, "Delete")
                 b.connect("clicked", lambda _b: self.delete())
             else:
-                b = Gtk.Button(label=key, css_classes=["pad-key", "circular"])
+                b = Gtk.Button(label=key, css_classes=["pad-key", "circular"],
+                               halign=Gtk.Align.CENTER, valign=Gtk.Align.CENTER)
                 accessible_label(b, "Digit " + key)
                 b.connect("clicked", lambda _b, d=int(key): self.digit(d))
             b.set_focus_on_click(False)
+            b.set_size_request(72, 72)  # every key the same circle, whatever its row holds
             self.keys[key] = b
             self.grid.attach(b, i % 3, i // 3, 1, 1)
         self.extra = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=6, margin_top=8)
-        for w in (self.icon, self.title, self.subtitle, self.dots, self.error, self.countdown, self.grid, self.extra):
+        for w in (self.icon, self.title, self.subtitle, self.dots_slot, self.error_slot, self.grid, self.extra):
             self.append(w)
 
     # -- driving the flow --
@@ -249,6 +269,7 @@ class FlowSheet(Adw.Window):
         super().__init__(modal=True, transient_for=app.window, default_width=420, default_height=680,
                          title=title or KIND_TITLES[kind])
         self.app, self.kind, self.done = app, kind, done
+        accessible_label(self, title or KIND_TITLES[kind])
         self.flow: Optional[passcode.Flow] = None
         self.finished = False
         header = Adw.HeaderBar(show_end_title_buttons=False,
@@ -277,13 +298,17 @@ class FlowSheet(Adw.Window):
         self.connect("close-request", lambda _w: (self.cancel(), True)[1])
 
     def _request_page(self) -> Gtk.Widget:
+        digits = self.app.store.get(Setting.RESET_CODE_LENGTH)  # the library's number, not a copy
         page = Adw.StatusPage(icon_name="mail-send-symbolic", title="Reset via Email",
-                              description="We will send a 6-digit code to %s. Enter it here to choose a new passcode."
-                              % self.app.mailer.masked_recipient())
-        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=12, halign=Gtk.Align.CENTER)
-        self.send_button = Gtk.Button(label="Send Code", css_classes=["suggested-action", "pill"])
+                              description="We will send %s %d-digit code to %s. Enter it here to choose a new passcode."
+                              % ("an" if str(digits).startswith("8") or digits in (11, 18) else "a", digits,
+                                 self.app.mailer.masked_recipient()))
+        self.request_description = page.get_description()
+        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=12)
+        self.send_button = Gtk.Button(label="Send Code", css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
         self.send_button.connect("clicked", lambda _b: self.send_code())
-        self.request_error = Gtk.Label(css_classes=["pad-error"], wrap=True, visible=False, max_width_chars=40)
+        self.request_error = Gtk.Label(css_classes=["request-error"], wrap=True, visible=False, max_width_chars=40,
+                                       justify=Gtk.Justification.CENTER, halign=Gtk.Align.CENTER)
         box.append(self.send_button)
         box.append(self.request_error)
         page.set_child(box)
@@ -294,13 +319,15 @@ class FlowSheet(Adw.Window):
         try:
             self.app.store.request_reset_code()
         except passcode.RateLimited as e:
-            self.request_error.set_label("%s. Try again in %s." % (sentence(e.message), wait_text(e.seconds_remaining)))
+            # The library's message names the wait in seconds; the screen says it once, as a clock.
+            self.request_error.set_label("%s. Try again in %s." % (sentence(e.message.split(";")[0]),
+                                                                   wait_text(e.seconds_remaining)))
             self.request_error.set_visible(True)
             return
         except passcode.PasscodeError as e:
             # The binding does not pass a callback's exception text to the library (it could
             # hold a secret); the mailer's own message names only the server.
-            self.request_error.set_label(sentence(self.app.last_mail_error or e.message))
+            self.request_error.set_label(sentence(self.app.last_mail_error or e.message) + ".")
             self.request_error.set_visible(True)
             self.app.refresh()
             return
@@ -365,6 +392,7 @@ class LockView(Gtk.Stack):
         self.forgot_button.connect("clicked", lambda _b: app.confirm_forgot())
         self.pad.extra.append(self.bio_button)
         self.pad.extra.append(self.forgot_button)
+        accessible_label(self.pad, "Lock Screen")
         self.add_named(self.pad, "pad")
         self.signed_out = self._status_page("signed-out", "system-users-symbolic", "Signed Out",
                                             "Sign in to your account again, then create a new passcode.",
@@ -372,10 +400,15 @@ class LockView(Gtk.Stack):
         self.reset_page = self._status_page("reset-required", "dialog-warning-symbolic", "Passcode Reset Required",
                                             "Too many failed attempts. Reset your passcode with a code sent by email.",
                                             "Reset via Email", app.open_reset)
+        # Seed 004: after deleting the account, a screen that says so (not "Signed Out").
+        self.deleted_page = self._status_page("account-deleted", "user-trash-symbolic", "Account Deleted",
+                                              "Your account, its passcode, its devices and its security log were "
+                                              "deleted from this computer.", "Done", app.deleted_done)
 
     def _status_page(self, name: str, icon: str, title: str, description: str, button: str,
                      action: Callable[[], None]) -> Adw.StatusPage:
         page = Adw.StatusPage(icon_name=icon, title=title, description=description)
+        accessible_label(page, title)
         b = Gtk.Button(label=button, css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
         b.connect("clicked", lambda _b: action())
         page.set_child(b)
@@ -395,18 +428,23 @@ class App:
         self.store_path = store_path
         self.note_path = store_path + ".note"
         self.store = passcode.Store(store_path, clock=clock, tpm=tpm)
+        self.clock = clock
+        self.account_deleted = False  # the "Account Deleted" screen shows until Done
+        self.session_names: dict = {}  # session id -> device name, for the log (ids are not for people)
+        self._toasts: List[tuple] = []  # (page, toast) on screen
         self.mailer = mailer or Mailer()
         self.sheet: Optional[FlowSheet] = None
         self.dialog: Optional[Adw.MessageDialog] = None
         self.lock_flow: Optional[passcode.Flow] = None
         self.last_toast = ""
+        self.last_toast_page = ""
         self._toast: Optional[Adw.Toast] = None
         self.last_mail_error = ""
         self.in_background = False
         self._updating = False
         self.store.on_reset_code(self.deliver)
         self.store.on_logout(lambda _reason: GLib.idle_add(self.refresh))
-        self.store.on_account_deleted(lambda: self.toast("Your account was deleted"))
+        self.store.on_account_deleted(self._on_account_deleted)
         self.fingerprint = Fingerprint(bus, username or os.environ.get("USER") or "user")
         self.logind = Logind(bus, self.on_prepare_for_sleep, self.on_session_lock)
         self._seed_sessions()
@@ -427,16 +465,29 @@ class App:
             self.last_mail_error = str(e)
             raise
 
+    def _on_account_deleted(self) -> None:
+        self.account_deleted = True
+        self.session_names.clear()
+
+    def now_ms(self) -> int:
+        """The wall clock in ms: the one the library uses (a test's clock, else the system's)."""
+        if self.clock is not None:
+            return int(self.clock()[1])
+        return int(datetime.datetime.now().timestamp() * 1000)
+
     def _seed_sessions(self) -> None:
         """The account's devices. A real app gets them from its backend; the demo records this
         machine and, on first run, two other devices so that the page has something to show."""
         now = int(datetime.datetime.now().timestamp() * 1000)
         try:
-            known = {s.id for s in self.store.sessions()}
+            sessions = self.store.sessions()
+            known = {s.id for s in sessions}
+            self.session_names.update({s.id: s.device_name for s in sessions})
             self.store.record_session("this-device", socket.gethostname(), "Linux · GTK", now, None, True)
             if len(known) == 0:
                 self.store.record_session("phone", "Pixel 8", "Android", now - 3 * 3600_000, "Berlin", False)
                 self.store.record_session("laptop", "MacBook Air", "macOS", now - 5 * 86400_000, "Lisbon", False)
+            self.session_names.update({s.id: s.device_name for s in self.store.sessions()})
         except passcode.PasscodeError:
             pass  # locked stores and such: the page shows what is there
 
@@ -452,11 +503,18 @@ class App:
         self.window = Adw.ApplicationWindow(application=self.application, title="Passcode Demo",
                                             default_width=460, default_height=760)
         self.views = Adw.ViewStack(vexpand=True)
-        self.views.add_titled_with_icon(self._note_page(), "note", "Note", "document-edit-symbolic")
-        self.views.add_titled_with_icon(self._security_page(), "security", "Security", "security-high-symbolic")
-        self.views.add_titled_with_icon(self._account_page(), "account", "Account", "avatar-default-symbolic")
-        self.views.add_titled_with_icon(self._log_page(), "log", "Log", "document-open-recent-symbolic")
-        self.views.connect("notify::visible-child", lambda *_: self.refresh())
+        # Each page has its own toast overlay: a toast shows over the page that caused it, never
+        # over the view switcher below, and goes when another page is shown (HIG: toasts).
+        self.page_toasts: dict = {}
+        for build, name, title, icon in ((self._note_page, "note", "Note", "document-edit-symbolic"),
+                                         (self._security_page, "security", "Security", "security-high-symbolic"),
+                                         (self._account_page, "account", "Account", "avatar-default-symbolic"),
+                                         (self._log_page, "log", "Log", "document-open-recent-symbolic")):
+            overlay = Adw.ToastOverlay(child=build())
+            accessible_label(overlay, title)
+            self.page_toasts[name] = overlay
+            self.views.add_titled_with_icon(overlay, name, title, icon)
+        self.views.connect("notify::visible-child", lambda *_: self._page_changed())
         title = Adw.ViewSwitcherTitle(stack=self.views, title="Passcode Demo")
         header = Adw.HeaderBar(title_widget=title)
         lock = Gtk.Button(icon_name="system-lock-screen-symbolic", tooltip_text="Lock Now")
@@ -478,8 +536,7 @@ class App:
         overlay = Gtk.Overlay(child=content)
         overlay.add_overlay(lock_box)
         self.content = content
-        self.toasts = Adw.ToastOverlay(child=overlay)
-        self.window.set_content(self.toasts)
+        self.window.set_content(overlay)
         keys = Gtk.EventControllerKey()
         keys.connect("key-pressed", self._key)
         self.window.add_controller(keys)
@@ -529,15 +586,21 @@ class App:
         self.lock_row, self.lock_switch = self._switch_row("Passcode Lock", "Ask for the passcode to open the app",
                                                            self.toggle_lock)
         self.change_row = Adw.ActionRow(title="Change Passcode", activatable=True)
-        self.change_row.add_suffix(Gtk.Image(icon_name="go-next-symbolic"))
+        self.change_chevron = Gtk.Image(icon_name="go-next-symbolic")
+        self.change_row.add_suffix(self.change_chevron)
         self.change_row.connect("activated", lambda _r: self.open_flow(FlowKind.CHANGE))
         self.reset_row = Adw.ActionRow(title="Reset Passcode via Email", activatable=True)
-        self.reset_row.add_suffix(Gtk.Image(icon_name="mail-send-symbolic"))
+        self.reset_icon = Gtk.Image(icon_name="mail-send-symbolic")
+        self.reset_row.add_suffix(self.reset_icon)
         self.reset_row.connect("activated", lambda _r: self.open_reset())
         for r in (self.lock_row, self.change_row, self.reset_row):
             self.passcode_group.add(r)
         unlock = Adw.PreferencesGroup(title="Unlocking")
         self.bio_row, self.bio_switch = self._switch_row("Unlock with Fingerprint", "", self.toggle_biometric)
+        # Seed 004: "Require on App Launch", usable only with biometric unlock on.
+        self.bio_launch_row, self.bio_launch_switch = self._switch_row(
+            "Require on App Launch", "Open the fingerprint prompt every time the app starts",
+            lambda on: self.change_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, int(on), "Require on App Launch"))
         self.autolock_choices: List[int] = passcode.setting_choices(Setting.AUTO_LOCK_SECONDS)
         self.autolock_row = Adw.ComboRow(title="Auto-Lock", subtitle="After the app goes to the background",
                                          model=Gtk.StringList.new([duration_text(c) for c in self.autolock_choices]))
@@ -547,7 +610,7 @@ class App:
         self.launch_row, self.launch_switch = self._switch_row(
             "Lock at Launch", "Ask for the passcode every time the app starts",
             lambda on: self.change_setting(Setting.LOCK_AT_LAUNCH, int(on), "Lock at Launch"))
-        for r in (self.bio_row, self.autolock_row, self.launch_row):
+        for r in (self.bio_row, self.bio_launch_row, self.autolock_row, self.launch_row):
             unlock.add(r)
         page.add(self.passcode_group)
         page.add(unlock)
@@ -569,6 +632,10 @@ class App:
         pw_button.connect("clicked", lambda _b: self.change_password())
         for w in (self.pw_current, self.pw_new, self.pw_confirm, self.pw_error, pw_button):
             self.password_form.add_row(w)
+        for entry in (self.pw_current, self.pw_new, self.pw_confirm):
+            # The error is about what was typed: it goes as soon as the fields change; Enter submits.
+            entry.connect("changed", lambda _e: self.pw_error.set_visible(False))
+            entry.connect("entry-activated", lambda _e: self.change_password())
         pw.add(self.password_form)
         twofa = Adw.PreferencesGroup(title="Two-Factor Authentication")
         self.twofa_row, self.twofa_switch = self._switch_row(
@@ -579,7 +646,7 @@ class App:
         self.device_rows: List[Adw.ActionRow] = []
         self.sign_out_others_button = Gtk.Button(label="Sign Out All Other Devices", css_classes=["destructive-action"],
                                                  halign=Gtk.Align.CENTER, margin_top=12)
-        self.sign_out_others_button.connect("clicked", lambda _b: self.sign_out_others())
+        self.sign_out_others_button.connect("clicked", lambda _b: self.confirm_sign_out_others())
         danger = Adw.PreferencesGroup(title="Delete Account")
         delete_row = Adw.ActionRow(title="Delete Account", subtitle="Removes your account, its passcode and its log")
         delete = Gtk.Button(label="Delete…", css_classes=["destructive-action"], valign=Gtk.Align.CENTER)
@@ -609,13 +676,11 @@ class App:
         locked, reason = s.lock_state
         self.lock_box.set_visible(locked)
         if locked:
-            if self._toast is not None:  # the app's messages go with its content
-                self._toast.dismiss()
-                self._toast = None
+            self._dismiss_toasts()  # the app's messages go with its content
             self.note_view.get_buffer().set_text("")  # no plaintext kept while locked
             if reason == LockReason.LOGGED_OUT:
                 self._end_lock_flow()
-                self.lock_view.set_visible_child_name("signed-out")
+                self.lock_view.set_visible_child_name("account-deleted" if self.account_deleted else "signed-out")
             elif s.reset_required:
                 self._end_lock_flow()
                 self.lock_view.set_visible_child_name("reset-required")
@@ -646,16 +711,30 @@ class App:
             bio_available = s.security_label != "Passcode & Biometric"  # kind NONE: no reader
             self.passcode_group.set_title(GLib.markup_escape_text(s.security_label) if bio_available else "Passcode")
             self.lock_switch.set_active(s.is_enabled)
+            self.lock_row.set_subtitle("Ask for the passcode to open the app" if s.is_enabled or not s.is_set else
+                                       "Off. Your passcode is kept for turning the lock on again.")
+            self.lock_button.set_visible(s.is_enabled)  # nothing to lock without a passcode
             self.change_row.set_sensitive(s.is_enabled)
             self.reset_row.set_sensitive(s.is_set)
-            self.bio_row.set_visible(bio_available)
-            self.bio_switch.set_active(bool(s.get(Setting.BIOMETRIC_ENABLED)))
+            for row, image in ((self.change_row, self.change_chevron), (self.reset_row, self.reset_icon)):
+                image.set_opacity(1.0 if row.get_sensitive() else 0.4)  # a disabled row dims its chevron too
+            # Seed 000: the fingerprint switch only with the passcode lock on (the library refuses
+            # it otherwise); seed 004: without a reader, a disabled row that says "Not available".
+            bio_on = bool(s.get(Setting.BIOMETRIC_ENABLED))
+            self.bio_row.set_visible(s.is_enabled)
+            self.bio_row.set_sensitive(bio_available)
+            self.bio_row.set_subtitle("Unlock with your fingerprint instead of the passcode" if bio_available
+                                      else "Not available: no fingerprint reader with an enrolled finger")
+            self.bio_switch.set_active(bio_on and bio_available)
+            self.bio_launch_row.set_visible(s.is_enabled)
+            self.bio_launch_row.set_sensitive(bio_available and bio_on)
+            self.bio_launch_switch.set_active(bool(s.get(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH)))
             t = s.get(Setting.AUTO_LOCK_SECONDS)
             if t in self.autolock_choices:
                 self.autolock_row.set_selected(self.autolock_choices.index(t))
             self.launch_switch.set_active(bool(s.get(Setting.LOCK_AT_LAUNCH)))
             changed = s.get(Setting.LAST_PASSWORD_CHANGE)
-            self.password_row.set_subtitle(_date(changed) if changed else "Never")
+            self.password_row.set_subtitle(_since(changed, self.now_ms()) if changed else "Never")
             self.twofa_switch.set_active(bool(s.get(Setting.TWO_FACTOR_ENABLED)))
         finally:
             self._updating = False
@@ -689,6 +768,9 @@ class App:
             self.devices_group.remove(row)
         self.device_rows = []
         sessions = self.store.sessions()
+        self.session_names.update({x.id: x.device_name for x in sessions})
+        self.devices_group.set_description("%d device%s where your account is signed in"
+                                           % (len(sessions), "" if len(sessions) == 1 else "s"))
         for sess in sessions:
             row = Adw.ActionRow(title=sess.device_name, use_markup=False,
                                 subtitle="%s · %s%s" % (sess.platform, _ago(sess.last_active_ms),
@@ -700,7 +782,7 @@ class App:
             else:
                 b = Gtk.Button(label="Sign Out", valign=Gtk.Align.CENTER, css_classes=["flat"])
                 accessible_label(b, "Sign out " + sess.device_name)
-                b.connect("clicked", lambda _b, sid=sess.id: self.sign_out(sid))
+                b.connect("clicked", lambda _b, sid=sess.id, name=sess.device_name: self.confirm_sign_out(sid, name))
                 row.add_suffix(b)
             self.devices_group.add(row)
             self.device_rows.append(row)
@@ -716,6 +798,8 @@ class App:
             detail = e.detail
             if e.kind == SecurityEvent.LOCKOUT_STARTED and detail.isdigit():
                 detail = "for " + wait_text(int(detail))
+            elif e.kind == SecurityEvent.SESSION_SIGNED_OUT:
+                detail = self.session_names.get(detail, detail)  # the device's name, not its session id
             row = Adw.ActionRow(title=event_text(e.kind), use_markup=False,
                                 subtitle=_when(e.wall_ms) + (" · " + detail if detail else ""))
             self.log_group.add(row)
@@ -812,6 +896,7 @@ class App:
         d.add_response("sign-out", "Sign Out")
         d.set_response_appearance("sign-out", Adw.ResponseAppearance.DESTRUCTIVE)
         d.set_default_response("cancel")
+        accessible_label(d, "Forgot Passcode")
         d.connect("response", lambda _d, r: self._forgot(r))
         self.dialog = d
         d.present()
@@ -838,7 +923,7 @@ class App:
                     then()
                 elif kind != FlowKind.UNLOCK:
                     self.toast({FlowKind.CREATE: "Passcode created", FlowKind.CHANGE: "Passcode changed",
-                                FlowKind.DISABLE: "Passcode turned off",
+                                FlowKind.DISABLE: "Passcode lock off; your passcode is kept",
                                 FlowKind.RESET: "Passcode reset"}[kind] + (": " + error if error else ""))
             elif result not in (FlowResult.CANCELLED,) and error:
                 self.toast(error)
@@ -880,7 +965,10 @@ class App:
         if on and s.is_set:
             self.guarded(s.enable, "Passcode Lock")  # refreshes
             return
-        self.open_flow(FlowKind.CREATE if on else FlowKind.DISABLE)
+        if on:
+            self.open_flow(FlowKind.CREATE)
+        else:  # seed 002: turning the lock off keeps the passcode, and says so
+            self.open_flow(FlowKind.DISABLE, why="Your passcode will be kept, but the lock screen will no longer appear.")
         self.refresh()  # the switch shows what is stored while the sheet is open
 
     def toggle_biometric(self, on: bool) -> None:
@@ -890,10 +978,13 @@ class App:
     def save_note(self) -> None:
         buf = self.note_view.get_buffer()
         text = buf.get_text(buf.get_start_iter(), buf.get_end_iter(), False).encode()[:4096]
+        if not self.store.is_set:
+            self.toast("Create a passcode first to seal the note")
+            return
         try:
             sealed = self.store.seal(text)
         except passcode.KeyNotReleased:
-            self.toast("Enter your passcode first: the note is sealed with the key it releases")
+            self.toast("Enter your passcode first to seal the note")
             return
         except passcode.PasscodeError as e:
             self.toast(e.message)
@@ -919,6 +1010,34 @@ class App:
         self.toast("Password changed")
         self.refresh()
 
+    def _confirm(self, heading: str, body: str, action: str, then: Callable[[], None]) -> None:
+        """A destructive action asks first (seed 004: confirmation dialogs for all sign-outs)."""
+        d = Adw.MessageDialog(transient_for=self.window, modal=True, heading=heading, body=body)
+        accessible_label(d, heading)
+        d.add_response("cancel", "Cancel")
+        d.add_response("confirm", action)
+        d.set_response_appearance("confirm", Adw.ResponseAppearance.DESTRUCTIVE)
+        d.set_default_response("cancel")
+        d.set_close_response("cancel")
+
+        def answered(_d, response: str) -> None:
+            self.dialog = None
+            if response == "confirm":
+                then()
+        d.connect("response", answered)
+        self.dialog = d
+        d.present()
+
+    def confirm_sign_out(self, session_id: str, name: str) -> None:
+        self._confirm("Sign Out %s?" % name, "%s will need to sign in to your account again." % name,
+                      "Sign Out", lambda: self.sign_out(session_id))
+
+    def confirm_sign_out_others(self) -> None:
+        n = sum(1 for x in self.store.sessions() if not x.is_current)
+        self._confirm("Sign Out All Other Devices?",
+                      "%d device%s will need to sign in to your account again. This device stays signed in."
+                      % (n, "" if n == 1 else "s"), "Sign Out All", self.sign_out_others)
+
     def sign_out(self, session_id: str) -> None:
         try:
             self.store.sign_out(session_id)
@@ -934,11 +1053,27 @@ class App:
 
     def confirm_delete(self) -> None:
         d = Adw.MessageDialog(transient_for=self.window, modal=True, heading="Delete Account?",
-                              body="This removes your account, its passcode, its devices and its security log. "
-                                   "Type DELETE to confirm.")
+                              body="This cannot be undone. What will be deleted:")
+        accessible_label(d, "Delete Account")
+        extra = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=12)
+        gone = Gtk.ListBox(css_classes=["boxed-list"], selection_mode=Gtk.SelectionMode.NONE)
+        self.delete_list = []
+        for icon, what in (("dialog-password-symbolic", "Your passcode and security settings"),
+                           ("computer-symbolic", "Your devices and sessions"),
+                           ("document-open-recent-symbolic", "Your security log"),
+                           ("document-edit-symbolic", "The secret note")):
+            row = Adw.ActionRow(title=what)
+            row.add_prefix(Gtk.Image(icon_name=icon))
+            gone.append(row)
+            self.delete_list.append(what)
+        warning = Gtk.Box(spacing=8, halign=Gtk.Align.CENTER)
+        warning.append(Gtk.Image(icon_name="dialog-warning-symbolic", css_classes=["error"]))
+        warning.append(Gtk.Label(label="Type DELETE to confirm", css_classes=["heading"]))
         entry = Gtk.Entry(placeholder_text="DELETE")
         accessible_label(entry, "Type DELETE to confirm")
-        d.set_extra_child(entry)
+        for w in (gone, warning, entry):
+            extra.append(w)
+        d.set_extra_child(extra)
         d.add_response("cancel", "Cancel")
         d.add_response("delete", "Delete Account")
         d.set_response_appearance("delete", Adw.ResponseAppearance.DESTRUCTIVE)
@@ -955,14 +1090,52 @@ class App:
                 self.store.delete_account(typed)
                 if os.path.exists(self.note_path):
                     os.unlink(self.note_path)
+                self.note_view.get_buffer().set_text("")
             except passcode.PasscodeError as e:
                 self.toast(e.message)
         self.refresh()
 
-    def toast(self, text: str) -> None:
+    def toast(self, text: str, page: Optional[str] = None) -> None:
+        """A toast over the page that caused it (the visible one unless named)."""
+        page = page or self.views.get_visible_child_name()
+        # The newest says what is true now: an older one on the page (queued behind it by
+        # AdwToastOverlay, so shown first) goes.
+        for p, older in list(self._toasts):
+            if p == page:
+                older.dismiss()
+                self._toast_dismissed(older)
         self.last_toast = text
-        self._toast = Adw.Toast(title=GLib.markup_escape_text(sentence(text)), timeout=4)
-        self.toasts.add_toast(self._toast)
+        self.last_toast_page = page
+        toast = Adw.Toast(title=GLib.markup_escape_text(sentence(text)), timeout=4)
+        toast.connect("dismissed", self._toast_dismissed)
+        self._toast = toast
+        self._toasts.append((page, toast))
+        self.page_toasts[page].add_toast(toast)
+
+    def _toast_dismissed(self, toast: Adw.Toast) -> None:
+        self._toasts = [(p, t) for p, t in self._toasts if t is not toast]
+        if self._toast is toast:
+            self._toast = None
+
+    def _dismiss_toasts(self, keep: Optional[str] = None) -> None:
+        for page, toast in list(self._toasts):
+            if page != keep:
+                toast.dismiss()
+                self._toast_dismissed(toast)
+
+    def toasts_on(self, page: str) -> List[str]:
+        """The texts of the toasts on a page (tests)."""
+        return [t.get_title() for p, t in self._toasts if p == page]
+
+    def _page_changed(self) -> None:
+        """A toast belongs to its page: switching pages takes the others' toasts away."""
+        self._dismiss_toasts(keep=self.views.get_visible_child_name())
+        self.refresh()
+
+    def deleted_done(self) -> None:
+        """ "Account Deleted" → the start again: sign in (the host's), then a new passcode."""
+        self.account_deleted = False
+        self.refresh()
 
     def close(self) -> None:
         GLib.source_remove(self._ticker)
@@ -980,6 +1153,21 @@ def sentence(text: str) -> str:
 
 def _date(ms: int) -> str:
     return datetime.datetime.fromtimestamp(ms / 1000).strftime("%d %B %Y")
+
+
+def _since(ms: int, now_ms: int) -> str:
+    """When something happened, as seed 004 says it: "Just now", "5 minutes ago", "Today at
+    14:05", else the date."""
+    seconds = max(0, (now_ms - ms) // 1000)
+    if seconds < 60:
+        return "Just now"
+    if seconds < 3600:
+        n = seconds // 60
+        return "%d minute%s ago" % (n, "" if n == 1 else "s")
+    then, now = datetime.datetime.fromtimestamp(ms / 1000), datetime.datetime.fromtimestamp(now_ms / 1000)
+    if then.date() == now.date():
+        return "Today at " + then.strftime("%H:%M")
+    return _date(ms)
 
 
 def _when(ms: int) -> str:
