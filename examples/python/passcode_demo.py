@@ -8,7 +8,7 @@ import argparse
 import datetime
 import os
 import sys
-from typing import Optional, Union
+from typing import List, Optional, Union
 
 try:
     import passcode
@@ -44,6 +44,9 @@ class App:
         self.flow_kind = FlowKind.UNLOCK
         self.email = ""
         self.confirm_forgot = False  # "Forgot Passcode?" asks before it signs out (seed 003)
+        self.mail_shown = False      # interactive: the "email" stays on screen until a key
+        self.banner = ""             # "libpasscode X demo, store PATH": at the bottom of every screen
+        self.said: List[str] = []    # interactive: what commands said since the last screen
         self.last_shakes = 0
         self.notice = ""
         self.log_next = False  # the next screen is the security log
@@ -54,7 +57,7 @@ class App:
         clock = (lambda: (self.boot_ms, self.wall_ms, self.boot_id)) if self.fake else None
         self.store = passcode.Store(self.path, clock=clock, tpm=self.tpm)
         if self.tpm is not None:
-            print("TPM: " + ("the store is bound to it" if self.store.tpm_bound else "the first passcode binds the store to it"))
+            self.say("TPM: " + ("the store is bound to it" if self.store.tpm_bound else "the first passcode binds the store to it"))
         self.store.on_reset_code(self.deliver)
         self.store.on_logout(self.on_logout)
         self.store.on_notice(self.on_notice)
@@ -64,12 +67,23 @@ class App:
         self.end_flow()
         self.store.close()
         self.open_store()
-        print("(app relaunched)")
+        self.say("(app relaunched)")
         self.event(Event.LAUNCHED)
 
     # -- host callbacks -------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        """What a command says: printed in scripted mode; kept for the bottom of the next screen
+        when interactive (the screen is cleared first), so every refusal stays readable."""
+        if self.script:
+            print(text)
+        else:
+            self.said.append(text)
+
     def deliver(self, code: str) -> None:
         self.email = code
+        if not self.script:  # drawn by draw() until a key other than a digit (interactive)
+            self.mail_shown = True
+            return
         print("+------------------ email ------------------+")
         print("| Your libpasscode reset code: %-12s |" % ("********" if self.script else code))
         print("+--------------------------------------------+")
@@ -93,7 +107,7 @@ class App:
         try:
             self.flow = self.store.flow(kind)
         except passcode.PasscodeError as e:
-            print(f"error: {e.message}")
+            self.say(f"error: {e.message}")
             return
         self.flow_kind = kind
         self.last_shakes = 0
@@ -175,6 +189,15 @@ class App:
             self.notice = ""
         if self.script:
             print("--")
+        else:
+            if self.said:
+                print("\n" + "\n".join(self.said))
+                self.said = []
+            if self.mail_shown:
+                print("\n+------------------ email ------------------+")
+                print("| Your libpasscode reset code: %-12s |" % self.email)
+                print("+------------- any other key closes -------+")
+            print("\n" + self.banner)
         sys.stdout.flush()
 
     def note_line(self) -> None:
@@ -244,7 +267,7 @@ class App:
             if cmd.isdigit() and cmd.isascii():
                 flow = self.flow
                 if not flow:
-                    print("error: no passcode entry on screen (c creates a passcode)")
+                    self.say("error: no passcode entry on screen (c creates a passcode)")
                 else:
                     for ch in cmd:
                         try:
@@ -263,15 +286,15 @@ class App:
                 self.relaunch()
             elif cmd == "restart":
                 if not self.fake:
-                    print("error: restart needs --fake-clock")
+                    self.say("error: restart needs --fake-clock")
                 else:
                     self.boot_id += 1
                     self.boot_ms = 1_000_000
-                    print("(device restarted)")
+                    self.say("(device restarted)")
                     self.relaunch()
             elif cmd == "background":
                 self.event(Event.BACKGROUND)
-                print("(app in background)")
+                self.say("(app in background)")
             elif cmd == "foreground":
                 self.event(Event.FOREGROUND)
             elif cmd == "lock":
@@ -290,7 +313,7 @@ class App:
                     self.end_flow()
                     self.notice = self.unlocked_notice()
                 except passcode.PasscodeRequired as e:
-                    print(f"biometric refused: {e.message}")
+                    self.say(f"biometric refused: {e.message}")
             elif cmd == "bio-fail":  # a failed match is said, with the count so far
                 count = s.biometric_failed()
                 self.notice = "biometric: no match; %d failed match%s since your last unlock" % (count, "" if count == 1 else "es")
@@ -312,7 +335,7 @@ class App:
                 try:
                     s.request_reset_code()
                 except passcode.PasscodeError as e:
-                    print(f"error: {e.message}")
+                    self.say(f"error: {e.message}")
                 if s.reset_pending:
                     self.start_flow(FlowKind.RESET)
             elif cmd in ("create", "change", "disable", "reset"):
@@ -339,9 +362,9 @@ class App:
             elif cmd == "quit":
                 return False
             else:
-                print(f"error: unknown command '{cmd}'")
+                self.say(f"error: unknown command '{cmd}'")
         except passcode.PasscodeError as e:
-            print(f"error: {e.message}")
+            self.say(f"error: {e.message}")
         self.settle()
         self.draw()
         return True
@@ -369,6 +392,10 @@ def interactive(app: App) -> None:
             c = sys.stdin.read(1)
             if not c or c == "q":
                 break
+            if app.mail_shown and not c.isdigit() and c not in ("\x7f", "\x08"):
+                app.mail_shown = False  # the key closes the email and does nothing else
+                app.draw()
+                continue
             if c.isdigit():
                 app.command(c)
             elif c in KEYS:
@@ -418,7 +445,8 @@ def main() -> int:
     except passcode.PasscodeError as e:
         print(f"cannot open {path}: {e.message}", file=sys.stderr)
         return 1
-    print(f"libpasscode {passcode.version()} demo, store {'(script)' if script else path}")
+    app.banner = f"libpasscode {passcode.version()} demo, store {'(script)' if script else path}"
+    print(app.banner)
     app.command("launch")
     if script:
         go = True
