@@ -317,6 +317,23 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertIsNone(self.app._toast)  # dismissed with the content it belonged to
         self.shot("04-lock-screen")
 
+    def test_lock_screen_covers_at_once_and_fades_out(self):
+        """Seed 003 test 12: an opacity transition, but never a glimpse of the content on lock."""
+        self.create()
+        self.app.report(Event.LOCK_NOW)
+        self.assertTrue(self.lock_visible())
+        self.assertEqual(self.app.lock_box.get_opacity(), 1.0)  # at once
+        self.click_digits(self.app.lock_view.pad, PASSCODE)
+        self.assertFalse(self.app.store.locked)
+        self.assertTrue(self.lock_visible())  # still there, fading, taking no input
+        self.assertIsNotNone(self.app._unlock_fade)
+        self.assertFalse(self.app.lock_box.get_sensitive())
+        self.assertTrue(spin_until(lambda: not self.lock_visible(), timeout=2))
+        self.app.report(Event.LOCK_NOW)  # and back at once, whole
+        self.assertTrue(self.lock_visible())
+        self.assertEqual(self.app.lock_box.get_opacity(), 1.0)
+        self.assertTrue(self.app.lock_box.get_sensitive())
+
     def test_window_hidden_is_background(self):
         self.create()
         self.app.window.set_visible(False)

@@ -432,6 +432,7 @@ class App:
         self.account_deleted = False  # the "Account Deleted" screen shows until Done
         self.session_names: dict = {}  # session id -> device name, for the log (ids are not for people)
         self._toasts: List[tuple] = []  # (page, toast) on screen
+        self._unlock_fade: Optional[Adw.TimedAnimation] = None
         self.mailer = mailer or Mailer()
         self.sheet: Optional[FlowSheet] = None
         self.dialog: Optional[Adw.MessageDialog] = None
@@ -549,7 +550,7 @@ class App:
             surface.connect("notify::state", lambda s, _p: self.on_toplevel_state(s.get_state()))
 
     def _key(self, _c, keyval: int, _code: int, _state) -> bool:
-        if self.lock_box.get_visible() and self.lock_view.get_visible_child_name() == "pad":
+        if self.lock_box.get_visible() and self._unlock_fade is None and self.lock_view.get_visible_child_name() == "pad":
             return self.lock_view.pad.key_pressed(keyval)
         return False
 
@@ -674,7 +675,7 @@ class App:
     def refresh(self) -> bool:
         s = self.store
         locked, reason = s.lock_state
-        self.lock_box.set_visible(locked)
+        self._show_lock(locked)
         if locked:
             self._dismiss_toasts()  # the app's messages go with its content
             self.note_view.get_buffer().set_text("")  # no plaintext kept while locked
@@ -697,6 +698,33 @@ class App:
             self._end_lock_flow()
             self._refresh_pages()
         return False
+
+    def _show_lock(self, locked: bool) -> None:
+        """Seed 003: the lock screen comes and goes with an opacity transition. It covers the app
+        at once (the content is never seen after a lock); an unlock fades it out in 250 ms, with
+        the lock screen no longer taking input."""
+        if locked:
+            if self._unlock_fade is not None:
+                self._unlock_fade.skip()
+                self._unlock_fade = None
+            self.lock_box.set_opacity(1.0)
+            self.lock_box.set_sensitive(True)
+            self.lock_box.set_visible(True)
+            return
+        if not self.lock_box.get_visible() or self._unlock_fade is not None:
+            return
+        self.lock_box.set_sensitive(False)
+        fade = Adw.TimedAnimation(widget=self.lock_box, value_from=1.0, value_to=0.0, duration=250,
+                                  target=Adw.PropertyAnimationTarget.new(self.lock_box, "opacity"))
+
+        def done(_a: Adw.Animation) -> None:
+            if self._unlock_fade is fade:
+                self._unlock_fade = None
+                self.lock_box.set_visible(False)
+                self.lock_box.set_opacity(1.0)
+        fade.connect("done", done)
+        self._unlock_fade = fade
+        fade.play()
 
     def _end_lock_flow(self) -> None:
         if self.lock_flow is not None:
