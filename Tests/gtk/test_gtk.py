@@ -334,6 +334,21 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertEqual(self.app.lock_box.get_opacity(), 1.0)
         self.assertTrue(self.app.lock_box.get_sensitive())
 
+    def test_a_setting_the_backend_refuses_is_reverted(self):
+        """Seed 002 test 7: the change fails at the backend (the settings hook): an error, and the
+        picker shows the stored value again."""
+        self.create()
+        def backend(key, old, new):
+            raise RuntimeError("the server is unreachable")
+        self.app.store.settings_hook(backend)
+        before = self.app.store.get(Setting.AUTO_LOCK_SECONDS)
+        self.app.autolock_row.set_selected(self.app.autolock_choices.index(60))
+        spin()
+        self.assertEqual(self.app.store.get(Setting.AUTO_LOCK_SECONDS), before)
+        self.assertEqual(self.app.autolock_choices[self.app.autolock_row.get_selected()], before)
+        self.assertTrue(self.app.last_toast)
+        self.assertEqual(self.app.last_toast_page, "security")
+
     def test_window_hidden_is_background(self):
         self.create()
         self.app.window.set_visible(False)
