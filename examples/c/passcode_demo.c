@@ -304,7 +304,7 @@ static void draw_pad(app *a) {
     }
     if (*error && !locked_out) {  /* wrapped inside the box: the border stays whole */
         if (has_colors()) attron(COLOR_PAIR(1) | A_BOLD);
-        wrapped(top + 4, PAD_ERROR_LINES, width - 4, error);
+        wrapped(top + 4, PAD_ERROR_LINES, width - 6, error);
         if (has_colors()) attroff(COLOR_PAIR(1) | A_BOLD);
     }
     static const char *labels[] = {"1", "2", "3", "4", "5", "6", "7", "8", "9", " ", "0", "<"};
