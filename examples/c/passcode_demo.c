@@ -352,7 +352,7 @@ static void draw_mail(app *a) {
     mvaddch(y + 1, x, ACS_VLINE); mvhline(y + 1, x + 1, ' ', w - 2); mvaddch(y + 1, x + w - 1, ACS_VLINE);
     attron(A_BOLD); mvprintw(y + 1, x + 2, "Your libpasscode reset code: %s", a->email); attroff(A_BOLD);
     mvaddch(y + 2, x, ACS_LLCORNER); mvhline(y + 2, x + 1, ACS_HLINE, w - 2); mvaddch(y + 2, x + w - 1, ACS_LRCORNER);
-    mvprintw(y + 2, x + w - 22, " any other key closes ");
+    mvprintw(y + 2, x + w - 25, " any other key closes ");
 }
 
 /* "Forgot Passcode?" asks first, as the seed's alert does. */
