@@ -167,4 +167,7 @@ int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const
 void run_reset_rules_tests(void);
 void run_session_tests(void);
 int session_child(int argc, char **argv);
+void run_robustness_tests(void);
+int probe_reset(const char *path);
+int no_session_child(const char *path);
 #endif
