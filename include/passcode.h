@@ -276,7 +276,7 @@ typedef enum passcode_status {
     PASSCODE_ERR_TPM = 56,
     /**
      * passcode_biometric_unlock_key in a process without a session keyring of its own (its
-     * session keyring is the user's, @us, which any login session of the user can read):
+     * session keyring is the user session keyring, which any login session of the user can read):
      * libpasscode keeps nothing in the kernel keyring there, so after a relaunch only the
      * passcode releases the data key. The app stays locked; nothing changed.
      */

@@ -144,7 +144,7 @@ public enum Status: Int32 {
     /// The TPM refused an operation for another reason; the message has its response code.
     case errTpm = 56
     /// `passcode_biometric_unlock_key` in a process without a session keyring of its own (its
-    /// session keyring is the user's, `@us`, which any login session of the user can read):
+    /// session keyring is the user session keyring, which any login session of the user can read):
     /// libpasscode keeps nothing in the kernel keyring there, so after a relaunch only the
     /// passcode releases the data key. The app stays locked; nothing changed.
     case errNoSessionKeyring = 61
