@@ -305,20 +305,13 @@ int no_session_child(const char *path) {
 }
 
 static void test_no_user_keyring_fallback(void) {
-    char path[512], self[512], cmd[1400], line[256] = "";
+    char path[512], line[256] = "";
     mailbox m = {0};
     passcode_store *s = store_with_passcode(path, sizeof path, &m);
     CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
     passcode_close(s);
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    CHECK(len > 0);
-    self[len > 0 ? len : 0] = 0;
-    snprintf(cmd, sizeof cmd, "'%s' --no-session-child '%s' %lld %lld %llu", self, path, (long long)the_clock.boot_ms,
-             (long long)the_clock.wall_ms, (unsigned long long)the_clock.boot_id);
-    FILE *p = popen(cmd, "r");
-    CHECK(p && fgets(line, sizeof line, p));
-    if (p) pclose(p);
+    CHECK(run_self("--no-session-child", path, the_clock.boot_id, line, sizeof line));
     int rc = -2, refusal = -2, added = -2;
     CHECK(sscanf(line, "%d %d %d", &rc, &refusal, &added) == 3);
     CHECK(rc != -1);  /* the child could join @us */
@@ -476,6 +469,7 @@ static void call_at_extreme_clock(void *arg) {
         CHECK_STATUS(passcode_failure_summary(s, &i32, &i64), PASSCODE_OK);  /* reads no clock */
         for (int k = 0; k < n; k++) {
             CHECK(strcmp(passcode_strerror(rc[k]), "unknown status") != 0 && rc[k] != PASSCODE_ERR_INTERNAL);
+            CHECK(rc[k] != PASSCODE_ERR_CORRUPT);  /* an accepted extreme reading stores nothing a later read refuses */
             if (round == 0 && refused) CHECK_STATUS(rc[k], PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
             if (round == 1 || !refused) CHECK(rc[k] != PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
         }
