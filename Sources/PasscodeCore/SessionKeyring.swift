@@ -3,10 +3,10 @@
 // iOS lets Face ID unlock an app at a cold start once the device has been unlocked with its
 // passcode since the last restart. The equivalent here: after a passcode unlock, the key that
 // opens the store's key wrap (the wrap's key-encryption key, KEK) is kept in the kernel keyring,
-// in the process's own session keyring (never the user's, @us), readable only by its possessors (the processes of this login
-// session), with a 48-hour timeout. A later process of the same session that gets a biometric
-// match policy allows reads it back and opens the wrap in the store file with it, so a forged
-// entry opens nothing. The kernel forgets every key at reboot: "passcode after restart".
+// in the process's own session keyring (never the user session keyring, @us), readable only by
+// its possessors (the processes of this login session), with a 48-hour timeout. A later process
+// of the same session that gets a biometric match policy allows reads it back and opens the wrap
+// in the store file with it, so a forged entry opens nothing. The kernel forgets every key at reboot: "passcode after restart".
 //
 // Entries are named "libpasscode:<hex>", the hex a hash of the wrap's public salt, so every
 // passcode (and every store) has its own and a changed passcode leaves nothing behind.
