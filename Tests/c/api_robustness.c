@@ -439,6 +439,10 @@ static void call_at_extreme_clock(void *arg) {
     the_clock.boot_ms = c->boot;
     the_clock.wall_ms = c->wall;
     int refused = !(in_boot_range(c->boot) && in_wall_range(c->wall));
+    char wal[600];
+    size_t db_len = 0, wal_len = 0;
+    snprintf(wal, sizeof wal, "%s-wal", c->path);
+    char *db_before = slurp(c->path, &db_len), *wal_before = slurp(wal, &wal_len);
     for (int round = 0; round < 2; round++) {
         int32_t rc[24];
         int n = 0;
@@ -476,9 +480,12 @@ static void call_at_extreme_clock(void *arg) {
             if (round == 0 && refused) CHECK_STATUS(rc[k], PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
             if (round == 1 || !refused) CHECK(rc[k] != PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
         }
+        if (round == 0 && refused) CHECK(same_file(c->path, db_before, db_len) && same_file(wal, wal_before, wal_len));
         the_clock.boot_ms = 1000000;  /* round 2: a normal clock again, the store still works */
         the_clock.wall_ms = 1700000000000LL;
     }
+    free(db_before);
+    free(wal_before);
     passcode_close(s);
 }
 
