@@ -36,6 +36,11 @@
  *    PASSCODE_ERR_TAMPERED (with a pepper: the security state was edited outside libpasscode),
  *    PASSCODE_ERR_FULL, PASSCODE_ERR_READ_ONLY, PASSCODE_ERR_BUSY, PASSCODE_ERR_IO,
  *    PASSCODE_ERR_NO_MEM. After any of them the store is as it was.
+ *  - Every call that reads the clock (the host's, with passcode_options_set_clock) may also
+ *    return PASSCODE_ERR_CLOCK_OUT_OF_RANGE: a boot clock outside 0 to 2^61 - 1 ms or a wall
+ *    clock outside -(2^61 - 1) to 2^61 - 1 ms is refused before anything is done.
+ *  - A length is checked before its buffer is touched: a length no buffer can have (SIZE_MAX)
+ *    is a status, never a crash. A flow of a closed store answers PASSCODE_ERR_MISUSE.
  *  - Threads: a passcode_store may be used from several threads at once. Options and flow
  *    objects must be used by one thread at a time.
  *
@@ -273,7 +278,20 @@ typedef enum passcode_status {
      */
     PASSCODE_ERR_TPM_ROLLBACK = 55,
     /** The TPM refused an operation for another reason; the message has its response code. */
-    PASSCODE_ERR_TPM = 56
+    PASSCODE_ERR_TPM = 56,
+    /**
+     * passcode_biometric_unlock_key in a process without a session keyring of its own (its
+     * session keyring is the user session keyring, which any login session of the user can read):
+     * libpasscode keeps nothing in the kernel keyring there, so after a relaunch only the
+     * passcode releases the data key. The app stays locked; nothing changed.
+     */
+    PASSCODE_ERR_NO_SESSION_KEYRING = 61,
+    /**
+     * The host's clock (passcode_options_set_clock) gave a reading outside the accepted range:
+     * the boot clock 0 to 2^61 - 1 ms, the wall clock -(2^61 - 1) to 2^61 - 1 ms. Nothing
+     * changed; the message names the clock and the value.
+     */
+    PASSCODE_ERR_CLOCK_OUT_OF_RANGE = 62
 } passcode_status;
 
 /** The Argon2id presets of passcode_options_set_cost. */
@@ -720,7 +738,10 @@ int32_t passcode_options_set_allow_weak(passcode_options *options, int32_t allow
 /**
  * Supplies the clock (embedded hosts with their own time source, and tests). The callback
  * fills a boot-time clock in milliseconds that never follows the wall clock, the wall clock
- * in milliseconds since 1970 (display only), and a boot id that changes at every reboot.
+ * in milliseconds since 1970 (lockouts and reset codes check it too, and it is shown in the
+ * log), and a boot id that changes at every reboot. Readings must be in range: the boot clock
+ * 0 to 2^61 - 1 ms, the wall clock -(2^61 - 1) to 2^61 - 1 ms; a call that reads the clock
+ * refuses any other with PASSCODE_ERR_CLOCK_OUT_OF_RANGE and changes nothing.
  * It may be called from any thread that uses the store, and must not call libpasscode.
  * @param options The options object.
  * @param clock The callback, or NULL for the system clock (CLOCK_BOOTTIME and the kernel's boot id).
@@ -769,8 +790,11 @@ int32_t passcode_options_set_busy_timeout(passcode_options *options, int32_t mil
 int32_t passcode_open(const char *path, passcode_options *options, passcode_store **out);
 
 /**
- * Closes a store handle. Calls already running on other threads finish first; the handle
- * is invalid afterwards (calls with it return PASSCODE_ERR_INVALID_HANDLE). NULL does nothing.
+ * Closes a store handle. The handle is invalid afterwards (calls with it return
+ * PASSCODE_ERR_INVALID_HANDLE), and so are its flows: every call on a flow of this store
+ * returns PASSCODE_ERR_MISUSE until passcode_flow_free. The data key the handle and its
+ * flows held is wiped from memory at once; a call still running on another thread finishes
+ * without keeping it. NULL does nothing.
  * @param store The handle, or NULL.
  */
 void passcode_close(passcode_store *store);
@@ -1057,12 +1081,14 @@ int32_t passcode_set_custom_schedule(passcode_store *store, const uint32_t *dela
  * Reports what happened to the app; libpasscode decides whether it is now locked. At launch
  * the app locks whenever the lock is on (unless PASSCODE_SETTING_LOCK_AT_LAUNCH is 0);
  * returning from the background locks after at least the auto-lock timeout (with "immediately",
- * after a 5-second grace period), or after a restart. Nothing locks while the lock is off.
+ * after a 5-second grace period), or after a restart. A launch after a process was killed in
+ * the background applies the same rule to the time since it went there, so with lock at launch
+ * off a kill never resets the auto-lock timer. Nothing locks while the lock is off.
  * @param store The store.
  * @param event A passcode_event value.
  * @param out_locked Receives 1 when the app is locked after the event, else 0; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (unknown event), PASSCODE_ERR_INVALID_HANDLE,
- * or a store error.
+ * PASSCODE_ERR_CLOCK_OUT_OF_RANGE, or a store error.
  */
 int32_t passcode_event_report(passcode_store *store, int32_t event, int32_t *out_locked);
 
@@ -1086,8 +1112,10 @@ int32_t passcode_lock_state(passcode_store *store, int32_t *out_locked, int32_t 
  */
 
 /**
- * Tells the library whether this device has biometrics, and of which kind. Reporting them
- * unavailable switches biometric unlock off.
+ * Tells the library whether this device has biometrics, and of which kind. A report changes
+ * no setting: while biometrics are unavailable, policy refuses them
+ * (PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_UNAVAILABLE), so with "Require on App Launch" on a launch still
+ * locks and asks for the passcode, and the user's settings are as they were when a reader returns.
  * @param store The store.
  * @param available 1 or 0.
  * @param kind A passcode_biometric_kind value.
@@ -1167,7 +1195,7 @@ int32_t passcode_biometric_failed(passcode_store *store, int32_t *out_count);
 
 /**
  * Starts a flow for one task. A create flow needs no passcode set; unlock, change and disable
- * need one; reset needs a requested code. A flow keeps its store alive until freed.
+ * need one; reset needs a requested code. Closing the store ends its flows (passcode_close).
  * @param store The store.
  * @param kind A passcode_flow_kind value.
  * @param out Receives the flow; release it with passcode_flow_free.
@@ -1376,8 +1404,10 @@ int32_t passcode_forgot(passcode_store *store);
  * @param confirmation The new password typed again.
  * @param confirmation_length Its length in bytes.
  * @return PASSCODE_OK, PASSCODE_ERR_PASSWORD_EMPTY, PASSCODE_ERR_PASSWORD_TOO_SHORT,
- * PASSCODE_ERR_PASSWORD_TOO_LONG, PASSCODE_ERR_PASSWORD_MISMATCH, PASSCODE_ERR_FORMAT
- * (invalid UTF-8), PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ * PASSCODE_ERR_PASSWORD_TOO_LONG (also for a new password longer than 4096 bytes, not read),
+ * PASSCODE_ERR_PASSWORD_MISMATCH, PASSCODE_ERR_FORMAT (invalid UTF-8), PASSCODE_ERR_MISUSE
+ * (NULL, or a current password longer than 4096 bytes, not read), PASSCODE_ERR_INVALID_HANDLE,
+ * PASSCODE_ERR_CLOCK_OUT_OF_RANGE, or a store error.
  */
 int32_t passcode_password_change_check(passcode_store *store, const char *current, size_t current_length, const char *new_password, size_t new_length, const char *confirmation, size_t confirmation_length);
 
@@ -1642,7 +1672,8 @@ size_t passcode_key_bytes(void);
  * @param out_key Receives the key; zeroed on every failure (also for an invalid handle).
  * @param key_length passcode_key_bytes().
  * @return PASSCODE_OK, any status of passcode_verify, or PASSCODE_ERR_MISUSE (NULL
- * buffer or another length; the buffer is zeroed as far as key_length says).
+ * buffer or another length, SIZE_MAX included; the buffer is zeroed as far as key_length
+ * says, at most passcode_key_bytes() bytes, and nothing is checked or counted).
  */
 int32_t passcode_unlock_key(passcode_store *store, const char *digits, size_t length, uint8_t *out_key, size_t key_length);
 
@@ -1657,7 +1688,11 @@ int32_t passcode_unlock_key(passcode_store *store, const char *digits, size_t le
  * @param out_refusal Receives the passcode_biometric_refusal (NONE when unlocked); may be NULL.
  * @return PASSCODE_OK; PASSCODE_ERR_PASSCODE_REQUIRED (still locked; the refusal is
  * PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY when policy allows but this process holds no key);
- * PASSCODE_ERR_MISUSE; PASSCODE_ERR_INVALID_HANDLE; a store error.
+ * PASSCODE_ERR_NO_SESSION_KEYRING (policy allows, this handle holds no key, and the process
+ * has no session keyring of its own to keep one across launches in: still locked, the refusal
+ * PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY; enter the passcode);
+ * PASSCODE_ERR_MISUSE (NULL buffer or another length, SIZE_MAX included: nothing reported);
+ * PASSCODE_ERR_INVALID_HANDLE; PASSCODE_ERR_CLOCK_OUT_OF_RANGE; a store error.
  */
 int32_t passcode_biometric_unlock_key(passcode_store *store, uint8_t *out_key, size_t key_length, int32_t *out_refusal);
 
@@ -1668,7 +1703,8 @@ int32_t passcode_biometric_unlock_key(passcode_store *store, uint8_t *out_key, s
  * @param out_key Receives the key; zeroed on every failure (also for an invalid handle).
  * @param key_length passcode_key_bytes().
  * @return PASSCODE_OK; PASSCODE_ERR_KEY_NOT_RELEASED (not finished with success, or
- * already taken); PASSCODE_ERR_MISUSE; PASSCODE_ERR_INVALID_HANDLE.
+ * already taken); PASSCODE_ERR_MISUSE (NULL buffer or another length, SIZE_MAX included; or
+ * the flow's store was closed); PASSCODE_ERR_INVALID_HANDLE.
  */
 int32_t passcode_flow_take_key(passcode_flow *flow, uint8_t *out_key, size_t key_length);
 

@@ -259,6 +259,11 @@ def main(paths):
  *    PASSCODE_ERR_TAMPERED (with a pepper: the security state was edited outside libpasscode),
  *    PASSCODE_ERR_FULL, PASSCODE_ERR_READ_ONLY, PASSCODE_ERR_BUSY, PASSCODE_ERR_IO,
  *    PASSCODE_ERR_NO_MEM. After any of them the store is as it was.
+ *  - Every call that reads the clock (the host's, with passcode_options_set_clock) may also
+ *    return PASSCODE_ERR_CLOCK_OUT_OF_RANGE: a boot clock outside 0 to 2^61 - 1 ms or a wall
+ *    clock outside -(2^61 - 1) to 2^61 - 1 ms is refused before anything is done.
+ *  - A length is checked before its buffer is touched: a length no buffer can have (SIZE_MAX)
+ *    is a status, never a crash. A flow of a closed store answers PASSCODE_ERR_MISUSE.
  *  - Threads: a passcode_store may be used from several threads at once. Options and flow
  *    objects must be used by one thread at a time.
  *

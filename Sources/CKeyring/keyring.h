@@ -12,6 +12,7 @@
 
 enum {
     passcode_keyring_session = -3,          /* KEY_SPEC_SESSION_KEYRING */
+    passcode_keyring_user_session = -5,     /* KEY_SPEC_USER_SESSION_KEYRING */
     passcode_keyctl_get_keyring_id = 0,     /* KEYCTL_GET_KEYRING_ID */
     passcode_keyctl_revoke = 3,             /* KEYCTL_REVOKE */
     passcode_keyctl_setperm = 5,            /* KEYCTL_SETPERM */

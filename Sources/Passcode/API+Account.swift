@@ -32,17 +32,24 @@ func text(_ p: UnsafePointer<CChar>?, _ what: String) throws -> String {
 ///   - confirmation: The new password typed again.
 ///   - confirmation_length: Its length in bytes.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_PASSWORD_EMPTY`, `PASSCODE_ERR_PASSWORD_TOO_SHORT`,
-///   `PASSCODE_ERR_PASSWORD_TOO_LONG`, `PASSCODE_ERR_PASSWORD_MISMATCH`, `PASSCODE_ERR_FORMAT`
-///   (invalid UTF-8), `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+///   `PASSCODE_ERR_PASSWORD_TOO_LONG` (also for a new password longer than 4096 bytes, not read),
+///   `PASSCODE_ERR_PASSWORD_MISMATCH`, `PASSCODE_ERR_FORMAT` (invalid UTF-8), `PASSCODE_ERR_MISUSE`
+///   (NULL, or a current password longer than 4096 bytes, not read), `PASSCODE_ERR_INVALID_HANDLE`,
+///   `PASSCODE_ERR_CLOCK_OUT_OF_RANGE`, or a store error.
 @c(passcode_password_change_check)
 public func passcode_password_change_check(_ store: OpaquePointer?, _ current: UnsafePointer<CChar>?, _ current_length: UInt,
                                            _ new_password: UnsafePointer<CChar>?, _ new_length: UInt,
                                            _ confirmation: UnsafePointer<CChar>?, _ confirmation_length: UInt) -> Int32 {
     withStore(store) { s in
         if current == nil && current_length == 0 { throw PasscodeError.passwordEmpty }
-        try s.checkPasswordChange(current: secret(current, min(current_length, 4096), what: "the current password"),
-                                  new: secret(new_password, min(new_length, 4096), what: "the new password"),
-                                  confirmation: secret(confirmation, min(confirmation_length, 4096), what: "the confirmation"))
+        // Lengths first, nothing read past 4096 bytes: a longer new password is too long (256
+        // code points are at most 1024 bytes), a longer confirmation cannot match it.
+        guard current_length <= 4096 else { throw PasscodeError.misuse("the current password is longer than 4096 bytes") }
+        if new_length > 4096 { throw PasscodeError.passwordTooLong(maximum: PasswordRules.maximumLength) }
+        try s.checkPasswordChange(current: secret(current, current_length, what: "the current password"),
+                                  new: secret(new_password, new_length, what: "the new password"),
+                                  confirmation: confirmation_length > 4096 ? SecretBytes(count: 0)
+                                                : secret(confirmation, confirmation_length, what: "the confirmation"))
     }
 }
 

@@ -2,12 +2,27 @@
 import Glibc
 import PasscodeCore
 
-/// What a `passcode_flow *` stands for, with the strings it has handed out.
+/// What a `passcode_flow *` stands for, with the strings it has handed out. Closing the flow's
+/// store ends it (`invalidate`): the flow and every secret it held are gone, and each call on
+/// the handle is `PASSCODE_ERR_MISUSE` until `passcode_flow_free`.
 final class FlowBox: FailureKeeper, @unchecked Sendable {
-    let flow: PasscodeFlow
+    private var liveFlow: PasscodeFlow?
+    private let lock = Lock()
     let storeBox: StoreBox
     private var strings: [UnsafeMutablePointer<CChar>] = []
-    init(_ flow: PasscodeFlow, _ storeBox: StoreBox) { self.flow = flow; self.storeBox = storeBox }
+    init(_ flow: PasscodeFlow, _ storeBox: StoreBox) { self.liveFlow = flow; self.storeBox = storeBox }
+
+    /// The flow, while its store is open.
+    var flow: PasscodeFlow? { lock.withLock { liveFlow } }
+
+    /// The store was closed: wipe what the flow holds (its digits, its copy of the data key) and let it go.
+    func invalidate() {
+        let ended = lock.withLock { () -> PasscodeFlow? in
+            defer { liveFlow = nil }
+            return liveFlow
+        }
+        ended?.wipe()
+    }
 
     /// A flow's failures are its store's, as `passcode_errmsg(store)` reports them.
     func setFailure(_ text: String?, waitSeconds: Int64) { storeBox.setFailure(text, waitSeconds: waitSeconds) }
@@ -26,10 +41,19 @@ extension Handles {
     static let flows = HandleTable<FlowBox>(tag: 0x5e)
 }
 
+/// Runs one C call on a flow whose store is still open; after `passcode_close` of its store,
+/// every call is `PASSCODE_ERR_MISUSE`.
+func withFlow(_ handle: OpaquePointer?, _ body: (FlowBox, PasscodeFlow) throws -> Void) -> Int32 {
+    withHandle(Handles.flows, handle) { b in
+        guard let f = b.flow else { throw PasscodeError.misuse("the flow's store was closed (passcode_close); free the flow") }
+        try body(b, f)
+    }
+}
+
 // MARK: - Entry flows
 
 /// Starts a flow for one task. A create flow needs no passcode set; unlock, change and disable
-/// need one; reset needs a requested code. A flow keeps its store alive until freed.
+/// need one; reset needs a requested code. Closing the store ends its flows (`passcode_close`).
 /// - Parameters:
 ///   - store: The store.
 ///   - kind: A `passcode_flow_kind` value.
@@ -45,7 +69,9 @@ public func passcode_flow_new(_ store: OpaquePointer?, _ kind: Int32, _ out_flow
         guard let out_flow else { throw PasscodeError.misuse("the out pointer is NULL") }
         guard let k = FlowKind(rawValue: kind) else { throw PasscodeError.misuse("unknown flow kind \(kind)") }
         let flow = try PasscodeFlow(store: s, kind: k)
-        out_flow.pointee = Handles.flows.add(FlowBox(flow, box))
+        let flowBox = FlowBox(flow, box)
+        out_flow.pointee = Handles.flows.add(flowBox)
+        if s.isClosed { flowBox.invalidate() }  // a passcode_close on another thread just now
     }
 }
 
@@ -66,7 +92,7 @@ public func passcode_flow_free(_ flow: OpaquePointer?) {
 ///   (not 0-9), `PASSCODE_ERR_STATE` (finished or locked out), `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_digit)
 public func passcode_flow_digit(_ flow: OpaquePointer?, _ digit: Int32) -> Int32 {
-    withHandle(Handles.flows, flow) { b in try b.flow.append(digit: Int(digit)) }
+    withFlow(flow) { _, f in try f.append(digit: Int(digit)) }
 }
 
 /// Removes the last digit; does nothing when there is none.
@@ -75,7 +101,7 @@ public func passcode_flow_digit(_ flow: OpaquePointer?, _ digit: Int32) -> Int32
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_delete)
 public func passcode_flow_delete(_ flow: OpaquePointer?) -> Int32 {
-    withHandle(Handles.flows, flow) { b in b.flow.deleteLast() }
+    withFlow(flow) { _, f in f.deleteLast() }
 }
 
 /// Cancels the flow: nothing it had not committed changes (a create flow leaves no passcode).
@@ -84,7 +110,7 @@ public func passcode_flow_delete(_ flow: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_cancel)
 public func passcode_flow_cancel(_ flow: OpaquePointer?) -> Int32 {
-    withHandle(Handles.flows, flow) { b in b.flow.cancel() }
+    withFlow(flow) { _, f in f.cancel() }
 }
 
 /// Re-reads the lockout: call it once a second while locked out to update the countdown; the
@@ -94,7 +120,7 @@ public func passcode_flow_cancel(_ flow: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_flow_refresh)
 public func passcode_flow_refresh(_ flow: OpaquePointer?) -> Int32 {
-    withHandle(Handles.flows, flow) { b in try b.flow.refresh() }
+    withFlow(flow) { _, f in try f.refresh() }
 }
 
 /// The flow's step and result.
@@ -105,9 +131,9 @@ public func passcode_flow_refresh(_ flow: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out_step), `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_state)
 public func passcode_flow_state(_ flow: OpaquePointer?, _ out_step: UnsafeMutablePointer<Int32>?, _ out_result: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withHandle(Handles.flows, flow) { b in
-        try put(out_step, b.flow.step.rawValue)
-        out_result?.pointee = b.flow.result.rawValue
+    withFlow(flow) { _, f in
+        try put(out_step, f.step.rawValue)
+        out_result?.pointee = f.result.rawValue
     }
 }
 
@@ -119,9 +145,9 @@ public func passcode_flow_state(_ flow: OpaquePointer?, _ out_step: UnsafeMutabl
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_dots)
 public func passcode_flow_dots(_ flow: OpaquePointer?, _ out_filled: UnsafeMutablePointer<Int32>?, _ out_length: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withHandle(Handles.flows, flow) { b in
-        try put(out_filled, Int32(b.flow.filled))
-        out_length?.pointee = Int32(b.flow.length)
+    withFlow(flow) { _, f in
+        try put(out_filled, Int32(f.filled))
+        out_length?.pointee = Int32(f.length)
     }
 }
 
@@ -132,7 +158,7 @@ public func passcode_flow_dots(_ flow: OpaquePointer?, _ out_filled: UnsafeMutab
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_prompt)
 public func passcode_flow_prompt(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    withHandle(Handles.flows, flow) { b in try put(out, b.cString(b.flow.prompt, slot: 0)) }
+    withFlow(flow) { b, f in try put(out, b.cString(f.prompt, slot: 0)) }
 }
 
 /// The error line to show ("" when none): "Incorrect passcode", "Passcodes don't match. Try
@@ -144,9 +170,9 @@ public func passcode_flow_prompt(_ flow: OpaquePointer?, _ out: UnsafeMutablePoi
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_error)
 public func passcode_flow_error(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ out_status: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withHandle(Handles.flows, flow) { b in
-        try put(out, b.cString(b.flow.errorText, slot: 1))
-        out_status?.pointee = b.flow.lastError?.status.rawValue ?? Status.ok.rawValue
+    withFlow(flow) { b, f in
+        try put(out, b.cString(f.errorText, slot: 1))
+        out_status?.pointee = f.lastError?.status.rawValue ?? Status.ok.rawValue
     }
 }
 
@@ -157,7 +183,7 @@ public func passcode_flow_error(_ flow: OpaquePointer?, _ out: UnsafeMutablePoin
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_shakes)
 public func passcode_flow_shakes(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withHandle(Handles.flows, flow) { b in try put(out, Int32(clamping: b.flow.shakes)) }
+    withFlow(flow) { _, f in try put(out, Int32(clamping: f.shakes)) }
 }
 
 /// Seconds left in the lockout while the flow's step is `PASSCODE_FLOW_STEP_LOCKED_OUT`, else 0.
@@ -167,5 +193,5 @@ public func passcode_flow_shakes(_ flow: OpaquePointer?, _ out: UnsafeMutablePoi
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_flow_lockout_remaining)
 public func passcode_flow_lockout_remaining(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withHandle(Handles.flows, flow) { b in try put(out, try b.flow.lockoutSeconds()) }
+    withFlow(flow) { _, f in try put(out, try f.lockoutSeconds()) }
 }

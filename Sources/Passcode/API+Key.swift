@@ -19,9 +19,10 @@ private func deliver(_ key: SecretBytes, to out: UnsafeMutablePointer<UInt8>?, _
 }
 
 /// Zeroes the caller's key buffer, before anything else (even the handle check), so that every
-/// failure leaves it zeroed.
+/// failure leaves it zeroed: as far as `length` says, and never past the key's own size, whatever
+/// `length` says (SIZE_MAX is a caller's bug, reported as `PASSCODE_ERR_MISUSE`, not a crash).
 private func zero(_ out: UnsafeMutablePointer<UInt8>?, _ length: UInt) {
-    if let out { memset(out, 0, Int(clamping: length)) }
+    if let out { memset(out, 0, Int(min(length, passcode_key_bytes()))) }
 }
 
 /// Checks the key buffer's pointer and size.
@@ -45,7 +46,8 @@ private func prepareKeyBuffer(_ out: UnsafeMutablePointer<UInt8>?, _ length: UIn
 ///   - out_key: Receives the key; zeroed on every failure (also for an invalid handle).
 ///   - key_length: `passcode_key_bytes()`.
 /// - Returns: `PASSCODE_OK`, any status of `passcode_verify`, or `PASSCODE_ERR_MISUSE` (NULL
-///   buffer or another length; the buffer is zeroed as far as `key_length` says).
+///   buffer or another length, SIZE_MAX included; the buffer is zeroed as far as `key_length`
+///   says, at most `passcode_key_bytes()` bytes, and nothing is checked or counted).
 @c(passcode_unlock_key)
 public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt,
                                 _ out_key: UnsafeMutablePointer<UInt8>?, _ key_length: UInt) -> Int32 {
@@ -67,7 +69,11 @@ public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer
 ///   - out_refusal: Receives the `passcode_biometric_refusal` (NONE when unlocked); may be NULL.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PASSCODE_REQUIRED` (still locked; the refusal is
 ///   `PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY` when policy allows but this process holds no key);
-///   `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`; a store error.
+///   `PASSCODE_ERR_NO_SESSION_KEYRING` (policy allows, this handle holds no key, and the process
+///   has no session keyring of its own to keep one across launches in: still locked, the refusal
+///   `PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY`; enter the passcode);
+///   `PASSCODE_ERR_MISUSE` (NULL buffer or another length, SIZE_MAX included: nothing reported);
+///   `PASSCODE_ERR_INVALID_HANDLE`; `PASSCODE_ERR_CLOCK_OUT_OF_RANGE`; a store error.
 @c(passcode_biometric_unlock_key)
 public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: UnsafeMutablePointer<UInt8>?,
                                           _ key_length: UInt, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
@@ -80,6 +86,9 @@ public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: Un
         } catch PasscodeError.passcodeRequired(let r) {
             out_refusal?.pointee = r.rawValue
             throw PasscodeError.passcodeRequired(r)
+        } catch PasscodeError.noSessionKeyring {
+            out_refusal?.pointee = BiometricRefusal.keyNotInMemory.rawValue
+            throw PasscodeError.noSessionKeyring
         }
     }
 }
@@ -91,14 +100,15 @@ public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: Un
 ///   - out_key: Receives the key; zeroed on every failure (also for an invalid handle).
 ///   - key_length: `passcode_key_bytes()`.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_KEY_NOT_RELEASED` (not finished with success, or
-///   already taken); `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`.
+///   already taken); `PASSCODE_ERR_MISUSE` (NULL buffer or another length, SIZE_MAX included; or
+///   the flow's store was closed); `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_take_key)
 public func passcode_flow_take_key(_ flow: OpaquePointer?, _ out_key: UnsafeMutablePointer<UInt8>?,
                                    _ key_length: UInt) -> Int32 {
     zero(out_key, key_length)
-    return withHandle(Handles.flows, flow) { b in
+    return withFlow(flow) { _, f in
         try prepareKeyBuffer(out_key, key_length)
-        guard let key = try b.flow.takeKey() else { throw PasscodeError.keyNotReleased }
+        guard let key = try f.takeKey() else { throw PasscodeError.keyNotReleased }
         deliver(key, to: out_key, key_length)
     }
 }

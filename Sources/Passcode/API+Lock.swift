@@ -6,13 +6,15 @@ import PasscodeCore
 /// Reports what happened to the app; libpasscode decides whether it is now locked. At launch
 /// the app locks whenever the lock is on (unless `PASSCODE_SETTING_LOCK_AT_LAUNCH` is 0);
 /// returning from the background locks after at least the auto-lock timeout (with "immediately",
-/// after a 5-second grace period), or after a restart. Nothing locks while the lock is off.
+/// after a 5-second grace period), or after a restart. A launch after a process was killed in
+/// the background applies the same rule to the time since it went there, so with lock at launch
+/// off a kill never resets the auto-lock timer. Nothing locks while the lock is off.
 /// - Parameters:
 ///   - store: The store.
 ///   - event: A `passcode_event` value.
 ///   - out_locked: Receives 1 when the app is locked after the event, else 0; may be NULL.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (unknown event), `PASSCODE_ERR_INVALID_HANDLE`,
-///   or a store error.
+///   `PASSCODE_ERR_CLOCK_OUT_OF_RANGE`, or a store error.
 @c(passcode_event_report)
 public func passcode_event_report(_ store: OpaquePointer?, _ event: Int32, _ out_locked: UnsafeMutablePointer<Int32>?) -> Int32 {
     withStore(store) { s in
@@ -39,8 +41,10 @@ public func passcode_lock_state(_ store: OpaquePointer?, _ out_locked: UnsafeMut
 
 // MARK: - Biometrics
 
-/// Tells the library whether this device has biometrics, and of which kind. Reporting them
-/// unavailable switches biometric unlock off.
+/// Tells the library whether this device has biometrics, and of which kind. A report changes
+/// no setting: while biometrics are unavailable, policy refuses them
+/// (`PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_UNAVAILABLE`), so with "Require on App Launch" on a launch still
+/// locks and asks for the passcode, and the user's settings are as they were when a reader returns.
 /// - Parameters:
 ///   - store: The store.
 ///   - available: 1 or 0.

@@ -136,7 +136,10 @@ public func passcode_options_set_allow_weak(_ options: OpaquePointer?, _ allow: 
 
 /// Supplies the clock (embedded hosts with their own time source, and tests). The callback
 /// fills a boot-time clock in milliseconds that never follows the wall clock, the wall clock
-/// in milliseconds since 1970 (display only), and a boot id that changes at every reboot.
+/// in milliseconds since 1970 (lockouts and reset codes check it too, and it is shown in the
+/// log), and a boot id that changes at every reboot. Readings must be in range: the boot clock
+/// 0 to 2^61 - 1 ms, the wall clock -(2^61 - 1) to 2^61 - 1 ms; a call that reads the clock
+/// refuses any other with `PASSCODE_ERR_CLOCK_OUT_OF_RANGE` and changes nothing.
 /// It may be called from any thread that uses the store, and must not call libpasscode.
 /// - Parameters:
 ///   - options: The options object.
@@ -228,13 +231,18 @@ public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointe
     }
 }
 
-/// Closes a store handle. Calls already running on other threads finish first; the handle
-/// is invalid afterwards (calls with it return `PASSCODE_ERR_INVALID_HANDLE`). NULL does nothing.
+/// Closes a store handle. The handle is invalid afterwards (calls with it return
+/// `PASSCODE_ERR_INVALID_HANDLE`), and so are its flows: every call on a flow of this store
+/// returns `PASSCODE_ERR_MISUSE` until `passcode_flow_free`. The data key the handle and its
+/// flows held is wiped from memory at once; a call still running on another thread finishes
+/// without keeping it. NULL does nothing.
 /// - Parameters:
 ///   - store: The handle, or NULL.
 @c(passcode_close)
 public func passcode_close(_ store: OpaquePointer?) {
-    Handles.stores.remove(store)
+    guard let box = Handles.stores.remove(store) else { return }
+    box.store.close()
+    for flow in Handles.flows.boxes(where: { $0.storeBox === box }) { flow.invalidate() }
 }
 
 /// The detailed message of the calling thread's last failed call on `store`, or of its last

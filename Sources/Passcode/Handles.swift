@@ -129,6 +129,11 @@ final class HandleTable<Box: AnyObject>: @unchecked Sendable {
         return lock.withLock { boxes[key] }
     }
 
+    /// The live handles' boxes that `belongs` picks.
+    func boxes(where belongs: (Box) -> Bool) -> [Box] {
+        lock.withLock { boxes.values.filter(belongs) }
+    }
+
     @discardableResult
     func remove(_ handle: OpaquePointer?) -> Box? {
         guard let handle else { return nil }

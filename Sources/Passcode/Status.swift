@@ -143,6 +143,15 @@ public enum Status: Int32 {
     case errTpmRollback = 55
     /// The TPM refused an operation for another reason; the message has its response code.
     case errTpm = 56
+    /// `passcode_biometric_unlock_key` in a process without a session keyring of its own (its
+    /// session keyring is the user session keyring, which any login session of the user can read):
+    /// libpasscode keeps nothing in the kernel keyring there, so after a relaunch only the
+    /// passcode releases the data key. The app stays locked; nothing changed.
+    case errNoSessionKeyring = 61
+    /// The host's clock (`passcode_options_set_clock`) gave a reading outside the accepted range:
+    /// the boot clock 0 to 2^61 - 1 ms, the wall clock -(2^61 - 1) to 2^61 - 1 ms. Nothing
+    /// changed; the message names the clock and the value.
+    case errClockOutOfRange = 62
 }
 
 extension PasscodeError {
@@ -204,6 +213,8 @@ extension PasscodeError {
         case .tpmLockout: return .errTpmLockout
         case .tpmRollback: return .errTpmRollback
         case .tpmFailed: return .errTpm
+        case .noSessionKeyring: return .errNoSessionKeyring
+        case .clockOutOfRange: return .errClockOutOfRange
         }
     }
 }
@@ -268,6 +279,8 @@ extension Status {
         case .errTpmLockout: return "TPM lockout active"
         case .errTpmRollback: return "store file older than the TPM's counter"
         case .errTpm: return "TPM error"
+        case .errNoSessionKeyring: return "no session keyring of its own: the passcode is needed"
+        case .errClockOutOfRange: return "clock reading out of range"
         }
     }
 }

@@ -18,6 +18,25 @@ public struct ClockReading: Sendable, Equatable {
     }
 }
 
+extension ClockReading {
+    /// The boot clock readings libpasscode accepts: 0 to 2^61 - 1 ms (73 million years). Every
+    /// stored time is in this range too, so a sum or difference of two never overflows.
+    public static let bootRange: ClosedRange<Int64> = 0...maxClockMs
+    /// The wall clock readings it accepts: -(2^61 - 1) to 2^61 - 1 ms around 1970.
+    public static let wallRange: ClosedRange<Int64> = -maxClockMs...maxClockMs
+
+    /// The reading, when both clocks are in range; else `clockOutOfRange`, naming the clock.
+    func checked() throws -> ClockReading {
+        guard ClockReading.bootRange.contains(bootMs) else {
+            throw PasscodeError.clockOutOfRange("the host's boot clock read \(bootMs) ms; libpasscode accepts 0 to \(maxClockMs)")
+        }
+        guard ClockReading.wallRange.contains(wallMs) else {
+            throw PasscodeError.clockOutOfRange("the host's wall clock read \(wallMs) ms; libpasscode accepts \(-maxClockMs) to \(maxClockMs)")
+        }
+        return self
+    }
+}
+
 public typealias ClockSource = @Sendable () -> ClockReading
 
 public enum SystemClock {

@@ -214,6 +214,7 @@ extension PasscodeStore {
     /// (`sessionKeyringWantedLocked`), so that no second read follows a passcode entry.
     func holdKey(_ key: SecretBytes, useRecorded: Bool = false, session: SessionEntry?, sessionWanted: Bool) {
         lock.withLock {
+            guard !isClosedLocked else { return }  // closed while this call ran: keep nothing
             heldKey = HeldKey(key)
             heldKey?.useRecorded = useRecorded
             heldKey?.session = session

@@ -177,6 +177,16 @@ public final class PasscodeFlow: @unchecked Sendable {
         result = .cancelled
     }
 
+    /// The flow's store was closed (`passcode_close`): the typed digits, the codes and the flow's
+    /// copy of the data key are wiped now, whatever step the flow was at.
+    public func wipe() {
+        clearEntry()
+        firstEntry = nil
+        resetCode = nil
+        key = nil
+        if step != .finished { step = .finished; result = .cancelled }
+    }
+
     /// Re-reads the lockout: a locked-out flow takes digits again when the time is over, and a
     /// flow whose store went into lockout elsewhere shows it.
     public func refresh() throws {

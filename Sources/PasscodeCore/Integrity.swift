@@ -115,7 +115,7 @@ extension PasscodeStore {
     /// Logs a detected edit, once until the state is sealed again.
     func logTamperOnceLocked() throws {
         let latest = try db.scalar("SELECT kind FROM event ORDER BY id DESC LIMIT 1")?.int
-        if latest != Int64(SecurityEvent.tamperDetected.rawValue) { try logLocked(.tamperDetected, now: now()) }
+        if latest != Int64(SecurityEvent.tamperDetected.rawValue) { try logLocked(.tamperDetected, now: try now()) }
     }
 
     /// Renews the MAC (inside a write transaction).

@@ -86,6 +86,13 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case tpmRollback
     /// The TPM refused an operation for another reason (its response code in the message).
     case tpmFailed(String)
+    /// This process has no session keyring of its own (its session keyring is the user's,
+    /// which every login session of the user reads): the key for a biometric unlock after a
+    /// relaunch is never kept there, so only the passcode releases the data key.
+    case noSessionKeyring
+    /// The host's clock gave a reading outside the range libpasscode accepts (`ClockReading.bootRange`,
+    /// `ClockReading.wallRange`); nothing was done. The message names the clock and the value.
+    case clockOutOfRange(String)
 
     /// The seconds to wait that the error carries: until the next attempt (a lockout) or the
     /// next reset-code request (the rate limit); 0 for the others.
@@ -136,7 +143,9 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .appLocked: return "the app is locked: unlock it before changing a setting"
         case .keyNotReleased: return "the data key is not released: unlock with the passcode first"
         case .badCiphertext(let m), .wrongRecoveryKey(let m): return m
-        case .tpmUnavailable(let m), .tpmMismatch(let m), .tpmFailed(let m): return m
+        case .tpmUnavailable(let m), .tpmMismatch(let m), .tpmFailed(let m), .clockOutOfRange(let m): return m
+        case .noSessionKeyring:
+            return "this process has no session keyring of its own, so the data key is not kept across launches: enter the passcode"
         case .tpmRequired: return "the store is bound to a TPM: open it with passcode_options_set_tpm"
         case .tpmLockout(let s):
             return s > 0 ? "the TPM's dictionary-attack lockout is active; no passcode can be checked for up to \(s) seconds"

@@ -73,7 +73,7 @@ extension PasscodeStore {
         guard n >= PasswordRules.minimumLength else { throw PasscodeError.passwordTooShort(minimum: PasswordRules.minimumLength) }
         guard n <= PasswordRules.maximumLength else { throw PasscodeError.passwordTooLong(maximum: PasswordRules.maximumLength) }
         guard new.constantTimeEquals(confirmation) else { throw PasscodeError.passwordMismatch }
-        let now = now()
+        let now = try now()
         try write { try putSetting(.lastPasswordChange, max(0, now.wallMs)) }
     }
 
@@ -115,7 +115,7 @@ extension PasscodeStore {
         guard let row else { throw PasscodeError.sessionNotFound }
         guard row[0].int != 1 else { throw PasscodeError.sessionIsCurrent }
         if let hook = hooks.signOutSession, let failure = hook(id) { throw PasscodeError.hookFailed(failure) }
-        let now = now()
+        let now = try now()
         try write {
             try db.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)])
             try logLocked(.sessionSignedOut, id, now: now)
@@ -141,7 +141,7 @@ extension PasscodeStore {
             if let hook, let f = hook(id) { failure = failure ?? f; continue }
             done.append(id)
         }
-        let now = now()
+        let now = try now()
         try write {
             for id in done {
                 try db.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)])
@@ -163,7 +163,7 @@ extension PasscodeStore {
         guard let deleted = hooks.accountDeleted else {
             throw PasscodeError.callbackRequired("deleting the account needs an account-deleted callback (passcode_set_account_deleted_callback)")
         }
-        let now = now()
+        let now = try now()
         try write(.resolve) {
             revokeSessionKeyLocked()  // before the wrap it is named after goes
             // The TPM binding stays: it belongs to the store, not the account (the next passcode is

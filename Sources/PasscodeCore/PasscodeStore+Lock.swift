@@ -11,7 +11,7 @@ extension PasscodeStore {
     /// While the lock is disabled or no passcode is set, nothing locks.
     @discardableResult
     public func report(_ event: AppEvent) throws -> LockStatus {
-        let now = now()
+        let now = try now()
         return try write {
             let enabled = try lockEnabledLocked()
             // "Require on App Launch" locks a launch too (the table at passcode_biometric_lead).
@@ -21,21 +21,22 @@ extension PasscodeStore {
             try update(LockState.self) { lock in
                 switch event {
                 case .launched:
+                    let since = lock.backgroundSince
                     lock.backgroundMs = -1
                     // Per boot, as on iOS: only with "passcode after every launch" does a launch
                     // itself need the passcode (a new boot always does: BiometricPolicy).
                     lock.launchNeedsPasscode = enabled && everyLaunch
                     if enabled && lockAtLaunch { lock.lock(.launch) }
+                    // A process killed in the background: the auto-lock rule applies to the time
+                    // recorded there, as a return to the foreground does (a kill resets nothing).
+                    if enabled { lock.autoLock(since: since, timeoutSeconds: timeout, now: now) }
                 case .background:
                     lock.backgroundBootID = now.bootID
                     lock.backgroundMs = now.bootMs
                 case .foreground:
                     let since = lock.backgroundSince
                     lock.backgroundMs = -1
-                    if enabled, let since {
-                        let reason = AutoLockPolicy.lockOnReturn(timeoutSeconds: timeout, since: since, now: now)
-                        if reason != .none { lock.lock(reason) }
-                    }
+                    if enabled { lock.autoLock(since: since, timeoutSeconds: timeout, now: now) }
                 case .lockNow:
                     if enabled { lock.lock(.requested) }
                 }
@@ -68,16 +69,15 @@ extension PasscodeStore {
     // MARK: - Biometrics
 
     /// The host says whether biometrics are available and of which kind
-    /// (`passcode_biometric_set_available`). Unavailable biometrics switch biometric unlock off.
+    /// (`passcode_biometric_set_available`). A report, not a choice of the user's: it changes no
+    /// setting. While they are unavailable biometric policy refuses them (`biometricUnavailable`),
+    /// so "Require on App Launch" still locks every launch and the lock screen asks for the
+    /// passcode; when the reader is back, the user's settings are as they left them.
     public func setBiometricAvailability(_ available: Bool, kind: BiometricKind) throws {
         try write {
             try update(BiometricState.self) { bio in
                 bio.available = available
                 bio.kind = kind
-            }
-            if !available {
-                try putSetting(.biometricEnabled, 0)
-                try putSetting(.requireBiometricOnLaunch, 0)
             }
         }
     }
@@ -94,13 +94,13 @@ extension PasscodeStore {
 
     /// Whether biometrics may unlock now, and why not (`passcode_biometric_check`).
     public func biometricRefusal() throws -> BiometricRefusal {
-        let now = now()
+        let now = try now()
         return try cachedRead(.biometricInputs) { try biometricInputsLocked() }.refusal(now: now)
     }
 
     /// Whether the lock screen should start with the biometric prompt (`passcode_biometric_lead`).
     public func biometricLead() throws -> Bool {
-        let now = now()
+        let now = try now()
         let inputs = try cachedRead(.biometricInputs) { try biometricInputsLocked() }
         guard inputs.status.locked, inputs.refusal(now: now) == .none else { return false }
         return inputs.status.reason != .launch || inputs.requireOnLaunch
@@ -164,11 +164,16 @@ extension PasscodeStore {
     }
 
     private func biometricUnlock(needKey: Bool) throws -> SecretBytes? {
-        let now = now()
+        let now = try now()
         let outcome: Result<SecretBytes?, PasscodeError> = try write {
             var r = try biometricRefusalLocked(now: now)
-            if r == .none && heldKey == nil { heldKey = keyFromSessionKeyringLocked() }
-            if r == .none && needKey && heldKey == nil { r = .keyNotInMemory }
+            if r == .none && heldKey == nil && !isClosedLocked { heldKey = keyFromSessionKeyringLocked() }
+            if r == .none && needKey && heldKey == nil {
+                // Without a session keyring of its own the process keeps nothing across launches
+                // (no @us fallback): say so, rather than "not in memory", so the host can tell.
+                if options.sessionKeyring && !SessionKeyring.isAvailable { return .failure(.noSessionKeyring) }
+                r = .keyNotInMemory
+            }
             switch r {
             case .none: break
             case .passcodeNotUsedFor48Hours, .tooManyBiometricFailures, .resetRequired, .deviceRestarted, .noPasscode:
@@ -191,7 +196,7 @@ extension PasscodeStore {
     /// many failed since the last unlock. After 5 the passcode is needed.
     @discardableResult
     public func biometricFailed() throws -> Int64 {
-        let now = now()
+        let now = try now()
         return try write {
             try logLocked(.biometricFailed, now: now)
             let failures = try update(BiometricState.self) { bio in

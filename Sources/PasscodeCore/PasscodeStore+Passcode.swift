@@ -84,7 +84,7 @@ extension PasscodeStore {
         let key = SecretBytes.random(Sodium.keyBytes)
         let new = try newWrap(hashInput(code), dataKey: key, device: try deviceForNewPasscode())
         try callLifecycleHook(.set)
-        let now = now()
+        let now = try now()
         let sessionWanted: Bool = try write {
             if try passcodeRowLocked() != nil { throw PasscodeError.alreadySet }
             try recordBindingLocked(new)
@@ -127,7 +127,7 @@ extension PasscodeStore {
         try checkFormat(current, length: try passcodeLength())
         _ = try verify(current)
         try callLifecycleHook(.removed)
-        let now = now()
+        let now = try now()
         try write {
             try removePasscodeLocked()
             try logLocked(.passcodeRemoved, now: now)
@@ -177,7 +177,7 @@ extension PasscodeStore {
         let fingerprint = Sodium.mac(code, key: fingerprintKey)
         // 0. Bound to a TPM: the TPM must be the store's and not in its own lockout (nothing counted).
         let device = try deviceForAttempt()
-        let start = now()
+        let start = try now()
         // 1. Write-ahead: count the attempt durably (bound: in the TPM's counter too, in the same
         // transaction), or refuse without looking at the passcode.
         let begun: AttemptStart = try write { try beginAttemptLocked(code, fingerprint: fingerprint, now: start, device: device) }
@@ -215,7 +215,7 @@ extension PasscodeStore {
             }
         }
         // 3. Record the answer.
-        let end = now()
+        let end = try now()
         if var key {
             let (replaced, sessionWanted) = try write {
                 (try finishSuccessLocked(seq: seq, now: end, old: row.text, new: replacement?.wrap.encoded, pendingEvents: pending,
@@ -366,7 +366,7 @@ extension PasscodeStore {
 
     /// Seconds left in the current lockout, 0 when none (`passcode_lockout_remaining`).
     public func lockoutRemainingSeconds() throws -> Int64 {
-        let now = now()
+        let now = try now()
         let ms = try attempts().lockoutRemaining(now: now)
         return (ms + 999) / 1000
     }

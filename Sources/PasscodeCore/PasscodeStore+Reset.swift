@@ -15,25 +15,36 @@ struct ResetCodeRow {
     let hash: String
     let bootID: Int64
     let expiresBootMs: Int64
+    let expiresWallMs: Int64
     let tries: Int64
 
     init(_ row: [SQLValue]) throws {
         guard let generation = row[0].int, let bytes = row[1].blob, let bootID = row[2].int,
-              let expires = row[3].int, let tries = row[4].int else {
+              let expires = row[3].int, let tries = row[4].int, let expiresWall = row[5].int else {
             throw PasscodeError.corrupt("the store's reset code row is damaged")
         }
         let hash = String(decoding: bytes, as: UTF8.self)
         guard hash.hasPrefix("$argon2id$"), bytes.count < Sodium.hashStringBytes, !bytes.contains(0),
-              (0...PasscodeStore.resetCodeMaxTries).contains(tries), (0...maxClockMs).contains(expires) else {
+              (0...PasscodeStore.resetCodeMaxTries).contains(tries), (0...maxClockMs).contains(expires),
+              ClockReading.wallRange.contains(expiresWall) else {
             throw PasscodeError.corrupt("the store's reset code row is damaged or out of range")
         }
-        (self.generation, self.hash, self.bootID, self.expiresBootMs, self.tries) = (generation, hash, bootID, expires, tries)
+        (self.generation, self.hash, self.bootID, self.expiresBootMs, self.expiresWallMs, self.tries) =
+            (generation, hash, bootID, expires, expiresWall, tries)
     }
 
-    /// Expiry, in one place: a code lives on the boot-time clock of the boot it was made in, so
-    /// a reboot or the end of its lifetime ends it.
+    /// Expiry, in one place, by two clocks as lockouts: a code lives on the boot-time clock of the
+    /// boot it was made in, and ends when either clock says its lifetime is over (a reboot, the
+    /// boot clock, or the wall clock). Moving one clock back (a time namespace moves the boot
+    /// clock without privilege) never keeps a code alive longer.
     func isExpired(now: ClockReading) -> Bool {
-        UInt64(bitPattern: bootID) != now.bootID || now.bootMs >= expiresBootMs
+        UInt64(bitPattern: bootID) != now.bootID || now.bootMs >= expiresBootMs || now.wallMs >= expiresWallMs
+    }
+
+    /// The expiry times of a code made `now` with `lifetimeMs` (at most a day), kept in the
+    /// ranges the row is checked against: the clock reading is in range, so nothing overflows.
+    static func expiry(now: ClockReading, lifetimeMs: Int64) -> (bootMs: Int64, wallMs: Int64) {
+        (min(now.bootMs + lifetimeMs, maxClockMs), min(now.wallMs + lifetimeMs, ClockReading.wallRange.upperBound))
     }
 }
 
@@ -43,7 +54,7 @@ extension PasscodeStore {
 
     /// The pending code, if any (the newest row; there is never more than one).
     func resetCodeLocked() throws -> ResetCodeRow? {
-        guard let row = try db.query("SELECT generation, hash, boot_id, expires_boot_ms, tries FROM reset_code ORDER BY generation DESC LIMIT 1").first else {
+        guard let row = try db.query("SELECT generation, hash, boot_id, expires_boot_ms, tries, expires_wall_ms FROM reset_code ORDER BY generation DESC LIMIT 1").first else {
             return nil
         }
         return try ResetCodeRow(row)
@@ -57,7 +68,7 @@ extension PasscodeStore {
         guard let deliver = hooks.deliverResetCode else {
             throw PasscodeError.state("no reset-code delivery callback is registered")
         }
-        let now = now()
+        let now = try now()
         // The settings are read first: a damaged one refuses the request before anything is written.
         let (length, lifetime) = try read(.recover) {
             guard try resetAllowedLocked() else { throw PasscodeError.noPasscode }
@@ -80,6 +91,7 @@ extension PasscodeStore {
             for i in 0..<b.count { b[i] = 0x30 + UInt8(Sodium.randomUniform(10)) }
         }
         let hash = try Sodium.hash(hashInput(code), cost: options.cost)
+        let expiry = ResetCodeRow.expiry(now: now, lifetimeMs: lifetime * 1000)
         let generation: Int64 = try write(.recover) {
             let gen = (try db.scalar("SELECT max(generation) FROM reset_code")?.int ?? 0) &+ 1
             try db.query("DELETE FROM reset_code")
@@ -87,7 +99,7 @@ extension PasscodeStore {
                 INSERT INTO reset_code(generation, salt, hash, boot_id, expires_boot_ms, expires_wall_ms)
                 VALUES(?, x'', ?, ?, ?, ?)
                 """, [.int(gen), .blob(Array(hash.utf8)), .int(Int64(bitPattern: now.bootID)),
-                      .int(now.bootMs + lifetime * 1000), .int(now.wallMs &+ lifetime * 1000)])
+                      .int(expiry.bootMs), .int(expiry.wallMs)])
             return gen
         }
         // 3. Delivery, with no lock held. On failure the new code is discarded, and the request
@@ -107,7 +119,7 @@ extension PasscodeStore {
     /// Seconds until the next reset-code request is allowed, 0 when it is allowed now
     /// (`passcode_reset_retry_after`).
     public func resetRetryAfterSeconds() throws -> Int64 {
-        let now = now()
+        let now = try now()
         return try read(.recover) { try resetRequestWaitLocked(now: now, prune: false) }
     }
 
@@ -149,12 +161,18 @@ extension PasscodeStore {
         return integrityKey != nil ? try !isIntactLocked() : false
     }
 
-    /// Age of a recorded request: on the boot-time clock within one boot, else by the wall clock.
+    /// Age of a recorded request, by two clocks as lockouts: within one boot the younger of the
+    /// boot-clock and the wall-clock ages (so moving one clock forward, as a time namespace does
+    /// with the boot clock, makes no request older), the boot clock alone when the wall clock went
+    /// back before the request (so the limit never lasts for ever); after a reboot the wall clock.
     private func requestAge(bootID: UInt64, bootMs: Int64, wallMs: Int64, now: ClockReading) -> Int64 {
         // Values from the file are data: an age that overflows is taken as more than a day.
-        let (age, overflow) = bootID == now.bootID ? now.bootMs.subtractingReportingOverflow(bootMs)
-                                                   : now.wallMs.subtractingReportingOverflow(wallMs)
-        return overflow ? PasscodeStore.dayMs : max(0, age)
+        let (byWall, wallOverflow) = now.wallMs.subtractingReportingOverflow(wallMs)
+        guard bootID == now.bootID else { return wallOverflow ? PasscodeStore.dayMs : max(0, byWall) }
+        let (byBoot, bootOverflow) = now.bootMs.subtractingReportingOverflow(bootMs)
+        let boot = bootOverflow ? PasscodeStore.dayMs : max(0, byBoot)
+        if wallOverflow || byWall < 0 { return boot }
+        return min(boot, byWall)
     }
 
     /// The number of digits reset codes have (`PASSCODE_SETTING_RESET_CODE_LENGTH`).
@@ -164,7 +182,7 @@ extension PasscodeStore {
 
     /// Whether an unexpired reset code with tries left is pending (`passcode_reset_pending`).
     public func isResetCodePending() throws -> Bool {
-        let now = now()
+        let now = try now()
         return try read(.recover) {
             guard let code = try resetCodeLocked() else { return false }
             return !code.isExpired(now: now) && code.tries < PasscodeStore.resetCodeMaxTries
@@ -181,7 +199,7 @@ extension PasscodeStore {
         guard code.count == length, code.isAllDigits else {
             throw PasscodeError.format("the reset code must have exactly \(length) digits")
         }
-        let now = now()
+        let now = try now()
         // 1. Write-ahead: take a try, or refuse without looking at the code.
         let begun: Result<ResetCodeRow, PasscodeError> = try write(.recover) {
             guard let current = try resetCodeLocked() else { return .failure(.noResetCode) }
@@ -253,7 +271,7 @@ extension PasscodeStore {
         // a new TPM, or past a rollback).
         let new = try newWrap(hashInput(newPasscode), dataKey: key, device: try boundDevice())
         try callLifecycleHook(.reset)
-        let now = now()
+        let now = try now()
         let (replaced, sessionWanted): (Bool, Bool) = try write(.resolve) {
             guard try resetCodeLocked()?.generation == generation else { throw PasscodeError.noResetCode }
             try recordBindingLocked(new)
@@ -296,7 +314,7 @@ extension PasscodeStore {
             throw PasscodeError.callbackRequired("forgot passcode needs a logout callback (passcode_set_logout_callback) to log the user out")
         }
         try callLifecycleHook(.forgot)
-        let now = now()
+        let now = try now()
         try write(.resolve) {
             try removePasscodeLocked(loggingOut: true)
             try logLocked(.forgotPasscode, now: now)
@@ -314,7 +332,7 @@ extension PasscodeStore {
         try checkStrength(new)
         let replacement = try newWrap(hashInput(new), dataKey: key, device: try boundDevice())
         try callLifecycleHook(.changed)
-        let now = now()
+        let now = try now()
         try write {
             try recordBindingLocked(replacement)
             revokeSessionKeyLocked()  // the old wrap's entry

@@ -47,6 +47,8 @@ public final class PasscodeStore: @unchecked Sendable {
     /// Answers of the cheap queries a lock screen polls, valid while the change stamp they were
     /// read under holds (see `cachedRead`). Memory only, per handle, under `lock`.
     var answers = Answers()
+    /// Set by `close()`: the handle is closed and holds no key any more. Under `lock`.
+    private var closed = false
     /// Host callbacks (set through the C API); read and replaced under `lock`.
     private var hookStorage = Hooks()
 
@@ -57,6 +59,24 @@ public final class PasscodeStore: @unchecked Sendable {
     public func updateHooks(_ change: (inout Hooks) -> Void) {
         lock.withLock { change(&hookStorage) }
     }
+
+    /// The host closed this handle (`passcode_close`): the data key it holds is wiped at once,
+    /// with the proof of a recent passcode and the remembered wrong guesses, even if a flow or a
+    /// call still running keeps the object alive; a call that finishes later keeps no key.
+    public func close() {
+        lock.withLock {
+            closed = true
+            heldKey = nil
+            lastProof = nil
+            recentWrongGuesses.removeAll()
+        }
+    }
+
+    /// Whether `close()` was called.
+    public var isClosed: Bool { lock.withLock { closed } }
+
+    /// Whether `close()` was called, for code that holds `lock`.
+    var isClosedLocked: Bool { closed }
 
     /// Opens the store at `path`, creating it (mode 0600) when the file does not exist.
     /// Nothing is created or changed when opening fails.
@@ -123,7 +143,9 @@ public final class PasscodeStore: @unchecked Sendable {
 
     // MARK: - Small helpers used by every part of the store
 
-    func now() -> ClockReading { options.clock() }
+    /// The host's clock, refused (`clockOutOfRange`) outside `ClockReading.bootRange` and
+    /// `wallRange`: the one place a reading enters, so no time arithmetic sees an extreme value.
+    func now() throws -> ClockReading { try options.clock().checked() }
 
     /// Runs `body` under the handle lock in a write transaction. With a pepper the security
     /// state is checked against its MAC first and sealed again after `body` (see `IntegrityUse`).

@@ -3,10 +3,10 @@
 // iOS lets Face ID unlock an app at a cold start once the device has been unlocked with its
 // passcode since the last restart. The equivalent here: after a passcode unlock, the key that
 // opens the store's key wrap (the wrap's key-encryption key, KEK) is kept in the kernel keyring,
-// in the user's session keyring, readable only by its possessors (the processes of this login
-// session), with a 48-hour timeout. A later process of the same session that gets a biometric
-// match policy allows reads it back and opens the wrap in the store file with it, so a forged
-// entry opens nothing. The kernel forgets every key at reboot: "passcode after restart".
+// in the process's own session keyring (never the user session keyring, @us), readable only by
+// its possessors (the processes of this login session), with a 48-hour timeout. A later process
+// of the same session that gets a biometric match policy allows reads it back and opens the wrap
+// in the store file with it, so a forged entry opens nothing. The kernel forgets every key at reboot: "passcode after restart".
 //
 // Entries are named "libpasscode:<hex>", the hex a hash of the wrap's public salt, so every
 // passcode (and every store) has its own and a changed passcode leaves nothing behind.
@@ -27,12 +27,23 @@ enum SessionKeyring {
         return text
     }
 
-    /// The session keyring's serial, without creating one: a process with no session keyring
-    /// uses the user's session keyring (shared by the user's processes that have none).
+    /// The serial of this process's own session keyring, without creating one; nil when it has
+    /// none. A process without one is given the user's session keyring (`@us`) in its place,
+    /// which every login session of the user can reach (`keyctl link @us @s`): that is no
+    /// "only this login session", so it is never used, not even as a fallback.
     private static func keyring() -> Int32? {
-        let id = passcode_keyctl(Int32(passcode_keyctl_get_keyring_id), UInt(bitPattern: Int(passcode_keyring_session)), 0, 0, 0)
+        let session = serial(of: passcode_keyring_session), user = serial(of: passcode_keyring_user_session)
+        guard let session, session != user else { return nil }
+        return session
+    }
+
+    private static func serial(of special: Int) -> Int32? {
+        let id = passcode_keyctl(Int32(passcode_keyctl_get_keyring_id), UInt(bitPattern: special), 0, 0, 0)
         return id > 0 ? Int32(truncatingIfNeeded: id) : nil
     }
+
+    /// Whether this process has a session keyring of its own, where an entry may be kept.
+    static var isAvailable: Bool { keyring() != nil }
 
     private static func find(_ name: String, in ring: Int32) -> Int? {
         let serial = name.withCString { n in

@@ -324,7 +324,7 @@ extension PasscodeStore {
     /// Writes one setting after the host's hook agreed. The hook is called with no lock held,
     /// so it may take its time (a network call) and may call back into the library.
     func changeSetting(_ setting: Setting, to value: Int64) throws {
-        let now = now()
+        let now = try now()
         // Everything that can refuse the change is checked before the host is asked, so the hook
         // never sees a change that cannot happen.
         let old: Int64 = try read {
@@ -375,7 +375,7 @@ extension PasscodeStore {
             throw PasscodeError.invalidSetting("the maximum number of failures must be 0 (never) to 10000")
         }
         let custom = Int64(LockoutScheduleKind.custom.rawValue)
-        let now = now()
+        let now = try now()
         let old: Int64 = try read {
             try checkChangeAllowedLocked("the lockout schedule", weakens: true, now: now)  // any change of the table
             return try value(.lockoutSchedule)

@@ -209,6 +209,13 @@ struct LockState: StateRecord {
         launchNeedsPasscode = false
     }
 
+    /// The auto-lock rule for time in the background since `since` (nil: not there).
+    mutating func autoLock(since: BootInstant?, timeoutSeconds: Int64, now: ClockReading) {
+        guard let since else { return }
+        let reason = AutoLockPolicy.lockOnReturn(timeoutSeconds: timeoutSeconds, since: since, now: now)
+        if reason != .none { lock(reason) }
+    }
+
     var backgroundSince: BootInstant? {
         backgroundMs < 0 ? nil : BootInstant(bootID: backgroundBootID, ms: backgroundMs)
     }

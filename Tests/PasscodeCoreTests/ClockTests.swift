@@ -74,4 +74,19 @@ final class ClockTests: XCTestCase {
         clock.advance(seconds: 300)
         XCTAssertNoThrow(try s.verify(secret(good1)))
     }
+
+    /// Readings outside the stated range are refused, at the one place a reading enters.
+    func testReadingsOutsideTheRangeAreRefused() throws {
+        let inRange: [(Int64, Int64)] = [(0, 0), (1, -1), (maxClockMs, maxClockMs), (0, -maxClockMs)]
+        let outOfRange: [(Int64, Int64)] = [(-1, 0), (maxClockMs + 1, 0), (Int64.max, 0), (Int64.min, 0),
+                                            (0, maxClockMs + 1), (0, -maxClockMs - 1), (0, Int64.max), (0, Int64.min)]
+        for (b, w) in inRange {
+            XCTAssertNoThrow(try ClockReading(bootMs: b, wallMs: w, bootID: 1).checked(), "\(b) \(w)")
+        }
+        for (b, w) in outOfRange {
+            XCTAssertThrowsError(try ClockReading(bootMs: b, wallMs: w, bootID: 1).checked(), "\(b) \(w)") { error in
+                guard case PasscodeError.clockOutOfRange = error else { return XCTFail("\(error)") }
+            }
+        }
+    }
 }

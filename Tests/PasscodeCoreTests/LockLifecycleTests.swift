@@ -154,7 +154,9 @@ final class LockLifecycleTests: XCTestCase {
         try store.setPasscode(secret(good1))
         try store.set(.biometricEnabled, to: 1)
         try store.setBiometricAvailability(false, kind: .none)
-        XCTAssertEqual(try store.get(.biometricEnabled), 0)
+        // A report changes no setting (issue 29): policy refuses unavailable biometrics instead.
+        XCTAssertEqual(try store.get(.biometricEnabled), 1)
+        XCTAssertEqual(try store.biometricRefusal(), .biometricUnavailable)
     }
 
     /// Seed 000: no biometric unlock while the passcode lock is off (the switch is not shown);

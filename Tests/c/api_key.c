@@ -656,20 +656,13 @@ int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const
 }
 
 static void test_a_second_process_gets_no_key_and_only_the_schedules_guesses(void) {
-    char path[512], self[512], cmd[1400], line[128] = "";
+    char path[512], line[128] = "";
     mailbox m = {0};
     uint8_t key[KEY];
     passcode_store *s = keyed_store(path, sizeof path, &m, key);
     CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FACE_ID), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    CHECK(len > 0);
-    self[len > 0 ? len : 0] = 0;
-    snprintf(cmd, sizeof cmd, "'%s' --attack-key '%s' %lld %lld %llu", self, path, (long long)the_clock.boot_ms,
-             (long long)the_clock.wall_ms, (unsigned long long)the_clock.boot_id);
-    FILE *p = popen(cmd, "r");
-    CHECK(p && fgets(line, sizeof line, p));
-    if (p) pclose(p);
+    CHECK(run_self("--attack-key", path, the_clock.boot_id, line, sizeof line));
     int bio = -1, refusal = -1, seal = -1, seen = -1;
     long long checked = -1;
     CHECK(sscanf(line, "%d %d %d %lld %d", &bio, &refusal, &seal, &checked, &seen) == 5);

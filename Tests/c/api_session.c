@@ -85,16 +85,9 @@ int session_child(int argc, char **argv) {
 typedef struct { int rc, refusal, locked, lead; char sealed[256]; } child_result;
 
 static child_result run_child(const char *path, uint64_t boot_id) {
-    char self[512], cmd[1400], line[512] = "";
+    char line[512] = "";
     child_result r = { -1, -1, -1, -1, "" };
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    CHECK(len > 0);
-    self[len > 0 ? len : 0] = 0;
-    snprintf(cmd, sizeof cmd, "'%s' --session-child '%s' %lld %lld %llu", self, path, (long long)the_clock.boot_ms,
-             (long long)the_clock.wall_ms, (unsigned long long)boot_id);
-    FILE *p = popen(cmd, "r");
-    CHECK(p && fgets(line, sizeof line, p));
-    if (p) pclose(p);
+    CHECK(run_self("--session-child", path, boot_id, line, sizeof line));
     CHECK(sscanf(line, "%d %d %d %d %255s", &r.rc, &r.refusal, &r.locked, &r.lead, r.sealed) == 5);
     return r;
 }

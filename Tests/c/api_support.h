@@ -153,6 +153,21 @@ static inline passcode_store *store_with_passcode(char *path, size_t size, mailb
     return s;
 }
 
+/* Runs this test program again as `self MODE PATH BOOT_MS WALL_MS BOOT_ID` (a second process
+ * on the test clock, with `boot_id`) and reads the first line it prints into `line`. */
+static inline int run_self(const char *mode, const char *path, uint64_t boot_id, char *line, size_t size) {
+    char self[512], cmd[1400];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return 0;
+    self[len] = 0;
+    snprintf(cmd, sizeof cmd, "'%s' %s '%s' %lld %lld %llu", self, mode, path, (long long)the_clock.boot_ms,
+             (long long)the_clock.wall_ms, (unsigned long long)boot_id);
+    FILE *p = popen(cmd, "r");
+    int ok = p && fgets(line, (int)size, p);
+    if (p) pclose(p);
+    return ok;
+}
+
 /* Each area's tests (Tests/c/api_<area>.c). */
 void run_open_tests(void);
 void run_passcode_tests(void);
@@ -167,4 +182,7 @@ int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const
 void run_reset_rules_tests(void);
 void run_session_tests(void);
 int session_child(int argc, char **argv);
+void run_robustness_tests(void);
+int probe_reset(const char *path);
+int no_session_child(const char *path);
 #endif

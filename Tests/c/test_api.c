@@ -27,6 +27,14 @@ int main(int argc, char **argv) {
         passcode_close(s);
         return 0;
     }
+    /* The processes of the robustness tests (api_robustness.c). */
+    if (argc == 3 && !strcmp(argv[1], "--probe-reset")) return probe_reset(argv[2]);
+    if (argc == 6 && !strcmp(argv[1], "--no-session-child")) {
+        the_clock.boot_ms = strtoll(argv[3], NULL, 10);
+        the_clock.wall_ms = strtoll(argv[4], NULL, 10);
+        the_clock.boot_id = strtoull(argv[5], NULL, 10);
+        return no_session_child(argv[2]);
+    }
     /* The second process of the session keyring tests (api_session.c). */
     if (argc >= 2 && !strcmp(argv[1], "--session-child")) return session_child(argc, argv);
     /* Our own session keyring, new and empty, that our child processes share and that goes
@@ -45,6 +53,7 @@ int main(int argc, char **argv) {
     run_key_tests();
     run_reset_rules_tests();
     run_session_tests();
+    run_robustness_tests();
     remove_tree(tmp_root);
     return tl_summary();
 }

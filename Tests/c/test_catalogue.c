@@ -5,6 +5,7 @@
 #include <passcode.h>
 #include <sqlite3.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,14 @@ static passcode_options *foreign_options;
 static passcode_flow *foreign_flow;
 static passcode_session_list *foreign_list;
 static long junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+/* A host clock far outside the accepted range (issue 29). */
+static void far_clock(void *payload, int64_t *boot_ms, int64_t *wall_ms, uint64_t *boot_id) {
+    (void)payload;
+    *boot_ms = INT64_MAX;
+    *wall_ms = INT64_MIN;
+    *boot_id = 1;
+}
 
 /* Every row of every table, as one string: the store's content. */
 static char *content(void) {
@@ -349,6 +358,34 @@ int main(void) {
     CASE(passcode_options_set_allow_weak(o, -1), MIS);
     CASE(passcode_options_set_busy_timeout(o, -5), MIS);
     passcode_options_free(o);
+
+    /* Issue 29: key lengths checked before the buffer is touched, a clock out of range refused
+     * with its status, a flow of a closed store refused; nothing changes. */
+    uint8_t key32[32];
+    CASE(passcode_unlock_key(s, "386491", 6, key32, SIZE_MAX), MIS);
+    CASE(passcode_biometric_unlock_key(s, key32, SIZE_MAX, &i32), MIS);
+    CASE(passcode_flow_take_key(foreign_flow, key32, SIZE_MAX), INV);
+    CASE(passcode_password_change_check(s, "old", SIZE_MAX, "abcdefgh", 8, "abcdefgh", 8), MIS);
+    passcode_store *ended = NULL;
+    passcode_flow *orphan = NULL;
+    passcode_options *co = NULL;
+    passcode_options_new(&co);
+    passcode_options_set_cost_explicit(co, 1, 8192);
+    passcode_open(path, co, &ended);
+    passcode_flow_new(ended, PASSCODE_FLOW_KIND_UNLOCK, &orphan);
+    passcode_close(ended);
+    CASE(passcode_flow_digit(orphan, 3), MIS);
+    CASE(passcode_flow_take_key(orphan, key32, sizeof key32), MIS);
+    passcode_flow_free(orphan);
+    passcode_store *skewed = NULL;
+    passcode_options_set_clock(co, far_clock, NULL);
+    passcode_open(path, co, &skewed);
+    passcode_options_free(co);
+    CASE(passcode_verify(skewed, "386491", 6), PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
+    CASE(passcode_reset_retry_after(skewed, &i64), PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
+    CASE(passcode_event_report(skewed, PASSCODE_EVENT_BACKGROUND, &i32), PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
+    CASE(passcode_lockout_remaining(skewed, &i64), PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
+    passcode_close(skewed);
 
     passcode_close(s);
     unlink(path);

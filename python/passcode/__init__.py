@@ -610,7 +610,9 @@ class Store(_Handle):
 
     def biometric_unlock_key(self) -> bytearray:
         """Reports a biometric success and returns the data key; raises PasscodeRequired (with
-        .reason) when policy refuses or this process holds no key since a passcode unlock."""
+        .reason) when policy refuses or this process holds no key since a passcode unlock, and
+        its subclass NoSessionKeyring when, besides, the process has no session keyring of its
+        own to keep the key across launches in (no fallback to the user's keyring)."""
         key = bytearray(KEY_BYTES)
         refusal = c_int32()
         with _SecretBuffer(key, "the key") as out:

@@ -64,6 +64,8 @@ class Status(IntEnum):
     ERR_TPM_LOCKOUT = 54
     ERR_TPM_ROLLBACK = 55
     ERR_TPM = 56
+    ERR_NO_SESSION_KEYRING = 61
+    ERR_CLOCK_OUT_OF_RANGE = 62
 
 
 class Cost(IntEnum):

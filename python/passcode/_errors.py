@@ -284,6 +284,19 @@ class TPMFailed(TPMError):
     status = Status.ERR_TPM
 
 
+class NoSessionKeyring(PasscodeRequired):
+    """biometric_unlock_key in a process without a session keyring of its own: nothing is kept in
+    the user's session keyring (@us), so after a relaunch only the passcode releases the data key. The
+    app stays locked."""
+    status = Status.ERR_NO_SESSION_KEYRING
+
+
+class ClockOutOfRange(PasscodeError, ValueError):
+    """The host's clock gave a reading outside the accepted range (boot 0 to 2**61 - 1 ms, wall
+    -(2**61 - 1) to 2**61 - 1 ms); nothing changed. The message names the clock and the value."""
+    status = Status.ERR_CLOCK_OUT_OF_RANGE
+
+
 _BY_STATUS: Dict[Status, Type[PasscodeError]] = {}
 for _cls in list(globals().values()):
     if isinstance(_cls, type) and issubclass(_cls, PasscodeError) and "status" in _cls.__dict__:

@@ -1,0 +1,612 @@
+/* No host call weakens the lock in passing, and no argument or clock crashes the process
+ * (issue 29): host reports change no setting; a launch applies the auto-lock to the time in the
+ * background; reset-code limits and expiry by two clocks; no @us fallback for the session
+ * keyring; every length checked before a buffer is touched; clock readings out of range refused
+ * and time arithmetic that never traps; passcode_close ends the store's flows and wipes every
+ * copy of the data key. The calls that could crash run in a child process, so a crash is a
+ * failed check here, not the end of test_api. */
+#include "api_support.h"
+
+#include <linux/keyctl.h>
+#include <sys/syscall.h>
+
+#define KEY 32
+
+/* Runs `fn(arg)` in a child process; true when it exited normally with every check passed.
+ * `*signal_out` gets the signal that ended it, 0 when none. */
+static int survives(void (*fn)(void *), void *arg, int *signal_out) {
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int before = tl_failed;
+        fn(arg);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(tl_failed == before ? 0 : 1);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) return 0;
+    if (signal_out) *signal_out = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Every setting's value, to show that a call changed none. */
+static void all_settings(passcode_store *s, int64_t out[15]) {
+    for (int32_t k = 0; k < 15; k++) out[k] = get_setting(s, k);
+}
+
+/* ---- 1. host reports change no setting ------------------------------------------------------ */
+
+/* A store with a passcode, a fingerprint reader, biometric unlock and "Require on App Launch"
+ * on, lock at launch off (the passcode was just set: the proof for the weakening change). */
+static passcode_store *require_on_launch_store(char *path, size_t size, mailbox *m) {
+    passcode_store *s = store_with_passcode(path, size, m);
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, 1), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);
+    return s;
+}
+
+/* The GTK front end at start-up with the reader unplugged: it reports biometrics unavailable,
+ * then the launch. "Require on App Launch" stays on, the launch locks, and the lock screen asks
+ * for the passcode (no biometric prompt). */
+static void test_a_missing_reader_changes_no_setting_and_the_launch_locks(void) {
+    char path[512];
+    mailbox m = {0};
+    int32_t locked = -1, reason = -1, lead = -1, refusal = -1;
+    int64_t before[15], after[15];
+    passcode_store *s = require_on_launch_store(path, sizeof path, &m);
+    all_settings(s, before);
+    passcode_close(s);
+    s = open_fast(path);  /* the next launch */
+    CHECK_STATUS(passcode_biometric_set_available(s, 0, PASSCODE_BIOMETRIC_KIND_NONE), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
+    CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_LAUNCH);
+    all_settings(s, after);
+    CHECK(memcmp(before, after, sizeof before) == 0);
+    CHECK(get_setting(s, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH) == 1);
+    CHECK_STATUS(passcode_biometric_lead(s, &lead), PASSCODE_OK);
+    CHECK(lead == 0);  /* the passcode pad, not a prompt for a reader that is not there */
+    CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_UNAVAILABLE);
+    CHECK_STATUS(passcode_lock_state(s, &locked, NULL), PASSCODE_OK);
+    CHECK(locked == 1);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    /* The reader comes back: the user's settings are as they were. */
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
+    all_settings(s, after);
+    CHECK(memcmp(before, after, sizeof before) == 0);
+    printf("reader missing at launch: require-on-launch %lld, locked %d (reason %d), lead %d\n",
+           (long long)after[PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH], locked, reason, lead);
+    passcode_close(s);
+}
+
+/* Every host report, in every state (unlocked, locked, each availability and kind): no setting moves. */
+static void test_no_host_report_changes_a_setting(void) {
+    char path[512];
+    mailbox m = {0};
+    int32_t out = 0, refusal = 0;
+    int64_t before[15], after[15];
+    passcode_store *s = require_on_launch_store(path, sizeof path, &m);
+    all_settings(s, before);
+    for (int round = 0; round < 2; round++) {
+        for (int32_t kind = PASSCODE_BIOMETRIC_KIND_NONE; kind <= PASSCODE_BIOMETRIC_KIND_FINGERPRINT; kind++) {
+            CHECK_STATUS(passcode_biometric_set_available(s, kind % 2, kind), PASSCODE_OK);
+            for (int32_t e = PASSCODE_EVENT_LAUNCHED; e <= PASSCODE_EVENT_LOCK_NOW; e++) {
+                CHECK_STATUS(passcode_event_report(s, e, &out), PASSCODE_OK);
+                advance_ms(3600 * 1000);
+            }
+            CHECK_STATUS(passcode_biometric_failed(s, &out), PASSCODE_OK);
+            passcode_biometric_unlock(s, &refusal);
+        }
+        CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);  /* round 2 starts unlocked */
+    }
+    CHECK_STATUS(passcode_biometric_set_available(s, 0, PASSCODE_BIOMETRIC_KIND_NONE), PASSCODE_OK);
+    all_settings(s, after);
+    CHECK(memcmp(before, after, sizeof before) == 0);
+    passcode_close(s);
+}
+
+/* ---- 2. a launch applies the auto-lock rule -------------------------------------------------- */
+
+/* Lock at launch off, auto-lock 15 minutes: killed in the background, relaunched 2 hours later:
+ * locked (reason background). Relaunched after 1 minute: not locked. */
+static void test_a_launch_applies_the_auto_lock_to_the_time_in_the_background(void) {
+    char path[512];
+    mailbox m = {0};
+    int32_t locked = -1, reason = -1;
+    passcode_store *s = store_with_passcode(path, sizeof path, &m);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);
+    CHECK(get_setting(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS) == 900);
+    /* 1 minute in the background, killed, relaunched: the timer had not run out. */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    passcode_close(s);
+    advance_ms(60 * 1000);
+    s = open_fast(path);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK(locked == 0);
+    /* 2 hours in the background, killed, relaunched. */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    passcode_close(s);
+    advance_ms(2 * 3600 * 1000);
+    s = open_fast(path);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
+    CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_BACKGROUND);
+    printf("killed in the background, relaunched 2 h later, lock at launch off: locked %d (reason %d)\n", locked, reason);
+    /* The record is used once: after the unlock, a second launch does not lock again. */
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK(locked == 0);
+    /* A restart while in the background locks too (time that cannot be measured is never short). */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    passcode_close(s);
+    the_clock.boot_id++;
+    the_clock.boot_ms = 5000;
+    s = open_fast(path);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
+    CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_RESTART);
+    passcode_close(s);
+}
+
+/* ---- 3. reset-code limits and expiry by two clocks ------------------------------------------- */
+
+/* The boot clock alone moving (what an unprivileged time namespace does) neither lifts the
+ * 1-a-minute or 5-a-day limit nor keeps a code alive; the wall clock alone moving forward does
+ * not lift them either; both moving does. */
+static void test_reset_limits_and_expiry_use_both_clocks(void) {
+    char path[512];
+    mailbox m = {0};
+    passcode_store *s = store_with_passcode(path, sizeof path, &m);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    the_clock.boot_ms += 61 * 1000;  /* the boot clock alone */
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_RATE_LIMITED);
+    the_clock.boot_ms -= 61 * 1000;
+    the_clock.wall_ms += 61 * 1000;  /* the wall clock alone */
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_RATE_LIMITED);
+    the_clock.boot_ms += 61 * 1000;  /* both */
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    for (int i = 0; i < 3; i++) {
+        advance_ms(61 * 1000);
+        CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    }
+    /* Five today. A day more on the boot clock alone: still five today by the wall clock. */
+    advance_ms(61 * 1000);
+    int issued = 0;
+    for (int i = 1; i <= 20; i++) {
+        the_clock.boot_ms += 25LL * 3600 * 1000;
+        if (passcode_reset_request(s) == PASSCODE_OK) issued++;
+    }
+    CHECK(issued == 0);
+    printf("reset codes issued by moving the boot clock 20 days ahead (fake clock): %d\n", issued);
+    /* A code's lifetime (15 minutes) ends when the wall clock says so, even if the boot clock
+     * stands still. */
+    the_clock.wall_ms += 25LL * 3600 * 1000;  /* now a day passed by both */
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    the_clock.wall_ms += 16 * 60 * 1000;
+    CHECK_STATUS(passcode_reset_check(s, m.code, strlen(m.code)), PASSCODE_ERR_RESET_CODE_EXPIRED);
+    /* And when the boot clock says so, with the wall clock standing still. */
+    advance_ms(61 * 1000);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    the_clock.boot_ms += 16 * 60 * 1000;
+    CHECK_STATUS(passcode_reset_check(s, m.code, strlen(m.code)), PASSCODE_ERR_RESET_CODE_EXPIRED);
+    /* The wall clock set back before the request: the boot clock alone decides (never endless). */
+    the_clock.wall_ms -= 10LL * 86400 * 1000;
+    the_clock.boot_ms += 61 * 1000;
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_check(s, m.code, strlen(m.code)), PASSCODE_OK);
+    passcode_close(s);
+}
+
+/* test_api --probe-reset PATH: one reset-code request with the real clocks (run under unshare). */
+int probe_reset(const char *path) {
+    passcode_options *o = NULL;
+    passcode_store *s = NULL;
+    mailbox m = {0};
+    passcode_options_new(&o);
+    passcode_options_set_cost_explicit(o, 1, 8192);
+    int32_t rc = passcode_open(path, o, &s);
+    passcode_options_free(o);
+    if (rc == PASSCODE_OK) rc = passcode_set_reset_delivery_callback(s, mailbox_deliver, &m);
+    if (rc == PASSCODE_OK) rc = passcode_reset_request(s);
+    printf("%d\n", rc);
+    passcode_close(s);
+    return 0;
+}
+
+/* The attack of the issue: `unshare --user --map-root-user --time --boottime N` moves the boot
+ * clock of the requesting process days ahead without privilege. With the wall clock holding the
+ * limits, no time namespace gets a code past them. */
+static void test_a_time_namespace_does_not_lift_the_reset_limits(void) {
+    char path[512], cmd[1200];
+    new_path(path, sizeof path, "timens-reset.db");
+    passcode_options *o = NULL;
+    passcode_store *s = NULL;
+    mailbox m = {0};
+    passcode_options_new(&o);
+    passcode_options_set_cost_explicit(o, 1, 8192);  /* the real clocks */
+    CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
+    passcode_options_free(o);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    passcode_close(s);
+    if (system("unshare --user --map-root-user --time --boottime 61 true >/dev/null 2>&1") != 0) {
+        const char *why = "time namespace (reset limits): NOT RUN: 'unshare --user --map-root-user --time' is not "
+                          "allowed on this kernel or for this user (needs Linux 5.6+ and unprivileged user namespaces); "
+                          "only the fake-clock test above covers the reset limits here";
+        printf("%s\n", why);
+        fprintf(stderr, "WARNING %s\n", why);
+        return;
+    }
+    int issued = 0, limited = 0;
+    for (int k = 1; k <= 20; k++) {
+        /* Each request a day and an hour further ahead on the boot clock than the one before. */
+        snprintf(cmd, sizeof cmd, "unshare --user --map-root-user --time --boottime %d ./test_api --probe-reset '%s'",
+                 k * 90000, path);
+        FILE *p = popen(cmd, "r");
+        int status = -1;
+        if (p) {
+            if (fscanf(p, "%d", &status) != 1) status = -1;
+            pclose(p);
+        }
+        if (status == PASSCODE_OK) issued++;
+        if (status == PASSCODE_ERR_RATE_LIMITED) limited++;
+    }
+    CHECK(issued == 0 && limited == 20);
+    printf("time namespace: 20 requests, each with the boot clock a further 25 h ahead: %d codes issued, %d rate-limited\n",
+           issued, limited);
+}
+
+/* ---- 4. no @us fallback ----------------------------------------------------------------------- */
+
+/* The libpasscode entries of the user session keyring (@us), by serial. */
+static int us_entries(int32_t *ids_out, int max) {
+    int32_t ids[256];
+    int count = 0;
+    long n = syscall(SYS_keyctl, KEYCTL_READ, KEY_SPEC_USER_SESSION_KEYRING, ids, sizeof ids);
+    if (n > (long)sizeof ids) n = sizeof ids;
+    for (long i = 0; i < n / 4; i++) {
+        char d[256];
+        if (syscall(SYS_keyctl, KEYCTL_DESCRIBE, ids[i], d, sizeof d) > 0 && strstr(d, ";libpasscode:")) {
+            if (count < max) ids_out[count] = ids[i];
+            count++;
+        }
+    }
+    return count;
+}
+
+/* test_api --no-session-child PATH: a process whose session keyring is the user's (@us), as a
+ * process without one of its own gets: a passcode unlock, then a relaunch and a biometric match.
+ * Prints "status refusal new-entries-in-@us", and removes the entries it made there. */
+int no_session_child(const char *path) {
+    char name[64];
+    int32_t before[64], after[64], refusal = -1;
+    uint8_t key[KEY];
+    snprintf(name, sizeof name, "_uid_ses.%u", (unsigned)getuid());
+    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0) { printf("-1 -1 -1\n"); return 0; }
+    int n_before = us_entries(before, 64);
+    passcode_store *s = open_fast(path);
+    passcode_verify(s, PC1, LEN);
+    passcode_close(s);
+    int n_after = us_entries(after, 64);
+    s = open_fast(path);  /* the relaunch */
+    passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, NULL);
+    int32_t rc = passcode_biometric_unlock_key(s, key, KEY, &refusal);
+    passcode_close(s);
+    for (int i = 0; i < n_after && i < 64; i++) {  /* leave @us as it was */
+        int old = 0;
+        for (int j = 0; j < n_before && j < 64; j++) old |= before[j] == after[i];
+        if (!old) syscall(SYS_keyctl, KEYCTL_INVALIDATE, after[i]);
+    }
+    printf("%d %d %d\n", rc, refusal, n_after - n_before);
+    return 0;
+}
+
+static void test_no_user_keyring_fallback(void) {
+    char path[512], line[256] = "";
+    mailbox m = {0};
+    passcode_store *s = store_with_passcode(path, sizeof path, &m);
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
+    passcode_close(s);
+    CHECK(run_self("--no-session-child", path, the_clock.boot_id, line, sizeof line));
+    int rc = -2, refusal = -2, added = -2;
+    CHECK(sscanf(line, "%d %d %d", &rc, &refusal, &added) == 3);
+    CHECK(rc != -1);  /* the child could join @us */
+    CHECK(added == 0);
+    CHECK_STATUS(rc, PASSCODE_ERR_NO_SESSION_KEYRING);
+    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY);
+    printf("no session keyring of its own: %d entries put in @us, biometric unlock after relaunch: %s\n",
+           added, passcode_strerror(rc));
+}
+
+/* ---- 5. every length checked before a buffer is touched ------------------------------------ */
+
+typedef struct { char path[512]; } length_case;
+
+static void call_with_huge_lengths(void *arg) {
+    length_case *c = arg;
+    passcode_store *s = open_fast(c->path);
+    uint8_t key[KEY], out[64];
+    size_t got = 0;
+    int32_t refusal = -1;
+    char code[] = "12345678";
+    passcode_flow *f = NULL;
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, key, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    CHECK(failures(s) == 0);  /* nothing was checked or counted */
+    CHECK_STATUS(passcode_biometric_unlock_key(s, key, SIZE_MAX, &refusal), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_take_key(NULL, key, SIZE_MAX), PASSCODE_ERR_INVALID_HANDLE);
+    CHECK_STATUS(passcode_flow_take_key((passcode_flow *)&refusal, key, SIZE_MAX), PASSCODE_ERR_INVALID_HANDLE);
+    CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, &f), PASSCODE_OK);
+    for (const char *p = PC1; *p; p++) passcode_flow_digit(f, *p - '0');
+    CHECK_STATUS(passcode_flow_take_key(f, key, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_take_key(f, key, KEY), PASSCODE_OK);  /* the failed call did not use it up */
+    passcode_flow_free(f);
+    /* Every other exported function with a length, SIZE_MAX each: a status, no crash. */
+    CHECK_STATUS(passcode_verify(s, PC1, SIZE_MAX), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_authorize(s, PC1, SIZE_MAX), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_set(s, PC1, SIZE_MAX), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_change(s, PC1, SIZE_MAX, PC2, LEN), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_change(s, PC1, LEN, PC2, SIZE_MAX), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_disable(s, PC1, SIZE_MAX), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_remove(s, PC1, SIZE_MAX), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_tpm_bind(s, PC1, SIZE_MAX), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_tpm_unbind(s, PC1, SIZE_MAX), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_reset_check(s, code, SIZE_MAX), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_reset_complete(s, code, SIZE_MAX, PC2, LEN), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_reset_complete(s, code, 8, PC2, SIZE_MAX), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_reset_complete_with_recovery_key(s, code, 8, PC2, LEN, key, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_set_recovery_key(s, key, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_seal(s, key, SIZE_MAX, out, sizeof out, &got), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_seal(s, key, SIZE_MAX / 2, out, sizeof out, &got), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_unseal(s, key, SIZE_MAX, out, sizeof out, &got), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_password_change_check(s, "old", SIZE_MAX, "new password", 12, "new password", 12), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_password_change_check(s, "old", 3, "new password", SIZE_MAX, "new password", 12), PASSCODE_ERR_PASSWORD_TOO_LONG);
+    CHECK_STATUS(passcode_password_change_check(s, "old", 3, "new password", 12, "new password", SIZE_MAX), PASSCODE_ERR_PASSWORD_MISMATCH);
+    uint32_t delays[1] = {60};
+    CHECK_STATUS(passcode_set_custom_schedule(s, delays, SIZE_MAX, 10), PASSCODE_ERR_INVALID_SETTING);
+    int64_t values[1];
+    size_t count = 0;
+    CHECK_STATUS(passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, values, 1, &count), PASSCODE_ERR_BUFFER_TOO_SMALL);
+    passcode_session_list *list = NULL;
+    const char *text = NULL;
+    int32_t current = 0;
+    int64_t active = 0;
+    CHECK_STATUS(passcode_session_list_new(s, &list), PASSCODE_OK);
+    CHECK_STATUS(passcode_session_list_get(list, SIZE_MAX, &text, &text, &text, &active, &text, &current), PASSCODE_ERR_MISUSE);
+    passcode_session_list_free(list);
+    passcode_event_log *log = NULL;
+    int32_t kind = 0;
+    CHECK_STATUS(passcode_event_log_new(s, &log), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_log_get(log, SIZE_MAX, &kind, &active, &text), PASSCODE_ERR_MISUSE);
+    passcode_event_log_free(log);
+    passcode_options *o = NULL;
+    passcode_options_new(&o);
+    CHECK_STATUS(passcode_options_set_pepper(o, key, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_options_set_cost_explicit(o, 1, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    passcode_options_free(o);
+    passcode_close(s);
+}
+
+static void test_every_length_is_checked_before_a_buffer_is_touched(void) {
+    length_case c;
+    mailbox m = {0};
+    passcode_close(store_with_passcode(c.path, sizeof c.path, &m));
+    int sig = 0;
+    int ok = survives(call_with_huge_lengths, &c, &sig);
+    CHECK(ok);
+    printf("key_length SIZE_MAX (unlock_key, biometric_unlock_key, flow_take_key, invalid flows) and every other "
+           "length: %s\n", ok ? "a status each, no crash" : sig ? strsignal(sig) : "a wrong status");
+}
+
+/* ---- 6. clocks out of range, time arithmetic ------------------------------------------------- */
+
+static const int64_t extremes[8] = {
+    0, 1, -1, INT64_C(2305843009213693951) /* 2^61 - 1, the largest accepted */, INT64_C(2305843009213693952),
+    INT64_MAX - 1, INT64_MAX, INT64_MIN,
+};
+
+static int in_boot_range(int64_t v) { return v >= 0 && v <= extremes[3]; }
+static int in_wall_range(int64_t v) { return v >= -extremes[3] && v <= extremes[3]; }
+
+typedef struct { char path[512]; int64_t boot, wall; } clock_case;
+
+/* Every call that reads the clock, at one extreme reading, then at a normal one again. A
+ * reading out of range is refused with CLOCK_OUT_OF_RANGE and changes nothing. */
+static void call_at_extreme_clock(void *arg) {
+    clock_case *c = arg;
+    mailbox m = {0};
+    int32_t i32 = 0;
+    int64_t i64 = 0;
+    uint8_t key[KEY];
+    passcode_flow *f = NULL;
+    the_clock.boot_ms = 1000000;
+    the_clock.wall_ms = 1700000000000LL;
+    passcode_store *s = open_fast(c->path);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_logout_callback(s, mailbox_logout, &m), PASSCODE_OK);
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    for (int k = 0; k < 5; k++) wrong_guess(s, k, PASSCODE_ERR_WRONG_PASSCODE);  /* a lockout */
+    the_clock.boot_ms = c->boot;
+    the_clock.wall_ms = c->wall;
+    int refused = !(in_boot_range(c->boot) && in_wall_range(c->wall));
+    char wal[600];
+    size_t db_len = 0, wal_len = 0;
+    snprintf(wal, sizeof wal, "%s-wal", c->path);
+    char *db_before = slurp(c->path, &db_len), *wal_before = slurp(wal, &wal_len);
+    for (int round = 0; round < 2; round++) {
+        int32_t rc[24];
+        int n = 0;
+        rc[n++] = passcode_reset_request(s);
+        rc[n++] = passcode_reset_retry_after(s, &i64);
+        rc[n++] = passcode_reset_pending(s, &i32);
+        rc[n++] = passcode_reset_check(s, m.code, strlen(m.code));
+        rc[n++] = passcode_verify(s, PC2, LEN);
+        rc[n++] = passcode_authorize(s, PC1, LEN);
+        rc[n++] = passcode_lockout_remaining(s, &i64);
+        rc[n++] = passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &i32);
+        rc[n++] = passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, &i32);
+        rc[n++] = passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &i32);
+        rc[n++] = passcode_biometric_check(s, &i32);
+        rc[n++] = passcode_biometric_lead(s, &i32);
+        rc[n++] = passcode_biometric_unlock(s, &i32);
+        rc[n++] = passcode_biometric_unlock_key(s, key, KEY, &i32);
+        rc[n++] = passcode_biometric_failed(s, &i32);
+        rc[n++] = passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60);
+        rc[n++] = passcode_password_change_check(s, "old", 3, "new password", 12, "new password", 12);
+        rc[n++] = passcode_unlock_key(s, PC1, LEN, key, KEY);
+        if (passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, &f) == PASSCODE_OK) {
+            for (const char *p = PC1; *p; p++) passcode_flow_digit(f, *p - '0');
+            rc[n++] = passcode_flow_refresh(f);
+            rc[n++] = passcode_flow_lockout_remaining(f, &i64);
+            passcode_flow_free(f);
+            f = NULL;
+        }
+        rc[n++] = passcode_reset_complete(s, m.code, strlen(m.code), PC3, LEN);
+        rc[n++] = passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, &i32);
+        CHECK_STATUS(passcode_failure_summary(s, &i32, &i64), PASSCODE_OK);  /* reads no clock */
+        for (int k = 0; k < n; k++) {
+            CHECK(strcmp(passcode_strerror(rc[k]), "unknown status") != 0 && rc[k] != PASSCODE_ERR_INTERNAL);
+            CHECK(rc[k] != PASSCODE_ERR_CORRUPT);  /* an accepted extreme reading stores nothing a later read refuses */
+            if (round == 0 && refused) CHECK_STATUS(rc[k], PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
+            if (round == 1 || !refused) CHECK(rc[k] != PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
+        }
+        if (round == 0 && refused) CHECK(same_file(c->path, db_before, db_len) && same_file(wal, wal_before, wal_len));
+        the_clock.boot_ms = 1000000;  /* round 2: a normal clock again, the store still works */
+        the_clock.wall_ms = 1700000000000LL;
+    }
+    free(db_before);
+    free(wal_before);
+    passcode_close(s);
+}
+
+static void test_extreme_clock_readings_are_refused_never_a_crash(void) {
+    int crashed = 0, wrong = 0, refused = 0;
+    for (int b = 0; b < 8; b++) {
+        for (int w = 0; w < 8; w++) {
+            clock_case c;
+            new_path(c.path, sizeof c.path, "clock.db");
+            c.boot = extremes[b];
+            c.wall = extremes[w];
+            int sig = 0;
+            if (!survives(call_at_extreme_clock, &c, &sig)) {
+                if (sig) crashed++; else wrong++;
+                fprintf(stderr, "FAIL clock boot=%lld wall=%lld: %s\n", (long long)c.boot, (long long)c.wall,
+                        sig ? strsignal(sig) : "a wrong status");
+            }
+            refused += !(in_boot_range(c.boot) && in_wall_range(c.wall));
+        }
+    }
+    CHECK(crashed == 0 && wrong == 0);
+    printf("extreme clocks: 64 boot/wall combinations x every time-using call: %d crashed, %d wrong; "
+           "%d combinations refused with CLOCK_OUT_OF_RANGE\n", crashed, wrong, refused);
+}
+
+/* ---- 7. passcode_close ends the store's flows and wipes every copy of the key ---------------- */
+
+#define MASK 0x5a
+
+/* Copies of the key (known only masked, so that this test keeps no copy itself) in the
+ * process's own readable anonymous and heap memory, read in place from /proc/self/maps. */
+static int key_copies_in_memory(const uint8_t masked[KEY]) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[512];
+    int copies = 0;
+    if (!maps) return -1;
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long lo, hi;
+        char perms[8] = "", name[256] = "";
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255[^\n]", &lo, &hi, perms, name) < 3) continue;
+        if (perms[0] != 'r') continue;
+        if (name[0] && strcmp(name, "[heap]") != 0 && strcmp(name, "[stack]") != 0) continue;  /* files, [vvar], [vdso] */
+        const volatile uint8_t *p = (const volatile uint8_t *)lo;
+        size_t size = hi - lo;
+        for (size_t i = 0; i + KEY <= size; i++) {
+            if (p[i] != (uint8_t)(masked[0] ^ MASK)) continue;
+            size_t j = 1;
+            while (j < KEY && p[i + j] == (uint8_t)(masked[j] ^ MASK)) j++;
+            if (j == KEY) copies++;
+        }
+    }
+    fclose(maps);
+    return copies;
+}
+
+static void test_close_ends_the_flows_and_wipes_every_key_copy(void) {
+    char path[512];
+    mailbox m = {0};
+    uint8_t key[KEY], masked[KEY];
+    int32_t i32 = 0;
+    int64_t i64 = 0;
+    const char *text = NULL;
+    passcode_store *s = store_with_passcode(path, sizeof path, &m);
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, key, KEY), PASSCODE_OK);
+    for (int i = 0; i < KEY; i++) masked[i] = key[i] ^ MASK;
+    explicit_bzero(key, sizeof key);
+    /* A finished unlock flow holds its copy of the key, the handle its own; a second flow waits. */
+    passcode_flow *done = NULL, *waiting = NULL;
+    CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, &done), PASSCODE_OK);
+    for (const char *p = PC1; *p; p++) CHECK_STATUS(passcode_flow_digit(done, *p - '0'), PASSCODE_OK);
+    CHECK_STATUS(passcode_flow_state(done, &i32, NULL), PASSCODE_OK);
+    CHECK(i32 == PASSCODE_FLOW_STEP_FINISHED);
+    CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, &waiting), PASSCODE_OK);
+    /* Under valgrind (make test-c runs test_api under memcheck too) every byte of the heap the
+     * scan reads would be an invalid read: the scan runs in the plain run only. */
+    const char *preload = getenv("LD_PRELOAD");
+    int under_valgrind = preload && strstr(preload, "vgpreload") != NULL;
+    int before = under_valgrind ? -1 : key_copies_in_memory(masked);
+    CHECK(under_valgrind || before >= 1);  /* the scan finds the key where it is */
+    passcode_close(s);
+    int after = under_valgrind ? -1 : key_copies_in_memory(masked);
+    CHECK(under_valgrind || after == 0);
+    if (under_valgrind) printf("memory scan for the data key: NOT RUN under valgrind (it reads the whole heap); the plain run does it\n");
+    else printf("copies of the 32-byte data key in this process's memory: %d before passcode_close, %d after\n", before, after);
+    /* Every call on the finished flow: MISUSE. */
+    CHECK_STATUS(passcode_flow_digit(done, 3), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_delete(done), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_cancel(done), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_refresh(done), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_state(done, &i32, &i32), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_dots(done, &i32, &i32), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_prompt(done, &text), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_error(done, &text, &i32), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_shakes(done, &i32), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_lockout_remaining(done, &i64), PASSCODE_ERR_MISUSE);
+    memset(key, 0xAA, sizeof key);
+    CHECK_STATUS(passcode_flow_take_key(done, key, KEY), PASSCODE_ERR_MISUSE);
+    CHECK(key[0] == 0 && key[KEY - 1] == 0);
+    passcode_flow_free(done);
+    passcode_flow_free(waiting);  /* (ended with its store too) */
+    /* A lock screen's flow, started before the close and typed into after it, unlocks nothing. */
+    s = open_fast(path);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, &i32), PASSCODE_OK);
+    CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, &waiting), PASSCODE_OK);
+    passcode_close(s);
+    for (const char *p = PC1; *p; p++) CHECK_STATUS(passcode_flow_digit(waiting, *p - '0'), PASSCODE_ERR_MISUSE);
+    passcode_flow_free(waiting);
+    s = open_fast(path);
+    CHECK_STATUS(passcode_lock_state(s, &i32, NULL), PASSCODE_OK);
+    CHECK(i32 == 1);
+    passcode_close(s);
+}
+
+void run_robustness_tests(void) {
+    RUN(test_a_missing_reader_changes_no_setting_and_the_launch_locks);
+    RUN(test_no_host_report_changes_a_setting);
+    RUN(test_a_launch_applies_the_auto_lock_to_the_time_in_the_background);
+    RUN(test_reset_limits_and_expiry_use_both_clocks);
+    RUN(test_a_time_namespace_does_not_lift_the_reset_limits);
+    RUN(test_no_user_keyring_fallback);
+    RUN(test_every_length_is_checked_before_a_buffer_is_touched);
+    RUN(test_extreme_clock_readings_are_refused_never_a_crash);
+    RUN(test_close_ends_the_flows_and_wipes_every_key_copy);
+}

@@ -1,0 +1,79 @@
+"""Issue 29 through the binding: host reports change no setting, a launch applies the auto-lock,
+clock readings out of range raise ClockOutOfRange, closing a store ends its flows, and every
+status has an exception class of its own."""
+import pytest
+
+import passcode
+from passcode import BiometricKind, Event, FlowKind, LockReason, Setting, Status
+
+from conftest import PC1
+
+
+def test_every_status_has_its_own_exception_class():
+    # These raise the base class itself: the library's own failures (out of memory, a buffer,
+    # an internal error).
+    base = {Status.ERR_NO_MEM, Status.ERR_BUFFER_TOO_SMALL, Status.ERR_INTERNAL}
+    for st in Status:
+        if st == Status.OK:
+            continue
+        cls = type(passcode._errors.error_for(int(st), "m"))
+        assert (cls is passcode.PasscodeError) == (st in base), st.name
+    assert isinstance(passcode._errors.error_for(int(Status.ERR_NO_SESSION_KEYRING), "m"), passcode.NoSessionKeyring)
+    assert issubclass(passcode.NoSessionKeyring, passcode.PasscodeRequired)  # hosts catching the old status still do
+    assert isinstance(passcode._errors.error_for(int(Status.ERR_CLOCK_OUT_OF_RANGE), "m"), passcode.ClockOutOfRange)
+
+
+def test_a_missing_reader_changes_no_setting_and_the_launch_asks_for_the_passcode(tmp_path, clock):
+    path = str(tmp_path / "reader.db")
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.set_passcode(PC1)
+        s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
+        s.set(Setting.BIOMETRIC_ENABLED, 1)
+        s.set(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
+        s.set(Setting.LOCK_AT_LAUNCH, 0)
+        before = {k: s.get(k) for k in Setting}
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:  # the GTK start-up
+        s.set_biometric_availability(False, BiometricKind.NONE)
+        s.report(Event.LAUNCHED)
+        assert s.lock_state == (True, LockReason.LAUNCH)
+        assert not s.biometric_lead
+        assert {k: s.get(k) for k in Setting} == before
+        s.verify(PC1)
+
+
+def test_a_launch_after_a_kill_in_the_background_applies_the_auto_lock(tmp_path, clock):
+    path = str(tmp_path / "autolock.db")
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.set_passcode(PC1)
+        s.set(Setting.LOCK_AT_LAUNCH, 0)
+        s.report(Event.BACKGROUND)
+    clock.advance(2 * 3600)
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.report(Event.LAUNCHED)
+        assert s.lock_state == (True, LockReason.BACKGROUND)
+
+
+@pytest.mark.parametrize("boot,wall", [(-1, 0), (2**61, 0), (2**63 - 1, 0), (0, 2**63 - 1), (0, -(2**63))])
+def test_a_clock_out_of_range_raises_clock_out_of_range(tmp_path, clock, boot, wall):
+    with passcode.Store(str(tmp_path / "clock.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.set_passcode(PC1)
+        clock.boot, clock.wall = boot, wall
+        with pytest.raises(passcode.ClockOutOfRange) as e:
+            s.verify(PC1)
+        assert "clock" in e.value.message
+        with pytest.raises(passcode.ClockOutOfRange):
+            s.report(Event.BACKGROUND)
+        clock.boot, clock.wall = 1_000_000, 1_700_000_000_000
+        assert s.failed_attempts == 0  # refused before anything was counted
+        s.verify(PC1)
+
+
+def test_closing_the_store_ends_its_flows(tmp_path, clock):
+    s = passcode.Store(str(tmp_path / "flows.db"), ops_limit=1, mem_limit=8192, clock=clock)
+    s.set_passcode(PC1)
+    s.report(Event.LOCK_NOW)
+    flow = s.flow(FlowKind.UNLOCK)
+    s.close()
+    with pytest.raises(passcode.InvalidArgument):
+        flow.digit(3)
+    flow.close()
