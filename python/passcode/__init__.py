@@ -18,7 +18,7 @@ import functools
 import os
 from ctypes import POINTER, byref, c_char_p, c_int32, c_int64, c_uint64
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, TypeVar, Union
 
 from . import _ffi
 from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
@@ -31,7 +31,7 @@ __all__ = ["__version__", "Store", "Flow", "Session", "PasscodeError", "version"
            "setting_default", "setting_weakens", "Status", "Cost", "Setting",
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
            "FlowResult", "LifecycleEvent", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
-           "LoggedEvent", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD"]
+           "LoggedEvent", "LockScreen", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD"]
 
 _lib = _ffi.lib
 
@@ -239,6 +239,48 @@ class _Handle:
             pass
 
 
+class LockScreen(NamedTuple):
+    """What a lock screen draws, read at one moment (Store.lock_screen, passcode_lock_screen_read).
+    A NamedTuple: immutable, and the cheapest typed value to build (a frozen dataclass costs
+    several times more per poll)."""
+    locked: bool
+    reason: LockReason
+    lockout_seconds: int
+    failed_attempts: int
+    reset_required: bool
+    biometric_refusal: BiometricRefusal
+    biometric_lead: bool
+    biometric_kind: BiometricKind
+    security_label: str
+    passcode_set: bool
+    lock_enabled: bool
+
+
+class _Members(Dict[int, Any]):
+    """value -> enum member (or text), filled on first use: a dict lookup instead of an enum
+    constructor call in the hot queries. A value this binding does not know goes to `make`."""
+
+    def __init__(self, make: Callable[[int], Any]):
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, key: int) -> Any:
+        value = self[key] = self._make(key)
+        return value
+
+
+_REASONS = _Members(LockReason)
+_REFUSALS = _Members(BiometricRefusal)
+_KINDS = _Members(BiometricKind)
+#: The library's static label strings by address (they live as long as the process).
+_LABELS = _Members(lambda address: ctypes.string_at(address).decode())
+_new_tuple = tuple.__new__
+_lock_screen_read = _ffi.fast("passcode_lock_screen_read")
+_is_set = _ffi.fast("passcode_is_set")
+_LockScreenStruct = _ffi.lock_screen_t
+_LOCK_SCREEN_SIZE = ctypes.sizeof(_ffi.lock_screen_t)
+
+
 @dataclass(frozen=True)
 class LoggedEvent:
     """One entry of the security event log (passcode_event_log_get)."""
@@ -416,7 +458,14 @@ class Store(_Handle):
 
     @property
     def is_set(self) -> bool:
-        return bool(self._out_int(_lib.passcode_is_set))
+        h = self._handle
+        if h is None:
+            self._h()  # raises InvalidHandle
+        out = c_int32()
+        rc = _is_set(h, byref(out))
+        if rc:
+            _ffi.check_status(rc, _is_set, (h,))
+        return out.value == 1
 
     # -- the TPM ------------------------------------------------------------------------------
 
@@ -494,6 +543,21 @@ class Store(_Handle):
     @property
     def locked(self) -> bool:
         return self.lock_state[0]
+
+    def lock_screen(self) -> LockScreen:
+        """Everything a lock screen draws, in one call at the cost of about one `is_set`
+        (passcode_lock_screen_read): poll it on every redraw."""
+        h = self._handle
+        if h is None:
+            self._h()  # raises InvalidHandle
+        v = _LockScreenStruct(_LOCK_SCREEN_SIZE)
+        rc = _lock_screen_read(h, byref(v))
+        if rc:
+            _ffi.check_status(rc, _lock_screen_read, (h,))
+        return _new_tuple(LockScreen, (v.locked == 1, _REASONS[v.reason], v.lockout_seconds, v.failed_attempts,
+                                       v.reset_required == 1, _REFUSALS[v.biometric_refusal], v.biometric_lead == 1,
+                                       _KINDS[v.biometric_kind], _LABELS[v.security_label], v.passcode_set == 1,
+                                       v.lock_enabled == 1))
 
     def set_biometric_availability(self, available: bool, kind: BiometricKind = BiometricKind.NONE) -> None:
         _lib.passcode_biometric_set_available(self._h(), 1 if available else 0, int(BiometricKind(kind)))
