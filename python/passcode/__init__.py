@@ -16,6 +16,8 @@ import asyncio
 import ctypes
 import functools
 import os
+import struct
+import threading
 from ctypes import POINTER, byref, c_char_p, c_int32, c_int64, c_uint64
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, TypeVar, Union
@@ -273,12 +275,34 @@ _REASONS = _Members(LockReason)
 _REFUSALS = _Members(BiometricRefusal)
 _KINDS = _Members(BiometricKind)
 #: The library's static label strings by address (they live as long as the process).
-_LABELS = _Members(lambda address: ctypes.string_at(address).decode())
+_LABELS = _Members(lambda address: ctypes.string_at(address).decode() if address else "")
 _new_tuple = tuple.__new__
 _lock_screen_read = _ffi.fast("passcode_lock_screen_read")
 _is_set = _ffi.fast("passcode_is_set")
-_LockScreenStruct = _ffi.lock_screen_t
+#: The fast twin (_ffi.fast) of each function the queries below call through `_out_int`.
+_FAST = {name: _ffi.fast(name) for name in (
+    "passcode_is_enabled", "passcode_length", "passcode_failed_attempts", "passcode_lockout_remaining",
+    "passcode_is_reset_required", "passcode_biometric_check", "passcode_biometric_lead", "passcode_tpm_is_bound",
+    "passcode_has_recovery_key", "passcode_reset_pending", "passcode_reset_retry_after")}
+#: passcode_lock_screen read in one C call (struct.unpack_from) instead of one ctypes descriptor
+#: per field; native alignment, so it matches the C layout (checked against ctypes below).
+_LOCK_SCREEN = struct.Struct("@N2iq7iP")
 _LOCK_SCREEN_SIZE = ctypes.sizeof(_ffi.lock_screen_t)
+assert _LOCK_SCREEN.size == _LOCK_SCREEN_SIZE, "passcode_lock_screen: struct and ctypes layouts differ"
+_unpack_lock_screen = _LOCK_SCREEN.unpack_from
+
+
+class _Scratch(threading.local):
+    """A store's out-buffers for the hot queries, one set per thread (ctypes releases the GIL
+    during a call, so threads must not share them), made once instead of at every call."""
+
+    def __init__(self) -> None:
+        self.i32 = c_int32()
+        self.i32_ref = byref(self.i32)
+        self.i64 = c_int64()
+        self.i64_ref = byref(self.i64)
+        self.screen = _ffi.lock_screen_t(_LOCK_SCREEN_SIZE)
+        self.screen_ref = byref(self.screen)
 
 
 @dataclass(frozen=True)
@@ -326,6 +350,7 @@ class Store(_Handle):
         """
         self._handle = None
         self._callbacks = {}
+        self._scratch = _Scratch()
         if not isinstance(path, (str, bytes)):
             raise TypeError(f"path must be str or bytes, not {type(path).__name__}")
         opts = _ffi.OPTIONS()
@@ -385,9 +410,23 @@ class Store(_Handle):
         _lib.passcode_close(handle)
 
     def _out_int(self, fn: Callable[..., Any], ctype: Any = c_int32) -> int:
-        out = ctype()
-        fn(self._h(), byref(out))
-        return int(out.value)
+        h = self._handle
+        if h is None:
+            self._h()  # raises InvalidHandle
+        fast = _FAST.get(fn.__name__)
+        if fast is None:
+            out = ctype()
+            fn(h, byref(out))
+            return int(out.value)
+        scratch = self._scratch
+        if ctype is c_int32:
+            out, ref = scratch.i32, scratch.i32_ref
+        else:
+            out, ref = scratch.i64, scratch.i64_ref
+        rc = fast(h, ref)
+        if rc:
+            _ffi.check_status(rc, fast, (h,))
+        return out.value  # type: ignore[no-any-return]
 
     # -- the passcode -------------------------------------------------------------------------
 
@@ -458,14 +497,16 @@ class Store(_Handle):
 
     @property
     def is_set(self) -> bool:
+        # The hot query, at about the cost of a bare ctypes call: no argtypes conversion, no
+        # errcheck call, no out-buffer made per call (Tests/bench/bench.py measures it).
         h = self._handle
         if h is None:
             self._h()  # raises InvalidHandle
-        out = c_int32()
-        rc = _is_set(h, byref(out))
+        scratch = self._scratch
+        rc = _is_set(h, scratch.i32_ref)
         if rc:
             _ffi.check_status(rc, _is_set, (h,))
-        return out.value == 1
+        return scratch.i32.value == 1
 
     # -- the TPM ------------------------------------------------------------------------------
 
@@ -550,14 +591,13 @@ class Store(_Handle):
         h = self._handle
         if h is None:
             self._h()  # raises InvalidHandle
-        v = _LockScreenStruct(_LOCK_SCREEN_SIZE)
-        rc = _lock_screen_read(h, byref(v))
+        scratch = self._scratch
+        rc = _lock_screen_read(h, scratch.screen_ref)
         if rc:
             _ffi.check_status(rc, _lock_screen_read, (h,))
-        return _new_tuple(LockScreen, (v.locked == 1, _REASONS[v.reason], v.lockout_seconds, v.failed_attempts,
-                                       v.reset_required == 1, _REFUSALS[v.biometric_refusal], v.biometric_lead == 1,
-                                       _KINDS[v.biometric_kind], _LABELS[v.security_label], v.passcode_set == 1,
-                                       v.lock_enabled == 1))
+        _, locked, reason, left, failed, reset, refusal, lead, kind, is_set, enabled, label = _unpack_lock_screen(scratch.screen)
+        return _new_tuple(LockScreen, (locked == 1, _REASONS[reason], left, failed, reset == 1, _REFUSALS[refusal],
+                                       lead == 1, _KINDS[kind], _LABELS[label], is_set == 1, enabled == 1))
 
     def set_biometric_availability(self, available: bool, kind: BiometricKind = BiometricKind.NONE) -> None:
         _lib.passcode_biometric_set_available(self._h(), 1 if available else 0, int(BiometricKind(kind)))
@@ -571,7 +611,7 @@ class Store(_Handle):
 
     def biometric_check(self) -> BiometricRefusal:
         """Whether biometrics may unlock now (NONE), else why not."""
-        return BiometricRefusal(self._out_int(_lib.passcode_biometric_check))
+        return _REFUSALS[self._out_int(_lib.passcode_biometric_check)]  # type: ignore[no-any-return]
 
     @property
     def biometric_lead(self) -> bool:
