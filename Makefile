@@ -1,9 +1,10 @@
 SHELL := /bin/bash
 # libpasscode: build, test, install.
 #   make            build build/libpasscode.so.$(VERSION) (and its symlinks)
-#   make test       every test: Swift, C, header, exports, install (see README)
+#   make test       every test: Swift, C, header, exports, install, the wheel (see README)
 #   make demo       the C front end on a default store
 #   make bench      benchmarks, as ratios against a baseline in the same run
+#   make wheel      build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
 #   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
 #   make header     regenerate include/passcode.h from the Swift sources
 #   make docs       man pages and the HTML reference (Doxygen) in build/docs
@@ -32,6 +33,7 @@ SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*.h Sources/*/module.modulema
 
 .PHONY: docs check-docs crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan test-tpm test-gtk screenshots
 .PHONY: all deps lib header check-header test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
+.PHONY: wheel test-wheel
 
 all: lib
 
@@ -55,12 +57,19 @@ LINK_SIZE := -Xswiftc -use-ld=lld $(if $(filter 1,$(RELR)),-Xlinker -z -Xlinker 
     -Xlinker --wrap=_swift_stdlib_getScalarName -Xlinker --wrap=_swift_stdlib_getNameAlias \
     -Xlinker $(CURDIR)/$(B)/link_trim.o -Xlinker -Map=$(CURDIR)/$(B)/libpasscode.linkmap
 
+# Relinks when the link flags change (make lib RELR=0 after RELR=1).
+$(B)/link-flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(LINK_SIZE)' | cmp -s - $@ || echo '$(LINK_SIZE)' > $@
+.PHONY: FORCE
+FORCE:
+
 $(B)/link_trim.o: scripts/link_trim.c
 	@mkdir -p $(B)
 	$(CC) -O2 -fPIC $(STRICT) -c -o $@ $<
 
 # The Swift runtime is linked in statically; the version script exports the header's functions only.
-$(LIB): $(SOURCES) $(B)/passcode.map $(B)/link_trim.o
+$(LIB): $(SOURCES) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags
 	rm -f .build/release/libpasscode.so  # SwiftPM does not relink when only the map changed
 	$(SWIFT) build -c release --manifest-cache none --product passcode -Xswiftc -static-stdlib \
 	    -Xlinker --version-script=$(CURDIR)/$(B)/passcode.map -Xlinker -soname=$(SONAME) \
@@ -87,7 +96,7 @@ check-header:
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header check-docs test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python deb-test
+TEST_GROUPS := check-header check-docs test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel deb-test
 test: deps lib
 	@scripts/run_tests.sh $(TEST_GROUPS)
 
@@ -231,6 +240,17 @@ test-python: lib
 	scripts/check_readme.sh
 	scripts/check_wheel.sh
 	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) scripts/check_types.sh
+
+# A wheel that carries its library (scripts/build_wheel.sh): build/wheelhouse/passcode-*-py3-none-manylinux_*.whl
+# with libpasscode.so.0 and libsodium inside, not libsqlite3.
+WHEELHOUSE := $(B)/wheelhouse
+wheel: lib
+	scripts/build_wheel.sh $(LIB) $(WHEELHOUSE)
+
+# The wheel installed into a fresh venv runs the README's Python quick start with no environment
+# variable and no libpasscode known to the dynamic loader (scripts/check_wheel_bundle.sh).
+test-wheel: wheel
+	scripts/check_wheel_bundle.sh $$(ls $(WHEELHOUSE)/passcode-*-py3-none-manylinux_*.whl)
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
 deb-test:

@@ -1,7 +1,8 @@
 """The C functions of libpasscode, each declared once with argtypes and restype.
 
-Modelled on python-libarchive-c's ffi.py: the library is found from $PASSCODE_LIBRARY, else
-the installed one (ctypes.util.find_library), else the build folder of a source checkout.
+Modelled on python-libarchive-c's ffi.py: the library is found from $PASSCODE_LIBRARY, else the
+copy a wheel carries next to this file, else the installed one (ctypes.util.find_library), else
+the build folder of a source checkout.
 Tests/python/test_ffi_table.py checks FUNCTIONS against include/passcode.h, so the two cannot
 drift apart.
 """
@@ -214,10 +215,13 @@ def _candidates() -> Iterator[str]:
     if env:
         yield env
         return
+    here = os.path.dirname(os.path.abspath(__file__))
+    bundled = os.path.join(here, "libpasscode.so.0")  # the wheel's own copy (make wheel)
+    if os.path.exists(bundled):
+        yield bundled
     found = ctypes.util.find_library("passcode")
     if found:
         yield found
-    here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "..", "..", "build", "libpasscode.so.0")
 
 
