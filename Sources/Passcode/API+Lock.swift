@@ -66,12 +66,20 @@ public func passcode_lock_screen_read(_ store: OpaquePointer?, _ screen: UnsafeM
             throw PasscodeError.misuse("the lock-screen struct's size is \(size), not a size: set it to sizeof(passcode_lock_screen)")
         }
         let v = try s.lockScreen()
-        var c = passcode_lock_screen(
-            size: size, locked: v.status.locked ? 1 : 0, reason: v.status.reason.rawValue, lockout_seconds: v.lockoutSeconds,
-            failed_attempts: Int32(clamping: v.failedAttempts), reset_required: v.resetRequired ? 1 : 0,
-            biometric_refusal: v.refusal.rawValue, biometric_lead: v.lead ? 1 : 0, biometric_kind: v.kind.rawValue,
-            passcode_set: v.passcodeSet ? 1 : 0, lock_enabled: v.lockEnabled ? 1 : 0,
-            security_label: LockScreenABI.label(v.kind))
+        var c = passcode_lock_screen()
+        withUnsafeMutableBytes(of: &c) { $0.initializeMemory(as: UInt8.self, repeating: 0) }  // the padding too: no stray bytes to the caller
+        c.size = size
+        c.locked = v.status.locked ? 1 : 0
+        c.reason = v.status.reason.rawValue
+        c.lockout_seconds = v.lockoutSeconds
+        c.failed_attempts = Int32(clamping: v.failedAttempts)
+        c.reset_required = v.resetRequired ? 1 : 0
+        c.biometric_refusal = v.refusal.rawValue
+        c.biometric_lead = v.lead ? 1 : 0
+        c.biometric_kind = v.kind.rawValue
+        c.passcode_set = v.passcodeSet ? 1 : 0
+        c.lock_enabled = v.lockEnabled ? 1 : 0
+        c.security_label = LockScreenABI.label(v.kind)
         let known = MemoryLayout<passcode_lock_screen>.size
         let start = MemoryLayout<Int>.size  // `size` is the caller's
         withUnsafeBytes(of: &c) { bytes in

@@ -108,13 +108,13 @@ extension PasscodeStore {
     /// Whether biometrics may unlock now, and why not (`passcode_biometric_check`).
     public func biometricRefusal() throws -> BiometricRefusal {
         let now = now()
-        return try cachedRead(.biometricInputs) { try biometricInputsLocked() }.refusal(now: now)
+        return try biometricInputs().refusal(now: now)
     }
 
     /// Whether the lock screen should start with the biometric prompt (`passcode_biometric_lead`).
     public func biometricLead() throws -> Bool {
         let now = now()
-        let inputs = try cachedRead(.biometricInputs) { try biometricInputsLocked() }
+        let inputs = try biometricInputs()
         return inputs.lead(refusal: inputs.refusal(now: now))
     }
 
@@ -124,7 +124,7 @@ extension PasscodeStore {
     /// The clock is read only when an answer depends on it: a lockout is recorded, or the
     /// biometric policy gets as far as its time checks (with biometrics off it never does).
     public func lockScreen() throws -> LockScreen {
-        let inputs = try cachedRead(.biometricInputs) { try biometricInputsLocked() }
+        let inputs = try biometricInputs()
         let settled = BiometricPolicy.settledRefusal(inputs.facts(lockedOut: false))
         let now: ClockReading? = settled == nil || inputs.attempts.lockoutDurationMs > 0 ? now() : nil
         let refusal = settled ?? inputs.refusal(now: now!)
@@ -133,6 +133,12 @@ extension PasscodeStore {
                           failedAttempts: inputs.attempts.failures, resetRequired: inputs.attempts.resetRequired,
                           refusal: refusal, lead: inputs.lead(refusal: refusal), kind: inputs.bio.kind,
                           passcodeSet: inputs.passcodeSet, lockEnabled: inputs.lockEnabled)
+    }
+
+    /// The biometric inputs, from the handle's cache while the store is unchanged (a typed slot:
+    /// the lock screen reads them on every redraw).
+    func biometricInputs() throws -> BiometricInputs {
+        try cachedRead(get: { $0.biometricInputs }, set: { $0.biometricInputs = $1 }) { try biometricInputsLocked() }
     }
 
     /// What the biometric policy reads from the store; the clock is applied by `refusal(now:)`.

@@ -300,6 +300,46 @@ static int child_step(passcode_store *c, int step) {
     }
 }
 
+/* A child process that keeps the store at `path` open and runs child_step(step) for each step
+ * the parent writes to *go, answering 1 or 0 on *done. */
+static pid_t start_stepper(const char *path, int *go, int *done) {
+    int to[2], from[2];
+    CHECK(pipe(to) == 0 && pipe(from) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(to[1]);
+        close(from[0]);
+        passcode_store *c = open_fast(path);
+        char step;
+        while (read(to[0], &step, 1) == 1) {
+            char ok = (char)child_step(c, step);
+            if (write(from[1], &ok, 1) != 1) _exit(2);
+        }
+        passcode_close(c);
+        _exit(0);
+    }
+    close(to[0]);
+    close(from[1]);
+    *go = to[1];
+    *done = from[0];
+    return pid;
+}
+
+/* Has the child make one change; 1 when it did as expected. */
+static int step_child(int go, int done, char step) {
+    char ok = 0;
+    return write(go, &step, 1) == 1 && read(done, &ok, 1) == 1 && ok == 1;
+}
+
+/* Ends the child; 1 when it exited cleanly. */
+static int stop_stepper(pid_t pid, int go, int done) {
+    close(go);
+    close(done);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 /* A lock screen polls these queries; the library answers them from memory until the store's
  * change stamp moves. A change another process commits must show at the very next call: the
  * child keeps its handle open and changes one thing per step; the parent, whose answers are
@@ -310,29 +350,12 @@ static void test_cached_answers_follow_another_process(void) {
     answers before = ask(s);
     CHECK(before.is_set == 0 && before.is_enabled == 0 && before.length == 6 && before.failed == 0);
     CHECK(before.auto_lock == 900 && before.lock_switch == 0 && before.locked == 0);
-    int go[2], done[2];
-    CHECK(pipe(go) == 0 && pipe(done) == 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(go[1]);
-        close(done[0]);
-        passcode_store *c = open_fast(path);
-        char step;
-        while (read(go[0], &step, 1) == 1) {
-            char ok = (char)child_step(c, step);
-            if (write(done[1], &ok, 1) != 1) _exit(2);
-        }
-        passcode_close(c);
-        _exit(0);
-    }
-    close(go[0]);
-    close(done[1]);
+    int go, done;
+    pid_t pid = start_stepper(path, &go, &done);
     answers now = before;
     for (char step = 1; step <= 6; step++) {
         for (int i = 0; i < 100; i++) (void)ask(s);  /* warm */
-        char ok = 0;
-        CHECK(write(go[1], &step, 1) == 1 && read(done[0], &ok, 1) == 1);
-        CHECK(ok == 1);
+        CHECK(step_child(go, done, step));
         answers was = now;
         now = ask(s);
         switch (step) {
@@ -344,11 +367,7 @@ static void test_cached_answers_follow_another_process(void) {
         case 6: CHECK(memcmp(&now, &was, sizeof now) == 0); break;  /* a refused call commits nothing */
         }
     }
-    close(go[1]);
-    close(done[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(stop_stepper(pid, go, done));
     /* The clock moves, the file does not: the lockout counts down from the same cached state. */
     the_clock.boot_ms += 25000;
     the_clock.wall_ms += 25000;
@@ -367,23 +386,8 @@ static void test_cached_answers_follow_another_process(void) {
 static void test_lock_screen_follows_another_process(void) {
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
-    int go[2], done[2];
-    CHECK(pipe(go) == 0 && pipe(done) == 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(go[1]);
-        close(done[0]);
-        passcode_store *c = open_fast(path);
-        char step;
-        while (read(go[0], &step, 1) == 1) {
-            char ok = (char)child_step(c, step);
-            if (write(done[1], &ok, 1) != 1) _exit(2);
-        }
-        passcode_close(c);
-        _exit(0);
-    }
-    close(go[0]);
-    close(done[1]);
+    int go, done;
+    pid_t pid = start_stepper(path, &go, &done);
     passcode_lock_screen was, now;
     memset(&now, 0, sizeof now);
     now.size = sizeof now;
@@ -392,9 +396,7 @@ static void test_lock_screen_follows_another_process(void) {
     for (char step = 1; step <= 6; step++) {
         for (int i = 0; i < 100; i++) CHECK_STATUS(passcode_lock_screen_read(s, &now), PASSCODE_OK);  /* warm */
         was = now;
-        char ok = 0;
-        CHECK(write(go[1], &step, 1) == 1 && read(done[0], &ok, 1) == 1);
-        CHECK(ok == 1);
+        CHECK(step_child(go, done, step));
         CHECK_STATUS(passcode_lock_screen_read(s, &now), PASSCODE_OK);
         switch (step) {
         case 1: CHECK(now.passcode_set == 1 && now.lock_enabled == 1 && was.passcode_set == 0); break;
@@ -405,11 +407,7 @@ static void test_lock_screen_follows_another_process(void) {
         case 6: CHECK(memcmp(&now, &was, sizeof now) == 0); break;  /* a refused call commits nothing */
         }
     }
-    close(go[1]);
-    close(done[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(stop_stepper(pid, go, done));
     /* The clock moves, the file does not: the countdown comes from the cached state. */
     the_clock.boot_ms += 25000;
     the_clock.wall_ms += 25000;
