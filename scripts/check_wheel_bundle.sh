@@ -25,8 +25,10 @@ if problems:
     sys.exit("wheel-bundle: FAIL: " + "; ".join(problems))
 PY
 if ldconfig -p | grep -q libpasscode; then
-    echo "wheel-bundle: FAIL: cannot test here: the dynamic loader already knows a libpasscode:" >&2
-    ldconfig -p | grep libpasscode >&2
+    # The test is that no other copy could have been loaded: with one installed it proves nothing.
+    why="cannot run here: the dynamic loader already knows a libpasscode ($(ldconfig -p | grep libpasscode | head -n 1 | sed 's/^[[:space:]]*//'))"
+    echo "wheel-bundle: SKIPPED: $why" >&2
+    if [ -n "${PASSCODE_SKIPPED:-}" ]; then echo "$why" > "$PASSCODE_SKIPPED/test-wheel"; exit 0; fi
     exit 1
 fi
 tmp=$(mktemp -d /tmp/passcode-wheel-test-33-XXXXXX); trap 'rm -rf "$tmp"' EXIT
