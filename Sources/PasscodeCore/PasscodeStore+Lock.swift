@@ -138,7 +138,7 @@ extension PasscodeStore {
     /// The biometric inputs, from the handle's cache while the store is unchanged (a typed slot:
     /// the lock screen reads them on every redraw).
     func biometricInputs() throws -> BiometricInputs {
-        try cachedRead(get: { $0.biometricInputs }, set: { $0.biometricInputs = $1 }) { try biometricInputsLocked() }
+        try cachedRead(get: { $0.answers.biometricInputs }, set: { $0.answers.biometricInputs = $1 }) { try biometricInputsLocked() }
     }
 
     /// What the biometric policy reads from the store; the clock is applied by `refusal(now:)`.

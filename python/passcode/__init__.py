@@ -297,12 +297,17 @@ class _Scratch(threading.local):
     during a call, so threads must not share them), made once instead of at every call."""
 
     def __init__(self) -> None:
-        self.i32 = c_int32()
-        self.i32_ref = byref(self.i32)
-        self.i64 = c_int64()
-        self.i64_ref = byref(self.i64)
+        # (pointer for C, view to read the answer): a memoryview over the same bytes reads
+        # faster than a ctypes .value.
+        raw32, raw64 = bytearray(4), bytearray(8)
+        self.i32 = (byref(c_int32.from_buffer(raw32)), memoryview(raw32).cast("i"))
+        self.i64 = (byref(c_int64.from_buffer(raw64)), memoryview(raw64).cast("q"))
         self.screen = _ffi.lock_screen_t(_LOCK_SCREEN_SIZE)
         self.screen_ref = byref(self.screen)
+        self.screen_bytes = memoryview(self.screen).cast("B")
+        # The last answer and the bytes it was made from: a poll that finds the same bytes (the
+        # screen has not changed) hands back the same immutable value instead of building one.
+        self.last_screen: Optional[Tuple[bytes, "LockScreen"]] = None
 
 
 @dataclass(frozen=True)
@@ -418,15 +423,11 @@ class Store(_Handle):
             out = ctype()
             fn(h, byref(out))
             return int(out.value)
-        scratch = self._scratch
-        if ctype is c_int32:
-            out, ref = scratch.i32, scratch.i32_ref
-        else:
-            out, ref = scratch.i64, scratch.i64_ref
+        ref, out = self._scratch.i32 if ctype is c_int32 else self._scratch.i64
         rc = fast(h, ref)
         if rc:
             _ffi.check_status(rc, fast, (h,))
-        return out.value  # type: ignore[no-any-return]
+        return out[0]
 
     # -- the passcode -------------------------------------------------------------------------
 
@@ -499,14 +500,12 @@ class Store(_Handle):
     def is_set(self) -> bool:
         # The hot query, at about the cost of a bare ctypes call: no argtypes conversion, no
         # errcheck call, no out-buffer made per call (Tests/bench/bench.py measures it).
-        h = self._handle
-        if h is None:
-            self._h()  # raises InvalidHandle
-        scratch = self._scratch
-        rc = _is_set(h, scratch.i32_ref)
+        ref, out = self._scratch.i32
+        rc = _is_set(self._handle, ref)  # closed: NULL, which the library refuses
         if rc:
-            _ffi.check_status(rc, _is_set, (h,))
-        return scratch.i32.value == 1
+            self._h()  # a closed store raises InvalidHandle, as everywhere
+            _ffi.check_status(rc, _is_set, (self._handle,))
+        return out[0] == 1
 
     # -- the TPM ------------------------------------------------------------------------------
 
@@ -588,16 +587,19 @@ class Store(_Handle):
     def lock_screen(self) -> LockScreen:
         """Everything a lock screen draws, in one call at the cost of about one `is_set`
         (passcode_lock_screen_read): poll it on every redraw."""
-        h = self._handle
-        if h is None:
-            self._h()  # raises InvalidHandle
         scratch = self._scratch
-        rc = _lock_screen_read(h, scratch.screen_ref)
+        rc = _lock_screen_read(self._handle, scratch.screen_ref)  # closed: NULL, which the library refuses
         if rc:
-            _ffi.check_status(rc, _lock_screen_read, (h,))
+            self._h()  # a closed store raises InvalidHandle, as everywhere
+            _ffi.check_status(rc, _lock_screen_read, (self._handle,))
+        last = scratch.last_screen
+        if last is not None and scratch.screen_bytes == last[0]:
+            return last[1]
         _, locked, reason, left, failed, reset, refusal, lead, kind, is_set, enabled, label = _unpack_lock_screen(scratch.screen)
-        return _new_tuple(LockScreen, (locked == 1, _REASONS[reason], left, failed, reset == 1, _REFUSALS[refusal],
-                                       lead == 1, _KINDS[kind], _LABELS[label], is_set == 1, enabled == 1))
+        value: LockScreen = _new_tuple(LockScreen, (locked == 1, _REASONS[reason], left, failed, reset == 1, _REFUSALS[refusal],
+                                                    lead == 1, _KINDS[kind], _LABELS[label], is_set == 1, enabled == 1))
+        scratch.last_screen = (scratch.screen_bytes.tobytes(), value)
+        return value
 
     def set_biometric_availability(self, available: bool, kind: BiometricKind = BiometricKind.NONE) -> None:
         _lib.passcode_biometric_set_available(self._h(), 1 if available else 0, int(BiometricKind(kind)))
