@@ -4,6 +4,7 @@
 // Layers (see README "Layout"):
 //   CSodium, CSQLite   system libraries, found through pkg-config
 //   CPasscodeVersion   the version numbers of the VERSION file, as C constants
+//   CPasscodeTypes     the C API's structs (copied into include/passcode.h by gen_header.py)
 //   CKeyring           inline wrappers of the kernel keyring's system calls (no library)
 //   CTss2              tpm2-tss's types (libtss2-dev); the libraries are loaded with dlopen
 //   PasscodeCore       the logic: policy, lockout, lock state, store (Swift only)
@@ -38,9 +39,10 @@ let package = Package(
                               Context.packageDirectory + "/.build/passcode-core-swift.h"]),
             ]),
         .systemLibrary(name: "CPasscodeVersion"),
+        .systemLibrary(name: "CPasscodeTypes"),
         .target(
             name: "Passcode",
-            dependencies: ["PasscodeCore", "CPasscodeVersion"],
+            dependencies: ["PasscodeCore", "CPasscodeVersion", "CPasscodeTypes"],
             swiftSettings: [
                 // The compiler's C header for the @c declarations; scripts/gen_header.py
                 // turns it into include/passcode.h.

@@ -95,6 +95,43 @@ typedef struct passcode_event_log passcode_event_log;
 
 
 /**
+ * What a lock screen draws, read in one call by passcode_lock_screen_read().
+ *
+ * Versioned by its size, as sizeof-first structs are in libcurl and zstd: set `size` to
+ * `sizeof(passcode_lock_screen)` before every call. Fields are only ever added at the end, so
+ * a program built against an older, smaller struct keeps working with a newer library (which
+ * fills the fields that fit in `size`), and a newer program with an older library finds the
+ * fields that library does not know set to 0. The smallest size accepted ends with `reason`.
+ */
+typedef struct passcode_lock_screen {
+    /** Set by the caller: sizeof(passcode_lock_screen). The library never changes it. */
+    size_t size;
+    /** 1 when the app is locked now (as passcode_lock_state()), else 0. */
+    int32_t locked;
+    /** Why it is locked: a passcode_lock_reason (NONE when not locked). */
+    int32_t reason;
+    /** Seconds until the next attempt is allowed, 0 without a lockout (as passcode_lockout_remaining()). */
+    int64_t lockout_seconds;
+    /** Failed attempts since the last successful unlock (as passcode_failed_attempts()). */
+    int32_t failed_attempts;
+    /** 1 when the maximum failures were reached and only a reset lets a passcode in. */
+    int32_t reset_required;
+    /** A passcode_biometric_refusal: NONE when a biometric match may unlock now (as passcode_biometric_check()). */
+    int32_t biometric_refusal;
+    /** 1 when the lock screen should open the biometric prompt by itself (as passcode_biometric_lead()). */
+    int32_t biometric_lead;
+    /** The reported biometric kind: a passcode_biometric_kind. */
+    int32_t biometric_kind;
+    /** 1 when a passcode is set (as passcode_is_set()). */
+    int32_t passcode_set;
+    /** 1 when the passcode lock is on: a passcode is set and not disabled (as passcode_is_enabled()). */
+    int32_t lock_enabled;
+    /** The settings label, "Passcode & Face ID" etc. (as passcode_security_label()): a static
+     *  string owned by the library. */
+    const char *security_label;
+} passcode_lock_screen;
+
+/**
  * The result of every libpasscode call that can fail. 0 is success; values are only ever
  * appended, never renumbered. passcode_strerror gives a short text for each, and
  * passcode_errmsg the detailed message of a handle's last failure.
@@ -1100,6 +1137,24 @@ int32_t passcode_event_report(passcode_store *store, int32_t event, int32_t *out
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out_locked), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_lock_state(passcode_store *store, int32_t *out_locked, int32_t *out_reason);
+
+/**
+ * Everything a lock screen draws, in one call: the lock state and its reason, the lockout
+ * seconds left, the failures since the last unlock, whether a reset is required, the biometric
+ * check, lead, kind and label, and whether a passcode is set and the lock on. Read under one
+ * lock from the handle's cache while the store is unchanged, so it costs about one
+ * passcode_is_set(); like it, a change any connection commits shows at the next call. Made
+ * for polling on every redraw (a lockout countdown); the fields agree with each other and
+ * with the single calls of the same moment.
+ * @param store The store.
+ * @param screen The struct to fill; set its size to sizeof(passcode_lock_screen) first.
+ * Fields beyond size are not touched; fields within it that this library does not know
+ * are set to 0.
+ * @return PASSCODE_OK; PASSCODE_ERR_MISUSE (NULL screen, or a size smaller than the
+ * smallest version, one ending with reason, or over 4096: not set); PASSCODE_ERR_INVALID_HANDLE;
+ * or a store error. On failure screen is unchanged.
+ */
+int32_t passcode_lock_screen_read(passcode_store *store, passcode_lock_screen *screen);
 
 /** @} */
 

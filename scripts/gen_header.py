@@ -11,7 +11,8 @@ compiler's declarations and doc comments and rewrites them into a plain C header
     chosen by parameter name (store, options, flow; out_store etc. become `**out`);
   * enum cases as PASSCODE_<ENUM>_<CASE> (status codes as PASSCODE_<CASE>);
   * Doxygen comments (@param, @return) in ASCII;
-  * version macros read from the VERSION file.
+  * version macros read from the VERSION file;
+  * the structs of Sources/CPasscodeTypes/types.h, copied as they are.
 
 usage: gen_header.py COMPILER_HEADER... > include/passcode.h
 """
@@ -26,7 +27,15 @@ FIRST = ["Version.swift", "Status.swift", "API.swift", "API+Lock.swift", "API+Fl
          "API+Account.swift", "API+Events.swift", "API+Callbacks.swift"]
 
 HANDLES = {"store": "passcode_store", "options": "passcode_options", "flow": "passcode_flow",
-           "list": "passcode_session_list", "log": "passcode_event_log"}
+           "list": "passcode_session_list", "log": "passcode_event_log", "screen": "passcode_lock_screen"}
+# The C API's structs, written in C (the Swift code fills them through this header): the text
+# between its PUBLIC markers is copied into the generated header.
+TYPES_HEADER = ROOT / "Sources" / "CPasscodeTypes" / "types.h"
+
+
+def public_types():
+    text = TYPES_HEADER.read_text()
+    return text.split("/* PUBLIC BEGIN */\n", 1)[1].split("/* PUBLIC END */", 1)[0].rstrip("\n")
 
 
 def snake_upper(name):
@@ -302,6 +311,7 @@ typedef struct passcode_session_list passcode_session_list;
 /** A snapshot of the security event log, from passcode_event_log_new(). */
 typedef struct passcode_event_log passcode_event_log;
 """]
+    out.append("\n" + public_types())
     seen = set()
     undocumented = []
     order = swift_order()

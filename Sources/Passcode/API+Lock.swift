@@ -1,4 +1,6 @@
 // The C ABI for lock state, app lifecycle and biometric policy.
+import CPasscodeTypes
+import Glibc
 import PasscodeCore
 
 // MARK: - Lock state and app lifecycle
@@ -36,6 +38,76 @@ public func passcode_lock_state(_ store: OpaquePointer?, _ out_locked: UnsafeMut
         let status = try s.lockStatus()
         try put(out_locked, status.locked ? 1 : 0)
         out_reason?.pointee = status.reason.rawValue
+    }
+}
+
+/// Everything a lock screen draws, in one call: the lock state and its reason, the lockout
+/// seconds left, the failures since the last unlock, whether a reset is required, the biometric
+/// check, lead, kind and label, and whether a passcode is set and the lock on. Read under one
+/// lock from the handle's cache while the store is unchanged, so it costs about one
+/// passcode_is_set(); like it, a change any connection commits shows at the next call. Made
+/// for polling on every redraw (a lockout countdown); the fields agree with each other and
+/// with the single calls of the same moment.
+/// - Parameters:
+///   - store: The store.
+///   - screen: The struct to fill; set its `size` to `sizeof(passcode_lock_screen)` first.
+///     Fields beyond `size` are not touched; fields within it that this library does not know
+///     are set to 0.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (NULL `screen`, or a `size` smaller than the
+///   smallest version, one ending with `reason`, or over 4096: not set); `PASSCODE_ERR_INVALID_HANDLE`;
+///   or a store error. On failure `screen` is unchanged.
+@c(passcode_lock_screen_read)
+public func passcode_lock_screen_read(_ store: OpaquePointer?, _ screen: UnsafeMutableRawPointer?) -> Int32 {
+    withStore(store) { s in
+        guard let screen else { throw PasscodeError.misuse("the lock-screen struct is NULL") }
+        let size = Int(screen.load(as: Int.self))
+        guard size >= LockScreenABI.smallest else {
+            throw PasscodeError.misuse("the lock-screen struct's size is \(size); set it to sizeof(passcode_lock_screen)")
+        }
+        guard size <= 4096 else {
+            throw PasscodeError.misuse("the lock-screen struct's size is \(size), not a size: set it to sizeof(passcode_lock_screen)")
+        }
+        let v = try s.lockScreen()
+        var c = passcode_lock_screen()
+        withUnsafeMutableBytes(of: &c) { $0.initializeMemory(as: UInt8.self, repeating: 0) }  // the padding too: no stray bytes to the caller
+        c.size = size
+        c.locked = v.status.locked ? 1 : 0
+        c.reason = v.status.reason.rawValue
+        c.lockout_seconds = v.lockoutSeconds
+        c.failed_attempts = Int32(clamping: v.failedAttempts)
+        c.reset_required = v.resetRequired ? 1 : 0
+        c.biometric_refusal = v.refusal.rawValue
+        c.biometric_lead = v.lead ? 1 : 0
+        c.biometric_kind = v.kind.rawValue
+        c.passcode_set = v.passcodeSet ? 1 : 0
+        c.lock_enabled = v.lockEnabled ? 1 : 0
+        c.security_label = LockScreenABI.label(v.kind)
+        let known = MemoryLayout<passcode_lock_screen>.size
+        let start = MemoryLayout<Int>.size  // `size` is the caller's
+        withUnsafeBytes(of: &c) { bytes in
+            (screen + start).copyMemory(from: bytes.baseAddress! + start, byteCount: min(size, known) - start)
+        }
+        if size > known { memset(screen + known, 0, size - known) }  // a newer caller's fields: unknown here
+    }
+}
+
+/// The layout facts of `passcode_lock_screen`, from the C header the library is built with.
+enum LockScreenABI {
+    /// The first version's fields: size, locked, reason.
+    static let smallest = MemoryLayout<passcode_lock_screen>.offset(of: \.reason)! + MemoryLayout<Int32>.size
+
+    /// The labels by the kind's raw value, made once (static C strings).
+    nonisolated(unsafe) private static let labels: [UnsafePointer<CChar>?] = {
+        let kinds = BiometricKind.allCases
+        return (0...Int(kinds.map(\.rawValue).max() ?? 0)).map { raw in
+            BiometricKind(rawValue: Int32(raw)).map { CStrings.intern($0.securityLabel) } ?? nil
+        }
+    }()
+
+    /// The security label of `kind` as a static C string.
+    static func label(_ kind: BiometricKind) -> UnsafePointer<CChar>? {
+        let raw = Int(kind.rawValue)
+        return raw >= 0 && raw < labels.count ? labels[raw] : CStrings.intern(kind.securityLabel)
     }
 }
 

@@ -63,6 +63,9 @@ public enum BiometricKind: Int32, Sendable, CaseIterable {
     /// A fingerprint reader (on Linux: fprintd): "Passcode & Fingerprint".
     case fingerprint = 4
 
+    /// The settings label: "Passcode & Face ID", "Passcode & Touch ID", "Passcode & Fingerprint", "Passcode & Biometric".
+    public var securityLabel: String { "Passcode & " + displayName }
+
     /// The name to show: "Face ID", "Touch ID", "Fingerprint" or "Biometric".
     public var displayName: String {
         switch self {
@@ -106,13 +109,21 @@ public enum BiometricPolicy {
         }
     }
 
-    /// `.none` when a biometric success may unlock now, else why the passcode is needed.
-    public static func refusal(_ f: Facts, now: ClockReading) -> BiometricRefusal {
+    /// The refusal the stored facts decide alone, before any that depends on the time (the
+    /// lockout, the launch, the restart, the 48 hours); nil when the time decides. `lockedOut`
+    /// is not read.
+    public static func settledRefusal(_ f: Facts) -> BiometricRefusal? {
         if !f.passcodeSet { return .noPasscode }
         if !f.lockEnabled { return .lockDisabled }
         if !f.biometricAvailable { return .biometricUnavailable }
         if !f.biometricEnabled { return .biometricNotEnabled }
         if f.resetRequired { return .resetRequired }
+        return nil
+    }
+
+    /// `.none` when a biometric success may unlock now, else why the passcode is needed.
+    public static func refusal(_ f: Facts, now: ClockReading) -> BiometricRefusal {
+        if let settled = settledRefusal(f) { return settled }
         if f.lockedOut { return .lockedOut }
         if f.firstUnlockAfterLaunch { return .firstUnlockAfterLaunch }
         guard let last = f.lastPasscodeEntry, last.bootID == now.bootID, now.bootMs >= last.ms else {

@@ -6,6 +6,19 @@ public struct LockStatus: Equatable, Sendable {
     public var reason: LockReason
 }
 
+/// What a lock screen draws (`passcode_lock_screen_read`), read at one moment.
+public struct LockScreen: Equatable, Sendable {
+    public var status: LockStatus
+    public var lockoutSeconds: Int64
+    public var failedAttempts: Int64
+    public var resetRequired: Bool
+    public var refusal: BiometricRefusal
+    public var lead: Bool
+    public var kind: BiometricKind
+    public var passcodeSet: Bool
+    public var lockEnabled: Bool
+}
+
 extension PasscodeStore {
     /// Records an app event and returns the lock state after it (`passcode_event_report`).
     /// While the lock is disabled or no passcode is set, nothing locks.
@@ -89,21 +102,43 @@ extension PasscodeStore {
 
     /// The settings label: "Passcode & Face ID", "Passcode & Touch ID", "Passcode & Fingerprint", "Passcode & Biometric".
     public func securityLabel() throws -> String {
-        "Passcode & " + (try biometricKind()).displayName
+        try biometricKind().securityLabel
     }
 
     /// Whether biometrics may unlock now, and why not (`passcode_biometric_check`).
     public func biometricRefusal() throws -> BiometricRefusal {
         let now = try now()
-        return try cachedRead(.biometricInputs) { try biometricInputsLocked() }.refusal(now: now)
+        return try biometricInputs().refusal(now: now)
     }
 
     /// Whether the lock screen should start with the biometric prompt (`passcode_biometric_lead`).
     public func biometricLead() throws -> Bool {
         let now = try now()
-        let inputs = try cachedRead(.biometricInputs) { try biometricInputsLocked() }
-        guard inputs.status.locked, inputs.refusal(now: now) == .none else { return false }
-        return inputs.status.reason != .launch || inputs.requireOnLaunch
+        let inputs = try biometricInputs()
+        return inputs.lead(refusal: inputs.refusal(now: now))
+    }
+
+    /// Everything a lock screen draws, under one lock and one change-stamp check
+    /// (`passcode_lock_screen_read`): the cached biometric inputs hold every row it needs; the
+    /// clock is applied afterwards, so a lockout counts down without reading the file again.
+    /// The clock is read only when an answer depends on it: a lockout is recorded, or the
+    /// biometric policy gets as far as its time checks (with biometrics off it never does).
+    public func lockScreen() throws -> LockScreen {
+        let inputs = try biometricInputs()
+        let settled = BiometricPolicy.settledRefusal(inputs.facts(lockedOut: false))
+        let now: ClockReading? = try settled == nil || inputs.attempts.lockoutDurationMs > 0 ? self.now() : nil
+        let refusal = settled ?? inputs.refusal(now: now!)
+        let lockoutMs = now.map { inputs.attempts.lockoutRemaining(now: $0) } ?? 0
+        return LockScreen(status: inputs.status, lockoutSeconds: (lockoutMs + 999) / 1000,
+                          failedAttempts: inputs.attempts.failures, resetRequired: inputs.attempts.resetRequired,
+                          refusal: refusal, lead: inputs.lead(refusal: refusal), kind: inputs.bio.kind,
+                          passcodeSet: inputs.passcodeSet, lockEnabled: inputs.lockEnabled)
+    }
+
+    /// The biometric inputs, from the handle's cache while the store is unchanged (a typed slot:
+    /// the lock screen reads them on every redraw).
+    func biometricInputs() throws -> BiometricInputs {
+        try cachedRead(get: { $0.answers.biometricInputs }, set: { $0.answers.biometricInputs = $1 }) { try biometricInputsLocked() }
     }
 
     /// What the biometric policy reads from the store; the clock is applied by `refusal(now:)`.
@@ -118,17 +153,26 @@ extension PasscodeStore {
         var requireOnLaunch: Bool
 
         func refusal(now: ClockReading) -> BiometricRefusal {
-            let facts = BiometricPolicy.Facts(
+            BiometricPolicy.refusal(facts(lockedOut: attempts.lockoutRemaining(now: now) > 0), now: now)
+        }
+
+        func facts(lockedOut: Bool) -> BiometricPolicy.Facts {
+            BiometricPolicy.Facts(
                 passcodeSet: passcodeSet,
                 lockEnabled: lockEnabled,
                 biometricEnabled: biometricEnabled,
                 biometricAvailable: bio.available,
                 resetRequired: attempts.resetRequired,
-                lockedOut: attempts.lockoutRemaining(now: now) > 0,
+                lockedOut: lockedOut,
                 firstUnlockAfterLaunch: launchNeedsPasscode,
                 lastPasscodeEntry: bio.lastPasscodeEntry,
                 biometricFailures: bio.failures)
-            return BiometricPolicy.refusal(facts, now: now)
+        }
+
+        /// Whether the prompt opens by itself, given the refusal now (the table at passcode_biometric_lead).
+        func lead(refusal: BiometricRefusal) -> Bool {
+            guard status.locked, refusal == .none else { return false }
+            return status.reason != .launch || requireOnLaunch
         }
     }
 

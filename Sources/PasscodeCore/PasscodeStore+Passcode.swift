@@ -28,7 +28,7 @@ extension PasscodeStore {
 
     /// Whether a passcode is set (`passcode_is_set`).
     public func isPasscodeSet() throws -> Bool {
-        try cachedRead(.passcodeSet) { try passcodeRowLocked() != nil }
+        try cachedRead(get: { $0.answers.passcodeSet }, set: { $0.answers.passcodeSet = $1 }) { try passcodeRowLocked() != nil }
     }
 
     /// Whether the passcode lock is on: a passcode is set and the lock is enabled

@@ -184,13 +184,23 @@ public final class PasscodeStore: @unchecked Sendable {
     /// lands in between, the answer is newer than its stamp and is simply read again next time.
     /// Failures are never kept.
     func cachedRead<R>(_ question: Answers.Question, _ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
+        try cachedRead(use, get: { $0.answers.values[question] as? R }, set: { $0.answers.values[question] = $1 }, body)
+    }
+
+    /// As `cachedRead(_:_:_:)`, with the answer kept where `get` and `set` say: a typed slot of
+    /// `Answers` for an answer read on every redraw (the lock screen's), which then costs neither
+    /// a dictionary lookup nor a cast from `Any`. The stamp rule is the same.
+    /// `get` and `set` reach into `answers` themselves (under the lock), so that only the slot
+    /// is read, not a copy of the whole cache.
+    func cachedRead<R>(_ use: IntegrityUse = .check, get: (PasscodeStore) -> R?, set: (PasscodeStore, R) -> Void,
+                       _ body: () throws -> R) throws -> R {
         try lock.withLock {
             let stamp = db.changeStamp()
-            if let stamp, stamp == answers.stamp, let known = answers.values[question] as? R { return known }
+            if let stamp, stamp == answers.stamp, let known = get(self) { return known }
             let answer = try readLocked(use, body)
             if let stamp {
                 if stamp != answers.stamp { answers = Answers(stamp: stamp) }
-                answers.values[question] = answer
+                set(self, answer)
             }
             return answer
         }
@@ -200,12 +210,16 @@ public final class PasscodeStore: @unchecked Sendable {
 /// The cache behind `cachedRead`: answers read while the store's change stamp was `stamp`.
 struct Answers {
     enum Question: Hashable {
-        case passcodeSet, lockEnabled, length, attempts, lockStatus, biometricInputs, tpmBound, recoveryKey
+        case lockEnabled, length, attempts, lockStatus, tpmBound, recoveryKey
         case setting(Setting)
     }
 
     var stamp: ChangeStamp?
     var values: [Question: Any] = [:]
+    /// What the biometric policy and the lock screen read (`PasscodeStore.biometricInputs()`).
+    var biometricInputs: PasscodeStore.BiometricInputs?
+    /// Whether a passcode is set (`passcode_is_set`, the query polled most).
+    var passcodeSet: Bool?
 }
 
 /// The host's callbacks. Each returns nil on success or the host's message on failure.

@@ -244,9 +244,24 @@ static void test_biometrics_through_the_c_api(void) {
 /* Every cheap query the library answers from its cache (until another connection commits),
  * read twice so that the second answer can come from the cache. */
 typedef struct {
-    int32_t is_set, is_enabled, length, failed, reset_required, locked, reason, refusal;
+    int32_t is_set, is_enabled, length, failed, reset_required, locked, reason, refusal, lead;
     int64_t lockout, auto_lock, lock_switch;
+    const char *label;
 } answers;
+
+/* The one-call snapshot must say what the single calls say at the same moment. */
+static void check_lock_screen_agrees(passcode_store *s, const answers *a) {
+    passcode_lock_screen v;
+    memset(&v, 0x5a, sizeof v);
+    v.size = sizeof v;
+    CHECK_STATUS(passcode_lock_screen_read(s, &v), PASSCODE_OK);
+    CHECK(v.size == sizeof v);
+    CHECK(v.locked == a->locked && v.reason == a->reason && v.lockout_seconds == a->lockout);
+    CHECK(v.failed_attempts == a->failed && v.reset_required == a->reset_required);
+    CHECK(v.biometric_refusal == a->refusal && v.biometric_lead == a->lead);
+    CHECK(v.passcode_set == a->is_set && v.lock_enabled == a->is_enabled);
+    CHECK(v.security_label == a->label);  /* the same static string */
+}
 
 static answers ask(passcode_store *s) {
     answers a[2];
@@ -262,6 +277,9 @@ static answers ask(passcode_store *s) {
         CHECK_STATUS(passcode_lockout_remaining(s, &a[i].lockout), PASSCODE_OK);
         CHECK_STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &a[i].auto_lock), PASSCODE_OK);
         CHECK_STATUS(passcode_setting_get(s, PASSCODE_SETTING_LOCK_ENABLED, &a[i].lock_switch), PASSCODE_OK);
+        CHECK_STATUS(passcode_biometric_lead(s, &a[i].lead), PASSCODE_OK);
+        CHECK_STATUS(passcode_security_label(s, &a[i].label), PASSCODE_OK);
+        check_lock_screen_agrees(s, &a[i]);
     }
     CHECK(memcmp(&a[0], &a[1], sizeof a[0]) == 0);  /* the cached answer is the read one */
     return a[0];
@@ -282,6 +300,46 @@ static int child_step(passcode_store *c, int step) {
     }
 }
 
+/* A child process that keeps the store at `path` open and runs child_step(step) for each step
+ * the parent writes to *go, answering 1 or 0 on *done. */
+static pid_t start_stepper(const char *path, int *go, int *done) {
+    int to[2], from[2];
+    CHECK(pipe(to) == 0 && pipe(from) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(to[1]);
+        close(from[0]);
+        passcode_store *c = open_fast(path);
+        char step;
+        while (read(to[0], &step, 1) == 1) {
+            char ok = (char)child_step(c, step);
+            if (write(from[1], &ok, 1) != 1) _exit(2);
+        }
+        passcode_close(c);
+        _exit(0);
+    }
+    close(to[0]);
+    close(from[1]);
+    *go = to[1];
+    *done = from[0];
+    return pid;
+}
+
+/* Has the child make one change; 1 when it did as expected. */
+static int step_child(int go, int done, char step) {
+    char ok = 0;
+    return write(go, &step, 1) == 1 && read(done, &ok, 1) == 1 && ok == 1;
+}
+
+/* Ends the child; 1 when it exited cleanly. */
+static int stop_stepper(pid_t pid, int go, int done) {
+    close(go);
+    close(done);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 /* A lock screen polls these queries; the library answers them from memory until the store's
  * change stamp moves. A change another process commits must show at the very next call: the
  * child keeps its handle open and changes one thing per step; the parent, whose answers are
@@ -292,29 +350,12 @@ static void test_cached_answers_follow_another_process(void) {
     answers before = ask(s);
     CHECK(before.is_set == 0 && before.is_enabled == 0 && before.length == 6 && before.failed == 0);
     CHECK(before.auto_lock == 900 && before.lock_switch == 0 && before.locked == 0);
-    int go[2], done[2];
-    CHECK(pipe(go) == 0 && pipe(done) == 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(go[1]);
-        close(done[0]);
-        passcode_store *c = open_fast(path);
-        char step;
-        while (read(go[0], &step, 1) == 1) {
-            char ok = (char)child_step(c, step);
-            if (write(done[1], &ok, 1) != 1) _exit(2);
-        }
-        passcode_close(c);
-        _exit(0);
-    }
-    close(go[0]);
-    close(done[1]);
+    int go, done;
+    pid_t pid = start_stepper(path, &go, &done);
     answers now = before;
     for (char step = 1; step <= 6; step++) {
         for (int i = 0; i < 100; i++) (void)ask(s);  /* warm */
-        char ok = 0;
-        CHECK(write(go[1], &step, 1) == 1 && read(done[0], &ok, 1) == 1);
-        CHECK(ok == 1);
+        CHECK(step_child(go, done, step));
         answers was = now;
         now = ask(s);
         switch (step) {
@@ -326,11 +367,7 @@ static void test_cached_answers_follow_another_process(void) {
         case 6: CHECK(memcmp(&now, &was, sizeof now) == 0); break;  /* a refused call commits nothing */
         }
     }
-    close(go[1]);
-    close(done[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(stop_stepper(pid, go, done));
     /* The clock moves, the file does not: the lockout counts down from the same cached state. */
     the_clock.boot_ms += 25000;
     the_clock.wall_ms += 25000;
@@ -342,6 +379,105 @@ static void test_cached_answers_follow_another_process(void) {
     CHECK_STATUS(passcode_lockout_remaining(s, &left), PASSCODE_OK);
     CHECK(left == 0);
     passcode_close(s);
+}
+
+/* The snapshot alone, warm in its cache, right after each change the other process commits
+ * (no single-call query in between that could refresh the cache for it). */
+static void test_lock_screen_follows_another_process(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    int go, done;
+    pid_t pid = start_stepper(path, &go, &done);
+    passcode_lock_screen was, now;
+    memset(&now, 0, sizeof now);
+    now.size = sizeof now;
+    CHECK_STATUS(passcode_lock_screen_read(s, &now), PASSCODE_OK);
+    CHECK(now.passcode_set == 0 && now.locked == 0 && now.failed_attempts == 0);
+    for (char step = 1; step <= 6; step++) {
+        for (int i = 0; i < 100; i++) CHECK_STATUS(passcode_lock_screen_read(s, &now), PASSCODE_OK);  /* warm */
+        was = now;
+        CHECK(step_child(go, done, step));
+        CHECK_STATUS(passcode_lock_screen_read(s, &now), PASSCODE_OK);
+        switch (step) {
+        case 1: CHECK(now.passcode_set == 1 && now.lock_enabled == 1 && was.passcode_set == 0); break;
+        case 2: CHECK(memcmp(&now, &was, sizeof now) == 0); break;  /* the auto-lock is not on the screen */
+        case 3: CHECK(now.failed_attempts == 1 && was.failed_attempts == 0 && now.lockout_seconds == 0); break;
+        case 4: CHECK(now.failed_attempts == 2 && now.lockout_seconds == 60 && was.lockout_seconds == 0); break;
+        case 5: CHECK(now.locked == 1 && now.reason == PASSCODE_LOCK_REASON_REQUESTED && was.locked == 0); break;
+        case 6: CHECK(memcmp(&now, &was, sizeof now) == 0); break;  /* a refused call commits nothing */
+        }
+    }
+    CHECK(stop_stepper(pid, go, done));
+    /* The clock moves, the file does not: the countdown comes from the cached state. */
+    the_clock.boot_ms += 25000;
+    the_clock.wall_ms += 25000;
+    CHECK_STATUS(passcode_lock_screen_read(s, &now), PASSCODE_OK);
+    CHECK(now.lockout_seconds == 35);
+    the_clock.boot_ms += 35000;
+    the_clock.wall_ms += 35000;
+    CHECK_STATUS(passcode_lock_screen_read(s, &now), PASSCODE_OK);
+    CHECK(now.lockout_seconds == 0 && now.failed_attempts == 2);
+    passcode_close(s);
+}
+
+/* What a program built against an older, smaller passcode_lock_screen has: the first version's
+ * fields only, followed here by memory the library must not touch. */
+struct old_lock_screen { size_t size; int32_t locked; int32_t reason; int64_t lockout_seconds; };
+
+static void test_lock_screen_sizes(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    passcode_lock_screen full;
+    memset(&full, 0, sizeof full);
+    full.size = sizeof full;
+    CHECK_STATUS(passcode_lock_screen_read(s, &full), PASSCODE_OK);
+    CHECK(full.locked == 1 && full.reason == PASSCODE_LOCK_REASON_REQUESTED && full.failed_attempts == 1);
+    CHECK(full.passcode_set == 1 && full.lock_enabled == 1 && full.reset_required == 0);
+    CHECK(full.biometric_kind == PASSCODE_BIOMETRIC_KIND_NONE && strcmp(full.security_label, "Passcode & Biometric") == 0);
+
+    /* An older, smaller struct: its fields filled, the bytes after it untouched. */
+    struct { struct old_lock_screen v; unsigned char after[64]; } old;
+    memset(&old, 0xa5, sizeof old);
+    old.v.size = sizeof old.v;
+    CHECK_STATUS(passcode_lock_screen_read(s, (passcode_lock_screen *)(void *)&old.v), PASSCODE_OK);
+    CHECK(old.v.size == sizeof old.v && old.v.locked == 1 && old.v.reason == PASSCODE_LOCK_REASON_REQUESTED);
+    CHECK(old.v.lockout_seconds == full.lockout_seconds);
+    int untouched = 1;
+    for (size_t i = 0; i < sizeof old.after; i++) untouched &= old.after[i] == 0xa5;
+    CHECK(untouched);
+
+    /* A newer, larger struct: the fields this library does not know read 0. */
+    struct { passcode_lock_screen v; int64_t newer[4]; unsigned char after[16]; } big;
+    memset(&big, 0xa5, sizeof big);
+    big.v.size = sizeof big.v + sizeof big.newer;
+    CHECK_STATUS(passcode_lock_screen_read(s, &big.v), PASSCODE_OK);
+    CHECK(big.v.locked == 1 && big.v.failed_attempts == 1 && big.newer[0] == 0 && big.newer[3] == 0);
+    CHECK(big.after[0] == 0xa5 && big.after[15] == 0xa5);
+
+    /* Too small (size unset, or smaller than the first version), a garbage size, NULL: MISUSE,
+     * with a message, and the struct unchanged. */
+    size_t sizes[] = {0, sizeof(size_t), offsetof(passcode_lock_screen, reason), 4097, (size_t)-1};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        passcode_lock_screen bad;
+        memset(&bad, 0x5a, sizeof bad);
+        bad.size = sizes[i];
+        passcode_lock_screen copy = bad;
+        CHECK_STATUS(passcode_lock_screen_read(s, &bad), PASSCODE_ERR_MISUSE);
+        CHECK(memcmp(&bad, &copy, sizeof bad) == 0);
+        CHECK(strstr(passcode_errmsg(s), "sizeof(passcode_lock_screen)") != NULL);
+    }
+    CHECK_STATUS(passcode_lock_screen_read(s, NULL), PASSCODE_ERR_MISUSE);
+    CHECK(strstr(passcode_errmsg(s), "NULL") != NULL);
+    CHECK_STATUS(passcode_lock_screen_read(NULL, &full), PASSCODE_ERR_INVALID_HANDLE);
+    /* The label follows the reported kind. */
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
+    CHECK_STATUS(passcode_lock_screen_read(s, &full), PASSCODE_OK);
+    CHECK(full.biometric_kind == PASSCODE_BIOMETRIC_KIND_FINGERPRINT && strcmp(full.security_label, "Passcode & Fingerprint") == 0);
+    passcode_close(s);
+    CHECK_STATUS(passcode_lock_screen_read(s, &full), PASSCODE_ERR_INVALID_HANDLE);
 }
 
 /* Two handles of one process are two connections: one's commit shows in the other's next call. */
@@ -369,4 +505,6 @@ void run_processes_tests(void) {
     RUN(test_biometrics_through_the_c_api);
     RUN(test_cached_answers_follow_another_process);
     RUN(test_cached_answers_follow_another_handle);
+    RUN(test_lock_screen_follows_another_process);
+    RUN(test_lock_screen_sizes);
 }

@@ -5,6 +5,7 @@
 #include <passcode.h>
 #include <sqlite3.h>
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,9 @@ int main(void) {
     passcode_flow *flow = NULL;
     passcode_session_list *list = NULL;
     uint32_t delays[] = {5};
+    passcode_lock_screen screen;
+    memset(&screen, 0, sizeof screen);
+    screen.size = sizeof screen;
 
     /* Every store function with a NULL, a closed and a foreign handle. */
     for (int h = 0; h < 3; h++) {
@@ -120,6 +124,7 @@ int main(void) {
         CASE(passcode_set_custom_schedule(x, delays, 1, 0), INV);
         CASE(passcode_event_report(x, PASSCODE_EVENT_LOCK_NOW, &i32), INV);
         CASE(passcode_lock_state(x, &i32, &i32), INV);
+        CASE(passcode_lock_screen_read(x, &screen), INV);
         CASE(passcode_biometric_set_available(x, 1, 1), INV);
         CASE(passcode_security_label(x, &str), INV);
         CASE(passcode_biometric_check(x, &i32), INV);
@@ -194,6 +199,15 @@ int main(void) {
     CASE(passcode_is_reset_required(s, NULL), MIS);
     CASE(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, NULL), MIS);
     CASE(passcode_lock_state(s, NULL, NULL), MIS);
+    CASE(passcode_lock_screen_read(s, NULL), MIS);
+    screen.size = 0;  /* unset */
+    CASE(passcode_lock_screen_read(s, &screen), MIS);
+    screen.size = offsetof(passcode_lock_screen, reason);  /* smaller than the first version */
+    CASE(passcode_lock_screen_read(s, &screen), MIS);
+    screen.size = (size_t)1 << 40;  /* garbage: never a size to write through */
+    CASE(passcode_lock_screen_read(s, &screen), MIS);
+    screen.size = sizeof screen;
+    CASE(passcode_lock_screen_read(s, &screen), PASSCODE_OK);
     CASE(passcode_security_label(s, NULL), MIS);
     CASE(passcode_biometric_check(s, NULL), MIS);
     CASE(passcode_reset_pending(s, NULL), MIS);

@@ -3,6 +3,7 @@
  * Every call must return a known status; the failure counter never goes negative. */
 #include <passcode.h>
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             passcode_event_log_free(log);
             check(passcode_failure_summary(store, &i32, &i64));
             if (i32 < 0) abort();
+            /* The lock screen in one call, with a size that may be too small: MISUSE then, and
+             * what it fills must be sane and agree with the single call of the same moment. */
+            passcode_lock_screen screen;
+            memset(&screen, 0, sizeof screen);
+            screen.size = NEXT() % 2 ? sizeof screen : (size_t)NEXT() % (sizeof screen + 1);
+            int32_t rc = passcode_lock_screen_read(store, &screen);
+            check(rc);
+            if (rc == PASSCODE_OK && screen.size == sizeof screen) {
+                int32_t failures = -1;
+                if (screen.locked < 0 || screen.locked > 1 || screen.lockout_seconds < 0 || !screen.security_label) abort();
+                if (passcode_failed_attempts(store, &failures) == PASSCODE_OK && failures != screen.failed_attempts) abort();
+            }
+            if (rc == PASSCODE_ERR_MISUSE && screen.size >= offsetof(passcode_lock_screen, reason) + sizeof(int32_t)) abort();
             break;
         }
         case 25: {

@@ -95,6 +95,10 @@ static void exercise(const char *path) {
     for (int32_t k = PASSCODE_SETTING_LOCK_ENABLED; k <= PASSCODE_SETTING_RESET_REQUESTS_PER_DAY; k++) CHECK(passcode_setting_get(s, k, &i64));
     CHECK(passcode_security_label(s, &str));
     CHECK(passcode_biometric_check(s, &i32));
+    passcode_lock_screen screen;
+    memset(&screen, 0, sizeof screen);
+    screen.size = sizeof screen;
+    CHECK(passcode_lock_screen_read(s, &screen));
     CHECK(passcode_reset_pending(s, &i32));
     CHECK(passcode_reset_retry_after(s, &i64));
     CHECK(passcode_failure_summary(s, &i32, &i64));

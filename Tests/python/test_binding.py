@@ -433,3 +433,64 @@ def test_security_log_and_failure_summary(locked_store, clock):
 def test_version_of_the_binding_and_the_library_agree_in_tree():
     assert passcode.__version__ == passcode.version()
     assert os.path.exists(os.path.join(os.path.dirname(passcode.__file__), "py.typed"))
+
+
+def _singles(s):
+    """What the single calls say: the lock screen must say the same."""
+    locked, reason = s.lock_state
+    return (locked, reason, s.lockout_remaining, s.failed_attempts, s.reset_required, s.biometric_refusal,
+            s.biometric_lead, s.security_label, s.is_set, s.is_enabled)
+
+
+def _screen(s):
+    v = s.lock_screen()
+    return (v.locked, v.reason, v.lockout_seconds, v.failed_attempts, v.reset_required, v.biometric_refusal,
+            v.biometric_lead, v.security_label, v.passcode_set, v.lock_enabled)
+
+
+def test_lock_screen_is_one_immutable_value_that_agrees_with_the_single_calls(store, clock):
+    s = store
+    v = s.lock_screen()
+    assert isinstance(v, passcode.LockScreen) and v.passcode_set is False and v.locked is False
+    assert v.reason is LockReason.NONE and v.biometric_refusal is BiometricRefusal.NO_PASSCODE
+    assert v.biometric_kind is BiometricKind.NONE and v.security_label == "Passcode & Biometric"
+    with pytest.raises(AttributeError):
+        v.locked = True  # type: ignore[misc]
+    assert _screen(s) == _singles(s)
+    s.set_passcode(PC1)
+    s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
+    s.set(Setting.BIOMETRIC_ENABLED, 1)
+    s.set(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
+    s.report(Event.LAUNCHED)
+    v = s.lock_screen()
+    assert v.locked and v.reason is LockReason.LAUNCH and v.biometric_kind is BiometricKind.FINGERPRINT
+    assert v.biometric_refusal is BiometricRefusal.NONE and v.biometric_lead is True  # the clock-dependent path
+    assert v.security_label == "Passcode & Fingerprint" and _screen(s) == _singles(s)
+    for i in range(5):
+        with pytest.raises(passcode.WrongPasscode):
+            s.verify(f"90000{i}")
+    v = s.lock_screen()
+    assert v.failed_attempts == 5 and v.lockout_seconds == 60 and v.biometric_refusal is BiometricRefusal.LOCKED_OUT
+    assert not v.biometric_lead and _screen(s) == _singles(s)
+    clock.advance(45)  # only the clock moves: the countdown, from the cached state
+    assert s.lock_screen().lockout_seconds == 15 and _screen(s) == _singles(s)
+    clock.advance(15)
+    v = s.lock_screen()
+    assert v.lockout_seconds == 0 and v.biometric_refusal is BiometricRefusal.NONE and _screen(s) == _singles(s)
+    s.close()
+    with pytest.raises(passcode.InvalidHandle):
+        s.lock_screen()
+
+
+def test_lock_screen_sees_another_process_commit_at_the_next_call(locked_store, tmp_path):
+    s = locked_store
+    path = str(tmp_path / "store.db")
+    for _ in range(50):
+        assert not s.lock_screen().locked  # warm
+    code = ("import passcode, sys\n"
+            "with passcode.Store(sys.argv[1], ops_limit=1, mem_limit=8192) as o:\n"
+            "    o.report(passcode.Event.LOCK_NOW)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    subprocess.run([sys.executable, "-c", code, path], check=True, env=env)
+    v = s.lock_screen()
+    assert v.locked and v.reason is LockReason.REQUESTED

@@ -22,6 +22,7 @@ C_TO_CTYPES = {
     "passcode_event_log **": ctypes.POINTER(_ffi.EVENT_LOG),
     "passcode_store **": ctypes.POINTER(_ffi.STORE), "passcode_options **": ctypes.POINTER(_ffi.OPTIONS),
     "passcode_flow **": ctypes.POINTER(_ffi.FLOW), "passcode_session_list **": ctypes.POINTER(_ffi.SESSION_LIST),
+    "passcode_lock_screen *": ctypes.POINTER(_ffi.lock_screen_t),
 }
 
 
@@ -96,3 +97,11 @@ def test_version_matches_the_header():
     number = int(re.search(r"#define PASSCODE_VERSION_MINOR (\d+)", HEADER).group(1))
     assert passcode.version().split(".")[1] == str(number)
     assert _ffi.lib.passcode_version_number() // 100 % 100 == number
+
+
+def test_the_lock_screen_struct_matches_the_header():
+    body = re.search(r"typedef struct passcode_lock_screen \{(.*?)\} passcode_lock_screen;", HEADER, re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    fields = re.findall(r"^\s*(.+?)\s*\b(\w+);$", body, re.M)
+    c_types = {"const char *": ctypes.c_void_p}  # the label is read as an address (a static string)
+    assert [(n, c_types.get(t) or C_TO_CTYPES[t]) for t, n in fields] == [(n, t) for n, t in _ffi.lock_screen_t._fields_]

@@ -165,17 +165,23 @@ static const char *kind_name(int kind) {
     }
 }
 
+/* What the lock screen shows, in one call (passcode_lock_screen_read) on every redraw. */
+static passcode_lock_screen lock_screen(app *a) {
+    passcode_lock_screen v;
+    memset(&v, 0, sizeof v);
+    v.size = sizeof v;
+    if (passcode_lock_screen_read(a->store, &v) != PASSCODE_OK) v.security_label = "";
+    return v;
+}
+
 static int is_locked(app *a) {
-    int32_t locked = 0;
-    passcode_lock_state(a->store, &locked, NULL);
-    return locked;
+    return lock_screen(a).locked;
 }
 
 /* After "forgot passcode" (or the forced logout) the user must sign in again: no lock screen. */
 static int is_logged_out(app *a) {
-    int32_t locked = 0, reason = 0;
-    passcode_lock_state(a->store, &locked, &reason);
-    return locked && reason == PASSCODE_LOCK_REASON_LOGGED_OUT;
+    passcode_lock_screen v = lock_screen(a);
+    return v.locked && v.reason == PASSCODE_LOCK_REASON_LOGGED_OUT;
 }
 
 static void end_flow(app *a) {
@@ -317,13 +323,10 @@ static void draw_pad(app *a) {
     if (locked_out) attroff(A_DIM);
     int y = top + height;
     if (a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK && step != PASSCODE_FLOW_STEP_FINISHED) {
-        int32_t refusal = 0, lead = 0;
-        const char *label = "";
+        passcode_lock_screen ls = lock_screen(a);
+        const char *label = ls.security_label;
         char line[128];
-        passcode_biometric_check(a->store, &refusal);
-        passcode_biometric_lead(a->store, &lead);
-        passcode_security_label(a->store, &label);
-        if (lead || refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)
+        if (ls.biometric_lead || ls.biometric_refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)
             snprintf(line, sizeof line, "[b] Use %s  [n] no match  [f] Forgot Passcode?", label + strlen("Passcode & "));
         else
             snprintf(line, sizeof line, "[f] Forgot Passcode?");
@@ -382,10 +385,8 @@ static int ticking(app *a) {
 }
 
 static void draw(app *a) {
-    int32_t set = 0, enabled = 0, locked = 0, reason = 0;
-    passcode_is_set(a->store, &set);
-    passcode_is_enabled(a->store, &enabled);
-    passcode_lock_state(a->store, &locked, &reason);
+    passcode_lock_screen ls = lock_screen(a);
+    int32_t set = ls.passcode_set, enabled = ls.lock_enabled, locked = ls.locked, reason = ls.reason;
     if (a->curses) { erase(); move(0, 0); }
     if (a->show_log) {
         a->show_log = 0;
@@ -416,12 +417,8 @@ static void draw(app *a) {
         a->last_shakes = shakes;
         if (*error) out(a, "error: %s\n", error);
         if (a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK && step != PASSCODE_FLOW_STEP_FINISHED) {
-            int32_t refusal = 0;
-            const char *label = "";
-            passcode_biometric_check(a->store, &refusal);
-            passcode_security_label(a->store, &label);
-            int32_t lead = 0;
-            passcode_biometric_lead(a->store, &lead);
+            int32_t refusal = ls.biometric_refusal, lead = ls.biometric_lead;
+            const char *label = ls.security_label;
             if (lead)  /* seed 003 test 7: the prompt opens by itself */
                 out(a, "biometric: %s prompt shown ([b] match, [n] no match)\n", label + strlen("Passcode & "));
             else if (refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)  /* offered only when a match may unlock */
@@ -436,13 +433,12 @@ static void draw(app *a) {
         out(a, "screen: lock\n");
     } else {
         int64_t timeout = 0, bio = 0, at_launch = 0, bio_launch = 0, every = 0;
-        const char *label = "";
+        const char *label = ls.security_label;
         passcode_setting_get(a->store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &timeout);
         passcode_setting_get(a->store, PASSCODE_SETTING_BIOMETRIC_ENABLED, &bio);
         passcode_setting_get(a->store, PASSCODE_SETTING_LOCK_AT_LAUNCH, &at_launch);
         passcode_setting_get(a->store, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, &bio_launch);
         passcode_setting_get(a->store, PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH, &every);
-        passcode_security_label(a->store, &label);
         out(a, "screen: home\n");
         char when[32];
         out(a, "settings: %s | lock %s | biometric %s | auto-lock %s\n", label,

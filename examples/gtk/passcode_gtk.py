@@ -674,7 +674,8 @@ class App:
     # -- the state shown: everything read back from the library --
     def refresh(self) -> bool:
         s = self.store
-        locked, reason = s.lock_state
+        screen = s.lock_screen()  # one call for everything the lock screen shows
+        locked, reason = screen.locked, screen.reason
         self._show_lock(locked)
         if locked:
             self._dismiss_toasts()  # the app's messages go with its content
@@ -682,17 +683,17 @@ class App:
             if reason == LockReason.LOGGED_OUT:
                 self._end_lock_flow()
                 self.lock_view.set_visible_child_name("account-deleted" if self.account_deleted else "signed-out")
-            elif s.reset_required:
+            elif screen.reset_required:
                 self._end_lock_flow()
                 self.lock_view.set_visible_child_name("reset-required")
             else:
                 if self.lock_flow is None:
                     self.lock_flow = s.flow(FlowKind.UNLOCK)
                     self.lock_view.pad.bind(self.lock_flow)
-                    if s.biometric_lead:  # seed 003: the fingerprint prompt opens by itself
+                    if screen.biometric_lead:  # seed 003: the fingerprint prompt opens by itself
                         GLib.idle_add(lambda: self.start_fingerprint() and False)
                 self.lock_view.set_visible_child_name("pad")
-                self.lock_view.bio_button.set_visible(s.biometric_refusal == BiometricRefusal.NONE)
+                self.lock_view.bio_button.set_visible(screen.biometric_refusal == BiometricRefusal.NONE)
                 self.lock_view.bio_button.get_child().set_label("Use Fingerprint")
         else:
             self._end_lock_flow()

@@ -16,10 +16,12 @@ import asyncio
 import ctypes
 import functools
 import os
+import struct
+import threading
 import warnings
 from ctypes import POINTER, byref, c_char_p, c_int32, c_int64, c_uint64
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, TypeVar, Union
 
 from . import _ffi
 from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
@@ -32,7 +34,7 @@ __all__ = ["__version__", "Store", "Flow", "Session", "PasscodeError", "version"
            "setting_default", "setting_weakens", "Status", "Cost", "Setting",
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
            "FlowResult", "LifecycleEvent", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
-           "LoggedEvent", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD"]
+           "LoggedEvent", "LockScreen", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD"]
 
 _lib = _ffi.lib
 
@@ -240,6 +242,75 @@ class _Handle:
             pass
 
 
+class LockScreen(NamedTuple):
+    """What a lock screen draws, read at one moment (Store.lock_screen, passcode_lock_screen_read).
+    A NamedTuple: immutable, and the cheapest typed value to build (a frozen dataclass costs
+    several times more per poll)."""
+    locked: bool
+    reason: LockReason
+    lockout_seconds: int
+    failed_attempts: int
+    reset_required: bool
+    biometric_refusal: BiometricRefusal
+    biometric_lead: bool
+    biometric_kind: BiometricKind
+    security_label: str
+    passcode_set: bool
+    lock_enabled: bool
+
+
+class _Members(Dict[int, Any]):
+    """value -> enum member (or text), filled on first use: a dict lookup instead of an enum
+    constructor call in the hot queries. A value this binding does not know goes to `make`."""
+
+    def __init__(self, make: Callable[[int], Any]):
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, key: int) -> Any:
+        value = self[key] = self._make(key)
+        return value
+
+
+_REASONS = _Members(LockReason)
+_REFUSALS = _Members(BiometricRefusal)
+_KINDS = _Members(BiometricKind)
+#: The library's static label strings by address (they live as long as the process).
+_LABELS = _Members(lambda address: ctypes.string_at(address).decode() if address else "")
+_new_tuple = tuple.__new__
+_lock_screen_read = _ffi.fast("passcode_lock_screen_read")
+_is_set = _ffi.fast("passcode_is_set")
+#: The fast twin (_ffi.fast) of each function the queries below call through `_out_int`.
+_FAST = {name: _ffi.fast(name) for name in (
+    "passcode_is_enabled", "passcode_length", "passcode_failed_attempts", "passcode_lockout_remaining",
+    "passcode_is_reset_required", "passcode_biometric_check", "passcode_biometric_lead", "passcode_tpm_is_bound",
+    "passcode_has_recovery_key", "passcode_reset_pending", "passcode_reset_retry_after")}
+#: passcode_lock_screen read in one C call (struct.unpack_from) instead of one ctypes descriptor
+#: per field; native alignment, so it matches the C layout (checked against ctypes below).
+_LOCK_SCREEN = struct.Struct("@N2iq7iP")
+_LOCK_SCREEN_SIZE = ctypes.sizeof(_ffi.lock_screen_t)
+assert _LOCK_SCREEN.size == _LOCK_SCREEN_SIZE, "passcode_lock_screen: struct and ctypes layouts differ"
+_unpack_lock_screen = _LOCK_SCREEN.unpack_from
+
+
+class _Scratch(threading.local):
+    """A store's out-buffers for the hot queries, one set per thread (ctypes releases the GIL
+    during a call, so threads must not share them), made once instead of at every call."""
+
+    def __init__(self) -> None:
+        # (pointer for C, view to read the answer): a memoryview over the same bytes reads
+        # faster than a ctypes .value.
+        raw32, raw64 = bytearray(4), bytearray(8)
+        self.i32 = (byref(c_int32.from_buffer(raw32)), memoryview(raw32).cast("i"))
+        self.i64 = (byref(c_int64.from_buffer(raw64)), memoryview(raw64).cast("q"))
+        self.screen = _ffi.lock_screen_t(_LOCK_SCREEN_SIZE)
+        self.screen_ref = byref(self.screen)
+        self.screen_bytes = memoryview(self.screen).cast("B")
+        # The last answer and the bytes it was made from: a poll that finds the same bytes (the
+        # screen has not changed) hands back the same immutable value instead of building one.
+        self.last_screen: Optional[Tuple[bytes, "LockScreen"]] = None
+
+
 @dataclass(frozen=True)
 class LoggedEvent:
     """One entry of the security event log (passcode_event_log_get)."""
@@ -302,6 +373,7 @@ class Store(_Handle):
         """
         self._handle = None
         self._callbacks = {}
+        self._scratch = _Scratch()
         if not isinstance(path, (str, bytes, os.PathLike)):
             raise TypeError(f"path must be str, bytes or os.PathLike, not {type(path).__name__}")
         path = os.fspath(path)  # as sqlite3.connect and open() do
@@ -363,9 +435,19 @@ class Store(_Handle):
         _lib.passcode_close(handle)
 
     def _out_int(self, fn: Callable[..., Any], ctype: Any = c_int32) -> int:
-        out = ctype()
-        fn(self._h(), byref(out))
-        return int(out.value)
+        h = self._handle
+        if h is None:
+            self._h()  # raises InvalidHandle
+        fast = _FAST.get(fn.__name__)
+        if fast is None:
+            out = ctype()
+            fn(h, byref(out))
+            return int(out.value)
+        ref, out = self._scratch.i32 if ctype is c_int32 else self._scratch.i64
+        rc = fast(h, ref)
+        if rc:
+            _ffi.check_status(rc, fast, (h,))
+        return out[0]
 
     # -- the passcode -------------------------------------------------------------------------
 
@@ -437,7 +519,14 @@ class Store(_Handle):
     @property
     def is_set(self) -> bool:
         """Whether a passcode is set, enabled or not (passcode_is_set)."""
-        return bool(self._out_int(_lib.passcode_is_set))
+        # The hot query, at about the cost of a bare ctypes call: no argtypes conversion, no
+        # errcheck call, no out-buffer made per call (Tests/bench/bench.py measures it).
+        ref, out = self._scratch.i32
+        rc = _is_set(self._handle, ref)  # closed: NULL, which the library refuses
+        if rc:
+            self._h()  # a closed store raises InvalidHandle, as everywhere
+            _ffi.check_status(rc, _is_set, (self._handle,))
+        return out[0] == 1
 
     # -- the TPM ------------------------------------------------------------------------------
 
@@ -522,6 +611,23 @@ class Store(_Handle):
         """Whether the app is locked: the lock screen belongs on top (passcode_lock_state)."""
         return self.lock_state[0]
 
+    def lock_screen(self) -> LockScreen:
+        """Everything a lock screen draws, in one call at the cost of about one `is_set`
+        (passcode_lock_screen_read): poll it on every redraw."""
+        scratch = self._scratch
+        rc = _lock_screen_read(self._handle, scratch.screen_ref)  # closed: NULL, which the library refuses
+        if rc:
+            self._h()  # a closed store raises InvalidHandle, as everywhere
+            _ffi.check_status(rc, _lock_screen_read, (self._handle,))
+        last = scratch.last_screen
+        if last is not None and scratch.screen_bytes == last[0]:
+            return last[1]
+        _, locked, reason, left, failed, reset, refusal, lead, kind, is_set, enabled, label = _unpack_lock_screen(scratch.screen)
+        value: LockScreen = _new_tuple(LockScreen, (locked == 1, _REASONS[reason], left, failed, reset == 1, _REFUSALS[refusal],
+                                                    lead == 1, _KINDS[kind], _LABELS[label], is_set == 1, enabled == 1))
+        scratch.last_screen = (scratch.screen_bytes.tobytes(), value)
+        return value
+
     def set_biometric_availability(self, available: bool, kind: BiometricKind = BiometricKind.NONE) -> None:
         """Tells the library whether biometrics are available and of which kind; unavailable ones
         switch biometric unlock off (passcode_biometric_set_available)."""
@@ -538,7 +644,7 @@ class Store(_Handle):
     @property
     def biometric_refusal(self) -> BiometricRefusal:
         """Whether biometrics may unlock now (NONE), else why not (passcode_biometric_check)."""
-        return BiometricRefusal(self._out_int(_lib.passcode_biometric_check))
+        return _REFUSALS[self._out_int(_lib.passcode_biometric_check)]  # type: ignore[no-any-return]
 
     def biometric_check(self) -> BiometricRefusal:
         """Deprecated since 0.7: the property `biometric_refusal` (a state is a property)."""

@@ -46,6 +46,14 @@ class event_log_t(_Opaque):
     """struct passcode_event_log"""
 
 
+class lock_screen_t(ctypes.Structure):
+    """struct passcode_lock_screen (Sources/CPasscodeTypes/types.h), in the header's field order."""
+    _fields_ = [("size", c_size_t), ("locked", c_int32), ("reason", c_int32), ("lockout_seconds", c_int64),
+                ("failed_attempts", c_int32), ("reset_required", c_int32), ("biometric_refusal", c_int32),
+                ("biometric_lead", c_int32), ("biometric_kind", c_int32), ("passcode_set", c_int32),
+                ("lock_enabled", c_int32), ("security_label", c_void_p)]
+
+
 STORE = POINTER(store_t)
 EVENT_LOG = POINTER(event_log_t)
 OPTIONS = POINTER(options_t)
@@ -106,6 +114,7 @@ FUNCTIONS = {
     "passcode_set_custom_schedule": (c_int32, [STORE, POINTER(c_uint32), c_size_t, c_uint32]),
     "passcode_event_report": (c_int32, [STORE, c_int32, i32p]),
     "passcode_lock_state": (c_int32, [STORE, i32p, i32p]),
+    "passcode_lock_screen_read": (c_int32, [STORE, POINTER(lock_screen_t)]),
     "passcode_biometric_set_available": (c_int32, [STORE, c_int32, c_int32]),
     "passcode_security_label": (c_int32, [STORE, strp]),
     "passcode_biometric_check": (c_int32, [STORE, i32p]),
@@ -267,3 +276,14 @@ def load() -> Any:
 
 
 lib = load()
+
+
+def fast(name: str) -> Any:
+    """A second function object for `name` without argtypes and errcheck, for the queries a
+    screen polls: ctypes then neither converts the arguments in Python nor calls a Python
+    errcheck, which is most of a call's cost. The caller passes exactly the declared types
+    (FUNCTIONS) and raises with `check_status` itself on a non-zero status."""
+    restype, argtypes = FUNCTIONS[name]
+    fn = lib._FuncPtr((name, lib))
+    fn.restype = restype
+    return fn
