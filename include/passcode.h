@@ -592,6 +592,53 @@ typedef enum passcode_setting {
     PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH = 14
 } passcode_setting;
 
+/** What passcode_tpm_posture reports, one value per call. */
+typedef enum passcode_tpm_posture_item {
+    /**
+     * 1 when the TPM's owner (storage) hierarchy has an authorization (TPM2_PT_PERMANENT
+     * ownerAuthSet), else 0: then anyone who reaches the TPM may define, rewrite and remove NV
+     * indexes of the owner hierarchy.
+     */
+    PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET = 0,
+    /**
+     * 1 when the TPM's lockout hierarchy has an authorization (lockoutAuthSet), else 0: then
+     * anyone who reaches the TPM may clear its dictionary-attack lockout (tpm2_dictionarylockout -c).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_AUTH_SET = 1,
+    /**
+     * The failed authorizations after which the TPM locks out (TPM2_PT_MAX_AUTH_FAIL, maxTries).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES = 2,
+    /**
+     * Seconds after which the TPM forgets one failure (TPM2_PT_LOCKOUT_INTERVAL, recoveryTime).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_RECOVERY_TIME = 3,
+    /**
+     * Seconds the lockout hierarchy waits after a failed lockout authorization
+     * (TPM2_PT_LOCKOUT_RECOVERY, lockoutRecovery).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_RECOVERY = 4,
+    /** The failures the TPM's dictionary-attack lockout counts now (TPM2_PT_LOCKOUT_COUNTER). */
+    PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_COUNTER = 5,
+    /**
+     * 1 when the store is bound to this TPM: no guess of its passcode can be checked off this
+     * machine, not even with a copy of the file (the promise every binding makes), else 0.
+     */
+    PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH = 6,
+    /**
+     * 1 when the TPM itself limits the guesses, against any process that reaches it and clears
+     * its DA lockout: the store's passcode check goes through a PIN_FAIL index (provisioned
+     * mode) and the owner authorization is set. 0 otherwise: the library's counters and the
+     * TPM's DA lockout then bind only callers that go through the library.
+     */
+    PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT = 7,
+    /**
+     * The failures the store's PIN_FAIL index allows before it refuses even the right passcode
+     * (its pinLimit, the policy's guess limit); 0 when the store has no such index.
+     */
+    PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT = 8
+} passcode_tpm_posture_item;
+
 /** @} */
 
 /* ---- Version --------------------------------------------------------------------------------- */
@@ -1809,6 +1856,29 @@ int32_t passcode_tpm_unbind(passcode_store *store, const char *digits, size_t le
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_tpm_is_bound(passcode_store *store, int32_t *out);
+
+/**
+ * What the store's TPM binding promises, and the TPM settings it rests on, one value per call
+ * (passcode_tpm_posture_item). Asks the TPM of the store's passcode_options_set_tpm option
+ * (TPM2_GetCapability: TPM2_PT_PERMANENT, TPM2_PT_MAX_AUTH_FAIL, TPM2_PT_LOCKOUT_INTERVAL,
+ * TPM2_PT_LOCKOUT_RECOVERY); counts nothing and changes nothing.
+ * What a binding promises, said plainly: always <em>no offline search off this machine</em>
+ * (PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH is 1 for a bound store): a copy of the file
+ * cannot check a single guess without this TPM. A <em>hardware guess limit</em>
+ * (PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) only where the TPM is provisioned: the
+ * owner authorization set and held by the library alone, and the store's passcode check going
+ * through a PIN_FAIL index. Without it, a process that can reach the TPM (root, or the tss
+ * group) and reads the file can guess through the TPM directly, clearing its DA lockout with
+ * tpm2_dictionarylockout -c whenever the lockout authorization is empty; the library's
+ * counters bind only callers that go through it.
+ * @param store A store opened with passcode_options_set_tpm (bound or not).
+ * @param item A passcode_tpm_posture_item.
+ * @param out Receives the value (0 or 1 for the yes/no items, seconds or counts for the others).
+ * @return PASSCODE_OK; PASSCODE_ERR_MISUSE (an unknown item, a NULL out, or a store
+ * opened without the TPM option); PASSCODE_ERR_INVALID_HANDLE; a TPM status
+ * (PASSCODE_ERR_TPM_UNAVAILABLE, PASSCODE_ERR_TPM); a store error.
+ */
+int32_t passcode_tpm_posture(passcode_store *store, int32_t item, int64_t *out);
 
 /** @} */
 

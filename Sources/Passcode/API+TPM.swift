@@ -69,3 +69,33 @@ public func passcode_tpm_unbind(_ store: OpaquePointer?, _ digits: UnsafePointer
 public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withStore(store) { s in try put(out, try s.isTPMBound() ? 1 : 0) }
 }
+
+/// What the store's TPM binding promises, and the TPM settings it rests on, one value per call
+/// (`passcode_tpm_posture_item`). Asks the TPM of the store's `passcode_options_set_tpm` option
+/// (TPM2_GetCapability: TPM2_PT_PERMANENT, TPM2_PT_MAX_AUTH_FAIL, TPM2_PT_LOCKOUT_INTERVAL,
+/// TPM2_PT_LOCKOUT_RECOVERY); counts nothing and changes nothing.
+///
+/// What a binding promises, said plainly: always *no offline search off this machine*
+/// (`PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH` is 1 for a bound store): a copy of the file
+/// cannot check a single guess without this TPM. A *hardware guess limit*
+/// (`PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT`) only where the TPM is provisioned: the
+/// owner authorization set and held by the library alone, and the store's passcode check going
+/// through a PIN_FAIL index. Without it, a process that can reach the TPM (root, or the `tss`
+/// group) and reads the file can guess through the TPM directly, clearing its DA lockout with
+/// `tpm2_dictionarylockout -c` whenever the lockout authorization is empty; the library's
+/// counters bind only callers that go through it.
+/// - Parameters:
+///   - store: A store opened with `passcode_options_set_tpm` (bound or not).
+///   - item: A `passcode_tpm_posture_item`.
+///   - out: Receives the value (0 or 1 for the yes/no items, seconds or counts for the others).
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (an unknown item, a NULL out, or a store
+///   opened without the TPM option); `PASSCODE_ERR_INVALID_HANDLE`; a TPM status
+///   (`PASSCODE_ERR_TPM_UNAVAILABLE`, `PASSCODE_ERR_TPM`); a store error.
+@c(passcode_tpm_posture)
+public func passcode_tpm_posture(_ store: OpaquePointer?, _ item: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withStore(store) { s in
+        guard let what = TPMPostureItem(rawValue: item) else { throw PasscodeError.misuse("unknown TPM posture item \(item)") }
+        guard out != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
+        try put(out, try s.tpmPosture().value(what))
+    }
+}

@@ -47,6 +47,25 @@ extension PasscodeStore {
         try cachedRead(.tpmBound) { try load(TPMState.self).bound }
     }
 
+    /// The store's TPM (its `passcode_options_set_tpm` option) and what the binding promises on
+    /// it (`passcode_tpm_posture`). Reads the TPM's properties once; counts nothing.
+    public func tpmPosture() throws -> TPMPosture {
+        guard let tcti = options.tpm else {
+            throw PasscodeError.misuse("open the store with passcode_options_set_tpm to ask for its TPM's posture")
+        }
+        let bound = try isTPMBound()
+        let settings = try TPMDevice(tcti: tcti).posture()
+        var posture = TPMPosture()
+        posture.ownerAuthSet = settings.ownerAuthSet
+        posture.lockoutAuthSet = settings.lockoutAuthSet
+        posture.maxTries = settings.lockout.maxFailures
+        posture.recoveryTime = settings.lockout.intervalSeconds
+        posture.lockoutRecovery = settings.lockoutRecoverySeconds
+        posture.lockoutCounter = settings.lockout.failures
+        posture.bound = bound
+        return posture
+    }
+
     /// A connection to the store's TPM when the store is bound, else nil (a new wrap, not an attempt).
     func boundDevice() throws -> TPMDevice? {
         guard try read(.recover, { try load(TPMState.self).bound }) else { return nil }

@@ -25,7 +25,11 @@ enum TPM2 {
     static let nvAuthWrite: UInt32 = 0x4, nvAuthRead: UInt32 = 0x40000, nvNoDA: UInt32 = 0x2000000
     static let nvTypeCounter: UInt32 = 0x1 << 4
     static let capProperties: UInt32 = 6
-    static let ptLockoutCounter: UInt32 = 0x200 + 14  // then MAX_AUTH_FAIL, LOCKOUT_INTERVAL
+    /// TPM2_PT_PERMANENT (its bits: ownerAuthSet 0x1, lockoutAuthSet 0x4), then, 14 on, the
+    /// lockout counter, MAX_AUTH_FAIL, LOCKOUT_INTERVAL and LOCKOUT_RECOVERY.
+    static let ptPermanent: UInt32 = 0x200, ptLockoutCounter: UInt32 = 0x200 + 14, ptMaxAuthFail: UInt32 = 0x200 + 15
+    static let ptLockoutInterval: UInt32 = 0x200 + 16, ptLockoutRecovery: UInt32 = 0x200 + 17
+    static let permanentOwnerAuthSet: UInt32 = 0x1, permanentLockoutAuthSet: UInt32 = 0x4
     /// NV indexes this library defines: the owner range, 0x01300000 plus 20 random bits.
     static let nvFirst: UInt32 = 0x0130_0000, nvSpan: UInt32 = 0x10_0000
 
@@ -157,6 +161,15 @@ struct TPMLockout {
     /// An upper bound on the wait: one failure is forgotten every interval. 0 when the TPM
     /// forgets none by itself (an interval of 0: only its lockout authorization resets it).
     var seconds: Int64 { intervalSeconds == 0 ? 0 : Int64(failures &- maxFailures &+ 1) * Int64(intervalSeconds) }
+}
+
+/// What the TPM says of its own protection (TPM2_GetCapability, TPM2_PT_PERMANENT and the lockout
+/// properties): whether owner and lockout authorizations are set, and its DA lockout.
+struct TPMSettings {
+    let ownerAuthSet: Bool
+    let lockoutAuthSet: Bool
+    let lockout: TPMLockout
+    let lockoutRecoverySeconds: UInt32
 }
 
 /// One connection to the TPM, for one operation: opened, used, closed (deinit flushes what it loaded).
@@ -352,22 +365,45 @@ final class TPMDevice {
         return withUnsafeBytes(of: out.pointee.buffer) { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(Int(out.pointee.size)))) }
     }
 
-    // MARK: - Lockout
+    // MARK: - Lockout and posture
 
-    func lockout() throws -> TPMLockout {
-        var more: TPMI_YES_NO = 0
-        var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
-        let rc = tss.getCapability(esys, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.capProperties, TPM2.ptLockoutCounter, 3, &more, &data)
-        defer { tss.free(data) }
-        guard rc == 0, let data else { throw failure("reporting its lockout", rc) }
+    /// The TPM's variable properties from TPM2_PT_PERMANENT to TPM2_PT_LOCKOUT_RECOVERY (one GetCapability).
+    private func properties() throws -> [UInt32: UInt32] {
         var values: [UInt32: UInt32] = [:]
-        withUnsafeBytes(of: data.pointee.data.tpmProperties.tpmProperty) { raw in
-            let props = raw.bindMemory(to: TPMS_TAGGED_PROPERTY.self)
-            for p in props.prefix(Int(min(data.pointee.data.tpmProperties.count, 3))) { values[p.property] = p.value }
+        var next = TPM2.ptPermanent
+        while next <= TPM2.ptLockoutRecovery {
+            var more: TPMI_YES_NO = 0
+            var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
+            let rc = tss.getCapability(esys, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.capProperties, next,
+                                       TPM2.ptLockoutRecovery - next + 1, &more, &data)
+            defer { tss.free(data) }
+            guard rc == 0, let data else { throw failure("reporting its lockout", rc) }
+            let count = Int(min(data.pointee.data.tpmProperties.count, UInt32(TPM2.ptLockoutRecovery - TPM2.ptPermanent + 1)))
+            var last = next
+            withUnsafeBytes(of: data.pointee.data.tpmProperties.tpmProperty) { raw in
+                for p in raw.bindMemory(to: TPMS_TAGGED_PROPERTY.self).prefix(count) {
+                    values[p.property] = p.value
+                    last = max(last, p.property)
+                }
+            }
+            guard more != 0, count > 0 else { break }
+            next = last + 1
         }
-        guard let failures = values[TPM2.ptLockoutCounter], let maxFailures = values[TPM2.ptLockoutCounter + 1],
-              let interval = values[TPM2.ptLockoutCounter + 2] else { throw PasscodeError.tpmFailed("the TPM did not report its lockout") }
-        return TPMLockout(failures: failures, maxFailures: maxFailures, intervalSeconds: interval)
+        return values
+    }
+
+    func lockout() throws -> TPMLockout { try posture().lockout }
+
+    /// The TPM's dictionary-attack settings and which hierarchy authorizations are set.
+    func posture() throws -> TPMSettings {
+        let values = try properties()
+        guard let permanent = values[TPM2.ptPermanent], let failures = values[TPM2.ptLockoutCounter],
+              let maxFailures = values[TPM2.ptMaxAuthFail], let interval = values[TPM2.ptLockoutInterval],
+              let recovery = values[TPM2.ptLockoutRecovery] else { throw PasscodeError.tpmFailed("the TPM did not report its lockout") }
+        return TPMSettings(ownerAuthSet: permanent & TPM2.permanentOwnerAuthSet != 0,
+                           lockoutAuthSet: permanent & TPM2.permanentLockoutAuthSet != 0,
+                           lockout: TPMLockout(failures: failures, maxFailures: maxFailures, intervalSeconds: interval),
+                           lockoutRecoverySeconds: recovery)
     }
 
     // MARK: - The attempt counter

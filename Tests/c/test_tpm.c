@@ -496,6 +496,95 @@ static void test_attacks_from_a_second_process(void) {
     tpm_lockout_params(&A, 32);
 }
 
+/* ---- the posture and the direct attack (issue 30) -------------------------------------------- */
+
+static int64_t posture(passcode_store *s, int32_t item) {
+    int64_t v = -1;
+    int32_t rc = passcode_tpm_posture(s, item, &v);
+    if (rc != PASSCODE_OK) fprintf(stderr, "  posture %d: %s (%s)\n", item, passcode_strerror(rc), passcode_errmsg(s));
+    return rc == PASSCODE_OK ? v : -1;
+}
+
+typedef struct { int answered, clears, found, key; char stopped[32]; } attack_result;
+
+/* Tests/c/tpm_direct_attack.py in a second process: the file, the TPM, tpm2-tools, no library.
+ * Its lines (every guess) are printed; the tally is parsed from its last line. */
+static attack_result direct_attack(const char *path, const char *tcti, int wrong_count, const char *flags) {
+    attack_result r = { -1, -1, -1, -1, "" };
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "python3 %s %s %s %s %d %s 2>&1", ATTACK_SCRIPT, path, tcti, PC1, wrong_count, flags);
+    FILE *p = popen(cmd, "r");
+    if (!p) return r;
+    char line[512];
+    while (fgets(line, sizeof line, p)) {
+        if (sscanf(line, "RESULT answered=%d clears=%d found=%d key=%d stopped=%31s", &r.answered, &r.clears, &r.found, &r.key,
+                   r.stopped) == 5) continue;
+        printf("   %s", line);
+    }
+    pclose(p);
+    printf("  direct attack (%d wrong then the right one%s%s): %d guesses answered, %d lockout clears, passcode %s, data key %s (%s)\n",
+           wrong_count, *flags ? ", " : "", flags, r.answered, r.clears, r.found == 1 ? "FOUND" : "not found",
+           r.key == 1 ? "recovered" : "not recovered", r.stopped);
+    return r;
+}
+
+/* The posture of an unprovisioned TPM (owner and lockout authorizations empty, as Linux leaves
+ * them), said plainly: no offline search off this machine, and no hardware guess limit. */
+static void test_posture_unprovisioned(void) {
+    tpm_lockout_params(&A, 3);
+    char path[300];
+    new_path(path, sizeof path, "posture.db");
+    passcode_store *s = must_open(path, A.tcti);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH) == 0);  /* not bound yet: nothing promised */
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET) == 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_AUTH_SET) == 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES) == 3);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_RECOVERY_TIME) == 1000);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_RECOVERY) == 1000);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_COUNTER) == 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH) == 1);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT) == 0);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_COUNTER) == 1);
+    int64_t v = 0;
+    CHECK_STATUS(passcode_tpm_posture(s, 99, &v), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_tpm_posture(s, PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES, NULL), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_tpm_posture(NULL, PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES, &v), PASSCODE_ERR_INVALID_HANDLE);
+    passcode_close(s);
+    s = with_passcode(path, sizeof path, "posture-none.db", NULL);
+    CHECK_STATUS(passcode_tpm_posture(s, PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES, &v), PASSCODE_ERR_MISUSE);  /* no TPM option */
+    passcode_close(s);
+    tpm_lockout_params(&A, 32);
+}
+
+/* The issue's direct attack on an unprovisioned TPM, from a second process: the primary rebuilt,
+ * the sealed blobs loaded from the file, guesses unsealed with tpm2-tools, the DA lockout cleared
+ * with `tpm2_dictionarylockout -c` whenever it locks: every guess is answered, the passcode and
+ * the data key are found, the library's counters never move; the posture said so beforehand. */
+static void test_direct_attack_unprovisioned(void) {
+    tpm_lockout_params(&A, 3);
+    char path[300];
+    passcode_store *s = with_passcode(path, sizeof path, "direct.db", A.tcti);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 0);
+    passcode_close(s);
+    attack_result r = direct_attack(path, A.tcti, 20, "--clear-lockout");
+    CHECK(r.answered == 21);
+    CHECK(r.found == 1 && r.key == 1);
+    CHECK(r.clears >= 6);  /* 3 tries per lockout */
+    /* without clearing, the DA lockout stops it at maxTries: a rate limit, not a guess limit */
+    tpm_lockout_params(&A, 3);
+    r = direct_attack(path, A.tcti, 20, "");
+    CHECK(r.answered == 3 && r.found == 0);
+    s = must_open(path, A.tcti);
+    CHECK(failed(s) == 0);  /* the library never saw a guess */
+    tpm_lockout_params(&A, 32);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    tpm_lockout_params(&A, 32);
+}
+
 /* Killed at random moments while guessing through the TPM: every guess the TPM checked (its
  * lockout counter) was counted in the file first, and no kill makes the file look restored. */
 static void test_kill_during_tpm_operations(void) {
@@ -550,6 +639,8 @@ int main(void) {
     RUN(test_binding_outlives_removal_and_account_deletion);
     RUN(test_hostile_binding_values);
     RUN(test_attacks_from_a_second_process);
+    RUN(test_posture_unprovisioned);
+    RUN(test_direct_attack_unprovisioned);
     RUN(test_kill_during_tpm_operations);
     tpm_stop(&A);
     tpm_stop(&B);

@@ -18,12 +18,12 @@ import functools
 import os
 from ctypes import POINTER, byref, c_char_p, c_int32, c_int64, c_uint64
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar, Union
 
 from . import _ffi
 from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
                      LifecycleEvent, LockReason, LogoutReason, MaxFailureAction, Notice, Schedule, SecurityEvent, Setting,
-                     Status)
+                     Status, TpmPostureItem)
 from ._errors import *  # noqa: F401,F403  (the exception classes are part of the API)
 from ._errors import InvalidArgument, InvalidHandle, KeyNotReleased, PasscodeError, PasscodeRequired
 
@@ -424,6 +424,19 @@ class Store(_Handle):
     def tpm_bound(self) -> bool:
         """Whether the store is bound to a TPM (passcode_tpm_is_bound)."""
         return bool(self._out_int(_lib.passcode_tpm_is_bound))
+
+    def tpm_posture(self) -> Dict[str, int]:
+        """What the store's TPM binding promises and the TPM settings it rests on
+        (passcode_tpm_posture): {"owner_auth_set": 0|1, "lockout_auth_set": 0|1, "max_tries": n,
+        "recovery_time": s, "lockout_recovery": s, "lockout_counter": n, "no_offline_search": 0|1,
+        "hardware_guess_limit": 0|1, "guess_limit": n}. A binding always means no offline search
+        off this machine; a hardware guess limit only where the TPM is provisioned."""
+        out = {}
+        for item in TpmPostureItem:
+            value = c_int64()
+            _lib.passcode_tpm_posture(self._h(), int(item), byref(value))
+            out[item.name.lower()] = value.value
+        return out
 
     def tpm_bind(self, digits: Digits) -> None:
         """Binds a store with a passcode to the TPM it was opened with; checks the passcode

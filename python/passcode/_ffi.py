@@ -163,6 +163,7 @@ FUNCTIONS = {
     "passcode_tpm_bind": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_tpm_unbind": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_tpm_is_bound": (c_int32, [STORE, i32p]),
+    "passcode_tpm_posture": (c_int32, [STORE, c_int32, i64p]),
 }
 
 
