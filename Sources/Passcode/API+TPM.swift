@@ -14,7 +14,8 @@ import PasscodeCore
 /// when the option is given and no TPM answers; it never falls back to no TPM. tpm2-tss
 /// (libtss2-esys.so.0, libtss2-tctildr.so.0) is loaded at that moment, not before. An existing
 /// store is bound with `passcode_tpm_bind`. The TPM's owner hierarchy must have an empty
-/// authorization (the default) for the counter to be made.
+/// authorization (the default), or, provisioned, the library must hold it
+/// (`passcode_options_set_tpm_owner_auth_file`; else `PASSCODE_ERR_TPM_OWNER_AUTH`).
 /// - Parameters:
 ///   - options: The options object.
 ///   - tcti: A tpm2-tss TCTI string ("device:/dev/tpmrm0", "swtpm:host=127.0.0.1,port=2321",
@@ -31,6 +32,31 @@ public func passcode_options_set_tpm(_ options: OpaquePointer?, _ tcti: UnsafePo
     let n = strnlen(tcti, 1024)
     guard n > 0, n < 1024, let text = String(validatingCString: tcti) else { return Status.errMisuse.rawValue }
     box.options.tpm = text
+    return Status.ok.rawValue
+}
+
+/// Where the library reads the TPM's owner authorization (provisioned mode, README "Provisioned
+/// mode"): a file of root's that only root may read (mode 600), holding 64 hex digits, which
+/// `scripts/tpm-provision.sh` writes when it sets the owner authorization. When the file exists,
+/// every new passcode of a store bound with this handle gets a PIN_FAIL index with the policy's
+/// guess limit, and the attempt counter becomes one only the owner may increment. When it does
+/// not, the binding is unprovisioned. A file with wider permissions, another owner or other
+/// content is `PASSCODE_ERR_TPM_OWNER_AUTH` at the first TPM use, never ignored.
+/// - Parameters:
+///   - options: The options object.
+///   - path: The file's path (copied), or NULL for the default, /etc/passcode/tpm-owner-auth.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` (an empty,
+///   relative, overlong or non-UTF-8 path).
+@c(passcode_options_set_tpm_owner_auth_file)
+public func passcode_options_set_tpm_owner_auth_file(_ options: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
+    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
+    guard let path else {
+        box.options.tpmOwnerAuthFile = StoreOptions.defaultTPMOwnerAuthFile
+        return Status.ok.rawValue
+    }
+    let n = strnlen(path, 4096)
+    guard n > 0, n < 4096, let text = String(validatingCString: path), text.hasPrefix("/") else { return Status.errMisuse.rawValue }
+    box.options.tpmOwnerAuthFile = text
     return Status.ok.rawValue
 }
 
@@ -80,7 +106,8 @@ public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutableP
 /// cannot check a single guess without this TPM. A *hardware guess limit*
 /// (`PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT`) only where the TPM is provisioned: the
 /// owner authorization set and held by the library alone, and the store's passcode check going
-/// through a PIN_FAIL index. Without it, a process that can reach the TPM (root, or the `tss`
+/// through a PIN_FAIL index; it holds against any process without the owner authorization, not
+/// against root, who can read the file that holds it. Without it, a process that can reach the TPM (root, or the `tss`
 /// group) and reads the file can guess through the TPM directly, clearing its DA lockout with
 /// `tpm2_dictionarylockout -c` whenever the lockout authorization is empty; the library's
 /// counters bind only callers that go through it.

@@ -143,6 +143,14 @@ public enum Status: Int32 {
     case errTpmRollback = 55
     /// The TPM refused an operation for another reason; the message has its response code.
     case errTpm = 56
+    /// Provisioned TPM: the store's PIN_FAIL index has counted its limit of failed guesses
+    /// (through the library or around it); the TPM refuses even the right passcode. A reset by
+    /// email (or forgot passcode) gives the store a new index.
+    case errTpmGuessLimit = 65
+    /// The TPM's owner authorization is needed (it is set, or the store is provisioned) and the
+    /// administrator's file (`passcode_options_set_tpm_owner_auth_file`) is missing, readable by
+    /// others than root, malformed, or holds another value. Nothing changed.
+    case errTpmOwnerAuth = 66
 }
 
 extension PasscodeError {
@@ -204,6 +212,8 @@ extension PasscodeError {
         case .tpmLockout: return .errTpmLockout
         case .tpmRollback: return .errTpmRollback
         case .tpmFailed: return .errTpm
+        case .tpmGuessLimit: return .errTpmGuessLimit
+        case .tpmOwnerAuth: return .errTpmOwnerAuth
         }
     }
 }
@@ -268,6 +278,8 @@ extension Status {
         case .errTpmLockout: return "TPM lockout active"
         case .errTpmRollback: return "store file older than the TPM's counter"
         case .errTpm: return "TPM error"
+        case .errTpmGuessLimit: return "the TPM's guess limit is used up"
+        case .errTpmOwnerAuth: return "TPM owner authorization missing or wrong"
         }
     }
 }

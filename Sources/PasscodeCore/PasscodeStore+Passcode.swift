@@ -99,6 +99,7 @@ extension PasscodeStore {
             try logLocked(.passcodeSet, now: now)
             return try sessionKeyringWantedLocked()
         }
+        retireOldPin(new)
         recordProof(now)
         holdKey(key, session: new.session, sessionWanted: sessionWanted)
         return key
@@ -203,7 +204,7 @@ extension PasscodeStore {
             if let opened = try wrap.open(input, device: device) {
                 key = opened.key
                 session = SessionEntry(name: wrap.sessionName, kek: opened.kek)
-                if wrap.cost != options.cost {
+                if wrap.cost != options.cost && wrap.tpm?.pinIndex == nil {  // a PIN_FAIL index stays with its wrap
                     replacement = try? KeyWrap.makeReturningKEK(input, dataKey: opened.key, cost: options.cost, device: device)
                 }
             }

@@ -278,6 +278,7 @@ extension PasscodeStore {
             try logLocked(.resetCompleted, now: now)
             return (replaced, try sessionKeyringWantedLocked())
         }
+        retireOldPin(new)
         forgetWrongGuesses()
         recordProof(now)
         holdKey(key, session: new.session, sessionWanted: sessionWanted)
@@ -326,6 +327,7 @@ extension PasscodeStore {
                 syncSessionKeyringLocked()
             }
         }
+        retireOldPin(replacement)
         forgetWrongGuesses()
     }
 

@@ -33,8 +33,8 @@ public enum TPMPostureItem: Int32, Sendable, CaseIterable {
     /// machine, not even with a copy of the file (the promise every binding makes), else 0.
     case noOfflineSearch = 6
     /// 1 when the TPM itself limits the guesses, against any process that reaches it and clears
-    /// its DA lockout: the store's passcode check goes through a PIN_FAIL index (provisioned
-    /// mode) and the owner authorization is set. 0 otherwise: the library's counters and the
+    /// its DA lockout without the owner authorization: the store's passcode check goes through a
+    /// PIN_FAIL index (provisioned mode) and the owner authorization is set. 0 otherwise: the library's counters and the
     /// TPM's DA lockout then bind only callers that go through the library.
     case hardwareGuessLimit = 7
     /// The failures the store's PIN_FAIL index allows before it refuses even the right passcode

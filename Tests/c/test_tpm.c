@@ -24,7 +24,9 @@ static char root[256];
 static int counter;
 
 typedef struct { int port; char tcti[96]; char dir[300]; } tpm;
-static tpm A, B;
+static tpm A, B, P;
+/* The owner authorization file the stores are opened with (provisioned mode); NULL: the default. */
+static const char *owner_auth_file;
 
 typedef struct { int64_t boot_ms, wall_ms; uint64_t boot_id; } test_clock;
 static test_clock the_clock = { 1000, 1700000000000, 7 };
@@ -98,6 +100,7 @@ static passcode_options *opts(const char *tcti) {
     passcode_options_set_clock(o, clock_cb, &the_clock);
     passcode_options_set_session_keyring(o, 0);
     if (tcti) passcode_options_set_tpm(o, tcti);
+    if (tcti && owner_auth_file) passcode_options_set_tpm_owner_auth_file(o, owner_auth_file);
     return o;
 }
 
@@ -585,6 +588,172 @@ static void test_direct_attack_unprovisioned(void) {
     tpm_lockout_params(&A, 32);
 }
 
+/* The store's values in the file: the PIN_FAIL index (0: none) and the attempt counter's index. */
+static unsigned long file_index(const char *path, const char *what) {
+    char cmd[600];
+    if (!strcmp(what, "pin"))
+        snprintf(cmd, sizeof cmd, "python3 -c \"import sqlite3,sys; v=sqlite3.connect(sys.argv[1]).execute('SELECT verifier FROM passcode').fetchone()[0]; "
+                 "print(int(v.split('$')[-1], 16) if ',tpmpin$' in v else 0)\" %s", path);
+    else
+        snprintf(cmd, sizeof cmd, "python3 -c \"import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("
+                 "\\\"SELECT value FROM state WHERE key = 'tpm_nv_index'\\\").fetchone()[0])\" %s", path);
+    FILE *p = popen(cmd, "r");
+    unsigned long v = 0;
+    if (p) { if (fscanf(p, "%lu", &v) != 1) v = 0; pclose(p); }
+    return v;
+}
+
+static char owner_file[300], lockout_file[300];
+
+/* Provisions P as an administrator would (scripts/tpm-provision.sh: owner and lockout
+ * authorizations set, the owner's in a root-only file), and persists the storage root key at
+ * 0x81000001 as systemd's tpm2-setup does, which gives the attacker the primary. */
+static void provision(void) {
+    snprintf(owner_file, sizeof owner_file, "%s/tpm-owner-auth", root);
+    snprintf(lockout_file, sizeof lockout_file, "%s/tpm-lockout-auth", root);
+    CHECK(sh("%s --tcti %s --owner-auth-file %s --lockout-auth-file %s >/dev/null", PROVISION_SCRIPT, P.tcti, owner_file, lockout_file) == 0);
+    CHECK(sh("tpm2_createprimary -T %s -C o -P hex:$(head -c 64 %s) -g sha256 -G ecc256:aes128cfb "
+             "-a 'fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|decrypt|noda' -c %s/srk.ctx >/dev/null 2>&1 && "
+             "tpm2_evictcontrol -T %s -C o -P hex:$(head -c 64 %s) -c %s/srk.ctx 0x81000001 >/dev/null 2>&1; tpm2_flushcontext -T %s -t >/dev/null 2>&1",
+             P.tcti, owner_file, root, P.tcti, owner_file, root, P.tcti) == 0);
+    struct stat st;
+    CHECK(stat(owner_file, &st) == 0 && (st.st_mode & 077) == 0 && st.st_uid == 0);
+}
+
+/* Provisioned: the posture says so; the store's check goes through a PIN_FAIL index with the
+ * policy's guess limit (Apple's table: 10); the library's own verify works and counts as before. */
+static void test_provisioned_posture_and_verify(void) {
+    char path[300];
+    owner_auth_file = owner_file;
+    passcode_store *s = with_passcode(path, sizeof path, "prov.db", P.tcti);
+    CHECK(file_index(path, "pin") != 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET) == 1);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_AUTH_SET) == 1);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH) == 1);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 1);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT) == 10);
+    for (int i = 0; i < 3; i++) CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK(failed(s) == 3);
+    uint8_t k1[32], k2[32];
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, k1, sizeof k1), PASSCODE_OK);
+    CHECK(failed(s) == 0);
+    /* nine wrong (past the schedule's delays), then the right one: still the tenth guess */
+    for (int i = 0; i < 9; i++) {
+        int32_t rc = passcode_verify(s, wrong(), LEN);
+        if (rc == PASSCODE_ERR_LOCKED_OUT) { advance(passcode_errwait(s) + 1); i--; continue; }
+        CHECK_STATUS(rc, PASSCODE_ERR_WRONG_PASSCODE);
+    }
+    CHECK(failed(s) == 9);
+    for (;;) {
+        int32_t rc = passcode_unlock_key(s, PC1, LEN, k2, sizeof k2);
+        if (rc == PASSCODE_ERR_LOCKED_OUT) { advance(passcode_errwait(s) + 1); continue; }
+        CHECK_STATUS(rc, PASSCODE_OK);
+        break;
+    }
+    CHECK(memcmp(k1, k2, 32) == 0);
+    CHECK(failed(s) == 0);
+    /* change: a new index, the old one removed by nobody but the library */
+    unsigned long before = file_index(path, "pin");
+    CHECK_STATUS(passcode_change(s, PC1, LEN, PC2, LEN), PASSCODE_OK);
+    CHECK(file_index(path, "pin") != 0 && file_index(path, "pin") != before);
+    CHECK(sh("tpm2_nvreadpublic -T %s 0x%lx >/dev/null 2>&1", P.tcti, before) != 0);  /* the old index is gone */
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+    /* without the owner authorization file the provisioned TPM gives nothing: a specific status */
+    owner_auth_file = "/nonexistent-30/tpm-owner-auth";
+    s = must_open(path, P.tcti);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_ERR_TPM_OWNER_AUTH);
+    printf("  without the owner authorization: \"%s\"\n", passcode_errmsg(s));
+    CHECK(failed(s) == 0);
+    passcode_close(s);
+    /* a file others may read is refused at open, never ignored */
+    char loose[300];
+    snprintf(loose, sizeof loose, "%s/loose-auth", root);
+    CHECK(sh("cp %s %s && chmod 644 %s", owner_file, loose, loose) == 0);
+    owner_auth_file = loose;
+    CHECK_STATUS(open_with(path, P.tcti, &s), PASSCODE_ERR_TPM_OWNER_AUTH);
+    owner_auth_file = NULL;
+}
+
+/* Provisioned: the issue's direct attack from a second process gets at most the guess limit
+ * (10), with and without `tpm2_dictionarylockout -c`; without the persisted key it gets none.
+ * The owner then finds the TPM refusing even the right passcode; a reset brings the store back. */
+static void test_provisioned_direct_attack(void) {
+    char path[300], path2[300];
+    owner_auth_file = owner_file;
+    passcode_store *s = with_passcode(path, sizeof path, "prov-attacked.db", P.tcti);
+    passcode_close(s);
+    s = with_passcode(path2, sizeof path2, "prov-attacked2.db", P.tcti);
+    passcode_close(s);
+    owner_auth_file = NULL;
+
+    attack_result r = direct_attack(path, P.tcti, 20, "--clear-lockout");
+    CHECK(r.answered == 0 && r.found == 0);  /* no owner authorization: no primary */
+    CHECK(!strcmp(r.stopped, "no-primary"));
+    r = direct_attack(path2, P.tcti, 20, "--srk 0x81000001");
+    CHECK(r.answered == 10 && r.found == 0);
+    CHECK(!strcmp(r.stopped, "pin-limit"));
+    /* even the administrator's DA reset (with the lockout authorization) gives none back */
+    CHECK(sh("tpm2_dictionarylockout -T %s -c -p hex:$(head -c 64 %s) >/dev/null 2>&1", P.tcti, lockout_file) == 0);
+    r = direct_attack(path2, P.tcti, 20, "--srk 0x81000001");
+    CHECK(r.answered == 0 && r.found == 0);
+    CHECK(!strcmp(r.stopped, "pin-limit"));
+    r = direct_attack(path, P.tcti, 20, "--clear-lockout --srk 0x81000001");
+    CHECK(r.answered == 10 && r.found == 0 && r.clears == 0);
+    CHECK(!strcmp(r.stopped, "pin-limit"));
+
+    owner_auth_file = owner_file;
+    s = must_open(path, P.tcti);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_GUESS_LIMIT);
+    printf("  the owner after the attack: \"%s\"\n", passcode_errmsg(s));
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    int32_t rc = passcode_reset_complete(s, mailbox, strlen(mailbox), PC2, LEN);
+    CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_KEY_REPLACED);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+    owner_auth_file = NULL;
+}
+
+/* Provisioned: the store's NV indexes can be written only with the owner authorization the
+ * library holds: an owner-less nvwrite of the PIN_FAIL index, an nvincrement of it or of the
+ * attempt counter (what any member of `tss` could do unprovisioned), an undefine, all fail. */
+static void test_provisioned_nv_is_the_librarys(void) {
+    char path[300], plain[300];
+    owner_auth_file = owner_file;
+    passcode_store *s = with_passcode(path, sizeof path, "prov-nv.db", P.tcti);
+    passcode_close(s);
+    unsigned long pin = file_index(path, "pin"), ctr = file_index(path, "counter");
+    CHECK(pin != 0 && ctr != 0);
+    char zero[300];
+    snprintf(zero, sizeof zero, "%s/zero8", root);
+    CHECK(sh("head -c 8 /dev/zero > %s", zero) == 0);
+    const char *q = ">/dev/null 2>&1";
+    CHECK(sh("tpm2_nvwrite -T %s -C o 0x%lx -i %s %s", P.tcti, pin, zero, q) != 0);
+    CHECK(sh("tpm2_nvwrite -T %s -C 0x%lx 0x%lx -i %s %s", P.tcti, pin, pin, zero, q) != 0);
+    CHECK(sh("tpm2_nvincrement -T %s -C 0x%lx 0x%lx %s", P.tcti, pin, pin, q) != 0);
+    CHECK(sh("tpm2_nvincrement -T %s -C 0x%lx 0x%lx %s", P.tcti, ctr, ctr, q) != 0);
+    CHECK(sh("tpm2_nvincrement -T %s -C o 0x%lx %s", P.tcti, ctr, q) != 0);
+    CHECK(sh("tpm2_nvundefine -T %s -C o 0x%lx %s", P.tcti, pin, q) != 0);
+    CHECK(sh("tpm2_nvundefine -T %s -C o 0x%lx %s", P.tcti, ctr, q) != 0);
+    printf("  provisioned: owner-less nvwrite, nvincrement (PIN_FAIL index, counter) and nvundefine all refused\n");
+    s = must_open(path, P.tcti);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);  /* in step: nobody moved the counter */
+    passcode_close(s);
+    owner_auth_file = NULL;
+    /* for comparison, unprovisioned: anyone increments the counter and forces a reset */
+    tpm_lockout_params(&A, 32);
+    s = with_passcode(plain, sizeof plain, "plain-nv.db", A.tcti);
+    passcode_close(s);
+    ctr = file_index(plain, "counter");
+    CHECK(sh("tpm2_nvincrement -T %s -C 0x%lx 0x%lx %s && tpm2_nvincrement -T %s -C 0x%lx 0x%lx %s", A.tcti, ctr, ctr, q, A.tcti, ctr, ctr, q) == 0);
+    s = must_open(plain, A.tcti);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_ROLLBACK);
+    printf("  unprovisioned, for comparison: nvincrement of the counter by anyone forces a reset\n");
+    passcode_close(s);
+}
+
 /* Killed at random moments while guessing through the TPM: every guess the TPM checked (its
  * lockout counter) was counted in the file first, and no kill makes the file look restored. */
 static void test_kill_during_tpm_operations(void) {
@@ -641,9 +810,15 @@ int main(void) {
     RUN(test_attacks_from_a_second_process);
     RUN(test_posture_unprovisioned);
     RUN(test_direct_attack_unprovisioned);
+    tpm_start(&P, "tpmP", base + 4);
+    provision();
+    RUN(test_provisioned_posture_and_verify);
+    RUN(test_provisioned_direct_attack);
+    RUN(test_provisioned_nv_is_the_librarys);
     RUN(test_kill_during_tpm_operations);
     tpm_stop(&A);
     tpm_stop(&B);
+    tpm_stop(&P);
     sh("rm -rf %s", root);
     return tl_summary();
 }

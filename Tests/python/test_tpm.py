@@ -117,3 +117,16 @@ def test_posture_says_plainly_what_an_unprovisioned_binding_promises(tmp_path, c
     with _open(tmp_path / "q.db", clock) as s:
         with pytest.raises(passcode.InvalidArgument):
             s.tpm_posture()  # opened without the TPM option
+
+
+def test_owner_auth_file_others_may_read_is_refused(tmp_path, clock, swtpm):
+    loose = tmp_path / "owner-auth"
+    loose.write_text("00" * 32 + "\n")
+    os.chmod(loose, 0o644)
+    with pytest.raises(passcode.TPMOwnerAuth) as e:
+        _open(tmp_path / "o.db", clock, tpm=swtpm, tpm_owner_auth_file=str(loose))
+    assert str(loose) in str(e.value)
+    assert e.value.status == passcode.Status.ERR_TPM_OWNER_AUTH
+    assert not (tmp_path / "o.db").exists()
+    with pytest.raises(passcode.InvalidArgument):
+        _open(tmp_path / "o.db", clock, tpm=swtpm, tpm_owner_auth_file="relative/path")

@@ -269,7 +269,7 @@ class Store(_Handle):
                  mem_limit: Optional[int] = None, pepper: Optional[bytes] = None, allow_weak: bool = False,
                  clock: Optional[Callable[[], Tuple[int, int, int]]] = None,
                  busy_timeout_ms: Optional[int] = None, session_keyring: bool = True,
-                 tpm: Union[None, bool, str] = None):
+                 tpm: Union[None, bool, str] = None, tpm_owner_auth_file: Optional[str] = None):
         """Opens (or creates, mode 0600) the store at `path`.
 
         cost: an Argon2id preset; ops_limit and mem_limit: explicit values instead.
@@ -281,6 +281,9 @@ class Store(_Handle):
         tpm: bind the store to a TPM 2.0 (passcode_options_set_tpm): True for the kernel's
         /dev/tpmrm0, or a tpm2-tss TCTI string such as "swtpm:host=127.0.0.1,port=2321". A
         bound store opens only with it; raises TPMUnavailable when no TPM answers.
+        tpm_owner_auth_file: where the administrator's root-only file with the TPM's owner
+        authorization is (provisioned mode; passcode_options_set_tpm_owner_auth_file), instead
+        of /etc/passcode/tpm-owner-auth.
         """
         self._handle = None
         self._callbacks = {}
@@ -311,6 +314,8 @@ class Store(_Handle):
                 _lib.passcode_options_set_tpm(opts, tpm.encode())
             elif tpm not in (None, False):
                 raise TypeError(f"tpm must be None, a bool or a TCTI string, not {type(tpm).__name__}")
+            if tpm_owner_auth_file is not None:
+                _lib.passcode_options_set_tpm_owner_auth_file(opts, os.fsencode(tpm_owner_auth_file))
             if busy_timeout_ms is not None:
                 _lib.passcode_options_set_busy_timeout(opts, _int(busy_timeout_ms, "busy_timeout_ms"))
             if clock is not None:

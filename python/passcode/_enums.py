@@ -64,6 +64,8 @@ class Status(IntEnum):
     ERR_TPM_LOCKOUT = 54
     ERR_TPM_ROLLBACK = 55
     ERR_TPM = 56
+    ERR_TPM_GUESS_LIMIT = 65
+    ERR_TPM_OWNER_AUTH = 66
 
 
 class Cost(IntEnum):

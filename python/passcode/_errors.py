@@ -284,6 +284,18 @@ class TPMFailed(TPMError):
     status = Status.ERR_TPM
 
 
+class TPMGuessLimit(TPMError):
+    """Provisioned TPM: the store's PIN_FAIL index counted its limit of failed guesses (through
+    the library or around it); the TPM refuses even the right passcode until a reset."""
+    status = Status.ERR_TPM_GUESS_LIMIT
+
+
+class TPMOwnerAuth(TPMError):
+    """The TPM's owner authorization is needed and the administrator's file is missing, readable
+    by others, malformed or holds another value (Store(..., tpm_owner_auth_file=...)); nothing changed."""
+    status = Status.ERR_TPM_OWNER_AUTH
+
+
 _BY_STATUS: Dict[Status, Type[PasscodeError]] = {}
 for _cls in list(globals().values()):
     if isinstance(_cls, type) and issubclass(_cls, PasscodeError) and "status" in _cls.__dict__:
