@@ -24,14 +24,21 @@ import PasscodeCore
 ///   overlong or non-UTF-8 string).
 @c(passcode_options_set_tpm)
 public func passcode_options_set_tpm(_ options: OpaquePointer?, _ tcti: UnsafePointer<CChar>?) -> Int32 {
+    setOptionText(options, tcti, limit: 1024, valid: { _ in true }) { $0.tpm = $1 ?? StoreOptions.defaultTPM }
+}
+
+/// Sets a text option: NULL gives `set` nil (the default); an empty, overlong (`limit` bytes or
+/// more), non-UTF-8 or not `valid` text is `PASSCODE_ERR_MISUSE`.
+private func setOptionText(_ options: OpaquePointer?, _ pointer: UnsafePointer<CChar>?, limit: Int, valid: (String) -> Bool,
+                           _ set: (inout StoreOptions, String?) -> Void) -> Int32 {
     guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
-    guard let tcti else {
-        box.options.tpm = StoreOptions.defaultTPM
+    guard let pointer else {
+        set(&box.options, nil)
         return Status.ok.rawValue
     }
-    let n = strnlen(tcti, 1024)
-    guard n > 0, n < 1024, let text = String(validatingCString: tcti) else { return Status.errMisuse.rawValue }
-    box.options.tpm = text
+    let n = strnlen(pointer, limit)
+    guard n > 0, n < limit, let text = String(validatingCString: pointer), valid(text) else { return Status.errMisuse.rawValue }
+    set(&box.options, text)
     return Status.ok.rawValue
 }
 
@@ -49,15 +56,9 @@ public func passcode_options_set_tpm(_ options: OpaquePointer?, _ tcti: UnsafePo
 ///   relative, overlong or non-UTF-8 path).
 @c(passcode_options_set_tpm_owner_auth_file)
 public func passcode_options_set_tpm_owner_auth_file(_ options: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
-    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
-    guard let path else {
-        box.options.tpmOwnerAuthFile = StoreOptions.defaultTPMOwnerAuthFile
-        return Status.ok.rawValue
+    setOptionText(options, path, limit: 4096, valid: { $0.hasPrefix("/") }) {
+        $0.tpmOwnerAuthFile = $1 ?? StoreOptions.defaultTPMOwnerAuthFile
     }
-    let n = strnlen(path, 4096)
-    guard n > 0, n < 4096, let text = String(validatingCString: path), text.hasPrefix("/") else { return Status.errMisuse.rawValue }
-    box.options.tpmOwnerAuthFile = text
-    return Status.ok.rawValue
 }
 
 /// Binds a store that already has a passcode to the TPM of its `passcode_options_set_tpm`

@@ -324,15 +324,21 @@ final class TPMDevice {
         return handle
     }
 
+    /// AES-128-CFB, the parameter encryption of every salted session.
+    private static var aes128CFB: TPMT_SYM_DEF {
+        var symmetric = TPMT_SYM_DEF()
+        symmetric.algorithm = TPM2.algAES
+        symmetric.keyBits.aes = 128
+        symmetric.mode.aes = TPM2.algCFB
+        return symmetric
+    }
+
     /// A salted HMAC session that encrypts the first parameter both ways (AES-128-CFB): the
     /// authorization and the secret never cross the bus in the clear.
     private func session() throws -> ESYS_TR {
         if sessionHandle != TPM2.trNone { return sessionHandle }
         let salt = try primary()
-        var symmetric = TPMT_SYM_DEF()
-        symmetric.algorithm = TPM2.algAES
-        symmetric.keyBits.aes = 128
-        symmetric.mode.aes = TPM2.algCFB
+        var symmetric = TPMDevice.aes128CFB
         var handle: ESYS_TR = TPM2.trNone
         try check(tss.startAuthSession(esys, salt, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.trNone, nil, 0, &symmetric,
                                        TPM2.algSHA256, &handle), "starting a session")
@@ -539,10 +545,7 @@ final class TPMDevice {
     func unsealThroughPin(_ object: ESYS_TR, index: UInt32, auth: SecretBytes) throws -> SecretBytes? {
         guard let pin = try pinHandle(index) else { throw PasscodeError.tpmMismatch("the store's guess-limit index is not on this TPM") }
         let salt = try primary()
-        var symmetric = TPMT_SYM_DEF()
-        symmetric.algorithm = TPM2.algAES
-        symmetric.keyBits.aes = 128
-        symmetric.mode.aes = TPM2.algCFB
+        var symmetric = TPMDevice.aes128CFB
         var policySession: ESYS_TR = TPM2.trNone
         try check(tss.startAuthSession(esys, salt, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.trNone, nil, TPM2.sePolicy, &symmetric,
                                        TPM2.algSHA256, &policySession), "starting a policy session")

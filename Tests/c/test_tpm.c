@@ -604,11 +604,15 @@ static unsigned long file_index(const char *path, const char *what) {
 }
 
 static char owner_file[300], lockout_file[300];
+static char pre_path[300];  /* a store bound to P before it was provisioned */
 
 /* Provisions P as an administrator would (scripts/tpm-provision.sh: owner and lockout
  * authorizations set, the owner's in a root-only file), and persists the storage root key at
  * 0x81000001 as systemd's tpm2-setup does, which gives the attacker the primary. */
 static void provision(void) {
+    tpm_lockout_params(&P, 32);
+    passcode_store *s = with_passcode(pre_path, sizeof pre_path, "pre-provisioning.db", P.tcti);
+    passcode_close(s);
     snprintf(owner_file, sizeof owner_file, "%s/tpm-owner-auth", root);
     snprintf(lockout_file, sizeof lockout_file, "%s/tpm-lockout-auth", root);
     CHECK(sh("%s --tcti %s --owner-auth-file %s --lockout-auth-file %s >/dev/null", PROVISION_SCRIPT, P.tcti, owner_file, lockout_file) == 0);
@@ -672,6 +676,26 @@ static void test_provisioned_posture_and_verify(void) {
     CHECK(sh("cp %s %s && chmod 644 %s", owner_file, loose, loose) == 0);
     owner_auth_file = loose;
     CHECK_STATUS(open_with(path, P.tcti, &s), PASSCODE_ERR_TPM_OWNER_AUTH);
+    owner_auth_file = NULL;
+}
+
+/* A store bound before the TPM was provisioned keeps working with the owner authorization, and
+ * promises no guess limit until its next new passcode, which gets the PIN_FAIL index. */
+static void test_store_bound_before_provisioning(void) {
+    owner_auth_file = owner_file;
+    passcode_store *s = must_open(pre_path, P.tcti);
+    CHECK(file_index(pre_path, "pin") == 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 0);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_change(s, PC1, LEN, PC2, LEN), PASSCODE_OK);
+    CHECK(file_index(pre_path, "pin") != 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 1);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+    unsigned long ctr = file_index(pre_path, "counter");
+    CHECK(sh("tpm2_nvincrement -T %s -C 0x%lx 0x%lx >/dev/null 2>&1", P.tcti, ctr, ctr) != 0);  /* its new counter is the owner's */
     owner_auth_file = NULL;
 }
 
@@ -813,6 +837,7 @@ int main(void) {
     tpm_start(&P, "tpmP", base + 4);
     provision();
     RUN(test_provisioned_posture_and_verify);
+    RUN(test_store_bound_before_provisioning);
     RUN(test_provisioned_direct_attack);
     RUN(test_provisioned_nv_is_the_librarys);
     RUN(test_kill_during_tpm_operations);

@@ -436,7 +436,7 @@ class Store(_Handle):
         "recovery_time": s, "lockout_recovery": s, "lockout_counter": n, "no_offline_search": 0|1,
         "hardware_guess_limit": 0|1, "guess_limit": n}. A binding always means no offline search
         off this machine; a hardware guess limit only where the TPM is provisioned."""
-        out = {}
+        out: Dict[str, int] = {}
         for item in TpmPostureItem:
             value = c_int64()
             _lib.passcode_tpm_posture(self._h(), int(item), byref(value))
