@@ -129,10 +129,12 @@ extension PasscodeStore {
         _ = try verify(current)
         try callLifecycleHook(.removed)
         let now = now()
+        let pin = try? currentPinIndex()
         try write {
             try removePasscodeLocked()
             try logLocked(.passcodeRemoved, now: now)
         }
+        retirePin(pin)
         forgetWrongGuesses()
     }
 

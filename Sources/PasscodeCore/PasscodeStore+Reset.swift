@@ -298,10 +298,12 @@ extension PasscodeStore {
         }
         try callLifecycleHook(.forgot)
         let now = now()
+        let pin = try? currentPinIndex()
         try write(.resolve) {
             try removePasscodeLocked(loggingOut: true)
             try logLocked(.forgotPasscode, now: now)
         }
+        retirePin(pin)
         forgetWrongGuesses()
         logout(LogoutReason.forgotPasscode.rawValue)
         try wipeLog()

@@ -225,8 +225,15 @@ extension PasscodeStore {
                        oldPin: device == nil ? nil : try currentPinIndex())
     }
 
+    /// After the passcode is removed (by the user, or "forgot passcode"): removes the PIN_FAIL
+    /// index it had, best effort, when the file names it no more.
+    func retirePin(_ index: UInt32?) {
+        guard let index, let tcti = options.tpm, (try? currentPinIndex()) != index else { return }
+        try? openTPM(tcti).undefinePin(index)
+    }
+
     /// The PIN_FAIL index the file's verifier names, if any.
-    private func currentPinIndex() throws -> UInt32? {
+    func currentPinIndex() throws -> UInt32? {
         let text = try read(.recover) { try passcodeRowLocked()?.text }
         guard let text, case .wrapped(let wrap)? = try? Verifier.parse(text, limit: options.cost) else { return nil }
         return wrap.tpm?.pinIndex

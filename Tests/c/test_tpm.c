@@ -680,12 +680,17 @@ static void test_provisioned_posture_and_verify(void) {
 }
 
 /* A store bound before the TPM was provisioned keeps working with the owner authorization, and
- * promises no guess limit until its next new passcode, which gets the PIN_FAIL index. */
+ * promises no guess limit until its next new passcode, which gets the PIN_FAIL index. The
+ * posture's "no" is true: the direct attack with the persisted key finds its passcode. */
 static void test_store_bound_before_provisioning(void) {
     owner_auth_file = owner_file;
     passcode_store *s = must_open(pre_path, P.tcti);
     CHECK(file_index(pre_path, "pin") == 0);
     CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 0);
+    /* and the posture is right: with no PIN_FAIL index the owner and lockout authorizations alone
+     * leave the DA lockout (32 tries here) as the only limit, and the attack finds the passcode */
+    attack_result r = direct_attack(pre_path, P.tcti, 20, "--srk 0x81000001");
+    CHECK(r.answered == 21 && r.found == 1 && r.key == 1);
     CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_change(s, PC1, LEN, PC2, LEN), PASSCODE_OK);
@@ -696,6 +701,12 @@ static void test_store_bound_before_provisioning(void) {
     passcode_close(s);
     unsigned long ctr = file_index(pre_path, "counter");
     CHECK(sh("tpm2_nvincrement -T %s -C 0x%lx 0x%lx >/dev/null 2>&1", P.tcti, ctr, ctr) != 0);  /* its new counter is the owner's */
+    /* removing the passcode removes its index from the TPM */
+    unsigned long pin = file_index(pre_path, "pin");
+    s = must_open(pre_path, P.tcti);
+    CHECK_STATUS(passcode_remove(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+    CHECK(sh("tpm2_nvreadpublic -T %s 0x%lx >/dev/null 2>&1", P.tcti, pin) != 0);
     owner_auth_file = NULL;
 }
 
