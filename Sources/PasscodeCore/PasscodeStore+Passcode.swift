@@ -99,7 +99,7 @@ extension PasscodeStore {
             try logLocked(.passcodeSet, now: now)
             return try sessionKeyringWantedLocked()
         }
-        retireOldPin(new)
+        retirePin(new.oldPin, device: new.binding?.device)
         recordProof(now)
         holdKey(key, session: new.session, sessionWanted: sessionWanted)
         return key

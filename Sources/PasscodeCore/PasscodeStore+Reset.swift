@@ -278,7 +278,7 @@ extension PasscodeStore {
             try logLocked(.resetCompleted, now: now)
             return (replaced, try sessionKeyringWantedLocked())
         }
-        retireOldPin(new)
+        retirePin(new.oldPin, device: new.binding?.device)
         forgetWrongGuesses()
         recordProof(now)
         holdKey(key, session: new.session, sessionWanted: sessionWanted)
@@ -329,7 +329,7 @@ extension PasscodeStore {
                 syncSessionKeyringLocked()
             }
         }
-        retireOldPin(replacement)
+        retirePin(replacement.oldPin, device: replacement.binding?.device)
         forgetWrongGuesses()
     }
 

@@ -45,17 +45,16 @@ extension PasscodeStore {
     /// there is no such file (unprovisioned). The file must be a regular file of root's that no
     /// one else may read or write: anything else is `tpmOwnerAuth`, never silently unprovisioned.
     static func readOwnerAuth(_ path: String) throws -> SecretBytes? {
-        var info = stat()
-        if lstat(path, &info) != 0 {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) cannot be read (errno \(errno))")
+            throw PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) cannot be opened (errno \(errno)): the library must run as root, or in the service")
         }
-        guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == 0, info.st_mode & 0o077 == 0 else {
+        defer { Glibc.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == 0, info.st_mode & 0o077 == 0 else {
             throw PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) must be a regular file of root's that only root may read (chmod 600)")
         }
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) cannot be opened (errno \(errno)): the library must run as root, or in the service") }
-        defer { Glibc.close(fd) }
         let text = SecretBytes(count: 80)
         let n = text.withMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         let bad = PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) must hold 64 hex digits (scripts/tpm-provision.sh writes it)")
@@ -113,16 +112,14 @@ extension PasscodeStore {
         guard let tcti = options.tpm else {
             throw PasscodeError.misuse("open the store with passcode_options_set_tpm to ask for its TPM's posture")
         }
-        let (bound, text) = try read(.recover) { () throws -> (Bool, String?) in
+        let (bound, pin) = try read(.recover) { () throws -> (Bool, UInt32?) in
             let bound = try load(TPMState.self).bound
-            return (bound, bound ? try passcodeRowLocked()?.text : nil)
+            return (bound, bound ? try pinIndexLocked() : nil)
         }
         let device = try openTPM(tcti)
         let settings = try device.posture()
         var pinLimit: UInt32 = 0
-        if let text, case .wrapped(let wrap)? = try? Verifier.parse(text, limit: options.cost), let index = wrap.tpm?.pinIndex {
-            pinLimit = try device.pinCounts(index)?.limit ?? 0
-        }
+        if let pin { pinLimit = try device.pinCounts(pin)?.limit ?? 0 }
         var posture = TPMPosture()
         posture.ownerAuthSet = settings.ownerAuthSet
         posture.lockoutAuthSet = settings.lockoutAuthSet
@@ -225,25 +222,23 @@ extension PasscodeStore {
                        oldPin: device == nil ? nil : try currentPinIndex())
     }
 
-    /// After the passcode is removed (by the user, or "forgot passcode"): removes the PIN_FAIL
-    /// index it had, best effort, when the file names it no more.
-    func retirePin(_ index: UInt32?) {
-        guard let index, let tcti = options.tpm, (try? currentPinIndex()) != index else { return }
-        try? openTPM(tcti).undefinePin(index)
+    /// After a new wrap is written (`new.oldPin`), or the passcode removed (by the user, or
+    /// "forgot passcode"): removes the PIN_FAIL index the old wrap had, best effort (the owner
+    /// authorization is needed, and nothing else may remove it), when the file names it no more.
+    func retirePin(_ index: UInt32?, device: TPMDevice? = nil) {
+        guard let index, (try? currentPinIndex()) != index else { return }
+        guard let device = device ?? options.tpm.flatMap({ try? openTPM($0) }) else { return }
+        try? device.undefinePin(index)
     }
 
     /// The PIN_FAIL index the file's verifier names, if any.
-    func currentPinIndex() throws -> UInt32? {
-        let text = try read(.recover) { try passcodeRowLocked()?.text }
-        guard let text, case .wrapped(let wrap)? = try? Verifier.parse(text, limit: options.cost) else { return nil }
-        return wrap.tpm?.pinIndex
-    }
+    func currentPinIndex() throws -> UInt32? { try read(.recover) { try pinIndexLocked() } }
 
-    /// After `new` is written: removes the PIN_FAIL index of the wrap it replaced (best effort;
-    /// the owner authorization is needed, and nothing else may remove it).
-    func retireOldPin(_ new: NewWrap) {
-        guard let old = new.oldPin, let device = new.binding?.device, (try? currentPinIndex()) != old else { return }
-        try? device.undefinePin(old)
+    func pinIndexLocked() throws -> UInt32? {
+        guard let text = try passcodeRowLocked()?.text, case .wrapped(let wrap)? = try? Verifier.parse(text, limit: options.cost) else {
+            return nil
+        }
+        return wrap.tpm?.pinIndex
     }
 
     /// The store's counter when this TPM has it (provisioned: only one the owner alone
@@ -299,10 +294,7 @@ extension PasscodeStore {
         let new = try newWrap(hashInput(current), dataKey: key, device: nil)
         let (old, oldPin): (TPMState, UInt32?) = try write {
             let old = try load(TPMState.self)
-            var oldPin: UInt32?
-            if let text = try passcodeRowLocked()?.text, case .wrapped(let wrap)? = try? Verifier.parse(text, limit: options.cost) {
-                oldPin = wrap.tpm?.pinIndex
-            }
+            let oldPin = try pinIndexLocked()
             try rewrapLocked(new)
             try update(TPMState.self) { $0 = TPMState() }
             return (old, oldPin)

@@ -170,6 +170,14 @@ static int32_t deliver(void *p, const char *code, size_t n, char *msg, size_t si
     return 0;
 }
 
+/* A reset by email to `passcode` (the data key kept or replaced). */
+static void reset_by_email(passcode_store *s, const char *passcode) {
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    int32_t rc = passcode_reset_complete(s, mailbox, strlen(mailbox), passcode, LEN);
+    CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_KEY_REPLACED);
+}
+
 /* ---- tests ---------------------------------------------------------------------------------- */
 
 /* Set up with the option: bound; the passcode unlocks and releases the same data key through
@@ -274,10 +282,7 @@ static void test_other_tpm_and_cleared_tpm(void) {
     CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_TPM_MISMATCH);
     CHECK(failed(s) == 0);
     /* the way back: a reset by email seals the store to this TPM */
-    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_OK);
-    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
-    int32_t rc = passcode_reset_complete(s, mailbox, strlen(mailbox), PC2, LEN);
-    CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_KEY_REPLACED);
+    reset_by_email(s, PC2);
     CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
     passcode_close(s);
 
@@ -318,10 +323,7 @@ static void test_restored_copy_gives_no_guesses_back(void) {
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_RESET_REQUIRED);
     CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_RESET_REQUIRED);
     /* a reset brings it back, in step with the TPM */
-    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_OK);
-    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
-    int32_t rc = passcode_reset_complete(s, mailbox, strlen(mailbox), PC2, LEN);
-    CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_KEY_REPLACED);
+    reset_by_email(s, PC2);
     CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
     CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
     passcode_close(s);
@@ -624,6 +626,14 @@ static void provision(void) {
     CHECK(stat(owner_file, &st) == 0 && (st.st_mode & 077) == 0 && st.st_uid == 0);
 }
 
+/* A new store on the provisioned P, with PC1, closed. */
+static void new_provisioned_store(char *path, size_t size, const char *name) {
+    const char *keep = owner_auth_file;
+    owner_auth_file = owner_file;
+    passcode_close(with_passcode(path, size, name, P.tcti));
+    owner_auth_file = keep;
+}
+
 /* Provisioned: the posture says so; the store's check goes through a PIN_FAIL index with the
  * policy's guess limit (Apple's table: 10); the library's own verify works and counts as before. */
 static void test_provisioned_posture_and_verify(void) {
@@ -676,6 +686,16 @@ static void test_provisioned_posture_and_verify(void) {
     CHECK(sh("cp %s %s && chmod 644 %s", owner_file, loose, loose) == 0);
     owner_auth_file = loose;
     CHECK_STATUS(open_with(path, P.tcti, &s), PASSCODE_ERR_TPM_OWNER_AUTH);
+    /* not 64 hex digits: refused at open */
+    CHECK(sh("printf 'not-hex' > %s && chmod 600 %s", loose, loose) == 0);
+    CHECK_STATUS(open_with(path, P.tcti, &s), PASSCODE_ERR_TPM_OWNER_AUTH);
+    /* well formed but not the TPM's: refused at the first use that needs it, nothing counted */
+    CHECK(sh("printf '%%064d\\n' 0 > %s", loose) == 0);
+    s = must_open(path, P.tcti);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_ERR_TPM_OWNER_AUTH);
+    printf("  another owner authorization: \"%s\"\n", passcode_errmsg(s));
+    CHECK(failed(s) == 0);
+    passcode_close(s);
     owner_auth_file = NULL;
 }
 
@@ -715,12 +735,8 @@ static void test_store_bound_before_provisioning(void) {
  * The owner then finds the TPM refusing even the right passcode; a reset brings the store back. */
 static void test_provisioned_direct_attack(void) {
     char path[300], path2[300];
-    owner_auth_file = owner_file;
-    passcode_store *s = with_passcode(path, sizeof path, "prov-attacked.db", P.tcti);
-    passcode_close(s);
-    s = with_passcode(path2, sizeof path2, "prov-attacked2.db", P.tcti);
-    passcode_close(s);
-    owner_auth_file = NULL;
+    new_provisioned_store(path, sizeof path, "prov-attacked.db");
+    new_provisioned_store(path2, sizeof path2, "prov-attacked2.db");
 
     attack_result r = direct_attack(path, P.tcti, 20, "--clear-lockout");
     CHECK(r.answered == 0 && r.found == 0);  /* no owner authorization: no primary */
@@ -738,13 +754,10 @@ static void test_provisioned_direct_attack(void) {
     CHECK(!strcmp(r.stopped, "pin-limit"));
 
     owner_auth_file = owner_file;
-    s = must_open(path, P.tcti);
+    passcode_store *s = must_open(path, P.tcti);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_GUESS_LIMIT);
     printf("  the owner after the attack: \"%s\"\n", passcode_errmsg(s));
-    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_OK);
-    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
-    int32_t rc = passcode_reset_complete(s, mailbox, strlen(mailbox), PC2, LEN);
-    CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_KEY_REPLACED);
+    reset_by_email(s, PC2);
     CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
     passcode_close(s);
     owner_auth_file = NULL;
@@ -755,9 +768,9 @@ static void test_provisioned_direct_attack(void) {
  * attempt counter (what any member of `tss` could do unprovisioned), an undefine, all fail. */
 static void test_provisioned_nv_is_the_librarys(void) {
     char path[300], plain[300];
+    new_provisioned_store(path, sizeof path, "prov-nv.db");
     owner_auth_file = owner_file;
-    passcode_store *s = with_passcode(path, sizeof path, "prov-nv.db", P.tcti);
-    passcode_close(s);
+    passcode_store *s;
     unsigned long pin = file_index(path, "pin"), ctr = file_index(path, "counter");
     CHECK(pin != 0 && ctr != 0);
     char zero[300];
