@@ -248,6 +248,7 @@ extension PasscodeStore {
             lock.withLock { dropKeyLocked() }
             throw PasscodeError.resetRequired
         case .loggedOut:
+            if case .wrapped(let wrap) = verifier { retirePin(wrap.tpm?.pinIndex, device: device) }  // the passcode went
             hooks.logout?(LogoutReason.maxFailures.rawValue)
             throw PasscodeError.loggedOut
         }

@@ -788,6 +788,10 @@ static void test_provisioned_nv_is_the_librarys(void) {
     s = must_open(path, P.tcti);
     CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);  /* in step: nobody moved the counter */
+    /* deleting the account removes the passcode's index from the TPM (the binding stays) */
+    CHECK_STATUS(passcode_set_account_deleted_callback(s, on_deleted, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_delete_account(s, "DELETE"), PASSCODE_OK);
+    CHECK(sh("tpm2_nvreadpublic -T %s 0x%lx >/dev/null 2>&1", P.tcti, pin) != 0);
     passcode_close(s);
     owner_auth_file = NULL;
     /* for comparison, unprovisioned: anyone increments the counter and forces a reset */
