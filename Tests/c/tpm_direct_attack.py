@@ -20,6 +20,7 @@ import ctypes
 import ctypes.util
 import hashlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -66,13 +67,20 @@ def main():
 
     verifier = sqlite3.connect(path).execute("SELECT verifier FROM passcode").fetchone()[0]
     prefix = "$pcwrap$v=1$"
+    work = tempfile.mkdtemp(prefix="passcode-attack-30-")
+    try:
+        attack(verifier, prefix, tcti, right, wrong_count, clear, srk, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def attack(verifier, prefix, tcti, right, wrong_count, clear, srk, work):
     parts = verifier[len(prefix):].split("$")
     fields = parts[0].split(",")
     ops, mem = int(fields[1][4:]), int(fields[2][4:])
     mode = fields[3]
     salt, wrap, unique, private = b64(parts[1]), b64(parts[2]), b64(parts[3]), b64(parts[4])
     header = (prefix + parts[0] + "$" + parts[1]).encode()
-    work = tempfile.mkdtemp(prefix="passcode-attack-30-")
     policy = b""
     attributes = 0x52  # fixedTPM | fixedParent | userWithAuth
     if mode == "tpmpin":
