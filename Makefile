@@ -140,7 +140,7 @@ $(B)/test_api: $(API_TESTS) Tests/c/api_support.h Tests/c/testlib.h include/pass
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -DFIXTURES='"$(CURDIR)/Tests/fixtures"' -Iinclude -o $@ $(API_TESTS) -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
 
 $(B)/test_tpm: Tests/c/test_tpm.c Tests/c/testlib.h include/passcode.h $(LIB)
-	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+	$(CC) $(STRICT) -D_DEFAULT_SOURCE -DATTACK_SCRIPT='"$(CURDIR)/Tests/c/tpm_direct_attack.py"' -DPROVISION_SCRIPT='"$(CURDIR)/scripts/tpm-provision.sh"' -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 $(B)/test_catalogue: Tests/c/test_catalogue.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'

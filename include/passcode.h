@@ -328,7 +328,19 @@ typedef enum passcode_status {
      * the boot clock 0 to 2^61 - 1 ms, the wall clock -(2^61 - 1) to 2^61 - 1 ms. Nothing
      * changed; the message names the clock and the value.
      */
-    PASSCODE_ERR_CLOCK_OUT_OF_RANGE = 62
+    PASSCODE_ERR_CLOCK_OUT_OF_RANGE = 62,
+    /**
+     * Provisioned TPM: the store's PIN_FAIL index has counted its limit of failed guesses
+     * (through the library or around it); the TPM refuses even the right passcode. A reset by
+     * email (or forgot passcode) gives the store a new index.
+     */
+    PASSCODE_ERR_TPM_GUESS_LIMIT = 65,
+    /**
+     * The TPM's owner authorization is needed (it is set, or the store is provisioned) and the
+     * administrator's file (passcode_options_set_tpm_owner_auth_file) is missing, readable by
+     * others than root, malformed, or holds another value. Nothing changed.
+     */
+    PASSCODE_ERR_TPM_OWNER_AUTH = 66
 } passcode_status;
 
 /** The Argon2id presets of passcode_options_set_cost. */
@@ -650,6 +662,53 @@ typedef enum passcode_setting {
     PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH = 14
 } passcode_setting;
 
+/** What passcode_tpm_posture reports, one value per call. */
+typedef enum passcode_tpm_posture_item {
+    /**
+     * 1 when the TPM's owner (storage) hierarchy has an authorization (TPM2_PT_PERMANENT
+     * ownerAuthSet), else 0: then anyone who reaches the TPM may define, rewrite and remove NV
+     * indexes of the owner hierarchy.
+     */
+    PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET = 0,
+    /**
+     * 1 when the TPM's lockout hierarchy has an authorization (lockoutAuthSet), else 0: then
+     * anyone who reaches the TPM may clear its dictionary-attack lockout (tpm2_dictionarylockout -c).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_AUTH_SET = 1,
+    /**
+     * The failed authorizations after which the TPM locks out (TPM2_PT_MAX_AUTH_FAIL, maxTries).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES = 2,
+    /**
+     * Seconds after which the TPM forgets one failure (TPM2_PT_LOCKOUT_INTERVAL, recoveryTime).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_RECOVERY_TIME = 3,
+    /**
+     * Seconds the lockout hierarchy waits after a failed lockout authorization
+     * (TPM2_PT_LOCKOUT_RECOVERY, lockoutRecovery).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_RECOVERY = 4,
+    /** The failures the TPM's dictionary-attack lockout counts now (TPM2_PT_LOCKOUT_COUNTER). */
+    PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_COUNTER = 5,
+    /**
+     * 1 when the store is bound to this TPM: no guess of its passcode can be checked off this
+     * machine, not even with a copy of the file (the promise every binding makes), else 0.
+     */
+    PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH = 6,
+    /**
+     * 1 when the TPM itself limits the guesses, against any process that reaches it and clears
+     * its DA lockout without the owner authorization: the store's passcode check goes through a
+     * PIN_FAIL index (provisioned mode) and the owner authorization is set. 0 otherwise: the library's counters and the
+     * TPM's DA lockout then bind only callers that go through the library.
+     */
+    PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT = 7,
+    /**
+     * The failures the store's PIN_FAIL index allows before it refuses even the right passcode
+     * (its pinLimit, the policy's guess limit); 0 when the store has no such index.
+     */
+    PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT = 8
+} passcode_tpm_posture_item;
+
 /** @} */
 
 /* ---- Version --------------------------------------------------------------------------------- */
@@ -820,7 +879,8 @@ int32_t passcode_options_set_busy_timeout(passcode_options *options, int32_t mil
  * or written by group or others, or the folder may be written by others without the sticky
  * bit: the message names the file), PASSCODE_ERR_WRONG_PEPPER, PASSCODE_ERR_TPM_REQUIRED
  * (a store bound to a TPM, opened without passcode_options_set_tpm), PASSCODE_ERR_TPM_UNAVAILABLE
- * (the option given and no TPM answers, or tpm2-tss missing).
+ * (the option given and no TPM answers, or tpm2-tss missing), PASSCODE_ERR_TPM_OWNER_AUTH
+ * (the owner authorization file is there but unsafe or malformed).
  * On failure nothing is created or changed, and passcode_errmsg(NULL) says why.
  * Threads: a store handle may be used from several threads at once.
  */
@@ -888,7 +948,8 @@ int32_t passcode_set(passcode_store *store, const char *digits, size_t length);
  * PASSCODE_ERR_LOGGED_OUT; PASSCODE_ERR_NO_PASSCODE; PASSCODE_ERR_FORMAT (not counted);
  * PASSCODE_ERR_MISUSE; PASSCODE_ERR_INVALID_HANDLE; a store error; and for a store bound
  * to a TPM (passcode_options_set_tpm) PASSCODE_ERR_TPM_LOCKOUT and PASSCODE_ERR_TPM_MISMATCH
- * (not counted), PASSCODE_ERR_TPM_ROLLBACK, PASSCODE_ERR_TPM_UNAVAILABLE, PASSCODE_ERR_TPM.
+ * (not counted), PASSCODE_ERR_TPM_ROLLBACK, PASSCODE_ERR_TPM_UNAVAILABLE, PASSCODE_ERR_TPM, and
+ * provisioned PASSCODE_ERR_TPM_GUESS_LIMIT and PASSCODE_ERR_TPM_OWNER_AUTH.
  */
 int32_t passcode_verify(passcode_store *store, const char *digits, size_t length);
 
@@ -1865,7 +1926,8 @@ int32_t passcode_reset_complete_with_recovery_key(passcode_store *store, const c
  * when the option is given and no TPM answers; it never falls back to no TPM. tpm2-tss
  * (libtss2-esys.so.0, libtss2-tctildr.so.0) is loaded at that moment, not before. An existing
  * store is bound with passcode_tpm_bind. The TPM's owner hierarchy must have an empty
- * authorization (the default) for the counter to be made.
+ * authorization (the default), or, provisioned, the library must hold it
+ * (passcode_options_set_tpm_owner_auth_file; else PASSCODE_ERR_TPM_OWNER_AUTH).
  * @param options The options object.
  * @param tcti A tpm2-tss TCTI string ("device:/dev/tpmrm0", "swtpm:host=127.0.0.1,port=2321",
  * "tabrmd:"), or NULL for the kernel's resource manager, /dev/tpmrm0. Copied.
@@ -1873,6 +1935,21 @@ int32_t passcode_reset_complete_with_recovery_key(passcode_store *store, const c
  * overlong or non-UTF-8 string).
  */
 int32_t passcode_options_set_tpm(passcode_options *options, const char *tcti);
+
+/**
+ * Where the library reads the TPM's owner authorization (provisioned mode, README "Provisioned
+ * mode"): a file of root's that only root may read (mode 600), holding 64 hex digits, which
+ * scripts/tpm-provision.sh writes when it sets the owner authorization. When the file exists,
+ * every new passcode of a store bound with this handle gets a PIN_FAIL index with the policy's
+ * guess limit, and the attempt counter becomes one only the owner may increment. When it does
+ * not, the binding is unprovisioned. A file with wider permissions, another owner or other
+ * content is PASSCODE_ERR_TPM_OWNER_AUTH at the first TPM use, never ignored.
+ * @param options The options object.
+ * @param path The file's path (copied), or NULL for the default, /etc/passcode/tpm-owner-auth.
+ * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or PASSCODE_ERR_MISUSE (an empty,
+ * relative, overlong or non-UTF-8 path).
+ */
+int32_t passcode_options_set_tpm_owner_auth_file(passcode_options *options, const char *path);
 
 /**
  * Binds a store that already has a passcode to the TPM of its passcode_options_set_tpm
@@ -1903,6 +1980,30 @@ int32_t passcode_tpm_unbind(passcode_store *store, const char *digits, size_t le
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 int32_t passcode_tpm_is_bound(passcode_store *store, int32_t *out);
+
+/**
+ * What the store's TPM binding promises, and the TPM settings it rests on, one value per call
+ * (passcode_tpm_posture_item). Asks the TPM of the store's passcode_options_set_tpm option
+ * (TPM2_GetCapability: TPM2_PT_PERMANENT, TPM2_PT_MAX_AUTH_FAIL, TPM2_PT_LOCKOUT_INTERVAL,
+ * TPM2_PT_LOCKOUT_RECOVERY); counts nothing and changes nothing.
+ * What a binding promises, said plainly: always <em>no offline search off this machine</em>
+ * (PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH is 1 for a bound store): a copy of the file
+ * cannot check a single guess without this TPM. A <em>hardware guess limit</em>
+ * (PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) only where the TPM is provisioned: the
+ * owner authorization set and held by the library alone, and the store's passcode check going
+ * through a PIN_FAIL index; it holds against any process without the owner authorization, not
+ * against root, who can read the file that holds it. Without it, a process that can reach the TPM (root, or the tss
+ * group) and reads the file can guess through the TPM directly, clearing its DA lockout with
+ * tpm2_dictionarylockout -c whenever the lockout authorization is empty; the library's
+ * counters bind only callers that go through it.
+ * @param store A store opened with passcode_options_set_tpm (bound or not).
+ * @param item A passcode_tpm_posture_item.
+ * @param out Receives the value (0 or 1 for the yes/no items, seconds or counts for the others).
+ * @return PASSCODE_OK; PASSCODE_ERR_MISUSE (an unknown item, a NULL out, or a store
+ * opened without the TPM option); PASSCODE_ERR_INVALID_HANDLE; a TPM status
+ * (PASSCODE_ERR_TPM_UNAVAILABLE, PASSCODE_ERR_TPM); a store error.
+ */
+int32_t passcode_tpm_posture(passcode_store *store, int32_t item, int64_t *out);
 
 /** @} */
 

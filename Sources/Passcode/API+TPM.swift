@@ -14,7 +14,8 @@ import PasscodeCore
 /// when the option is given and no TPM answers; it never falls back to no TPM. tpm2-tss
 /// (libtss2-esys.so.0, libtss2-tctildr.so.0) is loaded at that moment, not before. An existing
 /// store is bound with `passcode_tpm_bind`. The TPM's owner hierarchy must have an empty
-/// authorization (the default) for the counter to be made.
+/// authorization (the default), or, provisioned, the library must hold it
+/// (`passcode_options_set_tpm_owner_auth_file`; else `PASSCODE_ERR_TPM_OWNER_AUTH`).
 /// - Parameters:
 ///   - options: The options object.
 ///   - tcti: A tpm2-tss TCTI string ("device:/dev/tpmrm0", "swtpm:host=127.0.0.1,port=2321",
@@ -23,15 +24,41 @@ import PasscodeCore
 ///   overlong or non-UTF-8 string).
 @c(passcode_options_set_tpm)
 public func passcode_options_set_tpm(_ options: OpaquePointer?, _ tcti: UnsafePointer<CChar>?) -> Int32 {
+    setOptionText(options, tcti, limit: 1024, valid: { _ in true }) { $0.tpm = $1 ?? StoreOptions.defaultTPM }
+}
+
+/// Sets a text option: NULL gives `set` nil (the default); an empty, overlong (`limit` bytes or
+/// more), non-UTF-8 or not `valid` text is `PASSCODE_ERR_MISUSE`.
+private func setOptionText(_ options: OpaquePointer?, _ pointer: UnsafePointer<CChar>?, limit: Int, valid: (String) -> Bool,
+                           _ set: (inout StoreOptions, String?) -> Void) -> Int32 {
     guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
-    guard let tcti else {
-        box.options.tpm = StoreOptions.defaultTPM
+    guard let pointer else {
+        set(&box.options, nil)
         return Status.ok.rawValue
     }
-    let n = strnlen(tcti, 1024)
-    guard n > 0, n < 1024, let text = String(validatingCString: tcti) else { return Status.errMisuse.rawValue }
-    box.options.tpm = text
+    let n = strnlen(pointer, limit)
+    guard n > 0, n < limit, let text = String(validatingCString: pointer), valid(text) else { return Status.errMisuse.rawValue }
+    set(&box.options, text)
     return Status.ok.rawValue
+}
+
+/// Where the library reads the TPM's owner authorization (provisioned mode, README "Provisioned
+/// mode"): a file of root's that only root may read (mode 600), holding 64 hex digits, which
+/// `scripts/tpm-provision.sh` writes when it sets the owner authorization. When the file exists,
+/// every new passcode of a store bound with this handle gets a PIN_FAIL index with the policy's
+/// guess limit, and the attempt counter becomes one only the owner may increment. When it does
+/// not, the binding is unprovisioned. A file with wider permissions, another owner or other
+/// content is `PASSCODE_ERR_TPM_OWNER_AUTH` at the first TPM use, never ignored.
+/// - Parameters:
+///   - options: The options object.
+///   - path: The file's path (copied), or NULL for the default, /etc/passcode/tpm-owner-auth.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` (an empty,
+///   relative, overlong or non-UTF-8 path).
+@c(passcode_options_set_tpm_owner_auth_file)
+public func passcode_options_set_tpm_owner_auth_file(_ options: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
+    setOptionText(options, path, limit: 4096, valid: { $0.hasPrefix("/") }) {
+        $0.tpmOwnerAuthFile = $1 ?? StoreOptions.defaultTPMOwnerAuthFile
+    }
 }
 
 /// Binds a store that already has a passcode to the TPM of its `passcode_options_set_tpm`
@@ -68,4 +95,35 @@ public func passcode_tpm_unbind(_ store: OpaquePointer?, _ digits: UnsafePointer
 @c(passcode_tpm_is_bound)
 public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withStore(store) { s in try put(out, try s.isTPMBound() ? 1 : 0) }
+}
+
+/// What the store's TPM binding promises, and the TPM settings it rests on, one value per call
+/// (`passcode_tpm_posture_item`). Asks the TPM of the store's `passcode_options_set_tpm` option
+/// (TPM2_GetCapability: TPM2_PT_PERMANENT, TPM2_PT_MAX_AUTH_FAIL, TPM2_PT_LOCKOUT_INTERVAL,
+/// TPM2_PT_LOCKOUT_RECOVERY); counts nothing and changes nothing.
+///
+/// What a binding promises, said plainly: always *no offline search off this machine*
+/// (`PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH` is 1 for a bound store): a copy of the file
+/// cannot check a single guess without this TPM. A *hardware guess limit*
+/// (`PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT`) only where the TPM is provisioned: the
+/// owner authorization set and held by the library alone, and the store's passcode check going
+/// through a PIN_FAIL index; it holds against any process without the owner authorization, not
+/// against root, who can read the file that holds it. Without it, a process that can reach the TPM (root, or the `tss`
+/// group) and reads the file can guess through the TPM directly, clearing its DA lockout with
+/// `tpm2_dictionarylockout -c` whenever the lockout authorization is empty; the library's
+/// counters bind only callers that go through it.
+/// - Parameters:
+///   - store: A store opened with `passcode_options_set_tpm` (bound or not).
+///   - item: A `passcode_tpm_posture_item`.
+///   - out: Receives the value (0 or 1 for the yes/no items, seconds or counts for the others).
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (an unknown item, a NULL out, or a store
+///   opened without the TPM option); `PASSCODE_ERR_INVALID_HANDLE`; a TPM status
+///   (`PASSCODE_ERR_TPM_UNAVAILABLE`, `PASSCODE_ERR_TPM`); a store error.
+@c(passcode_tpm_posture)
+public func passcode_tpm_posture(_ store: OpaquePointer?, _ item: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withStore(store) { s in
+        guard let what = TPMPostureItem(rawValue: item) else { throw PasscodeError.misuse("unknown TPM posture item \(item)") }
+        guard out != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
+        try put(out, try s.tpmPosture().value(what))
+    }
 }

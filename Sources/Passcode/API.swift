@@ -196,7 +196,8 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
 ///   or written by group or others, or the folder may be written by others without the sticky
 ///   bit: the message names the file), `PASSCODE_ERR_WRONG_PEPPER`, `PASSCODE_ERR_TPM_REQUIRED`
 ///   (a store bound to a TPM, opened without `passcode_options_set_tpm`), `PASSCODE_ERR_TPM_UNAVAILABLE`
-///   (the option given and no TPM answers, or tpm2-tss missing).
+///   (the option given and no TPM answers, or tpm2-tss missing), `PASSCODE_ERR_TPM_OWNER_AUTH`
+///   (the owner authorization file is there but unsafe or malformed).
 ///   On failure nothing is created or changed, and `passcode_errmsg(NULL)` says why.
 /// Threads: a store handle may be used from several threads at once.
 @c(passcode_open)
@@ -297,7 +298,8 @@ public func passcode_set(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>
 ///   `PASSCODE_ERR_LOGGED_OUT`; `PASSCODE_ERR_NO_PASSCODE`; `PASSCODE_ERR_FORMAT` (not counted);
 ///   `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`; a store error; and for a store bound
 ///   to a TPM (`passcode_options_set_tpm`) `PASSCODE_ERR_TPM_LOCKOUT` and `PASSCODE_ERR_TPM_MISMATCH`
-///   (not counted), `PASSCODE_ERR_TPM_ROLLBACK`, `PASSCODE_ERR_TPM_UNAVAILABLE`, `PASSCODE_ERR_TPM`.
+///   (not counted), `PASSCODE_ERR_TPM_ROLLBACK`, `PASSCODE_ERR_TPM_UNAVAILABLE`, `PASSCODE_ERR_TPM`, and
+///   provisioned `PASSCODE_ERR_TPM_GUESS_LIMIT` and `PASSCODE_ERR_TPM_OWNER_AUTH`.
 @c(passcode_verify)
 public func passcode_verify(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withStore(store) { s in try s.verify(secret(digits, length, what: "the passcode")) }

@@ -152,6 +152,14 @@ public enum Status: Int32 {
     /// the boot clock 0 to 2^61 - 1 ms, the wall clock -(2^61 - 1) to 2^61 - 1 ms. Nothing
     /// changed; the message names the clock and the value.
     case errClockOutOfRange = 62
+    /// Provisioned TPM: the store's PIN_FAIL index has counted its limit of failed guesses
+    /// (through the library or around it); the TPM refuses even the right passcode. A reset by
+    /// email (or forgot passcode) gives the store a new index.
+    case errTpmGuessLimit = 65
+    /// The TPM's owner authorization is needed (it is set, or the store is provisioned) and the
+    /// administrator's file (`passcode_options_set_tpm_owner_auth_file`) is missing, readable by
+    /// others than root, malformed, or holds another value. Nothing changed.
+    case errTpmOwnerAuth = 66
 }
 
 extension PasscodeError {
@@ -215,6 +223,8 @@ extension PasscodeError {
         case .tpmFailed: return .errTpm
         case .noSessionKeyring: return .errNoSessionKeyring
         case .clockOutOfRange: return .errClockOutOfRange
+        case .tpmGuessLimit: return .errTpmGuessLimit
+        case .tpmOwnerAuth: return .errTpmOwnerAuth
         }
     }
 }
@@ -281,6 +291,8 @@ extension Status {
         case .errTpm: return "TPM error"
         case .errNoSessionKeyring: return "no session keyring of its own: the passcode is needed"
         case .errClockOutOfRange: return "clock reading out of range"
+        case .errTpmGuessLimit: return "the TPM's guess limit is used up"
+        case .errTpmOwnerAuth: return "TPM owner authorization missing or wrong"
         }
     }
 }

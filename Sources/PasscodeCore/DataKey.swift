@@ -16,6 +16,7 @@
 /// with everything before the last `$`). A store bound to a TPM (TPM.swift) writes
 /// `...,mem=<bytes>,tpm$<salt>$<wrap>$<unique>$<private>`: the KEK then needs the secret the TPM
 /// unseals for the passcode's authorization, so no guess can be checked without that TPM.
+/// Provisioned (a PIN_FAIL index holds the guess limit): `...,tpmpin$...$<private>$<index, 8 hex digits>`.
 struct KeyWrap: Equatable {
     static let prefix = "$pcwrap$v=1$"
     let cost: HashCost
@@ -26,32 +27,47 @@ struct KeyWrap: Equatable {
 
     static var sealedBytes: Int { Sodium.nonceBytes + Sodium.keyBytes + Sodium.tagBytes }
 
-    private static func header(cost: HashCost, salt: [UInt8], bound: Bool) -> String {
-        "\(prefix)argon2id,ops=\(cost.opsLimit),mem=\(cost.memLimit)\(bound ? ",tpm" : "")$\(Sodium.base64(salt))"
+    private static func header(cost: HashCost, salt: [UInt8], tpm: String) -> String {
+        "\(prefix)argon2id,ops=\(cost.opsLimit),mem=\(cost.memLimit)\(tpm)$\(Sodium.base64(salt))"
     }
 
-    private var header: String { KeyWrap.header(cost: cost, salt: salt, bound: tpm != nil) }
+    private static func tpmField(_ sealed: TPMSealed?) -> String {
+        sealed == nil ? "" : sealed?.pinIndex == nil ? ",tpm" : ",tpmpin"
+    }
+
+    private var header: String { KeyWrap.header(cost: cost, salt: salt, tpm: KeyWrap.tpmField(tpm)) }
 
     var encoded: String {
         var text = header + "$" + Sodium.base64(sealed)
         if let tpm { text += "$" + Sodium.base64(tpm.unique) + "$" + Sodium.base64(tpm.privateBlob) }
+        if let index = tpm?.pinIndex {
+            let hex = String(index, radix: 16)
+            text += "$" + String(repeating: "0", count: max(0, 8 - hex.count)) + hex
+        }
         return text
     }
 
     /// Wraps `dataKey` under the passcode: one Argon2id evaluation with a fresh salt; with
     /// `device`, also a new secret sealed in that TPM. Returns the KEK too (for the session keyring).
+    /// With a provisioned `device` and a `guessLimit`, the secret is sealed behind a new PIN_FAIL
+    /// index with that limit (TPM.swift, "The guess limit").
     static func makeReturningKEK(_ input: SecretBytes, dataKey: SecretBytes, cost: HashCost,
-                                 device: TPMDevice? = nil) throws -> (wrap: KeyWrap, kek: SecretBytes) {
+                                 device: TPMDevice? = nil, guessLimit: Int? = nil) throws -> (wrap: KeyWrap, kek: SecretBytes) {
         let salt = Sodium.randomBytes(Sodium.saltBytes)
         let stretched = try Sodium.deriveKey(input, salt: salt, cost: cost)
         var kek = stretched
         var sealedSecret: TPMSealed?
         if let device {
             let secret = SecretBytes.random(Sodium.keyBytes)
-            sealedSecret = try device.seal(secret, auth: TPMKeys.auth(stretched))
+            let auth = TPMKeys.auth(stretched)
+            var pinIndex: UInt32?
+            if device.provisioned, let limit = guessLimit, limit > 0 {
+                pinIndex = try device.definePin(auth: auth, limit: UInt32(clamping: limit))
+            }
+            sealedSecret = try device.seal(secret, auth: auth, pinIndex: pinIndex)
             kek = TPMKeys.kek(stretched, secret: secret)
         }
-        let ad = Array(header(cost: cost, salt: salt, bound: device != nil).utf8)
+        let ad = Array(header(cost: cost, salt: salt, tpm: tpmField(sealedSecret)).utf8)
         return (KeyWrap(cost: cost, salt: salt, sealed: Sodium.wrap(dataKey, key: kek, ad: ad), tpm: sealedSecret), kek)
     }
 
@@ -63,7 +79,9 @@ struct KeyWrap: Equatable {
         if let tpm {
             guard let device else { throw PasscodeError.tpmRequired }
             let object = try device.load(tpm)
-            guard let secret = try device.unseal(object, auth: TPMKeys.auth(stretched)) else { return nil }
+            let auth = TPMKeys.auth(stretched)
+            let unsealed = try tpm.pinIndex.map { try device.unsealThroughPin(object, index: $0, auth: auth) } ?? device.unseal(object, auth: auth)
+            guard let secret = unsealed else { return nil }
             kek = TPMKeys.kek(stretched, secret: secret)
         }
         guard let key = open(kek: kek) else { return nil }
@@ -88,8 +106,9 @@ struct KeyWrap: Equatable {
         guard text.hasPrefix(prefix) else { throw damaged }
         let parts = text.dropFirst(prefix.count).split(separator: "$", omittingEmptySubsequences: false)
         let fields = parts.isEmpty ? [] : parts[0].split(separator: ",", omittingEmptySubsequences: false)
-        let bound = fields.count == 4 && fields[3] == "tpm"
-        guard parts.count == (bound ? 5 : 3), fields.count == (bound ? 4 : 3), fields[0] == "argon2id",
+        let pin = fields.count == 4 && fields[3] == "tpmpin"
+        let bound = fields.count == 4 && (fields[3] == "tpm" || pin)
+        guard parts.count == (pin ? 6 : bound ? 5 : 3), fields.count == (bound ? 4 : 3), fields[0] == "argon2id",
               let ops = number(fields[1], "ops="), let memBytes = number(fields[2], "mem="), let mem = Int(exactly: memBytes),
               let salt = Sodium.fromBase64(parts[1], count: Sodium.saltBytes),
               let sealed = Sodium.fromBase64(parts[2], count: sealedBytes) else { throw damaged }
@@ -99,6 +118,11 @@ struct KeyWrap: Equatable {
                   parts[4].utf8.count <= (TPMSealed.maxPrivateBytes + 2) / 3 * 4,
                   let blob = Sodium.fromBase64(parts[4]), !blob.isEmpty, blob.count <= TPMSealed.maxPrivateBytes else { throw damaged }
             tpm = TPMSealed(unique: unique, privateBlob: blob)
+            if pin {
+                guard parts[5].utf8.count == 8, parts[5].utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }),
+                      let index = UInt32(parts[5], radix: 16), index >= TPM2.nvFirst, index < TPM2.nvFirst + TPM2.nvSpan else { throw damaged }
+                tpm?.pinIndex = index
+            }
         }
         let cost = HashCost(opsLimit: ops, memLimit: mem)
         try check(cost, limit: limit)

@@ -77,6 +77,16 @@ public enum LockoutSchedule: Equatable, Sendable {
         }
     }
 
+    /// The failures at which the schedule reaches its maximum (the policy's guess limit), nil
+    /// when it never does. A provisioned TPM's PIN_FAIL index gets it as its pinLimit.
+    public var guessLimit: Int? {
+        switch self {
+        case .apple: return 10
+        case .android: return 20
+        case .custom(_, let maxFailures): return maxFailures > 0 ? maxFailures : nil
+        }
+    }
+
     /// The delay the schedule falls back to when the maximum action is `.none`: the longest delay.
     public var longestDelay: Int64 {
         switch self {

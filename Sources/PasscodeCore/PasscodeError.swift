@@ -93,6 +93,11 @@ public enum PasscodeError: Error, Equatable, Sendable {
     /// The host's clock gave a reading outside the range libpasscode accepts (`ClockReading.bootRange`,
     /// `ClockReading.wallRange`); nothing was done. The message names the clock and the value.
     case clockOutOfRange(String)
+    /// Provisioned: the store's PIN_FAIL index counted its limit of failed guesses, wherever they
+    /// came from; the TPM refuses even the right passcode until a reset.
+    case tpmGuessLimit
+    /// The owner authorization is needed and missing, unsafe, malformed or not the TPM's.
+    case tpmOwnerAuth(String)
 
     /// The seconds to wait that the error carries: until the next attempt (a lockout) or the
     /// next reset-code request (the rate limit); 0 for the others.
@@ -143,9 +148,11 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .appLocked: return "the app is locked: unlock it before changing a setting"
         case .keyNotReleased: return "the data key is not released: unlock with the passcode first"
         case .badCiphertext(let m), .wrongRecoveryKey(let m): return m
-        case .tpmUnavailable(let m), .tpmMismatch(let m), .tpmFailed(let m), .clockOutOfRange(let m): return m
+        case .tpmUnavailable(let m), .tpmMismatch(let m), .tpmFailed(let m), .clockOutOfRange(let m), .tpmOwnerAuth(let m): return m
         case .noSessionKeyring:
             return "this process has no session keyring of its own, so the data key is not kept across launches: enter the passcode"
+        case .tpmGuessLimit:
+            return "the TPM's guess limit for this store is used up (the failed guesses may have come from outside the app): the passcode must be reset"
         case .tpmRequired: return "the store is bound to a TPM: open it with passcode_options_set_tpm"
         case .tpmLockout(let s):
             return s > 0 ? "the TPM's dictionary-attack lockout is active; no passcode can be checked for up to \(s) seconds"

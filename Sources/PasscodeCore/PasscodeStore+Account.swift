@@ -164,6 +164,7 @@ extension PasscodeStore {
             throw PasscodeError.callbackRequired("deleting the account needs an account-deleted callback (passcode_set_account_deleted_callback)")
         }
         let now = try now()
+        let pin = try? currentPinIndex()
         try write(.resolve) {
             revokeSessionKeyLocked()  // before the wrap it is named after goes
             // The TPM binding stays: it belongs to the store, not the account (the next passcode is
@@ -181,6 +182,7 @@ extension PasscodeStore {
             recentWrongGuesses.removeAll()
             dropKeyLocked()
         }
+        retirePin(pin)  // provisioned: the passcode's PIN_FAIL index goes with it
         deleted()
         try wipeLog()
     }

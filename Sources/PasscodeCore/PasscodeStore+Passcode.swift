@@ -99,6 +99,7 @@ extension PasscodeStore {
             try logLocked(.passcodeSet, now: now)
             return try sessionKeyringWantedLocked()
         }
+        retirePin(new.oldPin, device: new.binding?.device)
         recordProof(now)
         holdKey(key, session: new.session, sessionWanted: sessionWanted)
         return key
@@ -128,10 +129,12 @@ extension PasscodeStore {
         _ = try verify(current)
         try callLifecycleHook(.removed)
         let now = try now()
+        let pin = try? currentPinIndex()
         try write {
             try removePasscodeLocked()
             try logLocked(.passcodeRemoved, now: now)
         }
+        retirePin(pin)
         forgetWrongGuesses()
     }
 
@@ -203,7 +206,7 @@ extension PasscodeStore {
             if let opened = try wrap.open(input, device: device) {
                 key = opened.key
                 session = SessionEntry(name: wrap.sessionName, kek: opened.kek)
-                if wrap.cost != options.cost {
+                if wrap.cost != options.cost && wrap.tpm?.pinIndex == nil {  // a PIN_FAIL index stays with its wrap
                     replacement = try? KeyWrap.makeReturningKEK(input, dataKey: opened.key, cost: options.cost, device: device)
                 }
             }
@@ -245,6 +248,7 @@ extension PasscodeStore {
             lock.withLock { dropKeyLocked() }
             throw PasscodeError.resetRequired
         case .loggedOut:
+            if case .wrapped(let wrap) = verifier { retirePin(wrap.tpm?.pinIndex, device: device) }  // the passcode went
             hooks.logout?(LogoutReason.maxFailures.rawValue)
             throw PasscodeError.loggedOut
         }

@@ -296,6 +296,7 @@ extension PasscodeStore {
             try logLocked(.resetCompleted, now: now)
             return (replaced, try sessionKeyringWantedLocked())
         }
+        retirePin(new.oldPin, device: new.binding?.device)
         forgetWrongGuesses()
         recordProof(now)
         holdKey(key, session: new.session, sessionWanted: sessionWanted)
@@ -315,10 +316,12 @@ extension PasscodeStore {
         }
         try callLifecycleHook(.forgot)
         let now = try now()
+        let pin = try? currentPinIndex()
         try write(.resolve) {
             try removePasscodeLocked(loggingOut: true)
             try logLocked(.forgotPasscode, now: now)
         }
+        retirePin(pin)
         forgetWrongGuesses()
         logout(LogoutReason.forgotPasscode.rawValue)
         try wipeLog()
@@ -344,6 +347,7 @@ extension PasscodeStore {
                 syncSessionKeyringLocked()
             }
         }
+        retirePin(replacement.oldPin, device: replacement.binding?.device)
         forgetWrongGuesses()
     }
 

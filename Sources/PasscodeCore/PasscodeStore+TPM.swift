@@ -8,6 +8,8 @@
 // required. One behind is the one case a kill explains (the counter moved, the transaction did
 // not commit): it is counted as a failed attempt, so it gives nothing back either.
 
+import Glibc
+
 /// The binding as the `state` table keeps it.
 struct TPMState: StateRecord {
     var bound = false
@@ -30,6 +32,63 @@ struct TPMState: StateRecord {
 }
 
 extension PasscodeStore {
+    // MARK: - The owner authorization (provisioned mode)
+
+    /// A connection to the TPM at `tcti`, with the owner authorization when the administrator's
+    /// file provides one.
+    func openTPM(_ tcti: String) throws -> TPMDevice {
+        let path = options.tpmOwnerAuthFile
+        return try TPMDevice(tcti: tcti, ownerAuth: try PasscodeStore.readOwnerAuth(path), source: path)
+    }
+
+    /// The owner authorization in `path`: 64 hex digits (32 bytes), a newline allowed. nil when
+    /// there is no such file (unprovisioned). The file must be a regular file of root's that no
+    /// one else may read or write: anything else is `tpmOwnerAuth`, never silently unprovisioned.
+    static func readOwnerAuth(_ path: String) throws -> SecretBytes? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) cannot be opened (errno \(errno)): the library must run as root, or in the service")
+        }
+        defer { Glibc.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == 0, info.st_mode & 0o077 == 0 else {
+            throw PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) must be a regular file of root's that only root may read (chmod 600)")
+        }
+        let text = SecretBytes(count: 80)
+        let n = text.withMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        let bad = PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) must hold 64 hex digits (scripts/tpm-provision.sh writes it)")
+        guard n == 64 || (n == 65 && text.withBytes { $0[64] } == 10) else { throw bad }
+        let auth = SecretBytes(count: 32)
+        let ok = auth.withMutableBytes { out in
+            text.withBytes { hex in
+                func nibble(_ c: UInt8) -> UInt8? {
+                    switch c {
+                    case 48...57: return c - 48
+                    case 97...102: return c - 87
+                    case 65...70: return c - 55
+                    default: return nil
+                    }
+                }
+                for i in 0..<32 {
+                    guard let hi = nibble(hex[2 * i]), let lo = nibble(hex[2 * i + 1]) else { return false }
+                    out[i] = hi << 4 | lo
+                }
+                return true
+            }
+        }
+        guard ok else { throw bad }
+        return auth
+    }
+
+    /// The policy's guess limit, for a new PIN_FAIL index: the failures at which the schedule
+    /// reaches its maximum, when its action ends the guessing (a reset or a logout); nil when the
+    /// policy never stops guessing (then no hardware limit is made).
+    func guessLimitLocked() throws -> Int? {
+        guard try maxFailureActionLocked() != .none else { return nil }
+        return try scheduleLocked().guessLimit
+    }
+
     // MARK: - Open
 
     /// At open: a bound store needs the TPM option, and the option needs a TPM that answers.
@@ -39,7 +98,7 @@ extension PasscodeStore {
             if bound { throw PasscodeError.tpmRequired }
             return
         }
-        _ = try TPMDevice(tcti: tcti).lockout()
+        _ = try openTPM(tcti).lockout()
     }
 
     /// Whether the store is bound to a TPM (`passcode_tpm_is_bound`).
@@ -47,11 +106,37 @@ extension PasscodeStore {
         try cachedRead(.tpmBound) { try load(TPMState.self).bound }
     }
 
+    /// The store's TPM (its `passcode_options_set_tpm` option) and what the binding promises on
+    /// it (`passcode_tpm_posture`). Reads the TPM's properties once; counts nothing.
+    public func tpmPosture() throws -> TPMPosture {
+        guard let tcti = options.tpm else {
+            throw PasscodeError.misuse("open the store with passcode_options_set_tpm to ask for its TPM's posture")
+        }
+        let (bound, pin) = try read(.recover) { () throws -> (Bool, UInt32?) in
+            let bound = try load(TPMState.self).bound
+            return (bound, bound ? try pinIndexLocked() : nil)
+        }
+        let device = try openTPM(tcti)
+        let settings = try device.posture()
+        var pinLimit: UInt32 = 0
+        if let pin { pinLimit = try device.pinCounts(pin)?.limit ?? 0 }
+        var posture = TPMPosture()
+        posture.ownerAuthSet = settings.ownerAuthSet
+        posture.lockoutAuthSet = settings.lockoutAuthSet
+        posture.maxTries = settings.lockout.maxFailures
+        posture.recoveryTime = settings.lockout.intervalSeconds
+        posture.lockoutRecovery = settings.lockoutRecoverySeconds
+        posture.lockoutCounter = settings.lockout.failures
+        posture.bound = bound
+        posture.guessLimit = pinLimit
+        return posture
+    }
+
     /// A connection to the store's TPM when the store is bound, else nil (a new wrap, not an attempt).
     func boundDevice() throws -> TPMDevice? {
         guard try read(.recover, { try load(TPMState.self).bound }) else { return nil }
         guard let tcti = options.tpm else { throw PasscodeError.tpmRequired }
-        return try TPMDevice(tcti: tcti)
+        return try openTPM(tcti)
     }
 
     /// The TPM a new passcode is sealed in: the store's when bound; the host's when it asked for
@@ -59,7 +144,7 @@ extension PasscodeStore {
     func deviceForNewPasscode() throws -> TPMDevice? {
         if let device = try boundDevice() { return device }
         guard let tcti = options.tpm, try !isPasscodeSet() else { return nil }
-        return try TPMDevice(tcti: tcti)
+        return try openTPM(tcti)
     }
 
     // MARK: - Before an attempt
@@ -75,14 +160,17 @@ extension PasscodeStore {
         }
         guard bound else { return nil }
         guard let tcti = options.tpm else { throw PasscodeError.tpmRequired }
-        let device = try TPMDevice(tcti: tcti)
+        let device = try openTPM(tcti)
         guard let text else { return device }  // no passcode: the attempt is refused as usual
         guard case .wrapped(let wrap) = try Verifier.parse(text, limit: options.cost), let sealed = wrap.tpm else {
             throw PasscodeError.corrupt("the store is bound to a TPM but its passcode verifier is not")
         }
         _ = try device.load(sealed)  // kept loaded for the unseal
-        let lockout = try device.lockout()
-        if lockout.active { throw PasscodeError.tpmLockout(seconds: lockout.seconds) }
+        // Through a PIN_FAIL index (NO_DA) the DA lockout checks nothing: only the index's limit counts.
+        if sealed.pinIndex == nil {
+            let lockout = try device.lockout()
+            if lockout.active { throw PasscodeError.tpmLockout(seconds: lockout.seconds) }
+        }
         return device
     }
 
@@ -118,6 +206,8 @@ extension PasscodeStore {
         let wrap: KeyWrap
         let kek: SecretBytes
         let binding: (device: TPMDevice, counter: UInt32)?
+        /// The PIN_FAIL index of the wrap this one replaces, removed once the new one is written.
+        var oldPin: UInt32? = nil
 
         var session: SessionEntry { SessionEntry(name: wrap.sessionName, kek: kek) }
     }
@@ -126,13 +216,39 @@ extension PasscodeStore {
     /// attempt counter is defined when the store has none there yet (a first binding, or a reset
     /// on another TPM). Outside any transaction.
     func newWrap(_ input: SecretBytes, dataKey: SecretBytes, device: TPMDevice?) throws -> NewWrap {
-        let (wrap, kek) = try KeyWrap.makeReturningKEK(input, dataKey: dataKey, cost: options.cost, device: device)
-        return NewWrap(wrap: wrap, kek: kek, binding: try device.map { ($0, try counterForNewWrap($0)) })
+        let limit = device?.provisioned == true ? try read(.recover) { try guessLimitLocked() } : nil
+        let (wrap, kek) = try KeyWrap.makeReturningKEK(input, dataKey: dataKey, cost: options.cost, device: device, guessLimit: limit)
+        return NewWrap(wrap: wrap, kek: kek, binding: try device.map { ($0, try counterForNewWrap($0)) },
+                       oldPin: device == nil ? nil : try currentPinIndex())
     }
 
+    /// After a new wrap is written (`new.oldPin`), or the passcode removed (by the user, or
+    /// "forgot passcode"): removes the PIN_FAIL index the old wrap had, best effort (the owner
+    /// authorization is needed, and nothing else may remove it), when the file names it no more.
+    func retirePin(_ index: UInt32?, device: TPMDevice? = nil) {
+        guard let index, (try? currentPinIndex()) != index else { return }
+        guard let device = device ?? options.tpm.flatMap({ try? openTPM($0) }) else { return }
+        try? device.undefinePin(index)
+    }
+
+    /// The PIN_FAIL index the file's verifier names, if any.
+    func currentPinIndex() throws -> UInt32? { try read(.recover) { try pinIndexLocked() } }
+
+    func pinIndexLocked() throws -> UInt32? {
+        guard let text = try passcodeRowLocked()?.text, case .wrapped(let wrap)? = try? Verifier.parse(text, limit: options.cost) else {
+            return nil
+        }
+        return wrap.tpm?.pinIndex
+    }
+
+    /// The store's counter when this TPM has it (provisioned: only one the owner alone
+    /// increments), else a new one.
     private func counterForNewWrap(_ device: TPMDevice) throws -> UInt32 {
         let state = try read(.recover) { try load(TPMState.self) }
-        if state.nvIndex != 0, let index = try? state.counterIndex(), try device.counter(index) != nil { return index }
+        if state.nvIndex != 0, let index = try? state.counterIndex(), try device.counter(index) != nil {
+            let ownerWritten = try device.counterIsOwnerWritten(index)
+            if !device.provisioned || ownerWritten { return index }
+        }
         return try device.defineCounter().index
     }
 
@@ -161,7 +277,7 @@ extension PasscodeStore {
         if try isTPMBound() { throw PasscodeError.state("the store is already bound to a TPM") }
         try checkFormat(current, length: try passcodeLength())
         let key = try verify(current)
-        let new = try newWrap(hashInput(current), dataKey: key, device: try TPMDevice(tcti: tcti))
+        let new = try newWrap(hashInput(current), dataKey: key, device: try openTPM(tcti))
         try write {
             guard try !load(TPMState.self).bound else { throw PasscodeError.state("the store is already bound to a TPM") }
             try rewrapLocked(new)
@@ -176,14 +292,16 @@ extension PasscodeStore {
         try checkFormat(current, length: try passcodeLength())
         let key = try verify(current)
         let new = try newWrap(hashInput(current), dataKey: key, device: nil)
-        let old: TPMState = try write {
+        let (old, oldPin): (TPMState, UInt32?) = try write {
             let old = try load(TPMState.self)
+            let oldPin = try pinIndexLocked()
             try rewrapLocked(new)
             try update(TPMState.self) { $0 = TPMState() }
-            return old
+            return (old, oldPin)
         }
-        if let index = try? old.counterIndex(), let tcti = options.tpm {
-            try? TPMDevice(tcti: tcti).undefineCounter(index)  // best effort: the file no longer names it
+        if let tcti = options.tpm, let device = try? openTPM(tcti) {  // best effort: the file no longer names them
+            if let index = try? old.counterIndex() { try? device.undefineCounter(index) }
+            if let oldPin { try? device.undefinePin(oldPin) }
         }
     }
 

@@ -23,6 +23,10 @@ public struct StoreOptions: Sendable {
     /// The TCTI when the host names none: the kernel's resource manager. Not tpm2-tss's own
     /// default, which would fall back to a simulator on localhost.
     public static let defaultTPM = "device:/dev/tpmrm0"
+    /// The administrator's root-only file with the TPM's owner authorization (provisioned mode,
+    /// README "Provisioned mode"); absent: unprovisioned.
+    public var tpmOwnerAuthFile = StoreOptions.defaultTPMOwnerAuthFile
+    public static let defaultTPMOwnerAuthFile = "/etc/passcode/tpm-owner-auth"
 
     public init() {}
 }

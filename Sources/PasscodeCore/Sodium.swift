@@ -249,6 +249,13 @@ public enum Sodium {
         if let base = buffer.baseAddress { randombytes_buf(base, buffer.count) }
     }
 
+    /// SHA-256 of public data (TPM names and policy digests; never of a secret).
+    static func sha256(_ data: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        _ = crypto_hash_sha256(&out, data, UInt64(data.count))
+        return out
+    }
+
     /// A uniform random number in `0..<upperBound`.
     static func randomUniform(_ upperBound: UInt32) -> UInt32 {
         randombytes_uniform(upperBound)

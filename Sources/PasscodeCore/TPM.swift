@@ -9,6 +9,13 @@
 // the passcode (after Argon2id), without `noDA`: every wrong guess counts against the TPM's own
 // dictionary-attack lockout. A monotonic NV counter (TPM2_NT_COUNTER) counts attempts, so that an
 // older copy of the file is seen (TPMState below).
+//
+// Provisioned (the owner authorization set, and given to the library in a root-only file): the
+// storage key and every NV index need that authorization; a new passcode gets a PIN_FAIL index
+// (NO_DA, owner-written) whose authorization is the passcode's and whose pinLimit is the policy's
+// guess limit, and the sealed object has no authorization of its own, only a policy:
+// TPM2_PolicySecret on that index. Every guess, the library's or anyone's, is then counted by the
+// index, which no DA lockout reset touches and nobody without the owner authorization rewrites.
 
 import Glibc
 import CTss2
@@ -23,16 +30,30 @@ enum TPM2 {
     static let sessionContinue: UInt8 = 0x01, sessionDecrypt: UInt8 = 0x20, sessionEncrypt: UInt8 = 0x40
     static let trNone: ESYS_TR = 0xfff, trPassword: ESYS_TR = 0x0ff, trOwner: ESYS_TR = 0x101
     static let nvAuthWrite: UInt32 = 0x4, nvAuthRead: UInt32 = 0x40000, nvNoDA: UInt32 = 0x2000000
-    static let nvTypeCounter: UInt32 = 0x1 << 4
+    static let nvOwnerWrite: UInt32 = 0x2, nvOwnerRead: UInt32 = 0x20000, nvWritten: UInt32 = 0x2000_0000
+    static let nvTypeCounter: UInt32 = 0x1 << 4, nvTypePinFail: UInt32 = 0x8 << 4
+    /// The attempt counter: unprovisioned, its own (empty) authorization increments it; provisioned
+    /// only the owner's, which the library alone holds.
+    static let counterAttributes = nvTypeCounter | nvAuthWrite | nvAuthRead | nvNoDA
+    static let ownerCounterAttributes = nvTypeCounter | nvOwnerWrite | nvAuthRead | nvNoDA
+    /// The guess limit (provisioned): a PIN_FAIL index, outside the DA lockout, written and read
+    /// by the owner only; its own authorization is the passcode's.
+    static let pinAttributes = nvTypePinFail | nvOwnerWrite | nvOwnerRead | nvNoDA
+    static let ccPolicySecret: UInt32 = 0x151
+    static let seHMAC: UInt8 = 0x00, sePolicy: UInt8 = 0x01
     static let capProperties: UInt32 = 6
-    static let ptLockoutCounter: UInt32 = 0x200 + 14  // then MAX_AUTH_FAIL, LOCKOUT_INTERVAL
+    /// TPM2_PT_PERMANENT (its bits: ownerAuthSet 0x1, lockoutAuthSet 0x4), then, 14 on, the
+    /// lockout counter, MAX_AUTH_FAIL, LOCKOUT_INTERVAL and LOCKOUT_RECOVERY.
+    static let ptPermanent: UInt32 = 0x200, ptLockoutCounter: UInt32 = 0x200 + 14, ptMaxAuthFail: UInt32 = 0x200 + 15
+    static let ptLockoutInterval: UInt32 = 0x200 + 16, ptLockoutRecovery: UInt32 = 0x200 + 17
+    static let permanentOwnerAuthSet: UInt32 = 0x1, permanentLockoutAuthSet: UInt32 = 0x4
     /// NV indexes this library defines: the owner range, 0x01300000 plus 20 random bits.
     static let nvFirst: UInt32 = 0x0130_0000, nvSpan: UInt32 = 0x10_0000
 
     // Response codes (TPM layer): format 1 carries a parameter, handle or session number.
     static let rcAuthFail: UInt32 = 0x08E, rcBadAuth: UInt32 = 0x0A2, rcIntegrity: UInt32 = 0x09F
     static let rcBinding: UInt32 = 0x0A5, rcKey: UInt32 = 0x09C, rcHandle: UInt32 = 0x08B, rcValue: UInt32 = 0x084
-    static let rcSize: UInt32 = 0x095
+    static let rcSize: UInt32 = 0x095, rcAuthUnavailable: UInt32 = 0x12F
     static let rcLockout: UInt32 = 0x921, rcNVDefined: UInt32 = 0x14C, rcNVUninitialized: UInt32 = 0x14A
     static let rcObjectMemory: UInt32 = 0x902, rcSessionMemory: UInt32 = 0x903
     static let rcRetry: UInt32 = 0x922, rcYielded: UInt32 = 0x908, rcTesting: UInt32 = 0x90A
@@ -79,6 +100,10 @@ final class TSSLibrary: @unchecked Sendable {
     let nvReadPublic: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, Out<TPM2B_NV_PUBLIC>, Out<TPM2B_NAME>) -> RC
     let nvUndefine: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR) -> RC
     let fromTPMPublic: @convention(c) (ESYS?, TPM2_HANDLE, ESYS_TR, ESYS_TR, ESYS_TR, UnsafeMutablePointer<ESYS_TR>?) -> RC
+    let nvWrite: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, UnsafePointer<TPM2B_MAX_NV_BUFFER>?, UInt16) -> RC
+    let policySecret: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, UnsafePointer<TPM2B_NONCE>?,
+                                      UnsafePointer<TPM2B_DIGEST>?, UnsafePointer<TPM2B_NONCE>?, Int32, Out<TPM2B_TIMEOUT>,
+                                      Out<TPMT_TK_AUTH>) -> RC
     let getCapability: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, TPM2_CAP, UInt32, UInt32, UnsafeMutablePointer<TPMI_YES_NO>?,
                                        Out<TPMS_CAPABILITY_DATA>) -> RC
 
@@ -134,6 +159,8 @@ final class TSSLibrary: @unchecked Sendable {
         nvUndefine = try symbol(esys, "Esys_NV_UndefineSpace")
         fromTPMPublic = try symbol(esys, "Esys_TR_FromTPMPublic")
         getCapability = try symbol(esys, "Esys_GetCapability")
+        nvWrite = try symbol(esys, "Esys_NV_Write")
+        policySecret = try symbol(esys, "Esys_PolicySecret")
     }
 }
 
@@ -145,6 +172,9 @@ struct TPMSealed: Hashable {
     static let maxPrivateBytes = MemoryLayout.size(ofValue: TPM2B_PRIVATE().buffer)
     let unique: [UInt8]
     let privateBlob: [UInt8]
+    /// Provisioned: the PIN_FAIL index the object's policy (TPM2_PolicySecret) names; every
+    /// guess goes through it. nil: the object's own authorization is the passcode's.
+    var pinIndex: UInt32? = nil
 }
 
 /// The DA lockout of the TPM, as the TPM reports it.
@@ -159,6 +189,15 @@ struct TPMLockout {
     var seconds: Int64 { intervalSeconds == 0 ? 0 : Int64(failures &- maxFailures &+ 1) * Int64(intervalSeconds) }
 }
 
+/// What the TPM says of its own protection (TPM2_GetCapability, TPM2_PT_PERMANENT and the lockout
+/// properties): whether owner and lockout authorizations are set, and its DA lockout.
+struct TPMSettings {
+    let ownerAuthSet: Bool
+    let lockoutAuthSet: Bool
+    let lockout: TPMLockout
+    let lockoutRecoverySeconds: UInt32
+}
+
 /// One connection to the TPM, for one operation: opened, used, closed (deinit flushes what it loaded).
 final class TPMDevice {
     private let tss: TSSLibrary
@@ -170,9 +209,19 @@ final class TPMDevice {
     /// What this connection loaded, each once: sealed objects (flushed at the end) and the
     /// attempt counters it looked up (checked to be ours).
     private var loaded: [TPMSealed: ESYS_TR] = [:]
-    private var counters: [UInt32: ESYS_TR] = [:]
+    private var counters: [UInt32: (handle: ESYS_TR, ownerWrite: Bool)] = [:]
+    /// The owner hierarchy's authorization (provisioned mode: read from the administrator's
+    /// root-only file), nil when the library has none.
+    private let ownerAuth: SecretBytes?
+    /// Where `ownerAuth` comes from, for messages.
+    private let ownerAuthSource: String
 
-    init(tcti: String) throws {
+    /// Whether this connection holds the owner authorization: new passcodes then get a PIN_FAIL index.
+    var provisioned: Bool { ownerAuth != nil }
+
+    init(tcti: String, ownerAuth: SecretBytes? = nil, source: String = "") throws {
+        self.ownerAuth = ownerAuth
+        ownerAuthSource = source
         tss = try TSSLibrary.shared()
         self.tcti = tcti
         var rc = tcti.withCString { tss.tctiInitialize($0, &tctiContext) }
@@ -210,6 +259,32 @@ final class TPMDevice {
         guard rc == 0 else { throw failure(what, rc) }
     }
 
+    /// A refused owner authorization: the library has none and the TPM has one set, or the
+    /// administrator's file holds another.
+    private func ownerFailure(_ what: String, _ rc: UInt32) -> PasscodeError {
+        switch TPM2.tpmCode(rc) {
+        case TPM2.rcBadAuth?, TPM2.rcAuthFail?:
+            return .tpmOwnerAuth(ownerAuth == nil
+                ? "the TPM's owner authorization is set, and \(what) needs it: provision the library (\(ownerAuthSource), README \"Provisioned mode\")"
+                : "the owner authorization in \(ownerAuthSource) is not this TPM's (\(what))")
+        default: return failure(what, rc)
+        }
+    }
+
+    private func checkOwner(_ rc: UInt32, _ what: String) throws {
+        guard rc == 0 else { throw ownerFailure(what, rc) }
+    }
+
+    /// The session that authorizes the owner hierarchy for the next command: its (empty)
+    /// password, or, provisioned, the salted HMAC session with the owner authorization set.
+    private func ownerSession() throws -> ESYS_TR {
+        guard let ownerAuth else { return TPM2.trPassword }
+        var value = TPMDevice.authValue(ownerAuth)
+        defer { withUnsafeMutableBytes(of: &value) { Sodium.wipe($0) } }
+        try check(tss.setAuth(esys, TPM2.trOwner, &value), "taking the owner authorization")
+        return try session()
+    }
+
     // MARK: - Keys and sessions
 
     /// The storage root key: derived again from the owner seed on every call (not persisted).
@@ -230,10 +305,32 @@ final class TPMDevice {
         var outside = TPM2B_DATA()
         var pcrs = TPML_PCR_SELECTION()
         var handle: ESYS_TR = TPM2.trNone
-        try check(tss.createPrimary(esys, TPM2.trOwner, TPM2.trPassword, TPM2.trNone, TPM2.trNone, &sensitive, &template, &outside,
-                                    &pcrs, &handle, nil, nil, nil, nil), "deriving its storage key")
+        // Provisioned, the owner authorization goes in an HMAC session (never in the clear); there
+        // is no key to salt it with yet, and it needs none: the authorization is 32 random bytes.
+        var auth = TPM2.trPassword
+        if let ownerAuth {
+            var value = TPMDevice.authValue(ownerAuth)
+            defer { withUnsafeMutableBytes(of: &value) { Sodium.wipe($0) } }
+            try check(tss.setAuth(esys, TPM2.trOwner, &value), "taking the owner authorization")
+            var none = TPMT_SYM_DEF()
+            none.algorithm = TPM2.algNull
+            try check(tss.startAuthSession(esys, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.trNone, nil, TPM2.seHMAC,
+                                           &none, TPM2.algSHA256, &auth), "starting a session")
+        }
+        defer { if auth != TPM2.trPassword { _ = tss.flush(esys, auth) } }
+        try checkOwner(tss.createPrimary(esys, TPM2.trOwner, auth, TPM2.trNone, TPM2.trNone, &sensitive, &template, &outside,
+                                         &pcrs, &handle, nil, nil, nil, nil), "deriving its storage key")
         primaryHandle = handle
         return handle
+    }
+
+    /// AES-128-CFB, the parameter encryption of every salted session.
+    private static var aes128CFB: TPMT_SYM_DEF {
+        var symmetric = TPMT_SYM_DEF()
+        symmetric.algorithm = TPM2.algAES
+        symmetric.keyBits.aes = 128
+        symmetric.mode.aes = TPM2.algCFB
+        return symmetric
     }
 
     /// A salted HMAC session that encrypts the first parameter both ways (AES-128-CFB): the
@@ -241,10 +338,7 @@ final class TPMDevice {
     private func session() throws -> ESYS_TR {
         if sessionHandle != TPM2.trNone { return sessionHandle }
         let salt = try primary()
-        var symmetric = TPMT_SYM_DEF()
-        symmetric.algorithm = TPM2.algAES
-        symmetric.keyBits.aes = 128
-        symmetric.mode.aes = TPM2.algCFB
+        var symmetric = TPMDevice.aes128CFB
         var handle: ESYS_TR = TPM2.trNone
         try check(tss.startAuthSession(esys, salt, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.trNone, nil, 0, &symmetric,
                                        TPM2.algSHA256, &handle), "starting a session")
@@ -255,11 +349,17 @@ final class TPMDevice {
     }
 
     /// The public area of every sealed object: a keyed-hash object holding data, DA-protected.
-    private static func sealTemplate(unique: [UInt8]?) -> TPM2B_PUBLIC {
+    /// With `policy` (provisioned) the object has no usable authorization of its own: only the
+    /// policy (TPM2_PolicySecret on the store's PIN_FAIL index) unseals it.
+    private static func sealTemplate(unique: [UInt8]?, policy: [UInt8]? = nil) -> TPM2B_PUBLIC {
         var template = TPM2B_PUBLIC()
         template.publicArea.type = TPM2.algKeyedHash
         template.publicArea.nameAlg = TPM2.algSHA256
-        template.publicArea.objectAttributes = TPM2.fixedTPM | TPM2.fixedParent | TPM2.userWithAuth
+        template.publicArea.objectAttributes = TPM2.fixedTPM | TPM2.fixedParent | (policy == nil ? TPM2.userWithAuth : 0)
+        if let policy {
+            template.publicArea.authPolicy.size = UInt16(policy.count)
+            withUnsafeMutableBytes(of: &template.publicArea.authPolicy.buffer) { $0.copyBytes(from: policy) }
+        }
         template.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2.algNull
         if let unique {
             template.publicArea.unique.keyedHash.size = UInt16(unique.count)
@@ -279,18 +379,24 @@ final class TPMDevice {
 
     // MARK: - Sealing
 
-    /// Seals `secret` (32 bytes) under this TPM's storage key with `auth` as its authorization.
-    func seal(_ secret: SecretBytes, auth: SecretBytes) throws -> TPMSealed {
+    /// Seals `secret` (32 bytes) under this TPM's storage key with `auth` as its authorization,
+    /// or, with `pinIndex`, behind that PIN_FAIL index (whose authorization is the passcode's).
+    func seal(_ secret: SecretBytes, auth: SecretBytes, pinIndex: UInt32? = nil) throws -> TPMSealed {
         let parent = try primary()
+        var policy: [UInt8]?
+        if let pinIndex {
+            guard let pin = try pinHandle(pinIndex) else { throw PasscodeError.tpmFailed("the new guess-limit index is gone") }
+            policy = TPMDevice.pinPolicy(name: pin.name)
+        }
         let s = try session()
         var sensitive = TPM2B_SENSITIVE_CREATE()
         defer { withUnsafeMutableBytes(of: &sensitive) { Sodium.wipe($0) } }
-        sensitive.sensitive.userAuth = TPMDevice.authValue(auth)
+        if policy == nil { sensitive.sensitive.userAuth = TPMDevice.authValue(auth) }
         secret.withBytes { bytes in
             sensitive.sensitive.data.size = UInt16(bytes.count)
             withUnsafeMutableBytes(of: &sensitive.sensitive.data.buffer) { $0.copyMemory(from: bytes) }
         }
-        var template = TPMDevice.sealTemplate(unique: nil)
+        var template = TPMDevice.sealTemplate(unique: nil, policy: policy)
         var outside = TPM2B_DATA()
         var pcrs = TPML_PCR_SELECTION()
         var priv: UnsafeMutablePointer<TPM2B_PRIVATE>?
@@ -304,7 +410,7 @@ final class TPMDevice {
         }
         let blob = withUnsafeBytes(of: priv.pointee.buffer) { Array($0.prefix(Int(priv.pointee.size))) }
         guard unique.count == TPMSealed.uniqueBytes else { throw PasscodeError.tpmFailed("the TPM returned an unexpected sealed object") }
-        return TPMSealed(unique: unique, privateBlob: blob)
+        return TPMSealed(unique: unique, privateBlob: blob, pinIndex: pinIndex)
     }
 
     /// Loads a sealed object (once per connection). A blob this TPM did not make (another
@@ -312,7 +418,14 @@ final class TPMDevice {
     func load(_ sealed: TPMSealed) throws -> ESYS_TR {
         if let handle = loaded[sealed] { return handle }
         let parent = try primary()
-        var template = TPMDevice.sealTemplate(unique: sealed.unique)
+        var policy: [UInt8]?
+        if let index = sealed.pinIndex {
+            guard let pin = try pinHandle(index) else {
+                throw PasscodeError.tpmMismatch("the store's guess-limit index is not on this TPM (another TPM, or it was removed)")
+            }
+            policy = TPMDevice.pinPolicy(name: pin.name)
+        }
+        var template = TPMDevice.sealTemplate(unique: sealed.unique, policy: policy)
         var priv = TPM2B_PRIVATE()
         guard sealed.privateBlob.count <= TPMSealed.maxPrivateBytes else { throw PasscodeError.corrupt("the store's TPM blob is too long") }
         priv.size = UInt16(sealed.privateBlob.count)
@@ -352,41 +465,186 @@ final class TPMDevice {
         return withUnsafeBytes(of: out.pointee.buffer) { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(Int(out.pointee.size)))) }
     }
 
-    // MARK: - Lockout
+    // MARK: - The guess limit (provisioned)
 
-    func lockout() throws -> TPMLockout {
-        var more: TPMI_YES_NO = 0
-        var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
-        let rc = tss.getCapability(esys, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.capProperties, TPM2.ptLockoutCounter, 3, &more, &data)
-        defer { tss.free(data) }
-        guard rc == 0, let data else { throw failure("reporting its lockout", rc) }
-        var values: [UInt32: UInt32] = [:]
-        withUnsafeBytes(of: data.pointee.data.tpmProperties.tpmProperty) { raw in
-            let props = raw.bindMemory(to: TPMS_TAGGED_PROPERTY.self)
-            for p in props.prefix(Int(min(data.pointee.data.tpmProperties.count, 3))) { values[p.property] = p.value }
+    /// The PIN_FAIL index at `index` and its name, when it is one of ours; nil when there is none.
+    private func pinHandle(_ index: UInt32) throws -> (handle: ESYS_TR, name: [UInt8])? {
+        var handle: ESYS_TR = TPM2.trNone
+        let rc = tss.fromTPMPublic(esys, index, TPM2.trNone, TPM2.trNone, TPM2.trNone, &handle)
+        if TPM2.tpmCode(rc) == TPM2.rcHandle { return nil }
+        try check(rc, "finding the guess-limit index")
+        var pub: UnsafeMutablePointer<TPM2B_NV_PUBLIC>?
+        var name: UnsafeMutablePointer<TPM2B_NAME>?
+        try check(tss.nvReadPublic(esys, handle, TPM2.trNone, TPM2.trNone, TPM2.trNone, &pub, &name), "reading the guess-limit index")
+        defer { tss.free(pub); tss.free(name) }
+        guard let pub, let name, pub.pointee.nvPublic.attributes == TPM2.pinAttributes | TPM2.nvWritten,
+              pub.pointee.nvPublic.dataSize == 8 else { return nil }
+        let bytes = withUnsafeBytes(of: name.pointee.name) { Array($0.prefix(Int(name.pointee.size))) }
+        return (handle, bytes)
+    }
+
+    /// The policy digest of TPM2_PolicySecret naming `name` (no policyRef), computed as the TPM does.
+    static func pinPolicy(name: [UInt8]) -> [UInt8] {
+        let code = TPM2.ccPolicySecret
+        let first = Sodium.sha256([UInt8](repeating: 0, count: 32) + [UInt8(code >> 24), UInt8(code >> 16 & 0xff), UInt8(code >> 8 & 0xff), UInt8(code & 0xff)] + name)
+        return Sodium.sha256(first)
+    }
+
+    /// Defines a PIN_FAIL index (owner authorization) whose authorization is `auth` and which
+    /// refuses it after `limit` consecutive failures (a success sets the count back to 0); the
+    /// TPM's DA lockout neither counts nor clears it.
+    func definePin(auth: SecretBytes, limit: UInt32) throws -> UInt32 {
+        guard ownerAuth != nil else { throw PasscodeError.tpmOwnerAuth("a guess-limit index needs the owner authorization") }
+        for _ in 0..<16 {
+            let index = TPM2.nvFirst + Sodium.randomUniform(TPM2.nvSpan)
+            var info = TPM2B_NV_PUBLIC()
+            info.nvPublic.nvIndex = index
+            info.nvPublic.nameAlg = TPM2.algSHA256
+            info.nvPublic.attributes = TPM2.pinAttributes
+            info.nvPublic.dataSize = 8
+            var value = TPMDevice.authValue(auth)
+            defer { withUnsafeMutableBytes(of: &value) { Sodium.wipe($0) } }
+            var handle: ESYS_TR = TPM2.trNone
+            let rc = tss.nvDefine(esys, TPM2.trOwner, try ownerSession(), TPM2.trNone, TPM2.trNone, &value, &info, &handle)
+            if TPM2.tpmCode(rc) == TPM2.rcNVDefined { continue }
+            try checkOwner(rc, "defining the guess-limit index")
+            var data = TPM2B_MAX_NV_BUFFER()
+            data.size = 8
+            let bytes: [UInt8] = [0, 0, 0, 0, UInt8(limit >> 24), UInt8(limit >> 16 & 0xff), UInt8(limit >> 8 & 0xff), UInt8(limit & 0xff)]
+            withUnsafeMutableBytes(of: &data.buffer) { $0.copyBytes(from: bytes) }
+            try checkOwner(tss.nvWrite(esys, TPM2.trOwner, handle, try ownerSession(), TPM2.trNone, TPM2.trNone, &data, 0),
+                           "starting the guess-limit index")
+            return index
         }
-        guard let failures = values[TPM2.ptLockoutCounter], let maxFailures = values[TPM2.ptLockoutCounter + 1],
-              let interval = values[TPM2.ptLockoutCounter + 2] else { throw PasscodeError.tpmFailed("the TPM did not report its lockout") }
-        return TPMLockout(failures: failures, maxFailures: maxFailures, intervalSeconds: interval)
+        throw PasscodeError.tpmFailed("no free NV index for the guess limit")
+    }
+
+    /// The index's pinCount and pinLimit (owner authorization); nil without it or without the index.
+    func pinCounts(_ index: UInt32) throws -> (count: UInt32, limit: UInt32)? {
+        guard ownerAuth != nil, let pin = try pinHandle(index) else { return nil }
+        var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
+        let rc = tss.nvRead(esys, TPM2.trOwner, pin.handle, try ownerSession(), TPM2.trNone, TPM2.trNone, 8, 0, &data)
+        defer { tss.free(data) }
+        try checkOwner(rc, "reading the guess limit")
+        guard let data, data.pointee.size == 8 else { throw PasscodeError.tpmFailed("the guess-limit index has an unexpected size") }
+        let b = withUnsafeBytes(of: data.pointee.buffer) { Array($0.prefix(8)) }
+        let word = { (i: Int) in b[i...i + 3].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+        return (word(0), word(4))
+    }
+
+    /// Removes a PIN_FAIL index of ours (owner authorization); a missing one is fine.
+    func undefinePin(_ index: UInt32) throws {
+        guard let pin = try pinHandle(index) else { return }
+        try checkOwner(tss.nvUndefine(esys, TPM2.trOwner, pin.handle, try ownerSession(), TPM2.trNone, TPM2.trNone),
+                       "removing the guess-limit index")
+    }
+
+    /// Provisioned unseal: TPM2_PolicySecret with `auth` on the store's PIN_FAIL index (in a
+    /// salted HMAC session), then the unseal in that policy session. nil when `auth` is wrong,
+    /// which the index counts; `tpmGuessLimit` once it has counted its limit.
+    func unsealThroughPin(_ object: ESYS_TR, index: UInt32, auth: SecretBytes) throws -> SecretBytes? {
+        guard let pin = try pinHandle(index) else { throw PasscodeError.tpmMismatch("the store's guess-limit index is not on this TPM") }
+        let salt = try primary()
+        var symmetric = TPMDevice.aes128CFB
+        var policySession: ESYS_TR = TPM2.trNone
+        try check(tss.startAuthSession(esys, salt, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.trNone, nil, TPM2.sePolicy, &symmetric,
+                                       TPM2.algSHA256, &policySession), "starting a policy session")
+        defer { _ = tss.flush(esys, policySession) }
+        try check(tss.sessionSetAttributes(esys, policySession, TPM2.sessionContinue | TPM2.sessionEncrypt, 0xff),
+                  "setting the session's attributes")
+        var value = TPMDevice.authValue(auth)
+        defer { withUnsafeMutableBytes(of: &value) { Sodium.wipe($0) } }
+        try check(tss.setAuth(esys, pin.handle, &value), "taking the authorization")
+        let s = try session()
+        var timeout: UnsafeMutablePointer<TPM2B_TIMEOUT>?
+        var ticket: UnsafeMutablePointer<TPMT_TK_AUTH>?
+        let rc = tss.policySecret(esys, pin.handle, policySession, s, TPM2.trNone, TPM2.trNone, nil, nil, nil, 0, &timeout, &ticket)
+        tss.free(timeout)
+        tss.free(ticket)
+        var empty = TPM2B_AUTH()
+        _ = tss.setAuth(esys, pin.handle, &empty)
+        switch TPM2.tpmCode(rc) {
+        case 0?: break
+        case TPM2.rcAuthFail?, TPM2.rcBadAuth?: return nil
+        case TPM2.rcAuthUnavailable?: throw PasscodeError.tpmGuessLimit
+        default: throw failure("checking the passcode against the guess limit", rc)
+        }
+        var out: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
+        let urc = tss.unseal(esys, object, policySession, TPM2.trNone, TPM2.trNone, &out)
+        defer {
+            if let out { withUnsafeMutableBytes(of: &out.pointee) { Sodium.wipe($0) } }
+            tss.free(out)
+        }
+        try check(urc, "unsealing the secret")
+        guard let out else { throw PasscodeError.tpmFailed("the TPM returned no secret") }
+        return withUnsafeBytes(of: out.pointee.buffer) { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(Int(out.pointee.size)))) }
+    }
+
+    // MARK: - Lockout and posture
+
+    /// The TPM's variable properties from TPM2_PT_PERMANENT to TPM2_PT_LOCKOUT_RECOVERY (one GetCapability).
+    private func properties() throws -> [UInt32: UInt32] {
+        var values: [UInt32: UInt32] = [:]
+        var next = TPM2.ptPermanent
+        while next <= TPM2.ptLockoutRecovery {
+            var more: TPMI_YES_NO = 0
+            var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
+            let rc = tss.getCapability(esys, TPM2.trNone, TPM2.trNone, TPM2.trNone, TPM2.capProperties, next,
+                                       TPM2.ptLockoutRecovery - next + 1, &more, &data)
+            defer { tss.free(data) }
+            guard rc == 0, let data else { throw failure("reporting its lockout", rc) }
+            let count = Int(min(data.pointee.data.tpmProperties.count, UInt32(TPM2.ptLockoutRecovery - TPM2.ptPermanent + 1)))
+            var last = next
+            withUnsafeBytes(of: data.pointee.data.tpmProperties.tpmProperty) { raw in
+                for p in raw.bindMemory(to: TPMS_TAGGED_PROPERTY.self).prefix(count) {
+                    values[p.property] = p.value
+                    last = max(last, p.property)
+                }
+            }
+            guard more != 0, count > 0 else { break }
+            next = last + 1
+        }
+        return values
+    }
+
+    func lockout() throws -> TPMLockout { try posture().lockout }
+
+    /// The TPM's dictionary-attack settings and which hierarchy authorizations are set.
+    func posture() throws -> TPMSettings {
+        let values = try properties()
+        guard let permanent = values[TPM2.ptPermanent], let failures = values[TPM2.ptLockoutCounter],
+              let maxFailures = values[TPM2.ptMaxAuthFail], let interval = values[TPM2.ptLockoutInterval],
+              let recovery = values[TPM2.ptLockoutRecovery] else { throw PasscodeError.tpmFailed("the TPM did not report its lockout") }
+        return TPMSettings(ownerAuthSet: permanent & TPM2.permanentOwnerAuthSet != 0,
+                           lockoutAuthSet: permanent & TPM2.permanentLockoutAuthSet != 0,
+                           lockout: TPMLockout(failures: failures, maxFailures: maxFailures, intervalSeconds: interval),
+                           lockoutRecoverySeconds: recovery)
     }
 
     // MARK: - The attempt counter
 
-    private func nvHandle(_ index: UInt32) throws -> ESYS_TR? {
-        if let handle = counters[index] { return handle }
+    private func nvHandle(_ index: UInt32) throws -> ESYS_TR? { try counterEntry(index)?.handle }
+
+    /// Whether the counter at `index` is the provisioned kind (only the owner increments it).
+    func counterIsOwnerWritten(_ index: UInt32) throws -> Bool { try counterEntry(index)?.ownerWrite ?? false }
+
+    private func counterEntry(_ index: UInt32) throws -> (handle: ESYS_TR, ownerWrite: Bool)? {
+        if let entry = counters[index] { return entry }
         var handle: ESYS_TR = TPM2.trNone
         let rc = tss.fromTPMPublic(esys, index, TPM2.trNone, TPM2.trNone, TPM2.trNone, &handle)
         if TPM2.tpmCode(rc) == TPM2.rcHandle { return nil }
         try check(rc, "finding the attempt counter")
-        // Only our kind of index: a counter anyone may read and increment, and nothing else.
+        // Only our kinds of index: a counter anyone may read, incremented with its own empty
+        // authorization (unprovisioned) or the owner's (provisioned), and nothing else.
         var pub: UnsafeMutablePointer<TPM2B_NV_PUBLIC>?
         try check(tss.nvReadPublic(esys, handle, TPM2.trNone, TPM2.trNone, TPM2.trNone, &pub, nil), "reading the counter's attributes")
         defer { tss.free(pub) }
-        let want = TPM2.nvTypeCounter | TPM2.nvAuthWrite | TPM2.nvAuthRead | TPM2.nvNoDA
-        guard let pub, pub.pointee.nvPublic.attributes & ~UInt32(0x2000_0000) == want,  // WRITTEN may be set
-              pub.pointee.nvPublic.dataSize == 8 else { return nil }
-        counters[index] = handle
-        return handle
+        guard let pub, pub.pointee.nvPublic.dataSize == 8 else { return nil }
+        let attributes = pub.pointee.nvPublic.attributes & ~TPM2.nvWritten  // WRITTEN may be set
+        guard attributes == TPM2.counterAttributes || attributes == TPM2.ownerCounterAttributes else { return nil }
+        let entry = (handle: handle, ownerWrite: attributes == TPM2.ownerCounterAttributes)
+        counters[index] = entry
+        return entry
     }
 
     /// The counter's value; nil when the index does not exist on this TPM (or is not a counter of ours).
@@ -401,8 +659,12 @@ final class TPMDevice {
     }
 
     func increment(_ index: UInt32) throws {
-        guard let h = try nvHandle(index) else { throw PasscodeError.tpmMismatch("the store's attempt counter is not on this TPM") }
-        try check(tss.nvIncrement(esys, h, h, TPM2.trPassword, TPM2.trNone, TPM2.trNone), "counting the attempt")
+        guard let entry = try counterEntry(index) else { throw PasscodeError.tpmMismatch("the store's attempt counter is not on this TPM") }
+        if entry.ownerWrite {
+            try checkOwner(tss.nvIncrement(esys, TPM2.trOwner, entry.handle, try ownerSession(), TPM2.trNone, TPM2.trNone), "counting the attempt")
+        } else {
+            try check(tss.nvIncrement(esys, entry.handle, entry.handle, TPM2.trPassword, TPM2.trNone, TPM2.trNone), "counting the attempt")
+        }
     }
 
     /// Defines a new attempt counter (owner hierarchy, empty owner authorization) and returns
@@ -414,15 +676,15 @@ final class TPMDevice {
             var info = TPM2B_NV_PUBLIC()
             info.nvPublic.nvIndex = index
             info.nvPublic.nameAlg = TPM2.algSHA256
-            info.nvPublic.attributes = TPM2.nvTypeCounter | TPM2.nvAuthWrite | TPM2.nvAuthRead | TPM2.nvNoDA
+            info.nvPublic.attributes = ownerAuth == nil ? TPM2.counterAttributes : TPM2.ownerCounterAttributes
             info.nvPublic.dataSize = 8
             var auth = TPM2B_AUTH()
             var handle: ESYS_TR = TPM2.trNone
-            let rc = tss.nvDefine(esys, TPM2.trOwner, TPM2.trPassword, TPM2.trNone, TPM2.trNone, &auth, &info, &handle)
+            let rc = tss.nvDefine(esys, TPM2.trOwner, try ownerSession(), TPM2.trNone, TPM2.trNone, &auth, &info, &handle)
             if TPM2.tpmCode(rc) == TPM2.rcNVDefined { continue }
-            try check(rc, "defining the attempt counter (it needs the owner hierarchy with an empty authorization)")
-            counters[index] = handle
-            try check(tss.nvIncrement(esys, handle, handle, TPM2.trPassword, TPM2.trNone, TPM2.trNone), "starting the attempt counter")
+            try checkOwner(rc, "defining the attempt counter")
+            counters[index] = (handle, ownerAuth != nil)
+            try increment(index)
             guard let value = try counter(index) else { throw PasscodeError.tpmFailed("the new attempt counter is gone") }
             return (index, value)
         }
@@ -432,7 +694,7 @@ final class TPMDevice {
     /// Removes a counter of ours (unbinding); a missing one is fine.
     func undefineCounter(_ index: UInt32) throws {
         guard let h = try nvHandle(index) else { return }
-        try check(tss.nvUndefine(esys, TPM2.trOwner, h, TPM2.trPassword, TPM2.trNone, TPM2.trNone), "removing the attempt counter")
+        try checkOwner(tss.nvUndefine(esys, TPM2.trOwner, h, try ownerSession(), TPM2.trNone, TPM2.trNone), "removing the attempt counter")
         counters[index] = nil
     }
 }

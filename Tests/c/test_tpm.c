@@ -24,7 +24,9 @@ static char root[256];
 static int counter;
 
 typedef struct { int port; char tcti[96]; char dir[300]; } tpm;
-static tpm A, B;
+static tpm A, B, P;
+/* The owner authorization file the stores are opened with (provisioned mode); NULL: the default. */
+static const char *owner_auth_file;
 
 typedef struct { int64_t boot_ms, wall_ms; uint64_t boot_id; } test_clock;
 static test_clock the_clock = { 1000, 1700000000000, 7 };
@@ -98,6 +100,7 @@ static passcode_options *opts(const char *tcti) {
     passcode_options_set_clock(o, clock_cb, &the_clock);
     passcode_options_set_session_keyring(o, 0);
     if (tcti) passcode_options_set_tpm(o, tcti);
+    if (tcti && owner_auth_file) passcode_options_set_tpm_owner_auth_file(o, owner_auth_file);
     return o;
 }
 
@@ -165,6 +168,14 @@ static int32_t deliver(void *p, const char *code, size_t n, char *msg, size_t si
     memcpy(mailbox, code, n < sizeof mailbox - 1 ? n : sizeof mailbox - 1);
     mailbox[n < sizeof mailbox - 1 ? n : sizeof mailbox - 1] = 0;
     return 0;
+}
+
+/* A reset by email to `passcode` (the data key kept or replaced). */
+static void reset_by_email(passcode_store *s, const char *passcode) {
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    int32_t rc = passcode_reset_complete(s, mailbox, strlen(mailbox), passcode, LEN);
+    CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_KEY_REPLACED);
 }
 
 /* ---- tests ---------------------------------------------------------------------------------- */
@@ -271,10 +282,7 @@ static void test_other_tpm_and_cleared_tpm(void) {
     CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_TPM_MISMATCH);
     CHECK(failed(s) == 0);
     /* the way back: a reset by email seals the store to this TPM */
-    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_OK);
-    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
-    int32_t rc = passcode_reset_complete(s, mailbox, strlen(mailbox), PC2, LEN);
-    CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_KEY_REPLACED);
+    reset_by_email(s, PC2);
     CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
     passcode_close(s);
 
@@ -315,10 +323,7 @@ static void test_restored_copy_gives_no_guesses_back(void) {
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_RESET_REQUIRED);
     CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_RESET_REQUIRED);
     /* a reset brings it back, in step with the TPM */
-    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_OK);
-    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
-    int32_t rc = passcode_reset_complete(s, mailbox, strlen(mailbox), PC2, LEN);
-    CHECK(rc == PASSCODE_OK || rc == PASSCODE_ERR_KEY_REPLACED);
+    reset_by_email(s, PC2);
     CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
     CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
     passcode_close(s);
@@ -496,6 +501,311 @@ static void test_attacks_from_a_second_process(void) {
     tpm_lockout_params(&A, 32);
 }
 
+/* ---- the posture and the direct attack (issue 30) -------------------------------------------- */
+
+static int64_t posture(passcode_store *s, int32_t item) {
+    int64_t v = -1;
+    int32_t rc = passcode_tpm_posture(s, item, &v);
+    if (rc != PASSCODE_OK) fprintf(stderr, "  posture %d: %s (%s)\n", item, passcode_strerror(rc), passcode_errmsg(s));
+    return rc == PASSCODE_OK ? v : -1;
+}
+
+typedef struct { int answered, clears, found, key; char stopped[32]; } attack_result;
+
+/* Tests/c/tpm_direct_attack.py in a second process: the file, the TPM, tpm2-tools, no library.
+ * Its lines (every guess) are printed; the tally is parsed from its last line. */
+static attack_result direct_attack(const char *path, const char *tcti, int wrong_count, const char *flags) {
+    attack_result r = { -1, -1, -1, -1, "" };
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "python3 %s %s %s %s %d %s 2>&1", ATTACK_SCRIPT, path, tcti, PC1, wrong_count, flags);
+    FILE *p = popen(cmd, "r");
+    if (!p) return r;
+    char line[512];
+    while (fgets(line, sizeof line, p)) {
+        if (sscanf(line, "RESULT answered=%d clears=%d found=%d key=%d stopped=%31s", &r.answered, &r.clears, &r.found, &r.key,
+                   r.stopped) == 5) continue;
+        printf("   %s", line);
+    }
+    pclose(p);
+    printf("  direct attack (%d wrong then the right one%s%s): %d guesses answered, %d lockout clears, passcode %s, data key %s (%s)\n",
+           wrong_count, *flags ? ", " : "", flags, r.answered, r.clears, r.found == 1 ? "FOUND" : "not found",
+           r.key == 1 ? "recovered" : "not recovered", r.stopped);
+    return r;
+}
+
+/* The posture of an unprovisioned TPM (owner and lockout authorizations empty, as Linux leaves
+ * them), said plainly: no offline search off this machine, and no hardware guess limit. */
+static void test_posture_unprovisioned(void) {
+    tpm_lockout_params(&A, 3);
+    char path[300];
+    new_path(path, sizeof path, "posture.db");
+    passcode_store *s = must_open(path, A.tcti);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH) == 0);  /* not bound yet: nothing promised */
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET) == 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_AUTH_SET) == 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES) == 3);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_RECOVERY_TIME) == 1000);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_RECOVERY) == 1000);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_COUNTER) == 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH) == 1);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT) == 0);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_COUNTER) == 1);
+    int64_t v = 0;
+    CHECK_STATUS(passcode_tpm_posture(s, 99, &v), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_tpm_posture(s, PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES, NULL), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_tpm_posture(NULL, PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES, &v), PASSCODE_ERR_INVALID_HANDLE);
+    passcode_close(s);
+    s = with_passcode(path, sizeof path, "posture-none.db", NULL);
+    CHECK_STATUS(passcode_tpm_posture(s, PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES, &v), PASSCODE_ERR_MISUSE);  /* no TPM option */
+    passcode_close(s);
+    tpm_lockout_params(&A, 32);
+}
+
+/* The issue's direct attack on an unprovisioned TPM, from a second process: the primary rebuilt,
+ * the sealed blobs loaded from the file, guesses unsealed with tpm2-tools, the DA lockout cleared
+ * with `tpm2_dictionarylockout -c` whenever it locks: every guess is answered, the passcode and
+ * the data key are found, the library's counters never move; the posture said so beforehand. */
+static void test_direct_attack_unprovisioned(void) {
+    tpm_lockout_params(&A, 3);
+    char path[300];
+    passcode_store *s = with_passcode(path, sizeof path, "direct.db", A.tcti);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 0);
+    passcode_close(s);
+    attack_result r = direct_attack(path, A.tcti, 20, "--clear-lockout");
+    CHECK(r.answered == 21);
+    CHECK(r.found == 1 && r.key == 1);
+    CHECK(r.clears >= 6);  /* 3 tries per lockout */
+    /* without clearing, the DA lockout stops it at maxTries: a rate limit, not a guess limit */
+    tpm_lockout_params(&A, 3);
+    r = direct_attack(path, A.tcti, 20, "");
+    CHECK(r.answered == 3 && r.found == 0);
+    s = must_open(path, A.tcti);
+    CHECK(failed(s) == 0);  /* the library never saw a guess */
+    tpm_lockout_params(&A, 32);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    tpm_lockout_params(&A, 32);
+}
+
+/* The store's values in the file: the PIN_FAIL index (0: none) and the attempt counter's index. */
+static unsigned long file_index(const char *path, const char *what) {
+    char cmd[600];
+    if (!strcmp(what, "pin"))
+        snprintf(cmd, sizeof cmd, "python3 -c \"import sqlite3,sys; v=sqlite3.connect(sys.argv[1]).execute('SELECT verifier FROM passcode').fetchone()[0]; "
+                 "print(int(v.split('$')[-1], 16) if ',tpmpin$' in v else 0)\" %s", path);
+    else
+        snprintf(cmd, sizeof cmd, "python3 -c \"import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("
+                 "\\\"SELECT value FROM state WHERE key = 'tpm_nv_index'\\\").fetchone()[0])\" %s", path);
+    FILE *p = popen(cmd, "r");
+    unsigned long v = 0;
+    if (p) { if (fscanf(p, "%lu", &v) != 1) v = 0; pclose(p); }
+    return v;
+}
+
+static char owner_file[300], lockout_file[300];
+static char pre_path[300];  /* a store bound to P before it was provisioned */
+
+/* Provisions P as an administrator would (scripts/tpm-provision.sh: owner and lockout
+ * authorizations set, the owner's in a root-only file), and persists the storage root key at
+ * 0x81000001 as systemd's tpm2-setup does, which gives the attacker the primary. */
+static void provision(void) {
+    tpm_lockout_params(&P, 32);
+    passcode_store *s = with_passcode(pre_path, sizeof pre_path, "pre-provisioning.db", P.tcti);
+    passcode_close(s);
+    snprintf(owner_file, sizeof owner_file, "%s/tpm-owner-auth", root);
+    snprintf(lockout_file, sizeof lockout_file, "%s/tpm-lockout-auth", root);
+    CHECK(sh("%s --tcti %s --owner-auth-file %s --lockout-auth-file %s >/dev/null", PROVISION_SCRIPT, P.tcti, owner_file, lockout_file) == 0);
+    CHECK(sh("tpm2_createprimary -T %s -C o -P hex:$(head -c 64 %s) -g sha256 -G ecc256:aes128cfb "
+             "-a 'fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|decrypt|noda' -c %s/srk.ctx >/dev/null 2>&1 && "
+             "tpm2_evictcontrol -T %s -C o -P hex:$(head -c 64 %s) -c %s/srk.ctx 0x81000001 >/dev/null 2>&1; tpm2_flushcontext -T %s -t >/dev/null 2>&1",
+             P.tcti, owner_file, root, P.tcti, owner_file, root, P.tcti) == 0);
+    struct stat st;
+    CHECK(stat(owner_file, &st) == 0 && (st.st_mode & 077) == 0 && st.st_uid == 0);
+}
+
+/* A new store on the provisioned P, with PC1, closed. */
+static void new_provisioned_store(char *path, size_t size, const char *name) {
+    const char *keep = owner_auth_file;
+    owner_auth_file = owner_file;
+    passcode_close(with_passcode(path, size, name, P.tcti));
+    owner_auth_file = keep;
+}
+
+/* Provisioned: the posture says so; the store's check goes through a PIN_FAIL index with the
+ * policy's guess limit (Apple's table: 10); the library's own verify works and counts as before. */
+static void test_provisioned_posture_and_verify(void) {
+    char path[300];
+    owner_auth_file = owner_file;
+    passcode_store *s = with_passcode(path, sizeof path, "prov.db", P.tcti);
+    CHECK(file_index(path, "pin") != 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET) == 1);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_AUTH_SET) == 1);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH) == 1);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 1);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT) == 10);
+    for (int i = 0; i < 3; i++) CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK(failed(s) == 3);
+    uint8_t k1[32], k2[32];
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, k1, sizeof k1), PASSCODE_OK);
+    CHECK(failed(s) == 0);
+    /* nine wrong (past the schedule's delays), then the right one: still the tenth guess */
+    for (int i = 0; i < 9; i++) {
+        int32_t rc = passcode_verify(s, wrong(), LEN);
+        if (rc == PASSCODE_ERR_LOCKED_OUT) { advance(passcode_errwait(s) + 1); i--; continue; }
+        CHECK_STATUS(rc, PASSCODE_ERR_WRONG_PASSCODE);
+    }
+    CHECK(failed(s) == 9);
+    for (;;) {
+        int32_t rc = passcode_unlock_key(s, PC1, LEN, k2, sizeof k2);
+        if (rc == PASSCODE_ERR_LOCKED_OUT) { advance(passcode_errwait(s) + 1); continue; }
+        CHECK_STATUS(rc, PASSCODE_OK);
+        break;
+    }
+    CHECK(memcmp(k1, k2, 32) == 0);
+    CHECK(failed(s) == 0);
+    /* change: a new index, the old one removed by nobody but the library */
+    unsigned long before = file_index(path, "pin");
+    CHECK_STATUS(passcode_change(s, PC1, LEN, PC2, LEN), PASSCODE_OK);
+    CHECK(file_index(path, "pin") != 0 && file_index(path, "pin") != before);
+    CHECK(sh("tpm2_nvreadpublic -T %s 0x%lx >/dev/null 2>&1", P.tcti, before) != 0);  /* the old index is gone */
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+    /* without the owner authorization file the provisioned TPM gives nothing: a specific status */
+    owner_auth_file = "/nonexistent-30/tpm-owner-auth";
+    s = must_open(path, P.tcti);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_ERR_TPM_OWNER_AUTH);
+    printf("  without the owner authorization: \"%s\"\n", passcode_errmsg(s));
+    CHECK(failed(s) == 0);
+    passcode_close(s);
+    /* a file others may read is refused at open, never ignored */
+    char loose[300];
+    snprintf(loose, sizeof loose, "%s/loose-auth", root);
+    CHECK(sh("cp %s %s && chmod 644 %s", owner_file, loose, loose) == 0);
+    owner_auth_file = loose;
+    CHECK_STATUS(open_with(path, P.tcti, &s), PASSCODE_ERR_TPM_OWNER_AUTH);
+    /* not 64 hex digits: refused at open */
+    CHECK(sh("printf 'not-hex' > %s && chmod 600 %s", loose, loose) == 0);
+    CHECK_STATUS(open_with(path, P.tcti, &s), PASSCODE_ERR_TPM_OWNER_AUTH);
+    /* well formed but not the TPM's: refused at the first use that needs it, nothing counted */
+    CHECK(sh("printf '%%064d\\n' 0 > %s", loose) == 0);
+    s = must_open(path, P.tcti);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_ERR_TPM_OWNER_AUTH);
+    printf("  another owner authorization: \"%s\"\n", passcode_errmsg(s));
+    CHECK(failed(s) == 0);
+    passcode_close(s);
+    owner_auth_file = NULL;
+}
+
+/* A store bound before the TPM was provisioned keeps working with the owner authorization, and
+ * promises no guess limit until its next new passcode, which gets the PIN_FAIL index. The
+ * posture's "no" is true: the direct attack with the persisted key finds its passcode. */
+static void test_store_bound_before_provisioning(void) {
+    owner_auth_file = owner_file;
+    passcode_store *s = must_open(pre_path, P.tcti);
+    CHECK(file_index(pre_path, "pin") == 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 0);
+    /* and the posture is right: with no PIN_FAIL index the owner and lockout authorizations alone
+     * leave the DA lockout (32 tries here) as the only limit, and the attack finds the passcode */
+    attack_result r = direct_attack(pre_path, P.tcti, 20, "--srk 0x81000001");
+    CHECK(r.answered == 21 && r.found == 1 && r.key == 1);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_change(s, PC1, LEN, PC2, LEN), PASSCODE_OK);
+    CHECK(file_index(pre_path, "pin") != 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 1);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+    unsigned long ctr = file_index(pre_path, "counter");
+    CHECK(sh("tpm2_nvincrement -T %s -C 0x%lx 0x%lx >/dev/null 2>&1", P.tcti, ctr, ctr) != 0);  /* its new counter is the owner's */
+    /* removing the passcode removes its index from the TPM */
+    unsigned long pin = file_index(pre_path, "pin");
+    s = must_open(pre_path, P.tcti);
+    CHECK_STATUS(passcode_remove(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+    CHECK(sh("tpm2_nvreadpublic -T %s 0x%lx >/dev/null 2>&1", P.tcti, pin) != 0);
+    owner_auth_file = NULL;
+}
+
+/* Provisioned: the issue's direct attack from a second process gets at most the guess limit
+ * (10), with and without `tpm2_dictionarylockout -c`; without the persisted key it gets none.
+ * The owner then finds the TPM refusing even the right passcode; a reset brings the store back. */
+static void test_provisioned_direct_attack(void) {
+    char path[300], path2[300];
+    new_provisioned_store(path, sizeof path, "prov-attacked.db");
+    new_provisioned_store(path2, sizeof path2, "prov-attacked2.db");
+
+    attack_result r = direct_attack(path, P.tcti, 20, "--clear-lockout");
+    CHECK(r.answered == 0 && r.found == 0);  /* no owner authorization: no primary */
+    CHECK(!strcmp(r.stopped, "no-primary"));
+    r = direct_attack(path2, P.tcti, 20, "--srk 0x81000001");
+    CHECK(r.answered == 10 && r.found == 0);
+    CHECK(!strcmp(r.stopped, "pin-limit"));
+    /* even the administrator's DA reset (with the lockout authorization) gives none back */
+    CHECK(sh("tpm2_dictionarylockout -T %s -c -p hex:$(head -c 64 %s) >/dev/null 2>&1", P.tcti, lockout_file) == 0);
+    r = direct_attack(path2, P.tcti, 20, "--srk 0x81000001");
+    CHECK(r.answered == 0 && r.found == 0);
+    CHECK(!strcmp(r.stopped, "pin-limit"));
+    r = direct_attack(path, P.tcti, 20, "--clear-lockout --srk 0x81000001");
+    CHECK(r.answered == 10 && r.found == 0 && r.clears == 0);
+    CHECK(!strcmp(r.stopped, "pin-limit"));
+
+    owner_auth_file = owner_file;
+    passcode_store *s = must_open(path, P.tcti);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_GUESS_LIMIT);
+    printf("  the owner after the attack: \"%s\"\n", passcode_errmsg(s));
+    reset_by_email(s, PC2);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+    owner_auth_file = NULL;
+}
+
+/* Provisioned: the store's NV indexes can be written only with the owner authorization the
+ * library holds: an owner-less nvwrite of the PIN_FAIL index, an nvincrement of it or of the
+ * attempt counter (what any member of `tss` could do unprovisioned), an undefine, all fail. */
+static void test_provisioned_nv_is_the_librarys(void) {
+    char path[300], plain[300];
+    new_provisioned_store(path, sizeof path, "prov-nv.db");
+    owner_auth_file = owner_file;
+    passcode_store *s;
+    unsigned long pin = file_index(path, "pin"), ctr = file_index(path, "counter");
+    CHECK(pin != 0 && ctr != 0);
+    char zero[300];
+    snprintf(zero, sizeof zero, "%s/zero8", root);
+    CHECK(sh("head -c 8 /dev/zero > %s", zero) == 0);
+    const char *q = ">/dev/null 2>&1";
+    CHECK(sh("tpm2_nvwrite -T %s -C o 0x%lx -i %s %s", P.tcti, pin, zero, q) != 0);
+    CHECK(sh("tpm2_nvwrite -T %s -C 0x%lx 0x%lx -i %s %s", P.tcti, pin, pin, zero, q) != 0);
+    CHECK(sh("tpm2_nvincrement -T %s -C 0x%lx 0x%lx %s", P.tcti, pin, pin, q) != 0);
+    CHECK(sh("tpm2_nvincrement -T %s -C 0x%lx 0x%lx %s", P.tcti, ctr, ctr, q) != 0);
+    CHECK(sh("tpm2_nvincrement -T %s -C o 0x%lx %s", P.tcti, ctr, q) != 0);
+    CHECK(sh("tpm2_nvundefine -T %s -C o 0x%lx %s", P.tcti, pin, q) != 0);
+    CHECK(sh("tpm2_nvundefine -T %s -C o 0x%lx %s", P.tcti, ctr, q) != 0);
+    printf("  provisioned: owner-less nvwrite, nvincrement (PIN_FAIL index, counter) and nvundefine all refused\n");
+    s = must_open(path, P.tcti);
+    CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);  /* in step: nobody moved the counter */
+    /* deleting the account removes the passcode's index from the TPM (the binding stays) */
+    CHECK_STATUS(passcode_set_account_deleted_callback(s, on_deleted, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_delete_account(s, "DELETE"), PASSCODE_OK);
+    CHECK(sh("tpm2_nvreadpublic -T %s 0x%lx >/dev/null 2>&1", P.tcti, pin) != 0);
+    passcode_close(s);
+    owner_auth_file = NULL;
+    /* for comparison, unprovisioned: anyone increments the counter and forces a reset */
+    tpm_lockout_params(&A, 32);
+    s = with_passcode(plain, sizeof plain, "plain-nv.db", A.tcti);
+    passcode_close(s);
+    ctr = file_index(plain, "counter");
+    CHECK(sh("tpm2_nvincrement -T %s -C 0x%lx 0x%lx %s && tpm2_nvincrement -T %s -C 0x%lx 0x%lx %s", A.tcti, ctr, ctr, q, A.tcti, ctr, ctr, q) == 0);
+    s = must_open(plain, A.tcti);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_ROLLBACK);
+    printf("  unprovisioned, for comparison: nvincrement of the counter by anyone forces a reset\n");
+    passcode_close(s);
+}
+
 /* Killed at random moments while guessing through the TPM: every guess the TPM checked (its
  * lockout counter) was counted in the file first, and no kill makes the file look restored. */
 static void test_kill_during_tpm_operations(void) {
@@ -550,9 +860,18 @@ int main(void) {
     RUN(test_binding_outlives_removal_and_account_deletion);
     RUN(test_hostile_binding_values);
     RUN(test_attacks_from_a_second_process);
+    RUN(test_posture_unprovisioned);
+    RUN(test_direct_attack_unprovisioned);
+    tpm_start(&P, "tpmP", base + 4);
+    provision();
+    RUN(test_provisioned_posture_and_verify);
+    RUN(test_store_bound_before_provisioning);
+    RUN(test_provisioned_direct_attack);
+    RUN(test_provisioned_nv_is_the_librarys);
     RUN(test_kill_during_tpm_operations);
     tpm_stop(&A);
     tpm_stop(&B);
+    tpm_stop(&P);
     sh("rm -rf %s", root);
     return tl_summary();
 }

@@ -103,3 +103,30 @@ def test_bind_and_unbind_keep_the_key(tmp_path, clock, swtpm):
         assert bytes(s.unlock_key(PC1)) == key
     with pytest.raises(TypeError):
         _open(tmp_path / "b.db", clock, tpm=5)
+
+
+def test_posture_says_plainly_what_an_unprovisioned_binding_promises(tmp_path, clock, swtpm):
+    with _open(tmp_path / "p.db", clock, tpm=swtpm) as s:
+        assert s.tpm_posture()["no_offline_search"] == 0  # not bound yet
+        s.set_passcode(PC1)
+        p = s.tpm_posture()
+        assert p["owner_auth_set"] == 0 and p["lockout_auth_set"] == 0
+        assert (p["max_tries"], p["recovery_time"], p["lockout_recovery"]) == (32, 1000, 1000)
+        assert p["no_offline_search"] == 1
+        assert p["hardware_guess_limit"] == 0 and p["guess_limit"] == 0
+    with _open(tmp_path / "q.db", clock) as s:
+        with pytest.raises(passcode.InvalidArgument):
+            s.tpm_posture()  # opened without the TPM option
+
+
+def test_owner_auth_file_others_may_read_is_refused(tmp_path, clock, swtpm):
+    loose = tmp_path / "owner-auth"
+    loose.write_text("00" * 32 + "\n")
+    os.chmod(loose, 0o644)
+    with pytest.raises(passcode.TPMOwnerAuth) as e:
+        _open(tmp_path / "o.db", clock, tpm=swtpm, tpm_owner_auth_file=str(loose))
+    assert str(loose) in str(e.value)
+    assert e.value.status == passcode.Status.ERR_TPM_OWNER_AUTH
+    assert not (tmp_path / "o.db").exists()
+    with pytest.raises(passcode.InvalidArgument):
+        _open(tmp_path / "o.db", clock, tpm=swtpm, tpm_owner_auth_file="relative/path")

@@ -539,6 +539,23 @@ static void event(app *a, int32_t e) {
     if (!is_locked(a) && a->flow && a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK) end_flow(a);
 }
 
+/* What the store's TPM binding promises, said plainly (passcode_tpm_posture). */
+static void say_tpm_posture(app *a) {
+    int64_t v[PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT + 1];
+    for (int32_t i = 0; i <= PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT; i++) {
+        if (passcode_tpm_posture(a->store, i, &v[i]) != PASSCODE_OK) { say(a, "TPM: %s\n", passcode_errmsg(a->store)); return; }
+    }
+    say(a, "TPM posture: owner authorization %s, lockout authorization %s; lockout after %lld failures, one forgotten every %lld s\n",
+        v[PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET] ? "set" : "not set", v[PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_AUTH_SET] ? "set" : "not set",
+        (long long)v[PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES], (long long)v[PASSCODE_TPM_POSTURE_ITEM_RECOVERY_TIME]);
+    if (!v[PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH]) { say(a, "TPM promises: nothing until the store is bound\n"); return; }
+    if (v[PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT])
+        say(a, "TPM promises: no offline search off this machine; a hardware guess limit of %lld\n",
+            (long long)v[PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT]);
+    else
+        say(a, "TPM promises: no offline search off this machine; no hardware guess limit (the TPM is not provisioned)\n");
+}
+
 /* Opens the store with the demo's options and callbacks; 0 when it cannot. */
 static int open_store(app *a) {
     passcode_options *o = NULL;
@@ -552,6 +569,7 @@ static int open_store(app *a) {
         int32_t bound = 0;
         passcode_tpm_is_bound(a->store, &bound);
         say(a, "TPM: %s\n", bound ? "the store is bound to it" : "the first passcode binds the store to it");
+        say_tpm_posture(a);
     }
     passcode_set_reset_delivery_callback(a->store, deliver, a);
     passcode_set_logout_callback(a->store, on_logout, a);

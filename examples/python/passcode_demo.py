@@ -53,11 +53,25 @@ class App:
         self.note_path = path + ".note"  # the secret note, sealed with the store's data key
         self.open_store()
 
+    def say_tpm_posture(self) -> None:
+        """What the store's TPM binding promises, said plainly (passcode_tpm_posture)."""
+        p = self.store.tpm_posture()
+        print(f"TPM posture: owner authorization {'set' if p['owner_auth_set'] else 'not set'}, "
+              f"lockout authorization {'set' if p['lockout_auth_set'] else 'not set'}; "
+              f"lockout after {p['max_tries']} failures, one forgotten every {p['recovery_time']} s")
+        if not p["no_offline_search"]:
+            print("TPM promises: nothing until the store is bound")
+        elif p["hardware_guess_limit"]:
+            print(f"TPM promises: no offline search off this machine; a hardware guess limit of {p['guess_limit']}")
+        else:
+            print("TPM promises: no offline search off this machine; no hardware guess limit (the TPM is not provisioned)")
+
     def open_store(self) -> None:
         clock = (lambda: (self.boot_ms, self.wall_ms, self.boot_id)) if self.fake else None
         self.store = passcode.Store(self.path, clock=clock, tpm=self.tpm)
         if self.tpm is not None:
             self.say("TPM: " + ("the store is bound to it" if self.store.tpm_bound else "the first passcode binds the store to it"))
+            self.say_tpm_posture()
         self.store.on_reset_code(self.deliver)
         self.store.on_logout(self.on_logout)
         self.store.on_notice(self.on_notice)

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, TypeV
 from . import _ffi
 from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
                      LifecycleEvent, LockReason, LogoutReason, MaxFailureAction, Notice, Schedule, SecurityEvent, Setting,
-                     Status)
+                     Status, TpmPostureItem)
 from ._errors import *  # noqa: F401,F403  (the exception classes are part of the API)
 from ._errors import InvalidArgument, InvalidHandle, KeyNotReleased, PasscodeError, PasscodeRequired
 
@@ -358,7 +358,7 @@ class Store(_Handle):
                  mem_limit: Optional[int] = None, pepper: Optional[bytes] = None, allow_weak: bool = False,
                  clock: Optional[Callable[[], Tuple[int, int, int]]] = None,
                  busy_timeout_ms: Optional[int] = None, session_keyring: bool = True,
-                 tpm: Union[None, bool, str] = None):
+                 tpm: Union[None, bool, str] = None, tpm_owner_auth_file: Optional[str] = None):
         """Opens (or creates, mode 0600) the store at `path` (str, bytes or os.PathLike).
 
         cost: an Argon2id preset; ops_limit and mem_limit: explicit values instead.
@@ -370,6 +370,9 @@ class Store(_Handle):
         tpm: bind the store to a TPM 2.0 (passcode_options_set_tpm): True for the kernel's
         /dev/tpmrm0, or a tpm2-tss TCTI string such as "swtpm:host=127.0.0.1,port=2321". A
         bound store opens only with it; raises TPMUnavailable when no TPM answers.
+        tpm_owner_auth_file: where the administrator's root-only file with the TPM's owner
+        authorization is (provisioned mode; passcode_options_set_tpm_owner_auth_file), instead
+        of /etc/passcode/tpm-owner-auth.
         """
         self._handle = None
         self._callbacks = {}
@@ -403,6 +406,8 @@ class Store(_Handle):
                 _lib.passcode_options_set_tpm(opts, tpm.encode())
             elif tpm not in (None, False):
                 raise TypeError(f"tpm must be None, a bool or a TCTI string, not {type(tpm).__name__}")
+            if tpm_owner_auth_file is not None:
+                _lib.passcode_options_set_tpm_owner_auth_file(opts, os.fsencode(tpm_owner_auth_file))
             if busy_timeout_ms is not None:
                 _lib.passcode_options_set_busy_timeout(opts, _int(busy_timeout_ms, "busy_timeout_ms"))
             if clock is not None:
@@ -534,6 +539,19 @@ class Store(_Handle):
     def tpm_bound(self) -> bool:
         """Whether the store is bound to a TPM (passcode_tpm_is_bound)."""
         return bool(self._out_int(_lib.passcode_tpm_is_bound))
+
+    def tpm_posture(self) -> Dict[str, int]:
+        """What the store's TPM binding promises and the TPM settings it rests on
+        (passcode_tpm_posture): {"owner_auth_set": 0|1, "lockout_auth_set": 0|1, "max_tries": n,
+        "recovery_time": s, "lockout_recovery": s, "lockout_counter": n, "no_offline_search": 0|1,
+        "hardware_guess_limit": 0|1, "guess_limit": n}. A binding always means no offline search
+        off this machine; a hardware guess limit only where the TPM is provisioned."""
+        out: Dict[str, int] = {}
+        for item in TpmPostureItem:
+            value = c_int64()
+            _lib.passcode_tpm_posture(self._h(), int(item), byref(value))
+            out[item.name.lower()] = value.value
+        return out
 
     def tpm_bind(self, digits: Digits) -> None:
         """Binds a store with a passcode to the TPM it was opened with; checks the passcode

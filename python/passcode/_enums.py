@@ -66,6 +66,8 @@ class Status(IntEnum):
     ERR_TPM = 56
     ERR_NO_SESSION_KEYRING = 61
     ERR_CLOCK_OUT_OF_RANGE = 62
+    ERR_TPM_GUESS_LIMIT = 65
+    ERR_TPM_OWNER_AUTH = 66
 
 
 class Cost(IntEnum):
@@ -240,6 +242,19 @@ class Setting(IntEnum):
     PASSCODE_AFTER_EVERY_LAUNCH = 14
 
 
+class TpmPostureItem(IntEnum):
+    """What passcode_tpm_posture reports, one value per call. (passcode_tpm_posture_item)"""
+    OWNER_AUTH_SET = 0
+    LOCKOUT_AUTH_SET = 1
+    MAX_TRIES = 2
+    RECOVERY_TIME = 3
+    LOCKOUT_RECOVERY = 4
+    LOCKOUT_COUNTER = 5
+    NO_OFFLINE_SEARCH = 6
+    HARDWARE_GUESS_LIMIT = 7
+    GUESS_LIMIT = 8
+
+
 #: C enum name -> (Python enum, prefix of its constants in passcode.h)
 HEADER_ENUMS = {
     "passcode_status": (Status, "PASSCODE_"),
@@ -258,4 +273,5 @@ HEADER_ENUMS = {
     "passcode_logout_reason": (LogoutReason, "PASSCODE_LOGOUT_REASON_"),
     "passcode_lifecycle_event": (LifecycleEvent, "PASSCODE_LIFECYCLE_EVENT_"),
     "passcode_setting": (Setting, "PASSCODE_SETTING_"),
+    "passcode_tpm_posture_item": (TpmPostureItem, "PASSCODE_TPM_POSTURE_ITEM_"),
 }

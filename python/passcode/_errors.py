@@ -295,6 +295,16 @@ class ClockOutOfRange(PasscodeError, ValueError):
     """The host's clock gave a reading outside the accepted range (boot 0 to 2**61 - 1 ms, wall
     -(2**61 - 1) to 2**61 - 1 ms); nothing changed. The message names the clock and the value."""
     status = Status.ERR_CLOCK_OUT_OF_RANGE
+class TPMGuessLimit(TPMError):
+    """Provisioned TPM: the store's PIN_FAIL index counted its limit of failed guesses (through
+    the library or around it); the TPM refuses even the right passcode until a reset."""
+    status = Status.ERR_TPM_GUESS_LIMIT
+
+
+class TPMOwnerAuth(TPMError):
+    """The TPM's owner authorization is needed and the administrator's file is missing, readable
+    by others, malformed or holds another value (Store(..., tpm_owner_auth_file=...)); nothing changed."""
+    status = Status.ERR_TPM_OWNER_AUTH
 
 
 _BY_STATUS: Dict[Status, Type[PasscodeError]] = {}

@@ -85,6 +85,7 @@ FUNCTIONS = {
     "passcode_options_set_allow_weak": (c_int32, [OPTIONS, c_int32]),
     "passcode_options_set_session_keyring": (c_int32, [OPTIONS, c_int32]),
     "passcode_options_set_tpm": (c_int32, [OPTIONS, c_char_p]),
+    "passcode_options_set_tpm_owner_auth_file": (c_int32, [OPTIONS, c_char_p]),
     "passcode_options_set_clock": (c_int32, [OPTIONS, CLOCK_CB, c_void_p]),
     "passcode_options_set_busy_timeout": (c_int32, [OPTIONS, c_int32]),
     "passcode_open": (c_int32, [c_char_p, OPTIONS, POINTER(STORE)]),
@@ -174,6 +175,7 @@ FUNCTIONS = {
     "passcode_tpm_bind": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_tpm_unbind": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_tpm_is_bound": (c_int32, [STORE, i32p]),
+    "passcode_tpm_posture": (c_int32, [STORE, c_int32, i64p]),
 }
 
 
