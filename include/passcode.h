@@ -273,7 +273,15 @@ typedef enum passcode_status {
      */
     PASSCODE_ERR_TPM_ROLLBACK = 55,
     /** The TPM refused an operation for another reason; the message has its response code. */
-    PASSCODE_ERR_TPM = 56
+    PASSCODE_ERR_TPM = 56,
+    /**
+     * The store's schema is not one libpasscode made: the file holds a trigger, a view, an
+     * index, a table or a column that no libpasscode version creates, or a changed definition
+     * (planted by whoever could write the file). Refused at open, or at the next call when it
+     * appears while the store is open, before anything is written; passcode_errmsg names an
+     * object. Such objects never run: triggers and views are off on every connection.
+     */
+    PASSCODE_ERR_FOREIGN_SCHEMA = 57
 } passcode_status;
 
 /** The Argon2id presets of passcode_options_set_cost. */

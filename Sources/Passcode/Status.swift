@@ -143,6 +143,12 @@ public enum Status: Int32 {
     case errTpmRollback = 55
     /// The TPM refused an operation for another reason; the message has its response code.
     case errTpm = 56
+    /// The store's schema is not one libpasscode made: the file holds a trigger, a view, an
+    /// index, a table or a column that no libpasscode version creates, or a changed definition
+    /// (planted by whoever could write the file). Refused at open, or at the next call when it
+    /// appears while the store is open, before anything is written; `passcode_errmsg` names an
+    /// object. Such objects never run: triggers and views are off on every connection.
+    case errForeignSchema = 57
 }
 
 extension PasscodeError {
@@ -204,6 +210,7 @@ extension PasscodeError {
         case .tpmLockout: return .errTpmLockout
         case .tpmRollback: return .errTpmRollback
         case .tpmFailed: return .errTpm
+        case .foreignSchema: return .errForeignSchema
         }
     }
 }
@@ -268,6 +275,7 @@ extension Status {
         case .errTpmLockout: return "TPM lockout active"
         case .errTpmRollback: return "store file older than the TPM's counter"
         case .errTpm: return "TPM error"
+        case .errForeignSchema: return "store schema not made by libpasscode"
         }
     }
 }

@@ -83,20 +83,27 @@ public final class PasscodeStore: @unchecked Sendable {
 
     /// Validates the file as ours, sets the connection up, and runs pending migrations.
     private static func checkAndMigrate(_ db: Database) throws {
-        // Read-only checks first: nothing is written to a file that is not ours.
-        let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
-        let version = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
-        let tables = try db.scalar("SELECT count(*) FROM sqlite_master")?.int ?? 0
-        if appID != Schema.applicationID {
-            guard appID == 0 && version == 0 && tables == 0 else {
-                throw PasscodeError.notAStore("the file is a database of another program, not a libpasscode store")
+        // Read-only checks first, in one snapshot: nothing is written to a file that is not ours.
+        let version: Int = try db.read {
+            let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
+            let version = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
+            let tables = try db.scalar("SELECT count(*) FROM sqlite_master")?.int ?? 0
+            if appID != Schema.applicationID {
+                guard appID == 0 && version == 0 && tables == 0 else {
+                    throw PasscodeError.notAStore("the file is a database of another program, not a libpasscode store")
+                }
             }
-        }
-        if version > Schema.currentVersion {
-            throw PasscodeError.newerSchema(found: version, supported: Schema.currentVersion)
-        }
-        if version < 0 {  // the header's user_version is four bytes of the file: input too
-            throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
+            if version > Schema.currentVersion {
+                throw PasscodeError.newerSchema(found: version, supported: Schema.currentVersion)
+            }
+            if version < 0 {  // the header's user_version is four bytes of the file: input too
+                throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
+            }
+            // The schema is input too: it must be the one the version says, before any write
+            // (journal_mode=WAL below writes the header). Every later transaction checks again
+            // when another connection changed the schema (SQLite.swift, recheckSchema).
+            try Schema.check(db, version: version)
+            return version
         }
         try db.exec("PRAGMA journal_mode=WAL")
         try db.exec("PRAGMA synchronous=FULL")
@@ -105,9 +112,7 @@ public final class PasscodeStore: @unchecked Sendable {
             try db.write {
                 // Another process may have migrated meanwhile: read again under the write lock.
                 let now = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
-                guard (0...Schema.currentVersion).contains(now) else {
-                    throw PasscodeError.corrupt("the store's schema version (\(now)) is damaged")
-                }
+                try Schema.check(db, version: now)
                 for v in now..<Schema.currentVersion {
                     try db.exec(Schema.migrations[v])
                 }
@@ -115,10 +120,9 @@ public final class PasscodeStore: @unchecked Sendable {
                 try db.exec("PRAGMA user_version=\(Schema.currentVersion)")
             }
         }
-        // A damaged schema (the table definitions are text in the file) is found here, not later.
-        guard try Schema.shape(of: db) == Schema.expectedShape else {
-            throw PasscodeError.corrupt("the store's tables do not have the expected columns; the file is damaged")
-        }
+        // From here on the store must have today's schema, checked again whenever it changes.
+        db.schemaCheck = { try Schema.check($0, version: Schema.currentVersion) }
+        try db.checkSchemaNow()
     }
 
     // MARK: - Small helpers used by every part of the store

@@ -22,6 +22,13 @@ struct ChangeStamp: Equatable {
 final class Database {
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    /// The progress handler's count for the statement running now (`csqlite_harden`).
+    private let budget = UnsafeMutablePointer<csqlite_budget>.allocate(capacity: 1)
+    /// Checks the file's schema (sqlite_master) and throws when it is not one libpasscode made;
+    /// run again at the start of a transaction whenever the schema cookie moved.
+    var schemaCheck: ((Database) throws -> Void)?
+    /// The schema cookie (`PRAGMA schema_version`) `schemaCheck` last passed under.
+    private var checkedSchemaCookie: Int64?
 
     /// Opens an existing file read-write (the caller creates it, with mode 0600).
     init(path: String, busyTimeoutMs: Int32) throws {
@@ -34,6 +41,14 @@ final class Database {
             throw err
         }
         sqlite3_extended_result_codes(db, 1)
+        // Before anything is read: the file's schema is attacker input (shim.h, csqlite_harden).
+        let hardened = csqlite_harden(db, budget)
+        if hardened != SQLITE_OK {
+            let err = PasscodeError.internalError("cannot open the store defensively (SQLite \(String(cString: sqlite3_errstr(hardened))))")
+            sqlite3_close_v2(db)
+            db = nil
+            throw err
+        }
         sqlite3_busy_timeout(db, busyTimeoutMs)
     }
 
@@ -43,7 +58,10 @@ final class Database {
         if rc != SQLITE_OK { throw Database.error(rc, db, context: "cannot open a memory database") }
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        budget.deallocate()
+    }
 
     func close() {
         for (_, stmt) in statements { sqlite3_finalize(stmt) }
@@ -54,6 +72,7 @@ final class Database {
 
     /// Runs SQL with no parameters and no rows wanted (may hold several statements).
     func exec(_ sql: String) throws {
+        budget.pointee.calls = 0
         let rc = sqlite3_exec(db, sql, nil, nil, nil)
         if rc != SQLITE_OK { throw Database.error(rc, db, context: "store query failed") }
     }
@@ -79,6 +98,7 @@ final class Database {
             if rc != SQLITE_OK { throw Database.error(rc, db, context: "store query failed") }
         }
         var rows: [[SQLValue]] = []
+        budget.pointee.calls = 0
         while true {
             let rc = sqlite3_step(stmt)
             if rc == SQLITE_DONE { break }
@@ -146,6 +166,7 @@ final class Database {
     private func transaction<R>(_ begin: String, _ body: () throws -> R) throws -> R {
         try query(begin)
         do {
+            try recheckSchema()
             let result = try body()
             try query("COMMIT")
             return result
@@ -153,6 +174,22 @@ final class Database {
             if sqlite3_get_autocommit(db) == 0 { _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
             throw error
         }
+    }
+
+    /// Inside a transaction: when the schema cookie moved since `schemaCheck` last passed
+    /// (another connection changed the schema: a migration, or a planted object), the check
+    /// runs again before anything is read or written under the new schema.
+    private func recheckSchema() throws {
+        guard let schemaCheck else { return }
+        let cookie = try scalar("PRAGMA schema_version")?.int
+        if cookie == checkedSchemaCookie { return }
+        try schemaCheck(self)
+        checkedSchemaCookie = cookie
+    }
+
+    /// Runs `schemaCheck` now (at open) and remembers the cookie it passed under.
+    func checkSchemaNow() throws {
+        try read {}  // the transaction runs the check
     }
 
     private func prepare(_ sql: String) throws -> OpaquePointer {
@@ -181,6 +218,8 @@ final class Database {
         // libpasscode's SQL is fixed: an SQL error means the file's tables were damaged.
         case SQLITE_ERROR, SQLITE_SCHEMA, SQLITE_MISMATCH, SQLITE_CONSTRAINT, SQLITE_RANGE:
             return .corrupt("the store's tables are damaged: \(detail)")
+        case SQLITE_INTERRUPT:
+            return .corrupt("a store query ran past its bound (\(Int(CSQLITE_PROGRESS_OPS) * Int(CSQLITE_PROGRESS_CALLS)) SQLite steps): the file is damaged or hostile")
         case SQLITE_IOERR: return .io("the store could not be read or written: \(detail)")
         default: return .internalError(text)
         }

@@ -167,4 +167,5 @@ int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const
 void run_reset_rules_tests(void);
 void run_session_tests(void);
 int session_child(int argc, char **argv);
+void run_file_attack_tests(void);
 #endif

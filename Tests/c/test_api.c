@@ -45,6 +45,7 @@ int main(int argc, char **argv) {
     run_key_tests();
     run_reset_rules_tests();
     run_session_tests();
+    run_file_attack_tests();
     remove_tree(tmp_root);
     return tl_summary();
 }

@@ -350,6 +350,21 @@ int main(void) {
     CASE(passcode_options_set_busy_timeout(o, -5), MIS);
     passcode_options_free(o);
 
+    /* A schema object libpasscode never makes, planted by whoever can write the file: refused
+     * at open (and by the open handle's next call), the store unchanged. */
+    {
+        sqlite3 *raw = NULL;
+        sqlite3_open(path, &raw);
+        sqlite3_exec(raw, "CREATE TRIGGER planted AFTER INSERT ON event BEGIN DELETE FROM event; END", NULL, NULL, NULL);
+        sqlite3_close(raw);
+        passcode_store *x = NULL;
+        passcode_options_new(&o);
+        passcode_options_set_cost_explicit(o, 1, 8192);
+        CASE(passcode_open(path, o, &x), PASSCODE_ERR_FOREIGN_SCHEMA);
+        CASE(passcode_verify(s, "502817", 6), PASSCODE_ERR_FOREIGN_SCHEMA);
+        passcode_options_free(o);
+    }
+
     passcode_close(s);
     unlink(path);
     char extra[300];

@@ -64,6 +64,7 @@ class Status(IntEnum):
     ERR_TPM_LOCKOUT = 54
     ERR_TPM_ROLLBACK = 55
     ERR_TPM = 56
+    ERR_FOREIGN_SCHEMA = 57
 
 
 class Cost(IntEnum):

@@ -284,6 +284,12 @@ class TPMFailed(TPMError):
     status = Status.ERR_TPM
 
 
+class ForeignSchema(PasscodeError):
+    """The store's schema is not one libpasscode made (a trigger, view, index, table or column
+    no version creates): refused before anything was written."""
+    status = Status.ERR_FOREIGN_SCHEMA
+
+
 _BY_STATUS: Dict[Status, Type[PasscodeError]] = {}
 for _cls in list(globals().values()):
     if isinstance(_cls, type) and issubclass(_cls, PasscodeError) and "status" in _cls.__dict__:
