@@ -78,7 +78,8 @@ static void test_planted_trigger_buys_no_guess(void) {
     passcode_store *app = NULL;
     CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
     CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
-    /* Planted while the app has the store open. */
+    CHECK_STATUS(passcode_verify(app, PC1, LEN), PASSCODE_OK);  /* an unlock: cleared_seq has a row */
+    /* Planted while the app has the store open (the issue's triggers, word for word). */
     CHECK(attacker_writes(path, trigger_attack_sql) == 0);
     int32_t ended = 0;
     int got = guess_until_refused(app, ATTACK_TRIES, &ended);
@@ -95,9 +96,6 @@ static void test_planted_trigger_buys_no_guess(void) {
     CHECK(strstr(passcode_errmsg(NULL), "forgive_") != NULL);  /* the message names the object */
     CHECK(same_file(path, before, before_len));
     free(before);
-    /* Even without the schema check, the trigger never fires: triggers are off on every
-     * connection. Shown by dropping nothing but checking what the guesses above left: the
-     * failures counted by the app are the guesses it answered. */
 }
 
 /* The same store without the trigger, as the control: the policy holds, 9 then reset. */
@@ -203,9 +201,177 @@ static void test_foreign_objects_are_refused_at_open(void) {
     }
 }
 
+/* ---- a failure is in the main file before the passcode is checked --------------------------- */
+
+static void path_with(char *out, size_t size, const char *path, const char *suffix) {
+    snprintf(out, size, "%s%s", path, suffix);
+}
+
+/* A third process holds a read transaction open on the store until `release` is closed. */
+static pid_t hold_reader(const char *path, int *release) {
+    int ready[2], hold[2];
+    if (pipe(ready) != 0 || pipe(hold) != 0) abort();
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        close(hold[1]);
+        sqlite3 *db = NULL;
+        sqlite3_open(path, &db);
+        sqlite3_exec(db, "BEGIN; SELECT count(*) FROM state;", NULL, NULL, NULL);
+        char c = 1;
+        if (write(ready[1], &c, 1) != 1) _exit(1);
+        while (read(hold[0], &c, 1) > 0) {}
+        _exit(0);
+    }
+    close(ready[1]);
+    close(hold[0]);
+    char c;
+    if (read(ready[0], &c, 1) != 1) abort();
+    close(ready[0]);
+    *release = hold[1];
+    return pid;
+}
+
+/* Issue 28, attack 3: 4 guesses per process, SIGKILL, rm -wal -shm, again; a reader held open
+ * in a third process. 0.6.1 (pepper on): 201 guesses, found, failures back to 0. Now each
+ * attempt is in the main file before Argon2id starts, or refused as busy and not checked. */
+static void test_deleted_wal_buys_no_guess(void) {
+    char path[512], wal[600], shm[600];
+    new_path(path, sizeof path, "walrm.db");
+    path_with(wal, sizeof wal, path, "-wal");
+    path_with(shm, sizeof shm, path, "-shm");
+    passcode_store *app = NULL;
+    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    passcode_close(app);
+    int release = -1;
+    pid_t reader = hold_reader(path, &release);
+    int got = 0, busy = 0, rounds = 0, next = 0;
+    int32_t ended = PASSCODE_OK;
+    for (; rounds < 60 && ended == PASSCODE_OK; rounds++) {
+        advance_ms(24LL * 3600 * 1000);  /* a day between rounds: any lockout is over */
+        int results[2];
+        if (pipe(results) != 0) abort();
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(results[0]);
+            passcode_options *o = peppered_options();
+            passcode_options_set_busy_timeout(o, 300);
+            passcode_store *g = NULL;
+            int32_t rc = passcode_open(path, o, &g);
+            if (rc != PASSCODE_OK) { if (write(results[1], &rc, sizeof rc) < 0) _exit(1); _exit(0); }
+            for (int k = 0, tries = 0; k < 4 && tries < 12; tries++) {
+                char guess[16];
+                snprintf(guess, sizeof guess, "%06d", (234567 + (next + k) * 7919) % 1000000);
+                rc = passcode_verify(g, guess, 6);
+                if (rc == PASSCODE_ERR_LOCKED_OUT) { advance_ms(24LL * 3600 * 1000); continue; }
+                if (write(results[1], &rc, sizeof rc) != (ssize_t)sizeof rc) _exit(1);
+                k++;
+            }
+            pause();  /* killed here */
+            _exit(0);
+        }
+        close(results[1]);
+        int32_t rc;
+        for (int k = 0; k < 4 && read(results[0], &rc, sizeof rc) == (ssize_t)sizeof rc; k++) {
+            if (rc == PASSCODE_ERR_WRONG_PASSCODE) got++;
+            else if (rc == PASSCODE_ERR_BUSY) busy++;
+            else { ended = rc; break; }
+        }
+        close(results[0]);
+        next += 4;
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        unlink(wal);
+        unlink(shm);
+    }
+    close(release);
+    waitpid(reader, NULL, 0);
+    printf("  deleted WAL: %d guesses checked in %d processes (SIGKILL, -wal/-shm deleted after each; %d refused busy while "
+           "the third process read), then %s\n", got, rounds, busy, passcode_strerror(ended));
+    CHECK(got <= POLICY_GUESSES);
+    CHECK(busy > 0);  /* the held reader was seen: its attempts were not checked */
+    CHECK(ended == PASSCODE_ERR_RESET_REQUIRED);
+    passcode_store *after = NULL;
+    CHECK_STATUS(open_peppered(path, &after), PASSCODE_OK);
+    int32_t required = 0;
+    CHECK_STATUS(passcode_is_reset_required(after, &required), PASSCODE_OK);
+    CHECK(required == 1);
+    passcode_close(after);
+}
+
+static int file_contains(const char *path, const char *needle) {
+    size_t len = 0, n = strlen(needle);
+    char *data = slurp(path, &len);
+    int found = 0;
+    for (size_t i = 0; data && n <= len && i + n <= len && !found; i++) found = memcmp(data + i, needle, n) == 0;
+    free(data);
+    return found;
+}
+
+static int copy_to(const char *from, const char *to) {
+    size_t len = 0;
+    char *data = slurp(from, &len);
+    if (!data) return 0;
+    int fd = open(to, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    int ok = fd >= 0 && write(fd, data, len) == (ssize_t)len;
+    if (fd >= 0) close(fd);
+    free(data);
+    return ok;
+}
+
+/* Issue 28, attack 3b: after a passcode change, a copy of the store and its -wal taken while the
+ * app runs must not open the data key with the old passcode, nor hold the old wrap's bytes.
+ * 0.6.1: the main file alone still had the old wrap (the change was only in the log). */
+static void test_old_passcode_gone_after_change(void) {
+    char path[512], wal[600];
+    new_path(path, sizeof path, "change.db");
+    path_with(wal, sizeof wal, path, "-wal");
+    passcode_store *app = open_fast(path);
+    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    char old[4096] = "";
+    sqlite3 *raw = NULL;
+    sqlite3_stmt *st = NULL;
+    sqlite3_open(path, &raw);
+    if (sqlite3_prepare_v2(raw, "SELECT verifier FROM passcode", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        snprintf(old, sizeof old, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    CHECK(strlen(old) > 40);
+    CHECK_STATUS(passcode_change(app, PC1, LEN, PC2, LEN), PASSCODE_OK);
+    /* The copies, taken while the app still has the store open. */
+    char both[600], both_wal[700], main_only[600];
+    new_path(both, sizeof both, "copy.db");
+    path_with(both_wal, sizeof both_wal, both, "-wal");
+    new_path(main_only, sizeof main_only, "main-only.db");
+    CHECK(copy_to(path, both));
+    if (exists(wal)) CHECK(copy_to(wal, both_wal));
+    CHECK(copy_to(path, main_only));
+    int old_bytes = file_contains(both, old) + (exists(both_wal) && file_contains(both_wal, old));
+    const char *copies[] = {both, main_only};
+    int32_t with_old[2], with_new[2];
+    for (int i = 0; i < 2; i++) {
+        passcode_store *c = open_fast(copies[i]);
+        with_old[i] = passcode_verify(c, PC1, LEN);
+        with_new[i] = passcode_verify(c, PC2, LEN);
+        passcode_close(c);
+    }
+    printf("  copy after a change: old wrap's bytes in the copy: %s; old passcode on store+wal: %s, on the main file "
+           "alone: %s; new passcode: %s, %s\n", old_bytes ? "FOUND" : "none", passcode_strerror(with_old[0]),
+           passcode_strerror(with_old[1]), passcode_strerror(with_new[0]), passcode_strerror(with_new[1]));
+    CHECK(old_bytes == 0);
+    CHECK_STATUS(with_old[0], PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(with_old[1], PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(with_new[0], PASSCODE_OK);
+    CHECK_STATUS(with_new[1], PASSCODE_OK);
+    passcode_close(app);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
     RUN(test_endless_trigger_does_not_hang);
     RUN(test_foreign_objects_are_refused_at_open);
+    RUN(test_deleted_wal_buys_no_guess);
+    RUN(test_old_passcode_gone_after_change);
 }
