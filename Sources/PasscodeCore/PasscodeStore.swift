@@ -105,6 +105,7 @@ public final class PasscodeStore: @unchecked Sendable {
             try Schema.check(db, version: version)
             return version
         }
+        try db.checkSharedMemory()  // when the file was in WAL mode already: the -shm just read
         try db.exec("PRAGMA journal_mode=WAL")
         try db.exec("PRAGMA synchronous=FULL")
         try db.exec("PRAGMA secure_delete=ON")
@@ -123,6 +124,7 @@ public final class PasscodeStore: @unchecked Sendable {
         // From here on the store must have today's schema, checked again whenever it changes.
         db.schemaCheck = { try Schema.check($0, version: Schema.currentVersion) }
         try db.checkSchemaNow()
+        try db.checkSharedMemory()
     }
 
     // MARK: - Small helpers used by every part of the store
@@ -218,11 +220,11 @@ enum FileSystem {
         if stat(path, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFDIR { throw PasscodeError.isDirectory("the store path is a directory") }
             if (st.st_mode & S_IFMT) != S_IFREG { throw PasscodeError.notAStore("the store path is not a regular file") }
+            try checkFolder(parentDirectory(path))
             try checkOwnership(path, what: "the store file")
-            for suffix in ["-wal", "-shm"] where lstat(path + suffix, &st) == 0 {
+            for suffix in ["-journal", "-wal", "-shm"] where lstat(path + suffix, &st) == 0 {
                 try checkOwnership(path + suffix, what: "the store's \(suffix.dropFirst()) file")
             }
-            try checkFolder(parentDirectory(path))
             if access(path, R_OK | W_OK) != 0 {
                 throw PasscodeError.readOnly("the store file cannot be written (\(errnoText()))")
             }
@@ -269,13 +271,19 @@ enum FileSystem {
         }
     }
 
-    /// A folder that others may write without the sticky bit lets them replace the store.
+    /// As OpenSSH's StrictModes for ~/.ssh: the folder must be owned by this user (or root) and
+    /// writable by no one else. A folder others may write, sticky bit or not, lets them plant the
+    /// store's -journal, -wal or -shm before SQLite creates them (the sticky bit only stops them
+    /// from removing ours), so it is refused, naming the folder and why.
     static func checkFolder(_ path: String) throws {
         var st = stat()
         guard stat(path, &st) == 0 else { return }
-        if st.st_mode & S_IWOTH != 0 && st.st_mode & S_ISVTX == 0 {
+        if st.st_uid != geteuid() && st.st_uid != 0 {
+            throw PasscodeError.permission("the store's folder \(path) is owned by uid \(st.st_uid), neither this user (uid \(geteuid())) nor root; refusing it")
+        }
+        if st.st_mode & 0o022 != 0 {
             let mode = String(st.st_mode & 0o7777, radix: 8)
-            throw PasscodeError.permission("the store's folder \(path) may be written by others without the sticky bit (mode 0\(mode)); refusing it")
+            throw PasscodeError.permission("the store's folder \(path) may be written by group or others (mode 0\(mode)), who could plant the store's -journal, -wal or -shm (a sticky bit does not stop that); keep the store in a folder only you can write (chmod 700)")
         }
     }
 

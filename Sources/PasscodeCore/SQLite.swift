@@ -22,6 +22,8 @@ struct ChangeStamp: Equatable {
 final class Database {
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    /// The store's path, for the check of its -shm file.
+    let path: String
     /// The progress handler's count for the statement running now (`csqlite_harden`).
     private let budget = UnsafeMutablePointer<csqlite_budget>.allocate(capacity: 1)
     /// Checks the file's schema (sqlite_master) and throws when it is not one libpasscode made;
@@ -32,8 +34,14 @@ final class Database {
 
     /// Opens an existing file read-write (the caller creates it, with mode 0600).
     init(path: String, busyTimeoutMs: Int32) throws {
+        self.path = path
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        // Every file SQLite opens for the store is checked on its descriptor (shim.h).
+        guard let vfs = csqlite_strict_vfs_name() else {
+            throw PasscodeError.internalError("SQLite's default VFS is not the unix one: the store's files cannot be checked")
+        }
+        _ = Database.refusal()  // none left over from before
+        let rc = sqlite3_open_v2(path, &db, flags, vfs)
         if rc != SQLITE_OK {
             let err = Database.error(rc, db, context: "cannot open the store")
             sqlite3_close_v2(db)
@@ -54,6 +62,7 @@ final class Database {
 
     /// A private in-memory database (to learn the schema's expected shape).
     init(inMemory: Void) throws {
+        path = ":memory:"
         let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
         if rc != SQLITE_OK { throw Database.error(rc, db, context: "cannot open a memory database") }
     }
@@ -201,9 +210,31 @@ final class Database {
         return s
     }
 
+    /// The checking VFS's last refusal on this thread (shim.h), if any; forgets it.
+    static func refusal() -> String? {
+        var text = [CChar](repeating: 0, count: 512)
+        csqlite_take_refusal(&text, text.count)
+        return text[0] == 0 ? nil : Database.string(text)
+    }
+
+    /// The -shm file this connection mapped must be ours, as the files the VFS checks are
+    /// (`csqlite_check_shm`); nothing is mapped before the store is in WAL mode.
+    func checkSharedMemory() throws {
+        var why = [CChar](repeating: 0, count: 512)
+        if csqlite_check_shm(db, path + "-shm", &why, why.count) != 0 {
+            throw PasscodeError.permission("the store's shm file: \(Database.string(why))")
+        }
+    }
+
+    /// A NUL-terminated C buffer as text.
+    private static func string(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Maps a SQLite result code to a `PasscodeError`. The SQLite message is kept: it never
     /// holds a secret, since secrets are never part of SQL text (they are not stored at all).
     static func error(_ rc: Int32, _ db: OpaquePointer?, context: String) -> PasscodeError {
+        if let refused = refusal() { return .permission("the store's files: \(refused)") }
         let detail = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
         let text = "\(context): \(detail)"
         switch rc & 0xff {

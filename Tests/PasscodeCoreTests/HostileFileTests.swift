@@ -52,11 +52,64 @@ final class HostileFileTests: XCTestCase {
         let here = URLlessDirectory(of: #filePath)
         for (name, version) in [("store-v2.db", 2), ("store-v3.db", 3), ("store-v3-pepper.db", 3)] {
             let copy = makeTempDir() + "/" + name
-            XCTAssertEqual(system("cp '\(here)/../fixtures/\(name)' '\(copy)'"), 0)
+            XCTAssertEqual(system("cp '\(here)/../fixtures/\(name)' '\(copy)' && chmod 600 '\(copy)'"), 0)
             let db = try Database(path: copy, busyTimeoutMs: 1000)
             XCTAssertEqual(try db.scalar("PRAGMA user_version")?.int, Int64(version))
             XCTAssertNoThrow(try Schema.check(db, version: version), name)
             XCTAssertThrowsError(try Schema.check(db, version: version == 3 ? 2 : 3), name)
+        }
+    }
+
+    /// A hot rollback journal built from another database: copied while that database's
+    /// transaction is open (synchronous=OFF, so its header counts its records), it holds that
+    /// database's pages, and replaying it onto `victim` writes them there.
+    private func plantHotJournal(onto victim: String, from dir: String) throws {
+        let other = dir + "/other.db"
+        close(open(other, O_CREAT | O_RDWR, 0o600))
+        let a = try Database(path: other, busyTimeoutMs: 1000)
+        try a.exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF; CREATE TABLE t(x); INSERT INTO t VALUES('attacker')")
+        try a.exec("BEGIN; UPDATE t SET x = 'changed'")
+        XCTAssertEqual(system("cp '\(other)-journal' '\(victim)-journal'"), 0)
+        try a.exec("ROLLBACK")
+        a.close()
+    }
+
+    private func victimStore(in dir: String) throws -> String {
+        let path = dir + "/victim.db"
+        close(open(path, O_CREAT | O_RDWR, 0o600))
+        let v = try Database(path: path, busyTimeoutMs: 1000)
+        try v.exec("PRAGMA journal_mode=DELETE; CREATE TABLE t(x); INSERT INTO t VALUES('victim')")
+        v.close()
+        return path
+    }
+
+    /// A hot journal that is not ours (group/other may write it, or another user owns it) is
+    /// refused on the descriptor SQLite opened, never replayed; the same journal when ours is
+    /// replayed (the control: the planted journal is a real one).
+    func testAHotJournalNotOursIsRefusedNeverReplayed() throws {
+        var cases: [(String, (String) -> String)] = [("0666", { "chmod 666 '\($0)'" }), ("ours", { "chmod 600 '\($0)'" })]
+        if geteuid() == 0 { cases.insert(("another user's", { "chown 12345 '\($0)' && chmod 600 '\($0)'" }), at: 1) } else {
+            print("HostileFileTests: NOT RUN as non-root: the journal owned by another uid (needs chown); CI runs as root")
+        }
+        for (what, command) in cases {
+            let dir = makeTempDir()
+            let victim = try victimStore(in: dir)
+            try plantHotJournal(onto: victim, from: dir)
+            XCTAssertEqual(system(command(victim + "-journal")), 0)
+            let db = try Database(path: victim, busyTimeoutMs: 1000)
+            if what == "ours" {
+                XCTAssertEqual(try db.scalar("SELECT x FROM t")?.text, "attacker", "the control: the planted journal is replayed")
+                continue
+            }
+            do {
+                let x = try db.scalar("SELECT x FROM t")
+                XCTFail("a \(what) hot journal was read through: \(String(describing: x))")
+            } catch let PasscodeError.permission(message) {
+                XCTAssertTrue(message.contains("never replayed"), message)
+            }
+            db.close()
+            XCTAssertEqual(system("cp '\(victim)' '\(dir)/check.db' && sqlite3 '\(dir)/check.db' 'SELECT x FROM t' | grep -qx victim"), 0,
+                           "the store kept its own content")
         }
     }
 

@@ -3,6 +3,7 @@
  * prints what the attacker got: guesses beyond the policy's 9 (then a reset) are a failure. */
 #include "api_support.h"
 
+#include <pwd.h>
 #include <sqlite3.h>
 #include <sys/time.h>
 
@@ -367,6 +368,146 @@ static void test_old_passcode_gone_after_change(void) {
     passcode_close(app);
 }
 
+/* ---- only our files: another local user ------------------------------------------------------ */
+
+/* Runs `body` as `uid`/`gid` in a child; returns its exit status. */
+static int as_user(uid_t uid, gid_t gid, int (*body)(const char *), const char *arg) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgid(gid) != 0 || setuid(uid) != 0) _exit(90);
+        _exit(body(arg));
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+}
+
+/* The attacker (another uid) makes a store of its own with its own passcode (PC3), then a hot
+ * journal from it (synchronous=OFF: the header counts its records), copied while its
+ * transaction is open to <shared>/s.db-journal with mode 0666. */
+static int plant_journal(const char *shared) {
+    char own[300], mine[400], journal[500], planted[500];
+    snprintf(own, sizeof own, "%s/attacker", shared);
+    if (mkdir(own, 0700) != 0) return 10;
+    snprintf(mine, sizeof mine, "%s/s.db", own);
+    passcode_store *s = NULL;
+    passcode_options *o = fast_options();
+    int32_t rc = passcode_open(mine, o, &s);
+    passcode_options_free(o);
+    if (rc != PASSCODE_OK || passcode_set(s, PC3, LEN) != PASSCODE_OK) return 11;
+    passcode_close(s);
+    sqlite3 *db = NULL;
+    if (sqlite3_open(mine, &db) != SQLITE_OK) return 12;
+    sqlite3_exec(db, "PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF; BEGIN; UPDATE passcode SET length = length; "
+                     "UPDATE settings SET value = value; UPDATE state SET value = value; UPDATE event SET kind = kind; "
+                     "PRAGMA user_version = 4;", NULL, NULL, NULL);
+    snprintf(journal, sizeof journal, "%s-journal", mine);
+    snprintf(planted, sizeof planted, "%s/s.db-journal", shared);
+    int ok = copy_to(journal, planted) && chmod(planted, 0666) == 0;
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    return ok ? 0 : 13;
+}
+
+/* The attacker races the victim's open: it keeps trying to create <dir>/r.db-wal and -shm
+ * (0666, its own) for a second. Exits with the number of files it made (0 to 2). */
+static int race_sidecars(const char *dir) {
+    char wal[600], shm[600];
+    snprintf(wal, sizeof wal, "%s/r.db-wal", dir);
+    snprintf(shm, sizeof shm, "%s/r.db-shm", dir);
+    int made = 0, have_wal = 0, have_shm = 0;
+    int64_t end = mono_ms() + 1000;
+    while (mono_ms() < end && made < 2) {
+        if (!have_wal) { int fd = open(wal, O_CREAT | O_EXCL | O_RDWR, 0666); if (fd >= 0) { fchmod(fd, 0666); close(fd); have_wal = 1; made++; } }
+        if (!have_shm) { int fd = open(shm, O_CREAT | O_EXCL | O_RDWR, 0666); if (fd >= 0) { fchmod(fd, 0666); close(fd); have_shm = 1; made++; } }
+    }
+    return made;
+}
+
+/* Issue 28, attack 2, from a second uid (useradd'ed here, removed at the end; CI runs as
+ * root). 0.6.1: the 0666 journal rolled the victim's store back to the attacker's content, and
+ * the attacker's passcode was accepted; a store directly in a sticky shared folder was fine. */
+static void test_another_user_cannot_plant_sidecars(void) {
+    if (geteuid() != 0) {
+        printf("  NOT RUN: the second-uid attacks need root to add a user (useradd); CI runs them as root\n");
+        return;
+    }
+    char user[32], cmd[512];
+    snprintf(user, sizeof user, "pc28atk%d", (int)(getpid() % 100000));
+    snprintf(cmd, sizeof cmd, "useradd -M -N -s /usr/sbin/nologin %s", user);
+    CHECK(system(cmd) == 0);
+    struct passwd *pw = getpwnam(user);
+    CHECK(pw != NULL);
+    if (!pw) return;
+    uid_t uid = pw->pw_uid;
+    gid_t gid = pw->pw_gid;
+    char shared[64];
+    snprintf(shared, sizeof shared, "/tmp/pc28-shared-XXXXXX");
+    CHECK(mkdtemp(shared) != NULL && chmod(shared, 01777) == 0);  /* like /tmp */
+    /* The victim's store, made in a private folder and then kept in the shared one, as 0.6.1 allowed. */
+    char made[512], victim[600];
+    new_path(made, sizeof made, "victim.db");
+    passcode_store *s = open_fast(made);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    snprintf(victim, sizeof victim, "%s/s.db", shared);
+    CHECK(copy_to(made, victim));
+    int planted = as_user(uid, gid, plant_journal, shared);
+    CHECK(planted == 0);
+    passcode_store *v = NULL;
+    passcode_options *o = fast_options();
+    int32_t opened = passcode_open(victim, o, &v);
+    char why[600];
+    snprintf(why, sizeof why, "%s", passcode_errmsg(NULL));
+    int32_t theirs = opened == PASSCODE_OK ? passcode_verify(v, PC3, LEN) : opened;
+    passcode_close(v);
+    printf("  planted 0666 journal (uid %lu): victim's open: %s; attacker's passcode: %s%s%s\n", (unsigned long)uid,
+           passcode_strerror(opened), passcode_strerror(theirs), opened ? "\n    refusal: " : "", opened ? why : "");
+    CHECK_STATUS(opened, PASSCODE_ERR_PERMISSION);
+    CHECK(strstr(why, shared) != NULL);  /* names the folder */
+    CHECK(theirs != PASSCODE_OK);
+    /* The victim's file was not replayed: the victim's passcode still opens it, from a private folder. */
+    char safe[512];
+    new_path(safe, sizeof safe, "victim-after.db");
+    CHECK(copy_to(victim, safe));
+    s = open_fast(safe);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    /* Racing -wal/-shm creation while the victim opens: in the shared folder... */
+    pid_t racer = fork();
+    if (racer == 0) _exit(as_user(uid, gid, race_sidecars, shared));
+    char racy[600];
+    snprintf(racy, sizeof racy, "%s/r.db", shared);
+    int32_t in_shared = passcode_open(racy, o, &v);
+    passcode_close(v);
+    int status = 0;
+    waitpid(racer, &status, 0);
+    int won_shared = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    /* ...and in the victim's own 0700 folder, where the attacker cannot even look. */
+    char own[512], racy_own[600];
+    new_path(own, sizeof own, "own-folder");
+    CHECK(mkdir(own, 0700) == 0);
+    CHECK(chmod(tmp_root, 0711) == 0);  /* let the attacker reach it, to try */
+    racer = fork();
+    if (racer == 0) _exit(as_user(uid, gid, race_sidecars, own));
+    snprintf(racy_own, sizeof racy_own, "%s/r.db", own);
+    int32_t in_own = passcode_open(racy_own, o, &v);
+    if (in_own == PASSCODE_OK) CHECK_STATUS(passcode_set(v, PC1, LEN), PASSCODE_OK);
+    passcode_close(v);
+    waitpid(racer, &status, 0);
+    int won_own = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    CHECK(chmod(tmp_root, 0700) == 0);
+    passcode_options_free(o);
+    printf("  racing -wal/-shm (uid %lu): shared folder: attacker made %d file(s), victim's open %s; own 0700 folder: "
+           "attacker made %d, victim's open %s\n", (unsigned long)uid, won_shared, passcode_strerror(in_shared), won_own,
+           passcode_strerror(in_own));
+    CHECK_STATUS(in_shared, PASSCODE_ERR_PERMISSION);
+    CHECK(won_own == 0);
+    CHECK_STATUS(in_own, PASSCODE_OK);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'; userdel %s", shared, user);
+    CHECK(system(cmd) == 0);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -374,4 +515,5 @@ void run_file_attack_tests(void) {
     RUN(test_foreign_objects_are_refused_at_open);
     RUN(test_deleted_wal_buys_no_guess);
     RUN(test_old_passcode_gone_after_change);
+    RUN(test_another_user_cannot_plant_sidecars);
 }

@@ -66,7 +66,9 @@ static int32_t fail_session(void *p, const char *id, char *m, size_t size) { (vo
 static int32_t fail_delivery(void *p, const char *c, size_t l, char *m, size_t size) { (void)p; (void)c; (void)l; snprintf(m, size, "no"); return 1; }
 
 int main(void) {
-    snprintf(path, sizeof path, "/tmp/passcode-catalogue-%d.db", (int)getpid());
+    char dir[] = "/tmp/passcode-catalogue-XXXXXX";  /* a 0700 folder of its own */
+    if (!mkdtemp(dir)) return 2;
+    snprintf(path, sizeof path, "%s/store.db", dir);
     passcode_options *o = NULL;
     passcode_options_new(&o);
     passcode_options_set_cost_explicit(o, 1, 8192);
@@ -370,6 +372,7 @@ int main(void) {
     char extra[300];
     snprintf(extra, sizeof extra, "%s-wal", path); unlink(extra);
     snprintf(extra, sizeof extra, "%s-shm", path); unlink(extra);
+    rmdir(dir);
     printf("bad-input catalogue: %d cases over every exported function\n", cases);
     printf("%d passed, %d failed\n", cases - failed, failed);
     return failed ? 1 : 0;
