@@ -138,10 +138,16 @@ public final class PasscodeStore: @unchecked Sendable {
             guard integrityKey != nil else { return try db.write(body) }
             let outcome: Result<R, PasscodeError> = try db.write {
                 let intact = try isIntactLocked()
-                if !intact { try logTamperOnceLocked() }  // the log is outside the MAC: this seals nothing
-                if !intact && use == .check { return .failure(.tampered) }  // commits only the log entry
+                if !intact {
+                    try logTamperOnceLocked()  // seals nothing: the store stays tampered
+                    // The reset path goes on while tampered (`.recover`): its rows keep a MAC of
+                    // their own, and a pending code whose rows fail it is dropped, so that an
+                    // edited `tries` (or request) never buys a try.
+                    if try !resetRowsIntactLocked() { try db.query("DELETE FROM reset_code") }
+                }
+                if !intact && use == .check { return .failure(.tampered) }  // commits only the log entry (and the drop)
                 let result = try body()
-                if intact || use == .resolve { try sealLocked() }
+                if intact || use == .resolve { try sealLocked() } else if use == .recover { try sealResetRowsLocked() }
                 return .success(result)
             }
             return try outcome.get()

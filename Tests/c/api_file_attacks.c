@@ -508,6 +508,60 @@ static void test_another_user_cannot_plant_sidecars(void) {
     CHECK(system(cmd) == 0);
 }
 
+/* ---- with a pepper, the MAC covers every table ------------------------------------------------ */
+
+/* Issue 28, attack 4: deleting reset_request or event rows went unnoticed with a pepper (0.6.1),
+ * and editing reset_code.tries gave 200 tries at a pending code: the reset path did not check
+ * the MAC. Each edit is made by a second process. */
+static void test_pepper_covers_every_table(void) {
+    const char *edits[] = {"DELETE FROM event", "DELETE FROM reset_request", "UPDATE session SET is_current = 1"};
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        char path[512];
+        new_path(path, sizeof path, "mac.db");
+        mailbox m = {0};
+        passcode_store *s = NULL;
+        CHECK_STATUS(open_peppered(path, &s), PASSCODE_OK);
+        CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+        CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
+        CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+        CHECK_STATUS(passcode_session_record(s, "x", "Phone", "Android", 5, NULL, 0), PASSCODE_OK);
+        CHECK(attacker_writes(path, edits[i]) == 0);
+        int32_t v = 0;
+        int32_t rc = passcode_is_set(s, &v);
+        printf("  pepper, %s: %s\n", edits[i], passcode_strerror(rc));
+        CHECK_STATUS(rc, PASSCODE_ERR_TAMPERED);
+        passcode_close(s);
+    }
+    /* The pending code's tries, forgiven by the attacker after each wrong one. */
+    char path[512];
+    new_path(path, sizeof path, "tries.db");
+    mailbox m = {0};
+    passcode_store *s = NULL;
+    CHECK_STATUS(open_peppered(path, &s), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    int answered = 0;
+    int32_t rc = PASSCODE_OK;
+    for (int i = 0; i < 40; i++) {
+        char wrong[16];
+        snprintf(wrong, sizeof wrong, "%08d", 10000000 + i * 7);
+        if (!strcmp(wrong, m.code)) continue;
+        rc = passcode_reset_check(s, wrong, strlen(wrong));
+        if (rc != PASSCODE_ERR_WRONG_RESET_CODE) break;
+        answered++;
+        CHECK(attacker_writes(path, "UPDATE reset_code SET tries = 0") == 0);
+    }
+    printf("  pepper, reset_code.tries forgiven after each wrong code: %d codes checked (policy: 5), then %s\n", answered,
+           passcode_strerror(rc));
+    CHECK(answered <= 5);
+    CHECK(rc == PASSCODE_ERR_NO_RESET_CODE);
+    int32_t pending = 1;
+    CHECK_STATUS(passcode_reset_pending(s, &pending), PASSCODE_OK);
+    CHECK(pending == 0);
+    passcode_close(s);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -516,4 +570,5 @@ void run_file_attack_tests(void) {
     RUN(test_deleted_wal_buys_no_guess);
     RUN(test_old_passcode_gone_after_change);
     RUN(test_another_user_cannot_plant_sidecars);
+    RUN(test_pepper_covers_every_table);
 }
