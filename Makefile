@@ -129,12 +129,14 @@ $(B)/fuzz_api: Tests/fuzz/fuzz_api.c include/passcode.h $(FUZZ_LIBDIR)/libpassco
 	    -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }; exit $${PIPESTATUS[0]}
 
 # The hostile-store fuzzer: every column and row of a store set to boundary and wrongly typed
-# values, then the whole API, under ASan and UBSan (Tests/fuzz/hostile_store.c).
+# values, then the whole API, under ASan and UBSan (Tests/fuzz/hostile_store.c); and the schema
+# fuzzer: triggers, views, indexes, tables, columns, changed types and hot journals planted in
+# stores of every supported version (issue 28).
 HOSTILE_RANDOM ?= 0
 $(B)/hostile_store: Tests/fuzz/hostile_store.c include/passcode.h $(FUZZ_LIBDIR)/libpasscode.so
 	@mkdir -p $(B)
 	$(FUZZ_CC) -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	    -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -lsqlite3 -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }; exit $${PIPESTATUS[0]}
+	    -DFIXTURES='"$(CURDIR)/Tests/fixtures"' -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -lsqlite3 -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }; exit $${PIPESTATUS[0]}
 
 test-hostile: $(B)/hostile_store
 	cd $(B) && $(OWN_SESSION) ./hostile_store $(HOSTILE_RANDOM) $$RANDOM
