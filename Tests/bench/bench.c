@@ -305,6 +305,7 @@ int main(void) {
     printf("%-52s %12s %12s %8s\n", "measure", "libpasscode", "baseline", "ratio");
     verify_rows(shm_dir, "tmpfs");
     verify_rows(disk_dir, "disk");
+    if (getenv("PASSCODE_BENCH_ONLY") && !strcmp(getenv("PASSCODE_BENCH_ONLY"), "verify")) return 0;  /* make bench-verify */
     tpm_rows();
     integrity_and_reset_rows();
     seal_rows();
