@@ -10,19 +10,25 @@ static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TR
  * connection of any process, rewrites it with a higher change counter (iChange); SQLite's own
  * readers compare it to learn whether their page cache still holds. The file is mapped by
  * SQLite already: this asks the VFS for that mapping (xShmMap of region 0, never extending it),
- * so a check costs no system call.
+ * so a check costs no system call (csqlite_shm_region: the mapping of region 0, or NULL).
  *
  * Writers store the second copy, then a barrier, then the first; a reader takes the first, a
  * barrier, then the second, and trusts them only when the two agree and the header is
  * initialised. Returns 1 and fills out[0..5] then; 0 when there is no mapping or a commit is
  * being written (the caller then reads the store as usual). */
-static inline int csqlite_change_stamp(sqlite3 *db, uint64_t out[6]) {
+static inline volatile void *csqlite_shm_region(sqlite3 *db) {
     sqlite3_file *file = NULL;
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL) return 0;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL) return NULL;
     const sqlite3_io_methods *m = file->pMethods;
-    if (m == NULL || m->iVersion < 2 || m->xShmMap == NULL) return 0;
+    if (m == NULL || m->iVersion < 2 || m->xShmMap == NULL) return NULL;
     volatile void *region = NULL;
-    if (m->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK || region == NULL) return 0;
+    if (m->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK) return NULL;
+    return region;
+}
+
+static inline int csqlite_change_stamp(sqlite3 *db, uint64_t out[6]) {
+    volatile void *region = csqlite_shm_region(db);
+    if (region == NULL) return 0;
     const volatile unsigned char *h = (const volatile unsigned char *)region;
     unsigned char first[48], second[48];
     for (int i = 0; i < 48; i++) first[i] = h[i];
@@ -218,12 +224,8 @@ static inline void csqlite_take_refusal(char *out, size_t size) {
  * be that inode, and its owner and mode are read on that descriptor. Returns 0 when ours or
  * when no -shm is mapped (no WAL yet); else 1 with the reason in `why`. */
 static inline int csqlite_check_shm(sqlite3 *db, const char *shm_path, char *why, size_t size) {
-    sqlite3_file *file = NULL;
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL) return 0;
-    const sqlite3_io_methods *m = file->pMethods;
-    if (m == NULL || m->iVersion < 2 || m->xShmMap == NULL) return 0;
-    volatile void *region = NULL;
-    if (m->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK || region == NULL) return 0;
+    volatile void *region = csqlite_shm_region(db);
+    if (region == NULL) return 0;
     FILE *maps = fopen("/proc/self/maps", "re");
     if (maps == NULL) { snprintf(why, size, "%s cannot be checked: /proc/self/maps is not readable", shm_path); return 1; }
     unsigned long lo, hi, dev_major = 0, dev_minor = 0, inode = 0, offset;

@@ -22,6 +22,15 @@ static int32_t open_peppered(const char *path, passcode_store **out) {
     return rc;
 }
 
+/* The app: a new peppered store at a new path named `name`, with PC1 set. */
+static passcode_store *peppered_app(char *path, size_t size, const char *name) {
+    new_path(path, size, name);
+    passcode_store *app = NULL;
+    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    return app;
+}
+
 /* Runs `sql` on the file from a second process with a plain SQLite connection (no defences):
  * one write to the file, as the attacker makes it. Returns SQLite's result. */
 static int attacker_writes(const char *path, const char *sql) {
@@ -75,10 +84,7 @@ static const char *trigger_attack_sql =
  * forged state. 0.6.1: 200 of 200 guesses answered (the issue's run: 73,947, passcode found). */
 static void test_planted_trigger_buys_no_guess(void) {
     char path[512];
-    new_path(path, sizeof path, "trigger.db");
-    passcode_store *app = NULL;
-    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
-    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    passcode_store *app = peppered_app(path, sizeof path, "trigger.db");
     CHECK_STATUS(passcode_verify(app, PC1, LEN), PASSCODE_OK);  /* an unlock: cleared_seq has a row */
     /* Planted while the app has the store open (the issue's triggers, word for word). */
     CHECK(attacker_writes(path, trigger_attack_sql) == 0);
@@ -102,10 +108,7 @@ static void test_planted_trigger_buys_no_guess(void) {
 /* The same store without the trigger, as the control: the policy holds, 9 then reset. */
 static void test_policy_control_nine_then_reset(void) {
     char path[512];
-    new_path(path, sizeof path, "control.db");
-    passcode_store *app = NULL;
-    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
-    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    passcode_store *app = peppered_app(path, sizeof path, "control.db");
     int32_t ended = 0;
     int got = guess_until_refused(app, ATTACK_TRIES, &ended);
     printf("  control, no attack: %d guesses checked, then %s\n", got, passcode_strerror(ended));
@@ -126,10 +129,7 @@ static int64_t mono_ms(void) {
  * they must return a documented status, well within it. */
 static void test_endless_trigger_does_not_hang(void) {
     char path[512];
-    new_path(path, sizeof path, "endless.db");
-    passcode_store *app = NULL;
-    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
-    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    passcode_store *app = peppered_app(path, sizeof path, "endless.db");
     const char *endless =
         "CREATE TRIGGER endless_u AFTER UPDATE ON state BEGIN "
         "  SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c); END;"
@@ -513,18 +513,21 @@ static void test_another_user_cannot_plant_sidecars(void) {
 /* Issue 28, attack 4: deleting reset_request or event rows went unnoticed with a pepper (0.6.1),
  * and editing reset_code.tries gave 200 tries at a pending code: the reset path did not check
  * the MAC. Each edit is made by a second process. */
+/* A peppered store with PC1, a pending reset code delivered to `m`, and a device session. */
+static passcode_store *peppered_with_pending_code(char *path, size_t size, const char *name, mailbox *m) {
+    passcode_store *s = peppered_app(path, size, name);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, m), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    CHECK_STATUS(passcode_session_record(s, "x", "Phone", "Android", 5, NULL, 0), PASSCODE_OK);
+    return s;
+}
+
 static void test_pepper_covers_every_table(void) {
     const char *edits[] = {"DELETE FROM event", "DELETE FROM reset_request", "UPDATE session SET is_current = 1"};
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
         char path[512];
-        new_path(path, sizeof path, "mac.db");
         mailbox m = {0};
-        passcode_store *s = NULL;
-        CHECK_STATUS(open_peppered(path, &s), PASSCODE_OK);
-        CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
-        CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
-        CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
-        CHECK_STATUS(passcode_session_record(s, "x", "Phone", "Android", 5, NULL, 0), PASSCODE_OK);
+        passcode_store *s = peppered_with_pending_code(path, sizeof path, "mac.db", &m);
         CHECK(attacker_writes(path, edits[i]) == 0);
         int32_t v = 0;
         int32_t rc = passcode_is_set(s, &v);
@@ -534,13 +537,8 @@ static void test_pepper_covers_every_table(void) {
     }
     /* The pending code's tries, forgiven by the attacker after each wrong one. */
     char path[512];
-    new_path(path, sizeof path, "tries.db");
     mailbox m = {0};
-    passcode_store *s = NULL;
-    CHECK_STATUS(open_peppered(path, &s), PASSCODE_OK);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
-    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    passcode_store *s = peppered_with_pending_code(path, sizeof path, "tries.db", &m);
     int answered = 0;
     int32_t rc = PASSCODE_OK;
     for (int i = 0; i < 40; i++) {
