@@ -81,7 +81,7 @@ static const char *trigger_attack_sql =
 
 /* Issue 28, attack 1: a trigger planted by one write to the file runs inside the library's own
  * write-ahead transaction and forgives each attempt; with a pepper the MAC was sealed over the
- * forged state. 0.6.1: 200 of 200 guesses answered (the issue's run: 73,947, passcode found). */
+ * forged state. the release before issue 28: 200 of 200 guesses answered (the issue's run: 73,947, passcode found). */
 static void test_planted_trigger_buys_no_guess(void) {
     char path[512];
     passcode_store *app = peppered_app(path, sizeof path, "trigger.db");
@@ -124,7 +124,7 @@ static int64_t mono_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Issue 28, attack 1b: a trigger (and a view) whose SQL never ends. 0.6.1 hung inside
+/* Issue 28, attack 1b: a trigger (and a view) whose SQL never ends. the release before issue 28 hung inside
  * passcode_event_report (killed after 30 s). The app's calls run in a child with a 20 s alarm:
  * they must return a documented status, well within it. */
 static void test_endless_trigger_does_not_hang(void) {
@@ -234,7 +234,7 @@ static pid_t hold_reader(const char *path, int *release) {
 }
 
 /* Issue 28, attack 3: 4 guesses per process, SIGKILL, rm -wal -shm, again; a reader held open
- * in a third process. 0.6.1 (pepper on): 201 guesses, found, failures back to 0. Now each
+ * in a third process. the release before issue 28 (pepper on): 201 guesses, found, failures back to 0. Now each
  * attempt is in the main file before Argon2id starts, or refused as busy and not checked. */
 static void test_deleted_wal_buys_no_guess(void) {
     char path[512], wal[600], shm[600];
@@ -323,7 +323,7 @@ static int copy_to(const char *from, const char *to) {
 
 /* Issue 28, attack 3b: after a passcode change, a copy of the store and its -wal taken while the
  * app runs must not open the data key with the old passcode, nor hold the old wrap's bytes.
- * 0.6.1: the main file alone still had the old wrap (the change was only in the log). */
+ * the release before issue 28: the main file alone still had the old wrap (the change was only in the log). */
 static void test_old_passcode_gone_after_change(void) {
     char path[512], wal[600];
     new_path(path, sizeof path, "change.db");
@@ -425,7 +425,7 @@ static int race_sidecars(const char *dir) {
 }
 
 /* Issue 28, attack 2, from a second uid (useradd'ed here, removed at the end; CI runs as
- * root). 0.6.1: the 0666 journal rolled the victim's store back to the attacker's content, and
+ * root). the release before issue 28: the 0666 journal rolled the victim's store back to the attacker's content, and
  * the attacker's passcode was accepted; a store directly in a sticky shared folder was fine. */
 static void test_another_user_cannot_plant_sidecars(void) {
     if (geteuid() != 0) {
@@ -444,7 +444,7 @@ static void test_another_user_cannot_plant_sidecars(void) {
     char shared[64];
     snprintf(shared, sizeof shared, "/tmp/pc28-shared-XXXXXX");
     CHECK(mkdtemp(shared) != NULL && chmod(shared, 01777) == 0);  /* like /tmp */
-    /* The victim's store, made in a private folder and then kept in the shared one, as 0.6.1 allowed. */
+    /* The victim's store, made in a private folder and then kept in the shared one, as the release before issue 28 allowed. */
     char made[512], victim[600];
     new_path(made, sizeof made, "victim.db");
     passcode_store *s = open_fast(made);
@@ -510,7 +510,7 @@ static void test_another_user_cannot_plant_sidecars(void) {
 
 /* ---- with a pepper, the MAC covers every table ------------------------------------------------ */
 
-/* Issue 28, attack 4: deleting reset_request or event rows went unnoticed with a pepper (0.6.1),
+/* Issue 28, attack 4: deleting reset_request or event rows went unnoticed with a pepper (the release before issue 28),
  * and editing reset_code.tries gave 200 tries at a pending code: the reset path did not check
  * the MAC. Each edit is made by a second process. */
 /* A peppered store with PC1, a pending reset code delivered to `m`, and a device session. */
