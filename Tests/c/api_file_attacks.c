@@ -81,7 +81,7 @@ static const char *trigger_attack_sql =
 
 /* Issue 28, attack 1: a trigger planted by one write to the file runs inside the library's own
  * write-ahead transaction and forgives each attempt; with a pepper the MAC was sealed over the
- * forged state. the release before issue 28: 200 of 200 guesses answered (the issue's run: 73,947, passcode found). */
+ * forged state. The release before issue 28: 200 of 200 guesses answered (the issue's run: 73,947, passcode found). */
 static void test_planted_trigger_buys_no_guess(void) {
     char path[512];
     passcode_store *app = peppered_app(path, sizeof path, "trigger.db");
@@ -124,7 +124,7 @@ static int64_t mono_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Issue 28, attack 1b: a trigger (and a view) whose SQL never ends. the release before issue 28 hung inside
+/* Issue 28, attack 1b: a trigger (and a view) whose SQL never ends. The release before issue 28 hung inside
  * passcode_event_report (killed after 30 s). The app's calls run in a child with a 20 s alarm:
  * they must return a documented status, well within it. */
 static void test_endless_trigger_does_not_hang(void) {
@@ -234,7 +234,7 @@ static pid_t hold_reader(const char *path, int *release) {
 }
 
 /* Issue 28, attack 3: 4 guesses per process, SIGKILL, rm -wal -shm, again; a reader held open
- * in a third process. the release before issue 28 (pepper on): 201 guesses, found, failures back to 0. Now each
+ * in a third process. The release before issue 28 (pepper on): 201 guesses, found, failures back to 0. Now each
  * attempt is in the main file before Argon2id starts, or refused as busy and not checked. */
 static void test_deleted_wal_buys_no_guess(void) {
     char path[512], wal[600], shm[600];
@@ -425,7 +425,7 @@ static int race_sidecars(const char *dir) {
 }
 
 /* Issue 28, attack 2, from a second uid (useradd'ed here, removed at the end; CI runs as
- * root). the release before issue 28: the 0666 journal rolled the victim's store back to the attacker's content, and
+ * root). The release before issue 28: the 0666 journal rolled the victim's store back to the attacker's content, and
  * the attacker's passcode was accepted; a store directly in a sticky shared folder was fine. */
 static void test_another_user_cannot_plant_sidecars(void) {
     if (geteuid() != 0) {
