@@ -317,30 +317,38 @@ typedef enum passcode_status {
     /** The TPM refused an operation for another reason; the message has its response code. */
     PASSCODE_ERR_TPM = 56,
     /**
+     * The store's schema is not one libpasscode made: the file holds a trigger, a view, an
+     * index, a table or a column that no libpasscode version creates, or a changed definition
+     * (planted by whoever could write the file). Refused at open, or at the next call when it
+     * appears while the store is open, before anything is written; passcode_errmsg names an
+     * object. Such objects never run: triggers and views are off on every connection.
+     */
+    PASSCODE_ERR_FOREIGN_SCHEMA = 57,
+    /**
      * passcode_biometric_unlock_key in a process without a session keyring of its own (its
      * session keyring is the user session keyring, which any login session of the user can read):
      * libpasscode keeps nothing in the kernel keyring there, so after a relaunch only the
      * passcode releases the data key. The app stays locked; nothing changed.
      */
-    PASSCODE_ERR_NO_SESSION_KEYRING = 61,
+    PASSCODE_ERR_NO_SESSION_KEYRING = 58,
     /**
      * The host's clock (passcode_options_set_clock) gave a reading outside the accepted range:
      * the boot clock 0 to 2^61 - 1 ms, the wall clock -(2^61 - 1) to 2^61 - 1 ms. Nothing
      * changed; the message names the clock and the value.
      */
-    PASSCODE_ERR_CLOCK_OUT_OF_RANGE = 62,
+    PASSCODE_ERR_CLOCK_OUT_OF_RANGE = 59,
     /**
      * Provisioned TPM: the store's PIN_FAIL index has counted its limit of failed guesses
      * (through the library or around it); the TPM refuses even the right passcode. A reset by
      * email (or forgot passcode) gives the store a new index.
      */
-    PASSCODE_ERR_TPM_GUESS_LIMIT = 65,
+    PASSCODE_ERR_TPM_GUESS_LIMIT = 60,
     /**
      * The TPM's owner authorization is needed (it is set, or the store is provisioned) and the
      * administrator's file (passcode_options_set_tpm_owner_auth_file) is missing, readable by
      * others than root, malformed, or holds another value. Nothing changed.
      */
-    PASSCODE_ERR_TPM_OWNER_AUTH = 66
+    PASSCODE_ERR_TPM_OWNER_AUTH = 61
 } passcode_status;
 
 /** The Argon2id presets of passcode_options_set_cost. */
@@ -875,9 +883,11 @@ int32_t passcode_options_set_busy_timeout(passcode_options *options, int32_t mil
  * (bad options), PASSCODE_ERR_NOT_FOUND (no such folder), PASSCODE_ERR_IS_DIRECTORY,
  * PASSCODE_ERR_READ_ONLY, PASSCODE_ERR_NOT_A_STORE, PASSCODE_ERR_NEWER_SCHEMA,
  * PASSCODE_ERR_CORRUPT, PASSCODE_ERR_FULL, PASSCODE_ERR_BUSY, PASSCODE_ERR_IO,
- * PASSCODE_ERR_PERMISSION (the file, its -wal or -shm belongs to another user or may be read
- * or written by group or others, or the folder may be written by others without the sticky
- * bit: the message names the file), PASSCODE_ERR_WRONG_PEPPER, PASSCODE_ERR_TPM_REQUIRED
+ * PASSCODE_ERR_PERMISSION (the file, its -journal, -wal or -shm belongs to another user or
+ * may be read or written by group or others, or the folder is another user's or may be written
+ * by group or others, sticky bit or not: the message names the file or folder and why; such a
+ * journal or WAL is never replayed), PASSCODE_ERR_FOREIGN_SCHEMA (the file's schema has an
+ * object no libpasscode made, e.g. a planted trigger), PASSCODE_ERR_WRONG_PEPPER, PASSCODE_ERR_TPM_REQUIRED
  * (a store bound to a TPM, opened without passcode_options_set_tpm), PASSCODE_ERR_TPM_UNAVAILABLE
  * (the option given and no TPM answers, or tpm2-tss missing), PASSCODE_ERR_TPM_OWNER_AUTH
  * (the owner authorization file is there but unsafe or malformed).
@@ -937,9 +947,12 @@ int64_t passcode_errwait(passcode_store *store);
 int32_t passcode_set(passcode_store *store, const char *digits, size_t length);
 
 /**
- * Checks a passcode. The attempt is recorded durably before the check, so killing the
- * process never gives a free guess; success clears the failure counter and unlocks. Typing
- * the same wrong passcode again within 5 minutes is not counted twice.
+ * Checks a passcode. The attempt is recorded durably before the check, in the main database
+ * file (not only its write-ahead log), so killing the process or deleting the -wal and -shm
+ * files never gives a free guess; success clears the failure counter and unlocks. Typing
+ * the same wrong passcode again within 5 minutes is not counted twice. When another connection
+ * holds the store's log open longer than the busy timeout, the attempt stays counted and the
+ * call returns PASSCODE_ERR_BUSY without checking the passcode.
  * @param store The store.
  * @param digits The passcode's ASCII digits. Copied and wiped.
  * @param length Number of digits.

@@ -10,19 +10,25 @@ static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TR
  * connection of any process, rewrites it with a higher change counter (iChange); SQLite's own
  * readers compare it to learn whether their page cache still holds. The file is mapped by
  * SQLite already: this asks the VFS for that mapping (xShmMap of region 0, never extending it),
- * so a check costs no system call.
+ * so a check costs no system call (csqlite_shm_region: the mapping of region 0, or NULL).
  *
  * Writers store the second copy, then a barrier, then the first; a reader takes the first, a
  * barrier, then the second, and trusts them only when the two agree and the header is
  * initialised. Returns 1 and fills out[0..5] then; 0 when there is no mapping or a commit is
  * being written (the caller then reads the store as usual). */
-static inline int csqlite_change_stamp(sqlite3 *db, uint64_t out[6]) {
+static inline volatile void *csqlite_shm_region(sqlite3 *db) {
     sqlite3_file *file = NULL;
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL) return 0;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL) return NULL;
     const sqlite3_io_methods *m = file->pMethods;
-    if (m == NULL || m->iVersion < 2 || m->xShmMap == NULL) return 0;
+    if (m == NULL || m->iVersion < 2 || m->xShmMap == NULL) return NULL;
     volatile void *region = NULL;
-    if (m->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK || region == NULL) return 0;
+    if (m->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK) return NULL;
+    return region;
+}
+
+static inline int csqlite_change_stamp(sqlite3 *db, uint64_t out[6]) {
+    volatile void *region = csqlite_shm_region(db);
+    if (region == NULL) return 0;
     const volatile unsigned char *h = (const volatile unsigned char *)region;
     unsigned char first[48], second[48];
     for (int i = 0; i < 48; i++) first[i] = h[i];
@@ -31,4 +37,213 @@ static inline int csqlite_change_stamp(sqlite3 *db, uint64_t out[6]) {
     if (memcmp(first, second, 48) != 0 || first[12] == 0) return 0;  /* in flux, or not initialised */
     memcpy(out, first, 48);
     return 1;
+}
+
+/* ---- Every connection opened as for an untrusted file ------------------------------------
+ * (https://www.sqlite.org/security.html, "Defense Against The Dark Arts"). The store file is
+ * attacker input: anyone who can write it once could plant a trigger that runs inside the
+ * library's own writes, a view or an index whose SQL never ends, or values far beyond what the
+ * library writes. sqlite3_db_config is variadic, which Swift cannot call: these wrappers can. */
+
+/* The bound on one statement: the progress handler is called every CSQLITE_PROGRESS_OPS virtual
+ * machine instructions and interrupts the statement after CSQLITE_PROGRESS_CALLS calls, i.e.
+ * after 10 million instructions (about 0.1 to 0.5 s on the CI machine). The library's own
+ * statements stay far below: the largest, the event log's trim and VACUUM of a store of a few
+ * hundred KiB, take under 200,000. The counter is reset before every statement. */
+#define CSQLITE_PROGRESS_OPS 1000
+#define CSQLITE_PROGRESS_CALLS 10000
+
+typedef struct { long calls; } csqlite_budget;
+
+static int csqlite_progress(void *payload) {
+    csqlite_budget *b = (csqlite_budget *)payload;
+    return ++b->calls > CSQLITE_PROGRESS_CALLS;  /* non-zero: SQLITE_INTERRUPT */
+}
+
+/* Defensive mode (no writes to sqlite_master, no PRAGMA writable_schema), no triggers and no
+ * views at all (the schema has none; one found there never runs), an untrusted schema (no
+ * function with side effects from the schema's SQL), limits lowered to what the library's
+ * own schema and statements need, no ATTACH, and the progress handler above. Returns
+ * SQLITE_OK, or the first failure. */
+static inline int csqlite_harden(sqlite3 *db, csqlite_budget *budget) {
+    int on = -1, rc;
+    if ((rc = sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &on)) != SQLITE_OK || on != 1) return rc ? rc : SQLITE_ERROR;
+    if ((rc = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &on)) != SQLITE_OK || on != 0) return rc ? rc : SQLITE_ERROR;
+    if ((rc = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, &on)) != SQLITE_OK || on != 0) return rc ? rc : SQLITE_ERROR;
+    if ((rc = sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &on)) != SQLITE_OK || on != 0) return rc ? rc : SQLITE_ERROR;
+    if ((rc = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, &on)) != SQLITE_OK || on != 0) return rc ? rc : SQLITE_ERROR;
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1000000);          /* a string or blob: 1 MB (a verifier is < 4 KiB) */
+    sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 100000);       /* one statement's text, the schema's included */
+    sqlite3_limit(db, SQLITE_LIMIT_COLUMN, 64);               /* columns of a table, index or result */
+    sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 100);
+    sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 4);
+    sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, 25000);           /* instructions of one prepared statement */
+    sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, 8);
+    sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+    sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 100);
+    sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, 32);
+    sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
+    sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
+    budget->calls = 0;
+    sqlite3_progress_handler(db, CSQLITE_PROGRESS_OPS, csqlite_progress, budget);
+    /* trusted_schema=OFF is what SQLITE_DBCONFIG_TRUSTED_SCHEMA set; the pragma says it again
+     * for readers of the SQL. */
+    return sqlite3_exec(db, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL);
+}
+
+/* ---- Only our files: a VFS that checks each descriptor SQLite opens ----------------------
+ * The store, its -journal and its -wal are opened by the default unix VFS, then checked on the
+ * descriptor it opened (fstat, so no race between a check and the open): a regular file, owned
+ * by this user, readable and writable by no one else, and the very file the path names now.
+ * Anything else is closed at once and the open fails: a hot journal or a WAL planted by
+ * another user is never replayed. The -shm file is checked after the fact (csqlite_check_shm).
+ * The descriptor is read from the unix VFS's file object, whose first members have been
+ * (methods, vfs, inode, fd) since SQLite 3.6; the check that the descriptor's inode is the
+ * path's own fails closed if that layout ever changed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+struct csqlite_unix_file_head { const sqlite3_io_methods *methods; sqlite3_vfs *vfs; void *inode; int fd; };
+
+/* Storage lives inside functions: Swift's importer does not define a header's file-scope statics. */
+static inline char *csqlite_refusal_text(void) {
+    static __thread char text[512];
+    return text;
+}
+
+static inline sqlite3_vfs *csqlite_strict_vfs(void) {
+    static sqlite3_vfs vfs;
+    return &vfs;
+}
+
+static int csqlite_refuse(sqlite3_file *file, const char *why) {
+    snprintf(csqlite_refusal_text(), 512, "%s", why);
+    if (file->pMethods) file->pMethods->xClose(file);
+    file->pMethods = NULL;
+    return SQLITE_CANTOPEN;
+}
+
+/* The owner and mode a store's file must have, on an open descriptor. 0 when it is ours; else
+ * a message in `why`. */
+static inline int csqlite_fd_is_ours(int fd, const char *name, char *why, size_t size) {
+    struct stat st, by_path;
+    if (fstat(fd, &st) != 0) { snprintf(why, size, "%s cannot be examined", name); return 1; }
+    if (!S_ISREG(st.st_mode)) { snprintf(why, size, "%s is not a regular file", name); return 1; }
+    if (st.st_uid != geteuid()) {
+        snprintf(why, size, "%s is owned by uid %lu, not by this user (uid %lu): not ours, refused (never replayed)", name,
+                 (unsigned long)st.st_uid, (unsigned long)geteuid());
+        return 1;
+    }
+    if (st.st_mode & 077) {
+        snprintf(why, size, "%s may be read or written by group or others (mode 0%lo): not ours, refused (never replayed)", name,
+                 (unsigned long)(st.st_mode & 0777));
+        return 1;
+    }
+    if (lstat(name, &by_path) != 0 || by_path.st_dev != st.st_dev || by_path.st_ino != st.st_ino) {
+        snprintf(why, size, "%s was replaced while it was being opened", name);
+        return 1;
+    }
+    return 0;
+}
+
+static int csqlite_strict_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, int flags, int *out_flags) {
+    sqlite3_vfs *real = (sqlite3_vfs *)vfs->pAppData;
+    int checked = name != NULL && (flags & (SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_WAL));
+    char why[400];
+    struct stat before;
+    int existed = 0;
+    if (checked) {
+        /* First on a descriptor of our own: running as root, SQLite chowns an existing journal
+         * or WAL to the store's owner as it opens it, which would hide who planted it. */
+        int fd = open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0) {
+            existed = 1;
+            int bad = csqlite_fd_is_ours(fd, name, why, sizeof why) || fstat(fd, &before) != 0;
+            close(fd);
+            if (bad) { snprintf(csqlite_refusal_text(), 512, "%s", why); return SQLITE_CANTOPEN; }
+        }
+    }
+    int rc = real->xOpen(real, name, file, flags, out_flags);
+    if (rc != SQLITE_OK || !checked) return rc;
+    /* Then on the descriptor SQLite opened: the same file, still ours; or, when there was none
+     * before, a file SQLite created just now (empty), not one planted in between. */
+    const struct csqlite_unix_file_head *head = (const struct csqlite_unix_file_head *)file;
+    struct stat now;
+    if (fstat(head->fd, &now) != 0) return csqlite_refuse(file, "a store file cannot be examined after it was opened");
+    if (existed && (now.st_dev != before.st_dev || now.st_ino != before.st_ino)) {
+        snprintf(why, sizeof why, "%s was replaced while it was being opened", name);
+        return csqlite_refuse(file, why);
+    }
+    if (!existed && now.st_size != 0) {
+        snprintf(why, sizeof why, "%s appeared, not empty, while it was being created: not ours, refused (never replayed)", name);
+        return csqlite_refuse(file, why);
+    }
+    if (csqlite_fd_is_ours(head->fd, name, why, sizeof why) != 0) return csqlite_refuse(file, why);
+    return SQLITE_OK;
+}
+
+static inline int *csqlite_strict_state(void) {
+    static int state;  /* 1: registered, -1: cannot be */
+    return &state;
+}
+
+static void csqlite_register_strict_vfs(void) {
+    sqlite3_vfs *real = sqlite3_initialize() == SQLITE_OK ? sqlite3_vfs_find("unix") : NULL;
+    if (real == NULL || real != sqlite3_vfs_find(NULL)) { *csqlite_strict_state() = -1; return; }
+    sqlite3_vfs *vfs = csqlite_strict_vfs();
+    *vfs = *real;
+    vfs->zName = "libpasscode-strict";
+    vfs->pAppData = real;
+    vfs->xOpen = csqlite_strict_open;
+    vfs->pNext = NULL;
+    *csqlite_strict_state() = sqlite3_vfs_register(vfs, 0) == SQLITE_OK ? 1 : -1;
+}
+
+/* The name of the checking VFS, registered once (not as the default: other users of SQLite in
+ * the host process are not affected). NULL when the default VFS is not the unix one. */
+static inline const char *csqlite_strict_vfs_name(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, csqlite_register_strict_vfs);
+    return *csqlite_strict_state() == 1 ? "libpasscode-strict" : NULL;
+}
+
+/* The last refusal of the checking VFS on this thread (empty when none), and forgets it. */
+static inline void csqlite_take_refusal(char *out, size_t size) {
+    snprintf(out, size, "%s", csqlite_refusal_text());
+    csqlite_refusal_text()[0] = 0;
+}
+
+/* The -shm file this connection has mapped must be ours too. SQLite opens it outside the VFS's
+ * xOpen, so it is checked after the fact, race-free by inode: the mapping of region 0 is found
+ * in /proc/self/maps (device and inode of the file really mapped), the path is opened and must
+ * be that inode, and its owner and mode are read on that descriptor. Returns 0 when ours or
+ * when no -shm is mapped (no WAL yet); else 1 with the reason in `why`. */
+static inline int csqlite_check_shm(sqlite3 *db, const char *shm_path, char *why, size_t size) {
+    volatile void *region = csqlite_shm_region(db);
+    if (region == NULL) return 0;
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) { snprintf(why, size, "%s cannot be checked: /proc/self/maps is not readable", shm_path); return 1; }
+    unsigned long lo, hi, dev_major = 0, dev_minor = 0, inode = 0, offset;
+    char perms[8], line[4096];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, maps)) {
+        if (sscanf(line, "%lx-%lx %7s %lx %lx:%lx %lu", &lo, &hi, perms, &offset, &dev_major, &dev_minor, &inode) == 7
+            && (unsigned long)(uintptr_t)region >= lo && (unsigned long)(uintptr_t)region < hi) found = 1;
+    }
+    fclose(maps);
+    if (!found) { snprintf(why, size, "%s: its mapping was not found", shm_path); return 1; }
+    int fd = open(shm_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) { snprintf(why, size, "%s cannot be opened to be checked", shm_path); return 1; }
+    struct stat st;
+    int bad = fstat(fd, &st) != 0 || st.st_ino != inode || dev_major != (unsigned long)major(st.st_dev)
+              || dev_minor != (unsigned long)minor(st.st_dev);
+    if (bad) snprintf(why, size, "%s is not the file this connection mapped (replaced or deleted)", shm_path);
+    else bad = csqlite_fd_is_ours(fd, shm_path, why, size);
+    close(fd);
+    return bad;
 }

@@ -192,9 +192,11 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
 ///   (bad options), `PASSCODE_ERR_NOT_FOUND` (no such folder), `PASSCODE_ERR_IS_DIRECTORY`,
 ///   `PASSCODE_ERR_READ_ONLY`, `PASSCODE_ERR_NOT_A_STORE`, `PASSCODE_ERR_NEWER_SCHEMA`,
 ///   `PASSCODE_ERR_CORRUPT`, `PASSCODE_ERR_FULL`, `PASSCODE_ERR_BUSY`, `PASSCODE_ERR_IO`,
-///   `PASSCODE_ERR_PERMISSION` (the file, its -wal or -shm belongs to another user or may be read
-///   or written by group or others, or the folder may be written by others without the sticky
-///   bit: the message names the file), `PASSCODE_ERR_WRONG_PEPPER`, `PASSCODE_ERR_TPM_REQUIRED`
+///   `PASSCODE_ERR_PERMISSION` (the file, its -journal, -wal or -shm belongs to another user or
+///   may be read or written by group or others, or the folder is another user's or may be written
+///   by group or others, sticky bit or not: the message names the file or folder and why; such a
+///   journal or WAL is never replayed), `PASSCODE_ERR_FOREIGN_SCHEMA` (the file's schema has an
+///   object no libpasscode made, e.g. a planted trigger), `PASSCODE_ERR_WRONG_PEPPER`, `PASSCODE_ERR_TPM_REQUIRED`
 ///   (a store bound to a TPM, opened without `passcode_options_set_tpm`), `PASSCODE_ERR_TPM_UNAVAILABLE`
 ///   (the option given and no TPM answers, or tpm2-tss missing), `PASSCODE_ERR_TPM_OWNER_AUTH`
 ///   (the owner authorization file is there but unsafe or malformed).
@@ -286,9 +288,12 @@ public func passcode_set(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>
     withStore(store) { s in try s.setPasscode(secret(digits, length, what: "the passcode")) }
 }
 
-/// Checks a passcode. The attempt is recorded durably before the check, so killing the
-/// process never gives a free guess; success clears the failure counter and unlocks. Typing
-/// the same wrong passcode again within 5 minutes is not counted twice.
+/// Checks a passcode. The attempt is recorded durably before the check, in the main database
+/// file (not only its write-ahead log), so killing the process or deleting the -wal and -shm
+/// files never gives a free guess; success clears the failure counter and unlocks. Typing
+/// the same wrong passcode again within 5 minutes is not counted twice. When another connection
+/// holds the store's log open longer than the busy timeout, the attempt stays counted and the
+/// call returns `PASSCODE_ERR_BUSY` without checking the passcode.
 /// - Parameters:
 ///   - store: The store.
 ///   - digits: The passcode's ASCII digits. Copied and wiped.

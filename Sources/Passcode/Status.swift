@@ -143,23 +143,29 @@ public enum Status: Int32 {
     case errTpmRollback = 55
     /// The TPM refused an operation for another reason; the message has its response code.
     case errTpm = 56
+    /// The store's schema is not one libpasscode made: the file holds a trigger, a view, an
+    /// index, a table or a column that no libpasscode version creates, or a changed definition
+    /// (planted by whoever could write the file). Refused at open, or at the next call when it
+    /// appears while the store is open, before anything is written; `passcode_errmsg` names an
+    /// object. Such objects never run: triggers and views are off on every connection.
+    case errForeignSchema = 57
     /// `passcode_biometric_unlock_key` in a process without a session keyring of its own (its
     /// session keyring is the user session keyring, which any login session of the user can read):
     /// libpasscode keeps nothing in the kernel keyring there, so after a relaunch only the
     /// passcode releases the data key. The app stays locked; nothing changed.
-    case errNoSessionKeyring = 61
+    case errNoSessionKeyring = 58
     /// The host's clock (`passcode_options_set_clock`) gave a reading outside the accepted range:
     /// the boot clock 0 to 2^61 - 1 ms, the wall clock -(2^61 - 1) to 2^61 - 1 ms. Nothing
     /// changed; the message names the clock and the value.
-    case errClockOutOfRange = 62
+    case errClockOutOfRange = 59
     /// Provisioned TPM: the store's PIN_FAIL index has counted its limit of failed guesses
     /// (through the library or around it); the TPM refuses even the right passcode. A reset by
     /// email (or forgot passcode) gives the store a new index.
-    case errTpmGuessLimit = 65
+    case errTpmGuessLimit = 60
     /// The TPM's owner authorization is needed (it is set, or the store is provisioned) and the
     /// administrator's file (`passcode_options_set_tpm_owner_auth_file`) is missing, readable by
     /// others than root, malformed, or holds another value. Nothing changed.
-    case errTpmOwnerAuth = 66
+    case errTpmOwnerAuth = 61
 }
 
 extension PasscodeError {
@@ -221,6 +227,7 @@ extension PasscodeError {
         case .tpmLockout: return .errTpmLockout
         case .tpmRollback: return .errTpmRollback
         case .tpmFailed: return .errTpm
+        case .foreignSchema: return .errForeignSchema
         case .noSessionKeyring: return .errNoSessionKeyring
         case .clockOutOfRange: return .errClockOutOfRange
         case .tpmGuessLimit: return .errTpmGuessLimit
@@ -289,6 +296,7 @@ extension Status {
         case .errTpmLockout: return "TPM lockout active"
         case .errTpmRollback: return "store file older than the TPM's counter"
         case .errTpm: return "TPM error"
+        case .errForeignSchema: return "store schema not made by libpasscode"
         case .errNoSessionKeyring: return "no session keyring of its own: the passcode is needed"
         case .errClockOutOfRange: return "clock reading out of range"
         case .errTpmGuessLimit: return "the TPM's guess limit is used up"

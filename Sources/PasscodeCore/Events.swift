@@ -79,7 +79,7 @@ extension PasscodeStore {
 
     /// The log, newest first (`passcode_event_log_new`). Rows with an unknown kind are skipped.
     public func events() throws -> [SecurityEventRecord] {
-        try read(.recover) {  // the log is outside the MAC: readable on a tampered store too
+        try read(.recover) {  // readable on a tampered store too: it says what happened
             try db.query("SELECT kind, wall_ms, detail FROM event ORDER BY id DESC").compactMap { row in
                 guard let raw = row[0].int, let kind = SecurityEvent(rawValue: Int32(clamping: raw)) else { return nil }
                 return SecurityEventRecord(kind: kind, wallMs: row[1].int ?? 0, detail: row[2].text ?? "")

@@ -1,5 +1,6 @@
 // With a pepper, the security state in the file is authenticated: a keyed BLAKE2b (key derived
-// from the pepper) over the passcode row, the recovery wrap, every setting, every state row and the reset code,
+// from the pepper) over every row of every table (passcode, recovery, settings, state, reset
+// code, reset requests, event log, sessions), a random store id and the schema version,
 // kept in the state row `integrity_mac` and renewed in every write transaction. An edit made
 // outside libpasscode (forgiving failures, deleting the passcode, unlocking) no longer matches:
 // every call then fails with `tampered`, as in the maximum-failure state, until the reset by
@@ -52,16 +53,32 @@ enum Integrity {
 }
 
 extension PasscodeStore {
-    /// Every security-relevant row, serialised in a fixed order.
-    func securityStateLocked() throws -> [UInt8] {
+    /// The state rows the MAC needs besides its own: the store's random id (so that a sealed
+    /// state cannot be moved to another store) and the MAC's format version.
+    static let storeIDKey = "store_id"
+    static let integrityVersionKey = "integrity_version"
+    /// The reset rows' own MAC, renewed also while the store is tampered (see `write`).
+    static let resetMacKey = "reset_mac"
+
+    /// Every security-relevant row, serialised in a fixed order. Version 1 (0.6 and older)
+    /// covered the passcode, recovery, settings, state and reset-code rows; version 2 also the
+    /// reset requests, the event log and the device sessions, i.e. every table.
+    func securityStateLocked(version: Int = 2) throws -> [UInt8] {
         var out: [UInt8] = []
-        let tables = [
+        var tables = [
             "SELECT 'passcode', id, verifier, length, set_wall_ms FROM passcode ORDER BY id",
             "SELECT 'recovery', id, wrap FROM recovery ORDER BY id",
             "SELECT 'settings', key, value FROM settings ORDER BY key",
             "SELECT 'state', key, value FROM state WHERE key <> '\(Integrity.macKey)' ORDER BY key",
             "SELECT 'reset_code', generation, salt, hash, boot_id, expires_boot_ms, expires_wall_ms, tries, replaced FROM reset_code ORDER BY generation",
         ]
+        if version >= 2 {
+            tables += [
+                "SELECT 'reset_request', rowid, boot_id, boot_ms, wall_ms, failed FROM reset_request ORDER BY rowid",
+                "SELECT 'event', id, wall_ms, kind, detail FROM event ORDER BY id",
+                "SELECT 'session', id, device_name, platform, last_active_wall_ms, location, is_current FROM session ORDER BY id",
+            ]
+        }
         for sql in tables {
             for row in try db.query(sql) {
                 Integrity.append(.int(Int64(row.count)), to: &out)
@@ -71,8 +88,42 @@ extension PasscodeStore {
         return out
     }
 
-    private func macLocked() throws -> [UInt8] {
-        Integrity.mac(try securityStateLocked(), key: integrityKey!)
+    /// Version 2 also binds the schema version, under a context of its own.
+    private func macLocked(version: Int = 2) throws -> [UInt8] {
+        var message: [UInt8] = []
+        if version >= 2 {
+            message = Array("libpasscode integrity v2".utf8)
+            Integrity.append(try db.scalar("PRAGMA user_version") ?? .null, to: &message)
+        }
+        message += try securityStateLocked(version: version)
+        return Integrity.mac(message, key: integrityKey!)
+    }
+
+    /// The reset code and the reset requests, with the store id: checked by the reset path,
+    /// which goes on while the store is tampered, so that their edits never count.
+    private func resetMacLocked() throws -> [UInt8] {
+        var message = Array("libpasscode reset rows v1".utf8)
+        Integrity.append(try db.scalar("SELECT value FROM state WHERE key = ?", [.text(PasscodeStore.storeIDKey)]) ?? .null, to: &message)
+        for sql in ["SELECT generation, salt, hash, boot_id, expires_boot_ms, expires_wall_ms, tries, replaced FROM reset_code ORDER BY generation",
+                    "SELECT rowid, boot_id, boot_ms, wall_ms, failed FROM reset_request ORDER BY rowid"] {
+            for row in try db.query(sql) {
+                Integrity.append(.int(Int64(row.count)), to: &message)
+                for v in row { Integrity.append(v, to: &message) }
+            }
+        }
+        return Integrity.mac(message, key: integrityKey!)
+    }
+
+    /// Whether the reset rows match their own MAC (false when it was never sealed).
+    func resetRowsIntactLocked() throws -> Bool {
+        guard let stored = try db.scalar("SELECT value FROM state WHERE key = ?", [.text(PasscodeStore.resetMacKey)]) else { return false }
+        return Sodium.constantTimeEqual(stored.blob ?? [], try resetMacLocked())
+    }
+
+    /// Renews the reset rows' MAC (inside a write transaction).
+    func sealResetRowsLocked() throws {
+        try db.query("INSERT INTO state(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                     [.text(PasscodeStore.resetMacKey), .blob(try resetMacLocked())])
     }
 
     /// Checks at open that this open's pepper (or its absence) is the store's: a store set up
@@ -104,12 +155,18 @@ extension PasscodeStore {
         }
     }
 
-    /// Whether the state matches its MAC; a store that was never sealed must be empty.
+    /// Whether the state matches its MAC; a store that was never sealed must be empty. A
+    /// store last sealed by 0.6 or older (a version-1 MAC, no version row) is accepted as long
+    /// as its MAC holds, and sealed as version 2 by its next write.
     func isIntactLocked() throws -> Bool {
         guard let stored = try db.scalar("SELECT value FROM state WHERE key = ?", [.text(Integrity.macKey)]) else {
             return try securityStateLocked().isEmpty
         }
-        return Sodium.constantTimeEqual(stored.blob ?? [], try macLocked())
+        let mac = stored.blob ?? []
+        if Sodium.constantTimeEqual(mac, try macLocked()) { return true }
+        let version = try db.scalar("SELECT value FROM state WHERE key = ?", [.text(PasscodeStore.integrityVersionKey)])
+        guard version == nil else { return false }
+        return Sodium.constantTimeEqual(mac, try macLocked(version: 1))
     }
 
     /// Logs a detected edit, once until the state is sealed again.
@@ -118,8 +175,14 @@ extension PasscodeStore {
         if latest != Int64(SecurityEvent.tamperDetected.rawValue) { try logLocked(.tamperDetected, now: try now()) }
     }
 
-    /// Renews the MAC (inside a write transaction).
+    /// Renews the MAC (inside a write transaction): the store id and the version first, then
+    /// the reset rows' MAC, then the MAC over everything (those rows included).
     func sealLocked() throws {
+        if try db.scalar("SELECT 1 FROM state WHERE key = ?", [.text(PasscodeStore.storeIDKey)]) == nil {
+            try db.query("INSERT INTO state(key, value) VALUES(?, ?)", [.text(PasscodeStore.storeIDKey), .blob(Sodium.randomBytes(16))])
+        }
+        try db.query("INSERT OR REPLACE INTO state(key, value) VALUES(?, 2)", [.text(PasscodeStore.integrityVersionKey)])
+        try sealResetRowsLocked()
         try db.query("INSERT INTO state(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                      [.text(Integrity.macKey), .blob(try macLocked())])
     }

@@ -86,6 +86,9 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case tpmRollback
     /// The TPM refused an operation for another reason (its response code in the message).
     case tpmFailed(String)
+    /// The file's schema (sqlite_master) is not one libpasscode made: a trigger, view, index,
+    /// table or column that no version creates, or a changed definition. Refused before any write.
+    case foreignSchema(String)
     /// This process has no session keyring of its own (its session keyring is the user's,
     /// which every login session of the user reads): the key for a biometric unlock after a
     /// relaunch is never kept there, so only the passcode releases the data key.
@@ -162,6 +165,7 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .foreignCiphertext: return "the data was sealed with another data key (another store's, or this one's before a reset replaced it)"
         case .keyReplaced:
             return "the passcode was reset, but without the recovery key the data key could not be kept: data sealed before cannot be unsealed any more"
+        case .foreignSchema(let m): return m
         case .tampered:
             return "the store's security state was changed outside libpasscode; only a reset by email, forgot passcode or deleting the account can go on"
         case .wipePending:

@@ -190,19 +190,34 @@ extension PasscodeStore {
     /// Truncates the write-ahead log, so that deleted bytes are gone from it too, retrying while
     /// another connection reads (up to the busy timeout). Throws `wipePending` when it could not.
     func wipeLog() throws {
+        if try emptyLogIntoMainFile() { return }
+        // Remembered, so that the next open finishes it.
+        try write(.resolve) { _ = try db.query("INSERT OR REPLACE INTO state(key, value) VALUES(?, 1)", [.text(PasscodeStore.wipePendingKey)]) }
+        throw PasscodeError.wipePending
+    }
+
+    /// Copies the whole write-ahead log into the main database file and empties it (a
+    /// truncating checkpoint), retrying while another connection reads, up to the busy timeout.
+    /// True when done: then every commit so far is in the main file alone, and deleting the
+    /// `-wal` and `-shm` files loses nothing; the log keeps no old page either.
+    func emptyLogIntoMainFile() throws -> Bool {
         var clock = timespec()
         clock_gettime(CLOCK_MONOTONIC, &clock)
         let deadline = Int64(clock.tv_sec) * 1000 + Int64(clock.tv_nsec) / 1_000_000 + Int64(options.busyTimeoutMs)
         while true {
-            if try lock.withLock({ try db.checkpointTruncate() }) { return }
+            if try lock.withLock({ try db.checkpointTruncate() }) { return true }
             clock_gettime(CLOCK_MONOTONIC, &clock)
-            if Int64(clock.tv_sec) * 1000 + Int64(clock.tv_nsec) / 1_000_000 >= deadline {
-                // Remembered, so that the next open finishes it.
-                try write(.resolve) { _ = try db.query("INSERT OR REPLACE INTO state(key, value) VALUES(?, 1)", [.text(PasscodeStore.wipePendingKey)]) }
-                throw PasscodeError.wipePending
-            }
+            if Int64(clock.tv_sec) * 1000 + Int64(clock.tv_nsec) / 1_000_000 >= deadline { return false }
             usleep(20_000)
         }
+    }
+
+    /// After a passcode change, reset or removal: the old wrap must not outlive it in the log
+    /// (a copy of the main file and its `-wal` would open the data key with the old passcode).
+    /// The change is made either way; when another connection holds the log, the next open
+    /// (or the next checkpoint) finishes the job, as after a wipe.
+    func flushLogAfterChange() {
+        do { try wipeLog() } catch {}
     }
 
     static let wipePendingKey = "wipe_pending"

@@ -136,6 +136,7 @@ extension PasscodeStore {
         }
         retirePin(pin)
         forgetWrongGuesses()
+        flushLogAfterChange()
     }
 
     /// The passcode, its reset codes and every counter go. After a removal the user asked for
@@ -184,6 +185,13 @@ extension PasscodeStore {
         // 1. Write-ahead: count the attempt durably (bound: in the TPM's counter too, in the same
         // transaction), or refuse without looking at the passcode.
         let begun: AttemptStart = try write { try beginAttemptLocked(code, fingerprint: fingerprint, now: start, device: device) }
+        // 1b. The record reaches the main database file before the passcode is checked, so that
+        // deleting the -wal and -shm files (or killing this process) never takes an attempt back.
+        // Another connection holding the log open for longer than the busy timeout makes that
+        // impossible: then the attempt stays counted and the passcode is not checked.
+        if case .proceed = begun, try !emptyLogIntoMainFile() {
+            throw PasscodeError.busy("another connection holds the store's write-ahead log open: the attempt is counted, but the passcode was not checked; try again")
+        }
         let seq: Int64, row: PasscodeRow, verifier: Verifier, pending: [Int64]
         switch begun {
         case .blocked(let error):

@@ -216,6 +216,11 @@ extension PasscodeStore {
             return .success(current)
         }
         let current = try begun.get()
+        // As a passcode attempt (PasscodeStore+Passcode.swift, verify): the try is in the main
+        // file before the code is checked.
+        if try !emptyLogIntoMainFile() {
+            throw PasscodeError.busy("another connection holds the store's write-ahead log open: the try is counted, but the code was not checked; try again")
+        }
         // 2. One Argon2id evaluation, with no lock held.
         let ok = Sodium.verify(hashInput(code), hash: current.hash)
         // 3. Record the answer.
@@ -298,6 +303,7 @@ extension PasscodeStore {
         }
         retirePin(new.oldPin, device: new.binding?.device)
         forgetWrongGuesses()
+        flushLogAfterChange()
         recordProof(now)
         holdKey(key, session: new.session, sessionWanted: sessionWanted)
         hooks.notify?(Notice.passcodeReset.rawValue)
@@ -349,6 +355,7 @@ extension PasscodeStore {
         }
         retirePin(replacement.oldPin, device: replacement.binding?.device)
         forgetWrongGuesses()
+        flushLogAfterChange()
     }
 
     /// Why `code` would be refused as a new passcode, or nil (flows use it before confirming).

@@ -107,21 +107,29 @@ public final class PasscodeStore: @unchecked Sendable {
 
     /// Validates the file as ours, sets the connection up, and runs pending migrations.
     private static func checkAndMigrate(_ db: Database) throws {
-        // Read-only checks first: nothing is written to a file that is not ours.
-        let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
-        let version = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
-        let tables = try db.scalar("SELECT count(*) FROM sqlite_master")?.int ?? 0
-        if appID != Schema.applicationID {
-            guard appID == 0 && version == 0 && tables == 0 else {
-                throw PasscodeError.notAStore("the file is a database of another program, not a libpasscode store")
+        // Read-only checks first, in one snapshot: nothing is written to a file that is not ours.
+        let version: Int = try db.read {
+            let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
+            let version = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
+            let tables = try db.scalar("SELECT count(*) FROM sqlite_master")?.int ?? 0
+            if appID != Schema.applicationID {
+                guard appID == 0 && version == 0 && tables == 0 else {
+                    throw PasscodeError.notAStore("the file is a database of another program, not a libpasscode store")
+                }
             }
+            if version > Schema.currentVersion {
+                throw PasscodeError.newerSchema(found: version, supported: Schema.currentVersion)
+            }
+            if version < 0 {  // the header's user_version is four bytes of the file: input too
+                throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
+            }
+            // The schema is input too: it must be the one the version says, before any write
+            // (journal_mode=WAL below writes the header). Every later transaction checks again
+            // when another connection changed the schema (SQLite.swift, recheckSchema).
+            try Schema.check(db, version: version)
+            return version
         }
-        if version > Schema.currentVersion {
-            throw PasscodeError.newerSchema(found: version, supported: Schema.currentVersion)
-        }
-        if version < 0 {  // the header's user_version is four bytes of the file: input too
-            throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
-        }
+        try db.checkSharedMemory()  // when the file was in WAL mode already: the -shm just read
         try db.exec("PRAGMA journal_mode=WAL")
         try db.exec("PRAGMA synchronous=FULL")
         try db.exec("PRAGMA secure_delete=ON")
@@ -129,9 +137,7 @@ public final class PasscodeStore: @unchecked Sendable {
             try db.write {
                 // Another process may have migrated meanwhile: read again under the write lock.
                 let now = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
-                guard (0...Schema.currentVersion).contains(now) else {
-                    throw PasscodeError.corrupt("the store's schema version (\(now)) is damaged")
-                }
+                try Schema.check(db, version: now)
                 for v in now..<Schema.currentVersion {
                     try db.exec(Schema.migrations[v])
                 }
@@ -139,10 +145,10 @@ public final class PasscodeStore: @unchecked Sendable {
                 try db.exec("PRAGMA user_version=\(Schema.currentVersion)")
             }
         }
-        // A damaged schema (the table definitions are text in the file) is found here, not later.
-        guard try Schema.shape(of: db) == Schema.expectedShape else {
-            throw PasscodeError.corrupt("the store's tables do not have the expected columns; the file is damaged")
-        }
+        // From here on the store must have today's schema, checked again whenever it changes.
+        db.schemaCheck = { try Schema.check($0, version: Schema.currentVersion) }
+        try db.checkSchemaNow()
+        try db.checkSharedMemory()
     }
 
     // MARK: - Small helpers used by every part of the store
@@ -158,10 +164,16 @@ public final class PasscodeStore: @unchecked Sendable {
             guard integrityKey != nil else { return try db.write(body) }
             let outcome: Result<R, PasscodeError> = try db.write {
                 let intact = try isIntactLocked()
-                if !intact { try logTamperOnceLocked() }  // the log is outside the MAC: this seals nothing
-                if !intact && use == .check { return .failure(.tampered) }  // commits only the log entry
+                if !intact {
+                    try logTamperOnceLocked()  // seals nothing: the store stays tampered
+                    // The reset path goes on while tampered (`.recover`): its rows keep a MAC of
+                    // their own, and a pending code whose rows fail it is dropped, so that an
+                    // edited `tries` (or request) never buys a try.
+                    if try !resetRowsIntactLocked() { try db.query("DELETE FROM reset_code") }
+                }
+                if !intact && use == .check { return .failure(.tampered) }  // commits only the log entry (and the drop)
                 let result = try body()
-                if intact || use == .resolve { try sealLocked() }
+                if intact || use == .resolve { try sealLocked() } else if use == .recover { try sealResetRowsLocked() }
                 return .success(result)
             }
             return try outcome.get()
@@ -254,16 +266,16 @@ enum FileSystem {
         if stat(path, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFDIR { throw PasscodeError.isDirectory("the store path is a directory") }
             if (st.st_mode & S_IFMT) != S_IFREG { throw PasscodeError.notAStore("the store path is not a regular file") }
+            try checkFolder(parentDirectory(path))
             // A file of another program (/etc/passwd, a photo) is named as such before its owner
             // or mode is judged: no advice to chmod a file that libpasscode did not make.
             if !looksLikeStore(path) {
                 throw PasscodeError.notAStore("\(path) is not a libpasscode store (not an SQLite database); refusing it")
             }
             try checkOwnership(path, what: "the store file")
-            for suffix in ["-wal", "-shm"] where lstat(path + suffix, &st) == 0 {
+            for suffix in ["-journal", "-wal", "-shm"] where lstat(path + suffix, &st) == 0 {
                 try checkOwnership(path + suffix, what: "the store's \(suffix.dropFirst()) file")
             }
-            try checkFolder(parentDirectory(path))
             if access(path, R_OK | W_OK) != 0 {
                 throw PasscodeError.readOnly("the store file cannot be written (\(errnoText()))")
             }
@@ -327,13 +339,19 @@ enum FileSystem {
         }
     }
 
-    /// A folder that others may write without the sticky bit lets them replace the store.
+    /// As OpenSSH's StrictModes for ~/.ssh: the folder must be owned by this user (or root) and
+    /// writable by no one else. A folder others may write, sticky bit or not, lets them plant the
+    /// store's -journal, -wal or -shm before SQLite creates them (the sticky bit only stops them
+    /// from removing ours), so it is refused, naming the folder and why.
     static func checkFolder(_ path: String) throws {
         var st = stat()
         guard stat(path, &st) == 0 else { return }
-        if st.st_mode & S_IWOTH != 0 && st.st_mode & S_ISVTX == 0 {
+        if st.st_uid != geteuid() && st.st_uid != 0 {
+            throw PasscodeError.permission("the store's folder \(path) is owned by uid \(st.st_uid), neither this user (uid \(geteuid())) nor root; refusing it")
+        }
+        if st.st_mode & 0o022 != 0 {
             let mode = String(st.st_mode & 0o7777, radix: 8)
-            throw PasscodeError.permission("the store's folder \(path) may be written by others without the sticky bit (mode 0\(mode)); refusing it")
+            throw PasscodeError.permission("the store's folder \(path) may be written by group or others (mode 0\(mode)), who could plant the store's -journal, -wal or -shm (a sticky bit does not stop that); keep the store in a folder only you can write (chmod 700)")
         }
     }
 

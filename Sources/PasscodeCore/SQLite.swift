@@ -22,11 +22,26 @@ struct ChangeStamp: Equatable {
 final class Database {
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    /// The store's path, for the check of its -shm file.
+    let path: String
+    /// The progress handler's count for the statement running now (`csqlite_harden`).
+    private let budget = UnsafeMutablePointer<csqlite_budget>.allocate(capacity: 1)
+    /// Checks the file's schema (sqlite_master) and throws when it is not one libpasscode made;
+    /// run again at the start of a transaction whenever the schema cookie moved.
+    var schemaCheck: ((Database) throws -> Void)?
+    /// The schema cookie (`PRAGMA schema_version`) `schemaCheck` last passed under.
+    private var checkedSchemaCookie: Int64?
 
     /// Opens an existing file read-write (the caller creates it, with mode 0600).
     init(path: String, busyTimeoutMs: Int32) throws {
+        self.path = path
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        // Every file SQLite opens for the store is checked on its descriptor (shim.h).
+        guard let vfs = csqlite_strict_vfs_name() else {
+            throw PasscodeError.internalError("SQLite's default VFS is not the unix one: the store's files cannot be checked")
+        }
+        _ = Database.refusal()  // none left over from before
+        let rc = sqlite3_open_v2(path, &db, flags, vfs)
         if rc != SQLITE_OK {
             let err = Database.error(rc, db, context: "cannot open the store")
             sqlite3_close_v2(db)
@@ -34,16 +49,28 @@ final class Database {
             throw err
         }
         sqlite3_extended_result_codes(db, 1)
+        // Before anything is read: the file's schema is attacker input (shim.h, csqlite_harden).
+        let hardened = csqlite_harden(db, budget)
+        if hardened != SQLITE_OK {
+            let err = PasscodeError.internalError("cannot open the store defensively (SQLite \(String(cString: sqlite3_errstr(hardened))))")
+            sqlite3_close_v2(db)
+            db = nil
+            throw err
+        }
         sqlite3_busy_timeout(db, busyTimeoutMs)
     }
 
     /// A private in-memory database (to learn the schema's expected shape).
     init(inMemory: Void) throws {
+        path = ":memory:"
         let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
         if rc != SQLITE_OK { throw Database.error(rc, db, context: "cannot open a memory database") }
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        budget.deallocate()
+    }
 
     func close() {
         for (_, stmt) in statements { sqlite3_finalize(stmt) }
@@ -54,6 +81,7 @@ final class Database {
 
     /// Runs SQL with no parameters and no rows wanted (may hold several statements).
     func exec(_ sql: String) throws {
+        budget.pointee.calls = 0
         let rc = sqlite3_exec(db, sql, nil, nil, nil)
         if rc != SQLITE_OK { throw Database.error(rc, db, context: "store query failed") }
     }
@@ -79,6 +107,7 @@ final class Database {
             if rc != SQLITE_OK { throw Database.error(rc, db, context: "store query failed") }
         }
         var rows: [[SQLValue]] = []
+        budget.pointee.calls = 0
         while true {
             let rc = sqlite3_step(stmt)
             if rc == SQLITE_DONE { break }
@@ -146,6 +175,7 @@ final class Database {
     private func transaction<R>(_ begin: String, _ body: () throws -> R) throws -> R {
         try query(begin)
         do {
+            try recheckSchema()
             let result = try body()
             try query("COMMIT")
             return result
@@ -153,6 +183,22 @@ final class Database {
             if sqlite3_get_autocommit(db) == 0 { _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
             throw error
         }
+    }
+
+    /// Inside a transaction: when the schema cookie moved since `schemaCheck` last passed
+    /// (another connection changed the schema: a migration, or a planted object), the check
+    /// runs again before anything is read or written under the new schema.
+    private func recheckSchema() throws {
+        guard let schemaCheck else { return }
+        let cookie = try scalar("PRAGMA schema_version")?.int
+        if cookie == checkedSchemaCookie { return }
+        try schemaCheck(self)
+        checkedSchemaCookie = cookie
+    }
+
+    /// Runs `schemaCheck` now (at open) and remembers the cookie it passed under.
+    func checkSchemaNow() throws {
+        try read {}  // the transaction runs the check
     }
 
     private func prepare(_ sql: String) throws -> OpaquePointer {
@@ -164,9 +210,31 @@ final class Database {
         return s
     }
 
+    /// The checking VFS's last refusal on this thread (shim.h), if any; forgets it.
+    static func refusal() -> String? {
+        var text = [CChar](repeating: 0, count: 512)
+        csqlite_take_refusal(&text, text.count)
+        return text[0] == 0 ? nil : Database.string(text)
+    }
+
+    /// The -shm file this connection mapped must be ours, as the files the VFS checks are
+    /// (`csqlite_check_shm`); nothing is mapped before the store is in WAL mode.
+    func checkSharedMemory() throws {
+        var why = [CChar](repeating: 0, count: 512)
+        if csqlite_check_shm(db, path + "-shm", &why, why.count) != 0 {
+            throw PasscodeError.permission("the store's shm file: \(Database.string(why))")
+        }
+    }
+
+    /// A NUL-terminated C buffer as text.
+    private static func string(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Maps a SQLite result code to a `PasscodeError`. The SQLite message is kept: it never
     /// holds a secret, since secrets are never part of SQL text (they are not stored at all).
     static func error(_ rc: Int32, _ db: OpaquePointer?, context: String) -> PasscodeError {
+        if let refused = refusal() { return .permission("the store's files: \(refused)") }
         let detail = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
         let text = "\(context): \(detail)"
         switch rc & 0xff {
@@ -181,6 +249,8 @@ final class Database {
         // libpasscode's SQL is fixed: an SQL error means the file's tables were damaged.
         case SQLITE_ERROR, SQLITE_SCHEMA, SQLITE_MISMATCH, SQLITE_CONSTRAINT, SQLITE_RANGE:
             return .corrupt("the store's tables are damaged: \(detail)")
+        case SQLITE_INTERRUPT:
+            return .corrupt("a store query ran past its bound (\(Int(CSQLITE_PROGRESS_OPS) * Int(CSQLITE_PROGRESS_CALLS)) SQLite steps): the file is damaged or hostile")
         case SQLITE_IOERR: return .io("the store could not be read or written: \(detail)")
         default: return .internalError(text)
         }

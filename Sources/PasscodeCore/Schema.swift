@@ -58,22 +58,46 @@ enum Schema {
 
     static var currentVersion: Int { migrations.count }
 
-    /// Every table's columns as the migrations make them, e.g. "passcode(id INTEGER,hash TEXT,...)".
-    /// Built once, from an in-memory database, so it can never disagree with the migrations.
-    static let expectedShape: [String] = {
-        guard let memory = try? Database(inMemory: ()) else { return [] }
-        for m in migrations { try? memory.exec(m) }
-        return (try? shape(of: memory)) ?? []
-    }()
+    /// Every object of `sqlite_master` (tables, their automatic indexes) of a store of each
+    /// version 0...currentVersion, as "type name on tbl_name: sql", sorted. Built once from
+    /// in-memory databases by the migrations themselves, so it can never disagree with them.
+    static let expectedObjects: [[String]] = (0...migrations.count).map { version in
+        guard let memory = try? Database(inMemory: ()) else { return ["(no memory database)"] }
+        for m in migrations[0..<version] { try? memory.exec(m) }
+        return (try? objects(of: memory)) ?? ["(unreadable)"]
+    }
 
-    /// The tables and columns of `db`, sorted, for comparison with `expectedShape`.
-    static func shape(of db: Database) throws -> [String] {
-        let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-            .compactMap { $0.first?.text }
-        return try tables.map { t in
-            let cols = try db.query("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [.text(t)])
-                .map { "\($0[0].text ?? "") \($0[1].text ?? "") \($0[2].int ?? 0) \($0[3].int ?? 0)" }
-            return "\(t)(\(cols.joined(separator: ",")))"
+    /// The objects of `db`'s `sqlite_master`, in the form of `expectedObjects`.
+    static func objects(of db: Database) throws -> [String] {
+        try db.query("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name, tbl_name, sql").map { row in
+            let sql: String
+            switch row[3] {
+            case .null: sql = "(none)"
+            case .text(let t): sql = t
+            default: sql = "(not text)"
+            }
+            return "\(row[0].text ?? "?") \(row[1].text ?? "?") on \(row[2].text ?? "?"): \(sql)"
         }
+    }
+
+    /// Refuses a store whose `sqlite_master` is not, object by object and SQL text by SQL
+    /// text, the schema of `version` (today's, or one the migrations start from): a trigger, a
+    /// view, an index, a table or a column libpasscode never made, or a changed type, is
+    /// `foreignSchema`, found before anything is written.
+    static func check(_ db: Database, version: Int) throws {
+        guard (0...currentVersion).contains(version) else {
+            throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
+        }
+        let found = try objects(of: db)
+        let expected = expectedObjects[version]
+        if found == expected { return }
+        let extra = found.filter { !expected.contains($0) }
+        let missing = expected.filter { !found.contains($0) }
+        func short(_ s: String) -> String { s.count <= 80 ? s : String(s.prefix(77)) + "..." }
+        var why: [String] = []
+        if let e = extra.first { why.append("\(extra.count) object(s) no libpasscode makes, e.g. \(short(e))") }
+        if let m = missing.first { why.append("\(missing.count) object(s) of schema version \(version) missing or changed, e.g. \(short(m))") }
+        if why.isEmpty { why.append("the objects are in another order") }
+        throw PasscodeError.foreignSchema("the store's schema is not one libpasscode made (version \(version)): \(why.joined(separator: "; ")); refusing it before any write")
     }
 }

@@ -16,6 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Stores live in 0700 folders of their own (libpasscode refuses a folder others may write). */
+static char shm_dir[] = "/dev/shm/passcode-bench-XXXXXX", disk_dir[] = "/var/tmp/passcode-bench-XXXXXX";
+
 static const char *PC = "386491";
 
 static double now_s(void) {
@@ -161,7 +164,7 @@ static void tpm_rows(void) {
 /* seal + unseal of a buffer vs bare XChaCha20-Poly1305 encrypt + decrypt with a random nonce. */
 static void seal_rows(void) {
     char path[256];
-    snprintf(path, sizeof path, "/dev/shm/passcode-bench-seal-%d.db", (int)getpid());
+    snprintf(path, sizeof path, "%s/seal.db", shm_dir);
     passcode_store *s = make_store(path);
     uint8_t key[32];
     passcode_unlock_key(s, PC, 6, key, sizeof key);
@@ -204,8 +207,8 @@ static int32_t bench_deliver(void *p, const char *code, size_t n, char *m, size_
 /* The integrity MAC (with a pepper) and the Argon2id reset-code check, each against its baseline. */
 static void integrity_and_reset_rows(void) {
     char plain_path[256], pepper_path[256];
-    snprintf(plain_path, sizeof plain_path, "/dev/shm/passcode-bench-plain-%d.db", (int)getpid());
-    snprintf(pepper_path, sizeof pepper_path, "/dev/shm/passcode-bench-pepper-%d.db", (int)getpid());
+    snprintf(plain_path, sizeof plain_path, "%s/plain.db", shm_dir);
+    snprintf(pepper_path, sizeof pepper_path, "%s/pepper.db", shm_dir);
     passcode_store *plain = make_store(plain_path);
     remove_store(pepper_path);
     static const uint8_t pepper[32] = {1, 2, 3, 4};
@@ -249,7 +252,7 @@ static void sim_clock(void *p, int64_t *b, int64_t *w, uint64_t *id) { (void)p; 
 
 static void file_size_row(void) {
     char path[256], wal[300];
-    snprintf(path, sizeof path, "/dev/shm/passcode-bench-size-%d.db", (int)getpid());
+    snprintf(path, sizeof path, "%s/size.db", shm_dir);
     snprintf(wal, sizeof wal, "%s-wal", path);
     remove_store(path);
     passcode_options *o = NULL;
@@ -354,19 +357,28 @@ static void load_row(void) {
     printf("%-52s %s\n", "  (loaded from)", lib);
 }
 
+static void remove_dirs(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", shm_dir, disk_dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s, %s\n", shm_dir, disk_dir);
+}
+
 int main(void) {
     if (sodium_init() < 0) return 1;
+    if (!mkdtemp(shm_dir) || !mkdtemp(disk_dir)) { perror("mkdtemp"); return 1; }
+    atexit(remove_dirs);
     printf("libpasscode %s benchmarks; Argon2id INTERACTIVE (t=2, 64 MiB); %ld cores\n", passcode_version_string(), sysconf(_SC_NPROCESSORS_ONLN));
     printf("%-52s %12s %12s %8s\n", "measure", "libpasscode", "baseline", "ratio");
-    verify_rows("/dev/shm", "tmpfs");
-    verify_rows("/var/tmp", "disk");
+    verify_rows(shm_dir, "tmpfs");
+    verify_rows(disk_dir, "disk");
+    if (getenv("PASSCODE_BENCH_ONLY") && !strcmp(getenv("PASSCODE_BENCH_ONLY"), "verify")) return 0;  /* make bench-verify */
     tpm_rows();
     integrity_and_reset_rows();
     seal_rows();
     file_size_row();
 
     char path[256];
-    snprintf(path, sizeof path, "/dev/shm/passcode-bench-%d.db", (int)getpid());
+    snprintf(path, sizeof path, "%s/calls.db", shm_dir);
     passcode_store *s = make_store(path);
 
     /* Cheap calls, against a call that only crosses the ABI. Interleaved rounds, the fastest

@@ -164,14 +164,19 @@ static void test_planted_or_loose_stores_are_refused(void) {
     }
     s = open_fast(path);  /* private again: accepted */
     passcode_close(s);
-    /* A folder anyone may write without the sticky bit. */
+    /* A folder others may write, sticky bit or not (issue 28: they could plant the sidecars). */
     new_path(dir, sizeof dir, "open-folder");
     mkdir(dir, 0700);
     chmod(dir, 0777);
     snprintf(wal, sizeof wal, "%s/store.db", dir);
-    expect_permission(wal, "sticky bit");
+    expect_permission(wal, "may be written by group or others (mode 0777)");
     CHECK(!exists(wal));
-    chmod(dir, 01777);  /* like /tmp: fine */
+    chmod(dir, 01777);  /* like /tmp: refused too */
+    expect_permission(wal, "a sticky bit does not stop that");
+    chmod(dir, 0770);
+    expect_permission(wal, "mode 0770");
+    CHECK(!exists(wal));
+    chmod(dir, 0755);  /* only its owner writes it: fine */
     s = open_fast(wal);
     passcode_close(s);
 }

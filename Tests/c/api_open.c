@@ -196,7 +196,7 @@ static void test_open_read_only_location(void) {
     int mounted = 0;
     if (geteuid() == 0) {
         char cmd[1400];
-        snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=4m tmpfs '%s' 2>/dev/null", dir);
+        snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=4m,mode=0700 tmpfs '%s' 2>/dev/null", dir);
         mounted = system(cmd) == 0;
     }
     passcode_store *s = open_fast(path);
@@ -236,7 +236,7 @@ static void test_full_disk_changes_nothing(void) {
     char dir[512], path[600], filler[700], cmd[1400];
     new_path(dir, sizeof dir, "full");
     CHECK(mkdir(dir, 0700) == 0);
-    snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=512k tmpfs '%s'", dir);
+    snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=512k,mode=0700 tmpfs '%s'", dir);
     if (system(cmd) != 0) { printf("full-disk test: cannot mount tmpfs here\n"); return; }
     snprintf(path, sizeof path, "%s/store.db", dir);
     passcode_store *s = open_fast(path);

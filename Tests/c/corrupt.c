@@ -12,7 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static int known(int32_t rc) { return rc >= PASSCODE_OK && rc <= PASSCODE_ERR_WRONG_RECOVERY_KEY && rc != PASSCODE_ERR_INTERNAL; }
+static int known(int32_t rc) {
+    return (rc >= PASSCODE_OK && rc <= PASSCODE_ERR_WRONG_RECOVERY_KEY && rc != PASSCODE_ERR_INTERNAL) || rc == PASSCODE_ERR_FOREIGN_SCHEMA;
+}
 static void on_deleted(void *p) { (void)p; }
 
 static int32_t deliver(void *p, const char *c, size_t n, char *m, size_t s) { (void)p; (void)c; (void)n; (void)m; (void)s; return 0; }

@@ -92,7 +92,9 @@ int main(int argc, char **argv) {
     int processes = argc > 1 ? atoi(argv[1]) : 8;
     threads_per_process = argc > 2 ? atoi(argv[2]) : 16;
     rounds = argc > 3 ? atoi(argv[3]) : 3;
-    snprintf(path, sizeof path, "/tmp/passcode-stress-%d.db", (int)getpid());
+    char dir[] = "/tmp/passcode-stress-XXXXXX";  /* a 0700 folder of its own */
+    if (!mkdtemp(dir)) { perror("mkdtemp"); return 2; }
+    snprintf(path, sizeof path, "%s/store.db", dir);
     shared = mmap(NULL, sizeof(tally) * (size_t)processes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     passcode_store *s = open_store();
     passcode_set(s, PC1, 6);
@@ -129,6 +131,7 @@ int main(int argc, char **argv) {
     char extra[200];
     snprintf(extra, sizeof extra, "%s-wal", path); unlink(extra);
     snprintf(extra, sizeof extra, "%s-shm", path); unlink(extra);
+    rmdir(dir);
     printf("stress: %d processes x %d threads x %d rounds = %ld verifies per phase; busy errors: %ld\n",
            processes, threads_per_process, rounds, total, a.other + b.other + c.other);
     printf("%d passed, %d failed\n", passed, failed);

@@ -54,6 +54,7 @@ int main(int argc, char **argv) {
     run_reset_rules_tests();
     run_session_tests();
     run_robustness_tests();
+    run_file_attack_tests();
     remove_tree(tmp_root);
     return tl_summary();
 }

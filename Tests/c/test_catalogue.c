@@ -76,7 +76,9 @@ static int32_t fail_session(void *p, const char *id, char *m, size_t size) { (vo
 static int32_t fail_delivery(void *p, const char *c, size_t l, char *m, size_t size) { (void)p; (void)c; (void)l; snprintf(m, size, "no"); return 1; }
 
 int main(void) {
-    snprintf(path, sizeof path, "/tmp/passcode-catalogue-%d.db", (int)getpid());
+    char dir[] = "/tmp/passcode-catalogue-XXXXXX";  /* a 0700 folder of its own */
+    if (!mkdtemp(dir)) return 2;
+    snprintf(path, sizeof path, "%s/store.db", dir);
     passcode_options *o = NULL;
     passcode_options_new(&o);
     passcode_options_set_cost_explicit(o, 1, 8192);
@@ -400,12 +402,27 @@ int main(void) {
     CASE(passcode_event_report(skewed, PASSCODE_EVENT_BACKGROUND, &i32), PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
     CASE(passcode_lockout_remaining(skewed, &i64), PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
     passcode_close(skewed);
+    /* A schema object libpasscode never makes, planted by whoever can write the file: refused
+     * at open (and by the open handle's next call), the store unchanged. */
+    {
+        sqlite3 *raw = NULL;
+        sqlite3_open(path, &raw);
+        sqlite3_exec(raw, "CREATE TRIGGER planted AFTER INSERT ON event BEGIN DELETE FROM event; END", NULL, NULL, NULL);
+        sqlite3_close(raw);
+        passcode_store *x = NULL;
+        passcode_options_new(&o);
+        passcode_options_set_cost_explicit(o, 1, 8192);
+        CASE(passcode_open(path, o, &x), PASSCODE_ERR_FOREIGN_SCHEMA);
+        CASE(passcode_verify(s, "502817", 6), PASSCODE_ERR_FOREIGN_SCHEMA);
+        passcode_options_free(o);
+    }
 
     passcode_close(s);
     unlink(path);
     char extra[300];
     snprintf(extra, sizeof extra, "%s-wal", path); unlink(extra);
     snprintf(extra, sizeof extra, "%s-shm", path); unlink(extra);
+    rmdir(dir);
     printf("bad-input catalogue: %d cases over every exported function\n", cases);
     printf("%d passed, %d failed\n", cases - failed, failed);
     return failed ? 1 : 0;

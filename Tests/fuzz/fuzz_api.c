@@ -37,8 +37,9 @@ static void on_deleted(void *p) { (void)p; }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc; (void)argv;
-    char path[64];
-    snprintf(path, sizeof path, "/dev/shm/passcode-fuzz-%d.db", (int)getpid());
+    static char dir[] = "/dev/shm/passcode-fuzz-XXXXXX", path[64];  /* a 0700 folder of its own */
+    if (!mkdtemp(dir)) abort();
+    snprintf(path, sizeof path, "%s/store.db", dir);
     unlink(path);
     passcode_options *o = NULL;
     passcode_options_new(&o);

@@ -8,12 +8,17 @@
  *   hostile_store N SEED     also N random stores with several edits each (make fuzz) */
 #include <passcode.h>
 
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifndef FIXTURES
+#define FIXTURES "Tests/fixtures"
+#endif
 
 static int64_t boot = 1000000, wall = 1700000000000LL;
 static char code[16];
@@ -31,9 +36,11 @@ static void on_deleted(void *p) { (void)p; }
 static const char *current_edit = "";
 static int use_pepper;  /* the second round: a peppered store, whose edits are tampering */
 static const uint8_t pepper[32] = {42, 1, 2, 3};
+static uint8_t fixture_pepper[32];  /* Tests/fixtures/make_fixtures.c: 1, 2, ..., 32 */
+static const uint8_t *the_pepper = pepper;
 
 static void check(int32_t rc, const char *call) {
-    if (rc < PASSCODE_OK || rc > PASSCODE_ERR_APP_LOCKED || rc == PASSCODE_ERR_INTERNAL) {
+    if (rc < PASSCODE_OK || (rc > PASSCODE_ERR_WRONG_RECOVERY_KEY && rc != PASSCODE_ERR_FOREIGN_SCHEMA) || rc == PASSCODE_ERR_INTERNAL) {
         fprintf(stderr, "hostile store: %s returned %d (%s) after: %s\n", call, rc, passcode_strerror(rc), current_edit);
         abort();
     }
@@ -47,7 +54,7 @@ static passcode_options *options(void) {
     passcode_options_set_cost_explicit(o, 1, 8192);
     passcode_options_set_clock(o, clock_cb, NULL);
     passcode_options_set_busy_timeout(o, 200);
-    if (use_pepper) passcode_options_set_pepper(o, pepper, 32);
+    if (use_pepper) passcode_options_set_pepper(o, the_pepper, 32);
     return o;
 }
 
@@ -201,6 +208,90 @@ static void place_sql(size_t place, size_t value, char *sql, size_t size) {
     }
 }
 
+/* ---- the schema fuzzer (issue 28): the file's schema is input too ----------------------------
+ * Objects no libpasscode version makes, planted into stores of every supported version (the
+ * current one without and with a pepper, and the v2, v3 and peppered v3 fixtures): triggers on
+ * every table (forgiving, endless, raising), views (endless ones too), indexes (on expressions
+ * too), extra tables and columns, changed types and dropped objects through writable_schema,
+ * and hot rollback journals (ours, and one others may write). Every store runs the whole API
+ * under a 20 s alarm: a hang is a failure, as a crash or an undocumented status is. */
+static const char *tables_of_store[] = {"passcode", "settings", "state", "reset_code", "reset_request", "session", "event"};
+#define ENDLESS "(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c)"
+static const char *plant_templates[] = {
+    "CREATE TRIGGER f_%s AFTER UPDATE ON %s BEGIN UPDATE state SET value = value - 1 WHERE key = 'cleared_seq'; END",
+    "CREATE TRIGGER i_%s AFTER INSERT ON %s BEGIN DELETE FROM event; END",
+    "CREATE TRIGGER d_%s BEFORE DELETE ON %s BEGIN SELECT RAISE(IGNORE); END",
+    "CREATE TRIGGER e_%s AFTER INSERT ON %s BEGIN SELECT " ENDLESS "; END",
+    "CREATE TRIGGER r_%s BEFORE UPDATE ON %s BEGIN SELECT RAISE(ABORT, 'no'); END",
+    "CREATE VIEW v_%s AS SELECT * FROM %s",
+    "CREATE VIEW ve_%s AS SELECT " ENDLESS " AS n FROM %s",
+    "CREATE INDEX ix_%s ON %s(rowid)",
+    "CREATE INDEX ie_%s ON %s(length(hex(rowid)) + 1)",
+    "CREATE TABLE t_%s AS SELECT * FROM %s",
+    "ALTER TABLE %s ADD COLUMN extra_%s TEXT DEFAULT 'x'",
+    "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql = replace(sql, 'INTEGER', 'TEXT') WHERE name = '%s%.0s'; PRAGMA writable_schema=OFF",
+    "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql = replace(sql, 'NOT NULL', '') WHERE name = '%s%.0s'; PRAGMA writable_schema=OFF",
+    "PRAGMA writable_schema=ON; DELETE FROM sqlite_master WHERE type = 'index' AND tbl_name = '%s%.0s'; PRAGMA writable_schema=OFF",
+    "DROP TABLE %s%.0s",
+};
+#define NPLANTS (sizeof plant_templates / sizeof *plant_templates)
+#define NTABLES (sizeof tables_of_store / sizeof *tables_of_store)
+
+static void plant_sql(size_t plant, size_t table, char *sql, size_t size) {
+    const char *t = tables_of_store[table];
+    /* The templates that name the table twice take (name, table); the others (table, name). */
+    if (strncmp(plant_templates[plant], "ALTER", 5) == 0) snprintf(sql, size, plant_templates[plant], t, t);
+    else snprintf(sql, size, plant_templates[plant], t, t);
+}
+
+/* A hot rollback journal for `path`, made from a copy of it whose transaction changed every
+ * row (synchronous=OFF: the header counts its records), copied while that transaction is open;
+ * `mode` 0600 (ours: replayed, which is SQLite's own recovery) or 0666 (refused). */
+static void plant_journal(const char *path, const char *dir, int mode) {
+    char other[256], journal[300], target[300], cmd[1024];
+    snprintf(other, sizeof other, "%s/journal-source.db", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && rm -f '%s-wal' '%s-shm'", path, other, other, other);
+    if (system(cmd) != 0) abort();
+    sqlite3 *db = NULL;
+    if (sqlite3_open(other, &db) != SQLITE_OK) abort();
+    sqlite3_exec(db, "PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF; BEGIN; UPDATE state SET value = 0; "
+                     "UPDATE settings SET value = 0; UPDATE passcode SET length = 99; DELETE FROM event;", NULL, NULL, NULL);
+    snprintf(journal, sizeof journal, "%s-journal", other);
+    snprintf(target, sizeof target, "%s-journal", path);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod %o '%s'", journal, target, (unsigned)mode, target);
+    if (system(cmd) != 0) abort();
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+}
+
+static void alarm_hang(int sig) {
+    (void)sig;
+    static const char msg[] = "hostile store: a call hung for 20 s (schema fuzzer)\n";
+    if (write(2, msg, sizeof msg - 1) < 0) {}
+    abort();
+}
+
+/* The bases: path templates[0..1] (current, without and with a pepper) and the fixtures. */
+typedef struct { const char *path; int pepper; const uint8_t *key; const char *name; } base;
+
+static long schema_stores;
+
+static void exercise_schema(const base *b, const char *work, const char *dir, const char *sql, int journal_mode) {
+    use_pepper = b->pepper;
+    the_pepper = b->key;
+    copy_file(b->path, work);
+    char journal[300];
+    snprintf(journal, sizeof journal, "%s-journal", work);
+    unlink(journal);
+    if (sql) edit(work, sql);
+    if (journal_mode) plant_journal(work, dir, journal_mode);
+    alarm(20);
+    exercise(work);
+    alarm(0);
+    unlink(journal);
+    schema_stores++;
+}
+
 int main(int argc, char **argv) {
     char dir[] = "/tmp/passcode-hostile-XXXXXX";
     if (!mkdtemp(dir)) return 2;
@@ -223,9 +314,54 @@ int main(int argc, char **argv) {
             }
         }
     }
+    signal(SIGALRM, alarm_hang);
+    for (int i = 0; i < 32; i++) fixture_pepper[i] = (uint8_t)(i + 1);
+    base bases[] = {
+        {templates[0], 0, pepper, "v4"}, {templates[1], 1, pepper, "v4+pepper"},
+        {FIXTURES "/store-v2.db", 0, pepper, "v2"}, {FIXTURES "/store-v3.db", 0, pepper, "v3"},
+        {FIXTURES "/store-v3-pepper.db", 1, fixture_pepper, "v3+pepper"},
+    };
+    size_t nbases = sizeof bases / sizeof *bases;
+    char schema_sql[512];
+    static char fixture_copies[8][256];
+    for (size_t b = 0; b < nbases; b++) {
+        char *fixture_copy = fixture_copies[b];
+        if (strstr(bases[b].path, FIXTURES)) {  /* fixtures are read-only and not 0600: copy them */
+            snprintf(fixture_copy, sizeof fixture_copies[b], "%s/base%zu.db", dir, b);
+            char cmd[600];
+            snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod 600 '%s'", bases[b].path, fixture_copy, fixture_copy);
+            if (system(cmd) != 0) abort();
+            bases[b].path = fixture_copy;
+        }
+        exercise_schema(&bases[b], work, dir, NULL, 0);  /* the base itself opens */
+        for (size_t p = 0; p < NPLANTS; p++) {
+            for (size_t t = 0; t < NTABLES; t++) {
+                plant_sql(p, t, schema_sql, sizeof schema_sql);
+                current_edit = schema_sql;
+                exercise_schema(&bases[b], work, dir, schema_sql, 0);
+            }
+        }
+        current_edit = "a hot journal of ours (replayed)";
+        exercise_schema(&bases[b], work, dir, NULL, 0600);
+        current_edit = "a hot journal others may write (refused)";
+        exercise_schema(&bases[b], work, dir, NULL, 0666);
+    }
+    long schema_single = schema_stores;
     long random_stores = argc > 1 ? atol(argv[1]) : 0;
     srand(argc > 2 ? (unsigned)atol(argv[2]) : 1u);
     for (long r = 0; r < random_stores; r++) {
+        if (r % 4 == 3) {  /* every fourth: a random base with several schema plants, maybe a journal */
+            char many[2048] = "";
+            for (int e = 0, k = 1 + rand() % 3; e < k; e++) {
+                plant_sql((size_t)rand() % NPLANTS, (size_t)rand() % NTABLES, schema_sql, sizeof schema_sql);
+                strncat(many, schema_sql, sizeof many - strlen(many) - 3);
+                strcat(many, "; ");
+            }
+            current_edit = many;
+            exercise_schema(&bases[(size_t)rand() % nbases], work, dir, many, rand() % 3 == 0 ? (rand() % 2 ? 0600 : 0666) : 0);
+            continue;
+        }
+        the_pepper = pepper;
         use_pepper = (int)(r % 2);
         copy_file(templates[use_pepper], work);
         all[0] = 0;
@@ -243,6 +379,10 @@ int main(int argc, char **argv) {
            "multi-edit stores: %ld stores exercised, 0 crashes, every status documented (ok %ld, corrupt %ld, tampered %ld)\n",
            edits, nplaces(), (size_t)NVALUES, random_stores, runs, statuses[0], statuses[PASSCODE_ERR_CORRUPT],
            statuses[PASSCODE_ERR_TAMPERED]);
+    printf("schema fuzzer: %ld stores of %zu bases (v4, v4+pepper, v2, v3, v3+pepper) x (%zu plants x %zu tables + 2 hot "
+           "journals + none), %ld more with random plants: 0 crashes, 0 hangs, every status documented (foreign schema %ld, "
+           "permission %ld)\n", schema_single, nbases, (size_t)NPLANTS, (size_t)NTABLES, schema_stores - schema_single,
+           statuses[PASSCODE_ERR_FOREIGN_SCHEMA], statuses[PASSCODE_ERR_PERMISSION]);
     snprintf(sql, sizeof sql, "rm -rf '%s'", dir);
     if (system(sql) != 0) return 2;
     return 0;

@@ -1,5 +1,5 @@
 /* libpasscode quick start: set a passcode, check it, and show what a wrong one does.
- *   cc quickstart.c $(pkg-config --cflags --libs passcode) -o quickstart && ./quickstart /tmp/demo.db */
+ *   cc quickstart.c $(pkg-config --cflags --libs passcode) -o quickstart && mkdir -m 700 -p ~/.local/state/demo && ./quickstart ~/.local/state/demo/demo.db */
 #include <passcode.h>
 #include <stdio.h>
 

@@ -284,6 +284,10 @@ class TPMFailed(TPMError):
     status = Status.ERR_TPM
 
 
+class ForeignSchema(PasscodeError):
+    """The store's schema is not one libpasscode made (a trigger, view, index, table or column
+    no version creates): refused before anything was written."""
+    status = Status.ERR_FOREIGN_SCHEMA
 class NoSessionKeyring(PasscodeRequired):
     """biometric_unlock_key in a process without a session keyring of its own: nothing is kept in
     the user's session keyring (@us), so after a relaunch only the passcode releases the data key. The
@@ -295,6 +299,8 @@ class ClockOutOfRange(PasscodeError, ValueError):
     """The host's clock gave a reading outside the accepted range (boot 0 to 2**61 - 1 ms, wall
     -(2**61 - 1) to 2**61 - 1 ms); nothing changed. The message names the clock and the value."""
     status = Status.ERR_CLOCK_OUT_OF_RANGE
+
+
 class TPMGuessLimit(TPMError):
     """Provisioned TPM: the store's PIN_FAIL index counted its limit of failed guesses (through
     the library or around it); the TPM refuses even the right passcode until a reset."""

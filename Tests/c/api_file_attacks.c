@@ -1,0 +1,572 @@
+/* C API tests: the store file and its folder are attacker input (issue 28). Each attack is made
+ * from a second process, as an attacker who can write the file would make it, and each test
+ * prints what the attacker got: guesses beyond the policy's 9 (then a reset) are a failure. */
+#include "api_support.h"
+
+#include <pwd.h>
+#include <sqlite3.h>
+#include <sys/time.h>
+
+static const uint8_t attack_pepper[32] = {28, 28, 28, 1, 2, 3, 4, 5};
+
+static passcode_options *peppered_options(void) {
+    passcode_options *o = fast_options();
+    if (passcode_options_set_pepper(o, attack_pepper, 32) != PASSCODE_OK) abort();
+    return o;
+}
+
+static int32_t open_peppered(const char *path, passcode_store **out) {
+    passcode_options *o = peppered_options();
+    int32_t rc = passcode_open(path, o, out);
+    passcode_options_free(o);
+    return rc;
+}
+
+/* The app: a new peppered store at a new path named `name`, with PC1 set. */
+static passcode_store *peppered_app(char *path, size_t size, const char *name) {
+    new_path(path, size, name);
+    passcode_store *app = NULL;
+    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    return app;
+}
+
+/* Runs `sql` on the file from a second process with a plain SQLite connection (no defences):
+ * one write to the file, as the attacker makes it. Returns SQLite's result. */
+static int attacker_writes(const char *path, const char *sql) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        sqlite3 *db = NULL;
+        int rc = sqlite3_open(path, &db);
+        if (rc == SQLITE_OK) rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+        sqlite3_close(db);
+        _exit(rc == SQLITE_OK ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
+
+/* Distinct wrong guesses until the store stops answering "wrong" (a lockout is waited out on
+ * the test clock), at most `max`. Returns the number of wrong-passcode answers, i.e. the
+ * guesses the attacker got checked, and the status that ended the series. */
+static int guess_until_refused(passcode_store *s, int max, int32_t *ended) {
+    int got = 0;
+    *ended = PASSCODE_OK;
+    for (int i = 0; got < max && i < 4 * max; i++) {
+        char g[16];
+        snprintf(g, sizeof g, "%06d", (123457 + i * 7919) % 1000000);
+        if (!strcmp(g, PC1)) continue;
+        int32_t rc = passcode_verify(s, g, 6);
+        if (rc == PASSCODE_ERR_WRONG_PASSCODE) { got++; continue; }
+        if (rc == PASSCODE_ERR_LOCKED_OUT) { advance_ms(24LL * 3600 * 1000); continue; }  /* waited out */
+        if (rc == PASSCODE_ERR_WEAK_PASSCODE || rc == PASSCODE_ERR_FORMAT) continue;
+        *ended = rc;
+        return got;
+    }
+    *ended = PASSCODE_OK;
+    return got;
+}
+
+/* The policy (Apple's table, the default): 9 wrong answers, and the 10th attempt ends in a
+ * reset. An attacker who keeps cleared_seq one behind attempt_seq gets every guess instead. */
+#define POLICY_GUESSES 9
+#define ATTACK_TRIES 200
+
+static const char *trigger_attack_sql =
+    "CREATE TRIGGER forgive_u AFTER UPDATE ON state WHEN NEW.key = 'attempt_seq' BEGIN "
+    "  UPDATE state SET value = NEW.value - 1 WHERE key = 'cleared_seq'; END;"
+    "CREATE TRIGGER forgive_i AFTER INSERT ON state WHEN NEW.key = 'attempt_seq' BEGIN "
+    "  UPDATE state SET value = NEW.value - 1 WHERE key = 'cleared_seq'; END;";
+
+/* Issue 28, attack 1: a trigger planted by one write to the file runs inside the library's own
+ * write-ahead transaction and forgives each attempt; with a pepper the MAC was sealed over the
+ * forged state. The release before issue 28: 200 of 200 guesses answered (the issue's run: 73,947, passcode found). */
+static void test_planted_trigger_buys_no_guess(void) {
+    char path[512];
+    passcode_store *app = peppered_app(path, sizeof path, "trigger.db");
+    CHECK_STATUS(passcode_verify(app, PC1, LEN), PASSCODE_OK);  /* an unlock: cleared_seq has a row */
+    /* Planted while the app has the store open (the issue's triggers, word for word). */
+    CHECK(attacker_writes(path, trigger_attack_sql) == 0);
+    int32_t ended = 0;
+    int got = guess_until_refused(app, ATTACK_TRIES, &ended);
+    printf("  trigger attack, store open in the app: %d guesses checked, then %s\n", got, passcode_strerror(ended));
+    CHECK(got <= POLICY_GUESSES);
+    CHECK_STATUS(ended, PASSCODE_ERR_FOREIGN_SCHEMA);
+    passcode_close(app);
+    /* The app launched again, with its pepper: refused before anything is written. */
+    size_t before_len = 0;
+    char *before = slurp(path, &before_len);
+    passcode_store *again = NULL;
+    CHECK_STATUS(open_peppered(path, &again), PASSCODE_ERR_FOREIGN_SCHEMA);
+    CHECK(again == NULL);
+    CHECK(strstr(passcode_errmsg(NULL), "forgive_") != NULL);  /* the message names the object */
+    CHECK(same_file(path, before, before_len));
+    free(before);
+}
+
+/* The same store without the trigger, as the control: the policy holds, 9 then reset. */
+static void test_policy_control_nine_then_reset(void) {
+    char path[512];
+    passcode_store *app = peppered_app(path, sizeof path, "control.db");
+    int32_t ended = 0;
+    int got = guess_until_refused(app, ATTACK_TRIES, &ended);
+    printf("  control, no attack: %d guesses checked, then %s\n", got, passcode_strerror(ended));
+    CHECK(got == POLICY_GUESSES);
+    CHECK_STATUS(ended, PASSCODE_ERR_RESET_REQUIRED);
+    passcode_close(app);
+}
+
+/* Milliseconds on the monotonic clock. */
+static int64_t mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Issue 28, attack 1b: a trigger (and a view) whose SQL never ends. The release before issue 28 hung inside
+ * passcode_event_report (killed after 30 s). The app's calls run in a child with a 20 s alarm:
+ * they must return a documented status, well within it. */
+static void test_endless_trigger_does_not_hang(void) {
+    char path[512];
+    passcode_store *app = peppered_app(path, sizeof path, "endless.db");
+    const char *endless =
+        "CREATE TRIGGER endless_u AFTER UPDATE ON state BEGIN "
+        "  SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c); END;"
+        "CREATE TRIGGER endless_i AFTER INSERT ON state BEGIN "
+        "  SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c); END;"
+        "CREATE VIEW endless_v AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c;";
+    CHECK(attacker_writes(path, endless) == 0);
+    int out[2];
+    CHECK(pipe(out) == 0);
+    int64_t start = mono_ms();
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(out[0]);
+        alarm(20);
+        int32_t r[3];
+        r[0] = passcode_event_report(app, PASSCODE_EVENT_LOCK_NOW, NULL);
+        r[1] = passcode_verify(app, PC2, LEN);
+        passcode_store *again = NULL;
+        r[2] = open_peppered(path, &again);
+        passcode_close(again);
+        _exit(write(out[1], r, sizeof r) == (ssize_t)sizeof r ? 0 : 1);
+    }
+    close(out[1]);
+    int32_t r[3] = {-1, -1, -1};
+    ssize_t n = read(out[0], r, sizeof r);
+    close(out[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    int64_t took = mono_ms() - start;
+    printf("  endless trigger and view: event_report %s, verify %s, open %s, in %lld ms\n", passcode_strerror(r[0]),
+           passcode_strerror(r[1]), passcode_strerror(r[2]), (long long)took);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);  /* not killed by the alarm */
+    CHECK(n == (ssize_t)sizeof r);
+    CHECK(took < 10000);
+    CHECK_STATUS(r[0], PASSCODE_ERR_FOREIGN_SCHEMA);
+    CHECK_STATUS(r[1], PASSCODE_ERR_FOREIGN_SCHEMA);
+    CHECK_STATUS(r[2], PASSCODE_ERR_FOREIGN_SCHEMA);
+    passcode_close(app);
+}
+
+/* Every other kind of object the schema check must refuse: an index, a table, a column, a
+ * changed type; each planted in a fresh store, which then does not open, unchanged. */
+static void test_foreign_objects_are_refused_at_open(void) {
+    const char *plants[] = {
+        "CREATE INDEX extra_i ON event(kind)",
+        "CREATE TABLE extra_t(x)",
+        "ALTER TABLE session ADD COLUMN extra_c TEXT",
+        "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql = replace(sql, 'tries INTEGER', 'tries TEXT') "
+        "WHERE name = 'reset_code'; PRAGMA writable_schema=OFF;",
+        "CREATE VIEW extra_v AS SELECT 1",
+    };
+    for (size_t i = 0; i < sizeof plants / sizeof *plants; i++) {
+        char path[512];
+        new_path(path, sizeof path, "plant.db");
+        passcode_store *s = open_fast(path);
+        CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+        passcode_close(s);
+        CHECK(attacker_writes(path, plants[i]) == 0);
+        size_t len = 0;
+        char *before = slurp(path, &len);
+        passcode_options *o = fast_options();
+        passcode_store *x = NULL;
+        int32_t rc = passcode_open(path, o, &x);
+        passcode_options_free(o);
+        if (rc != PASSCODE_ERR_FOREIGN_SCHEMA) fprintf(stderr, "  plant %zu (%s): %s\n", i, plants[i], passcode_strerror(rc));
+        CHECK_STATUS(rc, PASSCODE_ERR_FOREIGN_SCHEMA);
+        CHECK(same_file(path, before, len));
+        free(before);
+        passcode_close(x);
+    }
+}
+
+/* ---- a failure is in the main file before the passcode is checked --------------------------- */
+
+static void path_with(char *out, size_t size, const char *path, const char *suffix) {
+    snprintf(out, size, "%s%s", path, suffix);
+}
+
+/* A third process holds a read transaction open on the store until `release` is closed. */
+static pid_t hold_reader(const char *path, int *release) {
+    int ready[2], hold[2];
+    if (pipe(ready) != 0 || pipe(hold) != 0) abort();
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        close(hold[1]);
+        sqlite3 *db = NULL;
+        sqlite3_open(path, &db);
+        sqlite3_exec(db, "BEGIN; SELECT count(*) FROM state;", NULL, NULL, NULL);
+        char c = 1;
+        if (write(ready[1], &c, 1) != 1) _exit(1);
+        while (read(hold[0], &c, 1) > 0) {}
+        _exit(0);
+    }
+    close(ready[1]);
+    close(hold[0]);
+    char c;
+    if (read(ready[0], &c, 1) != 1) abort();
+    close(ready[0]);
+    *release = hold[1];
+    return pid;
+}
+
+/* Issue 28, attack 3: 4 guesses per process, SIGKILL, rm -wal -shm, again; a reader held open
+ * in a third process. The release before issue 28 (pepper on): 201 guesses, found, failures back to 0. Now each
+ * attempt is in the main file before Argon2id starts, or refused as busy and not checked. */
+static void test_deleted_wal_buys_no_guess(void) {
+    char path[512], wal[600], shm[600];
+    new_path(path, sizeof path, "walrm.db");
+    path_with(wal, sizeof wal, path, "-wal");
+    path_with(shm, sizeof shm, path, "-shm");
+    passcode_store *app = NULL;
+    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    passcode_close(app);
+    int release = -1;
+    pid_t reader = hold_reader(path, &release);
+    int got = 0, busy = 0, rounds = 0, next = 0;
+    int32_t ended = PASSCODE_OK;
+    for (; rounds < 60 && ended == PASSCODE_OK; rounds++) {
+        advance_ms(24LL * 3600 * 1000);  /* a day between rounds: any lockout is over */
+        int results[2];
+        if (pipe(results) != 0) abort();
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(results[0]);
+            passcode_options *o = peppered_options();
+            passcode_options_set_busy_timeout(o, 300);
+            passcode_store *g = NULL;
+            int32_t rc = passcode_open(path, o, &g);
+            if (rc != PASSCODE_OK) { if (write(results[1], &rc, sizeof rc) < 0) _exit(1); _exit(0); }
+            for (int k = 0, tries = 0; k < 4 && tries < 12; tries++) {
+                char guess[16];
+                snprintf(guess, sizeof guess, "%06d", (234567 + (next + k) * 7919) % 1000000);
+                rc = passcode_verify(g, guess, 6);
+                if (rc == PASSCODE_ERR_LOCKED_OUT) { advance_ms(24LL * 3600 * 1000); continue; }
+                if (write(results[1], &rc, sizeof rc) != (ssize_t)sizeof rc) _exit(1);
+                k++;
+            }
+            pause();  /* killed here */
+            _exit(0);
+        }
+        close(results[1]);
+        int32_t rc;
+        for (int k = 0; k < 4 && read(results[0], &rc, sizeof rc) == (ssize_t)sizeof rc; k++) {
+            if (rc == PASSCODE_ERR_WRONG_PASSCODE) got++;
+            else if (rc == PASSCODE_ERR_BUSY) busy++;
+            else { ended = rc; break; }
+        }
+        close(results[0]);
+        next += 4;
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        unlink(wal);
+        unlink(shm);
+    }
+    close(release);
+    waitpid(reader, NULL, 0);
+    printf("  deleted WAL: %d guesses checked in %d processes (SIGKILL, -wal/-shm deleted after each; %d refused busy while "
+           "the third process read), then %s\n", got, rounds, busy, passcode_strerror(ended));
+    CHECK(got <= POLICY_GUESSES);
+    CHECK(busy > 0);  /* the held reader was seen: its attempts were not checked */
+    CHECK(ended == PASSCODE_ERR_RESET_REQUIRED);
+    passcode_store *after = NULL;
+    CHECK_STATUS(open_peppered(path, &after), PASSCODE_OK);
+    int32_t required = 0;
+    CHECK_STATUS(passcode_is_reset_required(after, &required), PASSCODE_OK);
+    CHECK(required == 1);
+    passcode_close(after);
+}
+
+static int file_contains(const char *path, const char *needle) {
+    size_t len = 0, n = strlen(needle);
+    char *data = slurp(path, &len);
+    int found = 0;
+    for (size_t i = 0; data && n <= len && i + n <= len && !found; i++) found = memcmp(data + i, needle, n) == 0;
+    free(data);
+    return found;
+}
+
+static int copy_to(const char *from, const char *to) {
+    size_t len = 0;
+    char *data = slurp(from, &len);
+    if (!data) return 0;
+    int fd = open(to, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    int ok = fd >= 0 && write(fd, data, len) == (ssize_t)len;
+    if (fd >= 0) close(fd);
+    free(data);
+    return ok;
+}
+
+/* Issue 28, attack 3b: after a passcode change, a copy of the store and its -wal taken while the
+ * app runs must not open the data key with the old passcode, nor hold the old wrap's bytes.
+ * the release before issue 28: the main file alone still had the old wrap (the change was only in the log). */
+static void test_old_passcode_gone_after_change(void) {
+    char path[512], wal[600];
+    new_path(path, sizeof path, "change.db");
+    path_with(wal, sizeof wal, path, "-wal");
+    passcode_store *app = open_fast(path);
+    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    char old[4096] = "";
+    sqlite3 *raw = NULL;
+    sqlite3_stmt *st = NULL;
+    sqlite3_open(path, &raw);
+    if (sqlite3_prepare_v2(raw, "SELECT verifier FROM passcode", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        snprintf(old, sizeof old, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    CHECK(strlen(old) > 40);
+    CHECK_STATUS(passcode_change(app, PC1, LEN, PC2, LEN), PASSCODE_OK);
+    /* The copies, taken while the app still has the store open. */
+    char both[600], both_wal[700], main_only[600];
+    new_path(both, sizeof both, "copy.db");
+    path_with(both_wal, sizeof both_wal, both, "-wal");
+    new_path(main_only, sizeof main_only, "main-only.db");
+    CHECK(copy_to(path, both));
+    if (exists(wal)) CHECK(copy_to(wal, both_wal));
+    CHECK(copy_to(path, main_only));
+    int old_bytes = file_contains(both, old) + (exists(both_wal) && file_contains(both_wal, old));
+    const char *copies[] = {both, main_only};
+    int32_t with_old[2], with_new[2];
+    for (int i = 0; i < 2; i++) {
+        passcode_store *c = open_fast(copies[i]);
+        with_old[i] = passcode_verify(c, PC1, LEN);
+        with_new[i] = passcode_verify(c, PC2, LEN);
+        passcode_close(c);
+    }
+    printf("  copy after a change: old wrap's bytes in the copy: %s; old passcode on store+wal: %s, on the main file "
+           "alone: %s; new passcode: %s, %s\n", old_bytes ? "FOUND" : "none", passcode_strerror(with_old[0]),
+           passcode_strerror(with_old[1]), passcode_strerror(with_new[0]), passcode_strerror(with_new[1]));
+    CHECK(old_bytes == 0);
+    CHECK_STATUS(with_old[0], PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(with_old[1], PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(with_new[0], PASSCODE_OK);
+    CHECK_STATUS(with_new[1], PASSCODE_OK);
+    passcode_close(app);
+}
+
+/* ---- only our files: another local user ------------------------------------------------------ */
+
+/* Runs `body` as `uid`/`gid` in a child; returns its exit status. */
+static int as_user(uid_t uid, gid_t gid, int (*body)(const char *), const char *arg) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgid(gid) != 0 || setuid(uid) != 0) _exit(90);
+        _exit(body(arg));
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+}
+
+/* The attacker (another uid) makes a store of its own with its own passcode (PC3), then a hot
+ * journal from it (synchronous=OFF: the header counts its records), copied while its
+ * transaction is open to <shared>/s.db-journal with mode 0666. */
+static int plant_journal(const char *shared) {
+    char own[300], mine[400], journal[500], planted[500];
+    snprintf(own, sizeof own, "%s/attacker", shared);
+    if (mkdir(own, 0700) != 0) return 10;
+    snprintf(mine, sizeof mine, "%s/s.db", own);
+    passcode_store *s = NULL;
+    passcode_options *o = fast_options();
+    int32_t rc = passcode_open(mine, o, &s);
+    passcode_options_free(o);
+    if (rc != PASSCODE_OK || passcode_set(s, PC3, LEN) != PASSCODE_OK) return 11;
+    passcode_close(s);
+    sqlite3 *db = NULL;
+    if (sqlite3_open(mine, &db) != SQLITE_OK) return 12;
+    sqlite3_exec(db, "PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF; BEGIN; UPDATE passcode SET length = length; "
+                     "UPDATE settings SET value = value; UPDATE state SET value = value; UPDATE event SET kind = kind; "
+                     "PRAGMA user_version = 4;", NULL, NULL, NULL);
+    snprintf(journal, sizeof journal, "%s-journal", mine);
+    snprintf(planted, sizeof planted, "%s/s.db-journal", shared);
+    int ok = copy_to(journal, planted) && chmod(planted, 0666) == 0;
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    return ok ? 0 : 13;
+}
+
+/* The attacker races the victim's open: it keeps trying to create <dir>/r.db-wal and -shm
+ * (0666, its own) for a second. Exits with the number of files it made (0 to 2). */
+static int race_sidecars(const char *dir) {
+    char wal[600], shm[600];
+    snprintf(wal, sizeof wal, "%s/r.db-wal", dir);
+    snprintf(shm, sizeof shm, "%s/r.db-shm", dir);
+    int made = 0, have_wal = 0, have_shm = 0;
+    int64_t end = mono_ms() + 1000;
+    while (mono_ms() < end && made < 2) {
+        if (!have_wal) { int fd = open(wal, O_CREAT | O_EXCL | O_RDWR, 0666); if (fd >= 0) { fchmod(fd, 0666); close(fd); have_wal = 1; made++; } }
+        if (!have_shm) { int fd = open(shm, O_CREAT | O_EXCL | O_RDWR, 0666); if (fd >= 0) { fchmod(fd, 0666); close(fd); have_shm = 1; made++; } }
+    }
+    return made;
+}
+
+/* Issue 28, attack 2, from a second uid (useradd'ed here, removed at the end; CI runs as
+ * root). The release before issue 28: the 0666 journal rolled the victim's store back to the attacker's content, and
+ * the attacker's passcode was accepted; a store directly in a sticky shared folder was fine. */
+static void test_another_user_cannot_plant_sidecars(void) {
+    if (geteuid() != 0) {
+        printf("  NOT RUN: the second-uid attacks need root to add a user (useradd); CI runs them as root\n");
+        return;
+    }
+    char user[32], cmd[512];
+    snprintf(user, sizeof user, "pc28atk%d", (int)(getpid() % 100000));
+    snprintf(cmd, sizeof cmd, "useradd -M -N -s /usr/sbin/nologin %s", user);
+    CHECK(system(cmd) == 0);
+    struct passwd *pw = getpwnam(user);
+    CHECK(pw != NULL);
+    if (!pw) return;
+    uid_t uid = pw->pw_uid;
+    gid_t gid = pw->pw_gid;
+    char shared[64];
+    snprintf(shared, sizeof shared, "/tmp/pc28-shared-XXXXXX");
+    CHECK(mkdtemp(shared) != NULL && chmod(shared, 01777) == 0);  /* like /tmp */
+    /* The victim's store, made in a private folder and then kept in the shared one, as the release before issue 28 allowed. */
+    char made[512], victim[600];
+    new_path(made, sizeof made, "victim.db");
+    passcode_store *s = open_fast(made);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    snprintf(victim, sizeof victim, "%s/s.db", shared);
+    CHECK(copy_to(made, victim));
+    int planted = as_user(uid, gid, plant_journal, shared);
+    CHECK(planted == 0);
+    passcode_store *v = NULL;
+    passcode_options *o = fast_options();
+    int32_t opened = passcode_open(victim, o, &v);
+    char why[600];
+    snprintf(why, sizeof why, "%s", passcode_errmsg(NULL));
+    int32_t theirs = opened == PASSCODE_OK ? passcode_verify(v, PC3, LEN) : opened;
+    passcode_close(v);
+    printf("  planted 0666 journal (uid %lu): victim's open: %s; attacker's passcode: %s%s%s\n", (unsigned long)uid,
+           passcode_strerror(opened), passcode_strerror(theirs), opened ? "\n    refusal: " : "", opened ? why : "");
+    CHECK_STATUS(opened, PASSCODE_ERR_PERMISSION);
+    CHECK(strstr(why, shared) != NULL);  /* names the folder */
+    CHECK(theirs != PASSCODE_OK);
+    /* The victim's file was not replayed: the victim's passcode still opens it, from a private folder. */
+    char safe[512];
+    new_path(safe, sizeof safe, "victim-after.db");
+    CHECK(copy_to(victim, safe));
+    s = open_fast(safe);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+    /* Racing -wal/-shm creation while the victim opens: in the shared folder... */
+    pid_t racer = fork();
+    if (racer == 0) _exit(as_user(uid, gid, race_sidecars, shared));
+    char racy[600];
+    snprintf(racy, sizeof racy, "%s/r.db", shared);
+    int32_t in_shared = passcode_open(racy, o, &v);
+    passcode_close(v);
+    int status = 0;
+    waitpid(racer, &status, 0);
+    int won_shared = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    /* ...and in the victim's own 0700 folder, where the attacker cannot even look. */
+    char own[512], racy_own[600];
+    new_path(own, sizeof own, "own-folder");
+    CHECK(mkdir(own, 0700) == 0);
+    CHECK(chmod(tmp_root, 0711) == 0);  /* let the attacker reach it, to try */
+    racer = fork();
+    if (racer == 0) _exit(as_user(uid, gid, race_sidecars, own));
+    snprintf(racy_own, sizeof racy_own, "%s/r.db", own);
+    int32_t in_own = passcode_open(racy_own, o, &v);
+    if (in_own == PASSCODE_OK) CHECK_STATUS(passcode_set(v, PC1, LEN), PASSCODE_OK);
+    passcode_close(v);
+    waitpid(racer, &status, 0);
+    int won_own = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    CHECK(chmod(tmp_root, 0700) == 0);
+    passcode_options_free(o);
+    printf("  racing -wal/-shm (uid %lu): shared folder: attacker made %d file(s), victim's open %s; own 0700 folder: "
+           "attacker made %d, victim's open %s\n", (unsigned long)uid, won_shared, passcode_strerror(in_shared), won_own,
+           passcode_strerror(in_own));
+    CHECK_STATUS(in_shared, PASSCODE_ERR_PERMISSION);
+    CHECK(won_own == 0);
+    CHECK_STATUS(in_own, PASSCODE_OK);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'; userdel %s", shared, user);
+    CHECK(system(cmd) == 0);
+}
+
+/* ---- with a pepper, the MAC covers every table ------------------------------------------------ */
+
+/* Issue 28, attack 4: deleting reset_request or event rows went unnoticed with a pepper (the release before issue 28),
+ * and editing reset_code.tries gave 200 tries at a pending code: the reset path did not check
+ * the MAC. Each edit is made by a second process. */
+/* A peppered store with PC1, a pending reset code delivered to `m`, and a device session. */
+static passcode_store *peppered_with_pending_code(char *path, size_t size, const char *name, mailbox *m) {
+    passcode_store *s = peppered_app(path, size, name);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, m), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    CHECK_STATUS(passcode_session_record(s, "x", "Phone", "Android", 5, NULL, 0), PASSCODE_OK);
+    return s;
+}
+
+static void test_pepper_covers_every_table(void) {
+    const char *edits[] = {"DELETE FROM event", "DELETE FROM reset_request", "UPDATE session SET is_current = 1"};
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        char path[512];
+        mailbox m = {0};
+        passcode_store *s = peppered_with_pending_code(path, sizeof path, "mac.db", &m);
+        CHECK(attacker_writes(path, edits[i]) == 0);
+        int32_t v = 0;
+        int32_t rc = passcode_is_set(s, &v);
+        printf("  pepper, %s: %s\n", edits[i], passcode_strerror(rc));
+        CHECK_STATUS(rc, PASSCODE_ERR_TAMPERED);
+        passcode_close(s);
+    }
+    /* The pending code's tries, forgiven by the attacker after each wrong one. */
+    char path[512];
+    mailbox m = {0};
+    passcode_store *s = peppered_with_pending_code(path, sizeof path, "tries.db", &m);
+    int answered = 0;
+    int32_t rc = PASSCODE_OK;
+    for (int i = 0; i < 40; i++) {
+        char wrong[16];
+        snprintf(wrong, sizeof wrong, "%08d", 10000000 + i * 7);
+        if (!strcmp(wrong, m.code)) continue;
+        rc = passcode_reset_check(s, wrong, strlen(wrong));
+        if (rc != PASSCODE_ERR_WRONG_RESET_CODE) break;
+        answered++;
+        CHECK(attacker_writes(path, "UPDATE reset_code SET tries = 0") == 0);
+    }
+    printf("  pepper, reset_code.tries forgiven after each wrong code: %d codes checked (policy: 5), then %s\n", answered,
+           passcode_strerror(rc));
+    CHECK(answered <= 5);
+    CHECK(rc == PASSCODE_ERR_NO_RESET_CODE);
+    int32_t pending = 1;
+    CHECK_STATUS(passcode_reset_pending(s, &pending), PASSCODE_OK);
+    CHECK(pending == 0);
+    passcode_close(s);
+}
+
+void run_file_attack_tests(void) {
+    RUN(test_policy_control_nine_then_reset);
+    RUN(test_planted_trigger_buys_no_guess);
+    RUN(test_endless_trigger_does_not_hang);
+    RUN(test_foreign_objects_are_refused_at_open);
+    RUN(test_deleted_wal_buys_no_guess);
+    RUN(test_old_passcode_gone_after_change);
+    RUN(test_another_user_cannot_plant_sidecars);
+    RUN(test_pepper_covers_every_table);
+}
