@@ -171,6 +171,13 @@ func withHandle<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaqueP
     }
 }
 
+/// A call refused before its handle is looked at (an argument no buffer can have): the message
+/// goes to the handle when it is valid, to `passcode_errmsg(NULL)` otherwise.
+func refused<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaquePointer?, _ error: PasscodeError) -> Int32 {
+    if let box = table.get(handle) { box.setFailure(error.message, waitSeconds: 0) } else { Handles.openMessage.set(error.message) }
+    return error.status.rawValue
+}
+
 /// `withHandle` for store handles.
 func withStore(_ handle: OpaquePointer?, _ body: (PasscodeStore) throws -> Void) -> Int32 {
     withHandle(Handles.stores, handle) { try body($0.store) }

@@ -9,6 +9,7 @@
 
 #include <linux/keyctl.h>
 #include <sys/syscall.h>
+#include <sys/mman.h>
 
 #define KEY 32
 
@@ -81,6 +82,34 @@ static void test_a_missing_reader_changes_no_setting_and_the_launch_locks(void) 
     CHECK(memcmp(before, after, sizeof before) == 0);
     printf("reader missing at launch: require-on-launch %lld, locked %d (reason %d), lead %d\n",
            (long long)after[PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH], locked, reason, lead);
+    passcode_close(s);
+}
+
+/* Biometric unlock turned off (a strengthening change, no proof) after a biometric-only unlock
+ * keeps "Require on App Launch" as it was (issue 29, after the review: it was turned off with no
+ * proof and no log entry), so the next launch, 2 hours later, still locks. */
+static void test_biometric_off_keeps_require_on_launch(void) {
+    char path[512];
+    mailbox m = {0};
+    int32_t locked = -1, reason = -1, refusal = -1, lead = -1;
+    passcode_close(require_on_launch_store(path, sizeof path, &m));
+    passcode_store *s = open_fast(path);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK(locked == 1);
+    CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_OK);  /* a match, no passcode */
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, 0), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 0), PASSCODE_OK);
+    CHECK(get_setting(s, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH) == 1);
+    passcode_close(s);
+    advance_ms(2 * 3600 * 1000);
+    s = open_fast(path);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
+    CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_LAUNCH);
+    CHECK_STATUS(passcode_biometric_lead(s, &lead), PASSCODE_OK);
+    CHECK(lead == 0);  /* biometric unlock is off: the passcode pad */
+    printf("biometric unlock off after a biometric-only unlock, relaunch 2 h later: require-on-launch %lld, locked %d\n",
+           (long long)get_setting(s, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH), locked);
     passcode_close(s);
 }
 
@@ -340,8 +369,9 @@ static void call_with_huge_lengths(void *arg) {
     CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, key, SIZE_MAX), PASSCODE_ERR_MISUSE);
     CHECK(failures(s) == 0);  /* nothing was checked or counted */
     CHECK_STATUS(passcode_biometric_unlock_key(s, key, SIZE_MAX, &refusal), PASSCODE_ERR_MISUSE);
-    CHECK_STATUS(passcode_flow_take_key(NULL, key, SIZE_MAX), PASSCODE_ERR_INVALID_HANDLE);
-    CHECK_STATUS(passcode_flow_take_key((passcode_flow *)&refusal, key, SIZE_MAX), PASSCODE_ERR_INVALID_HANDLE);
+    /* The length is checked before the handle: MISUSE even for an invalid flow. */
+    CHECK_STATUS(passcode_flow_take_key(NULL, key, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_take_key((passcode_flow *)&refusal, key, SIZE_MAX), PASSCODE_ERR_MISUSE);
     CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, &f), PASSCODE_OK);
     for (const char *p = PC1; *p; p++) passcode_flow_digit(f, *p - '0');
     CHECK_STATUS(passcode_flow_take_key(f, key, SIZE_MAX), PASSCODE_ERR_MISUSE);
@@ -402,6 +432,84 @@ static void test_every_length_is_checked_before_a_buffer_is_touched(void) {
     CHECK(ok);
     printf("key_length SIZE_MAX (unlock_key, biometric_unlock_key, flow_take_key, invalid flows) and every other "
            "length: %s\n", ok ? "a status each, no crash" : sig ? strsignal(sig) : "a wrong status");
+}
+
+/* A buffer of `size` bytes that ends where a PROT_NONE page begins, filled with 0xAA: a write
+ * past it is a SIGSEGV. */
+static uint8_t *guarded(size_t size) {
+    long page = sysconf(_SC_PAGESIZE);
+    uint8_t *m = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    mprotect(m + page, (size_t)page, PROT_NONE);
+    memset(m + page - size, 0xAA, size);
+    return m + page - size;
+}
+
+static int untouched(const uint8_t *b, size_t n) {
+    for (size_t i = 0; i < n; i++) if (b[i] != 0xAA) return 0;
+    return 1;
+}
+
+/* Impossible lengths with a buffer smaller than they say, and before the handle is checked:
+ * MISUSE, and not a byte written (issue 29, after the review: the key calls zeroed
+ * min(length, 32) bytes first, so a 16-byte buffer with SIZE_MAX and a NULL handle crashed). */
+static void call_with_impossible_sizes(void *arg) {
+    length_case *c = arg;
+    passcode_store *s = open_fast(c->path);
+    uint8_t *small = guarded(16);
+    int32_t refusal = -1;
+    passcode_flow *bogus = (passcode_flow *)&refusal;
+    CHECK_STATUS(passcode_flow_take_key(NULL, small, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_flow_take_key(bogus, small, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_unlock_key(NULL, PC1, LEN, small, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_unlock_key((passcode_store *)&refusal, PC1, LEN, small, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_biometric_unlock_key(NULL, small, SIZE_MAX, &refusal), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, small, 16), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, small, SIZE_MAX), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_biometric_unlock_key(s, small, PTRDIFF_MAX, &refusal), PASSCODE_ERR_MISUSE);
+    CHECK(untouched(small, 16));
+    CHECK(failures(s) == 0);
+    int64_t *one = (int64_t *)(void *)guarded(sizeof(int64_t));
+    size_t count = 0;
+    CHECK_STATUS(passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, one, SIZE_MAX, &count), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, one, SIZE_MAX / 8 + 1, &count), PASSCODE_ERR_MISUSE);
+    CHECK(untouched((const uint8_t *)one, sizeof(int64_t)));
+    /* seal and unseal with the key released: lengths from 2^38 to SIZE_MAX, capacities up to
+     * SIZE_MAX, a 64 KiB buffer: MISUSE each, nothing read or written. */
+    uint8_t key[KEY];
+    CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, key, KEY), PASSCODE_OK);
+    static uint8_t buf[1 << 16];
+    size_t got = 0;
+    const uint64_t lengths[] = {(UINT64_C(1) << 32) + 53, (UINT64_C(1) << 38) + 100, UINT64_C(1) << 40, UINT64_C(1) << 47,
+                                UINT64_C(1) << 62, (uint64_t)INT64_MAX - 52, (uint64_t)INT64_MAX - 51, (uint64_t)INT64_MAX, UINT64_MAX};
+    const uint64_t capacities[] = {sizeof buf, UINT64_C(1) << 47, (uint64_t)INT64_MAX, UINT64_MAX};
+    int refused = 0, calls = 0;
+    for (size_t i = 0; i < sizeof lengths / sizeof *lengths; i++)
+        for (size_t k = 0; k < sizeof capacities / sizeof *capacities; k++) {
+            memset(buf, 0xAA, sizeof buf);
+            refused += passcode_seal(s, buf, lengths[i], buf, capacities[k], &got) == PASSCODE_ERR_MISUSE;
+            refused += passcode_unseal(s, buf, lengths[i], buf, capacities[k], &got) == PASSCODE_ERR_MISUSE;
+            calls += 2;
+            CHECK(untouched(buf, sizeof buf));
+        }
+    CHECK(refused == calls);
+    /* A real length with an impossible capacity: refused too; a real one still works. */
+    CHECK_STATUS(passcode_seal(s, key, 5, buf, SIZE_MAX, &got), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_seal(s, key, 5, buf, sizeof buf, &got), PASSCODE_OK);
+    CHECK(got == 5 + passcode_seal_overhead());
+    printf("impossible sizes before the handle or with a small buffer: %d of %d seal/unseal calls refused, "
+           "key and choices buffers untouched\n", refused, calls);
+    passcode_close(s);
+}
+
+static void test_impossible_sizes_touch_no_buffer(void) {
+    length_case c;
+    mailbox m = {0};
+    passcode_close(store_with_passcode(c.path, sizeof c.path, &m));
+    int sig = 0;
+    int ok = survives(call_with_impossible_sizes, &c, &sig);
+    CHECK(ok);
+    if (!ok) printf("impossible sizes: %s\n", sig ? strsignal(sig) : "a wrong status or a buffer written");
 }
 
 /* ---- 6. clocks out of range, time arithmetic ------------------------------------------------- */
@@ -602,11 +710,13 @@ static void test_close_ends_the_flows_and_wipes_every_key_copy(void) {
 void run_robustness_tests(void) {
     RUN(test_a_missing_reader_changes_no_setting_and_the_launch_locks);
     RUN(test_no_host_report_changes_a_setting);
+    RUN(test_biometric_off_keeps_require_on_launch);
     RUN(test_a_launch_applies_the_auto_lock_to_the_time_in_the_background);
     RUN(test_reset_limits_and_expiry_use_both_clocks);
     RUN(test_a_time_namespace_does_not_lift_the_reset_limits);
     RUN(test_no_user_keyring_fallback);
     RUN(test_every_length_is_checked_before_a_buffer_is_touched);
+    RUN(test_impossible_sizes_touch_no_buffer);
     RUN(test_extreme_clock_readings_are_refused_never_a_crash);
     RUN(test_close_ends_the_flows_and_wipes_every_key_copy);
 }
