@@ -182,6 +182,116 @@ static void test_a_launch_applies_the_auto_lock_to_the_time_in_the_background(vo
     passcode_close(s);
 }
 
+/* Another process (a child, with the same fake clock) reports `event` on the store and ends. */
+static void report_from_another_process(const char *path, int32_t event) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        passcode_store *other = open_fast(path);
+        int rc = passcode_event_report(other, event, NULL);
+        passcode_close(other);
+        _exit(rc == PASSCODE_OK ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static int locked_now(passcode_store *s, int32_t *reason) {
+    int32_t locked = -1;
+    CHECK_STATUS(passcode_lock_state(s, &locked, reason), PASSCODE_OK);
+    return locked;
+}
+
+/* Reports do not restart the auto-lock timer (issue 29, after the review): a second BACKGROUND
+ * (this process or another) keeps the earliest time; a FOREGROUND from another process applies
+ * the rule and keeps the record, so the app's own return 2 hours later locks; the GTK front
+ * end's sequence (minimized, 2 h, suspend: BACKGROUND, resume: FOREGROUND, restored) locks. */
+static void test_reports_do_not_restart_the_auto_lock_timer(void) {
+    char path[512];
+    mailbox m = {0};
+    int32_t reason = -1;
+    int outcomes[4];
+    passcode_store *s = store_with_passcode(path, sizeof path, &m);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);
+    /* A second BACKGROUND from another process 2 hours in, the return 1 s later. */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    advance_ms(2 * 3600 * 1000);
+    report_from_another_process(path, PASSCODE_EVENT_BACKGROUND);
+    advance_ms(1000);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);
+    outcomes[0] = locked_now(s, &reason);
+    CHECK(outcomes[0] == 1 && reason == PASSCODE_LOCK_REASON_BACKGROUND);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    /* The same from this process. */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    advance_ms(2 * 3600 * 1000);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    advance_ms(1000);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);
+    outcomes[1] = locked_now(s, NULL);
+    CHECK(outcomes[1] == 1);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    /* A FOREGROUND from another process 1 minute in; the app returns 2 hours later. */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    advance_ms(60 * 1000);
+    report_from_another_process(path, PASSCODE_EVENT_FOREGROUND);
+    CHECK(locked_now(s, NULL) == 0);  /* 1 minute: the rule does not lock yet */
+    advance_ms(2 * 3600 * 1000);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);
+    outcomes[2] = locked_now(s, NULL);
+    CHECK(outcomes[2] == 1);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    /* The GTK sequence, default lock at launch. */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);   /* minimized */
+    advance_ms(2 * 3600 * 1000);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);   /* prepare for sleep */
+    advance_ms(10 * 1000);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);   /* resumed */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);   /* restored */
+    outcomes[3] = locked_now(s, NULL);
+    CHECK(outcomes[3] == 1);
+    /* After the unlock a short trip to the background does not lock (the record went). */
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    advance_ms(10 * 1000);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);
+    CHECK(locked_now(s, NULL) == 0);
+    printf("locked after 2 h: second BACKGROUND from another process %d, from this one %d, FOREGROUND from another "
+           "process at 1 min %d, GTK minimize/suspend/resume/restore %d\n", outcomes[0], outcomes[1], outcomes[2], outcomes[3]);
+    passcode_close(s);
+}
+
+/* Auto-lock and the 48-hour biometric rule count by both clocks (issue 29, after the review): a
+ * boot clock that says 1 minute while the wall clock says 2 hours (a process in a time namespace
+ * with its boot clock set back) locks; a biometric match 49 wall-clock hours after the passcode,
+ * 1 boot-clock hour, is refused. */
+static void test_auto_lock_and_the_48_hours_use_both_clocks(void) {
+    char path[512];
+    mailbox m = {0};
+    int32_t locked = -1, reason = -1, refusal = -1;
+    passcode_store *s = store_with_passcode(path, sizeof path, &m);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    passcode_close(s);
+    the_clock.boot_ms += 60 * 1000;
+    the_clock.wall_ms += 2 * 3600 * 1000;
+    s = open_fast(path);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    locked = locked_now(s, &reason);
+    CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_BACKGROUND);
+    passcode_close(s);
+    s = require_on_launch_store(path, sizeof path, &m);  /* a new store; the passcode just entered */
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    the_clock.boot_ms += 3600 * 1000;
+    the_clock.wall_ms += 49 * 3600 * 1000;
+    CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_PASSCODE_NOT_USED_FOR_48_HOURS);
+    printf("boot clock +1 min, wall clock +2 h: locked %d (reason %d); biometric match at boot +1 h, wall +49 h: "
+           "refusal %d\n", locked, reason, refusal);
+    passcode_close(s);
+}
+
 /* ---- 3. reset-code limits and expiry by two clocks ------------------------------------------- */
 
 /* The boot clock alone moving (what an unprivileged time namespace does) neither lifts the
@@ -228,6 +338,35 @@ static void test_reset_limits_and_expiry_use_both_clocks(void) {
     the_clock.boot_ms += 61 * 1000;
     CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
     CHECK_STATUS(passcode_reset_check(s, m.code, strlen(m.code)), PASSCODE_OK);
+    passcode_close(s);
+}
+
+/* One request made with the boot clock 10 days ahead (a time namespace, same boot id) does not
+ * rate-limit the user (issue 29, after the review: the negative boot age counted as "just now"
+ * until the real boot clock caught up, 10 days); it gains the attacker no code either. */
+static void test_a_boot_clock_ahead_does_not_rate_limit_the_user(void) {
+    char path[512];
+    mailbox m = {0};
+    passcode_store *s = store_with_passcode(path, sizeof path, &m);
+    const int64_t ahead = 10LL * 86400 * 1000;
+    the_clock.boot_ms += ahead;
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);  /* the attacker's */
+    the_clock.boot_ms -= ahead;
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_RATE_LIMITED);  /* the interval, by the wall clock */
+    advance_ms(65 * 1000);
+    int rc65 = passcode_reset_request(s);
+    CHECK_STATUS(rc65, PASSCODE_OK);  /* the user's, 65 s later */
+    /* Further requests from the namespace: one a minute by the wall clock, five a day. */
+    int issued = 0;
+    for (int i = 0; i < 20; i++) {
+        the_clock.boot_ms += ahead;
+        if (passcode_reset_request(s) == PASSCODE_OK) issued++;
+        the_clock.boot_ms -= ahead;
+        the_clock.wall_ms += 1000;
+    }
+    CHECK(issued == 0);
+    printf("a request from a boot clock 10 days ahead, the user's 65 s later: %s; further requests from there "
+           "within 20 s: %d codes\n", passcode_strerror(rc65), issued);
     passcode_close(s);
 }
 
@@ -293,11 +432,11 @@ static void test_a_time_namespace_does_not_lift_the_reset_limits(void) {
 
 /* ---- 4. no @us fallback ----------------------------------------------------------------------- */
 
-/* The libpasscode entries of the user session keyring (@us), by serial. */
-static int us_entries(int32_t *ids_out, int max) {
+/* The libpasscode entries of a keyring (KEY_SPEC_...), by serial. */
+static int ring_entries(int32_t ring, int32_t *ids_out, int max) {
     int32_t ids[256];
     int count = 0;
-    long n = syscall(SYS_keyctl, KEYCTL_READ, KEY_SPEC_USER_SESSION_KEYRING, ids, sizeof ids);
+    long n = syscall(SYS_keyctl, KEYCTL_READ, ring, ids, sizeof ids);
     if (n > (long)sizeof ids) n = sizeof ids;
     for (long i = 0; i < n / 4; i++) {
         char d[256];
@@ -307,6 +446,33 @@ static int us_entries(int32_t *ids_out, int max) {
         }
     }
     return count;
+}
+
+/* The libpasscode entries of the user session keyring (@us), by serial. */
+static int us_entries(int32_t *ids_out, int max) {
+    return ring_entries(KEY_SPEC_USER_SESSION_KEYRING, ids_out, max);
+}
+
+/* test_api --session-kind-child PATH NAME: a process whose session keyring is a new named one
+ * (NAME; "-" for a new anonymous one, as pam_keyinit makes): a passcode unlock, then a relaunch
+ * and a biometric match. Prints "status refusal entries-in-the-session-keyring". */
+int session_kind_child(const char *path, const char *name) {
+    int32_t ids[64], refusal = -1;
+    uint8_t key[KEY];
+    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, strcmp(name, "-") ? name : NULL) < 0) {
+        printf("-1 -1 -1\n");
+        return 0;
+    }
+    passcode_store *s = open_fast(path);
+    passcode_verify(s, PC1, LEN);
+    passcode_close(s);
+    int entries = ring_entries(KEY_SPEC_SESSION_KEYRING, ids, 64);
+    s = open_fast(path);  /* the relaunch */
+    passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, NULL);
+    int32_t rc = passcode_biometric_unlock_key(s, key, KEY, &refusal);
+    passcode_close(s);
+    printf("%d %d %d\n", rc, refusal, entries);
+    return 0;
 }
 
 /* test_api --no-session-child PATH: a process whose session keyring is the user's (@us), as a
@@ -619,6 +785,42 @@ static void test_extreme_clock_readings_are_refused_never_a_crash(void) {
            "%d combinations refused with CLOCK_OUT_OF_RANGE\n", crashed, wrong, refused);
 }
 
+/* A clock that reads right once after it is armed, and out of range (wall INT64_MAX) after that. */
+static int glitch_armed, glitch_reads;
+static void glitching_clock(void *payload, int64_t *boot_ms, int64_t *wall_ms, uint64_t *boot_id) {
+    clock_cb(payload, boot_ms, wall_ms, boot_id);
+    if (glitch_armed && glitch_reads++ > 0) *wall_ms = INT64_MAX;
+}
+
+/* A clock glitch during passcode_verify (issue 29, after the review): the clock is read and
+ * checked once at the start and that reading is used throughout, so a correct passcode is
+ * never left counted as a failure behind a CLOCK_OUT_OF_RANGE (12 such calls reached the
+ * maximum-failure action before). */
+static void test_a_clock_glitch_mid_call_counts_no_correct_passcode(void) {
+    char path[512];
+    mailbox m = {0};
+    passcode_close(store_with_passcode(path, sizeof path, &m));
+    passcode_options *o = fast_options();
+    CHECK_STATUS(passcode_options_set_clock(o, glitching_clock, &the_clock), PASSCODE_OK);
+    passcode_store *s = NULL;
+    CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
+    passcode_options_free(o);
+    int ok = 0;
+    for (int i = 0; i < 12; i++) {
+        glitch_armed = 1;
+        glitch_reads = 0;
+        ok += passcode_verify(s, PC1, LEN) == PASSCODE_OK;
+        glitch_armed = 0;
+        advance_ms(1000);
+    }
+    int32_t failed = -1;
+    CHECK_STATUS(passcode_failed_attempts(s, &failed), PASSCODE_OK);
+    CHECK(ok == 12 && failed == 0);
+    printf("12 verifies of the correct passcode, the clock out of range after its first read: %d OK, "
+           "%d failures counted\n", ok, failed);
+    passcode_close(s);
+}
+
 /* ---- 7. passcode_close ends the store's flows and wipes every copy of the key ---------------- */
 
 #define MASK 0x5a
@@ -712,11 +914,15 @@ void run_robustness_tests(void) {
     RUN(test_no_host_report_changes_a_setting);
     RUN(test_biometric_off_keeps_require_on_launch);
     RUN(test_a_launch_applies_the_auto_lock_to_the_time_in_the_background);
+    RUN(test_reports_do_not_restart_the_auto_lock_timer);
+    RUN(test_auto_lock_and_the_48_hours_use_both_clocks);
     RUN(test_reset_limits_and_expiry_use_both_clocks);
     RUN(test_a_time_namespace_does_not_lift_the_reset_limits);
+    RUN(test_a_boot_clock_ahead_does_not_rate_limit_the_user);
     RUN(test_no_user_keyring_fallback);
     RUN(test_every_length_is_checked_before_a_buffer_is_touched);
     RUN(test_impossible_sizes_touch_no_buffer);
     RUN(test_extreme_clock_readings_are_refused_never_a_crash);
+    RUN(test_a_clock_glitch_mid_call_counts_no_correct_passcode);
     RUN(test_close_ends_the_flows_and_wipes_every_key_copy);
 }

@@ -185,4 +185,5 @@ int session_child(int argc, char **argv);
 void run_robustness_tests(void);
 int probe_reset(const char *path);
 int no_session_child(const char *path);
+int session_kind_child(const char *path, const char *name);
 #endif
