@@ -292,6 +292,61 @@ static void test_auto_lock_and_the_48_hours_use_both_clocks(void) {
     passcode_close(s);
 }
 
+/* test_api --probe-launch PATH: a relaunch with the real clocks (run under unshare); prints "locked reason". */
+int probe_launch(const char *path) {
+    passcode_options *o = NULL;
+    passcode_store *s = NULL;
+    int32_t locked = -1, reason = -1;
+    passcode_options_new(&o);
+    passcode_options_set_cost_explicit(o, 1, 8192);
+    int32_t rc = passcode_open(path, o, &s);
+    passcode_options_free(o);
+    if (rc == PASSCODE_OK) rc = passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, NULL);
+    if (rc == PASSCODE_OK) rc = passcode_lock_state(s, &locked, &reason);
+    printf("%d %d %d\n", rc, locked, reason);
+    passcode_close(s);
+    return 0;
+}
+
+/* The review's attack with the real clocks: killed in the background (lock at launch off,
+ * auto-lock "immediately": 5 s of grace), relaunched 7 s later inside `unshare --user
+ * --map-root-user --time --boottime -6`, whose boot clock says 1 s: locked by the wall clock. */
+static void test_a_time_namespace_does_not_skip_the_auto_lock(void) {
+    char path[512], cmd[1200];
+    new_path(path, sizeof path, "timens-autolock.db");
+    if (system("unshare --user --map-root-user --time --boottime -1 true >/dev/null 2>&1") != 0) {
+        const char *why = "time namespace (auto-lock): NOT RUN: 'unshare --user --map-root-user --time' is not "
+                          "allowed on this kernel or for this user (needs Linux 5.6+ and unprivileged user namespaces); "
+                          "only the fake-clock test covers the auto-lock's two clocks here";
+        printf("%s\n", why);
+        fprintf(stderr, "WARNING %s\n", why);
+        return;
+    }
+    passcode_options *o = NULL;
+    passcode_store *s = NULL;
+    passcode_options_new(&o);
+    passcode_options_set_cost_explicit(o, 1, 8192);  /* the real clocks */
+    CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
+    passcode_options_free(o);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 0), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    passcode_close(s);
+    sleep(7);
+    snprintf(cmd, sizeof cmd, "unshare --user --map-root-user --time --boottime -6 ./test_api --probe-launch '%s'", path);
+    FILE *p = popen(cmd, "r");
+    int rc = -1, locked = -1, reason = -1;
+    if (p) {
+        if (fscanf(p, "%d %d %d", &rc, &locked, &reason) != 3) rc = -1;
+        pclose(p);
+    }
+    CHECK_STATUS(rc, PASSCODE_OK);
+    CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_BACKGROUND);
+    printf("time namespace (boot clock 6 s behind), relaunched 7 s after going to the background, 5 s auto-lock: "
+           "locked %d (reason %d)\n", locked, reason);
+}
+
 /* ---- 3. reset-code limits and expiry by two clocks ------------------------------------------- */
 
 /* The boot clock alone moving (what an unprivileged time namespace does) neither lifts the
@@ -518,6 +573,31 @@ static void test_no_user_keyring_fallback(void) {
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY);
     printf("no session keyring of its own: %d entries put in @us, biometric unlock after relaunch: %s\n",
            added, passcode_strerror(rc));
+}
+
+/* A named session keyring (`keyctl session NAME`: the user may link and search it, so another
+ * login session of the same user can join it or link it into its own) is treated like none
+ * (issue 29, after the review): no entry, NO_SESSION_KEYRING. The anonymous one pam_keyinit
+ * makes keeps working. */
+static void test_a_named_session_keyring_is_no_session_keyring(void) {
+    char path[512], line[256] = "", control[256] = "";
+    mailbox m = {0};
+    passcode_store *s = store_with_passcode(path, sizeof path, &m);
+    CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
+    passcode_close(s);
+    CHECK(run_self("--session-kind-child", path, the_clock.boot_id, line, sizeof line));
+    int rc = -2, refusal = -2, entries = -2, crc = -2, crefusal = -2, centries = -2;
+    CHECK(sscanf(line, "%d %d %d", &rc, &refusal, &entries) == 3);
+    CHECK(rc != -1);  /* the child could join it */
+    CHECK_STATUS(rc, PASSCODE_ERR_NO_SESSION_KEYRING);
+    CHECK(entries == 0);
+    CHECK(run_self("--session-kind-child-anonymous", path, the_clock.boot_id, control, sizeof control));
+    CHECK(sscanf(control, "%d %d %d", &crc, &crefusal, &centries) == 3);
+    CHECK_STATUS(crc, PASSCODE_OK);
+    CHECK(centries == 1);
+    printf("named session keyring: %d entries, biometric unlock after relaunch: %s; anonymous (pam_keyinit's): "
+           "%d entry, %s\n", entries, passcode_strerror(rc), centries, passcode_strerror(crc));
 }
 
 /* ---- 5. every length checked before a buffer is touched ------------------------------------ */
@@ -916,10 +996,12 @@ void run_robustness_tests(void) {
     RUN(test_a_launch_applies_the_auto_lock_to_the_time_in_the_background);
     RUN(test_reports_do_not_restart_the_auto_lock_timer);
     RUN(test_auto_lock_and_the_48_hours_use_both_clocks);
+    RUN(test_a_time_namespace_does_not_skip_the_auto_lock);
     RUN(test_reset_limits_and_expiry_use_both_clocks);
     RUN(test_a_time_namespace_does_not_lift_the_reset_limits);
     RUN(test_a_boot_clock_ahead_does_not_rate_limit_the_user);
     RUN(test_no_user_keyring_fallback);
+    RUN(test_a_named_session_keyring_is_no_session_keyring);
     RUN(test_every_length_is_checked_before_a_buffer_is_touched);
     RUN(test_impossible_sizes_touch_no_buffer);
     RUN(test_extreme_clock_readings_are_refused_never_a_crash);

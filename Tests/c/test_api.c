@@ -29,6 +29,7 @@ int main(int argc, char **argv) {
     }
     /* The processes of the robustness tests (api_robustness.c). */
     if (argc == 3 && !strcmp(argv[1], "--probe-reset")) return probe_reset(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "--probe-launch")) return probe_launch(argv[2]);
     if (argc == 6 && !strcmp(argv[1], "--no-session-child")) {
         the_clock.boot_ms = strtoll(argv[3], NULL, 10);
         the_clock.wall_ms = strtoll(argv[4], NULL, 10);
