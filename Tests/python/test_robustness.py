@@ -23,14 +23,21 @@ def test_every_status_has_its_own_exception_class():
     assert isinstance(passcode._errors.error_for(int(Status.ERR_CLOCK_OUT_OF_RANGE), "m"), passcode.ClockOutOfRange)
 
 
+def require_on_launch_store(path, clock):
+    """A store with a passcode, a reader, biometric unlock and "Require on App Launch" on, lock
+    at launch off; open, for the caller to close."""
+    s = passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock)
+    s.set_passcode(PC1)
+    s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
+    s.set(Setting.BIOMETRIC_ENABLED, 1)
+    s.set(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
+    s.set(Setting.LOCK_AT_LAUNCH, 0)
+    return s
+
+
 def test_a_missing_reader_changes_no_setting_and_the_launch_asks_for_the_passcode(tmp_path, clock):
     path = str(tmp_path / "reader.db")
-    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
-        s.set_passcode(PC1)
-        s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
-        s.set(Setting.BIOMETRIC_ENABLED, 1)
-        s.set(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
-        s.set(Setting.LOCK_AT_LAUNCH, 0)
+    with require_on_launch_store(path, clock) as s:
         before = {k: s.get(k) for k in Setting}
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:  # the GTK start-up
         s.set_biometric_availability(False, BiometricKind.NONE)
@@ -83,12 +90,7 @@ def test_closing_the_store_ends_its_flows(tmp_path, clock):
 
 def test_biometric_off_keeps_require_on_launch_and_the_next_launch_locks(tmp_path, clock):
     path = str(tmp_path / "bio-off.db")
-    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
-        s.set_passcode(PC1)
-        s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
-        s.set(Setting.BIOMETRIC_ENABLED, 1)
-        s.set(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
-        s.set(Setting.LOCK_AT_LAUNCH, 0)
+    require_on_launch_store(path, clock).close()
     clock.advance(600)
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.report(Event.LAUNCHED)
