@@ -1125,7 +1125,7 @@ int32_t passcode_setting_bounds(int32_t setting, int64_t *out_min, int64_t *out_
  * its bounds and gives a count of 0.
  * @param setting A passcode_setting value.
  * @param out_values Receives up to capacity values; may be NULL when capacity is 0.
- * @param capacity Room in out_values, in values; more than PTRDIFF_MAX / 8 is no buffer's size
+ * @param capacity Room in out_values, in values; more than (2^47 - 1) / 8 is no buffer's size
  * (PASSCODE_ERR_MISUSE, nothing written).
  * @param out_count Receives the number of choices (also when the room was too small).
  * @return PASSCODE_OK; PASSCODE_ERR_BUFFER_TOO_SMALL (nothing written but the count);
@@ -1850,7 +1850,7 @@ size_t passcode_seal_overhead(void);
  * @param out_length Receives the sealed length (also when the room was too small).
  * @return PASSCODE_OK; PASSCODE_ERR_KEY_NOT_RELEASED; PASSCODE_ERR_BUFFER_TOO_SMALL
  * (nothing written but the length); PASSCODE_ERR_MISUSE (NULL pointers; a length over the
- * maximum or a capacity over PTRDIFF_MAX, no buffer can have: checked before the handle,
+ * maximum or a capacity over 2^47 - 1, no buffer can have: checked before the handle,
  * nothing read or written); PASSCODE_ERR_INVALID_HANDLE.
  */
 int32_t passcode_seal(passcode_store *store, const uint8_t *plain, size_t plain_length, uint8_t *out, size_t out_capacity, size_t *out_length);
@@ -1867,7 +1867,7 @@ int32_t passcode_seal(passcode_store *store, const uint8_t *plain, size_t plain_
  * unknown version, changed or damaged); PASSCODE_ERR_FOREIGN_CIPHERTEXT (another store's key,
  * or this store's before a reset replaced it); PASSCODE_ERR_KEY_NOT_RELEASED;
  * PASSCODE_ERR_BUFFER_TOO_SMALL; PASSCODE_ERR_MISUSE (NULL pointers; a length over the
- * maximum or a capacity over PTRDIFF_MAX: checked before the handle, nothing read or
+ * maximum or a capacity over 2^47 - 1: checked before the handle, nothing read or
  * written); PASSCODE_ERR_INVALID_HANDLE. On failure nothing is left in out.
  */
 int32_t passcode_unseal(passcode_store *store, const uint8_t *sealed, size_t sealed_length, uint8_t *out, size_t out_capacity, size_t *out_length);

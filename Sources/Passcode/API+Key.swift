@@ -134,12 +134,12 @@ public func passcode_seal_overhead() -> UInt {
 ///   - out_length: Receives the sealed length (also when the room was too small).
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_KEY_NOT_RELEASED`; `PASSCODE_ERR_BUFFER_TOO_SMALL`
 ///   (nothing written but the length); `PASSCODE_ERR_MISUSE` (NULL pointers; a length over the
-///   maximum or a capacity over PTRDIFF_MAX, no buffer can have: checked before the handle,
+///   maximum or a capacity over 2^47 - 1, no buffer can have: checked before the handle,
 ///   nothing read or written); `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_seal)
 public func passcode_seal(_ store: OpaquePointer?, _ plain: UnsafePointer<UInt8>?, _ plain_length: UInt,
                           _ out: UnsafeMutablePointer<UInt8>?, _ out_capacity: UInt, _ out_length: UnsafeMutablePointer<UInt>?) -> Int32 {
-    if let error = sealSizeError(plain_length, SealedBox.maxPlain, out_capacity, what: "the data") {
+    if let error = sealSizeError(plain_length, SealedBox.maxPlain, out, out_capacity, what: "the data") {
         return refused(Handles.stores, store, error)
     }
     return withStore(store) { s in
@@ -162,12 +162,12 @@ public func passcode_seal(_ store: OpaquePointer?, _ plain: UnsafePointer<UInt8>
 ///   unknown version, changed or damaged); `PASSCODE_ERR_FOREIGN_CIPHERTEXT` (another store's key,
 ///   or this store's before a reset replaced it); `PASSCODE_ERR_KEY_NOT_RELEASED`;
 ///   `PASSCODE_ERR_BUFFER_TOO_SMALL`; `PASSCODE_ERR_MISUSE` (NULL pointers; a length over the
-///   maximum or a capacity over PTRDIFF_MAX: checked before the handle, nothing read or
+///   maximum or a capacity over 2^47 - 1: checked before the handle, nothing read or
 ///   written); `PASSCODE_ERR_INVALID_HANDLE`. On failure nothing is left in `out`.
 @c(passcode_unseal)
 public func passcode_unseal(_ store: OpaquePointer?, _ sealed: UnsafePointer<UInt8>?, _ sealed_length: UInt,
                             _ out: UnsafeMutablePointer<UInt8>?, _ out_capacity: UInt, _ out_length: UnsafeMutablePointer<UInt>?) -> Int32 {
-    if let error = sealSizeError(sealed_length, SealedBox.maxPlain + UInt(SealedBox.overhead), out_capacity, what: "the sealed data") {
+    if let error = sealSizeError(sealed_length, SealedBox.maxPlain + UInt(SealedBox.overhead), out, out_capacity, what: "the sealed data") {
         return refused(Handles.stores, store, error)
     }
     return withStore(store) { s in
@@ -240,11 +240,13 @@ public func passcode_reset_complete_with_recovery_key(_ store: OpaquePointer?, _
 
 /// The sizes of `passcode_seal` and `passcode_unseal`, before the handle and before any buffer
 /// is read or written: a data length over its stated maximum, or a capacity no buffer can have
-/// (over PTRDIFF_MAX), is a caller's bug, `PASSCODE_ERR_MISUSE`, and the sum with the overhead
+/// (over 2^47 - 1 bytes, or past the end of the address space), is a caller's bug,
+/// `PASSCODE_ERR_MISUSE`, and the sum with the overhead
 /// cannot overflow after this.
-private func sealSizeError(_ length: UInt, _ maximum: UInt, _ capacity: UInt, what: String) -> PasscodeError? {
+private func sealSizeError(_ length: UInt, _ maximum: UInt, _ out: UnsafeMutablePointer<UInt8>?, _ capacity: UInt,
+                           what: String) -> PasscodeError? {
     guard length <= maximum else { return PasscodeError.misuse("\(what) is too long (\(length) bytes; at most \(maximum))") }
-    guard capacity <= UInt(Int.max) else { return PasscodeError.misuse("the output capacity \(capacity) is no buffer's size") }
+    guard !impossibleBuffer(out, capacity) else { return PasscodeError.misuse("the output capacity \(capacity) is no buffer's size") }
     return nil
 }
 

@@ -727,6 +727,7 @@ static void call_with_impossible_sizes(void *arg) {
     size_t count = 0;
     CHECK_STATUS(passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, one, SIZE_MAX, &count), PASSCODE_ERR_MISUSE);
     CHECK_STATUS(passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, one, SIZE_MAX / 8 + 1, &count), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, one, (size_t)1 << 44, &count), PASSCODE_ERR_MISUSE);
     CHECK(untouched((const uint8_t *)one, sizeof(int64_t)));
     /* seal and unseal with the key released: lengths from 2^38 to SIZE_MAX, capacities up to
      * SIZE_MAX, a 64 KiB buffer: MISUSE each, nothing read or written. */
@@ -747,8 +748,16 @@ static void call_with_impossible_sizes(void *arg) {
             CHECK(untouched(buf, sizeof buf));
         }
     CHECK(refused == calls);
-    /* A real length with an impossible capacity: refused too; a real one still works. */
+    /* A real length with an impossible capacity (2^47 and more, or past the end of the address
+     * space): refused too, nothing written to a 16-byte buffer; a real one still works. */
     CHECK_STATUS(passcode_seal(s, key, 5, buf, SIZE_MAX, &got), PASSCODE_ERR_MISUSE);
+    const uint64_t out_capacities[] = {UINT64_C(1) << 47, UINT64_C(1) << 62, (uint64_t)INT64_MAX - 52, (uint64_t)INT64_MAX};
+    for (size_t k = 0; k < 4; k++) {
+        CHECK_STATUS(passcode_seal(s, key, 5, small, out_capacities[k], &got), PASSCODE_ERR_MISUSE);
+        CHECK_STATUS(passcode_unseal(s, buf, 60, small, out_capacities[k], &got), PASSCODE_ERR_MISUSE);
+    }
+    CHECK_STATUS(passcode_seal(s, key, 5, (uint8_t *)(uintptr_t)(UINTPTR_MAX - 15), 64, &got), PASSCODE_ERR_MISUSE);
+    CHECK(untouched(small, 16));
     CHECK_STATUS(passcode_seal(s, key, 5, buf, sizeof buf, &got), PASSCODE_OK);
     CHECK(got == 5 + passcode_seal_overhead());
     printf("impossible sizes before the handle or with a small buffer: %d of %d seal/unseal calls refused, "

@@ -228,7 +228,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             size_t len = huge[NEXT() % 12], klen = key_lengths[NEXT() % 10];
             uint8_t key[64], out[128], sealed[128] = {0x50, 0x43, 0x53, 0x01};
             size_t got = 0;
-            /* A real capacity for a length that could be real (its bytes are not there to read). */
+            /* A real capacity for a length that could be real (its bytes are not there to read);
+             * else one no buffer has (2^47 and more): refused before anything is written. */
             size_t cap = len > ((size_t)1 << 32) + 52 ? capacities[NEXT() % 4] : sizeof out;
             int64_t values[1];
             memset(key, 0xAA, sizeof key);
@@ -244,9 +245,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             case 8: check(passcode_unseal(store, sealed, len, out, cap, &got)); break;
             case 9: check(passcode_set_recovery_key(store, key, len)); break;
             case 10: check(passcode_password_change_check(store, arg, len, arg, n, arg, n)); break;
-            case 11: {  /* an impossible capacity: MISUSE; else the room of one value: too small */
-                int32_t rc = passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, values, len > PTRDIFF_MAX / 8 ? len : 1, &got);
-                if (rc != (len > PTRDIFF_MAX / 8 ? PASSCODE_ERR_MISUSE : PASSCODE_ERR_BUFFER_TOO_SMALL)) abort();
+            case 11: {  /* an impossible capacity (over (2^47 - 1) / 8 values): MISUSE; else the room of one value */
+                const size_t most = ((((size_t)1) << 47) - 1) / 8;
+                int32_t rc = passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, values, len > most ? len : 1, &got);
+                if (rc != (len > most ? PASSCODE_ERR_MISUSE : PASSCODE_ERR_BUFFER_TOO_SMALL)) abort();
                 break;
             }
             default: check(passcode_password_change_check(store, "old", 3, arg, n, arg, len)); break;
