@@ -485,6 +485,46 @@ static void test_a_time_namespace_does_not_lift_the_reset_limits(void) {
            issued, limited);
 }
 
+/* reset_dos.sh of the review with the real clocks: one request from `unshare ... --boottime
+ * +10 days`, then the user's own request after the interval (set to 3 s here, so the test is
+ * short): allowed, since the boot clock behind the request is not taken as "just now". */
+static void test_a_time_namespace_ahead_does_not_rate_limit_the_user(void) {
+    char path[512], cmd[1200];
+    new_path(path, sizeof path, "timens-ahead.db");
+    if (system("unshare --user --map-root-user --time --boottime 864000 true >/dev/null 2>&1") != 0) {
+        const char *why = "time namespace (reset request from a boot clock ahead): NOT RUN: 'unshare --user "
+                          "--map-root-user --time' is not allowed on this kernel or for this user; only the "
+                          "fake-clock test covers it here";
+        printf("%s\n", why);
+        fprintf(stderr, "WARNING %s\n", why);
+        return;
+    }
+    passcode_options *o = NULL;
+    passcode_store *s = NULL;
+    mailbox m = {0};
+    passcode_options_new(&o);
+    passcode_options_set_cost_explicit(o, 1, 8192);  /* the real clocks */
+    CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
+    passcode_options_free(o);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS, 3), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
+    snprintf(cmd, sizeof cmd, "unshare --user --map-root-user --time --boottime 864000 ./test_api --probe-reset '%s'", path);
+    FILE *p = popen(cmd, "r");
+    int attacker = -1;
+    if (p) {
+        if (fscanf(p, "%d", &attacker) != 1) attacker = -1;
+        pclose(p);
+    }
+    CHECK_STATUS(attacker, PASSCODE_OK);
+    sleep(4);
+    int user = passcode_reset_request(s);
+    CHECK_STATUS(user, PASSCODE_OK);
+    printf("time namespace: a request from a boot clock 10 days ahead, the user's 4 s later (interval 3 s): %s\n",
+           passcode_strerror(user));
+    passcode_close(s);
+}
+
 /* ---- 4. no @us fallback ----------------------------------------------------------------------- */
 
 /* The libpasscode entries of a keyring (KEY_SPEC_...), by serial. */
@@ -1013,6 +1053,7 @@ void run_robustness_tests(void) {
     RUN(test_reset_limits_and_expiry_use_both_clocks);
     RUN(test_a_time_namespace_does_not_lift_the_reset_limits);
     RUN(test_a_boot_clock_ahead_does_not_rate_limit_the_user);
+    RUN(test_a_time_namespace_ahead_does_not_rate_limit_the_user);
     RUN(test_no_user_keyring_fallback);
     RUN(test_a_named_session_keyring_is_no_session_keyring);
     RUN(test_every_length_is_checked_before_a_buffer_is_touched);
