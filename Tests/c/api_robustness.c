@@ -308,39 +308,59 @@ int probe_launch(const char *path) {
     return 0;
 }
 
+/* Whether this kernel lets this user make a time namespace; if not, says NOT RUN (stdout and
+ * stderr) with `what` and the reason. */
+static int time_namespace_allowed(const char *what) {
+    if (system("unshare --user --map-root-user --time --boottime 1 true >/dev/null 2>&1") == 0) return 1;
+    char why[512];
+    snprintf(why, sizeof why, "time namespace (%s): NOT RUN: 'unshare --user --map-root-user --time' is not allowed "
+             "on this kernel or for this user (needs Linux 5.6+ and unprivileged user namespaces); only the fake-clock "
+             "test covers it here", what);
+    printf("%s\n", why);
+    fprintf(stderr, "WARNING %s\n", why);
+    return 0;
+}
+
+/* A new store on the real clocks (no fake clock) with the passcode PC1. */
+static passcode_store *real_clock_store(char *path, size_t size, const char *name) {
+    passcode_options *o = NULL;
+    passcode_store *s = NULL;
+    new_path(path, size, name);
+    passcode_options_new(&o);
+    passcode_options_set_cost_explicit(o, 1, 8192);
+    CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
+    passcode_options_free(o);
+    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    return s;
+}
+
+/* Runs `./test_api MODE PATH` in a time namespace whose boot clock is `offset` s off; returns its
+ * first line (empty on failure). */
+static void probe_in_namespace(long offset, const char *mode, const char *path, char *line, size_t size) {
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "unshare --user --map-root-user --time --boottime %ld ./test_api %s '%s'", offset, mode, path);
+    line[0] = 0;
+    FILE *p = popen(cmd, "r");
+    if (!p) return;
+    if (!fgets(line, (int)size, p)) line[0] = 0;
+    pclose(p);
+}
+
 /* The review's attack with the real clocks: killed in the background (lock at launch off,
  * auto-lock "immediately": 5 s of grace), relaunched 7 s later inside `unshare --user
  * --map-root-user --time --boottime -6`, whose boot clock says 1 s: locked by the wall clock. */
 static void test_a_time_namespace_does_not_skip_the_auto_lock(void) {
-    char path[512], cmd[1200];
-    new_path(path, sizeof path, "timens-autolock.db");
-    if (system("unshare --user --map-root-user --time --boottime -1 true >/dev/null 2>&1") != 0) {
-        const char *why = "time namespace (auto-lock): NOT RUN: 'unshare --user --map-root-user --time' is not "
-                          "allowed on this kernel or for this user (needs Linux 5.6+ and unprivileged user namespaces); "
-                          "only the fake-clock test covers the auto-lock's two clocks here";
-        printf("%s\n", why);
-        fprintf(stderr, "WARNING %s\n", why);
-        return;
-    }
-    passcode_options *o = NULL;
-    passcode_store *s = NULL;
-    passcode_options_new(&o);
-    passcode_options_set_cost_explicit(o, 1, 8192);  /* the real clocks */
-    CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
-    passcode_options_free(o);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    char path[512], line[256];
+    if (!time_namespace_allowed("auto-lock")) return;
+    passcode_store *s = real_clock_store(path, sizeof path, "timens-autolock.db");
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 0), PASSCODE_OK);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     passcode_close(s);
     sleep(7);
-    snprintf(cmd, sizeof cmd, "unshare --user --map-root-user --time --boottime -6 ./test_api --probe-launch '%s'", path);
-    FILE *p = popen(cmd, "r");
+    probe_in_namespace(-6, "--probe-launch", path, line, sizeof line);
     int rc = -1, locked = -1, reason = -1;
-    if (p) {
-        if (fscanf(p, "%d %d %d", &rc, &locked, &reason) != 3) rc = -1;
-        pclose(p);
-    }
+    if (sscanf(line, "%d %d %d", &rc, &locked, &reason) != 3) rc = -1;
     CHECK_STATUS(rc, PASSCODE_OK);
     CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_BACKGROUND);
     printf("time namespace (boot clock 6 s behind), relaunched 7 s after going to the background, 5 s auto-lock: "
@@ -489,33 +509,15 @@ static void test_a_time_namespace_does_not_lift_the_reset_limits(void) {
  * +10 days`, then the user's own request after the interval (set to 3 s here, so the test is
  * short): allowed, since the boot clock behind the request is not taken as "just now". */
 static void test_a_time_namespace_ahead_does_not_rate_limit_the_user(void) {
-    char path[512], cmd[1200];
-    new_path(path, sizeof path, "timens-ahead.db");
-    if (system("unshare --user --map-root-user --time --boottime 864000 true >/dev/null 2>&1") != 0) {
-        const char *why = "time namespace (reset request from a boot clock ahead): NOT RUN: 'unshare --user "
-                          "--map-root-user --time' is not allowed on this kernel or for this user; only the "
-                          "fake-clock test covers it here";
-        printf("%s\n", why);
-        fprintf(stderr, "WARNING %s\n", why);
-        return;
-    }
-    passcode_options *o = NULL;
-    passcode_store *s = NULL;
+    char path[512], line[256];
     mailbox m = {0};
-    passcode_options_new(&o);
-    passcode_options_set_cost_explicit(o, 1, 8192);  /* the real clocks */
-    CHECK_STATUS(passcode_open(path, o, &s), PASSCODE_OK);
-    passcode_options_free(o);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    if (!time_namespace_allowed("reset request from a boot clock ahead")) return;
+    passcode_store *s = real_clock_store(path, sizeof path, "timens-ahead.db");
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS, 3), PASSCODE_OK);
     CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
-    snprintf(cmd, sizeof cmd, "unshare --user --map-root-user --time --boottime 864000 ./test_api --probe-reset '%s'", path);
-    FILE *p = popen(cmd, "r");
+    probe_in_namespace(864000, "--probe-reset", path, line, sizeof line);
     int attacker = -1;
-    if (p) {
-        if (fscanf(p, "%d", &attacker) != 1) attacker = -1;
-        pclose(p);
-    }
+    if (sscanf(line, "%d", &attacker) != 1) attacker = -1;
     CHECK_STATUS(attacker, PASSCODE_OK);
     sleep(4);
     int user = passcode_reset_request(s);
