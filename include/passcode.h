@@ -638,7 +638,9 @@ typedef enum passcode_setting {
     /**
      * 1: "Require on App Launch" (seed 004): every launch locks, even with lock at launch off,
      * and the lock screen leads with the biometric prompt (passcode_biometric_lead; the table
-     * there has every combination with lock at launch). Needs biometric unlock on. Weakening: 0.
+     * there has every combination with lock at launch). Turning it on needs biometric unlock on;
+     * turning biometric unlock off keeps it (no setting changes another in passing): every launch
+     * still locks, and the lock screen asks for the passcode until biometrics are back. Weakening: 0.
      */
     PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH = 6,
     /**
@@ -1136,7 +1138,8 @@ int32_t passcode_setting_bounds(int32_t setting, int64_t *out_min, int64_t *out_
  * its bounds and gives a count of 0.
  * @param setting A passcode_setting value.
  * @param out_values Receives up to capacity values; may be NULL when capacity is 0.
- * @param capacity Room in out_values.
+ * @param capacity Room in out_values, in values; more than (2^47 - 1) / 8 is no buffer's size
+ * (PASSCODE_ERR_MISUSE, nothing written).
  * @param out_count Receives the number of choices (also when the room was too small).
  * @return PASSCODE_OK; PASSCODE_ERR_BUFFER_TOO_SMALL (nothing written but the count);
  * PASSCODE_ERR_MISUSE (unknown setting, NULL out_count, NULL out_values with room).
@@ -1798,11 +1801,12 @@ size_t passcode_key_bytes(void);
  * @param store The store.
  * @param digits The passcode's ASCII digits. Copied and wiped.
  * @param length Number of digits.
- * @param out_key Receives the key; zeroed on every failure (also for an invalid handle).
+ * @param out_key Receives the key; zeroed on every failure once its pointer and length are right
+ * (also for an invalid handle); untouched when they are not.
  * @param key_length passcode_key_bytes().
  * @return PASSCODE_OK, any status of passcode_verify, or PASSCODE_ERR_MISUSE (NULL
- * buffer or another length, SIZE_MAX included; the buffer is zeroed as far as key_length
- * says, at most passcode_key_bytes() bytes, and nothing is checked or counted).
+ * buffer or another length, SIZE_MAX included: checked before the handle, nothing written to
+ * the buffer, nothing checked or counted).
  */
 int32_t passcode_unlock_key(passcode_store *store, const char *digits, size_t length, uint8_t *out_key, size_t key_length);
 
@@ -1812,7 +1816,8 @@ int32_t passcode_unlock_key(passcode_store *store, const char *digits, size_t le
  * it: after a launch, "lock now", the 48-hour rule, 5 failed matches, the maximum failures,
  * forgot passcode, removal or deleting the account only the passcode can release it again.
  * @param store The store.
- * @param out_key Receives the key; zeroed on every failure (also for an invalid handle).
+ * @param out_key Receives the key; zeroed on every failure once its pointer and length are right
+ * (also for an invalid handle); untouched when they are not.
  * @param key_length passcode_key_bytes().
  * @param out_refusal Receives the passcode_biometric_refusal (NONE when unlocked); may be NULL.
  * @return PASSCODE_OK; PASSCODE_ERR_PASSCODE_REQUIRED (still locked; the refusal is
@@ -1820,7 +1825,8 @@ int32_t passcode_unlock_key(passcode_store *store, const char *digits, size_t le
  * PASSCODE_ERR_NO_SESSION_KEYRING (policy allows, this handle holds no key, and the process
  * has no session keyring of its own to keep one across launches in: still locked, the refusal
  * PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY; enter the passcode);
- * PASSCODE_ERR_MISUSE (NULL buffer or another length, SIZE_MAX included: nothing reported);
+ * PASSCODE_ERR_MISUSE (NULL buffer or another length, SIZE_MAX included, checked before the
+ * handle: nothing written, nothing reported);
  * PASSCODE_ERR_INVALID_HANDLE; PASSCODE_ERR_CLOCK_OUT_OF_RANGE; a store error.
  */
 int32_t passcode_biometric_unlock_key(passcode_store *store, uint8_t *out_key, size_t key_length, int32_t *out_refusal);
@@ -1829,11 +1835,12 @@ int32_t passcode_biometric_unlock_key(passcode_store *store, uint8_t *out_key, s
  * After a flow finished with PASSCODE_FLOW_RESULT_SUCCESS (unlock, create, change, disable,
  * reset), writes the data key, once: the flow wipes its copy, and a second call fails.
  * @param flow The flow.
- * @param out_key Receives the key; zeroed on every failure (also for an invalid handle).
+ * @param out_key Receives the key; zeroed on every failure once its pointer and length are right
+ * (also for an invalid handle); untouched when they are not.
  * @param key_length passcode_key_bytes().
  * @return PASSCODE_OK; PASSCODE_ERR_KEY_NOT_RELEASED (not finished with success, or
- * already taken); PASSCODE_ERR_MISUSE (NULL buffer or another length, SIZE_MAX included; or
- * the flow's store was closed); PASSCODE_ERR_INVALID_HANDLE.
+ * already taken); PASSCODE_ERR_MISUSE (NULL buffer or another length, SIZE_MAX included, checked
+ * before the handle, nothing written; or the flow's store was closed); PASSCODE_ERR_INVALID_HANDLE.
  */
 int32_t passcode_flow_take_key(passcode_flow *flow, uint8_t *out_key, size_t key_length);
 
@@ -1850,12 +1857,14 @@ size_t passcode_seal_overhead(void);
  * while the key is released on this handle: after a passcode unlock, until the app locks.
  * @param store The store.
  * @param plain The data; may be NULL when plain_length is 0.
- * @param plain_length Its length.
+ * @param plain_length Its length: at most 2^32 bytes (4 GiB); a larger one is refused.
  * @param out Receives the sealed data; may be NULL when out_capacity is 0.
  * @param out_capacity Room in out: plain_length + passcode_seal_overhead().
  * @param out_length Receives the sealed length (also when the room was too small).
  * @return PASSCODE_OK; PASSCODE_ERR_KEY_NOT_RELEASED; PASSCODE_ERR_BUFFER_TOO_SMALL
- * (nothing written but the length); PASSCODE_ERR_MISUSE (NULL pointers); PASSCODE_ERR_INVALID_HANDLE.
+ * (nothing written but the length); PASSCODE_ERR_MISUSE (NULL pointers; a length over the
+ * maximum or a capacity over 2^47 - 1, no buffer can have: checked before the handle,
+ * nothing read or written); PASSCODE_ERR_INVALID_HANDLE.
  */
 int32_t passcode_seal(passcode_store *store, const uint8_t *plain, size_t plain_length, uint8_t *out, size_t out_capacity, size_t *out_length);
 
@@ -1863,15 +1872,16 @@ int32_t passcode_seal(passcode_store *store, const uint8_t *plain, size_t plain_
  * Decrypts what passcode_seal made on this store. Only while the key is released on this handle.
  * @param store The store.
  * @param sealed The sealed data.
- * @param sealed_length Its length.
+ * @param sealed_length Its length: at most 2^32 + passcode_seal_overhead() bytes.
  * @param out Receives the data; may be NULL when out_capacity is 0.
  * @param out_capacity Room in out: sealed_length - passcode_seal_overhead() is enough.
  * @param out_length Receives the data's length (also when the room was too small).
  * @return PASSCODE_OK; PASSCODE_ERR_BAD_CIPHERTEXT (too short, not libpasscode's, an
  * unknown version, changed or damaged); PASSCODE_ERR_FOREIGN_CIPHERTEXT (another store's key,
  * or this store's before a reset replaced it); PASSCODE_ERR_KEY_NOT_RELEASED;
- * PASSCODE_ERR_BUFFER_TOO_SMALL; PASSCODE_ERR_MISUSE; PASSCODE_ERR_INVALID_HANDLE.
- * On failure nothing is left in out.
+ * PASSCODE_ERR_BUFFER_TOO_SMALL; PASSCODE_ERR_MISUSE (NULL pointers; a length over the
+ * maximum or a capacity over 2^47 - 1: checked before the handle, nothing read or
+ * written); PASSCODE_ERR_INVALID_HANDLE. On failure nothing is left in out.
  */
 int32_t passcode_unseal(passcode_store *store, const uint8_t *sealed, size_t sealed_length, uint8_t *out, size_t out_capacity, size_t *out_length);
 

@@ -18,19 +18,19 @@ private func deliver(_ key: SecretBytes, to out: UnsafeMutablePointer<UInt8>?, _
     key.withBytes { UnsafeMutableRawPointer(out!).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
 }
 
-/// Zeroes the caller's key buffer, before anything else (even the handle check), so that every
-/// failure leaves it zeroed: as far as `length` says, and never past the key's own size, whatever
-/// `length` says (SIZE_MAX is a caller's bug, reported as `PASSCODE_ERR_MISUSE`, not a crash).
-private func zero(_ out: UnsafeMutablePointer<UInt8>?, _ length: UInt) {
-    if let out { memset(out, 0, Int(min(length, passcode_key_bytes()))) }
-}
-
-/// Checks the key buffer's pointer and size.
-private func prepareKeyBuffer(_ out: UnsafeMutablePointer<UInt8>?, _ length: UInt) throws {
-    guard out != nil else { throw PasscodeError.misuse("the key buffer is NULL") }
+/// Checks the key buffer's pointer and size before anything else, even the handle, and touches
+/// the buffer only once both are right: NULL or any other length (16, SIZE_MAX) is
+/// `PASSCODE_ERR_MISUSE` with nothing written. Then the 32 bytes are zeroed, so that every later
+/// failure (an invalid handle included) leaves them zeroed.
+private func prepareKeyBuffer<Box: FailureKeeper>(_ out: UnsafeMutablePointer<UInt8>?, _ length: UInt,
+                                                  _ table: HandleTable<Box>, _ handle: OpaquePointer?) -> Int32? {
+    guard let out else { return refused(table, handle, PasscodeError.misuse("the key buffer is NULL")) }
     guard length == passcode_key_bytes() else {
-        throw PasscodeError.misuse("the key buffer must be passcode_key_bytes() (\(passcode_key_bytes())) bytes, not \(length)")
+        return refused(table, handle, PasscodeError.misuse(
+            "the key buffer must be passcode_key_bytes() (\(passcode_key_bytes())) bytes, not \(length)"))
     }
+    memset(out, 0, Int(length))
+    return nil
 }
 
 /// Verifies the passcode exactly like `passcode_verify` (counted before the answer, lockout,
@@ -43,17 +43,17 @@ private func prepareKeyBuffer(_ out: UnsafeMutablePointer<UInt8>?, _ length: UIn
 ///   - store: The store.
 ///   - digits: The passcode's ASCII digits. Copied and wiped.
 ///   - length: Number of digits.
-///   - out_key: Receives the key; zeroed on every failure (also for an invalid handle).
+///   - out_key: Receives the key; zeroed on every failure once its pointer and length are right
+///     (also for an invalid handle); untouched when they are not.
 ///   - key_length: `passcode_key_bytes()`.
 /// - Returns: `PASSCODE_OK`, any status of `passcode_verify`, or `PASSCODE_ERR_MISUSE` (NULL
-///   buffer or another length, SIZE_MAX included; the buffer is zeroed as far as `key_length`
-///   says, at most `passcode_key_bytes()` bytes, and nothing is checked or counted).
+///   buffer or another length, SIZE_MAX included: checked before the handle, nothing written to
+///   the buffer, nothing checked or counted).
 @c(passcode_unlock_key)
 public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt,
                                 _ out_key: UnsafeMutablePointer<UInt8>?, _ key_length: UInt) -> Int32 {
-    zero(out_key, key_length)
+    if let status = prepareKeyBuffer(out_key, key_length, Handles.stores, store) { return status }
     return withStore(store) { s in
-        try prepareKeyBuffer(out_key, key_length)
         deliver(try s.unlockKey(secret(digits, length, what: "the passcode")), to: out_key, key_length)
     }
 }
@@ -64,7 +64,8 @@ public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer
 /// forgot passcode, removal or deleting the account only the passcode can release it again.
 /// - Parameters:
 ///   - store: The store.
-///   - out_key: Receives the key; zeroed on every failure (also for an invalid handle).
+///   - out_key: Receives the key; zeroed on every failure once its pointer and length are right
+///     (also for an invalid handle); untouched when they are not.
 ///   - key_length: `passcode_key_bytes()`.
 ///   - out_refusal: Receives the `passcode_biometric_refusal` (NONE when unlocked); may be NULL.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PASSCODE_REQUIRED` (still locked; the refusal is
@@ -72,15 +73,15 @@ public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer
 ///   `PASSCODE_ERR_NO_SESSION_KEYRING` (policy allows, this handle holds no key, and the process
 ///   has no session keyring of its own to keep one across launches in: still locked, the refusal
 ///   `PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY`; enter the passcode);
-///   `PASSCODE_ERR_MISUSE` (NULL buffer or another length, SIZE_MAX included: nothing reported);
+///   `PASSCODE_ERR_MISUSE` (NULL buffer or another length, SIZE_MAX included, checked before the
+///   handle: nothing written, nothing reported);
 ///   `PASSCODE_ERR_INVALID_HANDLE`; `PASSCODE_ERR_CLOCK_OUT_OF_RANGE`; a store error.
 @c(passcode_biometric_unlock_key)
 public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: UnsafeMutablePointer<UInt8>?,
                                           _ key_length: UInt, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
+    if let status = prepareKeyBuffer(out_key, key_length, Handles.stores, store) { return status }
     out_refusal?.pointee = BiometricRefusal.none.rawValue
-    zero(out_key, key_length)
     return withStore(store) { s in
-        try prepareKeyBuffer(out_key, key_length)
         do {
             deliver(try s.biometricUnlockKey(), to: out_key, key_length)
         } catch PasscodeError.passcodeRequired(let r) {
@@ -97,17 +98,17 @@ public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: Un
 /// reset), writes the data key, once: the flow wipes its copy, and a second call fails.
 /// - Parameters:
 ///   - flow: The flow.
-///   - out_key: Receives the key; zeroed on every failure (also for an invalid handle).
+///   - out_key: Receives the key; zeroed on every failure once its pointer and length are right
+///     (also for an invalid handle); untouched when they are not.
 ///   - key_length: `passcode_key_bytes()`.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_KEY_NOT_RELEASED` (not finished with success, or
-///   already taken); `PASSCODE_ERR_MISUSE` (NULL buffer or another length, SIZE_MAX included; or
-///   the flow's store was closed); `PASSCODE_ERR_INVALID_HANDLE`.
+///   already taken); `PASSCODE_ERR_MISUSE` (NULL buffer or another length, SIZE_MAX included, checked
+///   before the handle, nothing written; or the flow's store was closed); `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_take_key)
 public func passcode_flow_take_key(_ flow: OpaquePointer?, _ out_key: UnsafeMutablePointer<UInt8>?,
                                    _ key_length: UInt) -> Int32 {
-    zero(out_key, key_length)
+    if let status = prepareKeyBuffer(out_key, key_length, Handles.flows, flow) { return status }
     return withFlow(flow) { _, f in
-        try prepareKeyBuffer(out_key, key_length)
         guard let key = try f.takeKey() else { throw PasscodeError.keyNotReleased }
         deliver(key, to: out_key, key_length)
     }
@@ -127,18 +128,22 @@ public func passcode_seal_overhead() -> UInt {
 /// - Parameters:
 ///   - store: The store.
 ///   - plain: The data; may be NULL when `plain_length` is 0.
-///   - plain_length: Its length.
+///   - plain_length: Its length: at most 2^32 bytes (4 GiB); a larger one is refused.
 ///   - out: Receives the sealed data; may be NULL when `out_capacity` is 0.
 ///   - out_capacity: Room in `out`: `plain_length + passcode_seal_overhead()`.
 ///   - out_length: Receives the sealed length (also when the room was too small).
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_KEY_NOT_RELEASED`; `PASSCODE_ERR_BUFFER_TOO_SMALL`
-///   (nothing written but the length); `PASSCODE_ERR_MISUSE` (NULL pointers); `PASSCODE_ERR_INVALID_HANDLE`.
+///   (nothing written but the length); `PASSCODE_ERR_MISUSE` (NULL pointers; a length over the
+///   maximum or a capacity over 2^47 - 1, no buffer can have: checked before the handle,
+///   nothing read or written); `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_seal)
 public func passcode_seal(_ store: OpaquePointer?, _ plain: UnsafePointer<UInt8>?, _ plain_length: UInt,
                           _ out: UnsafeMutablePointer<UInt8>?, _ out_capacity: UInt, _ out_length: UnsafeMutablePointer<UInt>?) -> Int32 {
-    withStore(store) { s in
+    if let error = sealSizeError(plain_length, SealedBox.maxPlain, out, out_capacity, what: "the data") {
+        return refused(Handles.stores, store, error)
+    }
+    return withStore(store) { s in
         let input = try buffer(plain, plain_length, what: "the data")
-        guard plain_length <= UInt(Int.max) - UInt(SealedBox.overhead) else { throw PasscodeError.misuse("the data is too long") }
         try put(out_length, plain_length + UInt(SealedBox.overhead))
         let output = try mutableBuffer(out, out_capacity)
         _ = try s.seal(input, into: output)
@@ -149,19 +154,23 @@ public func passcode_seal(_ store: OpaquePointer?, _ plain: UnsafePointer<UInt8>
 /// - Parameters:
 ///   - store: The store.
 ///   - sealed: The sealed data.
-///   - sealed_length: Its length.
+///   - sealed_length: Its length: at most 2^32 + `passcode_seal_overhead()` bytes.
 ///   - out: Receives the data; may be NULL when `out_capacity` is 0.
 ///   - out_capacity: Room in `out`: `sealed_length - passcode_seal_overhead()` is enough.
 ///   - out_length: Receives the data's length (also when the room was too small).
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_BAD_CIPHERTEXT` (too short, not libpasscode's, an
 ///   unknown version, changed or damaged); `PASSCODE_ERR_FOREIGN_CIPHERTEXT` (another store's key,
 ///   or this store's before a reset replaced it); `PASSCODE_ERR_KEY_NOT_RELEASED`;
-///   `PASSCODE_ERR_BUFFER_TOO_SMALL`; `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`.
-///   On failure nothing is left in `out`.
+///   `PASSCODE_ERR_BUFFER_TOO_SMALL`; `PASSCODE_ERR_MISUSE` (NULL pointers; a length over the
+///   maximum or a capacity over 2^47 - 1: checked before the handle, nothing read or
+///   written); `PASSCODE_ERR_INVALID_HANDLE`. On failure nothing is left in `out`.
 @c(passcode_unseal)
 public func passcode_unseal(_ store: OpaquePointer?, _ sealed: UnsafePointer<UInt8>?, _ sealed_length: UInt,
                             _ out: UnsafeMutablePointer<UInt8>?, _ out_capacity: UInt, _ out_length: UnsafeMutablePointer<UInt>?) -> Int32 {
-    withStore(store) { s in
+    if let error = sealSizeError(sealed_length, SealedBox.maxPlain + UInt(SealedBox.overhead), out, out_capacity, what: "the sealed data") {
+        return refused(Handles.stores, store, error)
+    }
+    return withStore(store) { s in
         let input = try buffer(sealed, sealed_length, what: "the sealed data")
         guard out_length != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
         if sealed_length >= UInt(SealedBox.overhead) { try put(out_length, sealed_length - UInt(SealedBox.overhead)) }
@@ -228,6 +237,18 @@ public func passcode_reset_complete_with_recovery_key(_ store: OpaquePointer?, _
 }
 
 // MARK: Buffers
+
+/// The sizes of `passcode_seal` and `passcode_unseal`, before the handle and before any buffer
+/// is read or written: a data length over its stated maximum, or a capacity no buffer can have
+/// (over 2^47 - 1 bytes, or past the end of the address space), is a caller's bug,
+/// `PASSCODE_ERR_MISUSE`, and the sum with the overhead
+/// cannot overflow after this.
+private func sealSizeError(_ length: UInt, _ maximum: UInt, _ out: UnsafeMutablePointer<UInt8>?, _ capacity: UInt,
+                           what: String) -> PasscodeError? {
+    guard length <= maximum else { return PasscodeError.misuse("\(what) is too long (\(length) bytes; at most \(maximum))") }
+    guard !impossibleBuffer(out, capacity) else { return PasscodeError.misuse("the output capacity \(capacity) is no buffer's size") }
+    return nil
+}
 
 private func secretKey(_ pointer: UnsafePointer<UInt8>?, _ length: UInt, what: String) throws -> SecretBytes {
     guard let pointer else { throw PasscodeError.misuse("\(what) is NULL") }

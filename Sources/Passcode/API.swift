@@ -530,7 +530,8 @@ public func passcode_setting_bounds(_ setting: Int32, _ out_min: UnsafeMutablePo
 /// - Parameters:
 ///   - setting: A `passcode_setting` value.
 ///   - out_values: Receives up to `capacity` values; may be NULL when `capacity` is 0.
-///   - capacity: Room in `out_values`.
+///   - capacity: Room in `out_values`, in values; more than (2^47 - 1) / 8 is no buffer's size
+///     (`PASSCODE_ERR_MISUSE`, nothing written).
 ///   - out_count: Receives the number of choices (also when the room was too small).
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_BUFFER_TOO_SMALL` (nothing written but the count);
 ///   `PASSCODE_ERR_MISUSE` (unknown setting, NULL out_count, NULL out_values with room).
@@ -538,6 +539,9 @@ public func passcode_setting_bounds(_ setting: Int32, _ out_min: UnsafeMutablePo
 public func passcode_setting_choices(_ setting: Int32, _ out_values: UnsafeMutablePointer<Int64>?, _ capacity: UInt,
                                      _ out_count: UnsafeMutablePointer<UInt>?) -> Int32 {
     withSetting(setting) { which in
+        guard capacity <= maxBufferBytes / 8, !impossibleBuffer(out_values, capacity * 8) else {
+            throw PasscodeError.misuse("the capacity \(capacity) is no buffer's size")
+        }
         let choices = which.spec.choices ?? []
         try put(out_count, UInt(choices.count))
         guard capacity >= UInt(choices.count) else { throw PasscodeError.bufferTooSmall(needed: choices.count * 8) }

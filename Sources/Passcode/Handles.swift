@@ -171,6 +171,26 @@ func withHandle<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaqueP
     }
 }
 
+/// The largest size a caller's buffer can have: 2^47 - 1 bytes (128 TiB), the whole user address
+/// space of x86-64 with 4-level paging; a larger size, or one that runs past the end of the
+/// address space from its pointer, is a caller's bug (`PASSCODE_ERR_MISUSE`), refused before the
+/// buffer is touched.
+let maxBufferBytes: UInt = (1 << 47) - 1
+
+/// Whether `size` bytes from `pointer` cannot be a buffer (see `maxBufferBytes`).
+func impossibleBuffer(_ pointer: UnsafeRawPointer?, _ size: UInt) -> Bool {
+    if size > maxBufferBytes { return true }
+    guard let pointer else { return false }
+    return UInt(bitPattern: pointer).addingReportingOverflow(size).overflow
+}
+
+/// A call refused before its handle is looked at (an argument no buffer can have): the message
+/// goes to the handle when it is valid, to `passcode_errmsg(NULL)` otherwise.
+func refused<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaquePointer?, _ error: PasscodeError) -> Int32 {
+    if let box = table.get(handle) { box.setFailure(error.message, waitSeconds: 0) } else { Handles.openMessage.set(error.message) }
+    return error.status.rawValue
+}
+
 /// `withHandle` for store handles.
 func withStore(_ handle: OpaquePointer?, _ body: (PasscodeStore) throws -> Void) -> Int32 {
     withHandle(Handles.stores, handle) { try body($0.store) }

@@ -126,10 +126,10 @@ public enum BiometricPolicy {
         if let settled = settledRefusal(f) { return settled }
         if f.lockedOut { return .lockedOut }
         if f.firstUnlockAfterLaunch { return .firstUnlockAfterLaunch }
-        guard let last = f.lastPasscodeEntry, last.bootID == now.bootID, now.bootMs >= last.ms else {
-            return .deviceRestarted
-        }
-        if now.bootMs - last.ms >= passcodeMaxAgeMs { return .passcodeNotUsedFor48Hours }
+        guard let last = f.lastPasscodeEntry, let age = last.elapsedMs(now: now) else { return .deviceRestarted }
+        // By both clocks (the longer): a boot clock set back in a time namespace does not make
+        // an old passcode entry young.
+        if age >= passcodeMaxAgeMs { return .passcodeNotUsedFor48Hours }
         if f.biometricFailures >= maxBiometricFailures { return .tooManyBiometricFailures }
         return .none
     }

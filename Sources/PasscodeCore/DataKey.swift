@@ -199,6 +199,9 @@ public enum SealedBox {
     static var adBytes: Int { magic.count + keyIDBytes }
     static var headerBytes: Int { adBytes + Sodium.nonceBytes }
     public static var overhead: Int { headerBytes + Sodium.tagBytes }
+    /// The longest data `passcode_seal` takes: 2^32 bytes (4 GiB), well inside what
+    /// XChaCha20-Poly1305 allows; a longer length is a caller's bug, refused before any byte is read.
+    public static let maxPlain: UInt = 1 << 32
 }
 
 /// The data key as this handle holds it, with its sealing subkey and id.

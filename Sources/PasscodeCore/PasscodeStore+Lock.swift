@@ -34,22 +34,17 @@ extension PasscodeStore {
             try update(LockState.self) { lock in
                 switch event {
                 case .launched:
-                    let since = lock.backgroundSince
-                    lock.backgroundMs = -1
                     // Per boot, as on iOS: only with "passcode after every launch" does a launch
                     // itself need the passcode (a new boot always does: BiometricPolicy).
                     lock.launchNeedsPasscode = enabled && everyLaunch
                     if enabled && lockAtLaunch { lock.lock(.launch) }
                     // A process killed in the background: the auto-lock rule applies to the time
                     // recorded there, as a return to the foreground does (a kill resets nothing).
-                    if enabled { lock.autoLock(since: since, timeoutSeconds: timeout, now: now) }
+                    lock.cameToForeground(now: now, enabled: enabled, timeoutSeconds: timeout, launch: true)
                 case .background:
-                    lock.backgroundBootID = now.bootID
-                    lock.backgroundMs = now.bootMs
+                    lock.wentToBackground(now: now, enabled: enabled, timeoutSeconds: timeout)
                 case .foreground:
-                    let since = lock.backgroundSince
-                    lock.backgroundMs = -1
-                    if enabled { lock.autoLock(since: since, timeoutSeconds: timeout, now: now) }
+                    lock.cameToForeground(now: now, enabled: enabled, timeoutSeconds: timeout, launch: false)
                 case .lockNow:
                     if enabled { lock.lock(.requested) }
                 }

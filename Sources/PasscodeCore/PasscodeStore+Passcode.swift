@@ -225,8 +225,10 @@ extension PasscodeStore {
                 key = fresh
             }
         }
-        // 3. Record the answer.
-        let end = try now()
+        // 3. Record the answer, at the time read (and range-checked) once at the start: a clock
+        // that goes out of range during the Argon2id evaluation cannot leave the attempt counted
+        // with a "nothing changed" CLOCK_OUT_OF_RANGE, so a correct passcode is never a failure.
+        let end = start
         if var key {
             let (replaced, sessionWanted) = try write {
                 (try finishSuccessLocked(seq: seq, now: end, old: row.text, new: replacement?.wrap.encoded, pendingEvents: pending,

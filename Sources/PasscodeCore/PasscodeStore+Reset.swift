@@ -102,9 +102,9 @@ extension PasscodeStore {
                       .int(expiry.bootMs), .int(expiry.wallMs)])
             return gen
         }
-        // 3. Delivery, with no lock held. On failure the new code is discarded, and the request
-        // no longer counts against the daily limit (a flaky network must not lock the user out
-        // of recovery for a day); the interval between requests still applies.
+        // 3. Delivery, with no lock held. On failure the new code is discarded, but the request
+        // still counts against the daily limit as well as the interval: the code was handed to
+        // the host, and a callback that reports failure may have sent it all the same.
         if let failure = deliver(code) {
             try write(.recover) {
                 try db.query("DELETE FROM reset_code WHERE generation = ?", [.int(generation)])
@@ -123,25 +123,24 @@ extension PasscodeStore {
         return try read(.recover) { try resetRequestWaitLocked(now: now, prune: false) }
     }
 
-    /// The rate limit: one request per interval, and a number of delivered ones per 24 hours
-    /// (failed deliveries count for the interval only). Requests older than a day are deleted
-    /// when `prune` (inside a write transaction).
+    /// The rate limit: one request per interval, and a number of requests per 24 hours (failed
+    /// deliveries count too: their code was handed to the host). Requests older than a day are
+    /// deleted when `prune` (inside a write transaction).
     private func resetRequestWaitLocked(now: ClockReading, prune: Bool) throws -> Int64 {
         let interval = try value(.resetRequestIntervalSeconds) * 1000
         let perDay = try value(.resetRequestsPerDay)
-        var ages: [Int64] = [], delivered: [Int64] = []
-        for r in try db.query("SELECT rowid, boot_id, boot_ms, wall_ms, failed FROM reset_request") {
+        var ages: [Int64] = []
+        for r in try db.query("SELECT rowid, boot_id, boot_ms, wall_ms FROM reset_request") {
             let age = requestAge(bootID: UInt64(bitPattern: r[1].int ?? 0), bootMs: r[2].int ?? 0, wallMs: r[3].int ?? 0, now: now)
             if age < PasscodeStore.dayMs {
                 ages.append(age)
-                if r[4].int != 1 { delivered.append(age) }  // anything but a clean "failed" counts
             } else if prune {
                 try db.query("DELETE FROM reset_request WHERE rowid = ?", [r[0]])
             }
         }
         var wait: Int64 = 0
         if let youngest = ages.min(), youngest < interval { wait = interval - youngest }
-        if Int64(delivered.count) >= perDay, let oldest = delivered.max() { wait = max(wait, PasscodeStore.dayMs - oldest) }
+        if Int64(ages.count) >= perDay, let oldest = ages.max() { wait = max(wait, PasscodeStore.dayMs - oldest) }
         return (wait + 999) / 1000
     }
 
@@ -165,12 +164,17 @@ extension PasscodeStore {
     /// boot-clock and the wall-clock ages (so moving one clock forward, as a time namespace does
     /// with the boot clock, makes no request older), the boot clock alone when the wall clock went
     /// back before the request (so the limit never lasts for ever); after a reboot the wall clock.
+    /// A boot clock behind the request in the same boot is no real clock (the request came from
+    /// a time namespace whose boot clock ran ahead, or this reading does): the wall clock's age
+    /// decides then, so one request made 10 days ahead does not rate-limit the user for 10 days,
+    /// and a namespace behind gains nothing either (the wall clock still counts every request).
     private func requestAge(bootID: UInt64, bootMs: Int64, wallMs: Int64, now: ClockReading) -> Int64 {
         // Values from the file are data: an age that overflows is taken as more than a day.
         let (byWall, wallOverflow) = now.wallMs.subtractingReportingOverflow(wallMs)
         guard bootID == now.bootID else { return wallOverflow ? PasscodeStore.dayMs : max(0, byWall) }
         let (byBoot, bootOverflow) = now.bootMs.subtractingReportingOverflow(bootMs)
-        let boot = bootOverflow ? PasscodeStore.dayMs : max(0, byBoot)
+        let boot = bootOverflow ? PasscodeStore.dayMs : byBoot
+        if boot < 0 { return wallOverflow ? PasscodeStore.dayMs : max(0, byWall) }
         if wallOverflow || byWall < 0 { return boot }
         return min(boot, byWall)
     }

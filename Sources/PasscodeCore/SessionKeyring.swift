@@ -12,6 +12,7 @@
 // passcode (and every store) has its own and a changed passcode leaves nothing behind.
 // Keyring errors never fail a call: without an entry the passcode is needed, as before.
 internal import CKeyring
+import Glibc
 
 enum SessionKeyring {
     /// The timeout of an entry: the 48-hour rule of biometric unlock.
@@ -30,11 +31,36 @@ enum SessionKeyring {
     /// The serial of this process's own session keyring, without creating one; nil when it has
     /// none. A process without one is given the user's session keyring (`@us`) in its place,
     /// which every login session of the user can reach (`keyctl link @us @s`): that is no
-    /// "only this login session", so it is never used, not even as a fallback.
+    /// "only this login session", so it is never used, not even as a fallback. Nor is a session
+    /// keyring that another process of the user can join or link (`isPrivate`).
     private static func keyring() -> Int32? {
         let session = serial(of: passcode_keyring_session), user = serial(of: passcode_keyring_user_session)
-        guard let session, session != user else { return nil }
+        guard let session, session != user, isPrivate(session) else { return nil }
         return session
+    }
+
+    /// The permission bits for everyone but the possessor that let another process reach a
+    /// keyring's contents: write, search (which KEYCTL_JOIN_SESSION_KEYRING by name needs), link
+    /// (`keyctl link RING @s`) and setattr (to grant those), for user, group and other.
+    static let reachableByOthers: UInt32 = 0x003c_3c3c
+
+    /// Whether the keyring `ring` is one only its possessors reach, as pam_keyinit's anonymous
+    /// session keyring ("_ses", made by KEYCTL_JOIN_SESSION_KEYRING with no name: possessor all,
+    /// user view and read) is. A named one (`keyctl session NAME`) also grants the user link and
+    /// search: another login session of the same user can join it or link it into its own and
+    /// so possess the entry, whatever the entry's own permissions say. Read from KEYCTL_DESCRIBE
+    /// ("type;uid;gid;perm;description", perm in hex); anything unexpected is not private.
+    static func isPrivate(_ ring: Int32) -> Bool {
+        var text = [UInt8](repeating: 0, count: 512)
+        let n = text.withUnsafeMutableBytes { b in
+            passcode_keyctl(Int32(passcode_keyctl_describe), UInt(bitPattern: Int(ring)), UInt(bitPattern: b.baseAddress), UInt(b.count), 0)
+        }
+        guard n > 0, n <= text.count else { return false }
+        let fields = text[0..<(Int(n) - 1)].split(separator: UInt8(ascii: ";"), maxSplits: 4, omittingEmptySubsequences: false)
+        guard fields.count == 5, String(decoding: fields[0], as: UTF8.self) == "keyring",
+              let uid = UInt32(String(decoding: fields[1], as: UTF8.self)), uid == geteuid(),
+              let perm = UInt32(String(decoding: fields[3], as: UTF8.self), radix: 16) else { return false }
+        return perm & reachableByOthers == 0
     }
 
     private static func serial(of special: Int) -> Int32? {

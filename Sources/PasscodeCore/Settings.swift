@@ -26,7 +26,9 @@ public enum Setting: Int32, Sendable, CaseIterable {
     case biometricEnabled = 5
     /// 1: "Require on App Launch" (seed 004): every launch locks, even with lock at launch off,
     /// and the lock screen leads with the biometric prompt (`passcode_biometric_lead`; the table
-    /// there has every combination with lock at launch). Needs biometric unlock on. Weakening: 0.
+    /// there has every combination with lock at launch). Turning it on needs biometric unlock on;
+    /// turning biometric unlock off keeps it (no setting changes another in passing): every launch
+    /// still locks, and the lock screen asks for the passcode until biometrics are back. Weakening: 0.
     case requireBiometricOnLaunch = 6
     /// 1: the account uses two-factor authentication (the host's backend enforces it). Weakening: 0.
     case twoFactorEnabled = 7
@@ -346,7 +348,6 @@ extension PasscodeStore {
             } else {
                 try logLocked(.settingChanged, "\(setting.key) \(old) -> \(value)", now: now)
             }
-            if setting == .biometricEnabled && value == 0 { try putSetting(.requireBiometricOnLaunch, 0) }
             // The session keyring follows: biometric unlock off, or a passcode after every
             // launch, takes the entry out (whichever process put it there).
             if try !sessionKeyringAllowedLocked() { revokeSessionKeyLocked() } else { syncSessionKeyringLocked() }

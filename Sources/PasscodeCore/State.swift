@@ -34,6 +34,9 @@ struct StateField<Record>: Sendable {
     }
 }
 
+/// A wall-clock field not recorded yet (a store from before it was): below every reading accepted.
+let unknownWallMs: Int64 = -maxClockMs - 1
+
 /// A record made of `state` rows.
 protocol StateRecord: Equatable {
     init()
@@ -172,6 +175,11 @@ struct LockState: StateRecord {
     var backgroundBootID: UInt64 = 0
     /// When the app went to the background (boot clock), -1 when it is not there.
     var backgroundMs: Int64 = -1
+    /// The wall clock at the same moment (`unknownWallMs` in a store written before it was).
+    var backgroundWallMs: Int64 = unknownWallMs
+    /// The process that reported it (`ProcessIdentity`), 0 when unknown.
+    var backgroundPid: Int64 = 0
+    var backgroundProcessStart: Int64 = 0
     var launchNeedsPasscode = false
 
     static let fields: [StateField<LockState>] = [
@@ -179,6 +187,9 @@ struct LockState: StateRecord {
         .enumeration("lock_reason", \.reason),
         .bootID("background_boot_id", \.backgroundBootID),
         .int("background_ms", \.backgroundMs, default: -1, range: -1...maxClockMs),
+        .int("background_wall_ms", \.backgroundWallMs, default: unknownWallMs, range: unknownWallMs...maxClockMs),
+        .int("background_pid", \.backgroundPid, range: 0...Int64(Int32.max)),
+        .int("background_process_start", \.backgroundProcessStart, range: 0...Int64.max),
         .flag("launch_needs_passcode", \.launchNeedsPasscode),
     ]
 
@@ -217,7 +228,36 @@ struct LockState: StateRecord {
     }
 
     var backgroundSince: BootInstant? {
-        backgroundMs < 0 ? nil : BootInstant(bootID: backgroundBootID, ms: backgroundMs)
+        backgroundMs < 0 ? nil : BootInstant(bootID: backgroundBootID, ms: backgroundMs,
+                                             wallMs: backgroundWallMs == unknownWallMs ? nil : backgroundWallMs)
+    }
+
+    /// The app went to the background now. A record that is already there stays (the earliest
+    /// time counts: a second BACKGROUND, from this process or another, restarts no timer) once
+    /// the auto-lock rule has been applied to it; a record from another boot is replaced after
+    /// it locked (`.restart`).
+    mutating func wentToBackground(now: ClockReading, enabled: Bool, timeoutSeconds: Int64) {
+        if let since = backgroundSince {
+            if enabled { autoLock(since: since, timeoutSeconds: timeoutSeconds, now: now) }
+            if since.bootID == now.bootID { return }
+        }
+        backgroundBootID = now.bootID
+        backgroundMs = now.bootMs
+        backgroundWallMs = now.wallMs
+        (backgroundPid, backgroundProcessStart) = ProcessIdentity.current
+    }
+
+    /// The app is in the foreground (FOREGROUND, or LAUNCHED with `launch`): the auto-lock rule
+    /// applies to the recorded time in the background, whichever process reports it. The record
+    /// goes when the process that made it returns (its own FOREGROUND), at a launch once that
+    /// process is gone (killed, quit), or after a reboot. A FOREGROUND from another process
+    /// keeps it, so a later return or launch still counts the whole time.
+    mutating func cameToForeground(now: ClockReading, enabled: Bool, timeoutSeconds: Int64, launch: Bool) {
+        guard let since = backgroundSince else { return }
+        if enabled { autoLock(since: since, timeoutSeconds: timeoutSeconds, now: now) }
+        let mine = (backgroundPid, backgroundProcessStart) == ProcessIdentity.current
+        let gone = launch && !ProcessIdentity.isAlive(pid: backgroundPid, start: backgroundProcessStart)
+        if mine || gone || since.bootID != now.bootID { backgroundMs = -1 }
     }
 }
 
@@ -231,6 +271,8 @@ struct BiometricState: StateRecord {
     var lastPasscodeBootID: UInt64 = 0
     /// When the passcode was last entered (boot clock), -1 for never.
     var lastPasscodeMs: Int64 = -1
+    /// The wall clock at the same moment (`unknownWallMs` in a store written before it was).
+    var lastPasscodeWallMs: Int64 = unknownWallMs
 
     static let fields: [StateField<BiometricState>] = [
         .flag("biometric_available", \.available),
@@ -238,16 +280,19 @@ struct BiometricState: StateRecord {
         .int("biometric_failures", \.failures, range: 0...Int64.max / 2),
         .bootID("last_passcode_boot_id", \.lastPasscodeBootID),
         .int("last_passcode_ms", \.lastPasscodeMs, default: -1, range: -1...maxClockMs),
+        .int("last_passcode_wall_ms", \.lastPasscodeWallMs, default: unknownWallMs, range: unknownWallMs...maxClockMs),
     ]
 
     var lastPasscodeEntry: BootInstant? {
-        lastPasscodeMs < 0 ? nil : BootInstant(bootID: lastPasscodeBootID, ms: lastPasscodeMs)
+        lastPasscodeMs < 0 ? nil : BootInstant(bootID: lastPasscodeBootID, ms: lastPasscodeMs,
+                                               wallMs: lastPasscodeWallMs == unknownWallMs ? nil : lastPasscodeWallMs)
     }
 
     /// The passcode was entered now: biometric failures start again from 0.
     mutating func passcodeEntered(now: ClockReading) {
         lastPasscodeBootID = now.bootID
         lastPasscodeMs = now.bootMs
+        lastPasscodeWallMs = now.wallMs
         failures = 0
     }
 }

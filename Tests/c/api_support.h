@@ -184,6 +184,8 @@ void run_session_tests(void);
 int session_child(int argc, char **argv);
 void run_robustness_tests(void);
 int probe_reset(const char *path);
+int probe_launch(const char *path);
 int no_session_child(const char *path);
 void run_file_attack_tests(void);
+int session_kind_child(const char *path, const char *name);
 #endif

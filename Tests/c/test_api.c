@@ -29,11 +29,20 @@ int main(int argc, char **argv) {
     }
     /* The processes of the robustness tests (api_robustness.c). */
     if (argc == 3 && !strcmp(argv[1], "--probe-reset")) return probe_reset(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "--probe-launch")) return probe_launch(argv[2]);
     if (argc == 6 && !strcmp(argv[1], "--no-session-child")) {
         the_clock.boot_ms = strtoll(argv[3], NULL, 10);
         the_clock.wall_ms = strtoll(argv[4], NULL, 10);
         the_clock.boot_id = strtoull(argv[5], NULL, 10);
         return no_session_child(argv[2]);
+    }
+    if (argc == 6 && !strncmp(argv[1], "--session-kind-child", 20)) {
+        char name[64];
+        the_clock.boot_ms = strtoll(argv[3], NULL, 10);
+        the_clock.wall_ms = strtoll(argv[4], NULL, 10);
+        the_clock.boot_id = strtoull(argv[5], NULL, 10);
+        snprintf(name, sizeof name, "libpasscode-test-29-%d", (int)getpid());
+        return session_kind_child(argv[2], strcmp(argv[1], "--session-kind-child-anonymous") ? name : "-");
     }
     /* The second process of the session keyring tests (api_session.c). */
     if (argc >= 2 && !strcmp(argv[1], "--session-child")) return session_child(argc, argv);

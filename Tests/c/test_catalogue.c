@@ -380,7 +380,8 @@ int main(void) {
     uint8_t key32[32];
     CASE(passcode_unlock_key(s, "386491", 6, key32, SIZE_MAX), MIS);
     CASE(passcode_biometric_unlock_key(s, key32, SIZE_MAX, &i32), MIS);
-    CASE(passcode_flow_take_key(foreign_flow, key32, SIZE_MAX), INV);
+    CASE(passcode_flow_take_key(foreign_flow, key32, SIZE_MAX), MIS);  /* the length before the handle */
+    CASE(passcode_flow_take_key(foreign_flow, key32, 32), INV);
     CASE(passcode_password_change_check(s, "old", SIZE_MAX, "abcdefgh", 8, "abcdefgh", 8), MIS);
     passcode_store *ended = NULL;
     passcode_flow *orphan = NULL;

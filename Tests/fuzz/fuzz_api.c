@@ -219,13 +219,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             break;
         }
         case 30: {  /* lengths: the caller's buffers are never touched past what a length allows */
-            static const size_t huge[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX / 2, (size_t)1 << 63, 4097};
-            static const size_t key_lengths[] = {0, 1, 31, 33, 64, SIZE_MAX, SIZE_MAX - 31, SIZE_MAX / 2};
-            size_t len = huge[NEXT() % 5], klen = key_lengths[NEXT() % 8];
+            /* Impossible lengths: over PTRDIFF_MAX, and the seal/unseal ones between their 2^32
+             * maximum and INT64_MAX - 52 (with capacities no buffer has: refused, nothing read). */
+            static const size_t huge[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX / 2, (size_t)1 << 63, 4097,
+                                          ((size_t)1 << 32) + 53, ((size_t)1 << 38) + 100, (size_t)1 << 40, (size_t)1 << 47,
+                                          (size_t)1 << 62, (size_t)INT64_MAX - 52, (size_t)INT64_MAX - 51};
+            static const size_t key_lengths[] = {0, 1, 16, 31, 33, 64, SIZE_MAX, SIZE_MAX - 31, SIZE_MAX / 2, PTRDIFF_MAX};
+            static const size_t capacities[] = {(size_t)1 << 47, (size_t)INT64_MAX, SIZE_MAX, 128};
+            size_t len = huge[NEXT() % 12], klen = key_lengths[NEXT() % 10];
             uint8_t key[64], out[128], sealed[128] = {0x50, 0x43, 0x53, 0x01};
             size_t got = 0;
+            /* A real capacity for a length that could be real (its bytes are not there to read);
+             * else one no buffer has (2^47 and more): refused before anything is written. */
+            size_t cap = len > ((size_t)1 << 32) + 52 ? capacities[NEXT() % 4] : sizeof out;
+            int64_t values[1];
             memset(key, 0xAA, sizeof key);
-            switch (NEXT() % 12) {
+            switch (NEXT() % 13) {
             case 0: check(passcode_unlock_key(store, arg, n, key, klen)); break;
             case 1: check(passcode_biometric_unlock_key(store, key, klen, &i32)); break;
             case 2: check(passcode_flow_take_key(flow, key, klen)); break;  /* NULL or a closed store's flow too */
@@ -233,13 +242,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             case 4: check(passcode_set(store, arg, len)); break;
             case 5: check(passcode_reset_check(store, arg, len)); break;
             case 6: check(passcode_reset_complete(store, code, strlen(code), arg, len)); break;
-            case 7: check(passcode_seal(store, (const uint8_t *)arg, len, out, sizeof out, &got)); break;
-            case 8: check(passcode_unseal(store, sealed, len, out, sizeof out, &got)); break;
+            case 7: check(passcode_seal(store, (const uint8_t *)arg, len, out, cap, &got)); break;
+            case 8: check(passcode_unseal(store, sealed, len, out, cap, &got)); break;
             case 9: check(passcode_set_recovery_key(store, key, len)); break;
             case 10: check(passcode_password_change_check(store, arg, len, arg, n, arg, n)); break;
+            case 11: {  /* an impossible capacity (over (2^47 - 1) / 8 values): MISUSE; else the room of one value */
+                const size_t most = ((((size_t)1) << 47) - 1) / 8;
+                int32_t rc = passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, values, len > most ? len : 1, &got);
+                if (rc != (len > most ? PASSCODE_ERR_MISUSE : PASSCODE_ERR_BUFFER_TOO_SMALL)) abort();
+                break;
+            }
             default: check(passcode_password_change_check(store, "old", 3, arg, n, arg, len)); break;
             }
             for (size_t k = 32; k < sizeof key; k++) if (key[k] != 0xAA) abort();  /* never past the key's size */
+            if (klen != 32) for (size_t k = 0; k < 32; k++) if (key[k] != 0xAA) abort();  /* a wrong length: untouched */
             break;
         }
         case 31: {  /* clocks anywhere, in or out of the accepted range */

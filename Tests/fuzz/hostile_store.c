@@ -191,8 +191,9 @@ static const char *settings_keys[] = {"lock_enabled", "auto_lock_seconds", "lock
     "reset_request_interval_seconds", "reset_requests_per_day"};
 static const char *state_keys[] = {"attempt_seq", "cleared_seq", "lockout_boot_id", "lockout_start_ms",
     "lockout_start_wall_ms", "lockout_duration_ms", "reset_required", "locked", "lock_reason", "background_boot_id",
-    "background_ms", "launch_needs_passcode", "biometric_available", "biometric_kind", "biometric_failures",
-    "last_passcode_boot_id", "last_passcode_ms", "wipe_pending", "pepper_check", "integrity_mac"};
+    "background_ms", "background_wall_ms", "background_pid", "background_process_start", "launch_needs_passcode",
+    "biometric_available", "biometric_kind", "biometric_failures", "last_passcode_boot_id", "last_passcode_ms",
+    "last_passcode_wall_ms", "wipe_pending", "pepper_check", "integrity_mac"};
 #define COUNT(a) (sizeof a / sizeof a[0])
 
 static size_t nplaces(void) { return COUNT(columns) + COUNT(settings_keys) + COUNT(state_keys); }

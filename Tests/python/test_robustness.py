@@ -23,14 +23,21 @@ def test_every_status_has_its_own_exception_class():
     assert isinstance(passcode._errors.error_for(int(Status.ERR_CLOCK_OUT_OF_RANGE), "m"), passcode.ClockOutOfRange)
 
 
+def require_on_launch_store(path, clock):
+    """A store with a passcode, a reader, biometric unlock and "Require on App Launch" on, lock
+    at launch off; open, for the caller to close."""
+    s = passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock)
+    s.set_passcode(PC1)
+    s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
+    s.set(Setting.BIOMETRIC_ENABLED, 1)
+    s.set(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
+    s.set(Setting.LOCK_AT_LAUNCH, 0)
+    return s
+
+
 def test_a_missing_reader_changes_no_setting_and_the_launch_asks_for_the_passcode(tmp_path, clock):
     path = str(tmp_path / "reader.db")
-    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
-        s.set_passcode(PC1)
-        s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
-        s.set(Setting.BIOMETRIC_ENABLED, 1)
-        s.set(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
-        s.set(Setting.LOCK_AT_LAUNCH, 0)
+    with require_on_launch_store(path, clock) as s:
         before = {k: s.get(k) for k in Setting}
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:  # the GTK start-up
         s.set_biometric_availability(False, BiometricKind.NONE)
@@ -77,3 +84,80 @@ def test_closing_the_store_ends_its_flows(tmp_path, clock):
     with pytest.raises(passcode.InvalidArgument):
         flow.digit(3)
     flow.close()
+
+
+# After the security review of issue 29.
+
+def test_biometric_off_keeps_require_on_launch_and_the_next_launch_locks(tmp_path, clock):
+    path = str(tmp_path / "bio-off.db")
+    require_on_launch_store(path, clock).close()
+    clock.advance(600)
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.report(Event.LAUNCHED)
+        s.biometric_unlock()  # a match, no passcode
+        s.set(Setting.BIOMETRIC_ENABLED, 0)  # a strengthening change: no proof
+        assert s.get(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH) == 1
+    clock.advance(2 * 3600)
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.report(Event.LAUNCHED)
+        assert s.lock_state == (True, LockReason.LAUNCH)
+
+
+def test_a_second_background_report_keeps_the_earliest_time(tmp_path, clock):
+    with passcode.Store(str(tmp_path / "bg.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.set_passcode(PC1)
+        s.report(Event.BACKGROUND)  # minimized
+        clock.advance(2 * 3600)
+        s.report(Event.BACKGROUND)  # suspend
+        clock.advance(10)
+        s.report(Event.FOREGROUND)  # resume
+        s.report(Event.FOREGROUND)  # restored
+        assert s.lock_state == (True, LockReason.BACKGROUND)
+
+
+def test_auto_lock_and_the_48_hours_count_by_the_wall_clock_too(tmp_path, clock):
+    path = str(tmp_path / "clocks.db")
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.set_passcode(PC1)
+        s.set(Setting.LOCK_AT_LAUNCH, 0)
+        s.report(Event.BACKGROUND)
+    clock.boot += 60_000  # a boot clock set back in a time namespace: 1 minute
+    clock.wall += 2 * 3600_000  # the wall clock: 2 hours
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.report(Event.LAUNCHED)
+        assert s.lock_state == (True, LockReason.BACKGROUND)
+        s.verify(PC1)
+        s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
+        s.set(Setting.BIOMETRIC_ENABLED, 1)
+        s.report(Event.LOCK_NOW)
+        clock.boot += 3600_000
+        clock.wall += 49 * 3600_000
+        assert s.biometric_refusal == passcode.BiometricRefusal.PASSCODE_NOT_USED_FOR_48_HOURS
+
+
+def test_failed_deliveries_count_toward_the_daily_limit(tmp_path, clock):
+    handed = []
+
+    def deliver(code):
+        handed.append(code)
+        raise OSError("network down")
+
+    with passcode.Store(str(tmp_path / "deliver.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.set_passcode(PC1)
+        s.on_reset_code(deliver)
+        for _ in range(30):
+            with pytest.raises((passcode.HookFailed, passcode.RateLimited)):
+                s.request_reset_code()
+            clock.advance(61)
+        assert len(handed) == s.get(Setting.RESET_REQUESTS_PER_DAY)
+
+
+def test_a_reset_request_from_a_boot_clock_ahead_does_not_rate_limit_the_user(tmp_path, clock):
+    with passcode.Store(str(tmp_path / "ahead.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.set_passcode(PC1)
+        s.on_reset_code(lambda code: None)
+        clock.boot += 10 * 86400_000
+        s.request_reset_code()  # from a namespace 10 days ahead
+        clock.boot -= 10 * 86400_000
+        clock.advance(65)
+        s.request_reset_code()  # the user's, 65 s later: no RateLimited
