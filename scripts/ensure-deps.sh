@@ -42,6 +42,8 @@ need test keyutils "command -v keyctl"
 need "demo test" libtss2-dev "[ -f /usr/include/tss2/tss2_esys.h ]"
 need test "swtpm swtpm-tools" "command -v swtpm"
 need test tpm2-tools "command -v tpm2_clear"
+# xxd: the TPM test passes the owner/lockout authorizations to tpm2-tools on stdin (never argv).
+need test xxd "command -v xxd"
 # The GTK front end (Debian's python3, not a virtualenv's): GTK 4, libadwaita, PyGObject. make
 # demo needs them only with a display (without one it runs the terminal front end).
 gtk_check="/usr/bin/python3 -c 'import gi; gi.require_version(\"Gtk\", \"4.0\"); gi.require_version(\"Adw\", \"1\")'"

@@ -3,7 +3,9 @@
  * TPM's own settings (lockout parameters, clear), by tpm2-tools. Needs swtpm and tpm2-tools. */
 #include <passcode.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -608,22 +610,100 @@ static unsigned long file_index(const char *path, const char *what) {
 static char owner_file[300], lockout_file[300];
 static char pre_path[300];  /* a store bound to P before it was provisioned */
 
+/* A watcher in a child process: samples every /proc/PID/cmdline (what any user can read) in a
+ * tight loop and appends each one that names a tpm2 tool to `out`, until killed. */
+static pid_t cmdline_watcher(const char *out) {
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    FILE *f = fopen(out, "w");
+    if (!f) _exit(1);
+    setvbuf(f, NULL, _IONBF, 0);
+    for (;;) {
+        DIR *d = opendir("/proc");
+        if (!d) _exit(1);
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+            char path[300], buf[4096];
+            snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+            int fd = open(path, O_RDONLY);
+            if (fd < 0) continue;
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            if (n <= 0) continue;
+            for (ssize_t i = 0; i < n; i++) if (buf[i] == 0) buf[i] = ' ';
+            buf[n] = 0;
+            if (strstr(buf, "tpm2_")) fprintf(f, "%s\n", buf);
+        }
+        closedir(d);
+    }
+}
+
+/* The first 64 characters of a file (a hex authorization). */
+static void read_hex(const char *path, char out[65]) {
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    if (fscanf(f, "%64s", out) != 1) out[0] = 0;
+    fclose(f);
+}
+
 /* Provisions P as an administrator would (scripts/tpm-provision.sh: owner and lockout
  * authorizations set, the owner's in a root-only file), and persists the storage root key at
- * 0x81000001 as systemd's tpm2-setup does, which gives the attacker the primary. */
+ * 0x81000001 as systemd's tpm2-setup does, which gives the attacker the primary.
+ * Meanwhile a watcher samples every process's command line (readable by any user): neither
+ * secret may ever appear there, in the script or in this test's own tpm2 commands. Then, on A,
+ * the script refuses a target folder others can write to (where a planted symlink would take the
+ * secret), writing nothing through it. */
 static void provision(void) {
     tpm_lockout_params(&P, 32);
     passcode_store *s = with_passcode(pre_path, sizeof pre_path, "pre-provisioning.db", P.tcti);
     passcode_close(s);
+
     snprintf(owner_file, sizeof owner_file, "%s/tpm-owner-auth", root);
     snprintf(lockout_file, sizeof lockout_file, "%s/tpm-lockout-auth", root);
+    char seen[300];
+    snprintf(seen, sizeof seen, "%s/cmdlines-seen", root);
+    pid_t w = cmdline_watcher(seen);
+    usleep(100000);
     CHECK(sh("%s --tcti %s --owner-auth-file %s --lockout-auth-file %s >/dev/null", PROVISION_SCRIPT, P.tcti, owner_file, lockout_file) == 0);
-    CHECK(sh("tpm2_createprimary -T %s -C o -P hex:$(head -c 64 %s) -g sha256 -G ecc256:aes128cfb "
+    CHECK(sh("xxd -r -p %s | tpm2_createprimary -T %s -C o -P file:- -g sha256 -G ecc256:aes128cfb "
              "-a 'fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|decrypt|noda' -c %s/srk.ctx >/dev/null 2>&1 && "
-             "tpm2_evictcontrol -T %s -C o -P hex:$(head -c 64 %s) -c %s/srk.ctx 0x81000001 >/dev/null 2>&1; tpm2_flushcontext -T %s -t >/dev/null 2>&1",
-             P.tcti, owner_file, root, P.tcti, owner_file, root, P.tcti) == 0);
+             "xxd -r -p %s | tpm2_evictcontrol -T %s -C o -P file:- -c %s/srk.ctx 0x81000001 >/dev/null 2>&1; tpm2_flushcontext -T %s -t >/dev/null 2>&1",
+             owner_file, P.tcti, root, owner_file, P.tcti, root, P.tcti) == 0);
+    usleep(100000);
+    kill(w, SIGKILL);
+    waitpid(w, NULL, 0);
     struct stat st;
     CHECK(stat(owner_file, &st) == 0 && (st.st_mode & 077) == 0 && st.st_uid == 0);
+
+    char ohex[65], lhex[65];
+    read_hex(owner_file, ohex);
+    read_hex(lockout_file, lhex);
+    CHECK(strlen(ohex) == 64 && strlen(lhex) == 64);
+    int lines = 0, changeauth = 0, leaked = 0;
+    FILE *f = fopen(seen, "r");
+    char line[4200];
+    while (f && fgets(line, sizeof line, f)) {
+        lines++;
+        if (strstr(line, "tpm2_changeauth")) changeauth++;
+        if ((ohex[0] && strstr(line, ohex)) || (lhex[0] && strstr(line, lhex))) leaked++;
+    }
+    if (f) fclose(f);
+    printf("  command-line watcher: %d tpm2 command lines sampled (%d of tpm2_changeauth), %d with a secret\n",
+           lines, changeauth, leaked);
+    if (changeauth == 0) printf("  NOT VERIFIED: the watcher saw no tpm2_changeauth (too slow on this machine?)\n");
+    CHECK(changeauth > 0);
+    CHECK(leaked == 0);
+
+    /* A (unprovisioned, its tests done): a target folder others can write to is refused */
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/w6", root);
+    CHECK(sh("mkdir -m 777 %s && chmod 777 %s && ln -s %s/stolen %s/tpm-owner-auth.new && "
+             "ln -s %s/stolen-l %s/tpm-lockout-auth.new", bad, bad, bad, bad, bad, bad) == 0);
+    CHECK(sh("%s --tcti %s --owner-auth-file %s/tpm-owner-auth --lockout-auth-file %s/tpm-lockout-auth >/dev/null 2>&1",
+             PROVISION_SCRIPT, A.tcti, bad, bad) != 0);
+    CHECK(sh("test ! -e %s/stolen && test ! -e %s/stolen-l && test ! -e %s/tpm-owner-auth", bad, bad, bad) == 0);
 }
 
 /* A new store on the provisioned P, with PC1, closed. */
@@ -745,7 +825,7 @@ static void test_provisioned_direct_attack(void) {
     CHECK(r.answered == 10 && r.found == 0);
     CHECK(!strcmp(r.stopped, "pin-limit"));
     /* even the administrator's DA reset (with the lockout authorization) gives none back */
-    CHECK(sh("tpm2_dictionarylockout -T %s -c -p hex:$(head -c 64 %s) >/dev/null 2>&1", P.tcti, lockout_file) == 0);
+    CHECK(sh("xxd -r -p %s | tpm2_dictionarylockout -T %s -c -p file:- >/dev/null 2>&1", lockout_file, P.tcti) == 0);
     r = direct_attack(path2, P.tcti, 20, "--srk 0x81000001");
     CHECK(r.answered == 0 && r.found == 0);
     CHECK(!strcmp(r.stopped, "pin-limit"));
