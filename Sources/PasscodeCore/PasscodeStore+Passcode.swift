@@ -247,6 +247,9 @@ extension PasscodeStore {
                     (key, session) = try keyAfterLostMigration(input, device: device)
                 }
             }
+            if let device, case .wrapped(let wrap) = verifier, let pin = wrap.tpm?.pinIndex {
+                restoreOutsideGuesses(device, pin: pin)
+            }
             recordProof(end)
             holdKey(key, useRecorded: handingOutKey, session: session, sessionWanted: sessionWanted)
             return key
@@ -325,6 +328,15 @@ extension PasscodeStore {
                 try save(attempts, over: before)
                 try logLocked(.tpmRollback, "file \(file) tpm \(tpm)", now: now)
                 return .blocked(.tpmRollback)
+            }
+            // Guesses another process made on the passcode's PIN_FAIL index cost the store as
+            // many attempts (counted and logged before this one is checked).
+            if case .wrapped(let wrap) = verifier, let pin = wrap.tpm?.pinIndex {
+                let outside = try chargeOutsideGuessesLocked(device, pin: pin, failures: attempts.failures)
+                if outside > 0 {
+                    for _ in 0..<outside { _ = attempts.beginAttempt() }
+                    try logLocked(.tamperDetected, "\(outside) guesses on the TPM's guess-limit index came from outside the app", now: now)
+                }
             }
         }
         let seq = attempts.beginAttempt()

@@ -17,11 +17,19 @@ struct TPMState: StateRecord {
     var nvIndex: Int64 = 0
     /// The value the counter must have.
     var nvCount: Int64 = 0
+    /// Guesses on the PIN_FAIL index `outsidePin` that did not come through this library (seen
+    /// as the index's pinCount above the library's own consecutive failures): charged to the
+    /// passcode for as long as it has that index, and written back into pinCount after each
+    /// success (which zeroes it), so that all guesses together stay within the limit.
+    var outsideGuesses: Int64 = 0
+    var outsidePin: Int64 = 0
 
     static let fields: [StateField<TPMState>] = [
         .flag("tpm_bound", \.bound),
         .int("tpm_nv_index", \.nvIndex, range: 0...Int64(TPM2.nvFirst + TPM2.nvSpan - 1)),
         .int("tpm_nv_count", \.nvCount, range: 0...Int64.max),
+        .int("tpm_outside_guesses", \.outsideGuesses, range: 0...Int64(UInt32.max)),
+        .int("tpm_outside_pin", \.outsidePin, range: 0...Int64(UInt32.max)),
     ]
 
     /// The counter's index, checked: the file is input.
@@ -197,6 +205,38 @@ extension PasscodeStore {
         state.nvCount = Int64(value) + 1
         try save(state, over: before)
         return check
+    }
+
+    /// Inside the attempt's write transaction, before the passcode is checked (provisioned, a
+    /// PIN_FAIL index, the owner authorization): the index's pinCount against the guesses the
+    /// library accounts for (those charged from outside before, plus its consecutive failures).
+    /// Any excess is guesses from outside the library (TPM2_PolicySecret by another process): the
+    /// number charged to the passcode, returned to be counted as failures and logged. A count
+    /// below what is charged (a success zeroed it) is raised back, so that every guess, the
+    /// library's or another process's, comes out of the same `pinLimit`.
+    func chargeOutsideGuessesLocked(_ device: TPMDevice, pin: UInt32, failures: Int64) throws -> Int64 {
+        guard let counts = try device.pinCounts(pin) else { return 0 }
+        var state = try load(TPMState.self)
+        let before = state
+        if state.outsidePin != Int64(pin) { (state.outsidePin, state.outsideGuesses) = (Int64(pin), 0) }
+        let seen = Int64(counts.count)
+        let excess = max(0, seen - state.outsideGuesses - failures)
+        state.outsideGuesses = min(state.outsideGuesses + excess, Int64(counts.limit))
+        try save(state, over: before)
+        if seen < state.outsideGuesses {
+            try device.setPinCount(pin, count: UInt32(state.outsideGuesses), limit: counts.limit)
+        }
+        return excess
+    }
+
+    /// After a success through a PIN_FAIL index (which set its pinCount to 0): the guesses
+    /// charged from outside go back into it (best effort: the next attempt does it otherwise).
+    func restoreOutsideGuesses(_ device: TPMDevice, pin: UInt32) {
+        guard let state = try? read(.recover, { try load(TPMState.self) }), state.outsidePin == Int64(pin),
+              state.outsideGuesses > 0, let counts = try? device.pinCounts(pin) else { return }
+        if Int64(counts.count) < state.outsideGuesses {
+            try? device.setPinCount(pin, count: UInt32(state.outsideGuesses), limit: counts.limit)
+        }
     }
 
     // MARK: - A new wrap

@@ -532,6 +532,19 @@ final class TPMDevice {
         return (word(0), word(4))
     }
 
+    /// Sets the index's pinCount (owner authorization), its pinLimit kept: the library puts back
+    /// the guesses it has charged to the passcode from outside after a success zeroed the count.
+    func setPinCount(_ index: UInt32, count: UInt32, limit: UInt32) throws {
+        guard ownerAuth != nil, let pin = try pinHandle(index) else { return }
+        var data = TPM2B_MAX_NV_BUFFER()
+        data.size = 8
+        let bytes: [UInt8] = [UInt8(count >> 24), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff),
+                              UInt8(limit >> 24), UInt8(limit >> 16 & 0xff), UInt8(limit >> 8 & 0xff), UInt8(limit & 0xff)]
+        withUnsafeMutableBytes(of: &data.buffer) { $0.copyBytes(from: bytes) }
+        try checkOwner(tss.nvWrite(esys, TPM2.trOwner, pin.handle, try ownerSession(), TPM2.trNone, TPM2.trNone, &data, 0),
+                       "restoring the guess-limit count")
+    }
+
     /// Removes a PIN_FAIL index of ours (owner authorization); a missing one is fine.
     func undefinePin(_ index: UInt32) throws {
         guard let pin = try pinHandle(index) else { return }

@@ -516,10 +516,10 @@ typedef struct { int answered, clears, found, key; char stopped[32]; } attack_re
 
 /* Tests/c/tpm_direct_attack.py in a second process: the file, the TPM, tpm2-tools, no library.
  * Its lines (every guess) are printed; the tally is parsed from its last line. */
-static attack_result direct_attack(const char *path, const char *tcti, int wrong_count, const char *flags) {
+static attack_result direct_attack_right(const char *path, const char *tcti, const char *right, int wrong_count, const char *flags) {
     attack_result r = { -1, -1, -1, -1, "" };
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "python3 %s %s %s %s %d %s 2>&1", ATTACK_SCRIPT, path, tcti, PC1, wrong_count, flags);
+    snprintf(cmd, sizeof cmd, "python3 %s %s %s %s %d %s 2>&1", ATTACK_SCRIPT, path, tcti, right, wrong_count, flags);
     FILE *p = popen(cmd, "r");
     if (!p) return r;
     char line[512];
@@ -533,6 +533,9 @@ static attack_result direct_attack(const char *path, const char *tcti, int wrong
            wrong_count, *flags ? ", " : "", flags, r.answered, r.clears, r.found == 1 ? "FOUND" : "not found",
            r.key == 1 ? "recovered" : "not recovered", r.stopped);
     return r;
+}
+static attack_result direct_attack(const char *path, const char *tcti, int wrong_count, const char *flags) {
+    return direct_attack_right(path, tcti, PC1, wrong_count, flags);
 }
 
 /* The posture of an unprovisioned TPM (owner and lockout authorizations empty, as Linux leaves
@@ -711,6 +714,35 @@ static void new_provisioned_store(char *path, size_t size, const char *name) {
     const char *keep = owner_auth_file;
     owner_auth_file = owner_file;
     passcode_close(with_passcode(path, size, name, P.tcti));
+    owner_auth_file = keep;
+}
+
+/* Guesses between the owner's unlocks (the reviewer's interleaving): another process makes 9
+ * wrong guesses through TPM2_PolicySecret (one less than the limit, so the index never blocks),
+ * the owner unlocks (which zeroes pinCount), and again, five times. The library sees the index's
+ * pinCount above its own failures, charges the excess to the store (logged as tampering) and
+ * puts it back into pinCount after the success: all the other process's guesses together stay
+ * within the limit (10), where before each unlock gave it 9 more (45 of 45 answered). */
+static void test_provisioned_interleaved_attack(void) {
+    char path[300];
+    new_provisioned_store(path, sizeof path, "prov-interleaved.db");
+    const char *keep = owner_auth_file;
+    owner_auth_file = owner_file;
+    int answered = 0, unlocked = 0;
+    for (int round = 0; round < 5; round++) {
+        attack_result r = direct_attack_right(path, P.tcti, "000000", 8, "--srk 0x81000001");
+        CHECK(r.found == 0);
+        if (r.answered > 0) answered += r.answered;
+        passcode_store *s = must_open(path, P.tcti);
+        int st = passcode_verify(s, PC1, LEN);
+        if (st == PASSCODE_OK) unlocked++;
+        printf("  round %d: %d outside guesses answered, the owner's unlock: %s\n", round + 1, r.answered, passcode_strerror(st));
+        passcode_close(s);
+        advance(3600);
+    }
+    printf("  interleaved: %d outside guesses answered in all (limit 10), the owner unlocked %d times\n", answered, unlocked);
+    CHECK(answered <= 10);
+    CHECK(unlocked >= 1);
     owner_auth_file = keep;
 }
 
@@ -947,6 +979,7 @@ int main(void) {
     RUN(test_provisioned_posture_and_verify);
     RUN(test_store_bound_before_provisioning);
     RUN(test_provisioned_direct_attack);
+    RUN(test_provisioned_interleaved_attack);
     RUN(test_provisioned_nv_is_the_librarys);
     RUN(test_kill_during_tpm_operations);
     tpm_stop(&A);
