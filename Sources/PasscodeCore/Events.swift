@@ -47,7 +47,9 @@ public enum SecurityEvent: Int32, Sendable, CaseIterable {
     /// The account was deleted (with it, every earlier event).
     case accountDeleted = 19
     /// With a pepper: the security state was found changed outside libpasscode (logged once, at
-    /// the first call that saw it).
+    /// the first call that saw it). Also, in the TPM's provisioned mode: guesses on the
+    /// passcode's guess-limit index that did not come through the library (their number in the
+    /// detail), charged to the store as failures.
     case tamperDetected = 20
     /// A TPM-bound store's file was older than the TPM's attempt counter (a restored copy); the
     /// detail is "file <n> tpm <m>". A reset is required.

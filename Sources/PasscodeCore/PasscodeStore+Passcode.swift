@@ -195,7 +195,7 @@ extension PasscodeStore {
         let seq: Int64, row: PasscodeRow, verifier: Verifier, pending: [Int64]
         switch begun {
         case .blocked(let error):
-            if error == .resetRequired || error == .tpmRollback { lock.withLock { dropKeyLocked() } }
+            if error == .resetRequired || error == .tpmRollback || error == .tpmGuessLimit { lock.withLock { dropKeyLocked() } }
             throw error
         case .loggedOut:
             hooks.logout?(LogoutReason.maxFailures.rawValue)
@@ -300,6 +300,17 @@ extension PasscodeStore {
         let action = try maxFailureActionLocked()
         var attempts = try load(AttemptState.self)
         let before = attempts
+        // The passcode's PIN_FAIL index has counted its limit: the TPM refuses even the right
+        // passcode, so nothing more is counted; a reset is required (logged once).
+        if let device, case .wrapped(let wrap) = verifier, let pin = wrap.tpm?.pinIndex,
+           let counts = try device.pinCounts(pin), counts.count >= counts.limit {
+            if !attempts.resetRequired {
+                attempts.resetRequired = true
+                try save(attempts, over: before)
+                try logLocked(.maxFailuresReached, "the TPM's guess limit is used up", now: now)
+            }
+            return .blocked(.tpmGuessLimit)
+        }
         if attempts.resetRequired {
             if action == .forcedLogout {
                 try removePasscodeLocked(loggingOut: true)

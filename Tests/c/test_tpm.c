@@ -743,6 +743,21 @@ static void test_provisioned_interleaved_attack(void) {
     printf("  interleaved: %d outside guesses answered in all (limit 10), the owner unlocked %d times\n", answered, unlocked);
     CHECK(answered <= 10);
     CHECK(unlocked >= 1);
+
+    /* The limit used up: the right passcode, again and again, is GUESS_LIMIT every time, counts
+     * nothing (no failure, no lockout), and the store requires a reset. */
+    passcode_store *s = must_open(path, P.tcti);
+    int32_t failures_before = -1, failures_after = -1, reset = 0, guess_limit = 0;
+    CHECK_STATUS(passcode_failed_attempts(s, &failures_before), PASSCODE_OK);
+    for (int i = 0; i < 12; i++) if (passcode_verify(s, PC1, LEN) == PASSCODE_ERR_TPM_GUESS_LIMIT) guess_limit++;
+    CHECK_STATUS(passcode_failed_attempts(s, &failures_after), PASSCODE_OK);
+    CHECK_STATUS(passcode_is_reset_required(s, &reset), PASSCODE_OK);
+    printf("  limit used up: %d of 12 right passcodes answered GUESS_LIMIT, failures %d -> %d, reset required %d\n",
+           guess_limit, failures_before, failures_after, reset);
+    CHECK(guess_limit == 12);
+    CHECK(failures_after == failures_before);
+    CHECK(reset == 1);
+    passcode_close(s);
     owner_auth_file = keep;
 }
 
