@@ -481,7 +481,9 @@ typedef enum passcode_security_event {
     PASSCODE_SECURITY_EVENT_ACCOUNT_DELETED = 19,
     /**
      * With a pepper: the security state was found changed outside libpasscode (logged once, at
-     * the first call that saw it).
+     * the first call that saw it). Also, in the TPM's provisioned mode: guesses on the
+     * passcode's guess-limit index that did not come through the library (their number in the
+     * detail), charged to the store as failures.
      */
     PASSCODE_SECURITY_EVENT_TAMPER_DETECTED = 20,
     /**
@@ -2015,7 +2017,14 @@ int32_t passcode_tpm_is_bound(passcode_store *store, int32_t *out);
  * (PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) only where the TPM is provisioned: the
  * owner authorization set and held by the library alone, and the store's passcode check going
  * through a PIN_FAIL index; it holds against any process without the owner authorization, not
- * against root, who can read the file that holds it. Without it, a process that can reach the TPM (root, or the tss
+ * against root, who can read the file that holds it: all guesses on a passcode, the library's
+ * and another process's (TPM2_PolicySecret on the index), come out of the index's one limit,
+ * because the library charges the guesses it did not make to the store (counted as failures,
+ * logged as PASSCODE_SECURITY_EVENT_TAMPER_DETECTED) and writes them back into the index's
+ * count after each success. What it cannot prevent: any process that reaches the TPM can use up
+ * that limit with wrong guesses (no file needed), and the owner must then reset the passcode;
+ * and on a TPM not yet provisioned, a tss member can set the owner authorization first,
+ * which keeps the administrator from provisioning it. Without it, a process that can reach the TPM (root, or the tss
  * group) and reads the file can guess through the TPM directly, clearing its DA lockout with
  * tpm2_dictionarylockout -c whenever the lockout authorization is empty; the library's
  * counters bind only callers that go through it.
