@@ -8,7 +8,7 @@
 
 /* PUBLIC BEGIN */
 /**
- * What a lock screen draws, read in one call by passcode_lock_screen_read().
+ * @brief What a lock screen draws, read in one call by passcode_lock_screen_read().
  *
  * Versioned by its size, as sizeof-first structs are in libcurl and zstd: set `size` to
  * `sizeof(passcode_lock_screen)` before every call. Fields are only ever added at the end, so
