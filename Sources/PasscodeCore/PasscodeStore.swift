@@ -172,6 +172,9 @@ public final class PasscodeStore: @unchecked Sendable {
                     if try !resetRowsIntactLocked() { try db.query("DELETE FROM reset_code") }
                 }
                 if !intact && use == .check { return .failure(.tampered) }  // commits only the log entry (and the drop)
+                // The write that ends the edit drops rows it could not read (a value over the
+                // length limit), so that it can seal; logged as a further tamper event.
+                if !intact && use == .resolve, try db.purgeOversizedRows() > 0 { try logLocked(.tamperDetected, now: try now()) }
                 let result = try body()
                 if intact || use == .resolve { try sealLocked() } else if use == .recover { try sealResetRowsLocked() }
                 return .success(result)

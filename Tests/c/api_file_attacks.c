@@ -560,6 +560,60 @@ static void test_pepper_covers_every_table(void) {
     passcode_close(s);
 }
 
+/* Issue 28 (review): a value over the connection's lowered length limit (1 MB), here a 2 MB
+ * event detail written by a second process, surfaced as PASSCODE_ERR_INTERNAL (SQLITE_TOOBIG was
+ * not mapped), and with a pepper on every call, the recovery paths too: the store could not be
+ * recovered. Now: an edit (TAMPERED with a pepper, CORRUPT naming the limit without one), and
+ * the reset request, forgot and delete account still work, dropping the row they cannot read. */
+static void big_value_logout(void *ctx, int32_t reason) { (void)reason; (*(int *)ctx)++; }
+static void big_value_deleted(void *ctx) { (*(int *)ctx)++; }
+
+static void test_big_value_leaves_recovery(void) {
+    const char *big = "INSERT INTO event(wall_ms, kind, detail) VALUES(1, 1, hex(zeroblob(1000001)))";
+    char path[512];
+    mailbox m = {0};
+    passcode_store *s = peppered_app(path, sizeof path, "toobig.db");
+    CHECK(attacker_writes(path, big) == 0);
+    int32_t v = 0;
+    int32_t rc = passcode_is_set(s, &v);
+    printf("  pepper, a 2 MB event detail: is_set %s\n", passcode_strerror(rc));
+    CHECK_STATUS(rc, PASSCODE_ERR_TAMPERED);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
+    rc = passcode_reset_request(s);
+    printf("  pepper, a 2 MB event detail: reset_request %s\n", passcode_strerror(rc));
+    CHECK_STATUS(rc, PASSCODE_OK);
+    int logouts = 0, deleted = 0;
+    CHECK_STATUS(passcode_set_logout_callback(s, big_value_logout, &logouts), PASSCODE_OK);
+    rc = passcode_forgot(s);
+    printf("  pepper, a 2 MB event detail: forgot %s\n", passcode_strerror(rc));
+    CHECK_STATUS(rc, PASSCODE_OK);
+    CHECK(logouts == 1);
+    /* The row is gone and the store sealed again: a new passcode works. */
+    CHECK_STATUS(passcode_is_set(s, &v), PASSCODE_OK);
+    CHECK(v == 0);
+    CHECK_STATUS(passcode_set(s, PC2, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    /* Again, then the account deleted. */
+    CHECK(attacker_writes(path, big) == 0);
+    CHECK_STATUS(passcode_set_account_deleted_callback(s, big_value_deleted, &deleted), PASSCODE_OK);
+    rc = passcode_delete_account(s, "DELETE");
+    printf("  pepper, a 2 MB event detail: delete_account %s\n", passcode_strerror(rc));
+    CHECK_STATUS(rc, PASSCODE_OK);
+    CHECK(deleted == 1);
+    passcode_close(s);
+    /* Without a pepper: CORRUPT, with the limit in the message. */
+    new_path(path, sizeof path, "toobig-plain.db");
+    passcode_store *plain = NULL;
+    CHECK_STATUS(passcode_open(path, NULL, &plain), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(plain, PC1, LEN), PASSCODE_OK);
+    CHECK(attacker_writes(path, "UPDATE passcode SET verifier = hex(zeroblob(1000001))") == 0);
+    rc = passcode_verify(plain, PC1, LEN);
+    printf("  no pepper, a 2 MB verifier: verify %s (%s)\n", passcode_strerror(rc), passcode_errmsg(plain));
+    CHECK_STATUS(rc, PASSCODE_ERR_CORRUPT);
+    CHECK(strstr(passcode_errmsg(plain), "1000000 bytes") != NULL);
+    passcode_close(plain);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -569,4 +623,5 @@ void run_file_attack_tests(void) {
     RUN(test_old_passcode_gone_after_change);
     RUN(test_another_user_cannot_plant_sidecars);
     RUN(test_pepper_covers_every_table);
+    RUN(test_big_value_leaves_recovery);
 }
