@@ -614,6 +614,57 @@ static void test_big_value_leaves_recovery(void) {
     passcode_close(plain);
 }
 
+/* Issue 28 (review, a1_ancestor_rename.sh): only the store's own folder was checked. Another user
+ * who owns (or may write) a folder above the victim's 0700 folder renames it away and puts a
+ * folder of their own in its place: a fresh store, the passcode gone. Now every ancestor up to /
+ * is checked, as OpenSSH's StrictModes does: refused with PERMISSION naming that folder. */
+static void test_another_users_ancestor_is_refused(void) {
+    if (geteuid() != 0) {
+        printf("  NOT RUN: the second-uid attack needs root to add a user (useradd); CI runs it as root\n");
+        return;
+    }
+    char user[32], cmd[600];
+    snprintf(user, sizeof user, "pc28anc%d", (int)(getpid() % 100000));
+    snprintf(cmd, sizeof cmd, "useradd -M -N -s /usr/sbin/nologin %s", user);
+    CHECK(system(cmd) == 0);
+    struct passwd *pw = getpwnam(user);
+    CHECK(pw != NULL);
+    if (!pw) return;
+    char outer[64], inner[128], store[192];
+    snprintf(outer, sizeof outer, "/tmp/pc28-anc-XXXXXX");
+    CHECK(mkdtemp(outer) != NULL && chmod(outer, 0755) == 0);
+    snprintf(inner, sizeof inner, "%s/victim", outer);
+    CHECK(mkdir(inner, 0700) == 0);
+    snprintf(store, sizeof store, "%s/s.db", inner);
+    /* Control: the outer folder root's and 0755: accepted. */
+    passcode_options *o = fast_options();
+    passcode_store *v = NULL;
+    CHECK_STATUS(passcode_open(store, o, &v), PASSCODE_OK);
+    passcode_close(v);
+    v = NULL;
+    /* The outer folder the other user's (who may rename `victim`): refused, naming it. */
+    CHECK(chown(outer, pw->pw_uid, pw->pw_gid) == 0);
+    int32_t rc = passcode_open(store, o, &v);
+    char why[600];
+    snprintf(why, sizeof why, "%s", passcode_errmsg(NULL));
+    printf("  a folder above the store owned by another user: %s (%s)\n", passcode_strerror(rc), why);
+    CHECK_STATUS(rc, PASSCODE_ERR_PERMISSION);
+    CHECK(strstr(why, outer) != NULL);
+    if (v) passcode_close(v);
+    v = NULL;
+    /* Root's again but group-writable, not sticky: refused; root's and sticky, like /tmp: accepted. */
+    CHECK(chown(outer, 0, 0) == 0 && chmod(outer, 0775) == 0);
+    CHECK_STATUS(passcode_open(store, o, &v), PASSCODE_ERR_PERMISSION);
+    if (v) passcode_close(v);
+    v = NULL;
+    CHECK(chmod(outer, 01777) == 0);
+    CHECK_STATUS(passcode_open(store, o, &v), PASSCODE_OK);
+    if (v) passcode_close(v);
+    passcode_options_free(o);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'; userdel %s", outer, user);
+    CHECK(system(cmd) == 0);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -624,4 +675,5 @@ void run_file_attack_tests(void) {
     RUN(test_another_user_cannot_plant_sidecars);
     RUN(test_pepper_covers_every_table);
     RUN(test_big_value_leaves_recovery);
+    RUN(test_another_users_ancestor_is_refused);
 }
