@@ -117,7 +117,7 @@ extension PasscodeStore {
     /// Whether the reset rows match their own MAC (false when it was never sealed).
     func resetRowsIntactLocked() throws -> Bool {
         guard let stored = try db.scalar("SELECT value FROM state WHERE key = ?", [.text(PasscodeStore.resetMacKey)]) else { return false }
-        return Sodium.constantTimeEqual(stored.blob ?? [], try resetMacLocked())
+        do { return Sodium.constantTimeEqual(stored.blob ?? [], try resetMacLocked()) } catch where Database.isTooBig(error) { return false }
     }
 
     /// Renews the reset rows' MAC (inside a write transaction).
@@ -163,7 +163,10 @@ extension PasscodeStore {
             return try securityStateLocked().isEmpty
         }
         let mac = stored.blob ?? []
-        if Sodium.constantTimeEqual(mac, try macLocked()) { return true }
+        // A value over the length limit cannot be read, so it fails the MAC: an edit.
+        do {
+            if Sodium.constantTimeEqual(mac, try macLocked()) { return true }
+        } catch where Database.isTooBig(error) { return false }
         let version = try db.scalar("SELECT value FROM state WHERE key = ?", [.text(PasscodeStore.integrityVersionKey)])
         guard version == nil else { return false }
         return Sodium.constantTimeEqual(mac, try macLocked(version: 1))

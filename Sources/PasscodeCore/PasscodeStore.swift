@@ -172,6 +172,9 @@ public final class PasscodeStore: @unchecked Sendable {
                     if try !resetRowsIntactLocked() { try db.query("DELETE FROM reset_code") }
                 }
                 if !intact && use == .check { return .failure(.tampered) }  // commits only the log entry (and the drop)
+                // The write that ends the edit drops rows it could not read (a value over the
+                // length limit), so that it can seal; logged as a further tamper event.
+                if !intact && use == .resolve, try db.purgeOversizedRows() > 0 { try logLocked(.tamperDetected, now: try now()) }
                 let result = try body()
                 if intact || use == .resolve { try sealLocked() } else if use == .recover { try sealResetRowsLocked() }
                 return .success(result)
@@ -352,6 +355,31 @@ enum FileSystem {
         if st.st_mode & 0o022 != 0 {
             let mode = String(st.st_mode & 0o7777, radix: 8)
             throw PasscodeError.permission("the store's folder \(path) may be written by group or others (mode 0\(mode)), who could plant the store's -journal, -wal or -shm (a sticky bit does not stop that); keep the store in a folder only you can write (chmod 700)")
+        }
+        try checkAncestors(of: path)
+    }
+
+    /// Every folder above the store's folder, up to /, as OpenSSH's StrictModes checks the path
+    /// to ~/.ssh: whoever may write one of them can rename the store's folder away and put
+    /// another in its place. Each must be owned by this user or root and writable by no one
+    /// else, except a root-owned folder with the sticky bit (such as /tmp): there no other
+    /// user may rename an entry they do not own.
+    static func checkAncestors(of folder: String) throws {
+        guard let resolved = realpath(folder, nil) else { return }
+        var path = String(cString: resolved)
+        free(resolved)
+        while path != "/" {
+            path = parentDirectory(path)
+            var st = stat()
+            guard stat(path, &st) == 0 else { return }
+            if st.st_uid != geteuid() && st.st_uid != 0 {
+                throw PasscodeError.permission("the folder \(path) above the store is owned by uid \(st.st_uid), neither this user (uid \(geteuid())) nor root, who could rename the store's folder away and put another in its place; keep the store on a path only you and root control")
+            }
+            let sticky = st.st_mode & 0o1000 != 0 && st.st_uid == 0
+            if st.st_mode & 0o022 != 0 && !sticky {
+                let mode = String(st.st_mode & 0o7777, radix: 8)
+                throw PasscodeError.permission("the folder \(path) above the store may be written by group or others (mode 0\(mode)) without being a root-owned sticky folder, so they could rename the store's folder away and put another in its place; keep the store on a path only you and root can write")
+            }
         }
     }
 

@@ -231,6 +231,42 @@ final class Database {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Part of the message of the error a value over the length limit gives (`isTooBig`).
+    static let tooBigNote = "more than libpasscode ever writes"
+
+    /// Whether `error` is the one a value over the connection's length limit gives: an edit of
+    /// the file, which the integrity check counts as tampering rather than failing on.
+    static func isTooBig(_ error: Error) -> Bool {
+        if case PasscodeError.corrupt(let message) = error { return message.contains(tooBigNote) }
+        return false
+    }
+
+    /// Every table's text and blob columns: a row with a value over the length limit cannot be
+    /// read, so `purgeOversizedRows` deletes it.
+    private static let valueColumns = [
+        ("passcode", ["verifier"]), ("recovery", ["wrap"]), ("settings", ["key", "value"]), ("state", ["key", "value"]),
+        ("reset_code", ["salt", "hash", "boot_id"]), ("reset_request", ["boot_id"]),
+        ("event", ["detail"]), ("session", ["device_name", "platform", "location"]),
+    ]
+
+    /// Deletes every row holding a value over the lowered length limit (inside the caller's
+    /// write transaction), with the limit raised to SQLite's own while it measures them. Used
+    /// only by the paths that end a detected edit (a reset, deleting the account), so that a
+    /// store with such a value can still be recovered. Returns the number of rows deleted.
+    @discardableResult
+    func purgeOversizedRows() throws -> Int {
+        let lowered = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, Int32.max)
+        defer { sqlite3_limit(db, SQLITE_LIMIT_LENGTH, lowered) }
+        var deleted = 0
+        for (table, columns) in Database.valueColumns {
+            let test = columns.map { "length(CAST(\($0) AS BLOB)) > \(lowered)" }.joined(separator: " OR ")
+            try query("DELETE FROM \(table) WHERE \(test)")
+            deleted += Int(sqlite3_changes(db))
+        }
+        return deleted
+    }
+
     /// Maps a SQLite result code to a `PasscodeError`. The SQLite message is kept: it never
     /// holds a secret, since secrets are never part of SQL text (they are not stored at all).
     static func error(_ rc: Int32, _ db: OpaquePointer?, context: String) -> PasscodeError {
@@ -249,6 +285,10 @@ final class Database {
         // libpasscode's SQL is fixed: an SQL error means the file's tables were damaged.
         case SQLITE_ERROR, SQLITE_SCHEMA, SQLITE_MISMATCH, SQLITE_CONSTRAINT, SQLITE_RANGE:
             return .corrupt("the store's tables are damaged: \(detail)")
+        // A value longer than the connection's lowered length limit (see csqlite_harden):
+        // libpasscode never writes one, so the file was edited.
+        case SQLITE_TOOBIG:
+            return .corrupt("the store holds a value over \(Int(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1))) bytes, \(Database.tooBigNote) (\(context)): the file is damaged or hostile")
         case SQLITE_INTERRUPT:
             return .corrupt("a store query ran past its bound (\(Int(CSQLITE_PROGRESS_OPS) * Int(CSQLITE_PROGRESS_CALLS)) SQLite steps): the file is damaged or hostile")
         case SQLITE_IOERR: return .io("the store could not be read or written: \(detail)")

@@ -560,6 +560,111 @@ static void test_pepper_covers_every_table(void) {
     passcode_close(s);
 }
 
+/* Issue 28 (review): a value over the connection's lowered length limit (1 MB), here a 2 MB
+ * event detail written by a second process, surfaced as PASSCODE_ERR_INTERNAL (SQLITE_TOOBIG was
+ * not mapped), and with a pepper on every call, the recovery paths too: the store could not be
+ * recovered. Now: an edit (TAMPERED with a pepper, CORRUPT naming the limit without one), and
+ * the reset request, forgot and delete account still work, dropping the row they cannot read. */
+static void big_value_logout(void *ctx, int32_t reason) { (void)reason; (*(int *)ctx)++; }
+static void big_value_deleted(void *ctx) { (*(int *)ctx)++; }
+
+static void test_big_value_leaves_recovery(void) {
+    const char *big = "INSERT INTO event(wall_ms, kind, detail) VALUES(1, 1, hex(zeroblob(1000001)))";
+    char path[512];
+    mailbox m = {0};
+    passcode_store *s = peppered_app(path, sizeof path, "toobig.db");
+    CHECK(attacker_writes(path, big) == 0);
+    int32_t v = 0;
+    int32_t rc = passcode_is_set(s, &v);
+    printf("  pepper, a 2 MB event detail: is_set %s\n", passcode_strerror(rc));
+    CHECK_STATUS(rc, PASSCODE_ERR_TAMPERED);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
+    rc = passcode_reset_request(s);
+    printf("  pepper, a 2 MB event detail: reset_request %s\n", passcode_strerror(rc));
+    CHECK_STATUS(rc, PASSCODE_OK);
+    int logouts = 0, deleted = 0;
+    CHECK_STATUS(passcode_set_logout_callback(s, big_value_logout, &logouts), PASSCODE_OK);
+    rc = passcode_forgot(s);
+    printf("  pepper, a 2 MB event detail: forgot %s\n", passcode_strerror(rc));
+    CHECK_STATUS(rc, PASSCODE_OK);
+    CHECK(logouts == 1);
+    /* The row is gone and the store sealed again: a new passcode works. */
+    CHECK_STATUS(passcode_is_set(s, &v), PASSCODE_OK);
+    CHECK(v == 0);
+    CHECK_STATUS(passcode_set(s, PC2, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    /* Again, then the account deleted. */
+    CHECK(attacker_writes(path, big) == 0);
+    CHECK_STATUS(passcode_set_account_deleted_callback(s, big_value_deleted, &deleted), PASSCODE_OK);
+    rc = passcode_delete_account(s, "DELETE");
+    printf("  pepper, a 2 MB event detail: delete_account %s\n", passcode_strerror(rc));
+    CHECK_STATUS(rc, PASSCODE_OK);
+    CHECK(deleted == 1);
+    passcode_close(s);
+    /* Without a pepper: CORRUPT, with the limit in the message. */
+    new_path(path, sizeof path, "toobig-plain.db");
+    passcode_store *plain = NULL;
+    CHECK_STATUS(passcode_open(path, NULL, &plain), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(plain, PC1, LEN), PASSCODE_OK);
+    CHECK(attacker_writes(path, "UPDATE passcode SET verifier = hex(zeroblob(1000001))") == 0);
+    rc = passcode_verify(plain, PC1, LEN);
+    printf("  no pepper, a 2 MB verifier: verify %s (%s)\n", passcode_strerror(rc), passcode_errmsg(plain));
+    CHECK_STATUS(rc, PASSCODE_ERR_CORRUPT);
+    CHECK(strstr(passcode_errmsg(plain), "1000000 bytes") != NULL);
+    passcode_close(plain);
+}
+
+/* Issue 28 (review, a1_ancestor_rename.sh): only the store's own folder was checked. Another user
+ * who owns (or may write) a folder above the victim's 0700 folder renames it away and puts a
+ * folder of their own in its place: a fresh store, the passcode gone. Now every ancestor up to /
+ * is checked, as OpenSSH's StrictModes does: refused with PERMISSION naming that folder. */
+static void test_another_users_ancestor_is_refused(void) {
+    if (geteuid() != 0) {
+        printf("  NOT RUN: the second-uid attack needs root to add a user (useradd); CI runs it as root\n");
+        return;
+    }
+    char user[32], cmd[600];
+    snprintf(user, sizeof user, "pc28anc%d", (int)(getpid() % 100000));
+    snprintf(cmd, sizeof cmd, "useradd -M -N -s /usr/sbin/nologin %s", user);
+    CHECK(system(cmd) == 0);
+    struct passwd *pw = getpwnam(user);
+    CHECK(pw != NULL);
+    if (!pw) return;
+    char outer[64], inner[128], store[192];
+    snprintf(outer, sizeof outer, "/tmp/pc28-anc-XXXXXX");
+    CHECK(mkdtemp(outer) != NULL && chmod(outer, 0755) == 0);
+    snprintf(inner, sizeof inner, "%s/victim", outer);
+    CHECK(mkdir(inner, 0700) == 0);
+    snprintf(store, sizeof store, "%s/s.db", inner);
+    /* Control: the outer folder root's and 0755: accepted. */
+    passcode_options *o = fast_options();
+    passcode_store *v = NULL;
+    CHECK_STATUS(passcode_open(store, o, &v), PASSCODE_OK);
+    passcode_close(v);
+    v = NULL;
+    /* The outer folder the other user's (who may rename `victim`): refused, naming it. */
+    CHECK(chown(outer, pw->pw_uid, pw->pw_gid) == 0);
+    int32_t rc = passcode_open(store, o, &v);
+    char why[600];
+    snprintf(why, sizeof why, "%s", passcode_errmsg(NULL));
+    printf("  a folder above the store owned by another user: %s (%s)\n", passcode_strerror(rc), why);
+    CHECK_STATUS(rc, PASSCODE_ERR_PERMISSION);
+    CHECK(strstr(why, outer) != NULL);
+    if (v) passcode_close(v);
+    v = NULL;
+    /* Root's again but group-writable, not sticky: refused; root's and sticky, like /tmp: accepted. */
+    CHECK(chown(outer, 0, 0) == 0 && chmod(outer, 0775) == 0);
+    CHECK_STATUS(passcode_open(store, o, &v), PASSCODE_ERR_PERMISSION);
+    if (v) passcode_close(v);
+    v = NULL;
+    CHECK(chmod(outer, 01777) == 0);
+    CHECK_STATUS(passcode_open(store, o, &v), PASSCODE_OK);
+    if (v) passcode_close(v);
+    passcode_options_free(o);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'; userdel %s", outer, user);
+    CHECK(system(cmd) == 0);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -569,4 +674,6 @@ void run_file_attack_tests(void) {
     RUN(test_old_passcode_gone_after_change);
     RUN(test_another_user_cannot_plant_sidecars);
     RUN(test_pepper_covers_every_table);
+    RUN(test_big_value_leaves_recovery);
+    RUN(test_another_users_ancestor_is_refused);
 }
