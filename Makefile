@@ -226,6 +226,11 @@ valgrind: $(B)/test_api $(B)/test_catalogue
 
 test-exports: $(LIB)
 	scripts/check_exports.sh $(LIB) include/passcode.h
+	@# Swift's regex library (pulled in by String.contains(String) and friends) adds ~2 MB and text
+	@# lintian reads as misspellings: the library must not link it.
+	@if grep -q 'libswift_StringProcessing\|libswift_RegexParser' $(B)/libpasscode.linkmap; then \
+	    echo "exports: the library links Swift's _StringProcessing/_RegexParser (a String.contains(String)?)" >&2; exit 1; fi
+	@echo "exports: Swift's regex library is not linked in"
 
 test-install: $(LIB)
 	scripts/check_install.sh

@@ -231,13 +231,14 @@ final class Database {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Part of the message of the error a value over the length limit gives (`isTooBig`).
-    static let tooBigNote = "more than libpasscode ever writes"
+    /// How the message of the error a value over the length limit gives starts (`isTooBig`).
+    /// (`hasPrefix`, not `contains`: String.contains(String) would link Swift's regex library in.)
+    static let tooBigPrefix = "the store holds a value over "
 
     /// Whether `error` is the one a value over the connection's length limit gives: an edit of
     /// the file, which the integrity check counts as tampering rather than failing on.
     static func isTooBig(_ error: Error) -> Bool {
-        if case PasscodeError.corrupt(let message) = error { return message.contains(tooBigNote) }
+        if case PasscodeError.corrupt(let message) = error { return message.hasPrefix(tooBigPrefix) }
         return false
     }
 
@@ -288,7 +289,7 @@ final class Database {
         // A value longer than the connection's lowered length limit (see csqlite_harden):
         // libpasscode never writes one, so the file was edited.
         case SQLITE_TOOBIG:
-            return .corrupt("the store holds a value over \(Int(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1))) bytes, \(Database.tooBigNote) (\(context)): the file is damaged or hostile")
+            return .corrupt("\(Database.tooBigPrefix)\(Int(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1))) bytes, more than libpasscode ever writes (\(context)): the file is damaged or hostile")
         case SQLITE_INTERRUPT:
             return .corrupt("a store query ran past its bound (\(Int(CSQLITE_PROGRESS_OPS) * Int(CSQLITE_PROGRESS_CALLS)) SQLite steps): the file is damaged or hostile")
         case SQLITE_IOERR: return .io("the store could not be read or written: \(detail)")
