@@ -175,9 +175,12 @@ def swift_order():
     """[(kind, value)]: ("mark", title) and ("decl", c_name) in source order."""
     files = []
     for d in SWIFT_DIRS:
-        names = sorted(p.name for p in d.glob("*.swift"))
+        # Subfolders too (PasscodeCore/Policy, Store, ...), in the order of the file names alone,
+        # so that moving a file between folders leaves the header as it is.
+        paths = {p.name: p for p in d.rglob("*.swift")}
+        names = sorted(paths)
         ordered = [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
-        files += [d / n for n in ordered]
+        files += [paths[n] for n in ordered]
     order = []
     for f in files:
         for line in f.read_text().splitlines():
