@@ -175,10 +175,11 @@ def swift_order():
     """[(kind, value)]: ("mark", title) and ("decl", c_name) in source order."""
     files = []
     for d in SWIFT_DIRS:
-        # Subfolders too (PasscodeCore/Policy, Store, ...), in the order of the file names alone,
-        # so that moving a file between folders leaves the header as it is.
+        # Subfolders too (PasscodeCore/Policy, Store, ...), in the order of the file names alone
+        # (a store part by its job: PasscodeStore+Events.swift as Events.swift), so that moving
+        # or renaming a file between folders leaves the header as it is.
         paths = {p.name: p for p in d.rglob("*.swift")}
-        names = sorted(paths)
+        names = sorted(paths, key=lambda n: n.removeprefix("PasscodeStore+"))
         ordered = [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
         files += [paths[n] for n in ordered]
     order = []

@@ -7,7 +7,7 @@ import PasscodeCore
 /// the handle is `PASSCODE_ERR_MISUSE` until `passcode_flow_free`.
 final class FlowBox: FailureKeeper, @unchecked Sendable {
     private var liveFlow: PasscodeFlow?
-    private let lock = Lock()
+    private let lock = Mutex()
     let storeBox: StoreBox
     private var strings: [UnsafeMutablePointer<CChar>] = []
     init(_ flow: PasscodeFlow, _ storeBox: StoreBox) { self.liveFlow = flow; self.storeBox = storeBox }

@@ -592,7 +592,7 @@ public func passcode_setting_weakens(_ setting: Int32, _ old_value: Int64, _ new
 public func passcode_set_custom_schedule(_ store: OpaquePointer?, _ delays: UnsafePointer<UInt32>?, _ count: UInt, _ max_failures: UInt32) -> Int32 {
     withStore(store) { s in
         guard let delays else { throw PasscodeError.misuse("the delays pointer is NULL") }
-        guard count >= 1 && count <= 100 else { throw PasscodeError.invalidSetting("a custom schedule needs 1 to 100 delays") }
+        try PasscodeStore.checkCustomScheduleCount(Int(clamping: count))  // before the buffer is read
         let values = UnsafeBufferPointer(start: delays, count: Int(count)).map { Int64($0) }
         try s.setCustomSchedule(delays: values, maxFailures: Int(max_failures))
     }

@@ -6,7 +6,7 @@ import PasscodeCore
 /// Static C strings, made once and kept for the life of the process.
 enum CStrings {
     nonisolated(unsafe) private static var table: [String: UnsafeMutablePointer<CChar>] = [:]
-    private static let lock = Lock()
+    private static let lock = Mutex()
 
     static func intern(_ s: String) -> UnsafePointer<CChar>? {
         lock.withLock {
@@ -57,7 +57,7 @@ enum ThreadMessages {
         pthread_key_create(&k) { raw in if let raw { Unmanaged<Table>.fromOpaque(raw).release() } }
         return k
     }()
-    private static let counter = Lock()
+    private static let counter = Mutex()
     nonisolated(unsafe) private static var next: UInt = 0
 
     static func newID() -> UInt { counter.withLock { next += 1; return next } }
@@ -109,7 +109,7 @@ final class OptionsBox: @unchecked Sendable {
 
 /// A table of live handles of one kind, keyed by the token handed out.
 final class HandleTable<Box: AnyObject>: @unchecked Sendable {
-    private let lock = Lock()
+    private let lock = Mutex()
     private var boxes: [UInt: Box] = [:]
     private var next: UInt
 

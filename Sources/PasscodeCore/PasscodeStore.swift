@@ -35,8 +35,9 @@ public final class PasscodeStore: @unchecked Sendable {
     public let path: String
     let options: StoreOptions
     /// Serialises use of `db` and of the in-memory state below between threads.
-    let lock = Lock()
-    let db: Database
+    let lock = Mutex()
+    /// The storage layer (Store/Storage.swift): every row of the file is read and written there.
+    let db: Storage
     /// Wrong guesses of the last 5 minutes, as keyed fingerprints (never the digits), so that
     /// typing the same wrong passcode again does not count twice. Memory only.
     var recentWrongGuesses: [(fingerprint: [UInt8], bootMs: Int64)] = []
@@ -94,8 +95,7 @@ public final class PasscodeStore: @unchecked Sendable {
         integrityKey = options.pepper.map(Integrity.key(pepper:))
         let created = try FileSystem.prepareStoreFile(path)
         do {
-            db = try Database(path: path, busyTimeoutMs: options.busyTimeoutMs)
-            try PasscodeStore.checkAndMigrate(db)
+            db = try Storage.open(path: path, busyTimeoutMs: options.busyTimeoutMs)
             try checkPepperAtOpen()
             try checkTPMAtOpen()
             try? finishPendingWipe()  // best effort: a reader elsewhere may still hold the log
@@ -103,52 +103,6 @@ public final class PasscodeStore: @unchecked Sendable {
             if created { FileSystem.removeStoreFiles(path) }
             throw error
         }
-    }
-
-    /// Validates the file as ours, sets the connection up, and runs pending migrations.
-    private static func checkAndMigrate(_ db: Database) throws {
-        // Read-only checks first, in one snapshot: nothing is written to a file that is not ours.
-        let version: Int = try db.read {
-            let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
-            let version = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
-            let tables = try db.scalar("SELECT count(*) FROM sqlite_master")?.int ?? 0
-            if appID != Schema.applicationID {
-                guard appID == 0 && version == 0 && tables == 0 else {
-                    throw PasscodeError.notAStore("the file is a database of another program, not a libpasscode store")
-                }
-            }
-            if version > Schema.currentVersion {
-                throw PasscodeError.newerSchema(found: version, supported: Schema.currentVersion)
-            }
-            if version < 0 {  // the header's user_version is four bytes of the file: input too
-                throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
-            }
-            // The schema is input too: it must be the one the version says, before any write
-            // (journal_mode=WAL below writes the header). Every later transaction checks again
-            // when another connection changed the schema (SQLite.swift, recheckSchema).
-            try Schema.check(db, version: version)
-            return version
-        }
-        try db.checkSharedMemory()  // when the file was in WAL mode already: the -shm just read
-        try db.exec("PRAGMA journal_mode=WAL")
-        try db.exec("PRAGMA synchronous=FULL")
-        try db.exec("PRAGMA secure_delete=ON")
-        if version < Schema.currentVersion {
-            try db.write {
-                // Another process may have migrated meanwhile: read again under the write lock.
-                let now = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
-                try Schema.check(db, version: now)
-                for v in now..<Schema.currentVersion {
-                    try db.exec(Schema.migrations[v])
-                }
-                try db.exec("PRAGMA application_id=\(Schema.applicationID)")
-                try db.exec("PRAGMA user_version=\(Schema.currentVersion)")
-            }
-        }
-        // From here on the store must have today's schema, checked again whenever it changes.
-        db.schemaCheck = { try Schema.check($0, version: Schema.currentVersion) }
-        try db.checkSchemaNow()
-        try db.checkSharedMemory()
     }
 
     // MARK: - Small helpers used by every part of the store
@@ -169,7 +123,7 @@ public final class PasscodeStore: @unchecked Sendable {
                     // The reset path goes on while tampered (`.recover`): its rows keep a MAC of
                     // their own, and a pending code whose rows fail it is dropped, so that an
                     // edited `tries` (or request) never buys a try.
-                    if try !resetRowsIntactLocked() { try db.query("DELETE FROM reset_code") }
+                    if try !resetRowsIntactLocked() { try db.deleteResetCodes() }
                 }
                 if !intact && use == .check { return .failure(.tampered) }  // commits only the log entry (and the drop)
                 // The write that ends the edit drops rows it could not read (a value over the

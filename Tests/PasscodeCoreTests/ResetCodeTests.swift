@@ -2,7 +2,7 @@ import XCTest
 @testable import PasscodeCore
 
 final class Mailbox: @unchecked Sendable {
-    private let lock = Lock()
+    private let lock = Mutex()
     private var codes: [String] = []
     var failWith: String?
     var notices: [Int32] = []

@@ -104,7 +104,7 @@ enum DispatchLikeGroup {
 }
 
 final class Counter: @unchecked Sendable {
-    private let lock = Lock()
+    private let lock = Mutex()
     private var n = 0
     func add() { lock.withLock { n += 1 } }
     var value: Int { lock.withLock { n } }

@@ -4,7 +4,7 @@ import XCTest
 
 /// A clock the tests move by hand.
 final class TestClock: @unchecked Sendable {
-    private let lock = Lock()
+    private let lock = Mutex()
     private var reading = ClockReading(bootMs: 1_000_000, wallMs: 1_700_000_000_000, bootID: 7)
     var now: ClockReading { lock.withLock { reading } }
     /// Time passes: both clocks move.

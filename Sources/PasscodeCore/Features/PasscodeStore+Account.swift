@@ -86,38 +86,25 @@ extension PasscodeStore {
             throw PasscodeError.misuse("session fields must be 1 to 256 bytes (id) and at most 256 bytes (others)")
         }
         try write {
-            if s.isCurrent { try db.query("UPDATE session SET is_current = 0") }
-            try db.query("""
-                INSERT INTO session(id, device_name, platform, last_active_wall_ms, location, is_current)
-                VALUES(?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET device_name = excluded.device_name, platform = excluded.platform,
-                    last_active_wall_ms = excluded.last_active_wall_ms, location = excluded.location,
-                    is_current = excluded.is_current
-                """, [.text(s.id), .text(s.deviceName), .text(s.platform), .int(s.lastActiveWallMs),
-                      s.location.map { .text($0) } ?? .null, .int(s.isCurrent ? 1 : 0)])
+            try db.putSession(s)
         }
     }
 
     /// Every session, this device first, then the most recently active (`passcode_session_list_new`).
     public func sessions() throws -> [DeviceSession] {
-        try read {
-            try db.query("SELECT id, device_name, platform, last_active_wall_ms, location, is_current FROM session ORDER BY is_current DESC, last_active_wall_ms DESC, id").map {
-                DeviceSession(id: $0[0].text ?? "", deviceName: $0[1].text ?? "", platform: $0[2].text ?? "",
-                              lastActiveWallMs: $0[3].int ?? 0, location: $0[4].text, isCurrent: $0[5].int == 1)
-            }
-        }
+        try read { try db.sessions() }
     }
 
     /// Signs one session out after the host's hook revoked it (`passcode_session_sign_out`).
     /// This device's session cannot be signed out here.
     public func signOutSession(id: String) throws {
-        let row = try read { try db.query("SELECT is_current FROM session WHERE id = ?", [.text(id)]).first }
-        guard let row else { throw PasscodeError.sessionNotFound }
-        guard row[0].int != 1 else { throw PasscodeError.sessionIsCurrent }
+        let current = try read { try db.sessionIsCurrent(id) }
+        guard let current else { throw PasscodeError.sessionNotFound }
+        guard !current else { throw PasscodeError.sessionIsCurrent }
         if let hook = hooks.signOutSession, let failure = hook(id) { throw PasscodeError.hookFailed(failure) }
         let now = try now()
         try write {
-            try db.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)])
+            try db.deleteOtherSession(id)
             try logLocked(.sessionSignedOut, id, now: now)
         }
     }
@@ -134,7 +121,7 @@ extension PasscodeStore {
 
     /// As `signOutOtherSessions`, returning the count and the first hook failure instead of throwing it.
     public func signOutOtherSessionsReporting() throws -> (signedOut: Int, failure: String?) {
-        let ids = try read { try db.query("SELECT id FROM session WHERE is_current = 0").compactMap { $0[0].text } }
+        let ids = try read { try db.otherSessionIDs() }
         var done: [String] = [], failure: String?
         let hook = hooks.signOutSession
         for id in ids {
@@ -144,7 +131,7 @@ extension PasscodeStore {
         let now = try now()
         try write {
             for id in done {
-                try db.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)])
+                try db.deleteOtherSession(id)
                 try logLocked(.sessionSignedOut, id, now: now)
             }
         }
@@ -170,15 +157,13 @@ extension PasscodeStore {
             // The TPM binding stays: it belongs to the store, not the account (the next passcode is
             // sealed in the same TPM, with the same attempt counter, which stays in step).
             let binding = try load(TPMState.self)
-            for table in ["passcode", "recovery", "settings", "state", "reset_code", "reset_request", "session", "event"] {
-                try db.query("DELETE FROM \(table)")
-            }
+            try db.deleteEveryRow()
             try save(binding, over: TPMState())
             try update(LockState.self) { $0.logOut() }
             try logLocked(.accountDeleted, now: now)  // the log went with the account; this is all it says
         }
         lock.withLock {
-            _ = try? db.exec("VACUUM")  // with a reader elsewhere it cannot run; secure_delete has zeroed the pages
+            try? db.vacuum()  // with a reader elsewhere it cannot run; secure_delete has zeroed the pages
             recentWrongGuesses.removeAll()
             dropKeyLocked()
         }
@@ -192,7 +177,7 @@ extension PasscodeStore {
     func wipeLog() throws {
         if try emptyLogIntoMainFile() { return }
         // Remembered, so that the next open finishes it.
-        try write(.resolve) { _ = try db.query("INSERT OR REPLACE INTO state(key, value) VALUES(?, 1)", [.text(PasscodeStore.wipePendingKey)]) }
+        try write(.resolve) { try db.putState(.wipePending, .int(1)) }
         throw PasscodeError.wipePending
     }
 
@@ -220,13 +205,11 @@ extension PasscodeStore {
         do { try wipeLog() } catch {}
     }
 
-    static let wipePendingKey = "wipe_pending"
-
     /// At open: a wipe that another connection held up is finished now if it can be.
     func finishPendingWipe() throws {
-        let pending = try lock.withLock { try db.scalar("SELECT value FROM state WHERE key = ?", [.text(PasscodeStore.wipePendingKey)]) != nil }
+        let pending = try lock.withLock { try db.hasState(.wipePending) }
         guard pending, try lock.withLock({ try db.checkpointTruncate() }) else { return }
-        try write(.resolve) { _ = try db.query("DELETE FROM state WHERE key = ?", [.text(PasscodeStore.wipePendingKey)]) }
+        try write(.resolve) { try db.deleteState(.wipePending) }
         _ = try lock.withLock { try db.checkpointTruncate() }
     }
 }

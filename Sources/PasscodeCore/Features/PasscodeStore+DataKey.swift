@@ -300,14 +300,14 @@ extension PasscodeStore {
         let blob = RecoveryWrap.make(key, recoveryKey: recoveryKey)
         try write {
             guard try passcodeRowLocked() != nil else { throw PasscodeError.noPasscode }
-            try db.query("INSERT OR REPLACE INTO recovery(id, wrap) VALUES(1, ?)", [.blob(blob)])
+            try db.putRecoveryWrap(blob)
             try markKeyUsedLocked()  // a host that keeps a recovery key means to keep the data
         }
     }
 
     /// Removes the recovery copy (`passcode_clear_recovery_key`).
     public func clearRecoveryKey() throws {
-        try write { _ = try db.query("DELETE FROM recovery") }
+        try write { try db.deleteRecoveryWrap() }
     }
 
     /// Whether a recovery copy exists (`passcode_has_recovery_key`).
@@ -316,11 +316,7 @@ extension PasscodeStore {
     }
 
     func recoveryWrapLocked() throws -> [UInt8]? {
-        guard let row = try db.query("SELECT wrap FROM recovery").first else { return nil }
-        guard let blob = row[0].blob, blob.count == KeyWrap.sealedBytes else {
-            throw PasscodeError.corrupt("the store's recovery wrap is damaged")
-        }
-        return blob
+        try db.recoveryWrap(sealedBytes: KeyWrap.sealedBytes)
     }
 
     // MARK: - Sealing

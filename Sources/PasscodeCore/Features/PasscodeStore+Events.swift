@@ -71,20 +71,18 @@ extension PasscodeStore {
     /// Returns the event's id.
     @discardableResult
     func logLocked(_ kind: SecurityEvent, _ detail: String = "", now: ClockReading) throws -> Int64 {
-        try db.query("INSERT INTO event(wall_ms, kind, detail) VALUES(?, ?, ?)", [.int(now.wallMs), .int(Int64(kind.rawValue)), .text(detail)])
-        let id = try db.scalar("SELECT last_insert_rowid()")?.int ?? 0
-        try db.query("DELETE FROM event WHERE id <= ?", [.int(id - PasscodeStore.eventLogMaxCount)])
+        let id = try db.addEvent(kind: kind.rawValue, wallMs: now.wallMs, detail: detail)
         let (oldest, overflow) = now.wallMs.subtractingReportingOverflow(PasscodeStore.eventLogMaxAgeMs)
-        if !overflow { try db.query("DELETE FROM event WHERE wall_ms < ?", [.int(oldest)]) }
+        try db.deleteEvents(upTo: id - PasscodeStore.eventLogMaxCount, before: overflow ? nil : oldest)
         return id
     }
 
     /// The log, newest first (`passcode_event_log_new`). Rows with an unknown kind are skipped.
     public func events() throws -> [SecurityEventRecord] {
         try read(.recover) {  // readable on a tampered store too: it says what happened
-            try db.query("SELECT kind, wall_ms, detail FROM event ORDER BY id DESC").compactMap { row in
-                guard let raw = row[0].int, let kind = SecurityEvent(rawValue: Int32(clamping: raw)) else { return nil }
-                return SecurityEventRecord(kind: kind, wallMs: row[1].int ?? 0, detail: row[2].text ?? "")
+            try db.events().compactMap { row in
+                guard let raw = row.kind, let kind = SecurityEvent(rawValue: Int32(clamping: raw)) else { return nil }
+                return SecurityEventRecord(kind: kind, wallMs: row.wallMs, detail: row.detail)
             }
         }
     }
@@ -94,18 +92,14 @@ extension PasscodeStore {
     /// failures follow the latest unlock, those are counted instead.
     public func failureSummary() throws -> (failures: Int, lastFailureWallMs: Int64?) {
         try read {
-            let failed = Int64(SecurityEvent.failedAttempt.rawValue)
-            let unlocks = "(\(SecurityEvent.unlockedByPasscode.rawValue), \(SecurityEvent.unlockedByBiometrics.rawValue))"
-            let latest = try db.scalar("SELECT max(id) FROM event WHERE kind IN \(unlocks)")?.int ?? 0
+            let unlocks = [SecurityEvent.unlockedByPasscode.rawValue, SecurityEvent.unlockedByBiometrics.rawValue]
+            let latest = try db.latestEventID(of: unlocks)
             func count(after: Int64, before: Int64) throws -> (Int, Int64?) {
-                let row = try db.query("SELECT count(*), max(wall_ms) FROM event WHERE kind = ? AND id > ? AND id < ?",
-                                       [.int(failed), .int(after), .int(before)]).first
-                return (Int(row?[0].int ?? 0), row?[1].int)
+                try db.countEvents(of: SecurityEvent.failedAttempt.rawValue, after: after, before: before)
             }
             let since = try count(after: latest, before: Int64.max)
             if since.0 > 0 || latest == 0 { return since }
-            let previous = try db.scalar("SELECT max(id) FROM event WHERE kind IN \(unlocks) AND id < ?", [.int(latest)])?.int ?? 0
-            return try count(after: previous, before: latest)
+            return try count(after: try db.latestEventID(of: unlocks, before: latest), before: latest)
         }
     }
 }

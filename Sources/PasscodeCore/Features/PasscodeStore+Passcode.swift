@@ -7,22 +7,8 @@
 extension PasscodeStore {
     // MARK: - The passcode row
 
-    /// The stored passcode, checked as data: a length outside 4-12 or an empty or overlong
-    /// verifier is damage; the verifier itself is parsed (DataKey.swift) only where it is used.
-    struct PasscodeRow {
-        /// The stored text, for conditional updates and for tagging wrong guesses.
-        let text: String
-        let length: Int
-    }
-
-    func passcodeRowLocked() throws -> PasscodeRow? {
-        guard let row = try db.query("SELECT verifier, length FROM passcode").first else { return nil }
-        guard let text = row[0].text, !text.isEmpty, text.utf8.count <= 4096,
-              let n = row[1].int, (Int64(PasscodePolicy.minLength)...Int64(PasscodePolicy.maxLength)).contains(n) else {
-            throw PasscodeError.corrupt("the store's passcode row is damaged or out of range")
-        }
-        return PasscodeRow(text: text, length: Int(n))
-    }
+    /// The stored passcode (`Storage.passcode`, checked as data), nil when none is set.
+    func passcodeRowLocked() throws -> PasscodeRow? { try db.passcode() }
 
     // MARK: - Queries
 
@@ -88,9 +74,8 @@ extension PasscodeStore {
         let sessionWanted: Bool = try write {
             if try passcodeRowLocked() != nil { throw PasscodeError.alreadySet }
             try recordBindingLocked(new)
-            try db.query("INSERT INTO passcode(id, verifier, length, set_wall_ms) VALUES(1, ?, ?, ?)",
-                         [.text(new.wrap.encoded), .int(Int64(length)), .int(now.wallMs)])
-            try db.query("DELETE FROM recovery")
+            try db.insertPasscode(verifier: new.wrap.encoded, length: length, setWallMs: now.wallMs)
+            try db.deleteRecoveryWrap()
             try update(KeyState.self) { $0.handedOut = false }
             try putSetting(.lockEnabled, 1)
             try update(AttemptState.self) { $0.clearAttempts() }
@@ -144,9 +129,9 @@ extension PasscodeStore {
     /// The data key goes with the passcode: every wrapped copy is deleted and this handle's wiped.
     func removePasscodeLocked(loggingOut: Bool = false) throws {
         dropKeyLocked()  // first: the session keyring's entry is named after the wrap
-        try db.query("DELETE FROM passcode")
-        try db.query("DELETE FROM recovery")
-        try db.query("DELETE FROM reset_code")
+        try db.deletePasscode()
+        try db.deleteRecoveryWrap()
+        try db.deleteResetCodes()
         try putSetting(.biometricEnabled, 0)
         try update(AttemptState.self) { $0.clearAttempts() }
         try update(BiometricState.self) { $0.failures = 0 }
@@ -375,7 +360,7 @@ extension PasscodeStore {
     /// Returns whether `new` replaced `old` (false when none was given or another process changed it).
     private func finishSuccessLocked(seq: Int64, now: ClockReading, old: String, new: String?, pendingEvents: [Int64],
                                      handingOutKey: Bool) throws -> Bool {
-        for id in pendingEvents { try db.query("DELETE FROM event WHERE id = ?", [.int(id)]) }
+        for id in pendingEvents { try db.deleteEvent(id: id) }
         try logLocked(.unlockedByPasscode, now: now)
         try update(AttemptState.self) { $0.succeeded(seq: seq) }
         try update(LockState.self) { lock in
@@ -385,8 +370,7 @@ extension PasscodeStore {
         try update(BiometricState.self) { $0.passcodeEntered(now: now) }
         if handingOutKey { try update(KeyState.self) { $0.handedOut = true } }
         guard let new else { return false }
-        try db.query("UPDATE passcode SET verifier = ? WHERE id = 1 AND verifier = ?", [.text(new), .text(old)])
-        return try db.scalar("SELECT changes()")?.int ?? 0 > 0
+        return try db.updateVerifier(new, ifStill: old)
     }
 
     private func finishFailureLocked(fingerprint: [UInt8], hash: String, now: ClockReading) throws -> FailureOutcome {

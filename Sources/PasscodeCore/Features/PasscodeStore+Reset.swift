@@ -9,30 +9,7 @@
 // Codes expire and work once; requests are rate-limited. Reset-code tries never count against
 // the passcode lockout, and a lockout never blocks them.
 
-/// The pending reset code's row, checked as data.
-struct ResetCodeRow {
-    let generation: Int64
-    let hash: String
-    let bootID: Int64
-    let expiresBootMs: Int64
-    let expiresWallMs: Int64
-    let tries: Int64
-
-    init(_ row: [SQLValue]) throws {
-        guard let generation = row[0].int, let bytes = row[1].blob, let bootID = row[2].int,
-              let expires = row[3].int, let tries = row[4].int, let expiresWall = row[5].int else {
-            throw PasscodeError.corrupt("the store's reset code row is damaged")
-        }
-        let hash = String(decoding: bytes, as: UTF8.self)
-        guard hash.hasPrefix("$argon2id$"), bytes.count < Sodium.hashStringBytes, !bytes.contains(0),
-              (0...PasscodeStore.resetCodeMaxTries).contains(tries), (0...maxClockMs).contains(expires),
-              ClockReading.wallRange.contains(expiresWall) else {
-            throw PasscodeError.corrupt("the store's reset code row is damaged or out of range")
-        }
-        (self.generation, self.hash, self.bootID, self.expiresBootMs, self.expiresWallMs, self.tries) =
-            (generation, hash, bootID, expires, expiresWall, tries)
-    }
-
+extension ResetCodeRow {
     /// Expiry, in one place, by two clocks as lockouts: a code lives on the boot-time clock of the
     /// boot it was made in, and ends when either clock says its lifetime is over (a reboot, the
     /// boot clock, or the wall clock). Moving one clock back (a time namespace moves the boot
@@ -54,10 +31,7 @@ extension PasscodeStore {
 
     /// The pending code, if any (the newest row; there is never more than one).
     func resetCodeLocked() throws -> ResetCodeRow? {
-        guard let row = try db.query("SELECT generation, hash, boot_id, expires_boot_ms, tries, expires_wall_ms FROM reset_code ORDER BY generation DESC LIMIT 1").first else {
-            return nil
-        }
-        return try ResetCodeRow(row)
+        try db.resetCode()
     }
 
     /// Makes a new reset code, replacing any earlier one, and hands it to the host's delivery
@@ -78,9 +52,7 @@ extension PasscodeStore {
         let limit: Result<Int64, PasscodeError> = try write(.recover) {
             let wait = try resetRequestWaitLocked(now: now, prune: true)
             if wait > 0 { return .failure(.rateLimited(seconds: wait)) }
-            try db.query("INSERT INTO reset_request(boot_id, boot_ms, wall_ms) VALUES(?, ?, ?)",
-                         [.int(Int64(bitPattern: now.bootID)), .int(now.bootMs), .int(now.wallMs)])
-            let request = db.lastInsertRowID
+            let request = try db.addResetRequest(bootID: now.bootID, bootMs: now.bootMs, wallMs: now.wallMs)
             try logLocked(.resetCodeRequested, now: now)
             return .success(request)
         }
@@ -93,22 +65,15 @@ extension PasscodeStore {
         let hash = try Sodium.hash(hashInput(code), cost: options.cost)
         let expiry = ResetCodeRow.expiry(now: now, lifetimeMs: lifetime * 1000)
         let generation: Int64 = try write(.recover) {
-            let gen = (try db.scalar("SELECT max(generation) FROM reset_code")?.int ?? 0) &+ 1
-            try db.query("DELETE FROM reset_code")
-            try db.query("""
-                INSERT INTO reset_code(generation, salt, hash, boot_id, expires_boot_ms, expires_wall_ms)
-                VALUES(?, x'', ?, ?, ?, ?)
-                """, [.int(gen), .blob(Array(hash.utf8)), .int(Int64(bitPattern: now.bootID)),
-                      .int(expiry.bootMs), .int(expiry.wallMs)])
-            return gen
+            try db.replaceResetCode(hash: hash, bootID: now.bootID, expiresBootMs: expiry.bootMs, expiresWallMs: expiry.wallMs)
         }
         // 3. Delivery, with no lock held. On failure the new code is discarded, but the request
         // still counts against the daily limit as well as the interval: the code was handed to
         // the host, and a callback that reports failure may have sent it all the same.
         if let failure = deliver(code) {
             try write(.recover) {
-                try db.query("DELETE FROM reset_code WHERE generation = ?", [.int(generation)])
-                try db.query("UPDATE reset_request SET failed = 1 WHERE rowid = ?", [.int(request)])
+                try db.deleteResetCode(generation: generation)
+                try db.markResetRequestFailed(request)
                 try logLocked(.resetCodeDeliveryFailed, now: now)
             }
             throw PasscodeError.hookFailed(failure.isEmpty ? "the reset code could not be delivered" : failure)
@@ -130,12 +95,12 @@ extension PasscodeStore {
         let interval = try value(.resetRequestIntervalSeconds) * 1000
         let perDay = try value(.resetRequestsPerDay)
         var ages: [Int64] = []
-        for r in try db.query("SELECT rowid, boot_id, boot_ms, wall_ms FROM reset_request") {
-            let age = requestAge(bootID: UInt64(bitPattern: r[1].int ?? 0), bootMs: r[2].int ?? 0, wallMs: r[3].int ?? 0, now: now)
+        for r in try db.resetRequests() {
+            let age = requestAge(bootID: r.bootID, bootMs: r.bootMs, wallMs: r.wallMs, now: now)
             if age < PasscodeStore.dayMs {
                 ages.append(age)
             } else if prune {
-                try db.query("DELETE FROM reset_request WHERE rowid = ?", [r[0]])
+                try db.deleteResetRequest(r)
             }
         }
         var wait: Int64 = 0
@@ -146,7 +111,7 @@ extension PasscodeStore {
 
     /// Whether a passcode row exists, read raw: the reset is the way out of a damaged state.
     func passcodeExistsLocked() throws -> Bool {
-        try db.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0
+        try db.passcodeExists()
     }
 
     /// A reset replaces a passcode, so it needs one; except in a store whose edit was detected
@@ -208,15 +173,15 @@ extension PasscodeStore {
         let begun: Result<ResetCodeRow, PasscodeError> = try write(.recover) {
             guard let current = try resetCodeLocked() else { return .failure(.noResetCode) }
             if current.isExpired(now: now) {
-                try db.query("DELETE FROM reset_code")
+                try db.deleteResetCodes()
                 try logLocked(.resetCodeExpired, now: now)
                 return .failure(.resetCodeExpired)
             }
             guard current.tries < PasscodeStore.resetCodeMaxTries else {
-                try db.query("DELETE FROM reset_code")
+                try db.deleteResetCodes()
                 return .failure(.noResetCode)
             }
-            try db.query("UPDATE reset_code SET tries = tries + 1 WHERE generation = ?", [.int(current.generation)])
+            try db.takeResetTry(generation: current.generation)
             return .success(current)
         }
         let current = try begun.get()
@@ -233,11 +198,11 @@ extension PasscodeStore {
                 return .failure(.noResetCode)  // replaced or used meanwhile: no distinct answer
             }
             if ok {
-                try db.query("UPDATE reset_code SET tries = max(tries - 1, 0) WHERE generation = ?", [.int(current.generation)])
+                try db.giveBackResetTry(generation: current.generation)
                 return .success(current.generation)
             }
             if latest.tries >= PasscodeStore.resetCodeMaxTries {
-                try db.query("DELETE FROM reset_code")
+                try db.deleteResetCodes()
                 return .failure(.wrongResetCode(triesLeft: 0))
             }
             return .failure(.wrongResetCode(triesLeft: Int(PasscodeStore.resetCodeMaxTries - latest.tries)))
@@ -289,12 +254,11 @@ extension PasscodeStore {
             if kept == nil {
                 // Raw reads: a reset is the way out of a damaged state (a damaged flag counts as set).
                 replaced = try passcodeExistsLocked() && ((try? load(KeyState.self).handedOut) ?? true)
-                try db.query("DELETE FROM recovery")  // it wraps the old key
+                try db.deleteRecoveryWrap()  // it wraps the old key
                 try update(KeyState.self) { $0.handedOut = false }
             }
-            try db.query("DELETE FROM reset_code")
-            try db.query("INSERT OR REPLACE INTO passcode(id, verifier, length, set_wall_ms) VALUES(1, ?, ?, ?)",
-                         [.text(new.wrap.encoded), .int(Int64(length)), .int(now.wallMs)])
+            try db.deleteResetCodes()
+            try db.replacePasscode(verifier: new.wrap.encoded, length: length, setWallMs: now.wallMs)
             try putSetting(.lockEnabled, 1)
             try update(AttemptState.self) { $0.clearAttempts() }
             try update(LockState.self) { lock in
@@ -349,8 +313,7 @@ extension PasscodeStore {
         try write {
             try recordBindingLocked(replacement)
             revokeSessionKeyLocked()  // the old wrap's entry
-            try db.query("UPDATE passcode SET verifier = ?, set_wall_ms = ? WHERE id = 1", [.text(replacement.wrap.encoded), .int(now.wallMs)])
-            if try db.scalar("SELECT changes()")?.int ?? 0 == 0 { throw PasscodeError.noPasscode }
+            try db.updateVerifier(replacement.wrap.encoded, setWallMs: now.wallMs)
             try logLocked(.passcodeChanged, now: now)
             if heldKey != nil {
                 heldKey?.session = replacement.session

@@ -212,7 +212,7 @@ extension PasscodeStore {
     /// spec does not allow is damage: `corrupt`, naming the setting.
     func value(_ setting: Setting) throws -> Int64 {
         let spec = setting.spec
-        guard let stored = try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(spec.key)]) else {
+        guard let stored = try db.setting(spec.key) else {
             return spec.defaultValue
         }
         guard let v = stored.int, spec.allows(v) else {
@@ -225,12 +225,7 @@ extension PasscodeStore {
     func flag(_ setting: Setting) throws -> Bool { try value(setting) != 0 }
 
     func putSetting(_ setting: Setting, _ value: Int64) throws {
-        try putSettingRow(setting.key, .int(value))
-    }
-
-    private func putSettingRow(_ key: String, _ value: SQLValue) throws {
-        try db.query("INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                     [.text(key), value])
+        try db.putSetting(setting.key, .int(value))
     }
 
     /// The current value of `setting` (`passcode_setting_get`).
@@ -316,7 +311,7 @@ extension PasscodeStore {
                 throw PasscodeError.invalidSetting("requiring biometrics at launch needs biometric unlock to be on")
             }
         case .customScheduleForCustom where value == Int64(LockoutScheduleKind.custom.rawValue):
-            if try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(CustomScheduleRow.key)]) == nil {
+            if try db.setting(CustomScheduleRow.key) == nil {
                 throw PasscodeError.invalidSetting("set a custom schedule with passcode_set_custom_schedule first")
             }
         case .passcodeAndBiometricsToEnable, .biometricUnlockToEnable, .customScheduleForCustom: break
@@ -367,10 +362,19 @@ extension PasscodeStore {
         }
     }
 
+    /// Refuses a custom lockout table of `count` delays outside `CustomScheduleRow.count`
+    /// (the C layer asks before it reads the caller's array).
+    public static func checkCustomScheduleCount(_ count: Int) throws {
+        guard CustomScheduleRow.count.contains(count) else {
+            throw PasscodeError.invalidSetting("a custom schedule needs \(CustomScheduleRow.count.lowerBound) to \(CustomScheduleRow.count.upperBound) delays")
+        }
+    }
+
     /// Installs a custom lockout table and selects it (`passcode_set_custom_schedule`).
     public func setCustomSchedule(delays: [Int64], maxFailures: Int) throws {
-        guard CustomScheduleRow.count.contains(delays.count), delays.allSatisfy({ CustomScheduleRow.delays.contains($0) }) else {
-            throw PasscodeError.invalidSetting("a custom schedule needs 1 to 100 delays, each 0 to 366 days in seconds")
+        try PasscodeStore.checkCustomScheduleCount(delays.count)
+        guard delays.allSatisfy({ CustomScheduleRow.delays.contains($0) }) else {
+            throw PasscodeError.invalidSetting("a custom schedule needs delays of 0 to 366 days in seconds each")
         }
         guard CustomScheduleRow.maxFailures.contains(maxFailures) else {
             throw PasscodeError.invalidSetting("the maximum number of failures must be 0 (never) to 10000")
@@ -384,7 +388,7 @@ extension PasscodeStore {
         try callSettingHook(CustomScheduleRow.key, old: old, new: custom)
         try write {
             let table = CustomScheduleRow.encode(delays: delays, maxFailures: maxFailures)
-            try putSettingRow(CustomScheduleRow.key, .text(table))
+            try db.putSetting(CustomScheduleRow.key, .text(table))
             try putSetting(.lockoutSchedule, custom)
             try logLocked(.settingChanged, "\(CustomScheduleRow.key) -> \(table)", now: now)
         }
@@ -395,7 +399,7 @@ extension PasscodeStore {
         case .apple: return .apple
         case .android: return .android
         case .custom:
-            guard let text = try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(CustomScheduleRow.key)])?.text else {
+            guard let text = try db.setting(CustomScheduleRow.key)?.text else {
                 throw PasscodeError.corrupt("the store selects a custom lockout schedule but has none")
             }
             return try CustomScheduleRow.decode(text)

@@ -348,8 +348,7 @@ extension PasscodeStore {
     /// Writes a new wrap of the same data key (bind, unbind), moving the session keyring's entry.
     private func rewrapLocked(_ new: NewWrap) throws {
         revokeSessionKeyLocked()
-        try db.query("UPDATE passcode SET verifier = ? WHERE id = 1", [.text(new.wrap.encoded)])
-        if try db.scalar("SELECT changes()")?.int ?? 0 == 0 { throw PasscodeError.noPasscode }
+        try db.updateVerifier(new.wrap.encoded)
         if heldKey != nil {
             heldKey?.session = new.session
             syncSessionKeyringLocked()

@@ -2,7 +2,7 @@
 import Glibc
 
 /// Also used by the C layer for its handle tables: one mutex wrapper for the whole library.
-public final class Lock: @unchecked Sendable {
+public final class Mutex: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
     public init() { pthread_mutex_init(mutex, nil) }

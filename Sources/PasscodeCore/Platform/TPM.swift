@@ -107,7 +107,7 @@ final class TSSLibrary: @unchecked Sendable {
     let getCapability: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, TPM2_CAP, UInt32, UInt32, UnsafeMutablePointer<TPMI_YES_NO>?,
                                        Out<TPMS_CAPABILITY_DATA>) -> RC
 
-    private static let lock = Lock()
+    private static let lock = Mutex()
     nonisolated(unsafe) private static var loaded: TSSLibrary?
 
     /// The libraries, loaded on first use and kept for the life of the process.

@@ -21,9 +21,6 @@ enum IntegrityUse {
 }
 
 enum Integrity {
-    static let macKey = "integrity_mac"
-    static let pepperCheckKey = "pepper_check"
-
     /// BLAKE2b keyed with the pepper over a fixed context: the pepper itself is never the MAC key.
     static func key(pepper: SecretBytes) -> SecretBytes {
         Sodium.keyedHash(SecretBytes(Array("libpasscode integrity key v1".utf8)), key: pepper)
@@ -50,41 +47,23 @@ enum Integrity {
         case .blob(let b): bytes(3, b)
         }
     }
+
+    /// Rows, each as its length and then its values: unambiguous.
+    static func append(rows: [[SQLValue]], to out: inout [UInt8]) {
+        for row in rows {
+            append(.int(Int64(row.count)), to: &out)
+            for v in row { append(v, to: &out) }
+        }
+    }
 }
 
 extension PasscodeStore {
-    /// The state rows the MAC needs besides its own: the store's random id (so that a sealed
-    /// state cannot be moved to another store) and the MAC's format version.
-    static let storeIDKey = "store_id"
-    static let integrityVersionKey = "integrity_version"
-    /// The reset rows' own MAC, renewed also while the store is tampered (see `write`).
-    static let resetMacKey = "reset_mac"
-
-    /// Every security-relevant row, serialised in a fixed order. Version 1 (0.6 and older)
-    /// covered the passcode, recovery, settings, state and reset-code rows; version 2 also the
-    /// reset requests, the event log and the device sessions, i.e. every table.
+    /// Every security-relevant row (`Storage.securityRows`), serialised in a fixed order. The
+    /// state rows the MAC needs besides its own: the store's random id (so that a sealed state
+    /// cannot be moved to another store) and the MAC's format version.
     func securityStateLocked(version: Int = 2) throws -> [UInt8] {
         var out: [UInt8] = []
-        var tables = [
-            "SELECT 'passcode', id, verifier, length, set_wall_ms FROM passcode ORDER BY id",
-            "SELECT 'recovery', id, wrap FROM recovery ORDER BY id",
-            "SELECT 'settings', key, value FROM settings ORDER BY key",
-            "SELECT 'state', key, value FROM state WHERE key <> '\(Integrity.macKey)' ORDER BY key",
-            "SELECT 'reset_code', generation, salt, hash, boot_id, expires_boot_ms, expires_wall_ms, tries, replaced FROM reset_code ORDER BY generation",
-        ]
-        if version >= 2 {
-            tables += [
-                "SELECT 'reset_request', rowid, boot_id, boot_ms, wall_ms, failed FROM reset_request ORDER BY rowid",
-                "SELECT 'event', id, wall_ms, kind, detail FROM event ORDER BY id",
-                "SELECT 'session', id, device_name, platform, last_active_wall_ms, location, is_current FROM session ORDER BY id",
-            ]
-        }
-        for sql in tables {
-            for row in try db.query(sql) {
-                Integrity.append(.int(Int64(row.count)), to: &out)
-                for v in row { Integrity.append(v, to: &out) }
-            }
-        }
+        Integrity.append(rows: try db.securityRows(version: version), to: &out)
         return out
     }
 
@@ -93,7 +72,7 @@ extension PasscodeStore {
         var message: [UInt8] = []
         if version >= 2 {
             message = Array("libpasscode integrity v2".utf8)
-            Integrity.append(try db.scalar("PRAGMA user_version") ?? .null, to: &message)
+            Integrity.append(try db.schemaVersion(), to: &message)
         }
         message += try securityStateLocked(version: version)
         return Integrity.mac(message, key: integrityKey!)
@@ -103,27 +82,20 @@ extension PasscodeStore {
     /// which goes on while the store is tampered, so that their edits never count.
     private func resetMacLocked() throws -> [UInt8] {
         var message = Array("libpasscode reset rows v1".utf8)
-        Integrity.append(try db.scalar("SELECT value FROM state WHERE key = ?", [.text(PasscodeStore.storeIDKey)]) ?? .null, to: &message)
-        for sql in ["SELECT generation, salt, hash, boot_id, expires_boot_ms, expires_wall_ms, tries, replaced FROM reset_code ORDER BY generation",
-                    "SELECT rowid, boot_id, boot_ms, wall_ms, failed FROM reset_request ORDER BY rowid"] {
-            for row in try db.query(sql) {
-                Integrity.append(.int(Int64(row.count)), to: &message)
-                for v in row { Integrity.append(v, to: &message) }
-            }
-        }
+        Integrity.append(try db.stateValue(.storeID) ?? .null, to: &message)
+        Integrity.append(rows: try db.resetRows(), to: &message)
         return Integrity.mac(message, key: integrityKey!)
     }
 
     /// Whether the reset rows match their own MAC (false when it was never sealed).
     func resetRowsIntactLocked() throws -> Bool {
-        guard let stored = try db.scalar("SELECT value FROM state WHERE key = ?", [.text(PasscodeStore.resetMacKey)]) else { return false }
+        guard let stored = try db.stateValue(.resetMac) else { return false }
         do { return Sodium.constantTimeEqual(stored.blob ?? [], try resetMacLocked()) } catch where Database.isTooBig(error) { return false }
     }
 
     /// Renews the reset rows' MAC (inside a write transaction).
     func sealResetRowsLocked() throws {
-        try db.query("INSERT INTO state(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                     [.text(PasscodeStore.resetMacKey), .blob(try resetMacLocked())])
+        try db.putState(.resetMac, .blob(try resetMacLocked()))
     }
 
     /// Checks at open that this open's pepper (or its absence) is the store's: a store set up
@@ -131,7 +103,7 @@ extension PasscodeStore {
     /// a host with no pepper or another one is refused before it can write anything.
     func checkPepperAtOpen() throws {
         try lock.withLock {
-            let stored = try db.scalar("SELECT value FROM state WHERE key = ?", [.text(Integrity.pepperCheckKey)])
+            let stored = try db.stateValue(.pepperCheck)
             guard let key = integrityKey else {
                 if stored != nil {
                     throw PasscodeError.wrongPepper("this store was set up with a pepper; open it with the same pepper (passcode_options_set_pepper)")
@@ -149,7 +121,7 @@ extension PasscodeStore {
                 guard try securityStateLocked().isEmpty else {
                     throw PasscodeError.wrongPepper("this store was set up without a pepper; open it without one")
                 }
-                try db.query("INSERT INTO state(key, value) VALUES(?, ?)", [.text(Integrity.pepperCheckKey), .blob(check)])
+                try db.addState(.pepperCheck, .blob(check))
                 try sealLocked()
             }
         }
@@ -159,7 +131,7 @@ extension PasscodeStore {
     /// store last sealed by 0.6 or older (a version-1 MAC, no version row) is accepted as long
     /// as its MAC holds, and sealed as version 2 by its next write.
     func isIntactLocked() throws -> Bool {
-        guard let stored = try db.scalar("SELECT value FROM state WHERE key = ?", [.text(Integrity.macKey)]) else {
+        guard let stored = try db.stateValue(.integrityMac) else {
             return try securityStateLocked().isEmpty
         }
         let mac = stored.blob ?? []
@@ -167,27 +139,24 @@ extension PasscodeStore {
         do {
             if Sodium.constantTimeEqual(mac, try macLocked()) { return true }
         } catch where Database.isTooBig(error) { return false }
-        let version = try db.scalar("SELECT value FROM state WHERE key = ?", [.text(PasscodeStore.integrityVersionKey)])
+        let version = try db.stateValue(.integrityVersion)
         guard version == nil else { return false }
         return Sodium.constantTimeEqual(mac, try macLocked(version: 1))
     }
 
     /// Logs a detected edit, once until the state is sealed again.
     func logTamperOnceLocked() throws {
-        let latest = try db.scalar("SELECT kind FROM event ORDER BY id DESC LIMIT 1")?.int
+        let latest = try db.latestEventKind()
         if latest != Int64(SecurityEvent.tamperDetected.rawValue) { try logLocked(.tamperDetected, now: try now()) }
     }
 
     /// Renews the MAC (inside a write transaction): the store id and the version first, then
     /// the reset rows' MAC, then the MAC over everything (those rows included).
     func sealLocked() throws {
-        if try db.scalar("SELECT 1 FROM state WHERE key = ?", [.text(PasscodeStore.storeIDKey)]) == nil {
-            try db.query("INSERT INTO state(key, value) VALUES(?, ?)", [.text(PasscodeStore.storeIDKey), .blob(Sodium.randomBytes(16))])
-        }
-        try db.query("INSERT OR REPLACE INTO state(key, value) VALUES(?, 2)", [.text(PasscodeStore.integrityVersionKey)])
+        if try !db.hasState(.storeID) { try db.addState(.storeID, .blob(Sodium.randomBytes(16))) }
+        try db.putState(.integrityVersion, .int(2))
         try sealResetRowsLocked()
-        try db.query("INSERT INTO state(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                     [.text(Integrity.macKey), .blob(try macLocked())])
+        try db.putState(.integrityMac, .blob(try macLocked()))
     }
 
 }

@@ -58,6 +58,9 @@ enum Schema {
 
     static var currentVersion: Int { migrations.count }
 
+    /// Every table of the current schema (deleting the account empties them all).
+    static let tables = ["passcode", "recovery", "settings", "state", "reset_code", "reset_request", "session", "event"]
+
     /// Every object of `sqlite_master` (tables, their automatic indexes) of a store of each
     /// version 0...currentVersion, as "type name on tbl_name: sql", sorted. Built once from
     /// in-memory databases by the migrations themselves, so it can never disagree with them.

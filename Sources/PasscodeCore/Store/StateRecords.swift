@@ -1,34 +1,34 @@
-// The store's mutable state (the `state` table's rows) as three small typed records, each
-// loaded and saved in one place, with the transitions named. Every value read from the file is
-// range-checked here: an out-of-range or wrongly typed value is `corrupt`, naming the row.
+// The store's mutable state (the `state` table's rows) as small typed records, each loaded and
+// saved in one place (`Storage.load`, `Storage.save`), with the transitions named. Every value
+// read from the file is range-checked: an out-of-range or wrongly typed value is `corrupt`,
+// naming the row. A row that is not stored takes the value the record's `init()` gives its field
+// (the one place each default is stated). The one-off rows are `StateKey`s (Storage.swift).
 
 /// One row of the `state` table bound to a field of a record.
 struct StateField<Record>: Sendable {
     let key: String
-    let defaultValue: Int64
     let range: ClosedRange<Int64>
     let get: @Sendable (Record) -> Int64
     let set: @Sendable (inout Record, Int64) -> Void
 
-    static func int(_ key: String, _ path: WritableKeyPath<Record, Int64> & Sendable, default d: Int64 = 0,
-                    range: ClosedRange<Int64>) -> StateField {
-        StateField(key: key, defaultValue: d, range: range, get: { $0[keyPath: path] }, set: { $0[keyPath: path] = $1 })
+    static func int(_ key: String, _ path: WritableKeyPath<Record, Int64> & Sendable, range: ClosedRange<Int64>) -> StateField {
+        StateField(key: key, range: range, get: { $0[keyPath: path] }, set: { $0[keyPath: path] = $1 })
     }
 
     static func flag(_ key: String, _ path: WritableKeyPath<Record, Bool> & Sendable) -> StateField {
-        StateField(key: key, defaultValue: 0, range: 0...1, get: { $0[keyPath: path] ? 1 : 0 }, set: { $0[keyPath: path] = $1 != 0 })
+        StateField(key: key, range: 0...1, get: { $0[keyPath: path] ? 1 : 0 }, set: { $0[keyPath: path] = $1 != 0 })
     }
 
     /// A boot id: 64 bits stored as their signed bit pattern.
     static func bootID(_ key: String, _ path: WritableKeyPath<Record, UInt64> & Sendable) -> StateField {
-        StateField(key: key, defaultValue: 0, range: Int64.min...Int64.max,
+        StateField(key: key, range: Int64.min...Int64.max,
                    get: { Int64(bitPattern: $0[keyPath: path]) }, set: { $0[keyPath: path] = UInt64(bitPattern: $1) })
     }
 
     static func enumeration<E: RawRepresentable & CaseIterable & SendableMetatype>(_ key: String, _ path: WritableKeyPath<Record, E> & Sendable)
         -> StateField where E.RawValue == Int32 {
         let values = E.allCases.map { Int64($0.rawValue) }
-        return StateField(key: key, defaultValue: values.min()!, range: values.min()!...values.max()!,
+        return StateField(key: key, range: values.min()!...values.max()!,
                           get: { Int64($0[keyPath: path].rawValue) },
                           set: { $0[keyPath: path] = E(rawValue: Int32($1)) ?? E.allCases.first! })
     }
@@ -39,6 +39,7 @@ let unknownWallMs: Int64 = -maxClockMs - 1
 
 /// A record made of `state` rows.
 protocol StateRecord: Equatable {
+    /// Every field at its default: the value of a row that is not stored.
     init()
     static var fields: [StateField<Self>] { get }
 }
@@ -48,28 +49,11 @@ protocol StateRecord: Equatable {
 let maxClockMs: Int64 = Int64.max / 4
 
 extension PasscodeStore {
-    /// Reads a record; rows that are not there take their defaults.
-    func load<R: StateRecord>(_: R.Type) throws -> R {
-        var record = R()
-        for field in R.fields { field.set(&record, field.defaultValue) }
-        let keys = R.fields.map { "'\($0.key)'" }.joined(separator: ",")
-        for row in try db.query("SELECT key, value FROM state WHERE key IN (\(keys))") {
-            guard let key = row[0].text, let field = R.fields.first(where: { $0.key == key }) else { continue }
-            guard let v = row[1].int, field.range.contains(v) else {
-                throw PasscodeError.corrupt("the store's state \(key) has a value outside its range")
-            }
-            field.set(&record, v)
-        }
-        return record
-    }
+    /// Reads a record (inside a transaction).
+    func load<R: StateRecord>(_: R.Type) throws -> R { try db.load(R.self) }
 
     /// Writes the fields of `record` that differ from `old`.
-    func save<R: StateRecord>(_ record: R, over old: R) throws {
-        for field in R.fields where field.get(record) != field.get(old) {
-            try db.query("INSERT INTO state(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                         [.text(field.key), .int(field.get(record))])
-        }
-    }
+    func save<R: StateRecord>(_ record: R, over old: R) throws { try db.save(record, over: old) }
 
     /// Loads a record, lets `body` change it, and saves what changed (inside a transaction).
     func update<R: StateRecord, T>(_: R.Type, _ body: (inout R) throws -> T) throws -> T {
@@ -186,8 +170,8 @@ struct LockState: StateRecord {
         .flag("locked", \.locked),
         .enumeration("lock_reason", \.reason),
         .bootID("background_boot_id", \.backgroundBootID),
-        .int("background_ms", \.backgroundMs, default: -1, range: -1...maxClockMs),
-        .int("background_wall_ms", \.backgroundWallMs, default: unknownWallMs, range: unknownWallMs...maxClockMs),
+        .int("background_ms", \.backgroundMs, range: -1...maxClockMs),
+        .int("background_wall_ms", \.backgroundWallMs, range: unknownWallMs...maxClockMs),
         .int("background_pid", \.backgroundPid, range: 0...Int64(Int32.max)),
         .int("background_process_start", \.backgroundProcessStart, range: 0...Int64.max),
         .flag("launch_needs_passcode", \.launchNeedsPasscode),
@@ -279,8 +263,8 @@ struct BiometricState: StateRecord {
         .enumeration("biometric_kind", \.kind),
         .int("biometric_failures", \.failures, range: 0...Int64.max / 2),
         .bootID("last_passcode_boot_id", \.lastPasscodeBootID),
-        .int("last_passcode_ms", \.lastPasscodeMs, default: -1, range: -1...maxClockMs),
-        .int("last_passcode_wall_ms", \.lastPasscodeWallMs, default: unknownWallMs, range: unknownWallMs...maxClockMs),
+        .int("last_passcode_ms", \.lastPasscodeMs, range: -1...maxClockMs),
+        .int("last_passcode_wall_ms", \.lastPasscodeWallMs, range: unknownWallMs...maxClockMs),
     ]
 
     var lastPasscodeEntry: BootInstant? {

@@ -1,0 +1,250 @@
+// The storage layer: the one owner of the store file's SQL and of every row name. The features
+// above it (Features/) ask for typed records and named changes; none of them writes SQL or
+// names a row. `Database` (SQLite.swift) is the connection underneath; `Schema` the tables.
+//
+// Every method but `open` runs inside the caller's transaction (`read` or `write`), under the
+// handle's lock.
+
+/// The rows of the `state` table that are not part of a `StateRecord`: each is read and written
+/// by one part of the store, through `stateValue`, `putState`, `addState` and `deleteState`.
+enum StateKey: String, CaseIterable {
+    /// The MAC over the security state (Integrity.swift); not itself covered by it.
+    case integrityMac = "integrity_mac"
+    /// The keyed hash that says which pepper the store was set up with.
+    case pepperCheck = "pepper_check"
+    /// A random id, so that a sealed state cannot be moved to another store.
+    case storeID = "store_id"
+    /// The MAC's format version (none: 0.6 and older).
+    case integrityVersion = "integrity_version"
+    /// The reset rows' own MAC.
+    case resetMac = "reset_mac"
+    /// A wipe of the write-ahead log that another connection held up (PasscodeStore+Account.swift).
+    case wipePending = "wipe_pending"
+}
+
+/// The passcode row: the stored verifier text (for conditional updates and for tagging wrong
+/// guesses) and the passcode's length.
+struct PasscodeRow {
+    let text: String
+    let length: Int
+}
+
+final class Storage {
+    /// The connection. Only the storage layer (this folder) and tests use it directly.
+    let database: Database
+
+    private init(_ database: Database) { self.database = database }
+
+    /// Opens the store file at `path` (which exists: `FileSystem.prepareStoreFile`), checks that
+    /// it is ours, sets the connection up and runs pending migrations.
+    static func open(path: String, busyTimeoutMs: Int32) throws -> Storage {
+        let db = try Database(path: path, busyTimeoutMs: busyTimeoutMs)
+        try checkAndMigrate(db)
+        return Storage(db)
+    }
+
+    /// Validates the file as ours, sets the connection up, and runs pending migrations.
+    private static func checkAndMigrate(_ db: Database) throws {
+        // Read-only checks first, in one snapshot: nothing is written to a file that is not ours.
+        let version: Int = try db.read {
+            let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
+            let version = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
+            let tables = try db.scalar("SELECT count(*) FROM sqlite_master")?.int ?? 0
+            if appID != Schema.applicationID {
+                guard appID == 0 && version == 0 && tables == 0 else {
+                    throw PasscodeError.notAStore("the file is a database of another program, not a libpasscode store")
+                }
+            }
+            if version > Schema.currentVersion {
+                throw PasscodeError.newerSchema(found: version, supported: Schema.currentVersion)
+            }
+            if version < 0 {  // the header's user_version is four bytes of the file: input too
+                throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
+            }
+            // The schema is input too: it must be the one the version says, before any write
+            // (journal_mode=WAL below writes the header). Every later transaction checks again
+            // when another connection changed the schema (SQLite.swift, recheckSchema).
+            try Schema.check(db, version: version)
+            return version
+        }
+        try db.checkSharedMemory()  // when the file was in WAL mode already: the -shm just read
+        try db.exec("PRAGMA journal_mode=WAL")
+        try db.exec("PRAGMA synchronous=FULL")
+        try db.exec("PRAGMA secure_delete=ON")
+        if version < Schema.currentVersion {
+            try db.write {
+                // Another process may have migrated meanwhile: read again under the write lock.
+                let now = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
+                try Schema.check(db, version: now)
+                for v in now..<Schema.currentVersion {
+                    try db.exec(Schema.migrations[v])
+                }
+                try db.exec("PRAGMA application_id=\(Schema.applicationID)")
+                try db.exec("PRAGMA user_version=\(Schema.currentVersion)")
+            }
+        }
+        // From here on the store must have today's schema, checked again whenever it changes.
+        db.schemaCheck = { try Schema.check($0, version: Schema.currentVersion) }
+        try db.checkSchemaNow()
+        try db.checkSharedMemory()
+    }
+
+    // MARK: - Transactions and the file
+
+    /// Runs `body` in a write transaction (see `Database.write`).
+    func write<R>(_ body: () throws -> R) throws -> R { try database.write(body) }
+
+    /// Runs `body` in a read transaction (see `Database.read`).
+    func read<R>(_ body: () throws -> R) throws -> R { try database.read(body) }
+
+    /// The store's change stamp now (see `Database.changeStamp`).
+    func changeStamp() -> ChangeStamp? { database.changeStamp() }
+
+    /// A truncating checkpoint (see `Database.checkpointTruncate`).
+    func checkpointTruncate() throws -> Bool { try database.checkpointTruncate() }
+
+    /// Rebuilds the file, so that deleted pages are gone from it (fails while another
+    /// connection reads; secure_delete has zeroed the pages anyway).
+    func vacuum() throws { try database.exec("VACUUM") }
+
+    /// Deletes every row holding a value over the length limit (see `Database.purgeOversizedRows`).
+    func purgeOversizedRows() throws -> Int { try database.purgeOversizedRows() }
+
+    /// The schema version the file records.
+    func schemaVersion() throws -> SQLValue { try database.scalar("PRAGMA user_version") ?? .null }
+
+    /// Whether the last UPDATE changed a row.
+    private func changedRows() throws -> Bool { try database.scalar("SELECT changes()")?.int ?? 0 > 0 }
+
+    /// Empties every table: the account's data goes, the schema stays.
+    func deleteEveryRow() throws {
+        for table in Schema.tables { try database.query("DELETE FROM \(table)") }
+    }
+
+    // MARK: - Key-value rows (settings and state)
+
+    private func keyValue(_ table: KeyValueTable, _ key: String) throws -> SQLValue? {
+        try database.scalar("SELECT value FROM \(table.rawValue) WHERE key = ?", [.text(key)])
+    }
+
+    /// The one upsert of a key-value row.
+    private func putKeyValue(_ table: KeyValueTable, _ key: String, _ value: SQLValue) throws {
+        try database.query("INSERT INTO \(table.rawValue)(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           [.text(key), value])
+    }
+
+    private enum KeyValueTable: String { case settings, state }
+
+    /// The stored value of the setting row `key`, nil when none is stored.
+    func setting(_ key: String) throws -> SQLValue? { try keyValue(.settings, key) }
+
+    /// Stores the setting row `key`.
+    func putSetting(_ key: String, _ value: SQLValue) throws { try putKeyValue(.settings, key, value) }
+
+    /// The value of a one-off state row, nil when none is stored.
+    func stateValue(_ key: StateKey) throws -> SQLValue? { try keyValue(.state, key.rawValue) }
+
+    /// Whether a one-off state row is stored (without reading its value).
+    func hasState(_ key: StateKey) throws -> Bool {
+        try database.scalar("SELECT 1 FROM state WHERE key = ?", [.text(key.rawValue)]) != nil
+    }
+
+    /// Stores a one-off state row, replacing its value.
+    func putState(_ key: StateKey, _ value: SQLValue) throws { try putKeyValue(.state, key.rawValue, value) }
+
+    /// Adds a one-off state row that must not exist yet (a row that does is damage: `corrupt`).
+    func addState(_ key: StateKey, _ value: SQLValue) throws {
+        try database.query("INSERT INTO state(key, value) VALUES(?, ?)", [.text(key.rawValue), value])
+    }
+
+    func deleteState(_ key: StateKey) throws {
+        try database.query("DELETE FROM state WHERE key = ?", [.text(key.rawValue)])
+    }
+
+    /// Reads a record; rows that are not there keep the record's initial values.
+    func load<R: StateRecord>(_: R.Type) throws -> R {
+        var record = R()
+        let keys = R.fields.map { "'\($0.key)'" }.joined(separator: ",")
+        for row in try database.query("SELECT key, value FROM state WHERE key IN (\(keys))") {
+            guard let key = row[0].text, let field = R.fields.first(where: { $0.key == key }) else { continue }
+            guard let v = row[1].int, field.range.contains(v) else {
+                throw PasscodeError.corrupt("the store's state \(key) has a value outside its range")
+            }
+            field.set(&record, v)
+        }
+        return record
+    }
+
+    /// Writes the fields of `record` that differ from `old`.
+    func save<R: StateRecord>(_ record: R, over old: R) throws {
+        for field in R.fields where field.get(record) != field.get(old) {
+            try putKeyValue(.state, field.key, .int(field.get(record)))
+        }
+    }
+
+    // MARK: - The passcode row
+
+    /// The stored passcode, checked as data: a length outside 4-12 or an empty or overlong
+    /// verifier is damage; the verifier itself is parsed (PasscodeStore+DataKey.swift) only where it is used.
+    func passcode() throws -> PasscodeRow? {
+        guard let row = try database.query("SELECT verifier, length FROM passcode").first else { return nil }
+        guard let text = row[0].text, !text.isEmpty, text.utf8.count <= 4096,
+              let n = row[1].int, (Int64(PasscodePolicy.minLength)...Int64(PasscodePolicy.maxLength)).contains(n) else {
+            throw PasscodeError.corrupt("the store's passcode row is damaged or out of range")
+        }
+        return PasscodeRow(text: text, length: Int(n))
+    }
+
+    /// Whether a passcode row exists, read raw: the reset is the way out of a damaged state.
+    func passcodeExists() throws -> Bool {
+        try database.scalar("SELECT count(*) FROM passcode")?.int ?? 0 > 0
+    }
+
+    /// Adds the passcode row (there is none: a row that exists is damage, `corrupt`).
+    func insertPasscode(verifier: String, length: Int, setWallMs: Int64) throws {
+        try database.query("INSERT INTO passcode(id, verifier, length, set_wall_ms) VALUES(1, ?, ?, ?)",
+                           [.text(verifier), .int(Int64(length)), .int(setWallMs)])
+    }
+
+    /// Writes the passcode row, whatever was there (a reset).
+    func replacePasscode(verifier: String, length: Int, setWallMs: Int64) throws {
+        try database.query("INSERT OR REPLACE INTO passcode(id, verifier, length, set_wall_ms) VALUES(1, ?, ?, ?)",
+                           [.text(verifier), .int(Int64(length)), .int(setWallMs)])
+    }
+
+    /// Replaces the verifier, and the time the passcode was set when `setWallMs` is given.
+    /// Throws `noPasscode` when there is no passcode row.
+    func updateVerifier(_ verifier: String, setWallMs: Int64? = nil) throws {
+        if let setWallMs {
+            try database.query("UPDATE passcode SET verifier = ?, set_wall_ms = ? WHERE id = 1", [.text(verifier), .int(setWallMs)])
+        } else {
+            try database.query("UPDATE passcode SET verifier = ? WHERE id = 1", [.text(verifier)])
+        }
+        if try !changedRows() { throw PasscodeError.noPasscode }
+    }
+
+    /// Replaces the verifier only while it is still `old`; returns whether it did.
+    func updateVerifier(_ verifier: String, ifStill old: String) throws -> Bool {
+        try database.query("UPDATE passcode SET verifier = ? WHERE id = 1 AND verifier = ?", [.text(verifier), .text(old)])
+        return try changedRows()
+    }
+
+    func deletePasscode() throws { try database.query("DELETE FROM passcode") }
+
+    // MARK: - The recovery wrap
+
+    /// The data key wrapped under the host's recovery key, if any (checked: `sealedBytes` long).
+    func recoveryWrap(sealedBytes: Int) throws -> [UInt8]? {
+        guard let row = try database.query("SELECT wrap FROM recovery").first else { return nil }
+        guard let blob = row[0].blob, blob.count == sealedBytes else {
+            throw PasscodeError.corrupt("the store's recovery wrap is damaged")
+        }
+        return blob
+    }
+
+    func putRecoveryWrap(_ blob: [UInt8]) throws {
+        try database.query("INSERT OR REPLACE INTO recovery(id, wrap) VALUES(1, ?)", [.blob(blob)])
+    }
+
+    func deleteRecoveryWrap() throws { try database.query("DELETE FROM recovery") }
+}
