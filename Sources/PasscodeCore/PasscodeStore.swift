@@ -111,6 +111,21 @@ public final class PasscodeStore: @unchecked Sendable {
     /// `wallRange`: the one place a reading enters, so no time arithmetic sees an extreme value.
     func now() throws -> ClockReading { try options.clock().checked() }
 
+    /// Reads a record (inside a transaction).
+    func load<R: StateRecord>(_: R.Type) throws -> R { try db.load(R.self) }
+
+    /// Writes the fields of `record` that differ from `old`.
+    func save<R: StateRecord>(_ record: R, over old: R) throws { try db.save(record, over: old) }
+
+    /// Loads a record, lets `body` change it, and saves what changed (inside a transaction).
+    func update<R: StateRecord, T>(_: R.Type, _ body: (inout R) throws -> T) throws -> T {
+        let old = try load(R.self)
+        var record = old
+        let result = try body(&record)
+        try save(record, over: old)
+        return result
+    }
+
     /// Runs `body` under the handle lock in a write transaction. With a pepper the security
     /// state is checked against its MAC first and sealed again after `body` (see `IntegrityUse`).
     func write<R>(_ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
@@ -213,139 +228,4 @@ public struct Hooks: @unchecked Sendable {
     public var lifecycle: (@Sendable (_ event: Int32) -> String?)?
 
     public init() {}
-}
-
-/// File-system checks before SQLite sees the path, so each problem gets its own status.
-enum FileSystem {
-    /// Returns true when it created the (empty, mode 0600) file.
-    static func prepareStoreFile(_ path: String) throws -> Bool {
-        var st = stat()
-        if stat(path, &st) == 0 {
-            if (st.st_mode & S_IFMT) == S_IFDIR { throw PasscodeError.isDirectory("the store path is a directory") }
-            if (st.st_mode & S_IFMT) != S_IFREG { throw PasscodeError.notAStore("the store path is not a regular file") }
-            try checkFolder(parentDirectory(path))
-            // A file of another program (/etc/passwd, a photo) is named as such before its owner
-            // or mode is judged: no advice to chmod a file that libpasscode did not make.
-            if !looksLikeStore(path) {
-                throw PasscodeError.notAStore("\(path) is not a libpasscode store (not an SQLite database); refusing it")
-            }
-            try checkOwnership(path, what: "the store file")
-            for suffix in ["-journal", "-wal", "-shm"] where lstat(path + suffix, &st) == 0 {
-                try checkOwnership(path + suffix, what: "the store's \(suffix.dropFirst()) file")
-            }
-            if access(path, R_OK | W_OK) != 0 {
-                throw PasscodeError.readOnly("the store file cannot be written (\(errnoText()))")
-            }
-            if access(parentDirectory(path), W_OK | X_OK) != 0 {
-                throw PasscodeError.readOnly("the store's folder cannot be written (\(errnoText()))")
-            }
-            return false
-        }
-        let parent = parentDirectory(path)
-        var pst = stat()
-        if stat(parent, &pst) != 0 || (pst.st_mode & S_IFMT) != S_IFDIR {
-            throw PasscodeError.notFound("the folder for the store does not exist")
-        }
-        if access(parent, W_OK | X_OK) != 0 {
-            throw PasscodeError.readOnly("the folder for the store cannot be written (\(errnoText()))")
-        }
-        try checkFolder(parent)
-        let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd < 0 {
-            if errno == EEXIST { return false }  // another process created it just now
-            if errno == ENOSPC { throw PasscodeError.full("the disk is full") }
-            if errno == EROFS || errno == EACCES { throw PasscodeError.readOnly("the store cannot be created (\(errnoText()))") }
-            throw PasscodeError.io("the store cannot be created (\(errnoText()))")
-        }
-        fchmod(fd, 0o600)  // whatever the umask
-        close(fd)
-        return true
-    }
-
-    /// Whether the file may be a libpasscode store: empty (created, not yet written), or an
-    /// SQLite database whose application_id is libpasscode's or not yet set. An unreadable file
-    /// counts as one: its owner and mode are judged next.
-    static func looksLikeStore(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        if fd < 0 { return true }
-        defer { close(fd) }
-        var header = [UInt8](repeating: 0, count: 100)
-        let n = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 100) }
-        if n <= 0 { return true }
-        let magic = Array("SQLite format 3".utf8) + [0]
-        if n < magic.count || Array(header[0..<magic.count]) != magic { return false }
-        if n < 72 { return true }
-        let appID = header[68..<72].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-        return appID == 0 || appID == Schema.applicationID
-    }
-
-    /// As OpenSSH's StrictModes: a store (or its -wal or -shm) that another user owns, or that
-    /// group or others may read or write, was not made by us for us, and is refused.
-    static func checkOwnership(_ path: String, what: String) throws {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return }
-        if (st.st_mode & S_IFMT) != S_IFREG {
-            throw PasscodeError.permission("\(what) \(path) is not a regular file (a link or a device); refusing it")
-        }
-        if st.st_uid != geteuid() {
-            throw PasscodeError.permission("\(what) \(path) is owned by uid \(st.st_uid), not by this user (uid \(geteuid())); refusing it")
-        }
-        if st.st_mode & 0o066 != 0 {
-            let mode = String(st.st_mode & 0o777, radix: 8)
-            throw PasscodeError.permission("\(what) \(path) may be read or written by group or others (mode 0\(mode)); chmod 600 it")
-        }
-    }
-
-    /// As OpenSSH's StrictModes for ~/.ssh: the folder must be owned by this user (or root) and
-    /// writable by no one else. A folder others may write, sticky bit or not, lets them plant the
-    /// store's -journal, -wal or -shm before SQLite creates them (the sticky bit only stops them
-    /// from removing ours), so it is refused, naming the folder and why.
-    static func checkFolder(_ path: String) throws {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return }
-        if st.st_uid != geteuid() && st.st_uid != 0 {
-            throw PasscodeError.permission("the store's folder \(path) is owned by uid \(st.st_uid), neither this user (uid \(geteuid())) nor root; refusing it")
-        }
-        if st.st_mode & 0o022 != 0 {
-            let mode = String(st.st_mode & 0o7777, radix: 8)
-            throw PasscodeError.permission("the store's folder \(path) may be written by group or others (mode 0\(mode)), who could plant the store's -journal, -wal or -shm (a sticky bit does not stop that); keep the store in a folder only you can write (chmod 700)")
-        }
-        try checkAncestors(of: path)
-    }
-
-    /// Every folder above the store's folder, up to /, as OpenSSH's StrictModes checks the path
-    /// to ~/.ssh: whoever may write one of them can rename the store's folder away and put
-    /// another in its place. Each must be owned by this user or root and writable by no one
-    /// else, except a root-owned folder with the sticky bit (such as /tmp): there no other
-    /// user may rename an entry they do not own.
-    static func checkAncestors(of folder: String) throws {
-        guard let resolved = realpath(folder, nil) else { return }
-        var path = String(cString: resolved)
-        free(resolved)
-        while path != "/" {
-            path = parentDirectory(path)
-            var st = stat()
-            guard stat(path, &st) == 0 else { return }
-            if st.st_uid != geteuid() && st.st_uid != 0 {
-                throw PasscodeError.permission("the folder \(path) above the store is owned by uid \(st.st_uid), neither this user (uid \(geteuid())) nor root, who could rename the store's folder away and put another in its place; keep the store on a path only you and root control")
-            }
-            let sticky = st.st_mode & 0o1000 != 0 && st.st_uid == 0
-            if st.st_mode & 0o022 != 0 && !sticky {
-                let mode = String(st.st_mode & 0o7777, radix: 8)
-                throw PasscodeError.permission("the folder \(path) above the store may be written by group or others (mode 0\(mode)) without being a root-owned sticky folder, so they could rename the store's folder away and put another in its place; keep the store on a path only you and root can write")
-            }
-        }
-    }
-
-    static func removeStoreFiles(_ path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
-    }
-
-    static func parentDirectory(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let parent = String(path[..<slash])
-        return parent.isEmpty ? "/" : parent
-    }
-
-    static func errnoText() -> String { String(cString: strerror(errno)) }
 }

@@ -48,23 +48,6 @@ protocol StateRecord: Equatable {
 /// stored value is damage, and sums of two stay within Int64.
 let maxClockMs: Int64 = Int64.max / 4
 
-extension PasscodeStore {
-    /// Reads a record (inside a transaction).
-    func load<R: StateRecord>(_: R.Type) throws -> R { try db.load(R.self) }
-
-    /// Writes the fields of `record` that differ from `old`.
-    func save<R: StateRecord>(_ record: R, over old: R) throws { try db.save(record, over: old) }
-
-    /// Loads a record, lets `body` change it, and saves what changed (inside a transaction).
-    func update<R: StateRecord, T>(_: R.Type, _ body: (inout R) throws -> T) throws -> T {
-        let old = try load(R.self)
-        var record = old
-        let result = try body(&record)
-        try save(record, over: old)
-        return result
-    }
-}
-
 // MARK: - Failed attempts and lockout
 
 /// The attempt counter and the lockout. Attempts are counted write-ahead: `attemptSeq` grows
