@@ -31,6 +31,11 @@ public struct StoreOptions: Sendable {
     public init() {}
 }
 
+/// The core's façade: the C ABI (Sources/Passcode) calls only its public methods, so another
+/// back end can stand behind the same calls. Its parts are extensions in Features/, one file per
+/// job; they reach the file only through `db` (the storage layer, Store/Storage.swift). A method
+/// named `...Locked` runs inside a transaction its caller opened with `read` or `write` (the
+/// handle lock held) and never takes the lock itself.
 public final class PasscodeStore: @unchecked Sendable {
     public let path: String
     let options: StoreOptions
@@ -45,7 +50,7 @@ public final class PasscodeStore: @unchecked Sendable {
     /// When the passcode was last entered correctly on this handle (verify, a flow, authorize,
     /// set, change, reset): the proof a weakening setting change needs. Memory only, per handle.
     var lastProof: BootInstant?
-    /// The data key while this handle holds it (DataKey.swift). Memory only, per handle.
+    /// The data key while this handle holds it (PasscodeStore+DataKey.swift). Memory only, per handle.
     var heldKey: HeldKey?
     /// With a pepper: the key of the MAC over the security state (see Integrity.swift).
     let integrityKey: SecretBytes?

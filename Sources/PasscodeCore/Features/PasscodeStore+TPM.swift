@@ -1,7 +1,7 @@
 // A store bound to the TPM (TPM.swift has the TPM side; README "Binding a store to the TPM").
 //
 // Bound means: the passcode's wrap needs a secret only this TPM unseals, for the passcode's
-// authorization (DataKey.swift), and every attempt is counted twice, in the file (write-ahead,
+// authorization (Crypto/KeyWrap.swift), and every attempt is counted twice, in the file (write-ahead,
 // as always) and in a monotonic NV counter of the TPM, in the same write transaction. The file
 // keeps the value the counter must have. A file whose value is behind the counter is an older
 // copy (a restored backup would give its failed attempts back): that is logged, and a reset is

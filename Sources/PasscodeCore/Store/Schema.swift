@@ -45,7 +45,7 @@ enum Schema {
             kind INTEGER NOT NULL,
             detail TEXT NOT NULL DEFAULT '');
         """,
-        // 3 -> 4: the passcode verifier wraps the data key ("$pcwrap$v=1$...", DataKey.swift); a
+        // 3 -> 4: the passcode verifier wraps the data key ("$pcwrap$v=1$...", Crypto/KeyWrap.swift); a
         // "$argon2id$" hash from before is replaced at the next successful verify. A second copy
         // of the key may be wrapped under the host's recovery key. A reset request whose delivery
         // failed is marked, so that it does not count against the daily limit.
