@@ -34,7 +34,7 @@ SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sourc
 
 
 .PHONY: docs check-docs crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan test-tpm test-gtk screenshots
-.PHONY: all deps deps-demo lib header check-header test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
+.PHONY: all deps deps-demo lib header check-header check-layers test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
 .PHONY: wheel test-wheel bench-verify
 
 all: lib
@@ -98,6 +98,11 @@ header:
 	mv include/passcode.h.new include/passcode.h
 	python3 scripts/gen_python_enums.py include/passcode.h > python/passcode/_enums.py
 
+# Fails when a layer of Sources/PasscodeCore reaches past its folder (README "Layout"): SQL
+# outside Store/, SQLite, libsodium, the keyring or the TPM called from elsewhere, I/O in Policy/.
+check-layers:
+	@scripts/check_layers.sh
+
 # Fails when include/passcode.h differs from what the Swift sources generate.
 check-header:
 	$(SWIFT) build --manifest-cache none --product passcode
@@ -109,7 +114,7 @@ check-header:
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header check-docs test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel deb-test
+TEST_GROUPS := check-header check-docs check-layers test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel deb-test
 test: deps lib
 	@scripts/run_tests.sh $(TEST_GROUPS)
 

@@ -1,5 +1,4 @@
 // A libpasscode store: one SQLite file, shared by every process and thread that opens it.
-import Glibc
 
 /// How a store is opened. The C layer fills this from `passcode_options`.
 public struct StoreOptions: Sendable {

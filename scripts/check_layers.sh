@@ -1,0 +1,29 @@
+#!/bin/sh
+# Checks that Sources/PasscodeCore keeps its layers (README "Layout"): every SQL statement in the
+# storage layer (Store/), SQLite called from Store/SQLite.swift only, libsodium from
+# Crypto/Sodium.swift only, the kernel keyring and the TPM from Platform/ only, Policy/ pure (no
+# import, no store), and the C ABI (Sources/Passcode) never reaching below the façade.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root/Sources/PasscodeCore"
+fail=0
+complain() {  # complain WHAT LINES
+    if [ -n "$2" ]; then printf '%s\n%s\n' "layers: $1" "$2" >&2; fail=1; fi
+}
+sql='"[^"]*\b(SELECT|INSERT (OR [A-Z]+ )?INTO|UPDATE [a-z_]+ SET|DELETE FROM|CREATE (TABLE|INDEX|VIEW|TRIGGER)|ALTER TABLE|PRAGMA|VACUUM)\b'
+complain "SQL outside Store/ (the storage layer owns every statement):" \
+    "$(grep -rnE "$sql" --include='*.swift' . | grep -v '^\./Store/')"
+complain "the connection used outside Store/ (ask the storage layer for a typed row instead):" \
+    "$(grep -rnE '\b(Database|SQLValue)\b|\.database\b' --include='*.swift' . | grep -v '^\./Store/' | grep -v '^[^:]*:[0-9]*: *///\? ')"
+complain "CSQLite imported outside Store/SQLite.swift:" \
+    "$(grep -rn 'import CSQLite' --include='*.swift' . | grep -v '^\./Store/SQLite\.swift:')"
+complain "CSodium imported outside Crypto/Sodium.swift:" \
+    "$(grep -rn 'import CSodium' --include='*.swift' . | grep -v '^\./Crypto/Sodium\.swift:')"
+complain "CKeyring or CTss2 imported outside Platform/:" \
+    "$(grep -rnE 'import (CKeyring|CTss2)' --include='*.swift' . | grep -v '^\./Platform/')"
+complain "Policy/ is pure rules: no import, no store, no I/O:" \
+    "$(grep -rnE '^(internal )?import |PasscodeStore|\bdb\.|Storage\b' --include='*.swift' Policy | grep -v '^[^:]*:[0-9]*: *///\? ')"
+complain "the C ABI reaches below the façade (Sources/Passcode must call PasscodeStore):" \
+    "$(grep -rnE '@testable|\bdb\.|Storage\b|Database\b' --include='*.swift' ../Passcode)"
+if [ "$fail" = 0 ]; then echo "layers: SQL only in Store/, SQLite, libsodium, keyring and TPM each behind one folder, Policy pure, the C ABI above the façade"; fi
+exit "$fail"
