@@ -192,7 +192,8 @@ extension PasscodeStore {
     func wipeLog() throws {
         if try emptyLogIntoMainFile() { return }
         // Remembered, so that the next open finishes it.
-        try write(.resolve) { _ = try db.query("INSERT OR REPLACE INTO state(key, value) VALUES(?, 1)", [.text(PasscodeStore.wipePendingKey)]) }
+        // `.recover`, not `.resolve`: the row is no proof of anything, so it seals only a store whose MAC holds.
+        try write(.recover) { _ = try db.query("INSERT OR REPLACE INTO state(key, value) VALUES(?, 1)", [.text(PasscodeStore.wipePendingKey)]) }
         throw PasscodeError.wipePending
     }
 
@@ -226,7 +227,8 @@ extension PasscodeStore {
     func finishPendingWipe() throws {
         let pending = try lock.withLock { try db.scalar("SELECT value FROM state WHERE key = ?", [.text(PasscodeStore.wipePendingKey)]) != nil }
         guard pending, try lock.withLock({ try db.checkpointTruncate() }) else { return }
-        try write(.resolve) { _ = try db.query("DELETE FROM state WHERE key = ?", [.text(PasscodeStore.wipePendingKey)]) }
+        // `.recover`: a row planted in a tampered store must not get the store sealed at open.
+        try write(.recover) { _ = try db.query("DELETE FROM state WHERE key = ?", [.text(PasscodeStore.wipePendingKey)]) }
         _ = try lock.withLock { try db.checkpointTruncate() }
     }
 }
