@@ -141,13 +141,22 @@ public final class PasscodeStore: @unchecked Sendable {
                     try logTamperOnceLocked()  // seals nothing: the store stays tampered
                     // The reset path goes on while tampered (`.recover`): its rows keep a MAC of
                     // their own, and a pending code whose rows fail it is dropped, so that an
-                    // edited `tries` (or request) never buys a try.
-                    if try !resetRowsIntactLocked() { try db.deleteResetCodes() }
+                    // edited `tries` (or request) never buys a try, and a deleted request never
+                    // gives one back: the day's request budget counts as spent (see
+                    // `spendResetBudgetLocked`).
+                    if try !resetRowsIntactLocked() {
+                        try db.deleteResetCodes()
+                        try spendResetBudgetLocked(now: try now())
+                    }
                 }
-                if !intact && use == .check { return .failure(.tampered) }  // commits only the log entry (and the drop)
-                // The write that ends the edit drops rows it could not read (a value over the
-                // length limit), so that it can seal; logged as a further tamper event.
-                if !intact && use == .resolve, try db.purgeOversizedRows() > 0 { try logLocked(.tamperDetected, now: try now()) }
+                if !intact && use == .check { return .failure(.tampered) }  // commits only the log entry (and the drops)
+                if !intact && use == .resolve {
+                    // The write that ends the edit drops rows it could not read (a value over the
+                    // length limit), so that it can seal; logged as a further tamper event. Then
+                    // nothing it cannot authenticate survives the seal: see `resetUnauthenticatedLocked`.
+                    if try db.purgeOversizedRows() > 0 { try logLocked(.tamperDetected, now: try now()) }
+                    try resetUnauthenticatedLocked(now: try now())
+                }
                 let result = try body()
                 if intact || use == .resolve { try sealLocked() } else if use == .recover { try sealResetRowsLocked() }
                 return .success(result)

@@ -665,6 +665,121 @@ static void test_another_users_ancestor_is_refused(void) {
     CHECK(system(cmd) == 0);
 }
 
+/* ---- the writes that end a detected edit keep nothing of it --------------------------------- */
+
+/* The custom lockout table with no delay and no maximum, as an attacker writes it. */
+static const char *no_lockout_sql =
+    "INSERT OR REPLACE INTO settings VALUES('lockout_custom', '0;0');"
+    "INSERT OR REPLACE INTO settings VALUES('lockout_schedule', 2)";
+
+/* With a pepper, settings written while the MAC fails used to survive the reset that ended the
+ * edit: it sealed them as it found them (the release before this test: 200 wrong answers after
+ * the reset, of 200 tried; a 4-digit passcode length kept). Now that write puts every setting and
+ * the lock state back to their defaults: 9 then reset, and the default length. */
+static void test_resolving_write_keeps_no_attacker_setting(void) {
+    char path[512];
+    mailbox m = {0};
+    passcode_store *app = peppered_app(path, sizeof path, "resolve.db");
+    CHECK_STATUS(passcode_set_reset_delivery_callback(app, mailbox_deliver, &m), PASSCODE_OK);
+    CHECK(attacker_writes(path, no_lockout_sql) == 0);
+    CHECK(attacker_writes(path, "UPDATE passcode SET length = 4;"
+                                "INSERT OR REPLACE INTO settings VALUES('passcode_length', 4)") == 0);
+    int32_t v = 0;
+    CHECK_STATUS(passcode_is_set(app, &v), PASSCODE_ERR_TAMPERED);
+    int32_t length = 0;
+    CHECK_STATUS(passcode_length(app, &length), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(app), PASSCODE_OK);
+    int32_t short_rc = passcode_reset_complete(app, m.code, strlen(m.code), "1397", 4);
+    int32_t rc = passcode_reset_complete(app, m.code, strlen(m.code), PC1, LEN);
+    int32_t ended = 0;
+    int got = rc == PASSCODE_OK ? guess_until_refused(app, ATTACK_TRIES, &ended) : -1;
+    printf("  pepper, no lockout and a 4-digit length written, then a reset: length %d, a 4-digit reset %s, "
+           "a 6-digit one %s, then %d guesses checked, then %s\n",
+           (int)length, passcode_strerror(short_rc), passcode_strerror(rc), got, passcode_strerror(ended));
+    CHECK(length == LEN);
+    CHECK_STATUS(short_rc, PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(rc, PASSCODE_OK);
+    CHECK(got == POLICY_GUESSES);
+    CHECK_STATUS(ended, PASSCODE_ERR_RESET_REQUIRED);
+    CHECK(get_setting(app, PASSCODE_SETTING_LOCKOUT_SCHEDULE) == PASSCODE_LOCKOUT_SCHEDULE_APPLE);
+    passcode_close(app);
+
+    /* "Forgot passcode" ends the edit as well: the next passcode gets the default policy. */
+    passcode_store *forgot = peppered_app(path, sizeof path, "resolve-forgot.db");
+    CHECK_STATUS(passcode_set_logout_callback(forgot, mailbox_logout, &m), PASSCODE_OK);
+    CHECK(attacker_writes(path, no_lockout_sql) == 0);
+    CHECK_STATUS(passcode_forgot(forgot), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(forgot, PC1, LEN), PASSCODE_OK);
+    got = guess_until_refused(forgot, ATTACK_TRIES, &ended);
+    printf("  pepper, no lockout written, then forgot passcode: %d guesses checked, then %s\n", got, passcode_strerror(ended));
+    CHECK(got == POLICY_GUESSES);
+    CHECK_STATUS(ended, PASSCODE_ERR_RESET_REQUIRED);
+    passcode_close(forgot);
+
+    /* A planted "wipe pending" row made the next open seal the store as it was (the release
+     * before this test: 200 guesses). Now the store stays tampered. */
+    passcode_store *wiped = peppered_app(path, sizeof path, "resolve-wipe.db");
+    passcode_close(wiped);
+    CHECK(attacker_writes(path, "INSERT OR REPLACE INTO settings VALUES('lockout_custom', '0;0');"
+                                "INSERT OR REPLACE INTO settings VALUES('lockout_schedule', 2);"
+                                "INSERT OR REPLACE INTO state VALUES('wipe_pending', 1)") == 0);
+    CHECK_STATUS(open_peppered(path, &wiped), PASSCODE_OK);
+    got = guess_until_refused(wiped, ATTACK_TRIES, &ended);
+    printf("  pepper, no lockout and a wipe-pending row written, then opened: %d guesses checked, then %s\n", got,
+           passcode_strerror(ended));
+    CHECK(got == 0);
+    CHECK_STATUS(ended, PASSCODE_ERR_TAMPERED);
+    passcode_close(wiped);
+}
+
+/* Counts the reset codes delivered in `rounds` requests a minute apart, with `between` (SQL, or
+ * NULL) written by a second process after each. */
+static int codes_delivered(passcode_store *s, const char *path, mailbox *m, int rounds, const char *between,
+                           size_t *shortest) {
+    int codes = 0;
+    *shortest = 99;
+    for (int i = 0; i < rounds; i++) {
+        m->code[0] = 0;
+        if (passcode_reset_request(s) == PASSCODE_OK) {
+            codes++;
+            if (strlen(m->code) < *shortest) *shortest = strlen(m->code);
+        }
+        if (between) CHECK(attacker_writes(path, between) == 0);
+        advance_ms(61 * 1000);
+    }
+    return codes;
+}
+
+/* With a pepper, the reset path goes on while the MAC fails. It used to read the reset settings
+ * from the file and to re-seal whatever reset requests it found, so deleting them gave the day's
+ * budget back (the release before this test: 20 codes in 20 minutes, 6 digits each, with the
+ * settings written). Now: the default settings while the MAC fails, and deleted requests count
+ * as the whole day's budget spent. */
+static void test_file_edits_buy_no_reset_codes(void) {
+    char path[512];
+    mailbox m = {0};
+    size_t shortest = 0;
+    passcode_store *s = peppered_app(path, sizeof path, "reset-budget.db");
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
+    int codes = codes_delivered(s, path, &m, 20, "DELETE FROM reset_request", &shortest);
+    printf("  pepper, reset requests deleted after each request: %d codes in 20 minutes (policy: 5 a day)\n", codes);
+    CHECK(codes >= 1 && codes <= 5);
+    passcode_close(s);
+
+    s = peppered_app(path, sizeof path, "reset-settings.db");
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, &m), PASSCODE_OK);
+    CHECK(attacker_writes(path, "INSERT OR REPLACE INTO settings VALUES('reset_requests_per_day', 100);"
+                                "INSERT OR REPLACE INTO settings VALUES('reset_request_interval_seconds', 0);"
+                                "INSERT OR REPLACE INTO settings VALUES('reset_code_length', 6);"
+                                "INSERT OR REPLACE INTO settings VALUES('reset_code_lifetime_seconds', 86400)") == 0);
+    codes = codes_delivered(s, path, &m, 20, NULL, &shortest);
+    printf("  pepper, 100 requests a day, no interval and 6-digit codes written: %d codes in 20 minutes, "
+           "the shortest %zu digits (policy: 5 a day, 8 digits)\n", codes, shortest);
+    CHECK(codes == 5);
+    CHECK(shortest == 8);
+    passcode_close(s);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -676,4 +791,6 @@ void run_file_attack_tests(void) {
     RUN(test_pepper_covers_every_table);
     RUN(test_big_value_leaves_recovery);
     RUN(test_another_users_ancestor_is_refused);
+    RUN(test_resolving_write_keeps_no_attacker_setting);
+    RUN(test_file_edits_buy_no_reset_codes);
 }

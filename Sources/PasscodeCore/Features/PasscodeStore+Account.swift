@@ -142,7 +142,8 @@ extension PasscodeStore {
     func wipeLog() throws {
         if try emptyLogIntoMainFile() { return }
         // Remembered, so that the next open finishes it.
-        try write(.resolve) { try db.putState(.wipePending, .int(1)) }
+        // `.recover`, not `.resolve`: the row is no proof of anything, so it seals only a store whose MAC holds.
+        try write(.recover) { try db.putState(.wipePending, .int(1)) }
         throw PasscodeError.wipePending
     }
 
@@ -174,7 +175,8 @@ extension PasscodeStore {
     func finishPendingWipe() throws {
         let pending = try lock.withLock { try db.hasState(.wipePending) }
         guard pending, try lock.withLock({ try db.checkpointTruncate() }) else { return }
-        try write(.resolve) { try db.deleteState(.wipePending) }
+        // `.recover`: a row planted in a tampered store must not get the store sealed at open.
+        try write(.recover) { try db.deleteState(.wipePending) }
         _ = try lock.withLock { try db.checkpointTruncate() }
     }
 }

@@ -29,7 +29,11 @@ extension PasscodeStore {
 
     /// The passcode length: the set passcode's, else the configured one (`passcode_length`).
     public func passcodeLength() throws -> Int {
-        try cachedRead(.length, .recover) { try lengthLocked() }  // also needed by the reset by email
+        // Also needed by the reset by email, which goes on while the MAC fails: then the file's
+        // length (the passcode row's or the setting) may be the attacker's, and the default holds.
+        try cachedRead(.length, .recover) {
+            try macHoldsLocked() ? lengthLocked() : Int(Setting.passcodeLength.spec.defaultValue)
+        }
     }
 
     func lengthLocked() throws -> Int {

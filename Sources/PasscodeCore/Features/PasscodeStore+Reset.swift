@@ -46,7 +46,7 @@ extension PasscodeStore {
         // The settings are read first: a damaged one refuses the request before anything is written.
         let (length, lifetime) = try read(.recover) {
             guard try resetAllowedLocked() else { throw PasscodeError.noPasscode }
-            return (try value(.resetCodeLength), try value(.resetCodeLifetimeSeconds))
+            return (try resetValueLocked(.resetCodeLength), try resetValueLocked(.resetCodeLifetimeSeconds))
         }
         // 1. The rate limit; the request is recorded even if delivery fails later.
         let limit: Result<Int64, PasscodeError> = try write(.recover) {
@@ -92,8 +92,8 @@ extension PasscodeStore {
     /// deliveries count too: their code was handed to the host). Requests older than a day are
     /// deleted when `prune` (inside a write transaction).
     private func resetRequestWaitLocked(now: ClockReading, prune: Bool) throws -> Int64 {
-        let interval = try value(.resetRequestIntervalSeconds) * 1000
-        let perDay = try value(.resetRequestsPerDay)
+        let interval = try resetValueLocked(.resetRequestIntervalSeconds) * 1000
+        let perDay = try resetValueLocked(.resetRequestsPerDay)
         var ages: [Int64] = []
         for r in try db.resetRequests() {
             let age = requestAge(bootID: r.bootID, bootMs: r.bootMs, wallMs: r.wallMs, now: now)
@@ -146,7 +146,28 @@ extension PasscodeStore {
 
     /// The number of digits reset codes have (`PASSCODE_SETTING_RESET_CODE_LENGTH`).
     public func resetCodeLength() throws -> Int {
-        Int(try read(.recover) { try value(.resetCodeLength) })
+        Int(try read(.recover) { try resetValueLocked(.resetCodeLength) })
+    }
+
+    /// A reset setting as the reset path may use it: the file's value while the MAC holds, the
+    /// default (the strictest the library ships) while it fails, so that no edit of the file
+    /// buys a shorter code, a longer lifetime or more requests.
+    func resetValueLocked(_ setting: Setting) throws -> Int64 {
+        try macHoldsLocked() ? value(setting) : setting.spec.defaultValue
+    }
+
+    /// Reset requests whose rows fail their own MAC (deleted, edited or never sealed) cannot be
+    /// counted, and deleting them must not give the day's budget back: they are replaced with
+    /// the default day's budget, all made `now`, and sealed under that MAC at once. So an edit
+    /// of `reset_request` costs the attacker (and the user) the next 24 hours of requests
+    /// instead of buying any; the file cannot say less without failing the MAC again.
+    func spendResetBudgetLocked(now: ClockReading) throws {
+        try db.deleteResetRequests()
+        for _ in 0..<Setting.resetRequestsPerDay.spec.defaultValue {
+            _ = try db.addResetRequest(bootID: now.bootID, bootMs: now.bootMs, wallMs: now.wallMs)
+        }
+        try sealResetRowsLocked()
+        try logLocked(.tamperDetected, "reset requests could not be authenticated: the day's requests count as used", now: now)
     }
 
     /// Whether an unexpired reset code with tries left is pending (`passcode_reset_pending`).
@@ -221,7 +242,7 @@ extension PasscodeStore {
     @discardableResult
     public func completeReset(code: SecretBytes, newPasscode: SecretBytes,
                               recoveryKey: SecretBytes? = nil) throws -> (key: SecretBytes, replaced: Bool) {
-        let length = try passcodeLength()
+        let length = try passcodeLength()  // the default while the MAC fails (`passcodeLength`)
         try checkFormat(newPasscode, length: length)
         try checkStrength(newPasscode)
         if let recoveryKey, recoveryKey.count != Sodium.keyBytes {

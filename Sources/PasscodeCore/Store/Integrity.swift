@@ -144,6 +144,28 @@ extension PasscodeStore {
         return Sodium.constantTimeEqual(mac, try macLocked(version: 1))
     }
 
+    /// Whether the file's settings and state may be used as they are: without a pepper there is
+    /// nothing to authenticate them with (README, security model); with one, only while the MAC holds.
+    func macHoldsLocked() throws -> Bool {
+        guard integrityKey != nil else { return true }
+        return try isIntactLocked()
+    }
+
+    /// The write that ends a detected edit (reset completed, forgot passcode) cannot tell the
+    /// user's settings and state from the attacker's, so it keeps none of them: every setting
+    /// (the custom lockout table too) goes back to its default, and the attempt, lock and
+    /// biometric state to theirs, before the store is sealed again. Logged with the tamper
+    /// event. The passcode length a reset takes is the default too (`passcodeLength`). Kept:
+    /// the TPM binding's rows (the reset records its own; the TPM checks them) and whether the
+    /// data key was handed out (it decides only what the reset reports, no guess).
+    func resetUnauthenticatedLocked(now: ClockReading) throws {
+        try db.deleteAllSettings()
+        try db.delete(AttemptState.self)
+        try db.delete(LockState.self)
+        try db.delete(BiometricState.self)
+        try logLocked(.tamperDetected, "settings and lock state reset to their defaults: they could not be authenticated", now: now)
+    }
+
     /// Logs a detected edit, once until the state is sealed again.
     func logTamperOnceLocked() throws {
         let latest = try db.latestEventKind()

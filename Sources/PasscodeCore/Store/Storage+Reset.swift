@@ -89,6 +89,8 @@ extension Storage {
         }
     }
 
+    func deleteResetRequests() throws { try database.query("DELETE FROM reset_request") }
+
     func deleteResetRequest(_ request: ResetRequestRow) throws {
         try database.query("DELETE FROM reset_request WHERE rowid = ?", [request.rowid])
     }

@@ -138,6 +138,9 @@ final class Storage {
     /// The stored value of the setting row `key`, nil when none is stored.
     func setting(_ key: String) throws -> SQLValue? { try keyValue(.settings, key) }
 
+    /// Deletes every setting row: each reads as its default again (the custom lockout table goes too).
+    func deleteAllSettings() throws { try database.query("DELETE FROM settings") }
+
     /// Stores the setting row `key`.
     func putSetting(_ key: String, _ value: SQLValue) throws { try putKeyValue(.settings, key, value) }
 
@@ -157,8 +160,10 @@ final class Storage {
         try database.query("INSERT INTO state(key, value) VALUES(?, ?)", [.text(key.rawValue), value])
     }
 
-    func deleteState(_ key: StateKey) throws {
-        try database.query("DELETE FROM state WHERE key = ?", [.text(key.rawValue)])
+    func deleteState(_ key: StateKey) throws { try deleteStateRow(key.rawValue) }
+
+    private func deleteStateRow(_ key: String) throws {
+        try database.query("DELETE FROM state WHERE key = ?", [.text(key)])
     }
 
     /// Reads a record; rows that are not there keep the record's initial values.
@@ -173,6 +178,11 @@ final class Storage {
             field.set(&record, v)
         }
         return record
+    }
+
+    /// Deletes a record's rows: it reads as its defaults again.
+    func delete<R: StateRecord>(_: R.Type) throws {
+        for field in R.fields { try deleteStateRow(field.key) }
     }
 
     /// Writes the fields of `record` that differ from `old`.
