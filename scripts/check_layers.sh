@@ -23,6 +23,8 @@ complain "CKeyring or CTss2 imported outside Platform/:" \
     "$(grep -rnE 'import (CKeyring|CTss2)' --include='*.swift' . | grep -v '^\./Platform/')"
 complain "Policy/ is pure rules: no import, no store, no I/O:" \
     "$(grep -rnE '^(internal )?import |PasscodeStore|\bdb\.|Storage\b' --include='*.swift' Policy | grep -v '^[^:]*:[0-9]*: *///\? ')"
+complain "Store/ reaches up into the store's parts (the storage layer knows rows, not PasscodeStore):" \
+    "$(grep -rn 'PasscodeStore' --include='*.swift' Store | grep -v '^[^:]*:[0-9]*: *//')"
 complain "the C ABI reaches below the façade (Sources/Passcode must call PasscodeStore):" \
     "$(grep -rnE '@testable|\bdb\.|Storage\b|Database\b' --include='*.swift' ../Passcode)"
 if [ "$fail" = 0 ]; then echo "layers: SQL only in Store/, SQLite, libsodium, keyring and TPM each behind one folder, Policy pure, the C ABI above the façade"; fi

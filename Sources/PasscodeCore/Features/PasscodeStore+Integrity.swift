@@ -1,61 +1,5 @@
-// With a pepper, the security state in the file is authenticated: a keyed BLAKE2b (key derived
-// from the pepper) over every row of every table (passcode, recovery, settings, state, reset
-// code, reset requests, event log, sessions), a random store id and the schema version,
-// kept in the state row `integrity_mac` and renewed in every write transaction. An edit made
-// outside libpasscode (forgiving failures, deleting the passcode, unlocking) no longer matches:
-// every call then fails with `tampered`, as in the maximum-failure state, until the reset by
-// email, forgot passcode or delete account completes (they seal the state they leave). Nothing
-// is written on a mismatch, so a host with a wrong pepper harms nothing. Without a pepper nothing can key such a MAC: file edits are
-// not detected (README, security model). Restoring an older copy with its own valid MAC is a
-// rollback, which only hardware can see (the TPM issue).
-
-/// How a transaction treats the MAC.
-enum IntegrityUse {
-    /// Refuse with `tampered` when the state does not match (every ordinary call).
-    case check
-    /// Go on anyway (requesting and checking a reset code, and the queries they need); seal
-    /// again only when the state matched, so a tampered store stays tampered.
-    case recover
-    /// Go on anyway and seal what the call leaves (reset completed, forgot passcode, delete account).
-    case resolve
-}
-
-enum Integrity {
-    /// BLAKE2b keyed with the pepper over a fixed context: the pepper itself is never the MAC key.
-    static func key(pepper: SecretBytes) -> SecretBytes {
-        Sodium.keyedHash(SecretBytes(Array("libpasscode integrity key v1".utf8)), key: pepper)
-    }
-
-    /// Keyed BLAKE2b of `message` under a key held in secret memory (the copy made for the call is wiped).
-    static func mac(_ message: [UInt8], key: SecretBytes) -> [UInt8] {
-        var k = key.withBytes { Array($0) }
-        defer { Sodium.wipe(&k) }
-        return Sodium.mac(SecretBytes(message), key: k)
-    }
-
-    /// One value, unambiguous: a type tag, then a length-prefixed payload.
-    static func append(_ v: SQLValue, to out: inout [UInt8]) {
-        func bytes(_ tag: UInt8, _ payload: [UInt8]) {
-            out.append(tag)
-            withUnsafeBytes(of: UInt64(payload.count).littleEndian) { out.append(contentsOf: $0) }
-            out.append(contentsOf: payload)
-        }
-        switch v {
-        case .null: bytes(0, [])
-        case .int(let i): bytes(1, withUnsafeBytes(of: i.littleEndian) { Array($0) })
-        case .text(let t): bytes(2, Array(t.utf8))
-        case .blob(let b): bytes(3, b)
-        }
-    }
-
-    /// Rows, each as its length and then its values: unambiguous.
-    static func append(rows: [[SQLValue]], to out: inout [UInt8]) {
-        for row in rows {
-            append(.int(Int64(row.count)), to: &out)
-            for v in row { append(v, to: &out) }
-        }
-    }
-}
+// When the store checks the integrity MAC, renews it, and what it does about a mismatch
+// (Store/Integrity.swift says what the MAC is and covers).
 
 extension PasscodeStore {
     /// Every security-relevant row (`Storage.securityRows`), serialised in a fixed order. The
@@ -90,7 +34,7 @@ extension PasscodeStore {
     /// Whether the reset rows match their own MAC (false when it was never sealed).
     func resetRowsIntactLocked() throws -> Bool {
         guard let stored = try db.stateValue(.resetMac) else { return false }
-        do { return Sodium.constantTimeEqual(stored.blob ?? [], try resetMacLocked()) } catch where Database.isTooBig(error) { return false }
+        do { return Sodium.constantTimeEqual(stored.blob ?? [], try resetMacLocked()) } catch where Storage.isTooBig(error) { return false }
     }
 
     /// Renews the reset rows' MAC (inside a write transaction).
@@ -138,7 +82,7 @@ extension PasscodeStore {
         // A value over the length limit cannot be read, so it fails the MAC: an edit.
         do {
             if Sodium.constantTimeEqual(mac, try macLocked()) { return true }
-        } catch where Database.isTooBig(error) { return false }
+        } catch where Storage.isTooBig(error) { return false }
         let version = try db.stateValue(.integrityVersion)
         guard version == nil else { return false }
         return Sodium.constantTimeEqual(mac, try macLocked(version: 1))

@@ -26,7 +26,6 @@ extension ResetCodeRow {
 }
 
 extension PasscodeStore {
-    static let resetCodeMaxTries: Int64 = 5
     static let dayMs: Int64 = 86_400_000
 
     /// The pending code, if any (the newest row; there is never more than one).
@@ -175,7 +174,7 @@ extension PasscodeStore {
         let now = try now()
         return try read(.recover) {
             guard let code = try resetCodeLocked() else { return false }
-            return !code.isExpired(now: now) && code.tries < PasscodeStore.resetCodeMaxTries
+            return !code.isExpired(now: now) && code.tries < ResetCodeRow.maxTries
         }
     }
 
@@ -198,7 +197,7 @@ extension PasscodeStore {
                 try logLocked(.resetCodeExpired, now: now)
                 return .failure(.resetCodeExpired)
             }
-            guard current.tries < PasscodeStore.resetCodeMaxTries else {
+            guard current.tries < ResetCodeRow.maxTries else {
                 try db.deleteResetCodes()
                 return .failure(.noResetCode)
             }
@@ -222,11 +221,11 @@ extension PasscodeStore {
                 try db.giveBackResetTry(generation: current.generation)
                 return .success(current.generation)
             }
-            if latest.tries >= PasscodeStore.resetCodeMaxTries {
+            if latest.tries >= ResetCodeRow.maxTries {
                 try db.deleteResetCodes()
                 return .failure(.wrongResetCode(triesLeft: 0))
             }
-            return .failure(.wrongResetCode(triesLeft: Int(PasscodeStore.resetCodeMaxTries - latest.tries)))
+            return .failure(.wrongResetCode(triesLeft: Int(ResetCodeRow.maxTries - latest.tries)))
         }
         return try outcome.get()
     }

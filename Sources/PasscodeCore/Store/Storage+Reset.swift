@@ -2,6 +2,9 @@
 
 /// The pending reset code's row, checked as data.
 struct ResetCodeRow {
+    /// A code takes this many tries at most (a correct one gives its try back).
+    static let maxTries: Int64 = 5
+
     let generation: Int64
     let hash: String
     let bootID: Int64
@@ -16,7 +19,7 @@ struct ResetCodeRow {
         }
         let hash = String(decoding: bytes, as: UTF8.self)
         guard hash.hasPrefix("$argon2id$"), bytes.count < Sodium.hashStringBytes, !bytes.contains(0),
-              (0...PasscodeStore.resetCodeMaxTries).contains(tries), (0...maxClockMs).contains(expires),
+              (0...ResetCodeRow.maxTries).contains(tries), (0...maxClockMs).contains(expires),
               ClockReading.wallRange.contains(expiresWall) else {
             throw PasscodeError.corrupt("the store's reset code row is damaged or out of range")
         }

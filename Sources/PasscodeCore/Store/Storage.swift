@@ -110,6 +110,10 @@ final class Storage {
     /// Deletes every row holding a value over the length limit (see `Database.purgeOversizedRows`).
     func purgeOversizedRows() throws -> Int { try database.purgeOversizedRows() }
 
+    /// Whether `error` is the one a value over the length limit gives (see `Database.isTooBig`):
+    /// an edit of the file, which the integrity check counts as tampering rather than failing on.
+    static func isTooBig(_ error: Error) -> Bool { Database.isTooBig(error) }
+
     /// The schema version the file records.
     func schemaVersion() throws -> SQLValue { try database.scalar("PRAGMA user_version") ?? .null }
 
