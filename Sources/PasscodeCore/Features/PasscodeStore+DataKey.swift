@@ -10,13 +10,6 @@
 // release), held per handle: "released" while the app is unlocked, "held" while locked so that a
 // biometric unlock policy allows can release it again. Nothing else keeps it.
 
-/// Whether the host ever used the data key (took it, sealed with it), so that a reset that
-/// replaces it must say so.
-struct KeyState: StateRecord {
-    var handedOut = false
-    static let fields: [StateField<KeyState>] = [.flag("data_key_handed_out", \.handedOut)]
-}
-
 extension PasscodeStore {
     // MARK: - Holding the key in memory (all under `lock`)
 

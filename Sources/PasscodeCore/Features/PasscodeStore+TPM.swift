@@ -10,35 +10,6 @@
 
 import Glibc
 
-/// The binding as the `state` table keeps it.
-struct TPMState: StateRecord {
-    var bound = false
-    /// The NV index of the attempt counter (0: none yet).
-    var nvIndex: Int64 = 0
-    /// The value the counter must have.
-    var nvCount: Int64 = 0
-    /// Guesses on the PIN_FAIL index `outsidePin` that did not come through this library (seen
-    /// as the index's pinCount above the library's own consecutive failures): charged to the
-    /// passcode for as long as it has that index, and written back into pinCount after each
-    /// success (which zeroes it), so that all guesses together stay within the limit.
-    var outsideGuesses: Int64 = 0
-    var outsidePin: Int64 = 0
-
-    static let fields: [StateField<TPMState>] = [
-        .flag("tpm_bound", \.bound),
-        .int("tpm_nv_index", \.nvIndex, range: 0...Int64(TPM2.nvFirst + TPM2.nvSpan - 1)),
-        .int("tpm_nv_count", \.nvCount, range: 0...Int64.max),
-        .int("tpm_outside_guesses", \.outsideGuesses, range: 0...Int64(UInt32.max)),
-        .int("tpm_outside_pin", \.outsidePin, range: 0...Int64(UInt32.max)),
-    ]
-
-    /// The counter's index, checked: the file is input.
-    func counterIndex() throws -> UInt32 {
-        guard nvIndex >= Int64(TPM2.nvFirst) else { throw PasscodeError.corrupt("the store's TPM counter index is damaged") }
-        return UInt32(nvIndex)
-    }
-}
-
 extension PasscodeStore {
     // MARK: - The owner authorization (provisioned mode)
 
