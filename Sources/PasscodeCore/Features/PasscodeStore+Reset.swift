@@ -322,7 +322,7 @@ extension PasscodeStore {
     }
 
     /// Replaces the passcode once the caller has verified the current one, which gave `key`:
-    /// the same data key is wrapped under the new passcode in one UPDATE, so a kill leaves the
+    /// the same data key is wrapped under the new passcode in one row write, so a kill leaves the
     /// old wrap or the new one, never none.
     func replaceVerifiedPasscode(_ new: SecretBytes, key: SecretBytes) throws {
         try checkFormat(new, length: try passcodeLength())
