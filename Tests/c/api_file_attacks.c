@@ -780,6 +780,79 @@ static void test_file_edits_buy_no_reset_codes(void) {
     passcode_close(s);
 }
 
+/* Opens `path` without a pepper, on the test clock. */
+static int32_t open_plain(const char *path, passcode_store **out) {
+    passcode_options *o = fast_options();
+    int32_t rc = passcode_open(path, o, out);
+    passcode_options_free(o);
+    return rc;
+}
+
+/* The root page of a table in sqlite_master, read as the attacker reads it (-1: none). */
+static int root_page(const char *path, const char *table) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int page = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT rootpage FROM sqlite_master WHERE name = ?", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) page = sqlite3_column_int(st, 0);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return page;
+}
+
+/* The schema check compared the SQL text of sqlite_master, not where each table is: swapping
+ * the root pages of settings and state (the same shape) passed it, and the state was read from
+ * the settings' b-tree: failures forgiven (the release before this test: the store opened and
+ * answered 200 more guesses after the policy's 9, without a pepper). Now refused at open. A
+ * table put on another's page, or on page 1, is refused too. */
+static void test_swapped_root_pages_are_refused(void) {
+    char path[512], sql[512];
+    new_path(path, sizeof path, "rootpage.db");
+    passcode_store *app = NULL;
+    CHECK_STATUS(open_plain(path, &app), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(app, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_OK);
+    int32_t ended = 0;
+    int got = guess_until_refused(app, ATTACK_TRIES, &ended);
+    CHECK_STATUS(ended, PASSCODE_ERR_RESET_REQUIRED);
+    passcode_close(app);
+    int settings = root_page(path, "settings"), state = root_page(path, "state");
+    CHECK(settings > 1 && state > 1);
+    snprintf(sql, sizeof sql, "PRAGMA writable_schema = ON;"
+             "UPDATE sqlite_master SET rootpage = %d WHERE name = 'settings';"
+             "UPDATE sqlite_master SET rootpage = %d WHERE name = 'state';", state, settings);
+    CHECK(attacker_writes(path, sql) == 0);
+    app = NULL;
+    int32_t rc = open_plain(path, &app);
+    int more = 0;
+    if (rc == PASSCODE_OK) more = guess_until_refused(app, ATTACK_TRIES, &ended);
+    printf("  settings and state root pages swapped after %d guesses: open %s (%s), %d more guesses checked\n", got,
+           passcode_strerror(rc), rc == PASSCODE_OK ? "" : passcode_errmsg(NULL), more);
+    CHECK(more == 0);
+    CHECK(rc == PASSCODE_ERR_FOREIGN_SCHEMA || rc == PASSCODE_ERR_CORRUPT);
+    if (app) passcode_close(app);
+    /* One table on another's page, and one on page 1. */
+    const char *onto[] = {"event", "sqlite_master"};
+    for (size_t i = 0; i < 2; i++) {
+        new_path(path, sizeof path, "rootpage-dup.db");
+        app = NULL;
+        CHECK_STATUS(open_plain(path, &app), PASSCODE_OK);
+        CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+        passcode_close(app);
+        snprintf(sql, sizeof sql, "PRAGMA writable_schema = ON; UPDATE sqlite_master SET rootpage = %d WHERE name = 'reset_request';",
+                 i == 0 ? root_page(path, "event") : 1);
+        CHECK(attacker_writes(path, sql) == 0);
+        app = NULL;
+        rc = open_plain(path, &app);
+        printf("  reset_request put on the page of %s: open %s\n", onto[i], passcode_strerror(rc));
+        CHECK(rc == PASSCODE_ERR_FOREIGN_SCHEMA || rc == PASSCODE_ERR_CORRUPT);
+        if (app) passcode_close(app);
+    }
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -793,4 +866,5 @@ void run_file_attack_tests(void) {
     RUN(test_another_users_ancestor_is_refused);
     RUN(test_resolving_write_keeps_no_attacker_setting);
     RUN(test_file_edits_buy_no_reset_codes);
+    RUN(test_swapped_root_pages_are_refused);
 }

@@ -93,7 +93,7 @@ enum Schema {
         }
         let found = try objects(of: db)
         let expected = expectedObjects[version]
-        if found == expected { return }
+        if found == expected { return try checkRootPages(db, version: version) }
         let extra = found.filter { !expected.contains($0) }
         let missing = expected.filter { !found.contains($0) }
         func short(_ s: String) -> String { s.count <= 80 ? s : String(s.prefix(77)) + "..." }
@@ -102,5 +102,38 @@ enum Schema {
         if let m = missing.first { why.append("\(missing.count) object(s) of schema version \(version) missing or changed, e.g. \(short(m))") }
         if why.isEmpty { why.append("the objects are in another order") }
         throw PasscodeError.foreignSchema("the store's schema is not one libpasscode made (version \(version)): \(why.joined(separator: "; ")); refusing it before any write")
+    }
+
+    /// The SQL text of `sqlite_master` says nothing about where each table's b-tree is: its
+    /// `rootpage` is one more value of the file. Two objects on one page, or one on page 1
+    /// (`sqlite_master` itself) or past the end, are refused; and since two tables of the same
+    /// shape can swap pages unseen by SQLite (settings and state: both `key TEXT PRIMARY KEY,
+    /// value`), their rows must also be of their table: no setting in `state` and no state row
+    /// in `settings`. (Values of the wrong type in other tables are found where they are read:
+    /// `corrupt`, naming the row.) Run at open and whenever the schema cookie moves: two
+    /// indexed lookups, nothing measurable.
+    static func checkRootPages(_ db: Database, version: Int) throws {
+        let pages = try db.scalar("PRAGMA page_count")?.int ?? 0
+        var seen: Set<Int64> = []
+        for row in try db.query("SELECT name, rootpage FROM sqlite_master WHERE type IN ('table', 'index')") {
+            let name = row[0].text ?? "?"
+            guard let root = row[1].int, root >= 2, root <= max(pages, 2), seen.insert(root).inserted else {
+                throw PasscodeError.foreignSchema("the store's schema puts \(name) on a page no libpasscode store has it on (rootpage \(row[1].int.map(String.init) ?? "?")); refusing it before any write")
+            }
+        }
+        guard version >= 1 else { return }
+        let settingKeys = Setting.allCases.map(\.key)
+        let stateKeys = AttemptState.fields.map(\.key) + LockState.fields.map(\.key) + BiometricState.fields.map(\.key)
+            + [Integrity.macKey, PasscodeStore.storeIDKey, PasscodeStore.integrityVersionKey]
+        func count(_ table: String, _ keys: [String]) throws -> Int64 {
+            let list = keys.map { "'\($0)'" }.joined(separator: ",")
+            return try db.scalar("SELECT count(*) FROM \(table) WHERE key IN (\(list))")?.int ?? 0
+        }
+        if try count("settings", stateKeys) > 0 { throw misplaced("settings") }
+        if try count("state", settingKeys) > 0 { throw misplaced("state") }
+    }
+
+    private static func misplaced(_ table: String) -> PasscodeError {
+        .foreignSchema("the store's table \(table) holds rows of another table (its rootpage in sqlite_master was changed, or rows were moved); refusing it before any write")
     }
 }
