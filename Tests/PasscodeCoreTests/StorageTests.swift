@@ -6,9 +6,7 @@ import XCTest
 final class StorageTests: XCTestCase {
     /// Two fields (or a field and a one-off row) with one name would read and write one row.
     func testEveryStateRowHasItsOwnName() {
-        let recordKeys = AttemptState.fields.map(\.key) + LockState.fields.map(\.key) + BiometricState.fields.map(\.key)
-            + KeyState.fields.map(\.key) + TPMState.fields.map(\.key)
-        let stateKeys = recordKeys + StateKey.allCases.map(\.rawValue)
+        let stateKeys = StateKey.rowNames
         XCTAssertEqual(Set(stateKeys).count, stateKeys.count, "a state row name is used twice: \(stateKeys)")
         let settingKeys = Setting.allCases.map(\.key) + [CustomScheduleRow.key]
         XCTAssertEqual(Set(settingKeys).count, settingKeys.count, "a setting row name is used twice: \(settingKeys)")

@@ -123,8 +123,7 @@ enum Schema {
         }
         guard version >= 1 else { return }
         let settingKeys = Setting.allCases.map(\.key)
-        let stateKeys = AttemptState.fields.map(\.key) + LockState.fields.map(\.key) + BiometricState.fields.map(\.key)
-            + [Integrity.macKey, PasscodeStore.storeIDKey, PasscodeStore.integrityVersionKey]
+        let stateKeys = StateKey.rowNames
         func count(_ table: String, _ keys: [String]) throws -> Int64 {
             let list = keys.map { "'\($0)'" }.joined(separator: ",")
             return try db.scalar("SELECT count(*) FROM \(table) WHERE key IN (\(list))")?.int ?? 0

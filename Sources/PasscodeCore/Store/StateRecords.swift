@@ -37,6 +37,13 @@ struct StateField<Record>: Sendable {
 /// A wall-clock field not recorded yet (a store from before it was): below every reading accepted.
 let unknownWallMs: Int64 = -maxClockMs - 1
 
+extension StateKey {
+    /// The name of every row the `state` table may hold: each record's fields, then the one-off rows.
+    static let rowNames: [String] = AttemptState.fields.map(\.key) + LockState.fields.map(\.key)
+        + BiometricState.fields.map(\.key) + KeyState.fields.map(\.key) + TPMState.fields.map(\.key)
+        + StateKey.allCases.map(\.rawValue)
+}
+
 /// A record made of `state` rows.
 protocol StateRecord: Equatable {
     /// Every field at its default: the value of a row that is not stored.
