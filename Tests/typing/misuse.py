@@ -13,3 +13,8 @@ def deliver(code: str, attempt: int) -> None: ...
 
 
 store.on_reset_code(deliver)  # E: arg-type
+
+
+async def twins() -> None:
+    await store.verify_async(386491)  # E: arg-type
+    k: str = await store.unlock_key_async("386491")  # E: assignment
