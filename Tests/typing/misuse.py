@@ -1,4 +1,4 @@
-"""Calls the type hints must reject (scripts/check_types.sh expects mypy to fail on each line
+"""Calls the type hints must reject (Tests/typing/run.sh expects mypy to fail on each line
 marked `# E:` with that error code)."""
 import passcode
 from passcode import Setting
