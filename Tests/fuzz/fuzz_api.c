@@ -53,12 +53,27 @@ static int32_t lifecycle(void *p, int32_t event, char *m, size_t size) {
 static void on_logout(void *p, int32_t reason) { (void)p; (void)reason; }
 static void on_deleted(void *p) { (void)p; }
 
+static char dir[] = "/dev/shm/passcode-fuzz-XXXXXX", path[64];  /* a 0700 folder of its own */
+
+/* At the end of a run (not after a crash: then the store is evidence) the folder goes. */
+static void remove_store(void) {
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    char file[80];
+    passcode_close(store);
+    store = NULL;
+    for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {
+        snprintf(file, sizeof file, "%s%s", path, suffixes[k]);
+        unlink(file);
+    }
+    rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc; (void)argv;
-    static char dir[] = "/dev/shm/passcode-fuzz-XXXXXX", path[64];  /* a 0700 folder of its own */
     REQUIRE(mkdtemp(dir) != NULL, "%s: %s", dir, strerror(errno));
     snprintf(path, sizeof path, "%s/store.db", dir);
     unlink(path);
+    atexit(remove_store);
     passcode_options *o = NULL;
     passcode_options_new(&o);
     passcode_options_set_cost_explicit(o, 1, 8192);
