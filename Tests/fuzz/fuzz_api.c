@@ -137,11 +137,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             check(passcode_biometric_set_available(store, available, kind));
             break;
         }
-        case 11:
-            check(passcode_biometric_lead(store, &i32));
-            REQUIRE(i32 == 0 || i32 == 1, "biometric lead %d", (int)i32);
+        case 11: {  /* the answer only when the call succeeded: a refused one (the clocks out of range, say) writes none */
+            int32_t lead = -1, rc = passcode_biometric_lead(store, &lead);
+            check(rc);
+            REQUIRE(rc != PASSCODE_OK || lead == 0 || lead == 1, "status %d, biometric lead %d", (int)rc, (int)lead);
             check(passcode_biometric_unlock(store, &i32));
             break;
+        }
         case 12: check(passcode_biometric_failed(store, &i32)); break;
         case 13:
             if (flow) { passcode_flow_free(flow); flow = NULL; }
@@ -191,8 +193,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 REQUIRE(k < count || rc == PASSCODE_ERR_MISUSE, "entry %zu of %zu: status %d", k, count, (int)rc);
             }
             passcode_event_log_free(log);
-            check(passcode_failure_summary(store, &i32, &i64));
-            REQUIRE(i32 >= 0, "failures since unlock %d", (int)i32);
+            int32_t since = -1, src = passcode_failure_summary(store, &since, &i64);
+            check(src);
+            REQUIRE(src != PASSCODE_OK || since >= 0, "status %d, failures since unlock %d", (int)src, (int)since);
             /* The lock screen in one call, with a size that may be too small: MISUSE then, and
              * what it fills must be sane and agree with the single call of the same moment. */
             passcode_lock_screen screen;
