@@ -1,14 +1,42 @@
 SHELL := /bin/bash
-# libpasscode: build, test, install.
-#   make            build build/libpasscode.so.$(VERSION) (and its symlinks)
-#   make test       every test: Swift, C, header, exports, install, the wheel (see README)
-#   make demo       the C front end on a default store
-#   make bench      benchmarks, as ratios against a baseline in the same run (bench-verify: verify rows only)
-#   make wheel      build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
-#   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
-#   make header     regenerate include/passcode.h from the Swift sources
-#   make docs       man pages and the HTML reference (Doxygen) in build/docs
-#   make clean
+# libpasscode: build, test, install. `make help` prints this list; `make check-makefile` (a group
+# of make test) fails when a target is missing from it or the test groups below are not TEST_GROUPS.
+#
+# Build and install
+#   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same)
+#   make header         regenerate include/passcode.h and python/passcode/_enums.py from the Swift sources
+#   make docs           man pages and the HTML reference (Doxygen) in build/docs
+#   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
+#   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib (make uninstall: the same files removed)
+#   make deps           the packages of every test tool (make deps-demo: only what make demo needs)
+#   make demo           the C front end on a default store
+#   make clean          remove build/, .build* and the built demo
+#   make help           this list
+# make test: every test group below, in this order, also after one failed (Tests/run_groups.sh)
+#   make check-header   include/passcode.h matches the Swift sources; clean under gcc, clang and g++
+#   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML
+#   make check-makefile this list names every target, and its test groups are TEST_GROUPS
+#   make test-version   VERSION is the one place the version is written
+#   make test-swift     the Swift tests (swift test)
+#   make test-tsan      ThreadSanitizer over the Swift tests that share a handle between threads
+#   make test-c         the C API tests (TEST=text: only those whose name contains it), the catalogue,
+#                       short crash, stress and corruption runs, valgrind
+#   make test-tpm       the TPM binding against two swtpm instances on loopback
+#   make test-fuzz      FUZZ_SECONDS of libFuzzer over the API (Tests/fuzz/fuzz_api.c)
+#   make test-hostile   hostile stores and schemas under ASan and UBSan (Tests/fuzz/hostile_store.c)
+#   make test-exports   the library exports exactly the header's functions, needs no Swift library
+#   make test-install   install into a temporary prefix; the C quick start built against it
+#   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends)
+#   make test-gtk       the GTK front end under Xvfb (Tests/gtk)
+#   make test-python    the binding's tests, the README's quick starts, the wheel's metadata, mypy
+#   make test-wheel     the wheel with its library, in a fresh venv
+#   make deb-test       the Debian packages: build, lintian, install, use from C and Python (root)
+# Longer runs, outside make test
+#   make fuzz           FUZZ_LONG_RUNS of the API fuzzer, then HOSTILE_LONG rounds of test-hostile
+#   make crash          1000 crash-harness rounds (make stress, make corrupt: the same for those)
+#   make valgrind       test_api and test_catalogue under memcheck
+#   make bench          benchmarks, as ratios against a baseline in the same run (make bench-verify: verify rows only)
+#   make screenshots    renew docs/screenshots/*.png from the GTK front end
 
 SWIFT    ?= swift
 CC       ?= cc
@@ -33,9 +61,10 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift VERSION
 
 
-.PHONY: docs check-docs crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan test-tpm test-gtk screenshots
-.PHONY: all deps deps-demo lib header check-header check-layers test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
-.PHONY: wheel test-wheel bench-verify
+.PHONY: all lib header docs wheel install uninstall deps deps-demo demo clean help
+.PHONY: test check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
+.PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel deb-test
+.PHONY: fuzz crash stress corrupt valgrind bench bench-verify screenshots
 
 all: lib
 
@@ -122,9 +151,18 @@ check-header:
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header check-docs check-layers test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel deb-test
+TEST_GROUPS := check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel deb-test
 test: deps lib
-	@scripts/run_tests.sh $(TEST_GROUPS)
+	@Tests/run_groups.sh $(TEST_GROUPS)
+
+# The list at the top of this file, printed.
+help:
+	@sed -n '2,/^$$/{s/^# \{0,1\}//;p}' $(firstword $(MAKEFILE_LIST))
+
+# The list at the top names every target, its test groups are TEST_GROUPS in order, and .PHONY
+# names each target once (Tests/make/targets.sh).
+check-makefile:
+	@Tests/make/targets.sh Makefile $(TEST_GROUPS)
 
 # VERSION is the one place the version is written; debian/changelog keeps its own, which must match.
 # Tracked files only (git grep): build artefacts such as python/build may carry the version.
@@ -196,18 +234,30 @@ $(B)/hostile_store: Tests/fuzz/hostile_store.c include/passcode.h $(FUZZ_LIBDIR)
 test-hostile: $(B)/hostile_store
 	cd $(B) && $(OWN_SESSION) ./hostile_store $(HOSTILE_RANDOM) $$RANDOM
 
-# make test: FUZZ_SECONDS of fuzzing; make fuzz: FUZZ_RUNS executions, then the long hostile-store
-# run. Each execution is a program of up to ~2,000 API calls with write transactions: 150 to 300
-# a second on one core of the CI machine, so 10 million take 10 to 18 hours (run it overnight).
+# make test: FUZZ_SECONDS of fuzzing; make fuzz: FUZZ_LONG_RUNS executions (or FUZZ_LONG_SECONDS,
+# when set, whichever ends first), then HOSTILE_LONG rounds of the hostile-store run. Each execution
+# is a program of up to ~2,000 API calls with write transactions: 150 to 300 a second on one core
+# of the CI machine, so 10 million take 10 to 18 hours (run it overnight).
+# The whole fuzzer output goes to build/fuzz.log; the lines shown are read from it afterwards, so
+# the run count, and a failed check's message (fuzz_api: FILE:LINE: check failed: ...), show also
+# when the run failed or was interrupted. Swift's own crash backtracer is off (SWIFT_BACKTRACE):
+# on an abort it raced libFuzzer's handler and ASan reported a wild read inside it instead.
 FUZZ_RUNS ?= -1
+FUZZ_LONG_RUNS ?= 10000000
+FUZZ_LONG_SECONDS ?= 0
+HOSTILE_LONG ?= 10000
 test-fuzz: $(B)/fuzz_api
 	mkdir -p $(B)/fuzz-corpus
-	cd $(B) && $(OWN_SESSION) ./fuzz_api -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -rss_limit_mb=6000 -print_final_stats=1 fuzz-corpus 2>&1 \
-	    | grep -E '^(INFO: Loaded .* counters|#[0-9]+ *DONE|Done)|ERROR|SUMMARY'; exit $${PIPESTATUS[0]}
+	@cd $(B) && { SWIFT_BACKTRACE=enable=no $(OWN_SESSION) ./fuzz_api -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -rss_limit_mb=6000 -print_final_stats=1 \
+	    fuzz-corpus > fuzz.log 2>&1; rc=$$?; \
+	    grep -E '^(INFO: Loaded .* counters|#[0-9]+ *DONE|Done)|^fuzz_api: |ERROR|SUMMARY|interrupted|^ *#[0-9]+ .* in (LLVMFuzzerTestOneInput|check_at|failed) ' fuzz.log; \
+	    runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' fuzz.log | tail -n 1); \
+	    [ -n "$$runs" ] || runs="$$(grep -oE '^#[0-9]+' fuzz.log | tail -n 1 | tr -d '#') (the last progress line)"; \
+	    echo "fuzz: $$runs runs, exit status $$rc (the whole output: $(B)/fuzz.log)"; exit $$rc; }
 
 fuzz:
-	$(MAKE) test-fuzz FUZZ_SECONDS=0 FUZZ_RUNS=10000000
-	$(MAKE) test-hostile HOSTILE_RANDOM=10000
+	$(MAKE) test-fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_RUNS=$(FUZZ_LONG_RUNS)
+	$(MAKE) test-hostile HOSTILE_RANDOM=$(HOSTILE_LONG)
 
 $(B)/corrupt: Tests/c/corrupt.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
@@ -216,14 +266,21 @@ CRASH_ROUNDS ?= 60
 VALGRIND := valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite -q
 
 # Short versions of the fault checks run in `make test`; `make crash` and `make valgrind` are the long ones.
+# TEST=text runs only the API tests whose name contains it (build/test_api --list names them), nothing else.
+TEST ?=
 test-c: $(B)/test_api $(B)/test_catalogue $(B)/crash_harness $(B)/stress $(B)/corrupt
-	cd $(B) && ./test_api
+ifneq ($(TEST),)
+	cd $(B) && TEST= ./test_api '$(TEST)'
+	@echo "test-c: only the API tests whose name contains '$(TEST)' ran (without TEST: all of them, the catalogue, crash, stress, corrupt, valgrind)"
+else
+	cd $(B) && TEST= ./test_api
 	cd $(B) && ./test_catalogue
 	cd $(B) && $(OWN_SESSION) ./crash_harness $(CRASH_ROUNDS)
 	cd $(B) && $(OWN_SESSION) ./stress 8 16 3
 	cd $(B) && $(OWN_SESSION) ./corrupt 300
 	cd $(B) && $(VALGRIND) ./test_catalogue > /dev/null && $(VALGRIND) ./test_api > /dev/null \
 	    && echo "valgrind memcheck: test_api and test_catalogue clean (no errors, nothing definitely lost)"
+endif
 
 # The TPM binding against two swtpm instances the test starts on loopback (README "Binding a
 # store to the TPM"); scripts/ensure-deps.sh installs swtpm, tpm2-tools and libtss2-dev.
@@ -252,7 +309,7 @@ $(B)/compat_cxx: Tests/compat/cxx_callers.cpp include/passcode.h $(LIB)
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx
-	scripts/check_exports.sh $(LIB) include/passcode.h
+	Tests/abi/exports.sh $(LIB) include/passcode.h
 	cd $(B) && ./compat_old_header && ./compat_cxx
 	@if grep -vxFf debian/libpasscode0.symbols Tests/fixtures/header-0.6.1/libpasscode0.symbols; then \
 	    echo "exports: the lines above of 0.6.1's symbols file are gone from debian/libpasscode0.symbols" >&2; exit 1; fi
@@ -264,7 +321,7 @@ test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx
 	@echo "exports: Swift's regex library is not linked in"
 
 test-install: $(LIB)
-	scripts/check_install.sh
+	Tests/packaging/install.sh
 
 examples/c/passcode_demo: examples/c/passcode_demo.c include/passcode.h $(LIB)
 	$(MAKE) -C examples/c PASSCODE_INCLUDE=$(CURDIR)/include PASSCODE_LIBDIR=$(CURDIR)/$(B)
@@ -275,23 +332,23 @@ demo: deps-demo lib examples/c/passcode_demo
 
 # The GTK front end under Xvfb (Tests/gtk); `make screenshots` renews docs/screenshots/*.png.
 test-gtk: lib
-	scripts/check_gtk.sh $(B) $(SONAME)
+	Tests/gtk/run.sh $(B) $(SONAME)
 
 screenshots: lib
-	SCREENSHOT_DIR=$(CURDIR)/docs/screenshots scripts/check_gtk.sh $(B) $(SONAME)
+	SCREENSHOT_DIR=$(CURDIR)/docs/screenshots Tests/gtk/run.sh $(B) $(SONAME)
 
 test-frontends: examples/c/passcode_demo
-	$(OWN_SESSION) scripts/check_frontends.sh examples/c/passcode_demo
-	$(OWN_SESSION) scripts/check_curses.sh examples/c/passcode_demo
-	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) scripts/check_frontends.sh python3 examples/python/passcode_demo.py
+	$(OWN_SESSION) Tests/frontends/run.sh examples/c/passcode_demo
+	$(OWN_SESSION) Tests/frontends/curses.sh examples/c/passcode_demo
+	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/run.sh python3 examples/python/passcode_demo.py
 
 # The Python binding's tests (pytest is installed from PyPI when missing) and the README's quick starts.
 test-python: lib
 	@python3 -m pytest --version >/dev/null 2>&1 || python3 -m pip install -q pytest
 	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) python3 -m pytest -q Tests/python
-	scripts/check_readme.sh
-	scripts/check_wheel.sh
-	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) scripts/check_types.sh
+	Tests/docs/readme.sh
+	Tests/packaging/wheel.sh
+	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) Tests/typing/run.sh
 
 # A wheel that carries its library (scripts/build_wheel.sh): build/wheelhouse/passcode-*-py3-none-manylinux_*.whl
 # with libpasscode.so.0 and libsodium inside, not libsqlite3.
@@ -300,13 +357,13 @@ wheel: lib
 	scripts/build_wheel.sh $(LIB) $(WHEELHOUSE)
 
 # The wheel installed into a fresh venv runs the README's Python quick start with no environment
-# variable and no libpasscode known to the dynamic loader (scripts/check_wheel_bundle.sh).
+# variable and no libpasscode known to the dynamic loader (Tests/packaging/wheel_bundle.sh).
 test-wheel: wheel
-	scripts/check_wheel_bundle.sh $$(ls $(WHEELHOUSE)/passcode-*-py3-none-manylinux_*.whl)
+	Tests/packaging/wheel_bundle.sh $$(ls $(WHEELHOUSE)/passcode-*-py3-none-manylinux_*.whl)
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
 deb-test:
-	scripts/check_deb.sh
+	Tests/packaging/deb.sh
 
 # Every row names its baseline (and its bar); a row that cannot measure says why. The bench
 # finds the library it was linked with (dladdr), wherever it runs from.
@@ -327,7 +384,7 @@ bench-verify: lib $(B)/bench
 	cd $(B) && PASSCODE_BENCH_ONLY=verify ./bench
 
 check-docs: docs
-	scripts/check_docs.sh $(DOCS)
+	Tests/docs/reference.sh $(DOCS)
 
 # The man pages and the HTML reference, by Doxygen from the header's doc comments; passcode(7)
 # is the README's "Security model" section. Output in build/docs/{man,html}.

@@ -61,7 +61,7 @@ need test dbus-daemon "command -v dbus-daemon"
 need test doxygen "command -v doxygen"
 need test man-db "command -v man"
 need test groff-base "command -v groff || command -v nroff"
-# The terminal demo's ncurses screens are read back from a tmux pane (scripts/check_curses.sh).
+# The terminal demo's ncurses screens are read back from a tmux pane (Tests/frontends/curses.sh).
 need test tmux "command -v tmux"
 [ "$list" = 1 ] && exit 0
 if [ -n "$missing" ]; then

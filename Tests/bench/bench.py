@@ -35,7 +35,7 @@ with tempfile.TemporaryDirectory(dir="/dev/shm" if os.access("/dev/shm", os.W_OK
         # Interleaved rounds, the fastest of each kept: the cores are shared, so noise hits all alike.
         # The C function under store.is_set, called as bare as ctypes allows: what is left over
         # it is the binding's own cost.
-        raw_fn, h, ref = passcode._is_set, s._handle, ctypes.byref(ctypes.c_int32())
+        raw_fn, h, ref = passcode.store._is_set, s._handle, ctypes.byref(ctypes.c_int32())
         raw = lambda: raw_fn(h, ref)  # noqa: E731
         best = {"bare": 1.0, "is_set": 1.0, "poll": 1.0, "digit": 1.0, "raw": 1.0}
         with s.flow(passcode.FlowKind.UNLOCK) as f:

@@ -8,9 +8,13 @@
 #ifdef TESTLIB_SHARED
 extern int tl_passed, tl_failed;
 extern const char *tl_current;
+extern const char *tl_filter;
+extern int tl_listing, tl_ran;
 #else
 static int tl_passed, tl_failed;
 static const char *tl_current = "";
+static const char *tl_filter;  /* run only the tests whose name contains it (NULL: all) */
+static int tl_listing, tl_ran; /* tl_listing: print the names instead of running them */
 #endif
 
 #define CHECK(cond) do { \
@@ -26,10 +30,21 @@ static const char *tl_current = "";
         tl_current, __FILE__, __LINE__, #expr, tl_got, passcode_strerror(tl_got), (int)(want), passcode_strerror(want)); } \
 } while (0)
 
-#define RUN(fn) do { tl_current = #fn; fn(); } while (0)
+/* Runs one test, unless a filter leaves it out; while listing, prints its name instead. */
+#define RUN(fn) do { \
+    if (tl_listing) { printf("%s\n", #fn); } \
+    else if (!tl_filter || strstr(#fn, tl_filter)) { tl_current = #fn; tl_ran++; fn(); } \
+} while (0)
 
+/* A filter that matches no test is a failure: a misspelt name must not pass as "0 failed". */
 static inline int tl_summary(void) {
-    printf("%d passed, %d failed\n", tl_passed, tl_failed);
+    if (tl_listing) return 0;
+    if (tl_filter && tl_ran == 0) {
+        fprintf(stderr, "no test name contains \"%s\" (--list names them)\n", tl_filter);
+        return 2;
+    }
+    if (tl_filter) printf("%d passed, %d failed (%d tests whose name contains \"%s\")\n", tl_passed, tl_failed, tl_ran, tl_filter);
+    else printf("%d passed, %d failed\n", tl_passed, tl_failed);
     return tl_failed == 0 ? 0 : 1;
 }
 #endif

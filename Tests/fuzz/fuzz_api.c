@@ -4,6 +4,8 @@
 #include <passcode.h>
 #include <enum_bounds.h>
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,22 @@ static passcode_store *store;
 static int64_t boot = 1000000, wall = 1700000000000LL;
 static uint64_t boot_id = 1;
 static char code[16];
+
+/* A failed check says which one (file:line, the condition, the values) before it aborts: the store
+ * carries state from input to input, so the crash input alone may not replay the failure, and this
+ * line in the fuzzer's output is then the record of it. */
+static void failed(int line, const char *condition, const char *format, ...) __attribute__((format(printf, 3, 4), noreturn));
+static void failed(int line, const char *condition, const char *format, ...) {
+    va_list ap;
+    fprintf(stderr, "fuzz_api: %s:%d: check failed: %s (", __FILE__, line, condition);
+    va_start(ap, format);
+    vfprintf(stderr, format, ap);
+    va_end(ap);
+    fprintf(stderr, "); the store's last message: %s\n", store ? passcode_errmsg(store) : "(no store)");
+    fflush(stderr);
+    abort();
+}
+#define REQUIRE(condition, ...) do { if (!(condition)) failed(__LINE__, #condition, __VA_ARGS__); } while (0)
 
 static void clock_cb(void *p, int64_t *b, int64_t *w, uint64_t *id) { (void)p; *b = boot; *w = wall; *id = boot_id; }
 static int32_t deliver(void *p, const char *c, size_t n, char *m, size_t size) {
@@ -29,24 +47,40 @@ static int32_t hook(void *p, const char *k, const char *o, const char *n, char *
 
 static int32_t lifecycle(void *p, int32_t event, char *m, size_t size) {
     (void)p;
-    if (event < TEST_FIRST_LIFECYCLE_EVENT || event > TEST_LAST_LIFECYCLE_EVENT) abort();
+    REQUIRE(event >= TEST_FIRST_LIFECYCLE_EVENT && event <= TEST_LAST_LIFECYCLE_EVENT, "event %d", (int)event);
     return (wall & 2) ? (snprintf(m, size, "backend"), 1) : 0;
 }
 
 static void on_logout(void *p, int32_t reason) { (void)p; (void)reason; }
 static void on_deleted(void *p) { (void)p; }
 
+static char dir[] = "/dev/shm/passcode-fuzz-XXXXXX", path[64];  /* a 0700 folder of its own */
+
+/* At the end of a run (not after a crash: then the store is evidence) the folder goes. */
+static void remove_store(void) {
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    char file[80];
+    passcode_close(store);
+    store = NULL;
+    for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {
+        snprintf(file, sizeof file, "%s%s", path, suffixes[k]);
+        unlink(file);
+    }
+    rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc; (void)argv;
-    static char dir[] = "/dev/shm/passcode-fuzz-XXXXXX", path[64];  /* a 0700 folder of its own */
-    if (!mkdtemp(dir)) abort();
+    REQUIRE(mkdtemp(dir) != NULL, "%s: %s", dir, strerror(errno));
     snprintf(path, sizeof path, "%s/store.db", dir);
     unlink(path);
+    atexit(remove_store);
     passcode_options *o = NULL;
     passcode_options_new(&o);
     passcode_options_set_cost_explicit(o, 1, 8192);
     passcode_options_set_clock(o, clock_cb, NULL);
-    if (passcode_open(path, o, &store) != PASSCODE_OK) abort();
+    int32_t rc = passcode_open(path, o, &store);
+    REQUIRE(rc == PASSCODE_OK, "passcode_open(%s): %d %s", path, (int)rc, passcode_strerror(rc));
     passcode_options_free(o);
     passcode_set_reset_delivery_callback(store, deliver, NULL);
     passcode_set_settings_hook(store, hook, NULL);
@@ -56,12 +90,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
-static void check(int32_t rc) {
+/* check(rc): reported at the line of the call that returned rc. */
+static void check_at(int line, int32_t rc) {
     /* A status the library does not name is a bug; a bound here would go stale with every new one. */
-    if (strcmp(passcode_strerror(rc), "unknown status") == 0) abort();
-    if (rc == PASSCODE_ERR_INTERNAL) { fprintf(stderr, "internal: %s\n", passcode_errmsg(store)); abort(); }
-    if (rc == PASSCODE_ERR_BUSY || rc == PASSCODE_ERR_CORRUPT) abort();
+    if (strcmp(passcode_strerror(rc), "unknown status") == 0) failed(line, "a known status", "status %d", (int)rc);
+    if (rc == PASSCODE_ERR_INTERNAL || rc == PASSCODE_ERR_BUSY || rc == PASSCODE_ERR_CORRUPT)
+        failed(line, "rc != INTERNAL, BUSY, CORRUPT", "status %d, %s", (int)rc, passcode_strerror(rc));
 }
+#define check(rc) check_at(__LINE__, (rc))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t i = 0;
@@ -102,11 +138,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             check(passcode_biometric_set_available(store, available, kind));
             break;
         }
-        case 11:
-            check(passcode_biometric_lead(store, &i32));
-            if (i32 != 0 && i32 != 1) abort();
+        case 11: {  /* the answer only when the call succeeded: a refused one (the clocks out of range, say) writes none */
+            int32_t lead = -1, rc = passcode_biometric_lead(store, &lead);
+            check(rc);
+            REQUIRE(rc != PASSCODE_OK || lead == 0 || lead == 1, "status %d, biometric lead %d", (int)rc, (int)lead);
             check(passcode_biometric_unlock(store, &i32));
             break;
+        }
         case 12: check(passcode_biometric_failed(store, &i32)); break;
         case 13:
             if (flow) { passcode_flow_free(flow); flow = NULL; }
@@ -151,12 +189,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 const char *detail;
                 int32_t rc = passcode_event_log_get(log, k, &kind, &wall, &detail);
                 /* The library names every kind it logs. */
-                if (k < count && (rc != PASSCODE_OK || !passcode_event_log_kind_name(kind) || !detail)) abort();
-                if (k == count && rc != PASSCODE_ERR_MISUSE) abort();
+                REQUIRE(k == count || (rc == PASSCODE_OK && passcode_event_log_kind_name(kind) && detail),
+                        "entry %zu of %zu: status %d, kind %d, detail %s", k, count, (int)rc, (int)kind, detail ? "set" : "NULL");
+                REQUIRE(k < count || rc == PASSCODE_ERR_MISUSE, "entry %zu of %zu: status %d", k, count, (int)rc);
             }
             passcode_event_log_free(log);
-            check(passcode_failure_summary(store, &i32, &i64));
-            if (i32 < 0) abort();
+            int32_t since = -1, src = passcode_failure_summary(store, &since, &i64);
+            check(src);
+            REQUIRE(src != PASSCODE_OK || since >= 0, "status %d, failures since unlock %d", (int)src, (int)since);
             /* The lock screen in one call, with a size that may be too small: MISUSE then, and
              * what it fills must be sane and agree with the single call of the same moment. */
             passcode_lock_screen screen;
@@ -166,10 +206,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             check(rc);
             if (rc == PASSCODE_OK && screen.size == sizeof screen) {
                 int32_t failures = -1;
-                if (screen.locked < 0 || screen.locked > 1 || screen.lockout_seconds < 0 || !screen.security_label) abort();
-                if (passcode_failed_attempts(store, &failures) == PASSCODE_OK && failures != screen.failed_attempts) abort();
+                REQUIRE(screen.locked >= 0 && screen.locked <= 1 && screen.lockout_seconds >= 0 && screen.security_label,
+                        "locked %d, lockout %lld s, label %s", (int)screen.locked, (long long)screen.lockout_seconds,
+                        screen.security_label ? "set" : "NULL");
+                int32_t frc = passcode_failed_attempts(store, &failures);
+                REQUIRE(frc != PASSCODE_OK || failures == screen.failed_attempts, "failed attempts %d, the lock screen says %d",
+                        (int)failures, (int)screen.failed_attempts);
             }
-            if (rc == PASSCODE_ERR_MISUSE && screen.size >= offsetof(passcode_lock_screen, reason) + sizeof(int32_t)) abort();
+            REQUIRE(rc != PASSCODE_ERR_MISUSE || screen.size < offsetof(passcode_lock_screen, reason) + sizeof(int32_t),
+                    "MISUSE for size %zu", screen.size);
             break;
         }
         case 25: {
@@ -188,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             check(rc);
             uint8_t acc = 0;
             for (size_t k = 0; k < sizeof key; k++) acc |= key[k];
-            if ((rc == PASSCODE_OK) != (acc != 0)) abort();
+            REQUIRE((rc == PASSCODE_OK) == (acc != 0), "op %d: status %d, key %s", (int)op, (int)rc, acc ? "written" : "zero");
             break;
         }
         case 27: {  /* seal then unseal: the same bytes back; the raw input never unseals */
@@ -197,15 +242,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             int32_t rc = passcode_seal(store, (const uint8_t *)arg, n, sealed, sizeof sealed, &len);
             check(rc);
             if (rc == PASSCODE_OK) {
-                if (len != n + passcode_seal_overhead()) abort();
+                REQUIRE(len == n + passcode_seal_overhead(), "sealed %zu bytes into %zu", n, len);
                 size_t at = NEXT() % len;
                 uint8_t flip = (uint8_t)(1 + NEXT() % 255);
                 if (NEXT() % 2) sealed[at] ^= flip;
-                else if (passcode_unseal(store, sealed, len, back, sizeof back, &got) != PASSCODE_OK || got != n
-                         || memcmp(back, arg, n) != 0) abort();
+                else {
+                    int32_t urc = passcode_unseal(store, sealed, len, back, sizeof back, &got);
+                    REQUIRE(urc == PASSCODE_OK && got == n && memcmp(back, arg, n) == 0,
+                            "unseal: status %d, %zu bytes back of %zu", (int)urc, got, n);
+                }
                 check(passcode_unseal(store, sealed, len, back, sizeof back, &got));
             }
-            if (passcode_unseal(store, (const uint8_t *)arg, n, back, sizeof back, &got) == PASSCODE_OK) abort();
+            REQUIRE(passcode_unseal(store, (const uint8_t *)arg, n, back, sizeof back, &got) != PASSCODE_OK, "%zu raw bytes unsealed", n);
             break;
         }
         case 29: {  /* the recovery key */
@@ -250,13 +298,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             case 11: {  /* an impossible capacity (over (2^47 - 1) / 8 values): MISUSE; else the room of one value */
                 const size_t most = ((((size_t)1) << 47) - 1) / 8;
                 int32_t rc = passcode_setting_choices(PASSCODE_SETTING_AUTO_LOCK_SECONDS, values, len > most ? len : 1, &got);
-                if (rc != (len > most ? PASSCODE_ERR_MISUSE : PASSCODE_ERR_BUFFER_TOO_SMALL)) abort();
+                REQUIRE(rc == (len > most ? PASSCODE_ERR_MISUSE : PASSCODE_ERR_BUFFER_TOO_SMALL), "capacity %zu: status %d", len, (int)rc);
                 break;
             }
             default: check(passcode_password_change_check(store, "old", 3, arg, n, arg, len)); break;
             }
-            for (size_t k = 32; k < sizeof key; k++) if (key[k] != 0xAA) abort();  /* never past the key's size */
-            if (klen != 32) for (size_t k = 0; k < 32; k++) if (key[k] != 0xAA) abort();  /* a wrong length: untouched */
+            for (size_t k = 32; k < sizeof key; k++)  /* never past the key's size */
+                REQUIRE(key[k] == 0xAA, "byte %zu written past the key (length %zu)", k, klen);
+            if (klen != 32)  /* a wrong length: untouched */
+                for (size_t k = 0; k < 32; k++) REQUIRE(key[k] == 0xAA, "byte %zu written for key length %zu", k, klen);
             break;
         }
         case 31: {  /* clocks anywhere, in or out of the accepted range */
@@ -267,7 +317,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             int32_t rc = passcode_reset_request(store);
             check(rc);
             int in_range = boot >= 0 && boot <= INT64_MAX / 4 && wall >= -(INT64_MAX / 4) && wall <= INT64_MAX / 4;
-            if (!in_range && rc != PASSCODE_ERR_CLOCK_OUT_OF_RANGE && rc != PASSCODE_ERR_STATE) abort();
+            REQUIRE(in_range || rc == PASSCODE_ERR_CLOCK_OUT_OF_RANGE || rc == PASSCODE_ERR_STATE,
+                    "boot %lld, wall %lld: status %d", (long long)boot, (long long)wall, (int)rc);
             check(passcode_verify(store, arg, n));
             check(passcode_event_report(store, (int32_t)(NEXT() % 4), &i32));
             check(passcode_biometric_unlock(store, &i32));
@@ -275,7 +326,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             break;
         }
         }
-        if (passcode_failed_attempts(store, &i32) != PASSCODE_OK || i32 < 0) abort();
+        int32_t frc = passcode_failed_attempts(store, &i32);
+        REQUIRE(frc == PASSCODE_OK && i32 >= 0, "op %d: failed attempts: status %d, %d", (int)op, (int)frc, (int)i32);
     }
     passcode_flow_free(flow);
     return 0;

@@ -3,7 +3,7 @@ tests do: python-dbusmock's logind and our fprintd template on a private system 
 as the mail server on loopback. Asserts on widget state; saves a screenshot of every screen to
 $SCREENSHOT_DIR (make screenshots: docs/screenshots).
 
-    xvfb-run -a /usr/bin/python3 -m unittest Tests/gtk/test_gtk.py      (scripts/check_gtk.sh)
+    xvfb-run -a /usr/bin/python3 -m unittest Tests/gtk/test_gtk.py      (Tests/gtk/run.sh)
 """
 import email
 import os

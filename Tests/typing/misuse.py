@@ -1,4 +1,4 @@
-"""Calls the type hints must reject (scripts/check_types.sh expects mypy to fail on each line
+"""Calls the type hints must reject (Tests/typing/run.sh expects mypy to fail on each line
 marked `# E:` with that error code)."""
 import passcode
 from passcode import Setting
@@ -13,3 +13,8 @@ def deliver(code: str, attempt: int) -> None: ...
 
 
 store.on_reset_code(deliver)  # E: arg-type
+
+
+async def twins() -> None:
+    await store.verify_async(386491)  # E: arg-type
+    k: str = await store.unlock_key_async("386491")  # E: assignment

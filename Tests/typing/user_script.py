@@ -1,4 +1,4 @@
-"""What a user of the binding writes, checked with `mypy --strict` (scripts/check_types.sh) and
+"""What a user of the binding writes, checked with `mypy --strict` (Tests/typing/run.sh) and
 run: the types the package declares must describe what it does."""
 import asyncio
 import os

@@ -14,8 +14,7 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_int32, c_int64, c_size_t, c_uint8,
                     c_uint32, c_uint64, c_void_p)
 
-#: This binding's version, from the VERSION file shipped beside it (a link to the source tree's).
-__version__ = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "VERSION"), encoding="ascii").read().strip()
+from ._version import __version__
 
 #: The library version this binding was written for: (major, minor). A library with another
 #: major version, or an older minor one, is refused at import.

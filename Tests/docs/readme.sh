@@ -5,7 +5,7 @@
 # ./python) with HOME set to a temporary folder. The README's ```c and ```python blocks must be
 # examples/c/quickstart.c and examples/python/quickstart.py, which those commands run.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 tmp=$(mktemp -d)
 record=python/passcode/_installed_libdir

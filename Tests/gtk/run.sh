@@ -4,11 +4,11 @@
 # The test starts its own private system bus, logind and fprintd mocks and an SMTP server on
 # loopback. Screenshots go to $SCREENSHOT_DIR (default build/screenshots).
 #
-#   scripts/check_gtk.sh BUILD_DIR SONAME
+#   Tests/gtk/run.sh BUILD_DIR SONAME
 set -eu
 build=${1:-build}
 soname=${2:-libpasscode.so.0}
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 # GSK's cairo renderer: Xvfb has no GL, and the screenshots should not depend on a GPU.
 # NO_AT_BRIDGE: no accessibility bus in the test's private session.
 exec xvfb-run -a -s "-screen 0 1280x1024x24" env GSK_RENDERER=cairo NO_AT_BRIDGE=1 GTK_A11Y=none \

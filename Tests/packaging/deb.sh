@@ -79,7 +79,7 @@ flags=$(pkg-config --cflags --libs passcode)
 cc -std=c99 -Wall -Wextra -Wpedantic -Werror -O2 -D_POSIX_C_SOURCE=200809L -o "$tmp/ex/passcode_demo" "$tmp/ex/passcode_demo.c" $flags $(pkg-config --libs ncursesw)
 ldd "$tmp/ex/passcode_demo" | grep -qE "=> /(usr/)?lib/$multiarch/libpasscode.so.0 " || { echo "deb-test: FAIL: demo not linked to the installed library" >&2; exit 1; }
 # In a session keyring of its own, as make test-frontends (no user-keyring fallback since 0.7).
-(cd "$root" && $(command -v keyctl >/dev/null && echo keyctl session -) scripts/check_frontends.sh "$tmp/ex/passcode_demo")
+(cd "$root" && $(command -v keyctl >/dev/null && echo keyctl session -) Tests/frontends/run.sh "$tmp/ex/passcode_demo")
 # The Python binding from the installed package, with Debian's python3 and no hints.
 (cd "$tmp" && env -u PASSCODE_LIBRARY -u PYTHONPATH /usr/bin/python3 - <<'PY'
 import os, tempfile

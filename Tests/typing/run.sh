@@ -4,7 +4,7 @@
 # line of Tests/typing/misuse.py marked "# E: code" must be rejected with that code, and nothing else.
 # mypy comes from PyPI when missing.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 python3 -m mypy --version >/dev/null 2>&1 || python3 -m pip install -q mypy
 export MYPYPATH="$root/python"

@@ -3,7 +3,7 @@
 # server, stopped at the end) and read back with capture-pane: the email box stays until a key,
 # every refusal is a line on screen, f asks first, n says the failed match, long errors wrap
 # inside the pad's box, and the banner naming the store stays.
-#   scripts/check_curses.sh examples/c/passcode_demo
+#   Tests/frontends/curses.sh examples/c/passcode_demo
 set -eu
 demo=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 command -v tmux >/dev/null 2>&1 || { echo "curses: FAIL: tmux is missing (scripts/ensure-deps.sh installs it)" >&2; exit 1; }

@@ -2,7 +2,7 @@
 # make check-docs: every passcode_* name the docs and comments mention is declared; every function the header declares (the library exports exactly those) opens
 # a man page, every page renders with groff's warnings on and prints none, passcode(3) and
 # passcode(7) exist, and the HTML reference documents every function.
-# Usage: scripts/check_docs.sh [DOCS-DIR]   (default build/docs, made by `make docs`)
+# Usage: Tests/docs/reference.sh [DOCS-DIR]   (default build/docs, made by `make docs`)
 set -eu
 docs=${1:-build/docs}
 man3="$docs/man/man3"

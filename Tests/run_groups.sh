@@ -3,7 +3,7 @@
 # summary that names every group that failed or was skipped. A group that cannot run here
 # (deb-test when not root, say) writes its reason to $PASSCODE_SKIPPED/<group> and exits 0:
 # it is reported as SKIPPED, and the summary then does not say "all test groups passed".
-#   scripts/run_tests.sh GROUP...
+#   Tests/run_groups.sh GROUP...
 set -u
 export PASSCODE_SKIPPED
 PASSCODE_SKIPPED=$(mktemp -d)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs each Tests/frontends/*.script through a front end in scripted mode with a fake clock and
 # compares the screens it prints with the .expected file next to it.
-#   check_frontends.sh COMMAND...   e.g. examples/c/passcode_demo, or python3 examples/python/passcode_demo.py
+#   Tests/frontends/run.sh COMMAND...   e.g. examples/c/passcode_demo, or python3 examples/python/passcode_demo.py
 # UPDATE=1 rewrites the .expected files (review the diff before committing). The version in
 # them is written @VERSION@, so that VERSION stays the one place it is written.
 set -eu

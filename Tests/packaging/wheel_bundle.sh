@@ -4,7 +4,7 @@
 # and runs the README's Python quick start with no environment variable; the binding must have
 # loaded the copy inside the installed package, with the bundled libsodium and the system's
 # libsqlite3 (never a second SQLite).
-#   scripts/check_wheel_bundle.sh WHEEL
+#   Tests/packaging/wheel_bundle.sh WHEEL
 set -eu
 wheel=$1
 case "$(basename "$wheel")" in
