@@ -15,6 +15,7 @@ SHELL := /bin/bash
 # make test: every test group below, in this order, also after one failed (Tests/run_groups.sh)
 #   make check-header   include/passcode.h matches the Swift sources; clean under gcc, clang and g++
 #   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML
+#   make check-layers   each layer of Sources/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
 #   make test-version   VERSION is the one place the version is written
 #   make test-swift     the Swift tests (swift test)
@@ -133,7 +134,7 @@ header:
 # Fails when a layer of Sources/PasscodeCore reaches past its folder (README "Layout"): SQL
 # outside Store/, SQLite, libsodium, the keyring or the TPM called from elsewhere, I/O in Policy/.
 check-layers:
-	@scripts/check_layers.sh
+	@Tests/layers/check_layers.sh
 
 # Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition
 # (README's settings table, python/passcode/_errors.py) differs from what the sources generate.

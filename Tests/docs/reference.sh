@@ -9,7 +9,7 @@ man3="$docs/man/man3"
 fail=0
 bad() { echo "docs: FAIL: $*" >&2; fail=1; }
 # Every passcode_* name a comment or document mentions is declared in the header.
-python3 scripts/check_doc_names.py || fail=1
+python3 Tests/docs/check_doc_names.py || fail=1
 functions=$(scripts/gen_version_script.sh include/passcode.h | sed -n 's/^ *\(passcode_[a-z_0-9]*\);$/\1/p')
 [ -n "$functions" ] || { bad "no functions found in include/passcode.h"; exit 1; }
 count=0

@@ -4,7 +4,7 @@
 # Crypto/Sodium.swift only, the kernel keyring and the TPM from Platform/ only, Policy/ pure (no
 # import, no store), and the C ABI (Sources/Passcode) never reaching below the façade.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root/Sources/PasscodeCore"
 fail=0
 complain() {  # complain WHAT LINES
