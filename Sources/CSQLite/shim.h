@@ -18,7 +18,7 @@ static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TR
  * being written (the caller then reads the store as usual). */
 static inline volatile void *csqlite_shm_region(sqlite3 *db) {
     sqlite3_file *file = NULL;
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL) return NULL;
+    if (db == NULL || sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL) return NULL;
     const sqlite3_io_methods *m = file->pMethods;
     if (m == NULL || m->iVersion < 2 || m->xShmMap == NULL) return NULL;
     volatile void *region = NULL;
@@ -275,8 +275,8 @@ static inline int csqlite_check_shm(sqlite3 *db, const char *shm_path, char *why
 /* SQLite's descriptor for the store file of `db` (the unix VFS's, as above), or -1. */
 static inline int csqlite_main_fd(sqlite3 *db) {
     sqlite3_file *file = NULL;
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL || file->pMethods == NULL)
-        return -1;
+    if (db == NULL || sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL
+        || file->pMethods == NULL) return -1;
     return ((const struct csqlite_unix_file_head *)file)->fd;
 }
 

@@ -104,6 +104,7 @@ final class Database {
 
     /// Runs SQL with no parameters and no rows wanted (may hold several statements).
     func exec(_ sql: String) throws {
+        try checkOpen()
         budget.pointee.calls = 0
         let rc = sqlite3_exec(db, sql, nil, nil, nil)
         if rc != SQLITE_OK { throw Database.error(rc, db, context: "store query failed") }
@@ -177,8 +178,8 @@ final class Database {
     }
 
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE: the write lock is taken first, so
-    /// two writers never deadlock). Any error rolls everything back.
-    /// Runs under the writers' lock (`exclusive`).
+    /// two writers never deadlock), under the writers' lock (`exclusive`). Any error rolls
+    /// everything back.
     func write<R>(_ body: () throws -> R) throws -> R {
         try exclusive { try transaction("BEGIN IMMEDIATE", body) }
     }
@@ -198,6 +199,7 @@ final class Database {
 
     /// The first half of `exclusive`, for a caller whose body takes its own locks in between.
     func enterExclusive() throws {
+        try checkOpen()
         if exclusiveDepth > 0 {
             exclusiveDepth += 1
             return
@@ -218,6 +220,12 @@ final class Database {
             }
             try reopen(because: moved)
         }
+    }
+
+    /// After opening the store again failed (`reopen`), the handle has no connection: every
+    /// use is refused, and the host closes it.
+    private func checkOpen() throws {
+        if db == nil { throw PasscodeError.io("the store could not be opened again after its -wal or -shm file was deleted: close it and open it again") }
     }
 
     /// The second half of `exclusive`.
@@ -262,6 +270,7 @@ final class Database {
     /// stamps at two moments mean no connection of any process committed in between. Nil while
     /// a commit is being written or when the file has no wal-index; then nothing may be assumed.
     func changeStamp() -> ChangeStamp? {
+        if db == nil { return nil }
         var stamp = ChangeStamp()
         let ok = withUnsafeMutableBytes(of: &stamp) { raw in
             csqlite_change_stamp(db, raw.baseAddress!.assumingMemoryBound(to: UInt64.self))
@@ -301,6 +310,7 @@ final class Database {
     }
 
     private func prepare(_ sql: String) throws -> OpaquePointer {
+        try checkOpen()
         if let s = statements[sql] { return s }
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
