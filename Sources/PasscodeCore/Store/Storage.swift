@@ -46,8 +46,9 @@ final class Storage {
 
     /// Validates the file as ours, sets the connection up, and runs pending migrations.
     private static func checkAndMigrate(_ db: Database) throws {
-        // Under the writers' lock: no write of another process's stale connection (one whose
-        // -wal was deleted, which copies into this file directly) lands while this one reads.
+        // Under the writers' lock: no other process's write and checkpoint, made through -wal
+        // and -shm files deleted since (this connection will not see them), reaches the store
+        // file while this one reads it into its page cache.
         try db.exclusive { try checkAndMigrateLocked(db) }
     }
 
