@@ -18,7 +18,7 @@ static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TR
  * being written (the caller then reads the store as usual). */
 static inline volatile void *csqlite_shm_region(sqlite3 *db) {
     sqlite3_file *file = NULL;
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL) return NULL;
+    if (db == NULL || sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL) return NULL;
     const sqlite3_io_methods *m = file->pMethods;
     if (m == NULL || m->iVersion < 2 || m->xShmMap == NULL) return NULL;
     volatile void *region = NULL;
@@ -218,6 +218,23 @@ static inline void csqlite_take_refusal(char *out, size_t size) {
     csqlite_refusal_text()[0] = 0;
 }
 
+/* The file really mapped at `region` (device and inode, from /proc/self/maps): 1 when found,
+ * 0 when not, -1 when the maps cannot be read. */
+static inline int csqlite_mapped_file(volatile void *region, unsigned long *dev_major, unsigned long *dev_minor,
+                                      unsigned long *inode) {
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) return -1;
+    unsigned long lo, hi, offset;
+    char perms[8], line[4096];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, maps)) {
+        if (sscanf(line, "%lx-%lx %7s %lx %lx:%lx %lu", &lo, &hi, perms, &offset, dev_major, dev_minor, inode) == 7
+            && (unsigned long)(uintptr_t)region >= lo && (unsigned long)(uintptr_t)region < hi) found = 1;
+    }
+    fclose(maps);
+    return found;
+}
+
 /* The -shm file this connection has mapped must be ours too. SQLite opens it outside the VFS's
  * xOpen, so it is checked after the fact, race-free by inode: the mapping of region 0 is found
  * in /proc/self/maps (device and inode of the file really mapped), the path is opened and must
@@ -226,16 +243,9 @@ static inline void csqlite_take_refusal(char *out, size_t size) {
 static inline int csqlite_check_shm(sqlite3 *db, const char *shm_path, char *why, size_t size) {
     volatile void *region = csqlite_shm_region(db);
     if (region == NULL) return 0;
-    FILE *maps = fopen("/proc/self/maps", "re");
-    if (maps == NULL) { snprintf(why, size, "%s cannot be checked: /proc/self/maps is not readable", shm_path); return 1; }
-    unsigned long lo, hi, dev_major = 0, dev_minor = 0, inode = 0, offset;
-    char perms[8], line[4096];
-    int found = 0;
-    while (!found && fgets(line, sizeof line, maps)) {
-        if (sscanf(line, "%lx-%lx %7s %lx %lx:%lx %lu", &lo, &hi, perms, &offset, &dev_major, &dev_minor, &inode) == 7
-            && (unsigned long)(uintptr_t)region >= lo && (unsigned long)(uintptr_t)region < hi) found = 1;
-    }
-    fclose(maps);
+    unsigned long dev_major = 0, dev_minor = 0, inode = 0;
+    int found = csqlite_mapped_file(region, &dev_major, &dev_minor, &inode);
+    if (found < 0) { snprintf(why, size, "%s cannot be checked: /proc/self/maps is not readable", shm_path); return 1; }
     if (!found) { snprintf(why, size, "%s: its mapping was not found", shm_path); return 1; }
     int fd = open(shm_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) { snprintf(why, size, "%s cannot be opened to be checked", shm_path); return 1; }
@@ -246,4 +256,117 @@ static inline int csqlite_check_shm(sqlite3 *db, const char *shm_path, char *why
     else bad = csqlite_fd_is_ours(fd, shm_path, why, size);
     close(fd);
     return bad;
+}
+
+/* ---- One writer at a time, on one log -----------------------------------------------------
+ * Deleting <store>-wal and <store>-shm while the store is open splits the wal-index: the
+ * connections that had them open go on with the old (unlinked) files, a process that opens the
+ * store next makes new ones, and SQLite's locks, which live in the -shm, no longer keep their
+ * writers apart: each goes on with a log and a page cache of its own, and a count one of them
+ * writes the other overwrites. So every write of the library takes a lock of its own first:
+ * flock() on the descriptor SQLite opened for the store file (flock locks belong to the open
+ * file description and are independent of SQLite's fcntl locks on Linux; no descriptor of ours
+ * is opened or closed, since closing any descriptor of the file would drop SQLite's fcntl
+ * locks), and under it checks that the -wal and -shm paths still name the files this
+ * connection has open (csqlite_log_files_moved); when not, the caller opens the store again. */
+#include <sys/file.h>
+#include <time.h>
+
+/* SQLite's descriptor for the store file of `db` (the unix VFS's, as above), or -1. */
+static inline int csqlite_main_fd(sqlite3 *db) {
+    sqlite3_file *file = NULL;
+    if (db == NULL || sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL
+        || file->pMethods == NULL) return -1;
+    return ((const struct csqlite_unix_file_head *)file)->fd;
+}
+
+/* Takes the writers' lock, waiting up to `timeout_ms`. 0: taken; 1: still held elsewhere at the
+ * timeout; -1: no descriptor, or flock failed (errno). Taking it again on the same descriptor
+ * is a no-op (it is the same open file description). */
+static inline int csqlite_writer_lock(sqlite3 *db, int timeout_ms) {
+    int fd = csqlite_main_fd(db);
+    if (fd < 0) return -1;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR) return -1;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long long waited = (now.tv_sec - start.tv_sec) * 1000LL + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (waited >= timeout_ms) return 1;
+        usleep(waited < 20 ? 500 : 5000);
+    }
+}
+
+static inline void csqlite_writer_unlock(sqlite3 *db) {
+    int fd = csqlite_main_fd(db);
+    if (fd >= 0) flock(fd, LOCK_UN);
+}
+
+/* The files a connection has open for its log: the -wal (fstat of SQLite's descriptor) and the
+ * -shm (the file really mapped, from /proc/self/maps), learnt once per connection. */
+typedef struct { unsigned long long wal_dev, wal_ino, shm_major, shm_minor, shm_ino; int known; } csqlite_log_ids;
+
+/* 1 when `<path>-wal` or `<path>-shm` no longer names the file this connection has open for it
+ * (deleted, or replaced), with the reason in `why`; 0 when both still do, or when the
+ * connection has no log open yet (not in WAL mode, or nothing read). Costs two lstat calls once
+ * the files are known. */
+static inline int csqlite_log_files_moved(sqlite3 *db, const char *path, csqlite_log_ids *ids, char *why, size_t size) {
+    char wal_path[4200], shm_path[4200];
+    snprintf(wal_path, sizeof wal_path, "%s-wal", path);
+    snprintf(shm_path, sizeof shm_path, "%s-shm", path);
+    if (!ids->known) {
+        volatile void *region = csqlite_shm_region(db);
+        sqlite3_file *wal = NULL, *main_file = NULL;
+        if (region == NULL || sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK
+            || sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &main_file) != SQLITE_OK
+            || wal == NULL || main_file == NULL || wal->pMethods == NULL || main_file->pMethods == NULL) return 0;
+        /* A log of the unix VFS, as the store itself (its method set is the no-lock one, whose
+         * reads and writes are the same functions), not an in-memory journal: its descriptor is known. */
+        if (wal->pMethods->xRead != main_file->pMethods->xRead) return 0;
+        struct stat st;
+        if (fstat(((const struct csqlite_unix_file_head *)wal)->fd, &st) != 0) {
+            snprintf(why, size, "%s cannot be examined", wal_path);
+            return 1;
+        }
+        unsigned long dev_major = 0, dev_minor = 0, inode = 0;
+        int found = csqlite_mapped_file(region, &dev_major, &dev_minor, &inode);
+        if (found <= 0) {
+            snprintf(why, size, "%s cannot be checked: its mapping was not found in /proc/self/maps", shm_path);
+            return 1;
+        }
+        ids->wal_dev = st.st_dev;
+        ids->wal_ino = st.st_ino;
+        ids->shm_major = dev_major;
+        ids->shm_minor = dev_minor;
+        ids->shm_ino = inode;
+        ids->known = 1;
+    }
+    struct stat st;
+    if (lstat(wal_path, &st) != 0 || st.st_dev != ids->wal_dev || st.st_ino != ids->wal_ino) {
+        snprintf(why, size, "%s was deleted or replaced while the store was open", wal_path);
+        return 1;
+    }
+    if (lstat(shm_path, &st) != 0 || st.st_ino != ids->shm_ino || major(st.st_dev) != ids->shm_major
+        || minor(st.st_dev) != ids->shm_minor) {
+        snprintf(why, size, "%s was deleted or replaced while the store was open", shm_path);
+        return 1;
+    }
+    return 0;
+}
+
+/* 1 when `path` still names the store file this connection has open. */
+static inline int csqlite_main_file_same(sqlite3 *db, const char *path) {
+    int fd = csqlite_main_fd(db);
+    struct stat open_st, path_st;
+    return fd >= 0 && fstat(fd, &open_st) == 0 && lstat(path, &path_st) == 0 && open_st.st_dev == path_st.st_dev
+           && open_st.st_ino == path_st.st_ino;
+}
+
+/* Before a connection whose log files were deleted or replaced is closed: its close must neither
+ * copy its old log into the store file (over what other processes wrote there since) nor delete
+ * the -wal and -shm paths (which now name other connections' files). */
+static inline int csqlite_no_checkpoint_on_close(sqlite3 *db) {
+    int on = 0;
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &on) == SQLITE_OK && on == 1 ? 0 : 1;
 }

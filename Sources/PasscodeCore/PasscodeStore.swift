@@ -165,6 +165,14 @@ public final class PasscodeStore: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` holding the store's writers' lock (`Database.exclusive`) across the
+    /// transactions it makes; the handle lock is taken only to take and to release it.
+    func exclusively<R>(_ body: () throws -> R) throws -> R {
+        try lock.withLock { try db.enterExclusive() }
+        defer { lock.withLock { db.leaveExclusive() } }
+        return try body()
+    }
+
     /// Runs `body` under the handle lock in a read transaction (after the MAC check, with a pepper).
     func read<R>(_ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
         try lock.withLock { try readLocked(use, body) }

@@ -853,6 +853,173 @@ static void test_swapped_root_pages_are_refused(void) {
     }
 }
 
+/* ---- -wal and -shm deleted while the store is open ------------------------------------------ */
+
+/* A command to a guessing process (`--wal-guesser`): 'g' guesses the `index`-th wrong passcode
+ * at the clock given, 'd' deletes the store's -wal and -shm, 'q' closes the store and exits.
+ * Each is answered with a status. */
+typedef struct { char op; int32_t index; int64_t boot_ms, wall_ms; } guesser_command;
+
+static void distinct_guess(int32_t index, char out[16]) {
+    snprintf(out, 16, "%06d", (345679 + index * 7919) % 1000000);
+    if (!strcmp(out, PC1)) snprintf(out, 16, "%06d", (345680 + index * 7919) % 1000000);
+}
+
+/* The guessing process: a new program (exec'd, so it shares none of SQLite's state with the
+ * test), which opens the store and keeps it open until told to quit. */
+int wal_guesser(const char *path) {
+    passcode_store *g = NULL;
+    int32_t rc = open_peppered(path, &g);
+    if (write(1, &rc, sizeof rc) != (ssize_t)sizeof rc) return 1;
+    guesser_command c;
+    while (read(0, &c, sizeof c) == (ssize_t)sizeof c && c.op != 'q') {
+        the_clock.boot_ms = c.boot_ms;
+        the_clock.wall_ms = c.wall_ms;
+        if (c.op == 'g') {
+            char guess[16];
+            distinct_guess(c.index, guess);
+            rc = g ? passcode_verify(g, guess, 6) : PASSCODE_ERR_IO;
+            if (rc != PASSCODE_OK && rc != PASSCODE_ERR_WRONG_PASSCODE && rc != PASSCODE_ERR_RESET_REQUIRED && rc != PASSCODE_ERR_BUSY)
+                fprintf(stderr, "  guesser %d: %s (%s)\n", (int)getpid(), passcode_strerror(rc), passcode_errmsg(g));
+        } else {
+            char name[600];
+            path_with(name, sizeof name, path, "-wal");
+            rc = unlink(name);
+            path_with(name, sizeof name, path, "-shm");
+            rc |= unlink(name);
+        }
+        if (write(1, &rc, sizeof rc) != (ssize_t)sizeof rc) return 1;
+    }
+    if (g) passcode_close(g);
+    return 0;
+}
+
+typedef struct { pid_t pid; int to, from; } guesser;
+
+static int32_t start_guesser(const char *path, guesser *out) {
+    int down[2], up[2];
+    char self[512];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0 || pipe(down) != 0 || pipe(up) != 0) abort();
+    self[len] = 0;
+    out->pid = fork();
+    if (out->pid == 0) {
+        dup2(down[0], 0);
+        dup2(up[1], 1);
+        close(down[0]); close(down[1]); close(up[0]); close(up[1]);
+        execl(self, self, "--wal-guesser", path, (char *)NULL);
+        _exit(127);
+    }
+    close(down[0]);
+    close(up[1]);
+    out->to = down[1];
+    out->from = up[0];
+    int32_t rc = PASSCODE_ERR_IO;
+    if (read(out->from, &rc, sizeof rc) != (ssize_t)sizeof rc) rc = PASSCODE_ERR_IO;
+    return rc;
+}
+
+static int32_t tell_guesser(guesser *g, char op, int32_t index) {
+    guesser_command c = { op, index, the_clock.boot_ms, the_clock.wall_ms };
+    int32_t rc = PASSCODE_ERR_IO;
+    if (write(g->to, &c, sizeof c) != (ssize_t)sizeof c || read(g->from, &rc, sizeof rc) != (ssize_t)sizeof rc) return PASSCODE_ERR_IO;
+    return rc;
+}
+
+static void stop_guesser(guesser *g) {
+    guesser_command c = { 'q', 0, 0, 0 };
+    if (write(g->to, &c, sizeof c) != (ssize_t)sizeof c) kill(g->pid, SIGKILL);
+    close(g->to);
+    close(g->from);
+    waitpid(g->pid, NULL, 0);
+}
+
+/* The tally of one series: wrong answers (guesses checked), refusals as busy, other statuses. */
+typedef struct { int wrong, busy, other, reset; int32_t last_other; } tally;
+
+static void count(tally *t, int32_t rc) {
+    if (rc == PASSCODE_ERR_WRONG_PASSCODE) t->wrong++;
+    else if (rc == PASSCODE_ERR_BUSY || rc == PASSCODE_ERR_LOCKED_OUT) t->busy++;
+    else if (rc == PASSCODE_ERR_RESET_REQUIRED) t->reset++;
+    else { t->other++; t->last_other = rc; }
+}
+
+/* The app holds the store open and keeps guessing. In each round a new attacker's process opens
+ * the store, guesses, deletes -wal and -shm while it and the app hold the store open, keeps its
+ * connection open and guesses again; the app guesses in between; every attacker stays open to
+ * the end and guesses again in later rounds. In the release before this test the app and each
+ * new process went on with a log and a wal-index of their own, and each counted the attempts in
+ * its own page cache: 15 wrong answers against the policy's 9 (24 with the reader). Now every
+ * write takes the writers' lock and, when the -wal or -shm path names another file than its
+ * connection has open, opens the store again first. With `reader`, a third process holds a read
+ * transaction open the whole time (its attempts are refused as busy until the files move). */
+static void deleted_wal_while_open(int reader) {
+    char path[512];
+    passcode_store *app = peppered_app(path, sizeof path, reader ? "walopen-reader.db" : "walopen.db");
+    int release = -1;
+    /* One unlock first: its attempt's checkpoint puts the passcode into the store file (a
+     * passcode set and never used yet lives in the log alone; deleted with it while a reader
+     * held the log, it is gone, and every process answers "no passcode"). */
+    if (reader) CHECK_STATUS(passcode_verify(app, PC1, LEN), PASSCODE_OK);
+    pid_t reader_pid = reader ? hold_reader(path, &release) : 0;
+    enum { ROUNDS = 8 };
+    guesser attackers[ROUNDS];
+    int started = 0, index = 0;
+    tally app_t = {0}, att_t = {0};
+    for (int round = 0; round < ROUNDS; round++) {
+        int32_t rc = start_guesser(path, &attackers[started]);
+        if (rc != PASSCODE_OK) {
+            printf("  round %d: the attacker's open: %s\n", round, passcode_strerror(rc));
+            count(&att_t, rc);
+            stop_guesser(&attackers[started]);
+            continue;
+        }
+        guesser *now = &attackers[started++];
+        advance_ms(24LL * 3600 * 1000);
+        count(&att_t, tell_guesser(now, 'g', index++));
+        advance_ms(24LL * 3600 * 1000);
+        char guess[16];
+        distinct_guess(index++, guess);
+        count(&app_t, passcode_verify(app, guess, 6));
+        CHECK(tell_guesser(now, 'd', 0) == 0);  /* both hold the store open */
+        advance_ms(24LL * 3600 * 1000);
+        count(&att_t, tell_guesser(now, 'g', index++));
+        for (int k = 0; k + 1 < started; k++) {  /* the earlier attackers, still open */
+            advance_ms(24LL * 3600 * 1000);
+            count(&att_t, tell_guesser(&attackers[k], 'g', index++));
+        }
+        advance_ms(24LL * 3600 * 1000);
+        distinct_guess(index++, guess);
+        count(&app_t, passcode_verify(app, guess, 6));
+    }
+    for (int k = 0; k < started; k++) stop_guesser(&attackers[k]);
+    if (reader) {
+        close(release);
+        waitpid(reader_pid, NULL, 0);
+    }
+    int wrong = app_t.wrong + att_t.wrong;
+    printf("  -wal/-shm deleted while the app and %d attackers' processes held the store open%s: %d wrong answers "
+           "(attackers %d, app %d), %d refused busy or locked out, %d reset required, %d other (last: %s)\n",
+           started, reader ? ", a reader held in a third process" : "", wrong, att_t.wrong, app_t.wrong,
+           app_t.busy + att_t.busy, app_t.reset + att_t.reset, app_t.other + att_t.other,
+           passcode_strerror(att_t.other ? att_t.last_other : app_t.last_other));
+    CHECK(wrong <= POLICY_GUESSES);
+    CHECK(app_t.other + att_t.other == 0);  /* no handle failed: a stale one opened the files again */
+    passcode_close(app);
+    passcode_store *after = NULL;
+    CHECK_STATUS(open_peppered(path, &after), PASSCODE_OK);
+    int32_t required = 0, failed = 0;
+    CHECK_STATUS(passcode_is_reset_required(after, &required), PASSCODE_OK);
+    CHECK_STATUS(passcode_failed_attempts(after, &failed), PASSCODE_OK);
+    printf("  a new handle afterwards: %d failures counted, reset required: %d\n", failed, required);
+    if (!reader) CHECK(required == 1);
+    CHECK(failed >= wrong);  /* every checked guess is counted in the file */
+    passcode_close(after);
+}
+
+static void test_deleted_wal_while_open_buys_no_guess(void) { deleted_wal_while_open(0); }
+static void test_deleted_wal_while_open_with_a_reader_buys_no_guess(void) { deleted_wal_while_open(1); }
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -867,4 +1034,6 @@ void run_file_attack_tests(void) {
     RUN(test_resolving_write_keeps_no_attacker_setting);
     RUN(test_file_edits_buy_no_reset_codes);
     RUN(test_swapped_root_pages_are_refused);
+    RUN(test_deleted_wal_while_open_buys_no_guess);
+    RUN(test_deleted_wal_while_open_with_a_reader_buys_no_guess);
 }

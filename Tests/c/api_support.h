@@ -187,5 +187,6 @@ int probe_reset(const char *path);
 int probe_launch(const char *path);
 int no_session_child(const char *path);
 void run_file_attack_tests(void);
+int wal_guesser(const char *path);
 int session_kind_child(const char *path, const char *name);
 #endif

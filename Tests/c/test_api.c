@@ -49,6 +49,8 @@ int main(int argc, char **argv) {
         passcode_close(s);
         return 0;
     }
+    /* A process that guesses while -wal and -shm are deleted under it (api_file_attacks.c). */
+    if (argc == 3 && !strcmp(argv[1], "--wal-guesser")) return wal_guesser(argv[2]);
     /* The processes of the robustness tests (api_robustness.c). */
     if (argc == 3 && !strcmp(argv[1], "--probe-reset")) return probe_reset(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "--probe-launch")) return probe_launch(argv[2]);

@@ -173,13 +173,18 @@ extension PasscodeStore {
         let start = try now()
         // 1. Write-ahead: count the attempt durably (bound: in the TPM's counter too, in the same
         // transaction), or refuse without looking at the passcode.
-        let begun: AttemptStart = try write { try beginAttemptLocked(code, fingerprint: fingerprint, now: start, device: device) }
         // 1b. The record reaches the main database file before the passcode is checked, so that
         // deleting the -wal and -shm files (or killing this process) never takes an attempt back.
         // Another connection holding the log open for longer than the busy timeout makes that
         // impossible: then the attempt stays counted and the passcode is not checked.
-        if case .proceed = begun, try !emptyLogIntoMainFile() {
-            throw PasscodeError.busy("another connection holds the store's write-ahead log open: the attempt is counted, but the passcode was not checked; try again")
+        // Both under one hold of the writers' lock (Database.exclusive): no other process writes
+        // the file in between, even one that goes on with a log of its own.
+        let begun: AttemptStart = try exclusively {
+            let begun: AttemptStart = try write { try beginAttemptLocked(code, fingerprint: fingerprint, now: start, device: device) }
+            if case .proceed = begun, try !emptyLogIntoMainFile() {
+                throw PasscodeError.busy("another connection holds the store's write-ahead log open: the attempt is counted, but the passcode was not checked; try again")
+            }
+            return begun
         }
         let seq: Int64, row: PasscodeRow, verifier: Verifier, pending: [Int64]
         switch begun {

@@ -15,6 +15,9 @@ enum SQLValue: Equatable {
 /// What `Database.changeStamp()` returns: the 48 bytes of the wal-index header.
 struct ChangeStamp: Equatable {
     var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0, w4: UInt64 = 0, w5: UInt64 = 0
+    /// How many times the connection was opened again (`Database.reopen`): a stamp read
+    /// from another wal-index never equals one read before.
+    var connection: UInt64 = 0
 }
 
 /// One SQLite connection with a statement cache. Not thread-safe by itself: `PasscodeStore`
@@ -31,10 +34,26 @@ final class Database {
     var schemaCheck: ((Database) throws -> Void)?
     /// The schema cookie (`PRAGMA schema_version`) `schemaCheck` last passed under.
     private var checkedSchemaCookie: Int64?
+    /// How long a write waits for the writers' lock (the busy timeout).
+    private let busyTimeoutMs: Int32
+    /// The -wal and -shm files this connection has open (shim.h, csqlite_log_files_moved).
+    private var logFiles = csqlite_log_ids()
+    /// Nesting of `exclusive`: the writers' lock is held while above 0.
+    private var exclusiveDepth = 0
+    /// How many times the connection was opened again (`reopen`).
+    private var reopenings: UInt64 = 0
+    /// After the connection was opened again: the checks of a new open (Storage.checkAndMigrate).
+    var openChecks: ((Database) throws -> Void)?
 
     /// Opens an existing file read-write (the caller creates it, with mode 0600).
     init(path: String, busyTimeoutMs: Int32) throws {
         self.path = path
+        self.busyTimeoutMs = busyTimeoutMs
+        try openConnection()
+    }
+
+    /// Opens the SQLite connection (`init`, `reopen`).
+    private func openConnection() throws {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
         // Every file SQLite opens for the store is checked on its descriptor (shim.h).
         guard let vfs = csqlite_strict_vfs_name() else {
@@ -63,6 +82,7 @@ final class Database {
     /// A private in-memory database (to learn the schema's expected shape).
     init(inMemory: Void) throws {
         path = ":memory:"
+        busyTimeoutMs = 0
         let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
         if rc != SQLITE_OK { throw Database.error(rc, db, context: "cannot open a memory database") }
     }
@@ -73,6 +93,9 @@ final class Database {
     }
 
     func close() {
+        // A connection whose -wal or -shm was deleted under it must not, as the last one to
+        // close, copy its old log over the store file nor delete the files others use now.
+        if db != nil && path != ":memory:" && logFilesMoved() != nil { _ = csqlite_no_checkpoint_on_close(db) }
         for (_, stmt) in statements { sqlite3_finalize(stmt) }
         statements.removeAll()
         if db != nil { sqlite3_close_v2(db) }
@@ -81,6 +104,7 @@ final class Database {
 
     /// Runs SQL with no parameters and no rows wanted (may hold several statements).
     func exec(_ sql: String) throws {
+        try checkOpen()
         budget.pointee.calls = 0
         let rc = sqlite3_exec(db, sql, nil, nil, nil)
         if rc != SQLITE_OK { throw Database.error(rc, db, context: "store query failed") }
@@ -145,14 +169,96 @@ final class Database {
     /// A truncating checkpoint: true when the whole log was copied into the file and emptied,
     /// false when another connection's snapshot kept part of it.
     func checkpointTruncate() throws -> Bool {
+        try exclusive { try checkpointTruncateNow() }
+    }
+
+    private func checkpointTruncateNow() throws -> Bool {
         guard let row = try query("PRAGMA wal_checkpoint(TRUNCATE)").first, row.count == 3 else { return false }
         return row[0].int == 0 && row[1].int == row[2].int
     }
 
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE: the write lock is taken first, so
-    /// two writers never deadlock). Any error rolls everything back.
+    /// two writers never deadlock), under the writers' lock (`exclusive`). Any error rolls
+    /// everything back.
     func write<R>(_ body: () throws -> R) throws -> R {
-        try transaction("BEGIN IMMEDIATE", body)
+        try exclusive { try transaction("BEGIN IMMEDIATE", body) }
+    }
+
+    /// Runs `body` holding the writers' lock (shim.h, "One writer at a time, on one log"),
+    /// after checking that `<store>-wal` and `<store>-shm` still name the files this connection
+    /// has open. When they do not (deleted or replaced while the store was open: another
+    /// process may be using new ones), the connection is opened again first, with every check
+    /// of a new open, so that it reads what the others wrote and writes where they read.
+    /// Nested calls run inside the outer one's lock. Throws `busy` when another writer held the
+    /// lock for longer than the busy timeout.
+    func exclusive<R>(_ body: () throws -> R) throws -> R {
+        try enterExclusive()
+        defer { leaveExclusive() }
+        return try body()
+    }
+
+    /// The first half of `exclusive`, for a caller whose body takes its own locks in between.
+    func enterExclusive() throws {
+        try checkOpen()
+        if exclusiveDepth > 0 {
+            exclusiveDepth += 1
+            return
+        }
+        for tries in 0..<2 {
+            switch csqlite_writer_lock(db, busyTimeoutMs) {
+            case 0: break
+            case 1: throw PasscodeError.busy("the store stayed busy: another writer held it for longer than the busy timeout")
+            default: throw PasscodeError.io("the store's writers' lock cannot be taken (flock failed on the store file)")
+            }
+            guard let moved = logFilesMoved() else {
+                exclusiveDepth = 1
+                return
+            }
+            csqlite_writer_unlock(db)
+            if tries == 1 {
+                throw PasscodeError.io("\(moved), and again after the store was opened again (another handle of this process keeps the old files): nothing was written; close every handle of the store and open it again")
+            }
+            try reopen(because: moved)
+        }
+    }
+
+    /// After opening the store again failed (`reopen`), the handle has no connection: every
+    /// use is refused, and the host closes it.
+    private func checkOpen() throws {
+        if db == nil { throw PasscodeError.io("the store could not be opened again after its -wal or -shm file was deleted: close it and open it again") }
+    }
+
+    /// The second half of `exclusive`.
+    func leaveExclusive() {
+        exclusiveDepth -= 1
+        if exclusiveDepth == 0 { csqlite_writer_unlock(db) }
+    }
+
+    /// Why `<store>-wal` or `<store>-shm` no longer names the file this connection has open,
+    /// or nil when both still do (or nothing is open yet).
+    private func logFilesMoved() -> String? {
+        var why = [CChar](repeating: 0, count: 512)
+        return csqlite_log_files_moved(db, path, &logFiles, &why, why.count) == 0 ? nil : Database.string(why)
+    }
+
+    /// Closes the connection, whose log files were deleted or replaced, without letting it
+    /// touch them (`close`), and opens the same store file again: new -wal and -shm files, or
+    /// those another process made, checked as at any open. What this connection wrote to its
+    /// old log and not yet to the store file is lost with that log (an attempt's record never
+    /// is: it reaches the store file before the passcode is checked). A store file replaced
+    /// meanwhile is not opened in its place.
+    private func reopen(because moved: String) throws {
+        guard csqlite_main_file_same(db, path) == 1 else {
+            throw PasscodeError.io("\(moved), and the store file was replaced too: nothing was written; close the store and open it again")
+        }
+        close()
+        logFiles = csqlite_log_ids()
+        checkedSchemaCookie = nil
+        let checks = openChecks
+        schemaCheck = nil
+        reopenings += 1
+        try openConnection()
+        try checks?(self)
     }
 
     /// Runs `body` in a read transaction, so that several reads see one snapshot.
@@ -164,10 +270,12 @@ final class Database {
     /// stamps at two moments mean no connection of any process committed in between. Nil while
     /// a commit is being written or when the file has no wal-index; then nothing may be assumed.
     func changeStamp() -> ChangeStamp? {
+        if db == nil { return nil }
         var stamp = ChangeStamp()
         let ok = withUnsafeMutableBytes(of: &stamp) { raw in
             csqlite_change_stamp(db, raw.baseAddress!.assumingMemoryBound(to: UInt64.self))
         }
+        stamp.connection = reopenings
         return ok == 1 ? stamp : nil
     }
 
@@ -202,6 +310,7 @@ final class Database {
     }
 
     private func prepare(_ sql: String) throws -> OpaquePointer {
+        try checkOpen()
         if let s = statements[sql] { return s }
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)

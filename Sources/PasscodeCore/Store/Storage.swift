@@ -40,11 +40,19 @@ final class Storage {
     static func open(path: String, busyTimeoutMs: Int32) throws -> Storage {
         let db = try Database(path: path, busyTimeoutMs: busyTimeoutMs)
         try checkAndMigrate(db)
+        db.openChecks = { try checkAndMigrate($0) }
         return Storage(db)
     }
 
     /// Validates the file as ours, sets the connection up, and runs pending migrations.
     private static func checkAndMigrate(_ db: Database) throws {
+        // Under the writers' lock: no other process's write and checkpoint, made through -wal
+        // and -shm files deleted since (this connection will not see them), reaches the store
+        // file while this one reads it into its page cache.
+        try db.exclusive { try checkAndMigrateLocked(db) }
+    }
+
+    private static func checkAndMigrateLocked(_ db: Database) throws {
         // Read-only checks first, in one snapshot: nothing is written to a file that is not ours.
         let version: Int = try db.read {
             let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
@@ -103,9 +111,14 @@ final class Storage {
     /// A truncating checkpoint (see `Database.checkpointTruncate`).
     func checkpointTruncate() throws -> Bool { try database.checkpointTruncate() }
 
+    /// Holds the writers' lock from `enterExclusive` to `leaveExclusive` (see `Database.exclusive`),
+    /// across several transactions: an attempt's record and the checkpoint that puts it in the file.
+    func enterExclusive() throws { try database.enterExclusive() }
+    func leaveExclusive() { database.leaveExclusive() }
+
     /// Rebuilds the file, so that deleted pages are gone from it (fails while another
     /// connection reads; secure_delete has zeroed the pages anyway).
-    func vacuum() throws { try database.exec("VACUUM") }
+    func vacuum() throws { try database.exclusive { try database.exec("VACUUM") } }
 
     /// Deletes every row holding a value over the length limit (see `Database.purgeOversizedRows`).
     func purgeOversizedRows() throws -> Int { try database.purgeOversizedRows() }
