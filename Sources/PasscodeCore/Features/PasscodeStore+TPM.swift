@@ -86,19 +86,24 @@ extension PasscodeStore {
     }
 
     /// The store's TPM (its `passcode_options_set_tpm` option) and what the binding promises on
-    /// it (`passcode_tpm_posture`). Reads the TPM's properties once; counts nothing.
+    /// it (`passcode_tpm_posture`). Reads the TPM's properties once; counts nothing. A guess limit
+    /// is promised only for the index the sealed object's policy names (the file names one, and
+    /// the file is input: `TPMDevice.load` proves the two agree); when they do not, the store is
+    /// reported not bound to this TPM, with no limit.
     public func tpmPosture() throws -> TPMPosture {
         guard let tcti = options.tpm else {
             throw PasscodeError.misuse("open the store with passcode_options_set_tpm to ask for its TPM's posture")
         }
-        let (bound, pin) = try read(.recover) { () throws -> (Bool, UInt32?) in
+        let (inFile, sealed) = try read(.recover) { () throws -> (Bool, TPMSealed?) in
             let bound = try load(TPMState.self).bound
-            return (bound, bound ? try pinIndexLocked() : nil)
+            return (bound, bound ? try sealedLocked() : nil)
         }
         let device = try openTPM(tcti)
         let settings = try device.posture()
-        var pinLimit: UInt32 = 0
-        if let pin { pinLimit = try device.pinCounts(pin)?.limit ?? 0 }
+        var bound = inFile, pinLimit: UInt32 = 0
+        if let sealed {
+            do { pinLimit = try device.verifiedPinLimit(sealed) ?? 0 } catch PasscodeError.tpmMismatch(_) { bound = false }
+        }
         var posture = TPMPosture()
         posture.ownerAuthSet = settings.ownerAuthSet
         posture.lockoutAuthSet = settings.lockoutAuthSet
@@ -185,8 +190,7 @@ extension PasscodeStore {
     /// number charged to the passcode, returned to be counted as failures and logged. A count
     /// below what is charged (a success zeroed it) is raised back, so that every guess, the
     /// library's or another process's, comes out of the same `pinLimit`.
-    func chargeOutsideGuessesLocked(_ device: TPMDevice, pin: UInt32, failures: Int64) throws -> Int64 {
-        guard let counts = try device.pinCounts(pin) else { return 0 }
+    func chargeOutsideGuessesLocked(_ device: TPMDevice, pin: UInt32, counts: (count: UInt32, limit: UInt32), failures: Int64) throws -> Int64 {
         var state = try load(TPMState.self)
         let before = state
         if state.outsidePin != Int64(pin) { (state.outsidePin, state.outsideGuesses) = (Int64(pin), 0) }
@@ -245,11 +249,14 @@ extension PasscodeStore {
     /// The PIN_FAIL index the file's verifier names, if any.
     func currentPinIndex() throws -> UInt32? { try read(.recover) { try pinIndexLocked() } }
 
-    func pinIndexLocked() throws -> UInt32? {
+    func pinIndexLocked() throws -> UInt32? { try sealedLocked()?.pinIndex }
+
+    /// The TPM's sealed object the file's verifier holds, if any.
+    func sealedLocked() throws -> TPMSealed? {
         guard let text = try passcodeRowLocked()?.text, case .wrapped(let wrap)? = try? Verifier.parse(text, limit: options.cost) else {
             return nil
         }
-        return wrap.tpm?.pinIndex
+        return wrap.tpm
     }
 
     /// The store's counter when this TPM has it (provisioned: only one the owner alone
