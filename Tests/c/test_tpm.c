@@ -876,7 +876,8 @@ static void pin_counts(unsigned long index, char *out, size_t size) {
  * the kind and attributes of the library's own). The sealed object's policy names the store's own
  * index, so that one still limits every guess: the posture promises nothing for the other one, and
  * verify refuses with TPM_MISMATCH naming what did not match, counting nothing anywhere. The
- * file's own index put back, the store works and promises its limit as before. */
+ * file's own index put back, the store works and promises its limit as before; named again, a
+ * reset does not remove the named index (which may be another store's). */
 static void test_provisioned_index_named_in_the_file(void) {
     char path[300];
     new_provisioned_store(path, sizeof path, "prov-renamed.db");
@@ -932,6 +933,20 @@ static void test_provisioned_index_named_in_the_file(void) {
     CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT) == 10);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     passcode_close(s);
+
+    /* named again, then a reset by email (no passcode needed): the new passcode gets a new index,
+     * and the old one the file names is not removed on the file's word (it may be another store's):
+     * the library removes an index only when the old sealed object's policy names it */
+    snprintf(sql, sizeof sql, "UPDATE passcode SET verifier = substr(verifier, 1, length(verifier) - 8) || '%08lx'", other);
+    CHECK(sh(py, path, sql) == 0);
+    s = must_open(path, P.tcti);
+    reset_by_email(s, PC2);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+    int kept = sh("tpm2_nvreadpublic -T %s 0x%lx >/dev/null 2>&1", P.tcti, other) == 0;
+    printf("  a reset by email with the file naming 0x%lx: that index %s\n", other, kept ? "still defined" : "REMOVED by the library");
+    CHECK(kept);
+    sh("xxd -r -p %s | tpm2_nvundefine -T %s -C o -P file:- 0x%lx >/dev/null 2>&1", owner_file, P.tcti, own);  /* left by the reset */
     CHECK(sh("xxd -r -p %s | tpm2_nvundefine -T %s -C o -P file:- 0x%lx >/dev/null 2>&1", owner_file, P.tcti, other) == 0);
     owner_auth_file = NULL;
 }

@@ -118,7 +118,7 @@ extension PasscodeStore {
         _ = try verify(current)
         try callLifecycleHook(.removed)
         let now = try now()
-        let pin = try? currentPinIndex()
+        let pin = try? currentSealed()
         try write {
             try removePasscodeLocked()
             try logLocked(.passcodeRemoved, now: now)
@@ -250,7 +250,7 @@ extension PasscodeStore {
             lock.withLock { dropKeyLocked() }
             throw PasscodeError.resetRequired
         case .loggedOut:
-            if case .wrapped(let wrap) = verifier { retirePin(wrap.tpm?.pinIndex, device: device) }  // the passcode went
+            if case .wrapped(let wrap) = verifier { retirePin(wrap.tpm, device: device) }  // the passcode went
             hooks.logout?(LogoutReason.maxFailures.rawValue)
             throw PasscodeError.loggedOut
         }

@@ -221,8 +221,9 @@ extension PasscodeStore {
         let wrap: KeyWrap
         let kek: SecretBytes
         let binding: (device: TPMDevice, counter: UInt32)?
-        /// The PIN_FAIL index of the wrap this one replaces, removed once the new one is written.
-        var oldPin: UInt32? = nil
+        /// The sealed object (and PIN_FAIL index) of the wrap this one replaces: the index is
+        /// removed once the new wrap is written.
+        var oldPin: TPMSealed? = nil
 
         var session: SessionEntry { SessionEntry(name: wrap.sessionName, kek: kek) }
     }
@@ -234,22 +235,23 @@ extension PasscodeStore {
         let limit = device?.provisioned == true ? try read(.recover) { try guessLimitLocked() } : nil
         let (wrap, kek) = try KeyWrap.makeReturningKEK(input, dataKey: dataKey, cost: options.cost, device: device, guessLimit: limit)
         return NewWrap(wrap: wrap, kek: kek, binding: try device.map { ($0, try counterForNewWrap($0)) },
-                       oldPin: device == nil ? nil : try currentPinIndex())
+                       oldPin: device == nil ? nil : try currentSealed())
     }
 
     /// After a new wrap is written (`new.oldPin`), or the passcode removed (by the user, or
     /// "forgot passcode"): removes the PIN_FAIL index the old wrap had, best effort (the owner
     /// authorization is needed, and nothing else may remove it), when the file names it no more.
-    func retirePin(_ index: UInt32?, device: TPMDevice? = nil) {
-        guard let index, (try? currentPinIndex()) != index else { return }
-        guard let device = device ?? options.tpm.flatMap({ try? openTPM($0) }) else { return }
+    /// Only when the old sealed object loads with it, that is when its policy names that index:
+    /// the file is input, and an index it names is not removed on its word alone (another store's
+    /// would go with it). A mismatch leaves the index where it is.
+    func retirePin(_ sealed: TPMSealed?, device: TPMDevice? = nil) {
+        guard let sealed, let index = sealed.pinIndex, (try? currentSealed())?.pinIndex != index else { return }
+        guard let device = device ?? options.tpm.flatMap({ try? openTPM($0) }), (try? device.load(sealed)) != nil else { return }
         try? device.undefinePin(index)
     }
 
-    /// The PIN_FAIL index the file's verifier names, if any.
-    func currentPinIndex() throws -> UInt32? { try read(.recover) { try pinIndexLocked() } }
-
-    func pinIndexLocked() throws -> UInt32? { try sealedLocked()?.pinIndex }
+    /// The TPM's sealed object (with its PIN_FAIL index, if any) the file's verifier holds.
+    func currentSealed() throws -> TPMSealed? { try read(.recover) { try sealedLocked() } }
 
     /// The TPM's sealed object the file's verifier holds, if any.
     func sealedLocked() throws -> TPMSealed? {
@@ -310,16 +312,16 @@ extension PasscodeStore {
         try checkFormat(current, length: try passcodeLength())
         let key = try verify(current)
         let new = try newWrap(hashInput(current), dataKey: key, device: nil)
-        let (old, oldPin): (TPMState, UInt32?) = try write {
+        let (old, oldPin): (TPMState, TPMSealed?) = try write {
             let old = try load(TPMState.self)
-            let oldPin = try pinIndexLocked()
+            let oldPin = try sealedLocked()
             try rewrapLocked(new)
             try update(TPMState.self) { $0 = TPMState() }
             return (old, oldPin)
         }
         if let tcti = options.tpm, let device = try? openTPM(tcti) {  // best effort: the file no longer names them
             if let index = try? old.counterIndex() { try? device.undefineCounter(index) }
-            if let oldPin { try? device.undefinePin(oldPin) }
+            if let oldPin, let index = oldPin.pinIndex, (try? device.load(oldPin)) != nil { try? device.undefinePin(index) }
         }
     }
 
