@@ -789,7 +789,10 @@ typedef enum passcode_tpm_posture_item {
     PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_COUNTER = 5,
     /**
      * 1 when the store is bound to this TPM: no guess of its passcode can be checked off this
-     * machine, not even with a copy of the file (the promise every binding makes), else 0.
+     * machine, not even with a copy of the file (the promise every binding makes), else 0. Also 0
+     * when the file names a PIN_FAIL index that the sealed object's policy does not name (the
+     * file was changed, or the TPM is another or was cleared): then the binding holds nothing
+     * the library can check.
      */
     PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH = 6,
     /**
@@ -801,7 +804,9 @@ typedef enum passcode_tpm_posture_item {
     PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT = 7,
     /**
      * The failures the store's PIN_FAIL index allows before it refuses even the right passcode
-     * (its pinLimit, the policy's guess limit); 0 when the store has no such index.
+     * (its pinLimit, the policy's guess limit); 0 when the store has no such index. Only the
+     * index the sealed object's policy names counts: the file names one, and a name the TPM's
+     * copy of the object does not agree with gives 0 (checked by loading the object).
      */
     PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT = 8
 } passcode_tpm_posture_item;
@@ -2124,7 +2129,11 @@ passcode_status passcode_tpm_is_bound(passcode_store *store, int32_t *out);
  * count after each success. What it cannot prevent: any process that reaches the TPM can use up
  * that limit with wrong guesses (no file needed), and the owner must then reset the passcode;
  * and on a TPM not yet provisioned, a tss member can set the owner authorization first,
- * which keeps the administrator from provisioning it. Without it, a process that can reach the TPM (root, or the tss
+ * which keeps the administrator from provisioning it. The store file names the PIN_FAIL index,
+ * and the file is input: only the index the sealed object's policy names counts (the object is
+ * loaded with the policy computed for the named index, which the TPM refuses for any other);
+ * a file naming another index reports the store not bound (all three promises 0), and
+ * passcode_verify refuses it with PASSCODE_ERR_TPM_MISMATCH. Without it, a process that can reach the TPM (root, or the tss
  * group) and reads the file can guess through the TPM directly, clearing its DA lockout with
  * tpm2_dictionarylockout -c whenever the lockout authorization is empty; the library's
  * counters bind only callers that go through it.
@@ -2133,7 +2142,8 @@ passcode_status passcode_tpm_is_bound(passcode_store *store, int32_t *out);
  * @param out Receives the value (0 or 1 for the yes/no items, seconds or counts for the others).
  * @return PASSCODE_OK; PASSCODE_ERR_MISUSE (an unknown item, a NULL out, or a store
  * opened without the TPM option); PASSCODE_ERR_INVALID_HANDLE; a TPM status
- * (PASSCODE_ERR_TPM_UNAVAILABLE, PASSCODE_ERR_TPM); a store error.
+ * (PASSCODE_ERR_TPM_UNAVAILABLE, PASSCODE_ERR_TPM, PASSCODE_ERR_TPM_OWNER_AUTH when the
+ * owner authorization file is not the TPM's); a store error.
  */
 passcode_status passcode_tpm_posture(passcode_store *store, passcode_tpm_posture_item item, int64_t *out);
 

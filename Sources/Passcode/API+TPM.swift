@@ -115,7 +115,11 @@ public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutableP
 /// count after each success. What it cannot prevent: any process that reaches the TPM can use up
 /// that limit with wrong guesses (no file needed), and the owner must then reset the passcode;
 /// and on a TPM not yet provisioned, a `tss` member can set the owner authorization first,
-/// which keeps the administrator from provisioning it. Without it, a process that can reach the TPM (root, or the `tss`
+/// which keeps the administrator from provisioning it. The store file names the PIN_FAIL index,
+/// and the file is input: only the index the sealed object's policy names counts (the object is
+/// loaded with the policy computed for the named index, which the TPM refuses for any other);
+/// a file naming another index reports the store not bound (all three promises 0), and
+/// `passcode_verify` refuses it with `PASSCODE_ERR_TPM_MISMATCH`. Without it, a process that can reach the TPM (root, or the `tss`
 /// group) and reads the file can guess through the TPM directly, clearing its DA lockout with
 /// `tpm2_dictionarylockout -c` whenever the lockout authorization is empty; the library's
 /// counters bind only callers that go through it.
@@ -125,7 +129,8 @@ public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutableP
 ///   - out: Receives the value (0 or 1 for the yes/no items, seconds or counts for the others).
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (an unknown item, a NULL out, or a store
 ///   opened without the TPM option); `PASSCODE_ERR_INVALID_HANDLE`; a TPM status
-///   (`PASSCODE_ERR_TPM_UNAVAILABLE`, `PASSCODE_ERR_TPM`); a store error.
+///   (`PASSCODE_ERR_TPM_UNAVAILABLE`, `PASSCODE_ERR_TPM`, `PASSCODE_ERR_TPM_OWNER_AUTH` when the
+///   owner authorization file is not the TPM's); a store error.
 @c(passcode_tpm_posture)
 public func passcode_tpm_posture(_ store: OpaquePointer?, _ item: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     withStore(store) { s in

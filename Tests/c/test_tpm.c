@@ -124,7 +124,9 @@ static passcode_store *must_open(const char *path, const char *tcti) {
 static passcode_store *with_passcode(char *path, size_t size, const char *name, const char *tcti) {
     new_path(path, size, name);
     passcode_store *s = must_open(path, tcti);
-    CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    int32_t rc = passcode_set(s, PC1, LEN);
+    if (rc != PASSCODE_OK) fprintf(stderr, "  set %s: %s\n", name, passcode_errmsg(s));
+    CHECK_STATUS(rc, PASSCODE_OK);
     return s;
 }
 
@@ -857,6 +859,98 @@ static void test_store_bound_before_provisioning(void) {
     owner_auth_file = NULL;
 }
 
+/* The pinCount and pinLimit of an NV index (owner authorization), as "count/limit", or "-". */
+static void pin_counts(unsigned long index, char *out, size_t size) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "xxd -r -p %s | tpm2_nvread -T %s -C o -P file:- -s 8 0x%lx 2>/dev/null | xxd -p", owner_file, P.tcti, index);
+    snprintf(out, size, "-");
+    FILE *p = popen(cmd, "r");
+    char hex[40] = "";
+    if (p) { if (fscanf(p, "%39s", hex) != 1) hex[0] = 0; pclose(p); }
+    unsigned long count, limit;
+    if (strlen(hex) == 16 && sscanf(hex, "%8lx%8lx", &count, &limit) == 2) snprintf(out, size, "%lu/%lu", count, limit);
+}
+
+/* The file names the passcode's PIN_FAIL index, and the file is input: someone who can write it
+ * names another PIN_FAIL index of the same TPM instead (here one defined with a pinLimit of 1000,
+ * the kind and attributes of the library's own). The sealed object's policy names the store's own
+ * index, so that one still limits every guess: the posture promises nothing for the other one, and
+ * verify refuses with TPM_MISMATCH naming what did not match, counting nothing anywhere. The
+ * file's own index put back, the store works and promises its limit as before; named again, a
+ * reset does not remove the named index (which may be another store's). */
+static void test_provisioned_index_named_in_the_file(void) {
+    char path[300];
+    new_provisioned_store(path, sizeof path, "prov-renamed.db");
+    owner_auth_file = owner_file;
+    unsigned long own = file_index(path, "pin"), other = own == 0x13ffff0 ? 0x13ffff1 : 0x13ffff0;
+    CHECK(own != 0);
+    char bytes[300];
+    snprintf(bytes, sizeof bytes, "%s/pin-1000", root);
+    CHECK(sh("printf '\\000\\000\\000\\000\\000\\000\\003\\350' > %s", bytes) == 0);
+    CHECK(sh("xxd -r -p %s | tpm2_nvdefine -T %s -C o -P file:- -s 8 -a 'nt=pinfail|ownerwrite|ownerread|no_da' -p other 0x%lx >/dev/null 2>&1",
+             owner_file, P.tcti, other) == 0);
+    CHECK(sh("xxd -r -p %s | tpm2_nvwrite -T %s -C o -P file:- -i %s 0x%lx >/dev/null 2>&1", owner_file, P.tcti, bytes, other) == 0);
+    const char *py = "python3 -c \"import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()\" %s \"%s\"";
+    char sql[300];
+    snprintf(sql, sizeof sql, "UPDATE passcode SET verifier = substr(verifier, 1, length(verifier) - 8) || '%08lx'", other);
+    CHECK(sh(py, path, sql) == 0);
+    CHECK(file_index(path, "pin") == other);
+
+    passcode_store *s = must_open(path, P.tcti);
+    int64_t hw = posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT), limit = posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT);
+    int64_t bound = posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH);
+    printf("  the file names 0x%lx (pinLimit 1000) for 0x%lx: posture hardware_guess_limit %lld, guess_limit %lld, no_offline_search %lld\n",
+           other, own, (long long)hw, (long long)limit, (long long)bound);
+    CHECK(hw == 0);
+    CHECK(limit == 0);
+    CHECK(bound == 0);
+    char own_before[40], other_before[40], own_after[40], other_after[40];
+    pin_counts(own, own_before, sizeof own_before);
+    pin_counts(other, other_before, sizeof other_before);
+    int32_t right = passcode_verify(s, PC1, LEN);
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s", passcode_errmsg(s));
+    int32_t wrong_rc = passcode_verify(s, wrong(), LEN);
+    pin_counts(own, own_after, sizeof own_after);
+    pin_counts(other, other_after, sizeof other_after);
+    printf("  verify: right passcode %s (\"%s\"), a wrong one %s; failures %d; pinCount/pinLimit: store's index %s -> %s, named one %s -> %s\n",
+           passcode_strerror(right), msg, passcode_strerror(wrong_rc), failed(s), own_before, own_after, other_before, other_after);
+    CHECK_STATUS(right, PASSCODE_ERR_TPM_MISMATCH);
+    CHECK_STATUS(wrong_rc, PASSCODE_ERR_TPM_MISMATCH);
+    char named[16];
+    snprintf(named, sizeof named, "0x%08lx", other);
+    CHECK(strstr(msg, named) != NULL);
+    CHECK(failed(s) == 0);
+    CHECK(!strcmp(own_before, own_after) && !strcmp(other_before, other_after));
+    CHECK(!strcmp(other_after, "0/1000"));
+    passcode_close(s);
+
+    /* the file's own index back: the store works, and promises its own limit */
+    snprintf(sql, sizeof sql, "UPDATE passcode SET verifier = substr(verifier, 1, length(verifier) - 8) || '%08lx'", own);
+    CHECK(sh(py, path, sql) == 0);
+    s = must_open(path, P.tcti);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT) == 1);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT) == 10);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    passcode_close(s);
+
+    /* named again, then a reset by email (no passcode needed): the new passcode gets a new index,
+     * and the old one the file names is not removed on the file's word (it may be another store's):
+     * the library removes an index only when the old sealed object's policy names it */
+    snprintf(sql, sizeof sql, "UPDATE passcode SET verifier = substr(verifier, 1, length(verifier) - 8) || '%08lx'", other);
+    CHECK(sh(py, path, sql) == 0);
+    s = must_open(path, P.tcti);
+    reset_by_email(s, PC2);
+    CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
+    passcode_close(s);
+    int kept = sh("tpm2_nvreadpublic -T %s 0x%lx >/dev/null 2>&1", P.tcti, other) == 0;
+    printf("  a reset by email with the file naming 0x%lx: that index %s\n", other, kept ? "still defined" : "REMOVED by the library");
+    CHECK(kept);
+    sh("xxd -r -p %s | tpm2_nvundefine -T %s -C o -P file:- 0x%lx >/dev/null 2>&1", owner_file, P.tcti, own);  /* left by the reset */
+    CHECK(sh("xxd -r -p %s | tpm2_nvundefine -T %s -C o -P file:- 0x%lx >/dev/null 2>&1", owner_file, P.tcti, other) == 0);
+    owner_auth_file = NULL;
+}
+
 /* Provisioned: the issue's direct attack from a second process gets at most the guess limit
  * (10), with and without `tpm2_dictionarylockout -c`; without the persisted key it gets none.
  * The owner then finds the TPM refusing even the right passcode; a reset brings the store back. */
@@ -992,6 +1086,7 @@ int main(void) {
     tpm_start(&P, "tpmP", base + 4);
     provision();
     RUN(test_provisioned_posture_and_verify);
+    RUN(test_provisioned_index_named_in_the_file);
     RUN(test_store_bound_before_provisioning);
     RUN(test_provisioned_direct_attack);
     RUN(test_provisioned_interleaved_attack);

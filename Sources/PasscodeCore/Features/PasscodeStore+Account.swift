@@ -116,7 +116,7 @@ extension PasscodeStore {
             throw PasscodeError.callbackRequired("deleting the account needs an account-deleted callback (passcode_set_account_deleted_callback)")
         }
         let now = try now()
-        let pin = try? currentPinIndex()
+        let pin = try? currentSealed()
         try write(.resolve) {
             revokeSessionKeyLocked()  // before the wrap it is named after goes
             // The TPM binding stays: it belongs to the store, not the account (the next passcode is

@@ -118,7 +118,7 @@ extension PasscodeStore {
         _ = try verify(current)
         try callLifecycleHook(.removed)
         let now = try now()
-        let pin = try? currentPinIndex()
+        let pin = try? currentSealed()
         try write {
             try removePasscodeLocked()
             try logLocked(.passcodeRemoved, now: now)
@@ -255,7 +255,7 @@ extension PasscodeStore {
             lock.withLock { dropKeyLocked() }
             throw PasscodeError.resetRequired
         case .loggedOut:
-            if case .wrapped(let wrap) = verifier { retirePin(wrap.tpm?.pinIndex, device: device) }  // the passcode went
+            if case .wrapped(let wrap) = verifier { retirePin(wrap.tpm, device: device) }  // the passcode went
             hooks.logout?(LogoutReason.maxFailures.rawValue)
             throw PasscodeError.loggedOut
         }
@@ -294,10 +294,17 @@ extension PasscodeStore {
         let action = try maxFailureActionLocked()
         var attempts = try load(AttemptState.self)
         let before = attempts
+        // The verifier read again in this transaction: its sealed object is the one the TPM loaded
+        // (cached when unchanged; a verifier changed since is loaded, which checks that its policy
+        // names its PIN_FAIL index, before any index is read or anything counted).
+        var pinCounts: (pin: UInt32, counts: (count: UInt32, limit: UInt32))?
+        if let device, case .wrapped(let wrap) = verifier, let sealed = wrap.tpm {
+            _ = try device.load(sealed)
+            if let pin = sealed.pinIndex, let counts = try device.pinCounts(pin) { pinCounts = (pin, counts) }  // the one read per attempt
+        }
         // The passcode's PIN_FAIL index has counted its limit: the TPM refuses even the right
         // passcode, so nothing more is counted; a reset is required (logged once).
-        if let device, case .wrapped(let wrap) = verifier, let pin = wrap.tpm?.pinIndex,
-           let counts = try device.pinCounts(pin), counts.count >= counts.limit {
+        if let counts = pinCounts?.counts, counts.count >= counts.limit {
             if !attempts.resetRequired {
                 attempts.resetRequired = true
                 try save(attempts, over: before)
@@ -336,8 +343,8 @@ extension PasscodeStore {
             }
             // Guesses another process made on the passcode's PIN_FAIL index cost the store as
             // many attempts (counted and logged before this one is checked).
-            if case .wrapped(let wrap) = verifier, let pin = wrap.tpm?.pinIndex {
-                let outside = try chargeOutsideGuessesLocked(device, pin: pin, failures: attempts.failures)
+            if case let (pin, counts)? = pinCounts {
+                let outside = try chargeOutsideGuessesLocked(device, pin: pin, counts: counts, failures: attempts.failures)
                 if outside > 0 {
                     for _ in 0..<outside { _ = attempts.beginAttempt() }
                     try logLocked(.tamperDetected, "\(outside) guesses on the TPM's guess-limit index came from outside the app", now: now)

@@ -310,7 +310,7 @@ extension PasscodeStore {
         }
         try callLifecycleHook(.forgot)
         let now = try now()
-        let pin = try? currentPinIndex()
+        let pin = try? currentSealed()
         try write(.resolve) {
             try removePasscodeLocked(loggingOut: true)
             try logLocked(.forgotPasscode, now: now)

@@ -86,19 +86,24 @@ extension PasscodeStore {
     }
 
     /// The store's TPM (its `passcode_options_set_tpm` option) and what the binding promises on
-    /// it (`passcode_tpm_posture`). Reads the TPM's properties once; counts nothing.
+    /// it (`passcode_tpm_posture`). Reads the TPM's properties once; counts nothing. A guess limit
+    /// is promised only for the index the sealed object's policy names (the file names one, and
+    /// the file is input: `TPMDevice.load` proves the two agree); when they do not, the store is
+    /// reported not bound to this TPM, with no limit.
     public func tpmPosture() throws -> TPMPosture {
         guard let tcti = options.tpm else {
             throw PasscodeError.misuse("open the store with passcode_options_set_tpm to ask for its TPM's posture")
         }
-        let (bound, pin) = try read(.recover) { () throws -> (Bool, UInt32?) in
+        let (inFile, sealed) = try read(.recover) { () throws -> (Bool, TPMSealed?) in
             let bound = try load(TPMState.self).bound
-            return (bound, bound ? try pinIndexLocked() : nil)
+            return (bound, bound ? try sealedLocked() : nil)
         }
         let device = try openTPM(tcti)
         let settings = try device.posture()
-        var pinLimit: UInt32 = 0
-        if let pin { pinLimit = try device.pinCounts(pin)?.limit ?? 0 }
+        var bound = inFile, pinLimit: UInt32 = 0
+        if let sealed {
+            do { pinLimit = try device.verifiedPinLimit(sealed) ?? 0 } catch PasscodeError.tpmMismatch(_) { bound = false }
+        }
         var posture = TPMPosture()
         posture.ownerAuthSet = settings.ownerAuthSet
         posture.lockoutAuthSet = settings.lockoutAuthSet
@@ -185,8 +190,7 @@ extension PasscodeStore {
     /// number charged to the passcode, returned to be counted as failures and logged. A count
     /// below what is charged (a success zeroed it) is raised back, so that every guess, the
     /// library's or another process's, comes out of the same `pinLimit`.
-    func chargeOutsideGuessesLocked(_ device: TPMDevice, pin: UInt32, failures: Int64) throws -> Int64 {
-        guard let counts = try device.pinCounts(pin) else { return 0 }
+    func chargeOutsideGuessesLocked(_ device: TPMDevice, pin: UInt32, counts: (count: UInt32, limit: UInt32), failures: Int64) throws -> Int64 {
         var state = try load(TPMState.self)
         let before = state
         if state.outsidePin != Int64(pin) { (state.outsidePin, state.outsideGuesses) = (Int64(pin), 0) }
@@ -217,8 +221,9 @@ extension PasscodeStore {
         let wrap: KeyWrap
         let kek: SecretBytes
         let binding: (device: TPMDevice, counter: UInt32)?
-        /// The PIN_FAIL index of the wrap this one replaces, removed once the new one is written.
-        var oldPin: UInt32? = nil
+        /// The sealed object (and PIN_FAIL index) of the wrap this one replaces: the index is
+        /// removed once the new wrap is written.
+        var oldPin: TPMSealed? = nil
 
         var session: SessionEntry { SessionEntry(name: wrap.sessionName, kek: kek) }
     }
@@ -230,26 +235,30 @@ extension PasscodeStore {
         let limit = device?.provisioned == true ? try read(.recover) { try guessLimitLocked() } : nil
         let (wrap, kek) = try KeyWrap.makeReturningKEK(input, dataKey: dataKey, cost: options.cost, device: device, guessLimit: limit)
         return NewWrap(wrap: wrap, kek: kek, binding: try device.map { ($0, try counterForNewWrap($0)) },
-                       oldPin: device == nil ? nil : try currentPinIndex())
+                       oldPin: device == nil ? nil : try currentSealed())
     }
 
     /// After a new wrap is written (`new.oldPin`), or the passcode removed (by the user, or
     /// "forgot passcode"): removes the PIN_FAIL index the old wrap had, best effort (the owner
     /// authorization is needed, and nothing else may remove it), when the file names it no more.
-    func retirePin(_ index: UInt32?, device: TPMDevice? = nil) {
-        guard let index, (try? currentPinIndex()) != index else { return }
-        guard let device = device ?? options.tpm.flatMap({ try? openTPM($0) }) else { return }
+    /// Only when the old sealed object loads with it, that is when its policy names that index:
+    /// the file is input, and an index it names is not removed on its word alone (another store's
+    /// would go with it). A mismatch leaves the index where it is.
+    func retirePin(_ sealed: TPMSealed?, device: TPMDevice? = nil) {
+        guard let sealed, let index = sealed.pinIndex, (try? currentSealed())?.pinIndex != index else { return }
+        guard let device = device ?? options.tpm.flatMap({ try? openTPM($0) }), (try? device.load(sealed)) != nil else { return }
         try? device.undefinePin(index)
     }
 
-    /// The PIN_FAIL index the file's verifier names, if any.
-    func currentPinIndex() throws -> UInt32? { try read(.recover) { try pinIndexLocked() } }
+    /// The TPM's sealed object (with its PIN_FAIL index, if any) the file's verifier holds.
+    func currentSealed() throws -> TPMSealed? { try read(.recover) { try sealedLocked() } }
 
-    func pinIndexLocked() throws -> UInt32? {
+    /// The TPM's sealed object the file's verifier holds, if any.
+    func sealedLocked() throws -> TPMSealed? {
         guard let text = try passcodeRowLocked()?.text, case .wrapped(let wrap)? = try? Verifier.parse(text, limit: options.cost) else {
             return nil
         }
-        return wrap.tpm?.pinIndex
+        return wrap.tpm
     }
 
     /// The store's counter when this TPM has it (provisioned: only one the owner alone
@@ -303,16 +312,16 @@ extension PasscodeStore {
         try checkFormat(current, length: try passcodeLength())
         let key = try verify(current)
         let new = try newWrap(hashInput(current), dataKey: key, device: nil)
-        let (old, oldPin): (TPMState, UInt32?) = try write {
+        let (old, oldPin): (TPMState, TPMSealed?) = try write {
             let old = try load(TPMState.self)
-            let oldPin = try pinIndexLocked()
+            let oldPin = try sealedLocked()
             try rewrapLocked(new)
             try update(TPMState.self) { $0 = TPMState() }
             return (old, oldPin)
         }
         if let tcti = options.tpm, let device = try? openTPM(tcti) {  // best effort: the file no longer names them
             if let index = try? old.counterIndex() { try? device.undefineCounter(index) }
-            if let oldPin { try? device.undefinePin(oldPin) }
+            if let oldPin, let index = oldPin.pinIndex, (try? device.load(oldPin)) != nil { try? device.undefinePin(index) }
         }
     }
 

@@ -104,6 +104,7 @@ final class TSSLibrary: @unchecked Sendable {
     let policySecret: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, UnsafePointer<TPM2B_NONCE>?,
                                       UnsafePointer<TPM2B_DIGEST>?, UnsafePointer<TPM2B_NONCE>?, Int32, Out<TPM2B_TIMEOUT>,
                                       Out<TPMT_TK_AUTH>) -> RC
+    let readPublic: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, ESYS_TR, Out<TPM2B_PUBLIC>, Out<TPM2B_NAME>, Out<TPM2B_NAME>) -> RC
     let getCapability: @convention(c) (ESYS?, ESYS_TR, ESYS_TR, ESYS_TR, TPM2_CAP, UInt32, UInt32, UnsafeMutablePointer<TPMI_YES_NO>?,
                                        Out<TPMS_CAPABILITY_DATA>) -> RC
 
@@ -161,6 +162,7 @@ final class TSSLibrary: @unchecked Sendable {
         getCapability = try symbol(esys, "Esys_GetCapability")
         nvWrite = try symbol(esys, "Esys_NV_Write")
         policySecret = try symbol(esys, "Esys_PolicySecret")
+        readPublic = try symbol(esys, "Esys_ReadPublic")
     }
 }
 
@@ -414,14 +416,19 @@ final class TPMDevice {
     }
 
     /// Loads a sealed object (once per connection). A blob this TPM did not make (another
-    /// machine, or this TPM after a clear) is `tpmMismatch`.
+    /// machine, or this TPM after a clear) is `tpmMismatch`. With a PIN_FAIL index, the load is
+    /// also the proof that the object's policy is TPM2_PolicySecret on that very index (the file
+    /// names the index, and the file is input): the public area given to TPM2_Load carries the
+    /// policy digest computed from the index's name as the TPM reports it, and the TPM refuses a
+    /// public area other than the one the private blob was made with; TPM2_ReadPublic then reads
+    /// the loaded object's policy and attributes back. Any other index is `tpmMismatch` naming it.
     func load(_ sealed: TPMSealed) throws -> ESYS_TR {
         if let handle = loaded[sealed] { return handle }
         let parent = try primary()
         var policy: [UInt8]?
         if let index = sealed.pinIndex {
             guard let pin = try pinHandle(index) else {
-                throw PasscodeError.tpmMismatch("the store's guess-limit index is not on this TPM (another TPM, or it was removed)")
+                throw PasscodeError.tpmMismatch("the store's guess-limit index 0x\(hex8(index)) is not on this TPM, or is not a PIN_FAIL index written and read by the owner alone (another TPM, or it was removed)")
             }
             policy = TPMDevice.pinPolicy(name: pin.name)
         }
@@ -435,11 +442,46 @@ final class TPMDevice {
         switch TPM2.tpmCode(rc) {
         case 0?: break
         case TPM2.rcIntegrity?, TPM2.rcBinding?, TPM2.rcKey?, TPM2.rcValue?, TPM2.rcSize?:
+            if let index = sealed.pinIndex {
+                throw PasscodeError.tpmMismatch("the sealed secret's policy does not name the guess-limit index 0x\(hex8(index)) the store file names (the file was changed, or the store is bound to another TPM, or this TPM was cleared since) (0x\(hex(rc)))")
+            }
             throw PasscodeError.tpmMismatch("the store is bound to another TPM, or this TPM was cleared since (0x\(hex(rc)))")
         default: throw failure("loading the sealed secret", rc)
         }
+        if let policy, let index = sealed.pinIndex {
+            do { try checkPolicy(handle, policy: policy, index: index) } catch {
+                _ = tss.flush(esys, handle)
+                throw error
+            }
+        }
         loaded[sealed] = handle
         return handle
+    }
+
+    /// The loaded object's public area as the TPM has it: its policy must be `policy` (TPM2_PolicySecret
+    /// on `index`) and its own authorization unusable (no userWithAuth), or the index limits nothing.
+    private func checkPolicy(_ object: ESYS_TR, policy: [UInt8], index: UInt32) throws {
+        var pub: UnsafeMutablePointer<TPM2B_PUBLIC>?
+        try check(tss.readPublic(esys, object, TPM2.trNone, TPM2.trNone, TPM2.trNone, &pub, nil, nil), "reading the sealed secret's policy")
+        defer { tss.free(pub) }
+        guard let pub else { throw PasscodeError.tpmFailed("the TPM returned no public area") }
+        let area = pub.pointee.publicArea
+        let digest = withUnsafeBytes(of: area.authPolicy.buffer) { Array($0.prefix(Int(area.authPolicy.size))) }
+        guard digest == policy else {
+            throw PasscodeError.tpmMismatch("the sealed secret's policy is not TPM2_PolicySecret on the guess-limit index 0x\(hex8(index)) the store file names")
+        }
+        guard area.objectAttributes & TPM2.userWithAuth == 0 else {
+            throw PasscodeError.tpmMismatch("the sealed secret can be used without its guess-limit index 0x\(hex8(index)) (userWithAuth)")
+        }
+    }
+
+    /// The pinLimit that holds for `sealed` (provisioned, through a PIN_FAIL index): the object is
+    /// loaded, which proves its policy names that index (`load`), and the index's pinLimit read.
+    /// nil for an object without an index, or without the owner authorization to read it.
+    func verifiedPinLimit(_ sealed: TPMSealed) throws -> UInt32? {
+        guard let index = sealed.pinIndex, provisioned else { return nil }
+        _ = try load(sealed)
+        return try pinCounts(index)?.limit
     }
 
     /// The sealed secret, or nil when `auth` is wrong (which the TPM counts against its lockout).
@@ -713,6 +755,8 @@ final class TPMDevice {
 }
 
 private func hex(_ v: UInt32) -> String { String(v, radix: 16) }
+/// An NV index as tpm2-tools print it: 8 hex digits.
+private func hex8(_ v: UInt32) -> String { let h = hex(v); return String(repeating: "0", count: max(0, 8 - h.count)) + h }
 
 // MARK: - The secret the passcode and the TPM give together
 

@@ -30,7 +30,10 @@ public enum TPMPostureItem: Int32, Sendable, CaseIterable {
     /// The failures the TPM's dictionary-attack lockout counts now (TPM2_PT_LOCKOUT_COUNTER).
     case lockoutCounter = 5
     /// 1 when the store is bound to this TPM: no guess of its passcode can be checked off this
-    /// machine, not even with a copy of the file (the promise every binding makes), else 0.
+    /// machine, not even with a copy of the file (the promise every binding makes), else 0. Also 0
+    /// when the file names a PIN_FAIL index that the sealed object's policy does not name (the
+    /// file was changed, or the TPM is another or was cleared): then the binding holds nothing
+    /// the library can check.
     case noOfflineSearch = 6
     /// 1 when the TPM itself limits the guesses, against any process that reaches it and clears
     /// its DA lockout without the owner authorization: the store's passcode check goes through a
@@ -38,7 +41,9 @@ public enum TPMPostureItem: Int32, Sendable, CaseIterable {
     /// TPM's DA lockout then bind only callers that go through the library.
     case hardwareGuessLimit = 7
     /// The failures the store's PIN_FAIL index allows before it refuses even the right passcode
-    /// (its pinLimit, the policy's guess limit); 0 when the store has no such index.
+    /// (its pinLimit, the policy's guess limit); 0 when the store has no such index. Only the
+    /// index the sealed object's policy names counts: the file names one, and a name the TPM's
+    /// copy of the object does not agree with gives 0 (checked by loading the object).
     case guessLimit = 8
 }
 
