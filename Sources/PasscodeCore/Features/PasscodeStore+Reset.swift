@@ -262,8 +262,8 @@ extension PasscodeStore {
         }
         let key = kept ?? SecretBytes.random(Sodium.keyBytes)
         // Bound: sealed in this TPM, with a counter here (a reset is also how a store moves to
-        // a new TPM, or past a rollback).
-        let new = try newWrap(hashInput(newPasscode), dataKey: key, device: try boundDevice())
+        // a new TPM, or past a rollback). Which TPM: `deviceForReset`, never an unauthenticated row.
+        let new = try newWrap(hashInput(newPasscode), dataKey: key, device: try deviceForReset())
         try callLifecycleHook(.reset)
         let now = try now()
         let (replaced, sessionWanted): (Bool, Bool) = try write(.resolve) {
@@ -272,8 +272,11 @@ extension PasscodeStore {
             revokeSessionKeyLocked()  // the old wrap's entry: it opens nothing after this
             var replaced = false
             if kept == nil {
-                // Raw reads: a reset is the way out of a damaged state (a damaged flag counts as set).
-                replaced = try passcodeExistsLocked() && ((try? load(KeyState.self).handedOut) ?? true)
+                // Raw reads: a reset is the way out of a damaged state (a damaged flag counts as
+                // set, and so does any flag while the MAC failed: `resetUnauthenticatedLocked`;
+                // a peppered store without a passcode row is reset only after such an edit).
+                let handedOut = (try? load(KeyState.self).handedOut) ?? true
+                replaced = try handedOut && (integrityKey != nil || passcodeExistsLocked())
                 try db.deleteRecoveryWrap()  // it wraps the old key
                 try update(KeyState.self) { $0.handedOut = false }
             }
