@@ -999,6 +999,75 @@ static void test_reset_after_an_edit_keeps_no_unauthenticated_row(void) {
     passcode_close(app);
 }
 
+/* Copies the reset rows (code, requests) and their own MAC into `snapshot` (a file of its own). */
+static void save_reset_rows(const char *path, const char *snapshot) {
+    char sql[1024];
+    unlink(snapshot);
+    snprintf(sql, sizeof sql, "ATTACH '%s' AS s; CREATE TABLE s.rc AS SELECT * FROM reset_code;"
+             "CREATE TABLE s.rr AS SELECT rowid AS rid, boot_id, boot_ms, wall_ms, failed FROM reset_request;"
+             "CREATE TABLE s.mac AS SELECT value FROM state WHERE key = 'reset_mac';", snapshot);
+    CHECK(attacker_writes(path, sql) == 0);
+}
+
+/* Puts the rows saved by `save_reset_rows` back (the store is tampered by the first). */
+static void put_reset_rows_back(const char *path, const char *snapshot) {
+    char sql[1024];
+    snprintf(sql, sizeof sql, "ATTACH '%s' AS s; DELETE FROM main.reset_code; INSERT INTO main.reset_code SELECT * FROM s.rc;"
+             "DELETE FROM main.reset_request; INSERT INTO main.reset_request(rowid, boot_id, boot_ms, wall_ms, failed) SELECT * FROM s.rr;"
+             "UPDATE main.state SET value = (SELECT value FROM s.mac) WHERE key = 'reset_mac';", snapshot);
+    CHECK(attacker_writes(path, sql) == 0);
+}
+
+/* Copying earlier genuine reset rows back (their own MAC with them) while the store is tampered:
+ * that MAC proves them genuine, not current, and nothing else in a tampered file can date them
+ * (a rollback, README). The release before this test: 60 wrong tries at one code in 12 rounds,
+ * and 30 codes in 30 minutes. The handle that takes the tries and makes the requests now counts
+ * them itself: no more than the policy (5 tries a code, 5 codes a day) while the app runs; a
+ * restart of the app gets the file's word again (README). */
+static void test_replayed_reset_rows_buy_nothing_while_the_app_runs(void) {
+    char path[512], snapshot[600];
+    mailbox m = {0};
+    passcode_store *app = peppered_app(path, sizeof path, "replay-tries.db");
+    snprintf(snapshot, sizeof snapshot, "%s.rows", path);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(app, mailbox_deliver, &m), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(app), PASSCODE_OK);
+    size_t length = strlen(m.code);
+    save_reset_rows(path, snapshot);
+    int wrong = 0;
+    int32_t last = PASSCODE_OK;
+    for (int round = 0; round < 12; round++) {
+        for (int i = 0; i < 5; i++) {
+            char g[16];
+            snprintf(g, sizeof g, "%0*d", (int)length, 10000000 + round * 10 + i);
+            if (!strcmp(g, m.code)) continue;
+            last = passcode_reset_check(app, g, length);
+            if (last != PASSCODE_ERR_WRONG_RESET_CODE) break;
+            wrong++;
+        }
+        put_reset_rows_back(path, snapshot);
+        advance_ms(1000);
+    }
+    printf("  pepper, the reset rows put back after each 5 tries: %d wrong tries at one code in 12 rounds (policy 5), then %s\n",
+           wrong, passcode_strerror(last));
+    CHECK(wrong <= 5);
+    passcode_close(app);
+    unlink(snapshot);
+
+    app = peppered_app(path, sizeof path, "replay-codes.db");
+    CHECK_STATUS(passcode_set_reset_delivery_callback(app, mailbox_deliver, &m), PASSCODE_OK);
+    save_reset_rows(path, snapshot);
+    int codes = 0;
+    for (int i = 0; i < 30; i++) {
+        if (passcode_reset_request(app) == PASSCODE_OK) codes++;
+        put_reset_rows_back(path, snapshot);
+        advance_ms(61 * 1000);
+    }
+    printf("  pepper, the empty request rows put back after each request: %d codes in 30 minutes (policy 5 a day)\n", codes);
+    CHECK(codes <= 5);
+    passcode_close(app);
+    unlink(snapshot);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -1015,4 +1084,5 @@ void run_file_attack_tests(void) {
     RUN(test_swapped_root_pages_are_refused);
     RUN(test_emptied_store_is_not_new);
     RUN(test_reset_after_an_edit_keeps_no_unauthenticated_row);
+    RUN(test_replayed_reset_rows_buy_nothing_while_the_app_runs);
 }
