@@ -46,6 +46,12 @@ public final class PasscodeStore: @unchecked Sendable {
     /// typing the same wrong passcode again does not count twice. Memory only.
     var recentWrongGuesses: [(fingerprint: [UInt8], bootMs: Int64)] = []
     let fingerprintKey = Sodium.randomBytes(32)
+    /// The reset-code tries this handle took, by code (its stored hash), and the reset-code
+    /// requests it made: a bound that no file edit moves. While the store is tampered the reset
+    /// rows' own MAC proves them genuine, not current, so copying older ones back would give
+    /// tries and requests back; this handle still allows no more than the policy. Memory only.
+    var resetTriesTaken: [String: Int64] = [:]
+    var resetRequestsMade: [ClockReading] = []
     /// When the passcode was last entered correctly on this handle (verify, a flow, authorize,
     /// set, change, reset): the proof a weakening setting change needs. Memory only, per handle.
     var lastProof: BootInstant?

@@ -690,15 +690,16 @@ static void test_resolving_write_keeps_no_attacker_setting(void) {
     CHECK_STATUS(passcode_length(app, &length), PASSCODE_OK);
     CHECK_STATUS(passcode_reset_request(app), PASSCODE_OK);
     int32_t short_rc = passcode_reset_complete(app, m.code, strlen(m.code), "1397", 4);
+    /* KEY_REPLACED: whether the key was handed out cannot be believed after an edit either. */
     int32_t rc = passcode_reset_complete(app, m.code, strlen(m.code), PC1, LEN);
     int32_t ended = 0;
-    int got = rc == PASSCODE_OK ? guess_until_refused(app, ATTACK_TRIES, &ended) : -1;
+    int got = rc == PASSCODE_ERR_KEY_REPLACED ? guess_until_refused(app, ATTACK_TRIES, &ended) : -1;
     printf("  pepper, no lockout and a 4-digit length written, then a reset: length %d, a 4-digit reset %s, "
            "a 6-digit one %s, then %d guesses checked, then %s\n",
            (int)length, passcode_strerror(short_rc), passcode_strerror(rc), got, passcode_strerror(ended));
     CHECK(length == LEN);
     CHECK_STATUS(short_rc, PASSCODE_ERR_FORMAT);
-    CHECK_STATUS(rc, PASSCODE_OK);
+    CHECK_STATUS(rc, PASSCODE_ERR_KEY_REPLACED);
     CHECK(got == POLICY_GUESSES);
     CHECK_STATUS(ended, PASSCODE_ERR_RESET_REQUIRED);
     CHECK(get_setting(app, PASSCODE_SETTING_LOCKOUT_SCHEDULE) == PASSCODE_LOCKOUT_SCHEDULE_APPLE);
@@ -1020,6 +1021,220 @@ static void deleted_wal_while_open(int reader) {
 static void test_deleted_wal_while_open_buys_no_guess(void) { deleted_wal_while_open(0); }
 static void test_deleted_wal_while_open_with_a_reader_buys_no_guess(void) { deleted_wal_while_open(1); }
 
+/* One number read from the file as the attacker reads it (-1: none). */
+static int file_count(const char *path, const char *sql) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int n = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+static const char *empty_every_table_sql =
+    "DELETE FROM passcode; DELETE FROM recovery; DELETE FROM settings; DELETE FROM state;"
+    "DELETE FROM reset_code; DELETE FROM reset_request; DELETE FROM event; DELETE FROM session;";
+
+/* With a pepper, emptying every table made the store look new: "no passcode", the attacker's
+ * own passcode accepted, the lock and "reset required" gone without a trace (the release before
+ * this test: is_set 0, passcode_set OK, and after a reopen no lock, no reset required, no
+ * event). A store that held our schema is never new again: it is tampered until a reset. The
+ * state table alone pointed at an empty page was refused as "set up without a pepper"; it is
+ * tampered too. Without a pepper the emptied store opens as new: conceded (README). */
+static void test_emptied_store_is_not_new(void) {
+    char path[512];
+    mailbox m = {0};
+    passcode_store *app = peppered_app(path, sizeof path, "emptied.db");
+    CHECK_STATUS(passcode_set_reset_delivery_callback(app, mailbox_deliver, &m), PASSCODE_OK);
+    int32_t ended = 0;
+    int got = guess_until_refused(app, ATTACK_TRIES, &ended);
+    CHECK_STATUS(ended, PASSCODE_ERR_RESET_REQUIRED);
+    CHECK(attacker_writes(path, empty_every_table_sql) == 0);
+    int32_t v = -1;
+    int32_t open_rc = passcode_is_set(app, &v);
+    int32_t set_rc = passcode_set(app, PC3, LEN);
+    printf("  pepper, every table emptied after %d guesses (then %s), the app still open: is_set %s, "
+           "the attacker's passcode_set %s\n", got, passcode_strerror(ended), passcode_strerror(open_rc), passcode_strerror(set_rc));
+    CHECK_STATUS(open_rc, PASSCODE_ERR_TAMPERED);
+    CHECK_STATUS(set_rc, PASSCODE_ERR_TAMPERED);
+    passcode_close(app);
+    CHECK(attacker_writes(path, empty_every_table_sql) == 0);
+    app = NULL;
+    int32_t reopen = open_peppered(path, &app);
+    int32_t rr = -1, locked = -1;
+    int32_t a = app ? passcode_is_set(app, &v) : -1;
+    int32_t b = app ? passcode_is_reset_required(app, &rr) : -1;
+    int32_t c = app ? passcode_lock_state(app, &locked, NULL) : -1;
+    int more = app ? guess_until_refused(app, ATTACK_TRIES, &ended) : -1;
+    printf("  emptied again, the app reopened: open %s; is_set %s, reset_required %s, lock_state %s; %d guesses checked, then %s\n",
+           passcode_strerror(reopen), passcode_strerror(a), passcode_strerror(b), passcode_strerror(c), more, passcode_strerror(ended));
+    CHECK_STATUS(reopen, PASSCODE_OK);
+    CHECK_STATUS(a, PASSCODE_ERR_TAMPERED);
+    CHECK_STATUS(b, PASSCODE_ERR_TAMPERED);
+    CHECK_STATUS(c, PASSCODE_ERR_TAMPERED);
+    CHECK(more == 0);
+    /* The way out: the reset by email (the host is told its key changed), then the policy. The
+     * reset requests went with the rest, and deleted requests count as the day's budget spent
+     * (test_file_edits_buy_no_reset_codes): the first code comes a day later. */
+    int32_t reset = PASSCODE_ERR_INTERNAL;
+    if (app) {
+        CHECK_STATUS(passcode_set_reset_delivery_callback(app, mailbox_deliver, &m), PASSCODE_OK);
+        int32_t early = passcode_reset_request(app);
+        printf("  a reset code asked for at once: %s\n", passcode_strerror(early));
+        CHECK_STATUS(early, PASSCODE_ERR_RATE_LIMITED);
+        advance_ms(24LL * 3600 * 1000 + 1000);
+        CHECK_STATUS(passcode_reset_request(app), PASSCODE_OK);
+        reset = passcode_reset_complete(app, m.code, strlen(m.code), PC2, LEN);
+        more = guess_until_refused(app, ATTACK_TRIES, &ended);
+        printf("  then a reset by email: %s, then %d guesses checked, then %s\n", passcode_strerror(reset), more, passcode_strerror(ended));
+        CHECK_STATUS(reset, PASSCODE_ERR_KEY_REPLACED);
+        CHECK(more == POLICY_GUESSES);
+        CHECK_STATUS(ended, PASSCODE_ERR_RESET_REQUIRED);
+        passcode_close(app);
+    }
+    app = NULL;
+    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);  /* sealed again: opens as before */
+    if (app) passcode_close(app);
+
+    /* Without a pepper nothing can tell an emptied store from a new one (conceded). */
+    app = peppered_app(path, sizeof path, "emptied-plain.db");
+    passcode_close(app);
+    CHECK(attacker_writes(path, empty_every_table_sql) == 0);
+    app = NULL;
+    int32_t plain = open_plain(path, &app);
+    v = -1;
+    if (app) { CHECK_STATUS(passcode_is_set(app, &v), PASSCODE_OK); passcode_close(app); }
+    printf("  an emptied peppered store opened by a host with no pepper: open %s, a passcode set: %d (not detected: no key)\n",
+           passcode_strerror(plain), (int)v);
+    CHECK_STATUS(plain, PASSCODE_OK);
+    CHECK(v == 0);
+
+    /* The state table alone pointed at an empty page of its own shape. */
+    app = peppered_app(path, sizeof path, "orphan-state.db");
+    got = guess_until_refused(app, ATTACK_TRIES, &ended);
+    passcode_close(app);
+    CHECK(attacker_writes(path, "CREATE TABLE x(key TEXT PRIMARY KEY, value NOT NULL) WITHOUT ROWID; PRAGMA writable_schema = ON;"
+                                "UPDATE sqlite_master SET rootpage = (SELECT rootpage FROM sqlite_master WHERE name = 'x') WHERE name = 'state';"
+                                "DELETE FROM sqlite_master WHERE name = 'x';") == 0);
+    app = NULL;
+    int32_t orc = open_peppered(path, &app);
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", orc == PASSCODE_OK ? "" : passcode_errmsg(NULL));
+    int32_t call = app ? passcode_verify(app, PC1, LEN) : orc;
+    if (call != PASSCODE_OK && app) snprintf(msg, sizeof msg, "%s", passcode_errmsg(app));
+    printf("  pepper, state pointed at an empty page after %d guesses: open %s, verify %s (\"%s\")\n", got,
+           passcode_strerror(orc), passcode_strerror(call), msg);
+    CHECK(strstr(msg, "without a pepper") == NULL);
+    CHECK(orc == PASSCODE_OK || orc == PASSCODE_ERR_FOREIGN_SCHEMA || orc == PASSCODE_ERR_CORRUPT);
+    if (orc == PASSCODE_OK) CHECK_STATUS(call, PASSCODE_ERR_TAMPERED);
+    if (app) passcode_close(app);
+}
+
+/* Rows the write that ends a detected edit kept: a handed-out flag written to 0 made the reset
+ * say OK instead of KEY_REPLACED (the host not told its key changed), a planted device session
+ * stayed in the list, and deleted events left no trace (the release before this test: OK, 1
+ * session 'evil', no word of the log's edit). Now: KEY_REPLACED, no session kept, and the log
+ * says that the entries before may have been edited. */
+static void test_reset_after_an_edit_keeps_no_unauthenticated_row(void) {
+    char path[512];
+    mailbox m = {0};
+    passcode_store *app = peppered_app(path, sizeof path, "kept-rows.db");
+    CHECK_STATUS(passcode_set_reset_delivery_callback(app, mailbox_deliver, &m), PASSCODE_OK);
+    uint8_t key[32];
+    CHECK_STATUS(passcode_unlock_key(app, PC1, LEN, key, sizeof key), PASSCODE_OK);
+    CHECK(attacker_writes(path, "INSERT INTO session VALUES('evil', 'Attacker Phone', 'ios', 1764000000000, 'Nowhere', 1);"
+                                "DELETE FROM event; INSERT OR REPLACE INTO state VALUES('data_key_handed_out', 0)") == 0);
+    int32_t v = 0;
+    CHECK_STATUS(passcode_is_set(app, &v), PASSCODE_ERR_TAMPERED);
+    CHECK_STATUS(passcode_reset_request(app), PASSCODE_OK);
+    int32_t rc = passcode_reset_complete(app, m.code, strlen(m.code), PC2, LEN);
+    passcode_session_list *list = NULL;
+    size_t sessions = 99;
+    if (passcode_session_list_new(app, &list) == PASSCODE_OK) {
+        sessions = passcode_session_list_count(list);
+        passcode_session_list_free(list);
+    }
+    int noted = file_count(path, "SELECT count(*) FROM event WHERE detail LIKE '%log before this entry may have been edited%'");
+    printf("  pepper, a session planted, the log deleted, the handed-out flag written to 0: reset %s, %zu sessions kept, "
+           "%d log entries saying the log was edited\n", passcode_strerror(rc), sessions, noted);
+    CHECK_STATUS(rc, PASSCODE_ERR_KEY_REPLACED);
+    CHECK(sessions == 0);
+    CHECK(noted == 1);
+    passcode_close(app);
+}
+
+/* Copies the reset rows (code, requests) and their own MAC into `snapshot` (a file of its own). */
+static void save_reset_rows(const char *path, const char *snapshot) {
+    char sql[1024];
+    unlink(snapshot);
+    snprintf(sql, sizeof sql, "ATTACH '%s' AS s; CREATE TABLE s.rc AS SELECT * FROM reset_code;"
+             "CREATE TABLE s.rr AS SELECT rowid AS rid, boot_id, boot_ms, wall_ms, failed FROM reset_request;"
+             "CREATE TABLE s.mac AS SELECT value FROM state WHERE key = 'reset_mac';", snapshot);
+    CHECK(attacker_writes(path, sql) == 0);
+}
+
+/* Puts the rows saved by `save_reset_rows` back (the store is tampered by the first). */
+static void put_reset_rows_back(const char *path, const char *snapshot) {
+    char sql[1024];
+    snprintf(sql, sizeof sql, "ATTACH '%s' AS s; DELETE FROM main.reset_code; INSERT INTO main.reset_code SELECT * FROM s.rc;"
+             "DELETE FROM main.reset_request; INSERT INTO main.reset_request(rowid, boot_id, boot_ms, wall_ms, failed) SELECT * FROM s.rr;"
+             "UPDATE main.state SET value = (SELECT value FROM s.mac) WHERE key = 'reset_mac';", snapshot);
+    CHECK(attacker_writes(path, sql) == 0);
+}
+
+/* Copying earlier genuine reset rows back (their own MAC with them) while the store is tampered:
+ * that MAC proves them genuine, not current, and nothing else in a tampered file can date them
+ * (a rollback, README). The release before this test: 60 wrong tries at one code in 12 rounds,
+ * and 30 codes in 30 minutes. The handle that takes the tries and makes the requests now counts
+ * them itself: no more than the policy (5 tries a code, 5 codes a day) while the app runs; a
+ * restart of the app gets the file's word again (README). */
+static void test_replayed_reset_rows_buy_nothing_while_the_app_runs(void) {
+    char path[512], snapshot[600];
+    mailbox m = {0};
+    passcode_store *app = peppered_app(path, sizeof path, "replay-tries.db");
+    snprintf(snapshot, sizeof snapshot, "%s.rows", path);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(app, mailbox_deliver, &m), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_request(app), PASSCODE_OK);
+    size_t length = strlen(m.code);
+    save_reset_rows(path, snapshot);
+    int wrong = 0;
+    int32_t last = PASSCODE_OK;
+    for (int round = 0; round < 12; round++) {
+        for (int i = 0; i < 5; i++) {
+            char g[16];
+            snprintf(g, sizeof g, "%0*d", (int)length, 10000000 + round * 10 + i);
+            if (!strcmp(g, m.code)) continue;
+            last = passcode_reset_check(app, g, length);
+            if (last != PASSCODE_ERR_WRONG_RESET_CODE) break;
+            wrong++;
+        }
+        put_reset_rows_back(path, snapshot);
+        advance_ms(1000);
+    }
+    printf("  pepper, the reset rows put back after each 5 tries: %d wrong tries at one code in 12 rounds (policy 5), then %s\n",
+           wrong, passcode_strerror(last));
+    CHECK(wrong <= 5);
+    passcode_close(app);
+    unlink(snapshot);
+
+    app = peppered_app(path, sizeof path, "replay-codes.db");
+    CHECK_STATUS(passcode_set_reset_delivery_callback(app, mailbox_deliver, &m), PASSCODE_OK);
+    save_reset_rows(path, snapshot);
+    int codes = 0;
+    for (int i = 0; i < 30; i++) {
+        if (passcode_reset_request(app) == PASSCODE_OK) codes++;
+        put_reset_rows_back(path, snapshot);
+        advance_ms(61 * 1000);
+    }
+    printf("  pepper, the empty request rows put back after each request: %d codes in 30 minutes (policy 5 a day)\n", codes);
+    CHECK(codes <= 5);
+    passcode_close(app);
+    unlink(snapshot);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -1036,4 +1251,7 @@ void run_file_attack_tests(void) {
     RUN(test_swapped_root_pages_are_refused);
     RUN(test_deleted_wal_while_open_buys_no_guess);
     RUN(test_deleted_wal_while_open_with_a_reader_buys_no_guess);
+    RUN(test_emptied_store_is_not_new);
+    RUN(test_reset_after_an_edit_keeps_no_unauthenticated_row);
+    RUN(test_replayed_reset_rows_buy_nothing_while_the_app_runs);
 }

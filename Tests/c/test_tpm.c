@@ -2,6 +2,7 @@
  * in a temporary folder, stopped at the end), driven through tpm2-tss by the library and, for the
  * TPM's own settings (lockout parameters, clear), by tpm2-tools. Needs swtpm and tpm2-tools. */
 #include <passcode.h>
+#include <sqlite3.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +30,9 @@ typedef struct { int port; char tcti[96]; char dir[300]; } tpm;
 static tpm A, B, P;
 /* The owner authorization file the stores are opened with (provisioned mode); NULL: the default. */
 static const char *owner_auth_file;
+/* The pepper the stores are opened with; NULL: none. */
+static const uint8_t *store_pepper;
+static const uint8_t test_pepper[32] = {30, 30, 30, 1, 2, 3, 4, 5};
 
 typedef struct { int64_t boot_ms, wall_ms; uint64_t boot_id; } test_clock;
 static test_clock the_clock = { 1000, 1700000000000, 7 };
@@ -103,6 +107,7 @@ static passcode_options *opts(const char *tcti) {
     passcode_options_set_session_keyring(o, 0);
     if (tcti) passcode_options_set_tpm(o, tcti);
     if (tcti && owner_auth_file) passcode_options_set_tpm_owner_auth_file(o, owner_auth_file);
+    if (store_pepper) passcode_options_set_pepper(o, store_pepper, 32);
     return o;
 }
 
@@ -142,6 +147,14 @@ static void copy_file(const char *from, const char *to) {
     CHECK(sh("cp %s %s && chmod 600 %s", from, to, to) == 0);
 }
 
+/* One write to the store file with a plain SQLite connection, as an attacker makes it; 0 on success. */
+static int file_edit(const char *path, const char *sql) {
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open(path, &db);
+    if (rc == SQLITE_OK) rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    sqlite3_close(db);
+    return rc;
+}
 static int32_t failed(passcode_store *s) { int32_t n = -1; passcode_failed_attempts(s, &n); return n; }
 
 /* A distinct wrong passcode per call (a repeat of the same wrong one is not counted twice). */
@@ -331,6 +344,47 @@ static void test_restored_copy_gives_no_guesses_back(void) {
     CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_WRONG_PASSCODE);
     CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_OK);
     passcode_close(s);
+}
+
+/* The binding is a row of the file. Written to 0, the user's own reset by email sealed the
+ * store unbound, and older copies then gave their guesses back (the release before this test:
+ * bound 0 after the reset, and a restored copy answered wrong passcodes again, 45 guesses in 5
+ * rounds against the policy's 9). The reset now takes the TPM from the host's option, never
+ * from the file: still bound, and a restored copy is TPM_ROLLBACK. With a pepper (the edit is
+ * detected: the reset is the way out) and without one ("reset required" written too, so that
+ * the user resets). */
+static void test_reset_keeps_the_binding(void) {
+    tpm_lockout_params(&A, 32);
+    for (int peppered = 1; peppered >= 0; peppered--) {
+        store_pepper = peppered ? test_pepper : NULL;
+        char path[300], saved[300];
+        passcode_store *s = with_passcode(path, sizeof path, "unbound-by-edit.db", A.tcti);
+        new_path(saved, sizeof saved, "unbound-by-edit-saved.db");
+        passcode_close(s);
+        CHECK(file_edit(path, peppered ? "UPDATE state SET value = 0 WHERE key = 'tpm_bound'"
+                                       : "UPDATE state SET value = 0 WHERE key = 'tpm_bound';"
+                                         "INSERT OR REPLACE INTO state VALUES('reset_required', 1)") == 0);
+        s = must_open(path, A.tcti);
+        reset_by_email(s, PC2);
+        int32_t bound = -1;
+        CHECK_STATUS(passcode_tpm_is_bound(s, &bound), PASSCODE_OK);
+        passcode_close(s);
+        copy_file(path, saved);
+        s = must_open(path, A.tcti);
+        int answered = 0;
+        for (int i = 0; i < 3; i++) answered += passcode_verify(s, wrong(), LEN) == PASSCODE_ERR_WRONG_PASSCODE;
+        passcode_close(s);
+        copy_file(saved, path);  /* the attacker puts the copy back */
+        s = must_open(path, A.tcti);
+        int32_t rc = passcode_verify(s, wrong(), LEN);
+        printf("  %s, tpm_bound written to 0%s, then the user's reset: bound %d; %d wrong guesses, the copy put back: %s\n",
+               peppered ? "pepper" : "no pepper", peppered ? "" : " and reset required", (int)bound, answered, passcode_strerror(rc));
+        CHECK(bound == 1);
+        CHECK(answered == 3);
+        CHECK_STATUS(rc, PASSCODE_ERR_TPM_ROLLBACK);
+        passcode_close(s);
+    }
+    store_pepper = NULL;
 }
 
 /* No TPM reachable any more (it stops during the session): its status, nothing counted. */
@@ -828,6 +882,37 @@ static void test_provisioned_posture_and_verify(void) {
     owner_auth_file = NULL;
 }
 
+/* Provisioned, with a pepper: the reset made while the MAC fails made the new PIN_FAIL index's
+ * limit from the file's settings, the attacker's (the release before this test: guess limit 0,
+ * no hardware limit, with max_failure_action "none" written; 20 with Android's schedule
+ * written). Now the default policy's, which the reset leaves: 10. */
+static void test_provisioned_reset_after_an_edit(void) {
+    const char *edits[] = {"INSERT OR REPLACE INTO settings VALUES('max_failure_action', 2)",
+                           "INSERT OR REPLACE INTO settings VALUES('lockout_schedule', 1)"};
+    owner_auth_file = owner_file;
+    store_pepper = test_pepper;
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        char path[300];
+        passcode_store *s = with_passcode(path, sizeof path, "prov-edited.db", P.tcti);
+        int64_t before = posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT);
+        CHECK(file_edit(path, edits[i]) == 0);
+        int32_t v = 0;
+        CHECK_STATUS(passcode_is_set(s, &v), PASSCODE_ERR_TAMPERED);
+        reset_by_email(s, PC2);
+        int64_t after = posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT);
+        int64_t hardware = posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT);
+        printf("  provisioned, pepper, \"%s\" written, then a reset: the TPM's guess limit %lld before, %lld after (hardware limit %lld)\n",
+               edits[i], (long long)before, (long long)after, (long long)hardware);
+        CHECK(before == 10);
+        CHECK(after == 10);
+        CHECK(hardware == 1);
+        passcode_close(s);
+    }
+    store_pepper = NULL;
+    owner_auth_file = NULL;
+}
+
+
 /* A store bound before the TPM was provisioned keeps working with the owner authorization, and
  * promises no guess limit until its next new passcode, which gets the PIN_FAIL index. The
  * posture's "no" is true: the direct attack with the persisted key finds its passcode. */
@@ -1076,6 +1161,7 @@ int main(void) {
     RUN(test_tpm_lockout);
     RUN(test_other_tpm_and_cleared_tpm);
     RUN(test_restored_copy_gives_no_guesses_back);
+    RUN(test_reset_keeps_the_binding);
     RUN(test_tpm_gone);
     RUN(test_bind_and_unbind);
     RUN(test_binding_outlives_removal_and_account_deletion);
@@ -1087,6 +1173,7 @@ int main(void) {
     provision();
     RUN(test_provisioned_posture_and_verify);
     RUN(test_provisioned_index_named_in_the_file);
+    RUN(test_provisioned_reset_after_an_edit);
     RUN(test_store_bound_before_provisioning);
     RUN(test_provisioned_direct_attack);
     RUN(test_provisioned_interleaved_attack);

@@ -130,6 +130,7 @@ extension PasscodeStore {
         lock.withLock {
             try? db.vacuum()  // with a reader elsewhere it cannot run; secure_delete has zeroed the pages
             recentWrongGuesses.removeAll()
+            resetRequestsMade.removeAll()  // the account's requests went with it
             dropKeyLocked()
         }
         retirePin(pin)  // provisioned: the passcode's PIN_FAIL index goes with it

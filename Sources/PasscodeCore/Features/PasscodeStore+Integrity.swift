@@ -42,42 +42,65 @@ extension PasscodeStore {
         try db.putState(.resetMac, .blob(try resetMacLocked()))
     }
 
+    /// The check value a store set up with this pepper keeps (a keyed hash, which reveals
+    /// nothing of the pepper).
+    private func pepperCheckValue() -> [UInt8] {
+        Integrity.mac(Array("libpasscode pepper check v1".utf8), key: integrityKey!)
+    }
+
     /// Checks at open that this open's pepper (or its absence) is the store's: a store set up
-    /// with a pepper keeps a check value (a keyed hash, which reveals nothing of the pepper), so
-    /// a host with no pepper or another one is refused before it can write anything.
+    /// with a pepper keeps a check value, so a host with no pepper or another one is refused
+    /// before it can write anything.
+    ///
+    /// Only a store this very open made (the file had no table: `Storage.wasNew`) is set up as
+    /// new. A store that held our schema before and has no check value is either a store set
+    /// up without a pepper (it has rows of its own: refused, "open it without one"), or a
+    /// peppered store whose rows were deleted: every table emptied, or the state table alone
+    /// (pointed at an empty page: a passcode with no state row is nothing the library leaves).
+    /// Such a store is claimed for this pepper but not sealed, so every call says `tampered`
+    /// until the reset by email, "forgot passcode" or deleting the account seals it; it never
+    /// passes for a new store with no passcode, no lock and no "reset required". A store set up
+    /// without a pepper and never used cannot be told from an emptied one, and is treated so.
     func checkPepperAtOpen() throws {
         try lock.withLock {
             let stored = try db.stateValue(.pepperCheck)
-            guard let key = integrityKey else {
+            guard integrityKey != nil else {
                 if stored != nil {
                     throw PasscodeError.wrongPepper("this store was set up with a pepper; open it with the same pepper (passcode_options_set_pepper)")
                 }
                 return
             }
-            let check = Integrity.mac(Array("libpasscode pepper check v1".utf8), key: key)
+            let check = pepperCheckValue()
             if let stored {
                 guard Sodium.constantTimeEqual(stored.blob ?? [], check) else {
                     throw PasscodeError.wrongPepper("the pepper is not the one this store was set up with")
                 }
+                // This open made the file while another claimed it before the seal: seal it now.
+                if db.wasNew, try !db.hasState(.integrityMac) { try db.write { try sealLocked() } }
                 return
             }
             try db.write {
-                guard try securityStateLocked().isEmpty else {
+                if try db.hasState(.pepperCheck) { return }  // another process set it up meanwhile
+                let empty = try securityStateLocked().isEmpty
+                if empty && db.wasNew {
+                    try sealLocked()  // adds the check value
+                    return
+                }
+                let stateGone = try db.passcodeExists() && db.stateIsEmpty()
+                guard empty || stateGone else {
                     throw PasscodeError.wrongPepper("this store was set up without a pepper; open it without one")
                 }
-                try db.addState(.pepperCheck, .blob(check))
-                try sealLocked()
+                try db.addState(.pepperCheck, .blob(check))  // claimed, not sealed: tampered
             }
         }
     }
 
-    /// Whether the state matches its MAC; a store that was never sealed must be empty. A
+    /// Whether the state matches its MAC. A peppered store is sealed by the open that sets it
+    /// up, so one with no MAC row had its rows deleted: never intact (`checkPepperAtOpen`). A
     /// store last sealed by 0.6 or older (a version-1 MAC, no version row) is accepted as long
     /// as its MAC holds, and sealed as version 2 by its next write.
     func isIntactLocked() throws -> Bool {
-        guard let stored = try db.stateValue(.integrityMac) else {
-            return try securityStateLocked().isEmpty
-        }
+        guard let stored = try db.stateValue(.integrityMac) else { return false }
         let mac = stored.blob ?? []
         // A value over the length limit cannot be read, so it fails the MAC: an edit.
         do {
@@ -99,15 +122,20 @@ extension PasscodeStore {
     /// user's settings and state from the attacker's, so it keeps none of them: every setting
     /// (the custom lockout table too) goes back to its default, and the attempt, lock and
     /// biometric state to theirs, before the store is sealed again. Logged with the tamper
-    /// event. The passcode length a reset takes is the default too (`passcodeLength`). Kept:
-    /// the TPM binding's rows (the reset records its own; the TPM checks them) and whether the
-    /// data key was handed out (it decides only what the reset reports, no guess).
+    /// event. The passcode length a reset takes is the default too (`passcodeLength`). The data
+    /// key counts as handed out (the safe answer: the host is told when a reset replaces it).
+    /// Every device session is dropped (signed out: a planted one cannot be told from the
+    /// user's), and the log says that the entries before this one may have been edited or
+    /// deleted. Kept: the TPM binding's rows (a reset seals in the host's TPM and records its
+    /// own binding: `deviceForReset`; the TPM checks the rest).
     func resetUnauthenticatedLocked(now: ClockReading) throws {
         try db.deleteAllSettings()
         try db.delete(AttemptState.self)
         try db.delete(LockState.self)
         try db.delete(BiometricState.self)
-        try logLocked(.tamperDetected, "settings and lock state reset to their defaults: they could not be authenticated", now: now)
+        try update(KeyState.self) { $0.handedOut = true }
+        let sessions = try db.deleteAllSessions()
+        try logLocked(.tamperDetected, "settings and lock state reset to their defaults and \(sessions) device sessions signed out: they could not be authenticated; the log before this entry may have been edited", now: now)
     }
 
     /// Logs a detected edit, once until the state is sealed again.
@@ -119,6 +147,7 @@ extension PasscodeStore {
     /// Renews the MAC (inside a write transaction): the store id and the version first, then
     /// the reset rows' MAC, then the MAC over everything (those rows included).
     func sealLocked() throws {
+        if try !db.hasState(.pepperCheck) { try db.addState(.pepperCheck, .blob(pepperCheckValue())) }
         if try !db.hasState(.storeID) { try db.addState(.storeID, .blob(Sodium.randomBytes(16))) }
         try db.putState(.integrityVersion, .int(2))
         try sealResetRowsLocked()

@@ -52,6 +52,7 @@ extension PasscodeStore {
             let wait = try resetRequestWaitLocked(now: now, prune: true)
             if wait > 0 { return .failure(.rateLimited(seconds: wait)) }
             let request = try db.addResetRequest(bootID: now.bootID, bootMs: now.bootMs, wallMs: now.wallMs)
+            resetRequestsMade.append(now)
             try logLocked(.resetCodeRequested, now: now)
             return .success(request)
         }
@@ -102,9 +103,14 @@ extension PasscodeStore {
                 try db.deleteResetRequest(r)
             }
         }
+        // This handle's own requests count too, whatever the file says (`resetRequestsMade`).
+        resetRequestsMade.removeAll { requestAge(bootID: $0.bootID, bootMs: $0.bootMs, wallMs: $0.wallMs, now: now) >= PasscodeStore.dayMs }
+        let mine = resetRequestsMade.map { requestAge(bootID: $0.bootID, bootMs: $0.bootMs, wallMs: $0.wallMs, now: now) }
         var wait: Int64 = 0
-        if let youngest = ages.min(), youngest < interval { wait = interval - youngest }
-        if Int64(ages.count) >= perDay, let oldest = ages.max() { wait = max(wait, PasscodeStore.dayMs - oldest) }
+        for list in [ages, mine] {
+            if let youngest = list.min(), youngest < interval { wait = max(wait, interval - youngest) }
+            if Int64(list.count) >= perDay, let oldest = list.max() { wait = max(wait, PasscodeStore.dayMs - oldest) }
+        }
         return (wait + 999) / 1000
     }
 
@@ -197,11 +203,12 @@ extension PasscodeStore {
                 try logLocked(.resetCodeExpired, now: now)
                 return .failure(.resetCodeExpired)
             }
-            guard current.tries < ResetCodeRow.maxTries else {
+            guard current.tries < ResetCodeRow.maxTries, resetTriesTaken[current.hash, default: 0] < ResetCodeRow.maxTries else {
                 try db.deleteResetCodes()
                 return .failure(.noResetCode)
             }
             try db.takeResetTry(generation: current.generation)
+            resetTriesTaken[current.hash, default: 0] += 1  // this handle's count (`resetTriesTaken`)
             return .success(current)
         }
         let current = try begun.get()
@@ -219,6 +226,7 @@ extension PasscodeStore {
             }
             if ok {
                 try db.giveBackResetTry(generation: current.generation)
+                resetTriesTaken[current.hash, default: 1] -= 1
                 return .success(current.generation)
             }
             if latest.tries >= ResetCodeRow.maxTries {
@@ -262,8 +270,8 @@ extension PasscodeStore {
         }
         let key = kept ?? SecretBytes.random(Sodium.keyBytes)
         // Bound: sealed in this TPM, with a counter here (a reset is also how a store moves to
-        // a new TPM, or past a rollback).
-        let new = try newWrap(hashInput(newPasscode), dataKey: key, device: try boundDevice())
+        // a new TPM, or past a rollback). Which TPM: `deviceForReset`, never an unauthenticated row.
+        let new = try newWrap(hashInput(newPasscode), dataKey: key, device: try deviceForReset())
         try callLifecycleHook(.reset)
         let now = try now()
         let (replaced, sessionWanted): (Bool, Bool) = try write(.resolve) {
@@ -272,8 +280,11 @@ extension PasscodeStore {
             revokeSessionKeyLocked()  // the old wrap's entry: it opens nothing after this
             var replaced = false
             if kept == nil {
-                // Raw reads: a reset is the way out of a damaged state (a damaged flag counts as set).
-                replaced = try passcodeExistsLocked() && ((try? load(KeyState.self).handedOut) ?? true)
+                // Raw reads: a reset is the way out of a damaged state (a damaged flag counts as
+                // set, and so does any flag while the MAC failed: `resetUnauthenticatedLocked`;
+                // a peppered store without a passcode row is reset only after such an edit).
+                let handedOut = (try? load(KeyState.self).handedOut) ?? true
+                replaced = try handedOut && (integrityKey != nil || passcodeExistsLocked())
                 try db.deleteRecoveryWrap()  // it wraps the old key
                 try update(KeyState.self) { $0.handedOut = false }
             }

@@ -62,8 +62,15 @@ extension PasscodeStore {
 
     /// The policy's guess limit, for a new PIN_FAIL index: the failures at which the schedule
     /// reaches its maximum, when its action ends the guessing (a reset or a logout); nil when the
-    /// policy never stops guessing (then no hardware limit is made).
+    /// policy never stops guessing (then no hardware limit is made). While the MAC fails (with a
+    /// pepper) the settings are the attacker's: the default policy's limit, the one the
+    /// resolving write leaves (`resetUnauthenticatedLocked`).
     func guessLimitLocked() throws -> Int? {
+        guard try macHoldsLocked() else {
+            guard Setting.maxFailureAction.spec.defaultValue != Int64(MaxFailureAction.none.rawValue) else { return nil }
+            let kind = LockoutScheduleKind(rawValue: Int32(Setting.lockoutSchedule.spec.defaultValue))
+            return (kind == .android ? LockoutSchedule.android : LockoutSchedule.apple).guessLimit
+        }
         guard try maxFailureActionLocked() != .none else { return nil }
         return try scheduleLocked().guessLimit
     }
@@ -120,6 +127,17 @@ extension PasscodeStore {
     func boundDevice() throws -> TPMDevice? {
         guard try read(.recover, { try load(TPMState.self).bound }) else { return nil }
         guard let tcti = options.tpm else { throw PasscodeError.tpmRequired }
+        return try openTPM(tcti)
+    }
+
+    /// The TPM a reset seals the new passcode in. The file's binding row is the attacker's
+    /// while the MAC fails, and always without a pepper: then the host's TPM option decides (a
+    /// host that opens with it gets a bound store after the reset; a store the file says is
+    /// bound still needs it), so that an edited `tpm_bound` never gets the store sealed unbound
+    /// by the user's own reset (older copies would then give their guesses back).
+    func deviceForReset() throws -> TPMDevice? {
+        let trusted = try read(.recover) { integrityKey != nil ? try isIntactLocked() : false }
+        guard !trusted, let tcti = options.tpm else { return try boundDevice() }
         return try openTPM(tcti)
     }
 

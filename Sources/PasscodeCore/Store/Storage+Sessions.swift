@@ -37,4 +37,12 @@ extension Storage {
     func deleteOtherSession(_ id: String) throws {
         try database.query("DELETE FROM session WHERE id = ? AND is_current = 0", [.text(id)])
     }
+
+    /// Deletes every session, this device's too (the write that ends a detected edit: none of
+    /// them can be told from one the attacker wrote). Returns how many there were.
+    func deleteAllSessions() throws -> Int {
+        let n = Int(try database.scalar("SELECT count(*) FROM session")?.int ?? 0)
+        try database.query("DELETE FROM session")
+        return n
+    }
 }

@@ -33,28 +33,38 @@ final class Storage {
     /// The connection. Only the storage layer (this folder) and tests use it directly.
     let database: Database
 
-    private init(_ database: Database) { self.database = database }
+    /// Whether the file had no table when this connection opened it (a new or empty file, whose
+    /// schema this open made): the only store a peppered open may set up as new
+    /// (`checkPepperAtOpen`). A store that ever held our schema is never new again.
+    let wasNew: Bool
+
+    private init(_ database: Database, wasNew: Bool) {
+        self.database = database
+        self.wasNew = wasNew
+    }
 
     /// Opens the store file at `path` (which exists: `FileSystem.prepareStoreFile`), checks that
     /// it is ours, sets the connection up and runs pending migrations.
     static func open(path: String, busyTimeoutMs: Int32) throws -> Storage {
         let db = try Database(path: path, busyTimeoutMs: busyTimeoutMs)
-        try checkAndMigrate(db)
-        db.openChecks = { try checkAndMigrate($0) }
-        return Storage(db)
+        let wasNew = try checkAndMigrate(db)
+        // A reopen (after -wal/-shm were replaced) checks the same; the file is not new then.
+        db.openChecks = { _ = try checkAndMigrate($0) }
+        return Storage(db, wasNew: wasNew)
     }
 
     /// Validates the file as ours, sets the connection up, and runs pending migrations.
-    private static func checkAndMigrate(_ db: Database) throws {
+    /// Returns whether the file had no table at all (new).
+    private static func checkAndMigrate(_ db: Database) throws -> Bool {
         // Under the writers' lock: no other process's write and checkpoint, made through -wal
         // and -shm files deleted since (this connection will not see them), reaches the store
         // file while this one reads it into its page cache.
         try db.exclusive { try checkAndMigrateLocked(db) }
     }
 
-    private static func checkAndMigrateLocked(_ db: Database) throws {
+    private static func checkAndMigrateLocked(_ db: Database) throws -> Bool {
         // Read-only checks first, in one snapshot: nothing is written to a file that is not ours.
-        let version: Int = try db.read {
+        let (version, wasNew): (Int, Bool) = try db.read {
             let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
             let version = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
             let tables = try db.scalar("SELECT count(*) FROM sqlite_master")?.int ?? 0
@@ -73,7 +83,7 @@ final class Storage {
             // (journal_mode=WAL below writes the header). Every later transaction checks again
             // when another connection changed the schema (SQLite.swift, recheckSchema).
             try Schema.check(db, version: version)
-            return version
+            return (version, tables == 0)
         }
         try db.checkSharedMemory()  // when the file was in WAL mode already: the -shm just read
         try db.exec("PRAGMA journal_mode=WAL")
@@ -95,6 +105,7 @@ final class Storage {
         db.schemaCheck = { try Schema.check($0, version: Schema.currentVersion) }
         try db.checkSchemaNow()
         try db.checkSharedMemory()
+        return wasNew
     }
 
     // MARK: - Transactions and the file
@@ -167,6 +178,11 @@ final class Storage {
     /// Whether a one-off state row is stored (without reading its value).
     func hasState(_ key: StateKey) throws -> Bool {
         try database.scalar("SELECT 1 FROM state WHERE key = ?", [.text(key.rawValue)]) != nil
+    }
+
+    /// Whether the state table holds no row at all.
+    func stateIsEmpty() throws -> Bool {
+        try database.scalar("SELECT 1 FROM state LIMIT 1") == nil
     }
 
     /// Stores a one-off state row, replacing its value.
