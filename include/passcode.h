@@ -378,7 +378,7 @@ typedef enum passcode_app_event {
 } passcode_app_event;
 
 /** @cond DEPRECATED */
-/* Deprecated since 0.7.0, to be removed in 0.8.0: passcode_event is the old name of
+/* Deprecated since release 0.7, to be removed in 0.8: passcode_event is the old name of
  * passcode_app_event, PASSCODE_EVENT_* of its constants. */
 typedef passcode_app_event passcode_event;
 #define PASSCODE_EVENT_LAUNCHED PASSCODE_APP_EVENT_LAUNCHED
@@ -508,7 +508,7 @@ typedef enum passcode_log_kind {
 } passcode_log_kind;
 
 /** @cond DEPRECATED */
-/* Deprecated since 0.7.0, to be removed in 0.8.0: passcode_security_event is the old name of
+/* Deprecated since release 0.7, to be removed in 0.8: passcode_security_event is the old name of
  * passcode_log_kind, PASSCODE_SECURITY_EVENT_* of its constants. */
 typedef passcode_log_kind passcode_security_event;
 #define PASSCODE_SECURITY_EVENT_FAILED_ATTEMPT PASSCODE_LOG_KIND_FAILED_ATTEMPT

@@ -232,7 +232,7 @@ def aliases(name, cases_constants):
     old = RENAMED[name]
     new_prefix, old_prefix = name.upper() + "_", old.upper() + "_"
     lines = [f"\n/** @cond DEPRECATED */",
-             f"/* Deprecated since 0.7.0, to be removed in 0.8.0: {old} is the old name of",
+             f"/* Deprecated since release 0.7, to be removed in 0.8: {old} is the old name of",
              f" * {name}, {old_prefix}* of its constants. */",
              f"typedef {name} {old};"]
     lines += [f"#define {old_prefix}{c[len(new_prefix):]} {c}" for c in cases_constants]

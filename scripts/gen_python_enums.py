@@ -44,7 +44,7 @@ def module(header):
         table.append(f'    "{cname}": ({name}, "{prefix}"),')
     old_names = re.findall(r"^typedef (passcode_\w+) (passcode_\w+);", header, re.M)
     if old_names:
-        lines += ["", "# Deprecated since 0.7.0 (the header keeps the old C names for one release too):"]
+        lines += ["", "# Deprecated since release 0.7 (the header keeps the old C names for one release too):"]
         lines += [f"{python_name(old)} = {python_name(new)}" for new, old in old_names]
         lines.append("")
     lines += ["", "#: C enum name -> (Python enum, prefix of its constants in passcode.h)", "HEADER_ENUMS = {"]

@@ -257,7 +257,7 @@ class TpmPostureItem(IntEnum):
     GUESS_LIMIT = 8
 
 
-# Deprecated since 0.7.0 (the header keeps the old C names for one release too):
+# Deprecated since release 0.7 (the header keeps the old C names for one release too):
 Event = AppEvent
 SecurityEvent = LogKind
 
