@@ -1018,6 +1018,40 @@ static void deleted_wal_while_open(int reader) {
     passcode_close(after);
 }
 
+/* Two handles of the app's process share SQLite's record of the old -shm: one cannot join the
+ * new files while the other keeps the old ones open. Its attempt is refused (IO), the passcode
+ * not checked; the host closes its handles, and a new one goes on with the count. */
+static void test_deleted_wal_with_two_handles_in_one_process(void) {
+    char path[512];
+    passcode_store *app = peppered_app(path, sizeof path, "walopen-two.db");
+    passcode_store *other = NULL;
+    CHECK_STATUS(open_peppered(path, &other), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(other, PC1, LEN), PASSCODE_OK);  /* both have the files open */
+    guesser attacker;
+    CHECK_STATUS(start_guesser(path, &attacker), PASSCODE_OK);
+    CHECK(tell_guesser(&attacker, 'd', 0) == 0);
+    advance_ms(24LL * 3600 * 1000);
+    CHECK_STATUS(tell_guesser(&attacker, 'g', 900), PASSCODE_ERR_WRONG_PASSCODE);  /* on new files */
+    char guess[16];
+    distinct_guess(901, guess);
+    advance_ms(24LL * 3600 * 1000);
+    int32_t rc = passcode_verify(app, guess, 6);
+    printf("  a second handle keeps the old -shm: the first one's guess: %s (%s)\n", passcode_strerror(rc), passcode_errmsg(app));
+    CHECK_STATUS(rc, PASSCODE_ERR_IO);
+    passcode_close(other);
+    passcode_close(app);
+    app = NULL;
+    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
+    int32_t counted = failures(app);
+    printf("  all handles closed, a new one: %d failures counted (the attacker's, and the refused attempt, not checked)\n", counted);
+    CHECK(counted >= 1);  /* the attacker's guess is not lost */
+    advance_ms(24LL * 3600 * 1000);
+    CHECK_STATUS(passcode_verify(app, guess, 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK(failures(app) == counted + 1);
+    stop_guesser(&attacker);
+    passcode_close(app);
+}
+
 static void test_deleted_wal_while_open_buys_no_guess(void) { deleted_wal_while_open(0); }
 static void test_deleted_wal_while_open_with_a_reader_buys_no_guess(void) { deleted_wal_while_open(1); }
 
@@ -1254,4 +1288,5 @@ void run_file_attack_tests(void) {
     RUN(test_emptied_store_is_not_new);
     RUN(test_reset_after_an_edit_keeps_no_unauthenticated_row);
     RUN(test_replayed_reset_rows_buy_nothing_while_the_app_runs);
+    RUN(test_deleted_wal_with_two_handles_in_one_process);
 }
