@@ -35,7 +35,7 @@ SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sourc
 
 .PHONY: docs check-docs crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan test-tpm test-gtk screenshots
 .PHONY: all deps deps-demo lib header check-header check-layers test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
-.PHONY: wheel test-wheel bench-verify
+.PHONY: wheel test-wheel bench-verify test-service
 
 all: lib
 
@@ -114,7 +114,7 @@ check-header:
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header check-docs check-layers test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel deb-test
+TEST_GROUPS := check-header check-docs check-layers test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
 test: deps lib
 	@scripts/run_tests.sh $(TEST_GROUPS)
 
@@ -277,6 +277,21 @@ wheel: lib
 # variable and no libpasscode known to the dynamic loader (scripts/check_wheel_bundle.sh).
 test-wheel: wheel
 	scripts/check_wheel_bundle.sh $$(ls $(WHEELHOUSE)/passcode-*-py3-none-manylinux_*.whl)
+
+# passcoded (README "passcoded"): the store service, with the Swift runtime linked in statically
+# as in the library; it links libsystemd itself (libpasscode.so does not).
+$(B)/passcoded: $(SOURCES)
+	@mkdir -p $(B)
+	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib
+	cp .build/release/passcoded $@
+
+# The daemon on a private system-like bus, as root: two test users, the promise measured
+# (Tests/service/test_service.py). Not root: skipped, saying why.
+test-service: $(B)/passcoded
+	@if [ "$$(id -u)" != 0 ]; then \
+	    echo "SKIPPED test-service: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
+	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; exit 0; fi
+	/usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR)
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
 deb-test:

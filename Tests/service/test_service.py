@@ -1,0 +1,299 @@
+#!/usr/bin/python3
+"""passcoded end to end, as root: a private system-like bus, the daemon on it (dropping to a
+service user of the test's own), two test users calling it, and the promise measured.
+Usage: test_service.py PASSCODED_BINARY REPO_DIR. Every user, folder and process it makes has
+"passcoded-test" in its name and is removed at the end."""
+import json
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+PASSCODED, REPO = sys.argv[1], sys.argv[2]
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVICE_USER, ALICE, MALLORY = "passcoded-test-svc", "passcoded-test-a", "passcoded-test-b"
+APP = "org.example.Notes"
+GOOD = "902714"
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+if os.geteuid() != 0:
+    print("SKIPPED test-service: it must run as root (it creates users, starts a bus and the daemon as root, "
+          "and checks the daemon's drop to its own user); run `sudo make test-service`", flush=True)
+    sys.exit(77)
+
+for tool in ("dbus-daemon", "useradd", "userdel", "setpriv"):
+    if not shutil.which(tool):
+        print(f"test-service: {tool} is missing (scripts/ensure-deps.sh test installs it)")
+        sys.exit(1)
+
+top = tempfile.mkdtemp(prefix="passcoded-test.")
+os.chmod(top, 0o711)  # traversable by the test users (the bus socket) and the service user
+store_root = os.path.join(top, "stores")
+socket_path = os.path.join(top, "bus")
+address = "unix:path=" + socket_path
+clock_file = os.path.join(top, "clock-offset")
+config_file = os.path.join(top, "passcoded.conf")
+procs = {}
+users = []
+
+
+def add_user(name, system=False):
+    subprocess.run(["userdel", name], stderr=subprocess.DEVNULL)
+    subprocess.run(["useradd", "--system" if system else "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", name], check=True)
+    users.append(name)
+    return pwd.getpwnam(name)
+
+
+def write_root_file(path, text, mode=0o644):
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, mode)
+
+
+def cleanup():
+    for p in list(procs.values()):
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    for u in users:
+        subprocess.run(["userdel", u], stderr=subprocess.DEVNULL)
+    shutil.rmtree(top, ignore_errors=True)
+
+
+def start_bus():
+    conf = os.path.join(top, "bus.conf")
+    write_root_file(conf, f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>{address}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+  </policy>
+  <include>{REPO}/service/org.libpasscode.Passcode1.conf</include>
+</busconfig>
+""")
+    procs["bus"] = subprocess.Popen(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + conf])
+    for _ in range(100):
+        if os.path.exists(socket_path):
+            os.chmod(socket_path, 0o666)
+            return
+        time.sleep(0.05)
+    raise SystemExit("test-service: the private bus did not start")
+
+
+def start_daemon():
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+    log = open(os.path.join(top, "daemon.log"), "a+")
+    p = subprocess.Popen([PASSCODED, "--config", config_file], env=env, stderr=log, text=True)
+    procs["daemon"] = p
+    line = ""
+    for _ in range(200):
+        log.seek(0)
+        line = log.read()
+        if "ready" in line or p.poll() is not None:
+            break
+        time.sleep(0.05)
+    if "ready" not in line:
+        raise SystemExit(f"test-service: passcoded did not start: {line[-2000:]}")
+    return p
+
+
+class Client:
+    """A client.py process running as `user` (setpriv: that uid, its group, no other group)."""
+
+    def __init__(self, user):
+        pw = pwd.getpwnam(user) if user != "root" else pwd.getpwuid(0)
+        cmd = ["/usr/bin/python3", os.path.join(HERE, "client.py"), address]
+        if user != "root":
+            cmd = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--"] + cmd
+        self.uid = pw.pw_uid
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/")
+        procs[f"client-{user}-{id(self)}"] = self.p
+
+    def ask(self, req):
+        self.p.stdin.write(json.dumps(req) + "\n")
+        self.p.stdin.flush()
+        out = json.loads(self.p.stdout.readline())
+        assert out.pop("uid") == self.uid
+        return out
+
+    def call(self, method, sig, *args):
+        return self.ask({"call": method, "sig": sig, "args": list(args)})
+
+
+def error_of(r):
+    return r.get("error", "").rsplit(".", 1)[-1] if "error" in r else "ok"
+
+
+def daemon_alive():
+    return procs["daemon"].poll() is None
+
+
+try:
+    svc = add_user(SERVICE_USER, system=True)
+    alice, mallory = add_user(ALICE), add_user(MALLORY)
+    write_root_file(clock_file, "0\n")
+    write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
+                                 f"clock_offset_file = {clock_file}\n")
+    start_bus()
+    daemon = start_daemon()
+
+    # The drop: the daemon runs as the service user, with no group but its own, for good.
+    status = open(f"/proc/{daemon.pid}/status").read()
+    ids = {line.split(":")[0]: line.split()[1:] for line in status.splitlines() if line.split(":")[0] in ("Uid", "Gid", "Groups", "NoNewPrivs")}
+    check(ids["Uid"] == [str(svc.pw_uid)] * 4 and ids["Gid"] == [str(svc.pw_gid)] * 4 and ids["Groups"] == []
+          and ids["NoNewPrivs"] == ["1"], f"the daemon runs as {SERVICE_USER} (uid {svc.pw_uid}), no groups, no_new_privs: {ids}")
+    st = os.stat(store_root)
+    check(st.st_uid == svc.pw_uid and st.st_mode & 0o7777 == 0o700, f"the store root is the service user's, mode {oct(st.st_mode & 0o7777)}")
+
+    a, m, root = Client(ALICE), Client(MALLORY), Client("root")
+    r = a.call("GetState", "(s)", APP)
+    check(r == {"ok": [False, False, 0, 0, False]}, f"a new store: no passcode, no failures: {r}")
+    check(error_of(a.call("SetPasscode", "(ss)", APP, "123456")) == "WeakPasscode", "a weak passcode is refused with WeakPasscode")
+    check(a.call("SetPasscode", "(ss)", APP, GOOD) == {"ok": []}, "set a passcode")
+    check(error_of(a.call("SetPasscode", "(ss)", APP, "730185")) == "AlreadySet", "setting it again answers AlreadySet")
+    r = a.call("Verify", "(ss)", APP, GOOD)
+    check(r == {"ok": [True, 0]}, f"verify with the right passcode unlocks: {r}")
+    r = a.call("Verify", "(ss)", APP, "000111")
+    check(error_of(r) == "WrongPasscode" and r["message"].startswith("status "), f"a wrong passcode: {r}")
+    check(a.call("GetState", "(s)", APP)["ok"][2] == 1, "the failure is counted")
+
+    # Files: the caller's own uid cannot touch the store files (the service's folder).
+    store = os.path.join(store_root, str(alice.pw_uid), APP + ".db")
+    check(os.path.exists(store) and os.stat(store).st_uid == svc.pw_uid, f"the store {store} exists, owned by the service user")
+    r = a.ask({"file": store})
+    print(f"     the store's own user on its files: {r}")
+    check(all(v == "Permission denied" for v in r.values()), "the user cannot stat, open, write, delete, list or plant next to its store")
+
+    # Another uid: its own stores only; naming the first uid is root's right.
+    r = m.call("GetState", "(s)", APP)
+    check(r == {"ok": [False, False, 0, 0, False]}, f"another uid with the same app id gets a store of its own: {r}")
+    r = m.call("GetStateForUser", "(us)", alice.pw_uid, APP)
+    check(error_of(r) == "AccessDenied", f"another uid naming the first uid is refused: {r}")
+    r = root.call("GetStateForUser", "(us)", alice.pw_uid, APP)
+    check(r.get("ok", [None])[0] is True, f"root may name another uid: {r}")
+    for bad in ("../" + str(alice.pw_uid) + "/" + APP, "..", ".hidden", "a/b", "", "x" * 65, f"{APP}\x01", "/etc/passwd"):
+        r = m.call("Verify", "(ss)", bad, GOOD)
+        check(error_of(r) in ("Misuse", "InvalidArgs"), f"app id {bad[:20]!r}: {error_of(r)}")
+    check(a.call("GetState", "(s)", APP)["ok"][2] == 1, "the other uid's attempts reached nothing of the first uid")
+    r = m.ask({"file": store})
+    check(all(v == "Permission denied" for v in r.values()), f"another uid cannot touch the files either: {r}")
+
+    # Weakening a setting needs the passcode, in the same call; a wrong one is counted.
+    check(a.call("Verify", "(ss)", APP, GOOD) == {"ok": [True, 0]}, "verify again resets the count")
+    r = a.call("SetSetting", "(ssxs)", APP, "auto_lock_seconds", 3600, "")
+    check(error_of(r) == "PasscodeRequired", f"a weakening change without the passcode: {r}")
+    r = a.call("SetSetting", "(ssxs)", APP, "auto_lock_seconds", 3600, GOOD)
+    check(r == {"ok": []} and a.call("GetSetting", "(ss)", APP, "auto_lock_seconds") == {"ok": [3600]}, f"with it: {r}")
+    check(error_of(a.call("GetSetting", "(ss)", APP, "no_such")) == "InvalidSetting", "an unknown setting name")
+
+    # The lockout schedule, and the promise: at most the policy's count of guesses.
+    checked = 0
+    first_lockout = None
+    for i in range(40):
+        r = a.call("Verify", "(ss)", APP, f"{100000 + 7919 * i:06d}")
+        e = error_of(r)
+        if e == "WrongPasscode":
+            checked += 1
+        elif e == "LockedOut":
+            remaining = a.call("GetState", "(s)", APP)["ok"][3]
+            if first_lockout is None:
+                first_lockout = (checked, remaining)
+            offset = int(open(clock_file).read()) + remaining + 1
+            write_root_file(clock_file, f"{offset}\n")  # only root can move the service's clock
+        elif e == "ResetRequired":
+            checked += 1  # the guess that reached the maximum: checked, counted, then the reset is required
+            break
+        else:
+            check(False, f"unexpected answer to a guess: {r}")
+            break
+    counted = a.call("GetState", "(s)", APP)["ok"]
+    print(f"     guesses checked through the bus: {checked} (the store counts {counted[2]} failures, reset required: {counted[4]}); "
+          f"first lockout after {first_lockout[0]} failures, {first_lockout[1]} s")
+    check(first_lockout == (5, 60), "the default schedule: locked out for 60 s after 5 failures")
+    check(checked == 10 and counted[2] == 10 and counted[4], "at most 10 guesses are checked under the defaults (Apple's table)")
+    check(error_of(a.call("Verify", "(ss)", APP, GOOD)) == "ResetRequired", "then even the right passcode is refused")
+
+    # Malformed calls: error replies, and the daemon stays up.
+    check(error_of(a.call("Verify", "(i)", 5)) == "InvalidArgs", "a wrong signature: InvalidArgs")
+    r = a.call("Verify", "(ss)", APP, "1" * (1 << 20))
+    check(error_of(r) == "InvalidArgs", f"a 1 MB passcode: {error_of(r)}")
+    check(error_of(a.call("Frobnicate", "(s)", APP)) == "UnknownMethod", "an unknown method: UnknownMethod")
+    r = a.ask({"raw": 300})
+    print(f"     300 random calls (names, signatures, bytes): {r['outcomes']}")
+    answered = sum(r["outcomes"].values()) == 300 and "NoReply" not in r["outcomes"] and "Timeout" not in r["outcomes"]
+    check(answered and daemon_alive(), "every random call got an answer, and the daemon is up")
+    check(a.call("GetState", "(s)", "org.example.Other")["ok"][0] is False, "the daemon still answers")
+
+    # 100 clients at once.
+    check(a.call("SetPasscode", "(ss)", "org.example.Many", GOOD) == {"ok": []}, "a store for the crowd")
+    t = time.monotonic()
+    r = a.ask({"many": 100, "call": "Verify", "sig": "(ss)", "args": ["org.example.Many", GOOD]})
+    took = time.monotonic() - t
+    oks = sum(1 for x in r["results"] if x == {"ok": [True, 0]})
+    print(f"     100 clients verifying at once: {r['answered']} answered, {oks} unlocked, in {took:.1f} s")
+    check(r["answered"] == 100 and oks == 100, "100 clients verifying at once are all answered")
+
+    # SIGKILL in the middle of a verify (Argon2id running) loses no failure.
+    procs["daemon"].kill()
+    procs["daemon"].wait()
+    write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 8\nargon2_mem = 134217728\n")
+    start_daemon()
+    a = Client(ALICE)
+    check(a.call("SetPasscode", "(ss)", "org.example.Kill", GOOD) == {"ok": []}, "a store with a costly hash")
+    t = time.monotonic()
+    a.call("Verify", "(ss)", "org.example.Kill", "246813")
+    verify_s = time.monotonic() - t
+    before = a.call("GetState", "(s)", "org.example.Kill")["ok"][2]
+    a.p.stdin.write(json.dumps({"call": "Verify", "sig": "(ss)", "args": ["org.example.Kill", "135792"]}) + "\n")
+    a.p.stdin.flush()
+    time.sleep(min(0.25, verify_s / 3))
+    procs["daemon"].send_signal(signal.SIGKILL)
+    procs["daemon"].wait()
+    r = json.loads(a.p.stdout.readline())
+    start_daemon()
+    after = Client(ALICE).call("GetState", "(s)", "org.example.Kill")["ok"][2]
+    print(f"     a verify takes {verify_s:.2f} s; killed {min(0.25, verify_s / 3):.2f} s into one: failures {before} -> {after}, "
+          f"the caller got {error_of(r)}")
+    check(verify_s > 0.3 and after == before + 1, "the failure counted before the kill is kept")
+
+    # Introspection shows the interface and nothing the host could use to choose the rules.
+    xml = subprocess.run(["busctl", "--address=" + address, "introspect", "--xml-interface",
+                          "org.libpasscode.Passcode1", "/org/libpasscode/Passcode1"], capture_output=True, text=True).stdout
+    methods = sorted(x.split('"')[1] for x in xml.split("<method ")[1:])
+    print(f"     introspected methods: {methods}")
+    check("Verify" in methods and not any(w in xml.lower() for w in ("clock", "cost", "pepper", "weak", "tpm", "biometric", "reset_code")),
+          "the interface offers no clock, cost, pepper, allow_weak, TPM, biometric or reset-code option")
+finally:
+    try:
+        print("     the daemon's log:\n" + "".join("       " + x for x in open(os.path.join(top, "daemon.log")).readlines()[-12:]))
+    except OSError:
+        pass
+    cleanup()
+
+print(f"test-service: {len(failures)} failed" if failures else "test-service: every check passed")
+sys.exit(1 if failures else 0)
