@@ -203,6 +203,31 @@ try:
     r = m.ask({"file": store})
     check(all(v == "Permission denied" for v in r.values()), f"another uid cannot touch the files either: {r}")
 
+    # Attacks on the store root, as whoever could plant something there (root or the service
+    # user: the callers cannot, see above): never followed, never repaired, refused by name.
+    mfolder = os.path.join(store_root, str(mallory.pw_uid))
+    os.symlink("/etc/shadow", os.path.join(mfolder, "evil.db"))
+    shadow = open("/etc/shadow", "rb").read()
+    r = m.call("GetState", "(s)", "evil")
+    check(error_of(r) in ("NotAStore", "Permission") and open("/etc/shadow", "rb").read() == shadow,
+          f"a symlink planted as a store (to /etc/shadow) is refused, the target untouched: {error_of(r)}: {r.get('message', '')[:90]}")
+    planted = os.path.join(mfolder, "planted.db")
+    shutil.copy(store, planted)  # a real store, root's (as if from another owner)
+    r = m.call("GetState", "(s)", "planted")
+    check(error_of(r) == "Permission", f"a store file of another owner planted in the folder is refused: {r.get('message', '')[:90]}")
+    os.chown(planted, svc.pw_uid, svc.pw_gid)
+    os.chmod(planted, 0o644)
+    r = m.call("GetState", "(s)", "planted")
+    check(error_of(r) == "Permission", f"a store others may read is refused: {r.get('message', '')[:90]}")
+    decoy = tempfile.mkdtemp(prefix="passcoded-test-decoy.")
+    os.chown(decoy, svc.pw_uid, svc.pw_gid)
+    victim_uid = 4242424
+    os.symlink(decoy, os.path.join(store_root, str(victim_uid)))
+    r = root.call("GetStateForUser", "(us)", victim_uid, APP)
+    check(error_of(r) == "Permission" and os.listdir(decoy) == [],
+          f"a uid folder that is a symlink is refused, nothing made behind it: {r.get('message', '')[:90]}")
+    shutil.rmtree(decoy)
+
     # Weakening a setting needs the passcode, in the same call; a wrong one is counted.
     check(a.call("Verify", "(ss)", APP, GOOD) == {"ok": [True, 0]}, "verify again resets the count")
     r = a.call("SetSetting", "(ssxs)", APP, "auto_lock_seconds", 3600, "")
@@ -257,6 +282,23 @@ try:
     oks = sum(1 for x in r["results"] if x == {"ok": [True, 0]})
     print(f"     100 clients verifying at once: {r['answered']} answered, {oks} unlocked, in {took:.1f} s")
     check(r["answered"] == 100 and oks == 100, "100 clients verifying at once are all answered")
+
+    # Only root configures the daemon: a config others may write, or that is not root's, and a
+    # start as another user, are refused before anything is opened.
+    procs["daemon"].kill()
+    procs["daemon"].wait()
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+    for label, mode, owner in (("group-writable", 0o664, 0), ("owned by a user", 0o644, alice.pw_uid)):
+        os.chmod(config_file, mode)
+        os.chown(config_file, owner, 0)
+        r = subprocess.run([PASSCODED, "--config", config_file], env=env, capture_output=True, text=True, timeout=20)
+        check(r.returncode != 0 and "configuration" in r.stderr, f"a config file {label} is refused: {r.stderr.strip()[:110]}")
+    os.chmod(config_file, 0o644)
+    os.chown(config_file, 0, 0)
+    r = subprocess.run(["setpriv", f"--reuid={alice.pw_uid}", f"--regid={alice.pw_gid}", "--clear-groups", PASSCODED,
+                        "--config", config_file], env=env, capture_output=True, text=True, timeout=20)
+    check(r.returncode != 0 and "root" in r.stderr, f"started by a user, it refuses: {r.stderr.strip()[:100]}")
+    start_daemon()
 
     # SIGKILL in the middle of a verify (Argon2id running) loses no failure.
     procs["daemon"].kill()
