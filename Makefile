@@ -6,6 +6,7 @@ SHELL := /bin/bash
 #   make bench      benchmarks, as ratios against a baseline in the same run (bench-verify: verify rows only)
 #   make wheel      build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
 #   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
+#   make install-service   passcoded, its bus policy, activation file, unit and sysusers.d file
 #   make header     regenerate include/passcode.h from the Swift sources
 #   make docs       man pages and the HTML reference (Doxygen) in build/docs
 #   make clean
@@ -35,7 +36,7 @@ SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sourc
 
 .PHONY: docs check-docs crash stress corrupt valgrind deb-test test-fuzz test-hostile fuzz test-tsan test-tpm test-gtk screenshots
 .PHONY: all deps deps-demo lib header check-header check-layers test test-version test-swift test-c test-exports test-install test-frontends test-python deb-test demo bench install uninstall clean
-.PHONY: wheel test-wheel bench-verify test-service
+.PHONY: wheel test-wheel bench-verify test-service install-service
 
 all: lib
 
@@ -284,6 +285,21 @@ $(B)/passcoded: $(SOURCES)
 	@mkdir -p $(B)
 	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib
 	cp .build/release/passcoded $@
+
+# The service's files: the daemon, its bus policy and activation file, the systemd unit, and the
+# sysusers.d file that makes its user (SYSUSERSDIR= empty: not installed, as debian/rules does,
+# whose dh_installsysusers installs it and runs systemd-sysusers).
+LIBEXECDIR ?= $(PREFIX)/libexec
+SYSTEMDUNITDIR ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+install-service: $(B)/passcoded
+	install -D -m 0755 $(B)/passcoded $(DESTDIR)$(LIBEXECDIR)/passcoded
+	install -D -m 0644 service/org.libpasscode.Passcode1.conf $(DESTDIR)$(PREFIX)/share/dbus-1/system.d/org.libpasscode.Passcode1.conf
+	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/org.libpasscode.Passcode1.service > $(B)/org.libpasscode.Passcode1.service
+	install -D -m 0644 $(B)/org.libpasscode.Passcode1.service $(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.libpasscode.Passcode1.service
+	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/passcoded.service > $(B)/passcoded.service
+	install -D -m 0644 $(B)/passcoded.service $(DESTDIR)$(SYSTEMDUNITDIR)/passcoded.service
+	if [ -n "$(SYSUSERSDIR)" ]; then install -D -m 0644 service/passcoded.sysusers $(DESTDIR)$(SYSUSERSDIR)/passcoded.conf; fi
 
 # The daemon on a private system-like bus, as root: two test users, the promise measured
 # (Tests/service/test_service.py). Not root: skipped, saying why.

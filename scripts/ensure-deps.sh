@@ -60,6 +60,7 @@ need test dbus-daemon "command -v dbus-daemon"
 # passcoded (the store service) links libsystemd's sd-bus; its test adds users and drops to them.
 need test libsystemd-dev "pkg-config --exists libsystemd"
 need test "util-linux passwd" "command -v setpriv && command -v useradd"
+need test systemd "command -v busctl"
 # make docs: the man pages and the HTML reference, and man(1) to check that each renders.
 need test doxygen "command -v doxygen"
 need test man-db "command -v man"
