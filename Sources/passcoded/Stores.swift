@@ -12,6 +12,9 @@ final class StoreRoot {
     /// uses these (see `withFreshStore`), so one caller's passcode proves nothing for another.
     private var open: [String: PasscodeStore] = [:]
     static let maxOpenHandles = 512
+    /// The most stores one uid may have: each new app id makes a file, and the folder is the
+    /// service's disk, not the caller's (a caller inventing app ids must not fill it).
+    static let maxStoresPerUID = 32
 
     init(root: String, options: StoreOptions) {
         self.root = root
@@ -56,9 +59,26 @@ final class StoreRoot {
             throw PasscodeError.misuse("the application id must be 1 to 64 of A-Z a-z 0-9 . _ - and start with a letter or digit")
         }
         let folder = try userFolder(uid)
+        let path = "\(folder)/\(appID).db"
+        var st = stat()
+        if lstat(path, &st) != 0 && StoreRoot.storeCount(folder) >= StoreRoot.maxStoresPerUID {
+            throw PasscodeError.full("uid \(uid) has \(StoreRoot.maxStoresPerUID) stores, the most the service keeps for one user")
+        }
         // The library's own hardened open: ownership and mode of the file, its -wal/-shm,
         // every folder above, the schema check, defensive SQLite.
-        return try PasscodeStore(path: "\(folder)/\(appID).db", options: options)
+        return try PasscodeStore(path: path, options: options)
+    }
+
+    /// The stores in a uid's folder (files ending in .db).
+    static func storeCount(_ folder: String) -> Int {
+        guard let dir = opendir(folder) else { return Int.max }
+        defer { closedir(dir) }
+        var n = 0
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            if name.hasSuffix(".db") { n += 1 }
+        }
+        return n
     }
 
     /// `<root>/<uid>`, made 0700 when missing; anything else in its place (a link, a file, a

@@ -228,6 +228,13 @@ try:
           f"a uid folder that is a symlink is refused, nothing made behind it: {r.get('message', '')[:90]}")
     shutil.rmtree(decoy)
 
+    # A caller inventing app ids cannot fill the service's disk: 32 stores a uid at most.
+    answers = [error_of(m.call("GetState", "(s)", f"org.example.Filler{i}")) for i in range(40)]
+    made = len(os.listdir(mfolder))
+    print(f"     40 new app ids from one uid: {answers.count('ok')} answered, then {sorted(set(answers) - {'ok'})}; {made} files in its folder")
+    check(answers[-1] == "Full" and sum(1 for f in os.listdir(mfolder) if f.endswith(".db")) == 32,
+          "a uid gets at most 32 stores, then Full")
+
     # Weakening a setting needs the passcode, in the same call; a wrong one is counted.
     check(a.call("Verify", "(ss)", APP, GOOD) == {"ok": [True, 0]}, "verify again resets the count")
     r = a.call("SetSetting", "(ssxs)", APP, "auto_lock_seconds", 3600, "")
