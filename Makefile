@@ -92,23 +92,31 @@ $(LIB): $(SOURCES) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags
 	ln -sf $(REALNAME) $(B)/$(SONAME)
 	ln -sf $(SONAME) $(B)/libpasscode.so
 
-# Regenerate the header from the compiler's output for the @c declarations.
+# Regenerate the header from the compiler's output for the @c declarations, and every list
+# written from a definition (scripts/gen_lists.py: README's settings table, the Python exceptions).
+GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-core-swift.h .build/passcode-swift.h
 header:
 	$(SWIFT) build --manifest-cache none --product passcode
-	python3 scripts/gen_header.py .build/passcode-core-swift.h .build/passcode-swift.h > include/passcode.h.new
+	python3 scripts/gen_header.py $(GEN_INPUTS) > include/passcode.h.new
 	mv include/passcode.h.new include/passcode.h
 	python3 scripts/gen_python_enums.py include/passcode.h > python/passcode/_enums.py
+	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h
 
 # Fails when a layer of Sources/PasscodeCore reaches past its folder (README "Layout"): SQL
 # outside Store/, SQLite, libsodium, the keyring or the TPM called from elsewhere, I/O in Policy/.
 check-layers:
 	@scripts/check_layers.sh
 
-# Fails when include/passcode.h differs from what the Swift sources generate.
+# Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition
+# (README's settings table, python/passcode/_errors.py) differs from what the sources generate.
 check-header:
 	$(SWIFT) build --manifest-cache none --product passcode
-	python3 scripts/gen_header.py .build/passcode-core-swift.h .build/passcode-swift.h > $(B)/passcode.h.generated
+	@mkdir -p $(B)
+	python3 scripts/gen_header.py $(GEN_INPUTS) > $(B)/passcode.h.generated
 	@diff -u include/passcode.h $(B)/passcode.h.generated && echo "header: include/passcode.h matches the Swift sources"
+	python3 scripts/gen_python_enums.py include/passcode.h > $(B)/_enums.py.generated
+	@diff -u python/passcode/_enums.py $(B)/_enums.py.generated && echo "header: python/passcode/_enums.py matches the header"
+	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h --check
 	$(CC) $(STRICT) -Iinclude -x c -fsyntax-only include/passcode.h
 	@if command -v clang >/dev/null 2>&1; then clang $(STRICT) -Iinclude -x c -fsyntax-only include/passcode.h; fi
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -x c++ -fsyntax-only include/passcode.h
@@ -148,8 +156,13 @@ $(B)/test_api: $(API_TESTS) Tests/c/api_support.h Tests/c/testlib.h include/pass
 $(B)/test_tpm: Tests/c/test_tpm.c Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -DATTACK_SCRIPT='"$(CURDIR)/Tests/c/tpm_direct_attack.py"' -DPROVISION_SCRIPT='"$(CURDIR)/scripts/tpm-provision.sh"' -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
-$(B)/test_catalogue: Tests/c/test_catalogue.c include/passcode.h $(LIB)
-	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
+# Each enum's first and last value, from the header, for the tests that step past them.
+$(B)/enum_bounds.h: include/passcode.h scripts/gen_lists.py
+	@mkdir -p $(B)
+	python3 scripts/gen_lists.py --enum-bounds include/passcode.h > $@
+
+$(B)/test_catalogue: Tests/c/test_catalogue.c include/passcode.h $(B)/enum_bounds.h $(LIB)
+	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -I$(B) -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
 
 $(B)/crash_harness: Tests/c/crash_harness.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
@@ -166,15 +179,15 @@ FUZZ_LIBDIR := .build-fuzz/debug
 $(FUZZ_LIBDIR)/libpasscode.so: $(SOURCES)
 	$(SWIFT) build --product passcode --scratch-path .build-fuzz --sanitize=address -Xswiftc -sanitize=fuzzer
 
-$(B)/fuzz_api: Tests/fuzz/fuzz_api.c include/passcode.h $(FUZZ_LIBDIR)/libpasscode.so
+$(B)/fuzz_api: Tests/fuzz/fuzz_api.c include/passcode.h $(B)/enum_bounds.h $(FUZZ_LIBDIR)/libpasscode.so
 	@mkdir -p $(B)
 	$(FUZZ_CC) -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	    -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }; exit $${PIPESTATUS[0]}
+	    -Iinclude -I$(B) -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }; exit $${PIPESTATUS[0]}
 
 # The hostile-store fuzzer: every column and row of a store set to boundary and wrongly typed
 # values, then the whole API, under ASan and UBSan (Tests/fuzz/hostile_store.c); and the schema
 # fuzzer: triggers, views, indexes, tables, columns, changed types and hot journals planted in
-# stores of every supported version (issue 28).
+# stores of every supported version.
 HOSTILE_RANDOM ?= 0
 $(B)/hostile_store: Tests/fuzz/hostile_store.c include/passcode.h $(FUZZ_LIBDIR)/libpasscode.so
 	@mkdir -p $(B)
@@ -230,8 +243,21 @@ corrupt: $(B)/corrupt
 valgrind: $(B)/test_api $(B)/test_catalogue
 	cd $(B) && $(VALGRIND) ./test_api && $(VALGRIND) ./test_catalogue
 
-test-exports: $(LIB)
+# The typed header changes neither the ABI nor callers' source: a program built against the 0.6.1
+# header (Tests/fixtures/header-0.6.1) runs against this library, C++ callers of the int32_t header
+# still compile and run, and every line of 0.6.1's symbols file is still in debian/libpasscode0.symbols.
+$(B)/compat_old_header: Tests/compat/old_header.c Tests/fixtures/header-0.6.1/passcode.h $(LIB)
+	$(CC) $(STRICT) -D_DEFAULT_SOURCE -ITests/fixtures/header-0.6.1 -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+
+$(B)/compat_cxx: Tests/compat/cxx_callers.cpp include/passcode.h $(LIB)
+	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+
+test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx
 	scripts/check_exports.sh $(LIB) include/passcode.h
+	cd $(B) && ./compat_old_header && ./compat_cxx
+	@if grep -vxFf debian/libpasscode0.symbols Tests/fixtures/header-0.6.1/libpasscode0.symbols; then \
+	    echo "exports: the lines above of 0.6.1's symbols file are gone from debian/libpasscode0.symbols" >&2; exit 1; fi
+	@echo "exports: every symbol of 0.6.1 is kept with its version in debian/libpasscode0.symbols"
 	@# Swift's regex library (pulled in by String.contains(String) and friends) adds ~2 MB and text
 	@# lintian reads as misspellings: the library must not link it.
 	@if grep -q 'libswift_StringProcessing\|libswift_RegexParser' $(B)/libpasscode.linkmap; then \

@@ -22,7 +22,8 @@
  * settings, device sessions, and a data key that only an unlock releases.
  *
  * @par Conventions
- *  - Every function that can fail returns a passcode_status (0 = PASSCODE_OK) as int32_t.
+ *  - Every function that can fail returns a passcode_status (0 = PASSCODE_OK); parameters
+ *    that take one of the enums below have its type. Both are passed as 32-bit ints.
  *    Outputs come through pointers named `out`. passcode_strerror() names a status;
  *    passcode_errmsg() gives the detailed message of a handle's last failure.
  *  - Handles (passcode_store, passcode_options, passcode_flow) are opaque, made by a _new or
@@ -348,7 +349,10 @@ typedef enum passcode_status {
      * administrator's file (passcode_options_set_tpm_owner_auth_file) is missing, readable by
      * others than root, malformed, or holds another value. Nothing changed.
      */
-    PASSCODE_ERR_TPM_OWNER_AUTH = 61
+    PASSCODE_ERR_TPM_OWNER_AUTH = 61,
+    /** Not a status: makes passcode_status a signed int in C and C++, so that code mixing it
+     *  with int32_t compares as before (-Wsign-compare). */
+    PASSCODE_STATUS_SIGNED_ = (-0x7fffffff - 1)
 } passcode_status;
 
 /** The Argon2id presets of passcode_options_set_cost. */
@@ -361,17 +365,27 @@ typedef enum passcode_cost {
     PASSCODE_COST_SENSITIVE = 2
 } passcode_cost;
 
-/** What the host reports about the app (passcode_event). */
-typedef enum passcode_event {
+/** What the host reports about the app (passcode_app_event). */
+typedef enum passcode_app_event {
     /** The app process started. */
-    PASSCODE_EVENT_LAUNCHED = 0,
+    PASSCODE_APP_EVENT_LAUNCHED = 0,
     /** The app went to the background. */
-    PASSCODE_EVENT_BACKGROUND = 1,
+    PASSCODE_APP_EVENT_BACKGROUND = 1,
     /** The app came back to the foreground. */
-    PASSCODE_EVENT_FOREGROUND = 2,
+    PASSCODE_APP_EVENT_FOREGROUND = 2,
     /** The user or the host asked to lock now. */
-    PASSCODE_EVENT_LOCK_NOW = 3
-} passcode_event;
+    PASSCODE_APP_EVENT_LOCK_NOW = 3
+} passcode_app_event;
+
+/** @cond DEPRECATED */
+/* Deprecated since 0.7.0, to be removed in 0.8.0: passcode_event is the old name of
+ * passcode_app_event, PASSCODE_EVENT_* of its constants. */
+typedef passcode_app_event passcode_event;
+#define PASSCODE_EVENT_LAUNCHED PASSCODE_APP_EVENT_LAUNCHED
+#define PASSCODE_EVENT_BACKGROUND PASSCODE_APP_EVENT_BACKGROUND
+#define PASSCODE_EVENT_FOREGROUND PASSCODE_APP_EVENT_FOREGROUND
+#define PASSCODE_EVENT_LOCK_NOW PASSCODE_APP_EVENT_LOCK_NOW
+/** @endcond */
 
 /** Why the app is locked (passcode_lock_state's reason). */
 typedef enum passcode_lock_reason {
@@ -437,61 +451,89 @@ typedef enum passcode_biometric_kind {
     PASSCODE_BIOMETRIC_KIND_FINGERPRINT = 4
 } passcode_biometric_kind;
 
-/** What happened (passcode_event_list_get). */
-typedef enum passcode_security_event {
+/** What happened (passcode_event_log_get). */
+typedef enum passcode_log_kind {
     /** A wrong passcode (counted before the answer was known). */
-    PASSCODE_SECURITY_EVENT_FAILED_ATTEMPT = 0,
+    PASSCODE_LOG_KIND_FAILED_ATTEMPT = 0,
     /** A lockout started; the detail is its length in seconds. */
-    PASSCODE_SECURITY_EVENT_LOCKOUT_STARTED = 1,
+    PASSCODE_LOG_KIND_LOCKOUT_STARTED = 1,
     /** Unlocked with the passcode. */
-    PASSCODE_SECURITY_EVENT_UNLOCKED_BY_PASSCODE = 2,
+    PASSCODE_LOG_KIND_UNLOCKED_BY_PASSCODE = 2,
     /** Unlocked with biometrics. */
-    PASSCODE_SECURITY_EVENT_UNLOCKED_BY_BIOMETRICS = 3,
+    PASSCODE_LOG_KIND_UNLOCKED_BY_BIOMETRICS = 3,
     /** A biometric match failed. */
-    PASSCODE_SECURITY_EVENT_BIOMETRIC_FAILED = 4,
+    PASSCODE_LOG_KIND_BIOMETRIC_FAILED = 4,
     /** The maximum number of failures was reached. */
-    PASSCODE_SECURITY_EVENT_MAX_FAILURES_REACHED = 5,
+    PASSCODE_LOG_KIND_MAX_FAILURES_REACHED = 5,
     /** A passcode was set. */
-    PASSCODE_SECURITY_EVENT_PASSCODE_SET = 6,
+    PASSCODE_LOG_KIND_PASSCODE_SET = 6,
     /** The passcode was changed. */
-    PASSCODE_SECURITY_EVENT_PASSCODE_CHANGED = 7,
+    PASSCODE_LOG_KIND_PASSCODE_CHANGED = 7,
     /** The passcode lock was turned off (the passcode stays stored). */
-    PASSCODE_SECURITY_EVENT_PASSCODE_DISABLED = 8,
+    PASSCODE_LOG_KIND_PASSCODE_DISABLED = 8,
     /** The passcode lock was turned on again. */
-    PASSCODE_SECURITY_EVENT_PASSCODE_ENABLED = 9,
+    PASSCODE_LOG_KIND_PASSCODE_ENABLED = 9,
     /** The passcode was removed. */
-    PASSCODE_SECURITY_EVENT_PASSCODE_REMOVED = 10,
+    PASSCODE_LOG_KIND_PASSCODE_REMOVED = 10,
     /** A reset code was requested. */
-    PASSCODE_SECURITY_EVENT_RESET_CODE_REQUESTED = 11,
+    PASSCODE_LOG_KIND_RESET_CODE_REQUESTED = 11,
     /** A reset code was handed to the delivery callback. */
-    PASSCODE_SECURITY_EVENT_RESET_CODE_DELIVERED = 12,
+    PASSCODE_LOG_KIND_RESET_CODE_DELIVERED = 12,
     /** The delivery callback failed; the code was discarded. */
-    PASSCODE_SECURITY_EVENT_RESET_CODE_DELIVERY_FAILED = 13,
+    PASSCODE_LOG_KIND_RESET_CODE_DELIVERY_FAILED = 13,
     /** The passcode was reset with a code. */
-    PASSCODE_SECURITY_EVENT_RESET_COMPLETED = 14,
+    PASSCODE_LOG_KIND_RESET_COMPLETED = 14,
     /** A reset code expired. */
-    PASSCODE_SECURITY_EVENT_RESET_CODE_EXPIRED = 15,
+    PASSCODE_LOG_KIND_RESET_CODE_EXPIRED = 15,
     /** "Forgot passcode": the passcode was removed and the user logged out. */
-    PASSCODE_SECURITY_EVENT_FORGOT_PASSCODE = 16,
+    PASSCODE_LOG_KIND_FORGOT_PASSCODE = 16,
     /** A setting changed; the detail is "name old -> new". */
-    PASSCODE_SECURITY_EVENT_SETTING_CHANGED = 17,
+    PASSCODE_LOG_KIND_SETTING_CHANGED = 17,
     /** A device session was signed out; the detail is its id. */
-    PASSCODE_SECURITY_EVENT_SESSION_SIGNED_OUT = 18,
+    PASSCODE_LOG_KIND_SESSION_SIGNED_OUT = 18,
     /** The account was deleted (with it, every earlier event). */
-    PASSCODE_SECURITY_EVENT_ACCOUNT_DELETED = 19,
+    PASSCODE_LOG_KIND_ACCOUNT_DELETED = 19,
     /**
      * With a pepper: the security state was found changed outside libpasscode (logged once, at
      * the first call that saw it). Also, in the TPM's provisioned mode: guesses on the
      * passcode's guess-limit index that did not come through the library (their number in the
      * detail), charged to the store as failures.
      */
-    PASSCODE_SECURITY_EVENT_TAMPER_DETECTED = 20,
+    PASSCODE_LOG_KIND_TAMPER_DETECTED = 20,
     /**
      * A TPM-bound store's file was older than the TPM's attempt counter (a restored copy); the
      * detail is "file <n> tpm <m>". A reset is required.
      */
-    PASSCODE_SECURITY_EVENT_TPM_ROLLBACK = 21
-} passcode_security_event;
+    PASSCODE_LOG_KIND_TPM_ROLLBACK = 21
+} passcode_log_kind;
+
+/** @cond DEPRECATED */
+/* Deprecated since 0.7.0, to be removed in 0.8.0: passcode_security_event is the old name of
+ * passcode_log_kind, PASSCODE_SECURITY_EVENT_* of its constants. */
+typedef passcode_log_kind passcode_security_event;
+#define PASSCODE_SECURITY_EVENT_FAILED_ATTEMPT PASSCODE_LOG_KIND_FAILED_ATTEMPT
+#define PASSCODE_SECURITY_EVENT_LOCKOUT_STARTED PASSCODE_LOG_KIND_LOCKOUT_STARTED
+#define PASSCODE_SECURITY_EVENT_UNLOCKED_BY_PASSCODE PASSCODE_LOG_KIND_UNLOCKED_BY_PASSCODE
+#define PASSCODE_SECURITY_EVENT_UNLOCKED_BY_BIOMETRICS PASSCODE_LOG_KIND_UNLOCKED_BY_BIOMETRICS
+#define PASSCODE_SECURITY_EVENT_BIOMETRIC_FAILED PASSCODE_LOG_KIND_BIOMETRIC_FAILED
+#define PASSCODE_SECURITY_EVENT_MAX_FAILURES_REACHED PASSCODE_LOG_KIND_MAX_FAILURES_REACHED
+#define PASSCODE_SECURITY_EVENT_PASSCODE_SET PASSCODE_LOG_KIND_PASSCODE_SET
+#define PASSCODE_SECURITY_EVENT_PASSCODE_CHANGED PASSCODE_LOG_KIND_PASSCODE_CHANGED
+#define PASSCODE_SECURITY_EVENT_PASSCODE_DISABLED PASSCODE_LOG_KIND_PASSCODE_DISABLED
+#define PASSCODE_SECURITY_EVENT_PASSCODE_ENABLED PASSCODE_LOG_KIND_PASSCODE_ENABLED
+#define PASSCODE_SECURITY_EVENT_PASSCODE_REMOVED PASSCODE_LOG_KIND_PASSCODE_REMOVED
+#define PASSCODE_SECURITY_EVENT_RESET_CODE_REQUESTED PASSCODE_LOG_KIND_RESET_CODE_REQUESTED
+#define PASSCODE_SECURITY_EVENT_RESET_CODE_DELIVERED PASSCODE_LOG_KIND_RESET_CODE_DELIVERED
+#define PASSCODE_SECURITY_EVENT_RESET_CODE_DELIVERY_FAILED PASSCODE_LOG_KIND_RESET_CODE_DELIVERY_FAILED
+#define PASSCODE_SECURITY_EVENT_RESET_COMPLETED PASSCODE_LOG_KIND_RESET_COMPLETED
+#define PASSCODE_SECURITY_EVENT_RESET_CODE_EXPIRED PASSCODE_LOG_KIND_RESET_CODE_EXPIRED
+#define PASSCODE_SECURITY_EVENT_FORGOT_PASSCODE PASSCODE_LOG_KIND_FORGOT_PASSCODE
+#define PASSCODE_SECURITY_EVENT_SETTING_CHANGED PASSCODE_LOG_KIND_SETTING_CHANGED
+#define PASSCODE_SECURITY_EVENT_SESSION_SIGNED_OUT PASSCODE_LOG_KIND_SESSION_SIGNED_OUT
+#define PASSCODE_SECURITY_EVENT_ACCOUNT_DELETED PASSCODE_LOG_KIND_ACCOUNT_DELETED
+#define PASSCODE_SECURITY_EVENT_TAMPER_DETECTED PASSCODE_LOG_KIND_TAMPER_DETECTED
+#define PASSCODE_SECURITY_EVENT_TPM_ROLLBACK PASSCODE_LOG_KIND_TPM_ROLLBACK
+/** @endcond */
 
 /** The task a flow performs (passcode_flow_new). */
 typedef enum passcode_flow_kind {
@@ -605,71 +647,114 @@ typedef enum passcode_lifecycle_event {
 } passcode_lifecycle_event;
 
 /**
- * The settings a host can read and change (passcode_setting). "Weakening" says which changes
- * weaken protection: with a passcode set, they need the passcode entered on the same handle
- * within 5 minutes (passcode_authorize); no setting changes while the app is locked.
+ * The settings a host can read and change (passcode_setting). Each one's last sentence (made
+ * from its definition, Setting.spec) gives its stored name, default, values and the changes
+ * that weaken protection: with a passcode set, those need the passcode entered on the same
+ * handle within 5 minutes (passcode_authorize); no setting changes while the app is locked.
  */
 typedef enum passcode_setting {
     /**
      * 1 while a passcode is set and the lock is on. Set 1 to enable; turning it off needs
-     * the passcode (passcode_disable). Weakening: off (proof: passcode_disable checks the passcode).
+     * the passcode (passcode_disable, which checks it: the proof).
+     * Stored as `lock_enabled`; default 1; values: 0 or 1; a change that weakens protection:
+     * turning it off.
      */
     PASSCODE_SETTING_LOCK_ENABLED = 0,
     /**
-     * Seconds in the background before the app locks: 0 (immediately, with a 5-second grace
-     * period), 60, 300, 900 (default), 1800 or 3600. Weakening: a longer one.
+     * Seconds in the background before the app locks; 0: immediately, with a 5-second grace period.
+     * Stored as `auto_lock_seconds`; default 900; values: 0, 60, 300, 900, 1800, 3600; a
+     * change that weakens protection: a larger value.
      */
     PASSCODE_SETTING_AUTO_LOCK_SECONDS = 1,
-    /** 1 (default): the app is locked at every launch while the lock is on. Weakening: 0. */
+    /**
+     * 1: the app is locked at every launch while the lock is on.
+     * Stored as `lock_at_launch`; default 1; values: 0 or 1; a change that weakens protection:
+     * turning it off.
+     */
     PASSCODE_SETTING_LOCK_AT_LAUNCH = 2,
     /**
-     * A passcode_lockout_schedule value: Apple's table (default), Android's, or a custom
-     * one (set with passcode_set_custom_schedule). Weakening: any change, and any custom table.
+     * A passcode_lockout_schedule value: Apple's table, Android's, or a custom one (set with
+     * passcode_set_custom_schedule, which weakens protection too).
+     * Stored as `lockout_schedule`; default PASSCODE_LOCKOUT_SCHEDULE_APPLE; values:
+     * PASSCODE_LOCKOUT_SCHEDULE_APPLE, PASSCODE_LOCKOUT_SCHEDULE_ANDROID,
+     * PASSCODE_LOCKOUT_SCHEDULE_CUSTOM; a change that weakens protection: any change.
      */
     PASSCODE_SETTING_LOCKOUT_SCHEDULE = 3,
     /**
      * A passcode_max_failure_action value: what the maximum number of failures does.
-     * Weakening: PASSCODE_MAX_FAILURE_ACTION_NONE (more guesses).
+     * Stored as `max_failure_action`; default PASSCODE_MAX_FAILURE_ACTION_REQUIRE_RESET;
+     * values: PASSCODE_MAX_FAILURE_ACTION_REQUIRE_RESET,
+     * PASSCODE_MAX_FAILURE_ACTION_FORCED_LOGOUT, PASSCODE_MAX_FAILURE_ACTION_NONE; a change
+     * that weakens protection: changing it to PASSCODE_MAX_FAILURE_ACTION_NONE.
      */
     PASSCODE_SETTING_MAX_FAILURE_ACTION = 4,
     /**
      * 1: biometrics may unlock (needs a passcode, the passcode lock on and available biometrics;
-     * otherwise PASSCODE_ERR_INVALID_SETTING, nothing changed). Weakening: 1.
+     * otherwise PASSCODE_ERR_INVALID_SETTING, nothing changed).
+     * Stored as `biometric_enabled`; default 0; values: 0 or 1; a change that weakens
+     * protection: turning it on.
      */
     PASSCODE_SETTING_BIOMETRIC_ENABLED = 5,
     /**
-     * 1: "Require on App Launch" (seed 004): every launch locks, even with lock at launch off,
+     * 1: "Require on App Launch": every launch locks, even with lock at launch off,
      * and the lock screen leads with the biometric prompt (passcode_biometric_lead; the table
      * there has every combination with lock at launch). Turning it on needs biometric unlock on;
      * turning biometric unlock off keeps it (no setting changes another in passing): every launch
-     * still locks, and the lock screen asks for the passcode until biometrics are back. Weakening: 0.
+     * still locks, and the lock screen asks for the passcode until biometrics are back.
+     * Stored as `require_biometric_on_launch`; default 0; values: 0 or 1; a change that
+     * weakens protection: turning it off.
      */
     PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH = 6,
     /**
-     * 1: the account uses two-factor authentication (the host's backend enforces it). Weakening: 0.
+     * 1: the account uses two-factor authentication (the host's backend enforces it).
+     * Stored as `two_factor_enabled`; default 0; values: 0 or 1; a change that weakens
+     * protection: turning it off.
      */
     PASSCODE_SETTING_TWO_FACTOR_ENABLED = 7,
-    /** Read only: wall-clock milliseconds of the last account password change, 0 if never. */
+    /**
+     * Read only: wall-clock milliseconds of the last account password change, 0 if never
+     * (set by passcode_password_change_check).
+     * Stored as `last_password_change_wall_ms`; default 0; values: 0 or more; a change that
+     * weakens protection: none.
+     */
     PASSCODE_SETTING_LAST_PASSWORD_CHANGE = 8,
     /**
-     * Digits of the passcode (4-12, default 6; changeable only while none is set, so no proof).
+     * Digits of the passcode (changeable only while none is set, so no proof).
+     * Stored as `passcode_length`; default 6; values: 4 to 12; a change that weakens
+     * protection: none.
      */
     PASSCODE_SETTING_PASSCODE_LENGTH = 9,
-    /** Digits of an emailed reset code: 6 to 10 (default 8). Weakening: fewer. */
+    /**
+     * Digits of an emailed reset code.
+     * Stored as `reset_code_length`; default 8; values: 6 to 10; a change that weakens
+     * protection: a smaller value.
+     */
     PASSCODE_SETTING_RESET_CODE_LENGTH = 10,
     /**
-     * Seconds a reset code stays valid: 60 to 86400 (default 900, 15 minutes). Weakening: longer.
+     * Seconds a reset code stays valid.
+     * Stored as `reset_code_lifetime_seconds`; default 900; values: 60 to 86400; a change that
+     * weakens protection: a larger value.
      */
     PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS = 11,
-    /** Seconds between two reset-code requests: 0 to 86400 (default 60). Weakening: shorter. */
+    /**
+     * Seconds between two reset-code requests.
+     * Stored as `reset_request_interval_seconds`; default 60; values: 0 to 86400; a change
+     * that weakens protection: a smaller value.
+     */
     PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS = 12,
-    /** Reset-code requests allowed in 24 hours: 1 to 100 (default 5). Weakening: more. */
+    /**
+     * Reset-code requests allowed in 24 hours.
+     * Stored as `reset_requests_per_day`; default 5; values: 1 to 100; a change that weakens
+     * protection: a larger value.
+     */
     PASSCODE_SETTING_RESET_REQUESTS_PER_DAY = 13,
     /**
      * 1: the first unlock after every app launch needs the passcode, and the data key is never
-     * kept in the session keyring. 0 (default, as iOS): only the first unlock after a device
+     * kept in the session keyring. 0 (as iOS): only the first unlock after a device
      * restart needs it; after that, biometrics may unlock across launches (48-hour rule, 5
-     * failed matches). Turning it on removes the session keyring's entry. Weakening: 0.
+     * failed matches). Turning it on removes the session keyring's entry.
+     * Stored as `passcode_after_every_launch`; default 0; values: 0 or 1; a change that
+     * weakens protection: turning it off.
      */
     PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH = 14
 } passcode_setting;
@@ -756,7 +841,8 @@ const char *passcode_version_string(void);
 
 /**
  * A short English text for a status code.
- * @param status Any value; unknown ones give "unknown status".
+ * @param status Any value (an int32_t, so that a status kept in an int passes in C++ too);
+ * unknown ones give "unknown status".
  * @return A static string owned by the library; never free it.
  */
 const char *passcode_strerror(int32_t status);
@@ -778,7 +864,7 @@ const char *passcode_strerror(int32_t status);
  * @return PASSCODE_OK, or PASSCODE_ERR_MISUSE when out is NULL.
  * Threads: an options object must not be changed from two threads at once.
  */
-int32_t passcode_options_new(passcode_options **out);
+passcode_status passcode_options_new(passcode_options **out);
 
 /**
  * Releases an options object. Stores opened with it keep their own copy. NULL does nothing.
@@ -793,7 +879,7 @@ void passcode_options_free(passcode_options *options);
  * @param cost A passcode_cost value.
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or PASSCODE_ERR_MISUSE for an unknown cost.
  */
-int32_t passcode_options_set_cost(passcode_options *options, int32_t cost);
+passcode_status passcode_options_set_cost(passcode_options *options, passcode_cost cost);
 
 /**
  * Chooses explicit Argon2id parameters (libsodium's opslimit and memlimit in bytes).
@@ -802,7 +888,7 @@ int32_t passcode_options_set_cost(passcode_options *options, int32_t cost);
  * @param mem_limit Bytes of memory, at least 8192.
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or PASSCODE_ERR_MISUSE outside libsodium's limits.
  */
-int32_t passcode_options_set_cost_explicit(passcode_options *options, uint64_t ops_limit, size_t mem_limit);
+passcode_status passcode_options_set_cost_explicit(passcode_options *options, uint64_t ops_limit, size_t mem_limit);
 
 /**
  * Sets a pepper: 32 secret bytes mixed into every hash with a keyed BLAKE2b, so that the
@@ -815,7 +901,7 @@ int32_t passcode_options_set_cost_explicit(passcode_options *options, uint64_t o
  * @param length Must be 32 (or 0 with NULL).
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or PASSCODE_ERR_MISUSE for another length.
  */
-int32_t passcode_options_set_pepper(passcode_options *options, const uint8_t *pepper, size_t length);
+passcode_status passcode_options_set_pepper(passcode_options *options, const uint8_t *pepper, size_t length);
 
 /**
  * Whether a passcode unlock keeps the key that opens the data key in the Linux kernel's
@@ -832,7 +918,7 @@ int32_t passcode_options_set_pepper(passcode_options *options, const uint8_t *pe
  * @param enabled 1 to use the session keyring, 0 not to.
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE or PASSCODE_ERR_MISUSE.
  */
-int32_t passcode_options_set_session_keyring(passcode_options *options, int32_t enabled);
+passcode_status passcode_options_set_session_keyring(passcode_options *options, int32_t enabled);
 
 /**
  * Accepts passcodes the weak-passcode rules would refuse (runs like 1234, common choices).
@@ -841,7 +927,7 @@ int32_t passcode_options_set_session_keyring(passcode_options *options, int32_t 
  * @param allow 1 to accept weak passcodes, 0 to refuse them.
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE or PASSCODE_ERR_MISUSE.
  */
-int32_t passcode_options_set_allow_weak(passcode_options *options, int32_t allow);
+passcode_status passcode_options_set_allow_weak(passcode_options *options, int32_t allow);
 
 /**
  * Supplies the clock (embedded hosts with their own time source, and tests). The callback
@@ -856,7 +942,7 @@ int32_t passcode_options_set_allow_weak(passcode_options *options, int32_t allow
  * @param payload Handed back to clock unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_options_set_clock(passcode_options *options, void (*clock)(void *, int64_t *, int64_t *, uint64_t *), void *payload);
+passcode_status passcode_options_set_clock(passcode_options *options, void (*clock)(void *, int64_t *, int64_t *, uint64_t *), void *payload);
 
 /**
  * How long a call waits for another process that holds the store before giving up with
@@ -865,7 +951,7 @@ int32_t passcode_options_set_clock(passcode_options *options, void (*clock)(void
  * @param milliseconds 0 to 600000; the default is 10000.
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE or PASSCODE_ERR_MISUSE.
  */
-int32_t passcode_options_set_busy_timeout(passcode_options *options, int32_t milliseconds);
+passcode_status passcode_options_set_busy_timeout(passcode_options *options, int32_t milliseconds);
 
 /** @} */
 
@@ -898,7 +984,7 @@ int32_t passcode_options_set_busy_timeout(passcode_options *options, int32_t mil
  * On failure nothing is created or changed, and passcode_errmsg(NULL) says why.
  * Threads: a store handle may be used from several threads at once.
  */
-int32_t passcode_open(const char *path, passcode_options *options, passcode_store **out);
+passcode_status passcode_open(const char *path, passcode_options *options, passcode_store **out);
 
 /**
  * Closes a store handle. The handle is invalid afterwards (calls with it return
@@ -948,7 +1034,7 @@ int64_t passcode_errwait(passcode_store *store);
  * @return PASSCODE_OK; PASSCODE_ERR_FORMAT, PASSCODE_ERR_WEAK_PASSCODE (the message
  * says why), PASSCODE_ERR_ALREADY_SET, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_set(passcode_store *store, const char *digits, size_t length);
+passcode_status passcode_set(passcode_store *store, const char *digits, size_t length);
 
 /**
  * Checks a passcode. The attempt is recorded durably before the check, in the main database
@@ -968,7 +1054,7 @@ int32_t passcode_set(passcode_store *store, const char *digits, size_t length);
  * (not counted), PASSCODE_ERR_TPM_ROLLBACK, PASSCODE_ERR_TPM_UNAVAILABLE, PASSCODE_ERR_TPM, and
  * provisioned PASSCODE_ERR_TPM_GUESS_LIMIT and PASSCODE_ERR_TPM_OWNER_AUTH.
  */
-int32_t passcode_verify(passcode_store *store, const char *digits, size_t length);
+passcode_status passcode_verify(passcode_store *store, const char *digits, size_t length);
 
 /**
  * Proves the user before a setting change that weakens protection (see
@@ -982,7 +1068,7 @@ int32_t passcode_verify(passcode_store *store, const char *digits, size_t length
  * @param length Number of digits.
  * @return Any status of passcode_verify.
  */
-int32_t passcode_authorize(passcode_store *store, const char *digits, size_t length);
+passcode_status passcode_authorize(passcode_store *store, const char *digits, size_t length);
 
 /**
  * Replaces the passcode. The new one is checked first (format, strength: not counted), then
@@ -994,7 +1080,7 @@ int32_t passcode_authorize(passcode_store *store, const char *digits, size_t len
  * @param new_length Its length (the store's length).
  * @return PASSCODE_OK, or any status of passcode_verify and passcode_set.
  */
-int32_t passcode_change(passcode_store *store, const char *current, size_t current_length, const char *new_digits, size_t new_length);
+passcode_status passcode_change(passcode_store *store, const char *current, size_t current_length, const char *new_digits, size_t new_length);
 
 /**
  * Turns the lock off after checking the passcode. The passcode stays stored, so
@@ -1004,7 +1090,7 @@ int32_t passcode_change(passcode_store *store, const char *current, size_t curre
  * @param length Their number.
  * @return PASSCODE_OK, any status of passcode_verify, or PASSCODE_ERR_HOOK_FAILED.
  */
-int32_t passcode_disable(passcode_store *store, const char *digits, size_t length);
+passcode_status passcode_disable(passcode_store *store, const char *digits, size_t length);
 
 /**
  * Turns the lock on again with the stored passcode. Needs no passcode: it only adds safety.
@@ -1012,7 +1098,7 @@ int32_t passcode_disable(passcode_store *store, const char *digits, size_t lengt
  * @return PASSCODE_OK, PASSCODE_ERR_NO_PASSCODE, PASSCODE_ERR_HOOK_FAILED,
  * PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_enable(passcode_store *store);
+passcode_status passcode_enable(passcode_store *store);
 
 /**
  * Removes the passcode after checking it; the lock goes off and every counter is cleared.
@@ -1021,7 +1107,7 @@ int32_t passcode_enable(passcode_store *store);
  * @param length Their number.
  * @return PASSCODE_OK, or any status of passcode_verify.
  */
-int32_t passcode_remove(passcode_store *store, const char *digits, size_t length);
+passcode_status passcode_remove(passcode_store *store, const char *digits, size_t length);
 
 /**
  * Whether a passcode is set.
@@ -1029,7 +1115,7 @@ int32_t passcode_remove(passcode_store *store, const char *digits, size_t length
  * @param out Receives 1 or 0.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_is_set(passcode_store *store, int32_t *out);
+passcode_status passcode_is_set(passcode_store *store, int32_t *out);
 
 /**
  * Whether the passcode lock is on (a passcode is set and not disabled).
@@ -1037,7 +1123,7 @@ int32_t passcode_is_set(passcode_store *store, int32_t *out);
  * @param out Receives 1 or 0.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_is_enabled(passcode_store *store, int32_t *out);
+passcode_status passcode_is_enabled(passcode_store *store, int32_t *out);
 
 /**
  * The number of digits a passcode has in this store: the set passcode's, else the one new
@@ -1046,7 +1132,7 @@ int32_t passcode_is_enabled(passcode_store *store, int32_t *out);
  * @param out Receives 4 to 12.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_length(passcode_store *store, int32_t *out);
+passcode_status passcode_length(passcode_store *store, int32_t *out);
 
 /**
  * Sets the number of digits new passcodes must have; only while no passcode is set.
@@ -1055,7 +1141,7 @@ int32_t passcode_length(passcode_store *store, int32_t *out);
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_SETTING (out of range), PASSCODE_ERR_STATE
  * (a passcode is set), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_set_length(passcode_store *store, int32_t length);
+passcode_status passcode_set_length(passcode_store *store, int32_t length);
 
 /**
  * Failed attempts since the last successful unlock, to show the user.
@@ -1063,7 +1149,7 @@ int32_t passcode_set_length(passcode_store *store, int32_t length);
  * @param out Receives the count.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_failed_attempts(passcode_store *store, int32_t *out);
+passcode_status passcode_failed_attempts(passcode_store *store, int32_t *out);
 
 /**
  * Seconds until the next attempt is allowed, 0 when there is no lockout. Measured on the
@@ -1073,7 +1159,7 @@ int32_t passcode_failed_attempts(passcode_store *store, int32_t *out);
  * @param out Receives the seconds, rounded up.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_lockout_remaining(passcode_store *store, int64_t *out);
+passcode_status passcode_lockout_remaining(passcode_store *store, int64_t *out);
 
 /**
  * Whether the maximum number of failures was reached and only a reset lets a passcode in.
@@ -1081,7 +1167,7 @@ int32_t passcode_lockout_remaining(passcode_store *store, int64_t *out);
  * @param out Receives 1 or 0.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_is_reset_required(passcode_store *store, int32_t *out);
+passcode_status passcode_is_reset_required(passcode_store *store, int32_t *out);
 
 /** @} */
 
@@ -1101,15 +1187,13 @@ int32_t passcode_is_reset_required(passcode_store *store, int32_t *out);
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (unknown setting, NULL out),
  * PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_setting_get(passcode_store *store, int32_t setting, int64_t *out);
+passcode_status passcode_setting_get(passcode_store *store, passcode_setting setting, int64_t *out);
 
 /**
  * Changes a setting, after the settings hook (if any) agreed. Every process sees the change.
  * The library defends its policy: while the app is locked no setting changes; a change that
- * weakens protection (passcode_setting_weakens: another lockout schedule, a maximum-failure
- * action that allows more guesses, lock at launch off, a longer auto-lock, biometric unlock on,
- * require-biometric-on-launch off, two-factor off, a shorter, longer-lived or more often
- * requested reset code) needs the passcode entered on this handle within 5 minutes
+ * weakens protection (passcode_setting_weakens; each passcode_setting says which of its
+ * changes do) needs the passcode entered on this handle within 5 minutes
  * (passcode_authorize). With no passcode set, nothing needs proof. Strengthening needs none.
  * @param store The store.
  * @param setting A passcode_setting value.
@@ -1121,7 +1205,7 @@ int32_t passcode_setting_get(passcode_store *store, int32_t setting, int64_t *ou
  * PASSCODE_ERR_STATE; PASSCODE_ERR_HOOK_FAILED (the old value stays; passcode_errmsg has
  * the hook's message); PASSCODE_ERR_MISUSE (unknown setting); PASSCODE_ERR_INVALID_HANDLE; a store error.
  */
-int32_t passcode_setting_set(passcode_store *store, int32_t setting, int64_t value);
+passcode_status passcode_setting_set(passcode_store *store, passcode_setting setting, int64_t value);
 
 /**
  * The smallest and largest value a setting allows, as zstd's ZSTD_cParam_getBounds gives
@@ -1132,7 +1216,7 @@ int32_t passcode_setting_set(passcode_store *store, int32_t setting, int64_t val
  * @param out_max Receives the largest allowed value.
  * @return PASSCODE_OK, or PASSCODE_ERR_MISUSE (unknown setting, NULL out pointer).
  */
-int32_t passcode_setting_bounds(int32_t setting, int64_t *out_min, int64_t *out_max);
+passcode_status passcode_setting_bounds(passcode_setting setting, int64_t *out_min, int64_t *out_max);
 
 /**
  * The values a setting offers, in the order to show them (the auto-lock choices, the lockout
@@ -1146,7 +1230,7 @@ int32_t passcode_setting_bounds(int32_t setting, int64_t *out_min, int64_t *out_
  * @return PASSCODE_OK; PASSCODE_ERR_BUFFER_TOO_SMALL (nothing written but the count);
  * PASSCODE_ERR_MISUSE (unknown setting, NULL out_count, NULL out_values with room).
  */
-int32_t passcode_setting_choices(int32_t setting, int64_t *out_values, size_t capacity, size_t *out_count);
+passcode_status passcode_setting_choices(passcode_setting setting, int64_t *out_values, size_t capacity, size_t *out_count);
 
 /**
  * A setting's value in a new store.
@@ -1154,20 +1238,28 @@ int32_t passcode_setting_choices(int32_t setting, int64_t *out_values, size_t ca
  * @param out Receives the default.
  * @return PASSCODE_OK, or PASSCODE_ERR_MISUSE (unknown setting, NULL out).
  */
-int32_t passcode_setting_default(int32_t setting, int64_t *out);
+passcode_status passcode_setting_default(passcode_setting setting, int64_t *out);
 
 /**
  * Whether changing a setting from old_value to new_value weakens protection. Such a
- * change is what an attacker with the app in hand would make first (a longer auto-lock,
- * another lockout schedule, lock at launch off, biometric unlock on, a shorter, longer-lived or
- * more often requested reset code, two-factor off).
+ * change is what an attacker with the app in hand would make first; each passcode_setting
+ * says which of its changes do, from the same definition this answers from.
  * @param setting A passcode_setting value.
  * @param old_value The value now.
  * @param new_value The value asked for.
  * @param out_weakens Receives 1 when the change weakens protection, else 0.
  * @return PASSCODE_OK, or PASSCODE_ERR_MISUSE (unknown setting, NULL out).
  */
-int32_t passcode_setting_weakens(int32_t setting, int64_t old_value, int64_t new_value, int32_t *out_weakens);
+passcode_status passcode_setting_weakens(passcode_setting setting, int64_t old_value, int64_t new_value, int32_t *out_weakens);
+
+/**
+ * The name a setting is stored under: the name the settings hook hears
+ * (passcode_set_settings_hook) and the one the security log's setting changes show.
+ * @param setting Any value (an int32_t, for a loop over them).
+ * @return A static string owned by the library ("auto_lock_seconds"); NULL for a value that
+ * is no passcode_setting (so for (s = 0; passcode_setting_name(s); s++) visits them all).
+ */
+const char *passcode_setting_name(int32_t setting);
 
 /**
  * Installs a custom lockout table and selects it (PASSCODE_LOCKOUT_SCHEDULE_CUSTOM). Any
@@ -1181,7 +1273,7 @@ int32_t passcode_setting_weakens(int32_t setting, int64_t old_value, int64_t new
  * PASSCODE_ERR_INVALID_SETTING, PASSCODE_ERR_MISUSE (NULL delays),
  * PASSCODE_ERR_HOOK_FAILED, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_set_custom_schedule(passcode_store *store, const uint32_t *delays, size_t count, uint32_t max_failures);
+passcode_status passcode_set_custom_schedule(passcode_store *store, const uint32_t *delays, size_t count, uint32_t max_failures);
 
 /** @} */
 
@@ -1201,12 +1293,12 @@ int32_t passcode_set_custom_schedule(passcode_store *store, const uint32_t *dela
  * the background applies the same rule to the time since it went there, so with lock at launch
  * off a kill never resets the auto-lock timer. Nothing locks while the lock is off.
  * @param store The store.
- * @param event A passcode_event value.
+ * @param event A passcode_app_event value.
  * @param out_locked Receives 1 when the app is locked after the event, else 0; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (unknown event), PASSCODE_ERR_INVALID_HANDLE,
  * PASSCODE_ERR_CLOCK_OUT_OF_RANGE, or a store error.
  */
-int32_t passcode_event_report(passcode_store *store, int32_t event, int32_t *out_locked);
+passcode_status passcode_event_report(passcode_store *store, passcode_app_event event, int32_t *out_locked);
 
 /**
  * Whether the app is locked now, and why. Every process using the store sees the same state.
@@ -1215,7 +1307,7 @@ int32_t passcode_event_report(passcode_store *store, int32_t event, int32_t *out
  * @param out_reason Receives a passcode_lock_reason; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out_locked), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_lock_state(passcode_store *store, int32_t *out_locked, int32_t *out_reason);
+passcode_status passcode_lock_state(passcode_store *store, int32_t *out_locked, int32_t *out_reason);
 
 /**
  * Everything a lock screen draws, in one call: the lock state and its reason, the lockout
@@ -1233,7 +1325,7 @@ int32_t passcode_lock_state(passcode_store *store, int32_t *out_locked, int32_t 
  * smallest version, one ending with reason, or over 4096: not set); PASSCODE_ERR_INVALID_HANDLE;
  * or a store error. On failure screen is unchanged.
  */
-int32_t passcode_lock_screen_read(passcode_store *store, passcode_lock_screen *screen);
+passcode_status passcode_lock_screen_read(passcode_store *store, passcode_lock_screen *screen);
 
 /** @} */
 
@@ -1255,7 +1347,7 @@ int32_t passcode_lock_screen_read(passcode_store *store, passcode_lock_screen *s
  * @param kind A passcode_biometric_kind value.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (bad values), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_biometric_set_available(passcode_store *store, int32_t available, int32_t kind);
+passcode_status passcode_biometric_set_available(passcode_store *store, int32_t available, passcode_biometric_kind kind);
 
 /**
  * The label of the security settings entry: "Passcode & Face ID", "Passcode & Touch ID",
@@ -1264,7 +1356,7 @@ int32_t passcode_biometric_set_available(passcode_store *store, int32_t availabl
  * @param out Receives a static string owned by the library.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_security_label(passcode_store *store, const char **out);
+passcode_status passcode_security_label(passcode_store *store, const char **out);
 
 /**
  * Whether a biometric match may unlock now, without changing anything (to decide whether
@@ -1274,11 +1366,11 @@ int32_t passcode_security_label(passcode_store *store, const char **out);
  * the passcode is needed (a passcode_biometric_refusal).
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_biometric_check(passcode_store *store, int32_t *out_refusal);
+passcode_status passcode_biometric_check(passcode_store *store, int32_t *out_refusal);
 
 /**
  * Whether the lock screen should open the biometric prompt by itself, before the user touches
- * anything (seed 003: "the prompt shows automatically"; seed 004: "Require on App Launch").
+ * anything ("the prompt shows automatically"; "Require on App Launch").
  * 1 only while the app is locked and a biometric match may unlock (passcode_biometric_check
  * says NONE), and then for every lock except one made by a launch without "Require on App
  * Launch". The two launch settings combine so:
@@ -1295,7 +1387,7 @@ int32_t passcode_biometric_check(passcode_store *store, int32_t *out_refusal);
  * @param out_lead Receives 1 to start with the biometric prompt, 0 to show the passcode pad.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_biometric_lead(passcode_store *store, int32_t *out_lead);
+passcode_status passcode_biometric_lead(passcode_store *store, int32_t *out_lead);
 
 /**
  * Reports a successful biometric match. The app unlocks only if policy allows: biometric
@@ -1307,7 +1399,7 @@ int32_t passcode_biometric_lead(passcode_store *store, int32_t *out_lead);
  * @return PASSCODE_OK (unlocked), PASSCODE_ERR_PASSCODE_REQUIRED (still locked; ask
  * for the passcode), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_biometric_unlock(passcode_store *store, int32_t *out_refusal);
+passcode_status passcode_biometric_unlock(passcode_store *store, int32_t *out_refusal);
 
 /**
  * Reports a failed biometric match. After 5 since the last unlock the passcode is needed.
@@ -1315,7 +1407,7 @@ int32_t passcode_biometric_unlock(passcode_store *store, int32_t *out_refusal);
  * @param out_count Receives the failed matches since the last unlock; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_biometric_failed(passcode_store *store, int32_t *out_count);
+passcode_status passcode_biometric_failed(passcode_store *store, int32_t *out_count);
 
 /** @} */
 
@@ -1337,7 +1429,7 @@ int32_t passcode_biometric_failed(passcode_store *store, int32_t *out_count);
  * PASSCODE_ERR_MISUSE (unknown kind, NULL out), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  * Threads: a flow must be used by one thread at a time.
  */
-int32_t passcode_flow_new(passcode_store *store, int32_t kind, passcode_flow **out);
+passcode_status passcode_flow_new(passcode_store *store, passcode_flow_kind kind, passcode_flow **out);
 
 /**
  * Releases a flow; digits it held are wiped. NULL does nothing.
@@ -1353,21 +1445,21 @@ void passcode_flow_free(passcode_flow *flow);
  * @return PASSCODE_OK (whatever the entry led to: read the flow's state), PASSCODE_ERR_MISUSE
  * (not 0-9), PASSCODE_ERR_STATE (finished or locked out), PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_flow_digit(passcode_flow *flow, int32_t digit);
+passcode_status passcode_flow_digit(passcode_flow *flow, int32_t digit);
 
 /**
  * Removes the last digit; does nothing when there is none.
  * @param flow The flow.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_flow_delete(passcode_flow *flow);
+passcode_status passcode_flow_delete(passcode_flow *flow);
 
 /**
  * Cancels the flow: nothing it had not committed changes (a create flow leaves no passcode).
  * @param flow The flow.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_flow_cancel(passcode_flow *flow);
+passcode_status passcode_flow_cancel(passcode_flow *flow);
 
 /**
  * Re-reads the lockout: call it once a second while locked out to update the countdown; the
@@ -1375,7 +1467,7 @@ int32_t passcode_flow_cancel(passcode_flow *flow);
  * @param flow The flow.
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_flow_refresh(passcode_flow *flow);
+passcode_status passcode_flow_refresh(passcode_flow *flow);
 
 /**
  * The flow's step and result.
@@ -1384,7 +1476,7 @@ int32_t passcode_flow_refresh(passcode_flow *flow);
  * @param out_result Receives a passcode_flow_result; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out_step), PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_flow_state(passcode_flow *flow, int32_t *out_step, int32_t *out_result);
+passcode_status passcode_flow_state(passcode_flow *flow, int32_t *out_step, int32_t *out_result);
 
 /**
  * The dots to draw: how many are filled, and how many there are in this step.
@@ -1393,7 +1485,7 @@ int32_t passcode_flow_state(passcode_flow *flow, int32_t *out_step, int32_t *out
  * @param out_length Receives the digits this step takes; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_flow_dots(passcode_flow *flow, int32_t *out_filled, int32_t *out_length);
+passcode_status passcode_flow_dots(passcode_flow *flow, int32_t *out_filled, int32_t *out_length);
 
 /**
  * The prompt to show, e.g. "Enter current passcode".
@@ -1401,7 +1493,7 @@ int32_t passcode_flow_dots(passcode_flow *flow, int32_t *out_filled, int32_t *ou
  * @param out Receives a string owned by the flow, valid until the next call on it that returns a prompt.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_flow_prompt(passcode_flow *flow, const char **out);
+passcode_status passcode_flow_prompt(passcode_flow *flow, const char **out);
 
 /**
  * The error line to show ("" when none): "Incorrect passcode", "Passcodes don't match. Try
@@ -1411,7 +1503,7 @@ int32_t passcode_flow_prompt(passcode_flow *flow, const char **out);
  * @param out_status Receives the passcode_status of the last submitted entry; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_flow_error(passcode_flow *flow, const char **out, int32_t *out_status);
+passcode_status passcode_flow_error(passcode_flow *flow, const char **out, int32_t *out_status);
 
 /**
  * The shake counter: it grows by one at every error; shake the dots when it changes.
@@ -1419,7 +1511,7 @@ int32_t passcode_flow_error(passcode_flow *flow, const char **out, int32_t *out_
  * @param out Receives the count.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_flow_shakes(passcode_flow *flow, int32_t *out);
+passcode_status passcode_flow_shakes(passcode_flow *flow, int32_t *out);
 
 /**
  * Seconds left in the lockout while the flow's step is PASSCODE_FLOW_STEP_LOCKED_OUT, else 0.
@@ -1427,7 +1519,7 @@ int32_t passcode_flow_shakes(passcode_flow *flow, int32_t *out);
  * @param out Receives the seconds.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_flow_lockout_remaining(passcode_flow *flow, int64_t *out);
+passcode_status passcode_flow_lockout_remaining(passcode_flow *flow, int64_t *out);
 
 /** @} */
 
@@ -1450,7 +1542,7 @@ int32_t passcode_flow_lockout_remaining(passcode_flow *flow, int64_t *out);
  * failed: the code was discarded, the message is the host's); PASSCODE_ERR_STATE (no
  * delivery callback); PASSCODE_ERR_INVALID_HANDLE; or a store error.
  */
-int32_t passcode_reset_request(passcode_store *store);
+passcode_status passcode_reset_request(passcode_store *store);
 
 /**
  * Seconds until passcode_reset_request is allowed again, 0 when it is allowed now.
@@ -1458,7 +1550,7 @@ int32_t passcode_reset_request(passcode_store *store);
  * @param out Receives the seconds.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_reset_retry_after(passcode_store *store, int64_t *out);
+passcode_status passcode_reset_retry_after(passcode_store *store, int64_t *out);
 
 /**
  * Checks a reset code without using it up, so a front end can move on to the new passcode.
@@ -1473,7 +1565,7 @@ int32_t passcode_reset_retry_after(passcode_store *store, int64_t *out);
  * PASSCODE_ERR_NO_RESET_CODE, PASSCODE_ERR_FORMAT,
  * PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_reset_check(passcode_store *store, const char *code, size_t length);
+passcode_status passcode_reset_check(passcode_store *store, const char *code, size_t length);
 
 /**
  * Sets a new passcode with a valid reset code: the code is used up; the lockout, the failure
@@ -1491,7 +1583,7 @@ int32_t passcode_reset_check(passcode_store *store, const char *code, size_t len
  * @return PASSCODE_OK, PASSCODE_ERR_KEY_REPLACED (done, with a new data key), any status
  * of passcode_reset_check, PASSCODE_ERR_WEAK_PASSCODE, PASSCODE_ERR_FORMAT, or a store error.
  */
-int32_t passcode_reset_complete(passcode_store *store, const char *code, size_t code_length, const char *new_digits, size_t new_length);
+passcode_status passcode_reset_complete(passcode_store *store, const char *code, size_t code_length, const char *new_digits, size_t new_length);
 
 /**
  * Whether an unexpired reset code is waiting to be used.
@@ -1499,7 +1591,7 @@ int32_t passcode_reset_complete(passcode_store *store, const char *code, size_t 
  * @param out Receives 1 or 0.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_reset_pending(passcode_store *store, int32_t *out);
+passcode_status passcode_reset_pending(passcode_store *store, int32_t *out);
 
 /**
  * "Forgot passcode" on the lock screen: removes the passcode, counters and any pending reset
@@ -1512,7 +1604,7 @@ int32_t passcode_reset_pending(passcode_store *store, int32_t *out);
  * PASSCODE_ERR_WIPE_PENDING (done, but another connection keeps old bytes in the WAL for now),
  * PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_forgot(passcode_store *store);
+passcode_status passcode_forgot(passcode_store *store);
 
 /** @} */
 
@@ -1543,7 +1635,7 @@ int32_t passcode_forgot(passcode_store *store);
  * (NULL, or a current password longer than 4096 bytes, not read), PASSCODE_ERR_INVALID_HANDLE,
  * PASSCODE_ERR_CLOCK_OUT_OF_RANGE, or a store error.
  */
-int32_t passcode_password_change_check(passcode_store *store, const char *current, size_t current_length, const char *new_password, size_t new_length, const char *confirmation, size_t confirmation_length);
+passcode_status passcode_password_change_check(passcode_store *store, const char *current, size_t current_length, const char *new_password, size_t new_length, const char *confirmation, size_t confirmation_length);
 
 /**
  * Records a device session (adds it, or updates the one with the same id). Marking a session
@@ -1557,7 +1649,7 @@ int32_t passcode_password_change_check(passcode_store *store, const char *curren
  * @param is_current 1 for this device's session, else 0.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_FORMAT, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_session_record(passcode_store *store, const char *id, const char *device_name, const char *platform, int64_t last_active_ms, const char *location, int32_t is_current);
+passcode_status passcode_session_record(passcode_store *store, const char *id, const char *device_name, const char *platform, int64_t last_active_ms, const char *location, int32_t is_current);
 
 /**
  * Takes a snapshot of the sessions: this device's first, then the most recently active.
@@ -1565,7 +1657,7 @@ int32_t passcode_session_record(passcode_store *store, const char *id, const cha
  * @param out Receives the list; release it with passcode_session_list_free.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_session_list_new(passcode_store *store, passcode_session_list **out);
+passcode_status passcode_session_list_new(passcode_store *store, passcode_session_list **out);
 
 /**
  * The number of sessions in a list.
@@ -1586,7 +1678,7 @@ size_t passcode_session_list_count(passcode_session_list *list);
  * @param out_is_current Receives 1 for this device's session.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (index out of range), PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_session_list_get(passcode_session_list *list, size_t index, const char **out_id, const char **out_device_name, const char **out_platform, int64_t *out_last_active_ms, const char **out_location, int32_t *out_is_current);
+passcode_status passcode_session_list_get(passcode_session_list *list, size_t index, const char **out_id, const char **out_device_name, const char **out_platform, int64_t *out_last_active_ms, const char **out_location, int32_t *out_is_current);
 
 /**
  * Releases a session list and its strings. NULL does nothing.
@@ -1603,7 +1695,7 @@ void passcode_session_list_free(passcode_session_list *list);
  * @param payload Handed back unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_session_hook(passcode_store *store, int32_t (*callback)(void *, const char *, char *, size_t), void *payload);
+passcode_status passcode_set_session_hook(passcode_store *store, int32_t (*callback)(void *, const char *, char *, size_t), void *payload);
 
 /**
  * Signs one session out, after the session hook revoked it. Never this device's own.
@@ -1612,7 +1704,7 @@ int32_t passcode_set_session_hook(passcode_store *store, int32_t (*callback)(voi
  * @return PASSCODE_OK, PASSCODE_ERR_SESSION_NOT_FOUND, PASSCODE_ERR_SESSION_IS_CURRENT,
  * PASSCODE_ERR_HOOK_FAILED (the session stays), PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_session_sign_out(passcode_store *store, const char *id);
+passcode_status passcode_session_sign_out(passcode_store *store, const char *id);
 
 /**
  * Signs out every session but this device's. Each goes through the session hook; those whose
@@ -1621,7 +1713,7 @@ int32_t passcode_session_sign_out(passcode_store *store, const char *id);
  * @param out_count Receives how many were signed out; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_HOOK_FAILED, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_session_sign_out_others(passcode_store *store, int32_t *out_count);
+passcode_status passcode_session_sign_out_others(passcode_store *store, int32_t *out_count);
 
 /**
  * Registers the function told after the account was deleted and the store wiped.
@@ -1630,7 +1722,7 @@ int32_t passcode_session_sign_out_others(passcode_store *store, int32_t *out_cou
  * @param payload Handed back unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_account_deleted_callback(passcode_store *store, void (*callback)(void *), void *payload);
+passcode_status passcode_set_account_deleted_callback(passcode_store *store, void (*callback)(void *), void *payload);
 
 /**
  * Deletes the account's data, only with the exact confirmation "DELETE": the passcode,
@@ -1645,7 +1737,7 @@ int32_t passcode_set_account_deleted_callback(passcode_store *store, void (*call
  * another connection keeps old bytes in the WAL until it ends, or the next open),
  * PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_delete_account(passcode_store *store, const char *confirmation);
+passcode_status passcode_delete_account(passcode_store *store, const char *confirmation);
 
 /** @} */
 
@@ -1658,16 +1750,15 @@ int32_t passcode_delete_account(passcode_store *store, const char *confirmation)
  */
 
 /**
- * Takes a snapshot of the security event log, newest first: failed attempts, lockouts, unlocks
- * by passcode or biometrics, passcode set, changed, disabled, enabled and removed, reset codes,
- * forgot passcode, setting changes, sessions signed out. Each event is written in the same
+ * Takes a snapshot of the security event log, newest first: one entry per event of a
+ * passcode_log_kind kind (passcode_event_log_kind_name names each). Each event is written in the same
  * transaction as the change it records, carries its wall-clock time (display only) and never a
  * secret. The log keeps the newest 1,000 events of the last 90 days; deleting the account empties it.
  * @param store The store.
  * @param out Receives the snapshot; release it with passcode_event_log_free.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_event_log_new(passcode_store *store, passcode_event_log **out);
+passcode_status passcode_event_log_new(passcode_store *store, passcode_event_log **out);
 
 /**
  * The number of events in a snapshot.
@@ -1680,12 +1771,21 @@ size_t passcode_event_log_count(passcode_event_log *log);
  * One event of a snapshot. The detail belongs to the snapshot and lives until it is freed.
  * @param log The snapshot.
  * @param index 0 (the newest) to count - 1.
- * @param out_kind Receives a passcode_security_event; may be NULL (as may every out pointer here).
+ * @param out_kind Receives a passcode_log_kind; may be NULL (as may every out pointer here).
  * @param out_wall_ms Receives the wall-clock time, milliseconds since 1970.
  * @param out_detail Receives the detail: a lockout's seconds, "setting old -> new", a session id, or "".
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (index out of range), PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_event_log_get(passcode_event_log *log, size_t index, int32_t *out_kind, int64_t *out_wall_ms, const char **out_detail);
+passcode_status passcode_event_log_get(passcode_event_log *log, size_t index, int32_t *out_kind, int64_t *out_wall_ms, const char **out_detail);
+
+/**
+ * The name of a security log kind, in lower case with underscores ("failed_attempt"), for a
+ * log view or an export.
+ * @param kind Any value (an int32_t, for a loop over them).
+ * @return A static string owned by the library; NULL for a value that is no
+ * passcode_log_kind (so for (k = 0; passcode_event_log_kind_name(k); k++) visits them all).
+ */
+const char *passcode_event_log_kind_name(int32_t kind);
 
 /**
  * Releases a snapshot and its strings. NULL does nothing.
@@ -1702,7 +1802,7 @@ void passcode_event_log_free(passcode_event_log *log);
  * @param out_last_failure_wall_ms Receives the wall-clock time of the last failure, 0 when none; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_failure_summary(passcode_store *store, int32_t *out_failures, int64_t *out_last_failure_wall_ms);
+passcode_status passcode_failure_summary(passcode_store *store, int32_t *out_failures, int64_t *out_last_failure_wall_ms);
 
 /** @} */
 
@@ -1722,7 +1822,7 @@ int32_t passcode_failure_summary(passcode_store *store, int32_t *out_failures, i
  * @param payload Handed back unchanged; it must stay valid while the callback is registered.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_logout_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
+passcode_status passcode_set_logout_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
 
 /**
  * Registers the function that delivers reset codes (by email, say). It gets the code
@@ -1734,7 +1834,7 @@ int32_t passcode_set_logout_callback(passcode_store *store, void (*callback)(voi
  * @param payload Handed back unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_reset_delivery_callback(passcode_store *store, int32_t (*callback)(void *, const char *, size_t, char *, size_t), void *payload);
+passcode_status passcode_set_reset_delivery_callback(passcode_store *store, int32_t (*callback)(void *, const char *, size_t, char *, size_t), void *payload);
 
 /**
  * Registers the function told about security events (a passcode_notice, e.g. the passcode
@@ -1744,7 +1844,7 @@ int32_t passcode_set_reset_delivery_callback(passcode_store *store, int32_t (*ca
  * @param payload Handed back unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_notice_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
+passcode_status passcode_set_notice_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
 
 /**
  * Registers the hook asked before any setting change is committed (a host keeps its backend
@@ -1757,12 +1857,12 @@ int32_t passcode_set_notice_callback(passcode_store *store, void (*callback)(voi
  * @param payload Handed back unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_settings_hook(passcode_store *store, int32_t (*callback)(void *, const char *, const char *, const char *, char *, size_t), void *payload);
+passcode_status passcode_set_settings_hook(passcode_store *store, int32_t (*callback)(void *, const char *, const char *, const char *, char *, size_t), void *payload);
 
 /**
  * Registers the callback asked before each change of the passcode's life is committed (set,
  * changed, reset, disabled, enabled, removed, forgot), so a host can keep a backend that
- * mirrors its lock state in step (seed 002). It hears only the passcode_lifecycle_event,
+ * mirrors its lock state in step. It hears only the passcode_lifecycle_event,
  * never digits, hashes or keys. It runs with no library lock held, after every check that
  * could refuse the change (a wrong current passcode is counted and refused first). When it
  * fails, nothing changes, and the caller gets PASSCODE_ERR_HOOK_FAILED with its message; a
@@ -1774,7 +1874,7 @@ int32_t passcode_set_settings_hook(passcode_store *store, int32_t (*callback)(vo
  * @param payload Handed back unchanged.
  * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_set_lifecycle_callback(passcode_store *store, int32_t (*callback)(void *, int32_t, char *, size_t), void *payload);
+passcode_status passcode_set_lifecycle_callback(passcode_store *store, int32_t (*callback)(void *, int32_t, char *, size_t), void *payload);
 
 /** @} */
 
@@ -1810,7 +1910,7 @@ size_t passcode_key_bytes(void);
  * buffer or another length, SIZE_MAX included: checked before the handle, nothing written to
  * the buffer, nothing checked or counted).
  */
-int32_t passcode_unlock_key(passcode_store *store, const char *digits, size_t length, uint8_t *out_key, size_t key_length);
+passcode_status passcode_unlock_key(passcode_store *store, const char *digits, size_t length, uint8_t *out_key, size_t key_length);
 
 /**
  * The host reports a successful biometric match, as passcode_biometric_unlock, and gets the
@@ -1831,7 +1931,7 @@ int32_t passcode_unlock_key(passcode_store *store, const char *digits, size_t le
  * handle: nothing written, nothing reported);
  * PASSCODE_ERR_INVALID_HANDLE; PASSCODE_ERR_CLOCK_OUT_OF_RANGE; a store error.
  */
-int32_t passcode_biometric_unlock_key(passcode_store *store, uint8_t *out_key, size_t key_length, int32_t *out_refusal);
+passcode_status passcode_biometric_unlock_key(passcode_store *store, uint8_t *out_key, size_t key_length, int32_t *out_refusal);
 
 /**
  * After a flow finished with PASSCODE_FLOW_RESULT_SUCCESS (unlock, create, change, disable,
@@ -1844,7 +1944,7 @@ int32_t passcode_biometric_unlock_key(passcode_store *store, uint8_t *out_key, s
  * already taken); PASSCODE_ERR_MISUSE (NULL buffer or another length, SIZE_MAX included, checked
  * before the handle, nothing written; or the flow's store was closed); PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_flow_take_key(passcode_flow *flow, uint8_t *out_key, size_t key_length);
+passcode_status passcode_flow_take_key(passcode_flow *flow, uint8_t *out_key, size_t key_length);
 
 /**
  * What passcode_seal adds to the data: a 36-byte header (format, key id, nonce) and a 16-byte
@@ -1868,7 +1968,7 @@ size_t passcode_seal_overhead(void);
  * maximum or a capacity over 2^47 - 1, no buffer can have: checked before the handle,
  * nothing read or written); PASSCODE_ERR_INVALID_HANDLE.
  */
-int32_t passcode_seal(passcode_store *store, const uint8_t *plain, size_t plain_length, uint8_t *out, size_t out_capacity, size_t *out_length);
+passcode_status passcode_seal(passcode_store *store, const uint8_t *plain, size_t plain_length, uint8_t *out, size_t out_capacity, size_t *out_length);
 
 /**
  * Decrypts what passcode_seal made on this store. Only while the key is released on this handle.
@@ -1885,7 +1985,7 @@ int32_t passcode_seal(passcode_store *store, const uint8_t *plain, size_t plain_
  * maximum or a capacity over 2^47 - 1: checked before the handle, nothing read or
  * written); PASSCODE_ERR_INVALID_HANDLE. On failure nothing is left in out.
  */
-int32_t passcode_unseal(passcode_store *store, const uint8_t *sealed, size_t sealed_length, uint8_t *out, size_t out_capacity, size_t *out_length);
+passcode_status passcode_unseal(passcode_store *store, const uint8_t *sealed, size_t sealed_length, uint8_t *out, size_t out_capacity, size_t *out_length);
 
 /**
  * Wraps the released data key also under a host's recovery key: 32 bytes the host keeps
@@ -1897,14 +1997,14 @@ int32_t passcode_unseal(passcode_store *store, const uint8_t *sealed, size_t sea
  * @return PASSCODE_OK; PASSCODE_ERR_KEY_NOT_RELEASED (unlock with the passcode first);
  * PASSCODE_ERR_NO_PASSCODE; PASSCODE_ERR_MISUSE; PASSCODE_ERR_INVALID_HANDLE; a store error.
  */
-int32_t passcode_set_recovery_key(passcode_store *store, const uint8_t *recovery_key, size_t length);
+passcode_status passcode_set_recovery_key(passcode_store *store, const uint8_t *recovery_key, size_t length);
 
 /**
  * Deletes the recovery copy of the data key; a reset then replaces the key.
  * @param store The store.
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_clear_recovery_key(passcode_store *store);
+passcode_status passcode_clear_recovery_key(passcode_store *store);
 
 /**
  * Whether a recovery copy of the data key exists.
@@ -1912,7 +2012,7 @@ int32_t passcode_clear_recovery_key(passcode_store *store);
  * @param out Receives 1 or 0.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_has_recovery_key(passcode_store *store, int32_t *out);
+passcode_status passcode_has_recovery_key(passcode_store *store, int32_t *out);
 
 /**
  * passcode_reset_complete that keeps the data key: the recovery key opens the store's
@@ -1928,7 +2028,7 @@ int32_t passcode_has_recovery_key(passcode_store *store, int32_t *out);
  * @return PASSCODE_OK; PASSCODE_ERR_WRONG_RECOVERY_KEY; any status of passcode_reset_complete
  * but PASSCODE_ERR_KEY_REPLACED.
  */
-int32_t passcode_reset_complete_with_recovery_key(passcode_store *store, const char *code, size_t code_length, const char *new_digits, size_t new_length, const uint8_t *recovery_key, size_t recovery_length);
+passcode_status passcode_reset_complete_with_recovery_key(passcode_store *store, const char *code, size_t code_length, const char *new_digits, size_t new_length, const uint8_t *recovery_key, size_t recovery_length);
 
 /** @} */
 
@@ -1959,7 +2059,7 @@ int32_t passcode_reset_complete_with_recovery_key(passcode_store *store, const c
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or PASSCODE_ERR_MISUSE (an empty,
  * overlong or non-UTF-8 string).
  */
-int32_t passcode_options_set_tpm(passcode_options *options, const char *tcti);
+passcode_status passcode_options_set_tpm(passcode_options *options, const char *tcti);
 
 /**
  * Where the library reads the TPM's owner authorization (provisioned mode, README "Provisioned
@@ -1974,7 +2074,7 @@ int32_t passcode_options_set_tpm(passcode_options *options, const char *tcti);
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or PASSCODE_ERR_MISUSE (an empty,
  * relative, overlong or non-UTF-8 path).
  */
-int32_t passcode_options_set_tpm_owner_auth_file(passcode_options *options, const char *path);
+passcode_status passcode_options_set_tpm_owner_auth_file(passcode_options *options, const char *path);
 
 /**
  * Binds a store that already has a passcode to the TPM of its passcode_options_set_tpm
@@ -1985,7 +2085,7 @@ int32_t passcode_options_set_tpm_owner_auth_file(passcode_options *options, cons
  * @return PASSCODE_OK; PASSCODE_ERR_MISUSE (opened without the option);
  * PASSCODE_ERR_STATE (already bound); any status of passcode_verify; a TPM status.
  */
-int32_t passcode_tpm_bind(passcode_store *store, const char *digits, size_t length);
+passcode_status passcode_tpm_bind(passcode_store *store, const char *digits, size_t length);
 
 /**
  * Unbinds a bound store: checks the passcode through the TPM (counted like
@@ -1996,7 +2096,7 @@ int32_t passcode_tpm_bind(passcode_store *store, const char *digits, size_t leng
  * @param length Their number.
  * @return PASSCODE_OK; PASSCODE_ERR_STATE (not bound); any status of passcode_verify.
  */
-int32_t passcode_tpm_unbind(passcode_store *store, const char *digits, size_t length);
+passcode_status passcode_tpm_unbind(passcode_store *store, const char *digits, size_t length);
 
 /**
  * Whether the store is bound to a TPM.
@@ -2004,7 +2104,7 @@ int32_t passcode_tpm_unbind(passcode_store *store, const char *digits, size_t le
  * @param out Receives 1 or 0.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
-int32_t passcode_tpm_is_bound(passcode_store *store, int32_t *out);
+passcode_status passcode_tpm_is_bound(passcode_store *store, int32_t *out);
 
 /**
  * What the store's TPM binding promises, and the TPM settings it rests on, one value per call
@@ -2020,7 +2120,7 @@ int32_t passcode_tpm_is_bound(passcode_store *store, int32_t *out);
  * against root, who can read the file that holds it: all guesses on a passcode, the library's
  * and another process's (TPM2_PolicySecret on the index), come out of the index's one limit,
  * because the library charges the guesses it did not make to the store (counted as failures,
- * logged as PASSCODE_SECURITY_EVENT_TAMPER_DETECTED) and writes them back into the index's
+ * logged as PASSCODE_LOG_KIND_TAMPER_DETECTED) and writes them back into the index's
  * count after each success. What it cannot prevent: any process that reaches the TPM can use up
  * that limit with wrong guesses (no file needed), and the owner must then reset the passcode;
  * and on a TPM not yet provisioned, a tss member can set the owner authorization first,
@@ -2035,7 +2135,7 @@ int32_t passcode_tpm_is_bound(passcode_store *store, int32_t *out);
  * opened without the TPM option); PASSCODE_ERR_INVALID_HANDLE; a TPM status
  * (PASSCODE_ERR_TPM_UNAVAILABLE, PASSCODE_ERR_TPM); a store error.
  */
-int32_t passcode_tpm_posture(passcode_store *store, int32_t item, int64_t *out);
+passcode_status passcode_tpm_posture(passcode_store *store, passcode_tpm_posture_item item, int64_t *out);
 
 /** @} */
 

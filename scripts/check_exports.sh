@@ -4,7 +4,7 @@
 set -eu
 lib=$1 header=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-grep -oE '^[a-z][a-z_0-9 ]*[ *]+passcode_[a-z_0-9]+\(' "$header" | grep -oE 'passcode_[a-z_0-9]+' | sort > "$tmp/declared"
+grep -oE '^[a-z][a-z_0-9 ]*[ *]+passcode_[a-z_0-9]+\(' "$header" | grep -oE 'passcode_[a-z_0-9]+\($' | tr -d '(' | sort > "$tmp/declared"
 nm -D --defined-only --extern-only "$lib" | awk '{print $3}' | sort > "$tmp/exported"
 if ! diff -u "$tmp/declared" "$tmp/exported"; then
     echo "exports: FAIL: the library's exported symbols differ from the header's declarations" >&2

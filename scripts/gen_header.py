@@ -14,11 +14,18 @@ compiler's declarations and doc comments and rewrites them into a plain C header
   * version macros read from the VERSION file;
   * the structs of Sources/CPasscodeTypes/types.h, copied as they are.
 
-usage: gen_header.py COMPILER_HEADER... > include/passcode.h
+  * each setting's stored name, default, values and weakening changes, asked of the built
+    library (scripts/gen_lists.py), at the end of its doc.
+
+usage: gen_header.py --library LIBPASSCODE_SO COMPILER_HEADER... > include/passcode.h
 """
 import re
 import sys
+import textwrap
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gen_lists  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SWIFT_DIRS = [ROOT / "Sources" / "Passcode", ROOT / "Sources" / "PasscodeCore"]
@@ -215,6 +222,44 @@ SECTION_PAGES = {
 }
 
 
+# Enums renamed before 1.0 (one name per vocabulary): new name -> old name. The old names stay
+# as deprecated aliases (the type and every constant) for one release.
+RENAMED = {"passcode_app_event": "passcode_event", "passcode_log_kind": "passcode_security_event"}
+
+
+def aliases(name, cases_constants):
+    """The deprecated old names of a renamed enum: a typedef and a #define per constant."""
+    old = RENAMED[name]
+    new_prefix, old_prefix = name.upper() + "_", old.upper() + "_"
+    lines = [f"\n/** @cond DEPRECATED */",
+             f"/* Deprecated since 0.7.0, to be removed in 0.8.0: {old} is the old name of",
+             f" * {name}, {old_prefix}* of its constants. */",
+             f"typedef {name} {old};"]
+    lines += [f"#define {old_prefix}{c[len(new_prefix):]} {c}" for c in cases_constants]
+    return "\n".join(lines + ["/** @endcond */"])
+
+
+def typed(doc, ret, plist, enums):
+    """The header's types for a function: `passcode_status` for a status it returns, and the
+    enum a by-value int32_t parameter takes ("A `passcode_x` value" in its doc). The ABI does not
+    change: every enum is passed and returned as a 32-bit int."""
+    kinds = {}
+    returns = ""
+    for i, line in enumerate(doc):
+        m = re.match(r"\s*\\param (\w+) (?:A|An) (?:<code>)?(passcode_\w+?)(?:</code>)?(?: value)?\b", line)
+        if m and m.group(2) in enums:
+            kinds[m.group(1)] = m.group(2)
+        if line.strip() == "returns:" and i + 1 < len(doc):
+            returns = doc[i + 1]
+    if ret == "int32_t" and re.search(r"PASSCODE_|status", returns):
+        ret = "passcode_status"
+    out = []
+    for p in plist:
+        m = re.match(r"int32_t (\w+)$", p)
+        out.append(f"{kinds[m.group(1)]} {m.group(1)}" if m and m.group(1) in kinds else p)
+    return ret, out
+
+
 def group_open(title):
     """The Doxygen group (one man page) that a section's functions belong to."""
     if title not in SECTION_PAGES:
@@ -229,7 +274,10 @@ def version():
     return [int(n) for n in (ROOT / "VERSION").read_text().strip().split(".")]
 
 
-def main(paths):
+def main(argv):
+    if len(argv) < 2 or argv[0] != "--library":
+        sys.exit("usage: gen_header.py --library LIBPASSCODE_SO COMPILER_HEADER...")
+    library, paths = argv[1], argv[2:]
     decls = {}
     for p in paths:
         decls.update(parse_compiler_header(Path(p).read_text()))
@@ -258,7 +306,8 @@ def main(paths):
  * settings, device sessions, and a data key that only an unlock releases.
  *
  * @par Conventions
- *  - Every function that can fail returns a passcode_status (0 = PASSCODE_OK) as int32_t.
+ *  - Every function that can fail returns a passcode_status (0 = PASSCODE_OK); parameters
+ *    that take one of the enums below have its type. Both are passed as 32-bit ints.
  *    Outputs come through pointers named `out`. passcode_strerror() names a status;
  *    passcode_errmsg() gives the detailed message of a handle's last failure.
  *  - Handles (passcode_store, passcode_options, passcode_flow) are opaque, made by a _new or
@@ -327,6 +376,16 @@ typedef struct passcode_event_log passcode_event_log;
         seen.add(name)
         _, doc, (ctype, cases) = decls[name]
         prefix = "PASSCODE_" if name == "passcode_status" else name.upper() + "_"
+        constant = lambda swift_case: prefix + snake_upper(swift_case[0].upper() + swift_case[1:])
+        if name == "passcode_setting":  # each setting's facts, from its definition in the library
+            constants = {int(v): constant(c[len(name):]) for c, v, _ in cases}
+            enums_so_far = {e: [(pre + snake_upper(c[len(e):][0].upper() + c[len(e) + 1:]), int(v), "")
+                                for c, v, _ in decls[e][2][1]]
+                            for e, pre in ((e, e.upper() + "_") for e in enums if e != "passcode_status")}
+            docs = {int(v): " ".join(d) for c, v, d in cases}
+            facts = gen_lists.setting_lines(gen_lists.load(library), constants,
+                                            gen_lists.value_names(docs, enums_so_far))
+            cases = [(c, v, d + textwrap.wrap(facts[constant(c[len(name):])], 88)) for c, v, d in cases]
         out.append("\n" + doc_block(doc) + f"typedef enum {name} {{")
         if not doc:
             undocumented.append(name)
@@ -336,9 +395,15 @@ typedef struct passcode_event_log passcode_event_log;
                 undocumented.append(cname)
             block = doc_block(cdoc, indent="    ")
             out.append(block.rstrip("\n") if block else None)
-            out.append(f"    {prefix}{snake_upper(swift_case[0].upper() + swift_case[1:])} = {value},")
+            out.append(f"    {constant(swift_case)} = {value},")
+        if name == "passcode_status":  # a negative value keeps the type a signed int, as int32_t was
+            out.append("    /** Not a status: makes passcode_status a signed int in C and C++, so that code mixing it\n"
+                       "     *  with int32_t compares as before (-Wsign-compare). */")
+            out.append("    PASSCODE_STATUS_SIGNED_ = (-0x7fffffff - 1),")
         out[-1] = out[-1].rstrip(",")
         out.append(f"}} {name};")
+        if name in RENAMED:
+            out.append(aliases(name, [constant(c[len(name):]) for c, _, _ in cases]))
         out = [l for l in out if l is not None]
     out.append("\n/** @} */")
     pending_mark, open_group = None, False
@@ -360,7 +425,7 @@ typedef struct passcode_event_log passcode_event_log;
             undocumented.append(name)
         renames = {}
         plist = [rewrite_param(p, renames) for p in split_params(params)] or ["void"]
-        ret = strip_nullability(ret)
+        ret, plist = typed(doc, strip_nullability(ret), plist, set(enums))
         sep = "" if ret.endswith("*") else " "
         out.append("\n" + doc_block(doc, renames=renames) + f"{ret}{sep}{name}({', '.join(plist)});")
     if open_group:

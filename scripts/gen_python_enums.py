@@ -42,6 +42,11 @@ def module(header):
         lines += [f"    {c[len(prefix):]} = {v}" for c, v in consts]
         lines.append("")
         table.append(f'    "{cname}": ({name}, "{prefix}"),')
+    old_names = re.findall(r"^typedef (passcode_\w+) (passcode_\w+);", header, re.M)
+    if old_names:
+        lines += ["", "# Deprecated since 0.7.0 (the header keeps the old C names for one release too):"]
+        lines += [f"{python_name(old)} = {python_name(new)}" for new, old in old_names]
+        lines.append("")
     lines += ["", "#: C enum name -> (Python enum, prefix of its constants in passcode.h)", "HEADER_ENUMS = {"]
     lines += table + ["}", ""]
     return "\n".join(lines)

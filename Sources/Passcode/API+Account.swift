@@ -1,4 +1,4 @@
-// The C ABI for the account-security screen of seed 004.
+// The C ABI for the account-security screen.
 import Glibc
 import PasscodeCore
 

@@ -122,7 +122,7 @@ public func passcode_set_settings_hook(
 
 /// Registers the callback asked before each change of the passcode's life is committed (set,
 /// changed, reset, disabled, enabled, removed, forgot), so a host can keep a backend that
-/// mirrors its lock state in step (seed 002). It hears only the `passcode_lifecycle_event`,
+/// mirrors its lock state in step. It hears only the `passcode_lifecycle_event`,
 /// never digits, hashes or keys. It runs with no library lock held, after every check that
 /// could refuse the change (a wrong current passcode is counted and refused first). When it
 /// fails, nothing changes, and the caller gets `PASSCODE_ERR_HOOK_FAILED` with its message; a

@@ -12,9 +12,8 @@ extension Handles {
 
 // MARK: - Security event log
 
-/// Takes a snapshot of the security event log, newest first: failed attempts, lockouts, unlocks
-/// by passcode or biometrics, passcode set, changed, disabled, enabled and removed, reset codes,
-/// forgot passcode, setting changes, sessions signed out. Each event is written in the same
+/// Takes a snapshot of the security event log, newest first: one entry per event of a
+/// `passcode_log_kind` kind (`passcode_event_log_kind_name` names each). Each event is written in the same
 /// transaction as the change it records, carries its wall-clock time (display only) and never a
 /// secret. The log keeps the newest 1,000 events of the last 90 days; deleting the account empties it.
 /// - Parameters:
@@ -43,7 +42,7 @@ public func passcode_event_log_count(_ log: OpaquePointer?) -> UInt {
 /// - Parameters:
 ///   - log: The snapshot.
 ///   - index: 0 (the newest) to count - 1.
-///   - out_kind: Receives a `passcode_security_event`; may be NULL (as may every out pointer here).
+///   - out_kind: Receives a `passcode_log_kind`; may be NULL (as may every out pointer here).
 ///   - out_wall_ms: Receives the wall-clock time, milliseconds since 1970.
 ///   - out_detail: Receives the detail: a lockout's seconds, "setting old -> new", a session id, or "".
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (index out of range), `PASSCODE_ERR_INVALID_HANDLE`.
@@ -58,6 +57,18 @@ public func passcode_event_log_get(_ log: OpaquePointer?, _ index: UInt, _ out_k
     out_wall_ms?.pointee = e.wallMs
     out_detail?.pointee = box.keep(e.detail)
     return Status.ok.rawValue
+}
+
+/// The name of a security log kind, in lower case with underscores ("failed_attempt"), for a
+/// log view or an export.
+/// - Parameters:
+///   - kind: Any value (an int32_t, for a loop over them).
+/// - Returns: A static string owned by the library; NULL for a value that is no
+///   `passcode_log_kind` (so `for (k = 0; passcode_event_log_kind_name(k); k++)` visits them all).
+@c(passcode_event_log_kind_name)
+public func passcode_event_log_kind_name(_ kind: Int32) -> UnsafePointer<CChar>? {
+    guard let which = SecurityEvent(rawValue: kind) else { return nil }
+    return CStrings.intern(which.name)
 }
 
 /// Releases a snapshot and its strings. NULL does nothing.

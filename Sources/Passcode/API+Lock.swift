@@ -13,7 +13,7 @@ import PasscodeCore
 /// off a kill never resets the auto-lock timer. Nothing locks while the lock is off.
 /// - Parameters:
 ///   - store: The store.
-///   - event: A `passcode_event` value.
+///   - event: A `passcode_app_event` value.
 ///   - out_locked: Receives 1 when the app is locked after the event, else 0; may be NULL.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (unknown event), `PASSCODE_ERR_INVALID_HANDLE`,
 ///   `PASSCODE_ERR_CLOCK_OUT_OF_RANGE`, or a store error.
@@ -155,7 +155,7 @@ public func passcode_biometric_check(_ store: OpaquePointer?, _ out_refusal: Uns
 }
 
 /// Whether the lock screen should open the biometric prompt by itself, before the user touches
-/// anything (seed 003: "the prompt shows automatically"; seed 004: "Require on App Launch").
+/// anything ("the prompt shows automatically"; "Require on App Launch").
 /// 1 only while the app is locked and a biometric match may unlock (passcode_biometric_check
 /// says NONE), and then for every lock except one made by a launch without "Require on App
 /// Launch". The two launch settings combine so:

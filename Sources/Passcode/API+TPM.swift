@@ -111,7 +111,7 @@ public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutableP
 /// against root, who can read the file that holds it: all guesses on a passcode, the library's
 /// and another process's (TPM2_PolicySecret on the index), come out of the index's one limit,
 /// because the library charges the guesses it did not make to the store (counted as failures,
-/// logged as `PASSCODE_SECURITY_EVENT_TAMPER_DETECTED`) and writes them back into the index's
+/// logged as `PASSCODE_LOG_KIND_TAMPER_DETECTED`) and writes them back into the index's
 /// count after each success. What it cannot prevent: any process that reaches the TPM can use up
 /// that limit with wrong guesses (no file needed), and the owner must then reset the passcode;
 /// and on a TPM not yet provisioned, a `tss` member can set the owner authorization first,

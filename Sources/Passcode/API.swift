@@ -470,10 +470,8 @@ public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ ou
 
 /// Changes a setting, after the settings hook (if any) agreed. Every process sees the change.
 /// The library defends its policy: while the app is locked no setting changes; a change that
-/// weakens protection (`passcode_setting_weakens`: another lockout schedule, a maximum-failure
-/// action that allows more guesses, lock at launch off, a longer auto-lock, biometric unlock on,
-/// require-biometric-on-launch off, two-factor off, a shorter, longer-lived or more often
-/// requested reset code) needs the passcode entered on this handle within 5 minutes
+/// weakens protection (`passcode_setting_weakens`; each `passcode_setting` says which of its
+/// changes do) needs the passcode entered on this handle within 5 minutes
 /// (`passcode_authorize`). With no passcode set, nothing needs proof. Strengthening needs none.
 /// - Parameters:
 ///   - store: The store.
@@ -562,9 +560,8 @@ public func passcode_setting_default(_ setting: Int32, _ out: UnsafeMutablePoint
 }
 
 /// Whether changing a setting from `old_value` to `new_value` weakens protection. Such a
-/// change is what an attacker with the app in hand would make first (a longer auto-lock,
-/// another lockout schedule, lock at launch off, biometric unlock on, a shorter, longer-lived or
-/// more often requested reset code, two-factor off).
+/// change is what an attacker with the app in hand would make first; each `passcode_setting`
+/// says which of its changes do, from the same definition this answers from.
 /// - Parameters:
 ///   - setting: A `passcode_setting` value.
 ///   - old_value: The value now.
@@ -575,6 +572,18 @@ public func passcode_setting_default(_ setting: Int32, _ out: UnsafeMutablePoint
 public func passcode_setting_weakens(_ setting: Int32, _ old_value: Int64, _ new_value: Int64,
                                      _ out_weakens: UnsafeMutablePointer<Int32>?) -> Int32 {
     withSetting(setting) { which in try put(out_weakens, which.spec.weakening.weakens(from: old_value, to: new_value) ? 1 : 0) }
+}
+
+/// The name a setting is stored under: the name the settings hook hears
+/// (`passcode_set_settings_hook`) and the one the security log's setting changes show.
+/// - Parameters:
+///   - setting: Any value (an int32_t, for a loop over them).
+/// - Returns: A static string owned by the library ("auto_lock_seconds"); NULL for a value that
+///   is no `passcode_setting` (so `for (s = 0; passcode_setting_name(s); s++)` visits them all).
+@c(passcode_setting_name)
+public func passcode_setting_name(_ setting: Int32) -> UnsafePointer<CChar>? {
+    guard let which = Setting(rawValue: setting) else { return nil }
+    return CStrings.intern(which.spec.key)
 }
 
 /// Installs a custom lockout table and selects it (`PASSCODE_LOCKOUT_SCHEDULE_CUSTOM`). Any

@@ -2,11 +2,11 @@ import Glibc
 import XCTest
 @testable import PasscodeCore
 
-/// Seed 004's "Definition of Done", and the settings rules of issue 5.
+/// The account-security screen's "Definition of Done", and the settings rules.
 final class AccountTests: XCTestCase {
     let clock = TestClock()
 
-    func seeded() throws -> (PasscodeStore, String) {
+    func storeWithSessions() throws -> (PasscodeStore, String) {
         let (s, path) = try makeStore(clock: clock)
         try s.recordSession(DeviceSession(id: "s-this", deviceName: "Riki's iPhone", platform: "iOS", lastActiveWallMs: 3000, location: "London", isCurrent: true))
         try s.recordSession(DeviceSession(id: "s-ipad", deviceName: "iPad Pro", platform: "iPadOS", lastActiveWallMs: 2000, location: nil, isCurrent: false))
@@ -60,7 +60,7 @@ final class AccountTests: XCTestCase {
     }
 
     func testSessionsListThisDeviceFirst() throws {
-        let (s, _) = try seeded()
+        let (s, _) = try storeWithSessions()
         let list = try s.sessions()
         XCTAssertEqual(list.map(\.id), ["s-this", "s-ipad", "s-mac"])
         XCTAssertTrue(list[0].isCurrent)
@@ -69,7 +69,7 @@ final class AccountTests: XCTestCase {
     }
 
     func testSignOutRemovesADeviceAndPersists() throws {
-        let (s, path) = try seeded()
+        let (s, path) = try storeWithSessions()
         try s.signOutSession(id: "s-ipad")
         XCTAssertEqual(try reopen(path, clock: clock).sessions().map(\.id), ["s-this", "s-mac"])
         XCTAssertThrowsPasscodeError(.sessionNotFound, try s.signOutSession(id: "s-ipad"))
@@ -77,13 +77,13 @@ final class AccountTests: XCTestCase {
     }
 
     func testSignOutAllOthersKeepsThisDevice() throws {
-        let (s, path) = try seeded()
+        let (s, path) = try storeWithSessions()
         XCTAssertEqual(try s.signOutOtherSessions(), 2)
         XCTAssertEqual(try reopen(path, clock: clock).sessions().map(\.id), ["s-this"])
     }
 
     func testSignOutHookFailureKeepsTheSession() throws {
-        let (s, _) = try seeded()
+        let (s, _) = try storeWithSessions()
         s.updateHooks { $0.signOutSession = { id in id == "s-mac" ? "backend refused" : nil } }
         XCTAssertThrowsPasscodeError(.hookFailed("backend refused"), try s.signOutSession(id: "s-mac"))
         XCTAssertThrowsPasscodeError(.hookFailed("backend refused"), try s.signOutOtherSessions())
@@ -91,7 +91,7 @@ final class AccountTests: XCTestCase {
     }
 
     func testDeleteAccountNeedsExactlyDELETE() throws {
-        let (s, _) = try seeded()
+        let (s, _) = try storeWithSessions()
         try s.setPasscode(secret(good1))
         for wrong in ["delete", "DELETE ", "Delete", "", "DELETED"] {
             XCTAssertThrowsPasscodeError(.confirmationMismatch, try s.deleteAccount(confirmation: wrong))
@@ -101,7 +101,7 @@ final class AccountTests: XCTestCase {
     }
 
     func testDeleteAccountLeavesNothingInTheFile() throws {
-        let (s, path) = try seeded()
+        let (s, path) = try storeWithSessions()
         try s.setPasscode(secret(good1))
         try s.set(.twoFactorEnabled, to: 1)
         let hash = try XCTUnwrap(try s.read { try s.db.database.scalar("SELECT verifier FROM passcode")?.text })
@@ -120,7 +120,7 @@ final class AccountTests: XCTestCase {
         }
     }
 
-    // Seed 002 case 7: a setting the backend rejects keeps its old value and reports the message.
+    // A setting the backend rejects keeps its old value and reports the message.
     func testSettingsHookFailureRollsBack() throws {
         let (s, _) = try makeStore(clock: clock)
         let seen = Box<[String]>([])

@@ -34,7 +34,7 @@ final class ClockTests: XCTestCase {
         }
     }
 
-    /// The auto-lock counts by both clocks, the longer (issue 29): a wall clock set back never
+    /// The auto-lock counts by both clocks, the longer: a wall clock set back never
     /// skips it, one set forward past the timeout locks (the safe side, as a lockout never shortens).
     func testWallClockJumpsNeverSkipTheAutoLockAndAForwardOneLocks() throws {
         for jump in jumps {

@@ -1,7 +1,7 @@
 import XCTest
 @testable import PasscodeCore
 
-/// The seeds' test-case tables for the entry flows (001 create/change/number pad, 000
+/// The test-case tables for the entry flows (create/change/number pad, turning off
 /// disable, 003 unlock, 002 reset), driven key by key as a front end would.
 final class FlowTests: XCTestCase {
     let clock = TestClock()

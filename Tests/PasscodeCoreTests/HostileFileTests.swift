@@ -2,7 +2,7 @@ import Glibc
 import XCTest
 @testable import PasscodeCore
 
-/// The store file is attacker input (issue 28): the connection's own defences.
+/// The store file is attacker input: the connection's own defences.
 final class HostileFileTests: XCTestCase {
     private func freshFile() -> String {
         let path = makeTempDir() + "/raw.db"

@@ -1,7 +1,7 @@
 import XCTest
 @testable import PasscodeCore
 
-/// Seed 003's test cases on the lock screen and app lifecycle, with libpasscode's safer defaults.
+/// The test cases of the lock screen and app lifecycle, with libpasscode's safer defaults.
 final class LockLifecycleTests: XCTestCase {
     let clock = TestClock()
 
@@ -55,14 +55,14 @@ final class LockLifecycleTests: XCTestCase {
         XCTAssertEqual(try store.report(.launched), LockStatus(locked: true, reason: .launch))
     }
 
-    // ...and the seed's behaviour is a setting.
+    // ...and the other behaviour is a setting.
     func testLaunchLockCanBeTurnedOff() throws {
         let store = try lockedStore()
         try store.set(.lockAtLaunch, to: 0)
         XCTAssertFalse(try store.report(.launched).locked)
     }
 
-    // Seed 002 case 8: a 1-minute timeout, 2 minutes in the background: locked.
+    // A 1-minute timeout, 2 minutes in the background: locked.
     func testTimeoutSettingTakesEffect() throws {
         let store = try lockedStore(timeout: 60)
         try store.report(.background)
@@ -85,7 +85,7 @@ final class LockLifecycleTests: XCTestCase {
         XCTAssertTrue(try store.report(.foreground).locked)
     }
 
-    /// Both clocks, the longer (issue 29): set back, the boot clock still locks; set forward two
+    /// Both clocks, the longer: set back, the boot clock still locks; set forward two
     /// years, the wall clock locks at once (the safe side).
     func testWallClockJumpsNeverSkipTheAutoLockAndAForwardOneLocks() throws {
         let store = try lockedStore(timeout: 300)
@@ -156,12 +156,12 @@ final class LockLifecycleTests: XCTestCase {
         try store.setPasscode(secret(good1))
         try store.set(.biometricEnabled, to: 1)
         try store.setBiometricAvailability(false, kind: .none)
-        // A report changes no setting (issue 29): policy refuses unavailable biometrics instead.
+        // A report changes no setting: policy refuses unavailable biometrics instead.
         XCTAssertEqual(try store.get(.biometricEnabled), 1)
         XCTAssertEqual(try store.biometricRefusal(), .biometricUnavailable)
     }
 
-    /// Seed 000: no biometric unlock while the passcode lock is off (the switch is not shown);
+    /// No biometric unlock while the passcode lock is off (the switch is not shown);
     /// the refusal changes nothing, and turning the lock back on allows it again.
     func testBiometricNeedsTheLockOn() throws {
         let (store, _) = try makeStore(clock: clock)

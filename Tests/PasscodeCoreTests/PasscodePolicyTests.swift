@@ -77,7 +77,7 @@ final class AutoLockPolicyTests: XCTestCase {
     let start = BootInstant(bootID: 1, ms: 10_000)
     func at(_ ms: Int64, boot: UInt64 = 1) -> ClockReading { ClockReading(bootMs: ms, wallMs: 0, bootID: boot) }
 
-    // Seed 003 cases 1 and 2, with the "immediately" timeout and its 5-second grace period.
+    // The "immediately" timeout and its 5-second grace period.
     func testImmediatelyLocksAfterTheGracePeriodOnly() {
         XCTAssertEqual(AutoLockPolicy.lockOnReturn(timeoutSeconds: 0, since: start, now: at(12_000)), .none)
         XCTAssertEqual(AutoLockPolicy.lockOnReturn(timeoutSeconds: 0, since: start, now: at(14_999)), .none)

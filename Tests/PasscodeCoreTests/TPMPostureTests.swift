@@ -1,7 +1,7 @@
 import XCTest
 @testable import PasscodeCore
 
-/// What a TPM binding promises (issue 30): pure rules, no TPM.
+/// What a TPM binding promises: pure rules, no TPM.
 final class TPMPostureTests: XCTestCase {
     func testEveryBindingPromisesNoOfflineSearchButOnlyAProvisionedOneAGuessLimit() {
         var p = TPMPosture()

@@ -422,7 +422,7 @@ int main(void) {
     if (passcode_open(path, NULL, &other) != PASSCODE_OK) abort();
     double read_after = 0, cached_again = 0, t2;
     for (int i = 0; i < W; i++) {
-        if (passcode_event_report(other, PASSCODE_EVENT_BACKGROUND, NULL) != PASSCODE_OK) abort();
+        if (passcode_event_report(other, PASSCODE_APP_EVENT_BACKGROUND, NULL) != PASSCODE_OK) abort();
         t0 = now_s();
         passcode_is_set(s, &v);
         t1 = now_s();

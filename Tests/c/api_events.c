@@ -83,26 +83,26 @@ static void test_every_security_event_is_logged_without_secrets(void) {
     CHECK_STATUS(passcode_forgot(s), PASSCODE_OK);
     size_t count = read_log(s, log, 64);
     CHECK(count > 20);
-    CHECK(log[0].kind == PASSCODE_SECURITY_EVENT_FORGOT_PASSCODE);  /* newest first */
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_FAILED_ATTEMPT) == 5);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_LOCKOUT_STARTED) == 1);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_UNLOCKED_BY_PASSCODE) >= 2);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_BIOMETRIC_FAILED) == 1);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_PASSCODE_SET) == 2);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_PASSCODE_CHANGED) == 1);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_PASSCODE_DISABLED) == 1);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_PASSCODE_ENABLED) == 1);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_PASSCODE_REMOVED) == 1);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_RESET_CODE_REQUESTED) == 4);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_RESET_CODE_DELIVERED) == 3);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_RESET_CODE_DELIVERY_FAILED) == 1);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_RESET_COMPLETED) == 1);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_RESET_CODE_EXPIRED) == 1);
-    CHECK(count_kind(log, count, PASSCODE_SECURITY_EVENT_SESSION_SIGNED_OUT) == 1);
+    CHECK(log[0].kind == PASSCODE_LOG_KIND_FORGOT_PASSCODE);  /* newest first */
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_FAILED_ATTEMPT) == 5);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_LOCKOUT_STARTED) == 1);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_UNLOCKED_BY_PASSCODE) >= 2);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_BIOMETRIC_FAILED) == 1);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_PASSCODE_SET) == 2);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_PASSCODE_CHANGED) == 1);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_PASSCODE_DISABLED) == 1);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_PASSCODE_ENABLED) == 1);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_PASSCODE_REMOVED) == 1);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_RESET_CODE_REQUESTED) == 4);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_RESET_CODE_DELIVERED) == 3);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_RESET_CODE_DELIVERY_FAILED) == 1);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_RESET_COMPLETED) == 1);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_RESET_CODE_EXPIRED) == 1);
+    CHECK(count_kind(log, count, PASSCODE_LOG_KIND_SESSION_SIGNED_OUT) == 1);
     int saw_setting = 0, saw_lockout = 0;
     for (size_t i = 0; i < count; i++) {
-        if (log[i].kind == PASSCODE_SECURITY_EVENT_SETTING_CHANGED && !strcmp(log[i].detail, "auto_lock_seconds 900 -> 60")) saw_setting = 1;
-        if (log[i].kind == PASSCODE_SECURITY_EVENT_LOCKOUT_STARTED && !strcmp(log[i].detail, "60")) saw_lockout = 1;
+        if (log[i].kind == PASSCODE_LOG_KIND_SETTING_CHANGED && !strcmp(log[i].detail, "auto_lock_seconds 900 -> 60")) saw_setting = 1;
+        if (log[i].kind == PASSCODE_LOG_KIND_LOCKOUT_STARTED && !strcmp(log[i].detail, "60")) saw_lockout = 1;
         /* Nothing secret, ever: no passcode, no reset code. */
         CHECK(strstr(log[i].detail, PC1) == NULL && strstr(log[i].detail, PC2) == NULL && strstr(log[i].detail, PC3) == NULL);
         CHECK(mail.code[0] == 0 || strstr(log[i].detail, mail.code) == NULL);
@@ -112,7 +112,7 @@ static void test_every_security_event_is_logged_without_secrets(void) {
     /* Deleting the account takes the log with it. */
     CHECK_STATUS(passcode_delete_account(s, "DELETE"), PASSCODE_OK);
     count = read_log(s, log, 64);
-    CHECK(count == 1 && log[0].kind == PASSCODE_SECURITY_EVENT_ACCOUNT_DELETED);
+    CHECK(count == 1 && log[0].kind == PASSCODE_LOG_KIND_ACCOUNT_DELETED);
     passcode_close(s);
 }
 

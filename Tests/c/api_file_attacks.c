@@ -1,4 +1,4 @@
-/* C API tests: the store file and its folder are attacker input (issue 28). Each attack is made
+/* C API tests: the store file and its folder are attacker input. Each attack is made
  * from a second process, as an attacker who can write the file would make it, and each test
  * prints what the attacker got: guesses beyond the policy's 9 (then a reset) are a failure. */
 #include "api_support.h"
@@ -79,9 +79,9 @@ static const char *trigger_attack_sql =
     "CREATE TRIGGER forgive_i AFTER INSERT ON state WHEN NEW.key = 'attempt_seq' BEGIN "
     "  UPDATE state SET value = NEW.value - 1 WHERE key = 'cleared_seq'; END;";
 
-/* Issue 28, attack 1: a trigger planted by one write to the file runs inside the library's own
+/* Attack 1: a trigger planted by one write to the file runs inside the library's own
  * write-ahead transaction and forgives each attempt; with a pepper the MAC was sealed over the
- * forged state. The release before issue 28: 200 of 200 guesses answered (the issue's run: 73,947, passcode found). */
+ * forged state. The release before these checks: 200 of 200 guesses answered (a longer run: 73,947, passcode found). */
 static void test_planted_trigger_buys_no_guess(void) {
     char path[512];
     passcode_store *app = peppered_app(path, sizeof path, "trigger.db");
@@ -124,7 +124,7 @@ static int64_t mono_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Issue 28, attack 1b: a trigger (and a view) whose SQL never ends. The release before issue 28 hung inside
+/* Attack 1b: a trigger (and a view) whose SQL never ends. The release before these checks hung inside
  * passcode_event_report (killed after 30 s). The app's calls run in a child with a 20 s alarm:
  * they must return a documented status, well within it. */
 static void test_endless_trigger_does_not_hang(void) {
@@ -145,7 +145,7 @@ static void test_endless_trigger_does_not_hang(void) {
         close(out[0]);
         alarm(20);
         int32_t r[3];
-        r[0] = passcode_event_report(app, PASSCODE_EVENT_LOCK_NOW, NULL);
+        r[0] = passcode_event_report(app, PASSCODE_APP_EVENT_LOCK_NOW, NULL);
         r[1] = passcode_verify(app, PC2, LEN);
         passcode_store *again = NULL;
         r[2] = open_peppered(path, &again);
@@ -233,8 +233,8 @@ static pid_t hold_reader(const char *path, int *release) {
     return pid;
 }
 
-/* Issue 28, attack 3: 4 guesses per process, SIGKILL, rm -wal -shm, again; a reader held open
- * in a third process. The release before issue 28 (pepper on): 201 guesses, found, failures back to 0. Now each
+/* Attack 3: 4 guesses per process, SIGKILL, rm -wal -shm, again; a reader held open
+ * in a third process. The release before these checks (pepper on): 201 guesses, found, failures back to 0. Now each
  * attempt is in the main file before Argon2id starts, or refused as busy and not checked. */
 static void test_deleted_wal_buys_no_guess(void) {
     char path[512], wal[600], shm[600];
@@ -321,9 +321,9 @@ static int copy_to(const char *from, const char *to) {
     return ok;
 }
 
-/* Issue 28, attack 3b: after a passcode change, a copy of the store and its -wal taken while the
+/* Attack 3b: after a passcode change, a copy of the store and its -wal taken while the
  * app runs must not open the data key with the old passcode, nor hold the old wrap's bytes.
- * the release before issue 28: the main file alone still had the old wrap (the change was only in the log). */
+ * the release before these checks: the main file alone still had the old wrap (the change was only in the log). */
 static void test_old_passcode_gone_after_change(void) {
     char path[512], wal[600];
     new_path(path, sizeof path, "change.db");
@@ -424,8 +424,8 @@ static int race_sidecars(const char *dir) {
     return made;
 }
 
-/* Issue 28, attack 2, from a second uid (useradd'ed here, removed at the end; CI runs as
- * root). The release before issue 28: the 0666 journal rolled the victim's store back to the attacker's content, and
+/* Attack 2, from a second uid (useradd'ed here, removed at the end; CI runs as
+ * root). The release before these checks: the 0666 journal rolled the victim's store back to the attacker's content, and
  * the attacker's passcode was accepted; a store directly in a sticky shared folder was fine. */
 static void test_another_user_cannot_plant_sidecars(void) {
     if (geteuid() != 0) {
@@ -444,7 +444,7 @@ static void test_another_user_cannot_plant_sidecars(void) {
     char shared[64];
     snprintf(shared, sizeof shared, "/tmp/pc28-shared-XXXXXX");
     CHECK(mkdtemp(shared) != NULL && chmod(shared, 01777) == 0);  /* like /tmp */
-    /* The victim's store, made in a private folder and then kept in the shared one, as the release before issue 28 allowed. */
+    /* The victim's store, made in a private folder and then kept in the shared one, as the release before these checks allowed. */
     char made[512], victim[600];
     new_path(made, sizeof made, "victim.db");
     passcode_store *s = open_fast(made);
@@ -510,7 +510,7 @@ static void test_another_user_cannot_plant_sidecars(void) {
 
 /* ---- with a pepper, the MAC covers every table ------------------------------------------------ */
 
-/* Issue 28, attack 4: deleting reset_request or event rows went unnoticed with a pepper (the release before issue 28),
+/* Attack 4: deleting reset_request or event rows went unnoticed with a pepper (the release before these checks),
  * and editing reset_code.tries gave 200 tries at a pending code: the reset path did not check
  * the MAC. Each edit is made by a second process. */
 /* A peppered store with PC1, a pending reset code delivered to `m`, and a device session. */
@@ -560,7 +560,7 @@ static void test_pepper_covers_every_table(void) {
     passcode_close(s);
 }
 
-/* Issue 28 (review): a value over the connection's lowered length limit (1 MB), here a 2 MB
+/* Found in review: a value over the connection's lowered length limit (1 MB), here a 2 MB
  * event detail written by a second process, surfaced as PASSCODE_ERR_INTERNAL (SQLITE_TOOBIG was
  * not mapped), and with a pepper on every call, the recovery paths too: the store could not be
  * recovered. Now: an edit (TAMPERED with a pepper, CORRUPT naming the limit without one), and
@@ -614,7 +614,7 @@ static void test_big_value_leaves_recovery(void) {
     passcode_close(plain);
 }
 
-/* Issue 28 (review, a1_ancestor_rename.sh): only the store's own folder was checked. Another user
+/* Found in review (a1_ancestor_rename.sh): only the store's own folder was checked. Another user
  * who owns (or may write) a folder above the victim's 0700 folder renames it away and puts a
  * folder of their own in its place: a fresh store, the passcode gone. Now every ancestor up to /
  * is checked, as OpenSSH's StrictModes does: refused with PERMISSION naming that folder. */

@@ -152,7 +152,7 @@ static void test_flows_through_the_c_api(void) {
     CHECK_STATUS(passcode_flow_state(f, &step, &result), PASSCODE_OK);
     CHECK(result == PASSCODE_FLOW_RESULT_SUCCESS);
     passcode_flow_free(f);
-    /* Closing the store ends its flows (issue 29): a disable flow typed into afterwards is
+    /* Closing the store ends its flows: a disable flow typed into afterwards is
      * MISUSE, and the lock stays on. */
     CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_DISABLE, &f), PASSCODE_OK);
     passcode_close(s);

@@ -99,7 +99,7 @@ static void test_forgot_and_delete_fail_closed_without_a_callback(void) {
     char path[512];
     mailbox m = {0};
     passcode_store *s = store_with_passcode(path, sizeof path, &m);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
     size_t len;
     char *before = slurp(path, &len);
     CHECK_STATUS(passcode_forgot(s), PASSCODE_ERR_CALLBACK_REQUIRED);
@@ -116,7 +116,7 @@ static void test_forgot_and_delete_fail_closed_without_a_callback(void) {
     CHECK(m.logouts == 1);
     passcode_lock_state(s, &locked, &reason);
     CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_LOGGED_OUT);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK(locked == 1);
     CHECK_STATUS(passcode_set(s, PC2, LEN), PASSCODE_OK);
     passcode_lock_state(s, &locked, &reason);
@@ -164,7 +164,7 @@ static void test_planted_or_loose_stores_are_refused(void) {
     }
     s = open_fast(path);  /* private again: accepted */
     passcode_close(s);
-    /* A folder others may write, sticky bit or not (issue 28: they could plant the sidecars). */
+    /* A folder others may write, sticky bit or not (they could plant the sidecars). */
     new_path(dir, sizeof dir, "open-folder");
     mkdir(dir, 0700);
     chmod(dir, 0777);
@@ -201,7 +201,7 @@ static void test_edits_are_detected_with_a_pepper(void) {
         CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
         passcode_set_reset_delivery_callback(s, mailbox_deliver, &m);
         for (int k = 0; k < 5; k++) wrong_guess(s, k, PASSCODE_ERR_WRONG_PASSCODE);
-        CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+        CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
         edit(path, attacks[i]);
         int32_t n = 0;
         CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TAMPERED);
@@ -217,7 +217,7 @@ static void test_edits_are_detected_with_a_pepper(void) {
             int32_t kind = -1;
             CHECK_STATUS(passcode_event_log_new(s, &log), PASSCODE_OK);  /* the log is readable, and says so */
             CHECK_STATUS(passcode_event_log_get(log, 0, &kind, NULL, NULL), PASSCODE_OK);
-            CHECK(kind == PASSCODE_SECURITY_EVENT_TAMPER_DETECTED);
+            CHECK(kind == PASSCODE_LOG_KIND_TAMPER_DETECTED);
             passcode_event_log_free(log);
         }
         /* The way out: the reset by email (or forgot, or delete account). */

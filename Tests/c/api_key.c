@@ -218,9 +218,9 @@ static void test_seal_needs_the_key_released_in_this_process(void) {
     passcode_store *s = keyed_store(path, sizeof path, &m, key);
     CHECK_STATUS(passcode_seal(s, plain, 8, sealed, sizeof sealed, &n), PASSCODE_OK);
     /* Locked after the auto-lock timeout: held for biometrics, not released. */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, &locked), PASSCODE_OK);
     advance_ms(3600 * 1000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, &locked), PASSCODE_OK);
     CHECK(locked == 1);
     CHECK_STATUS(passcode_unseal(s, sealed, n, back, sizeof back, &got), PASSCODE_ERR_KEY_NOT_RELEASED);
     CHECK_STATUS(passcode_seal(s, plain, 8, sealed, sizeof sealed, &n), PASSCODE_ERR_KEY_NOT_RELEASED);
@@ -231,7 +231,7 @@ static void test_seal_needs_the_key_released_in_this_process(void) {
     CHECK_STATUS(passcode_unseal(t, sealed, n, back, sizeof back, &got), PASSCODE_ERR_KEY_NOT_RELEASED);
     passcode_close(t);
     /* Lock now wipes it. */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, &locked), PASSCODE_OK);
     CHECK_STATUS(passcode_unseal(s, sealed, n, back, sizeof back, &got), PASSCODE_ERR_KEY_NOT_RELEASED);
     passcode_close(s);
     /* After close and reopen (a new launch): nothing until the passcode. */
@@ -254,9 +254,9 @@ static passcode_store *biometric_store(char *path, size_t size, mailbox *m, uint
 
 static void lock_by_timeout(passcode_store *s) {
     int32_t locked = 0;
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, &locked), PASSCODE_OK);
     advance_ms(3600 * 1000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, &locked), PASSCODE_OK);
     CHECK(locked == 1);
 }
 
@@ -284,7 +284,7 @@ static void test_biometric_release_within_policy_only(void) {
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     /* Lock now wipes it from the handle; as on iOS a biometric match may unlock again, and the
      * session keyring's entry (api_session.c) brings the same key back. */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, &locked), PASSCODE_OK);
     uint8_t sealed[60];
     size_t n = 0;
     CHECK(locked == 1);
@@ -320,7 +320,7 @@ static void test_lock_now_wipes_the_key_without_the_session_keyring(void) {
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, key, KEY), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, &locked), PASSCODE_OK);
     memset(out, 0xAA, KEY);
     CHECK_STATUS(passcode_biometric_unlock_key(s, out, KEY, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY && all_zero(out, KEY));
@@ -476,7 +476,7 @@ static void test_recovery_key_needs_the_released_key(void) {
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set_recovery_key(s, recovery, KEY), PASSCODE_ERR_KEY_NOT_RELEASED);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, &locked), PASSCODE_OK);
     CHECK_STATUS(passcode_set_recovery_key(s, recovery, KEY), PASSCODE_ERR_KEY_NOT_RELEASED);
     CHECK_STATUS(passcode_set_recovery_key(s, NULL, KEY), PASSCODE_ERR_MISUSE);
     passcode_close(s);

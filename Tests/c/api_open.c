@@ -13,7 +13,7 @@ static void test_strerror_names_every_status(void) {
         const char *t = passcode_strerror(s);
         CHECK(t != NULL && strlen(t) > 0 && strcmp(t, "unknown status") != 0);
     }
-    const int32_t tpm_statuses[] = { PASSCODE_ERR_TPM_GUESS_LIMIT, PASSCODE_ERR_TPM_OWNER_AUTH };  /* issue 30 */
+    const int32_t tpm_statuses[] = { PASSCODE_ERR_TPM_GUESS_LIMIT, PASSCODE_ERR_TPM_OWNER_AUTH };
     for (size_t i = 0; i < sizeof tpm_statuses / sizeof *tpm_statuses; i++)
         CHECK(strcmp(passcode_strerror(tpm_statuses[i]), "unknown status") != 0);
     CHECK(strcmp(passcode_strerror(-1), "unknown status") == 0);

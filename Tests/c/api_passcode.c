@@ -102,7 +102,7 @@ static void test_change_needs_current_and_counts_wrong_current(void) {
     passcode_close(s);
 }
 
-/* Seed 002 cases 14-16: disable keeps the passcode; re-enable works with the same one. */
+/* Disable keeps the passcode; re-enable works with the same one. */
 static void test_disable_keeps_passcode_and_enable_restores_it(void) {
     char path[512];
     passcode_store *s = new_store(path, sizeof path);

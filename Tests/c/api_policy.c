@@ -11,42 +11,119 @@ static int32_t counting_hook(void *p, const char *k, const char *o, const char *
     return 0;
 }
 
-typedef struct { int32_t setting; int64_t weaker, stronger; } change;
+typedef struct { int32_t setting; int64_t start, weaker, stronger; } change;
 
-/* Every weakening change a host can ask for, from the defaults (or a stronger start). */
-static const change weakening[] = {
-    {PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600, 60},
-    {PASSCODE_SETTING_LOCK_AT_LAUNCH, 0, 1},
-    {PASSCODE_SETTING_LOCKOUT_SCHEDULE, PASSCODE_LOCKOUT_SCHEDULE_ANDROID, -1},
-    {PASSCODE_SETTING_MAX_FAILURE_ACTION, PASSCODE_MAX_FAILURE_ACTION_NONE, PASSCODE_MAX_FAILURE_ACTION_FORCED_LOGOUT},
-    {PASSCODE_SETTING_BIOMETRIC_ENABLED, 1, 0},
-    {PASSCODE_SETTING_TWO_FACTOR_ENABLED, 0, 1},
-    {PASSCODE_SETTING_RESET_CODE_LENGTH, 6, 10},
-    {PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS, 3600, 300},
-    {PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS, 10, 120},
-    {PASSCODE_SETTING_RESET_REQUESTS_PER_DAY, 20, 2},
-};
-#define NCHANGES (sizeof weakening / sizeof weakening[0])
+/* The values worth trying for a setting: its choices, or its bounds, its default and their
+ * neighbours. Returns the count. */
+static size_t probe_values(int32_t setting, int64_t *out, size_t room) {
+    size_t n = 0;
+    CHECK_STATUS(passcode_setting_choices(setting, out, room, &n), PASSCODE_OK);
+    if (n > 0) return n;
+    int64_t lo, hi, d;
+    CHECK_STATUS(passcode_setting_bounds(setting, &lo, &hi), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_default(setting, &d), PASSCODE_OK);
+    int64_t cand[] = {lo, lo < hi ? lo + 1 : lo, d, hi > lo ? hi - 1 : hi, hi};
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+        size_t j = 0;
+        while (j < n && out[j] != cand[i]) j++;
+        if (j == n && n < room) out[n++] = cand[i];
+    }
+    return n;
+}
+
+static int weakens(int32_t setting, int64_t from, int64_t to) {
+    int32_t w = -1;
+    CHECK_STATUS(passcode_setting_weakens(setting, from, to, &w), PASSCODE_OK);
+    return w == 1;
+}
+
+/* A weakening change of `setting`, asked of the library: from its default when one weakens it,
+ * else from the first value that has one; `stronger` is a value reachable from `start` without
+ * weakening (-1 when none). Returns 0 for a setting no change weakens. */
+static int weakening_change(int32_t setting, change *c) {
+    int64_t v[64], d;
+    size_t n = probe_values(setting, v, 64);
+    CHECK_STATUS(passcode_setting_default(setting, &d), PASSCODE_OK);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t a = 0; a < n; a++) {
+            if ((pass == 0) != (v[a] == d)) continue;
+            for (size_t b = 0; b < n; b++) {
+                if (a == b || !weakens(setting, v[a], v[b])) continue;
+                *c = (change){setting, v[a], v[b], -1};
+                for (size_t k = 0; k < n; k++)
+                    if (k != a && !weakens(setting, v[a], v[k]) && weakens(setting, v[k], v[b])) { c->stronger = v[k]; break; }
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Settings whose weakening change is not made with passcode_setting_set, and where it is. */
+static int made_elsewhere(int32_t setting) {
+    return setting == PASSCODE_SETTING_LOCK_ENABLED;  /* passcode_disable, which checks the passcode */
+}
+
+/* Sets `setting` to `value` (with the fresh proof of passcode_set); when the store's state
+ * refuses it, every other on/off setting is turned on first (biometric unlock before "Require
+ * on App Launch"). */
+static int reach(passcode_store *s, int32_t setting, int64_t value) {
+    if (passcode_setting_set(s, setting, value) == PASSCODE_OK) return 1;
+    for (int32_t o = 0; passcode_setting_name(o); o++) {
+        int64_t lo, hi;
+        if (o != setting && passcode_setting_bounds(o, &lo, &hi) == PASSCODE_OK && lo == 0 && hi == 1)
+            passcode_setting_set(s, o, 1);
+    }
+    return passcode_setting_set(s, setting, value) == PASSCODE_OK;
+}
 
 static passcode_store *prepared(char *path, size_t size) {
     passcode_store *s = new_store(path, size);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_OTHER), PASSCODE_OK);
-    /* Starting points from which each weakening is possible: two-factor on, require-on-launch below. */
-    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_TWO_FACTOR_ENABLED, 1), PASSCODE_OK);
     CHECK_STATUS(passcode_set_settings_hook(s, counting_hook, NULL), PASSCODE_OK);
     return s;
 }
 
+static void test_every_setting_has_a_name_default_and_a_weakening_answer(void) {
+    int32_t count = 0, weakening = 0;
+    for (int32_t i = 0; passcode_setting_name(i); i++, count++) {
+        change c;
+        weakening += weakening_change(i, &c);
+        int64_t d, lo, hi;
+        CHECK_STATUS(passcode_setting_default(i, &d), PASSCODE_OK);
+        CHECK_STATUS(passcode_setting_bounds(i, &lo, &hi), PASSCODE_OK);
+        CHECK(lo <= d && d <= hi);
+    }
+    /* The names end where the settings do: the next value and -1 are no setting. */
+    int64_t d;
+    CHECK_STATUS(passcode_setting_default(count, &d), PASSCODE_ERR_MISUSE);
+    CHECK(passcode_setting_name(-1) == NULL);
+    CHECK(weakening > count / 2);
+}
+
 static void test_every_weakening_change_needs_a_fresh_passcode(void) {
-    for (size_t i = 0; i < NCHANGES; i++) {
+    int tested = 0;
+    for (int32_t setting = 0; passcode_setting_name(setting); setting++) {
+        change change_, *c = &change_;
+        if (!weakening_change(setting, c)) continue;
         char path[512];
         passcode_store *s = prepared(path, sizeof path);
-        const change *c = &weakening[i];
+        if (made_elsewhere(setting)) {  /* refused here even with a fresh proof */
+            CHECK_STATUS(passcode_setting_set(s, setting, c->weaker), PASSCODE_ERR_INVALID_SETTING);
+            CHECK(get_setting(s, setting) == c->start);
+            passcode_close(s);
+            continue;
+        }
+        if (!reach(s, setting, c->start)) {
+            fprintf(stderr, "FAIL: setting %s: cannot reach %lld, the start of its weakening change\n",
+                    passcode_setting_name(setting), (long long)c->start);
+            CHECK(0);
+        }
+        tested++;
         int64_t before = get_setting(s, c->setting);
-        int32_t w = 0;
-        CHECK_STATUS(passcode_setting_weakens(c->setting, before, c->weaker, &w), PASSCODE_OK);
-        CHECK(w == 1);
+        CHECK(before == c->start);
+        CHECK(weakens(c->setting, before, c->weaker));
         /* No proof (the one passcode_set gave is older than 5 minutes): refused, nothing asked. */
         advance_ms(5 * 60 * 1000 + 1000);
         hook_calls = 0;
@@ -75,9 +152,11 @@ static void test_every_weakening_change_needs_a_fresh_passcode(void) {
         }
         passcode_close(s);
     }
+    CHECK(tested >= 10);
     /* require-biometric-on-launch off, and the custom table. */
     char path[512];
     passcode_store *s = prepared(path, sizeof path);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_TWO_FACTOR_ENABLED, 1), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);  /* proof of passcode_set */
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, 1), PASSCODE_OK);
     advance_ms(301000);
@@ -99,7 +178,7 @@ static void test_every_weakening_change_needs_a_fresh_passcode(void) {
 static void test_no_setting_changes_while_locked(void) {
     char path[512];
     passcode_store *s = prepared(path, sizeof path);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
     hook_calls = 0;
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_ERR_APP_LOCKED);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_ERR_APP_LOCKED);
@@ -126,13 +205,13 @@ static void test_a_later_process_cannot_switch_the_lockout_off(void) {
     if (pid == 0) {
         passcode_store *a = open_fast(path);
         int32_t refused = 0;
-        passcode_event_report(a, PASSCODE_EVENT_LAUNCHED, NULL);
+        passcode_event_report(a, PASSCODE_APP_EVENT_LAUNCHED, NULL);
         uint32_t zero[] = {0};
         refused += passcode_set_custom_schedule(a, zero, 1, 0) != PASSCODE_OK;
         refused += passcode_setting_set(a, PASSCODE_SETTING_LOCKOUT_SCHEDULE, PASSCODE_LOCKOUT_SCHEDULE_ANDROID) != PASSCODE_OK;
         refused += passcode_setting_set(a, PASSCODE_SETTING_MAX_FAILURE_ACTION, PASSCODE_MAX_FAILURE_ACTION_NONE) != PASSCODE_OK;
         refused += passcode_setting_set(a, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0) != PASSCODE_OK;
-        passcode_event_report(a, PASSCODE_EVENT_FOREGROUND, NULL);  /* a careless host that never locks again */
+        passcode_event_report(a, PASSCODE_APP_EVENT_FOREGROUND, NULL);  /* a careless host that never locks again */
         refused += passcode_set_custom_schedule(a, zero, 1, 0) != PASSCODE_OK;
         int32_t checked = 0, found = 0;
         int64_t end = the_clock.boot_ms + 24LL * 3600 * 1000;
@@ -163,6 +242,7 @@ static void test_a_later_process_cannot_switch_the_lockout_off(void) {
 }
 
 void run_policy_tests(void) {
+    RUN(test_every_setting_has_a_name_default_and_a_weakening_answer);
     RUN(test_every_weakening_change_needs_a_fresh_passcode);
     RUN(test_no_setting_changes_while_locked);
     RUN(test_a_later_process_cannot_switch_the_lockout_off);

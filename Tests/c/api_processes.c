@@ -154,18 +154,18 @@ static void test_lock_state_through_the_c_api(void) {
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     int32_t locked = -1, reason = -1;
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK(locked == 0);  /* no passcode: nothing locks */
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 0), PASSCODE_OK);
     CHECK_STATUS(passcode_event_report(s, 42, &locked), PASSCODE_ERR_MISUSE);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     advance_ms(2000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, &locked), PASSCODE_OK);
     CHECK(locked == 0);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     advance_ms(10000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, &locked), PASSCODE_OK);
     CHECK(locked == 1);
     CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
     CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_BACKGROUND);
@@ -177,7 +177,7 @@ static void test_lock_state_through_the_c_api(void) {
     CHECK_STATUS(passcode_verify(t, PC1, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
     CHECK(locked == 0 && reason == PASSCODE_LOCK_REASON_NONE);
-    CHECK_STATUS(passcode_event_report(t, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(t, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK(locked == 1);
     CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
     CHECK(reason == PASSCODE_LOCK_REASON_LAUNCH);
@@ -213,21 +213,21 @@ static void test_biometrics_through_the_c_api(void) {
     CHECK_STATUS(passcode_biometric_check(s, NULL), PASSCODE_ERR_MISUSE);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
     /* Per boot, as on iOS: a launch in the boot of the last passcode entry may unlock by biometrics... */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, NULL), PASSCODE_OK);
     CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_OK);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE);
     /* ...unless the host wants the passcode after every launch (a strengthening: no proof). */
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH, 1), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, NULL), PASSCODE_OK);
     CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH, 0), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
     CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_OK);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE);
     int32_t count = 0;
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
     for (int i = 0; i < 5; i++) CHECK_STATUS(passcode_biometric_failed(s, &count), PASSCODE_OK);
     CHECK(count == 5);
     CHECK_STATUS(passcode_biometric_unlock(s, NULL), PASSCODE_ERR_PASSCODE_REQUIRED);
@@ -294,7 +294,7 @@ static int child_step(passcode_store *c, int step) {
     case 3: return passcode_verify(c, PC2, LEN) == PASSCODE_ERR_WRONG_PASSCODE;
     case 4: return passcode_set_custom_schedule(c, minute, 2, 0) == PASSCODE_OK
                 && passcode_verify(c, PC3, LEN) == PASSCODE_ERR_WRONG_PASSCODE;
-    case 5: return passcode_event_report(c, PASSCODE_EVENT_LOCK_NOW, NULL) == PASSCODE_OK;
+    case 5: return passcode_event_report(c, PASSCODE_APP_EVENT_LOCK_NOW, NULL) == PASSCODE_OK;
     case 6: return passcode_disable(c, PC1, LEN) == PASSCODE_ERR_LOCKED_OUT;  /* refused: nothing changes */
     default: return 0;
     }
@@ -428,7 +428,7 @@ static void test_lock_screen_sizes(void) {
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
     CHECK_STATUS(passcode_verify(s, PC2, LEN), PASSCODE_ERR_WRONG_PASSCODE);
     passcode_lock_screen full;
     memset(&full, 0, sizeof full);

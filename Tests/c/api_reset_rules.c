@@ -1,4 +1,4 @@
-/* Issue 19's reset rules (failed deliveries count toward the daily limit since issue 29), a reset flow
+/* The reset rules (failed deliveries count toward the daily limit), a reset flow
  * does not start without a code, one error text per case, a correct check uses no try, and a
  * reset needs a passcode to replace. */
 #include "api_support.h"
@@ -6,7 +6,7 @@
 
 
 /* A code handed to the delivery callback counts toward the daily limit even when the callback
- * reports failure (issue 29, after the review; issue 19 had exempted failures, which let a host
+ * reports failure (failures were once exempted, which let a host
  * whose callback sends and then fails hand out a code a minute: 30 live codes in 30 minutes).
  * The interval applies too. */
 static void test_failed_deliveries_count_toward_the_daily_limit(void) {

@@ -1,5 +1,5 @@
 /* No host call weakens the lock in passing, and no argument or clock crashes the process
- * (issue 29): host reports change no setting; a launch applies the auto-lock to the time in the
+ * host reports change no setting; a launch applies the auto-lock to the time in the
  * background; reset-code limits and expiry by two clocks; no @us fallback for the session
  * keyring; every length checked before a buffer is touched; clock readings out of range refused
  * and time arithmetic that never traps; passcode_close ends the store's flows and wipes every
@@ -63,7 +63,7 @@ static void test_a_missing_reader_changes_no_setting_and_the_launch_locks(void) 
     passcode_close(s);
     s = open_fast(path);  /* the next launch */
     CHECK_STATUS(passcode_biometric_set_available(s, 0, PASSCODE_BIOMETRIC_KIND_NONE), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
     CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_LAUNCH);
     all_settings(s, after);
@@ -86,7 +86,7 @@ static void test_a_missing_reader_changes_no_setting_and_the_launch_locks(void) 
 }
 
 /* Biometric unlock turned off (a strengthening change, no proof) after a biometric-only unlock
- * keeps "Require on App Launch" as it was (issue 29, after the review: it was turned off with no
+ * keeps "Require on App Launch" as it was (it was turned off with no
  * proof and no log entry), so the next launch, 2 hours later, still locks. */
 static void test_biometric_off_keeps_require_on_launch(void) {
     char path[512];
@@ -94,7 +94,7 @@ static void test_biometric_off_keeps_require_on_launch(void) {
     int32_t locked = -1, reason = -1, refusal = -1, lead = -1;
     passcode_close(require_on_launch_store(path, sizeof path, &m));
     passcode_store *s = open_fast(path);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK(locked == 1);
     CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_OK);  /* a match, no passcode */
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, 0), PASSCODE_ERR_PASSCODE_REQUIRED);
@@ -103,7 +103,7 @@ static void test_biometric_off_keeps_require_on_launch(void) {
     passcode_close(s);
     advance_ms(2 * 3600 * 1000);
     s = open_fast(path);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
     CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_LAUNCH);
     CHECK_STATUS(passcode_biometric_lead(s, &lead), PASSCODE_OK);
@@ -124,7 +124,7 @@ static void test_no_host_report_changes_a_setting(void) {
     for (int round = 0; round < 2; round++) {
         for (int32_t kind = PASSCODE_BIOMETRIC_KIND_NONE; kind <= PASSCODE_BIOMETRIC_KIND_FINGERPRINT; kind++) {
             CHECK_STATUS(passcode_biometric_set_available(s, kind % 2, kind), PASSCODE_OK);
-            for (int32_t e = PASSCODE_EVENT_LAUNCHED; e <= PASSCODE_EVENT_LOCK_NOW; e++) {
+            for (int32_t e = PASSCODE_APP_EVENT_LAUNCHED; e <= PASSCODE_APP_EVENT_LOCK_NOW; e++) {
                 CHECK_STATUS(passcode_event_report(s, e, &out), PASSCODE_OK);
                 advance_ms(3600 * 1000);
             }
@@ -151,32 +151,32 @@ static void test_a_launch_applies_the_auto_lock_to_the_time_in_the_background(vo
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);
     CHECK(get_setting(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS) == 900);
     /* 1 minute in the background, killed, relaunched: the timer had not run out. */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     passcode_close(s);
     advance_ms(60 * 1000);
     s = open_fast(path);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK(locked == 0);
     /* 2 hours in the background, killed, relaunched. */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     passcode_close(s);
     advance_ms(2 * 3600 * 1000);
     s = open_fast(path);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
     CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_BACKGROUND);
     printf("killed in the background, relaunched 2 h later, lock at launch off: locked %d (reason %d)\n", locked, reason);
     /* The record is used once: after the unlock, a second launch does not lock again. */
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK(locked == 0);
     /* A restart while in the background locks too (time that cannot be measured is never short). */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     passcode_close(s);
     the_clock.boot_id++;
     the_clock.boot_ms = 5000;
     s = open_fast(path);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
     CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_RESTART);
     passcode_close(s);
@@ -202,7 +202,7 @@ static int locked_now(passcode_store *s, int32_t *reason) {
     return locked;
 }
 
-/* Reports do not restart the auto-lock timer (issue 29, after the review): a second BACKGROUND
+/* Reports do not restart the auto-lock timer: a second BACKGROUND
  * (this process or another) keeps the earliest time; a FOREGROUND from another process applies
  * the rule and keeps the record, so the app's own return 2 hours later locks; the GTK front
  * end's sequence (minimized, 2 h, suspend: BACKGROUND, resume: FOREGROUND, restored) locks. */
@@ -214,54 +214,54 @@ static void test_reports_do_not_restart_the_auto_lock_timer(void) {
     passcode_store *s = store_with_passcode(path, sizeof path, &m);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);
     /* A second BACKGROUND from another process 2 hours in, the return 1 s later. */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     advance_ms(2 * 3600 * 1000);
-    report_from_another_process(path, PASSCODE_EVENT_BACKGROUND);
+    report_from_another_process(path, PASSCODE_APP_EVENT_BACKGROUND);
     advance_ms(1000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, NULL), PASSCODE_OK);
     outcomes[0] = locked_now(s, &reason);
     CHECK(outcomes[0] == 1 && reason == PASSCODE_LOCK_REASON_BACKGROUND);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     /* The same from this process. */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     advance_ms(2 * 3600 * 1000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     advance_ms(1000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, NULL), PASSCODE_OK);
     outcomes[1] = locked_now(s, NULL);
     CHECK(outcomes[1] == 1);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     /* A FOREGROUND from another process 1 minute in; the app returns 2 hours later. */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     advance_ms(60 * 1000);
-    report_from_another_process(path, PASSCODE_EVENT_FOREGROUND);
+    report_from_another_process(path, PASSCODE_APP_EVENT_FOREGROUND);
     CHECK(locked_now(s, NULL) == 0);  /* 1 minute: the rule does not lock yet */
     advance_ms(2 * 3600 * 1000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, NULL), PASSCODE_OK);
     outcomes[2] = locked_now(s, NULL);
     CHECK(outcomes[2] == 1);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     /* The GTK sequence, default lock at launch. */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);   /* minimized */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);   /* minimized */
     advance_ms(2 * 3600 * 1000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);   /* prepare for sleep */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);   /* prepare for sleep */
     advance_ms(10 * 1000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);   /* resumed */
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);   /* restored */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, NULL), PASSCODE_OK);   /* resumed */
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, NULL), PASSCODE_OK);   /* restored */
     outcomes[3] = locked_now(s, NULL);
     CHECK(outcomes[3] == 1);
     /* After the unlock a short trip to the background does not lock (the record went). */
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     advance_ms(10 * 1000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, NULL), PASSCODE_OK);
     CHECK(locked_now(s, NULL) == 0);
     printf("locked after 2 h: second BACKGROUND from another process %d, from this one %d, FOREGROUND from another "
            "process at 1 min %d, GTK minimize/suspend/resume/restore %d\n", outcomes[0], outcomes[1], outcomes[2], outcomes[3]);
     passcode_close(s);
 }
 
-/* Auto-lock and the 48-hour biometric rule count by both clocks (issue 29, after the review): a
+/* Auto-lock and the 48-hour biometric rule count by both clocks: a
  * boot clock that says 1 minute while the wall clock says 2 hours (a process in a time namespace
  * with its boot clock set back) locks; a biometric match 49 wall-clock hours after the passcode,
  * 1 boot-clock hour, is refused. */
@@ -271,18 +271,18 @@ static void test_auto_lock_and_the_48_hours_use_both_clocks(void) {
     int32_t locked = -1, reason = -1, refusal = -1;
     passcode_store *s = store_with_passcode(path, sizeof path, &m);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     passcode_close(s);
     the_clock.boot_ms += 60 * 1000;
     the_clock.wall_ms += 2 * 3600 * 1000;
     s = open_fast(path);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     locked = locked_now(s, &reason);
     CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_BACKGROUND);
     passcode_close(s);
     s = require_on_launch_store(path, sizeof path, &m);  /* a new store; the passcode just entered */
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
     the_clock.boot_ms += 3600 * 1000;
     the_clock.wall_ms += 49 * 3600 * 1000;
     CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
@@ -301,7 +301,7 @@ int probe_launch(const char *path) {
     passcode_options_set_cost_explicit(o, 1, 8192);
     int32_t rc = passcode_open(path, o, &s);
     passcode_options_free(o);
-    if (rc == PASSCODE_OK) rc = passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, NULL);
+    if (rc == PASSCODE_OK) rc = passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, NULL);
     if (rc == PASSCODE_OK) rc = passcode_lock_state(s, &locked, &reason);
     printf("%d %d %d\n", rc, locked, reason);
     passcode_close(s);
@@ -355,7 +355,7 @@ static void test_a_time_namespace_does_not_skip_the_auto_lock(void) {
     passcode_store *s = real_clock_store(path, sizeof path, "timens-autolock.db");
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 0), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     passcode_close(s);
     sleep(7);
     probe_in_namespace(-6, "--probe-launch", path, line, sizeof line);
@@ -417,7 +417,7 @@ static void test_reset_limits_and_expiry_use_both_clocks(void) {
 }
 
 /* One request made with the boot clock 10 days ahead (a time namespace, same boot id) does not
- * rate-limit the user (issue 29, after the review: the negative boot age counted as "just now"
+ * rate-limit the user (the negative boot age counted as "just now"
  * until the real boot clock caught up, 10 days); it gains the attacker no code either. */
 static void test_a_boot_clock_ahead_does_not_rate_limit_the_user(void) {
     char path[512];
@@ -565,7 +565,7 @@ int session_kind_child(const char *path, const char *name) {
     passcode_close(s);
     int entries = ring_entries(KEY_SPEC_SESSION_KEYRING, ids, 64);
     s = open_fast(path);  /* the relaunch */
-    passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, NULL);
+    passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, NULL);
     int32_t rc = passcode_biometric_unlock_key(s, key, KEY, &refusal);
     passcode_close(s);
     printf("%d %d %d\n", rc, refusal, entries);
@@ -587,7 +587,7 @@ int no_session_child(const char *path) {
     passcode_close(s);
     int n_after = us_entries(after, 64);
     s = open_fast(path);  /* the relaunch */
-    passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, NULL);
+    passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, NULL);
     int32_t rc = passcode_biometric_unlock_key(s, key, KEY, &refusal);
     passcode_close(s);
     for (int i = 0; i < n_after && i < 64; i++) {  /* leave @us as it was */
@@ -619,7 +619,7 @@ static void test_no_user_keyring_fallback(void) {
 
 /* A named session keyring (`keyctl session NAME`: the user may link and search it, so another
  * login session of the same user can join it or link it into its own) is treated like none
- * (issue 29, after the review): no entry, NO_SESSION_KEYRING. The anonymous one pam_keyinit
+ * no entry, NO_SESSION_KEYRING. The anonymous one pam_keyinit
  * makes keeps working. */
 static void test_a_named_session_keyring_is_no_session_keyring(void) {
     char path[512], line[256] = "", control[256] = "";
@@ -747,7 +747,7 @@ static int untouched(const uint8_t *b, size_t n) {
 }
 
 /* Impossible lengths with a buffer smaller than they say, and before the handle is checked:
- * MISUSE, and not a byte written (issue 29, after the review: the key calls zeroed
+ * MISUSE, and not a byte written (the key calls zeroed
  * min(length, 32) bytes first, so a 16-byte buffer with SIZE_MAX and a NULL handle crashed). */
 static void call_with_impossible_sizes(void *arg) {
     length_case *c = arg;
@@ -843,7 +843,7 @@ static void call_at_extreme_clock(void *arg) {
     CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
     CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     for (int k = 0; k < 5; k++) wrong_guess(s, k, PASSCODE_ERR_WRONG_PASSCODE);  /* a lockout */
     the_clock.boot_ms = c->boot;
     the_clock.wall_ms = c->wall;
@@ -862,9 +862,9 @@ static void call_at_extreme_clock(void *arg) {
         rc[n++] = passcode_verify(s, PC2, LEN);
         rc[n++] = passcode_authorize(s, PC1, LEN);
         rc[n++] = passcode_lockout_remaining(s, &i64);
-        rc[n++] = passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &i32);
-        rc[n++] = passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, &i32);
-        rc[n++] = passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &i32);
+        rc[n++] = passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, &i32);
+        rc[n++] = passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, &i32);
+        rc[n++] = passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &i32);
         rc[n++] = passcode_biometric_check(s, &i32);
         rc[n++] = passcode_biometric_lead(s, &i32);
         rc[n++] = passcode_biometric_unlock(s, &i32);
@@ -881,7 +881,7 @@ static void call_at_extreme_clock(void *arg) {
             f = NULL;
         }
         rc[n++] = passcode_reset_complete(s, m.code, strlen(m.code), PC3, LEN);
-        rc[n++] = passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, &i32);
+        rc[n++] = passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, &i32);
         CHECK_STATUS(passcode_failure_summary(s, &i32, &i64), PASSCODE_OK);  /* reads no clock */
         for (int k = 0; k < n; k++) {
             CHECK(strcmp(passcode_strerror(rc[k]), "unknown status") != 0 && rc[k] != PASSCODE_ERR_INTERNAL);
@@ -927,7 +927,7 @@ static void glitching_clock(void *payload, int64_t *boot_ms, int64_t *wall_ms, u
     if (glitch_armed && glitch_reads++ > 0) *wall_ms = INT64_MAX;
 }
 
-/* A clock glitch during passcode_verify (issue 29, after the review): the clock is read and
+/* A clock glitch during passcode_verify: the clock is read and
  * checked once at the start and that reading is used throughout, so a correct passcode is
  * never left counted as a failure behind a CLOCK_OUT_OF_RANGE (12 such calls reached the
  * maximum-failure action before). */
@@ -1033,7 +1033,7 @@ static void test_close_ends_the_flows_and_wipes_every_key_copy(void) {
     passcode_flow_free(waiting);  /* (ended with its store too) */
     /* A lock screen's flow, started before the close and typed into after it, unlocks nothing. */
     s = open_fast(path);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_LOCK_NOW, &i32), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, &i32), PASSCODE_OK);
     CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, &waiting), PASSCODE_OK);
     passcode_close(s);
     for (const char *p = PC1; *p; p++) CHECK_STATUS(passcode_flow_digit(waiting, *p - '0'), PASSCODE_ERR_MISUSE);

@@ -1,5 +1,5 @@
 /* Biometrics per boot, "Require on App Launch", the data key in the session keyring across
- * processes, and the lifecycle callback (issue 19). test_api runs in a session keyring of its
+ * processes, and the lifecycle callback. test_api runs in a session keyring of its
  * own (test_api.c), shared with the child processes it starts. */
 #include "api_support.h"
 
@@ -69,10 +69,10 @@ int session_child(int argc, char **argv) {
     uint8_t key[KEY], sealed[sizeof proof_text + 64];
     size_t n = 0;
     char text[2 * sizeof sealed + 2] = "-";
-    passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &locked);
-    passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL);
+    passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked);
+    passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL);
     the_clock.boot_ms += 3600 * 1000;
-    passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &locked);
+    passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, &locked);
     passcode_biometric_lead(s, &lead);
     int32_t rc = passcode_biometric_unlock_key(s, key, KEY, &refusal);
     if (rc == PASSCODE_OK && passcode_seal(s, (const uint8_t *)proof_text, sizeof proof_text, sealed, sizeof sealed, &n) == PASSCODE_OK)
@@ -119,18 +119,18 @@ static passcode_store *biometric_store(char *path, size_t size, mailbox *m) {
 static void relaunch(passcode_store **s, const char *path) {
     passcode_close(*s);
     *s = open_fast(path);
-    CHECK_STATUS(passcode_event_report(*s, PASSCODE_EVENT_LAUNCHED, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(*s, PASSCODE_APP_EVENT_LAUNCHED, NULL), PASSCODE_OK);
 }
 
 static void background_past_timeout(passcode_store *s, int32_t *locked) {
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     advance_ms(3600 * 1000);
-    CHECK_STATUS(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, locked), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, locked), PASSCODE_OK);
 }
 
 /* ---- per boot, as on iOS ---------------------------------------------------------------------- */
 
-/* Seed 003, tests 7-8, with lock at launch off: relaunch in the same boot, background past the
+/* Lock at launch off: relaunch in the same boot, background past the
  * timeout, come back: locked, the biometric prompt leads, and a match unlocks. After a restart
  * (a new boot id) only the passcode does. */
 static void test_biometrics_per_boot(void) {
@@ -141,7 +141,7 @@ static void test_biometrics_per_boot(void) {
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);
     relaunch(&s, path);
     CHECK_STATUS(passcode_lock_state(s, &locked, NULL), PASSCODE_OK);
-    CHECK(locked == 0);  /* seed 003 test 11: a fresh launch does not lock */
+    CHECK(locked == 0);  /* a fresh launch does not lock */
     background_past_timeout(s, &locked);
     CHECK(locked == 1);
     CHECK_STATUS(passcode_biometric_lead(s, &lead), PASSCODE_OK);
@@ -181,7 +181,7 @@ static void test_biometrics_per_boot(void) {
 }
 
 /* The table at passcode_biometric_lead: every combination of lock at launch and "Require on
- * App Launch" (seed 004), what a launch does and what the lock screen leads with. */
+ * App Launch", what a launch does and what the lock screen leads with. */
 static void test_require_on_app_launch_table(void) {
     static const struct { int at_launch, require, locks, lead; } rows[] = {
         { 0, 0, 0, -1 }, { 1, 0, 1, 0 }, { 0, 1, 1, 1 }, { 1, 1, 1, 1 },

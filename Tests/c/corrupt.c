@@ -44,7 +44,7 @@ static int probe(const char *path) {
     PROBE(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &w));
     PROBE(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60));
     PROBE(passcode_lock_state(s, &v, &v));
-    PROBE(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &v));
+    PROBE(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &v));
     PROBE(passcode_reset_pending(s, &v));
     PROBE(passcode_reset_request(s));
     PROBE(passcode_session_list_new(s, &l));

@@ -3,6 +3,7 @@
  * out-of-range enum values, and hooks that fail. Each case must return its documented status
  * and leave the store's content exactly as it was. Prints the number of cases. */
 #include <passcode.h>
+#include <enum_bounds.h>
 #include <sqlite3.h>
 
 #include <stddef.h>
@@ -21,7 +22,7 @@ static passcode_flow *foreign_flow;
 static passcode_session_list *foreign_list;
 static long junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 
-/* A host clock far outside the accepted range (issue 29). */
+/* A host clock far outside the accepted range. */
 static void far_clock(void *payload, int64_t *boot_ms, int64_t *wall_ms, uint64_t *boot_id) {
     (void)payload;
     *boot_ms = INT64_MAX;
@@ -35,10 +36,18 @@ static char *content(void) {
     sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
     size_t cap = 1 << 16, len = 0;
     char *out = calloc(cap, 1);
-    const char *tables[] = {"passcode", "settings", "state", "reset_code", "reset_request", "session"};
-    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
+    /* Every table the store has, asked of the store itself (a table added later is covered). */
+    char tables[32][64];
+    size_t ntables = 0;
+    sqlite3_stmt *names = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &names, NULL) == SQLITE_OK)
+        while (sqlite3_step(names) == SQLITE_ROW && ntables < 32)
+            snprintf(tables[ntables++], sizeof tables[0], "%s", (const char *)sqlite3_column_text(names, 0));
+    sqlite3_finalize(names);
+    if (ntables < 8) { fprintf(stderr, "FAIL: the store has %zu tables, fewer than the 8 of its schema\n", ntables); failed++; }
+    for (size_t t = 0; t < ntables; t++) {
         char sql[128];
-        snprintf(sql, sizeof sql, "SELECT * FROM %s ORDER BY 1", tables[t]);
+        snprintf(sql, sizeof sql, "SELECT * FROM \"%s\" ORDER BY 1", tables[t]);
         sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) continue;
         while (sqlite3_step(st) == SQLITE_ROW) {
@@ -124,7 +133,7 @@ int main(void) {
         CASE(passcode_setting_get(x, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &i64), INV);
         CASE(passcode_setting_set(x, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), INV);
         CASE(passcode_set_custom_schedule(x, delays, 1, 0), INV);
-        CASE(passcode_event_report(x, PASSCODE_EVENT_LOCK_NOW, &i32), INV);
+        CASE(passcode_event_report(x, PASSCODE_APP_EVENT_LOCK_NOW, &i32), INV);
         CASE(passcode_lock_state(x, &i32, &i32), INV);
         CASE(passcode_lock_screen_read(x, &screen), INV);
         CASE(passcode_biometric_set_available(x, 1, 1), INV);
@@ -263,16 +272,32 @@ int main(void) {
     CASE(passcode_delete_account(s, "delete"), PASSCODE_ERR_CONFIRMATION_MISMATCH);
     CASE(passcode_set_custom_schedule(s, NULL, 1, 0), MIS);
 
-    /* Out-of-range enum values and settings. */
-    const int32_t bad_enums[] = {-1, 99, 0x7fffffff, (int32_t)0x80000000};
-    for (size_t i = 0; i < 4; i++) {
-        int32_t e = bad_enums[i];
-        CASE(passcode_setting_get(s, e, &i64), MIS);
-        CASE(passcode_setting_set(s, e, 1), MIS);
-        CASE(passcode_event_report(s, e, &i32), MIS);
-        CASE(passcode_biometric_set_available(s, 1, e), MIS);
-        CASE(passcode_flow_new(s, e, &flow), MIS);
+    /* Out-of-range enum values and settings: one past each enum's last value (from the header,
+     * build/enum_bounds.h), one before its first, and the extremes. */
+    const int32_t bad_enums[] = {-1, 0x7fffffff, (int32_t)0x80000000};
+    for (size_t i = 0; i < sizeof bad_enums / sizeof bad_enums[0] + 2; i++) {
+        int32_t e = i < 3 ? bad_enums[i] : 0, past = i == 3;
+        CASE(passcode_setting_get(s, i < 3 ? e : past ? TEST_LAST_SETTING + 1 : TEST_FIRST_SETTING - 1, &i64), MIS);
+        CASE(passcode_setting_set(s, i < 3 ? e : past ? TEST_LAST_SETTING + 1 : TEST_FIRST_SETTING - 1, 1), MIS);
+        CASE(passcode_event_report(s, i < 3 ? e : past ? TEST_LAST_APP_EVENT + 1 : TEST_FIRST_APP_EVENT - 1, &i32), MIS);
+        CASE(passcode_biometric_set_available(s, 1, i < 3 ? e : past ? TEST_LAST_BIOMETRIC_KIND + 1 : TEST_FIRST_BIOMETRIC_KIND - 1), MIS);
+        CASE(passcode_flow_new(s, i < 3 ? e : past ? TEST_LAST_FLOW_KIND + 1 : TEST_FIRST_FLOW_KIND - 1, &flow), MIS);
+        cases++;
+        int32_t setting = i < 3 ? e : past ? TEST_LAST_SETTING + 1 : TEST_FIRST_SETTING - 1;
+        int32_t kind = i < 3 ? e : past ? TEST_LAST_LOG_KIND + 1 : TEST_FIRST_LOG_KIND - 1;
+        if (passcode_setting_name(setting) || passcode_event_log_kind_name(kind)) {
+            failed++;
+            fprintf(stderr, "FAIL: %d has a setting or log kind name\n", (int)e);
+        }
     }
+    /* Every value of the statuses, settings and log kinds has its text or name, and one past the
+     * last has none. */
+    for (int32_t v = TEST_FIRST_STATUS; v <= TEST_LAST_STATUS + 1; v++, cases++)
+        if ((strcmp(passcode_strerror(v), "unknown status") == 0) != (v > TEST_LAST_STATUS)) { failed++; fprintf(stderr, "FAIL: status %d: %s\n", (int)v, passcode_strerror(v)); }
+    for (int32_t v = TEST_FIRST_SETTING; v <= TEST_LAST_SETTING + 1; v++, cases++)
+        if ((passcode_setting_name(v) == NULL) != (v > TEST_LAST_SETTING)) { failed++; fprintf(stderr, "FAIL: setting %d's name\n", (int)v); }
+    for (int32_t v = TEST_FIRST_LOG_KIND; v <= TEST_LAST_LOG_KIND + 1; v++, cases++)
+        if ((passcode_event_log_kind_name(v) == NULL) != (v > TEST_LAST_LOG_KIND)) { failed++; fprintf(stderr, "FAIL: log kind %d's name\n", (int)v); }
     /* Calls about a setting itself: unknown settings and NULL out pointers. */
     for (size_t i = 0; i < sizeof bad_enums / sizeof bad_enums[0]; i++) {
         int64_t lo, hi, values[8];
@@ -375,7 +400,7 @@ int main(void) {
     CASE(passcode_options_set_busy_timeout(o, -5), MIS);
     passcode_options_free(o);
 
-    /* Issue 29: key lengths checked before the buffer is touched, a clock out of range refused
+    /* Key lengths checked before the buffer is touched, a clock out of range refused
      * with its status, a flow of a closed store refused; nothing changes. */
     uint8_t key32[32];
     CASE(passcode_unlock_key(s, "386491", 6, key32, SIZE_MAX), MIS);
@@ -400,7 +425,7 @@ int main(void) {
     passcode_options_free(co);
     CASE(passcode_verify(skewed, "386491", 6), PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
     CASE(passcode_reset_retry_after(skewed, &i64), PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
-    CASE(passcode_event_report(skewed, PASSCODE_EVENT_BACKGROUND, &i32), PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
+    CASE(passcode_event_report(skewed, PASSCODE_APP_EVENT_BACKGROUND, &i32), PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
     CASE(passcode_lockout_remaining(skewed, &i64), PASSCODE_ERR_CLOCK_OUT_OF_RANGE);
     passcode_close(skewed);
     /* A schema object libpasscode never makes, planted by whoever can write the file: refused

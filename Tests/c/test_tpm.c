@@ -320,7 +320,7 @@ static void test_restored_copy_gives_no_guesses_back(void) {
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_TPM_ROLLBACK);  /* ...the TPM does not */
     printf("  restored copy: \"%s\"\n", passcode_errmsg(s));
     const char *detail = NULL;
-    CHECK(newest_event(s, PASSCODE_SECURITY_EVENT_TPM_ROLLBACK, &detail));
+    CHECK(newest_event(s, PASSCODE_LOG_KIND_TPM_ROLLBACK, &detail));
     if (detail) printf("  logged: tpm rollback, \"%s\"\n", detail);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_ERR_RESET_REQUIRED);
     CHECK_STATUS(passcode_verify(s, wrong(), LEN), PASSCODE_ERR_RESET_REQUIRED);
@@ -503,7 +503,7 @@ static void test_attacks_from_a_second_process(void) {
     tpm_lockout_params(&A, 32);
 }
 
-/* ---- the posture and the direct attack (issue 30) -------------------------------------------- */
+/* ---- the posture and the direct attack ---------------------------------------------------- */
 
 static int64_t posture(passcode_store *s, int32_t item) {
     int64_t v = -1;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The direct attack on a TPM-bound store (issue 30), as a second process with tpm2-tools: what
+"""The direct attack on a TPM-bound store, as a second process with tpm2-tools: what
 someone who can reach the TPM (root, or the `tss` group) and read the store file does, going
 around the library and its counters entirely.
 

@@ -5,7 +5,7 @@
  * UBSan against the instrumented library: a crash, a sanitizer report, a status outside the
  * documented ones or PASSCODE_ERR_INTERNAL fails it.
  *   hostile_store            every single edit (make test)
- *   hostile_store N SEED     also N random stores with several edits each (make fuzz) */
+ *   hostile_store N START    also N random stores with several edits each (make fuzz) */
 #include <passcode.h>
 
 #include <signal.h>
@@ -70,7 +70,7 @@ static void make_template(const char *path) {
     passcode_setting_set(s, PASSCODE_SETTING_LOCKOUT_SCHEDULE, PASSCODE_LOCKOUT_SCHEDULE_APPLE);
     for (int i = 0; i < 3; i++) { char g[8]; snprintf(g, sizeof g, "90000%d", i); passcode_verify(s, g, 6); }
     passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_OTHER);
-    passcode_event_report(s, PASSCODE_EVENT_BACKGROUND, NULL);
+    passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL);
     passcode_reset_request(s);
     passcode_session_record(s, "a", "Laptop", "Linux", 5, "Berlin", 1);
     passcode_session_record(s, "b", "Phone", "Android", 6, NULL, 0);
@@ -137,8 +137,8 @@ static void exercise(const char *path) {
         CHECK(passcode_flow_lockout_remaining(f, &i64));
         passcode_flow_free(f);
     }
-    CHECK(passcode_event_report(s, PASSCODE_EVENT_FOREGROUND, &i32));
-    CHECK(passcode_event_report(s, PASSCODE_EVENT_LAUNCHED, &i32));
+    CHECK(passcode_event_report(s, PASSCODE_APP_EVENT_FOREGROUND, &i32));
+    CHECK(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &i32));
     CHECK(passcode_biometric_unlock(s, &i32));
     CHECK(passcode_biometric_failed(s, &i32));
     CHECK(passcode_verify(s, "502817", 6));
@@ -185,10 +185,14 @@ static const char *columns[][2] = {
     {"session", "location"}, {"session", "is_current"},
     {"event", "id"}, {"event", "wall_ms"}, {"event", "kind"}, {"event", "detail"},
 };
-static const char *settings_keys[] = {"lock_enabled", "auto_lock_seconds", "lock_at_launch", "lockout_schedule",
-    "lockout_custom", "max_failure_action", "biometric_enabled", "require_biometric_on_launch", "two_factor_enabled",
-    "last_password_change_wall_ms", "passcode_length", "reset_code_length", "reset_code_lifetime_seconds",
-    "reset_request_interval_seconds", "reset_requests_per_day"};
+/* The settings table's rows: every setting's, by the name the library stores it under, and the
+ * custom lockout table's (not a setting: passcode_set_custom_schedule writes it). */
+static const char *settings_keys[64];
+static size_t nsettings_keys;
+static void find_settings_keys(void) {
+    for (int32_t i = 0; passcode_setting_name(i) && nsettings_keys < 63; i++) settings_keys[nsettings_keys++] = passcode_setting_name(i);
+    settings_keys[nsettings_keys++] = "lockout_custom";
+}
 static const char *state_keys[] = {"attempt_seq", "cleared_seq", "lockout_boot_id", "lockout_start_ms",
     "lockout_start_wall_ms", "lockout_duration_ms", "reset_required", "locked", "lock_reason", "background_boot_id",
     "background_ms", "background_wall_ms", "background_pid", "background_process_start", "launch_needs_passcode",
@@ -196,20 +200,20 @@ static const char *state_keys[] = {"attempt_seq", "cleared_seq", "lockout_boot_i
     "last_passcode_wall_ms", "wipe_pending", "pepper_check", "integrity_mac"};
 #define COUNT(a) (sizeof a / sizeof a[0])
 
-static size_t nplaces(void) { return COUNT(columns) + COUNT(settings_keys) + COUNT(state_keys); }
+static size_t nplaces(void) { return COUNT(columns) + nsettings_keys + COUNT(state_keys); }
 
 static void place_sql(size_t place, size_t value, char *sql, size_t size) {
     const char *v = values[value];
     if (place < COUNT(columns)) {
         snprintf(sql, size, "UPDATE %s SET %s = %s", columns[place][0], columns[place][1], v);
-    } else if (place < COUNT(columns) + COUNT(settings_keys)) {
+    } else if (place < COUNT(columns) + nsettings_keys) {
         snprintf(sql, size, "INSERT OR REPLACE INTO settings VALUES('%s', %s)", settings_keys[place - COUNT(columns)], v);
     } else {
-        snprintf(sql, size, "INSERT OR REPLACE INTO state VALUES('%s', %s)", state_keys[place - COUNT(columns) - COUNT(settings_keys)], v);
+        snprintf(sql, size, "INSERT OR REPLACE INTO state VALUES('%s', %s)", state_keys[place - COUNT(columns) - nsettings_keys], v);
     }
 }
 
-/* ---- the schema fuzzer (issue 28): the file's schema is input too ----------------------------
+/* ---- the schema fuzzer: the file's schema is input too ----------------------------
  * Objects no libpasscode version makes, planted into stores of every supported version (the
  * current one without and with a pepper, and the v2, v3 and peppered v3 fixtures): triggers on
  * every table (forgiving, endless, raising), views (endless ones too), indexes (on expressions
@@ -296,6 +300,7 @@ static void exercise_schema(const base *b, const char *work, const char *dir, co
 int main(int argc, char **argv) {
     char dir[] = "/tmp/passcode-hostile-XXXXXX";
     if (!mkdtemp(dir)) return 2;
+    find_settings_keys();
     char templates[2][128], work[128], sql[256], all[4096];
     snprintf(work, sizeof work, "%s/work.db", dir);
     for (use_pepper = 0; use_pepper < 2; use_pepper++) {

@@ -249,7 +249,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertTrue(self.app.store.is_enabled)
         self.assertEqual(self.app.last_toast, "Passcode created")
         self.shot("03-security-passcode-on")
-        # change (seed 001): current, new, confirm
+        # change: current, new, confirm
         self.app.change_row.emit("activated")
         sheet = self.app.sheet
         self.assertEqual(sheet.get_title(), "Change Passcode")
@@ -258,11 +258,11 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.click_digits(sheet.pad, PASSCODE + OTHER + OTHER)
         self.assertIsNone(self.app.sheet)
         self.assertEqual(self.app.last_toast, "Passcode changed")
-        # disable (seed 000): the switch off asks for the passcode
+        # disable: the switch off asks for the passcode
         self.app.lock_switch.set_active(False)
         sheet = self.app.sheet
         self.assertEqual(sheet.get_title(), "Turn Passcode Off")
-        self.assertIn("passcode will be kept", sheet.pad.subtitle.get_label())  # seed 002
+        self.assertIn("passcode will be kept", sheet.pad.subtitle.get_label())
         self.assertTrue(self.app.store.is_enabled)  # nothing changes until the passcode is entered
         self.shot("19-turn-passcode-off")
         self.click_digits(sheet.pad, OTHER)
@@ -271,7 +271,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertIn("kept", self.app.last_toast)
         self.assertEqual(self.app.toasts_on("security"), ["Passcode lock off; your passcode is kept"])  # only the newest
         self.assertIn("kept for turning the lock on again", self.app.lock_row.get_subtitle())
-        self.assertFalse(self.app.bio_row.get_visible())  # seed 000: no fingerprint switch with the lock off
+        self.assertFalse(self.app.bio_row.get_visible())  # no fingerprint switch with the lock off
         self.assertFalse(self.app.lock_button.get_visible())
         self.shot("20-security-passcode-off")
         # Escape on a sheet cancels it and changes nothing
@@ -318,7 +318,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.shot("04-lock-screen")
 
     def test_lock_screen_covers_at_once_and_fades_out(self):
-        """Seed 003 test 12: an opacity transition, but never a glimpse of the content on lock."""
+        """An opacity transition, but never a glimpse of the content on lock."""
         self.create()
         self.app.report(Event.LOCK_NOW)
         self.assertTrue(self.lock_visible())
@@ -335,7 +335,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertTrue(self.app.lock_box.get_sensitive())
 
     def test_a_setting_the_backend_refuses_is_reverted(self):
-        """Seed 002 test 7: the change fails at the backend (the settings hook): an error, and the
+        """The change fails at the backend (the settings hook): an error, and the
         picker shows the stored value again."""
         self.create()
         def backend(key, old, new):
@@ -401,7 +401,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertTrue(self.app.bio_row.get_visible())
         self.app.bio_switch.set_active(True)  # weakening, but the passcode was just entered
         self.assertTrue(self.app.store.get(Setting.BIOMETRIC_ENABLED))
-        # seed 004: "Require on App Launch" is a switch, usable once biometric unlock is on
+        # "Require on App Launch" is a switch, usable once biometric unlock is on
         self.assertTrue(self.app.bio_launch_row.get_visible())
         self.assertTrue(self.app.bio_launch_row.get_sensitive())
         self.app.bio_launch_switch.set_active(True)
@@ -426,7 +426,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
         self.assertTrue(self._logged(SecurityEvent.UNLOCKED_BY_BIOMETRICS))
         # no enrolled finger: fprintd says so, the library hears "no biometrics"; the row stays,
-        # disabled, and says "Not available" (seed 004)
+        # disabled, and says "Not available"
         self.fprintd_obj.SetEnrolledFingers(self.reader, dbus.Array([], signature="s"), dbus_interface=dbusmock.MOCK_IFACE)
         self.app.update_biometrics()
         self.app.refresh()
@@ -551,12 +551,12 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertFalse(self.app.pw_error.get_visible())
         self.assertEqual(self.app.last_toast, "Password changed")
         self.assertNotEqual(self.app.password_row.get_subtitle(), "Never")
-        self.assertEqual(self.app.password_row.get_subtitle(), "Just now")  # seed 004
+        self.assertEqual(self.app.password_row.get_subtitle(), "Just now")
         self.advance(3 * 60)
         self.app.refresh()
         self.assertEqual(self.app.password_row.get_subtitle(), "3 minutes ago")
         self.assertEqual(self.app.devices_group.get_description(), "3 devices where your account is signed in")
-        # Sign Out asks first (seed 004), Cancel keeps the device
+        # Sign Out asks first, Cancel keeps the device
         phone = [r for r in self.app.device_rows if r.get_title() == "Pixel 8"][0]
         [w for w in widgets(phone) if isinstance(w, Gtk.Button)][0].emit("clicked")
         spin()
@@ -600,7 +600,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.app.delete_entry.set_text("DELETE")
         self.assertTrue(d.get_response_enabled("delete"))
         self.assertEqual(self.app.delete_list, ["Your passcode and security settings", "Your devices and sessions",
-                                                "Your security log", "The secret note"])  # seed 004's list
+                                                "Your security log", "The secret note"])  # the design's list
         self.assertIn("cannot be undone", d.get_body())
         self.shot("16-delete-account")
         d.response("delete")
@@ -686,7 +686,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertFalse(os.path.exists(self.app.note_path))
 
     def test_fingerprint_switch_needs_the_lock_on(self):
-        """Seed 000: no fingerprint switch with the passcode off; the library refuses it there."""
+        """No fingerprint switch with the passcode off; the library refuses it there."""
         self.app.views.set_visible_child_name("security")
         spin()
         self.assertFalse(self.app.bio_row.get_visible())

@@ -25,6 +25,9 @@ C_TO_CTYPES = {
     "passcode_lock_screen *": ctypes.POINTER(_ffi.lock_screen_t),
 }
 
+# The header's enums (a status returned, an enum taken by value) are 32-bit ints in the ABI.
+C_TO_CTYPES.update({name: ctypes.c_int32 for name in re.findall(r"^typedef enum (passcode_\w+)", HEADER, re.M)})
+
 
 def header_functions():
     out = {}

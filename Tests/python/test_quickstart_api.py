@@ -1,4 +1,4 @@
-"""What a new user meets first in the binding (issue 32): paths as os.PathLike, a file that is
+"""What a new user meets first in the binding: paths as os.PathLike, a file that is
 not a store, docstrings, repr, one rule for properties, and where the library is looked for."""
 import ctypes.util
 import inspect
@@ -108,7 +108,7 @@ def test_a_state_is_a_property_an_action_a_method(tmp_path, clock):
 
 
 def test_biometric_unlock_is_refused_while_the_lock_is_off(tmp_path, clock):
-    """Seed 000: no fingerprint switch with the passcode off; the library refuses the setting."""
+    """No fingerprint switch with the passcode off; the library refuses the setting."""
     with passcode.Store(tmp_path / "f.db", ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
         s.set_passcode(PC1)
@@ -178,7 +178,7 @@ def test_library_lookup_order(tmp_path, no_system_library):
 
 
 def test_make_demo_installs_only_what_the_demo_needs():
-    """make demo asks ensure-deps for the demo set: no test toolchain (issue 32)."""
+    """make demo asks ensure-deps for the demo set: no test toolchain."""
     def listed(which):
         r = subprocess.run([os.path.join(ROOT, "scripts", "ensure-deps.sh"), "--list", which],
                            capture_output=True, text=True, check=True)

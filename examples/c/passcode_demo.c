@@ -6,7 +6,7 @@
  * --tpm binds the store to the TPM 2.0 (the kernel's /dev/tpmrm0, or a tpm2-tss TCTI such as
  * swtpm:host=127.0.0.1,port=2321): a store set up with it opens only with it.
  *
- * In a terminal it draws the seeds' screens with ncurses (a boxed number pad, filled and empty
+ * In a terminal it draws the design's screens with ncurses (a boxed number pad, filled and empty
  * dots, the error in red, a shake, the lockout countdown ticking) and reads single keys. With --script (or when input is not a terminal) it reads
  * commands, one or more per line, and prints each screen as plain text, so tests can drive it:
  *   digits (e.g. 386491)   type them        del       delete a digit     cancel   cancel the flow
@@ -19,7 +19,7 @@
  *   reset-email            what the r key does: request a reset code, then the reset entry
  *   create | change | disable | enable | reset | reset-request | code (types the emailed code)
  *   biometrics faceid|touchid|fingerprint|other|none    bio on|off    timeout SECONDS    show    quit
- *   launch-lock on|off (lock at launch)   bio-launch on|off ("Require on App Launch", seed 004)
+ *   launch-lock on|off (lock at launch)   bio-launch on|off ("Require on App Launch")
  *   every-launch on|off (the passcode after every launch, not only after a restart)
  */
 #define _DEFAULT_SOURCE
@@ -58,7 +58,7 @@ typedef struct {
     char said[6][200];        /* what commands said since the last screen (curses) */
     int nsaid;
     int mail_shown;           /* curses: the "email" box stays until a key other than a digit */
-    int confirm_forgot;       /* "Forgot Passcode?" asks before it signs out (seed 003) */
+    int confirm_forgot;       /* "Forgot Passcode?" asks before it signs out */
     char banner[1200];        /* "libpasscode X demo, store PATH": stays on every screen */
 } app;
 
@@ -208,9 +208,9 @@ static void ensure_lock_screen(app *a) {
 
 static void show_log(app *a);
 
-/* -- the ncurses screens of seeds 001 and 003 ------------------------------------------------- */
+/* -- the ncurses screens: number pad and lock screen ------------------------------------------ */
 
-static int utf8;  /* the locale is UTF-8: filled and empty dots as the seeds draw them */
+static int utf8;  /* the locale is UTF-8: filled and empty dots as the design draws them */
 
 static void centered(int y, const char *text) {
     int x = (COLS - (int)strlen(text)) / 2;
@@ -358,7 +358,7 @@ static void draw_mail(app *a) {
     mvprintw(y + 2, x + w - 25, " any other key closes ");
 }
 
-/* "Forgot Passcode?" asks first, as the seed's alert does. */
+/* "Forgot Passcode?" asks first, as the design's alert does. */
 static void draw_confirm_forgot(app *a) {
     if (a->curses) {
         int w = 50, x = (COLS - w) / 2, y = 6;
@@ -419,7 +419,7 @@ static void draw(app *a) {
         if (a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK && step != PASSCODE_FLOW_STEP_FINISHED) {
             int32_t refusal = ls.biometric_refusal, lead = ls.biometric_lead;
             const char *label = ls.security_label;
-            if (lead)  /* seed 003 test 7: the prompt opens by itself */
+            if (lead)  /* the prompt opens by itself */
                 out(a, "biometric: %s prompt shown ([b] match, [n] no match)\n", label + strlen("Passcode & "));
             else if (refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)  /* offered only when a match may unlock */
                 out(a, "biometric: [b] %s\n", label + strlen("Passcode & "));
@@ -584,7 +584,7 @@ static void relaunch(app *a) {
     a->store = NULL;
     if (!open_store(a)) exit(1);
     say(a, "(app relaunched)\n");
-    event(a, PASSCODE_EVENT_LAUNCHED);
+    event(a, PASSCODE_APP_EVENT_LAUNCHED);
 }
 
 static int32_t set_flag(app *a, int32_t setting, const char *arg) {
@@ -602,15 +602,15 @@ static int command(app *a, const char *cmd, const char *arg) {
         }
     } else if (!strcmp(cmd, "del")) { if (a->flow) passcode_flow_delete(a->flow); }
     else if (!strcmp(cmd, "cancel")) { if (a->flow && a->flow_kind != PASSCODE_FLOW_KIND_UNLOCK) passcode_flow_cancel(a->flow); }
-    else if (!strcmp(cmd, "launch")) event(a, PASSCODE_EVENT_LAUNCHED);
+    else if (!strcmp(cmd, "launch")) event(a, PASSCODE_APP_EVENT_LAUNCHED);
     else if (!strcmp(cmd, "relaunch")) relaunch(a);
     else if (!strcmp(cmd, "restart")) {
         if (!a->fake_clock) say(a, "error: restart needs --fake-clock\n");
         else { a->fake_boot_id++; a->fake_boot_ms = 1000000; say(a, "(device restarted)\n"); relaunch(a); }
     }
-    else if (!strcmp(cmd, "background")) { event(a, PASSCODE_EVENT_BACKGROUND); say(a, "(app in background)\n"); }
-    else if (!strcmp(cmd, "foreground")) event(a, PASSCODE_EVENT_FOREGROUND);
-    else if (!strcmp(cmd, "lock")) event(a, PASSCODE_EVENT_LOCK_NOW);
+    else if (!strcmp(cmd, "background")) { event(a, PASSCODE_APP_EVENT_BACKGROUND); say(a, "(app in background)\n"); }
+    else if (!strcmp(cmd, "foreground")) event(a, PASSCODE_APP_EVENT_FOREGROUND);
+    else if (!strcmp(cmd, "lock")) event(a, PASSCODE_APP_EVENT_LOCK_NOW);
     else if (!strcmp(cmd, "wait")) {
         long s = arg ? strtol(arg, NULL, 10) : 0;
         if (a->fake_clock) { a->fake_boot_ms += s * 1000; a->fake_wall_ms += s * 1000; }

@@ -5,7 +5,7 @@
 
 Every decision (is the app locked, may a fingerprint unlock, how long is the lockout, does this
 setting change need the passcode) comes from the library through the Python binding. What this
-file adds is the desktop: the screens of the seeds, logind and the window's visibility reporting
+file adds is the desktop: the screens of the design, logind and the window's visibility reporting
 background and foreground, fprintd as the fingerprint reader, and the reset code as an email.
 """
 import argparse
@@ -124,7 +124,7 @@ def save_png(widget: Gtk.Widget, path: str) -> None:
             gtk.g_object_unref(texture)
 
 
-# -- the number pad of seed 001 ------------------------------------------------------------------
+# -- the number pad ------------------------------------------------------------------------------
 
 class PadView(Gtk.Box):
     """Title, dots, error, countdown and the 3x4 pad (1-9, empty, 0, delete), driven by one flow
@@ -260,9 +260,9 @@ class PadView(Gtk.Box):
 # -- sheets: create, change, disable, confirm, reset ----------------------------------------------
 
 class FlowSheet(Adw.Window):
-    """A modal sheet over the window with one flow: create, change and disable (seeds 000 and
-    001), the passcode confirmation a weakening change asks for, and the email reset (seed 002:
-    send the code, enter it, the new passcode, confirm)."""
+    """A modal sheet over the window with one flow: create, change and disable, the passcode
+    confirmation a weakening change asks for, and the email reset (send the code, enter it, the
+    new passcode, confirm)."""
 
     def __init__(self, app: "App", kind: FlowKind, done: Callable[[FlowResult, str], None],
                  title: Optional[str] = None, why: str = ""):
@@ -373,7 +373,7 @@ class FlowSheet(Adw.Window):
         self.done(result, error)
 
 
-# -- the lock screen of seed 003 -----------------------------------------------------------------
+# -- the lock screen -----------------------------------------------------------------------------
 
 class LockView(Gtk.Stack):
     """Opaque, over the app's content: the pad with "Forgot Passcode?" and the fingerprint button,
@@ -400,7 +400,7 @@ class LockView(Gtk.Stack):
         self.reset_page = self._status_page("reset-required", "dialog-warning-symbolic", "Passcode Reset Required",
                                             "Too many failed attempts. Reset your passcode with a code sent by email.",
                                             "Reset via Email", app.open_reset)
-        # Seed 004: after deleting the account, a screen that says so (not "Signed Out").
+        # After deleting the account, a screen that says so (not "Signed Out").
         self.deleted_page = self._status_page("account-deleted", "user-trash-symbolic", "Account Deleted",
                                               "Your account, its passcode, its devices and its security log were "
                                               "deleted from this computer.", "Done", app.deleted_done)
@@ -448,7 +448,7 @@ class App:
         self.store.on_account_deleted(self._on_account_deleted)
         self.fingerprint = Fingerprint(bus, username or os.environ.get("USER") or "user")
         self.logind = Logind(bus, self.on_prepare_for_sleep, self.on_session_lock)
-        self._seed_sessions()
+        self._fill_sessions()
         self._build()
         self.update_biometrics()
         self.store.report(Event.LAUNCHED)
@@ -476,7 +476,7 @@ class App:
             return int(self.clock()[1])
         return int(datetime.datetime.now().timestamp() * 1000)
 
-    def _seed_sessions(self) -> None:
+    def _fill_sessions(self) -> None:
         """The account's devices. A real app gets them from its backend; the demo records this
         machine and, on first run, two other devices so that the page has something to show."""
         now = int(datetime.datetime.now().timestamp() * 1000)
@@ -598,7 +598,7 @@ class App:
             self.passcode_group.add(r)
         unlock = Adw.PreferencesGroup(title="Unlocking")
         self.bio_row, self.bio_switch = self._switch_row("Unlock with Fingerprint", "", self.toggle_biometric)
-        # Seed 004: "Require on App Launch", usable only with biometric unlock on.
+        # "Require on App Launch", usable only with biometric unlock on.
         self.bio_launch_row, self.bio_launch_switch = self._switch_row(
             "Require on App Launch", "Open the fingerprint prompt every time the app starts",
             lambda on: self.change_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, int(on), "Require on App Launch"))
@@ -690,7 +690,7 @@ class App:
                 if self.lock_flow is None:
                     self.lock_flow = s.flow(FlowKind.UNLOCK)
                     self.lock_view.pad.bind(self.lock_flow)
-                    if screen.biometric_lead:  # seed 003: the fingerprint prompt opens by itself
+                    if screen.biometric_lead:  # the fingerprint prompt opens by itself
                         GLib.idle_add(lambda: self.start_fingerprint() and False)
                 self.lock_view.set_visible_child_name("pad")
                 self.lock_view.bio_button.set_visible(screen.biometric_refusal == BiometricRefusal.NONE)
@@ -701,7 +701,7 @@ class App:
         return False
 
     def _show_lock(self, locked: bool) -> None:
-        """Seed 003: the lock screen comes and goes with an opacity transition. It covers the app
+        """The lock screen comes and goes with an opacity transition. It covers the app
         at once (the content is never seen after a lock); an unlock fades it out in 250 ms, with
         the lock screen no longer taking input."""
         if locked:
@@ -747,8 +747,8 @@ class App:
             self.reset_row.set_sensitive(s.is_set)
             for row, image in ((self.change_row, self.change_chevron), (self.reset_row, self.reset_icon)):
                 image.set_opacity(1.0 if row.get_sensitive() else 0.4)  # a disabled row dims its chevron too
-            # Seed 000: the fingerprint switch only with the passcode lock on (the library refuses
-            # it otherwise); seed 004: without a reader, a disabled row that says "Not available".
+            # The fingerprint switch only with the passcode lock on (the library refuses
+            # it otherwise); without a reader, a disabled row that says "Not available".
             bio_on = bool(s.get(Setting.BIOMETRIC_ENABLED))
             self.bio_row.set_visible(s.is_enabled)
             self.bio_row.set_sensitive(bio_available)
@@ -996,7 +996,7 @@ class App:
             return
         if on:
             self.open_flow(FlowKind.CREATE)
-        else:  # seed 002: turning the lock off keeps the passcode, and says so
+        else:  # turning the lock off keeps the passcode, and says so
             self.open_flow(FlowKind.DISABLE, why="Your passcode will be kept, but the lock screen will no longer appear.")
         self.refresh()  # the switch shows what is stored while the sheet is open
 
@@ -1040,7 +1040,7 @@ class App:
         self.refresh()
 
     def _confirm(self, heading: str, body: str, action: str, then: Callable[[], None]) -> None:
-        """A destructive action asks first (seed 004: confirmation dialogs for all sign-outs)."""
+        """A destructive action asks first (confirmation dialogs for all sign-outs)."""
         d = Adw.MessageDialog(transient_for=self.window, modal=True, heading=heading, body=body)
         accessible_label(d, heading)
         d.add_response("cancel", "Cancel")
@@ -1185,7 +1185,7 @@ def _date(ms: int) -> str:
 
 
 def _since(ms: int, now_ms: int) -> str:
-    """When something happened, as seed 004 says it: "Just now", "5 minutes ago", "Today at
+    """When something happened, as the design says it: "Just now", "5 minutes ago", "Today at
     14:05", else the date."""
     seconds = max(0, (now_ms - ms) // 1000)
     if seconds < 60:

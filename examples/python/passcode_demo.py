@@ -43,7 +43,7 @@ class App:
         self.flow: Optional[passcode.Flow] = None
         self.flow_kind = FlowKind.UNLOCK
         self.email = ""
-        self.confirm_forgot = False  # "Forgot Passcode?" asks before it signs out (seed 003)
+        self.confirm_forgot = False  # "Forgot Passcode?" asks before it signs out
         self.mail_shown = False      # interactive: the "email" stays on screen until a key
         self.banner = ""             # "libpasscode X demo, store PATH": at the bottom of every screen
         self.said: List[str] = []    # interactive: what commands said since the last screen
@@ -167,7 +167,7 @@ class App:
             if f.error:
                 print(f"error: {f.error}")
             if self.flow_kind == FlowKind.UNLOCK and step != FlowStep.FINISHED:
-                if s.biometric_lead:  # seed 003 test 7: the prompt opens by itself
+                if s.biometric_lead:  # the prompt opens by itself
                     print("biometric: %s prompt shown ([b] match, [n] no match)" % s.security_label[len("Passcode & "):])
                 elif s.biometric_refusal == BiometricRefusal.NONE:  # offered only when a match may unlock
                     print("biometric: [b] %s" % s.security_label[len("Passcode & "):])

@@ -78,8 +78,8 @@ class Cost(IntEnum):
     SENSITIVE = 2
 
 
-class Event(IntEnum):
-    """What the host reports about the app (passcode_event). (passcode_event)"""
+class AppEvent(IntEnum):
+    """What the host reports about the app (passcode_app_event). (passcode_app_event)"""
     LAUNCHED = 0
     BACKGROUND = 1
     FOREGROUND = 2
@@ -123,8 +123,8 @@ class BiometricKind(IntEnum):
     FINGERPRINT = 4
 
 
-class SecurityEvent(IntEnum):
-    """What happened (passcode_event_list_get). (passcode_security_event)"""
+class LogKind(IntEnum):
+    """What happened (passcode_event_log_get). (passcode_log_kind)"""
     FAILED_ATTEMPT = 0
     LOCKOUT_STARTED = 1
     UNLOCKED_BY_PASSCODE = 2
@@ -222,10 +222,11 @@ class LifecycleEvent(IntEnum):
 
 
 class Setting(IntEnum):
-    """The settings a host can read and change (passcode_setting). "Weakening" says which
-    changes weaken protection: with a passcode set, they need the passcode entered on the same
-    handle within 5 minutes (passcode_authorize); no setting changes while the app is locked.
-    (passcode_setting)"""
+    """The settings a host can read and change (passcode_setting). Each one's last sentence
+    (made from its definition, Setting.spec) gives its stored name, default, values and the
+    changes that weaken protection: with a passcode set, those need the passcode entered on the
+    same handle within 5 minutes (passcode_authorize); no setting changes while the app is
+    locked. (passcode_setting)"""
     LOCK_ENABLED = 0
     AUTO_LOCK_SECONDS = 1
     LOCK_AT_LAUNCH = 2
@@ -256,15 +257,20 @@ class TpmPostureItem(IntEnum):
     GUESS_LIMIT = 8
 
 
+# Deprecated since 0.7.0 (the header keeps the old C names for one release too):
+Event = AppEvent
+SecurityEvent = LogKind
+
+
 #: C enum name -> (Python enum, prefix of its constants in passcode.h)
 HEADER_ENUMS = {
     "passcode_status": (Status, "PASSCODE_"),
     "passcode_cost": (Cost, "PASSCODE_COST_"),
-    "passcode_event": (Event, "PASSCODE_EVENT_"),
+    "passcode_app_event": (AppEvent, "PASSCODE_APP_EVENT_"),
     "passcode_lock_reason": (LockReason, "PASSCODE_LOCK_REASON_"),
     "passcode_biometric_refusal": (BiometricRefusal, "PASSCODE_BIOMETRIC_REFUSAL_"),
     "passcode_biometric_kind": (BiometricKind, "PASSCODE_BIOMETRIC_KIND_"),
-    "passcode_security_event": (SecurityEvent, "PASSCODE_SECURITY_EVENT_"),
+    "passcode_log_kind": (LogKind, "PASSCODE_LOG_KIND_"),
     "passcode_flow_kind": (FlowKind, "PASSCODE_FLOW_KIND_"),
     "passcode_flow_step": (FlowStep, "PASSCODE_FLOW_STEP_"),
     "passcode_flow_result": (FlowResult, "PASSCODE_FLOW_RESULT_"),

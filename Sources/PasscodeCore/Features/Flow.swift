@@ -1,5 +1,5 @@
 // Entry flows: a front end forwards key presses and draws what the flow reports (prompt,
-// filled dots, error line, shake counter). Seeds 001, 000, 003 and 002 give the steps.
+// filled dots, error line, shake counter). The screens of the design give the steps.
 
 /// The task a flow performs (`passcode_flow_new`).
 @c(passcode_flow_kind)

@@ -1,6 +1,6 @@
 import Glibc
 
-// The account-security parts of seed 004: password-change checks, device sessions, and
+// The account-security parts: password-change checks, device sessions, and
 // deleting the account so that nothing can be recovered from the store afterwards.
 
 /// A device session the host recorded.

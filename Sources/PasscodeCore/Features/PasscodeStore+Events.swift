@@ -3,8 +3,8 @@
 // carry their wall-clock time (display only), their kind and a detail that is never secret (no
 // digits, codes or hashes). The log keeps the newest 1,000 events of the last 90 days.
 
-/// What happened (`passcode_event_list_get`).
-@c(passcode_security_event)
+/// What happened (`passcode_event_log_get`).
+@c(passcode_log_kind)
 public enum SecurityEvent: Int32, Sendable, CaseIterable {
     /// A wrong passcode (counted before the answer was known).
     case failedAttempt = 0
@@ -54,6 +54,36 @@ public enum SecurityEvent: Int32, Sendable, CaseIterable {
     /// A TPM-bound store's file was older than the TPM's attempt counter (a restored copy); the
     /// detail is "file <n> tpm <m>". A reset is required.
     case tpmRollback = 21
+}
+
+extension SecurityEvent {
+    /// The kind's name (`passcode_event_log_kind_name`): its case in lower case with underscores.
+    public var name: String {
+        switch self {
+        case .failedAttempt: return "failed_attempt"
+        case .lockoutStarted: return "lockout_started"
+        case .unlockedByPasscode: return "unlocked_by_passcode"
+        case .unlockedByBiometrics: return "unlocked_by_biometrics"
+        case .biometricFailed: return "biometric_failed"
+        case .maxFailuresReached: return "max_failures_reached"
+        case .passcodeSet: return "passcode_set"
+        case .passcodeChanged: return "passcode_changed"
+        case .passcodeDisabled: return "passcode_disabled"
+        case .passcodeEnabled: return "passcode_enabled"
+        case .passcodeRemoved: return "passcode_removed"
+        case .resetCodeRequested: return "reset_code_requested"
+        case .resetCodeDelivered: return "reset_code_delivered"
+        case .resetCodeDeliveryFailed: return "reset_code_delivery_failed"
+        case .resetCompleted: return "reset_completed"
+        case .resetCodeExpired: return "reset_code_expired"
+        case .forgotPasscode: return "forgot_passcode"
+        case .settingChanged: return "setting_changed"
+        case .sessionSignedOut: return "session_signed_out"
+        case .accountDeleted: return "account_deleted"
+        case .tamperDetected: return "tamper_detected"
+        case .tpmRollback: return "tpm_rollback"
+        }
+    }
 }
 
 /// One entry of the log.

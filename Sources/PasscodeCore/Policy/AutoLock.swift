@@ -1,7 +1,7 @@
 // When the app locks: at launch, after time in the background, or on request. Pure rules.
 
-/// What the host reports about the app (`passcode_event`).
-@c(passcode_event)
+/// What the host reports about the app (`passcode_app_event`).
+@c(passcode_app_event)
 public enum AppEvent: Int32, Sendable {
     /// The app process started.
     case launched = 0
