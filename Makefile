@@ -307,7 +307,7 @@ test-wheel: wheel
 
 # passcoded (README "passcoded"): the store service, with the Swift runtime linked in statically
 # as in the library; it links libsystemd itself (libpasscode.so does not).
-$(B)/passcoded: $(SOURCES)
+$(B)/passcoded: $(SOURCES) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/include/*.h)
 	@mkdir -p $(B)
 	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib
 	cp .build/release/passcoded $@
