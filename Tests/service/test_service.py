@@ -335,7 +335,7 @@ try:
     t = time.monotonic()
     a.call("Verify", "(ss)", "org.example.Kill", "246813")
     verify_s = time.monotonic() - t
-    before = a.call("GetState", "(s)", "org.example.Kill")["ok"][2]
+    before = a.call("GetState", "(s)", "org.example.Kill")["ok"][2]  # connected: the next call goes out at once
     a.p.stdin.write(json.dumps({"call": "Verify", "sig": "(ss)", "args": ["org.example.Kill", "135792"]}) + "\n")
     a.p.stdin.flush()
     time.sleep(min(0.25, verify_s / 3))
@@ -347,6 +347,20 @@ try:
     print(f"     a verify takes {verify_s:.2f} s; killed {min(0.25, verify_s / 3):.2f} s into one: failures {before} -> {after}, "
           f"the caller got {error_of(r)}")
     check(verify_s > 0.3 and after == before + 1, "the failure counted before the kill is kept")
+
+    # A client that dies in the middle of its call: the daemon stays up, the attempt is counted.
+    before = after
+    quitter = Client(ALICE)
+    quitter.call("GetState", "(s)", "org.example.Kill")  # connected: the next call goes out at once
+    quitter.p.stdin.write(json.dumps({"call": "Verify", "sig": "(ss)", "args": ["org.example.Kill", "975310"]}) + "\n")
+    quitter.p.stdin.flush()
+    time.sleep(0.2)
+    quitter.p.kill()
+    quitter.p.wait()
+    time.sleep(verify_s)
+    after = Client(ALICE).call("GetState", "(s)", "org.example.Kill")["ok"][2]
+    print(f"     a client killed 0.20 s into its verify: failures {before} -> {after}, daemon up: {daemon_alive()}")
+    check(daemon_alive() and after == before + 1, "a client that dies mid-call leaves the daemon up and the attempt counted")
 
     # Introspection shows the interface and nothing the host could use to choose the rules.
     xml = subprocess.run(["busctl", "--address=" + address, "introspect", "--xml-interface",
