@@ -67,9 +67,10 @@ $(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh
 #  - the Unicode name tables, which the library never asks for, dropped (scripts/link_trim.c);
 #  - a link map (build/libpasscode.linkmap) to tell the parts apart.
 RELR ?= 1
-LINK_SIZE := -Xswiftc -use-ld=lld $(if $(filter 1,$(RELR)),-Xlinker -z -Xlinker pack-relative-relocs) \
+LINK_TRIM := -Xswiftc -use-ld=lld $(if $(filter 1,$(RELR)),-Xlinker -z -Xlinker pack-relative-relocs) \
     -Xlinker --wrap=_swift_stdlib_getScalarName -Xlinker --wrap=_swift_stdlib_getNameAlias \
-    -Xlinker $(CURDIR)/$(B)/link_trim.o -Xlinker -Map=$(CURDIR)/$(B)/libpasscode.linkmap
+    -Xlinker $(CURDIR)/$(B)/link_trim.o
+LINK_SIZE := $(LINK_TRIM) -Xlinker -Map=$(CURDIR)/$(B)/libpasscode.linkmap
 
 # Relinks when the link flags change (make lib RELR=0 after RELR=1).
 $(B)/link-flags: FORCE
@@ -307,9 +308,11 @@ test-wheel: wheel
 
 # passcoded (README "passcoded"): the store service, with the Swift runtime linked in statically
 # as in the library; it links libsystemd itself (libpasscode.so does not).
-$(B)/passcoded: $(SOURCES) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/include/*.h)
+# The same link as the library's (full RELRO, immediate binding, the Unicode name tables dropped).
+$(B)/passcoded: $(SOURCES) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/include/*.h) $(B)/link_trim.o
 	@mkdir -p $(B)
-	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib
+	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib \
+	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_TRIM)
 	cp .build/release/passcoded $@
 
 # The service's files: the daemon, its bus policy and activation file, the systemd unit, and the
@@ -325,6 +328,7 @@ install-service: $(B)/passcoded
 	install -D -m 0644 $(B)/org.libpasscode.Passcode1.service $(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.libpasscode.Passcode1.service
 	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/passcoded.service > $(B)/passcoded.service
 	install -D -m 0644 $(B)/passcoded.service $(DESTDIR)$(SYSTEMDUNITDIR)/passcoded.service
+	install -D -m 0644 service/passcoded.8 $(DESTDIR)$(MANDIR)/man8/passcoded.8
 	if [ -n "$(SYSUSERSDIR)" ]; then install -D -m 0644 service/passcoded.sysusers $(DESTDIR)$(SYSUSERSDIR)/passcoded.conf; fi
 
 # The daemon on a private system-like bus, as root: two test users, the promise measured
