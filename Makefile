@@ -210,6 +210,7 @@ test-fuzz: $(B)/fuzz_api
 fuzz:
 	$(MAKE) test-fuzz FUZZ_SECONDS=0 FUZZ_RUNS=10000000
 	$(MAKE) test-hostile HOSTILE_RANDOM=10000
+	$(MAKE) test-service SERVICE_FUZZ_CALLS=200000 SERVICE_FUZZ_START=$$RANDOM
 
 $(B)/corrupt: Tests/c/corrupt.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
@@ -332,12 +333,16 @@ install-service: $(B)/passcoded
 	if [ -n "$(SYSUSERSDIR)" ]; then install -D -m 0644 service/passcoded.sysusers $(DESTDIR)$(SYSUSERSDIR)/passcoded.conf; fi
 
 # The daemon on a private system-like bus, as root: two test users, the promise measured
-# (Tests/service/test_service.py). Not root: skipped, saying why.
+# (Tests/service/test_service.py). Not root: skipped, saying why. SERVICE_FUZZ_CALLS random calls
+# (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`.
+SERVICE_FUZZ_CALLS ?= 300
+SERVICE_FUZZ_START ?= 31
 test-service: $(B)/passcoded
 	@if [ "$$(id -u)" != 0 ]; then \
 	    echo "SKIPPED test-service: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; exit 0; fi
-	/usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR)
+	SERVICE_FUZZ_CALLS=$(SERVICE_FUZZ_CALLS) SERVICE_FUZZ_START=$(SERVICE_FUZZ_START) \
+	    /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR)
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
 deb-test:

@@ -74,8 +74,8 @@ def many(n, method, sig, args):
     return {"answered": len(results), "results": results}
 
 
-def raw(n, conn):
-    rng = random.Random(31)
+def raw(n, conn, start):
+    rng = random.Random(start)
     names = ["GetState", "Verify", "SetPasscode", "SetSetting", "Nope", "verify", "X" * 255]
     sigs = ["", "(s)", "(ss)", "(ay)", "(i)", "(sss)", "(ssxs)", "(a{sv})", "(u)"]
     outcomes = {}
@@ -107,7 +107,7 @@ def main():
         elif "many" in req:
             out = many(req["many"], req["call"], req["sig"], req["args"])
         elif "raw" in req:
-            out = raw(req["raw"], conn)
+            out = raw(req["raw"], conn, req.get("start", 31))
         else:
             out = call(conn, req["call"], req.get("sig"), req.get("args", []), req.get("iface", IFACE))
         out["uid"] = os.getuid()
