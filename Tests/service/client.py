@@ -4,7 +4,8 @@ answers one JSON line on stdout. Requests:
   {"call": METHOD, "sig": "(ss)", "args": [...]}          one call on this process's connection
   {"file": PATH}                                          open/write/delete/list the store as this user
   {"many": N, "call": ..., "sig": ..., "args": [...]}     N connections calling at once
-  {"raw": N}                                              N random-byte calls (odd names and bodies)
+  {"raw": N, "start": S}                                 N random calls (odd names, signatures, bytes)
+  {"own": NAME}                                          ask the bus for NAME
 """
 import json
 import os
@@ -106,6 +107,9 @@ def main():
             out = try_file(req["file"])
         elif "many" in req:
             out = many(req["many"], req["call"], req["sig"], req["args"])
+        elif "own" in req:
+            out = answer_of(lambda: conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
+                                                   GLib.Variant("(su)", (req["own"], 0)), None, Gio.DBusCallFlags.NONE, 10000, None))
         elif "raw" in req:
             out = raw(req["raw"], conn, req.get("start", 31))
         else:

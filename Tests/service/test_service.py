@@ -310,6 +310,13 @@ try:
           f"{min(waits) * 1000:.0f} to {max(waits) * 1000:.0f} ms (Argon2id at the test's cost)")
     check(flooded and flooded[0]["answered"] == 100, "the flood is answered too")
 
+    # The shipped bus policy: no user may own the service's name, even while the daemon is down.
+    procs["daemon"].kill()
+    procs["daemon"].wait()
+    r = m.ask({"own": "org.libpasscode.Passcode1"})
+    check(error_of(r) == "AccessDenied", f"a user asking for the service's name while it is down: {error_of(r)}")
+    start_daemon()
+
     # Only root configures the daemon: a config others may write, or that is not root's, and a
     # start as another user, are refused before anything is opened.
     procs["daemon"].kill()
