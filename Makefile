@@ -340,9 +340,9 @@ SERVICE_FUZZ_START ?= 31
 test-service: $(B)/passcoded
 	@if [ "$$(id -u)" != 0 ]; then \
 	    echo "SKIPPED test-service: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
-	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; exit 0; fi
-	SERVICE_FUZZ_CALLS=$(SERVICE_FUZZ_CALLS) SERVICE_FUZZ_START=$(SERVICE_FUZZ_START) \
-	    /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR)
+	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; \
+	else SERVICE_FUZZ_CALLS=$(SERVICE_FUZZ_CALLS) SERVICE_FUZZ_START=$(SERVICE_FUZZ_START) \
+	    /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR); fi
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
 deb-test:
