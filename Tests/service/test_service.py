@@ -182,6 +182,17 @@ try:
     check(error_of(r) == "WrongPasscode" and r["message"].startswith("status "), f"a wrong passcode: {r}")
     check(a.call("GetState", "(s)", APP)["ok"][2] == 1, "the failure is counted")
 
+    # Change and remove, each checking the current passcode (counted like a verify).
+    app2 = "org.example.Change"
+    check(a.call("SetPasscode", "(ss)", app2, GOOD) == {"ok": []}, "a second store")
+    check(error_of(a.call("ChangePasscode", "(sss)", app2, "111333", "730185")) == "WrongPasscode", "change with a wrong current passcode")
+    check(a.call("ChangePasscode", "(sss)", app2, GOOD, "730185") == {"ok": []}, "change with the right one")
+    check(error_of(a.call("Verify", "(ss)", app2, GOOD)) == "WrongPasscode" and a.call("Verify", "(ss)", app2, "730185")["ok"][0],
+          "the old passcode is wrong now, the new one right")
+    check(error_of(a.call("RemovePasscode", "(ss)", app2, GOOD)) == "WrongPasscode", "remove with a wrong passcode")
+    check(a.call("RemovePasscode", "(ss)", app2, "730185") == {"ok": []} and a.call("GetState", "(s)", app2)["ok"][0] is False,
+          "remove with the right one: no passcode set")
+
     # Files: the caller's own uid cannot touch the store files (the service's folder).
     store = os.path.join(store_root, str(alice.pw_uid), APP + ".db")
     check(os.path.exists(store) and os.stat(store).st_uid == svc.pw_uid, f"the store {store} exists, owned by the service user")
