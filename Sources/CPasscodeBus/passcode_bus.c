@@ -3,6 +3,7 @@
 #include "passcode_bus.h"
 
 #include <grp.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -94,4 +95,8 @@ const char *passcode_bus_drop_privileges(uid_t uid, gid_t gid) {
     // For good: root cannot come back.
     if (setuid(0) == 0 || seteuid(0) == 0 || setgid(0) == 0 || setegid(0) == 0) return "root could be regained after the drop";
     return NULL;
+}
+
+int passcode_bus_eventfd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }

@@ -14,25 +14,59 @@ struct CallError: Error {
 
 final class Service {
     let stores: StoreRoot
+    let scheduler: Scheduler
     /// The longest string argument accepted: an app id is at most 64 bytes, a passcode far less.
     static let maxArgumentBytes = 256
 
-    init(stores: StoreRoot) { self.stores = stores }
+    init(stores: StoreRoot, scheduler: Scheduler) {
+        self.stores = stores
+        self.scheduler = scheduler
+    }
 
-    /// Dispatches one call; sd-bus has checked its signature against the table.
-    func handle(_ m: OpaquePointer, member: String, error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+    /// Takes one call; sd-bus has checked its signature against the table. The arguments are
+    /// read here, on the bus thread; the work runs on a worker (`Scheduler`), and its answer is
+    /// sent from the bus thread by `finish`.
+    func handle(_ m: OpaquePointer, member: String, error out: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
         do {
             let caller = try callerUID(m)
-            let reply = try call(member, m, caller: caller)
-            return send(m, reply)
-        } catch let e as CallError {
-            return sd_bus_error_set(error, e.name, e.message)
-        } catch let e as PasscodeError {
+            let job = try prepare(member, m, caller: caller)
+            guard scheduler.submit(uid: job.uid, Job(message: MessageRef(m), work: job.work)) else {
+                throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                                message: "uid \(job.uid) has \(Scheduler.maxQueuedPerUID) calls waiting; try again")
+            }
+            sd_bus_message_ref(m)
+            return 1
+        } catch {
+            let (name, message) = Service.errorReply(error)
+            return sd_bus_error_set(out, name, message)
+        }
+    }
+
+    /// Sends the answer of a call a worker finished (on the bus thread).
+    func finish(_ m: OpaquePointer, _ result: Result<[Value], Error>) {
+        switch result {
+        case .success(let values):
+            _ = send(m, values)
+        case .failure(let failure):
+            let (name, message) = Service.errorReply(failure)
+            var e = sd_bus_error(name: nil, message: nil, _need_free: 0)
+            sd_bus_error_set(&e, name, message)
+            sd_bus_reply_method_error(m, &e)
+            sd_bus_error_free(&e)
+        }
+    }
+
+    /// The D-Bus error name and message of a failure: a status as org.libpasscode.Error.<Name>
+    /// with "status N: " before the core's message.
+    static func errorReply(_ error: Error) -> (String, String) {
+        switch error {
+        case let e as CallError:
+            return (e.name, e.message)
+        case let e as PasscodeError:
             let status = e.passcodeStatus
-            return sd_bus_error_set(error, "org.libpasscode.Error.\(status.serviceName)",
-                                    "status \(status.rawValue): \(e.message)")
-        } catch _ {
-            return sd_bus_error_set(error, "org.libpasscode.Error.Internal", "status \(Status.errInternal.rawValue): internal error")
+            return ("org.libpasscode.Error.\(status.serviceName)", "status \(status.rawValue): \(e.message)")
+        default:
+            return ("org.libpasscode.Error.Internal", "status \(Status.errInternal.rawValue): internal error")
         }
     }
 
@@ -44,15 +78,22 @@ final class Service {
     }
 
     /// One reply value, appended in order.
-    enum Value {
+    enum Value: Sendable {
         case bool(Bool), uint32(UInt32), int64(Int64)
     }
 
-    private func call(_ member: String, _ m: OpaquePointer, caller: uid_t) throws -> [Value] {
+    /// A call's arguments, read; `work` runs later on a worker, for the stores of `uid`.
+    struct Prepared {
+        let uid: uid_t
+        let work: @Sendable () throws -> [Value]
+    }
+
+    private func prepare(_ member: String, _ m: OpaquePointer, caller: uid_t) throws -> Prepared {
+        let stores = self.stores
         switch member {
         case "GetState":
             let app = try readString(m, "app_id")
-            return try state(uid: caller, app: app)
+            return Prepared(uid: caller) { try Service.state(stores, uid: caller, app: app) }
         case "GetStateForUser":
             var uid: UInt32 = 0
             try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &uid), "uid")
@@ -60,34 +101,43 @@ final class Service {
             guard caller == 0 else {
                 throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "only root may name another uid")
             }
-            return try state(uid: uid, app: app)
+            let target = uid
+            return Prepared(uid: target) { try Service.state(stores, uid: target, app: app) }
         case "SetPasscode":
             let app = try readString(m, "app_id")
             let code = try readSecret(m, "passcode")
-            try stores.withStore(uid: caller, appID: app) { _ = try $0.setPasscode(code) }
-            return []
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { _ = try $0.setPasscode(code) }
+                return []
+            }
         case "Verify":
             let app = try readString(m, "app_id")
             let code = try readSecret(m, "passcode")
-            return try stores.withStore(uid: caller, appID: app) { s in
-                _ = try s.verify(code)
-                return [.bool(true), .int64(try s.lockoutRemainingSeconds())]
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { s in
+                    _ = try s.verify(code)
+                    return [.bool(true), .int64(try s.lockoutRemainingSeconds())]
+                }
             }
         case "ChangePasscode":
             let app = try readString(m, "app_id")
             let current = try readSecret(m, "current")
             let new = try readSecret(m, "new_passcode")
-            try stores.withStore(uid: caller, appID: app) { try $0.changePasscode(current: current, new: new) }
-            return []
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { try $0.changePasscode(current: current, new: new) }
+                return []
+            }
         case "RemovePasscode":
             let app = try readString(m, "app_id")
             let current = try readSecret(m, "current")
-            try stores.withStore(uid: caller, appID: app) { try $0.removePasscode(current: current) }
-            return []
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { try $0.removePasscode(current: current) }
+                return []
+            }
         case "GetSetting":
             let app = try readString(m, "app_id")
             let setting = try readSetting(m)
-            return try stores.withStore(uid: caller, appID: app) { [.int64(try $0.get(setting))] }
+            return Prepared(uid: caller) { try stores.withStore(uid: caller, appID: app) { [.int64(try $0.get(setting))] } }
         case "SetSetting":
             let app = try readString(m, "app_id")
             let setting = try readSetting(m)
@@ -95,17 +145,20 @@ final class Service {
             try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "x")), &value), "value")
             let proof = try readSecret(m, "passcode", mayBeEmpty: true)
             // A handle of this call's own: the proof it gets from `authorize` is this call's only.
-            try stores.withFreshStore(uid: caller, appID: app) { s in
-                if proof.count > 0 { try s.authorize(proof) }
-                try s.set(setting, to: value)
+            let newValue = value
+            return Prepared(uid: caller) {
+                try stores.withFreshStore(uid: caller, appID: app) { s in
+                    if proof.count > 0 { try s.authorize(proof) }
+                    try s.set(setting, to: newValue)
+                }
+                return []
             }
-            return []
         default:
             throw CallError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(member.prefix(64))")
         }
     }
 
-    private func state(uid: uid_t, app: String) throws -> [Value] {
+    private static func state(_ stores: StoreRoot, uid: uid_t, app: String) throws -> [Value] {
         try stores.withStore(uid: uid, appID: app) { s in
             [.bool(try s.isPasscodeSet()), .bool(try s.isLockEnabled()),
              .uint32(UInt32(clamping: try s.failedAttempts())), .int64(try s.lockoutRemainingSeconds()),

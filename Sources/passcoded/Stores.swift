@@ -4,13 +4,15 @@ import PasscodeCore
 
 /// The stores of every uid, under one root the daemon's user owns (0700):
 /// `<root>/<uid>/<app_id>.db`, each uid's folder 0700 too. Callers never see a path.
-final class StoreRoot {
+final class StoreRoot: @unchecked Sendable {
     let root: String
     let options: StoreOptions
     /// Open handles by (uid, app id): the rule that a repeated wrong guess counts once lives in
     /// the handle's memory (as in a host process). A setting change that needs a proof never
     /// uses these (see `withFreshStore`), so one caller's passcode proves nothing for another.
     private var open: [String: PasscodeStore] = [:]
+    /// Guards `open`: the workers run calls of different uids at once.
+    private let openLock = Mutex()
     static let maxOpenHandles = 512
     /// The most stores one uid may have: each new app id makes a file, and the folder is the
     /// service's disk, not the caller's (a caller inventing app ids must not fill it).
@@ -35,14 +37,15 @@ final class StoreRoot {
 
     /// Runs `body` on the (kept) handle of `uid`'s store `appID`, creating the uid's folder.
     func withStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
+        // A uid's calls never run at once (Scheduler), so no two open one store at the same time.
         let key = "\(uid)/\(appID)"
-        if let store = open[key] { return try body(store) }
+        if let store = openLock.withLock({ open[key] }) { return try body(store) }
         let store = try openStore(uid: uid, appID: appID)
-        if open.count >= StoreRoot.maxOpenHandles {
-            for s in open.values { s.close() }
-            open.removeAll()
+        openLock.withLock {
+            // Dropped, not closed: another uid's call may still be using its handle.
+            if open.count >= StoreRoot.maxOpenHandles { open.removeAll() }
+            open[key] = store
         }
-        open[key] = store
         return try body(store)
     }
 

@@ -32,4 +32,8 @@ int passcode_bus_read_string(sd_bus_message *m, const char **out);
 /// no_new_privs, and checks that root cannot be regained. Returns NULL, or what failed.
 const char *passcode_bus_drop_privileges(uid_t uid, gid_t gid);
 
+/// A non-blocking eventfd (sys/eventfd.h does not import into Swift): the workers wake the bus
+/// thread through it. Returns the descriptor or -1.
+int passcode_bus_eventfd(void);
+
 #endif
