@@ -30,11 +30,12 @@ final class Service {
         do {
             let caller = try callerUID(m)
             let job = try prepare(member, m, caller: caller)
+            sd_bus_message_ref(m)  // until `finish` has answered it
             guard scheduler.submit(uid: job.uid, Job(message: MessageRef(m), work: job.work)) else {
+                sd_bus_message_unref(m)
                 throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
                                 message: "uid \(job.uid) has \(Scheduler.maxQueuedPerUID) calls waiting; try again")
             }
-            sd_bus_message_ref(m)
             return 1
         } catch {
             let (name, message) = Service.errorReply(error)
