@@ -68,7 +68,9 @@ def cleanup():
             p.kill()
             p.wait()
     for u in users:
-        subprocess.run(["userdel", u], stderr=subprocess.DEVNULL)
+        r = subprocess.run(["userdel", "-f", u], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"test-service: cleanup: userdel {u} failed: {r.stderr.strip()}", flush=True)
     shutil.rmtree(top, ignore_errors=True)
 
 
