@@ -8,6 +8,7 @@ SHELL := /bin/bash
 #   make docs           man pages and the HTML reference (Doxygen) in build/docs
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
 #   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib (make uninstall: the same files removed)
+#   make install-service passcoded, its bus policy, activation file, unit, man page and sysusers.d file
 #   make deps           the packages of every test tool (make deps-demo: only what make demo needs)
 #   make demo           the C front end on a default store
 #   make clean          remove build/, .build* and the built demo
@@ -31,6 +32,7 @@ SHELL := /bin/bash
 #   make test-gtk       the GTK front end under Xvfb (Tests/gtk)
 #   make test-python    the binding's tests, the README's quick starts, the wheel's metadata, mypy
 #   make test-wheel     the wheel with its library, in a fresh venv
+#   make test-service   passcoded on a private bus: its users, attacks, kills, load, random calls (root)
 #   make deb-test       the Debian packages: build, lintian, install, use from C and Python (root)
 # Longer runs, outside make test
 #   make fuzz           FUZZ_LONG_RUNS of the API fuzzer, then HOSTILE_LONG rounds of test-hostile
@@ -62,9 +64,9 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift VERSION
 
 
-.PHONY: all lib header docs wheel install uninstall deps deps-demo demo clean help
+.PHONY: all lib header docs wheel install install-service uninstall deps deps-demo demo clean help
 .PHONY: test check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
-.PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel deb-test
+.PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify screenshots
 
 all: lib
@@ -96,9 +98,10 @@ $(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh
 #  - the Unicode name tables, which the library never asks for, dropped (scripts/link_trim.c);
 #  - a link map (build/libpasscode.linkmap) to tell the parts apart.
 RELR ?= 1
-LINK_SIZE := -Xswiftc -use-ld=lld $(if $(filter 1,$(RELR)),-Xlinker -z -Xlinker pack-relative-relocs) \
+LINK_TRIM := -Xswiftc -use-ld=lld $(if $(filter 1,$(RELR)),-Xlinker -z -Xlinker pack-relative-relocs) \
     -Xlinker --wrap=_swift_stdlib_getScalarName -Xlinker --wrap=_swift_stdlib_getNameAlias \
-    -Xlinker $(CURDIR)/$(B)/link_trim.o -Xlinker -Map=$(CURDIR)/$(B)/libpasscode.linkmap
+    -Xlinker $(CURDIR)/$(B)/link_trim.o
+LINK_SIZE := $(LINK_TRIM) -Xlinker -Map=$(CURDIR)/$(B)/libpasscode.linkmap
 
 # Relinks when the link flags change (make lib RELR=0 after RELR=1).
 $(B)/link-flags: FORCE
@@ -152,7 +155,7 @@ check-header:
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel deb-test
+TEST_GROUPS := check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
 test: deps lib
 	@Tests/run_groups.sh $(TEST_GROUPS)
 
@@ -247,6 +250,7 @@ FUZZ_RUNS ?= -1
 FUZZ_LONG_RUNS ?= 10000000
 FUZZ_LONG_SECONDS ?= 0
 HOSTILE_LONG ?= 10000
+SERVICE_FUZZ_LONG ?= 200000
 test-fuzz: $(B)/fuzz_api
 	mkdir -p $(B)/fuzz-corpus
 	@cd $(B) && { SWIFT_BACKTRACE=enable=no $(OWN_SESSION) ./fuzz_api -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -rss_limit_mb=6000 -print_final_stats=1 \
@@ -259,6 +263,7 @@ test-fuzz: $(B)/fuzz_api
 fuzz:
 	$(MAKE) test-fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_RUNS=$(FUZZ_LONG_RUNS)
 	$(MAKE) test-hostile HOSTILE_RANDOM=$(HOSTILE_LONG)
+	$(MAKE) test-service SERVICE_FUZZ_CALLS=$(SERVICE_FUZZ_LONG) SERVICE_FUZZ_START=$$RANDOM
 
 $(B)/corrupt: Tests/c/corrupt.c include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
@@ -361,6 +366,43 @@ wheel: lib
 # variable and no libpasscode known to the dynamic loader (Tests/packaging/wheel_bundle.sh).
 test-wheel: wheel
 	Tests/packaging/wheel_bundle.sh $$(ls $(WHEELHOUSE)/passcode-*-py3-none-manylinux_*.whl)
+
+# passcoded (README "passcoded"): the store service, with the Swift runtime linked in statically
+# as in the library; it links libsystemd itself (libpasscode.so does not).
+# The same link as the library's (full RELRO, immediate binding, the Unicode name tables dropped).
+$(B)/passcoded: $(SOURCES) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/include/*.h) $(B)/link_trim.o
+	@mkdir -p $(B)
+	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib \
+	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_TRIM)
+	cp .build/release/passcoded $@
+
+# The service's files: the daemon, its bus policy and activation file, the systemd unit, and the
+# sysusers.d file that makes its user (SYSUSERSDIR= empty: not installed, as debian/rules does,
+# whose dh_installsysusers installs it and runs systemd-sysusers).
+LIBEXECDIR ?= $(PREFIX)/libexec
+SYSTEMDUNITDIR ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+install-service: $(B)/passcoded
+	install -D -m 0755 $(B)/passcoded $(DESTDIR)$(LIBEXECDIR)/passcoded
+	install -D -m 0644 service/org.libpasscode.Passcode1.conf $(DESTDIR)$(PREFIX)/share/dbus-1/system.d/org.libpasscode.Passcode1.conf
+	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/org.libpasscode.Passcode1.service > $(B)/org.libpasscode.Passcode1.service
+	install -D -m 0644 $(B)/org.libpasscode.Passcode1.service $(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.libpasscode.Passcode1.service
+	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/passcoded.service > $(B)/passcoded.service
+	install -D -m 0644 $(B)/passcoded.service $(DESTDIR)$(SYSTEMDUNITDIR)/passcoded.service
+	install -D -m 0644 service/passcoded.8 $(DESTDIR)$(MANDIR)/man8/passcoded.8
+	if [ -n "$(SYSUSERSDIR)" ]; then install -D -m 0644 service/passcoded.sysusers $(DESTDIR)$(SYSUSERSDIR)/passcoded.conf; fi
+
+# The daemon on a private system-like bus, as root: two test users, the promise measured
+# (Tests/service/test_service.py). Not root: skipped, saying why. SERVICE_FUZZ_CALLS random calls
+# (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`.
+SERVICE_FUZZ_CALLS ?= 300
+SERVICE_FUZZ_START ?= 31
+test-service: $(B)/passcoded
+	@if [ "$$(id -u)" != 0 ]; then \
+	    echo "SKIPPED test-service: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
+	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; \
+	else SERVICE_FUZZ_CALLS=$(SERVICE_FUZZ_CALLS) SERVICE_FUZZ_START=$(SERVICE_FUZZ_START) \
+	    /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR); fi
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
 deb-test:

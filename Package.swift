@@ -9,6 +9,7 @@
 //   CTss2              tpm2-tss's types (libtss2-dev); the libraries are loaded with dlopen
 //   PasscodeCore       the logic: policy, lockout, lock state, store (Swift only)
 //   Passcode           the C ABI: thin @c functions, built into libpasscode.so
+//   CPasscodeBus, passcoded   the system service over the same core (links libsystemd)
 import PackageDescription
 import Foundation  // the manifest only: the library itself imports no Foundation
 
@@ -22,6 +23,7 @@ let package = Package(
     name: "libpasscode",
     products: [
         .library(name: "passcode", type: .dynamic, targets: ["Passcode"]),
+        .executable(name: "passcoded", targets: ["passcoded"]),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium",
@@ -49,6 +51,12 @@ let package = Package(
                 .unsafeFlags(["-emit-clang-header-path",
                               Context.packageDirectory + "/.build/passcode-swift.h"] + versionDefines),
             ]),
+        // passcoded: the same core behind the system bus, under its own uid (README "passcoded").
+        // CPasscodeBus holds the sd-bus method table (SD_BUS_METHOD is a macro); the daemon
+        // links libsystemd, libpasscode.so never does.
+        .target(name: "CPasscodeBus", linkerSettings: [.linkedLibrary("systemd")]),
+        .executableTarget(name: "passcoded", dependencies: ["Passcode", "PasscodeCore", "CPasscodeBus"],
+                          swiftSettings: [.unsafeFlags(versionDefines)]),  // Passcode imports CPasscodeVersion
         .testTarget(name: "PasscodeCoreTests", dependencies: ["PasscodeCore"]),
     ]
 )

@@ -57,6 +57,10 @@ need test python3-dbusmock "/usr/bin/python3 -c 'import dbusmock'"
 need test python3-aiosmtpd "/usr/bin/python3 -c 'import aiosmtpd'"
 need test "xvfb xauth" "command -v xvfb-run"
 need test dbus-daemon "command -v dbus-daemon"
+# passcoded (the store service) links libsystemd's sd-bus; its test adds users and drops to them.
+need test libsystemd-dev "pkg-config --exists libsystemd"
+need test "util-linux passwd" "command -v setpriv && command -v useradd"
+need test systemd "command -v busctl"
 # make docs: the man pages and the HTML reference, and man(1) to check that each renders.
 need test doxygen "command -v doxygen"
 need test man-db "command -v man"

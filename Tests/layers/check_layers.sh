@@ -27,5 +27,7 @@ complain "Store/ reaches up into the store's parts (the storage layer knows rows
     "$(grep -rn 'PasscodeStore' --include='*.swift' Store | grep -v '^[^:]*:[0-9]*: *//')"
 complain "the C ABI reaches below the façade (Sources/Passcode must call PasscodeStore):" \
     "$(grep -rnE '@testable|\bdb\.|Storage\b|Database\b' --include='*.swift' ../Passcode)"
-if [ "$fail" = 0 ]; then echo "layers: SQL only in Store/, SQLite, libsodium, keyring and TPM each behind one folder, Policy pure, the C ABI above the façade"; fi
+complain "passcoded reaches below the façade (it must call PasscodeStore, as the C ABI does):" \
+    "$(grep -rnE '@testable|\bdb\.|Storage\b|Database\b|import (CSQLite|CSodium|CKeyring|CTss2)' --include='*.swift' ../passcoded)"
+if [ "$fail" = 0 ]; then echo "layers: SQL only in Store/, SQLite, libsodium, keyring and TPM each behind one folder, Policy pure, the C ABI and passcoded above the façade"; fi
 exit "$fail"

@@ -23,7 +23,7 @@ if [ -n "$need" ]; then
 fi
 tmp=$(mktemp -d)
 cleanup() {
-    dpkg -r python3-passcode libpasscode-dev libpasscode0 >/dev/null 2>&1 || true
+    dpkg -r passcoded python3-passcode libpasscode-dev libpasscode0 >/dev/null 2>&1 || true
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -65,7 +65,7 @@ for f in fgets readlink strcat; do  # called only by the Swift runtime (libswift
 done
 echo "deb-test: hardening-check: $(grep -E ': yes' "$tmp/hardening.log" | sed 's/^ *//; s/: yes//' | tr '\n' ',' | sed 's/,$//'): yes; fortify and CET: not possible with the static Swift runtime (README)"
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -qq "$tmp"/libpasscode0_*.deb "$tmp"/libpasscode-dev_*.deb "$tmp"/python3-passcode_*.deb >/dev/null
+apt-get install -y -qq "$tmp"/libpasscode0_*.deb "$tmp"/libpasscode-dev_*.deb "$tmp"/python3-passcode_*.deb "$tmp"/passcoded_*.deb >/dev/null
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 [ -e "/usr/lib/$multiarch/libpasscode.so.$version" ] && [ -e /usr/include/passcode.h ] || { echo "deb-test: FAIL: files not installed" >&2; exit 1; }
 # The man pages from libpasscode-dev, as a user opens them.
@@ -102,12 +102,12 @@ if command -v autopkgtest >/dev/null 2>&1; then
     rc=0; autopkgtest --no-built-binaries "$src" -- null > "$tmp/autopkgtest.log" 2>&1 || rc=$?
 fi
 case $rc in
-    0) grep -E '^(c-quickstart|python-flow) ' "$tmp/autopkgtest.log" | sort -u | sed 's/^/deb-test: autopkgtest (null runner): /' ;;
+    0) grep -E '^(c-quickstart|python-flow|passcoded-verify) ' "$tmp/autopkgtest.log" | sort -u | sed 's/^/deb-test: autopkgtest (null runner): /' ;;
     2|4|8) tail -30 "$tmp/autopkgtest.log"; echo "deb-test: FAIL: autopkgtest exit $rc (a test failed or was skipped)" >&2; exit 1 ;;
     *)  [ -f "$tmp/autopkgtest.log" ] && tail -20 "$tmp/autopkgtest.log"
         echo "deb-test: autopkgtest could not run here (exit $rc); running debian/tests directly" >&2
-        for t in c-quickstart python-flow; do
+        for t in c-quickstart python-flow passcoded-verify; do
             (cd "$src" && AUTOPKGTEST_TMP=$(mktemp -d) "debian/tests/$t") || { echo "deb-test: FAIL: debian/tests/$t" >&2; exit 1; }
         done ;;
 esac
-echo "deb-test: packages built, lintian-clean, installed, and used from C (pkg-config) and Python"
+echo "deb-test: packages built, lintian-clean, installed, and used from C (pkg-config), Python and through passcoded"

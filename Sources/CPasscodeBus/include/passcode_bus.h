@@ -1,0 +1,39 @@
+// The sd-bus method table of passcoded: SD_BUS_METHOD and SD_BUS_VTABLE_START are macros, which
+// Swift cannot import, so the table lives in C and sends every call to one Swift function.
+#ifndef PASSCODE_BUS_H
+#define PASSCODE_BUS_H
+
+#include <systemd/sd-bus.h>
+#include <sys/types.h>
+
+#define PASSCODE_BUS_NAME "org.libpasscode.Passcode1"
+#define PASSCODE_BUS_PATH "/org/libpasscode/Passcode1"
+#define PASSCODE_BUS_INTERFACE "org.libpasscode.Passcode1"
+
+/// Called for every method of the table, with the method's name; sd-bus has already checked
+/// the signature against the table (a wrong one gets org.freedesktop.DBus.Error.InvalidArgs).
+/// Returns what an sd-bus method handler returns: >= 0 after replying, < 0 (a negative errno)
+/// to have sd-bus reply with an error.
+typedef int (*passcode_bus_handler)(sd_bus_message *m, const char *member, sd_bus_error *error);
+
+/// Publishes the interface at PASSCODE_BUS_PATH with `handler` behind every method.
+int passcode_bus_add_object(sd_bus *bus, passcode_bus_handler handler);
+
+/// The uid of the process that sent `m`, from the bus daemon's record of the connection
+/// (its SO_PEERCRED at connect time), never from /proc ("augmented" credentials are refused:
+/// a pid can be reused). Returns 0 or a negative errno.
+int passcode_bus_sender_uid(sd_bus_message *m, uid_t *out);
+
+/// sd_bus_message_read_basic for one string argument ('s').
+int passcode_bus_read_string(sd_bus_message *m, const char **out);
+
+
+/// Drops every supplementary group, then the real, effective and saved gid and uid, sets
+/// no_new_privs, and checks that root cannot be regained. Returns NULL, or what failed.
+const char *passcode_bus_drop_privileges(uid_t uid, gid_t gid);
+
+/// A non-blocking eventfd (sys/eventfd.h does not import into Swift): the workers wake the bus
+/// thread through it. Returns the descriptor or -1.
+int passcode_bus_eventfd(void);
+
+#endif

@@ -1,0 +1,102 @@
+// The method table of passcoded (see include/passcode_bus.h).
+#define _GNU_SOURCE
+#include "passcode_bus.h"
+
+#include <grp.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <errno.h>
+#include <stddef.h>
+
+static passcode_bus_handler current_handler;
+
+static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)userdata;
+    if (!current_handler) return -ENOSYS;
+    const char *member = sd_bus_message_get_member(m);
+    return current_handler(m, member ? member : "", error);
+}
+
+// Every method: app_id first ('s'); statuses come back as D-Bus errors
+// org.libpasscode.Error.<Name>, whose message starts with "[status N] ".
+// Secrets ('passcode', 'current', 'new') are ASCII digits.
+static const sd_bus_vtable passcode_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    // (is_set, lock_enabled, failed_attempts, lockout_remaining_seconds, reset_required)
+    SD_BUS_METHOD_WITH_NAMES("GetState", "s", SD_BUS_PARAM(app_id),
+                             "bbuxb", SD_BUS_PARAM(is_set) SD_BUS_PARAM(lock_enabled) SD_BUS_PARAM(failed_attempts)
+                             SD_BUS_PARAM(lockout_remaining) SD_BUS_PARAM(reset_required),
+                             on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // The same for another uid: root only.
+    SD_BUS_METHOD_WITH_NAMES("GetStateForUser", "us", SD_BUS_PARAM(uid) SD_BUS_PARAM(app_id),
+                             "bbuxb", SD_BUS_PARAM(is_set) SD_BUS_PARAM(lock_enabled) SD_BUS_PARAM(failed_attempts)
+                             SD_BUS_PARAM(lockout_remaining) SD_BUS_PARAM(reset_required),
+                             on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("SetPasscode", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(passcode),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // A wrong passcode is an error reply (WrongPasscode, LockedOut, ...); success: (unlocked, 0).
+    SD_BUS_METHOD_WITH_NAMES("Verify", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(passcode),
+                             "bx", SD_BUS_PARAM(unlocked) SD_BUS_PARAM(lockout_remaining),
+                             on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("ChangePasscode", "sss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(current) SD_BUS_PARAM(new_passcode),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("RemovePasscode", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(current),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("GetSetting", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(name),
+                             "x", SD_BUS_PARAM(value), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // A weakening change needs the passcode as proof (checked and counted as a verify, in the
+    // same call); "" when the change does not weaken.
+    SD_BUS_METHOD_WITH_NAMES("SetSetting", "ssxs", SD_BUS_PARAM(app_id) SD_BUS_PARAM(name) SD_BUS_PARAM(value) SD_BUS_PARAM(passcode),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_VTABLE_END
+};
+
+int passcode_bus_add_object(sd_bus *bus, passcode_bus_handler handler) {
+    current_handler = handler;
+    return sd_bus_add_object_vtable(bus, NULL, PASSCODE_BUS_PATH, PASSCODE_BUS_INTERFACE, passcode_vtable, NULL);
+}
+
+int passcode_bus_sender_uid(sd_bus_message *m, uid_t *out) {
+    sd_bus_creds *creds = NULL;
+    int r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_EUID | SD_BUS_CREDS_UID, &creds);
+    if (r < 0) return r;
+    uint64_t augmented = sd_bus_creds_get_augmented_mask(creds);
+    uid_t uid;
+    if (!(augmented & SD_BUS_CREDS_EUID) && sd_bus_creds_get_euid(creds, &uid) >= 0) {
+        r = 0;
+    } else if (!(augmented & SD_BUS_CREDS_UID) && sd_bus_creds_get_uid(creds, &uid) >= 0) {
+        r = 0;
+    } else {
+        r = -EPERM;
+    }
+    sd_bus_creds_unref(creds);
+    if (r == 0) *out = uid;
+    return r;
+}
+
+int passcode_bus_read_string(sd_bus_message *m, const char **out) {
+    return sd_bus_message_read_basic(m, 's', out);
+}
+
+const char *passcode_bus_drop_privileges(uid_t uid, gid_t gid) {
+    if (uid == 0 || gid == 0) return "the service user must not be root";
+    if (setgroups(0, NULL) != 0) return "setgroups failed";
+    if (setresgid(gid, gid, gid) != 0) return "setresgid failed";
+    if (setresuid(uid, uid, uid) != 0) return "setresuid failed";
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return "PR_SET_NO_NEW_PRIVS failed";
+    uid_t ruid, euid, suid;
+    gid_t rgid, egid, sgid;
+    if (getresuid(&ruid, &euid, &suid) != 0 || getresgid(&rgid, &egid, &sgid) != 0) return "getresuid failed";
+    if (ruid != uid || euid != uid || suid != uid || rgid != gid || egid != gid || sgid != gid)
+        return "the uids or gids did not all change";
+    if (getgroups(0, NULL) != 0) return "supplementary groups remain";
+    // For good: root cannot come back.
+    if (setuid(0) == 0 || seteuid(0) == 0 || setgid(0) == 0 || setegid(0) == 0) return "root could be regained after the drop";
+    return NULL;
+}
+
+int passcode_bus_eventfd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}

@@ -1,0 +1,114 @@
+// passcoded's configuration: a root-owned file no one else can write, read while still root.
+import Glibc
+import PasscodeCore
+
+/// What the administrator (or a test, as root) sets; nothing of it comes from a caller.
+struct ServiceConfig {
+    /// Where the stores live: `<storeRoot>/<uid>/<app_id>.db`.
+    var storeRoot = "/var/lib/passcode"
+    /// The system user the daemon runs as after it has opened the bus.
+    var user = "passcode"
+    /// Argon2id cost for new hashes (tests lower it).
+    var cost = HashCost.interactive
+    /// A root-owned file holding seconds added to the system clock (tests of the lockout
+    /// schedule); nil: the system clock as it is.
+    var clockOffsetFile: String?
+
+    static let defaultPath = "/etc/passcode/passcoded.conf"
+
+    /// Reads `path`. A missing default file means the defaults; a file that is not root's, or
+    /// that group or others may write (or a folder above it that they may write), is refused.
+    static func load(path: String, required: Bool) throws(ConfigError) -> ServiceConfig {
+        var config = ServiceConfig()
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 {
+            if errno == ENOENT && !required { return config }
+            throw ConfigError("cannot open the configuration \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        try RootOwned.check(fd: fd, path: path, what: "the configuration")
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { throw ConfigError("cannot read the configuration \(path)") }
+            if n == 0 { break }
+            bytes += buffer[0..<n]
+            if bytes.count > 65536 { throw ConfigError("the configuration \(path) is over 64 KiB") }
+        }
+        var opsLimit: UInt64?, memLimit: Int?
+        for (number, raw) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let text = trimmed(line)
+            if text.isEmpty { continue }
+            guard let eq = text.firstIndex(of: "=") else { throw ConfigError("\(path):\(number + 1): expected key = value") }
+            let key = trimmed(text[..<eq]), value = trimmed(text[text.index(after: eq)...])
+            switch key {
+            case "store_root":
+                guard value.hasPrefix("/"), !value.split(separator: "/").contains("..") else {
+                    throw ConfigError("\(path):\(number + 1): store_root must be an absolute path without '..'")
+                }
+                config.storeRoot = value
+            case "user":
+                guard !value.isEmpty else { throw ConfigError("\(path):\(number + 1): user is empty") }
+                config.user = value
+            case "argon2_ops":
+                guard let v = UInt64(value) else { throw ConfigError("\(path):\(number + 1): argon2_ops is not a number") }
+                opsLimit = v
+            case "argon2_mem":
+                guard let v = Int(value) else { throw ConfigError("\(path):\(number + 1): argon2_mem is not a number") }
+                memLimit = v
+            case "clock_offset_file":
+                guard value.hasPrefix("/") else { throw ConfigError("\(path):\(number + 1): clock_offset_file must be absolute") }
+                config.clockOffsetFile = value
+            default:
+                throw ConfigError("\(path):\(number + 1): unknown key \(key)")
+            }
+        }
+        if opsLimit != nil || memLimit != nil {
+            config.cost = HashCost(opsLimit: opsLimit ?? config.cost.opsLimit, memLimit: memLimit ?? config.cost.memLimit)
+            guard config.cost.isValid else { throw ConfigError("\(path): the Argon2id cost is outside libsodium's limits") }
+        }
+        return config
+    }
+
+    private static func trimmed<S: StringProtocol>(_ s: S) -> String {
+        var chars = Substring(s)
+        while let c = chars.first, c == " " || c == "\t" || c == "\r" { chars.removeFirst() }
+        while let c = chars.last, c == " " || c == "\t" || c == "\r" { chars.removeLast() }
+        return String(chars)
+    }
+}
+
+struct ConfigError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Files only root may have written: the configuration and the test clock.
+enum RootOwned {
+    /// `fd` must be a regular file owned by root that group and others cannot write, in
+    /// folders (up to /) owned by root that no one else can write (a root-owned sticky folder
+    /// such as /tmp excepted: no one else may rename an entry there).
+    static func check(fd: Int32, path: String, what: String) throws(ConfigError) {
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw ConfigError("\(what) \(path) is not a regular file")
+        }
+        guard st.st_uid == 0, st.st_mode & 0o022 == 0 else {
+            throw ConfigError("\(what) \(path) must be owned by root and writable by no one else (uid \(st.st_uid), mode 0\(String(st.st_mode & 0o7777, radix: 8)))")
+        }
+        guard let resolved = realpath(path, nil) else { throw ConfigError("\(what) \(path) cannot be resolved") }
+        var folder = String(cString: resolved)
+        free(resolved)
+        while folder != "/" {
+            if let slash = folder.lastIndex(of: "/") { folder = slash == folder.startIndex ? "/" : String(folder[..<slash]) }
+            var fst = stat()
+            guard stat(folder, &fst) == 0 else { throw ConfigError("the folder \(folder) above \(what) cannot be read") }
+            let sticky = fst.st_mode & 0o1000 != 0
+            guard fst.st_uid == 0, fst.st_mode & 0o022 == 0 || sticky else {
+                throw ConfigError("the folder \(folder) above \(what) \(path) may be written by others than root; refusing it")
+            }
+        }
+    }
+}

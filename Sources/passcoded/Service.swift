@@ -1,0 +1,229 @@
+// The methods of org.libpasscode.Passcode1: each reads its arguments, takes the caller's uid
+// from the bus, and calls the same PasscodeStore façade the C API calls. Statuses become
+// D-Bus errors org.libpasscode.Error.<Name> whose message starts with "status N: ".
+import CPasscodeBus
+import Glibc
+import Passcode
+import PasscodeCore
+
+/// A failure before the core is reached (a bad argument, a caller without the right).
+struct CallError: Error {
+    let name: String
+    let message: String
+}
+
+final class Service {
+    let stores: StoreRoot
+    let scheduler: Scheduler
+    /// The longest string argument accepted: an app id is at most 64 bytes, a passcode far less.
+    static let maxArgumentBytes = 256
+
+    init(stores: StoreRoot, scheduler: Scheduler) {
+        self.stores = stores
+        self.scheduler = scheduler
+    }
+
+    /// Takes one call; sd-bus has checked its signature against the table. The arguments are
+    /// read here, on the bus thread; the work runs on a worker (`Scheduler`), and its answer is
+    /// sent from the bus thread by `finish`.
+    func handle(_ m: OpaquePointer, member: String, error out: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        do {
+            let caller = try callerUID(m)
+            let job = try prepare(member, m, caller: caller)
+            sd_bus_message_ref(m)  // until `finish` has answered it
+            guard scheduler.submit(uid: job.uid, Job(message: MessageRef(m), work: job.work)) else {
+                sd_bus_message_unref(m)
+                throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                                message: "uid \(job.uid) has \(Scheduler.maxQueuedPerUID) calls waiting; try again")
+            }
+            return 1
+        } catch {
+            let (name, message) = Service.errorReply(error)
+            return sd_bus_error_set(out, name, message)
+        }
+    }
+
+    /// Sends the answer of a call a worker finished (on the bus thread).
+    func finish(_ m: OpaquePointer, _ result: Result<[Value], Error>) {
+        switch result {
+        case .success(let values):
+            _ = send(m, values)
+        case .failure(let failure):
+            let (name, message) = Service.errorReply(failure)
+            var e = sd_bus_error(name: nil, message: nil, _need_free: 0)
+            sd_bus_error_set(&e, name, message)
+            sd_bus_reply_method_error(m, &e)
+            sd_bus_error_free(&e)
+        }
+    }
+
+    /// The D-Bus error name and message of a failure: a status as org.libpasscode.Error.<Name>
+    /// with "status N: " before the core's message.
+    static func errorReply(_ error: Error) -> (String, String) {
+        switch error {
+        case let e as CallError:
+            return (e.name, e.message)
+        case let e as PasscodeError:
+            let status = e.passcodeStatus
+            return ("org.libpasscode.Error.\(status.serviceName)", "status \(status.rawValue): \(e.message)")
+        default:
+            return ("org.libpasscode.Error.Internal", "status \(Status.errInternal.rawValue): internal error")
+        }
+    }
+
+    private func callerUID(_ m: OpaquePointer) throws -> uid_t {
+        var uid: uid_t = 0
+        let r = passcode_bus_sender_uid(m, &uid)
+        guard r >= 0 else { throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "the caller's uid cannot be established") }
+        return uid
+    }
+
+    /// One reply value, appended in order.
+    enum Value: Sendable {
+        case bool(Bool), uint32(UInt32), int64(Int64)
+    }
+
+    /// A call's arguments, read; `work` runs later on a worker, for the stores of `uid`.
+    struct Prepared {
+        let uid: uid_t
+        let work: @Sendable () throws -> [Value]
+    }
+
+    private func prepare(_ member: String, _ m: OpaquePointer, caller: uid_t) throws -> Prepared {
+        let stores = self.stores
+        switch member {
+        case "GetState":
+            let app = try readString(m, "app_id")
+            return Prepared(uid: caller) { try Service.state(stores, uid: caller, app: app) }
+        case "GetStateForUser":
+            var uid: UInt32 = 0
+            try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &uid), "uid")
+            let app = try readString(m, "app_id")
+            guard caller == 0 else {
+                throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "only root may name another uid")
+            }
+            let target = uid
+            return Prepared(uid: target) { try Service.state(stores, uid: target, app: app) }
+        case "SetPasscode":
+            let app = try readString(m, "app_id")
+            let code = try readSecret(m, "passcode")
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { _ = try $0.setPasscode(code) }
+                return []
+            }
+        case "Verify":
+            let app = try readString(m, "app_id")
+            let code = try readSecret(m, "passcode")
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { s in
+                    _ = try s.verify(code)
+                    return [.bool(true), .int64(try s.lockoutRemainingSeconds())]
+                }
+            }
+        case "ChangePasscode":
+            let app = try readString(m, "app_id")
+            let current = try readSecret(m, "current")
+            let new = try readSecret(m, "new_passcode")
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { try $0.changePasscode(current: current, new: new) }
+                return []
+            }
+        case "RemovePasscode":
+            let app = try readString(m, "app_id")
+            let current = try readSecret(m, "current")
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { try $0.removePasscode(current: current) }
+                return []
+            }
+        case "GetSetting":
+            let app = try readString(m, "app_id")
+            let setting = try readSetting(m)
+            return Prepared(uid: caller) { try stores.withStore(uid: caller, appID: app) { [.int64(try $0.get(setting))] } }
+        case "SetSetting":
+            let app = try readString(m, "app_id")
+            let setting = try readSetting(m)
+            var value: Int64 = 0
+            try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "x")), &value), "value")
+            let proof = try readSecret(m, "passcode", mayBeEmpty: true)
+            // A handle of this call's own: the proof it gets from `authorize` is this call's only.
+            let newValue = value
+            return Prepared(uid: caller) {
+                try stores.withFreshStore(uid: caller, appID: app) { s in
+                    if proof.count > 0 { try s.authorize(proof) }
+                    try s.set(setting, to: newValue)
+                }
+                return []
+            }
+        default:
+            throw CallError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(member.prefix(64))")
+        }
+    }
+
+    private static func state(_ stores: StoreRoot, uid: uid_t, app: String) throws -> [Value] {
+        try stores.withStore(uid: uid, appID: app) { s in
+            [.bool(try s.isPasscodeSet()), .bool(try s.isLockEnabled()),
+             .uint32(UInt32(clamping: try s.failedAttempts())), .int64(try s.lockoutRemainingSeconds()),
+             .bool(try s.isResetRequired())]
+        }
+    }
+
+    // MARK: - Arguments
+
+    private func check(_ r: Int32, _ what: String) throws {
+        if r <= 0 { throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "cannot read the argument \(what)") }
+    }
+
+    /// A string argument up to `maxArgumentBytes` (longer: InvalidArgs, nothing opened).
+    private func readString(_ m: OpaquePointer, _ what: String) throws -> String {
+        var p: UnsafePointer<CChar>?
+        try check(passcode_bus_read_string(m, &p), what)
+        guard let p else { throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(what) is missing") }
+        guard strnlen(p, Service.maxArgumentBytes + 1) <= Service.maxArgumentBytes else {
+            throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(what) is longer than \(Service.maxArgumentBytes) bytes")
+        }
+        return String(cString: p)
+    }
+
+    /// A passcode argument, copied straight into a buffer that is wiped when released.
+    private func readSecret(_ m: OpaquePointer, _ what: String, mayBeEmpty: Bool = false) throws -> SecretBytes {
+        var p: UnsafePointer<CChar>?
+        try check(passcode_bus_read_string(m, &p), what)
+        guard let p else { throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(what) is missing") }
+        let n = strnlen(p, Service.maxArgumentBytes + 1)
+        guard n <= Service.maxArgumentBytes else {
+            throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(what) is longer than \(Service.maxArgumentBytes) bytes")
+        }
+        if n == 0 && !mayBeEmpty { throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(what) is empty") }
+        return SecretBytes(copying: UnsafeRawBufferPointer(start: p, count: n))
+    }
+
+    private func readSetting(_ m: OpaquePointer) throws -> Setting {
+        let name = try readString(m, "name")
+        guard let setting = Setting.allCases.first(where: { $0.spec.key == name }) else {
+            throw PasscodeError.invalidSetting("no setting is named \(name.prefix(64))")
+        }
+        return setting
+    }
+
+    // MARK: - Replies
+
+    private func send(_ m: OpaquePointer, _ values: [Value]) -> Int32 {
+        var reply: OpaquePointer?
+        var r = sd_bus_message_new_method_return(m, &reply)
+        guard r >= 0, let reply else { return r }
+        defer { sd_bus_message_unref(reply) }
+        for value in values {
+            switch value {
+            case .bool(let b):
+                var v: Int32 = b ? 1 : 0
+                r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "b")), &v)
+            case .uint32(var v):
+                r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &v)
+            case .int64(var v):
+                r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "x")), &v)
+            }
+            if r < 0 { return r }
+        }
+        return sd_bus_send(nil, reply, nil)
+    }
+}

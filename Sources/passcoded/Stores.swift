@@ -1,0 +1,149 @@
+// Where passcoded keeps the stores, and the handles it holds open on them.
+import Glibc
+import PasscodeCore
+
+/// The stores of every uid, under one root the daemon's user owns (0700):
+/// `<root>/<uid>/<app_id>.db`, each uid's folder 0700 too. Callers never see a path.
+final class StoreRoot: @unchecked Sendable {
+    let root: String
+    let options: StoreOptions
+    /// Open handles by (uid, app id): the rule that a repeated wrong guess counts once lives in
+    /// the handle's memory (as in a host process). A setting change that needs a proof never
+    /// uses these (see `withFreshStore`), so one caller's passcode proves nothing for another.
+    private var open: [String: PasscodeStore] = [:]
+    /// Guards `open`: the workers run calls of different uids at once.
+    private let openLock = Mutex()
+    static let maxOpenHandles = 512
+    /// The most stores one uid may have: each new app id makes a file, and the folder is the
+    /// service's disk, not the caller's (a caller inventing app ids must not fill it).
+    static let maxStoresPerUID = 32
+
+    init(root: String, options: StoreOptions) {
+        self.root = root
+        self.options = options
+    }
+
+    /// An application id: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit (so
+    /// never "..", a hidden name or a path). The same strict rule for every caller, root too.
+    static func validAppID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard (1...64).contains(bytes.count), let first = bytes.first, isAlnum(first) else { return false }
+        return bytes.allSatisfy { isAlnum($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
+    private static func isAlnum(_ b: UInt8) -> Bool {
+        (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122)
+    }
+
+    /// Runs `body` on the (kept) handle of `uid`'s store `appID`, creating the uid's folder.
+    func withStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
+        // A uid's calls never run at once (Scheduler), so no two open one store at the same time.
+        let key = "\(uid)/\(appID)"
+        if let store = openLock.withLock({ open[key] }) { return try body(store) }
+        let store = try openStore(uid: uid, appID: appID)
+        openLock.withLock {
+            // Dropped, not closed: another uid's call may still be using its handle.
+            if open.count >= StoreRoot.maxOpenHandles { open.removeAll() }
+            open[key] = store
+        }
+        return try body(store)
+    }
+
+    /// Runs `body` on a handle of its own, closed afterwards: its proof of a passcode is this
+    /// call's alone.
+    func withFreshStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
+        let store = try openStore(uid: uid, appID: appID)
+        defer { store.close() }
+        return try body(store)
+    }
+
+    private func openStore(uid: uid_t, appID: String) throws -> PasscodeStore {
+        guard StoreRoot.validAppID(appID) else {
+            throw PasscodeError.misuse("the application id must be 1 to 64 of A-Z a-z 0-9 . _ - and start with a letter or digit")
+        }
+        let folder = try userFolder(uid)
+        let path = "\(folder)/\(appID).db"
+        var st = stat()
+        if lstat(path, &st) != 0 && StoreRoot.storeCount(folder) >= StoreRoot.maxStoresPerUID {
+            throw PasscodeError.full("uid \(uid) has \(StoreRoot.maxStoresPerUID) stores, the most the service keeps for one user")
+        }
+        // The library's own hardened open: ownership and mode of the file, its -wal/-shm,
+        // every folder above, the schema check, defensive SQLite.
+        return try PasscodeStore(path: path, options: options)
+    }
+
+    /// The stores in a uid's folder (files ending in .db).
+    static func storeCount(_ folder: String) -> Int {
+        guard let dir = opendir(folder) else { return Int.max }
+        defer { closedir(dir) }
+        var n = 0
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            if name.hasSuffix(".db") { n += 1 }
+        }
+        return n
+    }
+
+    /// `<root>/<uid>`, made 0700 when missing; anything else in its place (a link, a file, a
+    /// folder of another owner or mode) is refused, never followed or repaired.
+    func userFolder(_ uid: uid_t) throws -> String {
+        let folder = "\(root)/\(uid)"
+        var st = stat()
+        if lstat(folder, &st) != 0 {
+            guard errno == ENOENT else { throw PasscodeError.io("the folder of uid \(uid) cannot be read") }
+            if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+                throw PasscodeError.io("the folder of uid \(uid) cannot be made (\(String(cString: strerror(errno))))")
+            }
+            guard lstat(folder, &st) == 0 else { throw PasscodeError.io("the folder of uid \(uid) cannot be read") }
+        }
+        guard (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == geteuid(), st.st_mode & 0o7777 == 0o700 else {
+            throw PasscodeError.permission("the service's folder for uid \(uid) is not a folder of its own with mode 0700; refusing it")
+        }
+        return folder
+    }
+
+    /// Checks (and, while root, makes) the root folder: a real folder, owned by `uid`, mode 0700.
+    static func prepareRoot(_ root: String, owner uid: uid_t, gid: gid_t) -> String? {
+        var st = stat()
+        if lstat(root, &st) != 0 {
+            guard errno == ENOENT else { return "\(root) cannot be read" }
+            guard mkdir(root, 0o700) == 0, chown(root, uid, gid) == 0, lstat(root, &st) == 0 else {
+                return "\(root) cannot be made: \(String(cString: strerror(errno)))"
+            }
+        }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else { return "\(root) is not a folder (a link or a file); refusing it" }
+        guard st.st_uid == uid, st.st_mode & 0o7777 == 0o700 else {
+            return "\(root) must be owned by the service user (uid \(uid)) with mode 0700 (it has uid \(st.st_uid), mode 0\(String(st.st_mode & 0o7777, radix: 8)))"
+        }
+        return nil
+    }
+}
+
+/// The clock of the stores: the system's, plus (for tests) an offset in seconds read from a
+/// root-owned file named by the configuration. Only root can move it; a file that is not
+/// root's, or is unreadable, moves nothing.
+enum ServiceClock {
+    static func source(offsetFile: String?) -> ClockSource {
+        guard let file = offsetFile else { return SystemClock.read }
+        return {
+            var reading = SystemClock.read()
+            let offset = readOffset(file) * 1000
+            reading.bootMs += offset
+            reading.wallMs += offset
+            return reading
+        }
+    }
+
+    private static func readOffset(_ path: String) -> Int64 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        do { try RootOwned.check(fd: fd, path: path, what: "the test clock") } catch { return 0 }
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return 0 }
+        let text = String(decoding: buffer[0..<n], as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == " " }).first ?? ""
+        guard let v = Int64(text), v >= 0, v <= 100 * 365 * 86400 else { return 0 }
+        return v
+    }
+}

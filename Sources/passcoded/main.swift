@@ -1,0 +1,86 @@
+// passcoded: libpasscode's stores behind the system bus, out of their users' reach.
+//   passcoded [--config FILE]     (as root; FILE root-owned, default /etc/passcode/passcoded.conf)
+// It opens the bus and claims org.libpasscode.Passcode1 as root, makes its store root, drops to
+// the `passcode` user for good, then answers calls one at a time. See README "passcoded".
+import CPasscodeBus
+import Glibc
+import PasscodeCore
+
+func fail(_ message: String) -> Never {
+    log(message)
+    exit(1)
+}
+
+var configPath = ServiceConfig.defaultPath
+var configRequired = false
+var arguments = CommandLine.arguments.dropFirst()
+while let arg = arguments.popFirst() {
+    switch arg {
+    case "--config":
+        guard let p = arguments.popFirst() else { fail("--config needs a file") }
+        configPath = p
+        configRequired = true
+    default: fail("unknown argument \(arg.prefix(64)) (usage: passcoded [--config FILE])")
+    }
+}
+guard getuid() == 0, geteuid() == 0 else { fail("must be started as root (it drops to its own user itself)") }
+umask(0o077)
+signal(SIGPIPE, SIG_IGN)
+
+let config: ServiceConfig
+do { config = try ServiceConfig.load(path: configPath, required: configRequired) } catch { fail(error.message) }
+guard let account = Privileges.lookup(config.user) else { fail("no user \(config.user): create it (sysusers.d/passcoded.conf)") }
+if let problem = StoreRoot.prepareRoot(config.storeRoot, owner: account.uid, gid: account.gid) { fail(problem) }
+
+var busPointer: OpaquePointer?
+var r = sd_bus_open_system(&busPointer)
+guard r >= 0, let bus = busPointer else { fail("cannot connect to the system bus: \(String(cString: strerror(-r)))") }
+r = sd_bus_request_name(bus, PASSCODE_BUS_NAME, 0)
+guard r >= 0 else { fail("cannot own \(PASSCODE_BUS_NAME): \(String(cString: strerror(-r)))") }
+
+if let problem = Privileges.drop(to: account.uid, gid: account.gid) { fail("dropping root: \(problem)") }
+
+var options = StoreOptions()
+options.cost = config.cost
+options.clock = ServiceClock.source(offsetFile: config.clockOffsetFile)
+options.sessionKeyring = false
+/// Two workers: on the 2-core machines this is built for, one Argon2id (64 MiB) per core.
+nonisolated(unsafe) let service = Service(stores: StoreRoot(root: config.storeRoot, options: options),
+                                          scheduler: Scheduler(workers: 2))
+
+guard service.scheduler.wakeFD >= 0 else { fail("eventfd failed: \(String(cString: strerror(errno)))") }
+
+r = passcode_bus_add_object(bus) { m, member, error in
+    guard let m else { return -EINVAL }
+    return service.handle(m, member: member.map { String(cString: $0) } ?? "", error: error)
+}
+guard r >= 0 else { fail("cannot publish the interface: \(String(cString: strerror(-r)))") }
+log("ready on \(PASSCODE_BUS_NAME) as uid \(getuid()), stores in \(config.storeRoot)")
+
+/// The bus thread: reads calls (sd_bus_process), sends the workers' answers, and sleeps in
+/// poll on the bus and the workers' eventfd.
+func monotonicMicroseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+}
+
+while true {
+    repeat {
+        r = sd_bus_process(bus, nil)
+        if r < 0 { fail("the bus failed: \(String(cString: strerror(-r)))") }
+    } while r > 0
+    for (message, result) in service.scheduler.takeFinished() {
+        service.finish(message.pointer, result)
+        sd_bus_message_unref(message.pointer)
+    }
+    var fds = [pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
+               pollfd(fd: service.scheduler.wakeFD, events: Int16(POLLIN), revents: 0)]
+    var until: UInt64 = 0
+    var timeoutMs: Int32 = -1
+    if sd_bus_get_timeout(bus, &until) > 0 && until != UInt64.max {
+        let now = monotonicMicroseconds()
+        timeoutMs = until <= now ? 0 : Int32(clamping: (until - now + 999) / 1000)
+    }
+    if poll(&fds, 2, timeoutMs) < 0 && errno != EINTR { fail("poll failed: \(String(cString: strerror(errno)))") }
+}

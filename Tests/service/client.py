@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""A client of passcoded that runs as one test user: reads one JSON request a line on stdin and
+answers one JSON line on stdout. Requests:
+  {"call": METHOD, "sig": "(ss)", "args": [...]}          one call on this process's connection
+  {"file": PATH}                                          open/write/delete/list the store as this user
+  {"many": N, "call": ..., "sig": ..., "args": [...]}     N connections calling at once
+  {"raw": N, "start": S}                                 N random calls (odd names, signatures, bytes)
+  {"own": NAME}                                          ask the bus for NAME
+"""
+import json
+import os
+import random
+import sys
+
+import gi
+gi.require_version("Gio", "2.0")
+from gi.repository import Gio, GLib  # noqa: E402
+
+NAME = PATH = IFACE = "org.libpasscode.Passcode1"
+PATH = "/org/libpasscode/Passcode1"
+ADDRESS = sys.argv[1]
+
+
+def connect():
+    return Gio.DBusConnection.new_for_address_sync(
+        ADDRESS, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+
+
+def answer_of(fn):
+    try:
+        v = fn()
+        return {"ok": list(v.unpack()) if v is not None else []}
+    except GLib.Error as e:
+        name = Gio.DBusError.get_remote_error(e)
+        message = e.message
+        prefix = f"GDBus.Error:{name}: "
+        return {"error": name, "message": message[len(prefix):] if message.startswith(prefix) else message}
+
+
+def call(conn, method, sig, args, iface=IFACE, timeout=60000):
+    body = GLib.Variant(sig, tuple(args)) if sig else None
+    return answer_of(lambda: conn.call_sync(NAME, PATH, iface, method, body, None, Gio.DBusCallFlags.NONE, timeout, None))
+
+
+def try_file(path):
+    out = {}
+    for what, fn in [("stat", lambda: os.stat(path)),
+                     ("open-read", lambda: os.close(os.open(path, os.O_RDONLY))),
+                     ("open-write", lambda: os.close(os.open(path, os.O_WRONLY))),
+                     ("delete", lambda: os.unlink(path)),
+                     ("list-folder", lambda: os.listdir(os.path.dirname(path))),
+                     ("create-beside", lambda: os.close(os.open(path + "-planted", os.O_CREAT | os.O_WRONLY, 0o600)))]:
+        try:
+            fn()
+            out[what] = "allowed"
+        except OSError as e:
+            out[what] = os.strerror(e.errno)
+    return out
+
+
+def many(n, method, sig, args):
+    conns = [connect() for _ in range(n)]
+    loop = GLib.MainLoop()
+    results = []
+
+    def done(conn, res):
+        results.append(answer_of(lambda: conn.call_finish(res)))
+        if len(results) == n:
+            loop.quit()
+
+    for c in conns:
+        c.call(NAME, PATH, IFACE, method, GLib.Variant(sig, tuple(args)), None, Gio.DBusCallFlags.NONE, 120000, None, done)
+    GLib.timeout_add_seconds(110, loop.quit)
+    loop.run()
+    return {"answered": len(results), "results": results}
+
+
+def raw(n, conn, start):
+    rng = random.Random(start)
+    names = ["GetState", "Verify", "SetPasscode", "SetSetting", "Nope", "verify", "X" * 255]
+    sigs = ["", "(s)", "(ss)", "(ay)", "(i)", "(sss)", "(ssxs)", "(a{sv})", "(u)"]
+    outcomes = {}
+    for _ in range(n):
+        method, sig = rng.choice(names), rng.choice(sigs)
+        blob = bytes(rng.randrange(256) for _ in range(rng.randrange(64)))
+        vals = {"s": blob.decode("latin-1"), "ay": blob, "i": rng.randrange(-2**31, 2**31), "x": rng.randrange(-2**63, 2**63),
+                "u": rng.randrange(2**32), "a{sv}": {"k": GLib.Variant("ay", blob)}}
+        if sig in ("", None):
+            args = []
+        elif sig == "(ay)":
+            args = [blob]
+        elif sig == "(a{sv})":
+            args = [vals["a{sv}"]]
+        else:
+            args = [vals[c] for c in sig.strip("()")]
+        r = call(conn, method, sig, args, timeout=10000)
+        key = r.get("error", "ok")
+        outcomes[key] = outcomes.get(key, 0) + 1
+    return {"outcomes": outcomes}
+
+
+def main():
+    conn = connect()
+    for line in sys.stdin:
+        req = json.loads(line)
+        if "file" in req:
+            out = try_file(req["file"])
+        elif "many" in req:
+            out = many(req["many"], req["call"], req["sig"], req["args"])
+        elif "own" in req:
+            out = answer_of(lambda: conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
+                                                   GLib.Variant("(su)", (req["own"], 0)), None, Gio.DBusCallFlags.NONE, 10000, None))
+        elif "raw" in req:
+            out = raw(req["raw"], conn, req.get("start", 31))
+        else:
+            out = call(conn, req["call"], req.get("sig"), req.get("args", []), req.get("iface", IFACE))
+        out["uid"] = os.getuid()
+        print(json.dumps(out), flush=True)
+
+
+main()
