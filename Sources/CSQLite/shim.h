@@ -316,11 +316,15 @@ static inline int csqlite_log_files_moved(sqlite3 *db, const char *path, csqlite
     snprintf(wal_path, sizeof wal_path, "%s-wal", path);
     snprintf(shm_path, sizeof shm_path, "%s-shm", path);
     if (!ids->known) {
-        volatile void *region = csqlite_shm_region(db);
         sqlite3_file *wal = NULL, *main_file = NULL;
-        if (region == NULL || sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK
+        if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK
             || sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &main_file) != SQLITE_OK
             || wal == NULL || main_file == NULL || wal->pMethods == NULL || main_file->pMethods == NULL) return 0;
+        /* Only once the log is open (WAL mode, something read): mapping the -shm of a connection
+         * that is not in WAL mode would open it for a connection SQLite never unmaps (a leak
+         * valgrind saw, and a -shm file beside a store that is not ours). */
+        volatile void *region = csqlite_shm_region(db);
+        if (region == NULL) return 0;
         /* A log of the unix VFS, as the store itself (its method set is the no-lock one, whose
          * reads and writes are the same functions), not an in-memory journal: its descriptor is known. */
         if (wal->pMethods->xRead != main_file->pMethods->xRead) return 0;

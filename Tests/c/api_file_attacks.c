@@ -921,14 +921,21 @@ static int32_t start_guesser(const char *path, guesser *out) {
 }
 
 static int32_t tell_guesser(guesser *g, char op, int32_t index) {
-    guesser_command c = { op, index, the_clock.boot_ms, the_clock.wall_ms };
+    guesser_command c;
+    memset(&c, 0, sizeof c);  /* no uninitialised padding written to the pipe (valgrind) */
+    c.op = op;
+    c.index = index;
+    c.boot_ms = the_clock.boot_ms;
+    c.wall_ms = the_clock.wall_ms;
     int32_t rc = PASSCODE_ERR_IO;
     if (write(g->to, &c, sizeof c) != (ssize_t)sizeof c || read(g->from, &rc, sizeof rc) != (ssize_t)sizeof rc) return PASSCODE_ERR_IO;
     return rc;
 }
 
 static void stop_guesser(guesser *g) {
-    guesser_command c = { 'q', 0, 0, 0 };
+    guesser_command c;
+    memset(&c, 0, sizeof c);
+    c.op = 'q';
     if (write(g->to, &c, sizeof c) != (ssize_t)sizeof c) kill(g->pid, SIGKILL);
     close(g->to);
     close(g->from);
