@@ -69,7 +69,7 @@ apt-get install -y -qq "$tmp"/libpasscode0_*.deb "$tmp"/libpasscode-dev_*.deb "$
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 [ -e "/usr/lib/$multiarch/libpasscode.so.$version" ] && [ -e /usr/include/passcode.h ] || { echo "deb-test: FAIL: files not installed" >&2; exit 1; }
 # The man pages from libpasscode-dev, as a user opens them.
-MANWIDTH=80 man passcode_verify 2>/dev/null | grep -q 'int32_t passcode_verify (passcode_store \* store' \
+MANWIDTH=80 man passcode_verify 2>/dev/null | grep -q 'passcode_status passcode_verify (passcode_store \* store' \
     || { echo "deb-test: FAIL: man passcode_verify after installing libpasscode-dev" >&2; exit 1; }
 MANWIDTH=80 man 7 passcode 2>/dev/null | grep -q 'Write-ahead' || { echo "deb-test: FAIL: man 7 passcode" >&2; exit 1; }
 echo "deb-test: man passcode_verify and man 7 passcode open from the installed libpasscode-dev"

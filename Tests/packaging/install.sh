@@ -24,7 +24,7 @@ mandir="$tmp/prefix/share/man"
 for name in passcode passcode_open passcode_verify passcode-verify PASSCODE_ERR_WRONG_PASSCODE; do
     MANWIDTH=80 man -M "$mandir" 3 "$name" 2>/dev/null | grep -q . || { echo "install: FAIL: man 3 $name" >&2; exit 1; }
 done
-MANWIDTH=80 man -M "$mandir" passcode_verify 2>/dev/null | grep -q 'int32_t passcode_verify (passcode_store \* store' \
+MANWIDTH=80 man -M "$mandir" passcode_verify 2>/dev/null | grep -q 'passcode_status passcode_verify (passcode_store \* store' \
     || { echo "install: FAIL: man passcode_verify does not show passcode_verify" >&2; exit 1; }
 MANWIDTH=80 man -M "$mandir" 7 passcode 2>/dev/null | grep -q 'Write-ahead' || { echo "install: FAIL: man 7 passcode" >&2; exit 1; }
 # DESTDIR staging, as packagers use it.
