@@ -4,7 +4,7 @@ SHELL := /bin/bash
 #
 # Build and install
 #   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same)
-#   make header         regenerate include/passcode.h and python/passcode/_enums.py from the Swift sources
+#   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/Passcode
 #   make docs           man pages and the HTML reference (Doxygen) in build/docs
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
 #   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib (make uninstall: the same files removed)
@@ -61,7 +61,7 @@ REALNAME := libpasscode.so.$(VERSION)
 B        := build
 LIB      := $(B)/$(REALNAME)
 STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
-SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/module.modulemap) Package.swift VERSION
+SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/*/*.h Sources/*/module.modulemap Sources/*/*/module.modulemap) Package.swift VERSION
 
 
 .PHONY: all lib header docs wheel install install-service uninstall deps deps-demo demo clean help
@@ -124,10 +124,14 @@ $(LIB): $(SOURCES) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags
 	ln -sf $(REALNAME) $(B)/$(SONAME)
 	ln -sf $(SONAME) $(B)/libpasscode.so
 
-# Regenerate the header from the compiler's output for the @c declarations, and every list
-# written from a definition (scripts/gen_lists.py: README's settings table, the Python exceptions).
-GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-core-swift.h .build/passcode-swift.h
+# Regenerate the header from the C types (Sources/Passcode/Types/types.h) and the compiler's
+# output for the @c declarations, and every list written from a definition (the Swift list of each
+# C enum's cases, before the build; scripts/gen_lists.py: README's settings table, the Python exceptions).
+GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-swift.h
+SWIFT_CASES := Sources/PasscodeCore/PublicEnumCases.swift
 header:
+	python3 scripts/gen_header.py --swift-cases > $(SWIFT_CASES).new
+	cmp -s $(SWIFT_CASES).new $(SWIFT_CASES) && rm $(SWIFT_CASES).new || mv $(SWIFT_CASES).new $(SWIFT_CASES)
 	$(SWIFT) build --manifest-cache none --product passcode
 	python3 scripts/gen_header.py $(GEN_INPUTS) > include/passcode.h.new
 	mv include/passcode.h.new include/passcode.h
@@ -140,10 +144,13 @@ check-layers:
 	@Tests/layers/check_layers.sh
 
 # Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition
-# (README's settings table, python/passcode/_errors.py) differs from what the sources generate.
+# (the Swift list of each C enum's cases, README's settings table, python/passcode/_errors.py)
+# differs from what the sources generate.
 check-header:
-	$(SWIFT) build --manifest-cache none --product passcode
 	@mkdir -p $(B)
+	python3 scripts/gen_header.py --swift-cases > $(B)/PublicEnumCases.swift.generated
+	@diff -u $(SWIFT_CASES) $(B)/PublicEnumCases.swift.generated && echo "header: $(SWIFT_CASES) matches Sources/Passcode/Types/types.h"
+	$(SWIFT) build --manifest-cache none --product passcode
 	python3 scripts/gen_header.py $(GEN_INPUTS) > $(B)/passcode.h.generated
 	@diff -u include/passcode.h $(B)/passcode.h.generated && echo "header: include/passcode.h matches the Swift sources"
 	python3 scripts/gen_python_enums.py include/passcode.h > $(B)/_enums.py.generated

@@ -4,11 +4,13 @@
 // Layers (see README "Layout"):
 //   CSodium, CSQLite   system libraries, found through pkg-config
 //   CPasscodeVersion   the version numbers of the VERSION file, as C constants
-//   CPasscodeTypes     the C API's structs (copied into include/passcode.h by gen_header.py)
+//   CPasscodeTypes     Sources/Passcode/Types: every public C type but the status and cost
+//                      (the API's structs and enums), written in C; gen_header.py copies them
+//                      into include/passcode.h, and PasscodeCore imports them
 //   CKeyring           inline wrappers of the kernel keyring's system calls (no library)
 //   CTss2              tpm2-tss's types (libtss2-dev); the libraries are loaded with dlopen
 //   PasscodeCore       the logic: policy, lockout, lock state, store (Swift only)
-//   Passcode           the C ABI: thin @c functions, built into libpasscode.so
+//   Passcode           Sources/Passcode: the C ABI, thin @c functions, built into libpasscode.so
 //   CPasscodeBus, passcoded   the system service over the same core (links libsystemd)
 import PackageDescription
 import Foundation  // the manifest only: the library itself imports no Foundation
@@ -32,19 +34,17 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CKeyring"),
         .systemLibrary(name: "CTss2", providers: [.apt(["libtss2-dev"])]),
+        // The public C types, declared in C under Sources/Passcode (the C face is one folder) and
+        // imported by the core: an enum declared in C keeps its values in every module and build.
+        .systemLibrary(name: "CPasscodeTypes", path: "Sources/Passcode/Types"),
         .target(
             name: "PasscodeCore",
-            dependencies: ["CSodium", "CSQLite", "CKeyring", "CTss2"],
-            swiftSettings: [
-                // Its @c enums (settings, reasons) belong in the public header too.
-                .unsafeFlags(["-emit-clang-header-path",
-                              Context.packageDirectory + "/.build/passcode-core-swift.h"]),
-            ]),
+            dependencies: ["CSodium", "CSQLite", "CKeyring", "CTss2", "CPasscodeTypes"]),
         .systemLibrary(name: "CPasscodeVersion"),
-        .systemLibrary(name: "CPasscodeTypes"),
         .target(
             name: "Passcode",
             dependencies: ["PasscodeCore", "CPasscodeVersion", "CPasscodeTypes"],
+            exclude: ["Types"],
             swiftSettings: [
                 // The compiler's C header for the @c declarations; scripts/gen_header.py
                 // turns it into include/passcode.h.

@@ -67,7 +67,7 @@ public func passcode_event_log_get(_ log: OpaquePointer?, _ index: UInt, _ out_k
 ///   `passcode_log_kind` (so `for (k = 0; passcode_event_log_kind_name(k); k++)` visits them all).
 @c(passcode_event_log_kind_name)
 public func passcode_event_log_kind_name(_ kind: Int32) -> UnsafePointer<CChar>? {
-    guard let which = SecurityEvent(rawValue: kind) else { return nil }
+    guard let which = SecurityEvent(checked: kind) else { return nil }
     return CStrings.intern(which.name)
 }
 

@@ -67,7 +67,7 @@ public func passcode_flow_new(_ store: OpaquePointer?, _ kind: Int32, _ out_flow
     guard let box = Handles.stores.get(store) else { return Status.errInvalidHandle.rawValue }
     return withStore(store) { s in
         guard let out_flow else { throw PasscodeError.misuse("the out pointer is NULL") }
-        guard let k = FlowKind(rawValue: kind) else { throw PasscodeError.misuse("unknown flow kind \(kind)") }
+        guard let k = FlowKind(checked: kind) else { throw PasscodeError.misuse("unknown flow kind \(kind)") }
         let flow = try PasscodeFlow(store: s, kind: k)
         let flowBox = FlowBox(flow, box)
         out_flow.pointee = Handles.flows.add(flowBox)

@@ -20,7 +20,7 @@ import PasscodeCore
 @c(passcode_event_report)
 public func passcode_event_report(_ store: OpaquePointer?, _ event: Int32, _ out_locked: UnsafeMutablePointer<Int32>?) -> Int32 {
     withStore(store) { s in
-        guard let e = AppEvent(rawValue: event) else { throw PasscodeError.misuse("unknown event \(event)") }
+        guard let e = AppEvent(checked: event) else { throw PasscodeError.misuse("unknown event \(event)") }
         let status = try s.report(e)
         out_locked?.pointee = status.locked ? 1 : 0
     }
@@ -100,7 +100,7 @@ enum LockScreenABI {
     nonisolated(unsafe) private static let labels: [UnsafePointer<CChar>?] = {
         let kinds = BiometricKind.allCases
         return (0...Int(kinds.map(\.rawValue).max() ?? 0)).map { raw in
-            BiometricKind(rawValue: Int32(raw)).map { CStrings.intern($0.securityLabel) } ?? nil
+            BiometricKind(checked: Int32(raw)).map { CStrings.intern($0.securityLabel) } ?? nil
         }
     }()
 
@@ -126,7 +126,7 @@ enum LockScreenABI {
 public func passcode_biometric_set_available(_ store: OpaquePointer?, _ available: Int32, _ kind: Int32) -> Int32 {
     withStore(store) { s in
         guard available == 0 || available == 1 else { throw PasscodeError.misuse("available must be 0 or 1") }
-        guard let k = BiometricKind(rawValue: kind) else { throw PasscodeError.misuse("unknown biometric kind \(kind)") }
+        guard let k = BiometricKind(checked: kind) else { throw PasscodeError.misuse("unknown biometric kind \(kind)") }
         try s.setBiometricAvailability(available == 1, kind: k)
     }
 }

@@ -134,7 +134,7 @@ public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutableP
 @c(passcode_tpm_posture)
 public func passcode_tpm_posture(_ store: OpaquePointer?, _ item: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     withStore(store) { s in
-        guard let what = TPMPostureItem(rawValue: item) else { throw PasscodeError.misuse("unknown TPM posture item \(item)") }
+        guard let what = TPMPostureItem(checked: item) else { throw PasscodeError.misuse("unknown TPM posture item \(item)") }
         guard out != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
         try put(out, try s.tpmPosture().value(what))
     }

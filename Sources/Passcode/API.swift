@@ -463,7 +463,7 @@ public func passcode_is_reset_required(_ store: OpaquePointer?, _ out: UnsafeMut
 @c(passcode_setting_get)
 public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     withStore(store) { s in
-        guard let which = Setting(rawValue: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
+        guard let which = Setting(checked: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
         try put(out, try s.get(which))
     }
 }
@@ -486,7 +486,7 @@ public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ ou
 @c(passcode_setting_set)
 public func passcode_setting_set(_ store: OpaquePointer?, _ setting: Int32, _ value: Int64) -> Int32 {
     withStore(store) { s in
-        guard let which = Setting(rawValue: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
+        guard let which = Setting(checked: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
         try s.set(which, to: value)
     }
 }
@@ -494,7 +494,7 @@ public func passcode_setting_set(_ store: OpaquePointer?, _ setting: Int32, _ va
 /// Runs a call about a setting itself (no store), recording a failure for `passcode_errmsg(NULL)`.
 private func withSetting(_ setting: Int32, _ body: (Setting) throws -> Void) -> Int32 {
     do {
-        guard let which = Setting(rawValue: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
+        guard let which = Setting(checked: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
         try body(which)
         return Status.ok.rawValue
     } catch let error as PasscodeError {
@@ -582,7 +582,7 @@ public func passcode_setting_weakens(_ setting: Int32, _ old_value: Int64, _ new
 ///   is no `passcode_setting` (so `for (s = 0; passcode_setting_name(s); s++)` visits them all).
 @c(passcode_setting_name)
 public func passcode_setting_name(_ setting: Int32) -> UnsafePointer<CChar>? {
-    guard let which = Setting(rawValue: setting) else { return nil }
+    guard let which = Setting(checked: setting) else { return nil }
     return CStrings.intern(which.spec.key)
 }
 

@@ -2,7 +2,8 @@
 # Checks that Sources/PasscodeCore keeps its layers (README "Layout"): every SQL statement in the
 # storage layer (Store/), SQLite called from Store/SQLite.swift only, libsodium from
 # Crypto/Sodium.swift only, the kernel keyring and the TPM from Platform/ only, Policy/ pure (no
-# import, no store), and the C ABI (Sources/Passcode) never reaching below the façade.
+# import, no store), the C ABI (Sources/Passcode) never reaching below the façade, and every
+# public C declaration in Sources/Passcode (the public enums are C enums in Passcode/Types).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root/Sources/PasscodeCore"
@@ -27,7 +28,13 @@ complain "Store/ reaches up into the store's parts (the storage layer knows rows
     "$(grep -rn 'PasscodeStore' --include='*.swift' Store | grep -v '^[^:]*:[0-9]*: *//')"
 complain "the C ABI reaches below the façade (Sources/Passcode must call PasscodeStore):" \
     "$(grep -rnE '@testable|\bdb\.|Storage\b|Database\b' --include='*.swift' ../Passcode)"
+complain "a public C declaration outside Sources/Passcode (the C face: @c functions there, C types in Sources/Passcode/Types):" \
+    "$(grep -rnE '^\s*@c\(' --include='*.swift' . ../passcoded)"
+# A C enum's init(rawValue:) accepts any number: values from outside go through init(checked:).
+c_enums=$(sed -n 's/^typedef PASSCODE_CLOSED_ENUM([a-z_]*, \([A-Za-z]*\)).*/\1/p' ../Passcode/Types/types.h | paste -sd'|')
+complain "init(rawValue:) of a public C enum, which never fails (use init(checked:)):" \
+    "$(grep -rnE "\\b($c_enums)\\(rawValue:" --include='*.swift' . ../Passcode ../passcoded ../../Tests)"
 complain "passcoded reaches below the façade (it must call PasscodeStore, as the C ABI does):" \
     "$(grep -rnE '@testable|\bdb\.|Storage\b|Database\b|import (CSQLite|CSodium|CKeyring|CTss2)' --include='*.swift' ../passcoded)"
-if [ "$fail" = 0 ]; then echo "layers: SQL only in Store/, SQLite, libsodium, keyring and TPM each behind one folder, Policy pure, the C ABI and passcoded above the façade"; fi
+if [ "$fail" = 0 ]; then echo "layers: SQL only in Store/, SQLite, libsodium, keyring and TPM each behind one folder, Policy pure, the C ABI and passcoded above the façade, the C face in Sources/Passcode"; fi
 exit "$fail"

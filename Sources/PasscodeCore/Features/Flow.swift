@@ -1,59 +1,6 @@
 // Entry flows: a front end forwards key presses and draws what the flow reports (prompt,
 // filled dots, error line, shake counter). The screens of the design give the steps.
 
-/// The task a flow performs (`passcode_flow_new`).
-@c(passcode_flow_kind)
-public enum FlowKind: Int32, Sendable {
-    /// Lock screen: enter the passcode to unlock.
-    case unlock = 0
-    /// Create the first passcode: enter, then confirm.
-    case create = 1
-    /// Change: current, new, confirm.
-    case change = 2
-    /// Turn the lock off: enter the passcode (the passcode stays stored).
-    case disable = 3
-    /// Reset: the emailed code, then a new passcode and its confirmation.
-    case reset = 4
-}
-
-/// Where a flow is (`passcode_flow_step`).
-@c(passcode_flow_step)
-public enum FlowStep: Int32, Sendable {
-    /// Enter the passcode (unlock, disable).
-    case enterPasscode = 0
-    /// Enter the current passcode (change).
-    case enterCurrent = 1
-    /// Enter the new passcode (create, change, reset).
-    case enterNew = 2
-    /// Enter the new passcode again.
-    case confirmNew = 3
-    /// Enter the reset code from the email.
-    case enterCode = 4
-    /// Locked out: show the remaining time instead of the keypad.
-    case lockedOut = 5
-    /// The flow is over; see its result.
-    case finished = 6
-}
-
-/// How a flow ended, or that it has not (`passcode_flow_result`).
-@c(passcode_flow_result)
-public enum FlowResult: Int32, Sendable {
-    /// Still taking input.
-    case inProgress = 0
-    /// Done: unlocked, created, changed, disabled or reset.
-    case success = 1
-    /// Cancelled; nothing changed.
-    case cancelled = 2
-    /// Locked out for now; `passcode_flow_refresh` resumes when the time is over.
-    case lockedOut = 3
-    /// The maximum number of failures was reached: only a reset helps now.
-    case needsReset = 4
-    /// The maximum number of failures logged the user out.
-    case loggedOut = 5
-    /// Cannot go on (for example no passcode is set); the error text says why.
-    case failed = 6
-}
-
 /// One flow; not thread-safe: use it from one thread at a time.
 public final class PasscodeFlow: @unchecked Sendable {
     public let kind: FlowKind

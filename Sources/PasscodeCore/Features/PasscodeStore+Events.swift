@@ -3,59 +3,6 @@
 // carry their wall-clock time (display only), their kind and a detail that is never secret (no
 // digits, codes or hashes). The log keeps the newest 1,000 events of the last 90 days.
 
-/// What happened (`passcode_event_log_get`).
-@c(passcode_log_kind)
-public enum SecurityEvent: Int32, Sendable, CaseIterable {
-    /// A wrong passcode (counted before the answer was known).
-    case failedAttempt = 0
-    /// A lockout started; the detail is its length in seconds.
-    case lockoutStarted = 1
-    /// Unlocked with the passcode.
-    case unlockedByPasscode = 2
-    /// Unlocked with biometrics.
-    case unlockedByBiometrics = 3
-    /// A biometric match failed.
-    case biometricFailed = 4
-    /// The maximum number of failures was reached.
-    case maxFailuresReached = 5
-    /// A passcode was set.
-    case passcodeSet = 6
-    /// The passcode was changed.
-    case passcodeChanged = 7
-    /// The passcode lock was turned off (the passcode stays stored).
-    case passcodeDisabled = 8
-    /// The passcode lock was turned on again.
-    case passcodeEnabled = 9
-    /// The passcode was removed.
-    case passcodeRemoved = 10
-    /// A reset code was requested.
-    case resetCodeRequested = 11
-    /// A reset code was handed to the delivery callback.
-    case resetCodeDelivered = 12
-    /// The delivery callback failed; the code was discarded.
-    case resetCodeDeliveryFailed = 13
-    /// The passcode was reset with a code.
-    case resetCompleted = 14
-    /// A reset code expired.
-    case resetCodeExpired = 15
-    /// "Forgot passcode": the passcode was removed and the user logged out.
-    case forgotPasscode = 16
-    /// A setting changed; the detail is "name old -> new".
-    case settingChanged = 17
-    /// A device session was signed out; the detail is its id.
-    case sessionSignedOut = 18
-    /// The account was deleted (with it, every earlier event).
-    case accountDeleted = 19
-    /// With a pepper: the security state was found changed outside libpasscode (logged once, at
-    /// the first call that saw it). Also, in the TPM's provisioned mode: guesses on the
-    /// passcode's guess-limit index that did not come through the library (their number in the
-    /// detail), charged to the store as failures.
-    case tamperDetected = 20
-    /// A TPM-bound store's file was older than the TPM's attempt counter (a restored copy); the
-    /// detail is "file <n> tpm <m>". A reset is required.
-    case tpmRollback = 21
-}
-
 extension SecurityEvent {
     /// The kind's name (`passcode_event_log_kind_name`): its case in lower case with underscores.
     public var name: String {
@@ -111,7 +58,7 @@ extension PasscodeStore {
     public func events() throws -> [SecurityEventRecord] {
         try read(.recover) {  // readable on a tampered store too: it says what happened
             try db.events().compactMap { row in
-                guard let raw = row.kind, let kind = SecurityEvent(rawValue: Int32(clamping: raw)) else { return nil }
+                guard let raw = row.kind, let kind = SecurityEvent(checked: Int32(clamping: raw)) else { return nil }
                 return SecurityEventRecord(kind: kind, wallMs: row.wallMs, detail: row.detail)
             }
         }

@@ -2,55 +2,6 @@
 // changes weaken protection, and what it needs from the rest of the store. `Setting.spec` has
 // no `default:` branch, so a new setting that forgets a part does not compile.
 
-/// The settings a host can read and change (`passcode_setting`). Each one's last sentence (made
-/// from its definition, `Setting.spec`) gives its stored name, default, values and the changes
-/// that weaken protection: with a passcode set, those need the passcode entered on the same
-/// handle within 5 minutes (`passcode_authorize`); no setting changes while the app is locked.
-@c(passcode_setting)
-public enum Setting: Int32, Sendable, CaseIterable {
-    /// 1 while a passcode is set and the lock is on. Set 1 to enable; turning it off needs
-    /// the passcode (`passcode_disable`, which checks it: the proof).
-    case lockEnabled = 0
-    /// Seconds in the background before the app locks; 0: immediately, with a 5-second grace period.
-    case autoLockSeconds = 1
-    /// 1: the app is locked at every launch while the lock is on.
-    case lockAtLaunch = 2
-    /// A `passcode_lockout_schedule` value: Apple's table, Android's, or a custom one (set with
-    /// `passcode_set_custom_schedule`, which weakens protection too).
-    case lockoutSchedule = 3
-    /// A `passcode_max_failure_action` value: what the maximum number of failures does.
-    case maxFailureAction = 4
-    /// 1: biometrics may unlock (needs a passcode, the passcode lock on and available biometrics;
-    /// otherwise `PASSCODE_ERR_INVALID_SETTING`, nothing changed).
-    case biometricEnabled = 5
-    /// 1: "Require on App Launch": every launch locks, even with lock at launch off,
-    /// and the lock screen leads with the biometric prompt (`passcode_biometric_lead`; the table
-    /// there has every combination with lock at launch). Turning it on needs biometric unlock on;
-    /// turning biometric unlock off keeps it (no setting changes another in passing): every launch
-    /// still locks, and the lock screen asks for the passcode until biometrics are back.
-    case requireBiometricOnLaunch = 6
-    /// 1: the account uses two-factor authentication (the host's backend enforces it).
-    case twoFactorEnabled = 7
-    /// Read only: wall-clock milliseconds of the last account password change, 0 if never
-    /// (set by `passcode_password_change_check`).
-    case lastPasswordChange = 8
-    /// Digits of the passcode (changeable only while none is set, so no proof).
-    case passcodeLength = 9
-    /// Digits of an emailed reset code.
-    case resetCodeLength = 10
-    /// Seconds a reset code stays valid.
-    case resetCodeLifetimeSeconds = 11
-    /// Seconds between two reset-code requests.
-    case resetRequestIntervalSeconds = 12
-    /// Reset-code requests allowed in 24 hours.
-    case resetRequestsPerDay = 13
-    /// 1: the first unlock after every app launch needs the passcode, and the data key is never
-    /// kept in the session keyring. 0 (as iOS): only the first unlock after a device
-    /// restart needs it; after that, biometrics may unlock across launches (48-hour rule, 5
-    /// failed matches). Turning it on removes the session keyring's entry.
-    case passcodeAfterEveryLaunch = 14
-}
-
 /// Which changes of a setting weaken protection.
 public enum Weakening: Sendable, Equatable {
     /// No change weakens (or the setting cannot be changed directly).
@@ -395,7 +346,7 @@ extension PasscodeStore {
     }
 
     func scheduleLocked() throws -> LockoutSchedule {
-        switch LockoutScheduleKind(rawValue: Int32(try value(.lockoutSchedule)))! {  // value() checked the range
+        switch LockoutScheduleKind(checked: Int32(try value(.lockoutSchedule)))! {  // value() checked the range
         case .apple: return .apple
         case .android: return .android
         case .custom:
@@ -407,6 +358,6 @@ extension PasscodeStore {
     }
 
     func maxFailureActionLocked() throws -> MaxFailureAction {
-        MaxFailureAction(rawValue: Int32(try value(.maxFailureAction)))!  // value() checked the range
+        MaxFailureAction(checked: Int32(try value(.maxFailureAction)))!  // value() checked the range
     }
 }

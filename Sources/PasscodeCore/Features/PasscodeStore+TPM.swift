@@ -68,7 +68,7 @@ extension PasscodeStore {
     func guessLimitLocked() throws -> Int? {
         guard try macHoldsLocked() else {
             guard Setting.maxFailureAction.spec.defaultValue != Int64(MaxFailureAction.none.rawValue) else { return nil }
-            let kind = LockoutScheduleKind(rawValue: Int32(Setting.lockoutSchedule.spec.defaultValue))
+            let kind = LockoutScheduleKind(checked: Int32(Setting.lockoutSchedule.spec.defaultValue))
             return (kind == .android ? LockoutSchedule.android : LockoutSchedule.apple).guessLimit
         }
         guard try maxFailureActionLocked() != .none else { return nil }

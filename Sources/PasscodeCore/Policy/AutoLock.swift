@@ -1,36 +1,5 @@
 // When the app locks: at launch, after time in the background, or on request. Pure rules.
 
-/// What the host reports about the app (`passcode_app_event`).
-@c(passcode_app_event)
-public enum AppEvent: Int32, Sendable {
-    /// The app process started.
-    case launched = 0
-    /// The app went to the background.
-    case background = 1
-    /// The app came back to the foreground.
-    case foreground = 2
-    /// The user or the host asked to lock now.
-    case lockNow = 3
-}
-
-/// Why the app is locked (`passcode_lock_state`'s reason).
-@c(passcode_lock_reason)
-public enum LockReason: Int32, Sendable, CaseIterable {
-    /// Not locked.
-    case none = 0
-    /// Locked at launch (the default whenever the lock is on).
-    case launch = 1
-    /// Locked on returning after at least the auto-lock timeout in the background.
-    case background = 2
-    /// Locked because the host or the user asked.
-    case requested = 3
-    /// Locked because the device restarted while the app was in the background.
-    case restart = 4
-    /// Logged out ("forgot passcode", the forced-logout action, a deleted account): the passcode
-    /// is gone and the user must sign in again; cleared when a new passcode is set.
-    case loggedOut = 5
-}
-
 /// A moment on the boot-time clock, tied to the boot it was read in, with the wall clock's
 /// reading at the same moment when it was recorded (nil in a store written before it was).
 public struct BootInstant: Equatable, Sendable {

@@ -1,36 +1,6 @@
 // When a biometric match may unlock: the refusals and the pure rule that picks one.
 
-/// Why biometrics may not unlock now (`passcode_biometric_unlock`'s out value).
-@c(passcode_biometric_refusal)
-public enum BiometricRefusal: Int32, Sendable {
-    /// Biometrics may unlock now.
-    case none = 0
-    /// The first unlock after the app launched needs the passcode.
-    case firstUnlockAfterLaunch = 1
-    /// The passcode was last entered 48 hours ago or more.
-    case passcodeNotUsedFor48Hours = 2
-    /// 5 biometric matches failed since the last unlock.
-    case tooManyBiometricFailures = 3
-    /// A lockout after failed passcode attempts is in progress.
-    case lockedOut = 4
-    /// The passcode lock is disabled: there is nothing to unlock.
-    case lockDisabled = 5
-    /// Biometric unlock is switched off in the settings.
-    case biometricNotEnabled = 6
-    /// The host reported no biometrics.
-    case biometricUnavailable = 7
-    /// No passcode is set.
-    case noPasscode = 8
-    /// The maximum number of failures requires a reset.
-    case resetRequired = 9
-    /// The device restarted since the passcode was last entered.
-    case deviceRestarted = 10
-    /// `passcode_biometric_unlock_key` only: this process does not hold the data key (a new
-    /// launch, another handle, or "lock now" wiped it), so only the passcode can release it.
-    case keyNotInMemory = 11
-}
-
-extension BiometricRefusal: CustomStringConvertible {
+extension BiometricRefusal: @retroactive CustomStringConvertible {
     public var description: String {
         switch self {
         case .none: return "biometrics may unlock"
@@ -49,20 +19,7 @@ extension BiometricRefusal: CustomStringConvertible {
     }
 }
 
-/// What the host reports about biometrics (`passcode_biometric_kind`).
-@c(passcode_biometric_kind)
-public enum BiometricKind: Int32, Sendable, CaseIterable {
-    /// No biometrics.
-    case none = 0
-    /// Face ID: "Passcode & Face ID".
-    case faceID = 1
-    /// Touch ID: "Passcode & Touch ID".
-    case touchID = 2
-    /// Another kind (iris, voice): shown as "Biometric".
-    case other = 3
-    /// A fingerprint reader (on Linux: fprintd): "Passcode & Fingerprint".
-    case fingerprint = 4
-
+extension BiometricKind {
     /// The settings label: "Passcode & Face ID", "Passcode & Touch ID", "Passcode & Fingerprint", "Passcode & Biometric".
     public var securityLabel: String { "Passcode & " + displayName }
 

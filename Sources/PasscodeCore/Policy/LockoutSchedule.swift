@@ -10,28 +10,6 @@ public enum LockoutStep: Equatable, Sendable {
     case maximum
 }
 
-/// What happens at the maximum number of failures.
-@c(passcode_max_failure_action)
-public enum MaxFailureAction: Int32, Sendable, CaseIterable {
-    /// No passcode is accepted until the reset flow or "forgot passcode" completes (default).
-    case requireReset = 0
-    /// The passcode is removed and the host is told to log the user out.
-    case forcedLogout = 1
-    /// Nothing more: the last delay repeats.
-    case none = 2
-}
-
-/// The lockout tables a store can use (`PASSCODE_SETTING_LOCKOUT_SCHEDULE`).
-@c(passcode_lockout_schedule)
-public enum LockoutScheduleKind: Int32, Sendable, CaseIterable {
-    /// Apple's table: 1-4 failures nothing, 5: 1 min, 6: 5 min, 7-8: 15 min, 9: 1 h, 10: the maximum (default).
-    case apple = 0
-    /// Android's table: 5: 1 min, 6: 5 min, 7: 15 min, 8: 30 min, 9: 90 min, 10-19: 3^(n-5) min, 20: the maximum.
-    case android = 1
-    /// The host's table, installed with `passcode_set_custom_schedule`.
-    case custom = 2
-}
-
 public enum LockoutSchedule: Equatable, Sendable {
     /// Apple's iOS table: 1-4 none, 5: 1 min, 6: 5 min, 7-8: 15 min, 9: 1 h, 10: maximum.
     case apple

@@ -10,43 +10,6 @@
 // `tpm2_dictionarylockout -c` clears it, and even with one set it forgets a failure every
 // recoveryTime seconds.
 
-/// What `passcode_tpm_posture` reports, one value per call.
-@c(passcode_tpm_posture_item)
-public enum TPMPostureItem: Int32, Sendable, CaseIterable {
-    /// 1 when the TPM's owner (storage) hierarchy has an authorization (TPM2_PT_PERMANENT
-    /// ownerAuthSet), else 0: then anyone who reaches the TPM may define, rewrite and remove NV
-    /// indexes of the owner hierarchy.
-    case ownerAuthSet = 0
-    /// 1 when the TPM's lockout hierarchy has an authorization (lockoutAuthSet), else 0: then
-    /// anyone who reaches the TPM may clear its dictionary-attack lockout (`tpm2_dictionarylockout -c`).
-    case lockoutAuthSet = 1
-    /// The failed authorizations after which the TPM locks out (TPM2_PT_MAX_AUTH_FAIL, maxTries).
-    case maxTries = 2
-    /// Seconds after which the TPM forgets one failure (TPM2_PT_LOCKOUT_INTERVAL, recoveryTime).
-    case recoveryTime = 3
-    /// Seconds the lockout hierarchy waits after a failed lockout authorization
-    /// (TPM2_PT_LOCKOUT_RECOVERY, lockoutRecovery).
-    case lockoutRecovery = 4
-    /// The failures the TPM's dictionary-attack lockout counts now (TPM2_PT_LOCKOUT_COUNTER).
-    case lockoutCounter = 5
-    /// 1 when the store is bound to this TPM: no guess of its passcode can be checked off this
-    /// machine, not even with a copy of the file (the promise every binding makes), else 0. Also 0
-    /// when the file names a PIN_FAIL index that the sealed object's policy does not name (the
-    /// file was changed, or the TPM is another or was cleared): then the binding holds nothing
-    /// the library can check.
-    case noOfflineSearch = 6
-    /// 1 when the TPM itself limits the guesses, against any process that reaches it and clears
-    /// its DA lockout without the owner authorization: the store's passcode check goes through a
-    /// PIN_FAIL index (provisioned mode) and the owner authorization is set. 0 otherwise: the library's counters and the
-    /// TPM's DA lockout then bind only callers that go through the library.
-    case hardwareGuessLimit = 7
-    /// The failures the store's PIN_FAIL index allows before it refuses even the right passcode
-    /// (its pinLimit, the policy's guess limit); 0 when the store has no such index. Only the
-    /// index the sealed object's policy names counts: the file names one, and a name the TPM's
-    /// copy of the object does not agree with gives 0 (checked by loading the object).
-    case guessLimit = 8
-}
-
 /// A TPM's settings and a store's binding to it, and what the binding therefore promises.
 public struct TPMPosture: Sendable, Equatable {
     public var ownerAuthSet = false

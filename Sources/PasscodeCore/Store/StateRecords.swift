@@ -30,7 +30,7 @@ struct StateField<Record>: Sendable {
         let values = E.allCases.map { Int64($0.rawValue) }
         return StateField(key: key, range: values.min()!...values.max()!,
                           get: { Int64($0[keyPath: path].rawValue) },
-                          set: { $0[keyPath: path] = E(rawValue: Int32($1)) ?? E.allCases.first! })
+                          set: { $0[keyPath: path] = E(checked: Int32($1)) ?? E.allCases.first! })
     }
 }
 

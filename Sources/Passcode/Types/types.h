@@ -1,0 +1,423 @@
+/* The C API's types, declared once, in C: its structs and its enums (all but passcode_status
+ * and passcode_cost, which the Swift code of Sources/Passcode declares). The Swift code fills
+ * the structs and uses the enums through this header, so both agree on the layout and on every
+ * value, in every module and build. scripts/gen_header.py writes them into include/passcode.h:
+ * the structs between the PUBLIC markers unchanged; the enums between the ENUMS markers with
+ * their doc comments, without the two macros below (and each setting's doc completed from its
+ * definition, Setting.spec). It also writes Sources/PasscodeCore/PublicEnumCases.swift, each
+ * enum's list of cases for Swift (`make header`; `make check-header` fails when it is stale).
+ *
+ * A new enum or constant: add it here with its doc comment and its Swift name, then `make header`. */
+#ifndef PASSCODE_TYPES_H
+#define PASSCODE_TYPES_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* An enum whose values are only those listed (Swift: a frozen enum, switched over exhaustively),
+ * 32 bits wide, named `swift` in Swift. */
+#define PASSCODE_CLOSED_ENUM(name, swift) \
+    enum __attribute__((enum_extensibility(closed))) __attribute__((swift_name(#swift))) name : int32_t
+/* A constant's name in Swift (Setting.autoLockSeconds for PASSCODE_SETTING_AUTO_LOCK_SECONDS). */
+#define PASSCODE_SWIFT_NAME(swift) __attribute__((swift_name(#swift)))
+
+/* PUBLIC BEGIN */
+/**
+ * @brief What a lock screen draws, read in one call by passcode_lock_screen_read().
+ *
+ * Versioned by its size, as sizeof-first structs are in libcurl and zstd: set `size` to
+ * `sizeof(passcode_lock_screen)` before every call. Fields are only ever added at the end, so
+ * a program built against an older, smaller struct keeps working with a newer library (which
+ * fills the fields that fit in `size`), and a newer program with an older library finds the
+ * fields that library does not know set to 0. The smallest size accepted ends with `reason`.
+ */
+typedef struct passcode_lock_screen {
+    /** Set by the caller: sizeof(passcode_lock_screen). The library never changes it. */
+    size_t size;
+    /** 1 when the app is locked now (as passcode_lock_state()), else 0. */
+    int32_t locked;
+    /** Why it is locked: a passcode_lock_reason (NONE when not locked). */
+    int32_t reason;
+    /** Seconds until the next attempt is allowed, 0 without a lockout (as passcode_lockout_remaining()). */
+    int64_t lockout_seconds;
+    /** Failed attempts since the last successful unlock (as passcode_failed_attempts()). */
+    int32_t failed_attempts;
+    /** 1 when the maximum failures were reached and only a reset lets a passcode in. */
+    int32_t reset_required;
+    /** A passcode_biometric_refusal: NONE when a biometric match may unlock now (as passcode_biometric_check()). */
+    int32_t biometric_refusal;
+    /** 1 when the lock screen should open the biometric prompt by itself (as passcode_biometric_lead()). */
+    int32_t biometric_lead;
+    /** The reported biometric kind: a passcode_biometric_kind. */
+    int32_t biometric_kind;
+    /** 1 when a passcode is set (as passcode_is_set()). */
+    int32_t passcode_set;
+    /** 1 when the passcode lock is on: a passcode is set and not disabled (as passcode_is_enabled()). */
+    int32_t lock_enabled;
+    /** The settings label, "Passcode & Face ID" etc. (as passcode_security_label()): a static
+     *  string owned by the library. */
+    const char *security_label;
+} passcode_lock_screen;
+/* PUBLIC END */
+
+/* ENUMS BEGIN */
+/** What the host reports about the app (passcode_app_event). */
+typedef PASSCODE_CLOSED_ENUM(passcode_app_event, AppEvent) {
+    /** The app process started. */
+    PASSCODE_APP_EVENT_LAUNCHED PASSCODE_SWIFT_NAME(launched) = 0,
+    /** The app went to the background. */
+    PASSCODE_APP_EVENT_BACKGROUND PASSCODE_SWIFT_NAME(background) = 1,
+    /** The app came back to the foreground. */
+    PASSCODE_APP_EVENT_FOREGROUND PASSCODE_SWIFT_NAME(foreground) = 2,
+    /** The user or the host asked to lock now. */
+    PASSCODE_APP_EVENT_LOCK_NOW PASSCODE_SWIFT_NAME(lockNow) = 3
+} passcode_app_event;
+
+/** Why the app is locked (passcode_lock_state's reason). */
+typedef PASSCODE_CLOSED_ENUM(passcode_lock_reason, LockReason) {
+    /** Not locked. */
+    PASSCODE_LOCK_REASON_NONE PASSCODE_SWIFT_NAME(none) = 0,
+    /** Locked at launch (the default whenever the lock is on). */
+    PASSCODE_LOCK_REASON_LAUNCH PASSCODE_SWIFT_NAME(launch) = 1,
+    /** Locked on returning after at least the auto-lock timeout in the background. */
+    PASSCODE_LOCK_REASON_BACKGROUND PASSCODE_SWIFT_NAME(background) = 2,
+    /** Locked because the host or the user asked. */
+    PASSCODE_LOCK_REASON_REQUESTED PASSCODE_SWIFT_NAME(requested) = 3,
+    /** Locked because the device restarted while the app was in the background. */
+    PASSCODE_LOCK_REASON_RESTART PASSCODE_SWIFT_NAME(restart) = 4,
+    /**
+     * Logged out ("forgot passcode", the forced-logout action, a deleted account): the passcode
+     * is gone and the user must sign in again; cleared when a new passcode is set.
+     */
+    PASSCODE_LOCK_REASON_LOGGED_OUT PASSCODE_SWIFT_NAME(loggedOut) = 5
+} passcode_lock_reason;
+
+/** Why biometrics may not unlock now (passcode_biometric_unlock's out value). */
+typedef PASSCODE_CLOSED_ENUM(passcode_biometric_refusal, BiometricRefusal) {
+    /** Biometrics may unlock now. */
+    PASSCODE_BIOMETRIC_REFUSAL_NONE PASSCODE_SWIFT_NAME(none) = 0,
+    /** The first unlock after the app launched needs the passcode. */
+    PASSCODE_BIOMETRIC_REFUSAL_FIRST_UNLOCK_AFTER_LAUNCH PASSCODE_SWIFT_NAME(firstUnlockAfterLaunch) = 1,
+    /** The passcode was last entered 48 hours ago or more. */
+    PASSCODE_BIOMETRIC_REFUSAL_PASSCODE_NOT_USED_FOR_48_HOURS PASSCODE_SWIFT_NAME(passcodeNotUsedFor48Hours) = 2,
+    /** 5 biometric matches failed since the last unlock. */
+    PASSCODE_BIOMETRIC_REFUSAL_TOO_MANY_BIOMETRIC_FAILURES PASSCODE_SWIFT_NAME(tooManyBiometricFailures) = 3,
+    /** A lockout after failed passcode attempts is in progress. */
+    PASSCODE_BIOMETRIC_REFUSAL_LOCKED_OUT PASSCODE_SWIFT_NAME(lockedOut) = 4,
+    /** The passcode lock is disabled: there is nothing to unlock. */
+    PASSCODE_BIOMETRIC_REFUSAL_LOCK_DISABLED PASSCODE_SWIFT_NAME(lockDisabled) = 5,
+    /** Biometric unlock is switched off in the settings. */
+    PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_NOT_ENABLED PASSCODE_SWIFT_NAME(biometricNotEnabled) = 6,
+    /** The host reported no biometrics. */
+    PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_UNAVAILABLE PASSCODE_SWIFT_NAME(biometricUnavailable) = 7,
+    /** No passcode is set. */
+    PASSCODE_BIOMETRIC_REFUSAL_NO_PASSCODE PASSCODE_SWIFT_NAME(noPasscode) = 8,
+    /** The maximum number of failures requires a reset. */
+    PASSCODE_BIOMETRIC_REFUSAL_RESET_REQUIRED PASSCODE_SWIFT_NAME(resetRequired) = 9,
+    /** The device restarted since the passcode was last entered. */
+    PASSCODE_BIOMETRIC_REFUSAL_DEVICE_RESTARTED PASSCODE_SWIFT_NAME(deviceRestarted) = 10,
+    /**
+     * passcode_biometric_unlock_key only: this process does not hold the data key (a new
+     * launch, another handle, or "lock now" wiped it), so only the passcode can release it.
+     */
+    PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY PASSCODE_SWIFT_NAME(keyNotInMemory) = 11
+} passcode_biometric_refusal;
+
+/** What the host reports about biometrics (passcode_biometric_kind). */
+typedef PASSCODE_CLOSED_ENUM(passcode_biometric_kind, BiometricKind) {
+    /** No biometrics. */
+    PASSCODE_BIOMETRIC_KIND_NONE PASSCODE_SWIFT_NAME(none) = 0,
+    /** Face ID: "Passcode & Face ID". */
+    PASSCODE_BIOMETRIC_KIND_FACE_ID PASSCODE_SWIFT_NAME(faceID) = 1,
+    /** Touch ID: "Passcode & Touch ID". */
+    PASSCODE_BIOMETRIC_KIND_TOUCH_ID PASSCODE_SWIFT_NAME(touchID) = 2,
+    /** Another kind (iris, voice): shown as "Biometric". */
+    PASSCODE_BIOMETRIC_KIND_OTHER PASSCODE_SWIFT_NAME(other) = 3,
+    /** A fingerprint reader (on Linux: fprintd): "Passcode & Fingerprint". */
+    PASSCODE_BIOMETRIC_KIND_FINGERPRINT PASSCODE_SWIFT_NAME(fingerprint) = 4
+} passcode_biometric_kind;
+
+/** What happened (passcode_event_log_get). */
+typedef PASSCODE_CLOSED_ENUM(passcode_log_kind, SecurityEvent) {
+    /** A wrong passcode (counted before the answer was known). */
+    PASSCODE_LOG_KIND_FAILED_ATTEMPT PASSCODE_SWIFT_NAME(failedAttempt) = 0,
+    /** A lockout started; the detail is its length in seconds. */
+    PASSCODE_LOG_KIND_LOCKOUT_STARTED PASSCODE_SWIFT_NAME(lockoutStarted) = 1,
+    /** Unlocked with the passcode. */
+    PASSCODE_LOG_KIND_UNLOCKED_BY_PASSCODE PASSCODE_SWIFT_NAME(unlockedByPasscode) = 2,
+    /** Unlocked with biometrics. */
+    PASSCODE_LOG_KIND_UNLOCKED_BY_BIOMETRICS PASSCODE_SWIFT_NAME(unlockedByBiometrics) = 3,
+    /** A biometric match failed. */
+    PASSCODE_LOG_KIND_BIOMETRIC_FAILED PASSCODE_SWIFT_NAME(biometricFailed) = 4,
+    /** The maximum number of failures was reached. */
+    PASSCODE_LOG_KIND_MAX_FAILURES_REACHED PASSCODE_SWIFT_NAME(maxFailuresReached) = 5,
+    /** A passcode was set. */
+    PASSCODE_LOG_KIND_PASSCODE_SET PASSCODE_SWIFT_NAME(passcodeSet) = 6,
+    /** The passcode was changed. */
+    PASSCODE_LOG_KIND_PASSCODE_CHANGED PASSCODE_SWIFT_NAME(passcodeChanged) = 7,
+    /** The passcode lock was turned off (the passcode stays stored). */
+    PASSCODE_LOG_KIND_PASSCODE_DISABLED PASSCODE_SWIFT_NAME(passcodeDisabled) = 8,
+    /** The passcode lock was turned on again. */
+    PASSCODE_LOG_KIND_PASSCODE_ENABLED PASSCODE_SWIFT_NAME(passcodeEnabled) = 9,
+    /** The passcode was removed. */
+    PASSCODE_LOG_KIND_PASSCODE_REMOVED PASSCODE_SWIFT_NAME(passcodeRemoved) = 10,
+    /** A reset code was requested. */
+    PASSCODE_LOG_KIND_RESET_CODE_REQUESTED PASSCODE_SWIFT_NAME(resetCodeRequested) = 11,
+    /** A reset code was handed to the delivery callback. */
+    PASSCODE_LOG_KIND_RESET_CODE_DELIVERED PASSCODE_SWIFT_NAME(resetCodeDelivered) = 12,
+    /** The delivery callback failed; the code was discarded. */
+    PASSCODE_LOG_KIND_RESET_CODE_DELIVERY_FAILED PASSCODE_SWIFT_NAME(resetCodeDeliveryFailed) = 13,
+    /** The passcode was reset with a code. */
+    PASSCODE_LOG_KIND_RESET_COMPLETED PASSCODE_SWIFT_NAME(resetCompleted) = 14,
+    /** A reset code expired. */
+    PASSCODE_LOG_KIND_RESET_CODE_EXPIRED PASSCODE_SWIFT_NAME(resetCodeExpired) = 15,
+    /** "Forgot passcode": the passcode was removed and the user logged out. */
+    PASSCODE_LOG_KIND_FORGOT_PASSCODE PASSCODE_SWIFT_NAME(forgotPasscode) = 16,
+    /** A setting changed; the detail is "name old -> new". */
+    PASSCODE_LOG_KIND_SETTING_CHANGED PASSCODE_SWIFT_NAME(settingChanged) = 17,
+    /** A device session was signed out; the detail is its id. */
+    PASSCODE_LOG_KIND_SESSION_SIGNED_OUT PASSCODE_SWIFT_NAME(sessionSignedOut) = 18,
+    /** The account was deleted (with it, every earlier event). */
+    PASSCODE_LOG_KIND_ACCOUNT_DELETED PASSCODE_SWIFT_NAME(accountDeleted) = 19,
+    /**
+     * With a pepper: the security state was found changed outside libpasscode (logged once, at
+     * the first call that saw it). Also, in the TPM's provisioned mode: guesses on the
+     * passcode's guess-limit index that did not come through the library (their number in the
+     * detail), charged to the store as failures.
+     */
+    PASSCODE_LOG_KIND_TAMPER_DETECTED PASSCODE_SWIFT_NAME(tamperDetected) = 20,
+    /**
+     * A TPM-bound store's file was older than the TPM's attempt counter (a restored copy); the
+     * detail is "file <n> tpm <m>". A reset is required.
+     */
+    PASSCODE_LOG_KIND_TPM_ROLLBACK PASSCODE_SWIFT_NAME(tpmRollback) = 21
+} passcode_log_kind;
+
+/** The task a flow performs (passcode_flow_new). */
+typedef PASSCODE_CLOSED_ENUM(passcode_flow_kind, FlowKind) {
+    /** Lock screen: enter the passcode to unlock. */
+    PASSCODE_FLOW_KIND_UNLOCK PASSCODE_SWIFT_NAME(unlock) = 0,
+    /** Create the first passcode: enter, then confirm. */
+    PASSCODE_FLOW_KIND_CREATE PASSCODE_SWIFT_NAME(create) = 1,
+    /** Change: current, new, confirm. */
+    PASSCODE_FLOW_KIND_CHANGE PASSCODE_SWIFT_NAME(change) = 2,
+    /** Turn the lock off: enter the passcode (the passcode stays stored). */
+    PASSCODE_FLOW_KIND_DISABLE PASSCODE_SWIFT_NAME(disable) = 3,
+    /** Reset: the emailed code, then a new passcode and its confirmation. */
+    PASSCODE_FLOW_KIND_RESET PASSCODE_SWIFT_NAME(reset) = 4
+} passcode_flow_kind;
+
+/** Where a flow is (passcode_flow_step). */
+typedef PASSCODE_CLOSED_ENUM(passcode_flow_step, FlowStep) {
+    /** Enter the passcode (unlock, disable). */
+    PASSCODE_FLOW_STEP_ENTER_PASSCODE PASSCODE_SWIFT_NAME(enterPasscode) = 0,
+    /** Enter the current passcode (change). */
+    PASSCODE_FLOW_STEP_ENTER_CURRENT PASSCODE_SWIFT_NAME(enterCurrent) = 1,
+    /** Enter the new passcode (create, change, reset). */
+    PASSCODE_FLOW_STEP_ENTER_NEW PASSCODE_SWIFT_NAME(enterNew) = 2,
+    /** Enter the new passcode again. */
+    PASSCODE_FLOW_STEP_CONFIRM_NEW PASSCODE_SWIFT_NAME(confirmNew) = 3,
+    /** Enter the reset code from the email. */
+    PASSCODE_FLOW_STEP_ENTER_CODE PASSCODE_SWIFT_NAME(enterCode) = 4,
+    /** Locked out: show the remaining time instead of the keypad. */
+    PASSCODE_FLOW_STEP_LOCKED_OUT PASSCODE_SWIFT_NAME(lockedOut) = 5,
+    /** The flow is over; see its result. */
+    PASSCODE_FLOW_STEP_FINISHED PASSCODE_SWIFT_NAME(finished) = 6
+} passcode_flow_step;
+
+/** How a flow ended, or that it has not (passcode_flow_result). */
+typedef PASSCODE_CLOSED_ENUM(passcode_flow_result, FlowResult) {
+    /** Still taking input. */
+    PASSCODE_FLOW_RESULT_IN_PROGRESS PASSCODE_SWIFT_NAME(inProgress) = 0,
+    /** Done: unlocked, created, changed, disabled or reset. */
+    PASSCODE_FLOW_RESULT_SUCCESS PASSCODE_SWIFT_NAME(success) = 1,
+    /** Cancelled; nothing changed. */
+    PASSCODE_FLOW_RESULT_CANCELLED PASSCODE_SWIFT_NAME(cancelled) = 2,
+    /** Locked out for now; passcode_flow_refresh resumes when the time is over. */
+    PASSCODE_FLOW_RESULT_LOCKED_OUT PASSCODE_SWIFT_NAME(lockedOut) = 3,
+    /** The maximum number of failures was reached: only a reset helps now. */
+    PASSCODE_FLOW_RESULT_NEEDS_RESET PASSCODE_SWIFT_NAME(needsReset) = 4,
+    /** The maximum number of failures logged the user out. */
+    PASSCODE_FLOW_RESULT_LOGGED_OUT PASSCODE_SWIFT_NAME(loggedOut) = 5,
+    /** Cannot go on (for example no passcode is set); the error text says why. */
+    PASSCODE_FLOW_RESULT_FAILED PASSCODE_SWIFT_NAME(failed) = 6
+} passcode_flow_result;
+
+/** What happens at the maximum number of failures. */
+typedef PASSCODE_CLOSED_ENUM(passcode_max_failure_action, MaxFailureAction) {
+    /** No passcode is accepted until the reset flow or "forgot passcode" completes (default). */
+    PASSCODE_MAX_FAILURE_ACTION_REQUIRE_RESET PASSCODE_SWIFT_NAME(requireReset) = 0,
+    /** The passcode is removed and the host is told to log the user out. */
+    PASSCODE_MAX_FAILURE_ACTION_FORCED_LOGOUT PASSCODE_SWIFT_NAME(forcedLogout) = 1,
+    /** Nothing more: the last delay repeats. */
+    PASSCODE_MAX_FAILURE_ACTION_NONE PASSCODE_SWIFT_NAME(none) = 2
+} passcode_max_failure_action;
+
+/** The lockout tables a store can use (PASSCODE_SETTING_LOCKOUT_SCHEDULE). */
+typedef PASSCODE_CLOSED_ENUM(passcode_lockout_schedule, LockoutScheduleKind) {
+    /**
+     * Apple's table: 1-4 failures nothing, 5: 1 min, 6: 5 min, 7-8: 15 min, 9: 1 h, 10: the maximum (default).
+     */
+    PASSCODE_LOCKOUT_SCHEDULE_APPLE PASSCODE_SWIFT_NAME(apple) = 0,
+    /**
+     * Android's table: 5: 1 min, 6: 5 min, 7: 15 min, 8: 30 min, 9: 90 min, 10-19: 3^(n-5) min, 20: the maximum.
+     */
+    PASSCODE_LOCKOUT_SCHEDULE_ANDROID PASSCODE_SWIFT_NAME(android) = 1,
+    /** The host's table, installed with passcode_set_custom_schedule. */
+    PASSCODE_LOCKOUT_SCHEDULE_CUSTOM PASSCODE_SWIFT_NAME(custom) = 2
+} passcode_lockout_schedule;
+
+/** What the host is told through its notification callback (passcode_notice). */
+typedef PASSCODE_CLOSED_ENUM(passcode_notice, Notice) {
+    /**
+     * The passcode was reset with an emailed code: tell the user (security guidance asks for it).
+     */
+    PASSCODE_NOTICE_PASSCODE_RESET PASSCODE_SWIFT_NAME(passcodeReset) = 1
+} passcode_notice;
+
+/** Why the library asks the host to log the user out (passcode_set_logout_callback). */
+typedef PASSCODE_CLOSED_ENUM(passcode_logout_reason, LogoutReason) {
+    /** The maximum number of failed attempts, with the "forced logout" action. */
+    PASSCODE_LOGOUT_REASON_MAX_FAILURES PASSCODE_SWIFT_NAME(maxFailures) = 1,
+    /** The user chose "forgot passcode" on the lock screen. */
+    PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE PASSCODE_SWIFT_NAME(forgotPasscode) = 2
+} passcode_logout_reason;
+
+/**
+ * A change of the passcode's life the host may mirror on its backend
+ * (passcode_set_lifecycle_callback). The callback hears which, never digits or hashes.
+ */
+typedef PASSCODE_CLOSED_ENUM(passcode_lifecycle_event, LifecycleEvent) {
+    /** The first passcode was set (passcode_set, the create flow). */
+    PASSCODE_LIFECYCLE_EVENT_SET PASSCODE_SWIFT_NAME(set) = 1,
+    /** The passcode was changed (passcode_change, the change flow). */
+    PASSCODE_LIFECYCLE_EVENT_CHANGED PASSCODE_SWIFT_NAME(changed) = 2,
+    /** The passcode was replaced with an emailed reset code (passcode_reset_complete). */
+    PASSCODE_LIFECYCLE_EVENT_RESET PASSCODE_SWIFT_NAME(reset) = 3,
+    /** The lock was turned off, the passcode kept (passcode_disable). */
+    PASSCODE_LIFECYCLE_EVENT_DISABLED PASSCODE_SWIFT_NAME(disabled) = 4,
+    /** The lock was turned on again (passcode_enable). */
+    PASSCODE_LIFECYCLE_EVENT_ENABLED PASSCODE_SWIFT_NAME(enabled) = 5,
+    /** The passcode was removed (passcode_remove). */
+    PASSCODE_LIFECYCLE_EVENT_REMOVED PASSCODE_SWIFT_NAME(removed) = 6,
+    /** "Forgot passcode": removed, the user logged out (passcode_forgot). */
+    PASSCODE_LIFECYCLE_EVENT_FORGOT PASSCODE_SWIFT_NAME(forgot) = 7
+} passcode_lifecycle_event;
+
+/**
+ * The settings a host can read and change (passcode_setting). Each one's last sentence (made
+ * from its definition, Setting.spec) gives its stored name, default, values and the changes
+ * that weaken protection: with a passcode set, those need the passcode entered on the same
+ * handle within 5 minutes (passcode_authorize); no setting changes while the app is locked.
+ */
+typedef PASSCODE_CLOSED_ENUM(passcode_setting, Setting) {
+    /**
+     * 1 while a passcode is set and the lock is on. Set 1 to enable; turning it off needs
+     * the passcode (passcode_disable, which checks it: the proof).
+     */
+    PASSCODE_SETTING_LOCK_ENABLED PASSCODE_SWIFT_NAME(lockEnabled) = 0,
+    /**
+     * Seconds in the background before the app locks; 0: immediately, with a 5-second grace period.
+     */
+    PASSCODE_SETTING_AUTO_LOCK_SECONDS PASSCODE_SWIFT_NAME(autoLockSeconds) = 1,
+    /** 1: the app is locked at every launch while the lock is on. */
+    PASSCODE_SETTING_LOCK_AT_LAUNCH PASSCODE_SWIFT_NAME(lockAtLaunch) = 2,
+    /**
+     * A passcode_lockout_schedule value: Apple's table, Android's, or a custom one (set with
+     * passcode_set_custom_schedule, which weakens protection too).
+     */
+    PASSCODE_SETTING_LOCKOUT_SCHEDULE PASSCODE_SWIFT_NAME(lockoutSchedule) = 3,
+    /** A passcode_max_failure_action value: what the maximum number of failures does. */
+    PASSCODE_SETTING_MAX_FAILURE_ACTION PASSCODE_SWIFT_NAME(maxFailureAction) = 4,
+    /**
+     * 1: biometrics may unlock (needs a passcode, the passcode lock on and available biometrics;
+     * otherwise PASSCODE_ERR_INVALID_SETTING, nothing changed).
+     */
+    PASSCODE_SETTING_BIOMETRIC_ENABLED PASSCODE_SWIFT_NAME(biometricEnabled) = 5,
+    /**
+     * 1: "Require on App Launch": every launch locks, even with lock at launch off,
+     * and the lock screen leads with the biometric prompt (passcode_biometric_lead; the table
+     * there has every combination with lock at launch). Turning it on needs biometric unlock on;
+     * turning biometric unlock off keeps it (no setting changes another in passing): every launch
+     * still locks, and the lock screen asks for the passcode until biometrics are back.
+     */
+    PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH PASSCODE_SWIFT_NAME(requireBiometricOnLaunch) = 6,
+    /** 1: the account uses two-factor authentication (the host's backend enforces it). */
+    PASSCODE_SETTING_TWO_FACTOR_ENABLED PASSCODE_SWIFT_NAME(twoFactorEnabled) = 7,
+    /**
+     * Read only: wall-clock milliseconds of the last account password change, 0 if never
+     * (set by passcode_password_change_check).
+     */
+    PASSCODE_SETTING_LAST_PASSWORD_CHANGE PASSCODE_SWIFT_NAME(lastPasswordChange) = 8,
+    /** Digits of the passcode (changeable only while none is set, so no proof). */
+    PASSCODE_SETTING_PASSCODE_LENGTH PASSCODE_SWIFT_NAME(passcodeLength) = 9,
+    /** Digits of an emailed reset code. */
+    PASSCODE_SETTING_RESET_CODE_LENGTH PASSCODE_SWIFT_NAME(resetCodeLength) = 10,
+    /** Seconds a reset code stays valid. */
+    PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS PASSCODE_SWIFT_NAME(resetCodeLifetimeSeconds) = 11,
+    /** Seconds between two reset-code requests. */
+    PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS PASSCODE_SWIFT_NAME(resetRequestIntervalSeconds) = 12,
+    /** Reset-code requests allowed in 24 hours. */
+    PASSCODE_SETTING_RESET_REQUESTS_PER_DAY PASSCODE_SWIFT_NAME(resetRequestsPerDay) = 13,
+    /**
+     * 1: the first unlock after every app launch needs the passcode, and the data key is never
+     * kept in the session keyring. 0 (as iOS): only the first unlock after a device
+     * restart needs it; after that, biometrics may unlock across launches (48-hour rule, 5
+     * failed matches). Turning it on removes the session keyring's entry.
+     */
+    PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH PASSCODE_SWIFT_NAME(passcodeAfterEveryLaunch) = 14
+} passcode_setting;
+
+/** What passcode_tpm_posture reports, one value per call. */
+typedef PASSCODE_CLOSED_ENUM(passcode_tpm_posture_item, TPMPostureItem) {
+    /**
+     * 1 when the TPM's owner (storage) hierarchy has an authorization (TPM2_PT_PERMANENT
+     * ownerAuthSet), else 0: then anyone who reaches the TPM may define, rewrite and remove NV
+     * indexes of the owner hierarchy.
+     */
+    PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET PASSCODE_SWIFT_NAME(ownerAuthSet) = 0,
+    /**
+     * 1 when the TPM's lockout hierarchy has an authorization (lockoutAuthSet), else 0: then
+     * anyone who reaches the TPM may clear its dictionary-attack lockout (tpm2_dictionarylockout -c).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_AUTH_SET PASSCODE_SWIFT_NAME(lockoutAuthSet) = 1,
+    /**
+     * The failed authorizations after which the TPM locks out (TPM2_PT_MAX_AUTH_FAIL, maxTries).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES PASSCODE_SWIFT_NAME(maxTries) = 2,
+    /**
+     * Seconds after which the TPM forgets one failure (TPM2_PT_LOCKOUT_INTERVAL, recoveryTime).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_RECOVERY_TIME PASSCODE_SWIFT_NAME(recoveryTime) = 3,
+    /**
+     * Seconds the lockout hierarchy waits after a failed lockout authorization
+     * (TPM2_PT_LOCKOUT_RECOVERY, lockoutRecovery).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_RECOVERY PASSCODE_SWIFT_NAME(lockoutRecovery) = 4,
+    /** The failures the TPM's dictionary-attack lockout counts now (TPM2_PT_LOCKOUT_COUNTER). */
+    PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_COUNTER PASSCODE_SWIFT_NAME(lockoutCounter) = 5,
+    /**
+     * 1 when the store is bound to this TPM: no guess of its passcode can be checked off this
+     * machine, not even with a copy of the file (the promise every binding makes), else 0. Also 0
+     * when the file names a PIN_FAIL index that the sealed object's policy does not name (the
+     * file was changed, or the TPM is another or was cleared): then the binding holds nothing
+     * the library can check.
+     */
+    PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH PASSCODE_SWIFT_NAME(noOfflineSearch) = 6,
+    /**
+     * 1 when the TPM itself limits the guesses, against any process that reaches it and clears
+     * its DA lockout without the owner authorization: the store's passcode check goes through a
+     * PIN_FAIL index (provisioned mode) and the owner authorization is set. 0 otherwise: the library's counters and the
+     * TPM's DA lockout then bind only callers that go through the library.
+     */
+    PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT PASSCODE_SWIFT_NAME(hardwareGuessLimit) = 7,
+    /**
+     * The failures the store's PIN_FAIL index allows before it refuses even the right passcode
+     * (its pinLimit, the policy's guess limit); 0 when the store has no such index. Only the
+     * index the sealed object's policy names counts: the file names one, and a name the TPM's
+     * copy of the object does not agree with gives 0 (checked by loading the object).
+     */
+    PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT PASSCODE_SWIFT_NAME(guessLimit) = 8
+} passcode_tpm_posture_item;
+/* ENUMS END */
+
+#endif
