@@ -19,7 +19,7 @@ SHELL := /bin/bash
 #   make check-layers   each layer of Sources/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
 #   make test-version   VERSION is the one place the version is written
-#   make test-swift     the Swift tests (swift test)
+#   make test-swift     the Swift tests (swift test), the public enums' values also in a release build
 #   make test-tsan      ThreadSanitizer over the Swift tests that share a handle between threads
 #   make test-c         the C API tests (TEST=text: only those whose name contains it), the catalogue,
 #                       short crash, stress and corruption runs, valgrind
@@ -189,8 +189,11 @@ test-version:
 # their keyring entries never reach the user's login session (test_api joins its own).
 OWN_SESSION = $$(command -v keyctl >/dev/null && echo keyctl session -)
 
+# The public enums' values are checked in a release build too (Tests/PasscodeCoreTests/PublicEnumTests).
 test-swift:
 	$(OWN_SESSION) $(SWIFT) test 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build-release-tests --filter PublicEnumTests 2>&1 \
+	    | grep -E 'error|failed|Executed .* tests' | tail -n 5; exit $${PIPESTATUS[0]}
 
 # ThreadSanitizer over the Swift tests that share one handle between threads and processes.
 test-tsan:
@@ -487,4 +490,4 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man3/passcode-*.3 $(DESTDIR)$(MANDIR)/man3/passcode_*.3 $(DESTDIR)$(MANDIR)/man3/PASSCODE_*.3
 
 clean:
-	rm -rf $(B) .build .build-tsan .build-fuzz examples/c/passcode_demo
+	rm -rf $(B) .build .build-tsan .build-fuzz .build-release-tests examples/c/passcode_demo
