@@ -114,8 +114,18 @@ $(B)/link_trim.o: scripts/link_trim.c
 	@mkdir -p $(B)
 	$(CC) -O2 -fPIC $(STRICT) -c -o $@ $<
 
+# SwiftPM does not recompile a Swift file when only a C header it uses changed: a switch compiled
+# before a new enum case stops the process on it (no "switch must be exhaustive"), a constant keeps
+# its old number. So every Swift build here depends on this stamp, which touches the Swift sources
+# whenever Sources/Passcode/Types/types.h is newer than it.
+TYPES_STAMP := $(B)/types-h.stamp
+$(TYPES_STAMP): Sources/Passcode/Types/types.h
+	@mkdir -p $(B)
+	@touch $$(find Sources Tests/PasscodeCoreTests -name '*.swift') && touch $@
+	@echo "types.h changed: the Swift sources touched, so that every build recompiles them"
+
 # The Swift runtime is linked in statically; the version script exports the header's functions only.
-$(LIB): $(SOURCES) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags
+$(LIB): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags
 	rm -f .build/release/libpasscode.so  # SwiftPM does not relink when only the map changed
 	$(SWIFT) build -c release --manifest-cache none --product passcode -Xswiftc -static-stdlib \
 	    -Xlinker --version-script=$(CURDIR)/$(B)/passcode.map -Xlinker -soname=$(SONAME) \
@@ -129,7 +139,7 @@ $(LIB): $(SOURCES) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags
 # C enum's cases, before the build; scripts/gen_lists.py: README's settings table, the Python exceptions).
 GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-swift.h
 SWIFT_CASES := Sources/PasscodeCore/PublicEnumCases.swift
-header:
+header: $(TYPES_STAMP)
 	python3 scripts/gen_header.py --swift-cases > $(SWIFT_CASES).new
 	cmp -s $(SWIFT_CASES).new $(SWIFT_CASES) && rm $(SWIFT_CASES).new || mv $(SWIFT_CASES).new $(SWIFT_CASES)
 	$(SWIFT) build --manifest-cache none --product passcode
@@ -146,7 +156,7 @@ check-layers:
 # Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition
 # (the Swift list of each C enum's cases, README's settings table, python/passcode/_errors.py)
 # differs from what the sources generate.
-check-header:
+check-header: $(TYPES_STAMP)
 	@mkdir -p $(B)
 	python3 scripts/gen_header.py --swift-cases > $(B)/PublicEnumCases.swift.generated
 	@diff -u $(SWIFT_CASES) $(B)/PublicEnumCases.swift.generated && echo "header: $(SWIFT_CASES) matches Sources/Passcode/Types/types.h"
@@ -190,13 +200,13 @@ test-version:
 OWN_SESSION = $$(command -v keyctl >/dev/null && echo keyctl session -)
 
 # The public enums' values are checked in a release build too (Tests/PasscodeCoreTests/PublicEnumTests).
-test-swift:
+test-swift: $(TYPES_STAMP)
 	$(OWN_SESSION) $(SWIFT) test 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
 	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build-release-tests --filter PublicEnumTests 2>&1 \
 	    | grep -E 'error|failed|Executed .* tests' | tail -n 5; exit $${PIPESTATUS[0]}
 
 # ThreadSanitizer over the Swift tests that share one handle between threads and processes.
-test-tsan:
+test-tsan: $(TYPES_STAMP)
 	$(OWN_SESSION) $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
 	    | grep -E 'ThreadSanitizer|Executed .* tests' | tail -n 3; exit $${PIPESTATUS[0]}
 
@@ -227,7 +237,7 @@ $(B)/stress: Tests/c/stress.c include/passcode.h $(LIB)
 FUZZ_CC ?= $(shell command -v /opt/swift/usr/bin/clang || command -v clang)
 FUZZ_SECONDS ?= 15
 FUZZ_LIBDIR := .build-fuzz/debug
-$(FUZZ_LIBDIR)/libpasscode.so: $(SOURCES)
+$(FUZZ_LIBDIR)/libpasscode.so: $(SOURCES) $(TYPES_STAMP)
 	$(SWIFT) build --product passcode --scratch-path .build-fuzz --sanitize=address -Xswiftc -sanitize=fuzzer
 
 $(B)/fuzz_api: Tests/fuzz/fuzz_api.c include/passcode.h $(B)/enum_bounds.h $(FUZZ_LIBDIR)/libpasscode.so
@@ -380,7 +390,7 @@ test-wheel: wheel
 # passcoded (README "passcoded"): the store service, with the Swift runtime linked in statically
 # as in the library; it links libsystemd itself (libpasscode.so does not).
 # The same link as the library's (full RELRO, immediate binding, the Unicode name tables dropped).
-$(B)/passcoded: $(SOURCES) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/include/*.h) $(B)/link_trim.o
+$(B)/passcoded: $(SOURCES) $(TYPES_STAMP) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/include/*.h) $(B)/link_trim.o
 	@mkdir -p $(B)
 	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib \
 	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_TRIM)
