@@ -42,7 +42,6 @@ HANDLES = {"store": "passcode_store", "options": "passcode_options", "flow": "pa
 # the text between its PUBLIC markers is copied into the generated header, its enums between the
 # ENUMS markers are read by c_enums().
 TYPES_HEADER = ROOT / "Sources" / "Passcode" / "Types" / "types.h"
-SWIFT_CASES = ROOT / "Sources" / "PasscodeCore" / "PublicEnumCases.swift"
 
 
 def public_types():
