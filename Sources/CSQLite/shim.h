@@ -1,6 +1,16 @@
 #include <sqlite3.h>
 #include <stdint.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* rename(from, to) that fails with EEXIST instead of replacing `to`: renameat2 with
+ * RENAME_NOREPLACE (Linux 3.15), which glibc declares only under _GNU_SOURCE. Gives a new store
+ * its name on file systems without hard links (FileSystem.linkStoreFile). */
+static inline int csqlite_rename_noreplace(const char *from, const char *to) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u /* RENAME_NOREPLACE */);
+}
 
 /* SQLITE_TRANSIENT is a macro cast Swift cannot import. */
 static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }

@@ -3,7 +3,9 @@
  * prints what the attacker got: guesses beyond the policy's 9 (then a reset) are a failure. */
 #include "api_support.h"
 
+#include <dirent.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <sqlite3.h>
 #include <sys/time.h>
 
@@ -1276,6 +1278,195 @@ static void test_replayed_reset_rows_buy_nothing_while_the_app_runs(void) {
     unlink(snapshot);
 }
 
+/* From a second process: the store file truncated to 0 bytes (`: > s.db`), then, if `sql` is
+ * not NULL, an SQLite database with no table written in its place by running `sql` on it. Write
+ * access to the file alone, not to its folder. Returns 0 when done. */
+static int attacker_empties_file(const char *path, const char *sql) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (truncate(path, 0) != 0) _exit(1);
+        if (sql) {
+            sqlite3 *db = NULL;
+            int rc = sqlite3_open(path, &db);
+            if (rc == SQLITE_OK) rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+            sqlite3_close(db);
+            if (rc != SQLITE_OK) _exit(1);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
+
+/* With a pepper, a store truncated to 0 bytes, or with an empty database written over it in
+ * place, opened as a new store: no passcode, no lock, no "reset required" (the release before
+ * this test: open OK, is_set 0, the attacker's passcode_set OK). A new store is now built under
+ * a temporary name and linked to its path, so an empty file at the path was never ours: with
+ * a pepper it is tampered until a reset, like an emptied store. */
+static void test_truncated_store_is_not_new(void) {
+    static const char *const ways[] = {NULL, "CREATE TABLE t(x); DROP TABLE t;", "PRAGMA user_version = 0; VACUUM;"};
+    static const char *const names[] = {"truncated to 0 bytes", "an empty database written over it", "an empty database (VACUUM)"};
+    for (int w = 0; w < 3; w++) {
+        char path[512], wal[600], shm[600];
+        passcode_store *app = peppered_app(path, sizeof path, "truncated.db");
+        path_with(wal, sizeof wal, path, "-wal");
+        path_with(shm, sizeof shm, path, "-shm");
+        int32_t ended = 0;
+        int got = guess_until_refused(app, ATTACK_TRIES, &ended);
+        CHECK_STATUS(ended, PASSCODE_ERR_RESET_REQUIRED);
+        passcode_close(app);
+        CHECK(access(wal, F_OK) != 0);  /* the last close emptied the log into the file */
+        CHECK(attacker_empties_file(path, ways[w]) == 0);
+        struct stat st;
+        CHECK(stat(path, &st) == 0);
+        app = NULL;
+        int32_t reopen = open_peppered(path, &app);
+        int32_t v = -1, rr = -1;
+        int32_t a = app ? passcode_is_set(app, &v) : -1;
+        int32_t b = app ? passcode_is_reset_required(app, &rr) : -1;
+        int32_t set_rc = app ? passcode_set(app, PC3, LEN) : -1;
+        int more = app ? guess_until_refused(app, ATTACK_TRIES, &ended) : 0;
+        printf("  pepper, %d guesses then %s; file %s (%lld bytes), the app reopened: open %s; is_set %s, "
+               "reset_required %s, the attacker's passcode_set %s; %d more guesses checked\n",
+               got, "reset required", names[w], (long long)st.st_size, passcode_strerror(reopen), passcode_strerror(a),
+               passcode_strerror(b), passcode_strerror(set_rc), more);
+        CHECK_STATUS(reopen, PASSCODE_OK);
+        CHECK_STATUS(a, PASSCODE_ERR_TAMPERED);
+        CHECK_STATUS(b, PASSCODE_ERR_TAMPERED);
+        CHECK_STATUS(set_rc, PASSCODE_ERR_TAMPERED);
+        CHECK(more == 0);
+        if (app) passcode_close(app);
+        /* Without a pepper nothing can tell it from a new store (conceded, README). */
+        if (w == 0) {
+            char plain_path[512];
+            new_path(plain_path, sizeof plain_path, "truncated-plain.db");
+            passcode_store *p = open_fast(plain_path);
+            CHECK_STATUS(passcode_set(p, PC1, LEN), PASSCODE_OK);
+            passcode_close(p);
+            CHECK(attacker_empties_file(plain_path, NULL) == 0);
+            p = open_fast(plain_path);
+            v = -1;
+            CHECK_STATUS(passcode_is_set(p, &v), PASSCODE_OK);
+            printf("  no pepper, truncated to 0 bytes: opens as a new store, a passcode set: %d (not detected: no key)\n", (int)v);
+            CHECK(v == 0);
+            passcode_close(p);
+        }
+    }
+}
+
+/* A new store leaves nothing but its own file: the temporary name it was built under is gone,
+ * and two processes creating the same store at once both open the one store. */
+static void test_new_store_is_made_whole(void) {
+    char dir[512], path[600];
+    new_path(dir, sizeof dir, "made-whole");
+    CHECK(mkdir(dir, 0700) == 0);
+    snprintf(path, sizeof path, "%s/s.db", dir);
+    pid_t kids[4];
+    for (int k = 0; k < 4; k++) {
+        kids[k] = fork();
+        if (kids[k] == 0) {
+            passcode_options *o = peppered_options();
+            passcode_store *s = NULL;
+            int32_t rc = passcode_open(path, o, &s);
+            passcode_options_free(o);
+            if (rc != PASSCODE_OK) _exit(10 + rc);
+            rc = passcode_set(s, PC1, LEN);
+            passcode_close(s);
+            _exit(rc == PASSCODE_OK ? 0 : rc == PASSCODE_ERR_ALREADY_SET ? 1 : 10 + rc);
+        }
+    }
+    int set = 0, already = 0, other = 0;
+    for (int k = 0; k < 4; k++) {
+        int status = 0;
+        waitpid(kids[k], &status, 0);
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+        if (code == 0) set++; else if (code == 1) already++; else other++;
+    }
+    int entries = 0;
+    char names[256] = "";
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        entries++;
+        if (strlen(names) + strlen(e->d_name) + 2 < sizeof names) { strcat(names, e->d_name); strcat(names, " "); }
+    }
+    if (d) closedir(d);
+    printf("  4 processes create one peppered store at once: %d set the passcode, %d found it set, %d failed; "
+           "the folder holds: %s\n", set, already, other, names);
+    CHECK(set == 1 && already == 3 && other == 0);
+    CHECK(entries == 1);
+    passcode_store *s = NULL;
+    CHECK_STATUS(open_peppered(path, &s), PASSCODE_OK);
+    if (s) { CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK); passcode_close(s); }
+}
+
+/* A first passcode that was only in -wal was lost with it: deleting -wal and -shm while the app
+ * ran took the lock off (the release before this test: is_set 0 in the attacker's process, and
+ * with a pepper the store then refused the pepper). passcode_set (and every setting change)
+ * now empties the log into the file before it returns. */
+static void test_first_passcode_survives_deleted_wal(void) {
+    char path[512], wal[600], shm[600];
+    new_path(path, sizeof path, "first-wal.db");
+    path_with(wal, sizeof wal, path, "-wal");
+    path_with(shm, sizeof shm, path, "-shm");
+    /* The other process is forked before the app opens the store (SQLite's state must not be
+     * inherited through fork) and waits for the go. */
+    int go[2], results[2];
+    if (pipe(go) != 0 || pipe(results) != 0) abort();
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(go[1]);
+        close(results[0]);
+        char c;
+        if (read(go[0], &c, 1) != 1) _exit(1);
+        passcode_store *g = NULL;
+        int32_t out[4] = {-1, -1, -1, -1};
+        out[0] = open_peppered(path, &g);
+        if (out[0] != PASSCODE_OK) fprintf(stderr, "  open: %s\n", passcode_errmsg(NULL));
+        int32_t v = -1;
+        int64_t seconds = -1;
+        if (g) {
+            out[1] = passcode_is_set(g, &v);
+            out[2] = v;
+            out[3] = passcode_setting_get(g, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &seconds) == PASSCODE_OK ? (int32_t)seconds : -1;
+            passcode_close(g);
+        }
+        if (write(results[1], out, sizeof out) < 0) _exit(1);
+        _exit(0);
+    }
+    close(go[0]);
+    close(results[1]);
+    passcode_store *app = NULL;
+    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(app, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_OK);
+    /* The app stays open (its connection keeps the log); the attacker deletes the log files. */
+    unlink(wal);
+    unlink(shm);
+    if (write(go[1], "g", 1) != 1) abort();
+    close(go[1]);
+    int32_t out[4] = {-1, -1, -1, -1};
+    if (read(results[0], out, sizeof out) != (ssize_t)sizeof out) CHECK(0);
+    close(results[0]);
+    waitpid(pid, NULL, 0);
+    passcode_close(app);
+    app = NULL;
+    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
+    int32_t ended = 0;
+    int got = app ? guess_until_refused(app, ATTACK_TRIES, &ended) : -1;
+    printf("  pepper, -wal/-shm deleted after the first passcode and a setting: another process opens %s, is_set %s = %d, "
+           "auto-lock %d s; then %d guesses checked, then %s\n", passcode_strerror(out[0]), passcode_strerror(out[1]),
+           (int)out[2], (int)out[3], got, passcode_strerror(ended));
+    CHECK_STATUS(out[0], PASSCODE_OK);
+    CHECK_STATUS(out[1], PASSCODE_OK);
+    CHECK(out[2] == 1);
+    CHECK(out[3] == 60);
+    CHECK(got == POLICY_GUESSES);
+    CHECK_STATUS(ended, PASSCODE_ERR_RESET_REQUIRED);
+    if (app) passcode_close(app);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -1296,4 +1487,7 @@ void run_file_attack_tests(void) {
     RUN(test_reset_after_an_edit_keeps_no_unauthenticated_row);
     RUN(test_replayed_reset_rows_buy_nothing_while_the_app_runs);
     RUN(test_deleted_wal_with_two_handles_in_one_process);
+    RUN(test_truncated_store_is_not_new);
+    RUN(test_new_store_is_made_whole);
+    RUN(test_first_passcode_survives_deleted_wal);
 }

@@ -1,9 +1,12 @@
 // The store's files on disk, checked before SQLite sees them.
+internal import CSQLite
 import Glibc
 
 /// File-system checks before SQLite sees the path, so each problem gets its own status.
 enum FileSystem {
-    /// Returns true when it created the (empty, mode 0600) file.
+    /// Checks the path before SQLite sees it. Returns true when no file is there yet: the caller
+    /// builds the store under a temporary name and links it in (`createTemporaryStoreFile`,
+    /// `linkStoreFile`), so that the store's path never names an empty file of ours.
     static func prepareStoreFile(_ path: String) throws -> Bool {
         var st = stat()
         if stat(path, &st) == 0 {
@@ -36,16 +39,39 @@ enum FileSystem {
             throw PasscodeError.readOnly("the folder for the store cannot be written (\(errnoText()))")
         }
         try checkFolder(parent)
-        let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        return true
+    }
+
+    /// Creates an empty file (mode 0600, whatever the umask) with a random name beside `path`,
+    /// in which a new store is built before `linkStoreFile` gives it its name. A crash leaves at
+    /// most a stray `<store>.new-<hex>` (and its -wal/-shm), never an empty store.
+    static func createTemporaryStoreFile(beside path: String) throws -> String {
+        let suffix = Sodium.randomUniform(UInt32.max)
+        let temp = path + ".new-" + String(suffix, radix: 16)
+        let fd = open(temp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if fd < 0 {
-            if errno == EEXIST { return false }  // another process created it just now
             if errno == ENOSPC { throw PasscodeError.full("the disk is full") }
             if errno == EROFS || errno == EACCES { throw PasscodeError.readOnly("the store cannot be created (\(errnoText()))") }
             throw PasscodeError.io("the store cannot be created (\(errnoText()))")
         }
-        fchmod(fd, 0o600)  // whatever the umask
+        fchmod(fd, 0o600)
         close(fd)
-        return true
+        return temp
+    }
+
+    /// Gives the store built at `temp` the name `path`, unless a file took that name meanwhile
+    /// (another process created the store first: false, and that store is opened). A hard link
+    /// where the file system has them, else a rename that replaces nothing.
+    static func linkStoreFile(_ temp: String, to path: String) throws -> Bool {
+        if link(temp, path) == 0 { return true }
+        var failure = errno
+        if failure == EPERM || failure == EOPNOTSUPP || failure == ENOTSUP || failure == ENOSYS {
+            if csqlite_rename_noreplace(temp, path) == 0 { return true }
+            failure = errno
+        }
+        if failure == EEXIST { return false }
+        if failure == ENOSPC { throw PasscodeError.full("the disk is full") }
+        throw PasscodeError.io("the new store could not be given its name (\(String(cString: strerror(failure))))")
     }
 
     /// Whether the file may be a libpasscode store: empty (created, not yet written), or an
