@@ -1304,7 +1304,10 @@ passcode_status passcode_set_custom_schedule(passcode_store *store, const uint32
  * @param event A passcode_app_event value.
  * @param out_locked Receives 1 when the app is locked after the event, else 0; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (unknown event), PASSCODE_ERR_INVALID_HANDLE,
- * PASSCODE_ERR_CLOCK_OUT_OF_RANGE, or a store error.
+ * PASSCODE_ERR_CLOCK_OUT_OF_RANGE, or a store error, such as PASSCODE_ERR_BUSY when another
+ * process holds the store's write lock past the busy timeout. On any error the event was not
+ * recorded: show the lock screen as if the answer were "locked" (a process of the same user
+ * that holds the lock can delay the record, never unlock the app).
  */
 passcode_status passcode_event_report(passcode_store *store, passcode_app_event event, int32_t *out_locked);
 
