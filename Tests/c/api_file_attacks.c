@@ -1283,20 +1283,11 @@ static void test_replayed_reset_rows_buy_nothing_while_the_app_runs(void) {
  * access to the file alone, not to its folder. Returns 0 when done. */
 static int attacker_empties_file(const char *path, const char *sql) {
     pid_t pid = fork();
-    if (pid == 0) {
-        if (truncate(path, 0) != 0) _exit(1);
-        if (sql) {
-            sqlite3 *db = NULL;
-            int rc = sqlite3_open(path, &db);
-            if (rc == SQLITE_OK) rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-            sqlite3_close(db);
-            if (rc != SQLITE_OK) _exit(1);
-        }
-        _exit(0);
-    }
+    if (pid == 0) _exit(truncate(path, 0) == 0 ? 0 : 1);
     int status = 0;
     waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
+    return sql ? attacker_writes(path, sql) : 0;
 }
 
 /* With a pepper, a store truncated to 0 bytes, or with an empty database written over it in
