@@ -110,7 +110,7 @@ public final class PasscodeStore: @unchecked Sendable {
         if try FileSystem.prepareStoreFile(path) {
             let temp = try FileSystem.createTemporaryStoreFile(beside: path)
             defer { FileSystem.removeStoreFiles(temp) }  // after the link: only the temporary name goes
-            try PasscodeStore(opening: temp, options: options, new: true).db.database.close()
+            try PasscodeStore(opening: temp, options: options, new: true).db.close()
             created = try FileSystem.linkStoreFile(temp, to: path)
         }
         do {

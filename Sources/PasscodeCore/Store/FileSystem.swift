@@ -1,5 +1,4 @@
 // The store's files on disk, checked before SQLite sees them.
-internal import CSQLite
 import Glibc
 
 /// File-system checks before SQLite sees the path, so each problem gets its own status.
@@ -66,7 +65,7 @@ enum FileSystem {
         if link(temp, path) == 0 { return true }
         var failure = errno
         if failure == EPERM || failure == EOPNOTSUPP || failure == ENOTSUP || failure == ENOSYS {
-            if csqlite_rename_noreplace(temp, path) == 0 { return true }
+            if Database.renameNoReplace(temp, path) == 0 { return true }
             failure = errno
         }
         if failure == EEXIST { return false }

@@ -406,3 +406,10 @@ final class Database {
         }
     }
 }
+
+extension Database {
+    /// rename(from, to) that fails with EEXIST instead of replacing `to` (renameat2 with
+    /// RENAME_NOREPLACE, through the shim: glibc declares it only under _GNU_SOURCE). Here
+    /// because this file is the one that imports the shim (FileSystem.linkStoreFile uses it).
+    static func renameNoReplace(_ from: String, _ to: String) -> Int32 { csqlite_rename_noreplace(from, to) }
+}

@@ -37,6 +37,9 @@ final class Storage {
         self.database = database
     }
 
+    /// Closes the connection now (the store built under a temporary name, before its link).
+    func close() { database.close() }
+
     /// Opens the store file at `path` (which exists: `FileSystem.prepareStoreFile`), checks that
     /// it is ours, sets the connection up and runs pending migrations.
     static func open(path: String, busyTimeoutMs: Int32) throws -> Storage {
