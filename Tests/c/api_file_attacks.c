@@ -1347,49 +1347,54 @@ static void test_truncated_store_is_not_new(void) {
 }
 
 /* A new store leaves nothing but its own file: the temporary name it was built under is gone,
- * and two processes creating the same store at once both open the one store. */
+ * and four processes creating the same store at once all open the one store, where exactly one
+ * sets the first passcode. (Before the library stopped closing descriptors of its own on the
+ * -shm, a process that opened the store next could take the wal-index for abandoned and rebuild
+ * it under the others: about 1 round in 7 had two processes both set a first passcode, one
+ * commit lost.) 40 rounds. */
 static void test_new_store_is_made_whole(void) {
-    char dir[512], path[600];
-    new_path(dir, sizeof dir, "made-whole");
-    CHECK(mkdir(dir, 0700) == 0);
-    snprintf(path, sizeof path, "%s/s.db", dir);
-    pid_t kids[4];
-    for (int k = 0; k < 4; k++) {
-        kids[k] = fork();
-        if (kids[k] == 0) {
-            passcode_options *o = peppered_options();
-            passcode_store *s = NULL;
-            int32_t rc = passcode_open(path, o, &s);
-            passcode_options_free(o);
-            if (rc != PASSCODE_OK) _exit(10 + rc);
-            rc = passcode_set(s, PC1, LEN);
-            passcode_close(s);
-            _exit(rc == PASSCODE_OK ? 0 : rc == PASSCODE_ERR_ALREADY_SET ? 1 : 10 + rc);
+    int rounds = 40, whole = 0, leftovers = 0, failed = 0;
+    for (int r = 0; r < rounds; r++) {
+        char dir[512], path[600];
+        new_path(dir, sizeof dir, "made-whole");
+        CHECK(mkdir(dir, 0700) == 0);
+        snprintf(path, sizeof path, "%s/s.db", dir);
+        pid_t kids[4];
+        for (int k = 0; k < 4; k++) {
+            kids[k] = fork();
+            if (kids[k] == 0) {
+                passcode_options *o = peppered_options();
+                passcode_store *s = NULL;
+                int32_t rc = passcode_open(path, o, &s);
+                passcode_options_free(o);
+                if (rc != PASSCODE_OK) _exit(10);
+                rc = passcode_set(s, PC1, LEN);
+                passcode_close(s);
+                _exit(rc == PASSCODE_OK ? 0 : rc == PASSCODE_ERR_ALREADY_SET ? 1 : 11);
+            }
         }
+        int set = 0, already = 0, other = 0;
+        for (int k = 0; k < 4; k++) {
+            int status = 0;
+            waitpid(kids[k], &status, 0);
+            int code = WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+            if (code == 0) set++; else if (code == 1) already++; else other++;
+        }
+        int entries = 0;
+        DIR *d = opendir(dir);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) entries++;
+        }
+        if (d) closedir(d);
+        if (set == 1 && already == 3) whole++;
+        if (other) failed++;
+        if (entries != 1) leftovers++;
     }
-    int set = 0, already = 0, other = 0;
-    for (int k = 0; k < 4; k++) {
-        int status = 0;
-        waitpid(kids[k], &status, 0);
-        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 99;
-        if (code == 0) set++; else if (code == 1) already++; else other++;
-    }
-    int entries = 0;
-    char names[256] = "";
-    DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        entries++;
-        if (strlen(names) + strlen(e->d_name) + 2 < sizeof names) { strcat(names, e->d_name); strcat(names, " "); }
-    }
-    if (d) closedir(d);
-    printf("  4 processes create one peppered store at once: %d set the passcode, %d found it set, %d failed; "
-           "the folder holds: %s\n", set, already, other, names);
-    CHECK(set == 1 && already == 3 && other == 0);
-    CHECK(entries == 1);
-    passcode_store *s = NULL;
-    CHECK_STATUS(open_peppered(path, &s), PASSCODE_OK);
-    if (s) { CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK); passcode_close(s); }
+    printf("  4 processes create one peppered store at once, %d rounds: exactly one first passcode in %d, "
+           "a failed open or set in %d, files beside the store in %d\n", rounds, whole, failed, leftovers);
+    CHECK(whole == rounds);
+    CHECK(failed == 0);
+    CHECK(leftovers == 0);
 }
 
 /* A first passcode that was only in -wal was lost with it: deleting -wal and -shm while the app
