@@ -14,7 +14,7 @@ enum FileSystem {
             try checkFolder(parentDirectory(path))
             // A file of another program (/etc/passwd, a photo) is named as such before its owner
             // or mode is judged: no advice to chmod a file that libpasscode did not make.
-            if !looksLikeStore(path) {
+            if !OpenStoreFiles.contains(path: path) && !looksLikeStore(path) {
                 throw PasscodeError.notAStore("\(path) is not a libpasscode store (not an SQLite database); refusing it")
             }
             try checkOwnership(path, what: "the store file")
@@ -75,7 +75,8 @@ enum FileSystem {
 
     /// Whether the file may be a libpasscode store: empty (created, not yet written), or an
     /// SQLite database whose application_id is libpasscode's or not yet set. An unreadable file
-    /// counts as one: its owner and mode are judged next.
+    /// counts as one: its owner and mode are judged next. Reads through a descriptor of its
+    /// own, so never for a file this process has open as a store (`OpenStoreFiles`).
     static func looksLikeStore(_ path: String) -> Bool {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 { return true }
