@@ -107,11 +107,19 @@ public final class PasscodeStore: @unchecked Sendable {
         guard options.cost.isValid else { throw PasscodeError.misuse("the Argon2id cost is outside libsodium's limits") }
         if let p = options.pepper, p.count != 32 { throw PasscodeError.misuse("the pepper must be 32 bytes") }
         var created = false
-        if try FileSystem.prepareStoreFile(path) {
+        let absent = try FileSystem.prepareStoreFile(path)
+        FileSystem.removeStrayTemporaries(beside: path)
+        if absent {
             let temp = try FileSystem.createTemporaryStoreFile(beside: path)
-            defer { FileSystem.removeStoreFiles(temp) }  // after the link: only the temporary name goes
-            try PasscodeStore(opening: temp, options: options, new: true).db.close()
-            created = try FileSystem.linkStoreFile(temp, to: path)
+            defer { temp.discard() }  // after the link: only the temporary name goes
+            let building = try PasscodeStore(opening: temp.path, options: options, new: true)
+            // All of it in the file before it gets its name (a checkpoint that fails, on a full
+            // disk, must not leave a store whose rest is in a -wal that is then deleted).
+            guard try building.db.checkpointTruncate() else {
+                throw PasscodeError.io("the new store could not be written out in full")
+            }
+            building.db.close()
+            created = try FileSystem.linkStoreFile(temp.path, to: path)
         }
         do {
             try self.init(opening: path, options: options, new: false)

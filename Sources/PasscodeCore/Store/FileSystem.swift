@@ -8,6 +8,9 @@ enum FileSystem {
     /// `linkStoreFile`), so that the store's path never names an empty file of ours.
     static func prepareStoreFile(_ path: String) throws -> Bool {
         var st = stat()
+        if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK {
+            throw PasscodeError.notAStore("\(path) is a symbolic link; a store is opened only by its own path, never through a link")
+        }
         if stat(path, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFDIR { throw PasscodeError.isDirectory("the store path is a directory") }
             if (st.st_mode & S_IFMT) != S_IFREG { throw PasscodeError.notAStore("the store path is not a regular file") }
@@ -41,21 +44,88 @@ enum FileSystem {
         return true
     }
 
-    /// Creates an empty file (mode 0600, whatever the umask) with a random name beside `path`,
-    /// in which a new store is built before `linkStoreFile` gives it its name. A crash leaves at
-    /// most a stray `<store>.new-<hex>` (and its -wal/-shm), never an empty store.
-    static func createTemporaryStoreFile(beside path: String) throws -> String {
-        let suffix = Sodium.randomUniform(UInt32.max)
-        let temp = path + ".new-" + String(suffix, radix: 16)
-        let fd = open(temp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd < 0 {
-            if errno == ENOSPC { throw PasscodeError.full("the disk is full") }
-            if errno == EROFS || errno == EACCES { throw PasscodeError.readOnly("the store cannot be created (\(errnoText()))") }
-            throw PasscodeError.io("the store cannot be created (\(errnoText()))")
+    /// A file a new store is built in: a random name beside the store's path, created empty with
+    /// mode 0600 (whatever the umask), and held with an exclusive `flock` on `fd` until the store
+    /// has its name, so that `removeStrayTemporaries` in another process leaves it alone.
+    struct Temporary {
+        let path: String
+        let fd: Int32
+        /// Releases the lock and removes the temporary name (after the link: only the name goes).
+        func discard() {
+            FileSystem.removeStoreFiles(path)
+            close(fd)  // no SQLite connection of this process has the file open any more
         }
-        fchmod(fd, 0o600)
-        close(fd)
-        return temp
+    }
+
+    static let temporaryMarker = ".new-"
+
+    /// Creates the file a new store is built in (`Temporary`). A crash leaves at most a stray
+    /// `STORE.new-HEX` (and its -wal/-shm), which the next open removes; never an empty store.
+    static func createTemporaryStoreFile(beside path: String) throws -> Temporary {
+        for _ in 0..<4 {
+            let temp = path + temporaryMarker + String(Sodium.randomUniform(UInt32.max), radix: 16)
+            let fd = open(temp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd < 0 {
+                if errno == EEXIST { continue }
+                if errno == ENOSPC { throw PasscodeError.full("the disk is full") }
+                if errno == EROFS || errno == EACCES { throw PasscodeError.readOnly("the store cannot be created (\(errnoText()))") }
+                throw PasscodeError.io("the store cannot be created (\(errnoText()))")
+            }
+            fchmod(fd, 0o600)
+            // Another process's sweep may have taken the file between the open and the lock:
+            // then the name no longer names it, and another name is drawn.
+            var mine = stat(), named = stat()
+            if flock(fd, LOCK_EX) == 0, fstat(fd, &mine) == 0, lstat(temp, &named) == 0,
+               mine.st_dev == named.st_dev, mine.st_ino == named.st_ino {
+                return Temporary(path: temp, fd: fd)
+            }
+            close(fd)
+        }
+        throw PasscodeError.io("the store cannot be created: its temporary file kept being removed")
+    }
+
+    /// Removes what a creation that crashed left beside the store: `STORE.new-HEX` files no
+    /// process is building in (their `flock` is free) and their -wal, -shm and -journal. Such a
+    /// file is a sealed store with no passcode: left there, whoever may write the store file
+    /// could copy it in as a new store. A stray that is the store itself (the crash came after
+    /// the link) loses only its extra name; it is never opened (a descriptor of ours on a file
+    /// SQLite has open in this process would drop its locks when closed).
+    static func removeStrayTemporaries(beside path: String) {
+        let folder = parentDirectory(path)
+        let prefix = String(path[path.index(after: path.lastIndex(of: "/") ?? path.index(before: path.startIndex))...]) + temporaryMarker
+        guard let dir = opendir(folder) else { return }
+        var strays: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name.hasPrefix(prefix) { strays.append(name) }
+        }
+        closedir(dir)
+        var store = stat()
+        let haveStore = lstat(path, &store) == 0
+        for name in strays {
+            let stray = folder + "/" + name
+            let rest = name.dropFirst(prefix.count)
+            let base = rest.split(separator: "-", maxSplits: 1).first.map(String.init) ?? ""
+            guard !base.isEmpty, base.allSatisfy({ $0.isHexDigit }) else { continue }
+            let temp = folder + "/" + prefix + base
+            if stray != temp {  // a sidecar: goes with its file, or alone when that is gone
+                var st = stat()
+                if lstat(temp, &st) != 0 { unlink(stray) }
+                continue
+            }
+            var st = stat()
+            guard lstat(temp, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid() else { continue }
+            if haveStore && st.st_dev == store.st_dev && st.st_ino == store.st_ino {
+                unlink(temp)
+                continue
+            }
+            let fd = open(temp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            guard fd >= 0 else { continue }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { removeStoreFiles(temp) }
+            close(fd)
+        }
     }
 
     /// Gives the store built at `temp` the name `path`, unless a file took that name meanwhile

@@ -44,21 +44,24 @@ final class Storage {
     /// it is ours, sets the connection up and runs pending migrations.
     static func open(path: String, busyTimeoutMs: Int32) throws -> Storage {
         let db = try Database(path: path, busyTimeoutMs: busyTimeoutMs)
-        try checkAndMigrate(db)
+        try checkAndMigrate(db, reopening: false)
         // A reopen (after -wal/-shm were replaced) checks the same.
-        db.openChecks = { try checkAndMigrate($0) }
+        db.openChecks = { try checkAndMigrate($0, reopening: true) }
         return Storage(db)
     }
 
     /// Validates the file as ours, sets the connection up, and runs pending migrations.
-    private static func checkAndMigrate(_ db: Database) throws {
+    /// `reopening`: the handle's store had our schema when it was opened, so a file with no
+    /// schema at all now (truncated under it) is not set up again: only a new open may judge
+    /// it (`checkPepperAtOpen`), and this handle is refused.
+    private static func checkAndMigrate(_ db: Database, reopening: Bool) throws {
         // Under the writers' lock: no other process's write and checkpoint, made through -wal
         // and -shm files deleted since (this connection will not see them), reaches the store
         // file while this one reads it into its page cache.
-        try db.exclusive { try checkAndMigrateLocked(db) }
+        try db.exclusive { try checkAndMigrateLocked(db, reopening: reopening) }
     }
 
-    private static func checkAndMigrateLocked(_ db: Database) throws {
+    private static func checkAndMigrateLocked(_ db: Database, reopening: Bool) throws {
         // Read-only checks first, in one snapshot: nothing is written to a file that is not ours.
         let version: Int = try db.read {
             let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
@@ -71,6 +74,9 @@ final class Storage {
             }
             if version > Schema.currentVersion {
                 throw PasscodeError.newerSchema(found: version, supported: Schema.currentVersion)
+            }
+            if reopening && version == 0 {
+                throw PasscodeError.tampered
             }
             if version < 0 {  // the header's user_version is four bytes of the file: input too
                 throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
