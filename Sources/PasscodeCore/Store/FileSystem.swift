@@ -44,87 +44,94 @@ enum FileSystem {
         return true
     }
 
-    /// A file a new store is built in: a random name beside the store's path, created empty with
-    /// mode 0600 (whatever the umask), and held with an exclusive `flock` on `fd` until the store
-    /// has its name, so that `removeStrayTemporaries` in another process leaves it alone.
+    /// Where a new store is built: a private folder (mode 0700) with a random name beside the
+    /// store's path, `STORE.new-HEX`, holding the file `store`; the folder is held with an
+    /// exclusive `flock` on `fd` until the store has its name, so that `removeStrayTemporaries`
+    /// in another process leaves it alone. (A folder, not the file: the file's own `flock` is
+    /// the writers' lock, shim.h.)
     struct Temporary {
-        let path: String
+        let folder: String
         let fd: Int32
-        /// Releases the lock and removes the temporary name (after the link: only the name goes).
+        var path: String { folder + "/store" }
+        /// Removes the temporary names (after the link the store keeps its own) and the lock.
         func discard() {
             FileSystem.removeStoreFiles(path)
-            close(fd)  // no SQLite connection of this process has the file open any more
+            rmdir(folder)
+            close(fd)
         }
     }
 
     static let temporaryMarker = ".new-"
 
-    /// Creates the file a new store is built in (`Temporary`). A crash leaves at most a stray
-    /// `STORE.new-HEX` (and its -wal/-shm), which the next open removes; never an empty store.
+    /// Creates the folder and empty file a new store is built in (`Temporary`). A crash leaves
+    /// at most a stray `STORE.new-HEX` folder, which the next open removes; never an empty store.
     static func createTemporaryStoreFile(beside path: String) throws -> Temporary {
+        func failure(_ what: String) -> PasscodeError {
+            if errno == ENOSPC { return PasscodeError.full("the disk is full") }
+            if errno == EROFS || errno == EACCES { return PasscodeError.readOnly("the store cannot be created (\(errnoText()))") }
+            return PasscodeError.io("the store cannot be created (\(what): \(errnoText()))")
+        }
         for _ in 0..<4 {
-            let temp = path + temporaryMarker + String(Sodium.randomUniform(UInt32.max), radix: 16)
-            let fd = open(temp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if fd < 0 {
+            let folder = path + temporaryMarker + String(Sodium.randomUniform(UInt32.max), radix: 16)
+            if mkdir(folder, 0o700) != 0 {
                 if errno == EEXIST { continue }
-                if errno == ENOSPC { throw PasscodeError.full("the disk is full") }
-                if errno == EROFS || errno == EACCES { throw PasscodeError.readOnly("the store cannot be created (\(errnoText()))") }
-                throw PasscodeError.io("the store cannot be created (\(errnoText()))")
+                throw failure("its temporary folder")
             }
-            fchmod(fd, 0o600)
-            // Another process's sweep may have taken the file between the open and the lock:
+            let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+            if fd < 0 && errno == ENOENT { continue }  // swept away before it was locked
+            guard fd >= 0 else { rmdir(folder); throw failure("its temporary folder") }
+            // Another process's sweep may have taken the folder between mkdir and the lock:
             // then the name no longer names it, and another name is drawn.
             var mine = stat(), named = stat()
-            if flock(fd, LOCK_EX) == 0, fstat(fd, &mine) == 0, lstat(temp, &named) == 0,
-               mine.st_dev == named.st_dev, mine.st_ino == named.st_ino {
-                return Temporary(path: temp, fd: fd)
+            guard flock(fd, LOCK_EX) == 0, fstat(fd, &mine) == 0, lstat(folder, &named) == 0,
+                  mine.st_dev == named.st_dev, mine.st_ino == named.st_ino else {
+                close(fd)
+                continue
             }
-            close(fd)
+            let temp = Temporary(folder: folder, fd: fd)
+            let file = open(temp.path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard file >= 0 else {
+                let error = failure("its temporary file")
+                temp.discard()
+                throw error
+            }
+            fchmod(file, 0o600)  // whatever the umask
+            close(file)  // a new file: no lock of SQLite's on it yet
+            return temp
         }
-        throw PasscodeError.io("the store cannot be created: its temporary file kept being removed")
+        throw PasscodeError.io("the store cannot be created: its temporary folder kept being removed")
     }
 
-    /// Removes what a creation that crashed left beside the store: `STORE.new-HEX` files no
-    /// process is building in (their `flock` is free) and their -wal, -shm and -journal. Such a
-    /// file is a sealed store with no passcode: left there, whoever may write the store file
-    /// could copy it in as a new store. A stray that is the store itself (the crash came after
-    /// the link) loses only its extra name; it is never opened (a descriptor of ours on a file
-    /// SQLite has open in this process would drop its locks when closed).
+    /// Removes what a creation that crashed left beside the store: `STORE.new-HEX` folders no
+    /// process is building in (their `flock` is free), with the store file inside and its -wal,
+    /// -shm and -journal. Such a file is a sealed store with no passcode: left there, whoever
+    /// may write the store file could copy it in as a new store. Only names go: when the crash
+    /// came after the link, the file inside is the store itself, which keeps its own name.
     static func removeStrayTemporaries(beside path: String) {
         let folder = parentDirectory(path)
-        let prefix = String(path[path.index(after: path.lastIndex(of: "/") ?? path.index(before: path.startIndex))...]) + temporaryMarker
+        let base = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        let prefix = base + temporaryMarker
         guard let dir = opendir(folder) else { return }
         var strays: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
             }
-            if name.hasPrefix(prefix) { strays.append(name) }
+            if name.hasPrefix(prefix), name.count > prefix.count, name.dropFirst(prefix.count).allSatisfy(\.isHexDigit) {
+                strays.append(folder + "/" + name)
+            }
         }
         closedir(dir)
-        var store = stat()
-        let haveStore = lstat(path, &store) == 0
-        for name in strays {
-            let stray = folder + "/" + name
-            let rest = name.dropFirst(prefix.count)
-            let base = rest.split(separator: "-", maxSplits: 1).first.map(String.init) ?? ""
-            guard !base.isEmpty, base.allSatisfy({ $0.isHexDigit }) else { continue }
-            let temp = folder + "/" + prefix + base
-            if stray != temp {  // a sidecar: goes with its file, or alone when that is gone
-                var st = stat()
-                if lstat(temp, &st) != 0 { unlink(stray) }
-                continue
-            }
+        for stray in strays {
             var st = stat()
-            guard lstat(temp, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid() else { continue }
-            if haveStore && st.st_dev == store.st_dev && st.st_ino == store.st_ino {
-                unlink(temp)
-                continue
-            }
-            let fd = open(temp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            guard lstat(stray, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == geteuid() else { continue }
+            let fd = open(stray, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
             guard fd >= 0 else { continue }
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 { removeStoreFiles(temp) }
-            close(fd)
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                removeStoreFiles(stray + "/store")
+                rmdir(stray)
+            }
+            close(fd)  // a folder's descriptor: no lock of SQLite's lives on it
         }
     }
 
