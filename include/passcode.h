@@ -970,7 +970,10 @@ passcode_status passcode_options_set_busy_timeout(passcode_options *options, int
 
 /**
  * Opens the store at path, creating it with mode 0600 when it does not exist. Several
- * processes may open the same store; each sees the others' changes.
+ * processes may open the same store; each sees the others' changes. A new store is built under
+ * a temporary name beside path (PATH.new-HEX) and then linked to path, so a crash
+ * never leaves an empty store; an empty file found at path was not made by the library, and
+ * with a pepper it opens as a store whose rows were deleted (PASSCODE_ERR_TAMPERED until a reset).
  * @param path A file path (NUL-terminated). Its folder must exist.
  * @param options An options object, or NULL for the defaults. Not kept: free it when you like.
  * @param out Receives the handle (NULL on failure); release it with passcode_close.
@@ -1301,7 +1304,10 @@ passcode_status passcode_set_custom_schedule(passcode_store *store, const uint32
  * @param event A passcode_app_event value.
  * @param out_locked Receives 1 when the app is locked after the event, else 0; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (unknown event), PASSCODE_ERR_INVALID_HANDLE,
- * PASSCODE_ERR_CLOCK_OUT_OF_RANGE, or a store error.
+ * PASSCODE_ERR_CLOCK_OUT_OF_RANGE, or a store error, such as PASSCODE_ERR_BUSY when another
+ * process holds the store's write lock past the busy timeout. On any error the event was not
+ * recorded: show the lock screen as if the answer were "locked" (a process of the same user
+ * that holds the lock can delay the record, never unlock the app).
  */
 passcode_status passcode_event_report(passcode_store *store, passcode_app_event event, int32_t *out_locked);
 

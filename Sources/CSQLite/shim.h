@@ -1,6 +1,16 @@
 #include <sqlite3.h>
 #include <stdint.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* rename(from, to) that fails with EEXIST instead of replacing `to`: renameat2 with
+ * RENAME_NOREPLACE (Linux 3.15), which glibc declares only under _GNU_SOURCE. Gives a new store
+ * its name on file systems without hard links (FileSystem.linkStoreFile). */
+static inline int csqlite_rename_noreplace(const char *from, const char *to) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u /* RENAME_NOREPLACE */);
+}
 
 /* SQLITE_TRANSIENT is a macro cast Swift cannot import. */
 static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
@@ -128,36 +138,57 @@ static int csqlite_refuse(sqlite3_file *file, const char *why) {
     return SQLITE_CANTOPEN;
 }
 
-/* The owner and mode a store's file must have, on an open descriptor. 0 when it is ours; else
- * a message in `why`. */
-static inline int csqlite_fd_is_ours(int fd, const char *name, char *why, size_t size) {
-    struct stat st, by_path;
-    if (fstat(fd, &st) != 0) { snprintf(why, size, "%s cannot be examined", name); return 1; }
-    if (!S_ISREG(st.st_mode)) { snprintf(why, size, "%s is not a regular file", name); return 1; }
-    if (st.st_uid != geteuid()) {
+/* The owner and mode a store's file must have, given its status `st` (from a descriptor, or
+ * from the path when no descriptor may be opened: see below). 0 when it is ours; else a
+ * message in `why`. */
+static inline int csqlite_stat_is_ours(const struct stat *st, const char *name, char *why, size_t size) {
+    struct stat by_path;
+    if (!S_ISREG(st->st_mode)) { snprintf(why, size, "%s is not a regular file", name); return 1; }
+    if (st->st_uid != geteuid()) {
         snprintf(why, size, "%s is owned by uid %lu, not by this user (uid %lu): not ours, refused (never replayed)", name,
-                 (unsigned long)st.st_uid, (unsigned long)geteuid());
+                 (unsigned long)st->st_uid, (unsigned long)geteuid());
         return 1;
     }
-    if (st.st_mode & 077) {
+    if (st->st_mode & 077) {
         snprintf(why, size, "%s may be read or written by group or others (mode 0%lo): not ours, refused (never replayed)", name,
-                 (unsigned long)(st.st_mode & 0777));
+                 (unsigned long)(st->st_mode & 0777));
         return 1;
     }
-    if (lstat(name, &by_path) != 0 || by_path.st_dev != st.st_dev || by_path.st_ino != st.st_ino) {
+    if (lstat(name, &by_path) != 0 || by_path.st_dev != st->st_dev || by_path.st_ino != st->st_ino) {
         snprintf(why, size, "%s was replaced while it was being opened", name);
         return 1;
     }
     return 0;
 }
 
+/* The same, on an open descriptor. */
+static inline int csqlite_fd_is_ours(int fd, const char *name, char *why, size_t size) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) { snprintf(why, size, "%s cannot be examined", name); return 1; }
+    return csqlite_stat_is_ours(&st, name, why, size);
+}
+
+/* Never open and close a descriptor of our own on the store file or its -shm: POSIX record
+ * locks belong to the process and the inode, so closing ANY descriptor of the file drops every
+ * lock SQLite holds on it in this process. On the -shm that is the "dead man switch" read lock
+ * that tells a later opener the wal-index is in use: without it the next process to open the
+ * store takes the wal-index for abandoned, truncates and rebuilds it under the connections
+ * using it, and commits are lost (two processes creating a store at once both set a first
+ * passcode). Those two are examined by path with lstat, compared by inode with what SQLite
+ * opened or mapped; the -journal and -wal, on which SQLite holds no lock, are opened. */
 static int csqlite_strict_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, int flags, int *out_flags) {
     sqlite3_vfs *real = (sqlite3_vfs *)vfs->pAppData;
     int checked = name != NULL && (flags & (SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_WAL));
     char why[400];
     struct stat before;
     int existed = 0;
-    if (checked) {
+    if (checked && (flags & SQLITE_OPEN_MAIN_DB)) {
+        /* The store file: by path (see above), and again on SQLite's descriptor below. */
+        if (lstat(name, &before) == 0) {
+            existed = 1;
+            if (csqlite_stat_is_ours(&before, name, why, sizeof why)) { snprintf(csqlite_refusal_text(), 512, "%s", why); return SQLITE_CANTOPEN; }
+        }
+    } else if (checked) {
         /* First on a descriptor of our own: running as root, SQLite chowns an existing journal
          * or WAL to the store's owner as it opens it, which would hide who planted it. */
         int fd = open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -237,8 +268,9 @@ static inline int csqlite_mapped_file(volatile void *region, unsigned long *dev_
 
 /* The -shm file this connection has mapped must be ours too. SQLite opens it outside the VFS's
  * xOpen, so it is checked after the fact, race-free by inode: the mapping of region 0 is found
- * in /proc/self/maps (device and inode of the file really mapped), the path is opened and must
- * be that inode, and its owner and mode are read on that descriptor. Returns 0 when ours or
+ * in /proc/self/maps (device and inode of the file really mapped), the path must name that
+ * inode, and its owner and mode are read from the path's status (no descriptor: see
+ * csqlite_stat_is_ours). Returns 0 when ours or
  * when no -shm is mapped (no WAL yet); else 1 with the reason in `why`. */
 static inline int csqlite_check_shm(sqlite3 *db, const char *shm_path, char *why, size_t size) {
     volatile void *region = csqlite_shm_region(db);
@@ -247,15 +279,13 @@ static inline int csqlite_check_shm(sqlite3 *db, const char *shm_path, char *why
     int found = csqlite_mapped_file(region, &dev_major, &dev_minor, &inode);
     if (found < 0) { snprintf(why, size, "%s cannot be checked: /proc/self/maps is not readable", shm_path); return 1; }
     if (!found) { snprintf(why, size, "%s: its mapping was not found", shm_path); return 1; }
-    int fd = open(shm_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) { snprintf(why, size, "%s cannot be opened to be checked", shm_path); return 1; }
-    struct stat st;
-    int bad = fstat(fd, &st) != 0 || st.st_ino != inode || dev_major != (unsigned long)major(st.st_dev)
-              || dev_minor != (unsigned long)minor(st.st_dev);
-    if (bad) snprintf(why, size, "%s is not the file this connection mapped (replaced or deleted)", shm_path);
-    else bad = csqlite_fd_is_ours(fd, shm_path, why, size);
-    close(fd);
-    return bad;
+    struct stat st;  /* by path, never a descriptor of ours (see csqlite_stat_is_ours) */
+    if (lstat(shm_path, &st) != 0) { snprintf(why, size, "%s cannot be examined", shm_path); return 1; }
+    if (st.st_ino != inode || dev_major != (unsigned long)major(st.st_dev) || dev_minor != (unsigned long)minor(st.st_dev)) {
+        snprintf(why, size, "%s is not the file this connection mapped (replaced or deleted)", shm_path);
+        return 1;
+    }
+    return csqlite_stat_is_ours(&st, shm_path, why, size);
 }
 
 /* ---- One writer at a time, on one log -----------------------------------------------------

@@ -16,7 +16,10 @@ import PasscodeCore
 ///   - event: A `passcode_app_event` value.
 ///   - out_locked: Receives 1 when the app is locked after the event, else 0; may be NULL.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (unknown event), `PASSCODE_ERR_INVALID_HANDLE`,
-///   `PASSCODE_ERR_CLOCK_OUT_OF_RANGE`, or a store error.
+///   `PASSCODE_ERR_CLOCK_OUT_OF_RANGE`, or a store error, such as `PASSCODE_ERR_BUSY` when another
+///   process holds the store's write lock past the busy timeout. On any error the event was not
+///   recorded: show the lock screen as if the answer were "locked" (a process of the same user
+///   that holds the lock can delay the record, never unlock the app).
 @c(passcode_event_report)
 public func passcode_event_report(_ store: OpaquePointer?, _ event: Int32, _ out_locked: UnsafeMutablePointer<Int32>?) -> Int32 {
     withStore(store) { s in

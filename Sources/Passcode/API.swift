@@ -183,7 +183,10 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
 // MARK: - Stores
 
 /// Opens the store at `path`, creating it with mode 0600 when it does not exist. Several
-/// processes may open the same store; each sees the others' changes.
+/// processes may open the same store; each sees the others' changes. A new store is built under
+/// a temporary name beside `path` (`PATH.new-HEX`) and then linked to `path`, so a crash
+/// never leaves an empty store; an empty file found at `path` was not made by the library, and
+/// with a pepper it opens as a store whose rows were deleted (`PASSCODE_ERR_TAMPERED` until a reset).
 /// - Parameters:
 ///   - path: A file path (NUL-terminated). Its folder must exist.
 ///   - options: An options object, or NULL for the defaults. Not kept: free it when you like.

@@ -95,24 +95,50 @@ public final class PasscodeStore: @unchecked Sendable {
 
     /// Opens the store at `path`, creating it (mode 0600) when the file does not exist.
     /// Nothing is created or changed when opening fails.
-    public init(path: String, options: StoreOptions = StoreOptions()) throws {
+    ///
+    /// A new store is built under a temporary name beside `path` (schema, and with a pepper its
+    /// seal) and only then linked to its name, so the path never names an empty file of ours: an
+    /// empty file, or an SQLite file with no table, found there was put there by someone else
+    /// (a truncated store), and with a pepper it is never taken for a new store
+    /// (`checkPepperAtOpen`).
+    public convenience init(path: String, options: StoreOptions = StoreOptions()) throws {
         guard Sodium.initialize() else { throw PasscodeError.internalError("libsodium could not be initialised") }
         guard !path.isEmpty else { throw PasscodeError.misuse("the store path is empty") }
         guard options.cost.isValid else { throw PasscodeError.misuse("the Argon2id cost is outside libsodium's limits") }
         if let p = options.pepper, p.count != 32 { throw PasscodeError.misuse("the pepper must be 32 bytes") }
-        self.path = path
-        self.options = options
-        integrityKey = options.pepper.map(Integrity.key(pepper:))
-        let created = try FileSystem.prepareStoreFile(path)
+        var created = false
+        let absent = try FileSystem.prepareStoreFile(path)
+        FileSystem.removeStrayTemporaries(beside: path)
+        if absent {
+            let temp = try FileSystem.createTemporaryStoreFile(beside: path)
+            defer { temp.discard() }  // after the link: only the temporary name goes
+            let building = try PasscodeStore(opening: temp.path, options: options, new: true)
+            // All of it in the file before it gets its name (a checkpoint that fails, on a full
+            // disk, must not leave a store whose rest is in a -wal that is then deleted).
+            guard try building.db.checkpointTruncate() else {
+                throw PasscodeError.io("the new store could not be written out in full")
+            }
+            building.db.close()
+            created = try FileSystem.linkStoreFile(temp.path, to: path)
+        }
         do {
-            db = try Storage.open(path: path, busyTimeoutMs: options.busyTimeoutMs)
-            try checkPepperAtOpen()
-            try checkTPMAtOpen()
-            try? finishPendingWipe()  // best effort: a reader elsewhere may still hold the log
+            try self.init(opening: path, options: options, new: false)
         } catch {
             if created { FileSystem.removeStoreFiles(path) }
             throw error
         }
+    }
+
+    /// Opens the store file at `path`; `new`: the temporary file a new store is built in.
+    private init(opening path: String, options: StoreOptions, new: Bool) throws {
+        self.path = path
+        self.options = options
+        integrityKey = options.pepper.map(Integrity.key(pepper:))
+        db = try Storage.open(path: path, busyTimeoutMs: options.busyTimeoutMs)
+        try checkPepperAtOpen(new: new)
+        if new { return }
+        try checkTPMAtOpen()
+        try? finishPendingWipe()  // best effort: a reader elsewhere may still hold the log
     }
 
     // MARK: - Small helpers used by every part of the store

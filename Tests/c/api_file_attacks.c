@@ -3,7 +3,10 @@
  * prints what the attacker got: guesses beyond the policy's 9 (then a reset) are a failure. */
 #include "api_support.h"
 
+#include <dirent.h>
 #include <pwd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sqlite3.h>
 #include <sys/time.h>
 
@@ -1276,6 +1279,300 @@ static void test_replayed_reset_rows_buy_nothing_while_the_app_runs(void) {
     unlink(snapshot);
 }
 
+/* From a second process: the store file truncated to 0 bytes (`: > s.db`), then, if `sql` is
+ * not NULL, an SQLite database with no table written in its place by running `sql` on it. Write
+ * access to the file alone, not to its folder. Returns 0 when done. */
+static int attacker_empties_file(const char *path, const char *sql) {
+    pid_t pid = fork();
+    if (pid == 0) _exit(truncate(path, 0) == 0 ? 0 : 1);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
+    return sql ? attacker_writes(path, sql) : 0;
+}
+
+/* With a pepper, a store truncated to 0 bytes, or with an empty database written over it in
+ * place, opened as a new store: no passcode, no lock, no "reset required" (the release before
+ * this test: open OK, is_set 0, the attacker's passcode_set OK). A new store is now built under
+ * a temporary name and linked to its path, so an empty file at the path was never ours: with
+ * a pepper it is tampered until a reset, like an emptied store. */
+static void test_truncated_store_is_not_new(void) {
+    static const char *const ways[] = {NULL, "CREATE TABLE t(x); DROP TABLE t;", "PRAGMA user_version = 0; VACUUM;"};
+    static const char *const names[] = {"truncated to 0 bytes", "an empty database written over it", "an empty database (VACUUM)"};
+    for (int w = 0; w < 3; w++) {
+        char path[512], wal[600], shm[600];
+        passcode_store *app = peppered_app(path, sizeof path, "truncated.db");
+        path_with(wal, sizeof wal, path, "-wal");
+        path_with(shm, sizeof shm, path, "-shm");
+        int32_t ended = 0;
+        int got = guess_until_refused(app, ATTACK_TRIES, &ended);
+        CHECK_STATUS(ended, PASSCODE_ERR_RESET_REQUIRED);
+        passcode_close(app);
+        CHECK(access(wal, F_OK) != 0);  /* the last close emptied the log into the file */
+        CHECK(attacker_empties_file(path, ways[w]) == 0);
+        struct stat st;
+        CHECK(stat(path, &st) == 0);
+        app = NULL;
+        int32_t reopen = open_peppered(path, &app);
+        int32_t v = -1, rr = -1;
+        int32_t a = app ? passcode_is_set(app, &v) : -1;
+        int32_t b = app ? passcode_is_reset_required(app, &rr) : -1;
+        int32_t set_rc = app ? passcode_set(app, PC3, LEN) : -1;
+        int more = app ? guess_until_refused(app, ATTACK_TRIES, &ended) : 0;
+        printf("  pepper, %d guesses then %s; file %s (%lld bytes), the app reopened: open %s; is_set %s, "
+               "reset_required %s, the attacker's passcode_set %s; %d more guesses checked\n",
+               got, "reset required", names[w], (long long)st.st_size, passcode_strerror(reopen), passcode_strerror(a),
+               passcode_strerror(b), passcode_strerror(set_rc), more);
+        CHECK_STATUS(reopen, PASSCODE_OK);
+        CHECK_STATUS(a, PASSCODE_ERR_TAMPERED);
+        CHECK_STATUS(b, PASSCODE_ERR_TAMPERED);
+        CHECK_STATUS(set_rc, PASSCODE_ERR_TAMPERED);
+        CHECK(more == 0);
+        if (app) passcode_close(app);
+        /* Without a pepper nothing can tell it from a new store (conceded, README). */
+        if (w == 0) {
+            char plain_path[512];
+            new_path(plain_path, sizeof plain_path, "truncated-plain.db");
+            passcode_store *p = open_fast(plain_path);
+            CHECK_STATUS(passcode_set(p, PC1, LEN), PASSCODE_OK);
+            passcode_close(p);
+            CHECK(attacker_empties_file(plain_path, NULL) == 0);
+            p = open_fast(plain_path);
+            v = -1;
+            CHECK_STATUS(passcode_is_set(p, &v), PASSCODE_OK);
+            printf("  no pepper, truncated to 0 bytes: opens as a new store, a passcode set: %d (not detected: no key)\n", (int)v);
+            CHECK(v == 0);
+            passcode_close(p);
+        }
+    }
+}
+
+/* A new store leaves nothing but its own file: the temporary name it was built under is gone,
+ * and four processes creating the same store at once all open the one store, where exactly one
+ * sets the first passcode. (Before the library stopped closing descriptors of its own on the
+ * -shm, a process that opened the store next could take the wal-index for abandoned and rebuild
+ * it under the others: about 1 round in 7 had two processes both set a first passcode, one
+ * commit lost.) 40 rounds. */
+static void test_new_store_is_made_whole(void) {
+    int rounds = 40, whole = 0, leftovers = 0, failed = 0;
+    for (int r = 0; r < rounds; r++) {
+        char dir[512], path[600];
+        new_path(dir, sizeof dir, "made-whole");
+        CHECK(mkdir(dir, 0700) == 0);
+        snprintf(path, sizeof path, "%s/s.db", dir);
+        pid_t kids[4];
+        for (int k = 0; k < 4; k++) {
+            kids[k] = fork();
+            if (kids[k] == 0) {
+                passcode_options *o = peppered_options();
+                passcode_store *s = NULL;
+                int32_t rc = passcode_open(path, o, &s);
+                passcode_options_free(o);
+                if (rc != PASSCODE_OK) _exit(10);
+                rc = passcode_set(s, PC1, LEN);
+                passcode_close(s);
+                _exit(rc == PASSCODE_OK ? 0 : rc == PASSCODE_ERR_ALREADY_SET ? 1 : 11);
+            }
+        }
+        int set = 0, already = 0, other = 0;
+        for (int k = 0; k < 4; k++) {
+            int status = 0;
+            waitpid(kids[k], &status, 0);
+            int code = WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+            if (code == 0) set++; else if (code == 1) already++; else other++;
+        }
+        int entries = 0;
+        DIR *d = opendir(dir);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            if (strstr(e->d_name, ".new-")) entries++;  /* -wal and -shm may stay: SQLite's */
+        }
+        if (d) closedir(d);
+        if (set == 1 && already == 3) whole++;
+        if (other) failed++;
+        if (entries != 0) leftovers++;
+    }
+    printf("  4 processes create one peppered store at once, %d rounds: exactly one first passcode in %d, "
+           "a failed open or set in %d, temporary files left beside the store in %d\n", rounds, whole, failed, leftovers);
+    CHECK(whole == rounds);
+    CHECK(failed == 0);
+    CHECK(leftovers == 0);
+}
+
+/* A first passcode that was only in -wal was lost with it: deleting -wal and -shm while the app
+ * ran took the lock off (the release before this test: is_set 0 in the attacker's process, and
+ * with a pepper the store then refused the pepper). passcode_set (and every setting change)
+ * now empties the log into the file before it returns. */
+static void test_first_passcode_survives_deleted_wal(void) {
+    char path[512], wal[600], shm[600];
+    new_path(path, sizeof path, "first-wal.db");
+    path_with(wal, sizeof wal, path, "-wal");
+    path_with(shm, sizeof shm, path, "-shm");
+    /* The other process is forked before the app opens the store (SQLite's state must not be
+     * inherited through fork) and waits for the go. */
+    int go[2], results[2];
+    if (pipe(go) != 0 || pipe(results) != 0) abort();
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(go[1]);
+        close(results[0]);
+        char c;
+        if (read(go[0], &c, 1) != 1) _exit(1);
+        passcode_store *g = NULL;
+        int32_t out[4] = {-1, -1, -1, -1};
+        out[0] = open_peppered(path, &g);
+        if (out[0] != PASSCODE_OK) fprintf(stderr, "  open: %s\n", passcode_errmsg(NULL));
+        int32_t v = -1;
+        int64_t seconds = -1;
+        if (g) {
+            out[1] = passcode_is_set(g, &v);
+            out[2] = v;
+            out[3] = passcode_setting_get(g, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &seconds) == PASSCODE_OK ? (int32_t)seconds : -1;
+            passcode_close(g);
+        }
+        if (write(results[1], out, sizeof out) < 0) _exit(1);
+        _exit(0);
+    }
+    close(go[0]);
+    close(results[1]);
+    passcode_store *app = NULL;
+    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(app, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_OK);
+    /* The app stays open (its connection keeps the log); the attacker deletes the log files. */
+    unlink(wal);
+    unlink(shm);
+    if (write(go[1], "g", 1) != 1) abort();
+    close(go[1]);
+    int32_t out[4] = {-1, -1, -1, -1};
+    if (read(results[0], out, sizeof out) != (ssize_t)sizeof out) CHECK(0);
+    close(results[0]);
+    waitpid(pid, NULL, 0);
+    passcode_close(app);
+    app = NULL;
+    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
+    int32_t ended = 0;
+    int got = app ? guess_until_refused(app, ATTACK_TRIES, &ended) : -1;
+    printf("  pepper, -wal/-shm deleted after the first passcode and a setting: another process opens %s, is_set %s = %d, "
+           "auto-lock %d s; then %d guesses checked, then %s\n", passcode_strerror(out[0]), passcode_strerror(out[1]),
+           (int)out[2], (int)out[3], got, passcode_strerror(ended));
+    CHECK_STATUS(out[0], PASSCODE_OK);
+    CHECK_STATUS(out[1], PASSCODE_OK);
+    CHECK(out[2] == 1);
+    CHECK(out[3] == 60);
+    CHECK(got == POLICY_GUESSES);
+    CHECK_STATUS(ended, PASSCODE_ERR_RESET_REQUIRED);
+    if (app) passcode_close(app);
+}
+
+/* What a crashed creation left beside the store: a sealed store with no passcode, built in the
+ * private folder `STORE.new-HEX`. Whoever may write the store file could copy it in as a new
+ * store that passes the pepper's check (the release before this test: open OK, is_set 0, the
+ * attacker's passcode_set OK). Every open removes such strays; one a process is building in
+ * (the folder's flock held) is left alone. */
+static void test_stray_temporary_is_removed(void) {
+    char dir[256], path[300], stray_dir[320], stray[340], busy[320], cmd[3000];
+    new_path(dir, sizeof dir, "stray");
+    CHECK(mkdir(dir, 0700) == 0);
+    snprintf(path, sizeof path, "%s/s.db", dir);
+    snprintf(stray_dir, sizeof stray_dir, "%s/s.db.new-5eed", dir);
+    snprintf(stray, sizeof stray, "%s/store", stray_dir);
+    snprintf(busy, sizeof busy, "%s/s.db.new-b0b", dir);
+    CHECK(mkdir(stray_dir, 0700) == 0);
+    CHECK(mkdir(busy, 0700) == 0);
+    /* A sealed empty store, as a creation killed before the link leaves it, and its -wal. */
+    passcode_store *s = NULL;
+    CHECK_STATUS(open_peppered(stray, &s), PASSCODE_OK);
+    if (s) passcode_close(s);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s/store' && : > '%s-wal' && chmod 600 '%s-wal'", stray, busy, stray, stray);
+    CHECK(system(cmd) == 0);
+    int hold[2], ready[2];
+    if (pipe(hold) != 0 || pipe(ready) != 0) abort();
+    pid_t builder = fork();
+    if (builder == 0) {  /* "building" in s.db.new-b0b: holds the folder's flock */
+        close(hold[1]);
+        close(ready[0]);
+        int fd = open(busy, O_RDONLY | O_DIRECTORY);
+        if (fd < 0 || flock(fd, LOCK_EX) != 0) _exit(1);
+        if (write(ready[1], "r", 1) != 1) _exit(1);
+        char c;
+        if (read(hold[0], &c, 1) < 0) _exit(1);
+        _exit(0);
+    }
+    close(hold[0]);
+    close(ready[1]);
+    char c;
+    if (read(ready[0], &c, 1) != 1) CHECK(0);
+    close(ready[0]);
+    passcode_store *app = NULL;
+    CHECK_STATUS(open_peppered(path, &app), PASSCODE_OK);
+    if (app) { CHECK_STATUS(passcode_set(app, PC1, LEN), PASSCODE_OK); passcode_close(app); }
+    int stray_left = access(stray, F_OK) == 0, dir_left = access(stray_dir, F_OK) == 0, busy_left = access(busy, F_OK) == 0;
+    int32_t is = -1;
+    if (stray_left) {  /* the attack the stray allowed: copied over the store, the app closed */
+        snprintf(cmd, sizeof cmd, "cat '%s' > '%s'", stray, path);
+        CHECK(system(cmd) == 0);
+        app = NULL;
+        if (open_peppered(path, &app) == PASSCODE_OK && app) { passcode_is_set(app, &is); passcode_close(app); }
+    }
+    close(hold[1]);
+    waitpid(builder, NULL, 0);
+    printf("  after an open: a stray sealed store %s (its folder %s), a folder being built in %s%s\n",
+           stray_left ? "LEFT" : "removed", dir_left ? "LEFT" : "removed", busy_left ? "kept" : "REMOVED",
+           stray_left && is == 0 ? "; the stray copied over the store: a new store, no passcode" : "");
+    CHECK(!stray_left);
+    CHECK(!dir_left);
+    CHECK(busy_left);
+}
+
+/* The store file truncated and its -wal/-shm deleted while the app runs (write access to the
+ * folder): the handle opened the store again and set the empty file up as a new store without
+ * the pepper's check value, so every later open with the pepper said WRONG_PEPPER and the
+ * reset could not be reached. Now the handle is refused (TAMPERED) and the next open, with the
+ * pepper, finds a store whose rows were deleted: TAMPERED until the reset, 0 guesses. */
+static void test_truncated_under_the_app_with_deleted_log(void) {
+    char path[512], wal[600], shm[600];
+    passcode_store *app = peppered_app(path, sizeof path, "truncated-open.db");
+    path_with(wal, sizeof wal, path, "-wal");
+    path_with(shm, sizeof shm, path, "-shm");
+    CHECK(attacker_empties_file(path, NULL) == 0);
+    unlink(wal);
+    unlink(shm);
+    int32_t ended = 0;
+    int got = guess_until_refused(app, ATTACK_TRIES, &ended);
+    passcode_close(app);
+    app = NULL;
+    int32_t reopen = open_peppered(path, &app);
+    int32_t v = -1;
+    int32_t a = app ? passcode_is_set(app, &v) : reopen;
+    int more = app ? guess_until_refused(app, ATTACK_TRIES, &ended) : 0;
+    int32_t forgot = app ? passcode_forgot(app) : reopen;
+    printf("  pepper, truncated and -wal/-shm deleted under the app: %d guesses checked by the app; reopened: open %s, "
+           "is_set %s, %d guesses; forgot passcode: %s\n", got, passcode_strerror(reopen), passcode_strerror(a), more,
+           passcode_strerror(forgot));
+    CHECK(got == 0);
+    CHECK_STATUS(reopen, PASSCODE_OK);
+    CHECK_STATUS(a, PASSCODE_ERR_TAMPERED);
+    CHECK(more == 0);
+    if (app) passcode_close(app);
+}
+
+/* A symbolic link at the store path (dangling or not) is refused as such, every time. */
+static void test_symlink_at_store_path_is_refused(void) {
+    char path[512], target[600];
+    new_path(path, sizeof path, "link.db");
+    snprintf(target, sizeof target, "%s-target", path);
+    CHECK(symlink(target, path) == 0);
+    passcode_store *s = NULL;
+    int32_t rc = open_peppered(path, &s);
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", passcode_errmsg(NULL));
+    printf("  a dangling symbolic link at the store path: %s (\"%s\")\n", passcode_strerror(rc), msg);
+    CHECK_STATUS(rc, PASSCODE_ERR_NOT_A_STORE);
+    CHECK(strstr(msg, "symbolic link") != NULL);
+    CHECK(access(target, F_OK) != 0);  /* nothing created through it */
+    unlink(path);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -1296,4 +1593,10 @@ void run_file_attack_tests(void) {
     RUN(test_reset_after_an_edit_keeps_no_unauthenticated_row);
     RUN(test_replayed_reset_rows_buy_nothing_while_the_app_runs);
     RUN(test_deleted_wal_with_two_handles_in_one_process);
+    RUN(test_truncated_store_is_not_new);
+    RUN(test_new_store_is_made_whole);
+    RUN(test_first_passcode_survives_deleted_wal);
+    RUN(test_stray_temporary_is_removed);
+    RUN(test_truncated_under_the_app_with_deleted_log);
+    RUN(test_symlink_at_store_path_is_refused);
 }

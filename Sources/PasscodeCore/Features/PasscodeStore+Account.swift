@@ -164,7 +164,8 @@ extension PasscodeStore {
         }
     }
 
-    /// After a passcode change, reset or removal: the old wrap must not outlive it in the log
+    /// After a passcode set, change, reset or removal, or a setting change: deleting the `-wal`
+    /// and `-shm` files must not take it back, and the old wrap must not outlive it in the log
     /// (a copy of the main file and its `-wal` would open the data key with the old passcode).
     /// The change is made either way; when another connection holds the log, the next open
     /// (or the next checkpoint) finishes the job, as after a wipe.

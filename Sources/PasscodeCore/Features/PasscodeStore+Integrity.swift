@@ -52,8 +52,10 @@ extension PasscodeStore {
     /// with a pepper keeps a check value, so a host with no pepper or another one is refused
     /// before it can write anything.
     ///
-    /// Only a store this very open made (the file had no table: `Storage.wasNew`) is set up as
-    /// new. A store that held our schema before and has no check value is either a store set
+    /// Only a store this very open made (`new`: built under a temporary name before it is given
+    /// its own, `PasscodeStore.init`) is set up as new. A file found at the store's path with
+    /// no table (truncated to nothing, or replaced by an empty database) was emptied: treated
+    /// as below. A store that held our schema before and has no check value is either a store set
     /// up without a pepper (it has rows of its own: refused, "open it without one"), or a
     /// peppered store whose rows were deleted: every table emptied, or the state table alone
     /// (pointed at an empty page: a passcode with no state row is nothing the library leaves).
@@ -61,7 +63,7 @@ extension PasscodeStore {
     /// until the reset by email, "forgot passcode" or deleting the account seals it; it never
     /// passes for a new store with no passcode, no lock and no "reset required". A store set up
     /// without a pepper and never used cannot be told from an emptied one, and is treated so.
-    func checkPepperAtOpen() throws {
+    func checkPepperAtOpen(new: Bool) throws {
         try lock.withLock {
             let stored = try db.stateValue(.pepperCheck)
             guard integrityKey != nil else {
@@ -75,14 +77,12 @@ extension PasscodeStore {
                 guard Sodium.constantTimeEqual(stored.blob ?? [], check) else {
                     throw PasscodeError.wrongPepper("the pepper is not the one this store was set up with")
                 }
-                // This open made the file while another claimed it before the seal: seal it now.
-                if db.wasNew, try !db.hasState(.integrityMac) { try db.write { try sealLocked() } }
                 return
             }
             try db.write {
                 if try db.hasState(.pepperCheck) { return }  // another process set it up meanwhile
                 let empty = try securityStateLocked().isEmpty
-                if empty && db.wasNew {
+                if empty && new {
                     try sealLocked()  // adds the check value
                     return
                 }

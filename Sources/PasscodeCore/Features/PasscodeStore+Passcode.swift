@@ -91,6 +91,7 @@ extension PasscodeStore {
         retirePin(new.oldPin, device: new.binding?.device)
         recordProof(now)
         holdKey(key, session: new.session, sessionWanted: sessionWanted)
+        flushLogAfterChange()  // the first passcode must not live in -wal alone (deleting it would take the lock off)
         return key
     }
 

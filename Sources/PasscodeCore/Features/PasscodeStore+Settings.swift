@@ -298,6 +298,7 @@ extension PasscodeStore {
             // launch, takes the entry out (whichever process put it there).
             if try !sessionKeyringAllowedLocked() { revokeSessionKeyLocked() } else { syncSessionKeyringLocked() }
         }
+        flushLogAfterChange()  // deleting -wal and -shm must not take the change back
     }
 
     /// Asks the host's lifecycle callback, with no lock held, before `event` is committed.
@@ -343,6 +344,7 @@ extension PasscodeStore {
             try putSetting(.lockoutSchedule, custom)
             try logLocked(.settingChanged, "\(CustomScheduleRow.key) -> \(table)", now: now)
         }
+        flushLogAfterChange()
     }
 
     func scheduleLocked() throws -> LockoutSchedule {

@@ -3,16 +3,21 @@ import Glibc
 
 /// File-system checks before SQLite sees the path, so each problem gets its own status.
 enum FileSystem {
-    /// Returns true when it created the (empty, mode 0600) file.
+    /// Checks the path before SQLite sees it. Returns true when no file is there yet: the caller
+    /// builds the store under a temporary name and links it in (`createTemporaryStoreFile`,
+    /// `linkStoreFile`), so that the store's path never names an empty file of ours.
     static func prepareStoreFile(_ path: String) throws -> Bool {
         var st = stat()
+        if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK {
+            throw PasscodeError.notAStore("\(path) is a symbolic link; a store is opened only by its own path, never through a link")
+        }
         if stat(path, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFDIR { throw PasscodeError.isDirectory("the store path is a directory") }
             if (st.st_mode & S_IFMT) != S_IFREG { throw PasscodeError.notAStore("the store path is not a regular file") }
             try checkFolder(parentDirectory(path))
             // A file of another program (/etc/passwd, a photo) is named as such before its owner
             // or mode is judged: no advice to chmod a file that libpasscode did not make.
-            if !looksLikeStore(path) {
+            if !OpenStoreFiles.contains(path: path) && !looksLikeStore(path) {
                 throw PasscodeError.notAStore("\(path) is not a libpasscode store (not an SQLite database); refusing it")
             }
             try checkOwnership(path, what: "the store file")
@@ -36,21 +41,119 @@ enum FileSystem {
             throw PasscodeError.readOnly("the folder for the store cannot be written (\(errnoText()))")
         }
         try checkFolder(parent)
-        let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd < 0 {
-            if errno == EEXIST { return false }  // another process created it just now
-            if errno == ENOSPC { throw PasscodeError.full("the disk is full") }
-            if errno == EROFS || errno == EACCES { throw PasscodeError.readOnly("the store cannot be created (\(errnoText()))") }
-            throw PasscodeError.io("the store cannot be created (\(errnoText()))")
-        }
-        fchmod(fd, 0o600)  // whatever the umask
-        close(fd)
         return true
+    }
+
+    /// Where a new store is built: a private folder (mode 0700) with a random name beside the
+    /// store's path, `STORE.new-HEX`, holding the file `store`; the folder is held with an
+    /// exclusive `flock` on `fd` until the store has its name, so that `removeStrayTemporaries`
+    /// in another process leaves it alone. (A folder, not the file: the file's own `flock` is
+    /// the writers' lock, shim.h.)
+    struct Temporary {
+        let folder: String
+        let fd: Int32
+        var path: String { folder + "/store" }
+        /// Removes the temporary names (after the link the store keeps its own) and the lock.
+        func discard() {
+            FileSystem.removeStoreFiles(path)
+            rmdir(folder)
+            close(fd)
+        }
+    }
+
+    static let temporaryMarker = ".new-"
+
+    /// Creates the folder and empty file a new store is built in (`Temporary`). A crash leaves
+    /// at most a stray `STORE.new-HEX` folder, which the next open removes; never an empty store.
+    static func createTemporaryStoreFile(beside path: String) throws -> Temporary {
+        func failure(_ what: String) -> PasscodeError {
+            if errno == ENOSPC { return PasscodeError.full("the disk is full") }
+            if errno == EROFS || errno == EACCES { return PasscodeError.readOnly("the store cannot be created (\(errnoText()))") }
+            return PasscodeError.io("the store cannot be created (\(what): \(errnoText()))")
+        }
+        for _ in 0..<4 {
+            let folder = path + temporaryMarker + String(Sodium.randomUniform(UInt32.max), radix: 16)
+            if mkdir(folder, 0o700) != 0 {
+                if errno == EEXIST { continue }
+                throw failure("its temporary folder")
+            }
+            let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+            if fd < 0 && errno == ENOENT { continue }  // swept away before it was locked
+            guard fd >= 0 else { rmdir(folder); throw failure("its temporary folder") }
+            // Another process's sweep may have taken the folder between mkdir and the lock:
+            // then the name no longer names it, and another name is drawn.
+            var mine = stat(), named = stat()
+            guard flock(fd, LOCK_EX) == 0, fstat(fd, &mine) == 0, lstat(folder, &named) == 0,
+                  mine.st_dev == named.st_dev, mine.st_ino == named.st_ino else {
+                close(fd)
+                continue
+            }
+            let temp = Temporary(folder: folder, fd: fd)
+            let file = open(temp.path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard file >= 0 else {
+                let error = failure("its temporary file")
+                temp.discard()
+                throw error
+            }
+            fchmod(file, 0o600)  // whatever the umask
+            close(file)  // a new file: no lock of SQLite's on it yet
+            return temp
+        }
+        throw PasscodeError.io("the store cannot be created: its temporary folder kept being removed")
+    }
+
+    /// Removes what a creation that crashed left beside the store: `STORE.new-HEX` folders no
+    /// process is building in (their `flock` is free), with the store file inside and its -wal,
+    /// -shm and -journal. Such a file is a sealed store with no passcode: left there, whoever
+    /// may write the store file could copy it in as a new store. Only names go: when the crash
+    /// came after the link, the file inside is the store itself, which keeps its own name.
+    static func removeStrayTemporaries(beside path: String) {
+        let folder = parentDirectory(path)
+        let base = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        let prefix = base + temporaryMarker
+        guard let dir = opendir(folder) else { return }
+        var strays: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name.hasPrefix(prefix), name.count > prefix.count, name.dropFirst(prefix.count).allSatisfy(\.isHexDigit) {
+                strays.append(folder + "/" + name)
+            }
+        }
+        closedir(dir)
+        for stray in strays {
+            var st = stat()
+            guard lstat(stray, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == geteuid() else { continue }
+            let fd = open(stray, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else { continue }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                removeStoreFiles(stray + "/store")
+                rmdir(stray)
+            }
+            close(fd)  // a folder's descriptor: no lock of SQLite's lives on it
+        }
+    }
+
+    /// Gives the store built at `temp` the name `path`, unless a file took that name meanwhile
+    /// (another process created the store first: false, and that store is opened). A hard link
+    /// where the file system has them, else a rename that replaces nothing.
+    static func linkStoreFile(_ temp: String, to path: String) throws -> Bool {
+        if link(temp, path) == 0 { return true }
+        var failure = errno
+        if failure == EPERM || failure == EOPNOTSUPP || failure == ENOTSUP || failure == ENOSYS {
+            if Database.renameNoReplace(temp, path) == 0 { return true }
+            failure = errno
+        }
+        if failure == EEXIST { return false }
+        if failure == ENOSPC { throw PasscodeError.full("the disk is full") }
+        throw PasscodeError.io("the new store could not be given its name (\(String(cString: strerror(failure))))")
     }
 
     /// Whether the file may be a libpasscode store: empty (created, not yet written), or an
     /// SQLite database whose application_id is libpasscode's or not yet set. An unreadable file
-    /// counts as one: its owner and mode are judged next.
+    /// counts as one: its owner and mode are judged next. Reads through a descriptor of its
+    /// own, so never for a file this process has open as a store (`OpenStoreFiles`).
     static func looksLikeStore(_ path: String) -> Bool {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 { return true }

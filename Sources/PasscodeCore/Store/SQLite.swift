@@ -44,6 +44,8 @@ final class Database {
     private var reopenings: UInt64 = 0
     /// After the connection was opened again: the checks of a new open (Storage.checkAndMigrate).
     var openChecks: ((Database) throws -> Void)?
+    /// The store file this connection has open, in `OpenStoreFiles` while it is open.
+    private var openFile: OpenStoreFiles.ID?
 
     /// Opens an existing file read-write (the caller creates it, with mode 0600).
     init(path: String, busyTimeoutMs: Int32) throws {
@@ -77,6 +79,7 @@ final class Database {
             throw err
         }
         sqlite3_busy_timeout(db, busyTimeoutMs)
+        openFile = OpenStoreFiles.add(fd: csqlite_main_fd(db))
     }
 
     /// A private in-memory database (to learn the schema's expected shape).
@@ -100,6 +103,8 @@ final class Database {
         statements.removeAll()
         if db != nil { sqlite3_close_v2(db) }
         db = nil
+        if let id = openFile { OpenStoreFiles.remove(id) }
+        openFile = nil
     }
 
     /// Runs SQL with no parameters and no rows wanted (may hold several statements).
@@ -404,5 +409,46 @@ final class Database {
         case SQLITE_IOERR: return .io("the store could not be read or written: \(detail)")
         default: return .internalError(text)
         }
+    }
+}
+
+extension Database {
+    /// rename(from, to) that fails with EEXIST instead of replacing `to` (renameat2 with
+    /// RENAME_NOREPLACE, through the shim: glibc declares it only under _GNU_SOURCE). Here
+    /// because this file is the one that imports the shim (FileSystem.linkStoreFile uses it).
+    static func renameNoReplace(_ from: String, _ to: String) -> Int32 { csqlite_rename_noreplace(from, to) }
+}
+
+/// The store files this process has open through SQLite, by device and inode. Opening and
+/// closing a descriptor of our own on such a file would drop every POSIX lock SQLite holds on
+/// it in this process (shim.h, csqlite_stat_is_ours), so the check that a path is a
+/// libpasscode store before SQLite sees it (`FileSystem.looksLikeStore`, which reads the
+/// file's header) is skipped for a file this process already opened as one.
+enum OpenStoreFiles {
+    struct ID: Hashable { let device: UInt64, inode: UInt64 }
+    private static let lock = Mutex()
+    nonisolated(unsafe) private static var counts: [ID: Int] = [:]
+
+    /// Records the file open on `fd` (SQLite's descriptor); nil when it cannot be examined.
+    static func add(fd: Int32) -> ID? {
+        var st = stat()
+        guard fd >= 0, fstat(fd, &st) == 0 else { return nil }
+        let id = ID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+        lock.withLock { counts[id, default: 0] += 1 }
+        return id
+    }
+
+    static func remove(_ id: ID) {
+        lock.withLock {
+            if let n = counts[id], n > 1 { counts[id] = n - 1 } else { counts[id] = nil }
+        }
+    }
+
+    /// Whether the file `path` names is open as a store in this process now.
+    static func contains(path: String) -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return false }
+        let id = ID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+        return lock.withLock { counts[id] != nil }
     }
 }

@@ -33,38 +33,37 @@ final class Storage {
     /// The connection. Only the storage layer (this folder) and tests use it directly.
     let database: Database
 
-    /// Whether the file had no table when this connection opened it (a new or empty file, whose
-    /// schema this open made): the only store a peppered open may set up as new
-    /// (`checkPepperAtOpen`). A store that ever held our schema is never new again.
-    let wasNew: Bool
-
-    private init(_ database: Database, wasNew: Bool) {
+    private init(_ database: Database) {
         self.database = database
-        self.wasNew = wasNew
     }
+
+    /// Closes the connection now (the store built under a temporary name, before its link).
+    func close() { database.close() }
 
     /// Opens the store file at `path` (which exists: `FileSystem.prepareStoreFile`), checks that
     /// it is ours, sets the connection up and runs pending migrations.
     static func open(path: String, busyTimeoutMs: Int32) throws -> Storage {
         let db = try Database(path: path, busyTimeoutMs: busyTimeoutMs)
-        let wasNew = try checkAndMigrate(db)
-        // A reopen (after -wal/-shm were replaced) checks the same; the file is not new then.
-        db.openChecks = { _ = try checkAndMigrate($0) }
-        return Storage(db, wasNew: wasNew)
+        try checkAndMigrate(db, reopening: false)
+        // A reopen (after -wal/-shm were replaced) checks the same.
+        db.openChecks = { try checkAndMigrate($0, reopening: true) }
+        return Storage(db)
     }
 
     /// Validates the file as ours, sets the connection up, and runs pending migrations.
-    /// Returns whether the file had no table at all (new).
-    private static func checkAndMigrate(_ db: Database) throws -> Bool {
+    /// `reopening`: the handle's store had our schema when it was opened, so a file with no
+    /// schema at all now (truncated under it) is not set up again: only a new open may judge
+    /// it (`checkPepperAtOpen`), and this handle is refused.
+    private static func checkAndMigrate(_ db: Database, reopening: Bool) throws {
         // Under the writers' lock: no other process's write and checkpoint, made through -wal
         // and -shm files deleted since (this connection will not see them), reaches the store
         // file while this one reads it into its page cache.
-        try db.exclusive { try checkAndMigrateLocked(db) }
+        try db.exclusive { try checkAndMigrateLocked(db, reopening: reopening) }
     }
 
-    private static func checkAndMigrateLocked(_ db: Database) throws -> Bool {
+    private static func checkAndMigrateLocked(_ db: Database, reopening: Bool) throws {
         // Read-only checks first, in one snapshot: nothing is written to a file that is not ours.
-        let (version, wasNew): (Int, Bool) = try db.read {
+        let version: Int = try db.read {
             let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
             let version = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
             let tables = try db.scalar("SELECT count(*) FROM sqlite_master")?.int ?? 0
@@ -76,6 +75,9 @@ final class Storage {
             if version > Schema.currentVersion {
                 throw PasscodeError.newerSchema(found: version, supported: Schema.currentVersion)
             }
+            if reopening && version == 0 {
+                throw PasscodeError.tampered
+            }
             if version < 0 {  // the header's user_version is four bytes of the file: input too
                 throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
             }
@@ -83,7 +85,7 @@ final class Storage {
             // (journal_mode=WAL below writes the header). Every later transaction checks again
             // when another connection changed the schema (SQLite.swift, recheckSchema).
             try Schema.check(db, version: version)
-            return (version, tables == 0)
+            return version
         }
         try db.checkSharedMemory()  // when the file was in WAL mode already: the -shm just read
         try db.exec("PRAGMA journal_mode=WAL")
@@ -105,7 +107,6 @@ final class Storage {
         db.schemaCheck = { try Schema.check($0, version: Schema.currentVersion) }
         try db.checkSchemaNow()
         try db.checkSharedMemory()
-        return wasNew
     }
 
     // MARK: - Transactions and the file
