@@ -7,6 +7,7 @@
 //   CPasscodeTypes     the C API's structs (copied into include/passcode.h by gen_header.py)
 //   CKeyring           inline wrappers of the kernel keyring's system calls (no library)
 //   CTss2              tpm2-tss's types (libtss2-dev); the libraries are loaded with dlopen
+//   CSdBus             sd-bus's types (libsystemd-dev); the service client loads libsystemd with dlopen
 //   PasscodeCore       the logic: policy, lockout, lock state, store (Swift only)
 //   Passcode           the C ABI: thin @c functions, built into libpasscode.so
 //   CPasscodeBus, passcoded   the system service over the same core (links libsystemd)
@@ -32,6 +33,7 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CKeyring"),
         .systemLibrary(name: "CTss2", providers: [.apt(["libtss2-dev"])]),
+        .systemLibrary(name: "CSdBus", providers: [.apt(["libsystemd-dev"])]),
         .target(
             name: "PasscodeCore",
             dependencies: ["CSodium", "CSQLite", "CKeyring", "CTss2"],
@@ -44,7 +46,7 @@ let package = Package(
         .systemLibrary(name: "CPasscodeTypes"),
         .target(
             name: "Passcode",
-            dependencies: ["PasscodeCore", "CPasscodeVersion", "CPasscodeTypes"],
+            dependencies: ["PasscodeCore", "CPasscodeVersion", "CPasscodeTypes", "CSdBus"],
             swiftSettings: [
                 // The compiler's C header for the @c declarations; scripts/gen_header.py
                 // turns it into include/passcode.h.

@@ -80,7 +80,7 @@ final class Service {
 
     /// One reply value, appended in order.
     enum Value: Sendable {
-        case bool(Bool), uint32(UInt32), int64(Int64)
+        case bool(Bool), int32(Int32), uint32(UInt32), int64(Int64)
     }
 
     /// A call's arguments, read; `work` runs later on a worker, for the stores of `uid`.
@@ -134,6 +134,29 @@ final class Service {
             return Prepared(uid: caller) {
                 try stores.withStore(uid: caller, appID: app) { try $0.removePasscode(current: current) }
                 return []
+            }
+        case "DisablePasscode":
+            let app = try readString(m, "app_id")
+            let current = try readSecret(m, "current")
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { _ = try $0.disable(current: current) }
+                return []
+            }
+        case "EnablePasscode":
+            let app = try readString(m, "app_id")
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { try $0.enable() }
+                return []
+            }
+        case "GetLockScreen":
+            let app = try readString(m, "app_id")
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { s in
+                    let v = try s.lockScreen()
+                    return [.bool(v.status.locked), .int32(v.status.reason.rawValue), .int64(v.lockoutSeconds),
+                            .uint32(UInt32(clamping: v.failedAttempts)), .bool(v.resetRequired), .int32(v.refusal.rawValue),
+                            .bool(v.lead), .int32(v.kind.rawValue), .bool(v.passcodeSet), .bool(v.lockEnabled)]
+                }
             }
         case "GetSetting":
             let app = try readString(m, "app_id")
@@ -217,6 +240,8 @@ final class Service {
             case .bool(let b):
                 var v: Int32 = b ? 1 : 0
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "b")), &v)
+            case .int32(var v):
+                r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "i")), &v)
             case .uint32(var v):
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &v)
             case .int64(var v):
