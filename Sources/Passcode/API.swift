@@ -271,8 +271,8 @@ public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointe
         let backend: any StoreBackend
         if let service {
             if let first = service.hostChoices.first {
-                throw PasscodeError.refusedInServiceMode(
-                    "\(first) is refused in service mode: the service chooses it alone (options chosen: \(service.hostChoices.joined(separator: ", ")))")
+                let all = service.hostChoices.count > 1 ? " (options chosen: \(service.hostChoices.joined(separator: ", ")))" : ""
+                throw PasscodeError.refusedInServiceMode("\(first) is refused in service mode: the service chooses it alone\(all)")
             }
             backend = try ServiceClient(appID: service.appID)
         } else {

@@ -2,7 +2,8 @@
 """passcoded end to end, as root: a private system-like bus, the daemon on it (dropping to a
 service user of the test's own), two test users calling it, and the promise measured.
 Usage: test_service.py PASSCODED_BINARY REPO_DIR. Every user, folder and process it makes has
-"passcoded-test" in its name and is removed at the end."""
+"passcoded-test" (or $SERVICE_TEST_USERS, for the users) in its name and is removed at the end.
+REPO_DIR/build/service_client (the C API in service mode) runs as a test user against it."""
 import json
 import os
 import pwd
@@ -16,7 +17,9 @@ import time
 
 PASSCODED, REPO = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
-SERVICE_USER, ALICE, MALLORY = "passcoded-test-svc", "passcoded-test-a", "passcoded-test-b"
+USERS = os.environ.get("SERVICE_TEST_USERS", "passcoded-test")
+SERVICE_USER, ALICE, MALLORY = f"{USERS}-svc", f"{USERS}-a", f"{USERS}-b"
+C_CLIENT = os.path.join(REPO, "build", "service_client")
 APP = "org.example.Notes"
 GOOD = "902714"
 failures = []
@@ -156,6 +159,30 @@ def daemon_alive():
     return procs["daemon"].poll() is None
 
 
+def run_c_client(user, mode, app):
+    """service_client (the C API in service mode) as `user`; on "LOCKED n" the service's clock
+    moves n + 1 seconds (root's file) and the client goes on. Returns its "ok"/"FAIL" counts."""
+    pw = pwd.getpwnam(user)
+    env = {"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"}
+    cmd = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--",
+           C_CLIENT, mode, app, store_root, GOOD]
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd="/")
+    procs[f"c-client-{mode}"] = p
+    oks = fails = 0
+    for line in p.stdout:
+        if line.startswith("LOCKED "):
+            offset = int(open(clock_file).read()) + int(line.split()[1]) + 1
+            write_root_file(clock_file, f"{offset}\n")
+            p.stdin.write("go\n")
+            p.stdin.flush()
+            continue
+        print("     C " + line.rstrip(), flush=True)
+        oks += line.startswith("ok ")
+        fails += line.startswith("FAIL")
+    rc = p.wait()
+    return oks, fails, rc
+
+
 try:
     svc = add_user(SERVICE_USER, system=True)
     alice, mallory = add_user(ALICE), add_user(MALLORY)
@@ -283,6 +310,12 @@ try:
     check(first_lockout == (5, 60), "the default schedule: locked out for 60 s after 5 failures")
     check(checked == 10 and counted[2] == 10 and counted[4], "at most 10 guesses are checked under the defaults (Apple's table)")
     check(error_of(a.call("Verify", "(ss)", APP, GOOD)) == "ResetRequired", "then even the right passcode is refused")
+
+    # The C API in service mode (passcode_options_set_service), as a process of the user.
+    oks, fails, rc = run_c_client(ALICE, "basics", "org.example.CApi")
+    check(fails == 0 and rc == 0 and oks >= 60, f"the C API in service mode: {oks} checks passed, {fails} failed (exit {rc})")
+    oks, fails, rc = run_c_client(ALICE, "attack", "org.example.CApi")
+    check(fails == 0 and rc == 0 and oks >= 5, f"a process of the user with the library, against its store: {oks} checks passed, {fails} failed")
 
     # Malformed calls: error replies, and the daemon stays up (the random ones from the uid whose
     # 32 stores are made: a valid random app id makes no store of the user whose tests follow).
