@@ -317,6 +317,15 @@ try:
     oks, fails, rc = run_c_client(ALICE, "attack", "org.example.CApi")
     check(fails == 0 and rc == 0 and oks >= 5, f"a process of the user with the library, against its store: {oks} checks passed, {fails} failed")
 
+    pw = pwd.getpwnam(ALICE)
+    r = subprocess.run(["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--", "/usr/bin/python3",
+                        os.path.join(HERE, "service_python.py"), "org.example.PyApi", GOOD], capture_output=True, text=True, cwd="/",
+                       env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.join(REPO, "python"),
+                            "PASSCODE_LIBRARY": os.path.join(REPO, "build", "libpasscode.so.0")}, timeout=300)
+    print("".join("     Python " + x + "\n" for x in r.stdout.splitlines()) + r.stderr[-2000:], end="", flush=True)
+    check(r.returncode == 0 and "FAIL" not in r.stdout and r.stdout.count("ok ") >= 20,
+          f"the Python binding in service mode: {r.stdout.count('ok ')} checks passed, exit {r.returncode}")
+
     # Malformed calls: error replies, and the daemon stays up (the random ones from the uid whose
     # 32 stores are made: a valid random app id makes no store of the user whose tests follow).
     check(error_of(a.call("Verify", "(i)", 5)) == "InvalidArgs", "a wrong signature: InvalidArgs")
