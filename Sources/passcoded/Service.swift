@@ -27,6 +27,9 @@ final class Service {
     /// read here, on the bus thread; the work runs on a worker (`Scheduler`), and its answer is
     /// sent from the bus thread by `finish`.
     func handle(_ m: OpaquePointer, member: String, error out: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        // Every call may carry a passcode: sd-bus wipes a sensitive message's memory when it is
+        // freed (and marks its reply so too). The copies read from it are wiped buffers.
+        sd_bus_message_sensitive(m)
         do {
             let caller = try callerUID(m)
             let job = try prepare(member, m, caller: caller)
@@ -151,7 +154,7 @@ final class Service {
         case "GetLockScreen":
             let app = try readString(m, "app_id")
             return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { s in
+                try stores.withStoreForQuery(uid: caller, appID: app) { s in
                     let v = try s.lockScreen()
                     return [.bool(v.status.locked), .int32(v.status.reason.rawValue), .int64(v.lockoutSeconds),
                             .uint32(UInt32(clamping: v.failedAttempts)), .bool(v.resetRequired), .int32(v.refusal.rawValue),
@@ -161,7 +164,7 @@ final class Service {
         case "GetSetting":
             let app = try readString(m, "app_id")
             let setting = try readSetting(m)
-            return Prepared(uid: caller) { try stores.withStore(uid: caller, appID: app) { [.int64(try $0.get(setting))] } }
+            return Prepared(uid: caller) { try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.get(setting))] } }
         case "SetSetting":
             let app = try readString(m, "app_id")
             let setting = try readSetting(m)
@@ -183,7 +186,7 @@ final class Service {
     }
 
     private static func state(_ stores: StoreRoot, uid: uid_t, app: String) throws -> [Value] {
-        try stores.withStore(uid: uid, appID: app) { s in
+        try stores.withStoreForQuery(uid: uid, appID: app) { s in
             [.bool(try s.isPasscodeSet()), .bool(try s.isLockEnabled()),
              .uint32(UInt32(clamping: try s.failedAttempts())), .int64(try s.lockoutRemainingSeconds()),
              .bool(try s.isResetRequired())]

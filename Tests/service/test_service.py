@@ -233,6 +233,8 @@ try:
     # Another uid: its own stores only; naming the first uid is root's right.
     r = m.call("GetState", "(s)", APP)
     check(r == {"ok": [False, False, 0, 0, False]}, f"another uid with the same app id gets a store of its own: {r}")
+    check(m.call("SetPasscode", "(ss)", APP, "730185") == {"ok": []} and a.call("GetState", "(s)", APP)["ok"][2] == 1,
+          "the other uid sets a passcode of its own; the first uid's store is untouched")
     r = m.call("GetStateForUser", "(us)", alice.pw_uid, APP)
     check(error_of(r) == "AccessDenied", f"another uid naming the first uid is refused: {r}")
     r = root.call("GetStateForUser", "(us)", alice.pw_uid, APP)
@@ -269,8 +271,18 @@ try:
           f"a uid folder that is a symlink is refused, nothing made behind it: {r.get('message', '')[:90]}")
     shutil.rmtree(decoy)
 
+    # A query about an app id without a store creates nothing (neither the file nor the folder).
+    for who, uid in ((m, mallory.pw_uid), (root, 4242)):
+        r = who.call("GetState", "(s)", "org.example.Never") if who is m else who.call("GetStateForUser", "(us)", uid, "org.example.Never")
+        r2 = m.call("GetSetting", "(ss)", "org.example.Never", "auto_lock_seconds") if who is m else {"ok": [900]}
+        r3 = m.call("GetLockScreen", "(s)", "org.example.Never") if who is m else {"ok": []}
+        made = os.path.exists(os.path.join(store_root, str(uid), "org.example.Never.db"))
+        check(r == {"ok": [False, False, 0, 0, False]} and "ok" in r2 and "ok" in r3 and not made,
+              f"queries about a new app id (uid {uid}) answer as a new store and create no file: {r} {r2} {made}")
+    check(not os.path.exists(os.path.join(store_root, "4242")), "nor a folder for a uid that has no store")
+
     # A caller inventing app ids cannot fill the service's disk: 32 stores a uid at most.
-    answers = [error_of(m.call("GetState", "(s)", f"org.example.Filler{i}")) for i in range(40)]
+    answers = [error_of(m.call("SetPasscode", "(ss)", f"org.example.Filler{i}", GOOD)) for i in range(40)]
     made = len(os.listdir(mfolder))
     print(f"     40 new app ids from one uid: {answers.count('ok')} answered, then {sorted(set(answers) - {'ok'})}; {made} files in its folder")
     check(answers[-1] == "Full" and sum(1 for f in os.listdir(mfolder) if f.endswith(".db")) == 32,
