@@ -980,7 +980,7 @@ passcode_status passcode_options_set_busy_timeout(passcode_options *options, int
 
 /**
  * Service mode: passcode_open reaches the store app_id that passcoded keeps for the calling
- * user (under /var/lib/passcode/<uid>/, another user's folder: code running as the same user
+ * user (under /var/lib/passcode/UID/, another user's folder: code running as the same user
  * cannot read, write, delete or copy it), over the system bus (DBUS_SYSTEM_BUS_ADDRESS when
  * set), instead of opening a file; the open's path is ignored. The library loads
  * libsystemd.so.0 at that moment. The service chooses the clock, the Argon2id cost, the pepper,
