@@ -41,7 +41,7 @@ final class Service {
             }
             return 1
         } catch {
-            let (name, message) = Service.errorReply(error)
+            let (name, message) = errorReply(error)
             return sd_bus_error_set(out, name, message)
         }
     }
@@ -52,7 +52,7 @@ final class Service {
         case .success(let values):
             _ = send(m, values)
         case .failure(let failure):
-            let (name, message) = Service.errorReply(failure)
+            let (name, message) = errorReply(failure)
             var e = sd_bus_error(name: nil, message: nil, _need_free: 0)
             sd_bus_error_set(&e, name, message)
             sd_bus_reply_method_error(m, &e)
@@ -62,16 +62,47 @@ final class Service {
 
     /// The D-Bus error name and message of a failure: a status as org.libpasscode.Error.<Name>
     /// with "status N: " before the core's message.
-    static func errorReply(_ error: Error) -> (String, String) {
+    func errorReply(_ error: Error) -> (String, String) {
         switch error {
         case let e as CallError:
             return (e.name, e.message)
         case let e as PasscodeError:
             let status = e.passcodeStatus
-            return ("org.libpasscode.Error.\(status.serviceName)", "status \(status.rawValue): \(e.message)")
+            let message = Service.withoutStorePaths(e.message, root: stores.root)
+            return ("org.libpasscode.Error.\(status.serviceName)", "status \(status.rawValue): \(message)")
         default:
             return ("org.libpasscode.Error.Internal", "status \(Status.errInternal.rawValue): internal error")
         }
+    }
+
+    /// `message` without the service's folders: a caller never learns where the stores are kept
+    /// (`<root>/1000/x.db` becomes `x.db`; the root alone, "the service's store folder").
+    static func withoutStorePaths(_ message: String, root: String) -> String {
+        let text = Array(message.utf8), prefix = Array(root.utf8)
+        guard !prefix.isEmpty else { return message }
+        var out: [UInt8] = []
+        var i = 0
+        while i < text.count {
+            guard text.count - i >= prefix.count, Array(text[i..<i + prefix.count]) == prefix else {
+                out.append(text[i])
+                i += 1
+                continue
+            }
+            i += prefix.count
+            // "/<uid>/" after the root goes too: the caller's own folder, named by the caller's uid.
+            var j = i
+            if j < text.count && text[j] == UInt8(ascii: "/") {
+                j += 1
+                let digits = j
+                while j < text.count && text[j] >= 48 && text[j] <= 57 { j += 1 }
+                if j > digits && j < text.count && text[j] == UInt8(ascii: "/") {
+                    i = j + 1
+                    continue
+                }
+            }
+            out += Array("the service's store folder".utf8)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     private func callerUID(_ m: OpaquePointer) throws -> uid_t {
