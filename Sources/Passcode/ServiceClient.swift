@@ -82,6 +82,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     static let timeoutMicroseconds: UInt64 = 120_000_000
     /// How long a passcode given to `passcode_authorize` proves the user (as in the core).
     static let proofSeconds: Int64 = 300
+    /// The longest string passcoded reads (its `Service.maxArgumentBytes`).
+    static let maxSecretBytes = 256
 
     let appID: String
     private let bus: SdBusLibrary
@@ -233,6 +235,10 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     }
 
     private func callLocked(_ member: String, _ arguments: [BusArgument], _ read: (Reader) throws -> Void) throws {
+        for case .secret(let code) in arguments where code.count > ServiceClient.maxSecretBytes {
+            // passcoded refuses longer strings (InvalidArgs); embedded, such a passcode is FORMAT.
+            throw PasscodeError.format("the passcode is too long")
+        }
         try lock.withLock {
             guard let c = connection else { throw PasscodeError.misuse("the store is closed") }
             var m: OpaquePointer?

@@ -107,6 +107,9 @@ static void basics(void) {
     CHECK(v == 0, "a new store has no passcode");
     STATUS(passcode_set(s, "123456", 6), PASSCODE_ERR_WEAK_PASSCODE);
     STATUS(passcode_set(s, "12a456", 6), PASSCODE_ERR_FORMAT);
+    char longer[300];
+    memset(longer, '7', sizeof longer);
+    STATUS(passcode_set(s, longer, sizeof longer), PASSCODE_ERR_FORMAT);
     STATUS(passcode_set(s, good, strlen(good)), PASSCODE_OK);
     STATUS(passcode_set(s, "730185", 6), PASSCODE_ERR_ALREADY_SET);
     passcode_is_set(s, &v);
