@@ -995,8 +995,8 @@ passcode_status passcode_options_set_busy_timeout(passcode_options *options, int
  * passcode_setting_get, passcode_setting_set, passcode_lock_state and
  * passcode_lock_screen_read, with the statuses and messages of the embedded store; every
  * other store call answers PASSCODE_ERR_NOT_IN_SERVICE_MODE. A weakening setting change needs
- * passcode_authorize within 5 minutes, as embedded: the client keeps that passcode (in memory
- * wiped when released) and the service checks it again with the change.
+ * the passcode entered on the handle within 5 minutes, as embedded: the client keeps it (in
+ * memory wiped when released) and the service checks it again with the change.
  * @param options The options object.
  * @param app_id The application's id: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or
  * digit (the service refuses others with PASSCODE_ERR_MISUSE at the open); NULL turns

@@ -202,8 +202,8 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
 /// `passcode_setting_get`, `passcode_setting_set`, `passcode_lock_state` and
 /// `passcode_lock_screen_read`, with the statuses and messages of the embedded store; every
 /// other store call answers `PASSCODE_ERR_NOT_IN_SERVICE_MODE`. A weakening setting change needs
-/// `passcode_authorize` within 5 minutes, as embedded: the client keeps that passcode (in memory
-/// wiped when released) and the service checks it again with the change.
+/// the passcode entered on the handle within 5 minutes, as embedded: the client keeps it (in
+/// memory wiped when released) and the service checks it again with the change.
 /// - Parameters:
 ///   - options: The options object.
 ///   - app_id: The application's id: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or

@@ -89,8 +89,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     private let bus: SdBusLibrary
     private var connection: OpaquePointer?
     private let lock = Mutex()
-    /// The passcode of the last successful `passcode_authorize` and when (boot clock, seconds):
-    /// passcoded checks a weakening SetSetting's passcode in the same call (a proof of its own).
+    /// The passcode this handle last set or checked with success, and when (boot clock,
+    /// seconds): passcoded checks a weakening SetSetting's passcode in the same call.
     private var proof: (code: SecretBytes, at: Int64)?
 
     /// Connects and asks for the store's state once, so that an unreachable service or an app
@@ -128,20 +128,28 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     func setFirstPasscode(_ code: SecretBytes) throws {
         try call("SetPasscode", [.secret(code)]) { _ in }
+        keepProof(code)
     }
 
     func checkPasscode(_ code: SecretBytes) throws {
         try call("Verify", [.secret(code)]) { _ in }
+        keepProof(code)
     }
 
     func authorize(_ code: SecretBytes) throws {
         try checkPasscode(code)
-        let kept = code.withBytes { SecretBytes(copying: $0) }
-        lock.withLock { proof = (kept, ServiceClient.bootSeconds()) }
     }
 
     func changePasscode(current: SecretBytes, new: SecretBytes) throws {
         try call("ChangePasscode", [.secret(current), .secret(new)]) { _ in }
+        keepProof(new)
+    }
+
+    /// As embedded, a passcode this handle set or checked proves the user for 5 minutes: kept
+    /// (a wiped buffer) for the next weakening setting change, which passcoded checks again.
+    private func keepProof(_ code: SecretBytes) {
+        let kept = code.withBytes { SecretBytes(copying: $0) }
+        lock.withLock { proof = (kept, ServiceClient.bootSeconds()) }
     }
 
     func removePasscode(current: SecretBytes) throws {
@@ -151,6 +159,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     func turnOff(current: SecretBytes) throws {
         try call("DisablePasscode", [.secret(current)]) { _ in }
+        keepProof(current)
     }
 
     func enable() throws {

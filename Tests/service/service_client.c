@@ -144,11 +144,17 @@ static void basics(void) {
     STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &value), PASSCODE_OK);
     passcode_setting_default(PASSCODE_SETTING_AUTO_LOCK_SECONDS, &fallback);
     CHECK(value == fallback, "auto-lock is the default in a new store: %lld", (long long)value);
-    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_ERR_PASSCODE_REQUIRED);
-    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 7), PASSCODE_ERR_INVALID_SETTING);
-    STATUS(passcode_authorize(s, "999111", 6), PASSCODE_ERR_WRONG_PASSCODE);
-    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_ERR_PASSCODE_REQUIRED);
-    STATUS(passcode_authorize(s, good, strlen(good)), PASSCODE_OK);
+    /* A handle of its own (a passcode set or checked on a handle proves the user there). */
+    passcode_store *fresh = open_service(app, &rc);
+    STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_ERR_PASSCODE_REQUIRED);
+    STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 7), PASSCODE_ERR_INVALID_SETTING);
+    STATUS(passcode_authorize(fresh, "999111", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_ERR_PASSCODE_REQUIRED);
+    STATUS(passcode_authorize(fresh, good, strlen(good)), PASSCODE_OK);
+    STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_OK);
+    passcode_close(fresh);
+    /* The handle that verified the passcode has the proof too, as embedded. */
+    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 1800), PASSCODE_OK);
     STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_OK);
     passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &value);
     CHECK(value == 3600, "the change is stored: %lld", (long long)value);
