@@ -29,5 +29,7 @@ complain "the C ABI reaches below the façade (Sources/Passcode must call Passco
     "$(grep -rnE '@testable|\bdb\.|Storage\b|Database\b' --include='*.swift' ../Passcode)"
 complain "passcoded reaches below the façade (it must call PasscodeStore, as the C ABI does):" \
     "$(grep -rnE '@testable|\bdb\.|Storage\b|Database\b|import (CSQLite|CSodium|CKeyring|CTss2)' --include='*.swift' ../passcoded)"
-if [ "$fail" = 0 ]; then echo "layers: SQL only in Store/, SQLite, libsodium, keyring and TPM each behind one folder, Policy pure, the C ABI and passcoded above the façade"; fi
+complain "sd-bus (CSdBus) used outside the service client (Sources/Passcode/ServiceClient.swift, which loads libsystemd with dlopen):" \
+    "$(grep -rn 'import CSdBus' --include='*.swift' .. | grep -v '^\.\./Passcode/ServiceClient\.swift:')"
+if [ "$fail" = 0 ]; then echo "layers: SQL only in Store/, SQLite, libsodium, keyring and TPM each behind one folder, Policy pure, the C ABI and passcoded above the façade, sd-bus in the service client only"; fi
 exit "$fail"
