@@ -991,7 +991,8 @@ passcode_status passcode_options_set_busy_timeout(passcode_options *options, int
  * the host), passcode_tpm_bind and passcode_tpm_unbind. Offered so far: passcode_is_set,
  * passcode_is_enabled, passcode_set, passcode_verify, passcode_authorize,
  * passcode_change, passcode_disable, passcode_enable, passcode_remove,
- * passcode_failed_attempts, passcode_lockout_remaining, passcode_is_reset_required,
+ * passcode_length, passcode_set_length, passcode_failed_attempts,
+ * passcode_lockout_remaining, passcode_is_reset_required,
  * passcode_setting_get, passcode_setting_set, passcode_lock_state and
  * passcode_lock_screen_read, with the statuses and messages of the embedded store; every
  * other store call answers PASSCODE_ERR_NOT_IN_SERVICE_MODE. A weakening setting change needs

@@ -57,6 +57,11 @@ static const sd_bus_vtable passcode_vtable[] = {
                              SD_BUS_PARAM(lead) SD_BUS_PARAM(kind) SD_BUS_PARAM(is_set)
                              SD_BUS_PARAM(lock_enabled),
                              on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // The number of digits (passcode_length), and setting it while no passcode is set.
+    SD_BUS_METHOD_WITH_NAMES("GetLength", "s", SD_BUS_PARAM(app_id),
+                             "i", SD_BUS_PARAM(length), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("SetLength", "si", SD_BUS_PARAM(app_id) SD_BUS_PARAM(length),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("GetSetting", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(name),
                              "x", SD_BUS_PARAM(value), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // A weakening change needs the passcode as proof (checked and counted as a verify, in the

@@ -198,7 +198,8 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
 /// the host), `passcode_tpm_bind` and `passcode_tpm_unbind`. Offered so far: `passcode_is_set`,
 /// `passcode_is_enabled`, `passcode_set`, `passcode_verify`, `passcode_authorize`,
 /// `passcode_change`, `passcode_disable`, `passcode_enable`, `passcode_remove`,
-/// `passcode_failed_attempts`, `passcode_lockout_remaining`, `passcode_is_reset_required`,
+/// `passcode_length`, `passcode_set_length`, `passcode_failed_attempts`,
+/// `passcode_lockout_remaining`, `passcode_is_reset_required`,
 /// `passcode_setting_get`, `passcode_setting_set`, `passcode_lock_state` and
 /// `passcode_lock_screen_read`, with the statuses and messages of the embedded store; every
 /// other store call answers `PASSCODE_ERR_NOT_IN_SERVICE_MODE`. A weakening setting change needs
@@ -463,7 +464,7 @@ public func passcode_is_enabled(_ store: OpaquePointer?, _ out: UnsafeMutablePoi
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_length)
 public func passcode_length(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in try put(out, Int32(try s.passcodeLength())) }
+    withBackend(store) { s in try put(out, Int32(try s.passcodeLength())) }
 }
 
 /// Sets the number of digits new passcodes must have; only while no passcode is set.
@@ -474,7 +475,7 @@ public func passcode_length(_ store: OpaquePointer?, _ out: UnsafeMutablePointer
 ///   (a passcode is set), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_set_length)
 public func passcode_set_length(_ store: OpaquePointer?, _ length: Int32) -> Int32 {
-    withStore(store) { s in try s.setPasscodeLength(Int(length)) }
+    withBackend(store) { s in try s.setPasscodeLength(Int(length)) }
 }
 
 /// Failed attempts since the last successful unlock, to show the user.

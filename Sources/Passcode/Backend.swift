@@ -18,6 +18,8 @@ protocol StoreBackend: AnyObject, Sendable {
     func turnOff(current: SecretBytes) throws
     func enable() throws
     func failedAttempts() throws -> Int
+    func passcodeLength() throws -> Int
+    func setPasscodeLength(_ n: Int) throws
     func lockoutRemainingSeconds() throws -> Int64
     func isResetRequired() throws -> Bool
     func get(_ setting: Setting) throws -> Int64

@@ -70,6 +70,7 @@ struct ServiceFailure: Error {
 enum BusArgument {
     case text(String)
     case secret(SecretBytes)
+    case int32(Int32)
     case int64(Int64)
 }
 
@@ -166,6 +167,16 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         try call("EnablePasscode", []) { _ in }
     }
 
+    func passcodeLength() throws -> Int {
+        var length: Int32 = 0
+        try call("GetLength", []) { length = try $0.int32() }
+        return Int(length)
+    }
+
+    func setPasscodeLength(_ n: Int) throws {
+        try call("SetLength", [.int32(Int32(clamping: n))]) { _ in }
+    }
+
     func get(_ setting: Setting) throws -> Int64 {
         var value: Int64 = 0
         try call("GetSetting", [.text(setting.spec.key)]) { value = try $0.int64() }
@@ -259,6 +270,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             for argument in arguments where r >= 0 {
                 switch argument {
                 case .text(let t): r = appendText(m, t)
+                case .int32(var v): r = bus.appendBasic(m, CChar(UInt8(ascii: "i")), &v)
                 case .int64(var v): r = bus.appendBasic(m, CChar(UInt8(ascii: "x")), &v)
                 case .secret(let code): r = appendSecret(m, code)
                 }

@@ -192,6 +192,20 @@ final class Service {
                             .bool(v.lead), .int32(v.kind.rawValue), .bool(v.passcodeSet), .bool(v.lockEnabled)]
                 }
             }
+        case "GetLength":
+            let app = try readString(m, "app_id")
+            return Prepared(uid: caller) {
+                try stores.withStoreForQuery(uid: caller, appID: app) { [.int32(Int32(clamping: try $0.passcodeLength()))] }
+            }
+        case "SetLength":
+            let app = try readString(m, "app_id")
+            var length: Int32 = 0
+            try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "i")), &length), "length")
+            let n = Int(length)
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { try $0.setPasscodeLength(n) }
+                return []
+            }
         case "GetSetting":
             let app = try readString(m, "app_id")
             let setting = try readSetting(m)

@@ -105,6 +105,13 @@ static void basics(void) {
     int64_t w = -1;
     STATUS(passcode_is_set(s, &v), PASSCODE_OK);
     CHECK(v == 0, "a new store has no passcode");
+    STATUS(passcode_length(s, &v), PASSCODE_OK);
+    CHECK(v == 6, "six digits by default: %d", (int)v);
+    STATUS(passcode_set_length(s, 3), PASSCODE_ERR_INVALID_SETTING);
+    STATUS(passcode_set_length(s, 8), PASSCODE_OK);
+    passcode_length(s, &v);
+    CHECK(v == 8, "eight digits now: %d", (int)v);
+    STATUS(passcode_set_length(s, 6), PASSCODE_OK);
     STATUS(passcode_set(s, "123456", 6), PASSCODE_ERR_WEAK_PASSCODE);
     STATUS(passcode_set(s, "12a456", 6), PASSCODE_ERR_FORMAT);
     char longer[300];
@@ -112,6 +119,7 @@ static void basics(void) {
     STATUS(passcode_set(s, longer, sizeof longer), PASSCODE_ERR_FORMAT);
     STATUS(passcode_set(s, good, strlen(good)), PASSCODE_OK);
     STATUS(passcode_set(s, "730185", 6), PASSCODE_ERR_ALREADY_SET);
+    STATUS(passcode_set_length(s, 8), PASSCODE_ERR_STATE);
     passcode_is_set(s, &v);
     CHECK(v == 1, "is_set after set");
     passcode_is_enabled(s, &v);
