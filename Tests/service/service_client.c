@@ -287,7 +287,7 @@ static void attack(const char *store_root) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) { fprintf(stderr, "usage: service_client basics|attack APP_ID STORE_ROOT GOOD\n"); return 100; }
+    if (argc != 5) { fprintf(stderr, "usage: service_client basics|attack|down APP_ID STORE_ROOT GOOD\n"); return 100; }
     app = argv[2];
     good = argv[4];
     if (strcmp(argv[1], "basics") == 0) {
@@ -298,6 +298,11 @@ int main(int argc, char **argv) {
         passcode_status rc;
         passcode_store *s = open_service(app, &rc);
         CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL, "no bus: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(NULL));
+    } else if (strcmp(argv[1], "down") == 0) {
+        /* The bus answers, passcoded does not run: the open says so. */
+        passcode_status rc;
+        passcode_store *s = open_service(app, &rc);
+        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL, "passcoded not running: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(NULL));
     } else {
         attack(argv[3]);
     }

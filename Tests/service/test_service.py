@@ -383,6 +383,8 @@ try:
     procs["daemon"].wait()
     r = m.ask({"own": "org.libpasscode.Passcode1"})
     check(error_of(r) == "AccessDenied", f"a user asking for the service's name while it is down: {error_of(r)}")
+    oks, fails, rc = run_c_client(ALICE, "down", APP)
+    check(oks == 1 and fails == 0 and rc == 0, "the library in service mode while passcoded is down: SERVICE_UNAVAILABLE")
     start_daemon()
 
     # Only root configures the daemon: a config others may write, or that is not root's, and a
