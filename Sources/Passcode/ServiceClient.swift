@@ -81,7 +81,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     static let path = "/org/libpasscode/Passcode1"
     /// How long a call waits for its answer: a verify can queue behind others of the same uid.
     static let timeoutMicroseconds: UInt64 = 120_000_000
-    /// How long a passcode given to `passcode_authorize` proves the user (as in the core).
+    /// How long a passcode set or checked on the handle proves the user (as in the core).
     static let proofSeconds: Int64 = 300
     /// The longest string passcoded reads (its `Service.maxArgumentBytes`).
     static let maxSecretBytes = 256
@@ -110,6 +110,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             throw error
         }
     }
+
+    deinit { close() }
 
     func close() {
         lock.withLock {
