@@ -1,6 +1,6 @@
 /* libpasscode in service mode, as a host process of a user: the C API over passcoded on the
  * private bus that Tests/service/test_service.py starts (DBUS_SYSTEM_BUS_ADDRESS), run as that
- * test user. Usage: service_client APP_ID STORE_ROOT GOOD_PASSCODE.
+ * test user. Usage: service_client basics|attack|down|bench APP_ID STORE_ROOT|OPS,MEM GOOD_PASSCODE.
  * Prints "ok   ..." / "FAIL ..." lines, and "LOCKED <seconds>" when a lockout holds the guesses:
  * it then waits for a line on stdin (the test moves the service's clock, which only root can).
  * Exit status: the number of failed checks (at most 100). */
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failed;
@@ -286,8 +287,51 @@ static void attack(const char *store_root) {
     passcode_close(s);
 }
 
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Right-passcode verifies through the service and on an embedded store of the same Argon2id
+ * cost ("OPS,MEM", the service's configuration), in this process's temporary folder. */
+static void bench(const char *cost) {
+    unsigned long long ops = 0, mem = 0;
+    if (sscanf(cost, "%llu,%llu", &ops, &mem) != 2) { CHECK(0, "bench: the cost %s", cost); return; }
+    char dir[] = "/tmp/passcode-service-bench-XXXXXX", file[64];
+    if (!mkdtemp(dir)) { CHECK(0, "bench: mkdtemp"); return; }
+    snprintf(file, sizeof file, "%s/bench.db", dir);
+    passcode_options *o = NULL;
+    passcode_options_new(&o);
+    passcode_options_set_cost_explicit(o, ops, (size_t)mem);
+    passcode_store *embedded = NULL;
+    passcode_status rc = passcode_open(file, o, &embedded);
+    passcode_options_free(o);
+    passcode_store *service = open_service(app, &rc);
+    enum { ROUNDS = 3 };
+    double took[2] = {0, 0};
+    int ok = embedded && service && passcode_set(embedded, good, strlen(good)) == PASSCODE_OK
+             && passcode_set(service, good, strlen(good)) == PASSCODE_OK;
+    for (int r = 0; ok && r < ROUNDS; r++)
+        for (int k = 0; k < 2; k++) {
+            double t = now_seconds();
+            ok = ok && passcode_verify(k ? service : embedded, good, strlen(good)) == PASSCODE_OK;
+            took[k] += now_seconds() - t;
+        }
+    printf("     verify (Argon2id ops %llu, %llu MiB), %d rounds: embedded %.3f s, through passcoded %.3f s a verify: %.3fx\n",
+           ops, mem >> 20, ROUNDS, took[0] / ROUNDS, took[1] / ROUNDS, took[0] > 0 ? took[1] / took[0] : 0.0);
+    CHECK(ok, "bench: every verify succeeded on both back ends");
+    passcode_close(embedded);
+    passcode_close(service);
+    unlink(file);
+    char side[80];
+    snprintf(side, sizeof side, "%s-wal", file); unlink(side);
+    snprintf(side, sizeof side, "%s-shm", file); unlink(side);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 5) { fprintf(stderr, "usage: service_client basics|attack|down APP_ID STORE_ROOT GOOD\n"); return 100; }
+    if (argc != 5) { fprintf(stderr, "usage: service_client basics|attack|down|bench APP_ID STORE_ROOT|OPS,MEM GOOD\n"); return 100; }
     app = argv[2];
     good = argv[4];
     if (strcmp(argv[1], "basics") == 0) {
@@ -298,6 +342,8 @@ int main(int argc, char **argv) {
         passcode_status rc;
         passcode_store *s = open_service(app, &rc);
         CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL, "no bus: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(NULL));
+    } else if (strcmp(argv[1], "bench") == 0) {
+        bench(argv[3]);
     } else if (strcmp(argv[1], "down") == 0) {
         /* The bus answers, passcoded does not run: the open says so. */
         passcode_status rc;

@@ -159,13 +159,13 @@ def daemon_alive():
     return procs["daemon"].poll() is None
 
 
-def run_c_client(user, mode, app):
+def run_c_client(user, mode, app, cost=None):
     """service_client (the C API in service mode) as `user`; on "LOCKED n" the service's clock
     moves n + 1 seconds (root's file) and the client goes on. Returns its "ok"/"FAIL" counts."""
     pw = pwd.getpwnam(user)
     env = {"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"}
     cmd = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--",
-           C_CLIENT, mode, app, store_root, GOOD]
+           C_CLIENT, mode, app, cost or store_root, GOOD]
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd="/")
     procs[f"c-client-{mode}"] = p
     oks = fails = 0
@@ -457,6 +457,10 @@ try:
     total = time.monotonic() - t
     print(f"     6 verifies of {verify_s:.2f} s from one uid took {total:.1f} s in all; another uid's state query meanwhile waited {wait * 1000:.0f} ms")
     check(flooded and flooded[0]["answered"] == 6 and wait < verify_s, "another uid is not starved by one uid's flood")
+
+    # A verify through the service against one embedded in the caller, at the same cost (reported).
+    oks, fails, rc = run_c_client(ALICE, "bench", "org.example.Bench", cost=f"8,{128 << 20}")
+    check(oks == 1 and fails == 0 and rc == 0, "the verify bench ran on both back ends")
 
     # Introspection shows the interface and nothing the host could use to choose the rules.
     xml = subprocess.run(["busctl", "--address=" + address, "introspect", "--xml-interface",
