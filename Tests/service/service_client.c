@@ -323,10 +323,11 @@ static void bench(const char *cost) {
     CHECK(ok, "bench: every verify succeeded on both back ends");
     passcode_close(embedded);
     passcode_close(service);
-    unlink(file);
-    char side[80];
-    snprintf(side, sizeof side, "%s-wal", file); unlink(side);
-    snprintf(side, sizeof side, "%s-shm", file); unlink(side);
+    for (const char *const *end = (const char *const[]){"", "-wal", "-shm", NULL}; *end; end++) {
+        char name[80];
+        snprintf(name, sizeof name, "%s%s", file, *end);
+        unlink(name);
+    }
     rmdir(dir);
 }
 
