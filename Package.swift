@@ -9,6 +9,7 @@
 //                      into include/passcode.h, and PasscodeCore imports them
 //   CKeyring           inline wrappers of the kernel keyring's system calls (no library)
 //   CTss2              tpm2-tss's types (libtss2-dev); the libraries are loaded with dlopen
+//   CSdBus             sd-bus's types (libsystemd-dev); the service client loads libsystemd with dlopen
 //   PasscodeCore       the logic: policy, lockout, lock state, store (Swift only)
 //   Passcode           Sources/Passcode: the C ABI, thin @c functions, built into libpasscode.so
 //   CPasscodeBus, passcoded   the system service over the same core (links libsystemd)
@@ -37,13 +38,14 @@ let package = Package(
         // The public C types, declared in C under Sources/Passcode (the C face is one folder) and
         // imported by the core: an enum declared in C keeps its values in every module and build.
         .systemLibrary(name: "CPasscodeTypes", path: "Sources/Passcode/Types"),
+        .systemLibrary(name: "CSdBus", providers: [.apt(["libsystemd-dev"])]),
         .target(
             name: "PasscodeCore",
             dependencies: ["CSodium", "CSQLite", "CKeyring", "CTss2", "CPasscodeTypes"]),
         .systemLibrary(name: "CPasscodeVersion"),
         .target(
             name: "Passcode",
-            dependencies: ["PasscodeCore", "CPasscodeVersion", "CPasscodeTypes"],
+            dependencies: ["PasscodeCore", "CPasscodeVersion", "CPasscodeTypes", "CSdBus"],
             exclude: ["Types"],
             swiftSettings: [
                 // The compiler's C header for the @c declarations; scripts/gen_header.py

@@ -350,6 +350,26 @@ typedef enum passcode_status {
      * others than root, malformed, or holds another value. Nothing changed.
      */
     PASSCODE_ERR_TPM_OWNER_AUTH = 61,
+    /**
+     * Service mode (passcode_options_set_service): the host asked for something that would
+     * let it choose the rules or see a secret, which the service decides alone: the clock, the
+     * Argon2id cost, a pepper, weak passcodes, the TPM options (at passcode_open), a
+     * biometric match the host reports, a reset code handed to the host. The message names the
+     * option or call. Nothing was sent to the service; nothing changed.
+     */
+    PASSCODE_ERR_REFUSED_IN_SERVICE_MODE = 62,
+    /**
+     * Service mode: the service cannot be reached: libsystemd (libsystemd.so.0) is not
+     * installed, the system bus (or DBUS_SYSTEM_BUS_ADDRESS) does not answer, passcoded is
+     * not installed or not running, or its reply was not the one expected; the message says
+     * which. Whether a call that was sent took effect is not known: read the state again.
+     */
+    PASSCODE_ERR_SERVICE_UNAVAILABLE = 63,
+    /**
+     * Service mode: this call is not offered by the service yet (the message names it). The
+     * embedded store offers it. Nothing was sent; nothing changed.
+     */
+    PASSCODE_ERR_NOT_IN_SERVICE_MODE = 64,
     /** Not a status: makes passcode_status a signed int in C and C++, so that code mixing it
      *  with int32_t compares as before (-Wsign-compare). */
     PASSCODE_STATUS_SIGNED_ = (-0x7fffffff - 1)
@@ -957,6 +977,35 @@ passcode_status passcode_options_set_clock(passcode_options *options, void (*clo
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE or PASSCODE_ERR_MISUSE.
  */
 passcode_status passcode_options_set_busy_timeout(passcode_options *options, int32_t milliseconds);
+
+/**
+ * Service mode: passcode_open reaches the store app_id that passcoded keeps for the calling
+ * user (under /var/lib/passcode/UID/, another user's folder: code running as the same user
+ * cannot read, write, delete or copy it), over the system bus (DBUS_SYSTEM_BUS_ADDRESS when
+ * set), instead of opening a file; the open's path is ignored. The library loads
+ * libsystemd.so.0 at that moment. The service chooses the clock, the Argon2id cost, the pepper,
+ * the weak-passcode rule and the TPM: an open in service mode with any of those options set
+ * fails with PASSCODE_ERR_REFUSED_IN_SERVICE_MODE (the message names the option), as do
+ * passcode_biometric_unlock and passcode_biometric_unlock_key (a match the host reports),
+ * passcode_reset_request and passcode_set_reset_delivery_callback (a reset code handed to
+ * the host), passcode_tpm_bind and passcode_tpm_unbind. Offered so far: passcode_is_set,
+ * passcode_is_enabled, passcode_set, passcode_verify, passcode_authorize,
+ * passcode_change, passcode_disable, passcode_enable, passcode_remove,
+ * passcode_length, passcode_set_length, passcode_failed_attempts,
+ * passcode_lockout_remaining, passcode_is_reset_required,
+ * passcode_setting_get, passcode_setting_set, passcode_lock_state and
+ * passcode_lock_screen_read, with the statuses and messages of the embedded store; every
+ * other store call answers PASSCODE_ERR_NOT_IN_SERVICE_MODE. A weakening setting change needs
+ * the passcode entered on the handle within 5 minutes, as embedded: the client keeps it (in
+ * memory wiped when released) and the service checks it again with the change.
+ * @param options The options object.
+ * @param app_id The application's id: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or
+ * digit (the service refuses others with PASSCODE_ERR_MISUSE at the open); NULL turns
+ * service mode off (the embedded store, the default). Copied.
+ * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or PASSCODE_ERR_MISUSE (an empty,
+ * overlong or non-UTF-8 string).
+ */
+passcode_status passcode_options_set_service(passcode_options *options, const char *app_id);
 
 /** @} */
 

@@ -4,7 +4,8 @@
 #                                    every test tool (valgrind, keyctl, swtpm, tpm2-tools, doxygen,
 #                                    man, tmux, Xvfb, python-dbusmock, aiosmtpd, the GTK packages)
 #   scripts/ensure-deps.sh demo      make demo: building the library and the terminal demo
-#                                    (libsodium-dev, libsqlite3-dev, pkg-config, gcc, ncurses), and
+#                                    (libsodium-dev, libsqlite3-dev, libtss2-dev and libsystemd-dev
+#                                    headers, pkg-config, gcc, ncurses), and
 #                                    with a display the GTK front end's packages; no test tools
 #   scripts/ensure-deps.sh --list SET   prints the packages SET may install, one a line, and exits
 # Swift itself is not a Debian package: it is taken from PATH (or SWIFT=/path/to/swift).
@@ -57,8 +58,9 @@ need test python3-dbusmock "/usr/bin/python3 -c 'import dbusmock'"
 need test python3-aiosmtpd "/usr/bin/python3 -c 'import aiosmtpd'"
 need test "xvfb xauth" "command -v xvfb-run"
 need test dbus-daemon "command -v dbus-daemon"
-# passcoded (the store service) links libsystemd's sd-bus; its test adds users and drops to them.
-need test libsystemd-dev "pkg-config --exists libsystemd"
+# passcoded (the store service) links libsystemd's sd-bus; the library's service mode builds
+# against its header (and loads libsystemd with dlopen); the test adds users and drops to them.
+need "demo test" libsystemd-dev "pkg-config --exists libsystemd"
 need test "util-linux passwd" "command -v setpriv && command -v useradd"
 need test systemd "command -v busctl"
 # make docs: the man pages and the HTML reference, and man(1) to check that each renders.

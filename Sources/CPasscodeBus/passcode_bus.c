@@ -44,6 +44,24 @@ static const sd_bus_vtable passcode_vtable[] = {
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("RemovePasscode", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(current),
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // Turns the lock off after checking the passcode (kept stored), and on again.
+    SD_BUS_METHOD_WITH_NAMES("DisablePasscode", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(current),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("EnablePasscode", "s", SD_BUS_PARAM(app_id),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // What a lock screen draws (passcode_lock_screen_read): the lock_reason, biometric_refusal
+    // and biometric_kind as the C enums' values.
+    SD_BUS_METHOD_WITH_NAMES("GetLockScreen", "s", SD_BUS_PARAM(app_id),
+                             "bixubibibb", SD_BUS_PARAM(locked) SD_BUS_PARAM(reason) SD_BUS_PARAM(lockout_remaining)
+                             SD_BUS_PARAM(failed_attempts) SD_BUS_PARAM(reset_required) SD_BUS_PARAM(refusal)
+                             SD_BUS_PARAM(lead) SD_BUS_PARAM(kind) SD_BUS_PARAM(is_set)
+                             SD_BUS_PARAM(lock_enabled),
+                             on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // The number of digits (passcode_length), and setting it while no passcode is set.
+    SD_BUS_METHOD_WITH_NAMES("GetLength", "s", SD_BUS_PARAM(app_id),
+                             "i", SD_BUS_PARAM(length), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("SetLength", "si", SD_BUS_PARAM(app_id) SD_BUS_PARAM(length),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("GetSetting", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(name),
                              "x", SD_BUS_PARAM(value), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // A weakening change needs the passcode as proof (checked and counted as a verify, in the

@@ -56,7 +56,7 @@ public func passcode_set_reset_delivery_callback(
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UInt, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withStore(store) { s in
+    withStore(store, refusedInService: "a reset code handed to the host") { s in
         var hook: (@Sendable (SecretBytes) -> String?)?
         if let callback {
             let p = Payload(raw: payload)

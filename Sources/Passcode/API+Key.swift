@@ -81,7 +81,7 @@ public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: Un
                                           _ key_length: UInt, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
     if let status = prepareKeyBuffer(out_key, key_length, Handles.stores, store) { return status }
     out_refusal?.pointee = BiometricRefusal.none.rawValue
-    return withStore(store) { s in
+    return withStore(store, refusedInService: "a biometric match reported by the host") { s in
         do {
             deliver(try s.biometricUnlockKey(), to: out_key, key_length)
         } catch PasscodeError.passcodeRequired(let r) {

@@ -37,7 +37,7 @@ public func passcode_event_report(_ store: OpaquePointer?, _ event: Int32, _ out
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out_locked), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_lock_state)
 public func passcode_lock_state(_ store: OpaquePointer?, _ out_locked: UnsafeMutablePointer<Int32>?, _ out_reason: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         let status = try s.lockStatus()
         try put(out_locked, status.locked ? 1 : 0)
         out_reason?.pointee = status.reason.rawValue
@@ -61,7 +61,7 @@ public func passcode_lock_state(_ store: OpaquePointer?, _ out_locked: UnsafeMut
 ///   or a store error. On failure `screen` is unchanged.
 @c(passcode_lock_screen_read)
 public func passcode_lock_screen_read(_ store: OpaquePointer?, _ screen: UnsafeMutableRawPointer?) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         guard let screen else { throw PasscodeError.misuse("the lock-screen struct is NULL") }
         let size = Int(screen.load(as: Int.self))
         guard size >= LockScreenABI.smallest else {
@@ -194,7 +194,7 @@ public func passcode_biometric_lead(_ store: OpaquePointer?, _ out_lead: UnsafeM
 @c(passcode_biometric_unlock)
 public func passcode_biometric_unlock(_ store: OpaquePointer?, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_refusal?.pointee = BiometricRefusal.none.rawValue
-    return withStore(store) { s in
+    return withStore(store, refusedInService: "a biometric match reported by the host") { s in
         do {
             try s.biometricUnlock()
         } catch PasscodeError.passcodeRequired(let r) {

@@ -15,7 +15,7 @@ import PasscodeCore
 ///   delivery callback); `PASSCODE_ERR_INVALID_HANDLE`; or a store error.
 @c(passcode_reset_request)
 public func passcode_reset_request(_ store: OpaquePointer?) -> Int32 {
-    withStore(store) { s in try s.requestResetCode() }
+    withStore(store, refusedInService: "a reset code handed to the host") { s in try s.requestResetCode() }
 }
 
 /// Seconds until `passcode_reset_request` is allowed again, 0 when it is allowed now.

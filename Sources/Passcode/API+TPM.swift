@@ -24,7 +24,9 @@ import PasscodeCore
 ///   overlong or non-UTF-8 string).
 @c(passcode_options_set_tpm)
 public func passcode_options_set_tpm(_ options: OpaquePointer?, _ tcti: UnsafePointer<CChar>?) -> Int32 {
-    setOptionText(options, tcti, limit: 1024, valid: { _ in true }) { $0.tpm = $1 ?? StoreOptions.defaultTPM }
+    let status = setOptionText(options, tcti, limit: 1024, valid: { _ in true }) { $0.tpm = $1 ?? StoreOptions.defaultTPM }
+    if status == Status.ok.rawValue { Handles.options.get(options)?.chose("the TPM option") }
+    return status
 }
 
 /// Sets a text option: NULL gives `set` nil (the default); an empty, overlong (`limit` bytes or
@@ -56,9 +58,11 @@ private func setOptionText(_ options: OpaquePointer?, _ pointer: UnsafePointer<C
 ///   relative, overlong or non-UTF-8 path).
 @c(passcode_options_set_tpm_owner_auth_file)
 public func passcode_options_set_tpm_owner_auth_file(_ options: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
-    setOptionText(options, path, limit: 4096, valid: { $0.hasPrefix("/") }) {
+    let status = setOptionText(options, path, limit: 4096, valid: { $0.hasPrefix("/") }) {
         $0.tpmOwnerAuthFile = $1 ?? StoreOptions.defaultTPMOwnerAuthFile
     }
+    if status == Status.ok.rawValue { Handles.options.get(options)?.chose("the TPM owner authorization file") }
+    return status
 }
 
 /// Binds a store that already has a passcode to the TPM of its `passcode_options_set_tpm`
@@ -71,7 +75,7 @@ public func passcode_options_set_tpm_owner_auth_file(_ options: OpaquePointer?, 
 ///   `PASSCODE_ERR_STATE` (already bound); any status of `passcode_verify`; a TPM status.
 @c(passcode_tpm_bind)
 public func passcode_tpm_bind(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withStore(store) { s in try s.bindTPM(current: secret(digits, length, what: "the passcode")) }
+    withStore(store, refusedInService: "binding to a TPM the host names") { s in try s.bindTPM(current: secret(digits, length, what: "the passcode")) }
 }
 
 /// Unbinds a bound store: checks the passcode through the TPM (counted like
@@ -84,7 +88,7 @@ public func passcode_tpm_bind(_ store: OpaquePointer?, _ digits: UnsafePointer<C
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_STATE` (not bound); any status of `passcode_verify`.
 @c(passcode_tpm_unbind)
 public func passcode_tpm_unbind(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withStore(store) { s in try s.unbindTPM(current: secret(digits, length, what: "the passcode")) }
+    withStore(store, refusedInService: "unbinding the TPM") { s in try s.unbindTPM(current: secret(digits, length, what: "the passcode")) }
 }
 
 /// Whether the store is bound to a TPM.

@@ -55,6 +55,7 @@ public func passcode_options_set_cost(_ options: OpaquePointer?, _ cost: Int32) 
     case .sensitive: box.options.cost = .sensitive
     case nil: return Status.errMisuse.rawValue
     }
+    box.chose("the Argon2id cost")
     return Status.ok.rawValue
 }
 
@@ -71,6 +72,7 @@ public func passcode_options_set_cost_explicit(_ options: OpaquePointer?, _ ops_
     let cost = HashCost(opsLimit: ops_limit, memLimit: Int(mem_limit))
     guard cost.isValid else { return Status.errMisuse.rawValue }
     box.options.cost = cost
+    box.chose("the Argon2id cost")
     return Status.ok.rawValue
 }
 
@@ -93,6 +95,7 @@ public func passcode_options_set_pepper(_ options: OpaquePointer?, _ pepper: Uns
     }
     guard let pepper, length == 32 else { return Status.errMisuse.rawValue }
     box.options.pepper = SecretBytes(copying: UnsafeRawBufferPointer(start: pepper, count: 32))
+    box.chose("the pepper")
     return Status.ok.rawValue
 }
 
@@ -131,7 +134,9 @@ private func setOptionFlag(_ options: OpaquePointer?, _ value: Int32, _ flag: Wr
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE` or `PASSCODE_ERR_MISUSE`.
 @c(passcode_options_set_allow_weak)
 public func passcode_options_set_allow_weak(_ options: OpaquePointer?, _ allow: Int32) -> Int32 {
-    setOptionFlag(options, allow, \.allowWeak)
+    let status = setOptionFlag(options, allow, \.allowWeak)
+    if status == Status.ok.rawValue && allow == 1 { Handles.options.get(options)?.chose("allow_weak") }
+    return status
 }
 
 /// Supplies the clock (embedded hosts with their own time source, and tests). The callback
@@ -157,6 +162,7 @@ public func passcode_options_set_clock(
         box.options.clock = SystemClock.read
         return Status.ok.rawValue
     }
+    box.chose("the clock")
     let p = Payload(raw: payload)
     box.options.clock = {
         var boot: Int64 = 0, wall: Int64 = 0, id: UInt64 = 0
@@ -177,6 +183,45 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
     guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
     guard milliseconds >= 0 && milliseconds <= 600_000 else { return Status.errMisuse.rawValue }
     box.options.busyTimeoutMs = milliseconds
+    return Status.ok.rawValue
+}
+
+/// Service mode: `passcode_open` reaches the store `app_id` that passcoded keeps for the calling
+/// user (under /var/lib/passcode/UID/, another user's folder: code running as the same user
+/// cannot read, write, delete or copy it), over the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when
+/// set), instead of opening a file; the open's `path` is ignored. The library loads
+/// libsystemd.so.0 at that moment. The service chooses the clock, the Argon2id cost, the pepper,
+/// the weak-passcode rule and the TPM: an open in service mode with any of those options set
+/// fails with `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE` (the message names the option), as do
+/// `passcode_biometric_unlock` and `passcode_biometric_unlock_key` (a match the host reports),
+/// `passcode_reset_request` and `passcode_set_reset_delivery_callback` (a reset code handed to
+/// the host), `passcode_tpm_bind` and `passcode_tpm_unbind`. Offered so far: `passcode_is_set`,
+/// `passcode_is_enabled`, `passcode_set`, `passcode_verify`, `passcode_authorize`,
+/// `passcode_change`, `passcode_disable`, `passcode_enable`, `passcode_remove`,
+/// `passcode_length`, `passcode_set_length`, `passcode_failed_attempts`,
+/// `passcode_lockout_remaining`, `passcode_is_reset_required`,
+/// `passcode_setting_get`, `passcode_setting_set`, `passcode_lock_state` and
+/// `passcode_lock_screen_read`, with the statuses and messages of the embedded store; every
+/// other store call answers `PASSCODE_ERR_NOT_IN_SERVICE_MODE`. A weakening setting change needs
+/// the passcode entered on the handle within 5 minutes, as embedded: the client keeps it (in
+/// memory wiped when released) and the service checks it again with the change.
+/// - Parameters:
+///   - options: The options object.
+///   - app_id: The application's id: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or
+///     digit (the service refuses others with `PASSCODE_ERR_MISUSE` at the open); NULL turns
+///     service mode off (the embedded store, the default). Copied.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` (an empty,
+///   overlong or non-UTF-8 string).
+@c(passcode_options_set_service)
+public func passcode_options_set_service(_ options: OpaquePointer?, _ app_id: UnsafePointer<CChar>?) -> Int32 {
+    guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
+    guard let app_id else {
+        box.serviceAppID = nil
+        return Status.ok.rawValue
+    }
+    let n = strnlen(app_id, 65)
+    guard n > 0, n <= 64, let text = String(validatingCString: app_id) else { return Status.errMisuse.rawValue }
+    box.serviceAppID = text
     return Status.ok.rawValue
 }
 
@@ -217,20 +262,34 @@ public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointe
         return Status.errMisuse.rawValue
     }
     var opts = StoreOptions()
+    var service: (appID: String, hostChoices: [String])?
     if options != nil {
         guard let box = Handles.options.get(options) else {
             Handles.openMessage.set("the options handle is not valid")
             return Status.errInvalidHandle.rawValue
         }
         opts = box.options
+        service = box.serviceAppID.map { ($0, box.hostChoices) }
     }
     do {
-        let store = try PasscodeStore(path: String(cString: path), options: opts)
-        out_store.pointee = Handles.stores.add(StoreBox(store))
+        let backend: any StoreBackend
+        if let service {
+            if let first = service.hostChoices.first {
+                let all = service.hostChoices.count > 1 ? " (options chosen: \(service.hostChoices.joined(separator: ", ")))" : ""
+                throw PasscodeError.refusedInServiceMode("\(first) is refused in service mode: the service chooses it alone\(all)")
+            }
+            backend = try ServiceClient(appID: service.appID)
+        } else {
+            backend = try PasscodeStore(path: String(cString: path), options: opts)
+        }
+        out_store.pointee = Handles.stores.add(StoreBox(backend))
         return Status.ok.rawValue
     } catch let error as PasscodeError {
         Handles.openMessage.set(error.message)
         return error.status.rawValue
+    } catch let failure as ServiceFailure {
+        Handles.openMessage.set(failure.message)
+        return failure.status
     } catch {
         Handles.openMessage.set("unexpected error")
         return Status.errInternal.rawValue
@@ -247,7 +306,7 @@ public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointe
 @c(passcode_close)
 public func passcode_close(_ store: OpaquePointer?) {
     guard let box = Handles.stores.remove(store) else { return }
-    box.store.close()
+    box.backend.close()
     for flow in Handles.flows.boxes(where: { $0.storeBox === box }) { flow.invalidate() }
 }
 
@@ -288,7 +347,7 @@ public func passcode_errwait(_ store: OpaquePointer?) -> Int64 {
 ///   says why), `PASSCODE_ERR_ALREADY_SET`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_set)
 public func passcode_set(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withStore(store) { s in try s.setPasscode(secret(digits, length, what: "the passcode")) }
+    withBackend(store) { s in try s.setFirstPasscode(secret(digits, length, what: "the passcode")) }
 }
 
 /// Checks a passcode. The attempt is recorded durably before the check, in the main database
@@ -310,7 +369,7 @@ public func passcode_set(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>
 ///   provisioned `PASSCODE_ERR_TPM_GUESS_LIMIT` and `PASSCODE_ERR_TPM_OWNER_AUTH`.
 @c(passcode_verify)
 public func passcode_verify(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withStore(store) { s in try s.verify(secret(digits, length, what: "the passcode")) }
+    withBackend(store) { s in try s.checkPasscode(secret(digits, length, what: "the passcode")) }
 }
 
 /// Proves the user before a setting change that weakens protection (see
@@ -326,7 +385,7 @@ public func passcode_verify(_ store: OpaquePointer?, _ digits: UnsafePointer<CCh
 /// - Returns: Any status of `passcode_verify`.
 @c(passcode_authorize)
 public func passcode_authorize(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withStore(store) { s in try s.authorize(secret(digits, length, what: "the passcode")) }
+    withBackend(store) { s in try s.authorize(secret(digits, length, what: "the passcode")) }
 }
 
 /// Replaces the passcode. The new one is checked first (format, strength: not counted), then
@@ -341,7 +400,7 @@ public func passcode_authorize(_ store: OpaquePointer?, _ digits: UnsafePointer<
 @c(passcode_change)
 public func passcode_change(_ store: OpaquePointer?, _ current: UnsafePointer<CChar>?, _ current_length: UInt,
                             _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         try s.changePasscode(current: secret(current, current_length, what: "the current passcode"),
                              new: secret(new_digits, new_length, what: "the new passcode"))
     }
@@ -356,7 +415,7 @@ public func passcode_change(_ store: OpaquePointer?, _ current: UnsafePointer<CC
 /// - Returns: `PASSCODE_OK`, any status of `passcode_verify`, or `PASSCODE_ERR_HOOK_FAILED`.
 @c(passcode_disable)
 public func passcode_disable(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withStore(store) { s in try s.disable(current: secret(digits, length, what: "the passcode")) }
+    withBackend(store) { s in try s.turnOff(current: secret(digits, length, what: "the passcode")) }
 }
 
 /// Turns the lock on again with the stored passcode. Needs no passcode: it only adds safety.
@@ -366,7 +425,7 @@ public func passcode_disable(_ store: OpaquePointer?, _ digits: UnsafePointer<CC
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_enable)
 public func passcode_enable(_ store: OpaquePointer?) -> Int32 {
-    withStore(store) { s in try s.enable() }
+    withBackend(store) { s in try s.enable() }
 }
 
 /// Removes the passcode after checking it; the lock goes off and every counter is cleared.
@@ -377,7 +436,7 @@ public func passcode_enable(_ store: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK`, or any status of `passcode_verify`.
 @c(passcode_remove)
 public func passcode_remove(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withStore(store) { s in try s.removePasscode(current: secret(digits, length, what: "the passcode")) }
+    withBackend(store) { s in try s.removePasscode(current: secret(digits, length, what: "the passcode")) }
 }
 
 /// Whether a passcode is set.
@@ -387,7 +446,7 @@ public func passcode_remove(_ store: OpaquePointer?, _ digits: UnsafePointer<CCh
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_is_set)
 public func passcode_is_set(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in try put(out, try s.isPasscodeSet() ? 1 : 0) }
+    withBackend(store) { s in try put(out, try s.isPasscodeSet() ? 1 : 0) }
 }
 
 /// Whether the passcode lock is on (a passcode is set and not disabled).
@@ -397,7 +456,7 @@ public func passcode_is_set(_ store: OpaquePointer?, _ out: UnsafeMutablePointer
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_is_enabled)
 public func passcode_is_enabled(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in try put(out, try s.isLockEnabled() ? 1 : 0) }
+    withBackend(store) { s in try put(out, try s.isLockEnabled() ? 1 : 0) }
 }
 
 /// The number of digits a passcode has in this store: the set passcode's, else the one new
@@ -408,7 +467,7 @@ public func passcode_is_enabled(_ store: OpaquePointer?, _ out: UnsafeMutablePoi
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_length)
 public func passcode_length(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in try put(out, Int32(try s.passcodeLength())) }
+    withBackend(store) { s in try put(out, Int32(try s.passcodeLength())) }
 }
 
 /// Sets the number of digits new passcodes must have; only while no passcode is set.
@@ -419,7 +478,7 @@ public func passcode_length(_ store: OpaquePointer?, _ out: UnsafeMutablePointer
 ///   (a passcode is set), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_set_length)
 public func passcode_set_length(_ store: OpaquePointer?, _ length: Int32) -> Int32 {
-    withStore(store) { s in try s.setPasscodeLength(Int(length)) }
+    withBackend(store) { s in try s.setPasscodeLength(Int(length)) }
 }
 
 /// Failed attempts since the last successful unlock, to show the user.
@@ -429,7 +488,7 @@ public func passcode_set_length(_ store: OpaquePointer?, _ length: Int32) -> Int
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_failed_attempts)
 public func passcode_failed_attempts(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in try put(out, Int32(clamping: try s.failedAttempts())) }
+    withBackend(store) { s in try put(out, Int32(clamping: try s.failedAttempts())) }
 }
 
 /// Seconds until the next attempt is allowed, 0 when there is no lockout. Measured on the
@@ -441,7 +500,7 @@ public func passcode_failed_attempts(_ store: OpaquePointer?, _ out: UnsafeMutab
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_lockout_remaining)
 public func passcode_lockout_remaining(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withStore(store) { s in try put(out, try s.lockoutRemainingSeconds()) }
+    withBackend(store) { s in try put(out, try s.lockoutRemainingSeconds()) }
 }
 
 /// Whether the maximum number of failures was reached and only a reset lets a passcode in.
@@ -451,7 +510,7 @@ public func passcode_lockout_remaining(_ store: OpaquePointer?, _ out: UnsafeMut
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_is_reset_required)
 public func passcode_is_reset_required(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in try put(out, try s.isResetRequired() ? 1 : 0) }
+    withBackend(store) { s in try put(out, try s.isResetRequired() ? 1 : 0) }
 }
 
 // MARK: - Settings
@@ -465,7 +524,7 @@ public func passcode_is_reset_required(_ store: OpaquePointer?, _ out: UnsafeMut
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_setting_get)
 public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         guard let which = Setting(checked: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
         try put(out, try s.get(which))
     }
@@ -488,7 +547,7 @@ public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ ou
 ///   the hook's message); `PASSCODE_ERR_MISUSE` (unknown setting); `PASSCODE_ERR_INVALID_HANDLE`; a store error.
 @c(passcode_setting_set)
 public func passcode_setting_set(_ store: OpaquePointer?, _ setting: Int32, _ value: Int64) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         guard let which = Setting(checked: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
         try s.set(which, to: value)
     }

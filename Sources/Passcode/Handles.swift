@@ -23,16 +23,19 @@ protocol FailureKeeper: AnyObject {
     func setFailure(_ text: String?, waitSeconds: Int64)
 }
 
-/// What a `passcode_store *` stands for.
+/// What a `passcode_store *` stands for: a back end (Backend.swift).
 final class StoreBox: FailureKeeper, @unchecked Sendable {
-    let store: PasscodeStore
+    let backend: any StoreBackend
     /// The key of this handle's messages in each thread's message table.
     let id: UInt
 
-    init(_ store: PasscodeStore) {
-        self.store = store
+    init(_ backend: any StoreBackend) {
+        self.backend = backend
         id = ThreadMessages.newID()
     }
+
+    /// The embedded store; nil in service mode.
+    var store: PasscodeStore? { backend as? PasscodeStore }
 
     deinit { ThreadMessages.forget(id) }
 
@@ -105,6 +108,16 @@ final class SnapshotBox<Item>: @unchecked Sendable {
 /// What a `passcode_options *` stands for.
 final class OptionsBox: @unchecked Sendable {
     var options = StoreOptions()
+    /// Service mode's application id (`passcode_options_set_service`); nil: the embedded store.
+    var serviceAppID: String?
+    /// The options the host chose that service mode refuses ("the clock", "the pepper", ...),
+    /// in the order set: `passcode_open` in service mode names the first.
+    var hostChoices: [String] = []
+
+    /// Records that the host chose `option` (one service mode refuses).
+    func chose(_ option: String) {
+        if !hostChoices.contains(option) { hostChoices.append(option) }
+    }
 }
 
 /// A table of live handles of one kind, keyed by the token handed out.
@@ -165,6 +178,9 @@ func withHandle<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaqueP
     } catch let error as PasscodeError {
         box.setFailure(error.message, waitSeconds: error.waitSeconds)
         return error.status.rawValue
+    } catch let failure as ServiceFailure {
+        box.setFailure(failure.message, waitSeconds: failure.waitSeconds)
+        return failure.status
     } catch {
         box.setFailure("unexpected error", waitSeconds: 0)
         return Status.errInternal.rawValue
@@ -191,9 +207,26 @@ func refused<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaquePoin
     return error.status.rawValue
 }
 
-/// `withHandle` for store handles.
-func withStore(_ handle: OpaquePointer?, _ body: (PasscodeStore) throws -> Void) -> Int32 {
-    withHandle(Handles.stores, handle) { try body($0.store) }
+/// `withHandle` for the calls both back ends offer (Backend.swift).
+func withBackend(_ handle: OpaquePointer?, _ body: (any StoreBackend) throws -> Void) -> Int32 {
+    withHandle(Handles.stores, handle) { try body($0.backend) }
+}
+
+/// `withHandle` for the calls only the embedded store offers. In service mode: refused with
+/// `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE` when `refusedInService` names what the call would let
+/// the host do, else `PASSCODE_ERR_NOT_IN_SERVICE_MODE` naming the call.
+func withStore(_ handle: OpaquePointer?, refusedInService: String? = nil, function: String = #function,
+               _ body: (PasscodeStore) throws -> Void) -> Int32 {
+    withHandle(Handles.stores, handle) { box in
+        guard let store = box.store else {
+            let name = function.prefix(while: { $0 != "(" })
+            if let what = refusedInService {
+                throw PasscodeError.refusedInServiceMode("\(name): \(what) is refused in service mode: the service decides it alone")
+            }
+            throw PasscodeError.notInServiceMode("\(name) is not offered by the passcode service yet; the embedded store offers it")
+        }
+        try body(store)
+    }
 }
 
 /// Copies a caller's secret (digits or a code) into a wiped-on-release buffer.

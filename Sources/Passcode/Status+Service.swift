@@ -75,6 +75,9 @@ extension Status {
         case .errClockOutOfRange: return "ClockOutOfRange"
         case .errTpmGuessLimit: return "TpmGuessLimit"
         case .errTpmOwnerAuth: return "TpmOwnerAuth"
+        case .errRefusedInServiceMode: return "RefusedInServiceMode"
+        case .errServiceUnavailable: return "ServiceUnavailable"
+        case .errNotInServiceMode: return "NotInServiceMode"
         }
     }
 

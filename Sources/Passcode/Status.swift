@@ -169,6 +169,20 @@ public enum Status: Int32 {
     /// administrator's file (`passcode_options_set_tpm_owner_auth_file`) is missing, readable by
     /// others than root, malformed, or holds another value. Nothing changed.
     case errTpmOwnerAuth = 61  // python: TPMOwnerAuth(TPMError)
+    /// Service mode (`passcode_options_set_service`): the host asked for something that would
+    /// let it choose the rules or see a secret, which the service decides alone: the clock, the
+    /// Argon2id cost, a pepper, weak passcodes, the TPM options (at `passcode_open`), a
+    /// biometric match the host reports, a reset code handed to the host. The message names the
+    /// option or call. Nothing was sent to the service; nothing changed.
+    case errRefusedInServiceMode = 62  // python: RefusedInServiceMode(ServiceError)
+    /// Service mode: the service cannot be reached: libsystemd (libsystemd.so.0) is not
+    /// installed, the system bus (or `DBUS_SYSTEM_BUS_ADDRESS`) does not answer, passcoded is
+    /// not installed or not running, or its reply was not the one expected; the message says
+    /// which. Whether a call that was sent took effect is not known: read the state again.
+    case errServiceUnavailable = 63  // python: ServiceUnavailable(ServiceError)
+    /// Service mode: this call is not offered by the service yet (the message names it). The
+    /// embedded store offers it. Nothing was sent; nothing changed.
+    case errNotInServiceMode = 64  // python: NotInServiceMode(ServiceError)
 }
 
 extension PasscodeError {
@@ -235,6 +249,9 @@ extension PasscodeError {
         case .clockOutOfRange: return .errClockOutOfRange
         case .tpmGuessLimit: return .errTpmGuessLimit
         case .tpmOwnerAuth: return .errTpmOwnerAuth
+        case .refusedInServiceMode: return .errRefusedInServiceMode
+        case .serviceUnavailable: return .errServiceUnavailable
+        case .notInServiceMode: return .errNotInServiceMode
         }
     }
 }
@@ -304,6 +321,9 @@ extension Status {
         case .errClockOutOfRange: return "clock reading out of range"
         case .errTpmGuessLimit: return "the TPM's guess limit is used up"
         case .errTpmOwnerAuth: return "TPM owner authorization missing or wrong"
+        case .errRefusedInServiceMode: return "refused in service mode: the service decides this"
+        case .errServiceUnavailable: return "the passcode service cannot be reached"
+        case .errNotInServiceMode: return "not offered by the passcode service yet"
         }
     }
 }

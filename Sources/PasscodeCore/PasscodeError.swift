@@ -101,6 +101,12 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case tpmGuessLimit
     /// The owner authorization is needed and missing, unsafe, malformed or not the TPM's.
     case tpmOwnerAuth(String)
+    /// Service mode: an option or call that would let the host choose the rules or see a secret.
+    case refusedInServiceMode(String)
+    /// Service mode: libsystemd, the bus or the service cannot be reached.
+    case serviceUnavailable(String)
+    /// Service mode: the service does not offer this call yet.
+    case notInServiceMode(String)
 
     /// The seconds to wait that the error carries: until the next attempt (a lockout) or the
     /// next reset-code request (the rate limit); 0 for the others.
@@ -166,6 +172,7 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .keyReplaced:
             return "the passcode was reset, but without the recovery key the data key could not be kept: data sealed before cannot be unsealed any more"
         case .foreignSchema(let m): return m
+        case .refusedInServiceMode(let m), .serviceUnavailable(let m), .notInServiceMode(let m): return m
         case .tampered:
             return "the store's security state was changed outside libpasscode; only a reset by email, forgot passcode or deleting the account can go on"
         case .wipePending:

@@ -27,6 +27,9 @@ final class Service {
     /// read here, on the bus thread; the work runs on a worker (`Scheduler`), and its answer is
     /// sent from the bus thread by `finish`.
     func handle(_ m: OpaquePointer, member: String, error out: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        // Every call may carry a passcode: sd-bus wipes a sensitive message's memory when it is
+        // freed (and marks its reply so too). The copies read from it are wiped buffers.
+        sd_bus_message_sensitive(m)
         do {
             let caller = try callerUID(m)
             let job = try prepare(member, m, caller: caller)
@@ -38,7 +41,7 @@ final class Service {
             }
             return 1
         } catch {
-            let (name, message) = Service.errorReply(error)
+            let (name, message) = errorReply(error)
             return sd_bus_error_set(out, name, message)
         }
     }
@@ -49,7 +52,7 @@ final class Service {
         case .success(let values):
             _ = send(m, values)
         case .failure(let failure):
-            let (name, message) = Service.errorReply(failure)
+            let (name, message) = errorReply(failure)
             var e = sd_bus_error(name: nil, message: nil, _need_free: 0)
             sd_bus_error_set(&e, name, message)
             sd_bus_reply_method_error(m, &e)
@@ -59,16 +62,47 @@ final class Service {
 
     /// The D-Bus error name and message of a failure: a status as org.libpasscode.Error.<Name>
     /// with "status N: " before the core's message.
-    static func errorReply(_ error: Error) -> (String, String) {
+    func errorReply(_ error: Error) -> (String, String) {
         switch error {
         case let e as CallError:
             return (e.name, e.message)
         case let e as PasscodeError:
             let status = e.passcodeStatus
-            return ("org.libpasscode.Error.\(status.serviceName)", "status \(status.rawValue): \(e.message)")
+            let message = Service.withoutStorePaths(e.message, root: stores.root)
+            return ("org.libpasscode.Error.\(status.serviceName)", "status \(status.rawValue): \(message)")
         default:
             return ("org.libpasscode.Error.Internal", "status \(Status.errInternal.rawValue): internal error")
         }
+    }
+
+    /// `message` without the service's folders: a caller never learns where the stores are kept
+    /// (`<root>/1000/x.db` becomes `x.db`; the root alone, "the service's store folder").
+    static func withoutStorePaths(_ message: String, root: String) -> String {
+        let text = Array(message.utf8), prefix = Array(root.utf8)
+        guard !prefix.isEmpty else { return message }
+        var out: [UInt8] = []
+        var i = 0
+        while i < text.count {
+            guard text.count - i >= prefix.count, Array(text[i..<i + prefix.count]) == prefix else {
+                out.append(text[i])
+                i += 1
+                continue
+            }
+            i += prefix.count
+            // "/<uid>/" after the root goes too: the caller's own folder, named by the caller's uid.
+            var j = i
+            if j < text.count && text[j] == UInt8(ascii: "/") {
+                j += 1
+                let digits = j
+                while j < text.count && text[j] >= 48 && text[j] <= 57 { j += 1 }
+                if j > digits && j < text.count && text[j] == UInt8(ascii: "/") {
+                    i = j + 1
+                    continue
+                }
+            }
+            out += Array("the service's store folder".utf8)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     private func callerUID(_ m: OpaquePointer) throws -> uid_t {
@@ -80,7 +114,7 @@ final class Service {
 
     /// One reply value, appended in order.
     enum Value: Sendable {
-        case bool(Bool), uint32(UInt32), int64(Int64)
+        case bool(Bool), int32(Int32), uint32(UInt32), int64(Int64)
     }
 
     /// A call's arguments, read; `work` runs later on a worker, for the stores of `uid`.
@@ -135,10 +169,47 @@ final class Service {
                 try stores.withStore(uid: caller, appID: app) { try $0.removePasscode(current: current) }
                 return []
             }
+        case "DisablePasscode":
+            let app = try readString(m, "app_id")
+            let current = try readSecret(m, "current")
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { _ = try $0.disable(current: current) }
+                return []
+            }
+        case "EnablePasscode":
+            let app = try readString(m, "app_id")
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { try $0.enable() }
+                return []
+            }
+        case "GetLockScreen":
+            let app = try readString(m, "app_id")
+            return Prepared(uid: caller) {
+                try stores.withStoreForQuery(uid: caller, appID: app) { s in
+                    let v = try s.lockScreen()
+                    return [.bool(v.status.locked), .int32(v.status.reason.rawValue), .int64(v.lockoutSeconds),
+                            .uint32(UInt32(clamping: v.failedAttempts)), .bool(v.resetRequired), .int32(v.refusal.rawValue),
+                            .bool(v.lead), .int32(v.kind.rawValue), .bool(v.passcodeSet), .bool(v.lockEnabled)]
+                }
+            }
+        case "GetLength":
+            let app = try readString(m, "app_id")
+            return Prepared(uid: caller) {
+                try stores.withStoreForQuery(uid: caller, appID: app) { [.int32(Int32(clamping: try $0.passcodeLength()))] }
+            }
+        case "SetLength":
+            let app = try readString(m, "app_id")
+            var length: Int32 = 0
+            try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "i")), &length), "length")
+            let n = Int(length)
+            return Prepared(uid: caller) {
+                try stores.withStore(uid: caller, appID: app) { try $0.setPasscodeLength(n) }
+                return []
+            }
         case "GetSetting":
             let app = try readString(m, "app_id")
             let setting = try readSetting(m)
-            return Prepared(uid: caller) { try stores.withStore(uid: caller, appID: app) { [.int64(try $0.get(setting))] } }
+            return Prepared(uid: caller) { try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.get(setting))] } }
         case "SetSetting":
             let app = try readString(m, "app_id")
             let setting = try readSetting(m)
@@ -160,7 +231,7 @@ final class Service {
     }
 
     private static func state(_ stores: StoreRoot, uid: uid_t, app: String) throws -> [Value] {
-        try stores.withStore(uid: uid, appID: app) { s in
+        try stores.withStoreForQuery(uid: uid, appID: app) { s in
             [.bool(try s.isPasscodeSet()), .bool(try s.isLockEnabled()),
              .uint32(UInt32(clamping: try s.failedAttempts())), .int64(try s.lockoutRemainingSeconds()),
              .bool(try s.isResetRequired())]
@@ -217,6 +288,8 @@ final class Service {
             case .bool(let b):
                 var v: Int32 = b ? 1 : 0
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "b")), &v)
+            case .int32(var v):
+                r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "i")), &v)
             case .uint32(var v):
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &v)
             case .int64(var v):

@@ -13,6 +13,8 @@ final class StoreRoot: @unchecked Sendable {
     private var open: [String: PasscodeStore] = [:]
     /// Guards `open`: the workers run calls of different uids at once.
     private let openLock = Mutex()
+    /// The blank store (`blankStore`), under `openLock`.
+    private var blank: PasscodeStore?
     static let maxOpenHandles = 512
     /// The most stores one uid may have: each new app id makes a file, and the folder is the
     /// service's disk, not the caller's (a caller inventing app ids must not fill it).
@@ -49,6 +51,36 @@ final class StoreRoot: @unchecked Sendable {
         return try body(store)
     }
 
+    /// Runs a query (`body` only reads) on `uid`'s store `appID` when it exists, else on the
+    /// blank store: a question about an app id that has no store creates nothing, neither the
+    /// uid's folder nor a file (a new store answers as the blank one does: it is one).
+    func withStoreForQuery<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
+        guard StoreRoot.validAppID(appID) else { throw StoreRoot.badAppID }
+        if let store = openLock.withLock({ open["\(uid)/\(appID)"] }) { return try body(store) }
+        var st = stat()
+        if lstat("\(root)/\(uid)", &st) != 0 && errno == ENOENT { return try body(try blankStore()) }
+        let folder = try userFolder(uid)  // a link or a folder of another owner is refused here
+        if lstat("\(folder)/\(appID).db", &st) != 0 && errno == ENOENT { return try body(try blankStore()) }
+        return try withStore(uid: uid, appID: appID, body)
+    }
+
+    /// A store no caller reaches by name (`<root>/.blank/new.db`: an app id never starts with a
+    /// dot), made once and never written after: what a new store answers to a query.
+    private func blankStore() throws -> PasscodeStore {
+        try openLock.withLock {
+            if let blank { return blank }
+            let folder = "\(root)/.blank"
+            if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+                throw PasscodeError.io("the service's blank store cannot be made (\(String(cString: strerror(errno))))")
+            }
+            let store = try PasscodeStore(path: "\(folder)/new.db", options: options)
+            blank = store
+            return store
+        }
+    }
+
+    static let badAppID = PasscodeError.misuse("the application id must be 1 to 64 of A-Z a-z 0-9 . _ - and start with a letter or digit")
+
     /// Runs `body` on a handle of its own, closed afterwards: its proof of a passcode is this
     /// call's alone.
     func withFreshStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
@@ -58,9 +90,7 @@ final class StoreRoot: @unchecked Sendable {
     }
 
     private func openStore(uid: uid_t, appID: String) throws -> PasscodeStore {
-        guard StoreRoot.validAppID(appID) else {
-            throw PasscodeError.misuse("the application id must be 1 to 64 of A-Z a-z 0-9 . _ - and start with a letter or digit")
-        }
+        guard StoreRoot.validAppID(appID) else { throw StoreRoot.badAppID }
         let folder = try userFolder(uid)
         let path = "\(folder)/\(appID).db"
         var st = stat()

@@ -173,6 +173,7 @@ int main(void) {
         CASE(passcode_options_set_allow_weak(xo[h], 1), INV);
         CASE(passcode_options_set_clock(xo[h], NULL, NULL), INV);
         CASE(passcode_options_set_busy_timeout(xo[h], 10), INV);
+        CASE(passcode_options_set_service(xo[h], "org.example.App"), INV);
         VOIDCASE(passcode_options_free(xo[h]));
     }
     passcode_flow *xf[] = {NULL, foreign_flow};
@@ -398,7 +399,31 @@ int main(void) {
     CASE(passcode_options_set_pepper(o, NULL, 32), MIS);
     CASE(passcode_options_set_allow_weak(o, -1), MIS);
     CASE(passcode_options_set_busy_timeout(o, -5), MIS);
+    CASE(passcode_options_set_service(o, ""), MIS);
+    CASE(passcode_options_set_service(o, "\xff\xfe"), MIS);
+    CASE(passcode_options_set_service(o, "org.example.A-long-application-id-of-more-than-64-bytes-is-refused"), MIS);
     passcode_options_free(o);
+
+    /* Service mode: an option the service decides is refused at the open, before the bus is
+     * reached; a bus that does not answer is SERVICE_UNAVAILABLE. Nothing is opened. */
+    {
+        passcode_store *x = NULL;
+        passcode_options_new(&o);
+        CASE(passcode_options_set_service(o, "org.example.App"), PASSCODE_OK);
+        passcode_options_set_cost_explicit(o, 1, 8192);
+        CASE(passcode_open(path, o, &x), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
+        if (x != NULL || !strstr(passcode_errmsg(NULL), "Argon2id cost")) { failed++; fprintf(stderr, "FAIL: the refusal names the cost: %s\n", passcode_errmsg(NULL)); }
+        passcode_options_free(o);
+        passcode_options_new(&o);
+        passcode_options_set_service(o, "org.example.App");
+        const char *saved = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+        char *keep = saved ? strdup(saved) : NULL;
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/passcode-catalogue-bus", 1);
+        CASE(passcode_open(path, o, &x), PASSCODE_ERR_SERVICE_UNAVAILABLE);
+        if (keep) { setenv("DBUS_SYSTEM_BUS_ADDRESS", keep, 1); free(keep); } else unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
+        if (x != NULL) { failed++; fprintf(stderr, "FAIL: an unavailable service gave a handle\n"); }
+        passcode_options_free(o);
+    }
 
     /* Key lengths checked before the buffer is touched, a clock out of range refused
      * with its status, a flow of a closed store refused; nothing changes. */

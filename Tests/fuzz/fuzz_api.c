@@ -323,6 +323,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             check(passcode_event_report(store, (int32_t)(NEXT() % 4), &i32));
             check(passcode_biometric_unlock(store, &i32));
             check(passcode_lockout_remaining(store, &i64));
+            /* Service mode with the host's clock, under any app id: refused at the open, before
+             * any bus is reached (an id refused by the setter leaves the embedded store). */
+            passcode_options *so = NULL;
+            passcode_options_new(&so);
+            char id[17];
+            memcpy(id, arg, n);
+            id[n] = 0;
+            int32_t src = passcode_options_set_service(so, id);
+            check(src);
+            passcode_options_set_cost_explicit(so, 1, 8192);
+            passcode_options_set_clock(so, clock_cb, NULL);
+            passcode_store *other = NULL;
+            int32_t orc = passcode_open(path, so, &other);
+            check(orc);
+            REQUIRE(src != PASSCODE_OK || (orc == PASSCODE_ERR_REFUSED_IN_SERVICE_MODE && other == NULL),
+                    "service mode with a host clock, app id of %zu bytes: set %d, open %d", n, (int)src, (int)orc);
+            passcode_close(other);
+            passcode_options_free(so);
             break;
         }
         }

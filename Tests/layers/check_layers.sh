@@ -36,5 +36,7 @@ complain "init(rawValue:) of a public C enum, which never fails (use init(checke
     "$(grep -rnE "\\b($c_enums)\\(rawValue:" --include='*.swift' . ../Passcode ../passcoded ../../Tests)"
 complain "passcoded reaches below the façade (it must call PasscodeStore, as the C ABI does):" \
     "$(grep -rnE '@testable|\bdb\.|Storage\b|Database\b|import (CSQLite|CSodium|CKeyring|CTss2)' --include='*.swift' ../passcoded)"
-if [ "$fail" = 0 ]; then echo "layers: SQL only in Store/, SQLite, libsodium, keyring and TPM each behind one folder, Policy pure, the C ABI and passcoded above the façade, the C face in Sources/Passcode"; fi
+complain "sd-bus (CSdBus) used outside the service client (Sources/Passcode/ServiceClient.swift, which loads libsystemd with dlopen):" \
+    "$(grep -rn 'import CSdBus' --include='*.swift' .. | grep -v '^\.\./Passcode/ServiceClient\.swift:')"
+if [ "$fail" = 0 ]; then echo "layers: SQL only in Store/, SQLite, libsodium, keyring and TPM each behind one folder, Policy pure, the C ABI and passcoded above the façade, the C face in Sources/Passcode, sd-bus in the service client only"; fi
 exit "$fail"

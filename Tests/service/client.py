@@ -77,8 +77,9 @@ def many(n, method, sig, args):
 
 def raw(n, conn, start):
     rng = random.Random(start)
-    names = ["GetState", "Verify", "SetPasscode", "SetSetting", "Nope", "verify", "X" * 255]
-    sigs = ["", "(s)", "(ss)", "(ay)", "(i)", "(sss)", "(ssxs)", "(a{sv})", "(u)"]
+    names = ["GetState", "Verify", "SetPasscode", "SetSetting", "DisablePasscode", "EnablePasscode", "GetLockScreen",
+             "GetLength", "SetLength", "Nope", "verify", "X" * 255]
+    sigs = ["", "(s)", "(ss)", "(ay)", "(i)", "(si)", "(sss)", "(ssxs)", "(a{sv})", "(u)"]
     outcomes = {}
     for _ in range(n):
         method, sig = rng.choice(names), rng.choice(sigs)

@@ -2,7 +2,8 @@
 """passcoded end to end, as root: a private system-like bus, the daemon on it (dropping to a
 service user of the test's own), two test users calling it, and the promise measured.
 Usage: test_service.py PASSCODED_BINARY REPO_DIR. Every user, folder and process it makes has
-"passcoded-test" in its name and is removed at the end."""
+"passcoded-test" (or $SERVICE_TEST_USERS, for the users) in its name and is removed at the end.
+REPO_DIR/build/service_client (the C API in service mode) runs as a test user against it."""
 import json
 import os
 import pwd
@@ -16,7 +17,9 @@ import time
 
 PASSCODED, REPO = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
-SERVICE_USER, ALICE, MALLORY = "passcoded-test-svc", "passcoded-test-a", "passcoded-test-b"
+USERS = os.environ.get("SERVICE_TEST_USERS", "passcoded-test")
+SERVICE_USER, ALICE, MALLORY = f"{USERS}-svc", f"{USERS}-a", f"{USERS}-b"
+C_CLIENT = os.path.join(REPO, "build", "service_client")
 APP = "org.example.Notes"
 GOOD = "902714"
 failures = []
@@ -156,6 +159,30 @@ def daemon_alive():
     return procs["daemon"].poll() is None
 
 
+def run_c_client(user, mode, app, cost=None):
+    """service_client (the C API in service mode) as `user`; on "LOCKED n" the service's clock
+    moves n + 1 seconds (root's file) and the client goes on. Returns its "ok"/"FAIL" counts."""
+    pw = pwd.getpwnam(user)
+    env = {"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"}
+    cmd = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--",
+           C_CLIENT, mode, app, cost or store_root, GOOD]
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd="/")
+    procs[f"c-client-{mode}"] = p
+    oks = fails = 0
+    for line in p.stdout:
+        if line.startswith("LOCKED "):
+            offset = int(open(clock_file).read()) + int(line.split()[1]) + 1
+            write_root_file(clock_file, f"{offset}\n")
+            p.stdin.write("go\n")
+            p.stdin.flush()
+            continue
+        print("     C " + line.rstrip(), flush=True)
+        oks += line.startswith("ok ")
+        fails += line.startswith("FAIL")
+    rc = p.wait()
+    return oks, fails, rc
+
+
 try:
     svc = add_user(SERVICE_USER, system=True)
     alice, mallory = add_user(ALICE), add_user(MALLORY)
@@ -206,6 +233,8 @@ try:
     # Another uid: its own stores only; naming the first uid is root's right.
     r = m.call("GetState", "(s)", APP)
     check(r == {"ok": [False, False, 0, 0, False]}, f"another uid with the same app id gets a store of its own: {r}")
+    check(m.call("SetPasscode", "(ss)", APP, "730185") == {"ok": []} and a.call("GetState", "(s)", APP)["ok"][2] == 1,
+          "the other uid sets a passcode of its own; the first uid's store is untouched")
     r = m.call("GetStateForUser", "(us)", alice.pw_uid, APP)
     check(error_of(r) == "AccessDenied", f"another uid naming the first uid is refused: {r}")
     r = root.call("GetStateForUser", "(us)", alice.pw_uid, APP)
@@ -223,12 +252,13 @@ try:
     os.symlink("/etc/shadow", os.path.join(mfolder, "evil.db"))
     shadow = open("/etc/shadow", "rb").read()
     r = m.call("GetState", "(s)", "evil")
-    check(error_of(r) in ("NotAStore", "Permission") and open("/etc/shadow", "rb").read() == shadow,
+    check(error_of(r) in ("NotAStore", "Permission") and open("/etc/shadow", "rb").read() == shadow and store_root not in r["message"],
           f"a symlink planted as a store (to /etc/shadow) is refused, the target untouched: {error_of(r)}: {r.get('message', '')[:90]}")
     planted = os.path.join(mfolder, "planted.db")
     shutil.copy(store, planted)  # a real store, root's (as if from another owner)
     r = m.call("GetState", "(s)", "planted")
-    check(error_of(r) == "Permission", f"a store file of another owner planted in the folder is refused: {r.get('message', '')[:90]}")
+    check(error_of(r) == "Permission" and store_root not in r["message"],
+          f"a store file of another owner planted in the folder is refused, its message names no path of the service: {r.get('message', '')[:90]}")
     os.chown(planted, svc.pw_uid, svc.pw_gid)
     os.chmod(planted, 0o644)
     r = m.call("GetState", "(s)", "planted")
@@ -242,8 +272,18 @@ try:
           f"a uid folder that is a symlink is refused, nothing made behind it: {r.get('message', '')[:90]}")
     shutil.rmtree(decoy)
 
+    # A query about an app id without a store creates nothing (neither the file nor the folder).
+    for who, uid in ((m, mallory.pw_uid), (root, 4242)):
+        r = who.call("GetState", "(s)", "org.example.Never") if who is m else who.call("GetStateForUser", "(us)", uid, "org.example.Never")
+        r2 = m.call("GetSetting", "(ss)", "org.example.Never", "auto_lock_seconds") if who is m else {"ok": [900]}
+        r3 = m.call("GetLockScreen", "(s)", "org.example.Never") if who is m else {"ok": []}
+        made = os.path.exists(os.path.join(store_root, str(uid), "org.example.Never.db"))
+        check(r == {"ok": [False, False, 0, 0, False]} and "ok" in r2 and "ok" in r3 and not made,
+              f"queries about a new app id (uid {uid}) answer as a new store and create no file: {r} {r2} {made}")
+    check(not os.path.exists(os.path.join(store_root, "4242")), "nor a folder for a uid that has no store")
+
     # A caller inventing app ids cannot fill the service's disk: 32 stores a uid at most.
-    answers = [error_of(m.call("GetState", "(s)", f"org.example.Filler{i}")) for i in range(40)]
+    answers = [error_of(m.call("SetPasscode", "(ss)", f"org.example.Filler{i}", GOOD)) for i in range(40)]
     made = len(os.listdir(mfolder))
     print(f"     40 new app ids from one uid: {answers.count('ok')} answered, then {sorted(set(answers) - {'ok'})}; {made} files in its folder")
     check(answers[-1] == "Full" and sum(1 for f in os.listdir(mfolder) if f.endswith(".db")) == 32,
@@ -283,6 +323,21 @@ try:
     check(first_lockout == (5, 60), "the default schedule: locked out for 60 s after 5 failures")
     check(checked == 10 and counted[2] == 10 and counted[4], "at most 10 guesses are checked under the defaults (Apple's table)")
     check(error_of(a.call("Verify", "(ss)", APP, GOOD)) == "ResetRequired", "then even the right passcode is refused")
+
+    # The C API in service mode (passcode_options_set_service), as a process of the user.
+    oks, fails, rc = run_c_client(ALICE, "basics", "org.example.CApi")
+    check(fails == 0 and rc == 0 and oks >= 60, f"the C API in service mode: {oks} checks passed, {fails} failed (exit {rc})")
+    oks, fails, rc = run_c_client(ALICE, "attack", "org.example.CApi")
+    check(fails == 0 and rc == 0 and oks >= 5, f"a process of the user with the library, against its store: {oks} checks passed, {fails} failed")
+
+    pw = pwd.getpwnam(ALICE)
+    r = subprocess.run(["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--", "/usr/bin/python3",
+                        os.path.join(HERE, "service_python.py"), "org.example.PyApi", GOOD], capture_output=True, text=True, cwd="/",
+                       env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.join(REPO, "python"),
+                            "PASSCODE_LIBRARY": os.path.join(REPO, "build", "libpasscode.so.0")}, timeout=300)
+    print("".join("     Python " + x + "\n" for x in r.stdout.splitlines()) + r.stderr[-2000:], end="", flush=True)
+    check(r.returncode == 0 and "FAIL" not in r.stdout and r.stdout.count("ok ") >= 20,
+          f"the Python binding in service mode: {r.stdout.count('ok ')} checks passed, exit {r.returncode}")
 
     # Malformed calls: error replies, and the daemon stays up (the random ones from the uid whose
     # 32 stores are made: a valid random app id makes no store of the user whose tests follow).
@@ -328,6 +383,8 @@ try:
     procs["daemon"].wait()
     r = m.ask({"own": "org.libpasscode.Passcode1"})
     check(error_of(r) == "AccessDenied", f"a user asking for the service's name while it is down: {error_of(r)}")
+    oks, fails, rc = run_c_client(ALICE, "down", APP)
+    check(oks == 1 and fails == 0 and rc == 0, "the library in service mode while passcoded is down: SERVICE_UNAVAILABLE")
     start_daemon()
 
     # Only root configures the daemon: a config others may write, or that is not root's, and a
@@ -400,6 +457,10 @@ try:
     total = time.monotonic() - t
     print(f"     6 verifies of {verify_s:.2f} s from one uid took {total:.1f} s in all; another uid's state query meanwhile waited {wait * 1000:.0f} ms")
     check(flooded and flooded[0]["answered"] == 6 and wait < verify_s, "another uid is not starved by one uid's flood")
+
+    # A verify through the service against one embedded in the caller, at the same cost (reported).
+    oks, fails, rc = run_c_client(ALICE, "bench", "org.example.Bench", cost=f"8,{128 << 20}")
+    check(oks == 1 and fails == 0 and rc == 0, "the verify bench ran on both back ends")
 
     # Introspection shows the interface and nothing the host could use to choose the rules.
     xml = subprocess.run(["busctl", "--address=" + address, "introspect", "--xml-interface",

@@ -42,6 +42,11 @@ class TPMError(PasscodeError):
     """A problem with the TPM a store is bound to (or was asked to use)."""
 
 
+class ServiceError(PasscodeError):
+    """Service mode (Options.service): the service refused an option, cannot be reached, or does
+    not offer the call yet."""
+
+
 class _WithReason(PasscodeError):
     """Biometrics may not unlock now; `reason` is a BiometricRefusal."""
 
@@ -403,6 +408,29 @@ class TPMOwnerAuth(TPMError):
     administrator's file (passcode_options_set_tpm_owner_auth_file) is missing, readable by others
     than root, malformed, or holds another value. Nothing changed."""
     status = Status.ERR_TPM_OWNER_AUTH
+
+
+class RefusedInServiceMode(ServiceError):
+    """Service mode (passcode_options_set_service): the host asked for something that would let it
+    choose the rules or see a secret, which the service decides alone: the clock, the Argon2id cost,
+    a pepper, weak passcodes, the TPM options (at passcode_open), a biometric match the host
+    reports, a reset code handed to the host. The message names the option or call. Nothing was sent
+    to the service; nothing changed."""
+    status = Status.ERR_REFUSED_IN_SERVICE_MODE
+
+
+class ServiceUnavailable(ServiceError):
+    """Service mode: the service cannot be reached: libsystemd (libsystemd.so.0) is not installed,
+    the system bus (or DBUS_SYSTEM_BUS_ADDRESS) does not answer, passcoded is not installed or not
+    running, or its reply was not the one expected; the message says which. Whether a call that was
+    sent took effect is not known: read the state again."""
+    status = Status.ERR_SERVICE_UNAVAILABLE
+
+
+class NotInServiceMode(ServiceError):
+    """Service mode: this call is not offered by the service yet (the message names it). The
+    embedded store offers it. Nothing was sent; nothing changed."""
+    status = Status.ERR_NOT_IN_SERVICE_MODE
 
 
 # ---- end of the generated classes ----

@@ -87,6 +87,7 @@ FUNCTIONS = {
     "passcode_options_set_tpm_owner_auth_file": (c_int32, [OPTIONS, c_char_p]),
     "passcode_options_set_clock": (c_int32, [OPTIONS, CLOCK_CB, c_void_p]),
     "passcode_options_set_busy_timeout": (c_int32, [OPTIONS, c_int32]),
+    "passcode_options_set_service": (c_int32, [OPTIONS, c_char_p]),
     "passcode_open": (c_int32, [c_char_p, OPTIONS, POINTER(STORE)]),
     "passcode_close": (None, [STORE]),
     "passcode_errmsg": (c_char_p, [STORE]),

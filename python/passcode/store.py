@@ -65,7 +65,8 @@ class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm):
                  mem_limit: Optional[int] = None, pepper: Optional[bytes] = None, allow_weak: bool = False,
                  clock: Optional[Callable[[], Tuple[int, int, int]]] = None,
                  busy_timeout_ms: Optional[int] = None, session_keyring: bool = True,
-                 tpm: Union[None, bool, str] = None, tpm_owner_auth_file: Optional[str] = None):
+                 tpm: Union[None, bool, str] = None, tpm_owner_auth_file: Optional[str] = None,
+                 service: Optional[str] = None):
         """Opens (or creates, mode 0600) the store at `path` (str, bytes or os.PathLike).
 
         cost: an Argon2id preset; ops_limit and mem_limit: explicit values instead.
@@ -80,6 +81,10 @@ class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm):
         tpm_owner_auth_file: where the administrator's root-only file with the TPM's owner
         authorization is (provisioned mode; passcode_options_set_tpm_owner_auth_file), instead
         of /etc/passcode/tpm-owner-auth.
+        service: an application id: service mode (passcode_options_set_service), the store
+        passcoded keeps for this user under that id, over the system bus, instead of a file
+        (`path` is then only a label). The service refuses cost, pepper, allow_weak, clock and
+        the TPM options (RefusedInServiceMode); ServiceUnavailable when it cannot be reached.
         """
         self._handle = None
         self._callbacks = {}
@@ -117,6 +122,10 @@ class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm):
                 _lib.passcode_options_set_tpm_owner_auth_file(opts, os.fsencode(tpm_owner_auth_file))
             if busy_timeout_ms is not None:
                 _lib.passcode_options_set_busy_timeout(opts, _int(busy_timeout_ms, "busy_timeout_ms"))
+            if service is not None:
+                if not isinstance(service, str):
+                    raise TypeError(f"service must be an application id (str), not {type(service).__name__}")
+                _lib.passcode_options_set_service(opts, service.encode())
             if clock is not None:
                 self._callbacks["clock"] = _clock_callback(clock)
                 _lib.passcode_options_set_clock(opts, self._callbacks["clock"], None)

@@ -4,6 +4,11 @@
 public struct LockStatus: Equatable, Sendable {
     public var locked: Bool
     public var reason: LockReason
+
+    public init(locked: Bool, reason: LockReason) {
+        self.locked = locked
+        self.reason = reason
+    }
 }
 
 /// What a lock screen draws (`passcode_lock_screen_read`), read at one moment.
@@ -17,6 +22,19 @@ public struct LockScreen: Equatable, Sendable {
     public var kind: BiometricKind
     public var passcodeSet: Bool
     public var lockEnabled: Bool
+
+    public init(status: LockStatus, lockoutSeconds: Int64, failedAttempts: Int64, resetRequired: Bool, refusal: BiometricRefusal,
+                lead: Bool, kind: BiometricKind, passcodeSet: Bool, lockEnabled: Bool) {
+        self.status = status
+        self.lockoutSeconds = lockoutSeconds
+        self.failedAttempts = failedAttempts
+        self.resetRequired = resetRequired
+        self.refusal = refusal
+        self.lead = lead
+        self.kind = kind
+        self.passcodeSet = passcodeSet
+        self.lockEnabled = lockEnabled
+    }
 }
 
 extension PasscodeStore {

@@ -1,0 +1,37 @@
+// The one seam behind the C ABI: a store handle calls a back end, either the embedded store
+// (PasscodeStore in the host's process, the default) or passcoded's client (service mode, the
+// stores under another uid). The rules live once, in PasscodeStore: passcoded runs the same
+// core, and its client only carries the calls (ServiceClient.swift).
+import PasscodeCore
+
+/// What the C calls that both back ends offer need. Calls outside this protocol reach the
+/// embedded store only (`withStore`); in service mode they answer `PASSCODE_ERR_NOT_IN_SERVICE_MODE`
+/// or, when they would let the host choose a rule or see a secret, `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE`.
+protocol StoreBackend: AnyObject, Sendable {
+    func isPasscodeSet() throws -> Bool
+    func isLockEnabled() throws -> Bool
+    func setFirstPasscode(_ code: SecretBytes) throws
+    func checkPasscode(_ code: SecretBytes) throws
+    func authorize(_ code: SecretBytes) throws
+    func changePasscode(current: SecretBytes, new: SecretBytes) throws
+    func removePasscode(current: SecretBytes) throws
+    func turnOff(current: SecretBytes) throws
+    func enable() throws
+    func failedAttempts() throws -> Int
+    func passcodeLength() throws -> Int
+    func setPasscodeLength(_ n: Int) throws
+    func lockoutRemainingSeconds() throws -> Int64
+    func isResetRequired() throws -> Bool
+    func get(_ setting: Setting) throws -> Int64
+    func set(_ setting: Setting, to value: Int64) throws
+    func lockStatus() throws -> LockStatus
+    func lockScreen() throws -> LockScreen
+    func close()
+}
+
+/// The embedded back end: the store itself, as before the seam.
+extension PasscodeStore: StoreBackend {
+    func setFirstPasscode(_ code: SecretBytes) throws { _ = try setPasscode(code) }
+    func checkPasscode(_ code: SecretBytes) throws { _ = try verify(code) }
+    func turnOff(current: SecretBytes) throws { _ = try disable(current: current) }
+}

@@ -1,0 +1,62 @@
+"""The Python binding in service mode (Store(..., service=APP_ID)), as a process of a test user
+against passcoded on the bus in DBUS_SYSTEM_BUS_ADDRESS (run by test_service.py).
+Usage: service_python.py APP_ID GOOD_PASSCODE. Prints "ok"/"FAIL" lines; exits with the failures."""
+import sys
+
+import passcode
+from passcode import LockReason, Setting
+
+APP, GOOD = sys.argv[1], sys.argv[2]
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    failed += 0 if ok else 1
+
+
+def raises(cls, fn, what):
+    try:
+        fn()
+    except cls as e:
+        check(True, f"{what}: {type(e).__name__}: {e.message}")
+        return e
+    except Exception as e:  # noqa: BLE001 - reported as a failure with its class
+        check(False, f"{what}: {type(e).__name__}: {e}, expected {cls.__name__}")
+        return None
+    check(False, f"{what}: no error, expected {cls.__name__}")
+    return None
+
+
+s = passcode.Store("service", service=APP)
+check(not s.is_set, "a new store in service mode has no passcode")
+raises(passcode.WeakPasscode, lambda: s.set_passcode("123456"), "a weak passcode")
+s.set_passcode(GOOD)
+check(s.is_set and s.is_enabled, "set: the lock is on")
+raises(passcode.WrongPasscode, lambda: s.verify("000111"), "a wrong passcode")
+check(s.failed_attempts == 1, f"counted: {s.failed_attempts}")
+s.verify(GOOD)
+check(s.failed_attempts == 0 and s.lock_state == (False, LockReason.NONE), f"the right one unlocks: {s.lock_state}")
+screen = s.lock_screen()
+check(screen.passcode_set and screen.lock_enabled and not screen.locked, f"the lock screen: {screen}")
+other = passcode.Store("service", service=APP)  # a handle that has not seen the passcode
+raises(passcode.PasscodeRequired, lambda: other.set(Setting.AUTO_LOCK_SECONDS, 3600), "a weakening change without authorize")
+other.authorize(GOOD)
+other.set(Setting.AUTO_LOCK_SECONDS, 3600)
+check(s.get(Setting.AUTO_LOCK_SECONDS) == 3600, "with authorize it is stored, and the first handle sees it")
+other.close()
+s.set(Setting.AUTO_LOCK_SECONDS, 1800)
+check(s.get(Setting.AUTO_LOCK_SECONDS) == 1800, "the handle that verified the passcode may weaken too, as embedded")
+for name, kwargs in (("the clock", {"clock": lambda: (1, 1, 1)}), ("the Argon2id cost", {"cost": passcode.Cost.SENSITIVE}),
+                     ("the pepper", {"pepper": bytes(32)}), ("allow_weak", {"allow_weak": True}),
+                     ("the TPM option", {"tpm": True})):
+    e = raises(passcode.RefusedInServiceMode, lambda: passcode.Store("service", service=APP, **kwargs), f"service mode with {name}")
+    check(e is not None and name in e.message and isinstance(e, passcode.ServiceError), f"the message names {name}")
+raises(passcode.RefusedInServiceMode, s.biometric_unlock, "a biometric match reported by the host")
+raises(passcode.RefusedInServiceMode, s.request_reset_code, "a reset code for the host")
+raises(passcode.NotInServiceMode, lambda: s.flow(passcode.FlowKind.UNLOCK), "a flow (not offered yet)")
+s.remove(GOOD)
+check(not s.is_set, "removed")
+s.close()
+sys.exit(min(failed, 100))
