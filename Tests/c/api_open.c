@@ -343,10 +343,14 @@ static void test_new_store_on_a_nearly_full_disk(void) {
     CHECK(other == 0);
     CHECK(leftovers == 0);
     CHECK(ok > 0 && full + io > 0);
-    /* Lazy: when SQLite itself failed to extend a new -shm (ENOSPC), a descriptor of that
-     * deleted file stays open in this process (SQLite's, not the library's). */
-    snprintf(cmd, sizeof cmd, "umount -l '%s'", dir);
-    CHECK(system(cmd) == 0);
+    /* Not lazy: a descriptor a failed open left behind (the -shm mapped for a connection whose
+     * log never opened, as one was) makes the file system busy, and this fails. */
+    snprintf(cmd, sizeof cmd, "umount '%s'", dir);
+    if (system(cmd) != 0) {
+        CHECK(0);
+        snprintf(cmd, sizeof cmd, "umount -l '%s'", dir);
+        if (system(cmd) != 0) printf("  could not unmount %s\n", dir);
+    }
 }
 
 

@@ -334,6 +334,10 @@ final class Database {
     /// The -shm file this connection mapped must be ours, as the files the VFS checks are
     /// (`csqlite_check_shm`); nothing is mapped before the store is in WAL mode.
     func checkSharedMemory() throws {
+        // Only once the connection has its log open: asking for the mapping before would map
+        // the -shm for a connection that may never open its log (journal_mode=WAL failing on a
+        // full disk), and SQLite would never unmap it (a descriptor and memory lost).
+        guard try scalar("PRAGMA journal_mode")?.text == "wal" else { return }
         var why = [CChar](repeating: 0, count: 512)
         if csqlite_check_shm(db, path + "-shm", &why, why.count) != 0 {
             throw PasscodeError.permission("the store's shm file: \(Database.string(why))")
