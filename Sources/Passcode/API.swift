@@ -248,7 +248,9 @@ public func passcode_options_set_service(_ options: OpaquePointer?, _ app_id: Un
 ///   (a store bound to a TPM, opened without `passcode_options_set_tpm`), `PASSCODE_ERR_TPM_UNAVAILABLE`
 ///   (the option given and no TPM answers, or tpm2-tss missing), `PASSCODE_ERR_TPM_OWNER_AUTH`
 ///   (the owner authorization file is there but unsafe or malformed).
-///   On failure nothing is created or changed, and `passcode_errmsg(NULL)` says why.
+///   On failure nothing is changed, and `passcode_errmsg(NULL)` says why. Nothing is created
+///   either, except when the new store was made whole and the open after it failed (busy, say):
+///   it stays, since another process may already use it.
 /// Threads: a store handle may be used from several threads at once.
 @c(passcode_open)
 public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointer?, _ out_store: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {

@@ -94,7 +94,7 @@ public final class PasscodeStore: @unchecked Sendable {
     var isClosedLocked: Bool { closed }
 
     /// Opens the store at `path`, creating it (mode 0600) when the file does not exist.
-    /// Nothing is created or changed when opening fails.
+    /// Nothing is changed when opening fails; a new store, once it has its name, stays.
     ///
     /// A new store is built under a temporary name beside `path` (schema, and with a pepper its
     /// seal) and only then linked to its name, so the path never names an empty file of ours: an
@@ -106,7 +106,6 @@ public final class PasscodeStore: @unchecked Sendable {
         guard !path.isEmpty else { throw PasscodeError.misuse("the store path is empty") }
         guard options.cost.isValid else { throw PasscodeError.misuse("the Argon2id cost is outside libsodium's limits") }
         if let p = options.pepper, p.count != 32 { throw PasscodeError.misuse("the pepper must be 32 bytes") }
-        var created = false
         let absent = try FileSystem.prepareStoreFile(path)
         FileSystem.removeStrayTemporaries(beside: path)
         if absent {
@@ -119,14 +118,11 @@ public final class PasscodeStore: @unchecked Sendable {
                 throw PasscodeError.io("the new store could not be written out in full")
             }
             building.db.close()
-            created = try FileSystem.linkStoreFile(temp.path, to: path)
+            _ = try FileSystem.linkStoreFile(temp.path, to: path)  // false: another process's came first
         }
-        do {
-            try self.init(opening: path, options: options, new: false)
-        } catch {
-            if created { FileSystem.removeStoreFiles(path) }
-            throw error
-        }
+        // Once linked, the new store stays even when this open fails (busy, say): it is whole
+        // and sealed, and another process may already have set its first passcode.
+        try self.init(opening: path, options: options, new: false)
     }
 
     /// Opens the store file at `path`; `new`: the temporary file a new store is built in.
@@ -136,8 +132,8 @@ public final class PasscodeStore: @unchecked Sendable {
         integrityKey = options.pepper.map(Integrity.key(pepper:))
         db = try Storage.open(path: path, busyTimeoutMs: options.busyTimeoutMs)
         try checkPepperAtOpen(new: new)
+        try checkTPMAtOpen()  // for a new store too: a TPM that does not answer creates nothing
         if new { return }
-        try checkTPMAtOpen()
         try? finishPendingWipe()  // best effort: a reader elsewhere may still hold the log
     }
 

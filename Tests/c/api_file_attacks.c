@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <pwd.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sqlite3.h>
 #include <sys/time.h>
@@ -1573,6 +1574,73 @@ static void test_symlink_at_store_path_is_refused(void) {
     unlink(path);
 }
 
+/* A process of the same user that can only read the store file stops the creating process as
+ * the new store gets its name (SIGSTOP), takes the store file's flock (the writers' lock) and
+ * lets it go on: its own open waits out the busy timeout and fails BUSY. Its error path then
+ * deleted the store it had just linked, which another process may already use (a reviewer:
+ * a first passcode set and acknowledged meanwhile was gone, the next launch a new store, 5 of 5
+ * tries). Once linked, the store stays. */
+static void test_failed_open_keeps_the_new_store(void) {
+    int busy = 0, kept = 0, tries = 0;
+    for (; tries < 10; tries++) {
+        char dir[256], path[300];
+        new_path(dir, sizeof dir, "keep-new");
+        CHECK(mkdir(dir, 0700) == 0);
+        snprintf(path, sizeof path, "%s/s.db", dir);
+        int watch = inotify_init1(IN_CLOEXEC);
+        if (watch < 0 || inotify_add_watch(watch, dir, IN_CREATE) < 0) { CHECK(0); return; }
+        int results[2];
+        if (pipe(results) != 0) abort();
+        pid_t creator = fork();
+        if (creator == 0) {
+            close(results[0]);
+            passcode_options *o = peppered_options();
+            passcode_options_set_busy_timeout(o, 300);
+            passcode_store *s = NULL;
+            int32_t rc = passcode_open(path, o, &s);
+            if (write(results[1], &rc, sizeof rc) < 0) _exit(1);
+            _exit(0);
+        }
+        close(results[1]);
+        int lock_fd = -1;
+        char events[4096] __attribute__((aligned(8)));
+        for (int done = 0; !done;) {
+            ssize_t n = read(watch, events, sizeof events);
+            if (n <= 0) break;
+            for (char *p = events; p < events + n;) {
+                struct inotify_event *e = (struct inotify_event *)p;
+                if (e->len && !strcmp(e->name, "s.db")) {
+                    kill(creator, SIGSTOP);
+                    lock_fd = open(path, O_RDONLY | O_CLOEXEC);
+                    if (lock_fd >= 0 && flock(lock_fd, LOCK_EX | LOCK_NB) != 0) { close(lock_fd); lock_fd = -1; }
+                    kill(creator, SIGCONT);
+                    done = 1;
+                    break;
+                }
+                p += sizeof *e + e->len;
+            }
+        }
+        close(watch);
+        int32_t rc = -1;
+        if (read(results[0], &rc, sizeof rc) != (ssize_t)sizeof rc) rc = -1;
+        close(results[0]);
+        waitpid(creator, NULL, 0);
+        if (lock_fd >= 0) close(lock_fd);
+        if (rc == PASSCODE_ERR_BUSY) {
+            busy++;
+            passcode_store *s = NULL;
+            int32_t v = -1;
+            if (access(path, F_OK) == 0 && open_peppered(path, &s) == PASSCODE_OK && s && passcode_is_set(s, &v) == PASSCODE_OK && v == 0) kept++;
+            if (s) passcode_close(s);
+        }
+        if (busy >= 3) { tries++; break; }
+    }
+    printf("  the creator stopped as its store got its name, the store's flock taken: %d of %d tries ended BUSY; "
+           "the new store kept (whole, sealed) in %d of them\n", busy, tries, kept);
+    CHECK(busy > 0);
+    CHECK(kept == busy);
+}
+
 void run_file_attack_tests(void) {
     RUN(test_policy_control_nine_then_reset);
     RUN(test_planted_trigger_buys_no_guess);
@@ -1599,4 +1667,5 @@ void run_file_attack_tests(void) {
     RUN(test_stray_temporary_is_removed);
     RUN(test_truncated_under_the_app_with_deleted_log);
     RUN(test_symlink_at_store_path_is_refused);
+    RUN(test_failed_open_keeps_the_new_store);
 }

@@ -55,8 +55,8 @@ enum FileSystem {
         var path: String { folder + "/store" }
         /// Removes the temporary names (after the link the store keeps its own) and the lock.
         func discard() {
-            FileSystem.removeStoreFiles(path)
-            rmdir(folder)
+            FileSystem.removeStoreFiles(named: "store", in: fd)
+            rmdir(folder)  // fails on anything but an empty folder (a link put in its place included)
             close(fd)
         }
     }
@@ -83,7 +83,9 @@ enum FileSystem {
             // Another process's sweep may have taken the folder between mkdir and the lock:
             // then the name no longer names it, and another name is drawn.
             var mine = stat(), named = stat()
-            guard flock(fd, LOCK_EX) == 0, fstat(fd, &mine) == 0, lstat(folder, &named) == 0,
+            // Never waits: a lock held by another process (a sweep that found the folder before
+            // it was locked, or anyone of this user) means another name is drawn.
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0, fstat(fd, &mine) == 0, lstat(folder, &named) == 0,
                   mine.st_dev == named.st_dev, mine.st_ino == named.st_ino else {
                 close(fd)
                 continue
@@ -128,7 +130,9 @@ enum FileSystem {
             let fd = open(stray, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
             guard fd >= 0 else { continue }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
-                removeStoreFiles(stray + "/store")
+                // Through the locked descriptor, not the path: a folder renamed away and a link
+                // put in its place must not lead the removal elsewhere.
+                removeStoreFiles(named: "store", in: fd)
                 rmdir(stray)
             }
             close(fd)  // a folder's descriptor: no lock of SQLite's lives on it
@@ -224,6 +228,11 @@ enum FileSystem {
                 throw PasscodeError.permission("the folder \(path) above the store may be written by group or others (mode 0\(mode)) without being a root-owned sticky folder, so they could rename the store's folder away and put another in its place; keep the store on a path only you and root can write")
             }
         }
+    }
+
+    /// The same, for the store file `name` in the open folder `folder`.
+    static func removeStoreFiles(named name: String, in folder: Int32) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlinkat(folder, name + suffix, 0) }
     }
 
     static func removeStoreFiles(_ path: String) {
