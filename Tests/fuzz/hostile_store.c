@@ -263,6 +263,13 @@ static void plant_journal(const char *path, const char *dir, int mode) {
                      "UPDATE settings SET value = 0; UPDATE passcode SET length = 99; DELETE FROM event;", NULL, NULL, NULL);
     snprintf(journal, sizeof journal, "%s-journal", other);
     snprintf(target, sizeof target, "%s-journal", path);
+    if (access(journal, F_OK) != 0) {
+        /* A random plant made the copy refuse the changes (a trigger that raises, a table it
+         * dropped): no journal to plant; the store is exercised with its plant alone. */
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_close(db);
+        return;
+    }
     snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod %o '%s'", journal, target, (unsigned)mode, target);
     if (system(cmd) != 0) abort();
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
