@@ -230,13 +230,10 @@ enum FileSystem {
         }
     }
 
-    /// The same, for the store file `name` in the open folder `folder`.
+    /// Removes the store file `name` in the open folder `folder` and its -wal, -shm and -journal
+    /// (through the descriptor: a folder swapped for a link cannot lead the removal elsewhere).
     static func removeStoreFiles(named name: String, in folder: Int32) {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlinkat(folder, name + suffix, 0) }
-    }
-
-    static func removeStoreFiles(_ path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
     }
 
     static func parentDirectory(_ path: String) -> String {
