@@ -68,6 +68,14 @@ static const sd_bus_vtable passcode_vtable[] = {
     // same call); "" when the change does not weaken.
     SD_BUS_METHOD_WITH_NAMES("SetSetting", "ssxs", SD_BUS_PARAM(app_id) SD_BUS_PARAM(name) SD_BUS_PARAM(value) SD_BUS_PARAM(passcode),
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // ---- lock, app events, biometric policy, the security log (Service+Lock.swift) ----
+    // ---- end of lock ----
+    // ---- reset, account, sessions, recovery key (Service+Account.swift) ----
+    // ---- end of account ----
+    // ---- the data key, sealing, flows (Service+Key.swift) ----
+    // ---- end of key ----
+    // ---- callbacks and hooks asked of the host (Service+Hooks.swift) ----
+    // ---- end of hooks ----
     SD_BUS_VTABLE_END
 };
 

@@ -7,7 +7,7 @@ import PasscodeCore
 /// What the C calls that both back ends offer need. Calls outside this protocol reach the
 /// embedded store only (`withStore`); in service mode they answer `PASSCODE_ERR_NOT_IN_SERVICE_MODE`
 /// or, when they would let the host choose a rule or see a secret, `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE`.
-protocol StoreBackend: AnyObject, Sendable {
+protocol StoreBackend: AnyObject, Sendable, LockBackend, AccountBackend, KeyBackend, HookBackend {
     func isPasscodeSet() throws -> Bool
     func isLockEnabled() throws -> Bool
     func setFirstPasscode(_ code: SecretBytes) throws

@@ -233,7 +233,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         let message: OpaquePointer
         let member: String
 
-        private func read<T>(_ type: UInt8, _ value: T) throws -> T {
+        func read<T>(_ type: UInt8, _ value: T) throws -> T {
             var v = value
             let r = withUnsafeMutableBytes(of: &v) { bus.readBasic(message, CChar(type), $0.baseAddress) }
             guard r > 0 else { throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) is not the one expected") }
@@ -247,7 +247,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     /// Calls `member(app_id, arguments...)` and hands its reply to `read`. An error reply
     /// org.libpasscode.Error.<Name> becomes that status with the service's message.
-    private func call(_ member: String, _ arguments: [BusArgument], _ read: (Reader) throws -> Void) throws {
+    func call(_ member: String, _ arguments: [BusArgument], _ read: (Reader) throws -> Void) throws {
         do {
             try callLocked(member, arguments, read)
         } catch let f as ServiceFailure where f.status == Status.errLockedOut.rawValue && member != "GetState" {

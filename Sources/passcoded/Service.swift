@@ -105,7 +105,7 @@ final class Service {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private func callerUID(_ m: OpaquePointer) throws -> uid_t {
+    func callerUID(_ m: OpaquePointer) throws -> uid_t {
         var uid: uid_t = 0
         let r = passcode_bus_sender_uid(m, &uid)
         guard r >= 0 else { throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "the caller's uid cannot be established") }
@@ -226,11 +226,15 @@ final class Service {
                 return []
             }
         default:
+            // The other areas' methods, each in a file of its own (Service+<Area>.swift).
+            for area in [prepareLock, prepareAccount, prepareKey, prepareHooks] {
+                if let prepared = try area(member, m, caller) { return prepared }
+            }
             throw CallError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(member.prefix(64))")
         }
     }
 
-    private static func state(_ stores: StoreRoot, uid: uid_t, app: String) throws -> [Value] {
+    static func state(_ stores: StoreRoot, uid: uid_t, app: String) throws -> [Value] {
         try stores.withStoreForQuery(uid: uid, appID: app) { s in
             [.bool(try s.isPasscodeSet()), .bool(try s.isLockEnabled()),
              .uint32(UInt32(clamping: try s.failedAttempts())), .int64(try s.lockoutRemainingSeconds()),
@@ -240,12 +244,12 @@ final class Service {
 
     // MARK: - Arguments
 
-    private func check(_ r: Int32, _ what: String) throws {
+    func check(_ r: Int32, _ what: String) throws {
         if r <= 0 { throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "cannot read the argument \(what)") }
     }
 
     /// A string argument up to `maxArgumentBytes` (longer: InvalidArgs, nothing opened).
-    private func readString(_ m: OpaquePointer, _ what: String) throws -> String {
+    func readString(_ m: OpaquePointer, _ what: String) throws -> String {
         var p: UnsafePointer<CChar>?
         try check(passcode_bus_read_string(m, &p), what)
         guard let p else { throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(what) is missing") }
@@ -256,7 +260,7 @@ final class Service {
     }
 
     /// A passcode argument, copied straight into a buffer that is wiped when released.
-    private func readSecret(_ m: OpaquePointer, _ what: String, mayBeEmpty: Bool = false) throws -> SecretBytes {
+    func readSecret(_ m: OpaquePointer, _ what: String, mayBeEmpty: Bool = false) throws -> SecretBytes {
         var p: UnsafePointer<CChar>?
         try check(passcode_bus_read_string(m, &p), what)
         guard let p else { throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(what) is missing") }
@@ -268,7 +272,7 @@ final class Service {
         return SecretBytes(copying: UnsafeRawBufferPointer(start: p, count: n))
     }
 
-    private func readSetting(_ m: OpaquePointer) throws -> Setting {
+    func readSetting(_ m: OpaquePointer) throws -> Setting {
         let name = try readString(m, "name")
         guard let setting = Setting.allCases.first(where: { $0.spec.key == name }) else {
             throw PasscodeError.invalidSetting("no setting is named \(name.prefix(64))")
