@@ -417,12 +417,17 @@ install-service: $(B)/passcoded
 # (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`.
 SERVICE_FUZZ_CALLS ?= 300
 SERVICE_FUZZ_START ?= 31
-test-service: $(B)/passcoded $(B)/service_client
+# Each area's calls through the service (Tests/service/area_*.c), run by test_service.py.
+SERVICE_AREA_TESTS := $(patsubst Tests/service/%.c,$(B)/%,$(wildcard Tests/service/area_*.c))
+test-service: $(B)/passcoded $(B)/service_client $(SERVICE_AREA_TESTS)
 	@if [ "$$(id -u)" != 0 ]; then \
 	    echo "SKIPPED test-service: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; \
 	else SERVICE_FUZZ_CALLS=$(SERVICE_FUZZ_CALLS) SERVICE_FUZZ_START=$(SERVICE_FUZZ_START) \
 	    /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR); fi
+
+$(B)/area_%: Tests/service/area_%.c Tests/service/service_support.h include/passcode.h $(LIB)
+	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 # The C API in service mode, as a user's process against passcoded (run by test_service.py).
 $(B)/service_client: Tests/service/service_client.c include/passcode.h $(LIB)

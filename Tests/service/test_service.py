@@ -4,6 +4,7 @@ service user of the test's own), two test users calling it, and the promise meas
 Usage: test_service.py PASSCODED_BINARY REPO_DIR. Every user, folder and process it makes has
 "passcoded-test" (or $SERVICE_TEST_USERS, for the users) in its name and is removed at the end.
 REPO_DIR/build/service_client (the C API in service mode) runs as a test user against it."""
+import glob
 import json
 import os
 import pwd
@@ -159,13 +160,14 @@ def daemon_alive():
     return procs["daemon"].poll() is None
 
 
-def run_c_client(user, mode, app, cost=None):
+def run_c_client(user, mode, app, cost=None, program=None):
     """service_client (the C API in service mode) as `user`; on "LOCKED n" the service's clock
-    moves n + 1 seconds (root's file) and the client goes on. Returns its "ok"/"FAIL" counts."""
+    moves n + 1 seconds (root's file) and the client goes on. Returns its "ok"/"FAIL" counts.
+    With `program` (an area test, build/area_*): `program APP GOOD` instead."""
     pw = pwd.getpwnam(user)
     env = {"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"}
-    cmd = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--",
-           C_CLIENT, mode, app, cost or store_root, GOOD]
+    args = [program, app, GOOD] if program else [C_CLIENT, mode, app, cost or store_root, GOOD]
+    cmd = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--"] + args
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd="/")
     procs[f"c-client-{mode}"] = p
     oks = fails = 0
@@ -329,6 +331,12 @@ try:
     check(fails == 0 and rc == 0 and oks >= 60, f"the C API in service mode: {oks} checks passed, {fails} failed (exit {rc})")
     oks, fails, rc = run_c_client(ALICE, "attack", "org.example.CApi")
     check(fails == 0 and rc == 0 and oks >= 5, f"a process of the user with the library, against its store: {oks} checks passed, {fails} failed")
+
+    # Each area's calls through the service (Tests/service/area_*.c, built as build/area_*).
+    for area in sorted(glob.glob(os.path.join(HERE, "area_*.c"))):
+        name = os.path.basename(area)[:-2]
+        oks, fails, rc = run_c_client(ALICE, name, "org.example." + name.replace("_", "-"), program=os.path.join(REPO, "build", name))
+        check(fails == 0 and rc == 0 and oks > 0, f"{name}: the C API in service mode: {oks} checks passed, {fails} failed (exit {rc})")
 
     pw = pwd.getpwnam(ALICE)
     r = subprocess.run(["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--", "/usr/bin/python3",
