@@ -69,6 +69,29 @@ static const sd_bus_vtable passcode_vtable[] = {
     SD_BUS_METHOD_WITH_NAMES("SetSetting", "ssxs", SD_BUS_PARAM(app_id) SD_BUS_PARAM(name) SD_BUS_PARAM(value) SD_BUS_PARAM(passcode),
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // ---- lock, app events, biometric policy, the security log (Service+Lock.swift) ----
+    // A passcode_app_event; the reporting process is the caller the bus names (its pid, and
+    // its start time from /proc). Answers the lock state after it (a passcode_lock_reason).
+    SD_BUS_METHOD_WITH_NAMES("ReportEvent", "si", SD_BUS_PARAM(app_id) SD_BUS_PARAM(event),
+                             "bi", SD_BUS_PARAM(locked) SD_BUS_PARAM(reason), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // The host's report of the device's biometrics (a passcode_biometric_kind): no setting
+    // changes. A biometric match is never reported here (the service refuses the host's word).
+    SD_BUS_METHOD_WITH_NAMES("SetBiometricAvailability", "sbi", SD_BUS_PARAM(app_id) SD_BUS_PARAM(available) SD_BUS_PARAM(kind),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // A failed match counts against biometrics only; answers the failures since the last unlock.
+    SD_BUS_METHOD_WITH_NAMES("BiometricFailed", "s", SD_BUS_PARAM(app_id),
+                             "x", SD_BUS_PARAM(failures), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // The security log, newest first: (passcode_log_kind, wall-clock ms, detail).
+    SD_BUS_METHOD_WITH_NAMES("GetEventLog", "s", SD_BUS_PARAM(app_id),
+                             "a(ixs)", SD_BUS_PARAM(events), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // passcode_failure_summary: the failures, whether one is known, and its wall-clock ms.
+    SD_BUS_METHOD_WITH_NAMES("GetFailureSummary", "s", SD_BUS_PARAM(app_id),
+                             "ubx", SD_BUS_PARAM(failures) SD_BUS_PARAM(has_last) SD_BUS_PARAM(last_wall_ms),
+                             on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // A custom lockout table of 1 to 100 delays (seconds). Any change of it weakens: the
+    // passcode goes with it as proof (checked and counted as a verify, in the same call).
+    SD_BUS_METHOD_WITH_NAMES("SetCustomSchedule", "sauus", SD_BUS_PARAM(app_id) SD_BUS_PARAM(delays) SD_BUS_PARAM(max_failures)
+                             SD_BUS_PARAM(passcode),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // ---- end of lock ----
     // ---- reset, account, sessions, recovery key (Service+Account.swift) ----
     // ---- end of account ----
@@ -99,6 +122,21 @@ int passcode_bus_sender_uid(sd_bus_message *m, uid_t *out) {
     }
     sd_bus_creds_unref(creds);
     if (r == 0) *out = uid;
+    return r;
+}
+
+int passcode_bus_sender_pid(sd_bus_message *m, pid_t *out) {
+    sd_bus_creds *creds = NULL;
+    int r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_PID, &creds);
+    if (r < 0) return r;
+    pid_t pid = 0;
+    if (!(sd_bus_creds_get_augmented_mask(creds) & SD_BUS_CREDS_PID) && sd_bus_creds_get_pid(creds, &pid) >= 0 && pid > 0) {
+        r = 0;
+    } else {
+        r = -EPERM;
+    }
+    sd_bus_creds_unref(creds);
+    if (r == 0) *out = pid;
     return r;
 }
 

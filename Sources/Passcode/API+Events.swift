@@ -16,6 +16,8 @@ extension Handles {
 /// `passcode_log_kind` kind (`passcode_event_log_kind_name` names each). Each event is written in the same
 /// transaction as the change it records, carries its wall-clock time (display only) and never a
 /// secret. The log keeps the newest 1,000 events of the last 90 days; deleting the account empties it.
+/// In service mode the snapshot is the log passcoded keeps, read in one call; the snapshot
+/// calls then ask nothing of the service.
 /// - Parameters:
 ///   - store: The store.
 ///   - out_log: Receives the snapshot; release it with `passcode_event_log_free`.
@@ -23,7 +25,7 @@ extension Handles {
 @c(passcode_event_log_new)
 public func passcode_event_log_new(_ store: OpaquePointer?, _ out_log: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     out_log?.pointee = nil
-    return withStore(store) { s in
+    return withBackend(store) { s in
         guard let out_log else { throw PasscodeError.misuse("the out pointer is NULL") }
         out_log.pointee = Handles.eventLogs.add(EventLogBox(try s.events()))
     }
@@ -82,6 +84,7 @@ public func passcode_event_log_free(_ log: OpaquePointer?) {
 /// What to tell the user right after an unlock, as Android does ("3 failed attempts since your
 /// last unlock"): the failed attempts between the previous unlock and the latest one, and the
 /// time of the last of them. While failures follow the latest unlock (still locked), those.
+/// In service mode passcoded counts them in its log.
 /// - Parameters:
 ///   - store: The store.
 ///   - out_failures: Receives the count.
@@ -90,7 +93,7 @@ public func passcode_event_log_free(_ log: OpaquePointer?) {
 @c(passcode_failure_summary)
 public func passcode_failure_summary(_ store: OpaquePointer?, _ out_failures: UnsafeMutablePointer<Int32>?,
                                      _ out_last_failure_wall_ms: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         guard out_failures != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
         let summary = try s.failureSummary()
         try put(out_failures, Int32(clamping: summary.failures))

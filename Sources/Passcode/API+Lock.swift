@@ -20,9 +20,14 @@ import PasscodeCore
 ///   process holds the store's write lock past the busy timeout. On any error the event was not
 ///   recorded: show the lock screen as if the answer were "locked" (a process of the same user
 ///   that holds the lock can delay the record, never unlock the app).
+///
+/// In service mode (`passcode_options_set_service`) passcoded records the event with the same
+/// rules and statuses; the process that reported BACKGROUND is the caller the bus names (its
+/// pid, and its start time read from /proc by the service), never an argument, and whether it
+/// is gone at a launch is checked by the service.
 @c(passcode_event_report)
 public func passcode_event_report(_ store: OpaquePointer?, _ event: Int32, _ out_locked: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         guard let e = AppEvent(checked: event) else { throw PasscodeError.misuse("unknown event \(event)") }
         let status = try s.report(e)
         out_locked?.pointee = status.locked ? 1 : 0
@@ -124,10 +129,12 @@ enum LockScreenABI {
 ///   - store: The store.
 ///   - available: 1 or 0.
 ///   - kind: A `passcode_biometric_kind` value.
+/// In service mode the report goes to passcoded as it is: a report of the device, not a match,
+/// it unlocks nothing.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (bad values), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_set_available)
 public func passcode_biometric_set_available(_ store: OpaquePointer?, _ available: Int32, _ kind: Int32) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         guard available == 0 || available == 1 else { throw PasscodeError.misuse("available must be 0 or 1") }
         guard let k = BiometricKind(checked: kind) else { throw PasscodeError.misuse("unknown biometric kind \(kind)") }
         try s.setBiometricAvailability(available == 1, kind: k)
@@ -142,11 +149,12 @@ public func passcode_biometric_set_available(_ store: OpaquePointer?, _ availabl
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_security_label)
 public func passcode_security_label(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    withStore(store) { s in try put(out, CStrings.intern(try s.securityLabel())) }
+    withBackend(store) { s in try put(out, CStrings.intern(try s.securityLabel())) }
 }
 
 /// Whether a biometric match may unlock now, without changing anything (to decide whether
-/// to show the biometric button or prompt).
+/// to show the biometric button or prompt). In service mode passcoded decides it, with its own
+/// clock (as `passcode_lock_screen_read`'s `biometric_refusal`).
 /// - Parameters:
 ///   - store: The store.
 ///   - out_refusal: Receives `PASSCODE_BIOMETRIC_REFUSAL_NONE` when it may, else the reason
@@ -154,7 +162,7 @@ public func passcode_security_label(_ store: OpaquePointer?, _ out: UnsafeMutabl
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_check)
 public func passcode_biometric_check(_ store: OpaquePointer?, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in try put(out_refusal, try s.biometricRefusal().rawValue) }
+    withBackend(store) { s in try put(out_refusal, try s.biometricRefusal().rawValue) }
 }
 
 /// Whether the lock screen should open the biometric prompt by itself, before the user touches
@@ -172,25 +180,31 @@ public func passcode_biometric_check(_ store: OpaquePointer?, _ out_refusal: Uns
 ///
 /// In every row the biometric prompt is offered only when policy allows: never for the first
 /// unlock after a device restart, nor (with PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH) after a
-/// launch; then the answer is 0 and the pad shows.
+/// launch; then the answer is 0 and the pad shows. In service mode passcoded decides it (as
+/// `passcode_lock_screen_read`'s `biometric_lead`).
 /// - Parameters:
 ///   - store: The store.
 ///   - out_lead: Receives 1 to start with the biometric prompt, 0 to show the passcode pad.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_lead)
 public func passcode_biometric_lead(_ store: OpaquePointer?, _ out_lead: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in try put(out_lead, try s.biometricLead() ? 1 : 0) }
+    withBackend(store) { s in try put(out_lead, try s.biometricLead() ? 1 : 0) }
 }
 
 /// Reports a successful biometric match. The app unlocks only if policy allows: biometric
 /// unlock on, biometrics available, no lockout or reset pending, not the first unlock after
 /// launch or a restart, the passcode entered within 48 hours, fewer than 5 failed matches.
 /// Report each match once: a success is never reused.
+///
+/// In service mode the host's word on a match is not taken: `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE`,
+/// and nothing unlocks (the passcode unlocks; `passcode_biometric_check` and
+/// `passcode_biometric_failed` still work).
 /// - Parameters:
 ///   - store: The store.
 ///   - out_refusal: Receives the `passcode_biometric_refusal` (NONE when unlocked); may be NULL.
 /// - Returns: `PASSCODE_OK` (unlocked), `PASSCODE_ERR_PASSCODE_REQUIRED` (still locked; ask
-///   for the passcode), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+///   for the passcode), `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE` (service mode),
+///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_unlock)
 public func passcode_biometric_unlock(_ store: OpaquePointer?, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_refusal?.pointee = BiometricRefusal.none.rawValue
@@ -205,13 +219,14 @@ public func passcode_biometric_unlock(_ store: OpaquePointer?, _ out_refusal: Un
 }
 
 /// Reports a failed biometric match. After 5 since the last unlock the passcode is needed.
+/// In service mode passcoded counts it the same way (a failure only counts against biometrics).
 /// - Parameters:
 ///   - store: The store.
 ///   - out_count: Receives the failed matches since the last unlock; may be NULL.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_failed)
 public func passcode_biometric_failed(_ store: OpaquePointer?, _ out_count: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         let n = try s.biometricFailed()
         out_count?.pointee = Int32(clamping: n)
     }

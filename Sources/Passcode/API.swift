@@ -653,6 +653,9 @@ public func passcode_setting_name(_ setting: Int32) -> UnsafePointer<CChar>? {
 /// Installs a custom lockout table and selects it (`PASSCODE_LOCKOUT_SCHEDULE_CUSTOM`). Any
 /// change of the lockout table weakens protection: with a passcode set it needs the passcode
 /// entered on this handle within 5 minutes (`passcode_authorize`), and the app unlocked.
+/// In service mode as in `passcode_setting_set`: the passcode this handle set or checked within
+/// 5 minutes goes with the table, and passcoded checks it again (counted as a verify) on a handle
+/// of the call's own; the statuses are the embedded store's.
 /// - Parameters:
 ///   - store: The store.
 ///   - delays: `delays[i]` is the wait in seconds after failure i+1; the last entry repeats.
@@ -663,7 +666,7 @@ public func passcode_setting_name(_ setting: Int32) -> UnsafePointer<CChar>? {
 ///   `PASSCODE_ERR_HOOK_FAILED`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_set_custom_schedule)
 public func passcode_set_custom_schedule(_ store: OpaquePointer?, _ delays: UnsafePointer<UInt32>?, _ count: UInt, _ max_failures: UInt32) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         guard let delays else { throw PasscodeError.misuse("the delays pointer is NULL") }
         try PasscodeStore.checkCustomScheduleCount(Int(clamping: count))  // before the buffer is read
         let values = UnsafeBufferPointer(start: delays, count: Int(count)).map { Int64($0) }

@@ -3,4 +3,18 @@
 import PasscodeCore
 
 protocol LockBackend: AnyObject {
+    /// Records an app event from this process; returns the lock state after it.
+    func report(_ event: AppEvent) throws -> LockStatus
+    /// A report of the device's biometrics (not a match): changes no setting.
+    func setBiometricAvailability(_ available: Bool, kind: BiometricKind) throws
+    func securityLabel() throws -> String
+    func biometricRefusal() throws -> BiometricRefusal
+    func biometricLead() throws -> Bool
+    /// A failed match: it only counts against biometrics.
+    func biometricFailed() throws -> Int64
+    /// The security log, newest first.
+    func events() throws -> [SecurityEventRecord]
+    func failureSummary() throws -> (failures: Int, lastFailureWallMs: Int64?)
+    /// Any change of the lockout table weakens: it needs the passcode's proof.
+    func setCustomSchedule(delays: [Int64], maxFailures: Int) throws
 }

@@ -19,6 +19,9 @@ struct SdBusLibrary: @unchecked Sendable {
     let call: @convention(c) (Bus?, Message?, UInt64, UnsafeMutablePointer<sd_bus_error>?, UnsafeMutablePointer<Message?>?) -> Int32
     let messageUnref: @convention(c) (Message?) -> Message?
     let errorFree: @convention(c) (UnsafeMutablePointer<sd_bus_error>?) -> Void
+    let appendArray: @convention(c) (Message?, CChar, UnsafeRawPointer?, Int) -> Int32
+    let enterContainer: @convention(c) (Message?, CChar, UnsafePointer<CChar>?) -> Int32
+    let exitContainer: @convention(c) (Message?) -> Int32
     /// sd_bus_message_sensitive (systemd 245 and later): the message's memory is wiped when
     /// freed. nil with an older libsystemd (the passcode's copy in the message is then not wiped).
     let sensitive: (@convention(c) (Message?) -> Int32)?
@@ -54,6 +57,9 @@ struct SdBusLibrary: @unchecked Sendable {
         call = try symbol("sd_bus_call")
         messageUnref = try symbol("sd_bus_message_unref")
         errorFree = try symbol("sd_bus_error_free")
+        appendArray = try symbol("sd_bus_message_append_array")
+        enterContainer = try symbol("sd_bus_message_enter_container")
+        exitContainer = try symbol("sd_bus_message_exit_container")
         sensitive = dlsym(h, "sd_bus_message_sensitive").map { unsafeBitCast($0, to: (@convention(c) (Message?) -> Int32).self) }
     }
 }
@@ -72,6 +78,10 @@ enum BusArgument {
     case secret(SecretBytes)
     case int32(Int32)
     case int64(Int64)
+    case bool(Bool)
+    case uint32(UInt32)
+    /// An array of uint32 ('au').
+    case uint32s([UInt32])
 }
 
 /// A store handle in service mode: one bus connection (the system bus, or the address in
@@ -186,12 +196,18 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     }
 
     func set(_ setting: Setting, to value: Int64) throws {
+        try call("SetSetting", [.text(setting.spec.key), .int64(value), keptProof()]) { _ in }
+    }
+
+    /// The passcode this handle set or checked within 5 minutes, for passcoded to check again
+    /// with a weakening change; an empty string when there is none.
+    func keptProof() -> BusArgument {
         let now = ServiceClient.bootSeconds()
         let given = lock.withLock { () -> SecretBytes? in
             guard let p = proof, now - p.at < ServiceClient.proofSeconds else { proof = nil; return nil }
             return p.code
         }
-        try call("SetSetting", [.text(setting.spec.key), .int64(value), .secret(given ?? SecretBytes(count: 0))]) { _ in }
+        return .secret(given ?? SecretBytes(count: 0))
     }
 
     func lockStatus() throws -> LockStatus { try lockScreen().status }
@@ -243,6 +259,25 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         func int32() throws -> Int32 { try read(UInt8(ascii: "i"), Int32(0)) }
         func uint32() throws -> UInt32 { try read(UInt8(ascii: "u"), UInt32(0)) }
         func int64() throws -> Int64 { try read(UInt8(ascii: "x"), Int64(0)) }
+        func string() throws -> String {
+            guard let p = try read(UInt8(ascii: "s"), UnsafePointer<CChar>?.none) else { throw unexpected() }
+            return String(cString: p)
+        }
+        /// An array of structs (`a(<fields>)`): `each` reads one struct's fields, in order.
+        func structs(_ fields: String, _ each: () throws -> Void) throws {
+            guard bus.enterContainer(message, CChar(UInt8(ascii: "a")), "(\(fields))") > 0 else { throw unexpected() }
+            while true {
+                let r = bus.enterContainer(message, CChar(UInt8(ascii: "r")), fields)
+                if r == 0 { break }
+                guard r > 0 else { throw unexpected() }
+                try each()
+                guard bus.exitContainer(message) > 0 else { throw unexpected() }
+            }
+            guard bus.exitContainer(message) > 0 else { throw unexpected() }
+        }
+        func unexpected() -> PasscodeError {
+            .serviceUnavailable("passcoded's answer to \(member) is not the one expected")
+        }
     }
 
     /// Calls `member(app_id, arguments...)` and hands its reply to `read`. An error reply
@@ -274,6 +309,12 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                 case .text(let t): r = appendText(m, t)
                 case .int32(var v): r = bus.appendBasic(m, CChar(UInt8(ascii: "i")), &v)
                 case .int64(var v): r = bus.appendBasic(m, CChar(UInt8(ascii: "x")), &v)
+                case .bool(let b):
+                    var v: Int32 = b ? 1 : 0
+                    r = bus.appendBasic(m, CChar(UInt8(ascii: "b")), &v)
+                case .uint32(var v): r = bus.appendBasic(m, CChar(UInt8(ascii: "u")), &v)
+                case .uint32s(let values):
+                    r = values.withUnsafeBytes { bus.appendArray(m, CChar(UInt8(ascii: "u")), $0.baseAddress, $0.count) }
                 case .secret(let code): r = appendSecret(m, code)
                 }
             }

@@ -50,7 +50,9 @@ final class Service {
     func finish(_ m: OpaquePointer, _ result: Result<[Value], Error>) {
         switch result {
         case .success(let values):
-            _ = send(m, values)
+            // A reply that cannot be built (a store's text sd-bus refuses) is an error, not silence.
+            if send(m, values) < 0 { finish(m, .failure(CallError(name: "org.libpasscode.Error.Internal",
+                                                                  message: "status \(Status.errInternal.rawValue): the answer cannot be sent"))) }
         case .failure(let failure):
             let (name, message) = errorReply(failure)
             var e = sd_bus_error(name: nil, message: nil, _need_free: 0)
@@ -114,7 +116,9 @@ final class Service {
 
     /// One reply value, appended in order.
     enum Value: Sendable {
-        case bool(Bool), int32(Int32), uint32(UInt32), int64(Int64)
+        case bool(Bool), int32(Int32), uint32(UInt32), int64(Int64), string(String)
+        /// An array of structs `a(<fields>)`, each struct's values in order.
+        case structs(String, [[Value]])
     }
 
     /// A call's arguments, read; `work` runs later on a worker, for the stores of `uid`.
@@ -287,6 +291,13 @@ final class Service {
         var r = sd_bus_message_new_method_return(m, &reply)
         guard r >= 0, let reply else { return r }
         defer { sd_bus_message_unref(reply) }
+        r = append(reply, values)
+        if r < 0 { return r }
+        return sd_bus_send(nil, reply, nil)
+    }
+
+    private func append(_ reply: OpaquePointer, _ values: [Value]) -> Int32 {
+        var r: Int32 = 0
         for value in values {
             switch value {
             case .bool(let b):
@@ -298,9 +309,20 @@ final class Service {
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &v)
             case .int64(var v):
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "x")), &v)
+            case .string(let text):
+                // A D-Bus string ends at its NUL: a text with one inside is cut there.
+                r = text.withCString { sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "s")), $0) }
+            case .structs(let fields, let items):
+                r = sd_bus_message_open_container(reply, CChar(UInt8(ascii: "a")), "(\(fields))")
+                for item in items where r >= 0 {
+                    r = sd_bus_message_open_container(reply, CChar(UInt8(ascii: "r")), fields)
+                    if r >= 0 { r = append(reply, item) }
+                    if r >= 0 { r = sd_bus_message_close_container(reply) }
+                }
+                if r >= 0 { r = sd_bus_message_close_container(reply) }
             }
             if r < 0 { return r }
         }
-        return sd_bus_send(nil, reply, nil)
+        return r
     }
 }

@@ -24,6 +24,10 @@ int passcode_bus_add_object(sd_bus *bus, passcode_bus_handler handler);
 /// a pid can be reused). Returns 0 or a negative errno.
 int passcode_bus_sender_uid(sd_bus_message *m, uid_t *out);
 
+/// The pid of the process that sent `m`, from the bus daemon's record of the connection (as
+/// the uid; "augmented" credentials are refused). Returns 0 or a negative errno.
+int passcode_bus_sender_pid(sd_bus_message *m, pid_t *out);
+
 /// sd_bus_message_read_basic for one string argument ('s').
 int passcode_bus_read_string(sd_bus_message *m, const char **out);
 

@@ -42,6 +42,14 @@ extension PasscodeStore {
     /// While the lock is disabled or no passcode is set, nothing locks.
     @discardableResult
     public func report(_ event: AppEvent) throws -> LockStatus {
+        try report(event, from: ProcessIdentity.current)
+    }
+
+    /// `report(_:)` for an event `process` reported (passcoded: the caller, from the bus). The
+    /// process that reported BACKGROUND ends the trip with its own FOREGROUND; another process's
+    /// FOREGROUND does not, nor does a launch while that process still runs.
+    @discardableResult
+    public func report(_ event: AppEvent, from process: ReportingProcess) throws -> LockStatus {
         let now = try now()
         return try write {
             let enabled = try lockEnabledLocked()
@@ -58,11 +66,11 @@ extension PasscodeStore {
                     if enabled && lockAtLaunch { lock.lock(.launch) }
                     // A process killed in the background: the auto-lock rule applies to the time
                     // recorded there, as a return to the foreground does (a kill resets nothing).
-                    lock.cameToForeground(now: now, enabled: enabled, timeoutSeconds: timeout, launch: true)
+                    lock.cameToForeground(now: now, enabled: enabled, timeoutSeconds: timeout, launch: true, process: process)
                 case .background:
-                    lock.wentToBackground(now: now, enabled: enabled, timeoutSeconds: timeout)
+                    lock.wentToBackground(now: now, enabled: enabled, timeoutSeconds: timeout, process: process)
                 case .foreground:
-                    lock.cameToForeground(now: now, enabled: enabled, timeoutSeconds: timeout, launch: false)
+                    lock.cameToForeground(now: now, enabled: enabled, timeoutSeconds: timeout, launch: false, process: process)
                 case .lockNow:
                     if enabled { lock.lock(.requested) }
                 }

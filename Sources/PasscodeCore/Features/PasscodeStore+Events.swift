@@ -38,6 +38,12 @@ public struct SecurityEventRecord: Equatable, Sendable {
     public var kind: SecurityEvent
     public var wallMs: Int64
     public var detail: String
+
+    public init(kind: SecurityEvent, wallMs: Int64, detail: String) {
+        self.kind = kind
+        self.wallMs = wallMs
+        self.detail = detail
+    }
 }
 
 extension PasscodeStore {

@@ -322,8 +322,9 @@ extension PasscodeStore {
         }
     }
 
-    /// Installs a custom lockout table and selects it (`passcode_set_custom_schedule`).
-    public func setCustomSchedule(delays: [Int64], maxFailures: Int) throws {
+    /// Refuses a custom lockout table outside the allowed counts and ranges (before anything
+    /// else is asked of the store: passcoded checks it before the call's proof).
+    public static func checkCustomSchedule(delays: [Int64], maxFailures: Int) throws {
         try PasscodeStore.checkCustomScheduleCount(delays.count)
         guard delays.allSatisfy({ CustomScheduleRow.delays.contains($0) }) else {
             throw PasscodeError.invalidSetting("a custom schedule needs delays of 0 to 366 days in seconds each")
@@ -331,6 +332,11 @@ extension PasscodeStore {
         guard CustomScheduleRow.maxFailures.contains(maxFailures) else {
             throw PasscodeError.invalidSetting("the maximum number of failures must be 0 (never) to 10000")
         }
+    }
+
+    /// Installs a custom lockout table and selects it (`passcode_set_custom_schedule`).
+    public func setCustomSchedule(delays: [Int64], maxFailures: Int) throws {
+        try PasscodeStore.checkCustomSchedule(delays: delays, maxFailures: maxFailures)
         let custom = Int64(LockoutScheduleKind.custom.rawValue)
         let now = try now()
         let old: Int64 = try read {

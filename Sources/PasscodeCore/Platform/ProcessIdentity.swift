@@ -2,11 +2,28 @@
 // process does not end it (LockState.cameToForeground).
 import Glibc
 
+/// A process that reports an app event: its pid and its start time (clock ticks after boot,
+/// /proc/PID/stat's field 22), so a pid used again by a later process is not taken for it.
+public struct ReportingProcess: Equatable, Sendable {
+    public let pid: Int64
+    /// 0 when unknown (the process was gone when it was read): such a process counts as gone.
+    public let start: Int64
+
+    /// The process `pid` as it runs now (passcoded: the caller's pid from the bus, read at once).
+    public init(pid: Int64) {
+        self.pid = pid
+        start = pid > 0 ? ProcessIdentity.startTime(pid) ?? 0 : 0
+    }
+
+    init(pid: Int64, start: Int64) {
+        self.pid = pid
+        self.start = start
+    }
+}
+
 enum ProcessIdentity {
-    /// This process: its pid and its start time (clock ticks after boot, /proc/PID/stat's field
-    /// 22), so a pid used again by a later process is not taken for it. Read on every call, not
-    /// cached: a child made by fork() is another process.
-    static var current: (Int64, Int64) { let pid = Int64(getpid()); return (pid, startTime(pid) ?? 0) }
+    /// This process. Read on every call, not cached: a child made by fork() is another process.
+    static var current: ReportingProcess { ReportingProcess(pid: Int64(getpid())) }
 
     /// Whether the process `pid` that started at `start` still runs. Unknown (0) counts as gone.
     static func isAlive(pid: Int64, start: Int64) -> Bool {
@@ -15,7 +32,7 @@ enum ProcessIdentity {
     }
 
     /// Field 22 of /proc/PID/stat, after the command name (which may hold spaces and parentheses).
-    private static func startTime(_ pid: Int64) -> Int64? {
+    static func startTime(_ pid: Int64) -> Int64? {
         let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

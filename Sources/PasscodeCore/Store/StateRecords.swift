@@ -209,8 +209,8 @@ struct LockState: StateRecord {
     /// The app went to the background now. A record that is already there stays (the earliest
     /// time counts: a second BACKGROUND, from this process or another, restarts no timer) once
     /// the auto-lock rule has been applied to it; a record from another boot is replaced after
-    /// it locked (`.restart`).
-    mutating func wentToBackground(now: ClockReading, enabled: Bool, timeoutSeconds: Int64) {
+    /// it locked (`.restart`). `process` is the one that reports it.
+    mutating func wentToBackground(now: ClockReading, enabled: Bool, timeoutSeconds: Int64, process: ReportingProcess) {
         if let since = backgroundSince {
             if enabled { autoLock(since: since, timeoutSeconds: timeoutSeconds, now: now) }
             if since.bootID == now.bootID { return }
@@ -218,18 +218,19 @@ struct LockState: StateRecord {
         backgroundBootID = now.bootID
         backgroundMs = now.bootMs
         backgroundWallMs = now.wallMs
-        (backgroundPid, backgroundProcessStart) = ProcessIdentity.current
+        (backgroundPid, backgroundProcessStart) = (process.pid, process.start)
     }
 
     /// The app is in the foreground (FOREGROUND, or LAUNCHED with `launch`): the auto-lock rule
     /// applies to the recorded time in the background, whichever process reports it. The record
     /// goes when the process that made it returns (its own FOREGROUND), at a launch once that
     /// process is gone (killed, quit), or after a reboot. A FOREGROUND from another process
-    /// keeps it, so a later return or launch still counts the whole time.
-    mutating func cameToForeground(now: ClockReading, enabled: Bool, timeoutSeconds: Int64, launch: Bool) {
+    /// keeps it, so a later return or launch still counts the whole time. `process` is the one
+    /// that reports it.
+    mutating func cameToForeground(now: ClockReading, enabled: Bool, timeoutSeconds: Int64, launch: Bool, process: ReportingProcess) {
         guard let since = backgroundSince else { return }
         if enabled { autoLock(since: since, timeoutSeconds: timeoutSeconds, now: now) }
-        let mine = (backgroundPid, backgroundProcessStart) == ProcessIdentity.current
+        let mine = backgroundPid > 0 && ReportingProcess(pid: backgroundPid, start: backgroundProcessStart) == process
         let gone = launch && !ProcessIdentity.isAlive(pid: backgroundPid, start: backgroundProcessStart)
         if mine || gone || since.bootID != now.bootID { backgroundMs = -1 }
     }
