@@ -993,8 +993,13 @@ passcode_status passcode_options_set_busy_timeout(passcode_options *options, int
  * passcode_change, passcode_disable, passcode_enable, passcode_remove,
  * passcode_length, passcode_set_length, passcode_failed_attempts,
  * passcode_lockout_remaining, passcode_is_reset_required,
- * passcode_setting_get, passcode_setting_set, passcode_lock_state and
- * passcode_lock_screen_read, with the statuses and messages of the embedded store; every
+ * passcode_setting_get, passcode_setting_set, passcode_lock_state,
+ * passcode_lock_screen_read, passcode_event_report (the reporting process is the caller
+ * the bus names), the biometric policy calls (passcode_biometric_set_available,
+ * passcode_security_label, passcode_biometric_check, passcode_biometric_lead,
+ * passcode_biometric_failed), the security log (passcode_event_log_new,
+ * passcode_failure_summary) and passcode_set_custom_schedule, with the statuses and
+ * messages of the embedded store; every
  * other store call answers PASSCODE_ERR_NOT_IN_SERVICE_MODE. A weakening setting change needs
  * the passcode entered on the handle within 5 minutes, as embedded: the client keeps it (in
  * memory wiped when released) and the service checks it again with the change.
@@ -1324,6 +1329,9 @@ const char *passcode_setting_name(int32_t setting);
  * Installs a custom lockout table and selects it (PASSCODE_LOCKOUT_SCHEDULE_CUSTOM). Any
  * change of the lockout table weakens protection: with a passcode set it needs the passcode
  * entered on this handle within 5 minutes (passcode_authorize), and the app unlocked.
+ * In service mode as in passcode_setting_set: the passcode this handle set or checked within
+ * 5 minutes goes with the table, and passcoded checks it again (counted as a verify) on a handle
+ * of the call's own; the statuses are the embedded store's.
  * @param store The store.
  * @param delays delays[i] is the wait in seconds after failure i+1; the last entry repeats.
  * @param count Entries in delays, 1 to 100; each 0 to 366 days.
@@ -1351,6 +1359,10 @@ passcode_status passcode_set_custom_schedule(passcode_store *store, const uint32
  * after a 5-second grace period), or after a restart. A launch after a process was killed in
  * the background applies the same rule to the time since it went there, so with lock at launch
  * off a kill never resets the auto-lock timer. Nothing locks while the lock is off.
+ * In service mode (passcode_options_set_service) passcoded records the event with the same
+ * rules and statuses; the process that reported BACKGROUND is the caller the bus names (its
+ * pid, and its start time read from /proc by the service), never an argument, and whether it
+ * is gone at a launch is checked by the service.
  * @param store The store.
  * @param event A passcode_app_event value.
  * @param out_locked Receives 1 when the app is locked after the event, else 0; may be NULL.
@@ -1407,6 +1419,8 @@ passcode_status passcode_lock_screen_read(passcode_store *store, passcode_lock_s
  * @param store The store.
  * @param available 1 or 0.
  * @param kind A passcode_biometric_kind value.
+ * In service mode the report goes to passcoded as it is: a report of the device, not a match,
+ * it unlocks nothing.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (bad values), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 passcode_status passcode_biometric_set_available(passcode_store *store, int32_t available, passcode_biometric_kind kind);
@@ -1422,7 +1436,8 @@ passcode_status passcode_security_label(passcode_store *store, const char **out)
 
 /**
  * Whether a biometric match may unlock now, without changing anything (to decide whether
- * to show the biometric button or prompt).
+ * to show the biometric button or prompt). In service mode passcoded decides it, with its own
+ * clock (as passcode_lock_screen_read's biometric_refusal).
  * @param store The store.
  * @param out_refusal Receives PASSCODE_BIOMETRIC_REFUSAL_NONE when it may, else the reason
  * the passcode is needed (a passcode_biometric_refusal).
@@ -1444,7 +1459,8 @@ passcode_status passcode_biometric_check(passcode_store *store, int32_t *out_ref
  * | 1              | 1                 | locks               | the biometric prompt             |
  * In every row the biometric prompt is offered only when policy allows: never for the first
  * unlock after a device restart, nor (with PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH) after a
- * launch; then the answer is 0 and the pad shows.
+ * launch; then the answer is 0 and the pad shows. In service mode passcoded decides it (as
+ * passcode_lock_screen_read's biometric_lead).
  * @param store The store.
  * @param out_lead Receives 1 to start with the biometric prompt, 0 to show the passcode pad.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
@@ -1456,15 +1472,20 @@ passcode_status passcode_biometric_lead(passcode_store *store, int32_t *out_lead
  * unlock on, biometrics available, no lockout or reset pending, not the first unlock after
  * launch or a restart, the passcode entered within 48 hours, fewer than 5 failed matches.
  * Report each match once: a success is never reused.
+ * In service mode the host's word on a match is not taken: PASSCODE_ERR_REFUSED_IN_SERVICE_MODE,
+ * and nothing unlocks (the passcode unlocks; passcode_biometric_check and
+ * passcode_biometric_failed still work).
  * @param store The store.
  * @param out_refusal Receives the passcode_biometric_refusal (NONE when unlocked); may be NULL.
  * @return PASSCODE_OK (unlocked), PASSCODE_ERR_PASSCODE_REQUIRED (still locked; ask
- * for the passcode), PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ * for the passcode), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE (service mode),
+ * PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 passcode_status passcode_biometric_unlock(passcode_store *store, int32_t *out_refusal);
 
 /**
  * Reports a failed biometric match. After 5 since the last unlock the passcode is needed.
+ * In service mode passcoded counts it the same way (a failure only counts against biometrics).
  * @param store The store.
  * @param out_count Receives the failed matches since the last unlock; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
@@ -1816,6 +1837,8 @@ passcode_status passcode_delete_account(passcode_store *store, const char *confi
  * passcode_log_kind kind (passcode_event_log_kind_name names each). Each event is written in the same
  * transaction as the change it records, carries its wall-clock time (display only) and never a
  * secret. The log keeps the newest 1,000 events of the last 90 days; deleting the account empties it.
+ * In service mode the snapshot is the log passcoded keeps, read in one call; the snapshot
+ * calls then ask nothing of the service.
  * @param store The store.
  * @param out Receives the snapshot; release it with passcode_event_log_free.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
@@ -1859,6 +1882,7 @@ void passcode_event_log_free(passcode_event_log *log);
  * What to tell the user right after an unlock, as Android does ("3 failed attempts since your
  * last unlock"): the failed attempts between the previous unlock and the latest one, and the
  * time of the last of them. While failures follow the latest unlock (still locked), those.
+ * In service mode passcoded counts them in its log.
  * @param store The store.
  * @param out_failures Receives the count.
  * @param out_last_failure_wall_ms Receives the wall-clock time of the last failure, 0 when none; may be NULL.

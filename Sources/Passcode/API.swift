@@ -200,8 +200,13 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
 /// `passcode_change`, `passcode_disable`, `passcode_enable`, `passcode_remove`,
 /// `passcode_length`, `passcode_set_length`, `passcode_failed_attempts`,
 /// `passcode_lockout_remaining`, `passcode_is_reset_required`,
-/// `passcode_setting_get`, `passcode_setting_set`, `passcode_lock_state` and
-/// `passcode_lock_screen_read`, with the statuses and messages of the embedded store; every
+/// `passcode_setting_get`, `passcode_setting_set`, `passcode_lock_state`,
+/// `passcode_lock_screen_read`, `passcode_event_report` (the reporting process is the caller
+/// the bus names), the biometric policy calls (`passcode_biometric_set_available`,
+/// `passcode_security_label`, `passcode_biometric_check`, `passcode_biometric_lead`,
+/// `passcode_biometric_failed`), the security log (`passcode_event_log_new`,
+/// `passcode_failure_summary`) and `passcode_set_custom_schedule`, with the statuses and
+/// messages of the embedded store; every
 /// other store call answers `PASSCODE_ERR_NOT_IN_SERVICE_MODE`. A weakening setting change needs
 /// the passcode entered on the handle within 5 minutes, as embedded: the client keeps it (in
 /// memory wiped when released) and the service checks it again with the change.
