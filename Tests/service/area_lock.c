@@ -247,6 +247,12 @@ int main(int argc, char **argv) {
     CHECK(fs == 0 && fe == 0 && ws == 0 && we == 0, "no failures yet: %d at %lld / %d at %lld", fs, (long long)ws, fe, (long long)we);
     same("failure summary, NULL out", s, passcode_failure_summary(s, NULL, NULL), e, passcode_failure_summary(e, NULL, NULL), PASSCODE_ERR_MISUSE);
     same("event log, NULL out", s, passcode_event_log_new(s, NULL), e, passcode_event_log_new(e, NULL), PASSCODE_ERR_MISUSE);
+    passcode_event_log *empty_s = NULL, *empty_e = NULL;
+    same("the log of a new store", s, passcode_event_log_new(s, &empty_s), e, passcode_event_log_new(e, &empty_e), PASSCODE_OK);
+    CHECK(empty_s && empty_e && passcode_event_log_count(empty_s) == 0 && passcode_event_log_count(empty_e) == 0,
+          "a new store's log is empty (%zu / %zu)", passcode_event_log_count(empty_s), passcode_event_log_count(empty_e));
+    passcode_event_log_free(empty_s);
+    passcode_event_log_free(empty_e);
 
     same("set", s, passcode_set(s, good, n), e, passcode_set(e, good, n), PASSCODE_OK);
     same("LAUNCHED", s, passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &ls), e,
