@@ -351,6 +351,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                     r = bus.wait(c, UInt64.max)
                     if r < 0 && r != -EINTR { throw unavailable(member, r) }
                 }
+                defer { pending.reply = nil }  // this call's now, unreferenced below
                 return pending.reply!
             }
             defer { _ = bus.messageUnref(reply) }
