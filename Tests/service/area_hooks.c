@@ -184,7 +184,10 @@ int main(int argc, char **argv) {
           "with the hooks removed, neither is asked (a refusing host no longer refuses)");
     const char *want_log =
         "lifecycle 1\nlifecycle 1\nsetting auto_lock_seconds 900 -> 300\nsetting auto_lock_seconds 900 -> 300\n"
-        "lifecycle 2\nlifecycle 2\nlifecycle 4\nlifecycle 4\nlifecycle 5\nlifecycle 5\nlifecycle 6\nlifecycle 6\n";
+        "lifecycle 2\nlifecycle 2\n"
+        "setting lock_enabled 1 -> 0\nlifecycle 4\nsetting lock_enabled 1 -> 0\nlifecycle 4\n"
+        "setting lock_enabled 0 -> 1\nlifecycle 5\nsetting lock_enabled 0 -> 1\nlifecycle 5\n"
+        "lifecycle 6\nlifecycle 6\n";
     CHECK(strcmp(hs.log, want_log) == 0, "the service asked the host's hooks exactly these times, in this order: %s",
           strcmp(hs.log, want_log) == 0 ? "yes" : hs.log);
     CHECK(same("step results", embedded_out, service_out), "every step's status, message and effect is the embedded store's");
