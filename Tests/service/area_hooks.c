@@ -125,6 +125,57 @@ static int same(const char *what, const char *a, const char *b) {
     return 0;
 }
 
+/* The logout callback: when it ran, counted in verifies returned. */
+static int verifies_returned, logout_calls, logout_seen_at = -1;
+static int32_t logout_reason = -1;
+static void logout_cb(void *p, int32_t reason) {
+    (void)p;
+    logout_calls++;
+    logout_reason = reason;
+    logout_seen_at = verifies_returned;
+}
+
+/* The maximum-failure logout in service mode: the core's logout notification reaches the host
+ * before the verify that caused it returns (passcoded sends it before that call's reply). */
+static void forced_logout(const char *app, const char *good) {
+    char id[128];
+    snprintf(id, sizeof id, "%s.logout", app);
+    passcode_status rc;
+    passcode_store *s = open_service(id, &rc);
+    CHECK(rc == PASSCODE_OK && s != NULL, "open %s in service mode: %s", id, passcode_strerror(rc));
+    if (!s) return;
+    STATUS(passcode_set_logout_callback(s, logout_cb, NULL), PASSCODE_OK);
+    STATUS(passcode_set(s, good, strlen(good)), PASSCODE_OK);
+    STATUS(passcode_setting_set(s, PASSCODE_SETTING_MAX_FAILURE_ACTION, PASSCODE_MAX_FAILURE_ACTION_FORCED_LOGOUT), PASSCODE_OK);
+    passcode_status last = PASSCODE_OK;
+    int wrong = 0;
+    for (int i = 0; i < 40 && logout_calls == 0; i++) {
+        char guess[8];
+        snprintf(guess, sizeof guess, "%06d", (100000 + 7919 * i) % 1000000);
+        if (strcmp(guess, good) == 0) continue;
+        last = passcode_verify(s, guess, 6);
+        verifies_returned++;
+        if (last == PASSCODE_ERR_WRONG_PASSCODE) { wrong++; continue; }
+        if (last == PASSCODE_ERR_LOCKED_OUT) {
+            int64_t remaining = 0;
+            passcode_lockout_remaining(s, &remaining);
+            move_service_clock(remaining);
+            i--;
+            continue;
+        }
+        break;
+    }
+    CHECK(logout_calls == 1 && logout_reason == PASSCODE_LOGOUT_REASON_MAX_FAILURES,
+          "the maximum failures logged out through the host's callback: %d call(s), reason %d (after %d wrong, then %s)",
+          logout_calls, logout_reason, wrong, passcode_strerror(last));
+    CHECK(logout_seen_at == verifies_returned - 1, "the callback ran inside the verify that caused it, before it returned (%d of %d)",
+          logout_seen_at, verifies_returned);
+    int32_t is_set = -1;
+    STATUS(passcode_is_set(s, &is_set), PASSCODE_OK);
+    CHECK(is_set == 0, "and the passcode is gone, as the callback was told");
+    passcode_close(s);
+}
+
 static int has_line(const char *text, const char *line) {
     return strstr(text, line) != NULL;
 }
@@ -237,6 +288,7 @@ int main(int argc, char **argv) {
     STATUS(passcode_set_reset_delivery_callback(s, NULL, NULL), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
 
     passcode_close(s);
+    forced_logout(app, good);
     unlink(path);
     char side[300];
     snprintf(side, sizeof side, "%s-wal", path); unlink(side);
