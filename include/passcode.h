@@ -1755,7 +1755,8 @@ void passcode_session_list_free(passcode_session_list *list);
  * @param callback Gets the session id; returns 0 when revoked, else non-zero (optionally writing
  * a message). NULL removes it.
  * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_session_hook(passcode_store *store, int32_t (*callback)(void *, const char *, char *, size_t), void *payload);
 
@@ -1782,7 +1783,8 @@ passcode_status passcode_session_sign_out_others(passcode_store *store, int32_t 
  * @param store The store.
  * @param callback Called with payload; NULL removes it.
  * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_account_deleted_callback(passcode_store *store, void (*callback)(void *), void *payload);
 
@@ -1882,7 +1884,8 @@ passcode_status passcode_failure_summary(passcode_store *store, int32_t *out_fai
  * @param store The store.
  * @param callback Called with payload and a passcode_logout_reason; NULL to remove it.
  * @param payload Handed back unchanged; it must stay valid while the callback is registered.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_logout_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
 
@@ -1904,7 +1907,8 @@ passcode_status passcode_set_reset_delivery_callback(passcode_store *store, int3
  * @param store The store.
  * @param callback Called with payload and the notice; NULL removes it.
  * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_notice_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
 
@@ -1917,7 +1921,8 @@ passcode_status passcode_set_notice_callback(passcode_store *store, void (*callb
  * @param callback Gets the setting's name (e.g. "auto_lock_seconds"), the old and the new value as
  * text; returns 0 to allow, non-zero to refuse (optionally writing a message). NULL removes it.
  * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_settings_hook(passcode_store *store, int32_t (*callback)(void *, const char *, const char *, const char *, char *, size_t), void *payload);
 
@@ -1934,7 +1939,8 @@ passcode_status passcode_set_settings_hook(passcode_store *store, int32_t (*call
  * @param callback Gets payload and the event; returns 0 to allow, non-zero to refuse
  * (optionally writing a message of at most message_size bytes with the NUL). NULL removes it.
  * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_lifecycle_callback(passcode_store *store, int32_t (*callback)(void *, int32_t, char *, size_t), void *payload);
 
