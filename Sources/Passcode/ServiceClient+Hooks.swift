@@ -6,7 +6,6 @@
 // method calls whose reply is "" (allowed) or the refusal's text; notifications that cannot
 // refuse (logout, notice, account deleted) are calls that expect no reply, sent before the
 // reply of the call that caused them, so they too run in the host before that call returns.
-import CSdBus
 import Glibc
 import PasscodeCore
 
@@ -150,7 +149,6 @@ extension ServiceClient {
 
     private func refuse(_ m: OpaquePointer, _ name: String, _ message: String) -> Int32 {
         guard bus.expectReply(m) > 0 else { return 1 }
-        let e = sd_bus_error(name: CStrings.intern(name), message: CStrings.intern(message), _need_free: 0)
-        return withUnsafePointer(to: e) { bus.replyError(m, $0) }
+        return replyError(m, name: name, message: message)
     }
 }

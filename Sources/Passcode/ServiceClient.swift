@@ -364,6 +364,12 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         }
     }
 
+    /// Answers an incoming call `m` with the error `name` (static text, kept for the process).
+    func replyError(_ m: OpaquePointer, name: String, message: String) -> Int32 {
+        let e = sd_bus_error(name: CStrings.intern(name), message: CStrings.intern(message), _need_free: 0)
+        return withUnsafePointer(to: e) { bus.replyError(m, $0) }
+    }
+
     private func appendText(_ m: OpaquePointer, _ text: String) -> Int32 {
         text.withCString { bus.appendBasic(m, CChar(UInt8(ascii: "s")), $0) }
     }
