@@ -1881,6 +1881,7 @@ passcode_status passcode_failure_summary(passcode_store *store, int32_t *out_fai
 /**
  * Registers the function told when the library logs the user out (the "forced logout"
  * maximum-failure action, or "forgot passcode"). The passcode is already removed when it runs.
+ * In service mode too it runs in the host, before the call that logged out returns.
  * @param store The store.
  * @param callback Called with payload and a passcode_logout_reason; NULL to remove it.
  * @param payload Handed back unchanged; it must stay valid while the callback is registered.
@@ -1916,7 +1917,9 @@ passcode_status passcode_set_notice_callback(passcode_store *store, void (*callb
  * Registers the hook asked before any setting change is committed (a host keeps its backend
  * in step this way). It runs with no library lock held, so it may take its time. When it
  * fails, the change is not made, the old value stays, and the caller gets
- * PASSCODE_ERR_HOOK_FAILED with the hook's message.
+ * PASSCODE_ERR_HOOK_FAILED with the hook's message. In service mode it runs in the host too,
+ * asked by passcoded in the middle of the call: an answer later than 10 s is a refusal, and it
+ * cannot call the library (PASSCODE_ERR_MISUSE).
  * @param store The store.
  * @param callback Gets the setting's name (e.g. "auto_lock_seconds"), the old and the new value as
  * text; returns 0 to allow, non-zero to refuse (optionally writing a message). NULL removes it.
@@ -1935,6 +1938,7 @@ passcode_status passcode_set_settings_hook(passcode_store *store, int32_t (*call
  * fails, nothing changes, and the caller gets PASSCODE_ERR_HOOK_FAILED with its message; a
  * flow shows that message and stays where it was. "Forgot" asks it before the logout callback
  * runs. A maximum-failure logout is not asked (it cannot be refused): the logout callback tells it.
+ * In service mode it runs in the host, asked by passcoded as the settings hook is (10 s at most).
  * @param store The store.
  * @param callback Gets payload and the event; returns 0 to allow, non-zero to refuse
  * (optionally writing a message of at most message_size bytes with the NUL). NULL removes it.

@@ -8,6 +8,7 @@ import PasscodeCore
 
 /// Registers the function told when the library logs the user out (the "forced logout"
 /// maximum-failure action, or "forgot passcode"). The passcode is already removed when it runs.
+/// In service mode too it runs in the host, before the call that logged out returns.
 /// - Parameters:
 ///   - store: The store.
 ///   - callback: Called with `payload` and a `passcode_logout_reason`; NULL to remove it.
@@ -97,7 +98,9 @@ public func passcode_set_notice_callback(
 /// Registers the hook asked before any setting change is committed (a host keeps its backend
 /// in step this way). It runs with no library lock held, so it may take its time. When it
 /// fails, the change is not made, the old value stays, and the caller gets
-/// `PASSCODE_ERR_HOOK_FAILED` with the hook's message.
+/// `PASSCODE_ERR_HOOK_FAILED` with the hook's message. In service mode it runs in the host too,
+/// asked by passcoded in the middle of the call: an answer later than 10 s is a refusal, and it
+/// cannot call the library (`PASSCODE_ERR_MISUSE`).
 /// - Parameters:
 ///   - store: The store.
 ///   - callback: Gets the setting's name (e.g. "auto_lock_seconds"), the old and the new value as
@@ -133,6 +136,7 @@ public func passcode_set_settings_hook(
 /// fails, nothing changes, and the caller gets `PASSCODE_ERR_HOOK_FAILED` with its message; a
 /// flow shows that message and stays where it was. "Forgot" asks it before the logout callback
 /// runs. A maximum-failure logout is not asked (it cannot be refused): the logout callback tells it.
+/// In service mode it runs in the host, asked by passcoded as the settings hook is (10 s at most).
 /// - Parameters:
 ///   - store: The store.
 ///   - callback: Gets `payload` and the event; returns 0 to allow, non-zero to refuse

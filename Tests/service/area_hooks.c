@@ -180,8 +180,33 @@ static int has_line(const char *text, const char *line) {
     return strstr(text, line) != NULL;
 }
 
+/* `area_hooks APP_ID GOOD hang` (test_service.py): a settings hook that says "HANGING" and does
+ * not answer in time; meanwhile test_service.py checks that another uid is answered. */
+static int32_t hanging_cb(void *p, const char *key, const char *old, const char *new_value, char *msg, size_t size) {
+    (void)p; (void)key; (void)old; (void)new_value; (void)msg; (void)size;
+    printf("HANGING\n");
+    fflush(stdout);
+    sleep(12);
+    return 0;
+}
+
+static int hang(const char *app) {
+    passcode_status rc;
+    passcode_store *s = open_service(app, &rc);
+    CHECK(rc == PASSCODE_OK && s != NULL, "open %s in service mode: %s", app, passcode_strerror(rc));
+    if (!s) return 1;
+    STATUS(passcode_set_settings_hook(s, hanging_cb, NULL), PASSCODE_OK);
+    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_ERR_HOOK_FAILED);
+    int64_t v = 0;
+    STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &v), PASSCODE_OK);
+    CHECK(v == 900, "the hook that did not answer changed nothing: auto_lock %lld", (long long)v);
+    passcode_close(s);
+    return failed > 100 ? 100 : failed;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3) { fprintf(stderr, "usage: area_hooks APP_ID GOOD\n"); return 100; }
+    if (argc == 4 && strcmp(argv[3], "hang") == 0) return hang(argv[1]);
+    if (argc != 3) { fprintf(stderr, "usage: area_hooks APP_ID GOOD [hang]\n"); return 100; }
     const char *app = argv[1], *good = argv[2];
     static char embedded_out[LOG_SIZE], service_out[LOG_SIZE];
     static host he, hs;
