@@ -1776,7 +1776,8 @@ void passcode_session_list_free(passcode_session_list *list);
  * @param callback Gets the session id; returns 0 when revoked, else non-zero (optionally writing
  * a message). NULL removes it.
  * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_session_hook(passcode_store *store, int32_t (*callback)(void *, const char *, char *, size_t), void *payload);
 
@@ -1803,7 +1804,8 @@ passcode_status passcode_session_sign_out_others(passcode_store *store, int32_t 
  * @param store The store.
  * @param callback Called with payload; NULL removes it.
  * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_account_deleted_callback(passcode_store *store, void (*callback)(void *), void *payload);
 
@@ -1903,10 +1905,12 @@ passcode_status passcode_failure_summary(passcode_store *store, int32_t *out_fai
 /**
  * Registers the function told when the library logs the user out (the "forced logout"
  * maximum-failure action, or "forgot passcode"). The passcode is already removed when it runs.
+ * In service mode too it runs in the host, before the call that logged out returns.
  * @param store The store.
  * @param callback Called with payload and a passcode_logout_reason; NULL to remove it.
  * @param payload Handed back unchanged; it must stay valid while the callback is registered.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_logout_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
 
@@ -1928,7 +1932,8 @@ passcode_status passcode_set_reset_delivery_callback(passcode_store *store, int3
  * @param store The store.
  * @param callback Called with payload and the notice; NULL removes it.
  * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_notice_callback(passcode_store *store, void (*callback)(void *, int32_t), void *payload);
 
@@ -1936,12 +1941,15 @@ passcode_status passcode_set_notice_callback(passcode_store *store, void (*callb
  * Registers the hook asked before any setting change is committed (a host keeps its backend
  * in step this way). It runs with no library lock held, so it may take its time. When it
  * fails, the change is not made, the old value stays, and the caller gets
- * PASSCODE_ERR_HOOK_FAILED with the hook's message.
+ * PASSCODE_ERR_HOOK_FAILED with the hook's message. In service mode it runs in the host too,
+ * asked by passcoded in the middle of the call: an answer later than 10 s is a refusal, and it
+ * cannot call the library (PASSCODE_ERR_MISUSE).
  * @param store The store.
  * @param callback Gets the setting's name (e.g. "auto_lock_seconds"), the old and the new value as
  * text; returns 0 to allow, non-zero to refuse (optionally writing a message). NULL removes it.
  * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_settings_hook(passcode_store *store, int32_t (*callback)(void *, const char *, const char *, const char *, char *, size_t), void *payload);
 
@@ -1954,11 +1962,13 @@ passcode_status passcode_set_settings_hook(passcode_store *store, int32_t (*call
  * fails, nothing changes, and the caller gets PASSCODE_ERR_HOOK_FAILED with its message; a
  * flow shows that message and stays where it was. "Forgot" asks it before the logout callback
  * runs. A maximum-failure logout is not asked (it cannot be refused): the logout callback tells it.
+ * In service mode it runs in the host, asked by passcoded as the settings hook is (10 s at most).
  * @param store The store.
  * @param callback Gets payload and the event; returns 0 to allow, non-zero to refuse
  * (optionally writing a message of at most message_size bytes with the NUL). NULL removes it.
  * @param payload Handed back unchanged.
- * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE.
+ * @return PASSCODE_OK or PASSCODE_ERR_INVALID_HANDLE; in service mode also PASSCODE_ERR_SERVICE_UNAVAILABLE when
+ * passcoded cannot be told (the handle keeps the callbacks it had).
  */
 passcode_status passcode_set_lifecycle_callback(passcode_store *store, int32_t (*callback)(void *, int32_t, char *, size_t), void *payload);
 

@@ -98,6 +98,13 @@ static const sd_bus_vtable passcode_vtable[] = {
     // ---- the data key, sealing, flows (Service+Key.swift) ----
     // ---- end of key ----
     // ---- callbacks and hooks asked of the host (Service+Hooks.swift) ----
+    // Which of the host's callbacks this connection has (bits: 1 settings hook, 2 lifecycle,
+    // 4 session hook, 8 logout, 16 notice, 32 account deleted; 0: none). Until the connection
+    // goes, passcoded asks them on its object /org/libpasscode/Hook (org.libpasscode.Hook1:
+    // SettingChange(sss)->s, Lifecycle(i)->s, SessionSignOut(s)->s: "" allows, else the refusal;
+    // Logout(i), Notice(i), AccountDeleted(), no reply) while one of its calls runs.
+    SD_BUS_METHOD_WITH_NAMES("SetHooks", "su", SD_BUS_PARAM(app_id) SD_BUS_PARAM(flags),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // ---- end of hooks ----
     SD_BUS_VTABLE_END
 };

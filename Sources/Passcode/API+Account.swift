@@ -146,20 +146,21 @@ public func passcode_session_list_free(_ list: OpaquePointer?) {
 ///   - callback: Gets the session id; returns 0 when revoked, else non-zero (optionally writing
 ///     a message). NULL removes it.
 ///   - payload: Handed back unchanged.
-/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
+///   passcoded cannot be told (the handle keeps the callbacks it had).
 @c(passcode_set_session_hook)
 public func passcode_set_session_hook(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         var hook: (@Sendable (String) -> String?)?
         if let callback {
             let p = Payload(raw: payload)
             hook = { id in id.withCString { i in callHook { msg, size in callback(p.raw, i, msg, size) } } }
         }
-        s.updateHooks { $0.signOutSession = hook }
+        try s.updateHooks { $0.signOutSession = hook }
     }
 }
 
@@ -195,20 +196,21 @@ public func passcode_session_sign_out_others(_ store: OpaquePointer?, _ out_coun
 ///   - store: The store.
 ///   - callback: Called with `payload`; NULL removes it.
 ///   - payload: Handed back unchanged.
-/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
+///   passcoded cannot be told (the handle keeps the callbacks it had).
 @c(passcode_set_account_deleted_callback)
 public func passcode_set_account_deleted_callback(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         var hook: (@Sendable () -> Void)?
         if let callback {
             let p = Payload(raw: payload)
             hook = { callback(p.raw) }
         }
-        s.updateHooks { $0.accountDeleted = hook }
+        try s.updateHooks { $0.accountDeleted = hook }
     }
 }
 

@@ -1,23 +1,27 @@
 // The C ABI for host callbacks. Every callback gets the host's `payload` back unchanged and
-// is called with no library lock held, on the thread of the call that triggered it.
+// is called with no library lock held, on the thread of the call that triggered it. In service
+// mode they stay in the host and passcoded asks them over the bus, in the middle of that call
+// (ServiceClient+Hooks.swift); a callback then cannot call the library (`PASSCODE_ERR_MISUSE`).
 import PasscodeCore
 
 // MARK: - Callbacks
 
 /// Registers the function told when the library logs the user out (the "forced logout"
 /// maximum-failure action, or "forgot passcode"). The passcode is already removed when it runs.
+/// In service mode too it runs in the host, before the call that logged out returns.
 /// - Parameters:
 ///   - store: The store.
 ///   - callback: Called with `payload` and a `passcode_logout_reason`; NULL to remove it.
 ///   - payload: Handed back unchanged; it must stay valid while the callback is registered.
-/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
+///   passcoded cannot be told (the handle keeps the callbacks it had).
 @c(passcode_set_logout_callback)
 public func passcode_set_logout_callback(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withStore(store) { s in s.updateHooks { $0.logout = intHook(callback, payload) } }
+    withBackend(store) { s in try s.updateHooks { $0.logout = intHook(callback, payload) } }
 }
 
 /// Wraps a C callback that takes an int32 (a reason or a notice) with its payload.
@@ -80,33 +84,37 @@ public func passcode_set_reset_delivery_callback(
 ///   - store: The store.
 ///   - callback: Called with `payload` and the notice; NULL removes it.
 ///   - payload: Handed back unchanged.
-/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
+///   passcoded cannot be told (the handle keeps the callbacks it had).
 @c(passcode_set_notice_callback)
 public func passcode_set_notice_callback(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withStore(store) { s in s.updateHooks { $0.notify = intHook(callback, payload) } }
+    withBackend(store) { s in try s.updateHooks { $0.notify = intHook(callback, payload) } }
 }
 
 /// Registers the hook asked before any setting change is committed (a host keeps its backend
 /// in step this way). It runs with no library lock held, so it may take its time. When it
 /// fails, the change is not made, the old value stays, and the caller gets
-/// `PASSCODE_ERR_HOOK_FAILED` with the hook's message.
+/// `PASSCODE_ERR_HOOK_FAILED` with the hook's message. In service mode it runs in the host too,
+/// asked by passcoded in the middle of the call: an answer later than 10 s is a refusal, and it
+/// cannot call the library (`PASSCODE_ERR_MISUSE`).
 /// - Parameters:
 ///   - store: The store.
 ///   - callback: Gets the setting's name (e.g. "auto_lock_seconds"), the old and the new value as
 ///     text; returns 0 to allow, non-zero to refuse (optionally writing a message). NULL removes it.
 ///   - payload: Handed back unchanged.
-/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
+///   passcoded cannot be told (the handle keeps the callbacks it had).
 @c(passcode_set_settings_hook)
 public func passcode_set_settings_hook(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         var hook: (@Sendable (String, String, String) -> String?)?
         if let callback {
             let p = Payload(raw: payload)
@@ -116,7 +124,7 @@ public func passcode_set_settings_hook(
                 } } }
             }
         }
-        s.updateHooks { $0.settingChange = hook }
+        try s.updateHooks { $0.settingChange = hook }
     }
 }
 
@@ -128,24 +136,26 @@ public func passcode_set_settings_hook(
 /// fails, nothing changes, and the caller gets `PASSCODE_ERR_HOOK_FAILED` with its message; a
 /// flow shows that message and stays where it was. "Forgot" asks it before the logout callback
 /// runs. A maximum-failure logout is not asked (it cannot be refused): the logout callback tells it.
+/// In service mode it runs in the host, asked by passcoded as the settings hook is (10 s at most).
 /// - Parameters:
 ///   - store: The store.
 ///   - callback: Gets `payload` and the event; returns 0 to allow, non-zero to refuse
 ///     (optionally writing a message of at most `message_size` bytes with the NUL). NULL removes it.
 ///   - payload: Handed back unchanged.
-/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
+/// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
+///   passcoded cannot be told (the handle keeps the callbacks it had).
 @c(passcode_set_lifecycle_callback)
 public func passcode_set_lifecycle_callback(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         var hook: (@Sendable (Int32) -> String?)?
         if let callback {
             let p = Payload(raw: payload)
             hook = { event in callHook { msg, size in callback(p.raw, event, msg, size) } }
         }
-        s.updateHooks { $0.lifecycle = hook }
+        try s.updateHooks { $0.lifecycle = hook }
     }
 }

@@ -25,6 +25,24 @@ struct SdBusLibrary: @unchecked Sendable {
     /// sd_bus_message_sensitive (systemd 245 and later): the message's memory is wiped when
     /// freed. nil with an older libsystemd (the passcode's copy in the message is then not wiped).
     let sensitive: (@convention(c) (Message?) -> Int32)?
+    // For the calls the service makes back to the host while a call waits (ServiceClient+Hooks.swift):
+    // a call is sent with sd_bus_call_async and the connection processed until its reply came.
+    typealias Handler = @convention(c) (Message?, UnsafeMutableRawPointer?, UnsafeMutablePointer<sd_bus_error>?) -> Int32
+    let callAsync: @convention(c) (Bus?, UnsafeMutablePointer<OpaquePointer?>?, Message?, Handler?, UnsafeMutableRawPointer?, UInt64) -> Int32
+    let process: @convention(c) (Bus?, UnsafeMutablePointer<Message?>?) -> Int32
+    let wait: @convention(c) (Bus?, UInt64) -> Int32
+    let addObject: @convention(c) (Bus?, UnsafeMutablePointer<OpaquePointer?>?, UnsafePointer<CChar>?, Handler?, UnsafeMutableRawPointer?) -> Int32
+    let slotUnref: @convention(c) (OpaquePointer?) -> OpaquePointer?
+    let messageRef: @convention(c) (Message?) -> Message?
+    let sender: @convention(c) (Message?) -> UnsafePointer<CChar>?
+    let member: @convention(c) (Message?) -> UnsafePointer<CChar>?
+    let interface: @convention(c) (Message?) -> UnsafePointer<CChar>?
+    let isMethodError: @convention(c) (Message?, UnsafePointer<CChar>?) -> Int32
+    let messageError: @convention(c) (Message?) -> UnsafePointer<sd_bus_error>?
+    let expectReply: @convention(c) (Message?) -> Int32
+    let newMethodReturn: @convention(c) (Message?, UnsafeMutablePointer<Message?>?) -> Int32
+    let replyError: @convention(c) (Message?, UnsafePointer<sd_bus_error>?) -> Int32
+    let send: @convention(c) (Bus?, Message?, UnsafeMutablePointer<UInt64>?) -> Int32
 
     private static let lock = Mutex()
     nonisolated(unsafe) private static var loaded: SdBusLibrary?
@@ -60,6 +78,21 @@ struct SdBusLibrary: @unchecked Sendable {
         appendArray = try symbol("sd_bus_message_append_array")
         enterContainer = try symbol("sd_bus_message_enter_container")
         exitContainer = try symbol("sd_bus_message_exit_container")
+        callAsync = try symbol("sd_bus_call_async")
+        process = try symbol("sd_bus_process")
+        wait = try symbol("sd_bus_wait")
+        addObject = try symbol("sd_bus_add_object")
+        slotUnref = try symbol("sd_bus_slot_unref")
+        messageRef = try symbol("sd_bus_message_ref")
+        sender = try symbol("sd_bus_message_get_sender")
+        member = try symbol("sd_bus_message_get_member")
+        interface = try symbol("sd_bus_message_get_interface")
+        isMethodError = try symbol("sd_bus_message_is_method_error")
+        messageError = try symbol("sd_bus_message_get_error")
+        expectReply = try symbol("sd_bus_message_get_expect_reply")
+        newMethodReturn = try symbol("sd_bus_message_new_method_return")
+        replyError = try symbol("sd_bus_reply_method_error")
+        send = try symbol("sd_bus_send")
         sensitive = dlsym(h, "sd_bus_message_sensitive").map { unsafeBitCast($0, to: (@convention(c) (Message?) -> Int32).self) }
     }
 }
@@ -97,9 +130,16 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     static let maxSecretBytes = 256
 
     let appID: String
-    private let bus: SdBusLibrary
-    private var connection: OpaquePointer?
-    private let lock = Mutex()
+    let bus: SdBusLibrary
+    private(set) var connection: OpaquePointer?
+    let lock = Mutex()
+    /// The host's callbacks registered on this handle (ServiceClient+Hooks.swift), under `lock`.
+    var hostHooks = Hooks()
+    /// The unique bus name of passcoded as its replies give it: the only sender whose calls to
+    /// the hook object are answered. Under `lock`.
+    var serviceName: String?
+    /// The object the service's calls to the host's hooks reach (sd_bus_add_object).
+    private var hookSlot: OpaquePointer?
     /// The passcode this handle last set or checked with success, and when (boot clock,
     /// seconds): passcoded checks a weakening SetSetting's passcode in the same call.
     private var proof: (code: SecretBytes, at: Int64)?
@@ -115,6 +155,11 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             throw PasscodeError.serviceUnavailable("cannot connect to the system bus: \(String(cString: strerror(-r)))")
         }
         connection = c
+        let r2 = bus.addObject(c, &hookSlot, ServiceClient.hookPath, ServiceClient.hookHandler, Unmanaged.passUnretained(self).toOpaque())
+        guard r2 >= 0 else {
+            close()
+            throw PasscodeError.serviceUnavailable("cannot publish the hook object: \(String(cString: strerror(-r2)))")
+        }
         do { _ = try state() } catch {
             close()
             throw error
@@ -125,9 +170,12 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     func close() {
         lock.withLock {
+            if let slot = hookSlot { _ = bus.slotUnref(slot) }
+            hookSlot = nil
             if let c = connection { _ = bus.flushCloseUnref(c) }
             connection = nil
             proof = nil
+            hostHooks = Hooks()
         }
     }
 
@@ -283,6 +331,11 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// Calls `member(app_id, arguments...)` and hands its reply to `read`. An error reply
     /// org.libpasscode.Error.<Name> becomes that status with the service's message.
     func call(_ member: String, _ arguments: [BusArgument], _ read: (Reader) throws -> Void) throws {
+        // passcoded waits for the hook, and runs this uid's calls one at a time: a call made
+        // from inside a hook would wait behind the call that asked it.
+        if HostHookThread.active {
+            throw PasscodeError.misuse("in service mode a hook or callback cannot call the library: the service is waiting for its answer")
+        }
         do {
             try callLocked(member, arguments, read)
         } catch let f as ServiceFailure where f.status == Status.errLockedOut.rawValue && member != "GetState" {
@@ -319,15 +372,41 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                 }
             }
             guard r >= 0 else { throw unavailable(member, r) }
-            var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-            defer { bus.errorFree(&error) }
-            var reply: OpaquePointer?
-            r = bus.call(c, m, ServiceClient.timeoutMicroseconds, &error, &reply)
-            if r < 0 { throw failure(member, r, error) }
-            guard let reply else { throw unavailable(member, -EBADMSG) }
+            // Sent, then the connection is processed until the reply came: meanwhile the service
+            // may call the host's hooks on it (hookHandler), which sd_bus_call would not run.
+            let pending = PendingReply(bus)
+            var slot: OpaquePointer?
+            r = withExtendedLifetime(pending) {
+                bus.callAsync(c, &slot, m, ServiceClient.replyHandler, Unmanaged.passUnretained(pending).toOpaque(),
+                              ServiceClient.timeoutMicroseconds)
+            }
+            guard r >= 0 else { throw unavailable(member, r) }
+            let reply: OpaquePointer = try withExtendedLifetime(pending) {
+                defer { _ = bus.slotUnref(slot) }  // before `pending` goes: no callback after it
+                while pending.reply == nil {
+                    r = bus.process(c, nil)
+                    if r < 0 { throw unavailable(member, r) }
+                    if r > 0 { continue }
+                    r = bus.wait(c, UInt64.max)
+                    if r < 0 && r != -EINTR { throw unavailable(member, r) }
+                }
+                defer { pending.reply = nil }  // this call's now, unreferenced below
+                return pending.reply!
+            }
             defer { _ = bus.messageUnref(reply) }
+            if let s = bus.sender(reply), s.pointee == CChar(UInt8(ascii: ":")) { serviceName = String(cString: s) }
+            if bus.isMethodError(reply, nil) > 0 {
+                let e = bus.messageError(reply)?.pointee ?? sd_bus_error(name: nil, message: nil, _need_free: 0)
+                throw failure(member, -EIO, e)
+            }
             try read(Reader(bus: bus, message: reply, member: member))
         }
+    }
+
+    /// Answers an incoming call `m` with the error `name` (static text, kept for the process).
+    func replyError(_ m: OpaquePointer, name: String, message: String) -> Int32 {
+        let e = sd_bus_error(name: CStrings.intern(name), message: CStrings.intern(message), _need_free: 0)
+        return withUnsafePointer(to: e) { bus.replyError(m, $0) }
     }
 
     private func appendText(_ m: OpaquePointer, _ text: String) -> Int32 {

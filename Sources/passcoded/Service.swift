@@ -34,7 +34,9 @@ final class Service {
             let caller = try callerUID(m)
             let job = try prepare(member, m, caller: caller)
             sd_bus_message_ref(m)  // until `finish` has answered it
-            guard scheduler.submit(uid: job.uid, Job(message: MessageRef(m), work: job.work)) else {
+            // The caller's hooks, when its connection registered some, are asked from the work (Service+Hooks.swift).
+            let work = Service.withHostHooks(m, uid: job.uid, job.work)
+            guard scheduler.submit(uid: job.uid, Job(message: MessageRef(m), work: work)) else {
                 sd_bus_message_unref(m)
                 throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
                                 message: "uid \(job.uid) has \(Scheduler.maxQueuedPerUID) calls waiting; try again")

@@ -41,14 +41,15 @@ final class StoreRoot: @unchecked Sendable {
     func withStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
         // A uid's calls never run at once (Scheduler), so no two open one store at the same time.
         let key = "\(uid)/\(appID)"
-        if let store = openLock.withLock({ open[key] }) { return try body(store) }
+        // The caller's hooks for this call, if it registered some (Service+Hooks.swift).
+        if let store = openLock.withLock({ open[key] }) { return try HookRelay.installed(on: store) { try body(store) } }
         let store = try openStore(uid: uid, appID: appID)
         openLock.withLock {
             // Dropped, not closed: another uid's call may still be using its handle.
             if open.count >= StoreRoot.maxOpenHandles { open.removeAll() }
             open[key] = store
         }
-        return try body(store)
+        return try HookRelay.installed(on: store) { try body(store) }
     }
 
     /// Runs a query (`body` only reads) on `uid`'s store `appID` when it exists, else on the
@@ -86,7 +87,7 @@ final class StoreRoot: @unchecked Sendable {
     func withFreshStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
         let store = try openStore(uid: uid, appID: appID)
         defer { store.close() }
-        return try body(store)
+        return try HookRelay.installed(on: store) { try body(store) }
     }
 
     private func openStore(uid: uid_t, appID: String) throws -> PasscodeStore {

@@ -49,6 +49,7 @@ nonisolated(unsafe) let service = Service(stores: StoreRoot(root: config.storeRo
                                           scheduler: Scheduler(workers: 2))
 
 guard service.scheduler.wakeFD >= 0 else { fail("eventfd failed: \(String(cString: strerror(errno)))") }
+HookOutbox.shared.wakeFD = service.scheduler.wakeFD
 
 r = passcode_bus_add_object(bus) { m, member, error in
     guard let m else { return -EINVAL }
@@ -70,7 +71,11 @@ while true {
         r = sd_bus_process(bus, nil)
         if r < 0 { fail("the bus failed: \(String(cString: strerror(-r)))") }
     } while r > 0
-    for (message, result) in service.scheduler.takeFinished() {
+    let finished = service.scheduler.takeFinished()
+    // The workers' calls to hosts' hooks; after taking the answers, so that a notification a call
+    // sent goes out before that call's reply (Service+Hooks.swift).
+    HookOutbox.shared.drain(bus)
+    for (message, result) in finished {
         service.finish(message.pointer, result)
         sd_bus_message_unref(message.pointer)
     }

@@ -338,7 +338,23 @@ try:
         oks, fails, rc = run_c_client(ALICE, name, "org.example." + name.replace("_", "-"), program=os.path.join(REPO, "build", name))
         check(fails == 0 and rc == 0 and oks > 0, f"{name}: the C API in service mode: {oks} checks passed, {fails} failed (exit {rc})")
 
+    # A host whose hook never answers holds its own uid's calls for the hook's 10 s, not another
+    # uid's (area_hooks ... hang says HANGING from inside the hook, then sleeps past the timeout).
     pw = pwd.getpwnam(ALICE)
+    p = subprocess.Popen(["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--",
+                          os.path.join(REPO, "build", "area_hooks"), "org.example.area-hooks.hang", GOOD, "hang"],
+                         stdout=subprocess.PIPE, text=True, env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"}, cwd="/")
+    procs["c-client-hang"] = p
+    first = p.stdout.readline() + p.stdout.readline() + p.stdout.readline()
+    started = time.monotonic()
+    r = m.call("GetState", "(s)", APP)
+    took = time.monotonic() - started
+    rest = p.stdout.read()
+    rc = p.wait()
+    print("".join("     C " + x + "\n" for x in (first + rest).splitlines()), end="", flush=True)
+    check("HANGING" in first and "ok" in r and took < 3 and rc == 0 and "FAIL" not in first + rest,
+          f"while a host does not answer its hook, another uid is answered in {took:.2f} s; the hook fails, nothing changed")
+
     r = subprocess.run(["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--", "/usr/bin/python3",
                         os.path.join(HERE, "service_python.py"), "org.example.PyApi", GOOD], capture_output=True, text=True, cwd="/",
                        env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.join(REPO, "python"),

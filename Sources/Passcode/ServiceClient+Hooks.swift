@@ -1,0 +1,154 @@
+// Service mode's side of the host's callbacks and hooks: they stay in the host; the handle tells
+// passcoded which ones it has (SetHooks, tied to this handle's bus connection), and passcoded's
+// core asks them where the embedded core asks them, by calling the object /org/libpasscode/Hook
+// of this connection while the call that triggers them waits for its reply (ServiceClient.call
+// processes the connection until then). Hooks that can refuse (setting, lifecycle, session) are
+// method calls whose reply is "" (allowed) or the refusal's text; notifications that cannot
+// refuse (logout, notice, account deleted) are calls that expect no reply, sent before the
+// reply of the call that caused them, so they too run in the host before that call returns.
+import Glibc
+import PasscodeCore
+
+/// The bits of SetHooks' `flags`: which of the host's callbacks a handle has (passcoded's
+/// `HostHookFlags` has the same values).
+enum HookFlag {
+    static let settings: UInt32 = 1
+    static let lifecycle: UInt32 = 2
+    static let session: UInt32 = 4
+    static let logout: UInt32 = 8
+    static let notice: UInt32 = 16
+    static let accountDeleted: UInt32 = 32
+
+    static func of(_ h: Hooks) -> UInt32 {
+        (h.settingChange != nil ? settings : 0) | (h.lifecycle != nil ? lifecycle : 0) | (h.signOutSession != nil ? session : 0)
+            | (h.logout != nil ? logout : 0) | (h.notify != nil ? notice : 0) | (h.accountDeleted != nil ? accountDeleted : 0)
+    }
+}
+
+/// Marks the thread running a host callback for the service: a call into the library from
+/// there is refused (misuse) rather than left to wait behind the call that asked the hook.
+enum HostHookThread {
+    private static let key: pthread_key_t = {
+        var k = pthread_key_t()
+        pthread_key_create(&k, nil)
+        return k
+    }()
+
+    static var active: Bool { pthread_getspecific(key) != nil }
+
+    static func run<R>(_ body: () -> R) -> R {
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        defer { pthread_setspecific(key, nil) }
+        return body()
+    }
+}
+
+/// The reply a call waits for (set by `ServiceClient.replyHandler`).
+final class PendingReply {
+    let bus: SdBusLibrary
+    var reply: OpaquePointer?
+    init(_ bus: SdBusLibrary) { self.bus = bus }
+    deinit { if let reply { _ = bus.messageUnref(reply) } }
+}
+
+extension ServiceClient {
+    static let hookPath = "/org/libpasscode/Hook"
+    static let hookInterface = "org.libpasscode.Hook1"
+
+    /// sd_bus_call_async's callback: keeps the reply (or the error sd-bus made: a timeout, a
+    /// disconnection) for the loop in `callLocked`.
+    static let replyHandler: SdBusLibrary.Handler = { reply, userdata, _ in
+        guard let userdata, let reply else { return 0 }
+        let pending = Unmanaged<PendingReply>.fromOpaque(userdata).takeUnretainedValue()
+        if pending.reply == nil { pending.reply = pending.bus.messageRef(reply) }
+        return 0
+    }
+
+    /// The hook object's handler: a call of passcoded, while one of this handle's calls waits.
+    static let hookHandler: SdBusLibrary.Handler = { m, userdata, _ in
+        guard let m, let userdata else { return 0 }
+        return Unmanaged<ServiceClient>.fromOpaque(userdata).takeUnretainedValue().answerHook(m)
+    }
+
+    /// Replaces some of the host's callbacks, and tells passcoded which ones the handle now has
+    /// (only when that changed). On failure the handle keeps the callbacks it had.
+    func updateHooks(_ change: (inout Hooks) -> Void) throws {
+        let (old, new) = lock.withLock { () -> (Hooks, Hooks) in
+            let old = hostHooks
+            change(&hostHooks)
+            return (old, hostHooks)
+        }
+        let flags = HookFlag.of(new)
+        guard flags != HookFlag.of(old) else { return }
+        do {
+            try call("SetHooks", [.uint32(flags)]) { _ in }
+        } catch {
+            lock.withLock { hostHooks = old }
+            throw error
+        }
+    }
+
+    /// Answers one call of passcoded to the hook object (on the thread whose call is waiting,
+    /// with `lock` held by that call). Only passcoded's own connection is answered.
+    func answerHook(_ m: OpaquePointer) -> Int32 {
+        guard let s = bus.sender(m), let name = serviceName, String(cString: s) == name else {
+            return refuse(m, "org.freedesktop.DBus.Error.AccessDenied", "only passcoded asks this object")
+        }
+        guard let i = bus.interface(m), String(cString: i) == ServiceClient.hookInterface, let mm = bus.member(m) else {
+            return refuse(m, "org.freedesktop.DBus.Error.UnknownMethod", "no such method")
+        }
+        let hooks = hostHooks
+        var answer: String?
+        switch String(cString: mm) {
+        case "SettingChange":
+            guard let key = text(m), let old = text(m), let new = text(m) else { return badArguments(m) }
+            if let hook = hooks.settingChange { answer = HostHookThread.run { hook(key, old, new) } }
+        case "Lifecycle":
+            guard let event = int32(m) else { return badArguments(m) }
+            if let hook = hooks.lifecycle { answer = HostHookThread.run { hook(event) } }
+        case "SessionSignOut":
+            guard let id = text(m) else { return badArguments(m) }
+            if let hook = hooks.signOutSession { answer = HostHookThread.run { hook(id) } }
+        case "Logout":
+            guard let reason = int32(m) else { return badArguments(m) }
+            if let hook = hooks.logout { HostHookThread.run { hook(reason) } }
+        case "Notice":
+            guard let notice = int32(m) else { return badArguments(m) }
+            if let hook = hooks.notify { HostHookThread.run { hook(notice) } }
+        case "AccountDeleted":
+            if let hook = hooks.accountDeleted { HostHookThread.run { hook() } }
+        default:
+            return refuse(m, "org.freedesktop.DBus.Error.UnknownMethod", "no such method")
+        }
+        guard bus.expectReply(m) > 0 else { return 1 }
+        var reply: OpaquePointer?
+        var r = bus.newMethodReturn(m, &reply)
+        guard r >= 0, let reply else { return r }
+        defer { _ = bus.messageUnref(reply) }
+        // The host's text as callHook bounds it (255 bytes); "" is "allowed".
+        r = (answer ?? "").withCString { bus.appendBasic(reply, CChar(UInt8(ascii: "s")), $0) }
+        if r < 0 { return r }
+        return bus.send(connection, reply, nil)
+    }
+
+    private func text(_ m: OpaquePointer) -> String? {
+        var p: UnsafePointer<CChar>?
+        guard bus.readBasic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p else { return nil }
+        return String(cString: p)
+    }
+
+    private func int32(_ m: OpaquePointer) -> Int32? {
+        var v: Int32 = 0
+        guard bus.readBasic(m, CChar(UInt8(ascii: "i")), &v) > 0 else { return nil }
+        return v
+    }
+
+    private func badArguments(_ m: OpaquePointer) -> Int32 {
+        refuse(m, "org.freedesktop.DBus.Error.InvalidArgs", "the hook's arguments are not the ones expected")
+    }
+
+    private func refuse(_ m: OpaquePointer, _ name: String, _ message: String) -> Int32 {
+        guard bus.expectReply(m) > 0 else { return 1 }
+        return replyError(m, name: name, message: message)
+    }
+}
