@@ -190,7 +190,7 @@ public func passcode_unseal(_ store: OpaquePointer?, _ sealed: UnsafePointer<UIn
 ///   `PASSCODE_ERR_NO_PASSCODE`; `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`; a store error.
 @c(passcode_set_recovery_key)
 public func passcode_set_recovery_key(_ store: OpaquePointer?, _ recovery_key: UnsafePointer<UInt8>?, _ length: UInt) -> Int32 {
-    withStore(store) { s in try s.setRecoveryKey(secretKey(recovery_key, length, what: "the recovery key")) }
+    withBackend(store) { s in try s.setRecoveryKey(secretKey(recovery_key, length, what: "the recovery key")) }
 }
 
 /// Deletes the recovery copy of the data key; a reset then replaces the key.
@@ -199,7 +199,7 @@ public func passcode_set_recovery_key(_ store: OpaquePointer?, _ recovery_key: U
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_clear_recovery_key)
 public func passcode_clear_recovery_key(_ store: OpaquePointer?) -> Int32 {
-    withStore(store) { s in try s.clearRecoveryKey() }
+    withBackend(store) { s in try s.clearRecoveryKey() }
 }
 
 /// Whether a recovery copy of the data key exists.
@@ -209,7 +209,7 @@ public func passcode_clear_recovery_key(_ store: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_has_recovery_key)
 public func passcode_has_recovery_key(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in try put(out, try s.hasRecoveryKey() ? 1 : 0) }
+    withBackend(store) { s in try put(out, try s.hasRecoveryKey() ? 1 : 0) }
 }
 
 /// `passcode_reset_complete` that keeps the data key: the recovery key opens the store's
@@ -229,8 +229,8 @@ public func passcode_has_recovery_key(_ store: OpaquePointer?, _ out: UnsafeMuta
 public func passcode_reset_complete_with_recovery_key(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ code_length: UInt,
                                                       _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt,
                                                       _ recovery_key: UnsafePointer<UInt8>?, _ recovery_length: UInt) -> Int32 {
-    withStore(store) { s in
-        _ = try s.completeReset(code: secret(code, code_length, what: "the reset code"),
+    withBackend(store) { s in
+        _ = try s.resetPasscode(code: secret(code, code_length, what: "the reset code"),
                                 newPasscode: secret(new_digits, new_length, what: "the new passcode"),
                                 recoveryKey: secretKey(recovery_key, recovery_length, what: "the recovery key"))
     }

@@ -19,6 +19,11 @@ struct SdBusLibrary: @unchecked Sendable {
     let call: @convention(c) (Bus?, Message?, UInt64, UnsafeMutablePointer<sd_bus_error>?, UnsafeMutablePointer<Message?>?) -> Int32
     let messageUnref: @convention(c) (Message?) -> Message?
     let errorFree: @convention(c) (UnsafeMutablePointer<sd_bus_error>?) -> Void
+    /// For `ay` arguments and array replies (systemd 209 and later).
+    let appendArray: @convention(c) (Message?, CChar, UnsafeRawPointer?, Int) -> Int32
+    let enterContainer: @convention(c) (Message?, CChar, UnsafePointer<CChar>?) -> Int32
+    let exitContainer: @convention(c) (Message?) -> Int32
+    let atEnd: @convention(c) (Message?, Int32) -> Int32
     /// sd_bus_message_sensitive (systemd 245 and later): the message's memory is wiped when
     /// freed. nil with an older libsystemd (the passcode's copy in the message is then not wiped).
     let sensitive: (@convention(c) (Message?) -> Int32)?
@@ -54,6 +59,10 @@ struct SdBusLibrary: @unchecked Sendable {
         call = try symbol("sd_bus_call")
         messageUnref = try symbol("sd_bus_message_unref")
         errorFree = try symbol("sd_bus_error_free")
+        appendArray = try symbol("sd_bus_message_append_array")
+        enterContainer = try symbol("sd_bus_message_enter_container")
+        exitContainer = try symbol("sd_bus_message_exit_container")
+        atEnd = try symbol("sd_bus_message_at_end")
         sensitive = dlsym(h, "sd_bus_message_sensitive").map { unsafeBitCast($0, to: (@convention(c) (Message?) -> Int32).self) }
     }
 }
@@ -70,6 +79,8 @@ struct ServiceFailure: Error {
 enum BusArgument {
     case text(String)
     case secret(SecretBytes)
+    /// A secret as `ay`: its exact bytes (a NUL does not cut it), in a sensitive message.
+    case secretBytes(SecretBytes)
     case int32(Int32)
     case int64(Int64)
 }
@@ -150,13 +161,27 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     /// As embedded, a passcode this handle set or checked proves the user for 5 minutes: kept
     /// (a wiped buffer) for the next weakening setting change, which passcoded checks again.
-    private func keepProof(_ code: SecretBytes) {
+    func keepProof(_ code: SecretBytes) {
         let kept = code.withBytes { SecretBytes(copying: $0) }
         lock.withLock { proof = (kept, ServiceClient.bootSeconds()) }
     }
 
     func removePasscode(current: SecretBytes) throws {
         try call("RemovePasscode", [.secret(current)]) { _ in }
+        forgetProof()
+    }
+
+    /// The kept passcode while it still proves the user (5 minutes), else nil (and forgotten).
+    func recentProof() -> SecretBytes? {
+        let now = ServiceClient.bootSeconds()
+        return lock.withLock { () -> SecretBytes? in
+            guard let p = proof, now - p.at < ServiceClient.proofSeconds else { proof = nil; return nil }
+            return p.code
+        }
+    }
+
+    /// The passcode went (removed, forgotten, the account deleted): nothing proves the user.
+    func forgetProof() {
         lock.withLock { proof = nil }
     }
 
@@ -186,11 +211,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     }
 
     func set(_ setting: Setting, to value: Int64) throws {
-        let now = ServiceClient.bootSeconds()
-        let given = lock.withLock { () -> SecretBytes? in
-            guard let p = proof, now - p.at < ServiceClient.proofSeconds else { proof = nil; return nil }
-            return p.code
-        }
+        let given = recentProof()
         try call("SetSetting", [.text(setting.spec.key), .int64(value), .secret(given ?? SecretBytes(count: 0))]) { _ in }
     }
 
@@ -243,6 +264,29 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         func int32() throws -> Int32 { try read(UInt8(ascii: "i"), Int32(0)) }
         func uint32() throws -> UInt32 { try read(UInt8(ascii: "u"), UInt32(0)) }
         func int64() throws -> Int64 { try read(UInt8(ascii: "x"), Int64(0)) }
+        func string() throws -> String {
+            guard let p = try read(UInt8(ascii: "s"), UnsafePointer<CChar>?.none) else {
+                throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) is not the one expected")
+            }
+            return String(cString: p)
+        }
+        /// An array whose elements have the signature `element` ("(sx)", "s", ...): `each`
+        /// reads one element's values (a struct's fields in order).
+        func array(_ element: String, _ each: (Reader) throws -> Void) throws {
+            let bad = PasscodeError.serviceUnavailable("passcoded's answer to \(member) is not the one expected")
+            guard bus.enterContainer(message, CChar(UInt8(ascii: "a")), element) > 0 else { throw bad }
+            let isStruct = element.hasPrefix("(")
+            let fields = String(element.dropFirst().dropLast())
+            while true {
+                let end = bus.atEnd(message, 0)
+                guard end >= 0 else { throw bad }
+                if end > 0 { break }
+                if isStruct { guard bus.enterContainer(message, CChar(UInt8(ascii: "r")), fields) > 0 else { throw bad } }
+                try each(self)
+                if isStruct { guard bus.exitContainer(message) >= 0 else { throw bad } }
+            }
+            guard bus.exitContainer(message) >= 0 else { throw bad }
+        }
     }
 
     /// Calls `member(app_id, arguments...)` and hands its reply to `read`. An error reply
@@ -267,7 +311,9 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             var r = bus.newMethodCall(c, &m, ServiceClient.name, ServiceClient.path, ServiceClient.name, member)
             guard r >= 0, let m else { throw unavailable(member, r) }
             defer { _ = bus.messageUnref(m) }
-            if arguments.contains(where: { if case .secret = $0 { return true } else { return false } }) { _ = bus.sensitive?(m) }
+            if arguments.contains(where: {
+                switch $0 { case .secret, .secretBytes: return true; default: return false }
+            }) { _ = bus.sensitive?(m) }
             r = appendText(m, appID)
             for argument in arguments where r >= 0 {
                 switch argument {
@@ -275,6 +321,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                 case .int32(var v): r = bus.appendBasic(m, CChar(UInt8(ascii: "i")), &v)
                 case .int64(var v): r = bus.appendBasic(m, CChar(UInt8(ascii: "x")), &v)
                 case .secret(let code): r = appendSecret(m, code)
+                case .secretBytes(let bytes): r = bytes.withBytes { bus.appendArray(m, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) }
                 }
             }
             guard r >= 0 else { throw unavailable(member, r) }

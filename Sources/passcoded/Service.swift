@@ -114,7 +114,9 @@ final class Service {
 
     /// One reply value, appended in order.
     enum Value: Sendable {
-        case bool(Bool), int32(Int32), uint32(UInt32), int64(Int64)
+        case bool(Bool), int32(Int32), uint32(UInt32), int64(Int64), string(String)
+        /// An array of `element` ("(sx)": each element's values are a struct's fields; "s": one value each).
+        case array(element: String, [[Value]])
     }
 
     /// A call's arguments, read; `work` runs later on a worker, for the stores of `uid`.
@@ -287,6 +289,13 @@ final class Service {
         var r = sd_bus_message_new_method_return(m, &reply)
         guard r >= 0, let reply else { return r }
         defer { sd_bus_message_unref(reply) }
+        r = append(reply, values)
+        if r < 0 { return r }
+        return sd_bus_send(nil, reply, nil)
+    }
+
+    private func append(_ reply: OpaquePointer, _ values: [Value]) -> Int32 {
+        var r: Int32 = 0
         for value in values {
             switch value {
             case .bool(let b):
@@ -298,9 +307,20 @@ final class Service {
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &v)
             case .int64(var v):
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "x")), &v)
+            case .string(let t):
+                r = t.withCString { sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "s")), $0) }
+            case .array(let element, let items):
+                r = sd_bus_message_open_container(reply, CChar(UInt8(ascii: "a")), element)
+                let fields = element.hasPrefix("(") ? String(element.dropFirst().dropLast()) : nil
+                for item in items where r >= 0 {
+                    if let fields { r = sd_bus_message_open_container(reply, CChar(UInt8(ascii: "r")), fields) }
+                    if r >= 0 { r = append(reply, item) }
+                    if r >= 0, fields != nil { r = sd_bus_message_close_container(reply) }
+                }
+                if r >= 0 { r = sd_bus_message_close_container(reply) }
             }
             if r < 0 { return r }
         }
-        return sd_bus_send(nil, reply, nil)
+        return 0
     }
 }
