@@ -22,7 +22,8 @@ func text(_ p: UnsafePointer<CChar>?, _ what: String) throws -> String {
 /// not empty, the new one has 8 to 256 characters (Unicode code points, any characters), and the
 /// confirmation equals it. On success the time of the change is recorded
 /// (`PASSCODE_SETTING_LAST_PASSWORD_CHANGE`); the host then sends the change to its backend.
-/// The passwords are bytes (UTF-8), copied and wiped; never logged.
+/// The passwords are bytes (UTF-8), copied and wiped; never logged. In service mode they go to
+/// passcoded as bytes in a sensitive message, and the time is recorded there, by its clock.
 /// - Parameters:
 ///   - store: The store.
 ///   - current: The current password.
@@ -54,7 +55,7 @@ public func passcode_password_change_check(_ store: OpaquePointer?, _ current: U
 }
 
 /// Records a device session (adds it, or updates the one with the same id). Marking a session
-/// as this device's unmarks any other.
+/// as this device's unmarks any other. In service mode passcoded keeps the sessions.
 /// - Parameters:
 ///   - store: The store.
 ///   - id: The backend's session id (NUL-terminated UTF-8, 1 to 256 bytes).
@@ -77,7 +78,8 @@ public func passcode_session_record(_ store: OpaquePointer?, _ id: UnsafePointer
     }
 }
 
-/// Takes a snapshot of the sessions: this device's first, then the most recently active.
+/// Takes a snapshot of the sessions: this device's first, then the most recently active. In
+/// service mode the snapshot comes from passcoded in one answer, then is read here.
 /// - Parameters:
 ///   - store: The store.
 ///   - out_list: Receives the list; release it with `passcode_session_list_free`.
@@ -163,7 +165,8 @@ public func passcode_set_session_hook(
     }
 }
 
-/// Signs one session out, after the session hook revoked it. Never this device's own.
+/// Signs one session out, after the session hook revoked it. Never this device's own. In service
+/// mode passcoded does it (the session hook is asked of the host by the service, once carried).
 /// - Parameters:
 ///   - store: The store.
 ///   - id: The session id (NUL-terminated).
@@ -175,7 +178,7 @@ public func passcode_session_sign_out(_ store: OpaquePointer?, _ id: UnsafePoint
 }
 
 /// Signs out every session but this device's. Each goes through the session hook; those whose
-/// hook failed stay, and the first failure is reported.
+/// hook failed stay, and the first failure is reported. In service mode passcoded does it.
 /// - Parameters:
 ///   - store: The store.
 ///   - out_count: Receives how many were signed out; may be NULL.
@@ -217,6 +220,10 @@ public func passcode_set_account_deleted_callback(
 /// secure_delete, the file vacuumed and its WAL truncated, so none of it can be read from the
 /// file afterwards. Then the account-deleted callback runs. The store stays open and empty, its
 /// lock state `PASSCODE_LOCK_REASON_LOGGED_OUT`. Refused without an account-deleted callback.
+///
+/// In service mode passcoded does it, on the service's store; the account-deleted callback is
+/// one the service asks of the host, and until callbacks are carried it answers
+/// `PASSCODE_ERR_CALLBACK_REQUIRED`, nothing touched.
 /// - Parameters:
 ///   - store: The store.
 ///   - confirmation: The text the user typed (NUL-terminated).

@@ -45,7 +45,7 @@ extension Service {
             let app = try readString(m, "app_id")
             let code = try readSecretBytes(m, "code")
             let new = try readSecretBytes(m, "new_passcode")
-            let recovery = try readSecretBytes(m, "recovery_key")
+            let recovery = try readRecoveryKey(m)
             return Prepared(uid: caller) {
                 try stores.withStore(uid: caller, appID: app) { _ = try $0.completeReset(code: code, newPasscode: new, recoveryKey: recovery) }
                 return []
@@ -64,7 +64,7 @@ extension Service {
         // MARK: Recovery key
         case "SetRecoveryKey":
             let app = try readString(m, "app_id")
-            let recovery = try readSecretBytes(m, "recovery_key")
+            let recovery = try readRecoveryKey(m)
             let proof = try readSecretBytes(m, "passcode")
             return Prepared(uid: caller) {
                 try stores.withFreshStore(uid: caller, appID: app) { s in
@@ -174,6 +174,14 @@ extension Service {
             throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(what) is longer than \(Service.maxSecretBytes) bytes")
         }
         return SecretBytes(copying: UnsafeRawBufferPointer(start: n > 0 ? p : nil, count: n))
+    }
+
+    /// The recovery key: exactly 32 bytes, else `PASSCODE_ERR_MISUSE` before anything else, with
+    /// the C API's message (its entry points check the same first).
+    func readRecoveryKey(_ m: OpaquePointer) throws -> SecretBytes {
+        let key = try readSecretBytes(m, "recovery_key")
+        guard key.count == 32 else { throw PasscodeError.misuse("the recovery key must be 32 bytes, not \(key.count)") }
+        return key
     }
 
     /// A session's string field, up to `maxSessionFieldBytes`.
