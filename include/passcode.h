@@ -1619,6 +1619,8 @@ passcode_status passcode_flow_lockout_remaining(passcode_flow *flow, int64_t *ou
  * default) and hands it once to the delivery callback. Only a salted hash is stored; it expires
  * after PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS and replaces any earlier code. Works
  * during a passcode lockout.
+ * In service mode: PASSCODE_ERR_REFUSED_IN_SERVICE_MODE (the code would be handed to the
+ * host), nothing is requested; a later release moves delivery into the service.
  * @param store The store.
  * @return PASSCODE_OK; PASSCODE_ERR_RATE_LIMITED (by default one a minute and five a
  * day; the message says when the next is allowed); PASSCODE_ERR_HOOK_FAILED (delivery
@@ -1629,6 +1631,7 @@ passcode_status passcode_reset_request(passcode_store *store);
 
 /**
  * Seconds until passcode_reset_request is allowed again, 0 when it is allowed now.
+ * In service mode passcoded answers it (its clock and the store's requests).
  * @param store The store.
  * @param out Receives the seconds.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
@@ -1641,6 +1644,9 @@ passcode_status passcode_reset_retry_after(passcode_store *store, int64_t *out);
  * known (a correct code gives it back); the 5th wrong one discards the code. Only the newest
  * code exists: an older one is simply wrong. Reset-code tries never count against the passcode
  * lockout.
+ * In service mode passcoded answers it with the same statuses and messages (the code travels as
+ * bytes in a sensitive message); no code can be requested there yet (passcode_reset_request is
+ * refused), so none is pending unless one was made before.
  * @param store The store.
  * @param code The code's digits. Copied and wiped.
  * @param length Their number.
@@ -1658,6 +1664,11 @@ passcode_status passcode_reset_check(passcode_store *store, const char *code, si
  * new one replaces it, and if the old one was ever used by the host (passcode_unlock_key,
  * passcode_seal, a flow's key, a recovery key) the call says so with PASSCODE_ERR_KEY_REPLACED, after completing
  * the reset. To keep the key, use passcode_reset_complete_with_recovery_key.
+ * In service mode passcoded answers it with the same statuses and messages (the code travels as
+ * bytes in a sensitive message); no code can be requested there yet (passcode_reset_request is
+ * refused), so none is pending unless one was made before.
+ * In service mode the new data key stays in the service, and the new passcode proves the user on
+ * this handle for 5 minutes (as after passcode_verify).
  * @param store The store.
  * @param code The reset code's digits.
  * @param code_length Their number.
@@ -1669,7 +1680,7 @@ passcode_status passcode_reset_check(passcode_store *store, const char *code, si
 passcode_status passcode_reset_complete(passcode_store *store, const char *code, size_t code_length, const char *new_digits, size_t new_length);
 
 /**
- * Whether an unexpired reset code is waiting to be used.
+ * Whether an unexpired reset code is waiting to be used. In service mode passcoded answers it.
  * @param store The store.
  * @param out Receives 1 or 0.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
@@ -1682,6 +1693,9 @@ passcode_status passcode_reset_pending(passcode_store *store, int32_t *out);
  * logs the user out. Refused without a logout callback (an app that stayed signed in would be
  * unlocked with no proof). Afterwards the lock state is PASSCODE_LOCK_REASON_LOGGED_OUT until
  * a new passcode is set. The old hash is wiped from the file and its WAL.
+ * In service mode passcoded does it, on the service's store; the logout callback is one the
+ * service asks of the host, and until callbacks are carried it answers
+ * PASSCODE_ERR_CALLBACK_REQUIRED, nothing changed.
  * @param store The store.
  * @return PASSCODE_OK, PASSCODE_ERR_CALLBACK_REQUIRED (nothing changed),
  * PASSCODE_ERR_WIPE_PENDING (done, but another connection keeps old bytes in the WAL for now),
@@ -1704,7 +1718,8 @@ passcode_status passcode_forgot(passcode_store *store);
  * not empty, the new one has 8 to 256 characters (Unicode code points, any characters), and the
  * confirmation equals it. On success the time of the change is recorded
  * (PASSCODE_SETTING_LAST_PASSWORD_CHANGE); the host then sends the change to its backend.
- * The passwords are bytes (UTF-8), copied and wiped; never logged.
+ * The passwords are bytes (UTF-8), copied and wiped; never logged. In service mode they go to
+ * passcoded as bytes in a sensitive message, and the time is recorded there, by its clock.
  * @param store The store.
  * @param current The current password.
  * @param current_length Its length in bytes.
@@ -1722,7 +1737,7 @@ passcode_status passcode_password_change_check(passcode_store *store, const char
 
 /**
  * Records a device session (adds it, or updates the one with the same id). Marking a session
- * as this device's unmarks any other.
+ * as this device's unmarks any other. In service mode passcoded keeps the sessions.
  * @param store The store.
  * @param id The backend's session id (NUL-terminated UTF-8, 1 to 256 bytes).
  * @param device_name E.g. "iPad Pro".
@@ -1735,7 +1750,8 @@ passcode_status passcode_password_change_check(passcode_store *store, const char
 passcode_status passcode_session_record(passcode_store *store, const char *id, const char *device_name, const char *platform, int64_t last_active_ms, const char *location, int32_t is_current);
 
 /**
- * Takes a snapshot of the sessions: this device's first, then the most recently active.
+ * Takes a snapshot of the sessions: this device's first, then the most recently active. In
+ * service mode the snapshot comes from passcoded in one answer, then is read here.
  * @param store The store.
  * @param out Receives the list; release it with passcode_session_list_free.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
@@ -1782,7 +1798,8 @@ void passcode_session_list_free(passcode_session_list *list);
 passcode_status passcode_set_session_hook(passcode_store *store, int32_t (*callback)(void *, const char *, char *, size_t), void *payload);
 
 /**
- * Signs one session out, after the session hook revoked it. Never this device's own.
+ * Signs one session out, after the session hook revoked it. Never this device's own. In service
+ * mode passcoded does it (the session hook is asked of the host by the service, once carried).
  * @param store The store.
  * @param id The session id (NUL-terminated).
  * @return PASSCODE_OK, PASSCODE_ERR_SESSION_NOT_FOUND, PASSCODE_ERR_SESSION_IS_CURRENT,
@@ -1792,7 +1809,7 @@ passcode_status passcode_session_sign_out(passcode_store *store, const char *id)
 
 /**
  * Signs out every session but this device's. Each goes through the session hook; those whose
- * hook failed stay, and the first failure is reported.
+ * hook failed stay, and the first failure is reported. In service mode passcoded does it.
  * @param store The store.
  * @param out_count Receives how many were signed out; may be NULL.
  * @return PASSCODE_OK, PASSCODE_ERR_HOOK_FAILED, PASSCODE_ERR_INVALID_HANDLE, or a store error.
@@ -1815,6 +1832,9 @@ passcode_status passcode_set_account_deleted_callback(passcode_store *store, voi
  * secure_delete, the file vacuumed and its WAL truncated, so none of it can be read from the
  * file afterwards. Then the account-deleted callback runs. The store stays open and empty, its
  * lock state PASSCODE_LOCK_REASON_LOGGED_OUT. Refused without an account-deleted callback.
+ * In service mode passcoded does it, on the service's store; the account-deleted callback is
+ * one the service asks of the host, and until callbacks are carried it answers
+ * PASSCODE_ERR_CALLBACK_REQUIRED, nothing touched.
  * @param store The store.
  * @param confirmation The text the user typed (NUL-terminated).
  * @return PASSCODE_OK, PASSCODE_ERR_CONFIRMATION_MISMATCH (nothing touched),
@@ -2087,6 +2107,11 @@ passcode_status passcode_unseal(passcode_store *store, const uint8_t *sealed, si
  * Wraps the released data key also under a host's recovery key: 32 bytes the host keeps
  * elsewhere (derived from the account password, or held by its backend), so that
  * passcode_reset_complete_with_recovery_key keeps the data key. Replaces an earlier one.
+ * In service mode the data key never leaves passcoded: the recovery key goes there (bytes in a
+ * sensitive message; its length is checked on both sides), and the key counts as released when
+ * this handle set or checked the passcode within the last 5 minutes and the app is unlocked: the
+ * service checks that passcode again in the same call (counted as a verify), on a handle of the
+ * call's own. Otherwise PASSCODE_ERR_KEY_NOT_RELEASED, as embedded without an unlock.
  * @param store The store.
  * @param recovery_key 32 bytes. Copied and wiped.
  * @param length passcode_key_bytes().
@@ -2096,14 +2121,15 @@ passcode_status passcode_unseal(passcode_store *store, const uint8_t *sealed, si
 passcode_status passcode_set_recovery_key(passcode_store *store, const uint8_t *recovery_key, size_t length);
 
 /**
- * Deletes the recovery copy of the data key; a reset then replaces the key.
+ * Deletes the recovery copy of the data key; a reset then replaces the key. In service mode
+ * passcoded does it.
  * @param store The store.
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 passcode_status passcode_clear_recovery_key(passcode_store *store);
 
 /**
- * Whether a recovery copy of the data key exists.
+ * Whether a recovery copy of the data key exists. In service mode passcoded answers it.
  * @param store The store.
  * @param out Receives 1 or 0.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
@@ -2113,7 +2139,8 @@ passcode_status passcode_has_recovery_key(passcode_store *store, int32_t *out);
 /**
  * passcode_reset_complete that keeps the data key: the recovery key opens the store's
  * recovery copy, and the key is wrapped under the new passcode. A wrong recovery key changes
- * nothing and does not use up the reset code.
+ * nothing and does not use up the reset code. In service mode passcoded does it (the code, the
+ * new passcode and the recovery key as bytes in a sensitive message; the key stays there).
  * @param store The store.
  * @param code The reset code's digits.
  * @param code_length Their number.

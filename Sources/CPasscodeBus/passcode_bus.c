@@ -94,6 +94,51 @@ static const sd_bus_vtable passcode_vtable[] = {
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // ---- end of lock ----
     // ---- reset, account, sessions, recovery key (Service+Account.swift) ----
+    // Reset by code, but for the request (no code is ever handed to the caller). Codes,
+    // passcodes, passwords and the recovery key are 'ay': their exact bytes, sensitive.
+    SD_BUS_METHOD_WITH_NAMES("ResetRetryAfter", "s", SD_BUS_PARAM(app_id),
+                             "x", SD_BUS_PARAM(seconds), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("ResetCheck", "say", SD_BUS_PARAM(app_id) SD_BUS_PARAM(code),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // key_replaced: done, and the data key the host had been given was replaced (KEY_REPLACED).
+    SD_BUS_METHOD_WITH_NAMES("ResetComplete", "sayay", SD_BUS_PARAM(app_id) SD_BUS_PARAM(code) SD_BUS_PARAM(new_passcode),
+                             "b", SD_BUS_PARAM(key_replaced), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("ResetCompleteWithRecoveryKey", "sayayay",
+                             SD_BUS_PARAM(app_id) SD_BUS_PARAM(code) SD_BUS_PARAM(new_passcode) SD_BUS_PARAM(recovery_key),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("ResetPending", "s", SD_BUS_PARAM(app_id),
+                             "b", SD_BUS_PARAM(pending), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Forgot", "s", SD_BUS_PARAM(app_id),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // The recovery key wraps the data key the caller's passcode (entered on its handle within
+    // 5 minutes, checked again in the same call) releases; "" when it has none.
+    SD_BUS_METHOD_WITH_NAMES("SetRecoveryKey", "sayay", SD_BUS_PARAM(app_id) SD_BUS_PARAM(recovery_key) SD_BUS_PARAM(passcode),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("ClearRecoveryKey", "s", SD_BUS_PARAM(app_id),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("HasRecoveryKey", "s", SD_BUS_PARAM(app_id),
+                             "b", SD_BUS_PARAM(has_recovery_key), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("PasswordChangeCheck", "sayayay",
+                             SD_BUS_PARAM(app_id) SD_BUS_PARAM(current) SD_BUS_PARAM(new_password) SD_BUS_PARAM(confirmation),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("DeleteAccount", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(confirmation),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // Device sessions: location is read only when has_location is non-zero; is_current 0 or 1.
+    SD_BUS_METHOD_WITH_NAMES("SessionRecord", "ssssxisi",
+                             SD_BUS_PARAM(app_id) SD_BUS_PARAM(id) SD_BUS_PARAM(device_name) SD_BUS_PARAM(platform)
+                             SD_BUS_PARAM(last_active_ms) SD_BUS_PARAM(has_location) SD_BUS_PARAM(location)
+                             SD_BUS_PARAM(is_current),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // (id, device_name, platform, last_active_ms, has_location, location, is_current), in the
+    // order of passcode_session_list_new.
+    SD_BUS_METHOD_WITH_NAMES("SessionList", "s", SD_BUS_PARAM(app_id),
+                             "a(sssxbsb)", SD_BUS_PARAM(sessions), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("SessionSignOut", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(id),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // Those whose sign-out hook failed stay; the first failure's message when failed.
+    SD_BUS_METHOD_WITH_NAMES("SessionSignOutOthers", "s", SD_BUS_PARAM(app_id),
+                             "ubs", SD_BUS_PARAM(signed_out) SD_BUS_PARAM(failed) SD_BUS_PARAM(failure),
+                             on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // ---- end of account ----
     // ---- the data key, sealing, flows (Service+Key.swift) ----
     // ---- end of key ----

@@ -22,7 +22,8 @@ func text(_ p: UnsafePointer<CChar>?, _ what: String) throws -> String {
 /// not empty, the new one has 8 to 256 characters (Unicode code points, any characters), and the
 /// confirmation equals it. On success the time of the change is recorded
 /// (`PASSCODE_SETTING_LAST_PASSWORD_CHANGE`); the host then sends the change to its backend.
-/// The passwords are bytes (UTF-8), copied and wiped; never logged.
+/// The passwords are bytes (UTF-8), copied and wiped; never logged. In service mode they go to
+/// passcoded as bytes in a sensitive message, and the time is recorded there, by its clock.
 /// - Parameters:
 ///   - store: The store.
 ///   - current: The current password.
@@ -40,7 +41,7 @@ func text(_ p: UnsafePointer<CChar>?, _ what: String) throws -> String {
 public func passcode_password_change_check(_ store: OpaquePointer?, _ current: UnsafePointer<CChar>?, _ current_length: UInt,
                                            _ new_password: UnsafePointer<CChar>?, _ new_length: UInt,
                                            _ confirmation: UnsafePointer<CChar>?, _ confirmation_length: UInt) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         if current == nil && current_length == 0 { throw PasscodeError.passwordEmpty }
         // Lengths first, nothing read past 4096 bytes: a longer new password is too long (256
         // code points are at most 1024 bytes), a longer confirmation cannot match it.
@@ -54,7 +55,7 @@ public func passcode_password_change_check(_ store: OpaquePointer?, _ current: U
 }
 
 /// Records a device session (adds it, or updates the one with the same id). Marking a session
-/// as this device's unmarks any other.
+/// as this device's unmarks any other. In service mode passcoded keeps the sessions.
 /// - Parameters:
 ///   - store: The store.
 ///   - id: The backend's session id (NUL-terminated UTF-8, 1 to 256 bytes).
@@ -68,7 +69,7 @@ public func passcode_password_change_check(_ store: OpaquePointer?, _ current: U
 public func passcode_session_record(_ store: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ device_name: UnsafePointer<CChar>?,
                                     _ platform: UnsafePointer<CChar>?, _ last_active_ms: Int64,
                                     _ location: UnsafePointer<CChar>?, _ is_current: Int32) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         guard is_current == 0 || is_current == 1 else { throw PasscodeError.misuse("is_current must be 0 or 1") }
         try s.recordSession(DeviceSession(id: try text(id, "the session id"), deviceName: try text(device_name, "the device name"),
                                           platform: try text(platform, "the platform"), lastActiveWallMs: last_active_ms,
@@ -77,7 +78,8 @@ public func passcode_session_record(_ store: OpaquePointer?, _ id: UnsafePointer
     }
 }
 
-/// Takes a snapshot of the sessions: this device's first, then the most recently active.
+/// Takes a snapshot of the sessions: this device's first, then the most recently active. In
+/// service mode the snapshot comes from passcoded in one answer, then is read here.
 /// - Parameters:
 ///   - store: The store.
 ///   - out_list: Receives the list; release it with `passcode_session_list_free`.
@@ -85,7 +87,7 @@ public func passcode_session_record(_ store: OpaquePointer?, _ id: UnsafePointer
 @c(passcode_session_list_new)
 public func passcode_session_list_new(_ store: OpaquePointer?, _ out_list: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     out_list?.pointee = nil
-    return withStore(store) { s in
+    return withBackend(store) { s in
         guard let out_list else { throw PasscodeError.misuse("the out pointer is NULL") }
         out_list.pointee = Handles.sessionLists.add(SessionListBox(try s.sessions()))
     }
@@ -164,7 +166,8 @@ public func passcode_set_session_hook(
     }
 }
 
-/// Signs one session out, after the session hook revoked it. Never this device's own.
+/// Signs one session out, after the session hook revoked it. Never this device's own. In service
+/// mode passcoded does it (the session hook is asked of the host by the service, once carried).
 /// - Parameters:
 ///   - store: The store.
 ///   - id: The session id (NUL-terminated).
@@ -172,11 +175,11 @@ public func passcode_set_session_hook(
 ///   `PASSCODE_ERR_HOOK_FAILED` (the session stays), `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_session_sign_out)
 public func passcode_session_sign_out(_ store: OpaquePointer?, _ id: UnsafePointer<CChar>?) -> Int32 {
-    withStore(store) { s in try s.signOutSession(id: try text(id, "the session id")) }
+    withBackend(store) { s in try s.signOutSession(id: try text(id, "the session id")) }
 }
 
 /// Signs out every session but this device's. Each goes through the session hook; those whose
-/// hook failed stay, and the first failure is reported.
+/// hook failed stay, and the first failure is reported. In service mode passcoded does it.
 /// - Parameters:
 ///   - store: The store.
 ///   - out_count: Receives how many were signed out; may be NULL.
@@ -184,7 +187,7 @@ public func passcode_session_sign_out(_ store: OpaquePointer?, _ id: UnsafePoint
 @c(passcode_session_sign_out_others)
 public func passcode_session_sign_out_others(_ store: OpaquePointer?, _ out_count: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_count?.pointee = 0
-    return withStore(store) { s in
+    return withBackend(store) { s in
         let (count, failure) = try s.signOutOtherSessionsReporting()
         out_count?.pointee = Int32(clamping: count)
         if let failure { throw PasscodeError.hookFailed(failure) }
@@ -219,6 +222,10 @@ public func passcode_set_account_deleted_callback(
 /// secure_delete, the file vacuumed and its WAL truncated, so none of it can be read from the
 /// file afterwards. Then the account-deleted callback runs. The store stays open and empty, its
 /// lock state `PASSCODE_LOCK_REASON_LOGGED_OUT`. Refused without an account-deleted callback.
+///
+/// In service mode passcoded does it, on the service's store; the account-deleted callback is
+/// one the service asks of the host, and until callbacks are carried it answers
+/// `PASSCODE_ERR_CALLBACK_REQUIRED`, nothing touched.
 /// - Parameters:
 ///   - store: The store.
 ///   - confirmation: The text the user typed (NUL-terminated).
@@ -228,7 +235,7 @@ public func passcode_set_account_deleted_callback(
 ///   `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_delete_account)
 public func passcode_delete_account(_ store: OpaquePointer?, _ confirmation: UnsafePointer<CChar>?) -> Int32 {
-    withStore(store) { s in
+    withBackend(store) { s in
         guard let confirmation else { throw PasscodeError.misuse("the confirmation is NULL") }
         let typed = strnlen(confirmation, 64) < 64 ? String(validatingCString: confirmation) : nil
         try s.deleteAccount(confirmation: typed ?? "")

@@ -182,6 +182,12 @@ public func passcode_unseal(_ store: OpaquePointer?, _ sealed: UnsafePointer<UIn
 /// Wraps the released data key also under a host's recovery key: 32 bytes the host keeps
 /// elsewhere (derived from the account password, or held by its backend), so that
 /// `passcode_reset_complete_with_recovery_key` keeps the data key. Replaces an earlier one.
+///
+/// In service mode the data key never leaves passcoded: the recovery key goes there (bytes in a
+/// sensitive message; its length is checked on both sides), and the key counts as released when
+/// this handle set or checked the passcode within the last 5 minutes and the app is unlocked: the
+/// service checks that passcode again in the same call (counted as a verify), on a handle of the
+/// call's own. Otherwise `PASSCODE_ERR_KEY_NOT_RELEASED`, as embedded without an unlock.
 /// - Parameters:
 ///   - store: The store.
 ///   - recovery_key: 32 bytes. Copied and wiped.
@@ -190,31 +196,33 @@ public func passcode_unseal(_ store: OpaquePointer?, _ sealed: UnsafePointer<UIn
 ///   `PASSCODE_ERR_NO_PASSCODE`; `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`; a store error.
 @c(passcode_set_recovery_key)
 public func passcode_set_recovery_key(_ store: OpaquePointer?, _ recovery_key: UnsafePointer<UInt8>?, _ length: UInt) -> Int32 {
-    withStore(store) { s in try s.setRecoveryKey(secretKey(recovery_key, length, what: "the recovery key")) }
+    withBackend(store) { s in try s.setRecoveryKey(secretKey(recovery_key, length, what: "the recovery key")) }
 }
 
-/// Deletes the recovery copy of the data key; a reset then replaces the key.
+/// Deletes the recovery copy of the data key; a reset then replaces the key. In service mode
+/// passcoded does it.
 /// - Parameters:
 ///   - store: The store.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_clear_recovery_key)
 public func passcode_clear_recovery_key(_ store: OpaquePointer?) -> Int32 {
-    withStore(store) { s in try s.clearRecoveryKey() }
+    withBackend(store) { s in try s.clearRecoveryKey() }
 }
 
-/// Whether a recovery copy of the data key exists.
+/// Whether a recovery copy of the data key exists. In service mode passcoded answers it.
 /// - Parameters:
 ///   - store: The store.
 ///   - out: Receives 1 or 0.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_has_recovery_key)
 public func passcode_has_recovery_key(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in try put(out, try s.hasRecoveryKey() ? 1 : 0) }
+    withBackend(store) { s in try put(out, try s.hasRecoveryKey() ? 1 : 0) }
 }
 
 /// `passcode_reset_complete` that keeps the data key: the recovery key opens the store's
 /// recovery copy, and the key is wrapped under the new passcode. A wrong recovery key changes
-/// nothing and does not use up the reset code.
+/// nothing and does not use up the reset code. In service mode passcoded does it (the code, the
+/// new passcode and the recovery key as bytes in a sensitive message; the key stays there).
 /// - Parameters:
 ///   - store: The store.
 ///   - code: The reset code's digits.
@@ -229,8 +237,8 @@ public func passcode_has_recovery_key(_ store: OpaquePointer?, _ out: UnsafeMuta
 public func passcode_reset_complete_with_recovery_key(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ code_length: UInt,
                                                       _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt,
                                                       _ recovery_key: UnsafePointer<UInt8>?, _ recovery_length: UInt) -> Int32 {
-    withStore(store) { s in
-        _ = try s.completeReset(code: secret(code, code_length, what: "the reset code"),
+    withBackend(store) { s in
+        _ = try s.resetPasscode(code: secret(code, code_length, what: "the reset code"),
                                 newPasscode: secret(new_digits, new_length, what: "the new passcode"),
                                 recoveryKey: secretKey(recovery_key, recovery_length, what: "the recovery key"))
     }

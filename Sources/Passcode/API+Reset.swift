@@ -7,6 +7,9 @@ import PasscodeCore
 /// default) and hands it once to the delivery callback. Only a salted hash is stored; it expires
 /// after `PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS` and replaces any earlier code. Works
 /// during a passcode lockout.
+///
+/// In service mode: `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE` (the code would be handed to the
+/// host), nothing is requested; a later release moves delivery into the service.
 /// - Parameters:
 ///   - store: The store.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_RATE_LIMITED` (by default one a minute and five a
@@ -19,13 +22,14 @@ public func passcode_reset_request(_ store: OpaquePointer?) -> Int32 {
 }
 
 /// Seconds until `passcode_reset_request` is allowed again, 0 when it is allowed now.
+/// In service mode passcoded answers it (its clock and the store's requests).
 /// - Parameters:
 ///   - store: The store.
 ///   - out: Receives the seconds.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_reset_retry_after)
 public func passcode_reset_retry_after(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withStore(store) { s in try put(out, try s.resetRetryAfterSeconds()) }
+    withBackend(store) { s in try put(out, try s.resetRetryAfterSeconds()) }
 }
 
 /// Checks a reset code without using it up, so a front end can move on to the new passcode.
@@ -33,6 +37,10 @@ public func passcode_reset_retry_after(_ store: OpaquePointer?, _ out: UnsafeMut
 /// known (a correct code gives it back); the 5th wrong one discards the code. Only the newest
 /// code exists: an older one is simply wrong. Reset-code tries never count against the passcode
 /// lockout.
+///
+/// In service mode passcoded answers it with the same statuses and messages (the code travels as
+/// bytes in a sensitive message); no code can be requested there yet (`passcode_reset_request` is
+/// refused), so none is pending unless one was made before.
 /// - Parameters:
 ///   - store: The store.
 ///   - code: The code's digits. Copied and wiped.
@@ -42,7 +50,7 @@ public func passcode_reset_retry_after(_ store: OpaquePointer?, _ out: UnsafeMut
 ///   `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_reset_check)
 public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withStore(store) { s in try s.checkResetCode(secret(code, length, what: "the reset code")) }
+    withBackend(store) { s in try s.checkReset(secret(code, length, what: "the reset code")) }
 }
 
 /// Sets a new passcode with a valid reset code: the code is used up; the lockout, the failure
@@ -53,6 +61,12 @@ public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<
 /// new one replaces it, and if the old one was ever used by the host (`passcode_unlock_key`,
 /// `passcode_seal`, a flow's key, a recovery key) the call says so with `PASSCODE_ERR_KEY_REPLACED`, after completing
 /// the reset. To keep the key, use `passcode_reset_complete_with_recovery_key`.
+///
+/// In service mode passcoded answers it with the same statuses and messages (the code travels as
+/// bytes in a sensitive message); no code can be requested there yet (`passcode_reset_request` is
+/// refused), so none is pending unless one was made before.
+/// In service mode the new data key stays in the service, and the new passcode proves the user on
+/// this handle for 5 minutes (as after `passcode_verify`).
 /// - Parameters:
 ///   - store: The store.
 ///   - code: The reset code's digits.
@@ -64,21 +78,21 @@ public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<
 @c(passcode_reset_complete)
 public func passcode_reset_complete(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ code_length: UInt,
                                     _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt) -> Int32 {
-    withStore(store) { s in
-        let outcome = try s.completeReset(code: secret(code, code_length, what: "the reset code"),
-                                          newPasscode: secret(new_digits, new_length, what: "the new passcode"))
-        if outcome.replaced { throw PasscodeError.keyReplaced }
+    withBackend(store) { s in
+        let replaced = try s.resetPasscode(code: secret(code, code_length, what: "the reset code"),
+                                           newPasscode: secret(new_digits, new_length, what: "the new passcode"), recoveryKey: nil)
+        if replaced { throw PasscodeError.keyReplaced }
     }
 }
 
-/// Whether an unexpired reset code is waiting to be used.
+/// Whether an unexpired reset code is waiting to be used. In service mode passcoded answers it.
 /// - Parameters:
 ///   - store: The store.
 ///   - out: Receives 1 or 0.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_reset_pending)
 public func passcode_reset_pending(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withStore(store) { s in try put(out, try s.isResetCodePending() ? 1 : 0) }
+    withBackend(store) { s in try put(out, try s.isResetCodePending() ? 1 : 0) }
 }
 
 /// "Forgot passcode" on the lock screen: removes the passcode, counters and any pending reset
@@ -86,6 +100,10 @@ public func passcode_reset_pending(_ store: OpaquePointer?, _ out: UnsafeMutable
 /// logs the user out. Refused without a logout callback (an app that stayed signed in would be
 /// unlocked with no proof). Afterwards the lock state is `PASSCODE_LOCK_REASON_LOGGED_OUT` until
 /// a new passcode is set. The old hash is wiped from the file and its WAL.
+///
+/// In service mode passcoded does it, on the service's store; the logout callback is one the
+/// service asks of the host, and until callbacks are carried it answers
+/// `PASSCODE_ERR_CALLBACK_REQUIRED`, nothing changed.
 /// - Parameters:
 ///   - store: The store.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_CALLBACK_REQUIRED` (nothing changed),
@@ -93,5 +111,5 @@ public func passcode_reset_pending(_ store: OpaquePointer?, _ out: UnsafeMutable
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_forgot)
 public func passcode_forgot(_ store: OpaquePointer?) -> Int32 {
-    withStore(store) { s in try s.forgotPasscode() }
+    withBackend(store) { s in try s.forgotPasscode() }
 }

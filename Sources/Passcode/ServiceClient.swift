@@ -19,9 +19,11 @@ struct SdBusLibrary: @unchecked Sendable {
     let call: @convention(c) (Bus?, Message?, UInt64, UnsafeMutablePointer<sd_bus_error>?, UnsafeMutablePointer<Message?>?) -> Int32
     let messageUnref: @convention(c) (Message?) -> Message?
     let errorFree: @convention(c) (UnsafeMutablePointer<sd_bus_error>?) -> Void
+    /// For `ay` arguments and array replies (systemd 209 and later).
     let appendArray: @convention(c) (Message?, CChar, UnsafeRawPointer?, Int) -> Int32
     let enterContainer: @convention(c) (Message?, CChar, UnsafePointer<CChar>?) -> Int32
     let exitContainer: @convention(c) (Message?) -> Int32
+    let atEnd: @convention(c) (Message?, Int32) -> Int32
     /// sd_bus_message_sensitive (systemd 245 and later): the message's memory is wiped when
     /// freed. nil with an older libsystemd (the passcode's copy in the message is then not wiped).
     let sensitive: (@convention(c) (Message?) -> Int32)?
@@ -93,6 +95,7 @@ struct SdBusLibrary: @unchecked Sendable {
         newMethodReturn = try symbol("sd_bus_message_new_method_return")
         replyError = try symbol("sd_bus_reply_method_error")
         send = try symbol("sd_bus_send")
+        atEnd = try symbol("sd_bus_message_at_end")
         sensitive = dlsym(h, "sd_bus_message_sensitive").map { unsafeBitCast($0, to: (@convention(c) (Message?) -> Int32).self) }
     }
 }
@@ -109,6 +112,8 @@ struct ServiceFailure: Error {
 enum BusArgument {
     case text(String)
     case secret(SecretBytes)
+    /// A secret as `ay`: its exact bytes (a NUL does not cut it), in a sensitive message.
+    case secretBytes(SecretBytes)
     case int32(Int32)
     case int64(Int64)
     case bool(Bool)
@@ -208,13 +213,27 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     /// As embedded, a passcode this handle set or checked proves the user for 5 minutes: kept
     /// (a wiped buffer) for the next weakening setting change, which passcoded checks again.
-    private func keepProof(_ code: SecretBytes) {
+    func keepProof(_ code: SecretBytes) {
         let kept = code.withBytes { SecretBytes(copying: $0) }
         lock.withLock { proof = (kept, ServiceClient.bootSeconds()) }
     }
 
     func removePasscode(current: SecretBytes) throws {
         try call("RemovePasscode", [.secret(current)]) { _ in }
+        forgetProof()
+    }
+
+    /// The kept passcode while it still proves the user (5 minutes), else nil (and forgotten).
+    func recentProof() -> SecretBytes? {
+        let now = ServiceClient.bootSeconds()
+        return lock.withLock { () -> SecretBytes? in
+            guard let p = proof, now - p.at < ServiceClient.proofSeconds else { proof = nil; return nil }
+            return p.code
+        }
+    }
+
+    /// The passcode went (removed, forgotten, the account deleted): nothing proves the user.
+    func forgetProof() {
         lock.withLock { proof = nil }
     }
 
@@ -250,12 +269,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// The passcode this handle set or checked within 5 minutes, for passcoded to check again
     /// with a weakening change; an empty string when there is none.
     func keptProof() -> BusArgument {
-        let now = ServiceClient.bootSeconds()
-        let given = lock.withLock { () -> SecretBytes? in
-            guard let p = proof, now - p.at < ServiceClient.proofSeconds else { proof = nil; return nil }
-            return p.code
-        }
-        return .secret(given ?? SecretBytes(count: 0))
+        .secret(recentProof() ?? SecretBytes(count: 0))
     }
 
     func lockStatus() throws -> LockStatus { try lockScreen().status }
@@ -326,6 +340,23 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         func unexpected() -> PasscodeError {
             .serviceUnavailable("passcoded's answer to \(member) is not the one expected")
         }
+        /// An array whose elements have the signature `element` ("(sx)", "s", ...): `each`
+        /// reads one element's values (a struct's fields in order).
+        func array(_ element: String, _ each: (Reader) throws -> Void) throws {
+            let bad = PasscodeError.serviceUnavailable("passcoded's answer to \(member) is not the one expected")
+            guard bus.enterContainer(message, CChar(UInt8(ascii: "a")), element) > 0 else { throw bad }
+            let isStruct = element.hasPrefix("(")
+            let fields = String(element.dropFirst().dropLast())
+            while true {
+                let end = bus.atEnd(message, 0)
+                guard end >= 0 else { throw bad }
+                if end > 0 { break }
+                if isStruct { guard bus.enterContainer(message, CChar(UInt8(ascii: "r")), fields) > 0 else { throw bad } }
+                try each(self)
+                if isStruct { guard bus.exitContainer(message) >= 0 else { throw bad } }
+            }
+            guard bus.exitContainer(message) >= 0 else { throw bad }
+        }
     }
 
     /// Calls `member(app_id, arguments...)` and hands its reply to `read`. An error reply
@@ -355,7 +386,9 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             var r = bus.newMethodCall(c, &m, ServiceClient.name, ServiceClient.path, ServiceClient.name, member)
             guard r >= 0, let m else { throw unavailable(member, r) }
             defer { _ = bus.messageUnref(m) }
-            if arguments.contains(where: { if case .secret = $0 { return true } else { return false } }) { _ = bus.sensitive?(m) }
+            if arguments.contains(where: {
+                switch $0 { case .secret, .secretBytes: return true; default: return false }
+            }) { _ = bus.sensitive?(m) }
             r = appendText(m, appID)
             for argument in arguments where r >= 0 {
                 switch argument {
@@ -369,6 +402,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                 case .uint32s(let values):
                     r = values.withUnsafeBytes { bus.appendArray(m, CChar(UInt8(ascii: "u")), $0.baseAddress, $0.count) }
                 case .secret(let code): r = appendSecret(m, code)
+                case .secretBytes(let bytes): r = bytes.withBytes { bus.appendArray(m, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) }
                 }
             }
             guard r >= 0 else { throw unavailable(member, r) }

@@ -121,6 +121,8 @@ final class Service {
         case bool(Bool), int32(Int32), uint32(UInt32), int64(Int64), string(String)
         /// An array of structs `a(<fields>)`, each struct's values in order.
         case structs(String, [[Value]])
+        /// An array of `element` ("(sx)": each element's values are a struct's fields; "s": one value each).
+        case array(element: String, [[Value]])
     }
 
     /// A call's arguments, read; `work` runs later on a worker, for the stores of `uid`.
@@ -315,11 +317,14 @@ final class Service {
                 // A D-Bus string ends at its NUL: a text with one inside is cut there.
                 r = text.withCString { sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "s")), $0) }
             case .structs(let fields, let items):
-                r = sd_bus_message_open_container(reply, CChar(UInt8(ascii: "a")), "(\(fields))")
+                r = append(reply, [.array(element: "(\(fields))", items)])
+            case .array(let element, let items):
+                r = sd_bus_message_open_container(reply, CChar(UInt8(ascii: "a")), element)
+                let fields = element.hasPrefix("(") ? String(element.dropFirst().dropLast()) : nil
                 for item in items where r >= 0 {
-                    r = sd_bus_message_open_container(reply, CChar(UInt8(ascii: "r")), fields)
+                    if let fields { r = sd_bus_message_open_container(reply, CChar(UInt8(ascii: "r")), fields) }
                     if r >= 0 { r = append(reply, item) }
-                    if r >= 0 { r = sd_bus_message_close_container(reply) }
+                    if r >= 0, fields != nil { r = sd_bus_message_close_container(reply) }
                 }
                 if r >= 0 { r = sd_bus_message_close_container(reply) }
             }

@@ -338,6 +338,21 @@ try:
         oks, fails, rc = run_c_client(ALICE, name, "org.example." + name.replace("_", "-"), program=os.path.join(REPO, "build", name))
         check(fails == 0 and rc == 0 and oks > 0, f"{name}: the C API in service mode: {oks} checks passed, {fails} failed (exit {rc})")
 
+    # The account area's lengths and the recovery key's proof, checked by the service itself.
+    acct, key = "org.example.AccountBus", list(range(32))
+    check(a.call("SetPasscode", "(ss)", acct, GOOD) == {"ok": []}, "a store for the account area's raw calls")
+    r = a.call("SetRecoveryKey", "(sayay)", acct, key[:31], list(GOOD.encode()))
+    check(error_of(r) == "Misuse" and "32 bytes, not 31" in r.get("message", ""), f"a 31-byte recovery key over the bus: {r}")
+    r = a.call("ResetCompleteWithRecoveryKey", "(sayayay)", acct, list(b"12345678"), list(b"739258"), key + [0])
+    check(error_of(r) == "Misuse", f"a 33-byte recovery key in a reset: {r}")
+    check(error_of(a.call("ResetCheck", "(say)", acct, [0x31] * 5000)) == "InvalidArgs", "a 5000-byte reset code: InvalidArgs")
+    check(error_of(a.call("SetRecoveryKey", "(sayay)", acct, key, [])) == "KeyNotReleased", "a recovery key without a passcode: KeyNotReleased")
+    check(error_of(a.call("SetRecoveryKey", "(sayay)", acct, key, list(b"000001"))) == "KeyNotReleased"
+          and a.call("HasRecoveryKey", "(s)", acct) == {"ok": [False]}, "a recovery key with a wrong passcode: KeyNotReleased, none set")
+    check(a.call("SetRecoveryKey", "(sayay)", acct, key, list(GOOD.encode())) == {"ok": []}
+          and a.call("HasRecoveryKey", "(s)", acct) == {"ok": [True]}, "a recovery key with the passcode, checked by the service: set")
+    check(m.call("HasRecoveryKey", "(s)", acct) == {"ok": [False]}, "another uid's store of the same app id has none")
+
     # A host whose hook never answers holds its own uid's calls for the hook's 10 s, not another
     # uid's (area_hooks ... hang says HANGING from inside the hook, then sleeps past the timeout).
     pw = pwd.getpwnam(ALICE)
