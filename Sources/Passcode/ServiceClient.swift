@@ -89,6 +89,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     let appID: String
     private let bus: SdBusLibrary
     private var connection: OpaquePointer?
+    /// The process that opened `connection`: a child made by fork() opens its own (see `connected`).
+    private var connectionPid: pid_t = 0
     private let lock = Mutex()
     /// The passcode this handle last set or checked with success, and when (boot clock,
     /// seconds): passcoded checks a weakening SetSetting's passcode in the same call.
@@ -105,6 +107,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             throw PasscodeError.serviceUnavailable("cannot connect to the system bus: \(String(cString: strerror(-r)))")
         }
         connection = c
+        connectionPid = getpid()
         do { _ = try state() } catch {
             close()
             throw error
@@ -115,7 +118,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     func close() {
         lock.withLock {
-            if let c = connection { _ = bus.flushCloseUnref(c) }
+            // A child made by fork() leaves its parent's connection alone (see `connected`).
+            if let c = connection, connectionPid == getpid() { _ = bus.flushCloseUnref(c) }
             connection = nil
             proof = nil
         }
@@ -262,7 +266,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             throw PasscodeError.format("the passcode is too long")
         }
         try lock.withLock {
-            guard let c = connection else { throw PasscodeError.misuse("the store is closed") }
+            let c = try connected()
             var m: OpaquePointer?
             var r = bus.newMethodCall(c, &m, ServiceClient.name, ServiceClient.path, ServiceClient.name, member)
             guard r >= 0, let m else { throw unavailable(member, r) }
@@ -287,6 +291,23 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             defer { _ = bus.messageUnref(reply) }
             try read(Reader(bus: bus, message: reply, member: member))
         }
+    }
+
+    /// The connection of this process, under `lock`. sd-bus refuses a connection in a child
+    /// made by fork() (ECHILD), and the child must neither write to nor close the socket it
+    /// shares with its parent: a child's first call opens a connection of its own, and the
+    /// parent's is left untouched (its memory is not freed in the child).
+    private func connected() throws -> OpaquePointer {
+        guard let c = connection else { throw PasscodeError.misuse("the store is closed") }
+        if connectionPid == getpid() { return c }
+        var own: OpaquePointer?
+        let r = bus.openSystem(&own)
+        guard r >= 0, let own else {
+            throw PasscodeError.serviceUnavailable("cannot connect to the system bus: \(String(cString: strerror(-r)))")
+        }
+        connection = own
+        connectionPid = getpid()
+        return own
     }
 
     private func appendText(_ m: OpaquePointer, _ text: String) -> Int32 {
