@@ -415,7 +415,8 @@ install-service: $(B)/passcoded
 
 # The daemon on a private system-like bus, as root: two test users, the promise measured
 # (Tests/service/test_service.py). Not root: skipped, saying why. SERVICE_FUZZ_CALLS random calls
-# (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`.
+# (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`; as
+# many random C API calls in service mode (Tests/service/faults_client.c), from the same seed.
 SERVICE_FUZZ_CALLS ?= 300
 SERVICE_FUZZ_START ?= 31
 # Each area's calls through the service (Tests/service/area_*.c), run by test_service.py.

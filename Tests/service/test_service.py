@@ -199,12 +199,17 @@ def faults_users():
 
 
 def start_faults(user, *args):
-    """build/service_faults ARGS as `user` (setpriv), its stdout read line by line."""
+    """build/service_faults ARGS as `user` (setpriv), its stdout read line by line; killed after
+    5 minutes (the random calls: an hour)."""
     pw = pwd.getpwnam(user)
     env = {"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"}
     cmd = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--", FAULTS] + [str(a) for a in args]
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd="/")
     procs[f"faults-{args[0]}-{id(p)}"] = p
+    # A program that hangs is killed (and fails: its exit status is then -9), not waited for.
+    watchdog = threading.Timer(3600 if args[0] == "fuzz" else 300, lambda: p.poll() is None and p.kill())
+    watchdog.daemon = True
+    watchdog.start()
     return p
 
 
