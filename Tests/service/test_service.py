@@ -339,12 +339,13 @@ def bench_service():
         # which the service runs one at a time, stay short: throughput, as a ratio.
         rows = {}
         for n, calls in ((1, 100), (100, 1)):
-            t = time.monotonic()
-            oks, fails, rc = read_faults(start_faults(fa, "flood", "org.example.Throughput", GOOD, n, calls), until=None)
-            rows[n] = 100 / (time.monotonic() - t)
+            p = start_faults(fa, "flood", "org.example.Throughput", GOOD, n, calls)
+            took = float(read_faults(p, until="FLOOD ").split()[2])  # from the release of the connected processes
+            oks, fails, rc = read_faults(p)
+            rows[n] = 100 / took
             check(fails == 0 and rc == 0, f"bench: {n} client(s) x {calls} verifies answered")
-        print(f"BENCH 100 clients vs one (Argon2id ops 1, 8 MiB, 100 verifies of one uid): one client {rows[1]:.1f} verifies/s, "
-              f"100 clients at once {rows[100]:.1f} verifies/s (process starts included): {rows[100] / rows[1]:.2f}x (report)", flush=True)
+        print(f"BENCH 100 clients vs one (Argon2id ops 1, 8 MiB, 100 verifies of one uid, connected before the clock starts): "
+              f"one client {rows[1]:.1f} verifies/s, 100 clients at once {rows[100]:.1f} verifies/s: {rows[100] / rows[1]:.2f}x (report)", flush=True)
     finally:
         procs["daemon"].kill()
         procs["daemon"].wait()
