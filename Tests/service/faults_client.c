@@ -613,9 +613,6 @@ static void fuzz(long calls, uint64_t seed) {
         if (fn != 2) note(fn == 0 ? NULL : s, st, what);
         (void)passcode_errmsg(s);
         (void)passcode_errwait(s);
-        if (st == PASSCODE_ERR_LOCKED_OUT && below(2)) {
-            /* Wait out nothing: a lockout is a state to go on calling into. */
-        }
     }
     printf("     %ld random calls (seed %llu, %ld stores opened):", calls, (unsigned long long)seed, made);
     for (int k = 0; k < 256; k++)
