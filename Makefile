@@ -39,6 +39,7 @@ SHELL := /bin/bash
 #   make crash          1000 crash-harness rounds (make stress, make corrupt: the same for those)
 #   make valgrind       test_api and test_catalogue under memcheck
 #   make bench          benchmarks, as ratios against a baseline in the same run (make bench-verify: verify rows only)
+#   make bench-service  passcoded's rows (root): verify through it vs embedded on tmpfs, a cached query, 100 clients vs one
 #   make screenshots    renew docs/screenshots/*.png from the GTK front end
 
 SWIFT    ?= swift
@@ -67,7 +68,7 @@ SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sourc
 .PHONY: all lib header docs wheel install install-service uninstall deps deps-demo demo clean help
 .PHONY: test check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
-.PHONY: fuzz crash stress corrupt valgrind bench bench-verify screenshots
+.PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-service screenshots
 
 all: lib
 
@@ -414,12 +415,13 @@ install-service: $(B)/passcoded
 
 # The daemon on a private system-like bus, as root: two test users, the promise measured
 # (Tests/service/test_service.py). Not root: skipped, saying why. SERVICE_FUZZ_CALLS random calls
-# (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`.
+# (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`; as
+# many random C API calls in service mode (Tests/service/faults_client.c), from the same seed.
 SERVICE_FUZZ_CALLS ?= 300
 SERVICE_FUZZ_START ?= 31
 # Each area's calls through the service (Tests/service/area_*.c), run by test_service.py.
 SERVICE_AREA_TESTS := $(patsubst Tests/service/%.c,$(B)/%,$(wildcard Tests/service/area_*.c))
-test-service: $(B)/passcoded $(B)/service_client $(SERVICE_AREA_TESTS)
+test-service: $(B)/passcoded $(B)/service_client $(B)/service_faults $(SERVICE_AREA_TESTS)
 	@if [ "$$(id -u)" != 0 ]; then \
 	    echo "SKIPPED test-service: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; \
@@ -431,6 +433,11 @@ $(B)/area_%: Tests/service/area_%.c Tests/service/service_support.h include/pass
 
 # The C API in service mode, as a user's process against passcoded (run by test_service.py).
 $(B)/service_client: Tests/service/service_client.c include/passcode.h $(LIB)
+	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+
+# Faults, load, fork and random calls through the library's client (Tests/service/faults_client.c),
+# as users' processes against passcoded (run by test_service.py; its bench rows by make bench-service).
+$(B)/service_faults: Tests/service/faults_client.c Tests/service/service_support.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
@@ -454,6 +461,12 @@ bench: lib $(B)/bench $(B)/bench_load
 # Only the rows of verify against a bare Argon2id verify, on tmpfs and on disk (bar: 1.05x).
 bench-verify: lib $(B)/bench
 	cd $(B) && PASSCODE_BENCH_ONLY=verify ./bench
+
+# passcoded's bench rows (issue 31), as root: test_service.py's bus, daemon and users, the store
+# root and the embedded store on a tmpfs it mounts; SERVICE_BENCH_COST=OPS,BYTES (default 3, 64 MiB).
+bench-service: $(B)/passcoded $(B)/service_client $(B)/service_faults
+	@if [ "$$(id -u)" != 0 ]; then echo "SKIPPED bench-service: needs root (users, a bus, the daemon, a tmpfs mount)"; \
+	else SERVICE_BENCH=1 /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR); fi
 
 check-docs: docs
 	Tests/docs/reference.sh $(DOCS)

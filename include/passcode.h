@@ -1002,7 +1002,11 @@ passcode_status passcode_options_set_busy_timeout(passcode_options *options, int
  * messages of the embedded store; every
  * other store call answers PASSCODE_ERR_NOT_IN_SERVICE_MODE. A weakening setting change needs
  * the passcode entered on the handle within 5 minutes, as embedded: the client keeps it (in
- * memory wiped when released) and the service checks it again with the change.
+ * memory wiped when released) and the service checks it again with the change. After
+ * fork(), a child may go on using a handle it inherited, as with the embedded store: its
+ * first call opens a bus connection of the child's own (the parent's is neither used nor
+ * closed by the child), and both processes reach the same store. Fork only while no other
+ * thread is in a call on that handle (the child's copy would wait for that call forever).
  * @param options The options object.
  * @param app_id The application's id: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or
  * digit (the service refuses others with PASSCODE_ERR_MISUSE at the open); NULL turns

@@ -137,6 +137,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     let appID: String
     let bus: SdBusLibrary
     private(set) var connection: OpaquePointer?
+    /// The process that opened `connection`: a child made by fork() opens its own (see `connected`).
+    private var connectionPid: pid_t = 0
     let lock = Mutex()
     /// The host's callbacks registered on this handle (ServiceClient+Hooks.swift), under `lock`.
     var hostHooks = Hooks()
@@ -160,6 +162,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             throw PasscodeError.serviceUnavailable("cannot connect to the system bus: \(String(cString: strerror(-r)))")
         }
         connection = c
+        connectionPid = getpid()
         let r2 = bus.addObject(c, &hookSlot, ServiceClient.hookPath, ServiceClient.hookHandler, Unmanaged.passUnretained(self).toOpaque())
         guard r2 >= 0 else {
             close()
@@ -175,9 +178,12 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     func close() {
         lock.withLock {
-            if let slot = hookSlot { _ = bus.slotUnref(slot) }
+            // A child made by fork() leaves its parent's connection and hook object alone (see `connected`).
+            if connectionPid == getpid() {
+                if let slot = hookSlot { _ = bus.slotUnref(slot) }
+                if let c = connection { _ = bus.flushCloseUnref(c) }
+            }
             hookSlot = nil
-            if let c = connection { _ = bus.flushCloseUnref(c) }
             connection = nil
             proof = nil
             hostHooks = Hooks()
@@ -367,6 +373,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         if HostHookThread.active {
             throw PasscodeError.misuse("in service mode a hook or callback cannot call the library: the service is waiting for its answer")
         }
+        try registerHooksIfForked()
         do {
             try callLocked(member, arguments, read)
         } catch let f as ServiceFailure where f.status == Status.errLockedOut.rawValue && member != "GetState" {
@@ -381,7 +388,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             throw PasscodeError.format("the passcode is too long")
         }
         try lock.withLock {
-            guard let c = connection else { throw PasscodeError.misuse("the store is closed") }
+            let c = try connected()
             var m: OpaquePointer?
             var r = bus.newMethodCall(c, &m, ServiceClient.name, ServiceClient.path, ServiceClient.name, member)
             guard r >= 0, let m else { throw unavailable(member, r) }
@@ -441,6 +448,43 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     func replyError(_ m: OpaquePointer, name: String, message: String) -> Int32 {
         let e = sd_bus_error(name: CStrings.intern(name), message: CStrings.intern(message), _need_free: 0)
         return withUnsafePointer(to: e) { bus.replyError(m, $0) }
+    }
+
+    /// In a child made by fork(), before its first call: its own connection (`connected`), and
+    /// the host's callbacks registered again on it (passcoded ties them to a connection).
+    private func registerHooksIfForked() throws {
+        let flags: UInt32? = try lock.withLock {
+            guard connection != nil, connectionPid != getpid() else { return nil }
+            _ = try connected()
+            return HookFlag.of(hostHooks)
+        }
+        if let flags, flags != 0 { try callLocked("SetHooks", [.uint32(flags)]) { _ in } }
+    }
+
+    /// The connection of this process, under `lock`. sd-bus refuses a connection in a child
+    /// made by fork() (ECHILD), and the child must neither write to nor close the socket it
+    /// shares with its parent: a child's first call opens a connection of its own, and the
+    /// parent's is left untouched (its memory is not freed in the child).
+    private func connected() throws -> OpaquePointer {
+        guard let c = connection else { throw PasscodeError.misuse("the store is closed") }
+        if connectionPid == getpid() { return c }
+        var own: OpaquePointer?
+        let r = bus.openSystem(&own)
+        guard r >= 0, let own else {
+            throw PasscodeError.serviceUnavailable("cannot connect to the system bus: \(String(cString: strerror(-r)))")
+        }
+        // The child's own hook object; the parent's slot is the parent's (never unreferenced here).
+        var slot: OpaquePointer?
+        let r2 = bus.addObject(own, &slot, ServiceClient.hookPath, ServiceClient.hookHandler, Unmanaged.passUnretained(self).toOpaque())
+        guard r2 >= 0 else {
+            _ = bus.flushCloseUnref(own)
+            throw PasscodeError.serviceUnavailable("cannot publish the hook object: \(String(cString: strerror(-r2)))")
+        }
+        connection = own
+        connectionPid = getpid()
+        hookSlot = slot
+        serviceName = nil
+        return own
     }
 
     private func appendText(_ m: OpaquePointer, _ text: String) -> Int32 {

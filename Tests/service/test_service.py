@@ -185,6 +185,174 @@ def run_c_client(user, mode, app, cost=None, program=None):
     return oks, fails, rc
 
 
+# ---- faults and load through the library's client (build/service_faults, Tests/service/faults_client.c) ----
+FAULTS = os.path.join(REPO, "build", "service_faults")
+FAULT_USERS = (f"{USERS}-fa", f"{USERS}-fb")
+
+
+def faults_users():
+    """Two users of the fault tests' own (the others' store quotas stay as the tests above left them)."""
+    for u in FAULT_USERS:
+        if u not in users:
+            add_user(u)
+    return FAULT_USERS
+
+
+def start_faults(user, *args):
+    """build/service_faults ARGS as `user` (setpriv), its stdout read line by line; killed after
+    5 minutes (the random calls: an hour)."""
+    pw = pwd.getpwnam(user)
+    env = {"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"}
+    cmd = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--", FAULTS] + [str(a) for a in args]
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd="/")
+    procs[f"faults-{args[0]}-{id(p)}"] = p
+    # A program that hangs is killed (and fails: its exit status is then -9), not waited for.
+    watchdog = threading.Timer(3600 if args[0] == "fuzz" else 300, lambda: p.poll() is None and p.kill())
+    watchdog.daemon = True
+    watchdog.start()
+    return p
+
+
+def read_faults(p, on_line=None, until=None):
+    """Prints the program's check lines, hands the others to on_line; returns at a line starting
+    with `until` (that line), or at the end ((oks, fails, exit status))."""
+    oks = fails = 0
+    for line in p.stdout:
+        if until and line.startswith(until):
+            return line.rstrip()
+        if line.startswith(("ok ", "FAIL", "     ")):
+            print("     C " + line.rstrip(), flush=True)
+            oks += line.startswith("ok ")
+            fails += line.startswith("FAIL")
+        elif on_line:
+            on_line(line.rstrip())
+    return oks, fails, p.wait()
+
+
+def restart_daemon():
+    """start_daemon, waiting for this start's own "ready" line (the log keeps the earlier ones)."""
+    log = os.path.join(top, "daemon.log")
+    starts = open(log).read().count("ready") if os.path.exists(log) else 0
+    start_daemon()
+    for _ in range(200):
+        if open(log).read().count("ready") > starts:
+            return
+        time.sleep(0.05)
+    raise SystemExit("test-service: passcoded did not start again")
+
+
+def reply(p, text="go"):
+    p.stdin.write(text + "\n")
+    p.stdin.flush()
+
+
+def faults_under_load():
+    """(c) 100 client processes at once, (d) one uid flooding while another measures, the fork
+    fix, and random calls: each through the library (the C API in service mode)."""
+    fa, fb = faults_users()
+    oks, fails, rc = read_faults(start_faults(fa, "crowd", "org.example.Crowd", GOOD, 100))
+    check(fails == 0 and rc == 0 and oks >= 4, f"100 client processes through the library: {oks} checks passed, {fails} failed (exit {rc})")
+
+    other = start_faults(fb, "latency", "org.example.Latency", GOOD)
+    read_faults(other, until="READY")
+    flooder = start_faults(fa, "flood", "org.example.Flood", GOOD, 40, 10)
+    read_faults(flooder, until="FLOODING")
+    reply(other)
+    latency = read_faults(other, until="LATENCY")
+    during = flooder.poll() is None
+    flood_line = read_faults(flooder, until="FLOOD ")
+    f_oks, f_fails, f_rc = read_faults(flooder)
+    l_oks, l_fails, l_rc = read_faults(other)
+    idle_med, idle_max, busy_med, busy_max = (float(x) for x in latency.split()[1:])
+    flood_mean, flood_total = (float(x) for x in flood_line.split()[1:])
+    print(f"     another uid's verify latency: idle {idle_med * 1e3:.1f} ms median ({idle_max * 1e3:.1f} max), during one uid's flood "
+          f"{busy_med * 1e3:.1f} ms ({busy_max * 1e3:.1f} max); a flooding process waited {flood_mean * 1e3:.1f} ms a verify; "
+          f"the flood took {flood_total:.1f} s", flush=True)
+    check(f_fails == 0 and f_rc == 0 and l_fails == 0 and l_rc == 0 and f_oks == 1 and l_oks == 1, "the flood and the other uid's calls are all answered")
+    check(during and busy_med < flood_mean, "the flooding uid is slowed more than the other uid (its median wait during the flood "
+          f"{busy_med * 1e3:.1f} ms < the flood's {flood_mean * 1e3:.1f} ms), measured while the flood ran: {during}")
+
+    oks, fails, rc = read_faults(start_faults(fa, "fork", "org.example.Fork", GOOD))
+    check(fails == 0 and rc == 0 and oks >= 10, f"fork() after opening in service mode: {oks} checks passed, {fails} failed (exit {rc})")
+
+    calls = int(os.environ.get("SERVICE_FUZZ_CALLS", "300"))
+    seed = int(os.environ.get("SERVICE_FUZZ_START", "31"))
+    t = time.monotonic()
+    oks, fails, rc = read_faults(start_faults(fb, "fuzz", "org.example.Fuzz", calls, seed))
+    print(f"     {calls} random C API calls in service mode (seed {seed}) in {time.monotonic() - t:.1f} s", flush=True)
+    check(fails == 0 and rc == 0 and oks == 3 and daemon_alive(),
+          f"random C API calls in service mode: documented statuses, no crash in the client (exit {rc}), the daemon up: {daemon_alive()}")
+
+
+def faults_killed():
+    """(a) passcoded SIGKILLed during a verify through the library, restarted: the same handle
+    goes on, no failure lost; (b) a client process killed during its verify (the service's cost
+    makes a verify long enough to kill in its middle)."""
+    fa, _ = faults_users()
+    seen = {}
+
+    def on_line(line):
+        if line.startswith("CALLING "):
+            took = float(line.split()[1])
+            seen["took"] = took
+            time.sleep(min(0.25, took / 3))
+            procs["daemon"].send_signal(signal.SIGKILL)
+            procs["daemon"].wait()
+        elif line == "RESTART":
+            restart_daemon()
+            reply(p)
+
+    p = start_faults(fa, "killverify", "org.example.KillLib", GOOD)
+    oks, fails, rc = read_faults(p, on_line)
+    check(fails == 0 and rc == 0 and oks >= 8 and seen.get("took", 0) > 0.3 and daemon_alive(),
+          f"passcoded killed during a verify through the library (a verify: {seen.get('took', 0):.2f} s), restarted: "
+          f"{oks} checks passed, {fails} failed (exit {rc})")
+    oks, fails, rc = read_faults(start_faults(fa, "quitter", "org.example.KillLib", GOOD))
+    check(fails == 0 and rc == 0 and oks >= 6 and daemon_alive(), f"a client process killed during its verify: {oks} checks passed, {fails} failed (exit {rc})")
+
+
+def bench_service():
+    """make bench-service: the bench rows of issue 31, the service's store root and the embedded
+    store each on a tmpfs mounted here; ratios against the embedded store of the same run."""
+    fa, _ = faults_users()
+    mount = os.path.join(top, "tmpfs")
+    os.mkdir(mount)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g,mode=0711", "passcoded-test-tmpfs", mount], check=True)
+    try:
+        fs = subprocess.run(["stat", "-f", "-c", "%T", mount], capture_output=True, text=True).stdout.strip()
+        embedded = os.path.join(mount, "embedded")
+        os.mkdir(embedded, 0o700)
+        pw = pwd.getpwnam(fa)
+        os.chown(embedded, pw.pw_uid, pw.pw_gid)
+        ops, mem = os.environ.get("SERVICE_BENCH_COST", f"3,{64 << 20}").split(",")
+        for cost_ops, cost_mem in ((ops, mem), ("1", str(8 << 20))):
+            procs["daemon"].kill()
+            procs["daemon"].wait()
+            write_root_file(config_file, f"store_root = {mount}/stores\nuser = {SERVICE_USER}\nargon2_ops = {cost_ops}\nargon2_mem = {cost_mem}\n")
+            restart_daemon()
+            if cost_ops == ops:
+                print(f"     bench: the service's store root and the embedded store on {fs} ({mount})", flush=True)
+                oks, fails, rc = read_faults(start_faults(fa, "bench", "org.example.Bench", GOOD, embedded, f"{ops},{mem}"),
+                                             on_line=lambda line: print("     " + line, flush=True))
+                check(fails == 0 and rc == 0 and fs == "tmpfs", f"bench rows on tmpfs: exit {rc}")
+        # 100 clients against one, at a low cost (Argon2id 8 MiB) so that 100 verifies of one uid,
+        # which the service runs one at a time, stay short: throughput, as a ratio.
+        rows = {}
+        for n, calls in ((1, 100), (100, 1)):
+            p = start_faults(fa, "flood", "org.example.Throughput", GOOD, n, calls)
+            took = float(read_faults(p, until="FLOOD ").split()[2])  # from the release of the connected processes
+            oks, fails, rc = read_faults(p)
+            rows[n] = 100 / took
+            check(fails == 0 and rc == 0, f"bench: {n} client(s) x {calls} verifies answered")
+        print(f"BENCH 100 clients vs one (Argon2id ops 1, 8 MiB, 100 verifies of one uid, connected before the clock starts): "
+              f"one client {rows[1]:.1f} verifies/s, 100 clients at once {rows[100]:.1f} verifies/s: {rows[100] / rows[1]:.2f}x (report)", flush=True)
+    finally:
+        procs["daemon"].kill()
+        procs["daemon"].wait()
+        subprocess.run(["umount", mount])
+# ---- end of faults and load ----
+
+
 try:
     svc = add_user(SERVICE_USER, system=True)
     alice, mallory = add_user(ALICE), add_user(MALLORY)
@@ -193,6 +361,9 @@ try:
                                  f"clock_offset_file = {clock_file}\n")
     start_bus()
     daemon = start_daemon()
+    if os.environ.get("SERVICE_BENCH"):  # make bench-service: the bench rows alone
+        bench_service()
+        raise SystemExit(1 if failures else 0)
 
     # The drop: the daemon runs as the service user, with no group but its own, for good.
     status = open(f"/proc/{daemon.pid}/status").read()
@@ -416,6 +587,7 @@ try:
     print(f"     while one uid floods 100 verifies ({time.monotonic() - t:.1f} s in all), another uid's state query waits "
           f"{min(waits) * 1000:.0f} to {max(waits) * 1000:.0f} ms (Argon2id at the test's cost)")
     check(flooded and flooded[0]["answered"] == 100, "the flood is answered too")
+    faults_under_load()
 
     # The shipped bus policy: no user may own the service's name, even while the daemon is down.
     procs["daemon"].kill()
@@ -479,6 +651,7 @@ try:
     after = Client(ALICE).call("GetState", "(s)", "org.example.Kill")["ok"][2]
     print(f"     a client killed 0.20 s into its verify: failures {before} -> {after}, daemon up: {daemon_alive()}")
     check(daemon_alive() and after == before + 1, "a client that dies mid-call leaves the daemon up and the attempt counted")
+    faults_killed()
 
     # Fairness at a real cost: one uid's flood of costly verifies runs one at a time for that
     # uid, and another uid's call goes to the other worker instead of waiting behind the flood.
