@@ -261,6 +261,12 @@ static void latency(void) {
     passcode_close(s);
 }
 
+static int32_t refusing_hook(void *payload, const char *name, const char *old_value, const char *new_value, char *message, size_t size) {
+    (void)payload; (void)name; (void)old_value; (void)new_value;
+    snprintf(message, size, "refused by the child's host");
+    return 1;
+}
+
 /* 3. fork() after opening in service mode: the child's calls on the inherited handle work on a
  * connection of its own, and the parent's handle goes on working, whatever the child did. */
 static void forked(void) {
@@ -322,6 +328,22 @@ static void forked(void) {
     waitpid(pid, &status, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a child and its own child each call on the handle: exit %d",
           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    /* The host's settings hook, registered in the parent, is asked in the child too (passcoded ties
+     * callbacks to a connection: the child's own connection registers them again). */
+    STATUS(passcode_set_settings_hook(s, refusing_hook, NULL), PASSCODE_OK);
+    pid = fork();
+    if (pid == 0) {
+        int64_t before = -1, after = -1;
+        passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &before);
+        int32_t rc = passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, before == 60 ? 0 : 60);
+        passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &after);
+        const char *msg = passcode_errmsg(s);
+        _exit(rc == PASSCODE_ERR_HOOK_FAILED && after == before && msg && strstr(msg, "refused by the child's host") ? 0 : 1);
+    }
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the settings hook is asked in a child made by fork(): HOOK_FAILED, value kept (exit %d)",
+          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    STATUS(passcode_set_settings_hook(s, NULL, NULL), PASSCODE_OK);
     passcode_close(s);
     /* A child of a handle the parent closed: INVALID_HANDLE, as in the parent. */
     pid = fork();
