@@ -581,6 +581,7 @@ static int user_version(const char *path) {
 }
 
 static void test_old_stores_migrate_at_the_next_successful_verify(void) {
+    EMBEDDED_ONLY(ONLY_FILE);
     const char *fixtures[] = {"store-v2.db", "store-v3.db", "store-v3-pepper.db"};
     uint8_t pepper[32];
     for (int i = 0; i < 32; i++) pepper[i] = (uint8_t)(i + 1);

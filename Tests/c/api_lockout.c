@@ -69,6 +69,7 @@ static void test_same_wrong_guess_counts_once(void) {
 }
 
 static void test_lockout_ignores_wall_clock_and_restarts_after_reboot(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);

@@ -350,6 +350,7 @@ static void probe_in_namespace(long offset, const char *mode, const char *path, 
  * auto-lock "immediately": 5 s of grace), relaunched 7 s later inside `unshare --user
  * --map-root-user --time --boottime -6`, whose boot clock says 1 s: locked by the wall clock. */
 static void test_a_time_namespace_does_not_skip_the_auto_lock(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512], line[256];
     if (!time_namespace_allowed("auto-lock")) return;
     passcode_store *s = real_clock_store(path, sizeof path, "timens-autolock.db");
@@ -465,6 +466,7 @@ int probe_reset(const char *path) {
  * clock of the requesting process days ahead without privilege. With the wall clock holding the
  * limits, no time namespace gets a code past them. */
 static void test_a_time_namespace_does_not_lift_the_reset_limits(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512], cmd[1200];
     new_path(path, sizeof path, "timens-reset.db");
     passcode_options *o = NULL;
@@ -509,6 +511,7 @@ static void test_a_time_namespace_does_not_lift_the_reset_limits(void) {
  * +10 days`, then the user's own request after the interval (set to 3 s here, so the test is
  * short): allowed, since the boot clock behind the request is not taken as "just now". */
 static void test_a_time_namespace_ahead_does_not_rate_limit_the_user(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512], line[256];
     mailbox m = {0};
     if (!time_namespace_allowed("reset request from a boot clock ahead")) return;
@@ -899,6 +902,7 @@ static void call_at_extreme_clock(void *arg) {
 }
 
 static void test_extreme_clock_readings_are_refused_never_a_crash(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     int crashed = 0, wrong = 0, refused = 0;
     for (int b = 0; b < 8; b++) {
         for (int w = 0; w < 8; w++) {
@@ -932,6 +936,7 @@ static void glitching_clock(void *payload, int64_t *boot_ms, int64_t *wall_ms, u
  * never left counted as a failure behind a CLOCK_OUT_OF_RANGE (12 such calls reached the
  * maximum-failure action before). */
 static void test_a_clock_glitch_mid_call_counts_no_correct_passcode(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512];
     mailbox m = {0};
     passcode_close(store_with_passcode(path, sizeof path, &m));
