@@ -98,6 +98,7 @@ static void test_out_of_range_values_in_the_file_are_corrupt_not_crashes(void) {
 
 /* 3. Forgot passcode and delete account fail closed without the host's callback. */
 static void test_forgot_and_delete_fail_closed_without_a_callback(void) {
+    NOT_YET_IN_SERVICE("passcode_forgot");
     char path[512];
     mailbox m = {0};
     passcode_store *s = store_with_passcode(path, sizeof path, &m);
