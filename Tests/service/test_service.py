@@ -217,10 +217,20 @@ def run_suites_in_service_mode():
     t = time.monotonic()
     env.update({"PYTHONPATH": os.path.join(REPO, "python"), "PASSCODE_LIBRARY": os.path.join(build, "libpasscode.so.0"),
                 "PYTHONDONTWRITEBYTECODE": "1"})
-    r = subprocess.run(["/usr/bin/python3", "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", os.path.join(REPO, "Tests", "python")],
+    # The first python3 on the caller's PATH that has pytest (make test-python installs it there).
+    python = None
+    for candidate in (shutil.which("python3"), "/usr/bin/python3"):
+        q = subprocess.run([candidate or "python3", "-c", "import sys, pytest; print(sys.executable)"], capture_output=True, text=True)
+        if q.returncode == 0:
+            python = q.stdout.strip()
+            break
+    if python is None:
+        check(False, "the Python suite in service mode: no python3 with pytest (make test-python installs it)")
+        return
+    r = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", os.path.join(REPO, "Tests", "python")],
                        cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
     out = r.stdout.splitlines()
-    shown = [x for x in out if x.startswith(("FAILED", "ERROR", "service mode", "  ")) or " passed" in x or " failed" in x]
+    shown = [x for x in out if x.startswith(("FAILED", "ERROR", "E  ", "service mode", "  ")) or " passed" in x or " failed" in x]
     print("".join("     Python suite " + x + "\n" for x in shown[-60:]), end="", flush=True)
     check(r.returncode == 0, f"the Python suite in service mode ({time.monotonic() - t:.0f} s): {out[-1] if out else r.stderr[-300:]}")
     check(daemon_alive(), "the daemon is up after the Python suite")
