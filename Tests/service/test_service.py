@@ -227,7 +227,7 @@ def run_suites_in_service_mode():
     if python is None:
         check(False, "the Python suite in service mode: no python3 with pytest (make test-python installs it)")
         return
-    r = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", os.path.join(REPO, "Tests", "python")],
+    r = subprocess.run([python, "-m", "pytest", "-q", "--tb=line", "-rf", "-p", "no:cacheprovider", os.path.join(REPO, "Tests", "python")],
                        cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
     out = r.stdout.splitlines()
     shown = [x for x in out if x.startswith(("FAILED", "ERROR", "E  ", "service mode", "  ")) or " passed" in x or " failed" in x]
