@@ -56,8 +56,10 @@ def locked_store(store):
 #   @pytest.mark.not_yet_in_service("call")     a call the service does not carry yet (to remove
 #                                               once it does)
 # Both back ends print the counts at the end; in service mode a marked test is skipped, and an
-# unmarked one that leaves a file in its tmp_path (an embedded store) fails.
+# unmarked one that leaves a file in its tmp_path (an embedded store) fails. With
+# PASSCODE_TEST_RUN_NOT_YET=1 the not_yet_in_service tests run anyway (which marks can go?).
 SERVICE = os.environ.get("PASSCODE_TEST_BACKEND", "embedded") == "service"
+RUN_NOT_YET = SERVICE and os.environ.get("PASSCODE_TEST_RUN_NOT_YET") == "1"
 
 ONLY_CLOCK = "the host clock (boot and wall apart, boot_id restarts, time going back)"
 ONLY_PEPPER = "a host pepper"
@@ -93,7 +95,7 @@ def pytest_collection_modifyitems(config, items):
         mark = _mark_of(item)
         if mark:
             _marks[mark] = _marks.get(mark, 0) + 1
-            if SERVICE:
+            if SERVICE and not (RUN_NOT_YET and mark[0] == "not yet through the service"):
                 item.add_marker(pytest.mark.skip(reason=f"{mark[0]}: {mark[1]}"))
 
 
@@ -159,6 +161,7 @@ def _no_embedded_store_in_service_mode(request, tmp_path):
     """In service mode a test that runs leaves no file in its tmp_path: one that did opened an
     embedded store, and would pass without the service (it must be marked instead)."""
     yield
-    if SERVICE and not _mark_of(request.node):
+    mark = _mark_of(request.node)
+    if SERVICE and (not mark or (RUN_NOT_YET and mark[0] == "not yet through the service")):
         left = sorted(os.listdir(tmp_path))
         assert not left, f"made {left} in the test folder: an embedded store in service mode (mark the test)"
