@@ -201,6 +201,13 @@ def run_suites_in_service_mode():
     write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
                                  f"clock_offset_file = {clock_file}\nmax_stores_per_uid = 100000\n")
     start_daemon()
+    # start_daemon may have read an earlier run's "ready" in the log: wait for the name itself.
+    for _ in range(200):
+        owned = subprocess.run(["busctl", "--address=" + address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                "org.freedesktop.DBus", "NameHasOwner", "s", "org.libpasscode.Passcode1"], capture_output=True, text=True)
+        if owned.stdout.strip() == "b true":
+            break
+        time.sleep(0.05)
     env = {"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "PASSCODE_TEST_BACKEND": "service",
            "PASSCODE_TEST_CLOCK_FILE": clock_file, "TMPDIR": "/tmp",
            "PASSCODE_TEST_RUN_NOT_YET": os.environ.get("PASSCODE_TEST_RUN_NOT_YET", "")}
