@@ -134,7 +134,7 @@ static void test_key_is_stable_across_change_disable_enable_and_reopen(void) {
 }
 
 static void test_key_is_stable_across_a_cost_upgrade(void) {
-    NOT_YET_IN_SERVICE("passcode_unlock_key");
+    EMBEDDED_ONLY(ONLY_COST);
     char path[512];
     mailbox m = {0};
     uint8_t key[KEY], again[KEY], before[600], after[600];
@@ -266,7 +266,7 @@ static void lock_by_timeout(passcode_store *s) {
 }
 
 static void test_biometric_release_within_policy_only(void) {
-    NOT_YET_IN_SERVICE("passcode_unlock_key");
+    EMBEDDED_ONLY(ONLY_BIOMETRIC);
     char path[512];
     mailbox m = {0};
     uint8_t key[KEY], out[KEY];
@@ -337,7 +337,7 @@ static void test_lock_now_wipes_the_key_without_the_session_keyring(void) {
 }
 
 static void test_biometric_after_a_launch_needs_the_session_keyring(void) {
-    NOT_YET_IN_SERVICE("passcode_unlock_key");
+    EMBEDDED_ONLY(ONLY_BIOMETRIC);
     char path[512];
     mailbox m = {0};
     uint8_t key[KEY], out[KEY];
@@ -423,7 +423,7 @@ static void test_flows_give_the_key_once(void) {
 /* ---- reset by email and the recovery key ------------------------------------------------- */
 
 static void test_reset_with_and_without_the_recovery_key(void) {
-    NOT_YET_IN_SERVICE("passcode_unlock_key");
+    EMBEDDED_ONLY(ONLY_RESET_CODE);
     char path[512];
     mailbox m = {0};
     uint8_t key[KEY], out[KEY], recovery[KEY], wrong[KEY], plain[5] = "note", sealed[5 + 52], back[5];
@@ -670,7 +670,7 @@ int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const
 }
 
 static void test_a_second_process_gets_no_key_and_only_the_schedules_guesses(void) {
-    NOT_YET_IN_SERVICE("passcode_unlock_key");
+    EMBEDDED_ONLY(ONLY_PROCESS);
     char path[512], line[128] = "";
     mailbox m = {0};
     uint8_t key[KEY];

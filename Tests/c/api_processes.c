@@ -190,7 +190,7 @@ static void test_lock_state_through_the_c_api(void) {
 }
 
 static void test_biometrics_through_the_c_api(void) {
-    NOT_YET_IN_SERVICE("passcode_security_label");
+    EMBEDDED_ONLY(ONLY_BIOMETRIC);
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     const char *label = NULL;
@@ -374,14 +374,13 @@ static void test_cached_answers_follow_another_process(void) {
         }
     }
     CHECK(stop_stepper(pid, go, done));
-    /* The clock moves, the file does not: the lockout counts down from the same cached state. */
-    the_clock.boot_ms += 25000;
-    the_clock.wall_ms += 25000;
+    /* The clock moves, the file does not: the lockout counts down from the same cached state
+     * (advance_ms: in service mode the service's clock moves). */
+    advance_ms(25000);
     int64_t left = 0;
     CHECK_STATUS(passcode_lockout_remaining(s, &left), PASSCODE_OK);
     CHECK(left == 35);
-    the_clock.boot_ms += 35000;
-    the_clock.wall_ms += 35000;
+    advance_ms(35000);
     CHECK_STATUS(passcode_lockout_remaining(s, &left), PASSCODE_OK);
     CHECK(left == 0);
     passcode_close(s);
@@ -416,12 +415,10 @@ static void test_lock_screen_follows_another_process(void) {
     }
     CHECK(stop_stepper(pid, go, done));
     /* The clock moves, the file does not: the countdown comes from the cached state. */
-    the_clock.boot_ms += 25000;
-    the_clock.wall_ms += 25000;
+    advance_ms(25000);
     CHECK_STATUS(passcode_lock_screen_read(s, &now), PASSCODE_OK);
     CHECK(now.lockout_seconds == 35);
-    the_clock.boot_ms += 35000;
-    the_clock.wall_ms += 35000;
+    advance_ms(35000);
     CHECK_STATUS(passcode_lock_screen_read(s, &now), PASSCODE_OK);
     CHECK(now.lockout_seconds == 0 && now.failed_attempts == 2);
     passcode_close(s);

@@ -90,7 +90,7 @@ static void test_a_missing_reader_changes_no_setting_and_the_launch_locks(void) 
  * keeps "Require on App Launch" as it was (it was turned off with no
  * proof and no log entry), so the next launch, 2 hours later, still locks. */
 static void test_biometric_off_keeps_require_on_launch(void) {
-    NOT_YET_IN_SERVICE("passcode_biometric_set_available");
+    EMBEDDED_ONLY(ONLY_BIOMETRIC);
     char path[512];
     mailbox m = {0};
     int32_t locked = -1, reason = -1, refusal = -1, lead = -1;
@@ -147,7 +147,7 @@ static void test_no_host_report_changes_a_setting(void) {
 /* Lock at launch off, auto-lock 15 minutes: killed in the background, relaunched 2 hours later:
  * locked (reason background). Relaunched after 1 minute: not locked. */
 static void test_a_launch_applies_the_auto_lock_to_the_time_in_the_background(void) {
-    NOT_YET_IN_SERVICE("passcode_event_report");
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512];
     mailbox m = {0};
     int32_t locked = -1, reason = -1;
@@ -271,7 +271,7 @@ static void test_reports_do_not_restart_the_auto_lock_timer(void) {
  * with its boot clock set back) locks; a biometric match 49 wall-clock hours after the passcode,
  * 1 boot-clock hour, is refused. */
 static void test_auto_lock_and_the_48_hours_use_both_clocks(void) {
-    NOT_YET_IN_SERVICE("passcode_event_report");
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512];
     mailbox m = {0};
     int32_t locked = -1, reason = -1, refusal = -1;
@@ -611,7 +611,7 @@ int no_session_child(const char *path) {
 }
 
 static void test_no_user_keyring_fallback(void) {
-    NOT_YET_IN_SERVICE("passcode_biometric_set_available");
+    EMBEDDED_ONLY(ONLY_PROCESS);
     char path[512], line[256] = "";
     mailbox m = {0};
     passcode_store *s = store_with_passcode(path, sizeof path, &m);
@@ -634,7 +634,7 @@ static void test_no_user_keyring_fallback(void) {
  * no entry, NO_SESSION_KEYRING. The anonymous one pam_keyinit
  * makes keeps working. */
 static void test_a_named_session_keyring_is_no_session_keyring(void) {
-    NOT_YET_IN_SERVICE("passcode_biometric_set_available");
+    EMBEDDED_ONLY(ONLY_PROCESS);
     char path[512], line[256] = "", control[256] = "";
     mailbox m = {0};
     passcode_store *s = store_with_passcode(path, sizeof path, &m);

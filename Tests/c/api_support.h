@@ -69,7 +69,7 @@ void mark_test(const char *kind, const char *why);
 #define ONLY_FILE "reads, writes or snapshots the store file or its -wal"
 #define ONLY_OPEN "the embedded open: a path, its folder and options of the host's"
 #define ONLY_ATTACK "a file attack on the store"
-#define ONLY_PROCESS "another process of the host on the same store file"
+#define ONLY_PROCESS "another process of the host opens the store by its path"
 
 /* The first statement of a test that must stay on the embedded store. */
 #define EMBEDDED_ONLY(why) do { mark_test("embedded-only", why); if (service_backend) return; } while (0)

@@ -10,7 +10,7 @@ import passcode
 from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep, LifecycleEvent, LockReason,
                       LogoutReason, Notice, Setting)
 
-from conftest import PC1, PC2, PC3, ROOT, ONLY_CLOCK, ONLY_FILE, ONLY_OPEN, ONLY_PEPPER, ONLY_PROCESS, ONLY_RESET_CODE
+from conftest import PC1, PC2, PC3, ROOT, ONLY_CLOCK, ONLY_FILE, ONLY_OPEN, ONLY_PEPPER, ONLY_PROCESS, ONLY_RESET_CODE, ONLY_BIOMETRIC
 
 
 @pytest.mark.embedded_only(ONLY_FILE)
@@ -71,7 +71,7 @@ def test_lock_state_and_lifecycle(locked_store, clock):
     assert s.lock_state[1] == LockReason.BACKGROUND
 
 
-@pytest.mark.not_yet_in_service("passcode_biometric_set_available")
+@pytest.mark.embedded_only(ONLY_BIOMETRIC)
 def test_biometrics(locked_store):
     s = locked_store
     with pytest.raises(passcode.BiometricUnavailable):

@@ -4,7 +4,7 @@ import pytest
 import passcode
 from passcode import BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, Setting
 
-from conftest import PC1, PC2, PC3, ONLY_RESET_CODE
+from conftest import PC1, PC2, PC3, ONLY_RESET_CODE, ONLY_BIOMETRIC
 
 
 @pytest.mark.not_yet_in_service("passcode_unlock_key")
@@ -55,7 +55,7 @@ def test_flow_gives_the_key_once(locked_store):
             f.take_key()
 
 
-@pytest.mark.not_yet_in_service("passcode_unlock_key")
+@pytest.mark.embedded_only(ONLY_BIOMETRIC)
 def test_biometric_release_after_a_launch_comes_from_the_session_keyring(tmp_path, clock):
     path = str(tmp_path / "bio.db")
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:

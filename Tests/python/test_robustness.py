@@ -6,7 +6,7 @@ import pytest
 import passcode
 from passcode import BiometricKind, Event, FlowKind, LockReason, Setting, Status
 
-from conftest import PC1, ONLY_CLOCK, ONLY_RESET_CODE
+from conftest import PC1, ONLY_CLOCK, ONLY_RESET_CODE, ONLY_BIOMETRIC
 
 
 def test_every_status_has_its_own_exception_class():
@@ -96,7 +96,7 @@ def test_closing_the_store_ends_its_flows(tmp_path, clock):
 
 # After the security review.
 
-@pytest.mark.not_yet_in_service("passcode_biometric_set_available")
+@pytest.mark.embedded_only(ONLY_BIOMETRIC)
 def test_biometric_off_keeps_require_on_launch_and_the_next_launch_locks(tmp_path, clock):
     path = str(tmp_path / "bio-off.db")
     require_on_launch_store(path, clock).close()
@@ -125,7 +125,7 @@ def test_a_second_background_report_keeps_the_earliest_time(tmp_path, clock):
         assert s.lock_state == (True, LockReason.BACKGROUND)
 
 
-@pytest.mark.not_yet_in_service("passcode_event_report")
+@pytest.mark.embedded_only(ONLY_CLOCK)
 def test_auto_lock_and_the_48_hours_count_by_the_wall_clock_too(tmp_path, clock):
     path = str(tmp_path / "clocks.db")
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
