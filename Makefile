@@ -421,7 +421,7 @@ SERVICE_FUZZ_CALLS ?= 300
 SERVICE_FUZZ_START ?= 31
 # Each area's calls through the service (Tests/service/area_*.c), run by test_service.py.
 SERVICE_AREA_TESTS := $(patsubst Tests/service/%.c,$(B)/%,$(wildcard Tests/service/area_*.c))
-test-service: $(B)/passcoded $(B)/service_client $(B)/service_faults $(SERVICE_AREA_TESTS)
+test-service: $(B)/passcoded $(B)/service_client $(B)/service_faults $(SERVICE_AREA_TESTS) $(B)/test_api
 	@if [ "$$(id -u)" != 0 ]; then \
 	    echo "SKIPPED test-service: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; \

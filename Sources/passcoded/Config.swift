@@ -10,9 +10,13 @@ struct ServiceConfig {
     var user = "passcode"
     /// Argon2id cost for new hashes (tests lower it).
     var cost = HashCost.interactive
-    /// A root-owned file holding seconds added to the system clock (tests of the lockout
-    /// schedule); nil: the system clock as it is.
+    /// A root-owned file holding the time added to the system clock (tests of the lockout
+    /// schedule): whole seconds ("90"), or milliseconds with an "ms" suffix ("90500ms");
+    /// nil: the system clock as it is.
     var clockOffsetFile: String?
+    /// The most stores one uid may have (each new app id makes a file in the service's folder:
+    /// a caller inventing app ids must not fill its disk). Tests that make many stores raise it.
+    var maxStoresPerUID = 32
 
     static let defaultPath = "/etc/passcode/passcoded.conf"
 
@@ -61,6 +65,9 @@ struct ServiceConfig {
             case "clock_offset_file":
                 guard value.hasPrefix("/") else { throw ConfigError("\(path):\(number + 1): clock_offset_file must be absolute") }
                 config.clockOffsetFile = value
+            case "max_stores_per_uid":
+                guard let v = Int(value), v >= 1 else { throw ConfigError("\(path):\(number + 1): max_stores_per_uid is not a number of at least 1") }
+                config.maxStoresPerUID = v
             default:
                 throw ConfigError("\(path):\(number + 1): unknown key \(key)")
             }

@@ -18,11 +18,13 @@ final class StoreRoot: @unchecked Sendable {
     static let maxOpenHandles = 512
     /// The most stores one uid may have: each new app id makes a file, and the folder is the
     /// service's disk, not the caller's (a caller inventing app ids must not fill it).
-    static let maxStoresPerUID = 32
+    /// The configuration's `max_stores_per_uid` (ServiceConfig.maxStoresPerUID, 32 unless set).
+    let maxStoresPerUID: Int
 
-    init(root: String, options: StoreOptions) {
+    init(root: String, options: StoreOptions, maxStoresPerUID: Int = ServiceConfig().maxStoresPerUID) {
         self.root = root
         self.options = options
+        self.maxStoresPerUID = maxStoresPerUID
     }
 
     /// An application id: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit (so
@@ -95,8 +97,8 @@ final class StoreRoot: @unchecked Sendable {
         let folder = try userFolder(uid)
         let path = "\(folder)/\(appID).db"
         var st = stat()
-        if lstat(path, &st) != 0 && StoreRoot.storeCount(folder) >= StoreRoot.maxStoresPerUID {
-            throw PasscodeError.full("uid \(uid) has \(StoreRoot.maxStoresPerUID) stores, the most the service keeps for one user")
+        if lstat(path, &st) != 0 && StoreRoot.storeCount(folder) >= maxStoresPerUID {
+            throw PasscodeError.full("uid \(uid) has \(maxStoresPerUID) stores, the most the service keeps for one user")
         }
         // The library's own hardened open: ownership and mode of the file, its -wal/-shm,
         // every folder above, the schema check, defensive SQLite.
@@ -150,22 +152,23 @@ final class StoreRoot: @unchecked Sendable {
     }
 }
 
-/// The clock of the stores: the system's, plus (for tests) an offset in seconds read from a
-/// root-owned file named by the configuration. Only root can move it; a file that is not
-/// root's, or is unreadable, moves nothing.
+/// The clock of the stores: the system's, plus (for tests) an offset read from a root-owned
+/// file named by the configuration: whole seconds ("90"), or milliseconds with an "ms" suffix
+/// ("90500ms", for the C suite's millisecond steps). Only root can move it; a file that is not
+/// root's, is unreadable or holds anything else, moves nothing.
 enum ServiceClock {
     static func source(offsetFile: String?) -> ClockSource {
         guard let file = offsetFile else { return SystemClock.read }
         return {
             var reading = SystemClock.read()
-            let offset = readOffset(file) * 1000
+            let offset = readOffsetMs(file)
             reading.bootMs += offset
             reading.wallMs += offset
             return reading
         }
     }
 
-    private static func readOffset(_ path: String) -> Int64 {
+    private static func readOffsetMs(_ path: String) -> Int64 {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return 0 }
         defer { close(fd) }
@@ -174,7 +177,12 @@ enum ServiceClock {
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         guard n > 0 else { return 0 }
         let text = String(decoding: buffer[0..<n], as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == " " }).first ?? ""
-        guard let v = Int64(text), v >= 0, v <= 100 * 365 * 86400 else { return 0 }
-        return v
+        let limit: Int64 = 100 * 365 * 86400
+        if text.hasSuffix("ms") {
+            guard let v = Int64(text.dropLast(2)), v >= 0, v <= limit * 1000 else { return 0 }
+            return v
+        }
+        guard let v = Int64(text), v >= 0, v <= limit else { return 0 }
+        return v * 1000
     }
 }

@@ -45,7 +45,8 @@ options.cost = config.cost
 options.clock = ServiceClock.source(offsetFile: config.clockOffsetFile)
 options.sessionKeyring = false
 /// Two workers: on the 2-core machines this is built for, one Argon2id (64 MiB) per core.
-nonisolated(unsafe) let service = Service(stores: StoreRoot(root: config.storeRoot, options: options),
+nonisolated(unsafe) let service = Service(stores: StoreRoot(root: config.storeRoot, options: options,
+                                                                    maxStoresPerUID: config.maxStoresPerUID),
                                           scheduler: Scheduler(workers: 2))
 
 guard service.scheduler.wakeFD >= 0 else { fail("eventfd failed: \(String(cString: strerror(errno)))") }

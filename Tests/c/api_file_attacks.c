@@ -87,6 +87,7 @@ static const char *trigger_attack_sql =
  * write-ahead transaction and forgives each attempt; with a pepper the MAC was sealed over the
  * forged state. The release before these checks: 200 of 200 guesses answered (a longer run: 73,947, passcode found). */
 static void test_planted_trigger_buys_no_guess(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512];
     passcode_store *app = peppered_app(path, sizeof path, "trigger.db");
     CHECK_STATUS(passcode_verify(app, PC1, LEN), PASSCODE_OK);  /* an unlock: cleared_seq has a row */
@@ -111,6 +112,7 @@ static void test_planted_trigger_buys_no_guess(void) {
 
 /* The same store without the trigger, as the control: the policy holds, 9 then reset. */
 static void test_policy_control_nine_then_reset(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512];
     passcode_store *app = peppered_app(path, sizeof path, "control.db");
     int32_t ended = 0;
@@ -132,6 +134,7 @@ static int64_t mono_ms(void) {
  * passcode_event_report (killed after 30 s). The app's calls run in a child with a 20 s alarm:
  * they must return a documented status, well within it. */
 static void test_endless_trigger_does_not_hang(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512];
     passcode_store *app = peppered_app(path, sizeof path, "endless.db");
     const char *endless =
@@ -177,6 +180,7 @@ static void test_endless_trigger_does_not_hang(void) {
 /* Every other kind of object the schema check must refuse: an index, a table, a column, a
  * changed type; each planted in a fresh store, which then does not open, unchanged. */
 static void test_foreign_objects_are_refused_at_open(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     const char *plants[] = {
         "CREATE INDEX extra_i ON event(kind)",
         "CREATE TABLE extra_t(x)",
@@ -241,6 +245,7 @@ static pid_t hold_reader(const char *path, int *release) {
  * in a third process. The release before these checks (pepper on): 201 guesses, found, failures back to 0. Now each
  * attempt is in the main file before Argon2id starts, or refused as busy and not checked. */
 static void test_deleted_wal_buys_no_guess(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512], wal[600], shm[600];
     new_path(path, sizeof path, "walrm.db");
     path_with(wal, sizeof wal, path, "-wal");
@@ -329,6 +334,7 @@ static int copy_to(const char *from, const char *to) {
  * app runs must not open the data key with the old passcode, nor hold the old wrap's bytes.
  * the release before these checks: the main file alone still had the old wrap (the change was only in the log). */
 static void test_old_passcode_gone_after_change(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512], wal[600];
     new_path(path, sizeof path, "change.db");
     path_with(wal, sizeof wal, path, "-wal");
@@ -432,6 +438,7 @@ static int race_sidecars(const char *dir) {
  * root). The release before these checks: the 0666 journal rolled the victim's store back to the attacker's content, and
  * the attacker's passcode was accepted; a store directly in a sticky shared folder was fine. */
 static void test_another_user_cannot_plant_sidecars(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     if (geteuid() != 0) {
         printf("  NOT RUN: the second-uid attacks need root to add a user (useradd); CI runs them as root\n");
         return;
@@ -527,6 +534,7 @@ static passcode_store *peppered_with_pending_code(char *path, size_t size, const
 }
 
 static void test_pepper_covers_every_table(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     const char *edits[] = {"DELETE FROM event", "DELETE FROM reset_request", "UPDATE session SET is_current = 1"};
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
         char path[512];
@@ -573,6 +581,7 @@ static void big_value_logout(void *ctx, int32_t reason) { (void)reason; (*(int *
 static void big_value_deleted(void *ctx) { (*(int *)ctx)++; }
 
 static void test_big_value_leaves_recovery(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     const char *big = "INSERT INTO event(wall_ms, kind, detail) VALUES(1, 1, hex(zeroblob(1000001)))";
     char path[512];
     mailbox m = {0};
@@ -623,6 +632,7 @@ static void test_big_value_leaves_recovery(void) {
  * folder of their own in its place: a fresh store, the passcode gone. Now every ancestor up to /
  * is checked, as OpenSSH's StrictModes does: refused with PERMISSION naming that folder. */
 static void test_another_users_ancestor_is_refused(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     if (geteuid() != 0) {
         printf("  NOT RUN: the second-uid attack needs root to add a user (useradd); CI runs it as root\n");
         return;
@@ -681,6 +691,7 @@ static const char *no_lockout_sql =
  * the reset, of 200 tried; a 4-digit passcode length kept). Now that write puts every setting and
  * the lock state back to their defaults: 9 then reset, and the default length. */
 static void test_resolving_write_keeps_no_attacker_setting(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512];
     mailbox m = {0};
     passcode_store *app = peppered_app(path, sizeof path, "resolve.db");
@@ -761,6 +772,7 @@ static int codes_delivered(passcode_store *s, const char *path, mailbox *m, int 
  * settings written). Now: the default settings while the MAC fails, and deleted requests count
  * as the whole day's budget spent. */
 static void test_file_edits_buy_no_reset_codes(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512];
     mailbox m = {0};
     size_t shortest = 0;
@@ -814,6 +826,7 @@ static int root_page(const char *path, const char *table) {
  * answered 200 more guesses after the policy's 9, without a pepper). Now refused at open. A
  * table put on another's page, or on page 1, is refused too. */
 static void test_swapped_root_pages_are_refused(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512], sql[512];
     new_path(path, sizeof path, "rootpage.db");
     passcode_store *app = NULL;
@@ -1033,6 +1046,7 @@ static void deleted_wal_while_open(int reader) {
  * new files while the other keeps the old ones open. Its attempt is refused (IO), the passcode
  * not checked; the host closes its handles, and a new one goes on with the count. */
 static void test_deleted_wal_with_two_handles_in_one_process(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512];
     passcode_store *app = peppered_app(path, sizeof path, "walopen-two.db");
     passcode_store *other = NULL;
@@ -1063,8 +1077,14 @@ static void test_deleted_wal_with_two_handles_in_one_process(void) {
     passcode_close(app);
 }
 
-static void test_deleted_wal_while_open_buys_no_guess(void) { deleted_wal_while_open(0); }
-static void test_deleted_wal_while_open_with_a_reader_buys_no_guess(void) { deleted_wal_while_open(1); }
+static void test_deleted_wal_while_open_buys_no_guess(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
+    deleted_wal_while_open(0);
+}
+static void test_deleted_wal_while_open_with_a_reader_buys_no_guess(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
+    deleted_wal_while_open(1);
+}
 
 /* One number read from the file as the attacker reads it (-1: none). */
 static int file_count(const char *path, const char *sql) {
@@ -1090,6 +1110,7 @@ static const char *empty_every_table_sql =
  * state table alone pointed at an empty page was refused as "set up without a pepper"; it is
  * tampered too. Without a pepper the emptied store opens as new: conceded (README). */
 static void test_emptied_store_is_not_new(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512];
     mailbox m = {0};
     passcode_store *app = peppered_app(path, sizeof path, "emptied.db");
@@ -1184,6 +1205,7 @@ static void test_emptied_store_is_not_new(void) {
  * session 'evil', no word of the log's edit). Now: KEY_REPLACED, no session kept, and the log
  * says that the entries before may have been edited. */
 static void test_reset_after_an_edit_keeps_no_unauthenticated_row(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512];
     mailbox m = {0};
     passcode_store *app = peppered_app(path, sizeof path, "kept-rows.db");
@@ -1237,6 +1259,7 @@ static void put_reset_rows_back(const char *path, const char *snapshot) {
  * them itself: no more than the policy (5 tries a code, 5 codes a day) while the app runs; a
  * restart of the app gets the file's word again (README). */
 static void test_replayed_reset_rows_buy_nothing_while_the_app_runs(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512], snapshot[600];
     mailbox m = {0};
     passcode_store *app = peppered_app(path, sizeof path, "replay-tries.db");
@@ -1298,6 +1321,7 @@ static int attacker_empties_file(const char *path, const char *sql) {
  * a temporary name and linked to its path, so an empty file at the path was never ours: with
  * a pepper it is tampered until a reset, like an emptied store. */
 static void test_truncated_store_is_not_new(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     static const char *const ways[] = {NULL, "CREATE TABLE t(x); DROP TABLE t;", "PRAGMA user_version = 0; VACUUM;"};
     static const char *const names[] = {"truncated to 0 bytes", "an empty database written over it", "an empty database (VACUUM)"};
     for (int w = 0; w < 3; w++) {
@@ -1355,6 +1379,7 @@ static void test_truncated_store_is_not_new(void) {
  * it under the others: about 1 round in 7 had two processes both set a first passcode, one
  * commit lost.) 40 rounds. */
 static void test_new_store_is_made_whole(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     int rounds = 40, whole = 0, leftovers = 0, failed = 0;
     for (int r = 0; r < rounds; r++) {
         char dir[512], path[600];
@@ -1404,6 +1429,7 @@ static void test_new_store_is_made_whole(void) {
  * with a pepper the store then refused the pepper). passcode_set (and every setting change)
  * now empties the log into the file before it returns. */
 static void test_first_passcode_survives_deleted_wal(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512], wal[600], shm[600];
     new_path(path, sizeof path, "first-wal.db");
     path_with(wal, sizeof wal, path, "-wal");
@@ -1471,6 +1497,7 @@ static void test_first_passcode_survives_deleted_wal(void) {
  * attacker's passcode_set OK). Every open removes such strays; one a process is building in
  * (the folder's flock held) is left alone. */
 static void test_stray_temporary_is_removed(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char dir[256], path[300], stray_dir[320], stray[340], busy[320], cmd[3000];
     new_path(dir, sizeof dir, "stray");
     CHECK(mkdir(dir, 0700) == 0);
@@ -1531,6 +1558,7 @@ static void test_stray_temporary_is_removed(void) {
  * reset could not be reached. Now the handle is refused (TAMPERED) and the next open, with the
  * pepper, finds a store whose rows were deleted: TAMPERED until the reset, 0 guesses. */
 static void test_truncated_under_the_app_with_deleted_log(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512], wal[600], shm[600];
     passcode_store *app = peppered_app(path, sizeof path, "truncated-open.db");
     path_with(wal, sizeof wal, path, "-wal");
@@ -1559,6 +1587,7 @@ static void test_truncated_under_the_app_with_deleted_log(void) {
 
 /* A symbolic link at the store path (dangling or not) is refused as such, every time. */
 static void test_symlink_at_store_path_is_refused(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512], target[600];
     new_path(path, sizeof path, "link.db");
     snprintf(target, sizeof target, "%s-target", path);
@@ -1581,6 +1610,7 @@ static void test_symlink_at_store_path_is_refused(void) {
  * a first passcode set and acknowledged meanwhile was gone, the next launch a new store, 5 of 5
  * tries). Once linked, the store stays. */
 static void test_failed_open_keeps_the_new_store(void) {
+    EMBEDDED_ONLY(ONLY_ATTACK);
     int busy = 0, kept = 0, tries = 0;
     for (; tries < 10; tries++) {
         char dir[256], path[300];

@@ -29,6 +29,7 @@ static int32_t session_cb(void *payload, const char *id, char *message, size_t s
 }
 
 static void test_reset_code_through_the_c_api(void) {
+    EMBEDDED_ONLY(ONLY_RESET_CODE);
     char path[512];
     host_state h;
     memset(&h, 0, sizeof h);
@@ -93,6 +94,7 @@ static void type_digits(passcode_flow *f, const char *digits) {
 }
 
 static void test_flows_through_the_c_api(void) {
+    NOT_YET_IN_SERVICE("passcode_flow_new");
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     passcode_flow *f = NULL;
@@ -167,6 +169,7 @@ static void test_flows_through_the_c_api(void) {
 }
 
 static void test_settings_hook_through_the_c_api(void) {
+    NOT_YET_IN_SERVICE("passcode_set_settings_hook");
     char path[512];
     host_state h;
     memset(&h, 0, sizeof h);
@@ -185,6 +188,7 @@ static void test_settings_hook_through_the_c_api(void) {
 }
 
 static void test_account_through_the_c_api(void) {
+    NOT_YET_IN_SERVICE("passcode_password_change_check");
     char path[512];
     host_state h;
     memset(&h, 0, sizeof h);
@@ -271,6 +275,7 @@ static int32_t reentrant_hook(void *payload, const char *key, const char *o, con
 }
 
 static void test_callbacks_may_call_back_into_the_library(void) {
+    NOT_YET_IN_SERVICE("passcode_set_settings_hook");
     char path[512];
     reentrant_store = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(reentrant_store, PC1, LEN), PASSCODE_OK);
@@ -290,6 +295,7 @@ static int32_t counting_hook(void *p, const char *k, const char *o, const char *
     return 0;
 }
 static void test_settings_hook_is_not_asked_about_impossible_changes(void) {
+    NOT_YET_IN_SERVICE("passcode_set_settings_hook");
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);

@@ -64,6 +64,7 @@ static void test_options_bad_input(void) {
 /* ---- opening ----------------------------------------------------------------------------- */
 
 static void test_open_creates_store_with_mode_0600(void) {
+    EMBEDDED_ONLY(ONLY_FILE);
     char path[512];
     mode_t old = umask(0);  /* even with a permissive umask */
     passcode_store *s = new_store(path, sizeof path);
@@ -86,6 +87,7 @@ static void test_open_creates_store_with_mode_0600(void) {
 }
 
 static void test_open_bad_paths(void) {
+    EMBEDDED_ONLY(ONLY_OPEN);
     passcode_store *s = NULL;
     CHECK_STATUS(passcode_open(NULL, NULL, &s), PASSCODE_ERR_MISUSE);
     CHECK(strlen(passcode_errmsg(NULL)) > 0);
@@ -104,6 +106,7 @@ static void test_open_bad_paths(void) {
 }
 
 static void test_open_refuses_foreign_files_and_changes_nothing(void) {
+    EMBEDDED_ONLY(ONLY_FILE);
     char path[512];
     new_path(path, sizeof path, "notes.txt");
     FILE *f = fopen(path, "w");
@@ -140,6 +143,7 @@ static void test_open_refuses_foreign_files_and_changes_nothing(void) {
 }
 
 static void test_open_refuses_newer_schema(void) {
+    EMBEDDED_ONLY(ONLY_FILE);
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
@@ -157,6 +161,7 @@ static void test_open_refuses_newer_schema(void) {
 }
 
 static void test_open_garbage_and_truncated_files(void) {
+    EMBEDDED_ONLY(ONLY_FILE);
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
@@ -191,6 +196,7 @@ static void test_open_garbage_and_truncated_files(void) {
 
 /* Read-only: a real read-only file system when we may mount one (root), else file modes. */
 static void test_open_read_only_location(void) {
+    EMBEDDED_ONLY(ONLY_OPEN);
     char dir[512], path[600];
     new_path(dir, sizeof dir, "ro");
     CHECK(mkdir(dir, 0700) == 0);
@@ -234,6 +240,7 @@ static void test_open_read_only_location(void) {
 
 /* A full disk: every write returns a clear status and the store stays as it was. */
 static void test_full_disk_changes_nothing(void) {
+    EMBEDDED_ONLY(ONLY_FILE);
     if (geteuid() != 0) { printf("full-disk test needs root to mount a small tmpfs; run as root in CI\n"); return; }
     char dir[512], path[600], filler[700], cmd[1400];
     new_path(dir, sizeof dir, "full");
@@ -291,6 +298,7 @@ static void test_full_disk_changes_nothing(void) {
  * this test: CORRUPT, "database disk image is malformed", for fillers of 140 to 174 KiB of a
  * 256 KiB file system). */
 static void test_new_store_on_a_nearly_full_disk(void) {
+    EMBEDDED_ONLY(ONLY_FILE);
     if (geteuid() != 0) { printf("nearly-full-disk test needs root to mount a small tmpfs; run as root in CI\n"); return; }
     char dir[512], path[600], filler[700], cmd[1400];
     new_path(dir, sizeof dir, "nearly-full");
@@ -356,6 +364,7 @@ static void test_new_store_on_a_nearly_full_disk(void) {
 
 /* Another process holding the store makes a call wait (bounded), not fail at once. */
 static void test_busy_store_waits_then_gives_a_clear_status(void) {
+    EMBEDDED_ONLY(ONLY_FILE);
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);

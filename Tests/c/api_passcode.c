@@ -55,6 +55,7 @@ static void test_bad_passcode_input_changes_nothing(void) {
 }
 
 static void test_weak_passcodes_are_refused_with_a_reason(void) {
+    EMBEDDED_ONLY(ONLY_WEAK);
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     const char *weak[] = {"111111", "123456", "654321", "246813", "902468", "121212", "123123",
@@ -186,6 +187,7 @@ static int read_hash(const char *path, char *out, size_t size) {
  * (not a "$argon2id$" string other libraries check: there is no test of a guess cheaper than the
  * Argon2id work that also opens the key). */
 static void test_stored_verifier_is_a_versioned_wrap_and_upgrades(void) {
+    EMBEDDED_ONLY(ONLY_FILE);
     char path[512], hash[256], hash2[256];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
@@ -210,6 +212,7 @@ static void test_stored_verifier_is_a_versioned_wrap_and_upgrades(void) {
 }
 
 static void test_default_cost_is_interactive(void) {
+    EMBEDDED_ONLY(ONLY_COST);
     char path[512], hash[256];
     new_path(path, sizeof path, "interactive.db");
     passcode_store *s = NULL;
@@ -222,6 +225,7 @@ static void test_default_cost_is_interactive(void) {
 }
 
 static void test_pepper_is_needed_to_verify(void) {
+    EMBEDDED_ONLY(ONLY_PEPPER);
     char path[512];
     uint8_t pepper[32], other[32];
     for (int i = 0; i < 32; i++) { pepper[i] = (uint8_t)(i * 7 + 1); other[i] = (uint8_t)(i * 7 + 2); }

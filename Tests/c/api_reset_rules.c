@@ -10,6 +10,7 @@
  * whose callback sends and then fails hand out a code a minute: 30 live codes in 30 minutes).
  * The interval applies too. */
 static void test_failed_deliveries_count_toward_the_daily_limit(void) {
+    EMBEDDED_ONLY(ONLY_RESET_CODE);
     char path[512];
     mailbox c = {0};
     int64_t per_day = 0;
@@ -41,6 +42,7 @@ static void test_failed_deliveries_count_toward_the_daily_limit(void) {
 }
 
 static void test_a_reset_flow_needs_a_pending_code(void) {
+    EMBEDDED_ONLY(ONLY_RESET_CODE);
     char path[512];
     mailbox c = {0};
     passcode_flow *f = (passcode_flow *)&c;  /* must come back NULL */
@@ -55,6 +57,7 @@ static void test_a_reset_flow_needs_a_pending_code(void) {
 }
 
 static void test_one_text_per_wrong_code_and_a_correct_check_is_free(void) {
+    EMBEDDED_ONLY(ONLY_RESET_CODE);
     char path[512], wrong[16];
     mailbox c = {0};
     passcode_flow *f = NULL;
@@ -74,6 +77,7 @@ static void test_one_text_per_wrong_code_and_a_correct_check_is_free(void) {
 }
 
 static void test_a_reset_needs_a_passcode(void) {
+    EMBEDDED_ONLY(ONLY_RESET_CODE);
     char path[512];
     mailbox c = {0};
     passcode_flow *f = NULL;

@@ -54,6 +54,7 @@ static passcode_store *require_on_launch_store(char *path, size_t size, mailbox 
  * then the launch. "Require on App Launch" stays on, the launch locks, and the lock screen asks
  * for the passcode (no biometric prompt). */
 static void test_a_missing_reader_changes_no_setting_and_the_launch_locks(void) {
+    NOT_YET_IN_SERVICE("passcode_biometric_set_available");
     char path[512];
     mailbox m = {0};
     int32_t locked = -1, reason = -1, lead = -1, refusal = -1;
@@ -89,6 +90,7 @@ static void test_a_missing_reader_changes_no_setting_and_the_launch_locks(void) 
  * keeps "Require on App Launch" as it was (it was turned off with no
  * proof and no log entry), so the next launch, 2 hours later, still locks. */
 static void test_biometric_off_keeps_require_on_launch(void) {
+    EMBEDDED_ONLY(ONLY_BIOMETRIC);
     char path[512];
     mailbox m = {0};
     int32_t locked = -1, reason = -1, refusal = -1, lead = -1;
@@ -115,6 +117,7 @@ static void test_biometric_off_keeps_require_on_launch(void) {
 
 /* Every host report, in every state (unlocked, locked, each availability and kind): no setting moves. */
 static void test_no_host_report_changes_a_setting(void) {
+    NOT_YET_IN_SERVICE("passcode_biometric_set_available");
     char path[512];
     mailbox m = {0};
     int32_t out = 0, refusal = 0;
@@ -144,6 +147,7 @@ static void test_no_host_report_changes_a_setting(void) {
 /* Lock at launch off, auto-lock 15 minutes: killed in the background, relaunched 2 hours later:
  * locked (reason background). Relaunched after 1 minute: not locked. */
 static void test_a_launch_applies_the_auto_lock_to_the_time_in_the_background(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512];
     mailbox m = {0};
     int32_t locked = -1, reason = -1;
@@ -207,6 +211,7 @@ static int locked_now(passcode_store *s, int32_t *reason) {
  * the rule and keeps the record, so the app's own return 2 hours later locks; the GTK front
  * end's sequence (minimized, 2 h, suspend: BACKGROUND, resume: FOREGROUND, restored) locks. */
 static void test_reports_do_not_restart_the_auto_lock_timer(void) {
+    NOT_YET_IN_SERVICE("passcode_event_report");
     char path[512];
     mailbox m = {0};
     int32_t reason = -1;
@@ -266,6 +271,7 @@ static void test_reports_do_not_restart_the_auto_lock_timer(void) {
  * with its boot clock set back) locks; a biometric match 49 wall-clock hours after the passcode,
  * 1 boot-clock hour, is refused. */
 static void test_auto_lock_and_the_48_hours_use_both_clocks(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512];
     mailbox m = {0};
     int32_t locked = -1, reason = -1, refusal = -1;
@@ -350,6 +356,7 @@ static void probe_in_namespace(long offset, const char *mode, const char *path, 
  * auto-lock "immediately": 5 s of grace), relaunched 7 s later inside `unshare --user
  * --map-root-user --time --boottime -6`, whose boot clock says 1 s: locked by the wall clock. */
 static void test_a_time_namespace_does_not_skip_the_auto_lock(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512], line[256];
     if (!time_namespace_allowed("auto-lock")) return;
     passcode_store *s = real_clock_store(path, sizeof path, "timens-autolock.db");
@@ -373,6 +380,7 @@ static void test_a_time_namespace_does_not_skip_the_auto_lock(void) {
  * 1-a-minute or 5-a-day limit nor keeps a code alive; the wall clock alone moving forward does
  * not lift them either; both moving does. */
 static void test_reset_limits_and_expiry_use_both_clocks(void) {
+    EMBEDDED_ONLY(ONLY_RESET_CODE);
     char path[512];
     mailbox m = {0};
     passcode_store *s = store_with_passcode(path, sizeof path, &m);
@@ -420,6 +428,7 @@ static void test_reset_limits_and_expiry_use_both_clocks(void) {
  * rate-limit the user (the negative boot age counted as "just now"
  * until the real boot clock caught up, 10 days); it gains the attacker no code either. */
 static void test_a_boot_clock_ahead_does_not_rate_limit_the_user(void) {
+    EMBEDDED_ONLY(ONLY_RESET_CODE);
     char path[512];
     mailbox m = {0};
     passcode_store *s = store_with_passcode(path, sizeof path, &m);
@@ -465,6 +474,7 @@ int probe_reset(const char *path) {
  * clock of the requesting process days ahead without privilege. With the wall clock holding the
  * limits, no time namespace gets a code past them. */
 static void test_a_time_namespace_does_not_lift_the_reset_limits(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512], cmd[1200];
     new_path(path, sizeof path, "timens-reset.db");
     passcode_options *o = NULL;
@@ -509,6 +519,7 @@ static void test_a_time_namespace_does_not_lift_the_reset_limits(void) {
  * +10 days`, then the user's own request after the interval (set to 3 s here, so the test is
  * short): allowed, since the boot clock behind the request is not taken as "just now". */
 static void test_a_time_namespace_ahead_does_not_rate_limit_the_user(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512], line[256];
     mailbox m = {0};
     if (!time_namespace_allowed("reset request from a boot clock ahead")) return;
@@ -600,6 +611,7 @@ int no_session_child(const char *path) {
 }
 
 static void test_no_user_keyring_fallback(void) {
+    EMBEDDED_ONLY(ONLY_PROCESS);
     char path[512], line[256] = "";
     mailbox m = {0};
     passcode_store *s = store_with_passcode(path, sizeof path, &m);
@@ -622,6 +634,7 @@ static void test_no_user_keyring_fallback(void) {
  * no entry, NO_SESSION_KEYRING. The anonymous one pam_keyinit
  * makes keeps working. */
 static void test_a_named_session_keyring_is_no_session_keyring(void) {
+    EMBEDDED_ONLY(ONLY_PROCESS);
     char path[512], line[256] = "", control[256] = "";
     mailbox m = {0};
     passcode_store *s = store_with_passcode(path, sizeof path, &m);
@@ -724,6 +737,7 @@ static int survives_on_a_store(void (*calls)(void *), int *sig) {
 }
 
 static void test_every_length_is_checked_before_a_buffer_is_touched(void) {
+    NOT_YET_IN_SERVICE("passcode_flow_new");
     int sig = 0;
     int ok = survives_on_a_store(call_with_huge_lengths, &sig);
     printf("key_length SIZE_MAX (unlock_key, biometric_unlock_key, flow_take_key, invalid flows) and every other "
@@ -808,6 +822,7 @@ static void call_with_impossible_sizes(void *arg) {
 }
 
 static void test_impossible_sizes_touch_no_buffer(void) {
+    NOT_YET_IN_SERVICE("passcode_unlock_key");
     int sig = 0;
     int ok = survives_on_a_store(call_with_impossible_sizes, &sig);
     if (!ok) printf("impossible sizes: %s\n", sig ? strsignal(sig) : "a wrong status or a buffer written");
@@ -899,6 +914,7 @@ static void call_at_extreme_clock(void *arg) {
 }
 
 static void test_extreme_clock_readings_are_refused_never_a_crash(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     int crashed = 0, wrong = 0, refused = 0;
     for (int b = 0; b < 8; b++) {
         for (int w = 0; w < 8; w++) {
@@ -932,6 +948,7 @@ static void glitching_clock(void *payload, int64_t *boot_ms, int64_t *wall_ms, u
  * never left counted as a failure behind a CLOCK_OUT_OF_RANGE (12 such calls reached the
  * maximum-failure action before). */
 static void test_a_clock_glitch_mid_call_counts_no_correct_passcode(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512];
     mailbox m = {0};
     passcode_close(store_with_passcode(path, sizeof path, &m));
@@ -987,6 +1004,7 @@ static int key_copies_in_memory(const uint8_t masked[KEY]) {
 }
 
 static void test_close_ends_the_flows_and_wipes_every_key_copy(void) {
+    NOT_YET_IN_SERVICE("passcode_unlock_key");
     char path[512];
     mailbox m = {0};
     uint8_t key[KEY], masked[KEY];

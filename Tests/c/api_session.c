@@ -134,6 +134,7 @@ static void background_past_timeout(passcode_store *s, int32_t *locked) {
  * timeout, come back: locked, the biometric prompt leads, and a match unlocks. After a restart
  * (a new boot id) only the passcode does. */
 static void test_biometrics_per_boot(void) {
+    EMBEDDED_ONLY(ONLY_BIOMETRIC);
     char path[512];
     mailbox m = {0};
     int32_t locked = 0, refusal = -1, lead = -1;
@@ -183,6 +184,7 @@ static void test_biometrics_per_boot(void) {
 /* The table at passcode_biometric_lead: every combination of lock at launch and "Require on
  * App Launch", what a launch does and what the lock screen leads with. */
 static void test_require_on_app_launch_table(void) {
+    EMBEDDED_ONLY(ONLY_BIOMETRIC);
     static const struct { int at_launch, require, locks, lead; } rows[] = {
         { 0, 0, 0, -1 }, { 1, 0, 1, 0 }, { 0, 1, 1, 1 }, { 1, 1, 1, 1 },
     };
@@ -241,6 +243,7 @@ static void show_session_keyring(int32_t serial) {
 }
 
 static void test_a_later_process_of_the_session_gets_the_key_by_biometrics(void) {
+    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512];
     mailbox m = {0};
     clear_session_entries();
@@ -288,6 +291,7 @@ static void test_a_later_process_of_the_session_gets_the_key_by_biometrics(void)
 /* A changed passcode, and a reset by email, move the entry (a new wrap, a new name): the old
  * one goes, and a later process gets the key the store has now. */
 static void test_a_change_or_reset_moves_the_entry(void) {
+    EMBEDDED_ONLY(ONLY_RESET_CODE);
     char path[512], before[128];
     mailbox m = {0};
     clear_session_entries();
@@ -317,6 +321,7 @@ static void test_a_change_or_reset_moves_the_entry(void) {
 
 /* Each event the issue lists takes the entry out, whichever process made it. */
 static void test_revocation(void) {
+    EMBEDDED_ONLY(ONLY_RESET_CODE);
     static const char *events[] = {
         "5 failed matches", "maximum failures", "forgot passcode", "delete account", "remove passcode",
         "passcode after every launch", "biometric unlock off",
@@ -382,6 +387,7 @@ static int32_t on_lifecycle(void *payload, int32_t event, char *message, size_t 
 }
 
 static void test_lifecycle_callback(void) {
+    EMBEDDED_ONLY(ONLY_RESET_CODE);
     char path[512];
     mailbox m = {0};
     lifecycle_log l = {0};

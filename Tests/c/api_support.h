@@ -1,5 +1,15 @@
 /* Helpers shared by the C API tests (Tests/c/api_*.c): a temporary folder, a clock the tests
- * move by hand, cheap Argon2id, and file snapshots to show that a failed call changed nothing. */
+ * move by hand, cheap Argon2id, and file snapshots to show that a failed call changed nothing.
+ *
+ * Two back ends: by default every helper opens an embedded store. With
+ * PASSCODE_TEST_BACKEND=service the helpers (open_fast, new_store, store_with_passcode) open
+ * the store in service mode instead (passcode_options_set_service, an app id made from the
+ * path), against the passcoded that Tests/service/test_service.py starts, and advance_ms moves
+ * the service's clock (PASSCODE_TEST_CLOCK_FILE: the root-owned offset file named in the
+ * daemon's configuration; the suite then runs as root). A test that cannot run through the
+ * service starts with EMBEDDED_ONLY(reason) (a refused option, the store file, a file attack)
+ * or NOT_YET_IN_SERVICE("call") (a call the service does not carry yet: to remove once it
+ * does); test_api counts and prints both. */
 #ifndef API_SUPPORT_H
 #define API_SUPPORT_H
 #define TESTLIB_SHARED
@@ -22,6 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* After each test, test_api checks that a service-mode test made no file of its own. */
+void after_test(const char *name);
+#define TL_AFTER_TEST(name) after_test(name)
 #include "testlib.h"
 
 /* Passcodes the weak-passcode rules accept. */
@@ -33,6 +46,35 @@
 /* Set up by test_api.c's main. */
 extern char tmp_root[256];
 extern int path_counter;
+
+/* ---- the back end ----------------------------------------------------------------------- */
+
+/* 1 when PASSCODE_TEST_BACKEND=service (test_api.c's main reads it). */
+extern int service_backend;
+/* 1 when PASSCODE_TEST_RUN_NOT_YET=1 as well: the tests marked NOT_YET_IN_SERVICE run anyway
+ * (after a merge, to see which marks can go: those tests pass). */
+extern int run_not_yet;
+/* Records that the current test does not run through the service, and why (test_api.c
+ * counts the marks on both back ends; in service mode the test then returns). */
+void mark_test(const char *kind, const char *why);
+
+/* Why a test stays embedded-only: the reasons the counts are grouped by. */
+#define ONLY_CLOCK "the host clock (boot and wall apart, boot_id restarts, time going back)"
+#define ONLY_PEPPER "a host pepper"
+#define ONLY_WEAK "allow_weak"
+#define ONLY_COST "an Argon2id cost of the host's"
+#define ONLY_TPM "TPM options"
+#define ONLY_BIOMETRIC "a biometric match reported by the host"
+#define ONLY_RESET_CODE "a reset code handed to the host"
+#define ONLY_FILE "reads, writes or snapshots the store file or its -wal"
+#define ONLY_OPEN "the embedded open: a path, its folder and options of the host's"
+#define ONLY_ATTACK "a file attack on the store"
+#define ONLY_PROCESS "another process of the host opens the store by its path"
+
+/* The first statement of a test that must stay on the embedded store. */
+#define EMBEDDED_ONLY(why) do { mark_test("embedded-only", why); if (service_backend) return; } while (0)
+/* The first statement of a test that needs a call the service does not carry yet. */
+#define NOT_YET_IN_SERVICE(call) do { mark_test("not yet through the service", call); if (service_backend && !run_not_yet) return; } while (0)
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -60,8 +102,39 @@ static inline passcode_options *fast_options(void) {
     return o;
 }
 
+/* The service's app id for a test path: what follows tmp_root, with every character an app id
+ * may not hold made '_', after the temporary folder's own suffix (a run of its own). */
+static inline void service_app_id(const char *path, char *out, size_t size) {
+    const char *rest = strncmp(path, tmp_root, strlen(tmp_root)) ? path : path + strlen(tmp_root);
+    const char *suffix = strrchr(tmp_root, '-');
+    char raw[512];
+    snprintf(raw, sizeof raw, "t%s%s", suffix ? suffix : "-", rest);
+    size_t n = 0;
+    for (const char *c = raw; *c && n + 1 < size && n < 64; c++) {
+        int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '-';
+        out[n++] = ok ? *c : '_';
+    }
+    out[n] = 0;
+    if (strlen(raw) > 64) {  /* too long: keep it apart by a hash of the whole path */
+        uint32_t h = 2166136261u;
+        for (const char *c = path; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
+        snprintf(out + (n > 55 ? 55 : n), size - (n > 55 ? 55 : n), "-%08x", h);
+    }
+}
+
+/* Options for `path`: cheap Argon2id and the test clock, or in service mode the app id only
+ * (the service chooses the cost and the clock). */
+static inline passcode_options *test_options(const char *path) {
+    if (!service_backend) return fast_options();
+    passcode_options *o = NULL;
+    char id[80];
+    service_app_id(path, id, sizeof id);
+    if (passcode_options_new(&o) != PASSCODE_OK || passcode_options_set_service(o, id) != PASSCODE_OK) abort();
+    return o;
+}
+
 static inline passcode_store *open_fast(const char *path) {
-    passcode_options *o = fast_options();
+    passcode_options *o = test_options(path);
     passcode_store *s = NULL;
     int32_t rc = passcode_open(path, o, &s);
     passcode_options_free(o);
@@ -119,10 +192,14 @@ static inline int64_t lockout(passcode_store *s) {
 }
 
 
+/* In service mode: the service's clock moves `ms` (test_api.c writes the offset file). */
+void advance_service_clock(int64_t ms);
+
 /* Time passes: both clocks move (a lockout ends only when both say its delay has passed). */
 static inline void advance_ms(int64_t ms) {
     the_clock.boot_ms += ms;
     the_clock.wall_ms += ms;
+    if (service_backend) advance_service_clock(ms);
 }
 
 /* The i-th of a series of distinct wrong guesses, expecting `want`. */
@@ -145,11 +222,12 @@ static inline int32_t mailbox_deliver(void *payload, const char *code, size_t le
 static inline void mailbox_logout(void *payload, int32_t reason) { (void)reason; ((mailbox *)payload)->logouts++; }
 static inline void mailbox_deleted(void *payload) { ((mailbox *)payload)->deleted++; }
 
-/* A new store with PC1 set and `m` as its reset-code mailbox. */
+/* A new store with PC1 set and `m` as its reset-code mailbox (in service mode no mailbox: the
+ * service refuses to hand a reset code to the host; a test that reads one is embedded-only). */
 static inline passcode_store *store_with_passcode(char *path, size_t size, mailbox *m) {
     passcode_store *s = new_store(path, size);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, m), PASSCODE_OK);
+    if (!service_backend) CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, m), PASSCODE_OK);
     return s;
 }
 

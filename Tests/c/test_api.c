@@ -4,7 +4,13 @@
  *   test_api              every test
  *   test_api TEXT         only the tests whose name contains TEXT (also TEST=TEXT in the
  *                         environment; `make test-c TEST=TEXT` passes it on)
- *   test_api --list       the tests' names, in the order they run */
+ *   test_api --list       the tests' names, in the order they run
+ * PASSCODE_TEST_BACKEND=service runs them in service mode (api_support.h), against the passcoded
+ * of Tests/service/test_service.py, as root, PASSCODE_TEST_CLOCK_FILE naming its clock file.
+ * Either way the last lines count the tests that run on both back ends and those marked
+ * embedded-only (by reason) or not yet through the service (by call); with
+ * PASSCODE_TEST_RUN_NOT_YET=1 the latter run anyway (which marks can go after a merge? one
+ * test at a time is best: a test whose calls all fail may crash on what they did not return). */
 #include "api_support.h"
 
 char tmp_root[256];
@@ -14,6 +20,91 @@ int tl_passed, tl_failed;
 const char *tl_current = "";
 const char *tl_filter;
 int tl_listing, tl_ran;
+int service_backend, run_not_yet;
+
+/* ---- the back ends: marks, counts, the service's clock ---------------------------------- */
+
+/* The marks of the tests that ran, by kind and reason (or call). */
+struct mark { const char *kind, *why; int count; };
+static struct mark marks[64];
+static int mark_kinds, marked_tests;
+static const char *marked_current;  /* the test the last mark was made in */
+static int run_not_yet_current;     /* that test is marked not yet, and runs anyway */
+
+void mark_test(const char *kind, const char *why) {
+    if (marked_current == tl_current) return;  /* one mark a test: the first */
+    marked_current = tl_current;
+    run_not_yet_current = run_not_yet && !strcmp(kind, "not yet through the service");
+    marked_tests++;
+    int i = 0;
+    while (i < mark_kinds && (strcmp(marks[i].kind, kind) || strcmp(marks[i].why, why))) i++;
+    if (i == mark_kinds) {
+        if (mark_kinds == 64) abort();
+        marks[mark_kinds++] = (struct mark){ kind, why, 0 };
+    }
+    marks[i].count++;
+    if (service_backend) printf("%s%s: %s: %s\n", kind, run_not_yet_current ? " (run anyway)" : "", tl_current, why);
+}
+
+static void print_counts(void) {
+    if (service_backend) printf("service mode: %d tests ran through the service, %d did not:\n", tl_ran - marked_tests, marked_tests);
+    else printf("embedded store: %d tests ran; in service mode %d of them run too, %d do not:\n", tl_ran, tl_ran - marked_tests, marked_tests);
+    for (int k = 0; k < 2; k++) {
+        const char *kind = k ? "not yet through the service" : "embedded-only";
+        int total = 0;
+        for (int i = 0; i < mark_kinds; i++) total += strcmp(marks[i].kind, kind) ? 0 : marks[i].count;
+        printf("  %s: %d\n", kind, total);
+        for (int i = 0; i < mark_kinds; i++)
+            if (!strcmp(marks[i].kind, kind)) printf("    %3d  %s\n", marks[i].count, marks[i].why);
+    }
+}
+
+/* The service's clock moves `ms` forward: the offset in its root-owned clock file (seconds, or
+ * ms with an "ms" suffix; other processes may have moved it too) grows by `ms`, written to a
+ * new file renamed over it (the daemon never reads half a number). */
+void advance_service_clock(int64_t ms) {
+    const char *file = getenv("PASSCODE_TEST_CLOCK_FILE");
+    char tmp[600], text[64] = "";
+    if (!file || !*file || ms < 0) {
+        tl_failed++;
+        fprintf(stderr, "FAIL %s: the service's clock cannot move %lld ms (PASSCODE_TEST_CLOCK_FILE: %s)\n", tl_current,
+                (long long)ms, file ? file : "unset");
+        return;
+    }
+    FILE *f = fopen(file, "r");
+    if (f && !fgets(text, sizeof text, f)) text[0] = 0;
+    if (f) fclose(f);
+    char *end = text;
+    long long offset_ms = strtoll(text, &end, 10);
+    offset_ms = strncmp(end, "ms", 2) ? offset_ms * 1000 : offset_ms;
+    snprintf(tmp, sizeof tmp, "%s.new", file);
+    f = fopen(tmp, "w");
+    if (!f || fprintf(f, "%lldms\n", offset_ms + (long long)ms) < 0 || fclose(f) != 0 || chmod(tmp, 0644) != 0 || rename(tmp, file) != 0) {
+        perror("the service's clock file");
+        abort();
+    }
+}
+
+static void remove_tree(const char *dir);
+
+/* A test that runs through the service leaves no file in tmp_root: one that did opened an
+ * embedded store, and would pass without the service (it must be marked instead). */
+void after_test(const char *name) {
+    if (service_backend && (marked_current != tl_current || run_not_yet_current)) {
+        DIR *d = opendir(tmp_root);
+        struct dirent *e;
+        char found[300] = "";
+        while (d && (e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !*found) snprintf(found, sizeof found, "%s", e->d_name);
+        if (d) closedir(d);
+        if (*found) {
+            tl_failed++;
+            fprintf(stderr, "FAIL %s: made %s in the test folder: an embedded store in service mode (mark the test)\n", name, found);
+            remove_tree(tmp_root);
+            mkdir(tmp_root, 0700);
+        }
+    }
+}
 
 static void remove_tree(const char *dir) {
     char cmd[600];
@@ -80,6 +171,12 @@ int main(int argc, char **argv) {
         run_all();
         return 0;
     }
+    const char *backend = getenv("PASSCODE_TEST_BACKEND");
+    if (backend && *backend && strcmp(backend, "embedded")) {
+        if (strcmp(backend, "service")) { fprintf(stderr, "PASSCODE_TEST_BACKEND is embedded or service, not %s\n", backend); return 2; }
+        service_backend = 1;
+        run_not_yet = getenv("PASSCODE_TEST_RUN_NOT_YET") && !strcmp(getenv("PASSCODE_TEST_RUN_NOT_YET"), "1");
+    }
     /* Our own session keyring, new and empty, that our child processes share and that goes
      * when we exit: entries the tests make never reach the user's real login session. */
     if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) { perror("keyctl join"); return 2; }
@@ -87,5 +184,6 @@ int main(int argc, char **argv) {
     if (!mkdtemp(tmp_root)) { perror("mkdtemp"); return 2; }
     run_all();
     remove_tree(tmp_root);
+    print_counts();
     return tl_summary();
 }

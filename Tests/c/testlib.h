@@ -30,10 +30,14 @@ static int tl_listing, tl_ran; /* tl_listing: print the names instead of running
         tl_current, __FILE__, __LINE__, #expr, tl_got, passcode_strerror(tl_got), (int)(want), passcode_strerror(want)); } \
 } while (0)
 
-/* Runs one test, unless a filter leaves it out; while listing, prints its name instead. */
+/* Runs one test, unless a filter leaves it out; while listing, prints its name instead. A
+ * program may define TL_AFTER_TEST(name) before including this file: called after each test. */
+#ifndef TL_AFTER_TEST
+#define TL_AFTER_TEST(name) ((void)0)
+#endif
 #define RUN(fn) do { \
     if (tl_listing) { printf("%s\n", #fn); } \
-    else if (!tl_filter || strstr(#fn, tl_filter)) { tl_current = #fn; tl_ran++; fn(); } \
+    else if (!tl_filter || strstr(#fn, tl_filter)) { tl_current = #fn; tl_ran++; fn(); TL_AFTER_TEST(#fn); } \
 } while (0)
 
 /* A filter that matches no test is a failure: a misspelt name must not pass as "0 failed". */

@@ -42,3 +42,127 @@ def store(tmp_path, clock):
 def locked_store(store):
     store.set_passcode(PC1)
     return store
+
+
+# ---- the two back ends ---------------------------------------------------------------------
+# PASSCODE_TEST_BACKEND=service runs the suite in service mode (as the C suite does, see
+# Tests/c/api_support.h): every Store the tests open with the test's cheap cost and clock
+# (ops_limit=1, mem_limit=8192, clock=) opens instead the store passcoded keeps under an app id
+# made from the path, and Clock.advance moves the service's clock (PASSCODE_TEST_CLOCK_FILE, the
+# root-owned offset file of the daemon's configuration: the suite runs as root). Any other host
+# option is passed on, so the service refuses it and the test shows it. A test that cannot run
+# through the service is marked, with its reason:
+#   @pytest.mark.embedded_only(REASON)          a refused option, the store file, a file attack
+#   @pytest.mark.not_yet_in_service("call")     a call the service does not carry yet (to remove
+#                                               once it does)
+# Both back ends print the counts at the end; in service mode a marked test is skipped, and an
+# unmarked one that leaves a file in its tmp_path (an embedded store) fails. With
+# PASSCODE_TEST_RUN_NOT_YET=1 the not_yet_in_service tests run anyway (which marks can go?).
+SERVICE = os.environ.get("PASSCODE_TEST_BACKEND", "embedded") == "service"
+RUN_NOT_YET = SERVICE and os.environ.get("PASSCODE_TEST_RUN_NOT_YET") == "1"
+
+ONLY_CLOCK = "the host clock (boot and wall apart, boot_id restarts, time going back)"
+ONLY_PEPPER = "a host pepper"
+ONLY_WEAK = "allow_weak"
+ONLY_COST = "an Argon2id cost of the host's"
+ONLY_TPM = "TPM options"
+ONLY_BIOMETRIC = "a biometric match reported by the host"
+ONLY_RESET_CODE = "a reset code handed to the host"
+ONLY_FILE = "reads, writes or snapshots the store file or its -wal"
+ONLY_OPEN = "the embedded open: a path, its folder and options of the host's"
+ONLY_NO_STORE = "opens no store (the library alone)"
+ONLY_PROCESS = "another process of the host opens the store by its path"
+
+_marks = {}  # (kind, reason) -> number of tests
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "embedded_only(reason): runs on the embedded store only, for this reason")
+    config.addinivalue_line("markers", "not_yet_in_service(call): needs a call the service does not carry yet")
+
+
+def _mark_of(item):
+    m = item.get_closest_marker("embedded_only")
+    if m:
+        return "embedded-only", m.args[0]
+    m = item.get_closest_marker("not_yet_in_service")
+    if m:
+        return "not yet through the service", m.args[0]
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        mark = _mark_of(item)
+        if mark:
+            _marks[mark] = _marks.get(mark, 0) + 1
+            if SERVICE and not (RUN_NOT_YET and mark[0] == "not yet through the service"):
+                item.add_marker(pytest.mark.skip(reason=f"{mark[0]}: {mark[1]}"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    total = len(terminalreporter.stats.get("passed", [])) + len(terminalreporter.stats.get("failed", [])) \
+        + len(terminalreporter.stats.get("skipped", [])) + len(terminalreporter.stats.get("error", []))
+    marked = sum(_marks.values())
+    write = terminalreporter.write_line
+    if SERVICE:
+        write(f"service mode: {total - marked} tests ran through the service, {marked} did not:")
+    else:
+        write(f"embedded store: {total} tests; in service mode {total - marked} of them run too, {marked} do not:")
+    for kind in ("embedded-only", "not yet through the service"):
+        write(f"  {kind}: {sum(n for (k, _), n in _marks.items() if k == kind)}")
+        for (k, why), n in sorted(_marks.items(), key=lambda x: -x[1]):
+            if k == kind:
+                write(f"    {n:3d}  {why}")
+
+
+def _service_app_id(path):
+    """The service's app id for a test's store path: a hash of the path (a run of its own) and
+    the file's name, in the characters an app id may hold."""
+    import hashlib
+    raw = os.fsdecode(os.fspath(path))
+    name = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in os.path.basename(raw))
+    return f"p{hashlib.sha256(raw.encode()).hexdigest()[:12]}-{name}"[:64]
+
+
+def _move_service_clock(ms):
+    """The service's clock moves `ms` forward (its offset file, seconds or "Nms")."""
+    file = os.environ["PASSCODE_TEST_CLOCK_FILE"]
+    text = open(file).read().strip()
+    offset = int(text[:-2]) if text.endswith("ms") else int(text or 0) * 1000
+    with open(file + ".new", "w") as f:
+        f.write(f"{offset + int(ms)}ms\n")
+    os.chmod(file + ".new", 0o644)
+    os.replace(file + ".new", file)
+
+
+if SERVICE:
+    _embedded_init = passcode.Store.__init__
+
+    def _service_init(self, path, *, ops_limit=None, mem_limit=None, clock=None, **host):
+        if (ops_limit, mem_limit) != (None, None) and (ops_limit, mem_limit) != (1, 8192):
+            host.update(ops_limit=ops_limit, mem_limit=mem_limit)  # a cost of the test's own: refused
+        if clock is not None and not isinstance(clock, Clock):
+            host["clock"] = clock  # a clock of the test's own: refused
+        host.setdefault("service", _service_app_id(path))
+        _embedded_init(self, path, **host)
+
+    passcode.Store.__init__ = _service_init
+    _embedded_advance = Clock.advance
+
+    def _advance(self, seconds):
+        _embedded_advance(self, seconds)
+        _move_service_clock(int(seconds * 1000))
+
+    Clock.advance = _advance
+
+
+@pytest.fixture(autouse=True)
+def _no_embedded_store_in_service_mode(request, tmp_path):
+    """In service mode a test that runs leaves no file in its tmp_path: one that did opened an
+    embedded store, and would pass without the service (it must be marked instead)."""
+    yield
+    mark = _mark_of(request.node)
+    if SERVICE and (not mark or (RUN_NOT_YET and mark[0] == "not yet through the service")):
+        left = sorted(os.listdir(tmp_path))
+        assert not left, f"made {left} in the test folder: an embedded store in service mode (mark the test)"

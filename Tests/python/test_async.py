@@ -6,12 +6,13 @@ import time
 import pytest
 
 import passcode
-from conftest import PC1, PC2
+from conftest import PC1, PC2, ONLY_COST
 
 # Costly enough that a call lasts far longer than the interpreter's switch interval (5 ms).
 SLOW = dict(ops_limit=4, mem_limit=64 * 1024 * 1024)
 
 
+@pytest.mark.not_yet_in_service("passcode_unlock_key")
 def test_async_variants_answer_like_the_blocking_ones(tmp_path, clock):
     async def main():
         with passcode.Store(str(tmp_path / "a.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:
@@ -33,6 +34,7 @@ def test_async_variants_answer_like_the_blocking_ones(tmp_path, clock):
     asyncio.run(main())
 
 
+@pytest.mark.not_yet_in_service("passcode_event_report")
 def test_a_flow_digit_async_submits(tmp_path, clock):
     async def main():
         with passcode.Store(str(tmp_path / "f.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:
@@ -48,6 +50,7 @@ def test_a_flow_digit_async_submits(tmp_path, clock):
     asyncio.run(main())
 
 
+@pytest.mark.embedded_only(ONLY_COST)
 def test_the_event_loop_runs_while_argon2id_does(tmp_path):
     """An asyncio task keeps ticking during verify_async: the loop is not blocked."""
     with passcode.Store(str(tmp_path / "l.db"), **SLOW) as s:
@@ -75,6 +78,7 @@ def test_the_event_loop_runs_while_argon2id_does(tmp_path):
         assert ticks >= max(3, int(took / 0.005) // 4), (ticks, took)
 
 
+@pytest.mark.embedded_only(ONLY_COST)
 def test_verify_releases_the_gil(tmp_path):
     """While one thread is inside passcode_verify, Python code in another runs on: the longest
     pause the main thread sees is a small part of the call (holding the GIL, it would be all)."""

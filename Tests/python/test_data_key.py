@@ -4,9 +4,10 @@ import pytest
 import passcode
 from passcode import BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, Setting
 
-from conftest import PC1, PC2, PC3
+from conftest import PC1, PC2, PC3, ONLY_RESET_CODE, ONLY_BIOMETRIC
 
 
+@pytest.mark.not_yet_in_service("passcode_unlock_key")
 def test_unlock_key_is_a_wipeable_bytearray_stable_across_change(locked_store):
     key = locked_store.unlock_key(PC1)
     assert isinstance(key, bytearray) and len(key) == passcode.KEY_BYTES == 32 and any(key)
@@ -19,6 +20,7 @@ def test_unlock_key_is_a_wipeable_bytearray_stable_across_change(locked_store):
     assert key == bytearray(32)
 
 
+@pytest.mark.not_yet_in_service("passcode_unlock_key")
 def test_seal_and_unseal(locked_store, tmp_path, clock):
     locked_store.unlock_key(PC1)
     blob = locked_store.seal(b"my secret note")
@@ -42,6 +44,7 @@ def test_seal_and_unseal(locked_store, tmp_path, clock):
         locked_store.unseal(blob)
 
 
+@pytest.mark.not_yet_in_service("passcode_unlock_key")
 def test_flow_gives_the_key_once(locked_store):
     key = locked_store.unlock_key(PC1)
     with locked_store.flow(FlowKind.UNLOCK) as f:
@@ -52,6 +55,7 @@ def test_flow_gives_the_key_once(locked_store):
             f.take_key()
 
 
+@pytest.mark.embedded_only(ONLY_BIOMETRIC)
 def test_biometric_release_after_a_launch_comes_from_the_session_keyring(tmp_path, clock):
     path = str(tmp_path / "bio.db")
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
@@ -83,6 +87,7 @@ def test_biometric_release_after_a_launch_comes_from_the_session_keyring(tmp_pat
         assert s.key_released
 
 
+@pytest.mark.embedded_only(ONLY_RESET_CODE)
 def test_reset_keeps_the_key_only_with_the_recovery_key(locked_store, clock):
     codes = []
     locked_store.on_reset_code(codes.append)

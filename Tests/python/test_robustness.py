@@ -6,7 +6,7 @@ import pytest
 import passcode
 from passcode import BiometricKind, Event, FlowKind, LockReason, Setting, Status
 
-from conftest import PC1
+from conftest import PC1, ONLY_CLOCK, ONLY_RESET_CODE, ONLY_BIOMETRIC
 
 
 def test_every_status_has_its_own_exception_class():
@@ -39,6 +39,7 @@ def require_on_launch_store(path, clock):
     return s
 
 
+@pytest.mark.not_yet_in_service("passcode_biometric_set_available")
 def test_a_missing_reader_changes_no_setting_and_the_launch_asks_for_the_passcode(tmp_path, clock):
     path = str(tmp_path / "reader.db")
     with require_on_launch_store(path, clock) as s:
@@ -52,6 +53,7 @@ def test_a_missing_reader_changes_no_setting_and_the_launch_asks_for_the_passcod
         s.verify(PC1)
 
 
+@pytest.mark.not_yet_in_service("passcode_event_report")
 def test_a_launch_after_a_kill_in_the_background_applies_the_auto_lock(tmp_path, clock):
     path = str(tmp_path / "autolock.db")
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
@@ -65,6 +67,7 @@ def test_a_launch_after_a_kill_in_the_background_applies_the_auto_lock(tmp_path,
 
 
 @pytest.mark.parametrize("boot,wall", [(-1, 0), (2**61, 0), (2**63 - 1, 0), (0, 2**63 - 1), (0, -(2**63))])
+@pytest.mark.embedded_only(ONLY_CLOCK)
 def test_a_clock_out_of_range_raises_clock_out_of_range(tmp_path, clock, boot, wall):
     with passcode.Store(str(tmp_path / "clock.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_passcode(PC1)
@@ -79,6 +82,7 @@ def test_a_clock_out_of_range_raises_clock_out_of_range(tmp_path, clock, boot, w
         s.verify(PC1)
 
 
+@pytest.mark.not_yet_in_service("passcode_event_report")
 def test_closing_the_store_ends_its_flows(tmp_path, clock):
     s = passcode.Store(str(tmp_path / "flows.db"), ops_limit=1, mem_limit=8192, clock=clock)
     s.set_passcode(PC1)
@@ -92,6 +96,7 @@ def test_closing_the_store_ends_its_flows(tmp_path, clock):
 
 # After the security review.
 
+@pytest.mark.embedded_only(ONLY_BIOMETRIC)
 def test_biometric_off_keeps_require_on_launch_and_the_next_launch_locks(tmp_path, clock):
     path = str(tmp_path / "bio-off.db")
     require_on_launch_store(path, clock).close()
@@ -107,6 +112,7 @@ def test_biometric_off_keeps_require_on_launch_and_the_next_launch_locks(tmp_pat
         assert s.lock_state == (True, LockReason.LAUNCH)
 
 
+@pytest.mark.not_yet_in_service("passcode_event_report")
 def test_a_second_background_report_keeps_the_earliest_time(tmp_path, clock):
     with passcode.Store(str(tmp_path / "bg.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_passcode(PC1)
@@ -119,6 +125,7 @@ def test_a_second_background_report_keeps_the_earliest_time(tmp_path, clock):
         assert s.lock_state == (True, LockReason.BACKGROUND)
 
 
+@pytest.mark.embedded_only(ONLY_CLOCK)
 def test_auto_lock_and_the_48_hours_count_by_the_wall_clock_too(tmp_path, clock):
     path = str(tmp_path / "clocks.db")
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
@@ -139,6 +146,7 @@ def test_auto_lock_and_the_48_hours_count_by_the_wall_clock_too(tmp_path, clock)
         assert s.biometric_refusal == passcode.BiometricRefusal.PASSCODE_NOT_USED_FOR_48_HOURS
 
 
+@pytest.mark.embedded_only(ONLY_RESET_CODE)
 def test_failed_deliveries_count_toward_the_daily_limit(tmp_path, clock):
     handed = []
 
@@ -156,6 +164,7 @@ def test_failed_deliveries_count_toward_the_daily_limit(tmp_path, clock):
         assert len(handed) == s.get(Setting.RESET_REQUESTS_PER_DAY)
 
 
+@pytest.mark.embedded_only(ONLY_RESET_CODE)
 def test_a_reset_request_from_a_boot_clock_ahead_does_not_rate_limit_the_user(tmp_path, clock):
     with passcode.Store(str(tmp_path / "ahead.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_passcode(PC1)

@@ -8,7 +8,7 @@ import time
 import pytest
 
 import passcode
-from conftest import PC1, PC2
+from conftest import PC1, PC2, ONLY_TPM
 
 
 def _free_port_pair():
@@ -53,6 +53,7 @@ def _open(path, clock, **kw):
     return passcode.Store(str(path), ops_limit=1, mem_limit=8192, clock=clock, session_keyring=False, **kw)
 
 
+@pytest.mark.embedded_only(ONLY_TPM)
 def test_bound_store_unlocks_through_the_tpm(tmp_path, clock, swtpm):
     with _open(tmp_path / "s.db", clock, tpm=swtpm) as s:
         assert not s.tpm_bound
@@ -71,6 +72,7 @@ def test_bound_store_unlocks_through_the_tpm(tmp_path, clock, swtpm):
         assert bytes(s.unlock_key(PC1)) == key
 
 
+@pytest.mark.embedded_only(ONLY_TPM)
 def test_restored_copy_raises_rollback(tmp_path, clock, swtpm):
     with _open(tmp_path / "r.db", clock, tpm=swtpm) as s:
         s.set_passcode(PC1)
@@ -89,6 +91,7 @@ def test_restored_copy_raises_rollback(tmp_path, clock, swtpm):
             s.verify(PC1)
 
 
+@pytest.mark.embedded_only(ONLY_TPM)
 def test_bind_and_unbind_keep_the_key(tmp_path, clock, swtpm):
     with _open(tmp_path / "b.db", clock) as s:
         s.set_passcode(PC1)
@@ -105,6 +108,7 @@ def test_bind_and_unbind_keep_the_key(tmp_path, clock, swtpm):
         _open(tmp_path / "b.db", clock, tpm=5)
 
 
+@pytest.mark.embedded_only(ONLY_TPM)
 def test_posture_says_plainly_what_an_unprovisioned_binding_promises(tmp_path, clock, swtpm):
     with _open(tmp_path / "p.db", clock, tpm=swtpm) as s:
         assert s.tpm_posture()["no_offline_search"] == 0  # not bound yet
@@ -119,6 +123,7 @@ def test_posture_says_plainly_what_an_unprovisioned_binding_promises(tmp_path, c
             s.tpm_posture()  # opened without the TPM option
 
 
+@pytest.mark.embedded_only(ONLY_TPM)
 def test_owner_auth_file_others_may_read_is_refused(tmp_path, clock, swtpm):
     loose = tmp_path / "owner-auth"
     loose.write_text("00" * 32 + "\n")
