@@ -497,6 +497,11 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         let terminated = SecretBytes(count: code.count + 1)
         return terminated.withMutableBytesForCaller { dst in
             code.withBytes { if $0.count > 0 { dst.copyMemory(from: $0) } }
+            // A D-Bus string must be UTF-8 (sd-bus refuses the message otherwise, EINVAL). A
+            // passcode is ASCII digits: a byte of 0x80 or more is a non-digit wherever it stands,
+            // so it travels as '?', another non-digit, and the service answers FORMAT as the
+            // embedded store does (same length, same status, same message).
+            for i in 0..<code.count where dst[i] >= 0x80 { dst[i] = UInt8(ascii: "?") }
             return bus.appendBasic(m, CChar(UInt8(ascii: "s")), dst.baseAddress)
         }
     }
