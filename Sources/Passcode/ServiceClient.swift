@@ -16,6 +16,8 @@ struct SdBusLibrary: @unchecked Sendable {
                                        UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
     let appendBasic: @convention(c) (Message?, CChar, UnsafeRawPointer?) -> Int32
     let readBasic: @convention(c) (Message?, CChar, UnsafeMutableRawPointer?) -> Int32
+    /// sd_bus_message_read_array: a pointer into the message's own memory (the data key's reply).
+    let readArray: @convention(c) (Message?, CChar, UnsafeMutablePointer<UnsafeRawPointer?>?, UnsafeMutablePointer<Int>?) -> Int32
     let call: @convention(c) (Bus?, Message?, UInt64, UnsafeMutablePointer<sd_bus_error>?, UnsafeMutablePointer<Message?>?) -> Int32
     let messageUnref: @convention(c) (Message?) -> Message?
     let errorFree: @convention(c) (UnsafeMutablePointer<sd_bus_error>?) -> Void
@@ -51,6 +53,7 @@ struct SdBusLibrary: @unchecked Sendable {
         newMethodCall = try symbol("sd_bus_message_new_method_call")
         appendBasic = try symbol("sd_bus_message_append_basic")
         readBasic = try symbol("sd_bus_message_read_basic")
+        readArray = try symbol("sd_bus_message_read_array")
         call = try symbol("sd_bus_call")
         messageUnref = try symbol("sd_bus_message_unref")
         errorFree = try symbol("sd_bus_error_free")
@@ -93,6 +96,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// The passcode this handle last set or checked with success, and when (boot clock,
     /// seconds): passcoded checks a weakening SetSetting's passcode in the same call.
     private var proof: (code: SecretBytes, at: Int64)?
+    /// The data key as this handle holds it, in this process (ServiceClient+Key.swift).
+    let keyState = ClientKeyState()
 
     /// Connects and asks for the store's state once, so that an unreachable service or an app
     /// id the service refuses fails here, as a bad path fails an embedded open.
@@ -119,6 +124,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             connection = nil
             proof = nil
         }
+        keyState.close()
     }
 
     // MARK: - StoreBackend
@@ -129,14 +135,14 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     func lockoutRemainingSeconds() throws -> Int64 { try state().lockout }
     func isResetRequired() throws -> Bool { try state().resetRequired }
 
+    // The calls that release the data key on an embedded handle get it here too, for
+    // `passcode_seal` (ServiceClient+Key.swift).
     func setFirstPasscode(_ code: SecretBytes) throws {
-        try call("SetPasscode", [.secret(code)]) { _ in }
-        keepProof(code)
+        _ = try setPasscode(code)
     }
 
     func checkPasscode(_ code: SecretBytes) throws {
-        try call("Verify", [.secret(code)]) { _ in }
-        keepProof(code)
+        _ = try verifyReleasingKey(code, handingOut: false)
     }
 
     func authorize(_ code: SecretBytes) throws {
@@ -144,13 +150,12 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     }
 
     func changePasscode(current: SecretBytes, new: SecretBytes) throws {
-        try call("ChangePasscode", [.secret(current), .secret(new)]) { _ in }
-        keepProof(new)
+        _ = try changePasscodeReturningKey(current: current, new: new)
     }
 
     /// As embedded, a passcode this handle set or checked proves the user for 5 minutes: kept
     /// (a wiped buffer) for the next weakening setting change, which passcoded checks again.
-    private func keepProof(_ code: SecretBytes) {
+    func keepProof(_ code: SecretBytes) {
         let kept = code.withBytes { SecretBytes(copying: $0) }
         lock.withLock { proof = (kept, ServiceClient.bootSeconds()) }
     }
@@ -158,11 +163,11 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     func removePasscode(current: SecretBytes) throws {
         try call("RemovePasscode", [.secret(current)]) { _ in }
         lock.withLock { proof = nil }
+        keyState.dropKey()  // as embedded: the key goes with the passcode
     }
 
     func turnOff(current: SecretBytes) throws {
-        try call("DisablePasscode", [.secret(current)]) { _ in }
-        keepProof(current)
+        _ = try disable(current: current)
     }
 
     func enable() throws {
@@ -284,6 +289,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             r = bus.call(c, m, ServiceClient.timeoutMicroseconds, &error, &reply)
             if r < 0 { throw failure(member, r, error) }
             guard let reply else { throw unavailable(member, -EBADMSG) }
+            _ = bus.sensitive?(reply)  // wiped when freed: a reply may carry the data key
             defer { _ = bus.messageUnref(reply) }
             try read(Reader(bus: bus, message: reply, member: member))
         }

@@ -115,6 +115,8 @@ final class Service {
     /// One reply value, appended in order.
     enum Value: Sendable {
         case bool(Bool), int32(Int32), uint32(UInt32), int64(Int64)
+        /// The data key, as 'ay': its reply is marked sensitive.
+        case key(SecretBytes)
     }
 
     /// A call's arguments, read; `work` runs later on a worker, for the stores of `uid`.
@@ -298,6 +300,9 @@ final class Service {
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &v)
             case .int64(var v):
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "x")), &v)
+            case .key(let key):
+                r = sd_bus_message_sensitive(reply)
+                if r >= 0 { r = key.withBytes { sd_bus_message_append_array(reply, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) } }
             }
             if r < 0 { return r }
         }
