@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "service_support.h"
 
+#include <stdarg.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,7 +22,6 @@ typedef struct {
 } side;
 
 static void note(side *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#include <stdarg.h>
 static void note(side *d, const char *fmt, ...) {
     size_t n = strlen(d->log);
     va_list ap;
@@ -246,7 +246,6 @@ static void run_key(side *d, uint8_t key[KEYLEN], uint8_t *sealed, size_t *seale
     STATUS(passcode_unseal(d->s, out, 10, plain, sizeof plain, &plen), PASSCODE_ERR_BAD_CIPHERTEXT);
     STATUS(passcode_unseal(d->s, sealed, *sealed_len, plain, 5, &plen), PASSCODE_ERR_BUFFER_TOO_SMALL);
     CHECK(plen == 11, "%s: unseal reports the needed length (%zu)", d->name, plen);
-    /* A verify releases the key on the handle too, as embedded. */
     passcode_close(d->s);
 }
 
@@ -312,11 +311,68 @@ int main(int argc, char **argv) {
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the second process ran its checks (exit %d)", WEXITSTATUS(status));
     STATUS(passcode_unseal(svc.s, ssealed, slen, plain, sizeof plain, &plen), PASSCODE_OK);
 
-    /* 5. Removing the passcode drops the key on both. */
+    /* 5. Removing the passcode drops the key on both; setting one releases a new key. */
     STATUS(passcode_remove(emb.s, NEW2, 6), PASSCODE_OK);
     STATUS(passcode_remove(svc.s, NEW2, 6), PASSCODE_OK);
     STATUS(passcode_unseal(emb.s, esealed, elen, plain, sizeof plain, &plen), PASSCODE_ERR_KEY_NOT_RELEASED);
     STATUS(passcode_unseal(svc.s, ssealed, slen, plain, sizeof plain, &plen), PASSCODE_ERR_KEY_NOT_RELEASED);
+    STATUS(passcode_set(emb.s, NEW2, 6), PASSCODE_OK);
+    STATUS(passcode_set(svc.s, NEW2, 6), PASSCODE_OK);
+    for (int i = 0; i < 2; i++) {
+        side *d = i ? &svc : &emb;
+        uint8_t out[128];
+        size_t len = 0;
+        STATUS(passcode_seal(d->s, (const uint8_t *)"hello world", 11, out, sizeof out, &len), PASSCODE_OK);
+        STATUS(passcode_unseal(d->s, out, len, plain, sizeof plain, &plen), PASSCODE_OK);
+        STATUS(passcode_unseal(d->s, i ? ssealed : esealed, i ? slen : elen, plain, sizeof plain, &plen), PASSCODE_ERR_FOREIGN_CIPHERTEXT);
+    }
+
+    /* 6. A flow into a lockout (5 failures: 60 s), the same on both; unlock_key is refused
+     * during it, with no key; the service's clock moves on and the flow takes digits again. */
+    static side *both[2] = {&emb, &svc};
+    for (int i = 0; i < 2; i++) {
+        side *d = both[i];
+        passcode_flow *f = NULL;
+        STATUS(passcode_flow_new(d->s, PASSCODE_FLOW_KIND_UNLOCK, &f), PASSCODE_OK);
+        const char *wrongs[] = {"000001", "000002", "000003", "000004", "000005"};
+        for (int w = 0; w < 5; w++) type(f, wrongs[w]);
+        int32_t st = -1, rs = -1, sh = -1, es = -1;
+        const char *er = NULL;
+        passcode_flow_state(f, &st, &rs);
+        passcode_flow_error(f, &er, &es);
+        passcode_flow_shakes(f, &sh);
+        CHECK(st == PASSCODE_FLOW_STEP_LOCKED_OUT && rs == PASSCODE_FLOW_RESULT_LOCKED_OUT && sh == 5 && es == PASSCODE_ERR_WRONG_PASSCODE &&
+              er && strncmp(er, "Too many attempts. Try again in ", 32) == 0,
+              "%s: the fifth wrong passcode locks the flow out: step %d result %d shakes %d error '%s'", d->name, st, rs, sh, er ? er : "");
+        CHECK(failures(d) == 5, "%s: five failures counted (%d)", d->name, failures(d));
+        STATUS(passcode_flow_digit(f, 1), PASSCODE_ERR_STATE);
+        int64_t left = -1;
+        STATUS(passcode_flow_lockout_remaining(f, &left), PASSCODE_OK);
+        CHECK(left > 0 && left <= 60, "%s: the flow counts the lockout down (%lld s)", d->name, (long long)left);
+        uint8_t k[KEYLEN];
+        memset(k, 0xAA, KEYLEN);
+        STATUS(passcode_unlock_key(d->s, NEW2, 6, k, KEYLEN), PASSCODE_ERR_LOCKED_OUT);
+        int zero = 1;
+        for (int b = 0; b < KEYLEN; b++) zero &= k[b] == 0;
+        CHECK(zero && passcode_errwait(d->s) > 0, "%s: no key during the lockout; errwait %lld s", d->name, (long long)passcode_errwait(d->s));
+        if (d == &svc) {
+            passcode_lockout_remaining(d->s, &left);
+            move_service_clock(left);
+            STATUS(passcode_flow_refresh(f), PASSCODE_OK);
+            passcode_flow_state(f, &st, &rs);
+            CHECK(st == PASSCODE_FLOW_STEP_ENTER_PASSCODE && rs == PASSCODE_FLOW_RESULT_IN_PROGRESS,
+                  "service: after the lockout the flow takes digits again (step %d result %d)", st, rs);
+            type(f, NEW2);
+            passcode_flow_state(f, &st, &rs);
+            uint8_t fk[KEYLEN];
+            STATUS(passcode_flow_take_key(f, fk, KEYLEN), PASSCODE_OK);
+            STATUS(passcode_unlock_key(d->s, NEW2, 6, k, KEYLEN), PASSCODE_OK);
+            CHECK(rs == PASSCODE_FLOW_RESULT_SUCCESS && memcmp(fk, k, KEYLEN) == 0 && failures(d) == 0,
+                  "service: then the passcode unlocks and the flow gives the key");
+        }
+        passcode_flow_free(f);
+    }
+
     passcode_close(emb.s);
     passcode_close(svc.s);
     unlink(path);
