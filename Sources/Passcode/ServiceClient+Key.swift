@@ -78,11 +78,20 @@ extension ServiceClient: KeyBackend {
     /// `member(app_id, secrets...)` answered by the data key, which this handle then holds.
     private func keyCall(_ member: String, _ arguments: [BusArgument], recorded: Bool = false) throws -> SecretBytes {
         var key: SecretBytes?
-        try call(member, arguments) { key = try $0.key() }
+        do {
+            try call(member, arguments) { key = try $0.key() }
+        } catch let f as ServiceFailure where ServiceClient.dropsKey.contains(f.status) {
+            keyState.dropKey()  // as embedded: only a new passcode (after a reset) releases it again
+            throw f
+        }
         guard let key else { throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) carried no key") }
         keyState.hold(key, recorded: recorded)
         return key
     }
+
+    /// The answers after which an embedded handle wipes its key: the maximum failures (a reset
+    /// required, or the user logged out and the passcode removed), or no passcode any more.
+    static let dropsKey: Set<Int32> = [Status.errResetRequired.rawValue, Status.errLoggedOut.rawValue, Status.errNoPasscode.rawValue]
 
     /// Verifies (counted by the service exactly as Verify) and gets the key: `handingOut` for
     /// `passcode_unlock_key` (the service records, in the success's transaction, that the host

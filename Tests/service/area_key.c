@@ -373,6 +373,27 @@ int main(int argc, char **argv) {
         passcode_flow_free(f);
     }
 
+    /* 7. The maximum failures (a reset required) wipe the service handle's key, as embedded. */
+    {
+        uint8_t out[128];
+        size_t len = 0;
+        STATUS(passcode_seal(svc.s, (const uint8_t *)"hello world", 11, out, sizeof out, &len), PASSCODE_OK);
+        passcode_status r = PASSCODE_OK;
+        char guess[8];
+        for (int g = 10; g < 40 && r != PASSCODE_ERR_RESET_REQUIRED; g++) {
+            snprintf(guess, sizeof guess, "0000%02d", g);
+            r = passcode_verify(svc.s, guess, 6);
+            if (r == PASSCODE_ERR_LOCKED_OUT) {
+                int64_t left = 0;
+                passcode_lockout_remaining(svc.s, &left);
+                move_service_clock(left);
+            }
+        }
+        CHECK(r == PASSCODE_ERR_RESET_REQUIRED, "service: wrong passcodes up to the maximum: %s", passcode_strerror(r));
+        STATUS(passcode_seal(svc.s, (const uint8_t *)"hello world", 11, out, sizeof out, &len), PASSCODE_ERR_KEY_NOT_RELEASED);
+        STATUS(passcode_unseal(svc.s, ssealed, slen, plain, sizeof plain, &plen), PASSCODE_ERR_KEY_NOT_RELEASED);
+    }
+
     passcode_close(emb.s);
     passcode_close(svc.s);
     unlink(path);
