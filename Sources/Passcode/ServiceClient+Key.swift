@@ -157,6 +157,8 @@ extension ServiceClient: KeyBackend {
     func flowVerify(_ code: SecretBytes) throws -> SecretBytes { try verifyReleasingKey(code, handingOut: false) }
 
     /// The service never takes the key from the host: it checks `current` again and replaces it.
+    var flowRechecksCurrent: Bool { true }
+
     func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws -> SecretBytes {
         try changePasscodeReturningKey(current: current, new: new)
     }

@@ -21,7 +21,11 @@ public protocol FlowStore: AnyObject {
     func disable(current: SecretBytes) throws -> SecretBytes
     /// Sets the first passcode; the new data key.
     func setPasscode(_ code: SecretBytes) throws -> SecretBytes
-    /// Replaces the passcode the flow checked (`current`, whose check gave `key`) by `new`; the data key.
+    /// Whether `flowReplacePasscode` checks the current passcode again (service mode: the
+    /// service never takes the key from the host), so that the flow must keep it until then.
+    var flowRechecksCurrent: Bool { get }
+    /// Replaces the passcode the flow checked (`current`, whose check gave `key`; empty when
+    /// `flowRechecksCurrent` is false) by `new`; the data key.
     func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws -> SecretBytes
     /// Checks a reset code (a try taken first); the seconds it stays valid.
     func checkResetCode(_ code: SecretBytes) throws -> Int64
@@ -42,6 +46,8 @@ extension PasscodeStore: FlowStore {
     public func flowResetAllowed() throws -> Bool { try isResetAllowed() }
     public func flowWeakness(_ code: SecretBytes) -> String? { weakness(code) }
     public func flowVerify(_ code: SecretBytes) throws -> SecretBytes { try verify(code) }
+    /// The key the check gave is enough here: the flow keeps no copy of the current passcode.
+    public var flowRechecksCurrent: Bool { false }
     public func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws -> SecretBytes {
         try replaceVerifiedPasscode(new, key: key)
         return key
@@ -78,8 +84,8 @@ public final class PasscodeFlow: @unchecked Sendable {
 
     private let entry = SecretBytes(count: PasscodePolicy.maxLength)
     private var firstEntry: SecretBytes?
-    /// A change flow's current passcode, checked at its first step: service mode checks it
-    /// again when the new one replaces it (the service never takes the key from the host).
+    /// A change flow's current passcode, checked at its first step, kept only when the store
+    /// checks it again when the new one replaces it (`flowRechecksCurrent`: service mode).
     private var currentEntry: SecretBytes?
     private var resetCode: SecretBytes?
     private var stepBeforeLockout: FlowStep
@@ -244,7 +250,7 @@ public final class PasscodeFlow: @unchecked Sendable {
                 finish(.success)
             case .enterCurrent:
                 key = try store.flowVerify(value)
-                currentEntry = value
+                currentEntry = store.flowRechecksCurrent ? value : nil
                 firstEntry = nil
                 try go(.enterNew)
             case .enterCode:
@@ -269,7 +275,9 @@ public final class PasscodeFlow: @unchecked Sendable {
                 switch kind {
                 case .create: key = try store.setPasscode(value)
                 case .change:
-                    guard let key, let current = currentEntry else { throw PasscodeError.state("the current passcode was not entered") }
+                    guard let key else { throw PasscodeError.state("the current passcode was not entered") }
+                    let current = currentEntry ?? SecretBytes(count: 0)
+                    if store.flowRechecksCurrent && current.count == 0 { throw PasscodeError.state("the current passcode was not entered") }
                     self.key = try store.flowReplacePasscode(current: current, key: key, new: value)
                 default:
                     guard let code = resetCode else { throw PasscodeError.noResetCode }
