@@ -1509,6 +1509,9 @@ passcode_status passcode_biometric_failed(passcode_store *store, int32_t *out_co
 /**
  * Starts a flow for one task. A create flow needs no passcode set; unlock, change and disable
  * need one; reset needs a requested code. Closing the store ends its flows (passcode_close).
+ * In service mode the flow runs in this process and passcoded checks each passcode it
+ * submits, with the same steps, prompts and errors; a reset flow answers
+ * PASSCODE_ERR_NO_RESET_CODE (service mode hands no reset code to the host).
  * @param store The store.
  * @param kind A passcode_flow_kind value.
  * @param out Receives the flow; release it with passcode_flow_free.
@@ -2019,7 +2022,9 @@ size_t passcode_key_bytes(void);
  * bytes made when the first passcode was set, stored only wrapped under the passcode, the
  * same across change, disable and enable, cost upgrades and reopening. The key stays released
  * on this handle for passcode_seal until the app locks; wipe your copy with
- * sodium_memzero (or explicit_bzero) when done.
+ * sodium_memzero (or explicit_bzero) when done. In service mode passcoded checks and
+ * counts the passcode and answers a correct one with the key (a sensitive reply, wiped when
+ * freed); this handle keeps its own copy for passcode_seal, as an embedded handle does.
  * @param store The store.
  * @param digits The passcode's ASCII digits. Copied and wiped.
  * @param length Number of digits.
@@ -2077,6 +2082,8 @@ size_t passcode_seal_overhead(void);
  * Encrypts the caller's data with the data key (XChaCha20-Poly1305, a random nonce, a
  * versioned header), so a host protects its notes or tokens without touching crypto. Only
  * while the key is released on this handle: after a passcode unlock, until the app locks.
+ * In service mode too the data is sealed in this process, with the key this handle received
+ * after its own correct passcode: another process of the user must unlock for itself.
  * @param store The store.
  * @param plain The data; may be NULL when plain_length is 0.
  * @param plain_length Its length: at most 2^32 bytes (4 GiB); a larger one is refused.

@@ -141,6 +141,24 @@ static const sd_bus_vtable passcode_vtable[] = {
                              on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // ---- end of account ----
     // ---- the data key, sealing, flows (Service+Key.swift) ----
+    // A correct passcode answered by the 32-byte data key (a sensitive reply); a wrong one is an
+    // error reply, counted as Verify counts it. UnlockKey records that the host has the key
+    // (passcode_unlock_key); VerifyKey (passcode_verify, a flow's step) leaves that to MarkKeyUsed.
+    SD_BUS_METHOD_WITH_NAMES("UnlockKey", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(passcode),
+                             "ay", SD_BUS_PARAM(key), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("VerifyKey", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(passcode),
+                             "ay", SD_BUS_PARAM(key), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // SetPasscode, ChangePasscode and DisablePasscode answered by the data key.
+    SD_BUS_METHOD_WITH_NAMES("SetPasscodeKey", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(passcode),
+                             "ay", SD_BUS_PARAM(key), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("ChangePasscodeKey", "sss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(current) SD_BUS_PARAM(new_passcode),
+                             "ay", SD_BUS_PARAM(key), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("DisablePasscodeKey", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(current),
+                             "ay", SD_BUS_PARAM(key), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // The host uses the key it holds (it sealed with it, or took a flow's): a reset that must
+    // replace the key then says so.
+    SD_BUS_METHOD_WITH_NAMES("MarkKeyUsed", "s", SD_BUS_PARAM(app_id),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // ---- end of key ----
     // ---- callbacks and hooks asked of the host (Service+Hooks.swift) ----
     // Which of the host's callbacks this connection has (bits: 1 settings hook, 2 lifecycle,

@@ -54,6 +54,9 @@ func withFlow(_ handle: OpaquePointer?, _ body: (FlowBox, PasscodeFlow) throws -
 
 /// Starts a flow for one task. A create flow needs no passcode set; unlock, change and disable
 /// need one; reset needs a requested code. Closing the store ends its flows (`passcode_close`).
+/// In service mode the flow runs in this process and passcoded checks each passcode it
+/// submits, with the same steps, prompts and errors; a reset flow answers
+/// `PASSCODE_ERR_NO_RESET_CODE` (service mode hands no reset code to the host).
 /// - Parameters:
 ///   - store: The store.
 ///   - kind: A `passcode_flow_kind` value.
@@ -65,7 +68,7 @@ func withFlow(_ handle: OpaquePointer?, _ body: (FlowBox, PasscodeFlow) throws -
 public func passcode_flow_new(_ store: OpaquePointer?, _ kind: Int32, _ out_flow: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     out_flow?.pointee = nil
     guard let box = Handles.stores.get(store) else { return Status.errInvalidHandle.rawValue }
-    return withStore(store) { s in
+    return withBackend(store) { s in
         guard let out_flow else { throw PasscodeError.misuse("the out pointer is NULL") }
         guard let k = FlowKind(checked: kind) else { throw PasscodeError.misuse("unknown flow kind \(kind)") }
         let flow = try PasscodeFlow(store: s, kind: k)

@@ -38,7 +38,9 @@ private func prepareKeyBuffer<Box: FailureKeeper>(_ out: UnsafeMutablePointer<UI
 /// bytes made when the first passcode was set, stored only wrapped under the passcode, the
 /// same across change, disable and enable, cost upgrades and reopening. The key stays released
 /// on this handle for `passcode_seal` until the app locks; wipe your copy with
-/// `sodium_memzero` (or `explicit_bzero`) when done.
+/// `sodium_memzero` (or `explicit_bzero`) when done. In service mode passcoded checks and
+/// counts the passcode and answers a correct one with the key (a sensitive reply, wiped when
+/// freed); this handle keeps its own copy for `passcode_seal`, as an embedded handle does.
 /// - Parameters:
 ///   - store: The store.
 ///   - digits: The passcode's ASCII digits. Copied and wiped.
@@ -53,7 +55,7 @@ private func prepareKeyBuffer<Box: FailureKeeper>(_ out: UnsafeMutablePointer<UI
 public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt,
                                 _ out_key: UnsafeMutablePointer<UInt8>?, _ key_length: UInt) -> Int32 {
     if let status = prepareKeyBuffer(out_key, key_length, Handles.stores, store) { return status }
-    return withStore(store) { s in
+    return withBackend(store) { s in
         deliver(try s.unlockKey(secret(digits, length, what: "the passcode")), to: out_key, key_length)
     }
 }
@@ -125,6 +127,8 @@ public func passcode_seal_overhead() -> UInt {
 /// Encrypts the caller's data with the data key (XChaCha20-Poly1305, a random nonce, a
 /// versioned header), so a host protects its notes or tokens without touching crypto. Only
 /// while the key is released on this handle: after a passcode unlock, until the app locks.
+/// In service mode too the data is sealed in this process, with the key this handle received
+/// after its own correct passcode: another process of the user must unlock for itself.
 /// - Parameters:
 ///   - store: The store.
 ///   - plain: The data; may be NULL when `plain_length` is 0.
@@ -142,7 +146,7 @@ public func passcode_seal(_ store: OpaquePointer?, _ plain: UnsafePointer<UInt8>
     if let error = sealSizeError(plain_length, SealedBox.maxPlain, out, out_capacity, what: "the data") {
         return refused(Handles.stores, store, error)
     }
-    return withStore(store) { s in
+    return withBackend(store) { s in
         let input = try buffer(plain, plain_length, what: "the data")
         try put(out_length, plain_length + UInt(SealedBox.overhead))
         let output = try mutableBuffer(out, out_capacity)
@@ -170,7 +174,7 @@ public func passcode_unseal(_ store: OpaquePointer?, _ sealed: UnsafePointer<UIn
     if let error = sealSizeError(sealed_length, SealedBox.maxPlain + UInt(SealedBox.overhead), out, out_capacity, what: "the sealed data") {
         return refused(Handles.stores, store, error)
     }
-    return withStore(store) { s in
+    return withBackend(store) { s in
         let input = try buffer(sealed, sealed_length, what: "the sealed data")
         guard out_length != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
         if sealed_length >= UInt(SealedBox.overhead) { try put(out_length, sealed_length - UInt(SealedBox.overhead)) }

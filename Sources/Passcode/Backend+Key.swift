@@ -2,5 +2,19 @@
 // carries them to passcoded (ServiceClient+Key.swift).
 import PasscodeCore
 
-protocol KeyBackend: AnyObject {
+/// The data key, sealing and the store of entry flows (`FlowStore`, so that one `PasscodeFlow`
+/// runs over either back end).
+protocol KeyBackend: AnyObject, FlowStore {
+    /// Verifies like `passcode_verify` and returns the data key (`passcode_unlock_key`), released
+    /// on this handle.
+    func unlockKey(_ code: SecretBytes) throws -> SecretBytes
+    /// Seals with the key released on this handle (`passcode_seal`); the sealed length.
+    func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int
+    /// Opens with the key released on this handle (`passcode_unseal`); the plain length.
+    func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int
+    /// Whether the handle was closed (a flow made at that moment ends at once).
+    var isClosed: Bool { get }
 }
+
+/// The embedded store: `unlockKey`, `seal`, `unseal` and `isClosed` are its own.
+extension PasscodeStore: KeyBackend {}

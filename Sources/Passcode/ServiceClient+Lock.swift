@@ -11,6 +11,9 @@ extension ServiceClient {
             guard let reason = LockReason(checked: raw) else { throw r.unexpected() }
             status = LockStatus(locked: locked, reason: reason)
         }
+        // As embedded, a lock takes the key from this handle: "lock now" drops it, any other lock
+        // keeps it only for a biometric unlock, which service mode refuses (so it is dropped too).
+        if status!.locked { keyState.dropKey() }
         return status!
     }
 

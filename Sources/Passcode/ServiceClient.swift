@@ -16,6 +16,8 @@ struct SdBusLibrary: @unchecked Sendable {
                                        UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
     let appendBasic: @convention(c) (Message?, CChar, UnsafeRawPointer?) -> Int32
     let readBasic: @convention(c) (Message?, CChar, UnsafeMutableRawPointer?) -> Int32
+    /// sd_bus_message_read_array: a pointer into the message's own memory (the data key's reply).
+    let readArray: @convention(c) (Message?, CChar, UnsafeMutablePointer<UnsafeRawPointer?>?, UnsafeMutablePointer<Int>?) -> Int32
     let call: @convention(c) (Bus?, Message?, UInt64, UnsafeMutablePointer<sd_bus_error>?, UnsafeMutablePointer<Message?>?) -> Int32
     let messageUnref: @convention(c) (Message?) -> Message?
     let errorFree: @convention(c) (UnsafeMutablePointer<sd_bus_error>?) -> Void
@@ -74,6 +76,7 @@ struct SdBusLibrary: @unchecked Sendable {
         newMethodCall = try symbol("sd_bus_message_new_method_call")
         appendBasic = try symbol("sd_bus_message_append_basic")
         readBasic = try symbol("sd_bus_message_read_basic")
+        readArray = try symbol("sd_bus_message_read_array")
         call = try symbol("sd_bus_call")
         messageUnref = try symbol("sd_bus_message_unref")
         errorFree = try symbol("sd_bus_error_free")
@@ -150,6 +153,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// The passcode this handle last set or checked with success, and when (boot clock,
     /// seconds): passcoded checks a weakening SetSetting's passcode in the same call.
     private var proof: (code: SecretBytes, at: Int64)?
+    /// The data key as this handle holds it, in this process (ServiceClient+Key.swift).
+    let keyState = ClientKeyState()
 
     /// Connects and asks for the store's state once, so that an unreachable service or an app
     /// id the service refuses fails here, as a bad path fails an embedded open.
@@ -188,6 +193,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             proof = nil
             hostHooks = Hooks()
         }
+        keyState.close()
     }
 
     // MARK: - StoreBackend
@@ -198,14 +204,14 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     func lockoutRemainingSeconds() throws -> Int64 { try state().lockout }
     func isResetRequired() throws -> Bool { try state().resetRequired }
 
+    // The calls that release the data key on an embedded handle get it here too, for
+    // `passcode_seal` (ServiceClient+Key.swift).
     func setFirstPasscode(_ code: SecretBytes) throws {
-        try call("SetPasscode", [.secret(code)]) { _ in }
-        keepProof(code)
+        _ = try setPasscode(code)
     }
 
     func checkPasscode(_ code: SecretBytes) throws {
-        try call("Verify", [.secret(code)]) { _ in }
-        keepProof(code)
+        _ = try verifyReleasingKey(code, handingOut: false)
     }
 
     func authorize(_ code: SecretBytes) throws {
@@ -213,8 +219,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     }
 
     func changePasscode(current: SecretBytes, new: SecretBytes) throws {
-        try call("ChangePasscode", [.secret(current), .secret(new)]) { _ in }
-        keepProof(new)
+        _ = try changePasscodeReturningKey(current: current, new: new)
     }
 
     /// As embedded, a passcode this handle set or checked proves the user for 5 minutes: kept
@@ -241,11 +246,11 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// The passcode went (removed, forgotten, the account deleted): nothing proves the user.
     func forgetProof() {
         lock.withLock { proof = nil }
+        keyState.dropKey()  // as embedded: the key goes with the passcode
     }
 
     func turnOff(current: SecretBytes) throws {
-        try call("DisablePasscode", [.secret(current)]) { _ in }
-        keepProof(current)
+        _ = try disable(current: current)
     }
 
     func enable() throws {
@@ -434,6 +439,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                 defer { pending.reply = nil }  // this call's now, unreferenced below
                 return pending.reply!
             }
+            _ = bus.sensitive?(reply)  // wiped when freed: a reply may carry the data key
             defer { _ = bus.messageUnref(reply) }
             if let s = bus.sender(reply), s.pointee == CChar(UInt8(ascii: ":")) { serviceName = String(cString: s) }
             if bus.isMethodError(reply, nil) > 0 {

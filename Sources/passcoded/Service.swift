@@ -123,6 +123,8 @@ final class Service {
         case structs(String, [[Value]])
         /// An array of `element` ("(sx)": each element's values are a struct's fields; "s": one value each).
         case array(element: String, [[Value]])
+        /// The data key, as 'ay': its reply is marked sensitive.
+        case key(SecretBytes)
     }
 
     /// A call's arguments, read; `work` runs later on a worker, for the stores of `uid`.
@@ -228,7 +230,10 @@ final class Service {
             let newValue = value
             return Prepared(uid: caller) {
                 try stores.withFreshStore(uid: caller, appID: app) { s in
-                    if proof.count > 0 { try s.authorize(proof) }
+                    // The proof is checked only while the app is unlocked: checking it counts as a
+                    // verify, which would unlock the app. Embedded, a passcode entered before the
+                    // lock does not unlock it either; the core then answers as it does there.
+                    if proof.count > 0, try !s.lockStatus().locked { try s.authorize(proof) }
                     try s.set(setting, to: newValue)
                 }
                 return []
@@ -327,6 +332,9 @@ final class Service {
                     if r >= 0, fields != nil { r = sd_bus_message_close_container(reply) }
                 }
                 if r >= 0 { r = sd_bus_message_close_container(reply) }
+            case .key(let key):
+                r = sd_bus_message_sensitive(reply)
+                if r >= 0 { r = key.withBytes { sd_bus_message_append_array(reply, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) } }
             }
             if r < 0 { return r }
         }

@@ -275,6 +275,24 @@ int main(int argc, char **argv) {
     CHECK(ls == 1 && le == 1 && locked_of(s) == 100 + PASSCODE_LOCK_REASON_REQUESTED && screen.locked == 1 &&
           screen.reason == PASSCODE_LOCK_REASON_REQUESTED, "LOCK_NOW locks, reason REQUESTED (state %d, screen %d/%d)",
           locked_of(s), screen.locked, screen.reason);
+    /* Locked with a passcode entered on the handle a moment ago: a weakening change is refused
+     * as embedded (the service does not check the kept passcode, which would unlock the app),
+     * the app stays locked, the value stays; and the lock took the data key from the handle. */
+    int64_t auto_s = -1, auto_e = -1;
+    passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &auto_s);
+    passcode_setting_get(e, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &auto_e);
+    same("a weakening change while locked (passcode entered before the lock)", s,
+         passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), e,
+         passcode_setting_set(e, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_ERR_APP_LOCKED);
+    int64_t after_s = -1, after_e = -1;
+    passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &after_s);
+    passcode_setting_get(e, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &after_e);
+    CHECK(after_s == auto_s && after_e == auto_e && locked_of(s) == 100 + PASSCODE_LOCK_REASON_REQUESTED,
+          "the value stays (%lld / %lld) and the app stays locked (state %d)", (long long)after_s, (long long)after_e, locked_of(s));
+    uint8_t sealed_s[64], sealed_e[64];
+    size_t sealed_len = 0;
+    same("seal after LOCK_NOW", s, passcode_seal(s, (const uint8_t *)"note", 4, sealed_s, sizeof sealed_s, &sealed_len), e,
+         passcode_seal(e, (const uint8_t *)"note", 4, sealed_e, sizeof sealed_e, &sealed_len), PASSCODE_ERR_KEY_NOT_RELEASED);
     same("the right passcode unlocks", s, passcode_verify(s, good, n), e, passcode_verify(e, good, n), PASSCODE_OK);
     same("BACKGROUND", s, passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, &ls), e,
          passcode_event_report(e, PASSCODE_APP_EVENT_BACKGROUND, &le), PASSCODE_OK);

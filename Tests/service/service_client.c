@@ -91,8 +91,10 @@ static void refused_calls(passcode_store *s) {
     STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
     STATUS(passcode_tpm_bind(s, good, strlen(good)), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
     passcode_flow *flow = NULL;
-    STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, &flow), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
-    CHECK(strstr(passcode_errmsg(s), "passcode_flow_new") != NULL, "its message names the call: %s", passcode_errmsg(s));
+    /* Flows run through the service (area_key.c); service mode hands no reset code to the host,
+     * so a reset flow has none to take, as an embedded store without a requested code. */
+    STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_RESET, &flow), PASSCODE_ERR_NO_RESET_CODE);
+    CHECK(flow == NULL, "no reset flow is made");
 }
 
 static void basics(void) {

@@ -195,6 +195,68 @@ public enum SealedBox {
     public static let maxPlain: UInt = 1 << 32
 }
 
+extension SealedBox {
+    /// Encrypts `plain` into `out` with `held`'s sealing subkey; returns the sealed length,
+    /// `plain.count + overhead`, or throws `bufferTooSmall` with nothing written.
+    static func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer, with held: HeldKey) throws -> Int {
+        let total = plain.count + overhead
+        guard out.count >= total else { throw PasscodeError.bufferTooSmall(needed: total) }
+        for (i, b) in magic.enumerated() { out[i] = b }
+        for (i, b) in held.keyID.enumerated() { out[magic.count + i] = b }
+        let nonce = UnsafeMutableRawBufferPointer(rebasing: out[adBytes..<headerBytes])
+        Sodium.fillRandom(nonce)
+        Sodium.seal(plain, ad: UnsafeRawBufferPointer(rebasing: out[0..<adBytes]), nonce: UnsafeRawBufferPointer(nonce),
+                    key: held.sealKey, into: UnsafeMutableRawBufferPointer(rebasing: out[headerBytes..<total]))
+        return total
+    }
+
+    /// Decrypts what `seal` made with the same key into `out`; returns the plain length.
+    static func open(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer, with held: HeldKey) throws -> Int {
+        guard sealed.count >= overhead else {
+            throw PasscodeError.badCiphertext("the sealed data is too short (\(sealed.count) bytes; at least \(overhead))")
+        }
+        guard sealed.prefix(3).elementsEqual(magic.prefix(3)) else {
+            throw PasscodeError.badCiphertext("the data was not sealed by libpasscode")
+        }
+        guard sealed[3] == magic[3] else {
+            throw PasscodeError.badCiphertext("the data was sealed in format version \(sealed[3]), which this libpasscode does not know")
+        }
+        guard sealed[magic.count..<adBytes].elementsEqual(held.keyID) else {
+            throw PasscodeError.foreignCiphertext
+        }
+        let plainCount = sealed.count - overhead
+        guard out.count >= plainCount else { throw PasscodeError.bufferTooSmall(needed: plainCount) }
+        let ok = Sodium.open(UnsafeRawBufferPointer(rebasing: sealed[headerBytes...]),
+                             ad: UnsafeRawBufferPointer(rebasing: sealed[0..<adBytes]),
+                             nonce: UnsafeRawBufferPointer(rebasing: sealed[adBytes..<headerBytes]),
+                             key: held.sealKey, into: UnsafeMutableRawBufferPointer(rebasing: out[0..<plainCount]))
+        guard ok else { throw PasscodeError.badCiphertext("the sealed data was changed or damaged") }
+        return plainCount
+    }
+}
+
+/// The data key released to a handle outside the store's own (service mode's client, in the
+/// host's process): it seals and opens with the same code as the store's handle (`SealedBox`).
+public final class ReleasedKey: @unchecked Sendable {
+    private let held: HeldKey
+
+    /// Keeps a copy of `key` (the 32-byte data key) and derives its sealing subkey and id.
+    public init(copying key: SecretBytes) { held = HeldKey(key) }
+
+    /// A copy of the data key, for the caller's buffer.
+    public func copyKey() -> SecretBytes { held.key.copy() }
+
+    /// `PasscodeStore.seal` with this key (`passcode_seal`).
+    public func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+        try SealedBox.seal(plain, into: out, with: held)
+    }
+
+    /// `PasscodeStore.unseal` with this key (`passcode_unseal`).
+    public func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+        try SealedBox.open(sealed, into: out, with: held)
+    }
+}
+
 /// The data key as this handle holds it, with its sealing subkey and id.
 struct HeldKey {
     let key: SecretBytes

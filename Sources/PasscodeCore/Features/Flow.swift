@@ -1,10 +1,75 @@
 // Entry flows: a front end forwards key presses and draws what the flow reports (prompt,
 // filled dots, error line, shake counter). The screens of the design give the steps.
 
+/// What an entry flow asks of its store: the embedded `PasscodeStore`, or in service mode the
+/// client of passcoded (which checks each passcode the flow submits). The flow's rules are
+/// written once, here, for both.
+public protocol FlowStore: AnyObject {
+    func isPasscodeSet() throws -> Bool
+    func passcodeLength() throws -> Int
+    func lockoutRemainingSeconds() throws -> Int64
+    func isResetRequired() throws -> Bool
+    func isResetCodePending() throws -> Bool
+    func resetCodeLength() throws -> Int
+    /// Whether a reset flow may start (a passcode to replace).
+    func flowResetAllowed() throws -> Bool
+    /// Why `code` is too weak to become the passcode, nil when it is not.
+    func flowWeakness(_ code: SecretBytes) -> String?
+    /// `verify`: counted, and on success the data key (released on the handle).
+    func flowVerify(_ code: SecretBytes) throws -> SecretBytes
+    /// Turns the lock off after checking `current`; the data key.
+    func disable(current: SecretBytes) throws -> SecretBytes
+    /// Sets the first passcode; the new data key.
+    func setPasscode(_ code: SecretBytes) throws -> SecretBytes
+    /// Whether `flowReplacePasscode` checks the current passcode again (service mode: the
+    /// service never takes the key from the host), so that the flow must keep it until then.
+    var flowRechecksCurrent: Bool { get }
+    /// Replaces the passcode the flow checked (`current`, whose check gave `key`; empty when
+    /// `flowRechecksCurrent` is false) by `new`; the data key.
+    func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws -> SecretBytes
+    /// Checks a reset code (a try taken first); the seconds it stays valid.
+    func checkResetCode(_ code: SecretBytes) throws -> Int64
+    /// Completes a reset with a checked code; the data key and whether it had to be replaced.
+    func flowCompleteReset(code: SecretBytes, newPasscode: SecretBytes) throws -> (key: SecretBytes, replaced: Bool)
+    /// The host took the flow's key: recorded, as for `passcode_unlock_key`.
+    func flowKeyTaken() throws
+}
+
+/// An error from another layer (service mode's answers) that stands for a `PasscodeError`, so
+/// that a flow shows it as it shows the embedded store's.
+public protocol PasscodeErrorConvertible: Error {
+    var passcodeError: PasscodeError { get }
+}
+
+/// The embedded store: the flow calls the store's own functions.
+extension PasscodeStore: FlowStore {
+    public func flowResetAllowed() throws -> Bool { try isResetAllowed() }
+    public func flowWeakness(_ code: SecretBytes) -> String? { weakness(code) }
+    public func flowVerify(_ code: SecretBytes) throws -> SecretBytes { try verify(code) }
+    /// The key the check gave is enough here: the flow keeps no copy of the current passcode.
+    public var flowRechecksCurrent: Bool { false }
+    public func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws -> SecretBytes {
+        try replaceVerifiedPasscode(new, key: key)
+        return key
+    }
+    public func flowCompleteReset(code: SecretBytes, newPasscode: SecretBytes) throws -> (key: SecretBytes, replaced: Bool) {
+        try completeReset(code: code, newPasscode: newPasscode)
+    }
+    public func flowKeyTaken() throws { try recordKeyHandedOut() }
+
+    /// Why `code` is too weak for a store that does not allow weak passcodes (service mode's
+    /// stores never do: the host cannot choose allow_weak), nil when it is not.
+    public static func strictWeakness(_ code: SecretBytes) -> String? {
+        var digits = code.digitValues()
+        defer { Sodium.wipe(&digits) }
+        return PasscodePolicy.weakness(digits)
+    }
+}
+
 /// One flow; not thread-safe: use it from one thread at a time.
 public final class PasscodeFlow: @unchecked Sendable {
     public let kind: FlowKind
-    let store: PasscodeStore
+    let store: any FlowStore
     public private(set) var step: FlowStep
     public private(set) var result: FlowResult = .inProgress
     /// The error line to show, "" for none. Never contains digits the user typed.
@@ -19,13 +84,16 @@ public final class PasscodeFlow: @unchecked Sendable {
 
     private let entry = SecretBytes(count: PasscodePolicy.maxLength)
     private var firstEntry: SecretBytes?
+    /// A change flow's current passcode, checked at its first step, kept only when the store
+    /// checks it again when the new one replaces it (`flowRechecksCurrent`: service mode).
+    private var currentEntry: SecretBytes?
     private var resetCode: SecretBytes?
     private var stepBeforeLockout: FlowStep
     /// The data key, from the flow's passcode step until the host takes it (once) or the flow
     /// ends without success or is freed; this copy is the flow's own.
     private var key: SecretBytes?
 
-    public init(store: PasscodeStore, kind: FlowKind) throws {
+    public init(store: any FlowStore, kind: FlowKind) throws {
         self.store = store
         self.kind = kind
         switch kind {
@@ -42,7 +110,7 @@ public final class PasscodeFlow: @unchecked Sendable {
         if kind != .create && kind != .reset, try !store.isPasscodeSet() {
             throw PasscodeError.noPasscode
         }
-        if kind == .reset, try !store.isResetAllowed() {
+        if kind == .reset, try !store.flowResetAllowed() {
             throw PasscodeError.noPasscode  // a reset replaces a passcode
         }
         length = try lengthFor(step)
@@ -109,7 +177,7 @@ public final class PasscodeFlow: @unchecked Sendable {
     public func takeKey() throws -> SecretBytes? {
         guard result == .success, let taken = key else { return nil }
         key = nil
-        try store.recordKeyHandedOut()
+        try store.flowKeyTaken()
         return taken
     }
 
@@ -118,6 +186,7 @@ public final class PasscodeFlow: @unchecked Sendable {
         guard step != .finished else { return }
         clearEntry()
         firstEntry = nil
+        currentEntry = nil
         resetCode = nil
         key = nil
         step = .finished
@@ -129,6 +198,7 @@ public final class PasscodeFlow: @unchecked Sendable {
     public func wipe() {
         clearEntry()
         firstEntry = nil
+        currentEntry = nil
         resetCode = nil
         key = nil
         if step != .finished { step = .finished; result = .cancelled }
@@ -173,21 +243,22 @@ public final class PasscodeFlow: @unchecked Sendable {
         do {
             switch step {
             case .enterPasscode where kind == .unlock:
-                key = try store.verify(value)
+                key = try store.flowVerify(value)
                 finish(.success)
             case .enterPasscode:
                 key = try store.disable(current: value)
                 finish(.success)
             case .enterCurrent:
-                key = try store.verify(value)
+                key = try store.flowVerify(value)
+                currentEntry = store.flowRechecksCurrent ? value : nil
                 firstEntry = nil
                 try go(.enterNew)
             case .enterCode:
-                try store.checkResetCode(value)
+                _ = try store.checkResetCode(value)
                 resetCode = value
                 try go(.enterNew)
             case .enterNew:
-                if let why = store.weakness(value) {
+                if let why = store.flowWeakness(value) {
                     fail(.weakPasscode(why), text: "Choose a harder passcode: \(why).")
                     return
                 }
@@ -205,10 +276,12 @@ public final class PasscodeFlow: @unchecked Sendable {
                 case .create: key = try store.setPasscode(value)
                 case .change:
                     guard let key else { throw PasscodeError.state("the current passcode was not entered") }
-                    try store.replaceVerifiedPasscode(value, key: key)
+                    let current = currentEntry ?? SecretBytes(count: 0)
+                    if store.flowRechecksCurrent && current.count == 0 { throw PasscodeError.state("the current passcode was not entered") }
+                    self.key = try store.flowReplacePasscode(current: current, key: key, new: value)
                 default:
                     guard let code = resetCode else { throw PasscodeError.noResetCode }
-                    (key, replaced) = try store.completeReset(code: code, newPasscode: value)
+                    (key, replaced) = try store.flowCompleteReset(code: code, newPasscode: value)
                 }
                 finish(.success)
                 if replaced {  // done, but the host must hear that its sealed data is gone
@@ -220,6 +293,8 @@ public final class PasscodeFlow: @unchecked Sendable {
             }
         } catch let e as PasscodeError {
             handle(e)
+        } catch let e as PasscodeErrorConvertible {
+            handle(e.passcodeError)
         } catch {
             handle(.internalError("unexpected error"))
         }
@@ -259,6 +334,7 @@ public final class PasscodeFlow: @unchecked Sendable {
     private func finish(_ r: FlowResult, error: String = "", status: PasscodeError? = nil) {
         clearEntry()
         firstEntry = nil
+        currentEntry = nil
         resetCode = nil
         if r != .success { key = nil }
         step = .finished

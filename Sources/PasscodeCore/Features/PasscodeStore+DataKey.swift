@@ -113,39 +113,11 @@ extension PasscodeStore {
             try recordKeyHandedOut()
             held = try releasedKey()
         }
-        let total = plain.count + SealedBox.overhead
-        guard out.count >= total else { throw PasscodeError.bufferTooSmall(needed: total) }
-        for (i, b) in SealedBox.magic.enumerated() { out[i] = b }
-        for (i, b) in held.keyID.enumerated() { out[SealedBox.magic.count + i] = b }
-        let nonce = UnsafeMutableRawBufferPointer(rebasing: out[SealedBox.adBytes..<SealedBox.headerBytes])
-        Sodium.fillRandom(nonce)
-        Sodium.seal(plain, ad: UnsafeRawBufferPointer(rebasing: out[0..<SealedBox.adBytes]), nonce: UnsafeRawBufferPointer(nonce),
-                    key: held.sealKey, into: UnsafeMutableRawBufferPointer(rebasing: out[SealedBox.headerBytes..<total]))
-        return total
+        return try SealedBox.seal(plain, into: out, with: held)
     }
 
     /// Decrypts what `seal` made into `out` (`passcode_unseal`); returns the plain length.
     public func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
-        let held = try releasedKey()
-        guard sealed.count >= SealedBox.overhead else {
-            throw PasscodeError.badCiphertext("the sealed data is too short (\(sealed.count) bytes; at least \(SealedBox.overhead))")
-        }
-        guard sealed.prefix(3).elementsEqual(SealedBox.magic.prefix(3)) else {
-            throw PasscodeError.badCiphertext("the data was not sealed by libpasscode")
-        }
-        guard sealed[3] == SealedBox.magic[3] else {
-            throw PasscodeError.badCiphertext("the data was sealed in format version \(sealed[3]), which this libpasscode does not know")
-        }
-        guard sealed[SealedBox.magic.count..<SealedBox.adBytes].elementsEqual(held.keyID) else {
-            throw PasscodeError.foreignCiphertext
-        }
-        let plainCount = sealed.count - SealedBox.overhead
-        guard out.count >= plainCount else { throw PasscodeError.bufferTooSmall(needed: plainCount) }
-        let ok = Sodium.open(UnsafeRawBufferPointer(rebasing: sealed[SealedBox.headerBytes...]),
-                             ad: UnsafeRawBufferPointer(rebasing: sealed[0..<SealedBox.adBytes]),
-                             nonce: UnsafeRawBufferPointer(rebasing: sealed[SealedBox.adBytes..<SealedBox.headerBytes]),
-                             key: held.sealKey, into: UnsafeMutableRawBufferPointer(rebasing: out[0..<plainCount]))
-        guard ok else { throw PasscodeError.badCiphertext("the sealed data was changed or damaged") }
-        return plainCount
+        try SealedBox.open(sealed, into: out, with: try releasedKey())
     }
 }

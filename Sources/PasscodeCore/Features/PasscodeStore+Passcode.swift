@@ -104,12 +104,19 @@ extension PasscodeStore {
     /// Replaces the passcode after checking the current one (`passcode_change`). A wrong
     /// current passcode counts as a failed attempt; a weak new one is refused first, uncounted.
     public func changePasscode(current: SecretBytes, new: SecretBytes) throws {
+        _ = try changePasscodeReturningKey(current: current, new: new)
+    }
+
+    /// `changePasscode` that returns the data key, which stays released on this handle
+    /// (passcoded's ChangePasscodeKey, for the handle of a host in service mode).
+    public func changePasscodeReturningKey(current: SecretBytes, new: SecretBytes) throws -> SecretBytes {
         let length = try passcodeLength()
         try checkFormat(current, length: length)
         try checkFormat(new, length: length)
         try checkStrength(new)
         let key = try verify(current)
         try replaceVerifiedPasscode(new, key: key)
+        return key
     }
 
     /// Removes the passcode after checking it (`passcode_remove`): the lock goes off and

@@ -1,0 +1,210 @@
+// Service mode's data key, sealing and entry flows. passcoded checks every passcode and answers
+// a correct one with the data key in a sensitive reply; the key then lives in this process, in
+// the handle's own `ClientKeyState`, as an embedded handle holds it: sealing runs here, with the
+// core's code (`ReleasedKey`), so each host process must unlock for itself, and the sealed data
+// never crosses the bus. A flow runs here too (`PasscodeFlow` over `FlowStore`).
+import Glibc
+import PasscodeCore
+
+/// The data key as one service-mode handle holds it, in the host's process: released by a
+/// correct passcode (unlock_key, verify, set, change, disable, a flow), dropped by
+/// `dropKey` (a removal here; "lock now" in the lock area's client) and by `close`.
+final class ClientKeyState: @unchecked Sendable {
+    private let lock = Mutex()
+    private var key: ReleasedKey?
+    /// Whether the service recorded that the host uses this key (its `KeyState`).
+    private var useRecorded = false
+    private var closed = false
+
+    /// Holds a copy of `key`; `recorded` when the call that released it recorded its use.
+    func hold(_ key: SecretBytes, recorded: Bool) {
+        let released = ReleasedKey(copying: key)
+        lock.withLock {
+            guard !closed else { return }  // closed while the call ran: keep nothing
+            self.key = released
+            useRecorded = recorded
+        }
+    }
+
+    /// Wipes the key from this handle, as the embedded store's `dropKeyLocked`: the passcode
+    /// must release it again. The client of `passcode_event_report` calls it for "lock now".
+    func dropKey() {
+        lock.withLock {
+            key = nil
+            useRecorded = false
+        }
+    }
+
+    /// The handle was closed: the key goes, and no later call brings it back.
+    func close() {
+        lock.withLock {
+            closed = true
+            key = nil
+            useRecorded = false
+        }
+    }
+
+    var isClosed: Bool { lock.withLock { closed } }
+
+    /// The key while released, and whether its use is recorded; else `keyNotReleased`.
+    func released() throws -> (key: ReleasedKey, recorded: Bool) {
+        guard let held = lock.withLock({ key.map { ($0, useRecorded) } }) else { throw PasscodeError.keyNotReleased }
+        return held
+    }
+
+    /// The service recorded the use of `key` (still the one held).
+    func markRecorded(_ key: ReleasedKey) {
+        lock.withLock { if self.key === key { useRecorded = true } }
+    }
+}
+
+extension ServiceClient.Reader {
+    /// The 32-byte data key of a reply ('ay'), copied straight into a wiped buffer; the
+    /// reply itself is sensitive (wiped when freed).
+    func key() throws -> SecretBytes {
+        var pointer: UnsafeRawPointer?
+        var size = 0
+        let r = bus.readArray(message, CChar(UInt8(ascii: "y")), &pointer, &size)
+        guard r > 0, let pointer, size == Int(passcode_key_bytes()) else {
+            throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) is not the one expected")
+        }
+        return SecretBytes(copying: UnsafeRawBufferPointer(start: pointer, count: size))
+    }
+}
+
+extension ServiceClient: KeyBackend {
+    // MARK: - Calls that release the key
+
+    /// `member(app_id, secrets...)` answered by the data key, which this handle then holds.
+    private func keyCall(_ member: String, _ arguments: [BusArgument], recorded: Bool = false) throws -> SecretBytes {
+        var key: SecretBytes?
+        do {
+            try call(member, arguments) { key = try $0.key() }
+        } catch let f as ServiceFailure where ServiceClient.dropsKey.contains(f.status) {
+            keyState.dropKey()  // as embedded: only a new passcode (after a reset) releases it again
+            throw f
+        }
+        guard let key else { throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) carried no key") }
+        keyState.hold(key, recorded: recorded)
+        return key
+    }
+
+    /// The answers after which an embedded handle wipes its key: the maximum failures (a reset
+    /// required, or the user logged out and the passcode removed), or no passcode any more.
+    static let dropsKey: Set<Int32> = [Status.errResetRequired.rawValue, Status.errLoggedOut.rawValue, Status.errNoPasscode.rawValue]
+
+    /// Verifies (counted by the service exactly as Verify) and gets the key: `handingOut` for
+    /// `passcode_unlock_key` (the service records, in the success's transaction, that the host
+    /// has it), else only this handle holds it (verify, a flow's passcode step).
+    func verifyReleasingKey(_ code: SecretBytes, handingOut: Bool) throws -> SecretBytes {
+        let key = try keyCall(handingOut ? "UnlockKey" : "VerifyKey", [.secret(code)], recorded: handingOut)
+        keepProof(code)
+        return key
+    }
+
+    func unlockKey(_ code: SecretBytes) throws -> SecretBytes {
+        try verifyReleasingKey(code, handingOut: true)
+    }
+
+    func setPasscode(_ code: SecretBytes) throws -> SecretBytes {
+        let key = try keyCall("SetPasscodeKey", [.secret(code)])
+        keepProof(code)
+        return key
+    }
+
+    func changePasscodeReturningKey(current: SecretBytes, new: SecretBytes) throws -> SecretBytes {
+        let key = try keyCall("ChangePasscodeKey", [.secret(current), .secret(new)])
+        keepProof(new)
+        return key
+    }
+
+    func disable(current: SecretBytes) throws -> SecretBytes {
+        let key = try keyCall("DisablePasscodeKey", [.secret(current)])
+        keepProof(current)
+        return key
+    }
+
+    // MARK: - Sealing, in this process
+
+    func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+        let held = try keyState.released()
+        if !held.recorded { try recordKeyUse(held.key) }  // as embedded: before the size check
+        return try held.key.seal(plain, into: out)
+    }
+
+    func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+        try keyState.released().key.unseal(sealed, into: out)
+    }
+
+    var isClosed: Bool { keyState.isClosed }
+
+    /// The host uses the key (sealed with it, or took it from a flow): the service records it,
+    /// so that a reset that must replace the key says so.
+    private func recordKeyUse(_ key: ReleasedKey?) throws {
+        try call("MarkKeyUsed", []) { _ in }
+        if let key { keyState.markRecorded(key) }
+    }
+
+    // MARK: - FlowStore
+
+    // isResetCodePending: ServiceClient+Account.swift (the service's answer). Service mode hands
+    // no reset code to the host, so a reset flow usually answers as the embedded store without
+    // a requested code; a code delivered by the service (a later release) is taken as embedded.
+    func resetCodeLength() throws -> Int { Int(try get(.resetCodeLength)) }
+    func flowResetAllowed() throws -> Bool { try isPasscodeSet() }
+    /// The service's stores never allow weak passcodes (allow_weak is refused in service mode).
+    func flowWeakness(_ code: SecretBytes) -> String? { PasscodeStore.strictWeakness(code) }
+    func flowVerify(_ code: SecretBytes) throws -> SecretBytes { try verifyReleasingKey(code, handingOut: false) }
+
+    /// The service never takes the key from the host: it checks `current` again and replaces it.
+    var flowRechecksCurrent: Bool { true }
+
+    func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws -> SecretBytes {
+        try changePasscodeReturningKey(current: current, new: new)
+    }
+
+    /// The service checks the code (a try taken first, as embedded); the flow needs no expiry.
+    func checkResetCode(_ code: SecretBytes) throws -> Int64 {
+        try checkReset(code)
+        return 0
+    }
+
+    /// The reset through the service, then the new passcode checked once more to release the
+    /// new data key to this handle (the service never sends a key unasked).
+    func flowCompleteReset(code: SecretBytes, newPasscode: SecretBytes) throws -> (key: SecretBytes, replaced: Bool) {
+        let replaced = try resetPasscode(code: code, newPasscode: newPasscode, recoveryKey: nil)
+        return (try verifyReleasingKey(newPasscode, handingOut: false), replaced)
+    }
+
+    func flowKeyTaken() throws {
+        try recordKeyUse(try? keyState.released().key)
+    }
+}
+
+/// A flow shows the service's answers as the embedded store's errors: the same status and text.
+extension ServiceFailure: PasscodeErrorConvertible {
+    var passcodeError: PasscodeError {
+        if status == Status.errLockedOut.rawValue { return .lockedOut(seconds: waitSeconds) }
+        let plain: [PasscodeError] = [.wrongPasscode, .noPasscode, .alreadySet, .resetRequired, .loggedOut, .noResetCode,
+                                      .resetCodeExpired, .keyNotReleased, .foreignCiphertext, .keyReplaced, .tampered, .appLocked,
+                                      .biometricUnavailable, .tpmRequired, .tpmRollback, .tpmGuessLimit, .noSessionKeyring,
+                                      .wipePending, .sessionNotFound, .sessionIsCurrent, .confirmationMismatch, .passwordEmpty,
+                                      .passwordMismatch]
+        if let e = plain.first(where: { $0.status.rawValue == status }) { return e }
+        if status == Status.errWeakPasscode.rawValue {
+            let prefix = PasscodeError.weakPasscode("").message
+            return .weakPasscode(message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message)
+        }
+        let carrying: [(String) -> PasscodeError] = [
+            PasscodeError.misuse, PasscodeError.format, PasscodeError.notFound, PasscodeError.isDirectory, PasscodeError.readOnly,
+            PasscodeError.notAStore, PasscodeError.corrupt, PasscodeError.full, PasscodeError.busy, PasscodeError.io,
+            PasscodeError.outOfMemory, PasscodeError.permission, PasscodeError.invalidSetting, PasscodeError.state,
+            PasscodeError.hookFailed, PasscodeError.callbackRequired, PasscodeError.wrongPepper, PasscodeError.proofRequired,
+            PasscodeError.badCiphertext, PasscodeError.wrongRecoveryKey, PasscodeError.tpmUnavailable, PasscodeError.tpmMismatch,
+            PasscodeError.tpmFailed, PasscodeError.foreignSchema, PasscodeError.clockOutOfRange, PasscodeError.tpmOwnerAuth,
+            PasscodeError.refusedInServiceMode, PasscodeError.notInServiceMode, PasscodeError.serviceUnavailable,
+            PasscodeError.internalError]
+        if let make = carrying.first(where: { $0("").status.rawValue == status }) { return make(message) }
+        return .internalError(message)
+    }
+}
