@@ -64,9 +64,10 @@ static const sd_bus_vtable passcode_vtable[] = {
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("GetSetting", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(name),
                              "x", SD_BUS_PARAM(value), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
-    // A weakening change needs the passcode as proof (checked and counted as a verify, in the
-    // same call); "" when the change does not weaken.
-    SD_BUS_METHOD_WITH_NAMES("SetSetting", "ssxs", SD_BUS_PARAM(app_id) SD_BUS_PARAM(name) SD_BUS_PARAM(value) SD_BUS_PARAM(passcode),
+    // A weakening change needs the passcode entered on this connection within 5 minutes (a
+    // Verify, SetPasscode, ChangePasscode, ... of the same connection: the service keeps that
+    // proof per connection), and the app unlocked, as the core asks it embedded.
+    SD_BUS_METHOD_WITH_NAMES("SetSetting", "ssx", SD_BUS_PARAM(app_id) SD_BUS_PARAM(name) SD_BUS_PARAM(value),
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // ---- lock, app events, biometric policy, the security log (Service+Lock.swift) ----
     // A passcode_app_event; the reporting process is the caller the bus names (its pid, and
@@ -87,10 +88,9 @@ static const sd_bus_vtable passcode_vtable[] = {
     SD_BUS_METHOD_WITH_NAMES("GetFailureSummary", "s", SD_BUS_PARAM(app_id),
                              "ubx", SD_BUS_PARAM(failures) SD_BUS_PARAM(has_last) SD_BUS_PARAM(last_wall_ms),
                              on_call, SD_BUS_VTABLE_UNPRIVILEGED),
-    // A custom lockout table of 1 to 100 delays (seconds). Any change of it weakens: the
-    // passcode goes with it as proof (checked and counted as a verify, in the same call).
-    SD_BUS_METHOD_WITH_NAMES("SetCustomSchedule", "sauus", SD_BUS_PARAM(app_id) SD_BUS_PARAM(delays) SD_BUS_PARAM(max_failures)
-                             SD_BUS_PARAM(passcode),
+    // A custom lockout table of 1 to 100 delays (seconds). Any change of it weakens: it needs
+    // the connection's proof, as SetSetting.
+    SD_BUS_METHOD_WITH_NAMES("SetCustomSchedule", "sauu", SD_BUS_PARAM(app_id) SD_BUS_PARAM(delays) SD_BUS_PARAM(max_failures),
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // ---- end of lock ----
     // ---- reset, account, sessions, recovery key (Service+Account.swift) ----

@@ -5,7 +5,8 @@
 // processes the connection until then). Hooks that can refuse (setting, lifecycle, session) are
 // method calls whose reply is "" (allowed) or the refusal's text; notifications that cannot
 // refuse (logout, notice, account deleted) are calls that expect no reply, sent before the
-// reply of the call that caused them, so they too run in the host before that call returns.
+// reply of the call that caused them: kept until that reply came, and run then, in the host,
+// before that call returns (so they may call the library, as embedded).
 import Glibc
 import PasscodeCore
 
@@ -109,14 +110,16 @@ extension ServiceClient {
         case "SessionSignOut":
             guard let id = text(m) else { return badArguments(m) }
             if let hook = hooks.signOutSession { answer = HostHookThread.run { hook(id) } }
+        // Notifications run once the call that caused them has its reply (`runNotices`), before
+        // it returns: nothing waits on them then, so they may call the library, as embedded.
         case "Logout":
             guard let reason = int32(m) else { return badArguments(m) }
-            if let hook = hooks.logout { HostHookThread.run { hook(reason) } }
+            if let hook = hooks.logout { notices.append { hook(reason) } }
         case "Notice":
             guard let notice = int32(m) else { return badArguments(m) }
-            if let hook = hooks.notify { HostHookThread.run { hook(notice) } }
+            if let hook = hooks.notify { notices.append { hook(notice) } }
         case "AccountDeleted":
-            if let hook = hooks.accountDeleted { HostHookThread.run { hook() } }
+            if let hook = hooks.accountDeleted { notices.append { hook() } }
         default:
             return refuse(m, "org.freedesktop.DBus.Error.UnknownMethod", "no such method")
         }
@@ -129,6 +132,16 @@ extension ServiceClient {
         r = (answer ?? "").withCString { bus.appendBasic(reply, CChar(UInt8(ascii: "s")), $0) }
         if r < 0 { return r }
         return bus.send(connection, reply, nil)
+    }
+
+    /// Runs the notifications the service sent during the call that just returned, in order,
+    /// with no lock held and no call waiting.
+    func runNotices() {
+        while true {
+            let next: (() -> Void)? = lock.withLock { notices.isEmpty ? nil : notices.removeFirst() }
+            guard let next else { return }
+            next()
+        }
     }
 
     private func text(_ m: OpaquePointer) -> String? {

@@ -59,6 +59,6 @@ extension ServiceClient {
     func setCustomSchedule(delays: [Int64], maxFailures: Int) throws {
         try PasscodeStore.checkCustomScheduleCount(delays.count)  // the bus carries 1 to 100 only
         let table = delays.map { UInt32(clamping: $0) }
-        try call("SetCustomSchedule", [.uint32s(table), .uint32(UInt32(clamping: maxFailures)), keptProof()]) { _ in }
+        try call("SetCustomSchedule", [.uint32s(table), .uint32(UInt32(clamping: maxFailures))]) { _ in }
     }
 }

@@ -148,6 +148,9 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// The unique bus name of passcoded as its replies give it: the only sender whose calls to
     /// the hook object are answered. Under `lock`.
     var serviceName: String?
+    /// Notifications (logout, notice, account deleted) received while a call waited, run once
+    /// it has its reply (`runNotices`). Under `lock`.
+    var notices: [() -> Void] = []
     /// The object the service's calls to the host's hooks reach (sd_bus_add_object).
     private var hookSlot: OpaquePointer?
     /// The passcode this handle last set or checked with success, and when (boot clock,
@@ -274,13 +277,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     }
 
     func set(_ setting: Setting, to value: Int64) throws {
-        try call("SetSetting", [.text(setting.spec.key), .int64(value), keptProof()]) { _ in }
-    }
-
-    /// The passcode this handle set or checked within 5 minutes, for passcoded to check again
-    /// with a weakening change; an empty string when there is none.
-    func keptProof() -> BusArgument {
-        .secret(recentProof() ?? SecretBytes(count: 0))
+        try call("SetSetting", [.text(setting.spec.key), .int64(value)]) { _ in }
     }
 
     func lockStatus() throws -> LockStatus { try lockScreen().status }
@@ -379,6 +376,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             throw PasscodeError.misuse("in service mode a hook or callback cannot call the library: the service is waiting for its answer")
         }
         try registerHooksIfForked()
+        defer { runNotices() }
         do {
             try callLocked(member, arguments, read)
         } catch let f as ServiceFailure where f.status == Status.errLockedOut.rawValue && member != "GetState" {

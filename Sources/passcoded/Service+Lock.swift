@@ -68,20 +68,12 @@ extension Service {
             let delays = (0..<count).map { Int64(p.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)) }
             var maxFailures: UInt32 = 0
             try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &maxFailures), "max_failures")
-            let proof = try readSecret(m, "passcode", mayBeEmpty: true)
             let most = Int(maxFailures)
             return Prepared(uid: caller) {
-                // A handle of this call's own, as SetSetting: the proof is this call's only. The
-                // embedded call's order: a table out of range, then a locked app, are refused
-                // before the proof is checked (checking it would count a verify, and unlock).
+                // The embedded call's order: a table out of range is refused first; the core then
+                // asks the app unlocked and the connection's proof (Proofs.swift).
                 try PasscodeStore.checkCustomSchedule(delays: delays, maxFailures: most)
-                try stores.withFreshStore(uid: caller, appID: app) { s in
-                    if proof.count > 0 {
-                        if try s.lockStatus().locked { throw PasscodeError.appLocked }
-                        try s.authorize(proof)
-                    }
-                    try s.setCustomSchedule(delays: delays, maxFailures: most)
-                }
+                try stores.withStore(uid: caller, appID: app) { try $0.setCustomSchedule(delays: delays, maxFailures: most) }
                 return []
             }
         default: return nil

@@ -35,7 +35,9 @@ final class Service {
             let job = try prepare(member, m, caller: caller)
             sd_bus_message_ref(m)  // until `finish` has answered it
             // The caller's hooks, when its connection registered some, are asked from the work (Service+Hooks.swift).
-            let work = Service.withHostHooks(m, uid: job.uid, job.work)
+            let sender = sd_bus_message_get_sender(m).map { String(cString: $0) }
+            // ...and the proof of a passcode its connection entered last (Proofs.swift).
+            let work = ProofBook.forCaller(sender, Service.withHostHooks(m, uid: job.uid, job.work))
             guard scheduler.submit(uid: job.uid, Job(message: MessageRef(m), work: work)) else {
                 sd_bus_message_unref(m)
                 throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
@@ -225,17 +227,11 @@ final class Service {
             let setting = try readSetting(m)
             var value: Int64 = 0
             try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "x")), &value), "value")
-            let proof = try readSecret(m, "passcode", mayBeEmpty: true)
-            // A handle of this call's own: the proof it gets from `authorize` is this call's only.
             let newValue = value
+            // A weakening change needs the passcode entered on this connection within 5 minutes
+            // (its proof, carried by the store: Proofs.swift), as the core asks it embedded.
             return Prepared(uid: caller) {
-                try stores.withFreshStore(uid: caller, appID: app) { s in
-                    // The proof is checked only while the app is unlocked: checking it counts as a
-                    // verify, which would unlock the app. Embedded, a passcode entered before the
-                    // lock does not unlock it either; the core then answers as it does there.
-                    if proof.count > 0, try !s.lockStatus().locked { try s.authorize(proof) }
-                    try s.set(setting, to: newValue)
-                }
+                try stores.withStore(uid: caller, appID: app) { try $0.set(setting, to: newValue) }
                 return []
             }
         default:

@@ -44,14 +44,16 @@ final class StoreRoot: @unchecked Sendable {
         // A uid's calls never run at once (Scheduler), so no two open one store at the same time.
         let key = "\(uid)/\(appID)"
         // The caller's hooks for this call, if it registered some (Service+Hooks.swift).
-        if let store = openLock.withLock({ open[key] }) { return try HookRelay.installed(on: store) { try body(store) } }
+        if let store = openLock.withLock({ open[key] }) {
+            return try HookRelay.installed(on: store) { try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) } }
+        }
         let store = try openStore(uid: uid, appID: appID)
         openLock.withLock {
             // Dropped, not closed: another uid's call may still be using its handle.
             if open.count >= StoreRoot.maxOpenHandles { open.removeAll() }
             open[key] = store
         }
-        return try HookRelay.installed(on: store) { try body(store) }
+        return try HookRelay.installed(on: store) { try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) } }
     }
 
     /// Runs a query (`body` only reads) on `uid`'s store `appID` when it exists, else on the
@@ -89,7 +91,7 @@ final class StoreRoot: @unchecked Sendable {
     func withFreshStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
         let store = try openStore(uid: uid, appID: appID)
         defer { store.close() }
-        return try HookRelay.installed(on: store) { try body(store) }
+        return try HookRelay.installed(on: store) { try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) } }
     }
 
     private func openStore(uid: uid_t, appID: String) throws -> PasscodeStore {
@@ -157,32 +159,48 @@ final class StoreRoot: @unchecked Sendable {
 /// ("90500ms", for the C suite's millisecond steps). Only root can move it; a file that is not
 /// root's, is unreadable or holds anything else, moves nothing.
 enum ServiceClock {
+    /// A frozen test clock's reading at offset 0 (the system's, when first seen frozen).
+    nonisolated(unsafe) private static var frozenBase: ClockReading?
+    private static let frozenLock = Mutex()
+
     static func source(offsetFile: String?) -> ClockSource {
         guard let file = offsetFile else { return SystemClock.read }
         return {
+            let (offset, frozen) = readOffsetMs(file)
             var reading = SystemClock.read()
-            let offset = readOffsetMs(file)
+            if frozen {
+                // "... frozen": the clock stands still but for the offset, so that a test can
+                // place a call exactly 5 minutes after another (the system clock would add the
+                // milliseconds the test itself took).
+                reading = frozenLock.withLock {
+                    if frozenBase == nil { frozenBase = reading }
+                    return frozenBase!
+                }
+            }
             reading.bootMs += offset
             reading.wallMs += offset
             return reading
         }
     }
 
-    private static func readOffsetMs(_ path: String) -> Int64 {
+    /// The offset in milliseconds ("N" seconds or "Nms"), and whether the word "frozen" follows.
+    private static func readOffsetMs(_ path: String) -> (Int64, Bool) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return 0 }
+        guard fd >= 0 else { return (0, false) }
         defer { close(fd) }
-        do { try RootOwned.check(fd: fd, path: path, what: "the test clock") } catch { return 0 }
-        var buffer = [UInt8](repeating: 0, count: 32)
+        do { try RootOwned.check(fd: fd, path: path, what: "the test clock") } catch { return (0, false) }
+        var buffer = [UInt8](repeating: 0, count: 48)
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return 0 }
-        let text = String(decoding: buffer[0..<n], as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == " " }).first ?? ""
+        guard n > 0 else { return (0, false) }
+        let words = String(decoding: buffer[0..<n], as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == " " })
+        let text = words.first ?? ""
+        let frozen = words.count > 1 && words[1] == "frozen"
         let limit: Int64 = 100 * 365 * 86400
         if text.hasSuffix("ms") {
-            guard let v = Int64(text.dropLast(2)), v >= 0, v <= limit * 1000 else { return 0 }
-            return v
+            guard let v = Int64(text.dropLast(2)), v >= 0, v <= limit * 1000 else { return (0, false) }
+            return (v, frozen)
         }
-        guard let v = Int64(text), v >= 0, v <= limit else { return 0 }
-        return v * 1000
+        guard let v = Int64(text), v >= 0, v <= limit else { return (0, false) }
+        return (v * 1000, frozen)
     }
 }

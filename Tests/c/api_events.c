@@ -118,7 +118,6 @@ static void test_every_security_event_is_logged_without_secrets(void) {
 }
 
 static void test_the_log_is_bounded(void) {
-    NOT_YET_IN_SERVICE("passcode_set_custom_schedule");
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);

@@ -77,7 +77,6 @@ static void test_sizes(void) {
 }
 
 static void test_wrong_passcode_gives_no_key_and_a_zeroed_buffer(void) {
-    NOT_YET_IN_SERVICE("passcode_unlock_key");
     char path[512];
     mailbox m = {0};
     uint8_t key[KEY], out[KEY];
@@ -107,7 +106,6 @@ static void test_wrong_passcode_gives_no_key_and_a_zeroed_buffer(void) {
 }
 
 static void test_key_is_stable_across_change_disable_enable_and_reopen(void) {
-    NOT_YET_IN_SERVICE("passcode_unlock_key");
     char path[512], other[512];
     mailbox m = {0};
     uint8_t key[KEY], again[KEY];
@@ -159,7 +157,6 @@ static void test_key_is_stable_across_a_cost_upgrade(void) {
 /* ---- sealing ----------------------------------------------------------------------------- */
 
 static void test_seal_round_trip_tamper_truncation_and_foreign_store(void) {
-    NOT_YET_IN_SERVICE("passcode_unlock_key");
     char path[512], other[512];
     mailbox m = {0};
     uint8_t key[KEY], plain[4096], sealed[4096 + 52], back[4096];
@@ -214,7 +211,6 @@ static void test_seal_round_trip_tamper_truncation_and_foreign_store(void) {
 }
 
 static void test_seal_needs_the_key_released_in_this_process(void) {
-    NOT_YET_IN_SERVICE("passcode_unlock_key");
     char path[512];
     mailbox m = {0};
     uint8_t key[KEY], plain[8] = "secret!", sealed[8 + 52], back[8];
@@ -375,7 +371,6 @@ static void type(passcode_flow *f, const char *digits) {
 }
 
 static void test_flows_give_the_key_once(void) {
-    NOT_YET_IN_SERVICE("passcode_flow_new");
     char path[512];
     uint8_t key[KEY], out[KEY];
     passcode_flow *f = NULL;
@@ -480,7 +475,6 @@ static void test_reset_with_and_without_the_recovery_key(void) {
 }
 
 static void test_recovery_key_needs_the_released_key(void) {
-    NOT_YET_IN_SERVICE("passcode_set_recovery_key");
     char path[512];
     uint8_t recovery[KEY] = {1};
     int32_t locked = 0;
@@ -496,7 +490,7 @@ static void test_recovery_key_needs_the_released_key(void) {
 /* ---- forgot and delete account leave no key material --------------------------------------- */
 
 static void test_forgot_and_delete_account_leave_no_key_bytes(void) {
-    NOT_YET_IN_SERVICE("passcode_unlock_key");
+    EMBEDDED_ONLY(ONLY_FILE);
     for (int delete_account = 0; delete_account < 2; delete_account++) {
         char path[512];
         mailbox m = {0};
@@ -532,7 +526,7 @@ static void test_forgot_and_delete_account_leave_no_key_bytes(void) {
 /* ---- the file is input --------------------------------------------------------------------- */
 
 static void test_hostile_verifiers_are_corrupt_not_slow(void) {
-    NOT_YET_IN_SERVICE("passcode_unlock_key");
+    EMBEDDED_ONLY(ONLY_ATTACK);
     const char *edits[] = {
         /* Hours of Argon2id work, or all memory: refused before any is done. */
         "UPDATE passcode SET verifier = replace(verifier, 'ops=1,', 'ops=4294967295,')",

@@ -95,7 +95,6 @@ static void test_lockout_ignores_wall_clock_and_restarts_after_reboot(void) {
 }
 
 static void test_android_and_custom_schedules(void) {
-    NOT_YET_IN_SERVICE("passcode_set_custom_schedule");
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
@@ -130,7 +129,6 @@ static int logout_calls;
 static void on_logout(void *payload, int32_t reason) { (void)reason; *(int *)payload += 1; }
 
 static void test_max_failure_actions(void) {
-    NOT_YET_IN_SERVICE("passcode_set_custom_schedule");
     char path[512];
     uint32_t delays[] = {0};
     /* "none": the attempts go on with the longest delay. */

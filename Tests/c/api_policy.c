@@ -103,7 +103,6 @@ static void test_every_setting_has_a_name_default_and_a_weakening_answer(void) {
 }
 
 static void test_every_weakening_change_needs_a_fresh_passcode(void) {
-    NOT_YET_IN_SERVICE("passcode_biometric_set_available");
     int tested = 0;
     for (int32_t setting = 0; passcode_setting_name(setting); setting++) {
         change change_, *c = &change_;
@@ -177,7 +176,6 @@ static void test_every_weakening_change_needs_a_fresh_passcode(void) {
 }
 
 static void test_no_setting_changes_while_locked(void) {
-    NOT_YET_IN_SERVICE("passcode_biometric_set_available");
     char path[512];
     passcode_store *s = prepared(path, sizeof path);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, NULL), PASSCODE_OK);

@@ -41,7 +41,6 @@ static void *thread_main(void *p) {
 }
 
 static void test_threads_share_a_handle(void) {
-    NOT_YET_IN_SERVICE("passcode_set_custom_schedule");
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
@@ -120,7 +119,6 @@ static void test_killed_mid_verify_keeps_the_attempt(void) {
 
 /* Several processes failing at once: the shared counter is exact. */
 static void test_processes_failing_at_once_count_exactly(void) {
-    NOT_YET_IN_SERVICE("passcode_set_custom_schedule");
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
@@ -154,7 +152,6 @@ static void test_processes_failing_at_once_count_exactly(void) {
 }
 
 static void test_lock_state_through_the_c_api(void) {
-    NOT_YET_IN_SERVICE("passcode_event_report");
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     int32_t locked = -1, reason = -1;
@@ -350,7 +347,6 @@ static int stop_stepper(pid_t pid, int go, int done) {
  * child keeps its handle open and changes one thing per step; the parent, whose answers are
  * warm in its cache, asks once right after each step. */
 static void test_cached_answers_follow_another_process(void) {
-    NOT_YET_IN_SERVICE("passcode_biometric_check");
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     answers before = ask(s);
@@ -389,7 +385,6 @@ static void test_cached_answers_follow_another_process(void) {
 /* The snapshot alone, warm in its cache, right after each change the other process commits
  * (no single-call query in between that could refresh the cache for it). */
 static void test_lock_screen_follows_another_process(void) {
-    NOT_YET_IN_SERVICE("passcode_set_custom_schedule");
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     int go, done;
@@ -429,7 +424,6 @@ static void test_lock_screen_follows_another_process(void) {
 struct old_lock_screen { size_t size; int32_t locked; int32_t reason; int64_t lockout_seconds; };
 
 static void test_lock_screen_sizes(void) {
-    NOT_YET_IN_SERVICE("passcode_event_report");
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
@@ -487,7 +481,6 @@ static void test_lock_screen_sizes(void) {
 
 /* Two handles of one process are two connections: one's commit shows in the other's next call. */
 static void test_cached_answers_follow_another_handle(void) {
-    NOT_YET_IN_SERVICE("passcode_biometric_check");
     char path[512];
     passcode_store *a = new_store(path, sizeof path);
     passcode_store *b = open_fast(path);

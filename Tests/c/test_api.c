@@ -79,7 +79,7 @@ void advance_service_clock(int64_t ms) {
     offset_ms = strncmp(end, "ms", 2) ? offset_ms * 1000 : offset_ms;
     snprintf(tmp, sizeof tmp, "%s.new", file);
     f = fopen(tmp, "w");
-    if (!f || fprintf(f, "%lldms\n", offset_ms + (long long)ms) < 0 || fclose(f) != 0 || chmod(tmp, 0644) != 0 || rename(tmp, file) != 0) {
+    if (!f || fprintf(f, "%lldms%s\n", offset_ms + (long long)ms, strstr(end, "frozen") ? " frozen" : "") < 0 || fclose(f) != 0 || chmod(tmp, 0644) != 0 || rename(tmp, file) != 0) {
         perror("the service's clock file");
         abort();
     }

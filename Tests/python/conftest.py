@@ -128,10 +128,11 @@ def _service_app_id(path):
 def _move_service_clock(ms):
     """The service's clock moves `ms` forward (its offset file, seconds or "Nms")."""
     file = os.environ["PASSCODE_TEST_CLOCK_FILE"]
-    text = open(file).read().strip()
-    offset = int(text[:-2]) if text.endswith("ms") else int(text or 0) * 1000
+    words = open(file).read().split() or ["0"]
+    text = words[0]
+    offset = int(text[:-2]) if text.endswith("ms") else int(text) * 1000
     with open(file + ".new", "w") as f:
-        f.write(f"{offset + int(ms)}ms\n")
+        f.write(f"{offset + int(ms)}ms{' frozen' if 'frozen' in words[1:] else ''}\n")
     os.chmod(file + ".new", 0o644)
     os.replace(file + ".new", file)
 

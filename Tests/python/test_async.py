@@ -12,7 +12,6 @@ from conftest import PC1, PC2, ONLY_COST
 SLOW = dict(ops_limit=4, mem_limit=64 * 1024 * 1024)
 
 
-@pytest.mark.not_yet_in_service("passcode_unlock_key")
 def test_async_variants_answer_like_the_blocking_ones(tmp_path, clock):
     async def main():
         with passcode.Store(str(tmp_path / "a.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:
@@ -34,7 +33,6 @@ def test_async_variants_answer_like_the_blocking_ones(tmp_path, clock):
     asyncio.run(main())
 
 
-@pytest.mark.not_yet_in_service("passcode_event_report")
 def test_a_flow_digit_async_submits(tmp_path, clock):
     async def main():
         with passcode.Store(str(tmp_path / "f.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:

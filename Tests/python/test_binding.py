@@ -58,7 +58,6 @@ def test_lockout_carries_seconds_remaining(locked_store, clock):
     locked_store.verify(PC1)
 
 
-@pytest.mark.not_yet_in_service("passcode_event_report")
 def test_lock_state_and_lifecycle(locked_store, clock):
     s = locked_store
     s.set(Setting.AUTO_LOCK_SECONDS, 60)
@@ -104,7 +103,6 @@ def test_biometrics(locked_store):
     assert s.biometric_failed() == 1
 
 
-@pytest.mark.not_yet_in_service("passcode_set_lifecycle_callback")
 def test_lifecycle_hook_hears_each_change_and_can_refuse_it(store):
     seen = []
     refuse = []
@@ -132,7 +130,6 @@ def test_lifecycle_hook_hears_each_change_and_can_refuse_it(store):
     assert len(seen) == 5
 
 
-@pytest.mark.not_yet_in_service("passcode_set_settings_hook")
 def test_settings_hook_rolls_back_and_exceptions_become_failures(store):
     seen = []
 
@@ -193,7 +190,6 @@ def test_delivery_callback_that_raises_fails_the_request_without_leaking_the_cod
     assert not locked_store.reset_pending
 
 
-@pytest.mark.not_yet_in_service("passcode_set_logout_callback")
 def test_void_callbacks_that_raise_never_crash(locked_store):
     def boom(*_):
         raise RuntimeError("host bug")
@@ -203,7 +199,6 @@ def test_void_callbacks_that_raise_never_crash(locked_store):
     assert not locked_store.is_set
 
 
-@pytest.mark.not_yet_in_service("passcode_set_logout_callback")
 def test_forgot_passcode_logs_out(locked_store):
     reasons = []
     locked_store.on_logout(reasons.append)
@@ -211,7 +206,6 @@ def test_forgot_passcode_logs_out(locked_store):
     assert reasons == [LogoutReason.FORGOT_PASSCODE]
 
 
-@pytest.mark.not_yet_in_service("passcode_flow_new")
 def test_flows(store):
     with store.flow(FlowKind.CREATE) as f:
         assert f.prompt == "Enter a passcode"
@@ -239,7 +233,6 @@ def test_flows(store):
         store.flow(FlowKind.CREATE)
 
 
-@pytest.mark.not_yet_in_service("passcode_set_account_deleted_callback")
 def test_account(store):
     deleted = []
     store.on_account_deleted(lambda: deleted.append(True))
@@ -341,7 +334,6 @@ def test_pepper(tmp_path, clock):
         s.verify(PC1)
 
 
-@pytest.mark.not_yet_in_service("passcode_set_custom_schedule")
 def test_threads_share_a_store(locked_store):
     locked_store.set_custom_schedule([0], 0)
     errors = []
@@ -391,7 +383,6 @@ def test_settings_describe_themselves():
         passcode.setting_bounds(99)
 
 
-@pytest.mark.not_yet_in_service("passcode_flow_new")
 def test_failures_raise_through_errcheck_with_the_library_message(locked_store, clock):
     # No hand-written status checks: the ctypes table raises, with the handle's own message.
     with pytest.raises(passcode.FormatError) as e:
@@ -430,7 +421,6 @@ def test_weakening_needs_a_fresh_passcode(locked_store, clock):
         locked_store.set(Setting.AUTO_LOCK_SECONDS, 60)
 
 
-@pytest.mark.not_yet_in_service("passcode_failure_summary")
 def test_security_log_and_failure_summary(locked_store, clock):
     for i in range(3):
         with pytest.raises(passcode.WrongPasscode):
@@ -465,7 +455,6 @@ def _screen(s):
             v.biometric_lead, v.security_label, v.passcode_set, v.lock_enabled)
 
 
-@pytest.mark.not_yet_in_service("passcode_biometric_check")
 def test_lock_screen_is_one_immutable_value_that_agrees_with_the_single_calls(store, clock):
     s = store
     v = s.lock_screen()

@@ -7,7 +7,6 @@ from passcode import BiometricKind, BiometricRefusal, Event, FlowKind, FlowResul
 from conftest import PC1, PC2, PC3, ONLY_RESET_CODE, ONLY_BIOMETRIC
 
 
-@pytest.mark.not_yet_in_service("passcode_unlock_key")
 def test_unlock_key_is_a_wipeable_bytearray_stable_across_change(locked_store):
     key = locked_store.unlock_key(PC1)
     assert isinstance(key, bytearray) and len(key) == passcode.KEY_BYTES == 32 and any(key)
@@ -20,7 +19,6 @@ def test_unlock_key_is_a_wipeable_bytearray_stable_across_change(locked_store):
     assert key == bytearray(32)
 
 
-@pytest.mark.not_yet_in_service("passcode_unlock_key")
 def test_seal_and_unseal(locked_store, tmp_path, clock):
     locked_store.unlock_key(PC1)
     blob = locked_store.seal(b"my secret note")
@@ -44,7 +42,6 @@ def test_seal_and_unseal(locked_store, tmp_path, clock):
         locked_store.unseal(blob)
 
 
-@pytest.mark.not_yet_in_service("passcode_unlock_key")
 def test_flow_gives_the_key_once(locked_store):
     key = locked_store.unlock_key(PC1)
     with locked_store.flow(FlowKind.UNLOCK) as f:

@@ -78,7 +78,6 @@ def test_every_public_member_has_a_docstring(cls):
     assert not missing, f"{cls.__name__} members without a docstring: {missing}"
 
 
-@pytest.mark.not_yet_in_service("passcode_event_report")
 def test_repr_says_what_the_store_is(tmp_path, clock):
     path = tmp_path / "r.db"
     s = passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock)
@@ -93,7 +92,6 @@ def test_repr_says_what_the_store_is(tmp_path, clock):
     assert repr(s) == f"<passcode.Store {str(path)!r} closed>"
 
 
-@pytest.mark.not_yet_in_service("passcode_biometric_check")
 def test_a_state_is_a_property_an_action_a_method(tmp_path, clock):
     """One rule: security_label and biometric_refusal are both properties (no call, no side effect)."""
     with passcode.Store(tmp_path / "b.db", ops_limit=1, mem_limit=8192, clock=clock) as s:
@@ -112,7 +110,6 @@ def test_a_state_is_a_property_an_action_a_method(tmp_path, clock):
         assert any(issubclass(w.category, DeprecationWarning) for w in caught)
 
 
-@pytest.mark.not_yet_in_service("passcode_biometric_set_available")
 def test_biometric_unlock_is_refused_while_the_lock_is_off(tmp_path, clock):
     """No fingerprint switch with the passcode off; the library refuses the setting."""
     with passcode.Store(tmp_path / "f.db", ops_limit=1, mem_limit=8192, clock=clock) as s:

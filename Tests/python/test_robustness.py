@@ -39,7 +39,6 @@ def require_on_launch_store(path, clock):
     return s
 
 
-@pytest.mark.not_yet_in_service("passcode_biometric_set_available")
 def test_a_missing_reader_changes_no_setting_and_the_launch_asks_for_the_passcode(tmp_path, clock):
     path = str(tmp_path / "reader.db")
     with require_on_launch_store(path, clock) as s:
@@ -53,7 +52,6 @@ def test_a_missing_reader_changes_no_setting_and_the_launch_asks_for_the_passcod
         s.verify(PC1)
 
 
-@pytest.mark.not_yet_in_service("passcode_event_report")
 def test_a_launch_after_a_kill_in_the_background_applies_the_auto_lock(tmp_path, clock):
     path = str(tmp_path / "autolock.db")
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
@@ -82,7 +80,6 @@ def test_a_clock_out_of_range_raises_clock_out_of_range(tmp_path, clock, boot, w
         s.verify(PC1)
 
 
-@pytest.mark.not_yet_in_service("passcode_event_report")
 def test_closing_the_store_ends_its_flows(tmp_path, clock):
     s = passcode.Store(str(tmp_path / "flows.db"), ops_limit=1, mem_limit=8192, clock=clock)
     s.set_passcode(PC1)
@@ -112,7 +109,6 @@ def test_biometric_off_keeps_require_on_launch_and_the_next_launch_locks(tmp_pat
         assert s.lock_state == (True, LockReason.LAUNCH)
 
 
-@pytest.mark.not_yet_in_service("passcode_event_report")
 def test_a_second_background_report_keeps_the_earliest_time(tmp_path, clock):
     with passcode.Store(str(tmp_path / "bg.db"), ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_passcode(PC1)

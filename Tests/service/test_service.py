@@ -363,7 +363,8 @@ def run_suites_in_service_mode():
     if "daemon" in procs and procs["daemon"].poll() is None:
         procs["daemon"].kill()
         procs["daemon"].wait()
-    write_root_file(clock_file, "0\n")
+    # Frozen: the suites place calls exactly N ms apart, as their embedded runs' clock does.
+    write_root_file(clock_file, "0ms frozen\n")
     write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
                                  f"clock_offset_file = {clock_file}\nmax_stores_per_uid = 100000\n")
     start_daemon()
@@ -521,12 +522,24 @@ try:
     check(answers[-1] == "Full" and sum(1 for f in os.listdir(mfolder) if f.endswith(".db")) == 32,
           "a uid gets at most 32 stores, then Full")
 
-    # Weakening a setting needs the passcode, in the same call; a wrong one is counted.
+    # Weakening a setting needs the passcode entered on the same connection within 5 minutes: the
+    # service keeps each connection's proof; another connection of the same user has none.
+    a2 = Client(ALICE)
+    r = a2.call("SetSetting", "(ssx)", APP, "auto_lock_seconds", 3600)
+    check(error_of(r) == "PasscodeRequired", f"a weakening change from a connection that entered no passcode: {r}")
     check(a.call("Verify", "(ss)", APP, GOOD) == {"ok": [True, 0]}, "verify again resets the count")
-    r = a.call("SetSetting", "(ssxs)", APP, "auto_lock_seconds", 3600, "")
-    check(error_of(r) == "PasscodeRequired", f"a weakening change without the passcode: {r}")
-    r = a.call("SetSetting", "(ssxs)", APP, "auto_lock_seconds", 3600, GOOD)
-    check(r == {"ok": []} and a.call("GetSetting", "(ss)", APP, "auto_lock_seconds") == {"ok": [3600]}, f"with it: {r}")
+    r = a2.call("SetSetting", "(ssx)", APP, "auto_lock_seconds", 3600)
+    check(error_of(r) == "PasscodeRequired", f"...nor after another connection's verify: {r}")
+    r = a.call("SetSetting", "(ssx)", APP, "auto_lock_seconds", 3600)
+    check(r == {"ok": []} and a.call("GetSetting", "(ss)", APP, "auto_lock_seconds") == {"ok": [3600]},
+          f"from the connection that verified: {r}")
+    a2.p.stdin.close()
+    a2.p.wait()
+    write_root_file(clock_file, f"{int(open(clock_file).read()) + 301}\n")  # only root moves the service's clock
+    r = a.call("SetSetting", "(ssx)", APP, "auto_lock_seconds", 1800)
+    check(r == {"ok": []}, f"a stronger value needs no proof: {r}")
+    r = a.call("SetSetting", "(ssx)", APP, "auto_lock_seconds", 3600)
+    check(error_of(r) == "PasscodeRequired", f"the service's clock 301 s later: the proof is gone, a weakening change refused: {r}")
     check(error_of(a.call("GetSetting", "(ss)", APP, "no_such")) == "InvalidSetting", "an unknown setting name")
 
     # The lockout schedule, and the promise: at most the policy's count of guesses.

@@ -369,3 +369,13 @@ extension PasscodeStore {
         MaxFailureAction(checked: Int32(try value(.maxFailureAction)))!  // value() checked the range
     }
 }
+
+extension PasscodeStore {
+    /// The proof this handle holds (`lastProof`), for passcoded: its calls share one handle per
+    /// store, and each bus connection proves the user for itself, as each host's handle does
+    /// embedded, so the service moves a connection's proof in before its call and out after it.
+    public var connectionProof: BootInstant? {
+        get { lock.withLock { lastProof } }
+        set { lock.withLock { lastProof = newValue } }
+    }
+}
