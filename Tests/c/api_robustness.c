@@ -151,7 +151,6 @@ static void test_no_host_report_changes_a_setting(void) {
 /* Lock at launch off, auto-lock 15 minutes: killed in the background, relaunched 2 hours later:
  * locked (reason background). Relaunched after 1 minute: not locked. */
 static void test_a_launch_applies_the_auto_lock_to_the_time_in_the_background(void) {
-    EMBEDDED_ONLY(ONLY_CLOCK);
     char path[512];
     mailbox m = {0};
     int32_t locked = -1, reason = -1;
@@ -178,7 +177,12 @@ static void test_a_launch_applies_the_auto_lock_to_the_time_in_the_background(vo
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK(locked == 0);
-    /* A restart while in the background locks too (time that cannot be measured is never short). */
+    /* A restart while in the background locks too (time that cannot be measured is never short).
+     * Embedded only: a restart is the host clock's boot_id, which service mode does not take. */
+    if (service_backend) {
+        passcode_close(s);
+        return;
+    }
     CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_BACKGROUND, NULL), PASSCODE_OK);
     passcode_close(s);
     the_clock.boot_id++;

@@ -407,7 +407,6 @@ def test_binding_version_comes_from_the_version_file():
         assert passcode.__version__ == f.read().strip()
 
 
-@pytest.mark.embedded_only(ONLY_CLOCK)
 def test_weakening_needs_a_fresh_passcode(locked_store, clock):
     # set_passcode was the proof; 5 minutes later it is stale
     clock.advance(301)
