@@ -1,14 +1,17 @@
 // The C ABI for host callbacks. Every callback gets the host's `payload` back unchanged and
 // is called with no library lock held, on the thread of the call that triggered it. In service
 // mode they stay in the host and passcoded asks them over the bus, in the middle of that call
-// (ServiceClient+Hooks.swift); a callback then cannot call the library (`PASSCODE_ERR_MISUSE`).
+// (ServiceClient+Hooks.swift); a hook that can refuse then cannot call the library
+// (`PASSCODE_ERR_MISUSE`); a notification (logout, notice, account deleted) runs once the call
+// that caused it has its answer, and may.
 import PasscodeCore
 
 // MARK: - Callbacks
 
 /// Registers the function told when the library logs the user out (the "forced logout"
 /// maximum-failure action, or "forgot passcode"). The passcode is already removed when it runs.
-/// In service mode too it runs in the host, before the call that logged out returns.
+/// In service mode too it runs in the host, before the call that logged out returns (once that
+/// call has passcoded's answer: it may call the library).
 /// - Parameters:
 ///   - store: The store.
 ///   - callback: Called with `payload` and a `passcode_logout_reason`; NULL to remove it.

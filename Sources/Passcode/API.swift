@@ -195,21 +195,13 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
 /// fails with `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE` (the message names the option), as do
 /// `passcode_biometric_unlock` and `passcode_biometric_unlock_key` (a match the host reports),
 /// `passcode_reset_request` and `passcode_set_reset_delivery_callback` (a reset code handed to
-/// the host), `passcode_tpm_bind` and `passcode_tpm_unbind`. Offered so far: `passcode_is_set`,
-/// `passcode_is_enabled`, `passcode_set`, `passcode_verify`, `passcode_authorize`,
-/// `passcode_change`, `passcode_disable`, `passcode_enable`, `passcode_remove`,
-/// `passcode_length`, `passcode_set_length`, `passcode_failed_attempts`,
-/// `passcode_lockout_remaining`, `passcode_is_reset_required`,
-/// `passcode_setting_get`, `passcode_setting_set`, `passcode_lock_state`,
-/// `passcode_lock_screen_read`, `passcode_event_report` (the reporting process is the caller
-/// the bus names), the biometric policy calls (`passcode_biometric_set_available`,
-/// `passcode_security_label`, `passcode_biometric_check`, `passcode_biometric_lead`,
-/// `passcode_biometric_failed`), the security log (`passcode_event_log_new`,
-/// `passcode_failure_summary`) and `passcode_set_custom_schedule`, with the statuses and
-/// messages of the embedded store; every
-/// other store call answers `PASSCODE_ERR_NOT_IN_SERVICE_MODE`. A weakening setting change needs
-/// the passcode entered on the handle within 5 minutes, as embedded: the client keeps it (in
-/// memory wiped when released) and the service checks it again with the change. After
+/// the host), `passcode_tpm_bind` and `passcode_tpm_unbind`. Every other call works, with the
+/// statuses and messages of the embedded store. A weakening change (a setting, the lockout
+/// table) needs the passcode entered on the same handle within 5 minutes, as embedded: passcoded
+/// keeps that proof for the handle's bus connection, on its own clock. The data key reaches the
+/// handle only in the reply to a correct passcode, and sealing runs in the host with it; a
+/// callback that can refuse (settings hook, lifecycle, session hook) is asked by passcoded in the
+/// middle of the call and cannot call the library then (`PASSCODE_ERR_MISUSE`). After
 /// `fork()`, a child may go on using a handle it inherited, as with the embedded store: its
 /// first call opens a bus connection of the child's own (the parent's is neither used nor
 /// closed by the child), and both processes reach the same store. Fork only while no other
@@ -662,9 +654,9 @@ public func passcode_setting_name(_ setting: Int32) -> UnsafePointer<CChar>? {
 /// Installs a custom lockout table and selects it (`PASSCODE_LOCKOUT_SCHEDULE_CUSTOM`). Any
 /// change of the lockout table weakens protection: with a passcode set it needs the passcode
 /// entered on this handle within 5 minutes (`passcode_authorize`), and the app unlocked.
-/// In service mode as in `passcode_setting_set`: the passcode this handle set or checked within
-/// 5 minutes goes with the table, and passcoded checks it again (counted as a verify) on a handle
-/// of the call's own; the statuses are the embedded store's.
+/// In service mode as in `passcode_setting_set`: the proof is the passcode entered on this
+/// handle's bus connection within 5 minutes, kept by passcoded; the statuses are the embedded
+/// store's.
 /// - Parameters:
 ///   - store: The store.
 ///   - delays: `delays[i]` is the wait in seconds after failure i+1; the last entry repeats.
