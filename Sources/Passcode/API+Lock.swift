@@ -77,7 +77,7 @@ public func passcode_lock_screen_read(_ store: OpaquePointer?, _ screen: UnsafeM
         }
         let v = try s.lockScreen()
         var c = passcode_lock_screen()
-        withUnsafeMutableBytes(of: &c) { $0.initializeMemory(as: UInt8.self, repeating: 0) }  // the padding too: no stray bytes to the caller
+        withUnsafeMutableBytes(of: &c) { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }  // the padding too: no stray bytes to the caller
         c.size = size
         c.locked = v.status.locked ? 1 : 0
         c.reason = v.status.reason.rawValue
