@@ -2229,6 +2229,8 @@ passcode_status passcode_tpm_unbind(passcode_store *store, const char *digits, s
  * Whether the store is bound to a TPM.
  * @param store The store.
  * @param out Receives 1 or 0.
+ * In service mode passcoded answers for its store (the TPM is the service's to choose; this
+ * release binds none of its stores: 0).
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 passcode_status passcode_tpm_is_bound(passcode_store *store, int32_t *out);
@@ -2263,7 +2265,8 @@ passcode_status passcode_tpm_is_bound(passcode_store *store, int32_t *out);
  * @param item A passcode_tpm_posture_item.
  * @param out Receives the value (0 or 1 for the yes/no items, seconds or counts for the others).
  * @return PASSCODE_OK; PASSCODE_ERR_MISUSE (an unknown item, a NULL out, or a store
- * opened without the TPM option); PASSCODE_ERR_INVALID_HANDLE; a TPM status
+ * opened without the TPM option, which includes every store in service mode);
+ * PASSCODE_ERR_INVALID_HANDLE; a TPM status
  * (PASSCODE_ERR_TPM_UNAVAILABLE, PASSCODE_ERR_TPM, PASSCODE_ERR_TPM_OWNER_AUTH when the
  * owner authorization file is not the TPM's); a store error.
  */

@@ -84,6 +84,9 @@ static const sd_bus_vtable passcode_vtable[] = {
     // The security log, newest first: (passcode_log_kind, wall-clock ms, detail).
     SD_BUS_METHOD_WITH_NAMES("GetEventLog", "s", SD_BUS_PARAM(app_id),
                              "a(ixs)", SD_BUS_PARAM(events), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // Whether the store is bound to a TPM (the service's choice; this release binds none).
+    SD_BUS_METHOD_WITH_NAMES("IsTPMBound", "s", SD_BUS_PARAM(app_id),
+                             "b", SD_BUS_PARAM(bound), on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // passcode_failure_summary: the failures, whether one is known, and its wall-clock ms.
     SD_BUS_METHOD_WITH_NAMES("GetFailureSummary", "s", SD_BUS_PARAM(app_id),
                              "ubx", SD_BUS_PARAM(failures) SD_BUS_PARAM(has_last) SD_BUS_PARAM(last_wall_ms),

@@ -17,4 +17,6 @@ protocol LockBackend: AnyObject {
     func failureSummary() throws -> (failures: Int, lastFailureWallMs: Int64?)
     /// Any change of the lockout table weakens: it needs the passcode's proof.
     func setCustomSchedule(delays: [Int64], maxFailures: Int) throws
+    /// Whether the store is bound to a TPM (in service mode: passcoded's choice).
+    func isTPMBound() throws -> Bool
 }

@@ -61,4 +61,10 @@ extension ServiceClient {
         let table = delays.map { UInt32(clamping: $0) }
         try call("SetCustomSchedule", [.uint32s(table), .uint32(UInt32(clamping: maxFailures))]) { _ in }
     }
+
+    func isTPMBound() throws -> Bool {
+        var bound = false
+        try call("IsTPMBound", []) { bound = try $0.bool() }
+        return bound
+    }
 }

@@ -111,6 +111,9 @@ struct ServiceFailure: Error {
     let waitSeconds: Int64
 }
 
+/// The passcoded a call was pinned to (the one holding the handle's callbacks) is gone.
+struct ServiceRestarted: Error {}
+
 /// One argument of a call.
 enum BusArgument {
     case text(String)
@@ -378,11 +381,29 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         try registerHooksIfForked()
         defer { runNotices() }
         do {
-            try callLocked(member, arguments, read)
+            do {
+                try registerHooksIfLost(before: member)
+                try callLocked(member, arguments, read)
+            } catch is ServiceRestarted {
+                // The passcoded this handle's callbacks were registered with is gone (a restart):
+                // the call reached no one. Registered again with the one that owns the name now,
+                // then the call, which therefore never runs without the host's hooks.
+                lock.withLock { serviceName = nil }
+                try registerHooksIfLost(before: member)
+                try callLocked(member, arguments, read)
+            }
         } catch let f as ServiceFailure where f.status == Status.errLockedOut.rawValue && member != "GetState" {
             // The wait for passcode_errwait, as the embedded store gives it with the failure.
             throw ServiceFailure(status: f.status, message: f.message, waitSeconds: (try? state().lockout) ?? 0)
         }
+    }
+
+    /// With callbacks registered but no passcoded known to hold them (it went away: `serviceName`
+    /// cleared), registers them with the passcoded that owns the name now, before `member`.
+    private func registerHooksIfLost(before member: String) throws {
+        guard member != "SetHooks" else { return }
+        let flags = lock.withLock { serviceName == nil ? HookFlag.of(hostHooks) : 0 }
+        if flags != 0 { try callLocked("SetHooks", [.uint32(flags)]) { _ in } }
     }
 
     private func callLocked(_ member: String, _ arguments: [BusArgument], _ read: (Reader) throws -> Void) throws {
@@ -393,7 +414,10 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         try lock.withLock {
             let c = try connected()
             var m: OpaquePointer?
-            var r = bus.newMethodCall(c, &m, ServiceClient.name, ServiceClient.path, ServiceClient.name, member)
+            // With the host's callbacks registered, the call goes to the passcoded that has them
+            // (its unique name), never to a successor that would run it without them.
+            let pinned = HookFlag.of(hostHooks) != 0 ? serviceName : nil
+            var r = bus.newMethodCall(c, &m, pinned ?? ServiceClient.name, ServiceClient.path, ServiceClient.name, member)
             guard r >= 0, let m else { throw unavailable(member, r) }
             defer { _ = bus.messageUnref(m) }
             if arguments.contains(where: {
@@ -442,6 +466,10 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             if let s = bus.sender(reply), s.pointee == CChar(UInt8(ascii: ":")) { serviceName = String(cString: s) }
             if bus.isMethodError(reply, nil) > 0 {
                 let e = bus.messageError(reply)?.pointee ?? sd_bus_error(name: nil, message: nil, _need_free: 0)
+                if pinned != nil, let n = e.name.map({ String(cString: $0) }),
+                   n == "org.freedesktop.DBus.Error.ServiceUnknown" || n == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+                    throw ServiceRestarted()
+                }
                 throw failure(member, -EIO, e)
             }
             try read(Reader(bus: bus, message: reply, member: member))

@@ -9,13 +9,18 @@ import PasscodeCore
 
 final class ProofBook: @unchecked Sendable {
     static let shared = ProofBook()
-    /// A bound on the proofs kept (a unique name is never reused on a bus, so a closed
-    /// connection's entry only waits to be dropped): past it every proof is dropped, and the
-    /// next weakening change asks for the passcode again (the safe side).
-    static let maxEntries = 16384
+    /// Bounds on the proofs kept (a unique name is never reused on a bus, so a closed
+    /// connection's entry only waits to be dropped). Past a uid's bound its own proofs are
+    /// dropped (a uid making proofs on thousands of connections forgets its own, not another
+    /// uid's); past the whole bound, every proof: the next weakening change asks for the
+    /// passcode again (the safe side).
+    static let maxPerUID = 1024
+    static let maxEntries = 65536
 
     private let lock = Mutex()
-    private var proofs: [String: BootInstant] = [:]
+    /// Proofs by uid, then by "<unique name> <app id>".
+    private var proofs: [uid_t: [String: BootInstant]] = [:]
+    private var count = 0
 
     private static let key: pthread_key_t = {
         var k = pthread_key_t()
@@ -52,16 +57,33 @@ final class ProofBook: @unchecked Sendable {
             store.connectionProof = nil
             return try body()
         }
-        let name = "\(Unmanaged<Caller>.fromOpaque(raw).takeUnretainedValue().sender) \(uid) \(appID)"
-        store.connectionProof = lock.withLock { proofs[name] }
+        let name = "\(Unmanaged<Caller>.fromOpaque(raw).takeUnretainedValue().sender) \(appID)"
+        store.connectionProof = lock.withLock { proofs[uid]?[name] }
         defer {
             let left = store.connectionProof
             store.connectionProof = nil
-            lock.withLock {
-                if left != nil && proofs[name] == nil && proofs.count >= ProofBook.maxEntries { proofs.removeAll() }
-                proofs[name] = left
-            }
+            lock.withLock { keep(left, uid: uid, name: name) }
         }
         return try body()
+    }
+
+    /// Records `proof` (nil: none) for `name` of `uid`, within the bounds. Under `lock`.
+    private func keep(_ proof: BootInstant?, uid: uid_t, name: String) {
+        var mine = proofs[uid] ?? [:]
+        let had = mine[name] != nil
+        if proof != nil && !had {
+            if mine.count >= ProofBook.maxPerUID {
+                count -= mine.count
+                mine.removeAll()
+            }
+            if count >= ProofBook.maxEntries {
+                proofs.removeAll()
+                mine.removeAll()
+                count = 0
+            }
+        }
+        mine[name] = proof
+        count += (proof != nil ? 1 : 0) - (had ? 1 : 0)
+        proofs[uid] = mine.isEmpty ? nil : mine
     }
 }

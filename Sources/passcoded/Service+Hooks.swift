@@ -123,6 +123,8 @@ final class HookRegistry: @unchecked Sendable {
 final class HookRelay: @unchecked Sendable {
     /// How long the service waits for a host's hook; no answer by then is a refusal.
     static let timeoutSeconds: UInt64 = 10
+    /// The refusal when every standby thread already waits on a host's hook.
+    static let busy = "too many hosts' hooks are being asked at once; try again"
     /// The longest refusal text kept (the embedded hooks' buffer: 256 bytes with the NUL).
     static let maxMessageBytes = 255
 
@@ -172,8 +174,12 @@ final class HookRelay: @unchecked Sendable {
     /// Asks the host and waits: nil (allowed) or the refusal's text.
     private func ask(_ member: String, _ arguments: [HookRequest.Argument]) -> String? {
         let request = HookRequest(destination: destination, member: member, arguments: arguments, expectReply: true)
-        HookOutbox.shared.post(request)
-        return request.wait(seconds: HookRelay.timeoutSeconds + 5)
+        // The wait holds a thread, not a turn: the other uids' calls run meanwhile (Scheduler).
+        guard let scheduler = Scheduler.shared else { return HookRelay.busy }
+        return scheduler.whileWaiting {
+            HookOutbox.shared.post(request)
+            return request.wait(seconds: HookRelay.timeoutSeconds + 5)
+        } ?? HookRelay.busy
     }
 
     private func tell(_ member: String, _ arguments: [HookRequest.Argument]) {

@@ -46,6 +46,9 @@ extension Service {
                     [.structs("ixs", try s.events().map { [.int32($0.kind.rawValue), .int64($0.wallMs), .string($0.detail)] })]
                 }
             }
+        case "IsTPMBound":
+            let app = try readString(m, "app_id")
+            return Prepared(uid: caller) { try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.isTPMBound())] } }
         case "GetFailureSummary":
             let app = try readString(m, "app_id")
             return Prepared(uid: caller) {

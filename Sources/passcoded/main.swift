@@ -48,6 +48,7 @@ options.sessionKeyring = false
 nonisolated(unsafe) let service = Service(stores: StoreRoot(root: config.storeRoot, options: options,
                                                                     maxStoresPerUID: config.maxStoresPerUID),
                                           scheduler: Scheduler(workers: 2))
+Scheduler.shared = service.scheduler
 
 guard service.scheduler.wakeFD >= 0 else { fail("eventfd failed: \(String(cString: strerror(errno)))") }
 HookOutbox.shared.wakeFD = service.scheduler.wakeFD

@@ -53,10 +53,22 @@ static passcode_store *ready_store(const char *id) {
 }
 
 /* (a) passcoded killed with SIGKILL while it checks a wrong passcode. */
+/* A settings hook that refuses every change and counts how often it is asked. */
+static int refusals_asked;
+static int32_t counting_refuser(void *payload, const char *name, const char *old_value, const char *new_value, char *message, size_t size) {
+    (void)payload; (void)name; (void)old_value; (void)new_value;
+    refusals_asked++;
+    snprintf(message, size, "refused by the host");
+    return 1;
+}
+
 static void killverify(void) {
     passcode_store *s = ready_store(app);
     if (!s) return;
     STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
+    /* The host's settings hook, registered with this passcoded: it must still be asked after the
+     * restart (never a change made without it by the next passcoded). */
+    STATUS(passcode_set_settings_hook(s, counting_refuser, NULL), PASSCODE_OK);
     double t = now_seconds();
     STATUS(passcode_verify(s, "246813", 6), PASSCODE_ERR_WRONG_PASSCODE);
     double took = now_seconds() - t;
@@ -81,6 +93,14 @@ static void killverify(void) {
     CHECK(failures_of(s) == before + 2, "the next wrong passcode counts on: %d", (int)failures_of(s));
     STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
     CHECK(failures_of(s) == 0, "the right passcode clears the count");
+    int64_t was = -1, now = -1;
+    passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &was);
+    int asked = refusals_asked;
+    passcode_status hooked = passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, was == 60 ? 0 : 60);
+    passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &now);
+    CHECK(hooked == PASSCODE_ERR_HOOK_FAILED && refusals_asked == asked + 1 && now == was,
+          "the host's settings hook after passcoded's restart: %s, asked %d time(s), auto-lock %lld -> %lld",
+          passcode_strerror(hooked), refusals_asked - asked, (long long)was, (long long)now);
     passcode_close(s);
 }
 
@@ -641,6 +661,8 @@ static void fuzz(long calls, uint64_t seed) {
     CHECK(unknown == 0, "every status is a documented one (passcode_strerror knows it): %d unknown", unknown);
     CHECK(unavailable == 0, "no call answered SERVICE_UNAVAILABLE: %d did (%d of them with a passcode that is not UTF-8)",
           unavailable, unavailable_not_utf8);
+    CHECK(counts[PASSCODE_ERR_NOT_IN_SERVICE_MODE] == 0, "every call is offered in service mode (NOT_IN_SERVICE_MODE: %ld)",
+          counts[PASSCODE_ERR_NOT_IN_SERVICE_MODE]);
     for (int k = 0; k < 4; k++) passcode_close(stores[k]);
     for (int k = 0; k < 2; k++) passcode_flow_free(flows[k]);
     passcode_status rc;
