@@ -432,7 +432,7 @@ $(B)/area_%: Tests/service/area_%.c Tests/service/service_support.h include/pass
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 # The C API in service mode, as a user's process against passcoded (run by test_service.py).
-$(B)/service_client: Tests/service/service_client.c include/passcode.h $(LIB)
+$(B)/service_client: Tests/service/service_client.c Tests/service/service_support.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 # Faults, load, fork and random calls through the library's client (Tests/service/faults_client.c),

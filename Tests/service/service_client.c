@@ -4,7 +4,7 @@
  * Prints "ok   ..." / "FAIL ..." lines, and "LOCKED <seconds>" when a lockout holds the guesses:
  * it then waits for a line on stdin (the test moves the service's clock, which only root can).
  * Exit status: the number of failed checks (at most 100). */
-#include <passcode.h>
+#include "service_support.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,29 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failed;
 static const char *app, *good;
-
-#define CHECK(cond, ...) do { \
-        int ok_ = (cond); \
-        printf(ok_ ? "ok   " : "FAIL "); printf(__VA_ARGS__); printf("\n"); fflush(stdout); \
-        if (!ok_) failed++; \
-    } while (0)
-#define STATUS(call, want) do { \
-        passcode_status got_ = (call); \
-        CHECK(got_ == (want), "%s -> %s (%s)", #call, passcode_strerror(got_), got_ == (want) ? "as documented" : passcode_strerror(want)); \
-    } while (0)
-
-/* Opens `id` in service mode; NULL on failure (the status in *rc). */
-static passcode_store *open_service(const char *id, passcode_status *rc) {
-    passcode_options *o = NULL;
-    passcode_options_new(&o);
-    passcode_options_set_service(o, id);
-    passcode_store *s = NULL;
-    *rc = passcode_open("/nonexistent/ignored-in-service-mode", o, &s);
-    passcode_options_free(o);
-    return s;
-}
 
 static void clock_cb(void *p, int64_t *boot, int64_t *wall, uint64_t *id) { (void)p; *boot = 1; *wall = 1; *id = 1; }
 static int32_t deliver(void *p, const char *code, size_t n, char *msg, size_t size) { (void)p; (void)code; (void)n; (void)msg; (void)size; return 0; }
