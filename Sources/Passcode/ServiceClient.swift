@@ -378,7 +378,6 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         if HostHookThread.active {
             throw PasscodeError.misuse("in service mode a hook or callback cannot call the library: the service is waiting for its answer")
         }
-        try registerHooksIfForked()
         defer { runNotices() }
         do {
             do {
@@ -398,11 +397,15 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         }
     }
 
-    /// With callbacks registered but no passcoded known to hold them (it went away: `serviceName`
-    /// cleared), registers them with the passcoded that owns the name now, before `member`.
+    /// With callbacks registered but no passcoded known to hold them (`serviceName` cleared: it
+    /// went away, or this is a child made by fork(), whose own connection `connected` opens
+    /// here), registers them with the passcoded that owns the name now, before `member`.
     private func registerHooksIfLost(before member: String) throws {
-        guard member != "SetHooks" else { return }
-        let flags = lock.withLock { serviceName == nil ? HookFlag.of(hostHooks) : 0 }
+        guard member != "SetHooks" else { return }  // it says which callbacks itself
+        let flags = try lock.withLock { () -> UInt32 in
+            if connection != nil && connectionPid != getpid() { _ = try connected() }
+            return serviceName == nil ? HookFlag.of(hostHooks) : 0
+        }
         if flags != 0 { try callLocked("SetHooks", [.uint32(flags)]) { _ in } }
     }
 
@@ -480,17 +483,6 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     func replyError(_ m: OpaquePointer, name: String, message: String) -> Int32 {
         let e = sd_bus_error(name: CStrings.intern(name), message: CStrings.intern(message), _need_free: 0)
         return withUnsafePointer(to: e) { bus.replyError(m, $0) }
-    }
-
-    /// In a child made by fork(), before its first call: its own connection (`connected`), and
-    /// the host's callbacks registered again on it (passcoded ties them to a connection).
-    private func registerHooksIfForked() throws {
-        let flags: UInt32? = try lock.withLock {
-            guard connection != nil, connectionPid != getpid() else { return nil }
-            _ = try connected()
-            return HookFlag.of(hostHooks)
-        }
-        if let flags, flags != 0 { try callLocked("SetHooks", [.uint32(flags)]) { _ in } }
     }
 
     /// The connection of this process, under `lock`. sd-bus refuses a connection in a child

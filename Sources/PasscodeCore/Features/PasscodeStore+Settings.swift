@@ -322,8 +322,8 @@ extension PasscodeStore {
         }
     }
 
-    /// Refuses a custom lockout table outside the allowed counts and ranges (before anything
-    /// else is asked of the store: passcoded checks it before the call's proof).
+    /// Refuses a custom lockout table outside the allowed counts and ranges (first, before anything
+    /// is asked of the store; passcoded also checks it before it opens the caller's store).
     public static func checkCustomSchedule(delays: [Int64], maxFailures: Int) throws {
         try PasscodeStore.checkCustomScheduleCount(delays.count)
         guard delays.allSatisfy({ CustomScheduleRow.delays.contains($0) }) else {
