@@ -52,9 +52,10 @@ public final class PasscodeStore: @unchecked Sendable {
     /// tries and requests back; this handle still allows no more than the policy. Memory only.
     var resetTriesTaken: [String: Int64] = [:]
     var resetRequestsMade: [ClockReading] = []
-    /// When the passcode was last entered correctly on this handle (verify, a flow, authorize,
-    /// set, change, reset): the proof a weakening setting change needs. Memory only, per handle.
-    var lastProof: BootInstant?
+    /// The proof of the passcode last entered correctly on this handle (verify, a flow, authorize,
+    /// set, change, reset), which a weakening change needs, and the length this handle chose for
+    /// its first passcode. Memory only, per handle (per bus connection in passcoded).
+    var connection = ConnectionState()
     /// The data key while this handle holds it (PasscodeStore+DataKey.swift). Memory only, per handle.
     var heldKey: HeldKey?
     /// With a pepper: the key of the MAC over the security state (see Integrity.swift).
@@ -82,7 +83,7 @@ public final class PasscodeStore: @unchecked Sendable {
         lock.withLock {
             closed = true
             heldKey = nil
-            lastProof = nil
+            connection = ConnectionState()
             recentWrongGuesses.removeAll()
         }
     }

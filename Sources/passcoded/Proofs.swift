@@ -1,9 +1,10 @@
-// Proofs of the passcode, one per bus connection: a weakening change (a setting, the lockout
-// table) needs the passcode entered within 5 minutes "on this handle", and in service mode the
-// host's handle is its connection. The stores' handles are shared by a uid's connections, so
-// the proof a call leaves on one is moved here after the call and back before the next call
-// of the same connection; another connection, or another process of the same user, starts
-// with none. The 5 minutes are the core's rule, on the service's own clock.
+// Each bus connection's own state: the proof of the passcode a weakening change (a setting, the
+// lockout table, the recovery key) needs, entered within 5 minutes "on this handle", and the
+// length it chose for a first passcode; in service mode the host's handle is its connection.
+// The stores' handles are shared by a uid's connections, so the state a call leaves on one is
+// moved here after the call and back before the next call of the same connection; another
+// connection, or another process of the same user, starts with none. The 5 minutes are the
+// core's rule, on the service's own clock; a proof names its passcode, so it dies with it.
 import Glibc
 import PasscodeCore
 
@@ -18,8 +19,8 @@ final class ProofBook: @unchecked Sendable {
     static let maxEntries = 65536
 
     private let lock = Mutex()
-    /// Proofs by uid, then by "<unique name> <app id>".
-    private var proofs: [uid_t: [String: BootInstant]] = [:]
+    /// Each connection's state (its proof, its chosen length) by uid, then by "<unique name> <app id>".
+    private var proofs: [uid_t: [String: ConnectionState]] = [:]
     private var count = 0
 
     private static let key: pthread_key_t = {
@@ -54,21 +55,22 @@ final class ProofBook: @unchecked Sendable {
     /// no proof outside a call. A call with no known sender has none.
     func carried<R>(on store: PasscodeStore, uid: uid_t, appID: String, _ body: () throws -> R) rethrows -> R {
         guard let raw = pthread_getspecific(ProofBook.key) else {
-            store.connectionProof = nil
+            store.connectionState = ConnectionState()
             return try body()
         }
         let name = "\(Unmanaged<Caller>.fromOpaque(raw).takeUnretainedValue().sender) \(appID)"
-        store.connectionProof = lock.withLock { proofs[uid]?[name] }
+        store.connectionState = lock.withLock { proofs[uid]?[name] } ?? ConnectionState()
         defer {
-            let left = store.connectionProof
-            store.connectionProof = nil
+            let left = store.connectionState
+            store.connectionState = ConnectionState()
             lock.withLock { keep(left, uid: uid, name: name) }
         }
         return try body()
     }
 
     /// Records `proof` (nil: none) for `name` of `uid`, within the bounds. Under `lock`.
-    private func keep(_ proof: BootInstant?, uid: uid_t, name: String) {
+    private func keep(_ state: ConnectionState, uid: uid_t, name: String) {
+        let proof: ConnectionState? = state.isEmpty ? nil : state
         var mine = proofs[uid] ?? [:]
         let had = mine[name] != nil
         if proof != nil && !had {

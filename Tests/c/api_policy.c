@@ -241,9 +241,224 @@ static void test_a_later_process_cannot_switch_the_lockout_off(void) {
            out[0], out[1], out[2] ? "FOUND" : "not found");
 }
 
+
+/* ---- issue 39: a passcode's policy belongs to that passcode ------------------------------
+ * An attacker with a handle of its own (embedded: any code of the host; in service mode: another
+ * process of the same uid, its own bus connection) on the victim's store. Each test ends with
+ * the attacker guessing the victim's passcode, lockouts waited out on the test clock, and prints
+ * the wrong answers it got: at most 10, as the default policy says. */
+
+/* The attacker guesses distinct wrong passcodes of `len` digits until the store stops checking
+ * them (reset required, logged out) or `budget` guesses: returns the wrong answers it got;
+ * `*found` is set when a guess was the passcode. */
+static int attacker_guesses(passcode_store *a, int len, const char *victims, int budget, int *found) {
+    int wrong = 0;
+    *found = 0;
+    for (int i = 0, tries = 0; i < budget && tries < budget * 4; tries++) {
+        char g[16];
+        snprintf(g, sizeof g, "%0*d", len, (int)((104729L * (i + 1) + 7) % (len == 4 ? 10000 : 1000000)));
+        if (victims && !strcmp(g, victims)) { i++; continue; }
+        int32_t rc = passcode_verify(a, g, (size_t)len);
+        if (rc == PASSCODE_ERR_LOCKED_OUT) { advance_ms((passcode_errwait(a) + 1) * 1000); continue; }
+        i++;
+        if (rc == PASSCODE_OK) { *found = 1; break; }
+        if (rc == PASSCODE_ERR_WRONG_PASSCODE) { wrong++; continue; }
+        if (rc != PASSCODE_ERR_RESET_REQUIRED && rc != PASSCODE_ERR_LOGGED_OUT)
+            printf("  the attacker's guess %d: %s\n", i, passcode_errmsg(a));
+        break;  /* reset required, logged out: no more answers */
+    }
+    return wrong;
+}
+
+/* The weakest rules a handle can set: a custom table of one 0 s delay and no maximum, no
+ * action at the maximum, an hour of auto-lock, no lock at launch. Returns how many took. */
+static int weaken_everything(passcode_store *a) {
+    uint32_t zero[1] = {0};
+    int took = passcode_set_custom_schedule(a, zero, 1, 0) == PASSCODE_OK;
+    took += passcode_setting_set(a, PASSCODE_SETTING_MAX_FAILURE_ACTION, PASSCODE_MAX_FAILURE_ACTION_NONE) == PASSCODE_OK;
+    took += passcode_setting_set(a, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600) == PASSCODE_OK;
+    took += passcode_setting_set(a, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0) == PASSCODE_OK;
+    took += passcode_setting_set(a, PASSCODE_SETTING_RESET_CODE_LENGTH, 6) == PASSCODE_OK;
+    return took;
+}
+
+/* Every setting a weakening change could have moved reads its default. */
+static int all_defaults(passcode_store *s) {
+    int ok = 1;
+    for (int32_t i = 0; passcode_setting_name(i); i++) {
+        int64_t d = 0, v = get_setting(s, i);
+        passcode_setting_default(i, &d);
+        if (i == PASSCODE_SETTING_LOCK_ENABLED || i == PASSCODE_SETTING_LAST_PASSWORD_CHANGE) continue;
+        if (v != d) {
+            printf("  setting %s is %lld, its default %lld\n", passcode_setting_name(i), (long long)v, (long long)d);
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+/* Forgot, weaken, forgot: the attacker logs the app out, sets a passcode of its own (a proof),
+ * weakens every rule, logs out again; the user sets a new passcode. */
+static void test_forgot_weaken_forgot_carries_no_rule(void) {
+    char path[512];
+    mailbox am = {0}, vm = {0};
+    passcode_store *v = new_store(path, sizeof path);
+    CHECK_STATUS(passcode_set_logout_callback(v, mailbox_logout, &vm), PASSCODE_OK);
+    passcode_store *a = open_fast(path);
+    CHECK_STATUS(passcode_set_logout_callback(a, mailbox_logout, &am), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(v, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_forgot(a), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(a, PC3, LEN), PASSCODE_OK);  /* the attacker's own passcode: a proof */
+    int took = weaken_everything(a);
+    CHECK(took == 5);  /* under its own passcode, with its proof, all of it is allowed */
+    CHECK_STATUS(passcode_forgot(a), PASSCODE_OK);
+    int32_t locked = -1, reason = -1;
+    CHECK_STATUS(passcode_lock_state(v, &locked, &reason), PASSCODE_OK);
+    CHECK(locked == 1 && reason == PASSCODE_LOCK_REASON_LOGGED_OUT);
+    CHECK_STATUS(passcode_set(v, PC2, LEN), PASSCODE_OK);  /* the user sets up again */
+    CHECK(all_defaults(v));
+    CHECK(all_defaults(a));
+    /* The log says what the new passcode reset. */
+    passcode_event_log *log = NULL;
+    CHECK_STATUS(passcode_event_log_new(v, &log), PASSCODE_OK);
+    int said = 0;
+    for (size_t i = 0; log && i < passcode_event_log_count(log); i++) {
+        int32_t kind = 0;
+        int64_t wall = 0;
+        const char *detail = NULL;
+        if (passcode_event_log_get(log, i, &kind, &wall, &detail) != PASSCODE_OK) continue;
+        if (detail && strstr(detail, "safe defaults") && strstr(detail, "max_failure_action")) said = 1;
+    }
+    passcode_event_log_free(log);
+    CHECK(said);
+    int found = 0, wrong = attacker_guesses(a, LEN, PC2, 1000, &found);
+    printf("forgot, weaken, forgot: %d rules weakened under the attacker's passcode; then %d wrong answers, passcode %s\n",
+           took, wrong, found ? "FOUND" : "not found");
+    CHECK(wrong <= 10 && !found);
+    passcode_close(a);
+    passcode_close(v);
+}
+
+/* A stale proof: the attacker's handle proved its own passcode; forgot, and the user's new
+ * passcode, leave it naming a passcode that is gone. So does a change on another handle. */
+static void test_a_proof_dies_with_its_passcode(void) {
+    char path[512];
+    mailbox am = {0};
+    passcode_store *v = new_store(path, sizeof path);
+    passcode_store *a = open_fast(path);
+    CHECK_STATUS(passcode_set_logout_callback(a, mailbox_logout, &am), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(a, PC3, LEN), PASSCODE_OK);  /* the attacker's proof */
+    CHECK_STATUS(passcode_forgot(a), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(v, PC2, LEN), PASSCODE_OK);
+    int took = weaken_everything(a);
+    CHECK(took == 0);
+    CHECK_STATUS(passcode_setting_set(a, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CHECK(all_defaults(v));
+    /* The user's own handle has the proof its passcode gave. */
+    CHECK_STATUS(passcode_setting_set(v, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_OK);
+    /* A handle that proved the passcode loses its proof when another handle changes it. */
+    passcode_store *b = open_fast(path);
+    CHECK_STATUS(passcode_authorize(b, PC2, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_change(v, PC2, LEN, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(b, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CHECK_STATUS(passcode_setting_set(v, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0), PASSCODE_OK);  /* the changer proved the new one */
+    CHECK_STATUS(passcode_setting_set(v, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 900), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(v, PASSCODE_SETTING_LOCK_AT_LAUNCH, 1), PASSCODE_OK);
+    int found = 0, wrong = attacker_guesses(a, LEN, PC1, 300, &found);
+    printf("a stale proof: %d of 5 weakening calls took after the new passcode; then %d wrong answers, passcode %s\n",
+           took, wrong, found ? "FOUND" : "not found");
+    CHECK(wrong <= 10 && !found);
+    passcode_close(b);
+    passcode_close(a);
+    passcode_close(v);
+}
+
+/* Rules and a length set while no passcode exists (before the first setup, and while logged
+ * out) do not outlive the next first passcode. */
+static void test_rules_set_before_the_first_passcode_do_not_outlive_it(void) {
+    for (int round = 0; round < 2; round++) {
+        char path[512];
+        mailbox am = {0};
+        passcode_store *v = new_store(path, sizeof path);
+        passcode_store *a = open_fast(path);
+        if (round == 1) {  /* logged out: the attacker's forgot after the user's first passcode */
+            CHECK_STATUS(passcode_set(v, PC1, LEN), PASSCODE_OK);
+            CHECK_STATUS(passcode_set_logout_callback(a, mailbox_logout, &am), PASSCODE_OK);
+            CHECK_STATUS(passcode_forgot(a), PASSCODE_OK);
+        }
+        int took = weaken_everything(a);
+        CHECK(took == (round == 0 ? 5 : 0));  /* no passcode: nothing to prove; logged out: the app is locked */
+        CHECK_STATUS(passcode_set_length(a, 4), PASSCODE_OK);
+        int32_t alen = 0, vlen = 0;
+        CHECK_STATUS(passcode_length(a, &alen), PASSCODE_OK);
+        CHECK_STATUS(passcode_length(v, &vlen), PASSCODE_OK);
+        CHECK(alen == 4 && vlen == LEN);  /* the choice is the attacker's handle's alone */
+        CHECK_STATUS(passcode_set(v, "2580", 4), PASSCODE_ERR_FORMAT);
+        CHECK_STATUS(passcode_set(v, PC2, LEN), PASSCODE_OK);
+        CHECK_STATUS(passcode_length(a, &alen), PASSCODE_OK);
+        CHECK(alen == LEN);
+        CHECK(all_defaults(v));
+        int found4 = 0, wrong4 = attacker_guesses(a, 4, NULL, 100, &found4);
+        CHECK(wrong4 == 0);  /* 4 digits are no passcode of this store: refused, not checked */
+        int found = 0, wrong = attacker_guesses(a, LEN, PC2, 500, &found);
+        printf("rules set %s: %d rules and a length of 4 set; then %d wrong answers, passcode %s\n",
+               round ? "while logged out" : "before the first passcode", took, wrong, found ? "FOUND" : "not found");
+        CHECK(wrong <= 10 && !found);
+        passcode_close(a);
+        passcode_close(v);
+    }
+}
+
+/* The length a handle chose is used by its own first passcode. */
+static void test_a_chosen_length_counts_for_its_handle(void) {
+    char path[512];
+    passcode_store *s = new_store(path, sizeof path);
+    CHECK_STATUS(passcode_set_length(s, 4), PASSCODE_OK);
+    CHECK(get_setting(s, PASSCODE_SETTING_PASSCODE_LENGTH) == 4);
+    CHECK_STATUS(passcode_set(s, "3860", 4), PASSCODE_OK);
+    passcode_store *other = open_fast(path);
+    int32_t n = 0;
+    CHECK_STATUS(passcode_length(other, &n), PASSCODE_OK);
+    CHECK(n == 4);  /* the passcode's own length, for every handle */
+    CHECK_STATUS(passcode_set_length(other, 6), PASSCODE_ERR_STATE);
+    passcode_close(other);
+    passcode_close(s);
+}
+
+/* Clearing the recovery key needs the app unlocked and a fresh proof, as a weakening change. */
+static void test_clearing_the_recovery_key_needs_a_proof(void) {
+    char path[512];
+    passcode_store *v = new_store(path, sizeof path);
+    CHECK_STATUS(passcode_set(v, PC1, LEN), PASSCODE_OK);
+    uint8_t rk[32];
+    memset(rk, 0x5a, sizeof rk);
+    CHECK_STATUS(passcode_set_recovery_key(v, rk, sizeof rk), PASSCODE_OK);
+    passcode_store *a = open_fast(path);
+    CHECK_STATUS(passcode_clear_recovery_key(a), PASSCODE_ERR_PASSCODE_REQUIRED);
+    int32_t has = 0;
+    CHECK_STATUS(passcode_has_recovery_key(v, &has), PASSCODE_OK);
+    CHECK(has == 1);
+    CHECK_STATUS(passcode_event_report(v, PASSCODE_APP_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_clear_recovery_key(a), PASSCODE_ERR_APP_LOCKED);
+    CHECK_STATUS(passcode_clear_recovery_key(v), PASSCODE_ERR_APP_LOCKED);
+    CHECK_STATUS(passcode_has_recovery_key(v, &has), PASSCODE_OK);
+    CHECK(has == 1);
+    CHECK_STATUS(passcode_verify(v, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_clear_recovery_key(v), PASSCODE_OK);
+    CHECK_STATUS(passcode_has_recovery_key(v, &has), PASSCODE_OK);
+    CHECK(has == 0);
+    passcode_close(a);
+    passcode_close(v);
+}
+
 void run_policy_tests(void) {
     RUN(test_every_setting_has_a_name_default_and_a_weakening_answer);
     RUN(test_every_weakening_change_needs_a_fresh_passcode);
     RUN(test_no_setting_changes_while_locked);
     RUN(test_a_later_process_cannot_switch_the_lockout_off);
+    RUN(test_forgot_weaken_forgot_carries_no_rule);
+    RUN(test_a_proof_dies_with_its_passcode);
+    RUN(test_rules_set_before_the_first_passcode_do_not_outlive_it);
+    RUN(test_a_chosen_length_counts_for_its_handle);
+    RUN(test_clearing_the_recovery_key_needs_a_proof);
 }

@@ -311,6 +311,12 @@ static void test_a_change_or_reset_moves_the_entry(void) {
     CHECK(session_count() == 1);  /* a request alone changes nothing */
     /* Done; the child sealed with the old key, so the reset says that key was replaced. */
     CHECK_STATUS(passcode_reset_complete(s, m.code, strlen(m.code), PC3, LEN), PASSCODE_ERR_KEY_REPLACED);
+    /* A reset proves the user, not the passcode: biometric unlock starts off again (issue 39),
+     * and the host turns it back on with the proof the new passcode gave. */
+    int64_t bio = -1;
+    CHECK_STATUS(passcode_setting_get(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, &bio), PASSCODE_OK);
+    CHECK(bio == 0 && session_count() == 0);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
     e = session_entries();
     CHECK(e.count == 1 && strcmp(e.name, before) != 0);
     r = run_child(path, the_clock.boot_id);

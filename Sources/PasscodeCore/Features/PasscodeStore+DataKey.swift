@@ -83,9 +83,15 @@ extension PasscodeStore {
         }
     }
 
-    /// Removes the recovery copy (`passcode_clear_recovery_key`).
+    /// Removes the recovery copy (`passcode_clear_recovery_key`). Without it a reset replaces the
+    /// data key, so this weakens what the user keeps: as a weakening setting change it needs the
+    /// app unlocked and, while a passcode is set, a fresh proof of it on this handle.
     public func clearRecoveryKey() throws {
-        try write { try db.deleteRecoveryWrap() }
+        let now = try now()
+        try write {
+            try checkChangeAllowedLocked("the recovery key", weakens: true, now: now)
+            try db.deleteRecoveryWrap()
+        }
     }
 
     /// Whether a recovery copy exists (`passcode_has_recovery_key`).

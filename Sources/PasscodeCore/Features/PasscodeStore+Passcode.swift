@@ -27,32 +27,39 @@ extension PasscodeStore {
         try passcodeRowLocked() != nil && flag(.lockEnabled)
     }
 
-    /// The passcode length: the set passcode's, else the configured one (`passcode_length`).
+    /// The passcode length (`passcode_length`): the set passcode's; with none set, the length
+    /// this handle chose (`setPasscodeLength`), else the default.
     public func passcodeLength() throws -> Int {
         // Also needed by the reset by email, which goes on while the MAC fails: then the file's
-        // length (the passcode row's or the setting) may be the attacker's, and the default holds.
-        try cachedRead(.length, .recover) {
-            try macHoldsLocked() ? lengthLocked() : Int(Setting.passcodeLength.spec.defaultValue)
+        // length (the passcode row's) may be the attacker's, and the default holds (-1 below).
+        let stored: Int = try cachedRead(.length, .recover) {
+            try macHoldsLocked() ? (try passcodeRowLocked()?.length ?? 0) : -1
         }
+        if stored > 0 { return stored }
+        if stored == 0, let chosen = lock.withLock({ connection.chosenLength }) { return chosen }
+        return Int(Setting.passcodeLength.spec.defaultValue)
     }
 
     func lengthLocked() throws -> Int {
         if let row = try passcodeRowLocked() { return row.length }
-        return Int(try value(.passcodeLength))
+        return connection.chosenLength ?? Int(Setting.passcodeLength.spec.defaultValue)
     }
 
-    /// Sets the length new passcodes must have; only while none is set (`passcode_set_length`).
-    /// Everything that can refuse the change is checked before the host's hook is asked.
+    /// Chooses the length of the first passcode this handle sets; only while none is set
+    /// (`passcode_set_length`). The choice is this handle's alone (in passcoded, the bus
+    /// connection's) and is used by its next `setPasscode`: another handle, or another process
+    /// of the same user, cannot choose a shorter passcode for the one the app sets. Everything
+    /// that can refuse the change is checked before the host's hook is asked.
     public func setPasscodeLength(_ n: Int) throws {
         try checkAllowed(.passcodeLength, Int64(n))
         let old: Int64 = try read {
             if try passcodeRowLocked() != nil { throw PasscodeError.state("the length is fixed while a passcode is set") }
-            return try value(.passcodeLength)
+            return Int64(try lengthLocked())
         }
         if old != Int64(n) { try callSettingHook(Setting.passcodeLength.key, old: old, new: Int64(n)) }
-        try write {
+        try read {
             if try passcodeRowLocked() != nil { throw PasscodeError.state("the length is fixed while a passcode is set") }
-            try putSetting(.passcodeLength, Int64(n))
+            connection.chosenLength = n
         }
     }
 
@@ -86,10 +93,14 @@ extension PasscodeStore {
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
             try update(LockState.self) { $0.reset() }  // set up again after a logout
             try logLocked(.passcodeSet, now: now)
+            // No earlier passcode was proved: the rules start from their safe defaults, and the
+            // length this handle chose has been used.
+            try restoreSafeDefaultsLocked(now: now)
+            connection.chosenLength = nil
             return try sessionKeyringWantedLocked()
         }
         retirePin(new.oldPin, device: new.binding?.device)
-        recordProof(now)
+        recordProof(now, verifier: new.wrap.encoded)
         holdKey(key, session: new.session, sessionWanted: sessionWanted)
         flushLogAfterChange()  // the first passcode must not live in -wal alone (deleting it would take the lock off)
         return key
@@ -252,7 +263,7 @@ extension PasscodeStore {
             if let device, case .wrapped(let wrap) = verifier, let pin = wrap.tpm?.pinIndex {
                 restoreOutsideGuesses(device, pin: pin)
             }
-            recordProof(end)
+            recordProof(end, verifier: replaced && replacement != nil ? replacement!.wrap.encoded : row.text)
             holdKey(key, useRecorded: handingOutKey, session: session, sessionWanted: sessionWanted)
             return key
         }

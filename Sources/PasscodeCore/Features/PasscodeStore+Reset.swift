@@ -298,12 +298,13 @@ extension PasscodeStore {
             }
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
             try logLocked(.resetCompleted, now: now)
+            try restoreSafeDefaultsLocked(now: now)  // a reset code proves the user, not the passcode
             return (replaced, try sessionKeyringWantedLocked())
         }
         retirePin(new.oldPin, device: new.binding?.device)
         forgetWrongGuesses()
         flushLogAfterChange()
-        recordProof(now)
+        recordProof(now, verifier: new.wrap.encoded)
         holdKey(key, session: new.session, sessionWanted: sessionWanted)
         hooks.notify?(Notice.passcodeReset.rawValue)
         return (key, replaced)
@@ -353,6 +354,7 @@ extension PasscodeStore {
         }
         retirePin(replacement.oldPin, device: replacement.binding?.device)
         forgetWrongGuesses()
+        recordProof(now, verifier: replacement.wrap.encoded)  // the old passcode's proof named a passcode that is gone
         flushLogAfterChange()
     }
 

@@ -65,6 +65,12 @@ public struct SettingSpec: Sendable {
         if let choices { return choices.contains(value) }
         return range.contains(value)
     }
+
+    /// Whether `value` is weaker than the default: a rule that a new passcode, set without the
+    /// previous one proved, does not inherit (`restoreSafeDefaultsLocked`).
+    public func isWeakerThanDefault(_ value: Int64) -> Bool {
+        weakening.weakens(from: defaultValue, to: value)
+    }
 }
 
 extension Setting {
@@ -181,7 +187,8 @@ extension PasscodeStore {
 
     /// The current value of `setting` (`passcode_setting_get`).
     public func get(_ setting: Setting) throws -> Int64 {
-        try cachedRead(.setting(setting)) { try effectiveValueLocked(setting) }
+        if case .passcodeLength = setting.spec.writer { return Int64(try passcodeLength()) }  // this handle's choice
+        return try cachedRead(.setting(setting)) { try effectiveValueLocked(setting) }
     }
 
     /// The value as the host sees it: the lock switch is off without a passcode, and the
@@ -219,21 +226,53 @@ extension PasscodeStore {
     /// A passcode entered within this long on this handle proves the user for a weakening change.
     static let proofWindowMs: Int64 = 5 * 60 * 1000
 
-    /// Records that the passcode was entered correctly now.
-    func recordProof(_ now: ClockReading) {
-        lock.withLock { lastProof = BootInstant(bootID: now.bootID, ms: now.bootMs) }
+    /// Records that the passcode whose verifier is `verifier` was entered correctly now. The proof
+    /// names that passcode (`Proof.passcode`), so any later change of it (a set, change, forgot,
+    /// reset, removal or an edit of the file) leaves the proof naming a passcode that is gone.
+    func recordProof(_ now: ClockReading, verifier: String) {
+        let proof = Proof(at: BootInstant(bootID: now.bootID, ms: now.bootMs), passcode: Proof.digest(verifier))
+        lock.withLock { connection.proof = proof }
     }
 
     /// What every setting change needs before the host's hook is asked: the app unlocked, and,
-    /// for a change that weakens protection while a passcode is set, a fresh proof (the passcode
-    /// entered on this handle within 5 minutes on the boot clock). A biometric unlock is no proof.
-    /// Called inside a transaction (the handle lock is held).
+    /// for a change that weakens protection while a passcode is set, a fresh proof of that very
+    /// passcode (entered on this handle within 5 minutes on the boot clock, and not changed since).
+    /// A biometric unlock is no proof. Called inside a transaction (the handle lock is held).
     func checkChangeAllowedLocked(_ what: String, weakens: Bool, now: ClockReading) throws {
         if try lockStatusLocked().locked { throw PasscodeError.appLocked }
-        guard weakens, try passcodeRowLocked() != nil else { return }
-        guard let proof = lastProof, proof.bootID == now.bootID, now.bootMs >= proof.ms,
-              now.bootMs - proof.ms <= PasscodeStore.proofWindowMs else {
+        guard weakens, let row = try passcodeRowLocked() else { return }
+        guard let proof = connection.proof, proof.at.bootID == now.bootID, now.bootMs >= proof.at.ms,
+              now.bootMs - proof.at.ms <= PasscodeStore.proofWindowMs,
+              Sodium.constantTimeEqual(proof.passcode, Proof.digest(row.text)) else {
             throw PasscodeError.proofRequired(what)
+        }
+    }
+
+    /// A passcode set without the previous one proved in the same operation (the first one, after
+    /// forgot, a logout, a reset or a removal) starts from the safe defaults: every setting whose
+    /// stored value is weaker than its default (the setting's own `weakening` says which are)
+    /// goes back to the default, and the custom lockout table goes. Rules written while no
+    /// passcode existed, by any code of the user, so never outlive the next passcode; the host
+    /// that wants a weaker rule sets it again with the proof the new passcode gave. The log says
+    /// what was reset. Called in the transaction that stores the new passcode.
+    func restoreSafeDefaultsLocked(now: ClockReading) throws {
+        var restored: [String] = []
+        for setting in Setting.allCases {
+            let spec = setting.spec
+            guard case .plain = spec.writer, let stored = try db.setting(spec.key) else { continue }
+            // A damaged value is weaker than any: it goes too.
+            if let v = stored.int, spec.allows(v), !spec.isWeakerThanDefault(v) { continue }
+            try putSetting(setting, spec.defaultValue)
+            restored.append("\(spec.key) \(stored.int.map(String.init) ?? "?") -> \(spec.defaultValue)")
+        }
+        if try db.setting(CustomScheduleRow.key) != nil {
+            try db.deleteSetting(CustomScheduleRow.key)
+            restored.append("\(CustomScheduleRow.key) removed")
+        }
+        // The length is chosen per handle now (`ConnectionState.chosenLength`); a stored one is old.
+        if try db.setting(Setting.passcodeLength.key) != nil { try db.deleteSetting(Setting.passcodeLength.key) }
+        if !restored.isEmpty {
+            try logLocked(.settingChanged, "a new passcode starts from the safe defaults: " + restored.joined(separator: ", "), now: now)
         }
     }
 
@@ -370,12 +409,34 @@ extension PasscodeStore {
     }
 }
 
+/// A proof of the passcode: when it was entered (the boot clock) and which passcode it was (a
+/// digest of its verifier, which a new salt makes new at every set, change and reset).
+public struct Proof: Sendable, Equatable {
+    let at: BootInstant
+    let passcode: [UInt8]
+
+    static func digest(_ verifier: String) -> [UInt8] {
+        Sodium.publicHash(Array(verifier.utf8), key: Array("libpasscode proof of a passcode".utf8), count: 32)
+    }
+}
+
+/// What a handle (embedded) or a bus connection (passcoded) holds for itself, memory only: the
+/// proof of the passcode a weakening change needs, and the passcode length it chose while no
+/// passcode was set (`setPasscodeLength`), which only its own next `setPasscode` uses.
+public struct ConnectionState: Sendable, Equatable {
+    public var proof: Proof?
+    public var chosenLength: Int?
+    public init() {}
+    public var isEmpty: Bool { proof == nil && chosenLength == nil }
+}
+
 extension PasscodeStore {
-    /// The proof this handle holds (`lastProof`), for passcoded: its calls share one handle per
-    /// store, and each bus connection proves the user for itself, as each host's handle does
-    /// embedded, so the service moves a connection's proof in before its call and out after it.
-    public var connectionProof: BootInstant? {
-        get { lock.withLock { lastProof } }
-        set { lock.withLock { lastProof = newValue } }
+    /// This handle's own state (`ConnectionState`), for passcoded: its calls share one handle per
+    /// store, and each bus connection holds a proof and a chosen length for itself, as each host's
+    /// handle does embedded, so the service moves a connection's state in before its call and out
+    /// after it.
+    public var connectionState: ConnectionState {
+        get { lock.withLock { connection } }
+        set { lock.withLock { connection = newValue } }
     }
 }

@@ -170,6 +170,9 @@ final class Storage {
     /// Deletes every setting row: each reads as its default again (the custom lockout table goes too).
     func deleteAllSettings() throws { try database.query("DELETE FROM settings") }
 
+    /// Deletes the setting row `key`: it reads as its default again.
+    func deleteSetting(_ key: String) throws { try database.query("DELETE FROM settings WHERE key = ?", [.text(key)]) }
+
     /// Stores the setting row `key`.
     func putSetting(_ key: String, _ value: SQLValue) throws { try putKeyValue(.settings, key, value) }
 
