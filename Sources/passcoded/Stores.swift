@@ -61,7 +61,10 @@ final class StoreRoot: @unchecked Sendable {
     /// uid's folder nor a file (a new store answers as the blank one does: it is one).
     func withStoreForQuery<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
         guard StoreRoot.validAppID(appID) else { throw StoreRoot.badAppID }
-        if let store = openLock.withLock({ open["\(uid)/\(appID)"] }) { return try body(store) }
+        // The connection's own state goes with a query too: the length it chose is its own answer.
+        if let store = openLock.withLock({ open["\(uid)/\(appID)"] }) {
+            return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) }
+        }
         var st = stat()
         if lstat("\(root)/\(uid)", &st) != 0 && errno == ENOENT { return try body(try blankStore()) }
         let folder = try userFolder(uid)  // a link or a folder of another owner is refused here

@@ -188,6 +188,15 @@ int main(int argc, char **argv) {
                 if (a == PASSCODE_OK || (b == PASSCODE_OK && reset_done < 0)) passed++;
                 else { failed++; fprintf(stderr, "round %d: neither passcode works (%d, %d)\n", round, a, b); }
                 key_checks++;
+                /* A reset proves the user, not the passcode: its new passcode starts from the safe
+                 * defaults (issue 39). This handle just proved it, so the harness's free guessing
+                 * is set again. */
+                if (mode == 1 && (a == PASSCODE_OK || b == PASSCODE_OK)
+                    && (passcode_set_custom_schedule(c, none, 1, 0) != PASSCODE_OK
+                        || passcode_setting_set(c, PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS, 0) != PASSCODE_OK)) {
+                    failed++;
+                    fprintf(stderr, "round %d: the test policy cannot be set again: %s\n", round, passcode_errmsg(c));
+                }
                 if (memcmp(key, data_key, 32) == 0) passed++;
                 else { failed++; fprintf(stderr, "round %d: the data key changed\n", round); }
                 /* Back to PC1 for the next rounds, through a reset (the counter is cleared). */

@@ -90,6 +90,19 @@ static void basics(void) {
     STATUS(passcode_set_length(s, 8), PASSCODE_OK);
     passcode_length(s, &v);
     CHECK(v == 8, "eight digits now: %d", (int)v);
+    /* The length chosen is this connection's alone (issue 39): another connection of the same
+     * process sees the default, and cannot choose one for this connection's first passcode. */
+    passcode_status orc;
+    passcode_store *other = open_service(app, &orc);
+    int32_t ov = -1;
+    if (other) passcode_length(other, &ov);
+    CHECK(other && ov == 6, "another connection still sees six digits: %d", (int)ov);
+    if (other) {
+        STATUS(passcode_set_length(other, 4), PASSCODE_OK);
+        passcode_close(other);
+    }
+    passcode_length(s, &v);
+    CHECK(v == 8, "and its choice of four is not this connection's: %d", (int)v);
     STATUS(passcode_set_length(s, 6), PASSCODE_OK);
     STATUS(passcode_set(s, "123456", 6), PASSCODE_ERR_WEAK_PASSCODE);
     STATUS(passcode_set(s, "12a456", 6), PASSCODE_ERR_FORMAT);
