@@ -619,6 +619,18 @@ static void test_posture_unprovisioned(void) {
     CHECK_STATUS(passcode_tpm_posture(s, PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES, NULL), PASSCODE_ERR_MISUSE);
     CHECK_STATUS(passcode_tpm_posture(NULL, PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES, &v), PASSCODE_ERR_INVALID_HANDLE);
     passcode_close(s);
+    /* The file is input: its verifier edited to name a PIN_FAIL index the sealed object's policy
+     * does not name (there is none on this unprovisioned TPM). The binding then holds nothing the
+     * library can check, and the posture says so, as the header does (issue 39). */
+    const char *py = "python3 -c \"import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()\" %s \"%s\"";
+    CHECK(sh(py, path, "UPDATE passcode SET verifier = replace(verifier, ',tpm' || char(36), ',tpmpin' || char(36)) || char(36) || '01312345'") == 0);
+    s = must_open(path, A.tcti);
+    int64_t edited = posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH);
+    printf("  unprovisioned, the verifier edited to name index 0x01312345: no_offline_search %lld, guess_limit %lld\n",
+           (long long)edited, (long long)posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT));
+    CHECK(edited == 0);
+    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT) == 0);
+    passcode_close(s);
     s = with_passcode(path, sizeof path, "posture-none.db", NULL);
     CHECK_STATUS(passcode_tpm_posture(s, PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES, &v), PASSCODE_ERR_MISUSE);  /* no TPM option */
     passcode_close(s);

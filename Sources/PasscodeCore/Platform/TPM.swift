@@ -479,8 +479,12 @@ final class TPMDevice {
     /// loaded, which proves its policy names that index (`load`), and the index's pinLimit read.
     /// nil for an object without an index, or without the owner authorization to read it.
     func verifiedPinLimit(_ sealed: TPMSealed) throws -> UInt32? {
-        guard let index = sealed.pinIndex, provisioned else { return nil }
+        guard let index = sealed.pinIndex else { return nil }
+        // Loaded whichever the mode: a file that names an index the object's policy does not
+        // name is a mismatch (`tpmMismatch`) on an unprovisioned TPM too, so the posture says
+        // the binding holds nothing (`passcode_tpm_posture`'s NO_OFFLINE_SEARCH 0).
         _ = try load(sealed)
+        guard provisioned else { return nil }
         return try pinCounts(index)?.limit
     }
 
