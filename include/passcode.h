@@ -739,7 +739,7 @@ typedef enum passcode_setting {
      */
     PASSCODE_SETTING_LAST_PASSWORD_CHANGE = 8,
     /**
-     * Digits of the passcode (changeable only while none is set, so no proof).
+     * Digits of the passcode: the set passcode's; while none is set, what this handle chose for its own first passcode (passcode_set_length), else 6.
      * Stored as `passcode_length`; default 6; values: 4 to 12; a change that weakens
      * protection: none.
      */
@@ -1087,10 +1087,17 @@ int64_t passcode_errwait(passcode_store *store);
  */
 
 /**
- * Sets the first passcode and turns the lock on.
+ * Sets the first passcode and turns the lock on. No earlier passcode was proved, so the
+ * policy starts from its safe defaults: every setting whose value is weaker than its default
+ * (passcode_setting_weakens from the default to it) goes back to the default, and a custom
+ * lockout table goes, whoever set them while no passcode existed (before the first setup, or
+ * while logged out); the security log says what was reset (PASSCODE_LOG_KIND_SETTING_CHANGED).
+ * The passcode gives this handle the proof (passcode_authorize) to set a weaker rule again.
+ * The same holds after a reset (passcode_reset_complete).
  * @param store The store.
  * @param digits The passcode's ASCII digits (need not be NUL-terminated). Copied and wiped; wipe yours.
- * @param length Number of digits: the store's length (passcode_length, 6 by default).
+ * @param length Number of digits: passcode_length (6, or what this handle chose with
+ * passcode_set_length).
  * @return PASSCODE_OK; PASSCODE_ERR_FORMAT, PASSCODE_ERR_WEAK_PASSCODE (the message
  * says why), PASSCODE_ERR_ALREADY_SET, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
@@ -1122,7 +1129,9 @@ passcode_status passcode_verify(passcode_store *store, const char *digits, size_
  * before the answer, lockout, repeats; a success also unlocks). For the next 5 minutes on the
  * boot clock, weakening changes on this handle are allowed. A correct passcode_verify, a flow,
  * passcode_set, passcode_change and a completed reset give the same proof; a biometric
- * unlock does not.
+ * unlock does not. A proof names its passcode: any change of the passcode (set, change, forgot,
+ * reset, removal, an edit of the store file), on any handle or in any process, ends every
+ * proof of the one before, and only the handle that made the change holds one for the new.
  * @param store The store.
  * @param digits The passcode's ASCII digits. Copied and wiped.
  * @param length Number of digits.
@@ -1186,8 +1195,9 @@ passcode_status passcode_is_set(passcode_store *store, int32_t *out);
 passcode_status passcode_is_enabled(passcode_store *store, int32_t *out);
 
 /**
- * The number of digits a passcode has in this store: the set passcode's, else the one new
- * passcodes must have (6 unless changed with passcode_set_length).
+ * The number of digits a passcode has in this store: the set passcode's; with none set, the
+ * number this handle's first passcode must have (6, unless this handle chose another with
+ * passcode_set_length).
  * @param store The store.
  * @param out Receives 4 to 12.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
@@ -1195,7 +1205,11 @@ passcode_status passcode_is_enabled(passcode_store *store, int32_t *out);
 passcode_status passcode_length(passcode_store *store, int32_t *out);
 
 /**
- * Sets the number of digits new passcodes must have; only while no passcode is set.
+ * Chooses the number of digits of the first passcode this handle sets; only while no passcode
+ * is set. The choice is this handle's alone (in service mode, its bus connection's) and is
+ * used by its own next passcode_set: another handle, or another process of the user, that
+ * sets the passcode gets the default of 6, so no other code can make the app's passcode
+ * shorter. Not stored: a handle opened later starts from 6 again.
  * @param store The store.
  * @param length 4 to 12.
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_SETTING (out of range), PASSCODE_ERR_STATE
@@ -1254,7 +1268,9 @@ passcode_status passcode_setting_get(passcode_store *store, passcode_setting set
  * The library defends its policy: while the app is locked no setting changes; a change that
  * weakens protection (passcode_setting_weakens; each passcode_setting says which of its
  * changes do) needs the passcode entered on this handle within 5 minutes
- * (passcode_authorize). With no passcode set, nothing needs proof. Strengthening needs none.
+ * (passcode_authorize), and the passcode not changed since. With no passcode set, nothing
+ * needs proof, but a weaker value set then does not outlive the next passcode (passcode_set).
+ * Strengthening needs none.
  * @param store The store.
  * @param setting A passcode_setting value.
  * @param value The new value (see passcode_setting for each one's choices).
@@ -1662,7 +1678,9 @@ passcode_status passcode_reset_check(passcode_store *store, const char *code, si
  * A reset code proves who the user is, not the passcode, so it cannot open the data key: a
  * new one replaces it, and if the old one was ever used by the host (passcode_unlock_key,
  * passcode_seal, a flow's key, a recovery key) the call says so with PASSCODE_ERR_KEY_REPLACED, after completing
- * the reset. To keep the key, use passcode_reset_complete_with_recovery_key.
+ * the reset. To keep the key, use passcode_reset_complete_with_recovery_key. For the same
+ * reason the new passcode starts from the safe defaults, as a first one does (passcode_set):
+ * a weaker rule, and biometric unlock, are set again with the proof the new passcode gives.
  * In service mode passcoded answers it with the same statuses and messages (the code travels as
  * bytes in a sensitive message); no code can be requested there yet (passcode_reset_request is
  * refused), so none is pending unless one was made before.
@@ -2125,10 +2143,13 @@ passcode_status passcode_unseal(passcode_store *store, const uint8_t *sealed, si
 passcode_status passcode_set_recovery_key(passcode_store *store, const uint8_t *recovery_key, size_t length);
 
 /**
- * Deletes the recovery copy of the data key; a reset then replaces the key. In service mode
- * passcoded does it.
+ * Deletes the recovery copy of the data key; a reset then replaces the key. That loses what the
+ * user keeps, so it is defended as a weakening setting change: the app unlocked and, while a
+ * passcode is set, the passcode entered on this handle within 5 minutes (passcode_authorize).
+ * In service mode passcoded does it, with the proof of this handle's bus connection.
  * @param store The store.
- * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ * @return PASSCODE_OK, PASSCODE_ERR_APP_LOCKED, PASSCODE_ERR_PASSCODE_REQUIRED (nothing
+ * changed), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 passcode_status passcode_clear_recovery_key(passcode_store *store);
 

@@ -203,11 +203,14 @@ public func passcode_set_recovery_key(_ store: OpaquePointer?, _ recovery_key: U
     withBackend(store) { s in try s.setRecoveryKey(secretKey(recovery_key, length, what: "the recovery key")) }
 }
 
-/// Deletes the recovery copy of the data key; a reset then replaces the key. In service mode
-/// passcoded does it.
+/// Deletes the recovery copy of the data key; a reset then replaces the key. That loses what the
+/// user keeps, so it is defended as a weakening setting change: the app unlocked and, while a
+/// passcode is set, the passcode entered on this handle within 5 minutes (`passcode_authorize`).
+/// In service mode passcoded does it, with the proof of this handle's bus connection.
 /// - Parameters:
 ///   - store: The store.
-/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_APP_LOCKED`, `PASSCODE_ERR_PASSCODE_REQUIRED` (nothing
+///   changed), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_clear_recovery_key)
 public func passcode_clear_recovery_key(_ store: OpaquePointer?) -> Int32 {
     withBackend(store) { s in try s.clearRecoveryKey() }

@@ -60,7 +60,9 @@ public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<
 /// A reset code proves who the user is, not the passcode, so it cannot open the data key: a
 /// new one replaces it, and if the old one was ever used by the host (`passcode_unlock_key`,
 /// `passcode_seal`, a flow's key, a recovery key) the call says so with `PASSCODE_ERR_KEY_REPLACED`, after completing
-/// the reset. To keep the key, use `passcode_reset_complete_with_recovery_key`.
+/// the reset. To keep the key, use `passcode_reset_complete_with_recovery_key`. For the same
+/// reason the new passcode starts from the safe defaults, as a first one does (`passcode_set`):
+/// a weaker rule, and biometric unlock, are set again with the proof the new passcode gives.
 ///
 /// In service mode passcoded answers it with the same statuses and messages (the code travels as
 /// bytes in a sensitive message); no code can be requested there yet (`passcode_reset_request` is

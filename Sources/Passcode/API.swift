@@ -341,11 +341,18 @@ public func passcode_errwait(_ store: OpaquePointer?) -> Int64 {
 
 // MARK: - Passcode
 
-/// Sets the first passcode and turns the lock on.
+/// Sets the first passcode and turns the lock on. No earlier passcode was proved, so the
+/// policy starts from its safe defaults: every setting whose value is weaker than its default
+/// (`passcode_setting_weakens` from the default to it) goes back to the default, and a custom
+/// lockout table goes, whoever set them while no passcode existed (before the first setup, or
+/// while logged out); the security log says what was reset (`PASSCODE_LOG_KIND_SETTING_CHANGED`).
+/// The passcode gives this handle the proof (`passcode_authorize`) to set a weaker rule again.
+/// The same holds after a reset (`passcode_reset_complete`).
 /// - Parameters:
 ///   - store: The store.
 ///   - digits: The passcode's ASCII digits (need not be NUL-terminated). Copied and wiped; wipe yours.
-///   - length: Number of digits: the store's length (`passcode_length`, 6 by default).
+///   - length: Number of digits: `passcode_length` (6, or what this handle chose with
+///     `passcode_set_length`).
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_FORMAT`, `PASSCODE_ERR_WEAK_PASSCODE` (the message
 ///   says why), `PASSCODE_ERR_ALREADY_SET`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_set)
@@ -380,7 +387,9 @@ public func passcode_verify(_ store: OpaquePointer?, _ digits: UnsafePointer<CCh
 /// before the answer, lockout, repeats; a success also unlocks). For the next 5 minutes on the
 /// boot clock, weakening changes on this handle are allowed. A correct `passcode_verify`, a flow,
 /// `passcode_set`, `passcode_change` and a completed reset give the same proof; a biometric
-/// unlock does not.
+/// unlock does not. A proof names its passcode: any change of the passcode (set, change, forgot,
+/// reset, removal, an edit of the store file), on any handle or in any process, ends every
+/// proof of the one before, and only the handle that made the change holds one for the new.
 /// - Parameters:
 ///   - store: The store.
 ///   - digits: The passcode's ASCII digits. Copied and wiped.
@@ -462,8 +471,9 @@ public func passcode_is_enabled(_ store: OpaquePointer?, _ out: UnsafeMutablePoi
     withBackend(store) { s in try put(out, try s.isLockEnabled() ? 1 : 0) }
 }
 
-/// The number of digits a passcode has in this store: the set passcode's, else the one new
-/// passcodes must have (6 unless changed with `passcode_set_length`).
+/// The number of digits a passcode has in this store: the set passcode's; with none set, the
+/// number this handle's first passcode must have (6, unless this handle chose another with
+/// `passcode_set_length`).
 /// - Parameters:
 ///   - store: The store.
 ///   - out: Receives 4 to 12.
@@ -473,7 +483,11 @@ public func passcode_length(_ store: OpaquePointer?, _ out: UnsafeMutablePointer
     withBackend(store) { s in try put(out, Int32(try s.passcodeLength())) }
 }
 
-/// Sets the number of digits new passcodes must have; only while no passcode is set.
+/// Chooses the number of digits of the first passcode this handle sets; only while no passcode
+/// is set. The choice is this handle's alone (in service mode, its bus connection's) and is
+/// used by its own next `passcode_set`: another handle, or another process of the user, that
+/// sets the passcode gets the default of 6, so no other code can make the app's passcode
+/// shorter. Not stored: a handle opened later starts from 6 again.
 /// - Parameters:
 ///   - store: The store.
 ///   - length: 4 to 12.
@@ -537,7 +551,9 @@ public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ ou
 /// The library defends its policy: while the app is locked no setting changes; a change that
 /// weakens protection (`passcode_setting_weakens`; each `passcode_setting` says which of its
 /// changes do) needs the passcode entered on this handle within 5 minutes
-/// (`passcode_authorize`). With no passcode set, nothing needs proof. Strengthening needs none.
+/// (`passcode_authorize`), and the passcode not changed since. With no passcode set, nothing
+/// needs proof, but a weaker value set then does not outlive the next passcode (`passcode_set`).
+/// Strengthening needs none.
 /// - Parameters:
 ///   - store: The store.
 ///   - setting: A `passcode_setting` value.

@@ -199,7 +199,8 @@ class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm):
 
     @property
     def length(self) -> int:
-        """Digits of the passcode (4-12); settable only while none is set."""
+        """Digits of the passcode (4-12): the set passcode's; settable only while none is set,
+        and then only for this Store's own first set_passcode() (another handle gets 6)."""
         return self._out_int(_lib.passcode_length)
 
     @length.setter

@@ -348,7 +348,7 @@ typedef PASSCODE_CLOSED_ENUM(passcode_setting, Setting) {
      * (set by passcode_password_change_check).
      */
     PASSCODE_SETTING_LAST_PASSWORD_CHANGE PASSCODE_SWIFT_NAME(lastPasswordChange) = 8,
-    /** Digits of the passcode (changeable only while none is set, so no proof). */
+    /** Digits of the passcode: the set passcode's; while none is set, what this handle chose for its own first passcode (passcode_set_length), else 6. */
     PASSCODE_SETTING_PASSCODE_LENGTH PASSCODE_SWIFT_NAME(passcodeLength) = 9,
     /** Digits of an emailed reset code. */
     PASSCODE_SETTING_RESET_CODE_LENGTH PASSCODE_SWIFT_NAME(resetCodeLength) = 10,
