@@ -62,7 +62,8 @@ public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<
 /// `passcode_seal`, a flow's key, a recovery key) the call says so with `PASSCODE_ERR_KEY_REPLACED`, after completing
 /// the reset. To keep the key, use `passcode_reset_complete_with_recovery_key`. For the same
 /// reason the new passcode starts from the safe defaults, as a first one does (`passcode_set`):
-/// a weaker rule, and biometric unlock, are set again with the proof the new passcode gives.
+/// a weaker rule, and biometric unlock, are set again with the proof the new passcode gives; and
+/// it has the default length of 6 digits, whatever the passcode it replaces had.
 ///
 /// In service mode passcoded answers it with the same statuses and messages (the code travels as
 /// bytes in a sensitive message); no code can be requested there yet (`passcode_reset_request` is
@@ -73,7 +74,7 @@ public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<
 ///   - store: The store.
 ///   - code: The reset code's digits.
 ///   - code_length: Their number.
-///   - new_digits: The new passcode (the store's length; weak ones are refused).
+///   - new_digits: The new passcode: 6 digits, the default length (weak ones are refused).
 ///   - new_length: Its length.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_KEY_REPLACED` (done, with a new data key), any status
 ///   of `passcode_reset_check`, `PASSCODE_ERR_WEAK_PASSCODE`, `PASSCODE_ERR_FORMAT`, or a store error.

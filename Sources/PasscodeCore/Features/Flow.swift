@@ -350,7 +350,9 @@ public final class PasscodeFlow: @unchecked Sendable {
     }
 
     private func lengthFor(_ s: FlowStep) throws -> Int {
-        s == .enterCode ? try store.resetCodeLength() : try store.passcodeLength()
+        if s == .enterCode { return try store.resetCodeLength() }
+        if kind == .reset { return PasscodeStore.resetPasscodeLength }  // the new passcode of a reset
+        return try store.passcodeLength()
     }
 
     private func clearEntry() {

@@ -139,6 +139,7 @@ extension PasscodeStore {
         let now = try now()
         let pin = try? currentSealed()
         try write {
+            try checkStillProvedLocked()  // the passcode verified above, not one set since
             try removePasscodeLocked()
             try logLocked(.passcodeRemoved, now: now)
         }

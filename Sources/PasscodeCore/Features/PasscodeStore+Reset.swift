@@ -28,6 +28,9 @@ extension ResetCodeRow {
 extension PasscodeStore {
     static let dayMs: Int64 = 86_400_000
 
+    /// The digits of the passcode a reset sets: the default, whatever the one it replaces had.
+    public static var resetPasscodeLength: Int { Int(Setting.passcodeLength.spec.defaultValue) }
+
     /// The pending code, if any (the newest row; there is never more than one).
     func resetCodeLocked() throws -> ResetCodeRow? {
         try db.resetCode()
@@ -249,7 +252,9 @@ extension PasscodeStore {
     @discardableResult
     public func completeReset(code: SecretBytes, newPasscode: SecretBytes,
                               recoveryKey: SecretBytes? = nil) throws -> (key: SecretBytes, replaced: Bool) {
-        let length = try passcodeLength()  // the default while the MAC fails (`passcodeLength`)
+        // The default length: a reset code proves the user, not the passcode, so no length chosen
+        // before (by whoever set the passcode it replaces) carries over (`resetPasscodeLength`).
+        let length = PasscodeStore.resetPasscodeLength
         try checkFormat(newPasscode, length: length)
         try checkStrength(newPasscode)
         if let recoveryKey, recoveryKey.count != Sodium.keyBytes {
@@ -343,6 +348,7 @@ extension PasscodeStore {
         try callLifecycleHook(.changed)
         let now = try now()
         try write {
+            try checkStillProvedLocked()  // the passcode the caller verified, not one set since
             try recordBindingLocked(replacement)
             revokeSessionKeyLocked()  // the old wrap's entry
             try db.updateVerifier(replacement.wrap.encoded, setWallMs: now.wallMs)

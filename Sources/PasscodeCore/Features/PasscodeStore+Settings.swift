@@ -248,6 +248,18 @@ extension PasscodeStore {
         }
     }
 
+    /// For a call that verified the passcode and then writes (remove, change, a TPM re-wrap): the
+    /// passcode is still the one this handle proved. The host's hook runs between the two with no
+    /// lock held, and another handle or process may have replaced the passcode meanwhile (forgot,
+    /// then a new one); writing then would act on a passcode this handle never proved. Called in
+    /// the writing transaction.
+    func checkStillProvedLocked() throws {
+        guard let row = try passcodeRowLocked(), let proof = connection.proof,
+              Sodium.constantTimeEqual(proof.passcode, Proof.digest(row.text)) else {
+            throw PasscodeError.state("the passcode was changed by another handle or process during this call; nothing changed")
+        }
+    }
+
     /// A passcode set without the previous one proved in the same operation (the first one, after
     /// forgot, a logout, a reset or a removal) starts from the safe defaults: every setting whose
     /// stored value is weaker than its default (the setting's own `weakening` says which are)
@@ -326,6 +338,11 @@ extension PasscodeStore {
         try callSettingHook(setting.key, old: old, new: value)
         if setting == .lockEnabled { try callLifecycleHook(value == 1 ? .enabled : .disabled) }
         try write {
+            // Checked again where it is written: the hook ran with no lock held, and meanwhile
+            // the app may have locked, or the passcode this handle proved may have been replaced.
+            let current = try self.value(setting)
+            let weakens = setting.spec.weakening.weakens(from: old, to: value) || setting.spec.weakening.weakens(from: current, to: value)
+            try checkChangeAllowedLocked(setting.key, weakens: weakens, now: now)
             try checkRequirementLocked(setting, value)
             try putSetting(setting, value)
             if setting == .lockEnabled {
@@ -384,6 +401,7 @@ extension PasscodeStore {
         }
         try callSettingHook(CustomScheduleRow.key, old: old, new: custom)
         try write {
+            try checkChangeAllowedLocked("the lockout schedule", weakens: true, now: now)  // again, after the hook
             let table = CustomScheduleRow.encode(delays: delays, maxFailures: maxFailures)
             try db.putSetting(CustomScheduleRow.key, .text(table))
             try putSetting(.lockoutSchedule, custom)

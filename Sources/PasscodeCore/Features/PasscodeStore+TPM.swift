@@ -316,11 +316,14 @@ extension PasscodeStore {
         try checkFormat(current, length: try passcodeLength())
         let key = try verify(current)
         let new = try newWrap(hashInput(current), dataKey: key, device: try openTPM(tcti))
+        let now = try now()
         try write {
             guard try !load(TPMState.self).bound else { throw PasscodeError.state("the store is already bound to a TPM") }
+            try checkStillProvedLocked()  // the passcode verified above, not one set since
             try rewrapLocked(new)
             try recordBindingLocked(new)
         }
+        recordProof(now, verifier: new.wrap.encoded)  // the same passcode, a new wrap: this handle still proved it
     }
 
     /// Unbinds a bound store (`passcode_tpm_unbind`): the passcode (checked through the TPM)
@@ -330,13 +333,16 @@ extension PasscodeStore {
         try checkFormat(current, length: try passcodeLength())
         let key = try verify(current)
         let new = try newWrap(hashInput(current), dataKey: key, device: nil)
+        let now = try now()
         let (old, oldPin): (TPMState, TPMSealed?) = try write {
+            try checkStillProvedLocked()  // the passcode verified above, not one set since
             let old = try load(TPMState.self)
             let oldPin = try sealedLocked()
             try rewrapLocked(new)
             try update(TPMState.self) { $0 = TPMState() }
             return (old, oldPin)
         }
+        recordProof(now, verifier: new.wrap.encoded)
         if let tcti = options.tpm, let device = try? openTPM(tcti) {  // best effort: the file no longer names them
             if let index = try? old.counterIndex() { try? device.undefineCounter(index) }
             if let oldPin, let index = oldPin.pinIndex, (try? device.load(oldPin)) != nil { try? device.undefinePin(index) }
