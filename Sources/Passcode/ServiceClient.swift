@@ -146,12 +146,12 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// a verify can queue behind others of the same uid; a silent service holds no call longer.
     static let timeoutMicroseconds: UInt64 = 120_000_000
     /// The bound of every call: `timeoutMicroseconds`, or a shorter one that
-    /// PASSCODE_SERVICE_TIMEOUT_MS gives (1 to 120000 ms; the tests of a silent service). It can
+    /// PASSCODE_SERVICE_TIMEOUT_MS gives (1 to 119999 ms; the tests of a silent service). It can
     /// only shorten the wait, never lengthen it; a setuid or setgid process ignores it.
     static let boundMicroseconds: UInt64 = {
         guard getuid() == geteuid(), getgid() == getegid(),
               let text = getenv("PASSCODE_SERVICE_TIMEOUT_MS").map({ String(cString: $0) }),
-              let ms = UInt64(text), ms >= 1, ms * 1000 < timeoutMicroseconds else { return timeoutMicroseconds }
+              let ms = UInt64(text), ms >= 1, ms < timeoutMicroseconds / 1000 else { return timeoutMicroseconds }
         return ms * 1000
     }()
     /// The uid the owner of `name` has, as the bus daemon recorded it when that connection was
@@ -449,7 +449,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             let c = try connected()
             // The call goes to the passcoded checked on this connection (its unique name, which
             // no one else can take), never to whoever owns the well-known name by then: a
-            // successor is checked first, and gets the host's callbacks before any call.
+            // successor is checked first (and `call` gives it the host's callbacks first).
             let service = try verifiedService(c, before: member, by: deadline)
             var m: OpaquePointer?
             var r = bus.newMethodCall(c, &m, service, ServiceClient.path, ServiceClient.name, member)
@@ -599,8 +599,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     private func timedOut(_ member: String) -> PasscodeError {
         let ms = ServiceClient.boundMicroseconds / 1000
         let bound = ms % 1000 == 0 ? "\(ms / 1000) s" : "\(ms) ms"
-        return .serviceUnavailable("passcoded did not answer \(member) within \(bound): it is stuck or overloaded (see its log, "
-                                   + "journalctl -u passcoded); whether the call took effect is not known: read the state again")
+        return .serviceUnavailable("no answer to \(member) within \(bound) from passcoded or the bus: one of them is stuck or "
+                                   + "overloaded (see journalctl -u passcoded); whether the call took effect is not known: read the state again")
     }
 
     /// Answers an incoming call `m` with the error `name` (static text, kept for the process).

@@ -313,13 +313,29 @@ static void bench(const char *cost) {
 /* The client knows its service (test_service.py starts Tests/service/fake_service.py in its
  * place): "silent", a name owner that never answers (the test shortens the bound of a call,
  * PASSCODE_SERVICE_TIMEOUT_MS, to 2 s); "key", a root-owned one that hands out a key of zeros or
- * of the wrong length; "owner", one of another uid, or on a bus that is not root's. */
+ * of the wrong length; "owner", one of another uid, or on a bus that is not root's; "takeover",
+ * passcoded at the open, then (after "SWAP", once the test answers) one of another uid in its
+ * place: the same handle's next calls reach it not. */
 static void fake(const char *kind) {
     double t = now_seconds();
     passcode_status rc;
     passcode_store *s = open_service(app, &rc);
     double took = now_seconds() - t;
-    if (strcmp(kind, "silent") == 0) {
+    if (strcmp(kind, "takeover") == 0) {
+        CHECK(rc == PASSCODE_OK && s != NULL, "passcoded answers the open: %s", passcode_strerror(rc));
+        if (!s) return;
+        printf("SWAP\n");
+        fflush(stdout);
+        char line[16];
+        if (!fgets(line, sizeof line, stdin)) exit(100);
+        rc = passcode_verify(s, good, strlen(good));
+        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "the name's new owner is checked before the handle's next call: %s, \"%s\"",
+              passcode_strerror(rc), passcode_errmsg(s));
+        uint8_t key[32];
+        rc = passcode_unlock_key(s, good, strlen(good), key, sizeof key);
+        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "and before the next: %s", passcode_strerror(rc));
+        passcode_close(s);
+    } else if (strcmp(kind, "silent") == 0) {
         CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL && took < 10,
               "a service that never answers: passcode_open returned in %.2f s: %s, \"%s\"", took, passcode_strerror(rc), passcode_errmsg(NULL));
     } else if (strcmp(kind, "owner") == 0) {

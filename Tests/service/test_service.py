@@ -468,6 +468,40 @@ def fake_services():
     check(oks == 1 and fails == 0 and rc == 0 and not calls and f"uid {owner.pw_uid}" in out,
           f"a name owner running as uid {owner.pw_uid}, not root: refused before any call of the service's interface "
           f"(it received {calls or 'none'}: no passcode)")
+    # The same, after a handle was opened with passcoded: passcoded goes, that uid takes the name.
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=other)
+    procs["other-daemon"] = subprocess.Popen([PASSCODED, "--config", config_file], env=env, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        owned = subprocess.run(["busctl", "--address=" + other, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                "org.freedesktop.DBus", "NameHasOwner", "s", "org.libpasscode.Passcode1"], capture_output=True, text=True)
+        if owned.stdout.strip() == "b true":
+            break
+        time.sleep(0.05)
+    env = {"DBUS_SYSTEM_BUS_ADDRESS": other, "PATH": "/usr/bin:/bin", "PASSCODE_SERVICE_TIMEOUT_MS": "2000"}
+    p = subprocess.Popen(as_user(ALICE, [C_CLIENT, "fake", "org.example.Fake", "takeover", GOOD]), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, env=env, cwd="/")
+    procs["c-client-takeover"] = p
+    fake, out = None, ""
+    watchdog = threading.Timer(60, lambda: p.poll() is None and p.kill())
+    watchdog.daemon = True
+    watchdog.start()
+    for line in p.stdout:
+        if line.startswith("SWAP"):
+            procs["other-daemon"].kill()
+            procs["other-daemon"].wait()
+            fake = start_fake("answer", other, user=owner.pw_name)
+            reply(p)
+            continue
+        out += line
+        print("     C " + line.rstrip(), flush=True)
+    rc = p.wait()
+    watchdog.cancel()
+    calls = fake_calls(fake) if fake else ["(never started)"]
+    lines = out.splitlines()
+    oks, fails = sum(x.startswith("ok ") for x in lines), sum(x.startswith("FAIL") for x in lines)
+    check(oks == 3 and fails == 0 and rc == 0 and not calls,
+          f"passcoded replaced by a name owner of uid {owner.pw_uid} under an open handle: checked again, refused before any call "
+          f"(it received {calls or 'none'}: no passcode)")
     procs["other-bus"].kill()
     procs["other-bus"].wait()
     # A bus the user runs itself (DBUS_SYSTEM_BUS_ADDRESS pointed at it), with its own fake on it.
