@@ -3,6 +3,7 @@
 // the handle's own `ClientKeyState`, as an embedded handle holds it: sealing runs here, with the
 // core's code (`ReleasedKey`), so each host process must unlock for itself, and the sealed data
 // never crosses the bus. A flow runs here too (`PasscodeFlow` over `FlowStore`).
+import CSodium
 import Glibc
 import PasscodeCore
 
@@ -60,13 +61,24 @@ final class ClientKeyState: @unchecked Sendable {
 
 extension ServiceClient.Reader {
     /// The 32-byte data key of a reply ('ay'), copied straight into a wiped buffer; the
-    /// reply itself is sensitive (wiped when freed).
+    /// reply itself is sensitive (wiped when freed). A key of another length, or all zeros
+    /// (compared in constant time), is refused: a service that hands out such a key is not
+    /// passcoded, or is broken, and nothing may be sealed with it.
     func key() throws -> SecretBytes {
         var pointer: UnsafeRawPointer?
         var size = 0
         let r = bus.readArray(message, CChar(UInt8(ascii: "y")), &pointer, &size)
-        guard r > 0, let pointer, size == Int(passcode_key_bytes()) else {
+        guard r > 0, let pointer else {
             throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) is not the one expected")
+        }
+        let expected = Int(passcode_key_bytes())
+        guard size == expected else {
+            throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) carried a key of \(size) bytes, not \(expected): "
+                                                   + "refused, and not held (is the service passcoded, of this release?)")
+        }
+        guard sodium_is_zero(pointer.assumingMemoryBound(to: UInt8.self), size) == 0 else {
+            throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) carried a key of zeros only: refused, and not "
+                                                   + "held (the service is not passcoded, or is broken: see its log)")
         }
         return SecretBytes(copying: UnsafeRawBufferPointer(start: pointer, count: size))
     }

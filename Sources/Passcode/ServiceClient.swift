@@ -11,7 +11,12 @@ struct SdBusLibrary: @unchecked Sendable {
     typealias Bus = OpaquePointer
     typealias Message = OpaquePointer
     let openSystem: @convention(c) (UnsafeMutablePointer<Bus?>?) -> Int32
-    let flushCloseUnref: @convention(c) (Bus?) -> Bus?
+    /// sd_bus_close and sd_bus_unref: never sd_bus_flush, which waits for the bus without a
+    /// bound (a bus that never answered would hold `passcode_close`).
+    let closeBus: @convention(c) (Bus?) -> Void
+    let unref: @convention(c) (Bus?) -> Bus?
+    /// The connection's socket, whose peer (the bus daemon) is checked (`checkBusDaemon`).
+    let getFd: @convention(c) (Bus?) -> Int32
     let newMethodCall: @convention(c) (Bus?, UnsafeMutablePointer<Message?>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
                                        UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
     let appendBasic: @convention(c) (Message?, CChar, UnsafeRawPointer?) -> Int32
@@ -72,7 +77,9 @@ struct SdBusLibrary: @unchecked Sendable {
             return unsafeBitCast(p, to: T.self)
         }
         openSystem = try symbol("sd_bus_open_system")
-        flushCloseUnref = try symbol("sd_bus_flush_close_unref")
+        closeBus = try symbol("sd_bus_close")
+        unref = try symbol("sd_bus_unref")
+        getFd = try symbol("sd_bus_get_fd")
         newMethodCall = try symbol("sd_bus_message_new_method_call")
         appendBasic = try symbol("sd_bus_message_append_basic")
         readBasic = try symbol("sd_bus_message_read_basic")
@@ -111,7 +118,8 @@ struct ServiceFailure: Error {
     let waitSeconds: Int64
 }
 
-/// The passcoded a call was pinned to (the one holding the handle's callbacks) is gone.
+/// The passcoded this connection checked (`verifiedService`), which holds the handle's
+/// callbacks, is gone: the call reached no one.
 struct ServiceRestarted: Error {}
 
 /// One argument of a call.
@@ -133,8 +141,25 @@ enum BusArgument {
 final class ServiceClient: StoreBackend, @unchecked Sendable {
     static let name = "org.libpasscode.Passcode1"
     static let path = "/org/libpasscode/Passcode1"
-    /// How long a call waits for its answer: a verify can queue behind others of the same uid.
+    /// How long a call waits for its answer, at most, counted from when it is made (the
+    /// service's check, the host's callbacks registered again and the call itself, together):
+    /// a verify can queue behind others of the same uid; a silent service holds no call longer.
     static let timeoutMicroseconds: UInt64 = 120_000_000
+    /// The bound of every call: `timeoutMicroseconds`, or a shorter one that
+    /// PASSCODE_SERVICE_TIMEOUT_MS gives (1 to 119999 ms; the tests of a silent service). It can
+    /// only shorten the wait, never lengthen it; a setuid or setgid process ignores it.
+    static let boundMicroseconds: UInt64 = {
+        guard getuid() == geteuid(), getgid() == getegid(),
+              let text = getenv("PASSCODE_SERVICE_TIMEOUT_MS").map({ String(cString: $0) }),
+              let ms = UInt64(text), ms >= 1, ms < timeoutMicroseconds / 1000 else { return timeoutMicroseconds }
+        return ms * 1000
+    }()
+    /// The uid the owner of `name` has, as the bus daemon recorded it when that connection was
+    /// made (its SO_PEERCRED): root. passcoded connects and claims the name as root and only
+    /// then drops to its own user (the bus keeps the uid of the connect), and the shipped bus
+    /// policy lets root alone own the name. Neither an argument nor the environment changes it:
+    /// tests run passcoded as root, as it must be started anyway.
+    static let serviceUID: uid_t = 0
     /// How long a passcode set or checked on the handle proves the user (as in the core).
     static let proofSeconds: Int64 = 300
     /// The longest string passcoded reads (its `Service.maxArgumentBytes`).
@@ -148,8 +173,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     let lock = Mutex()
     /// The host's callbacks registered on this handle (ServiceClient+Hooks.swift), under `lock`.
     var hostHooks = Hooks()
-    /// The unique bus name of passcoded as its replies give it: the only sender whose calls to
-    /// the hook object are answered. Under `lock`.
+    /// The unique bus name of the passcoded checked on this connection (`verifiedService`):
+    /// every call goes to it, and its calls alone to the hook object are answered. Under `lock`.
     var serviceName: String?
     /// Notifications (logout, notice, account deleted) received while a call waited, run once
     /// it has its reply (`runNotices`). Under `lock`.
@@ -192,7 +217,10 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             // A child made by fork() leaves its parent's connection and hook object alone (see `connected`).
             if connectionPid == getpid() {
                 if let slot = hookSlot { _ = bus.slotUnref(slot) }
-                if let c = connection { _ = bus.flushCloseUnref(c) }
+                if let c = connection {
+                    bus.closeBus(c)
+                    _ = bus.unref(c)
+                }
             }
             hookSlot = nil
             connection = nil
@@ -379,17 +407,19 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             throw PasscodeError.misuse("in service mode a hook or callback cannot call the library: the service is waiting for its answer")
         }
         defer { runNotices() }
+        // One deadline for every wait of the call, kept even when nothing arrives.
+        let deadline = ServiceClient.monotonicMicroseconds() + ServiceClient.boundMicroseconds
         do {
             do {
-                try registerHooksIfLost(before: member)
-                try callLocked(member, arguments, read)
+                try registerHooksIfLost(before: member, by: deadline)
+                try callLocked(member, arguments, by: deadline, read)
             } catch is ServiceRestarted {
-                // The passcoded this handle's callbacks were registered with is gone (a restart):
-                // the call reached no one. Registered again with the one that owns the name now,
+                // The passcoded this handle talked to is gone (a restart): the call reached no
+                // one. The name's owner now is checked, the host's callbacks registered with it,
                 // then the call, which therefore never runs without the host's hooks.
                 lock.withLock { serviceName = nil }
-                try registerHooksIfLost(before: member)
-                try callLocked(member, arguments, read)
+                try registerHooksIfLost(before: member, by: deadline)
+                try callLocked(member, arguments, by: deadline, read)
             }
         } catch let f as ServiceFailure where f.status == Status.errLockedOut.rawValue && member != "GetState" {
             // The wait for passcode_errwait, as the embedded store gives it with the failure.
@@ -400,27 +430,29 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// With callbacks registered but no passcoded known to hold them (`serviceName` cleared: it
     /// went away, or this is a child made by fork(), whose own connection `connected` opens
     /// here), registers them with the passcoded that owns the name now, before `member`.
-    private func registerHooksIfLost(before member: String) throws {
+    private func registerHooksIfLost(before member: String, by deadline: UInt64) throws {
         guard member != "SetHooks" else { return }  // it says which callbacks itself
         let flags = try lock.withLock { () -> UInt32 in
             if connection != nil && connectionPid != getpid() { _ = try connected() }
             return serviceName == nil ? HookFlag.of(hostHooks) : 0
         }
-        if flags != 0 { try callLocked("SetHooks", [.uint32(flags)]) { _ in } }
+        if flags != 0 { try callLocked("SetHooks", [.uint32(flags)], by: deadline) { _ in } }
     }
 
-    private func callLocked(_ member: String, _ arguments: [BusArgument], _ read: (Reader) throws -> Void) throws {
+    private func callLocked(_ member: String, _ arguments: [BusArgument], by deadline: UInt64,
+                            _ read: (Reader) throws -> Void) throws {
         for case .secret(let code) in arguments where code.count > ServiceClient.maxSecretBytes {
             // passcoded refuses longer strings (InvalidArgs); embedded, such a passcode is FORMAT.
             throw PasscodeError.format("the passcode is too long")
         }
         try lock.withLock {
             let c = try connected()
+            // The call goes to the passcoded checked on this connection (its unique name, which
+            // no one else can take), never to whoever owns the well-known name by then: a
+            // successor is checked first (and `call` gives it the host's callbacks first).
+            let service = try verifiedService(c, before: member, by: deadline)
             var m: OpaquePointer?
-            // With the host's callbacks registered, the call goes to the passcoded that has them
-            // (its unique name), never to a successor that would run it without them.
-            let pinned = HookFlag.of(hostHooks) != 0 ? serviceName : nil
-            var r = bus.newMethodCall(c, &m, pinned ?? ServiceClient.name, ServiceClient.path, ServiceClient.name, member)
+            var r = bus.newMethodCall(c, &m, service, ServiceClient.path, ServiceClient.name, member)
             guard r >= 0, let m else { throw unavailable(member, r) }
             defer { _ = bus.messageUnref(m) }
             if arguments.contains(where: {
@@ -443,40 +475,132 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                 }
             }
             guard r >= 0 else { throw unavailable(member, r) }
-            // Sent, then the connection is processed until the reply came: meanwhile the service
-            // may call the host's hooks on it (hookHandler), which sd_bus_call would not run.
-            let pending = PendingReply(bus)
-            var slot: OpaquePointer?
-            r = withExtendedLifetime(pending) {
-                bus.callAsync(c, &slot, m, ServiceClient.replyHandler, Unmanaged.passUnretained(pending).toOpaque(),
-                              ServiceClient.timeoutMicroseconds)
-            }
-            guard r >= 0 else { throw unavailable(member, r) }
-            let reply: OpaquePointer = try withExtendedLifetime(pending) {
-                defer { _ = bus.slotUnref(slot) }  // before `pending` goes: no callback after it
-                while pending.reply == nil {
-                    r = bus.process(c, nil)
-                    if r < 0 { throw unavailable(member, r) }
-                    if r > 0 { continue }
-                    r = bus.wait(c, UInt64.max)
-                    if r < 0 && r != -EINTR { throw unavailable(member, r) }
-                }
-                defer { pending.reply = nil }  // this call's now, unreferenced below
-                return pending.reply!
-            }
+            let reply = try send(c, m, member, by: deadline)
             _ = bus.sensitive?(reply)  // wiped when freed: a reply may carry the data key
             defer { _ = bus.messageUnref(reply) }
-            if let s = bus.sender(reply), s.pointee == CChar(UInt8(ascii: ":")) { serviceName = String(cString: s) }
             if bus.isMethodError(reply, nil) > 0 {
                 let e = bus.messageError(reply)?.pointee ?? sd_bus_error(name: nil, message: nil, _need_free: 0)
-                if pinned != nil, let n = e.name.map({ String(cString: $0) }),
-                   n == "org.freedesktop.DBus.Error.ServiceUnknown" || n == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+                // The bus daemon's word that the checked passcoded is gone (never the service's own).
+                if let n = e.name.map({ String(cString: $0) }),
+                   n == "org.freedesktop.DBus.Error.ServiceUnknown" || n == "org.freedesktop.DBus.Error.NameHasNoOwner",
+                   let s = bus.sender(reply), String(cString: s) == "org.freedesktop.DBus" {
                     throw ServiceRestarted()
                 }
                 throw failure(member, -EIO, e)
             }
             try read(Reader(bus: bus, message: reply, member: member))
         }
+    }
+
+    /// Sends `m` and processes the connection until its reply came, or the call's `deadline`
+    /// passed (SERVICE_UNAVAILABLE). Meanwhile the service may call the host's hooks on it
+    /// (hookHandler), which sd_bus_call would not run. Under `lock`; the reply is the caller's
+    /// to unreference.
+    private func send(_ c: OpaquePointer, _ m: OpaquePointer, _ member: String, by deadline: UInt64) throws -> OpaquePointer {
+        guard ServiceClient.monotonicMicroseconds() < deadline else { throw timedOut(member) }
+        let pending = PendingReply(bus)
+        var slot: OpaquePointer?
+        // No timeout of sd-bus's own (UINT64_MAX): the loop below keeps the deadline. sd-bus's
+        // timeout did not end sd_bus_wait(UINT64_MAX) while nothing arrived (a silent service
+        // held passcode_open for minutes).
+        var r = withExtendedLifetime(pending) {
+            bus.callAsync(c, &slot, m, ServiceClient.replyHandler, Unmanaged.passUnretained(pending).toOpaque(), UInt64.max)
+        }
+        guard r >= 0 else { throw unavailable(member, r) }
+        return try withExtendedLifetime(pending) {
+            defer { _ = bus.slotUnref(slot) }  // before `pending` goes: no callback after it
+            while pending.reply == nil {
+                r = bus.process(c, nil)
+                if r < 0 { throw unavailable(member, r) }
+                if pending.reply != nil { break }
+                // Checked after every message too: a stream of them does not hold the call either.
+                let now = ServiceClient.monotonicMicroseconds()
+                guard now < deadline else { throw timedOut(member) }
+                if r > 0 { continue }
+                r = bus.wait(c, deadline - now)
+                if r < 0 && r != -EINTR { throw unavailable(member, r) }
+            }
+            defer { pending.reply = nil }  // the caller's now, unreferenced there
+            return pending.reply!
+        }
+    }
+
+    /// The unique name of the passcoded this connection talks to: the owner of `name`, checked
+    /// once per connection and again when the owner changed (`serviceName` cleared). The bus
+    /// must be run by root (`checkBusDaemon`: a bus of the user's own would say whatever it
+    /// likes) and the owner must be root as that bus recorded it (`serviceUID`), so that no
+    /// process of the user's (or of another user) that got the name receives a passcode or
+    /// hands out a key. Before the check only a Ping and the bus's own query go out. Under `lock`.
+    private func verifiedService(_ c: OpaquePointer, before member: String, by deadline: UInt64) throws -> String {
+        if let name = serviceName { return name }
+        // Sent to the well-known name (which D-Bus activation starts if needed); the reply's
+        // sender, set by the bus, is the owner's unique name.
+        let owner = try checkCall(c, ServiceClient.name, ServiceClient.path, "org.freedesktop.DBus.Peer", "Ping", nil,
+                                  for: member, by: deadline) { reply -> String in
+            guard let s = bus.sender(reply), s.pointee == CChar(UInt8(ascii: ":")) else {
+                throw PasscodeError.serviceUnavailable("the bus did not say which connection owns \(ServiceClient.name)")
+            }
+            return String(cString: s)
+        }
+        try checkBusDaemon(c)
+        let uid = try checkCall(c, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixUser",
+                                owner, for: member, by: deadline) { try Reader(bus: bus, message: $0, member: member).uint32() }
+        guard uid == ServiceClient.serviceUID else {
+            throw PasscodeError.serviceUnavailable(
+                "the owner of \(ServiceClient.name) on this bus runs as uid \(uid), not as root as passcoded does: service mode "
+                    + "sends it nothing (check which bus DBUS_SYSTEM_BUS_ADDRESS names, and that its policy lets only root own the name)")
+        }
+        serviceName = owner
+        return owner
+    }
+
+    /// One call of the service's check to `destination`: its reply handed to `read`; an error
+    /// reply, a silent peer (the call's deadline) or a bad answer is SERVICE_UNAVAILABLE.
+    private func checkCall<T>(_ c: OpaquePointer, _ destination: String, _ path: String, _ interface: String, _ method: String,
+                              _ argument: String?, for member: String, by deadline: UInt64,
+                              _ read: (OpaquePointer) throws -> T) throws -> T {
+        var m: OpaquePointer?
+        var r = bus.newMethodCall(c, &m, destination, path, interface, method)
+        guard r >= 0, let m else { throw unavailable(member, r) }
+        defer { _ = bus.messageUnref(m) }
+        if let argument {
+            r = appendText(m, argument)
+            guard r >= 0 else { throw unavailable(member, r) }
+        }
+        let reply = try send(c, m, member, by: deadline)
+        defer { _ = bus.messageUnref(reply) }
+        if bus.isMethodError(reply, nil) > 0 {
+            let e = bus.messageError(reply)?.pointee
+            let name = e?.name.map { String(cString: $0) } ?? "", text = e?.message.map { String(cString: $0) } ?? ""
+            throw PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(name): \(text)")
+        }
+        return try read(reply)
+    }
+
+    /// The bus daemon is the peer of the connection's socket; the kernel reports who made its
+    /// listening socket (SO_PEERCRED), which no one can choose: root for every system bus
+    /// (dbus-daemon binds it before dropping to its user; systemd makes dbus.socket). A bus a
+    /// user runs, or one over TCP, is refused, whatever it says about the name's owner.
+    private func checkBusDaemon(_ c: OpaquePointer) throws {
+        let fd = bus.getFd(c)
+        var peer = PeerCredentials()
+        var size = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard fd >= 0, getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0, Int(size) == MemoryLayout<PeerCredentials>.size else {
+            throw PasscodeError.serviceUnavailable("the system bus's daemon cannot be identified (not a local socket): service mode talks "
+                                                   + "only to a bus run by root (check which bus DBUS_SYSTEM_BUS_ADDRESS names)")
+        }
+        guard peer.uid == 0 else {
+            throw PasscodeError.serviceUnavailable("the system bus at this address is run by uid \(peer.uid), not root: service mode talks "
+                                                   + "only to a bus run by root (check which bus DBUS_SYSTEM_BUS_ADDRESS names)")
+        }
+    }
+
+    /// The wait of `member` reached the call's deadline.
+    private func timedOut(_ member: String) -> PasscodeError {
+        let ms = ServiceClient.boundMicroseconds / 1000
+        let bound = ms % 1000 == 0 ? "\(ms / 1000) s" : "\(ms) ms"
+        return .serviceUnavailable("no answer to \(member) within \(bound) from passcoded or the bus: one of them is stuck or "
+                                   + "overloaded (see journalctl -u passcoded); whether the call took effect is not known: read the state again")
     }
 
     /// Answers an incoming call `m` with the error `name` (static text, kept for the process).
@@ -501,7 +625,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         var slot: OpaquePointer?
         let r2 = bus.addObject(own, &slot, ServiceClient.hookPath, ServiceClient.hookHandler, Unmanaged.passUnretained(self).toOpaque())
         guard r2 >= 0 else {
-            _ = bus.flushCloseUnref(own)
+            bus.closeBus(own)
+            _ = bus.unref(own)
             throw PasscodeError.serviceUnavailable("cannot publish the hook object: \(String(cString: strerror(-r2)))")
         }
         connection = own
@@ -561,10 +686,24 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         (0...Int32(255)).lazy.compactMap { Status(rawValue: $0) }.first { $0.serviceName == name }
     }
 
+    /// The monotonic clock in microseconds, for the calls' deadlines.
+    static func monotonicMicroseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+    }
+
     /// The boot clock in seconds (CLOCK_BOOTTIME), for the proof's 5 minutes.
     static func bootSeconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_BOOTTIME, &ts)
         return Int64(ts.tv_sec)
     }
+}
+
+/// struct ucred, as SO_PEERCRED fills it on Linux (pid_t, uid_t, gid_t: 32 bits each).
+struct PeerCredentials {
+    var pid: Int32 = 0
+    var uid: UInt32 = UInt32.max
+    var gid: UInt32 = UInt32.max
 }

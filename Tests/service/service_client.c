@@ -1,6 +1,7 @@
 /* libpasscode in service mode, as a host process of a user: the C API over passcoded on the
  * private bus that Tests/service/test_service.py starts (DBUS_SYSTEM_BUS_ADDRESS), run as that
- * test user. Usage: service_client basics|attack|down|bench APP_ID STORE_ROOT|OPS,MEM GOOD_PASSCODE.
+ * test user. Usage: service_client basics|attack|down|bench APP_ID STORE_ROOT|OPS,MEM GOOD_PASSCODE,
+ * or service_client fake APP_ID silent|key|owner GOOD_PASSCODE against a fake service.
  * Prints "ok   ..." / "FAIL ..." lines, and "LOCKED <seconds>" when a lockout holds the guesses:
  * it then waits for a line on stdin (the test moves the service's clock, which only root can).
  * Exit status: the number of failed checks (at most 100). */
@@ -322,8 +323,62 @@ static void bench(const char *cost) {
     rmdir(dir);
 }
 
+/* The client knows its service (test_service.py starts Tests/service/fake_service.py in its
+ * place): "silent", a name owner that never answers (the test shortens the bound of a call,
+ * PASSCODE_SERVICE_TIMEOUT_MS, to 2 s); "key", a root-owned one that hands out a key of zeros or
+ * of the wrong length; "owner", one of another uid, or on a bus that is not root's; "takeover",
+ * passcoded at the open, then (after "SWAP", once the test answers) one of another uid in its
+ * place: the same handle's next calls reach it not. */
+static void fake(const char *kind) {
+    double t = now_seconds();
+    passcode_status rc;
+    passcode_store *s = open_service(app, &rc);
+    double took = now_seconds() - t;
+    if (strcmp(kind, "takeover") == 0) {
+        CHECK(rc == PASSCODE_OK && s != NULL, "passcoded answers the open: %s", passcode_strerror(rc));
+        if (!s) return;
+        printf("SWAP\n");
+        fflush(stdout);
+        char line[16];
+        if (!fgets(line, sizeof line, stdin)) exit(100);
+        rc = passcode_verify(s, good, strlen(good));
+        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "the name's new owner is checked before the handle's next call: %s, \"%s\"",
+              passcode_strerror(rc), passcode_errmsg(s));
+        uint8_t key[32];
+        rc = passcode_unlock_key(s, good, strlen(good), key, sizeof key);
+        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "and before the next: %s", passcode_strerror(rc));
+        passcode_close(s);
+    } else if (strcmp(kind, "silent") == 0) {
+        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL && took < 10,
+              "a service that never answers: passcode_open returned in %.2f s: %s, \"%s\"", took, passcode_strerror(rc), passcode_errmsg(NULL));
+    } else if (strcmp(kind, "owner") == 0) {
+        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL, "a name owner that is not passcoded: %s, \"%s\"",
+              passcode_strerror(rc), passcode_errmsg(NULL));
+        /* Had the open worked, the passcode would go next: it must not. */
+        if (s) {
+            uint8_t key[32];
+            passcode_unlock_key(s, good, strlen(good), key, sizeof key);
+        }
+    } else {
+        CHECK(rc == PASSCODE_OK && s != NULL, "the fake service answers the open: %s", passcode_strerror(rc));
+        if (!s) return;
+        uint8_t key[32];
+        rc = passcode_unlock_key(s, good, strlen(good), key, sizeof key);
+        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "its key refused by passcode_unlock_key: %s, \"%s\"", passcode_strerror(rc),
+              passcode_errmsg(s));
+        rc = passcode_verify(s, good, strlen(good));
+        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "and by passcode_verify: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(s));
+        const uint8_t note[] = "a note";
+        uint8_t sealed[256];
+        size_t n = 0;
+        rc = passcode_seal(s, note, sizeof note, sealed, sizeof sealed, &n);
+        CHECK(rc == PASSCODE_ERR_KEY_NOT_RELEASED, "nothing is sealed with it: passcode_seal -> %s", passcode_strerror(rc));
+        passcode_close(s);
+    }
+}
+
 int main(int argc, char **argv) {
-    if (argc != 5) { fprintf(stderr, "usage: service_client basics|attack|down|bench APP_ID STORE_ROOT|OPS,MEM GOOD\n"); return 100; }
+    if (argc != 5) { fprintf(stderr, "usage: service_client basics|attack|down|bench|fake APP_ID STORE_ROOT|OPS,MEM|KIND GOOD\n"); return 100; }
     app = argv[2];
     good = argv[4];
     if (strcmp(argv[1], "basics") == 0) {
@@ -336,6 +391,8 @@ int main(int argc, char **argv) {
         CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL, "no bus: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(NULL));
     } else if (strcmp(argv[1], "bench") == 0) {
         bench(argv[3]);
+    } else if (strcmp(argv[1], "fake") == 0) {
+        fake(argv[3]);
     } else if (strcmp(argv[1], "down") == 0) {
         /* The bus answers, passcoded does not run: the open says so. */
         passcode_status rc;

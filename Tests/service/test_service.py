@@ -10,6 +10,7 @@ import os
 import pwd
 import shutil
 import signal
+import socket
 import threading
 import subprocess
 import sys
@@ -351,6 +352,169 @@ def bench_service():
         procs["daemon"].wait()
         subprocess.run(["umount", mount])
 # ---- end of faults and load ----
+
+# ---- the client knows its service (issue 39): fakes in passcoded's place ----
+FAKE_SERVICE = os.path.join(HERE, "fake_service.py")
+
+
+def as_user(user, cmd):
+    if user == "root":
+        return cmd
+    pw = pwd.getpwnam(user)
+    return ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--"] + cmd
+
+
+def start_fake(mode, bus_address, user="root"):
+    """Tests/service/fake_service.py MODE as `user`, owning the service's name on the bus at
+    bus_address; returns once it owns it."""
+    p = subprocess.Popen(as_user(user, ["/usr/bin/python3", FAKE_SERVICE, bus_address, mode]), stdout=subprocess.PIPE, text=True, cwd="/")
+    procs[f"fake-{mode}-{id(p)}"] = p
+    line = p.stdout.readline()
+    if line.strip() != "READY":
+        raise SystemExit(f"test-service: the fake service ({mode}) did not start: {line.strip()}")
+    return p
+
+
+def fake_calls(p):
+    """Stops a fake service; returns the members of the service's interface it was called with."""
+    p.kill()
+    out = p.stdout.read()
+    p.wait()
+    return [x.split()[1] for x in out.splitlines() if x.startswith("CALL ")]
+
+
+def start_other_bus(tag, own_user=None, run_as="root"):
+    """A second private bus (the main one's policy), run by `run_as`, whose policy also lets
+    `own_user` own the service's name ("*": anyone). Returns its address."""
+    folder = os.path.join(top, tag)
+    os.mkdir(folder, 0o755)
+    if run_as != "root":
+        pw = pwd.getpwnam(run_as)
+        os.chown(folder, pw.pw_uid, pw.pw_gid)
+    path = os.path.join(folder, "bus")
+    owner = f'<policy context="default"><allow own="org.libpasscode.Passcode1"/></policy>' if own_user == "*" else \
+        f'<policy user="{own_user}"><allow own="org.libpasscode.Passcode1"/></policy>'
+    conf = os.path.join(top, tag + ".conf")
+    write_root_file(conf, open(os.path.join(top, "bus.conf")).read().replace(address, "unix:path=" + path)
+                    .replace("</busconfig>", f"  {owner}\n</busconfig>"))
+    procs[tag] = subprocess.Popen(as_user(run_as, ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + conf]),
+                                  stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        if os.path.exists(path):
+            if run_as == "root":
+                os.chmod(path, 0o666)
+            return "unix:path=" + path
+        time.sleep(0.05)
+    raise SystemExit(f"test-service: the bus {tag} did not start")
+
+
+def run_fake_client(user, kind, bus_address):
+    """service_client fake APP KIND as `user` against the bus at bus_address, each call of the
+    library bounded to 2 s (PASSCODE_SERVICE_TIMEOUT_MS); killed, and failed, after 30 s.
+    Returns (oks, fails, exit status, seconds, its output)."""
+    env = {"DBUS_SYSTEM_BUS_ADDRESS": bus_address, "PATH": "/usr/bin:/bin", "PASSCODE_SERVICE_TIMEOUT_MS": "2000"}
+    t = time.monotonic()
+    try:
+        r = subprocess.run(as_user(user, [C_CLIENT, "fake", "org.example.Fake", kind, GOOD]), capture_output=True, text=True,
+                           env=env, cwd="/", timeout=30)
+        out, rc = r.stdout, r.returncode
+    except subprocess.TimeoutExpired as e:
+        out, rc = (e.stdout.decode() if isinstance(e.stdout, bytes) else e.stdout or "") + "FAIL still waiting after 30 s (killed)\n", -9
+    took = time.monotonic() - t
+    print("".join("     C " + x + "\n" for x in out.splitlines()), end="", flush=True)
+    lines = out.splitlines()
+    return sum(x.startswith("ok ") for x in lines), sum(x.startswith("FAIL") for x in lines), rc, took, out
+
+
+def fake_services():
+    """The library in service mode as a user's process, with fakes in passcoded's place (it is
+    down, its name free): every call is bounded when nothing answers; a key of zeros or of
+    another length is refused; a name owner that is not root, or a bus that is not root's, is
+    sent nothing (no passcode)."""
+    for mode, what in (("silent", "a name owner that takes every call and never answers"),
+                       ("mute", "a name owner that answers nothing, not even a ping")):
+        fake = start_fake(mode, address)
+        oks, fails, rc, took, _ = run_fake_client(ALICE, "silent", address)
+        calls = fake_calls(fake)
+        check(oks == 1 and fails == 0 and rc == 0 and took < 10,
+              f"{what}: passcode_open answers SERVICE_UNAVAILABLE within the bound (2 s): it took {took:.1f} s (calls received: {calls})")
+    # A bus that takes the connection and never says a word (not even the authentication's).
+    deaf_path = os.path.join(top, "deaf-bus")
+    deaf = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    deaf.bind(deaf_path)
+    os.chmod(deaf_path, 0o666)
+    deaf.listen(16)
+    try:
+        oks, fails, rc, took, _ = run_fake_client(ALICE, "silent", "unix:path=" + deaf_path)
+    finally:
+        deaf.close()
+    check(oks == 1 and fails == 0 and rc == 0 and took < 10,
+          f"a bus that never answers: passcode_open answers SERVICE_UNAVAILABLE within the bound (2 s): it took {took:.1f} s")
+
+    # Keys: the fake owns the name as root, as passcoded does (a broken or replaced passcoded).
+    for mode, what in (("zerokey", "a key of 32 zero bytes"), ("shortkey", "a key of 16 bytes")):
+        fake = start_fake(mode, address)
+        oks, fails, rc, took, out = run_fake_client(ALICE, "key", address)
+        calls = fake_calls(fake)
+        check(oks == 4 and fails == 0 and rc == 0 and "UnlockKey" in calls,
+              f"a service handing out {what}: refused by unlock_key and verify (SERVICE_UNAVAILABLE), nothing sealed with it")
+
+    # A name owner of another uid, on a bus whose policy lets that uid own the name.
+    owner = add_user(f"{USERS}-f")
+    other = start_other_bus("other-bus", own_user=owner.pw_name)
+    fake = start_fake("answer", other, user=owner.pw_name)
+    oks, fails, rc, took, out = run_fake_client(ALICE, "owner", other)
+    calls = fake_calls(fake)
+    check(oks == 1 and fails == 0 and rc == 0 and not calls and f"uid {owner.pw_uid}" in out,
+          f"a name owner running as uid {owner.pw_uid}, not root: refused before any call of the service's interface "
+          f"(it received {calls or 'none'}: no passcode)")
+    # The same, after a handle was opened with passcoded: passcoded goes, that uid takes the name.
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=other)
+    procs["other-daemon"] = subprocess.Popen([PASSCODED, "--config", config_file], env=env, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        owned = subprocess.run(["busctl", "--address=" + other, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                "org.freedesktop.DBus", "NameHasOwner", "s", "org.libpasscode.Passcode1"], capture_output=True, text=True)
+        if owned.stdout.strip() == "b true":
+            break
+        time.sleep(0.05)
+    env = {"DBUS_SYSTEM_BUS_ADDRESS": other, "PATH": "/usr/bin:/bin", "PASSCODE_SERVICE_TIMEOUT_MS": "2000"}
+    p = subprocess.Popen(as_user(ALICE, [C_CLIENT, "fake", "org.example.Fake", "takeover", GOOD]), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, env=env, cwd="/")
+    procs["c-client-takeover"] = p
+    fake, out = None, ""
+    watchdog = threading.Timer(60, lambda: p.poll() is None and p.kill())
+    watchdog.daemon = True
+    watchdog.start()
+    for line in p.stdout:
+        if line.startswith("SWAP"):
+            procs["other-daemon"].kill()
+            procs["other-daemon"].wait()
+            fake = start_fake("answer", other, user=owner.pw_name)
+            reply(p)
+            continue
+        out += line
+        print("     C " + line.rstrip(), flush=True)
+    rc = p.wait()
+    watchdog.cancel()
+    calls = fake_calls(fake) if fake else ["(never started)"]
+    lines = out.splitlines()
+    oks, fails = sum(x.startswith("ok ") for x in lines), sum(x.startswith("FAIL") for x in lines)
+    check(oks == 3 and fails == 0 and rc == 0 and not calls,
+          f"passcoded replaced by a name owner of uid {owner.pw_uid} under an open handle: checked again, refused before any call "
+          f"(it received {calls or 'none'}: no passcode)")
+    procs["other-bus"].kill()
+    procs["other-bus"].wait()
+    # A bus the user runs itself (DBUS_SYSTEM_BUS_ADDRESS pointed at it), with its own fake on it.
+    own = start_other_bus("user-bus", own_user="*", run_as=ALICE)
+    fake = start_fake("answer", own, user=ALICE)
+    oks, fails, rc, took, out = run_fake_client(ALICE, "owner", own)
+    calls = fake_calls(fake)
+    check(oks == 1 and fails == 0 and rc == 0 and not calls and "run by uid" in out,
+          f"a bus run by the user itself, its fake owning the name: refused before any call of the service's interface "
+          f"(it received {calls or 'none'}: no passcode)")
+    procs["user-bus"].kill()
+    procs["user-bus"].wait()
+# ---- end of the client knows its service ----
 
 def run_suites_in_service_mode():
     """The C suite (build/test_api) and the Python suite (Tests/python) in service mode
@@ -696,6 +860,7 @@ try:
     check(error_of(r) == "AccessDenied", f"a user asking for the service's name while it is down: {error_of(r)}")
     oks, fails, rc = run_c_client(ALICE, "down", APP)
     check(oks == 1 and fails == 0 and rc == 0, "the library in service mode while passcoded is down: SERVICE_UNAVAILABLE")
+    fake_services()
     start_daemon()
 
     # Only root configures the daemon: a config others may write, or that is not root's, and a
