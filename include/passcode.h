@@ -1070,7 +1070,7 @@ void passcode_close(passcode_store *store);
  * (passcoded keeps at most 32 per user, then answers PASSCODE_ERR_FULL to a new app id).
  * With a passcode set, the passcode is required and checked exactly like passcode_verify
  * (counted before its answer is known; a lockout, the reset required or a logout answers as
- * there), then the lifecycle callback is asked (PASSCODE_LIFECYCLE_REMOVED) and can refuse.
+ * there), then the lifecycle callback is asked (PASSCODE_LIFECYCLE_EVENT_REMOVED) and can refuse.
  * With no passcode set (also while the lock state is PASSCODE_LOCK_REASON_LOGGED_OUT) nothing
  * is needed: pass NULL and 0.
  * Afterwards every call on this handle but passcode_close answers PASSCODE_ERR_STORE_REMOVED

@@ -319,7 +319,7 @@ public func passcode_close(_ store: OpaquePointer?) {
 /// (passcoded keeps at most 32 per user, then answers `PASSCODE_ERR_FULL` to a new app id).
 /// With a passcode set, the passcode is required and checked exactly like `passcode_verify`
 /// (counted before its answer is known; a lockout, the reset required or a logout answers as
-/// there), then the lifecycle callback is asked (`PASSCODE_LIFECYCLE_REMOVED`) and can refuse.
+/// there), then the lifecycle callback is asked (`PASSCODE_LIFECYCLE_EVENT_REMOVED`) and can refuse.
 /// With no passcode set (also while the lock state is `PASSCODE_LOCK_REASON_LOGGED_OUT`) nothing
 /// is needed: pass NULL and 0.
 ///
