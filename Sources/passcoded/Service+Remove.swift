@@ -25,8 +25,11 @@ extension StoreRoot {
     func removeStore(uid: uid_t, appID: String, current: SecretBytes?) throws {
         guard StoreRoot.validAppID(appID) else { throw StoreRoot.badAppID }
         var st = stat()
-        let absent = (lstat("\(root)/\(uid)", &st) != 0 && errno == ENOENT)
-            || (lstat("\(try userFolder(uid))/\(appID).db", &st) != 0 && errno == ENOENT)
+        var absent = lstat("\(root)/\(uid)", &st) != 0 && errno == ENOENT
+        if !absent {
+            let folder = try userFolder(uid)  // a link or a folder of another owner is refused here
+            absent = lstat("\(folder)/\(appID).db", &st) != 0 && errno == ENOENT
+        }
         if absent {
             if current != nil { throw PasscodeError.noPasscode }
             dropHandle(uid: uid, appID: appID)
