@@ -2,6 +2,7 @@
  * freely without one, the files going, the handle and every other handle answering
  * PASSCODE_ERR_STORE_REMOVED afterwards, and a new open making a new, empty store. */
 #include "api_support.h"
+#include <sqlite3.h>
 
 static int gone(const char *path) {
     return !exists(path) && !exists2(path, "-wal") && !exists2(path, "-shm");
@@ -214,6 +215,36 @@ static void test_store_remove_seen_by_another_process(void) {
     passcode_close(s);
 }
 
+/* A removal killed after its commit and before its files went leaves the removal marker as the
+ * whole schema (Schema.removedMarker): the next open finishes the removal and makes a new,
+ * empty store at the path. */
+static void test_store_remove_cut_short_is_finished_by_the_next_open(void) {
+    EMBEDDED_ONLY(ONLY_FILE);
+    char path[512];
+    mailbox m = {0};
+    passcode_store *s = store_with_passcode(path, sizeof path, &m);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_OK);
+    passcode_close(s);
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+    const char *tables[] = { "passcode", "recovery", "settings", "state", "reset_code", "reset_request", "session", "event" };
+    for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
+        char sql[80];
+        snprintf(sql, sizeof sql, "DROP TABLE %s", tables[i]);
+        CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+    }
+    CHECK(sqlite3_exec(db, "CREATE TABLE removed_store(id INTEGER PRIMARY KEY)", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    passcode_store *t = open_fast(path);
+    int32_t v = -1;
+    CHECK_STATUS(passcode_is_set(t, &v), PASSCODE_OK);
+    CHECK(v == 0);
+    CHECK(get_setting(t, PASSCODE_SETTING_AUTO_LOCK_SECONDS) == 900);
+    CHECK_STATUS(passcode_set(t, PC2, LEN), PASSCODE_OK);  /* a store that works, of its own */
+    CHECK_STATUS(passcode_verify(t, PC2, LEN), PASSCODE_OK);
+    passcode_close(t);
+}
+
 void run_remove_tests(void) {
     RUN(test_store_remove_without_passcode);
     RUN(test_store_remove_needs_the_passcode_and_counts_a_wrong_one);
@@ -222,4 +253,5 @@ void run_remove_tests(void) {
     RUN(test_store_remove_asks_the_lifecycle_callback);
     RUN(test_store_remove_other_handles);
     RUN(test_store_remove_seen_by_another_process);
+    RUN(test_store_remove_cut_short_is_finished_by_the_next_open);
 }
