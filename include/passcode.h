@@ -197,10 +197,11 @@ typedef enum passcode_status {
     /** Biometrics are not available on this device. */
     PASSCODE_ERR_BIOMETRIC_UNAVAILABLE = 24,
     /**
-     * Ask for the passcode. Two uses: biometrics may not unlock now (the out value of
-     * passcode_biometric_unlock says why); or a setting change weakens protection and the
+     * Ask for the passcode. Three uses: biometrics may not unlock now (the out value of
+     * passcode_biometric_unlock says why); a setting change weakens protection and the
      * passcode was not entered on this handle within the last 5 minutes (passcode_authorize
-     * gives that proof). Nothing changed.
+     * gives that proof); or passcode_store_remove was given no passcode for a store that has
+     * one. Nothing changed.
      */
     PASSCODE_ERR_PASSCODE_REQUIRED = 25,
     /** The maximum number of failures removed the passcode; the logout callback was called. */
@@ -370,6 +371,12 @@ typedef enum passcode_status {
      * embedded store offers it. Nothing was sent; nothing changed.
      */
     PASSCODE_ERR_NOT_IN_SERVICE_MODE = 64,
+    /**
+     * The store was removed (passcode_store_remove, through this handle or another, in this
+     * process or another): the handle reaches nothing any more and never writes to the removed
+     * file. Close it; passcode_open on the same path (or app id) makes a new, empty store.
+     */
+    PASSCODE_ERR_STORE_REMOVED = 65,
     /** Not a status: makes passcode_status a signed int in C and C++, so that code mixing it
      *  with int32_t compares as before (-Wsign-compare). */
     PASSCODE_STATUS_SIGNED_ = (-0x7fffffff - 1)
@@ -1055,6 +1062,37 @@ passcode_status passcode_open(const char *path, passcode_options *options, passc
  * @param store The handle, or NULL.
  */
 void passcode_close(passcode_store *store);
+
+/**
+ * Removes the store: its file, the file's -wal and -shm, the session keyring's entry for it,
+ * and for a store bound to a TPM its attempt counter and guess-limit index there. In service
+ * mode the store passcoded keeps for this app id goes, which frees one of the user's stores
+ * (passcoded keeps at most 32 per user, then answers PASSCODE_ERR_FULL to a new app id).
+ * With a passcode set, the passcode is required and checked exactly like passcode_verify
+ * (counted before its answer is known; a lockout, the reset required or a logout answers as
+ * there), then the lifecycle callback is asked (PASSCODE_LIFECYCLE_EVENT_REMOVED) and can refuse.
+ * With no passcode set (also while the lock state is PASSCODE_LOCK_REASON_LOGGED_OUT) nothing
+ * is needed: pass NULL and 0.
+ * Afterwards every call on this handle but passcode_close answers PASSCODE_ERR_STORE_REMOVED
+ * (close it as usual), and so does every other handle open on the store, in this process or
+ * another, from its next call that reads the store: none of them writes to the removed file
+ * (embedded). In service mode another handle of the same app id reaches the app id's store as
+ * it is now: after a removal, a new, empty one, as a new passcode_open would. passcode_open
+ * on the same path (or app id) makes a new, empty store. A removal cut short by a crash is
+ * finished by the next open of the path.
+ * @param store The store.
+ * @param digits The passcode's ASCII digits when one is set (copied and wiped), else NULL.
+ * @param length Their number; 0 with NULL.
+ * @return PASSCODE_OK; PASSCODE_ERR_PASSCODE_REQUIRED (a passcode is set and none was
+ * given: not counted); PASSCODE_ERR_NO_PASSCODE (a passcode was given and none is set);
+ * PASSCODE_ERR_FORMAT (not counted); any status of passcode_verify
+ * (PASSCODE_ERR_WRONG_PASSCODE is counted); PASSCODE_ERR_HOOK_FAILED (the lifecycle
+ * callback refused); PASSCODE_ERR_STATE (another process changed the passcode meanwhile);
+ * PASSCODE_ERR_TAMPERED; PASSCODE_ERR_BUSY; PASSCODE_ERR_STORE_REMOVED (already removed);
+ * PASSCODE_ERR_MISUSE (NULL digits with a length); PASSCODE_ERR_INVALID_HANDLE; or a store
+ * error. On every failure nothing was removed.
+ */
+passcode_status passcode_store_remove(passcode_store *store, const char *digits, size_t length);
 
 /**
  * The detailed message of the calling thread's last failed call on store, or of its last

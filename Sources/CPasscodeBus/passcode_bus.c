@@ -44,6 +44,10 @@ static const sd_bus_vtable passcode_vtable[] = {
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("RemovePasscode", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(current),
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
+    // Removes the whole store of app_id (its file goes, freeing one of the uid's stores): with
+    // its passcode when one is set, "" when none is (passcode_store_remove).
+    SD_BUS_METHOD_WITH_NAMES("RemoveStore", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(passcode),
+                             "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // Turns the lock off after checking the passcode (kept stored), and on again.
     SD_BUS_METHOD_WITH_NAMES("DisablePasscode", "ss", SD_BUS_PARAM(app_id) SD_BUS_PARAM(current),
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),

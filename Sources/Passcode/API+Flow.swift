@@ -42,9 +42,10 @@ extension Handles {
 }
 
 /// Runs one C call on a flow whose store is still open; after `passcode_close` of its store,
-/// every call is `PASSCODE_ERR_MISUSE`.
+/// every call is `PASSCODE_ERR_MISUSE`, and after `passcode_store_remove` `PASSCODE_ERR_STORE_REMOVED`.
 func withFlow(_ handle: OpaquePointer?, _ body: (FlowBox, PasscodeFlow) throws -> Void) -> Int32 {
     withHandle(Handles.flows, handle) { b in
+        try b.storeBox.checkNotRemoved()  // its store removed (passcode_store_remove): STORE_REMOVED
         guard let f = b.flow else { throw PasscodeError.misuse("the flow's store was closed (passcode_close); free the flow") }
         try body(b, f)
     }

@@ -313,6 +313,47 @@ public func passcode_close(_ store: OpaquePointer?) {
     for flow in Handles.flows.boxes(where: { $0.storeBox === box }) { flow.invalidate() }
 }
 
+/// Removes the store: its file, the file's -wal and -shm, the session keyring's entry for it,
+/// and for a store bound to a TPM its attempt counter and guess-limit index there. In service
+/// mode the store passcoded keeps for this app id goes, which frees one of the user's stores
+/// (passcoded keeps at most 32 per user, then answers `PASSCODE_ERR_FULL` to a new app id).
+/// With a passcode set, the passcode is required and checked exactly like `passcode_verify`
+/// (counted before its answer is known; a lockout, the reset required or a logout answers as
+/// there), then the lifecycle callback is asked (`PASSCODE_LIFECYCLE_EVENT_REMOVED`) and can refuse.
+/// With no passcode set (also while the lock state is `PASSCODE_LOCK_REASON_LOGGED_OUT`) nothing
+/// is needed: pass NULL and 0.
+///
+/// Afterwards every call on this handle but `passcode_close` answers `PASSCODE_ERR_STORE_REMOVED`
+/// (close it as usual), and so does every other handle open on the store, in this process or
+/// another, from its next call that reads the store: none of them writes to the removed file
+/// (embedded). In service mode another handle of the same app id reaches the app id's store as
+/// it is now: after a removal, a new, empty one, as a new `passcode_open` would. `passcode_open`
+/// on the same path (or app id) makes a new, empty store. A removal cut short by a crash is
+/// finished by the next open of the path.
+/// - Parameters:
+///   - store: The store.
+///   - digits: The passcode's ASCII digits when one is set (copied and wiped), else NULL.
+///   - length: Their number; 0 with NULL.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PASSCODE_REQUIRED` (a passcode is set and none was
+///   given: not counted); `PASSCODE_ERR_NO_PASSCODE` (a passcode was given and none is set);
+///   `PASSCODE_ERR_FORMAT` (not counted); any status of `passcode_verify`
+///   (`PASSCODE_ERR_WRONG_PASSCODE` is counted); `PASSCODE_ERR_HOOK_FAILED` (the lifecycle
+///   callback refused); `PASSCODE_ERR_STATE` (another process changed the passcode meanwhile);
+///   `PASSCODE_ERR_TAMPERED`; `PASSCODE_ERR_BUSY`; `PASSCODE_ERR_STORE_REMOVED` (already removed);
+///   `PASSCODE_ERR_MISUSE` (NULL digits with a length); `PASSCODE_ERR_INVALID_HANDLE`; or a store
+///   error. On every failure nothing was removed.
+@c(passcode_store_remove)
+public func passcode_store_remove(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withHandle(Handles.stores, store) { box in
+        try box.checkNotRemoved()
+        let code = length == 0 ? nil : try secret(digits, length, what: "the passcode")
+        try box.backend.removeStore(current: code)
+        box.markRemoved()
+        // Its flows end, wiping what they held (each call on them answers STORE_REMOVED).
+        for flow in Handles.flows.boxes(where: { $0.storeBox === box }) { flow.invalidate() }
+    }
+}
+
 /// The detailed message of the calling thread's last failed call on `store`, or of its last
 /// failed `passcode_open` when `store` is NULL (like errno, it is kept per thread, so threads
 /// sharing a handle never see or overwrite each other's). Never contains a passcode or a code.

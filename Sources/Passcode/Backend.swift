@@ -26,6 +26,8 @@ protocol StoreBackend: AnyObject, Sendable, LockBackend, AccountBackend, KeyBack
     func set(_ setting: Setting, to value: Int64) throws
     func lockStatus() throws -> LockStatus
     func lockScreen() throws -> LockScreen
+    /// Removes the whole store (`passcode_store_remove`); `current`: its passcode, nil when none is set.
+    func removeStore(current: SecretBytes?) throws
     func close()
 }
 

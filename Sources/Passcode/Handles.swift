@@ -37,6 +37,17 @@ final class StoreBox: FailureKeeper, @unchecked Sendable {
     /// The embedded store; nil in service mode.
     var store: PasscodeStore? { backend as? PasscodeStore }
 
+    /// Set once the store was removed through this handle (`passcode_store_remove`).
+    private var removed = false
+    private let removedLock = Mutex()
+
+    func markRemoved() { removedLock.withLock { removed = true } }
+
+    /// Every call on a handle whose store it removed answers `PASSCODE_ERR_STORE_REMOVED`.
+    func checkNotRemoved() throws {
+        if removedLock.withLock({ removed }) { throw PasscodeError.storeRemoved }
+    }
+
     deinit { ThreadMessages.forget(id) }
 
     /// Records a failed call, for `passcode_errmsg` and `passcode_errwait` on this thread.
@@ -209,7 +220,10 @@ func refused<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaquePoin
 
 /// `withHandle` for the calls both back ends offer (Backend.swift).
 func withBackend(_ handle: OpaquePointer?, _ body: (any StoreBackend) throws -> Void) -> Int32 {
-    withHandle(Handles.stores, handle) { try body($0.backend) }
+    withHandle(Handles.stores, handle) { box in
+        try box.checkNotRemoved()
+        try body(box.backend)
+    }
 }
 
 /// `withHandle` for the calls only the embedded store offers. In service mode: refused with
@@ -218,6 +232,7 @@ func withBackend(_ handle: OpaquePointer?, _ body: (any StoreBackend) throws -> 
 func withStore(_ handle: OpaquePointer?, refusedInService: String? = nil, function: String = #function,
                _ body: (PasscodeStore) throws -> Void) -> Int32 {
     withHandle(Handles.stores, handle) { box in
+        try box.checkNotRemoved()
         guard let store = box.store else {
             let name = function.prefix(while: { $0 != "(" })
             if let what = refusedInService {

@@ -78,6 +78,7 @@ extension Status {
         case .errRefusedInServiceMode: return "RefusedInServiceMode"
         case .errServiceUnavailable: return "ServiceUnavailable"
         case .errNotInServiceMode: return "NotInServiceMode"
+        case .errStoreRemoved: return "StoreRemoved"
         }
     }
 

@@ -59,10 +59,11 @@ public enum Status: Int32 {
     case errHookFailed = 23  // python: HookFailed(PasscodeError)
     /// Biometrics are not available on this device.
     case errBiometricUnavailable = 24  // python: BiometricUnavailable(PasscodeError)
-    /// Ask for the passcode. Two uses: biometrics may not unlock now (the out value of
-    /// `passcode_biometric_unlock` says why); or a setting change weakens protection and the
+    /// Ask for the passcode. Three uses: biometrics may not unlock now (the out value of
+    /// `passcode_biometric_unlock` says why); a setting change weakens protection and the
     /// passcode was not entered on this handle within the last 5 minutes (`passcode_authorize`
-    /// gives that proof). Nothing changed.
+    /// gives that proof); or `passcode_store_remove` was given no passcode for a store that has
+    /// one. Nothing changed.
     case errPasscodeRequired = 25  // python: PasscodeRequired(_WithReason)
     /// The maximum number of failures removed the passcode; the logout callback was called.
     case errLoggedOut = 26  // python: LoggedOut(PasscodeError)
@@ -183,6 +184,10 @@ public enum Status: Int32 {
     /// Service mode: this call is not offered by the service yet (the message names it). The
     /// embedded store offers it. Nothing was sent; nothing changed.
     case errNotInServiceMode = 64  // python: NotInServiceMode(ServiceError)
+    /// The store was removed (`passcode_store_remove`, through this handle or another, in this
+    /// process or another): the handle reaches nothing any more and never writes to the removed
+    /// file. Close it; `passcode_open` on the same path (or app id) makes a new, empty store.
+    case errStoreRemoved = 65  // python: StoreRemoved(StoreError)
 }
 
 extension PasscodeError {
@@ -252,6 +257,8 @@ extension PasscodeError {
         case .refusedInServiceMode: return .errRefusedInServiceMode
         case .serviceUnavailable: return .errServiceUnavailable
         case .notInServiceMode: return .errNotInServiceMode
+        case .storeRemoved: return .errStoreRemoved
+        case .passcodeNeeded: return .errPasscodeRequired
         }
     }
 }
@@ -324,6 +331,7 @@ extension Status {
         case .errRefusedInServiceMode: return "refused in service mode: the service decides this"
         case .errServiceUnavailable: return "the passcode service cannot be reached"
         case .errNotInServiceMode: return "not offered by the passcode service yet"
+        case .errStoreRemoved: return "the store was removed"
         }
     }
 }

@@ -107,6 +107,11 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case serviceUnavailable(String)
     /// Service mode: the service does not offer this call yet.
     case notInServiceMode(String)
+    /// The store was removed (`removeStore`, here or through another handle or process): this
+    /// handle reaches nothing any more; opening the path again makes a new, empty store.
+    case storeRemoved
+    /// Removing a store that has a passcode needs that passcode; none was given. Nothing changed.
+    case passcodeNeeded(String)
 
     /// The seconds to wait that the error carries: until the next attempt (a lockout) or the
     /// next reset-code request (the rate limit); 0 for the others.
@@ -173,6 +178,9 @@ public enum PasscodeError: Error, Equatable, Sendable {
             return "the passcode was reset, but without the recovery key the data key could not be kept: data sealed before cannot be unsealed any more"
         case .foreignSchema(let m): return m
         case .refusedInServiceMode(let m), .serviceUnavailable(let m), .notInServiceMode(let m): return m
+        case .storeRemoved:
+            return "the store was removed (passcode_store_remove): this handle reaches nothing any more; close it, and open the store again for a new, empty one"
+        case .passcodeNeeded(let m): return m
         case .tampered:
             return "the store's security state was changed outside libpasscode; only a reset by email, forgot passcode or deleting the account can go on"
         case .wipePending:

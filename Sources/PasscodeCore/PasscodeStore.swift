@@ -107,6 +107,16 @@ public final class PasscodeStore: @unchecked Sendable {
         guard !path.isEmpty else { throw PasscodeError.misuse("the store path is empty") }
         guard options.cost.isValid else { throw PasscodeError.misuse("the Argon2id cost is outside libsodium's limits") }
         if let p = options.pepper, p.count != 32 { throw PasscodeError.misuse("the pepper must be 32 bytes") }
+        try PasscodeStore.makeIfAbsent(path, options: options)
+        // Once linked, the new store stays even when this open fails (busy, say): it is whole
+        // and sealed, and another process may already have set its first passcode.
+        try self.init(opening: path, options: options, new: false)
+    }
+
+    /// Checks the path and, when no file is there, builds a new store under a temporary name and
+    /// links it to `path` (see `init(path:options:)`). Also what an open does again when the store
+    /// it found was removed meanwhile (`removeStore` in another process).
+    private static func makeIfAbsent(_ path: String, options: StoreOptions) throws {
         let absent = try FileSystem.prepareStoreFile(path)
         FileSystem.removeStrayTemporaries(beside: path)
         if absent {
@@ -121,9 +131,6 @@ public final class PasscodeStore: @unchecked Sendable {
             building.db.close()
             _ = try FileSystem.linkStoreFile(temp.path, to: path)  // false: another process's came first
         }
-        // Once linked, the new store stays even when this open fails (busy, say): it is whole
-        // and sealed, and another process may already have set its first passcode.
-        try self.init(opening: path, options: options, new: false)
     }
 
     /// Opens the store file at `path`; `new`: the temporary file a new store is built in.
@@ -131,7 +138,9 @@ public final class PasscodeStore: @unchecked Sendable {
         self.path = path
         self.options = options
         integrityKey = options.pepper.map(Integrity.key(pepper:))
-        db = try Storage.open(path: path, busyTimeoutMs: options.busyTimeoutMs)
+        // A store removed while this open ran is made again (a new, empty one) and opened.
+        db = try Storage.open(path: path, busyTimeoutMs: options.busyTimeoutMs,
+                              makeAgain: new ? nil : { try PasscodeStore.makeIfAbsent(path, options: options) })
         try checkPepperAtOpen(new: new)
         try checkTPMAtOpen()  // for a new store too: a TPM that does not answer creates nothing
         if new { return }

@@ -56,6 +56,11 @@ final class StoreRoot: @unchecked Sendable {
         return try HookRelay.installed(on: store) { try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) } }
     }
 
+    /// Forgets the handle kept on `uid`'s store `appID`, whose store was removed (Service+Remove.swift).
+    func dropHandle(uid: uid_t, appID: String) {
+        openLock.withLock { open["\(uid)/\(appID)"] = nil }
+    }
+
     /// Runs a query (`body` only reads) on `uid`'s store `appID` when it exists, else on the
     /// blank store: a question about an app id that has no store creates nothing, neither the
     /// uid's folder nor a file (a new store answers as the blank one does: it is one).

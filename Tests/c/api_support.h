@@ -172,6 +172,12 @@ static inline int same_file(const char *path, const char *before, size_t before_
 }
 
 static inline int exists(const char *path) { struct stat st; return stat(path, &st) == 0; }
+/* Whether `path` followed by `suffix` ("-wal", "-shm") exists. */
+static inline int exists2(const char *path, const char *suffix) {
+    char p[600];
+    snprintf(p, sizeof p, "%s%s", path, suffix);
+    return exists(p);
+}
 
 static inline int64_t get_setting(passcode_store *s, int32_t which) {
     int64_t v = -999;
@@ -266,6 +272,7 @@ int probe_reset(const char *path);
 int probe_launch(const char *path);
 int no_session_child(const char *path);
 void run_file_attack_tests(void);
+void run_remove_tests(void);
 int wal_guesser(const char *path);
 int session_kind_child(const char *path, const char *name);
 #endif

@@ -127,6 +127,7 @@ static void run_all(void) {
     run_session_tests();
     run_robustness_tests();
     run_file_attack_tests();
+    run_remove_tests();
 }
 
 int main(int argc, char **argv) {

@@ -199,6 +199,30 @@ def test_void_callbacks_that_raise_never_crash(locked_store):
     assert not locked_store.is_set
 
 
+def test_remove_store_with_the_passcode_or_freely_without_one(locked_store, clock, tmp_path):
+    s = locked_store
+    path = s._path
+    with pytest.raises(passcode.PasscodeRequired):
+        s.remove_store()
+    with pytest.raises(passcode.WrongPasscode):
+        s.remove_store(PC2)
+    assert s.failed_attempts == 1 and s.is_set  # counted, nothing removed
+    s.remove_store(PC1)
+    with pytest.raises(passcode.StoreRemoved) as e:
+        s.verify(PC1)
+    assert e.value.status == passcode.Status.ERR_STORE_REMOVED and "removed" in e.value.message
+    with pytest.raises(passcode.StoreRemoved):
+        _ = s.is_set
+    s.close()
+    with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as fresh:
+        assert not fresh.is_set and fresh.failed_attempts == 0
+        with pytest.raises(passcode.NoPasscode):
+            fresh.remove_store(PC1)
+        fresh.remove_store()
+        with pytest.raises(passcode.StoreRemoved):
+            fresh.set_passcode(PC1)
+
+
 def test_forgot_passcode_logs_out(locked_store):
     reasons = []
     locked_store.on_logout(reasons.append)

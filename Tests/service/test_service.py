@@ -688,6 +688,30 @@ try:
     check(answers[-1] == "Full" and sum(1 for f in os.listdir(mfolder) if f.endswith(".db")) == 32,
           "a uid gets at most 32 stores, then Full")
 
+    # RemoveStore gives one up, so the quota frees itself: with the passcode (a wrong one counts
+    # and removes nothing), then a new app id opens again; the next one is Full once more.
+    def stores_of_mallory():
+        return sorted(f for f in os.listdir(mfolder) if f.endswith(".db"))
+    victim = f"org.example.Filler{answers.index('ok')}"
+    r_none = m.call("RemoveStore", "(ss)", victim, "")
+    r_wrong = m.call("RemoveStore", "(ss)", victim, "000000")
+    r_state = m.call("GetState", "(s)", victim)
+    kept = len(stores_of_mallory())
+    check(error_of(r_none) == "PasscodeRequired" and error_of(r_wrong) == "WrongPasscode" and kept == 32
+          and r_state.get("ok", [0, 0, 0])[2] == 1, f"RemoveStore without the passcode or with a wrong one (counted) removes nothing: {r_none} {r_wrong} {r_state}")
+    r = m.call("RemoveStore", "(ss)", victim, GOOD)
+    left = [f for f in os.listdir(mfolder) if f.startswith(victim + ".db")]
+    check(r == {"ok": []} and len(stores_of_mallory()) == 31 and left == [],
+          f"RemoveStore with the passcode removes the store's file, -wal and -shm: {r} {left}")
+    r_new = error_of(m.call("SetPasscode", "(ss)", "org.example.AfterRemoval", GOOD))
+    r_full = error_of(m.call("SetPasscode", "(ss)", "org.example.AfterRemoval2", GOOD))
+    print(f"     after RemoveStore: a new app id answered {r_new}, the next {r_full}")
+    check(r_new == "ok" and r_full == "Full" and len(stores_of_mallory()) == 32,
+          "a removed store frees its place: a new app id opens, the one after is Full again")
+    r_absent = m.call("RemoveStore", "(ss)", "org.example.Never", "")
+    check(r_absent == {"ok": []} and not os.path.exists(os.path.join(mfolder, "org.example.Never.db")),
+          f"RemoveStore of an app id with no store creates nothing: {r_absent}")
+
     # Weakening a setting needs the passcode entered on the same connection within 5 minutes: the
     # service keeps each connection's proof; another connection of the same user has none.
     a2 = Client(ALICE)

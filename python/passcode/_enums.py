@@ -72,6 +72,7 @@ class Status(IntEnum):
     ERR_REFUSED_IN_SERVICE_MODE = 62
     ERR_SERVICE_UNAVAILABLE = 63
     ERR_NOT_IN_SERVICE_MODE = 64
+    ERR_STORE_REMOVED = 65
 
 
 class Cost(IntEnum):

@@ -190,10 +190,10 @@ class BiometricUnavailable(PasscodeError):
 
 
 class PasscodeRequired(_WithReason):
-    """Ask for the passcode. Two uses: biometrics may not unlock now (the out value of
-    passcode_biometric_unlock says why); or a setting change weakens protection and the passcode was
-    not entered on this handle within the last 5 minutes (passcode_authorize gives that proof).
-    Nothing changed."""
+    """Ask for the passcode. Three uses: biometrics may not unlock now (the out value of
+    passcode_biometric_unlock says why); a setting change weakens protection and the passcode was
+    not entered on this handle within the last 5 minutes (passcode_authorize gives that proof); or
+    passcode_store_remove was given no passcode for a store that has one. Nothing changed."""
     status = Status.ERR_PASSCODE_REQUIRED
 
 
@@ -431,6 +431,13 @@ class NotInServiceMode(ServiceError):
     """Service mode: this call is not offered by the service yet (the message names it). The
     embedded store offers it. Nothing was sent; nothing changed."""
     status = Status.ERR_NOT_IN_SERVICE_MODE
+
+
+class StoreRemoved(StoreError):
+    """The store was removed (passcode_store_remove, through this handle or another, in this process
+    or another): the handle reaches nothing any more and never writes to the removed file. Close it;
+    passcode_open on the same path (or app id) makes a new, empty store."""
+    status = Status.ERR_STORE_REMOVED
 
 
 # ---- end of the generated classes ----

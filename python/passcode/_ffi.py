@@ -90,6 +90,7 @@ FUNCTIONS = {
     "passcode_options_set_service": (c_int32, [OPTIONS, c_char_p]),
     "passcode_open": (c_int32, [c_char_p, OPTIONS, POINTER(STORE)]),
     "passcode_close": (None, [STORE]),
+    "passcode_store_remove": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_errmsg": (c_char_p, [STORE]),
     "passcode_errwait": (c_int64, [STORE]),
     "passcode_set": (c_int32, [STORE, c_char_p, c_size_t]),

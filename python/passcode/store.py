@@ -171,6 +171,19 @@ class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm):
         """Removes the passcode after checking it (passcode_remove)."""
         _call_with_secrets(_lib.passcode_remove, self._h(), _bytes(current, "the passcode"))
 
+    def remove_store(self, current: Optional[Digits] = None) -> None:
+        """Removes the whole store: its file, -wal and -shm, and what it keeps outside them
+        (passcode_store_remove); in service mode the store passcoded keeps for the app id, which
+        frees one of the user's stores. With a passcode set, `current` must be it (checked and
+        counted as verify counts it: WrongPasscode, LockedOut, ...; PasscodeRequired without
+        it); with none set, leave it None (NoPasscode otherwise). Afterwards every call on this
+        object, and on every other object open on the store, raises StoreRemoved; close() it as
+        usual. Opening the path (or app id) again gives a new, empty store."""
+        if current is None:
+            _lib.passcode_store_remove(self._h(), None, 0)
+        else:
+            _call_with_secrets(_lib.passcode_store_remove, self._h(), _bytes(current, "the passcode"))
+
     # -- the same, for asyncio (aio.py): each runs in the loop's executor (Argon2id takes ~0.1 s)
 
     set_passcode_async = twin(set_passcode)
@@ -179,6 +192,7 @@ class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm):
     change_async = twin(change)
     disable_async = twin(disable)
     remove_async = twin(remove)
+    remove_store_async = twin(remove_store)
 
     @property
     def is_set(self) -> bool:

@@ -46,6 +46,8 @@ final class Database {
     var openChecks: ((Database) throws -> Void)?
     /// The store file this connection has open, in `OpenStoreFiles` while it is open.
     private var openFile: OpenStoreFiles.ID?
+    /// Set by `closeRemoved`: the store was removed through this connection.
+    private var removed = false
 
     /// Opens an existing file read-write (the caller creates it, with mode 0600).
     init(path: String, busyTimeoutMs: Int32) throws {
@@ -230,7 +232,33 @@ final class Database {
     /// After opening the store again failed (`reopen`), the handle has no connection: every
     /// use is refused, and the host closes it.
     private func checkOpen() throws {
+        if db == nil && removed { throw PasscodeError.storeRemoved }
         if db == nil { throw PasscodeError.io("the store could not be opened again after its -wal or -shm file was deleted: close it and open it again") }
+    }
+
+    /// Whether `path` still names the store file this connection has open.
+    func pathNamesOpenFile() -> Bool { csqlite_main_file_same(db, path) == 1 }
+
+    /// Unlinks the files of a store whose removal was committed (`Storage.markRemoved`), under
+    /// the writers' lock (inside `exclusive`), which every writer and every open of the file
+    /// takes first. Only while `path` still names the file this connection has open (never a
+    /// store made at the path since): its -wal, -shm and -journal first, so that a store made
+    /// at the path afterwards never finds this one's log beside it, then the file. Connections
+    /// still open on it keep their descriptors and answer `storeRemoved` (Schema.check).
+    func unlinkStoreFiles() {
+        guard db != nil, pathNamesOpenFile() else { return }
+        for suffix in ["-wal", "-shm", "-journal", ""] { unlink(path + suffix) }
+    }
+
+    /// Closes the connection of a store removed through it; every later use answers `storeRemoved`.
+    func closeRemoved() {
+        removed = true
+        close()
+    }
+
+    /// Whether the file this connection has open carries the removal marker (Schema.removedMarker).
+    private func carriesRemovalMarker() -> Bool {
+        (try? Schema.objects(of: self)) == Schema.removedObjects
     }
 
     /// The second half of `exclusive`.
@@ -254,6 +282,8 @@ final class Database {
     /// meanwhile is not opened in its place.
     private func reopen(because moved: String) throws {
         guard csqlite_main_file_same(db, path) == 1 else {
+            // The store was removed (passcode_store_remove): that answer, not an I/O error.
+            if carriesRemovalMarker() { throw PasscodeError.storeRemoved }
             throw PasscodeError.io("\(moved), and the store file was replaced too: nothing was written; close the store and open it again")
         }
         close()

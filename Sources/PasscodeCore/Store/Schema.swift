@@ -61,6 +61,13 @@ enum Schema {
     /// Every table of the current schema (deleting the account empties them all).
     static let tables = ["passcode", "recovery", "settings", "state", "reset_code", "reset_request", "session", "event"]
 
+    /// The whole schema of a removed store (`Storage.markRemoved`): its tables dropped and this
+    /// one table made in their place, in the transaction before its files are unlinked. Every
+    /// connection still open on the file sees the schema cookie move and learns it here
+    /// (`check`: `storeRemoved`), so none goes on writing to a file no path names.
+    static let removedMarker = "CREATE TABLE removed_store(id INTEGER PRIMARY KEY)"
+    static let removedObjects = ["table removed_store on removed_store: \(removedMarker)"]
+
     /// Every object of `sqlite_master` (tables, their automatic indexes) of a store of each
     /// version 0...currentVersion, as "type name on tbl_name: sql", sorted. Built once from
     /// in-memory databases by the migrations themselves, so it can never disagree with them.
@@ -92,6 +99,7 @@ enum Schema {
             throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
         }
         let found = try objects(of: db)
+        if found == removedObjects { throw PasscodeError.storeRemoved }
         let expected = expectedObjects[version]
         if found == expected { return try checkRootPages(db, version: version) }
         let extra = found.filter { !expected.contains($0) }

@@ -42,12 +42,26 @@ final class Storage {
 
     /// Opens the store file at `path` (which exists: `FileSystem.prepareStoreFile`), checks that
     /// it is ours, sets the connection up and runs pending migrations.
-    static func open(path: String, busyTimeoutMs: Int32) throws -> Storage {
-        let db = try Database(path: path, busyTimeoutMs: busyTimeoutMs)
-        try checkAndMigrate(db, reopening: false)
-        // A reopen (after -wal/-shm were replaced) checks the same.
-        db.openChecks = { try checkAndMigrate($0, reopening: true) }
-        return Storage(db)
+    ///
+    /// A store removed while this open ran (`markRemoved`: the file it opened carries the removal
+    /// marker, or `path` no longer names it) is `storeRemoved`; then `makeAgain` (nil: none) makes
+    /// the store at `path` again and it is opened anew, twice at most.
+    static func open(path: String, busyTimeoutMs: Int32, makeAgain: (() throws -> Void)? = nil) throws -> Storage {
+        var tries = 0
+        while true {
+            let db = try Database(path: path, busyTimeoutMs: busyTimeoutMs)
+            do {
+                try checkAndMigrate(db, reopening: false)
+            } catch PasscodeError.storeRemoved where makeAgain != nil && tries < 2 {
+                db.close()
+                tries += 1
+                try makeAgain?()
+                continue
+            }
+            // A reopen (after -wal/-shm were replaced) checks the same.
+            db.openChecks = { try checkAndMigrate($0, reopening: true) }
+            return Storage(db)
+        }
     }
 
     /// Validates the file as ours, sets the connection up, and runs pending migrations.
@@ -62,6 +76,20 @@ final class Storage {
     }
 
     private static func checkAndMigrateLocked(_ db: Database, reopening: Bool) throws {
+        // Under the writers' lock, which a removal holds until the store's files are unlinked:
+        // a path that no longer names the file opened was removed (or replaced) meanwhile.
+        guard db.pathNamesOpenFile() else { throw PasscodeError.storeRemoved }
+        do {
+            try checkAndMigrateChecked(db, reopening: reopening)
+        } catch PasscodeError.storeRemoved {
+            // The file carries the removal marker: a removal cut short (the process that removed
+            // it was killed before its files went) is finished here.
+            db.unlinkStoreFiles()
+            throw PasscodeError.storeRemoved
+        }
+    }
+
+    private static func checkAndMigrateChecked(_ db: Database, reopening: Bool) throws {
         // Read-only checks first, in one snapshot: nothing is written to a file that is not ours.
         let version: Int = try db.read {
             let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
@@ -144,6 +172,24 @@ final class Storage {
 
     /// Whether the last UPDATE changed a row.
     private func changedRows() throws -> Bool { try database.scalar("SELECT changes()")?.int ?? 0 > 0 }
+
+    /// Removes the store (inside the caller's write transaction): every row is deleted
+    /// (secure_delete zeroes them) and every table dropped, and the removal marker
+    /// (`Schema.removedMarker`) is the whole schema left, so that every other connection on the
+    /// file answers `storeRemoved` from its next transaction. The files go after the commit
+    /// (`unlinkStoreFiles`).
+    func markRemoved() throws {
+        try deleteEveryRow()
+        for table in Schema.tables { try database.exec("DROP TABLE \(table)") }
+        try database.exec(Schema.removedMarker)
+    }
+
+    /// Unlinks the removed store's files (see `Database.unlinkStoreFiles`), under the writers' lock.
+    func unlinkStoreFiles() { database.unlinkStoreFiles() }
+
+    /// This connection's store was removed through it: the connection is closed, and every later
+    /// use answers `storeRemoved`.
+    func closeRemoved() { database.closeRemoved() }
 
     /// Empties every table: the account's data goes, the schema stays.
     func deleteEveryRow() throws {

@@ -1,0 +1,47 @@
+// RemoveStore: the caller's store of an app id goes, file and all, which frees one of the
+// stores passcoded keeps for its uid (StoreRoot.maxStoresPerUID).
+import Glibc
+import PasscodeCore
+
+extension Service {
+    func prepareRemove(_ member: String, _ m: OpaquePointer, _ caller: uid_t) throws -> Prepared? {
+        guard member == "RemoveStore" else { return nil }
+        let stores = self.stores
+        let app = try readString(m, "app_id")
+        // "" when the store has no passcode (passcode_store_remove with NULL and 0).
+        let code = try readSecret(m, "passcode", mayBeEmpty: true)
+        return Prepared(uid: caller) {
+            try stores.removeStore(uid: caller, appID: app, current: code.count == 0 ? nil : code)
+            return []
+        }
+    }
+}
+
+extension StoreRoot {
+    /// Removes `uid`'s store `appID` (`PasscodeStore.removeStore`: with its passcode when one
+    /// is set) and drops the handle kept on it, so the uid's count of stores goes down at once.
+    /// An app id with no store creates nothing here: without a passcode there is nothing to do;
+    /// with one, `noPasscode`, as the embedded store answers for a store with none.
+    func removeStore(uid: uid_t, appID: String, current: SecretBytes?) throws {
+        guard StoreRoot.validAppID(appID) else { throw StoreRoot.badAppID }
+        var st = stat()
+        var absent = lstat("\(root)/\(uid)", &st) != 0 && errno == ENOENT
+        if !absent {
+            let folder = try userFolder(uid)  // a link or a folder of another owner is refused here
+            absent = lstat("\(folder)/\(appID).db", &st) != 0 && errno == ENOENT
+        }
+        if absent {
+            if current != nil { throw PasscodeError.noPasscode }
+            dropHandle(uid: uid, appID: appID)
+            return
+        }
+        do {
+            try withStore(uid: uid, appID: appID) { try $0.removeStore(current: current) }
+        } catch PasscodeError.storeRemoved {
+            // The kept handle's file was removed before: the file at the path now is another.
+            dropHandle(uid: uid, appID: appID)
+            try withStore(uid: uid, appID: appID) { try $0.removeStore(current: current) }
+        }
+        dropHandle(uid: uid, appID: appID)
+    }
+}
