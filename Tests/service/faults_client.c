@@ -12,7 +12,8 @@
  *   service_faults bench APP GOOD DIR OPS,MEM  bench rows against an embedded store in DIR
  *   service_faults victim APP GOOD           a process of a uid another process of which stalls
  *                                            (issue 39): prints "READY", and after a line on stdin
- *                                            times its open, a query and a verify: "WAITS o q v"
+ *                                            times its open, a query, a verify and a setting
+ *                                            change: "WAITS o q v s"
  * Prints "ok   ..." / "FAIL ..." lines (service_support.h); exit status: the failed checks. */
 #include "service_support.h"
 
@@ -286,7 +287,8 @@ static void latency(void) {
 
 /* The victim of a staller of its own uid (issue 39): the store is made and checked first; then,
  * after a line on stdin (the staller's calls queued and its hook being asked), a new open, a
- * query and a verify are each timed. "WAITS open query verify" (seconds; -1: not reached). */
+ * query, a verify and a setting change are each timed. "WAITS open query verify setting"
+ * (seconds; -1: not reached). */
 static void victim(void) {
     passcode_store *s = ready_store(app);
     if (!s) return;
@@ -295,7 +297,7 @@ static void victim(void) {
     printf("READY\n");
     fflush(stdout);
     wait_line();
-    double waits[3] = {-1, -1, -1}, t = now_seconds();
+    double waits[4] = {-1, -1, -1, -1}, t = now_seconds();
     passcode_status open_rc, query_rc = PASSCODE_OK, verify_rc = PASSCODE_OK;
     s = open_service(app, &open_rc);
     waits[0] = now_seconds() - t;
@@ -308,15 +310,24 @@ static void victim(void) {
         verify_rc = passcode_verify(s, good, strlen(good));
         waits[2] = now_seconds() - t;
     }
-    printf("WAITS %.3f %.3f %.3f\n", waits[0], waits[1], waits[2]);
+    /* Its own hooks only: it has none, so a stronger auto-lock asks no hook (the staller's
+     * settings hook, registered on the same store, would never answer). */
+    passcode_status setting_rc = PASSCODE_OK;
+    if (s) {
+        t = now_seconds();
+        setting_rc = passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60);
+        waits[3] = now_seconds() - t;
+    }
+    printf("WAITS %.3f %.3f %.3f %.3f\n", waits[0], waits[1], waits[2], waits[3]);
     fflush(stdout);
     if (!s) {
         CHECK(0, "the victim's open is answered: %s after %.2f s", passcode_strerror(open_rc), waits[0]);
         return;
     }
-    CHECK(query_rc == PASSCODE_OK && set == 1 && verify_rc == PASSCODE_OK,
-          "the victim's open (%.2f s), query (%s, %.2f s) and verify (%s, %.2f s) are answered, its passcode still set",
-          waits[0], passcode_strerror(query_rc), waits[1], passcode_strerror(verify_rc), waits[2]);
+    CHECK(query_rc == PASSCODE_OK && set == 1 && verify_rc == PASSCODE_OK && setting_rc == PASSCODE_OK,
+          "the victim's open (%.2f s), query (%s, %.2f s), verify (%s, %.2f s) and setting change with no hook (%s, %.2f s) "
+          "are answered, its passcode still set", waits[0], passcode_strerror(query_rc), waits[1], passcode_strerror(verify_rc), waits[2],
+          passcode_strerror(setting_rc), waits[3]);
     passcode_close(s);
 }
 
