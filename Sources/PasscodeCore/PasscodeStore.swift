@@ -54,8 +54,20 @@ public final class PasscodeStore: @unchecked Sendable {
     var resetRequestsMade: [ClockReading] = []
     /// The proof of the passcode last entered correctly on this handle (verify, a flow, authorize,
     /// set, change, reset), which a weakening change needs, and the length this handle chose for
-    /// its first passcode. Memory only, per handle (per bus connection in passcoded).
-    var connection = ConnectionState()
+    /// its first passcode. Memory only, per handle (per bus connection in passcoded: `callers`).
+    var connection: ConnectionState {
+        get { callers?()?.connection ?? ownConnection }
+        set {
+            if let caller = callers?() { caller.connection = newValue } else { ownConnection = newValue }
+        }
+    }
+    private var ownConnection = ConnectionState()
+    /// For a handle whose callers' calls overlap (passcoded: one handle per store serves every
+    /// bus connection of a uid, and a call waiting on its host's hook lets the others run): the
+    /// caller of the calling thread, whose hooks and connection state then stand for the handle's
+    /// own (`hooks`, `connection`), so that no call's state is swapped into the handle. Nil, or
+    /// no caller answered: the handle's own. Set before the handle is used.
+    public var callers: (@Sendable () -> CallerState?)?
     /// The data key while this handle holds it (PasscodeStore+DataKey.swift). Memory only, per handle.
     var heldKey: HeldKey?
     /// With a pepper: the key of the MAC over the security state (see Integrity.swift).
@@ -68,8 +80,11 @@ public final class PasscodeStore: @unchecked Sendable {
     /// Host callbacks (set through the C API); read and replaced under `lock`.
     private var hookStorage = Hooks()
 
-    /// The host's callbacks as they are now.
-    public var hooks: Hooks { lock.withLock { hookStorage } }
+    /// The host's callbacks as they are now (the calling thread's caller's, with `callers`).
+    public var hooks: Hooks {
+        if let caller = callers?() { return caller.hooks }
+        return lock.withLock { hookStorage }
+    }
 
     /// Replaces some of the host's callbacks.
     public func updateHooks(_ change: (inout Hooks) -> Void) {
@@ -83,7 +98,7 @@ public final class PasscodeStore: @unchecked Sendable {
         lock.withLock {
             closed = true
             heldKey = nil
-            connection = ConnectionState()
+            ownConnection = ConnectionState()
             recentWrongGuesses.removeAll()
         }
     }
@@ -267,6 +282,19 @@ struct Answers {
     var biometricInputs: PasscodeStore.BiometricInputs?
     /// Whether a passcode is set (`passcode_is_set`, the query polled most).
     var passcodeSet: Bool?
+}
+
+/// One caller's own part of a handle that several callers use at once (`PasscodeStore.callers`):
+/// the host's callbacks asked for it, and its connection state, read and written under the
+/// handle's lock by the one call of that caller running.
+public final class CallerState: @unchecked Sendable {
+    public let hooks: Hooks
+    public var connection: ConnectionState
+
+    public init(hooks: Hooks = Hooks(), connection: ConnectionState = ConnectionState()) {
+        self.hooks = hooks
+        self.connection = connection
+    }
 }
 
 /// The host's callbacks. Each returns nil on success or the host's message on failure.

@@ -1,9 +1,16 @@
 // Workers for passcoded's calls: an Argon2id verify must not hold every other caller. Each uid
-// has a queue of its own and at most one call running; the uids with work take turns, so one
-// uid flooding the bus waits behind itself, not the others behind it. A call waiting on its
-// host's hook (Service+Hooks.swift) gives its worker's turn up while it waits (`whileWaiting`):
-// at most `workers` calls run at once, and more threads stand by so that hosts that never
-// answer their hooks hold threads, not the other uids' turns.
+// has at most one call running, and the uids with work take turns, so one uid flooding the bus
+// waits behind itself, not the others behind it. Within a uid each bus connection has a queue of
+// its own, and the uid's connections take turns too: one connection's backlog waits behind that
+// connection, not the uid's other connections behind it (issue 39: a process of the user queued
+// calls that each waited 10 s on a hook it never answered, and the app's own calls waited behind
+// all of them). A connection has at most one call in flight, so its calls run in the order sent.
+// A call waiting on its host's hook (Service+Hooks.swift) gives up its worker's turn and its
+// uid's (`whileWaiting`): the uid's other connections, and other uids, run meanwhile. So the
+// calls of one uid overlap only where one waits on a hook; the per-call state they would
+// otherwise share on a store's handle (the caller's hooks, its connection's proof and length)
+// is the calling thread's, never the handle's (Proofs.swift). More threads than workers stand
+// by, so that hosts that never answer their hooks hold threads, not turns.
 import CPasscodeBus
 import Glibc
 
@@ -22,17 +29,47 @@ final class Scheduler: @unchecked Sendable {
     /// Calls one uid may have waiting; more are refused (LimitsExceeded) rather than queued (the
     /// system bus lets a uid have 256 connections; a queue bounds the memory they can take).
     static let maxQueuedPerUID = 256
+    /// Calls one connection may have waiting: a library client sends one at a time, and one
+    /// connection alone cannot fill its uid's queue and have the uid's other connections refused.
+    static let maxQueuedPerConnection = 32
+    /// Calls of one uid that may wait on hosts' hooks at once; past it a hook is refused at once
+    /// (as past `standby`): a uid's connections may overlap on hooks, but one uid cannot take
+    /// more than its share of the standby threads from the others (with 60 of them, 30 uids
+    /// must leave their hooks unanswered at once to fill them, as when a uid had one call in flight).
+    static let maxWaitingPerUID = 2
+
+    /// One uid's work: a queue per connection (its unique bus name), taken in turn.
+    private struct Lane {
+        var queues: [String: [Job]] = [:]
+        /// Connections with waiting work and no call in flight, in turn order.
+        var ready: [String] = []
+        /// Connections with a call running or waiting on a hook (one each at most).
+        var inFlight: Set<String> = []
+        var queued = 0
+        /// A call of this uid runs (not waiting on a host): the uid's one running call.
+        var holding = false
+        /// Calls of this uid waiting on a host, or back from it and waiting for the uid's turn.
+        var waiting = 0
+        /// Calls back from a host's hook and waiting to go on: they go before the uid's next call.
+        var returning = 0
+
+        var isIdle: Bool { queued == 0 && inFlight.isEmpty }
+        /// Whether a worker may start this uid's next call.
+        var startable: Bool { !holding && returning == 0 && !ready.isEmpty }
+    }
+
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var queues: [uid_t: [Job]] = [:]
-    /// Uids with waiting work and none running, in turn order.
+    private var lanes: [uid_t: Lane] = [:]
+    /// Uids with a connection ready (`Lane.ready` not empty), in turn order; a uid whose call
+    /// runs is skipped until that call ends or waits on a host.
     private var turns: [uid_t] = []
-    private var running: Set<uid_t> = []
     private var finished: [(MessageRef, Result<[Service.Value], Error>)] = []
     /// Calls running and not waiting on a host (at most `slots`).
     private var active = 0
     private let slots: Int
-    /// Threads waiting on a host's hook, at most `standby`: past it a hook is refused at once.
+    /// Threads waiting on a host's hook (or back from one, for their turn), at most `standby`:
+    /// past it a hook is refused at once.
     private var waiting = 0
     private let standby: Int
     /// The daemon's scheduler, for the hooks' waits (one a process).
@@ -40,8 +77,19 @@ final class Scheduler: @unchecked Sendable {
     /// Readable when `finished` has answers for the bus thread (an eventfd).
     let wakeFD: Int32
 
+    /// The uid of the call running on this worker thread (`whileWaiting` gives its turn up).
+    private final class Current {
+        let uid: uid_t
+        init(_ uid: uid_t) { self.uid = uid }
+    }
+    private static let currentKey: pthread_key_t = {
+        var k = pthread_key_t()
+        pthread_key_create(&k, nil)
+        return k
+    }()
+
     /// `workers` calls at once, and `standby` more threads for calls waiting on their hosts.
-    init(workers: Int, standby: Int = 30) {
+    init(workers: Int, standby: Int = 60) {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(cond, nil)
         wakeFD = passcode_bus_eventfd()
@@ -64,16 +112,24 @@ final class Scheduler: @unchecked Sendable {
         return body()
     }
 
-    /// Queues `job` for `uid`; false when that uid already has `maxQueuedPerUID` waiting.
-    func submit(uid: uid_t, _ job: Job) -> Bool {
+    /// Queues `job` for `uid`'s `connection` (the caller's unique bus name); nil, or why it is
+    /// refused: the uid already has `maxQueuedPerUID` waiting, or the connection `maxQueuedPerConnection`.
+    func submit(uid: uid_t, connection: String, _ job: Job) -> String? {
         locked {
-            var queue = queues[uid] ?? []
-            guard queue.count < Scheduler.maxQueuedPerUID else { return false }
-            queue.append(job)
-            queues[uid] = queue
-            if !running.contains(uid) && !turns.contains(uid) { turns.append(uid) }
-            pthread_cond_signal(cond)
-            return true
+            var lane = lanes[uid] ?? Lane()
+            guard lane.queued < Scheduler.maxQueuedPerUID else {
+                return "uid \(uid) has \(Scheduler.maxQueuedPerUID) calls waiting; try again"
+            }
+            guard lane.queues[connection, default: []].count < Scheduler.maxQueuedPerConnection else {
+                return "this connection has \(Scheduler.maxQueuedPerConnection) calls waiting; try again"
+            }
+            lane.queues[connection, default: []].append(job)
+            lane.queued += 1
+            if !lane.inFlight.contains(connection) && !lane.ready.contains(connection) { lane.ready.append(connection) }
+            lanes[uid] = lane
+            if !turns.contains(uid) { turns.append(uid) }
+            pthread_cond_broadcast(cond)
+            return nil
         }
     }
 
@@ -88,26 +144,56 @@ final class Scheduler: @unchecked Sendable {
         }
     }
 
+    /// The first uid in turn order whose next call may start. Under `mutex`.
+    private func nextTurn() -> Int? {
+        guard active < slots else { return nil }
+        return turns.firstIndex { lanes[$0]?.startable ?? false }
+    }
+
     private func workLoop() {
         while true {
             pthread_mutex_lock(mutex)
-            while turns.isEmpty || active >= slots { pthread_cond_wait(cond, mutex) }
-            let uid = turns.removeFirst()
-            let job = queues[uid]!.removeFirst()
-            running.insert(uid)
+            var found = nextTurn()
+            while found == nil {
+                pthread_cond_wait(cond, mutex)
+                found = nextTurn()
+            }
+            let uid = turns.remove(at: found!)
+            var lane = lanes[uid]!
+            let connection = lane.ready.removeFirst()
+            let job = lane.queues[connection]!.removeFirst()
+            if lane.queues[connection]!.isEmpty { lane.queues[connection] = nil }
+            lane.queued -= 1
+            lane.inFlight.insert(connection)
+            lane.holding = true
+            lanes[uid] = lane
+            // Still in turn order while its other connections wait: they go while this call waits
+            // on a hook (skipped while it runs).
+            if !lane.ready.isEmpty { turns.append(uid) }
             active += 1
             pthread_mutex_unlock(mutex)
 
+            let current = Unmanaged.passRetained(Current(uid))
+            pthread_setspecific(Scheduler.currentKey, current.toOpaque())
             let result = Result { try job.work() }
+            pthread_setspecific(Scheduler.currentKey, nil)
+            current.release()
 
             pthread_mutex_lock(mutex)
-            running.remove(uid)
-            active -= 1
-            if queues[uid]?.isEmpty ?? true {
-                queues[uid] = nil
+            lane = lanes[uid]!
+            lane.inFlight.remove(connection)
+            lane.holding = false
+            // The connection's next call goes after the uid's other connections' turns, and the
+            // uid's after the other uids'.
+            if lane.queues[connection] != nil { lane.ready.append(connection) }
+            turns.removeAll { $0 == uid }
+            if lane.isIdle {
+                lanes[uid] = nil
             } else {
-                turns.append(uid)  // its next call, after the other uids' turns
+                lanes[uid] = lane
+                if !lane.ready.isEmpty { turns.append(uid) }
             }
+            active -= 1
             pthread_cond_broadcast(cond)
             finished.append((job.message, result))
             pthread_mutex_unlock(mutex)
@@ -116,22 +202,32 @@ final class Scheduler: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` (a wait on a host's hook) with this worker's turn given up, and takes a turn
-    /// again after it; nil, without running it, when `standby` threads already wait on hosts.
+    /// Runs `body` (a wait on a host's hook) with this worker's turn and its uid's given up, and
+    /// takes both again after it (before the uid's next call starts); nil, without running it,
+    /// when `standby` threads, or `maxWaitingPerUID` of this uid's calls, already wait on hosts.
     func whileWaiting<R>(_ body: () -> R) -> R? {
+        guard let raw = pthread_getspecific(Scheduler.currentKey) else { return nil }
+        let uid = Unmanaged<Current>.fromOpaque(raw).takeUnretainedValue().uid
         let allowed = locked { () -> Bool in
-            guard waiting < standby else { return false }
+            guard waiting < standby, var lane = lanes[uid], lane.waiting < Scheduler.maxWaitingPerUID else { return false }
             waiting += 1
             active -= 1
+            lane.waiting += 1
+            lane.holding = false
+            lanes[uid] = lane
             pthread_cond_broadcast(cond)
             return true
         }
         guard allowed else { return nil }
         let result = body()
         pthread_mutex_lock(mutex)
-        waiting -= 1
-        while active >= slots { pthread_cond_wait(cond, mutex) }
+        lanes[uid]!.returning += 1
+        while active >= slots || lanes[uid]!.holding { pthread_cond_wait(cond, mutex) }
         active += 1
+        waiting -= 1
+        lanes[uid]!.returning -= 1
+        lanes[uid]!.waiting -= 1
+        lanes[uid]!.holding = true
         pthread_mutex_unlock(mutex)
         return result
     }

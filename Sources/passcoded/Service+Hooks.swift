@@ -1,14 +1,15 @@
 // passcoded's methods for callbacks and hooks asked of the host. The host's callbacks stay in
 // the host: a handle says which ones it has (SetHooks, tied to its bus connection, forgotten when
 // that connection goes), and every later call from that connection runs with stand-ins for them
-// installed on the store (`HookRelay`), which the core asks exactly where it asks the embedded
-// ones. A stand-in that can refuse (setting, lifecycle, session) sends a method call to the
-// caller's own connection, object /org/libpasscode/Hook, and waits for the answer (at most
-// `HookRelay.timeoutSeconds`; no answer is a refusal, HOOK_FAILED); the notifications that cannot
-// refuse (logout, notice, account deleted) are sent expecting no reply, before the reply of the
-// call that caused them, so they run in the host before that call returns and the worker never
-// waits on a host for them. sd-bus is not thread-safe: a worker hands its call to the bus thread
-// (`HookOutbox`) and waits; only the bus thread touches the connection.
+// (`HookRelay`), which the store answers for that call alone (ProofBook.carried) and the core
+// asks exactly where it asks the embedded ones. A stand-in that can refuse (setting, lifecycle,
+// session) sends a method call to the caller's own connection, object /org/libpasscode/Hook,
+// and waits for the answer (at most `HookRelay.timeoutSeconds`; no answer is a refusal,
+// HOOK_FAILED); the notifications that cannot refuse (logout, notice, account deleted) are sent
+// expecting no reply, before the reply of the call that caused them, so they run in the host
+// before that call returns and the worker never waits on a host for them. sd-bus is not
+// thread-safe: a worker hands its call to the bus thread (`HookOutbox`) and waits; only the bus
+// thread touches the connection.
 import CPasscodeBus
 import Glibc
 import Passcode
@@ -123,7 +124,8 @@ final class HookRegistry: @unchecked Sendable {
 final class HookRelay: @unchecked Sendable {
     /// How long the service waits for a host's hook; no answer by then is a refusal.
     static let timeoutSeconds: UInt64 = 10
-    /// The refusal when every standby thread already waits on a host's hook.
+    /// The refusal when every standby thread, or the caller's uid's share of them, already waits
+    /// on a host's hook (Scheduler.whileWaiting).
     static let busy = "too many hosts' hooks are being asked at once; try again"
     /// The longest refusal text kept (the embedded hooks' buffer: 256 bytes with the NUL).
     static let maxMessageBytes = 255
@@ -148,14 +150,11 @@ final class HookRelay: @unchecked Sendable {
         return try body()
     }
 
-    /// Runs `body` with the current call's stand-ins installed on `store` (a handle only this
-    /// uid's calls use, one at a time), and none afterwards.
-    static func installed<R>(on store: PasscodeStore, _ body: () throws -> R) rethrows -> R {
-        guard let raw = pthread_getspecific(key) else { return try body() }
-        let relay = Unmanaged<HookRelay>.fromOpaque(raw).takeUnretainedValue()
-        store.updateHooks { $0 = relay.hooks }
-        defer { store.updateHooks { $0 = Hooks() } }
-        return try body()
+    /// The stand-ins of the call running on this worker thread, if its connection registered
+    /// hooks: the stores it uses ask them for this call alone (ProofBook.carried), never from
+    /// the shared handle, where another connection's call could find them.
+    static var current: HookRelay? {
+        pthread_getspecific(key).map { Unmanaged<HookRelay>.fromOpaque($0).takeUnretainedValue() }
     }
 
     var hooks: Hooks {
@@ -174,7 +173,8 @@ final class HookRelay: @unchecked Sendable {
     /// Asks the host and waits: nil (allowed) or the refusal's text.
     private func ask(_ member: String, _ arguments: [HookRequest.Argument]) -> String? {
         let request = HookRequest(destination: destination, member: member, arguments: arguments, expectReply: true)
-        // The wait holds a thread, not a turn: the other uids' calls run meanwhile (Scheduler).
+        // The wait holds a thread, not a turn: the other uids' calls, and this uid's other
+        // connections', run meanwhile (Scheduler).
         guard let scheduler = Scheduler.shared else { return HookRelay.busy }
         return scheduler.whileWaiting {
             HookOutbox.shared.post(request)

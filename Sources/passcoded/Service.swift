@@ -38,10 +38,10 @@ final class Service {
             let sender = sd_bus_message_get_sender(m).map { String(cString: $0) }
             // ...and the proof of a passcode its connection entered last (Proofs.swift).
             let work = ProofBook.forCaller(sender, Service.withHostHooks(m, uid: job.uid, job.work))
-            guard scheduler.submit(uid: job.uid, Job(message: MessageRef(m), work: work)) else {
+            // Queued for its connection: the uid's connections take turns (Scheduler).
+            if let refusal = scheduler.submit(uid: job.uid, connection: sender ?? "", Job(message: MessageRef(m), work: work)) {
                 sd_bus_message_unref(m)
-                throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
-                                message: "uid \(job.uid) has \(Scheduler.maxQueuedPerUID) calls waiting; try again")
+                throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded", message: refusal)
             }
             return 1
         } catch {

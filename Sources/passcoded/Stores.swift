@@ -8,10 +8,12 @@ final class StoreRoot: @unchecked Sendable {
     let root: String
     let options: StoreOptions
     /// Open handles by (uid, app id): the rule that a repeated wrong guess counts once lives in
-    /// the handle's memory (as in a host process). A setting change that needs a proof never
-    /// uses these (see `withFreshStore`), so one caller's passcode proves nothing for another.
+    /// the handle's memory (as in a host process). What belongs to a caller (its proof, the
+    /// length it chose, its hooks) never does: each handle asks the calling thread for its
+    /// caller's (ProofBook), so one caller's passcode proves nothing for another.
     private var open: [String: PasscodeStore] = [:]
-    /// Guards `open`: the workers run calls of different uids at once.
+    /// Guards `open`: the workers run calls of different uids at once (and of one uid while one
+    /// waits on its host's hook).
     private let openLock = Mutex()
     /// The blank store (`blankStore`), under `openLock`.
     private var blank: PasscodeStore?
@@ -40,20 +42,26 @@ final class StoreRoot: @unchecked Sendable {
     }
 
     /// Runs `body` on the (kept) handle of `uid`'s store `appID`, creating the uid's folder.
+    /// The handle answers this call's caller its own state and hooks (ProofBook.carried): the
+    /// uid's other connections use the same handle, and their calls run while this one waits on
+    /// its host's hook.
     func withStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
-        // A uid's calls never run at once (Scheduler), so no two open one store at the same time.
+        // A uid's calls overlap only while one waits on its host's hook (Scheduler), never while
+        // a store is opened, so no two open one store at the same time, nor count a uid's stores
+        // at once (`openStore`); kept anyway is the handle found first, should that ever change.
         let key = "\(uid)/\(appID)"
-        // The caller's hooks for this call, if it registered some (Service+Hooks.swift).
         if let store = openLock.withLock({ open[key] }) {
-            return try HookRelay.installed(on: store) { try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) } }
+            return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) }
         }
-        let store = try openStore(uid: uid, appID: appID)
-        openLock.withLock {
-            // Dropped, not closed: another uid's call may still be using its handle.
+        let opened = try openStore(uid: uid, appID: appID)
+        let store = openLock.withLock { () -> PasscodeStore in
+            if let first = open[key] { return first }
+            // Dropped, not closed: another call may still be using its handle.
             if open.count >= StoreRoot.maxOpenHandles { open.removeAll() }
-            open[key] = store
+            open[key] = opened
+            return opened
         }
-        return try HookRelay.installed(on: store) { try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) } }
+        return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) }
     }
 
     /// Forgets the handle kept on `uid`'s store `appID`, whose store was removed (Service+Remove.swift).
@@ -78,7 +86,8 @@ final class StoreRoot: @unchecked Sendable {
     }
 
     /// A store no caller reaches by name (`<root>/.blank/new.db`: an app id never starts with a
-    /// dot), made once and never written after: what a new store answers to a query.
+    /// dot), made once and never written after: what a new store answers to a query. Every uid's
+    /// queries use it at once, with no caller's state: no call that keeps any runs on it.
     private func blankStore() throws -> PasscodeStore {
         try openLock.withLock {
             if let blank { return blank }
@@ -99,9 +108,11 @@ final class StoreRoot: @unchecked Sendable {
     func withFreshStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
         let store = try openStore(uid: uid, appID: appID)
         defer { store.close() }
-        return try HookRelay.installed(on: store) { try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) } }
+        return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) }
     }
 
+    /// A handle on `uid`'s store `appID` that asks the calling thread for its caller's state
+    /// (ProofBook.serveCallers): never one whose own state a caller could leave to another.
     private func openStore(uid: uid_t, appID: String) throws -> PasscodeStore {
         guard StoreRoot.validAppID(appID) else { throw StoreRoot.badAppID }
         let folder = try userFolder(uid)
@@ -112,7 +123,9 @@ final class StoreRoot: @unchecked Sendable {
         }
         // The library's own hardened open: ownership and mode of the file, its -wal/-shm,
         // every folder above, the schema check, defensive SQLite.
-        return try PasscodeStore(path: path, options: options)
+        let store = try PasscodeStore(path: path, options: options)
+        ProofBook.serveCallers(of: store)
+        return store
     }
 
     /// The stores in a uid's folder (files ending in .db).

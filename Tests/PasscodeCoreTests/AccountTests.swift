@@ -142,6 +142,38 @@ final class AccountTests: XCTestCase {
         XCTAssertEqual(calls.value, 0)
     }
 
+    // passcoded's seam (`PasscodeStore.callers`): one handle serves several callers, whose calls
+    // overlap; each caller's chosen length, proof and hooks are its own, never the handle's nor
+    // another caller's.
+    func testCallersOfASharedHandleKeepTheirOwnState() throws {
+        let (s, _) = try makeStore(clock: clock, allowWeak: true)
+        let current = Box<CallerState?>(nil)
+        s.callers = { current.value }
+        var refusing = Hooks()
+        refusing.settingChange = { _, _, _ in "asked for b" }
+        let a = CallerState(), b = CallerState(hooks: refusing)
+        current.value = a
+        try s.setPasscodeLength(4)
+        current.value = b
+        XCTAssertEqual(try s.passcodeLength(), 6, "a's length is a's")
+        XCTAssertThrowsPasscodeError(.hookFailed("asked for b"), try s.set(.autoLockSeconds, to: 300))
+        current.value = a
+        try s.set(.autoLockSeconds, to: 300)  // a has no hook
+        try s.setPasscode(secret("3864"))
+        XCTAssertNil(a.connection.chosenLength, "used by a's passcode")
+        XCTAssertNotNil(a.connection.proof)
+        XCTAssertNil(b.connection.proof)
+        for other in [b, nil] {  // b, and the handle's own state: no proof
+            current.value = other
+            XCTAssertThrowsError(try s.set(.autoLockSeconds, to: 3600)) {
+                guard case .proofRequired = $0 as? PasscodeError else { return XCTFail("\($0)") }
+            }
+        }
+        current.value = a
+        try s.set(.autoLockSeconds, to: 3600)
+        XCTAssertEqual(try s.get(.autoLockSeconds), 3600)
+    }
+
     func testDisablingFromSettingsNeedsThePasscodeAndKeepsIt() throws {
         let (s, _) = try makeStore(clock: clock)
         try s.setPasscode(secret(good1))

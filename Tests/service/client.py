@@ -6,11 +6,16 @@ answers one JSON line on stdout. Requests:
   {"many": N, "call": ..., "sig": ..., "args": [...]}     N connections calling at once
   {"raw": N, "start": S}                                 N random calls (odd names, signatures, bytes)
   {"own": NAME}                                          ask the bus for NAME
+  {"stall": N, "connections": C, "app": APP, "flags": F, "call": ..., "sig": ..., "args": [...]}
+      issue 39's staller: C connections of this uid each register hooks (SetHooks APP F) that never
+      answer, and queue N calls each at once; answers when a hook is being asked (kept until exit)
+  {"stalled": 0}                                         what the staller's connections saw so far
 """
 import json
 import os
 import random
 import sys
+import threading
 
 import gi
 gi.require_version("Gio", "2.0")
@@ -75,6 +80,44 @@ def many(n, method, sig, args):
     return {"answered": len(results), "results": results}
 
 
+stallers = []  # the staller's connections, kept open until the process ends
+stall_seen = {"hooks asked": 0, "answers": {}}
+stall_lock = threading.Lock()
+hook_asked = threading.Event()
+
+
+def stall_filter(conn, message, incoming, *unused):
+    """Every message that reaches a staller's connection after its SetHooks is dropped: the
+    service's calls to its hooks are never answered (nor refused: no reply at all), and the
+    answers to its queued calls are only counted."""
+    if not incoming:
+        return message
+    with stall_lock:
+        if message.get_message_type() == Gio.DBusMessageType.METHOD_CALL and message.get_path() == "/org/libpasscode/Hook":
+            stall_seen["hooks asked"] += 1
+            hook_asked.set()
+        elif message.get_reply_serial():
+            name = message.get_error_name() or "ok"
+            stall_seen["answers"][name] = stall_seen["answers"].get(name, 0) + 1
+    return None
+
+
+def stall(n, connections, app, flags, method, sig, args):
+    conns = [connect() for _ in range(connections)]
+    for c in conns:  # every connection's hooks first: a SetHooks queued behind a stalled call would wait too
+        r = call(c, "SetHooks", "(su)", [app, flags])
+        if "error" in r:
+            return r
+    for c in conns:
+        c.add_filter(stall_filter)
+        for _ in range(n):  # sent at once, none waited for: the queue the service holds
+            m = Gio.DBusMessage.new_method_call(NAME, PATH, IFACE, method)
+            m.set_body(GLib.Variant(sig, tuple(args)))
+            c.send_message(m, Gio.DBusSendMessageFlags.NONE)
+        stallers.append(c)
+    return {"queued": n * connections, "hook asked": hook_asked.wait(15)}
+
+
 def raw(n, conn, start):
     rng = random.Random(start)
     names = ["GetState", "Verify", "SetPasscode", "SetSetting", "DisablePasscode", "EnablePasscode", "GetLockScreen",
@@ -111,6 +154,11 @@ def main():
         elif "own" in req:
             out = answer_of(lambda: conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
                                                    GLib.Variant("(su)", (req["own"], 0)), None, Gio.DBusCallFlags.NONE, 10000, None))
+        elif "stall" in req:
+            out = stall(req["stall"], req.get("connections", 1), req["app"], req["flags"], req["call"], req["sig"], req["args"])
+        elif "stalled" in req:
+            with stall_lock:
+                out = json.loads(json.dumps(stall_seen))
         elif "raw" in req:
             out = raw(req["raw"], conn, req.get("start", 31))
         else:

@@ -10,6 +10,10 @@
  *   service_faults fork APP GOOD             fork() after opening in service mode
  *   service_faults fuzz APP CALLS SEED       random C API calls with random arguments
  *   service_faults bench APP GOOD DIR OPS,MEM  bench rows against an embedded store in DIR
+ *   service_faults victim APP GOOD           a process of a uid another process of which stalls
+ *                                            (issue 39): prints "READY", and after a line on stdin
+ *                                            times its open, a query, a verify and a setting
+ *                                            change: "WAITS o q v s"
  * Prints "ok   ..." / "FAIL ..." lines (service_support.h); exit status: the failed checks. */
 #include "service_support.h"
 
@@ -278,6 +282,52 @@ static void latency(void) {
     printf("     another uid's verify: idle median %.1f ms (max %.1f), during the flood median %.1f ms (max %.1f): %.1fx\n",
            idle[5] * 1e3, idle[9] * 1e3, busy[5] * 1e3, busy[9] * 1e3, idle[5] > 0 ? busy[5] / idle[5] : 0);
     CHECK(ok == 20, "another uid's verifies are all answered PASSCODE_OK, idle and during the flood (%d of 20)", ok);
+    passcode_close(s);
+}
+
+/* The victim of a staller of its own uid (issue 39): the store is made and checked first; then,
+ * after a line on stdin (the staller's calls queued and its hook being asked), a new open, a
+ * query, a verify and a setting change are each timed. "WAITS open query verify setting"
+ * (seconds; -1: not reached). */
+static void victim(void) {
+    passcode_store *s = ready_store(app);
+    if (!s) return;
+    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
+    passcode_close(s);
+    printf("READY\n");
+    fflush(stdout);
+    wait_line();
+    double waits[4] = {-1, -1, -1, -1}, t = now_seconds();
+    passcode_status open_rc, query_rc = PASSCODE_OK, verify_rc = PASSCODE_OK;
+    s = open_service(app, &open_rc);
+    waits[0] = now_seconds() - t;
+    int32_t set = -1;
+    if (s) {
+        t = now_seconds();
+        query_rc = passcode_is_set(s, &set);
+        waits[1] = now_seconds() - t;
+        t = now_seconds();
+        verify_rc = passcode_verify(s, good, strlen(good));
+        waits[2] = now_seconds() - t;
+    }
+    /* Its own hooks only: it has none, so a stronger auto-lock asks no hook (the staller's
+     * settings hook, registered on the same store, would never answer). */
+    passcode_status setting_rc = PASSCODE_OK;
+    if (s) {
+        t = now_seconds();
+        setting_rc = passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60);
+        waits[3] = now_seconds() - t;
+    }
+    printf("WAITS %.3f %.3f %.3f %.3f\n", waits[0], waits[1], waits[2], waits[3]);
+    fflush(stdout);
+    if (!s) {
+        CHECK(0, "the victim's open is answered: %s after %.2f s", passcode_strerror(open_rc), waits[0]);
+        return;
+    }
+    CHECK(query_rc == PASSCODE_OK && set == 1 && verify_rc == PASSCODE_OK && setting_rc == PASSCODE_OK,
+          "the victim's open (%.2f s), query (%s, %.2f s), verify (%s, %.2f s) and setting change with no hook (%s, %.2f s) "
+          "are answered, its passcode still set", waits[0], passcode_strerror(query_rc), waits[1], passcode_strerror(verify_rc), waits[2],
+          passcode_strerror(setting_rc), waits[3]);
     passcode_close(s);
 }
 
@@ -730,6 +780,7 @@ int main(int argc, char **argv) {
     else if (strcmp(mode, "crowd") == 0) crowd(argc > 4 ? atoi(argv[4]) : 100);
     else if (strcmp(mode, "flood") == 0 && argc == 6) flood(atoi(argv[4]), atoi(argv[5]));
     else if (strcmp(mode, "latency") == 0) latency();
+    else if (strcmp(mode, "victim") == 0) victim();
     else if (strcmp(mode, "fork") == 0) forked();
     else if (strcmp(mode, "fuzz") == 0 && argc == 5) { good = "902714"; fuzz(atol(argv[3]), strtoull(argv[4], NULL, 10)); }
     else if (strcmp(mode, "bench") == 0 && argc == 6) bench(argv[4], argv[5]);

@@ -285,6 +285,44 @@ def faults_under_load():
           f"random C API calls in service mode: documented statuses, no crash in the client (exit {rc}), the daemon up: {daemon_alive()}")
 
 
+def stall_same_uid():
+    """Issue 39: a process of the app's own uid registers hooks that never answer and queues calls
+    that each ask them (Forgot asks the lifecycle hook; passcoded waits 10 s for a host's hook,
+    then refuses the call). Another process of that uid, the app, then opens its store, asks a
+    query, verifies and makes a setting stronger (it has no hooks: none is asked, the staller's
+    settings hook on the same store neither): each timed. On 0.7.0 its open waited behind every queued call's 10 s
+    (59.4 s with 6 queued; 139.6 s and then SERVICE_UNAVAILABLE with 14). The bound: less than
+    one hook's timeout (10 s) for each call, though the machine is loaded: the app's calls must
+    never wait out another connection's hook at all (they take milliseconds once they run), while
+    behind even one queued call they would wait 10 s; on 0.7.0 they wait at least 10 s a call queued."""
+    fa, _ = faults_users()
+    bound = 10.0
+    worst = {}
+    for label, calls, conns in (("6 calls queued on one connection", 6, 1), ("14 calls queued on one connection", 14, 1),
+                                ("14 connections with a call each", 1, 14)):
+        app = f"org.example.Stall{calls}x{conns}"
+        victim = start_faults(fa, "victim", app, GOOD)
+        ready = read_faults(victim, until="READY")
+        attacker = Client(fa)
+        r = attacker.ask({"stall": calls, "connections": conns, "app": app, "flags": 1 | 2 | 8,  # settings, lifecycle, logout
+                          "call": "Forgot", "sig": "(s)", "args": [app]})
+        reply(victim)
+        line = read_faults(victim, until="WAITS")
+        oks, fails, rc = read_faults(victim)
+        seen = attacker.ask({"stalled": 0})
+        attacker.p.kill()
+        attacker.p.wait()
+        waits = [float(x) for x in line.split()[1:]] if isinstance(line, str) else [-1.0] * 4
+        worst[label] = max(waits)
+        print(f"     same-uid staller, {label} (hooks never answered; {r}): the victim's open {waits[0]:.2f} s, query {waits[1]:.2f} s, "
+              f"verify {waits[2]:.2f} s, setting {waits[3]:.2f} s: worst {worst[label]:.2f} s; the staller's calls so far: {seen}", flush=True)
+        check(ready == "READY" and r.get("hook asked") and fails == 0 and rc == 0 and oks == 1 and 0 <= min(waits) and worst[label] < bound,
+              f"a process of the same uid whose hook never answers, {label}, holds another connection of its uid less than "
+              f"{bound:.0f} s a call: worst wait {worst[label]:.2f} s (exit {rc})")
+    print(f"     the victim's worst wait under a same-uid staller: {', '.join(f'{k}: {v:.2f} s' for k, v in worst.items())} "
+          f"(0.7.0: 59.4 s with 6 queued, 139.6 s then SERVICE_UNAVAILABLE with 14)", flush=True)
+
+
 def faults_killed():
     """(a) passcoded SIGKILLed during a verify through the library, restarted: the same handle
     goes on, no failure lost; (b) a client process killed during its verify (the service's cost
@@ -590,6 +628,9 @@ try:
     if os.environ.get("SERVICE_BENCH"):  # make bench-service: the bench rows alone
         bench_service()
         raise SystemExit(1 if failures else 0)
+    if os.environ.get("SERVICE_ONLY") == "stall":  # issue 39's same-uid staller alone, for work on the scheduler
+        stall_same_uid()
+        raise SystemExit(1 if failures else 0)
 
     # The drop: the daemon runs as the service user, with no group but its own, for good.
     status = open(f"/proc/{daemon.pid}/status").read()
@@ -876,6 +917,7 @@ try:
           f"{min(waits) * 1000:.0f} to {max(waits) * 1000:.0f} ms (Argon2id at the test's cost)")
     check(flooded and flooded[0]["answered"] == 100, "the flood is answered too")
     faults_under_load()
+    stall_same_uid()
 
     # The shipped bus policy: no user may own the service's name, even while the daemon is down.
     procs["daemon"].kill()
