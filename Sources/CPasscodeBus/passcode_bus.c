@@ -241,3 +241,20 @@ const char *passcode_bus_drop_privileges(uid_t uid, gid_t gid) {
 int passcode_bus_eventfd(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
+
+static passcode_bus_gone_handler gone_handler;
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)userdata;
+    (void)error;
+    const char *name = NULL, *old_owner = NULL, *new_owner = NULL;
+    if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0) return 0;
+    if (gone_handler && name && name[0] == ':' && new_owner && new_owner[0] == 0) gone_handler(name);
+    return 0;
+}
+
+int passcode_bus_watch_gone(sd_bus *bus, passcode_bus_gone_handler handler) {
+    gone_handler = handler;
+    return sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "NameOwnerChanged", on_name_owner_changed, NULL);
+}

@@ -13,18 +13,31 @@ import PasscodeCore
 
 final class ProofBook: @unchecked Sendable {
     static let shared = ProofBook()
-    /// Bounds on the proofs kept (a unique name is never reused on a bus, so a closed
-    /// connection's entry only waits to be dropped). Past a uid's bound its own proofs are
-    /// dropped (a uid making proofs on thousands of connections forgets its own, not another
-    /// uid's); past the whole bound, every proof: the next weakening change asks for the
-    /// passcode again (the safe side).
-    static let maxPerUID = 1024
+    /// Bounds on the states kept. A closed connection's entries go when the bus says it left
+    /// (`forget`, from NameOwnerChanged), so a uid's live entries are at most its connections (the
+    /// system bus allows a user 256) times the app ids each uses (a uid has at most 32 stores).
+    /// Past a connection's bound its own entries go; past a uid's, another connection's of that
+    /// uid with the most entries (never the caller's, never another uid's); past the whole bound,
+    /// every entry. Each is the safe side: the next weakening change asks for the passcode again.
+    static let maxPerConnection = 32
+    static let maxPerUID = 256 * 32
     static let maxEntries = 65536
 
     private let lock = Mutex()
-    /// Each connection's state (its proof, its chosen length) by uid, then by "<unique name> <app id>".
-    private var proofs: [uid_t: [String: ConnectionState]] = [:]
+    /// Each connection's state (its proof, its chosen length) by uid, unique name and app id.
+    private var proofs: [uid_t: [String: [String: ConnectionState]]] = [:]
     private var count = 0
+
+    /// Drops every entry of the connection `sender` (it left the bus).
+    func forget(sender: String) {
+        lock.withLock {
+            for (uid, var mine) in proofs {
+                guard let gone = mine.removeValue(forKey: sender) else { continue }
+                count -= gone.count
+                proofs[uid] = mine.isEmpty ? nil : mine
+            }
+        }
+    }
 
     private static let key: pthread_key_t = {
         var k = pthread_key_t()
@@ -86,38 +99,47 @@ final class ProofBook: @unchecked Sendable {
     /// which run while this one waits on its host's hook, neither see it nor change it; a
     /// connection's own calls run one at a time (Scheduler), so none of them overlaps another.
     func carried<R>(on store: PasscodeStore, uid: uid_t, appID: String, _ body: () throws -> R) rethrows -> R {
-        let name = pthread_getspecific(ProofBook.key).map { "\(Unmanaged<Caller>.fromOpaque($0).takeUnretainedValue().sender) \(appID)" }
+        let name = pthread_getspecific(ProofBook.key).map { Unmanaged<Caller>.fromOpaque($0).takeUnretainedValue().sender }
         let state = CallerState(hooks: HookRelay.current?.hooks ?? Hooks(),
-                                connection: name.flatMap { name in lock.withLock { proofs[uid]?[name] } } ?? ConnectionState())
+                                connection: name.flatMap { name in lock.withLock { proofs[uid]?[name]?[appID] } } ?? ConnectionState())
         let scopes = ProofBook.scopes, handle = ObjectIdentifier(store)
         let outer = scopes.byHandle[handle]
         scopes.byHandle[handle] = state
         defer {
             scopes.byHandle[handle] = outer
             // Read after the call on this thread: only this call wrote it (under the handle's lock).
-            if let name { lock.withLock { keep(state.connection, uid: uid, name: name) } }
+            if let name { lock.withLock { keep(state.connection, uid: uid, sender: name, appID: appID) } }
         }
         return try body()
     }
 
-    /// Records `proof` (nil: none) for `name` of `uid`, within the bounds. Under `lock`.
-    private func keep(_ state: ConnectionState, uid: uid_t, name: String) {
+    /// Records `state` (empty: none) for `sender`'s `appID` of `uid`, within the bounds. Under `lock`.
+    private func keep(_ state: ConnectionState, uid: uid_t, sender: String, appID: String) {
         let proof: ConnectionState? = state.isEmpty ? nil : state
         var mine = proofs[uid] ?? [:]
-        let had = mine[name] != nil
+        var connection = mine[sender] ?? [:]
+        let had = connection[appID] != nil
         if proof != nil && !had {
-            if mine.count >= ProofBook.maxPerUID {
-                count -= mine.count
-                mine.removeAll()
+            if connection.count >= ProofBook.maxPerConnection {  // its own entries first
+                count -= connection.count
+                connection.removeAll()
+            }
+            let uidCount = mine.values.reduce(0) { $0 + $1.count }
+            if uidCount >= ProofBook.maxPerUID,
+               let largest = mine.filter({ $0.key != sender }).max(by: { $0.value.count < $1.value.count }) {
+                count -= largest.value.count
+                mine[largest.key] = nil
             }
             if count >= ProofBook.maxEntries {
                 proofs.removeAll()
                 mine.removeAll()
+                connection.removeAll()
                 count = 0
             }
         }
-        mine[name] = proof
+        connection[appID] = proof
         count += (proof != nil ? 1 : 0) - (had ? 1 : 0)
+        mine[sender] = connection.isEmpty ? nil : connection
         proofs[uid] = mine.isEmpty ? nil : mine
     }
 }

@@ -35,13 +35,17 @@ extension StoreRoot {
             dropHandle(uid: uid, appID: appID)
             return
         }
+        // A kept handle whose file was removed before answers storeRemoved before anything is
+        // counted: it is dropped, and the store the path names now is used. Once the removal has
+        // begun on a store, storeRemoved is the answer (as embedded), never a second try on
+        // another store, which would spend the caller's passcode as a guess at a store it never
+        // proved.
         do {
-            try withStore(uid: uid, appID: appID) { try $0.removeStore(current: current) }
+            _ = try withStore(uid: uid, appID: appID) { try $0.isPasscodeSet() }
         } catch PasscodeError.storeRemoved {
-            // The kept handle's file was removed before: the file at the path now is another.
             dropHandle(uid: uid, appID: appID)
-            try withStore(uid: uid, appID: appID) { try $0.removeStore(current: current) }
         }
+        try withStore(uid: uid, appID: appID) { try $0.removeStore(current: current) }
         dropHandle(uid: uid, appID: appID)
     }
 }

@@ -58,6 +58,13 @@ r = passcode_bus_add_object(bus) { m, member, error in
     return service.handle(m, member: member.map { String(cString: $0) } ?? "", error: error)
 }
 guard r >= 0 else { fail("cannot publish the interface: \(String(cString: strerror(-r)))") }
+// A connection that closed leaves its proofs and chosen lengths behind no more (Proofs.swift):
+// without this, entries of closed connections would fill a uid's bound.
+r = passcode_bus_watch_gone(bus) { name in
+    guard let name else { return }
+    ProofBook.shared.forget(sender: String(cString: name))
+}
+guard r >= 0 else { fail("cannot watch the bus for closed connections: \(String(cString: strerror(-r)))") }
 log("ready on \(PASSCODE_BUS_NAME) as uid \(getuid()), stores in \(config.storeRoot)")
 
 /// The bus thread: reads calls (sd_bus_process), sends the workers' answers, and sleeps in

@@ -261,6 +261,7 @@ void run_hooks_tests(void);
 void run_hostile_tests(void);
 void run_policy_tests(void);
 void run_review_tests(void);
+void run_review2_tests(void);
 void run_events_tests(void);
 void run_key_tests(void);
 int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const char *boot_id);

@@ -36,6 +36,15 @@ int passcode_bus_read_string(sd_bus_message *m, const char **out);
 /// no_new_privs, and checks that root cannot be regained. Returns NULL, or what failed.
 const char *passcode_bus_drop_privileges(uid_t uid, gid_t gid);
 
+/// Called with the unique name of a connection that left the bus.
+typedef void (*passcode_bus_gone_handler)(const char *unique_name);
+
+/// Watches the bus daemon's NameOwnerChanged signal and calls `handler` (on the bus thread, from
+/// sd_bus_process) for every unique name that loses its owner: a connection that closed. Only
+/// the bus daemon's own signal is taken (its sender is org.freedesktop.DBus). Returns 0 or a
+/// negative errno.
+int passcode_bus_watch_gone(sd_bus *bus, passcode_bus_gone_handler handler);
+
 /// A non-blocking eventfd (sys/eventfd.h does not import into Swift): the workers wake the bus
 /// thread through it. Returns the descriptor or -1.
 int passcode_bus_eventfd(void);
