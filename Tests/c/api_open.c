@@ -99,6 +99,9 @@ static void test_open_bad_paths(void) {
     CHECK_STATUS(passcode_open(path, NULL, &s), PASSCODE_ERR_NOT_FOUND);
     CHECK(s == NULL);
     CHECK(strstr(passcode_errmsg(NULL), "folder") != NULL);
+    char folder[512];
+    snprintf(folder, sizeof folder, "%s/no/such/folder", tmp_root);
+    CHECK(strstr(passcode_errmsg(NULL), folder) != NULL);  /* the message names the folder */
     CHECK(!exists(path));
 
     CHECK_STATUS(passcode_open(tmp_root, NULL, &s), PASSCODE_ERR_IS_DIRECTORY);

@@ -35,7 +35,7 @@ enum FileSystem {
         let parent = parentDirectory(path)
         var pst = stat()
         if stat(parent, &pst) != 0 || (pst.st_mode & S_IFMT) != S_IFDIR {
-            throw PasscodeError.notFound("the folder for the store does not exist")
+            throw PasscodeError.notFound("the folder for the store, \(parent), does not exist or is not a folder: create it first")
         }
         if access(parent, W_OK | X_OK) != 0 {
             throw PasscodeError.readOnly("the folder for the store cannot be written (\(errnoText()))")
