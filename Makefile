@@ -10,7 +10,7 @@ SHELL := /bin/bash
 #   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib (make uninstall: the same files removed)
 #   make install-service passcoded, its bus policy, activation file, unit, man page and sysusers.d file
 #   make deps           the packages of every test tool (make deps-demo: only what make demo needs)
-#   make demo           the C front end on a default store
+#   make demo           the GTK front end with a display, else the terminal one (DEMO=terminal: always), on a default store
 #   make clean          remove build/, .build* and the built demo
 #   make help           this list
 # make test: every test group below, in this order, also after one failed (Tests/run_groups.sh)
@@ -20,6 +20,7 @@ SHELL := /bin/bash
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
 #   make test-version   VERSION is the one place the version is written
 #   make test-swift     the Swift tests (swift test), the public enums' values also in a release build
+#                       (SWIFT_FILTER=name: only the Swift tests that match it, nothing else)
 #   make test-tsan      ThreadSanitizer over the Swift tests that share a handle between threads
 #   make test-c         the C API tests (TEST=text: only those whose name contains it), the catalogue,
 #                       short crash, stress and corruption runs, valgrind
@@ -31,6 +32,7 @@ SHELL := /bin/bash
 #   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends)
 #   make test-gtk       the GTK front end under Xvfb (Tests/gtk)
 #   make test-python    the binding's tests, the README's quick starts, the wheel's metadata, mypy
+#                       (PYTEST_ARGS='-k name': only the binding's tests that match, nothing else)
 #   make test-wheel     the wheel with its library, in a fresh venv
 #   make test-service   passcoded on a private bus: its users, attacks, kills, load, random calls (root)
 #   make deb-test       the Debian packages: build, lintian, install, use from C and Python (root)
@@ -201,10 +203,15 @@ test-version:
 OWN_SESSION = $$(command -v keyctl >/dev/null && echo keyctl session -)
 
 # The public enums' values are checked in a release build too (Tests/PasscodeCoreTests/PublicEnumTests).
+SWIFT_FILTER ?=
 test-swift: $(TYPES_STAMP)
+ifneq ($(SWIFT_FILTER),)
+	$(OWN_SESSION) $(SWIFT) test --filter '$(SWIFT_FILTER)' 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+else
 	$(OWN_SESSION) $(SWIFT) test 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
 	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build-release-tests --filter PublicEnumTests 2>&1 \
 	    | grep -E 'error|failed|Executed .* tests' | tail -n 5; exit $${PIPESTATUS[0]}
+endif
 
 # ThreadSanitizer over the Swift tests that share one handle between threads and processes.
 test-tsan: $(TYPES_STAMP)
@@ -370,12 +377,17 @@ test-frontends: examples/c/passcode_demo
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/run.sh python3 examples/python/passcode_demo.py
 
 # The Python binding's tests (pytest is installed from PyPI when missing) and the README's quick starts.
+PYTEST_ARGS ?=
 test-python: lib
 	@python3 -m pytest --version >/dev/null 2>&1 || python3 -m pip install -q pytest
+ifneq ($(PYTEST_ARGS),)
+	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) python3 -m pytest -q $(PYTEST_ARGS) Tests/python
+else
 	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) python3 -m pytest -q Tests/python
 	Tests/docs/readme.sh
 	Tests/packaging/wheel.sh
 	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) Tests/typing/run.sh
+endif
 
 # A wheel that carries its library (scripts/build_wheel.sh): build/wheelhouse/passcode-*-py3-none-manylinux_*.whl
 # with libpasscode.so.0 and libsodium inside, not libsqlite3.
