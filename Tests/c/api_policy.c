@@ -248,27 +248,6 @@ static void test_a_later_process_cannot_switch_the_lockout_off(void) {
  * the attacker guessing the victim's passcode, lockouts waited out on the test clock, and prints
  * the wrong answers it got: at most 10, as the default policy says. */
 
-/* The attacker guesses distinct wrong passcodes of `len` digits until the store stops checking
- * them (reset required, logged out) or `budget` guesses: returns the wrong answers it got;
- * `*found` is set when a guess was the passcode. */
-static int attacker_guesses(passcode_store *a, int len, const char *victims, int budget, int *found) {
-    int wrong = 0;
-    *found = 0;
-    for (int i = 0, tries = 0; i < budget && tries < budget * 4; tries++) {
-        char g[16];
-        snprintf(g, sizeof g, "%0*d", len, (int)((104729L * (i + 1) + 7) % (len == 4 ? 10000 : 1000000)));
-        if (victims && !strcmp(g, victims)) { i++; continue; }
-        int32_t rc = passcode_verify(a, g, (size_t)len);
-        if (rc == PASSCODE_ERR_LOCKED_OUT) { advance_ms((passcode_errwait(a) + 1) * 1000); continue; }
-        i++;
-        if (rc == PASSCODE_OK) { *found = 1; break; }
-        if (rc == PASSCODE_ERR_WRONG_PASSCODE) { wrong++; continue; }
-        if (rc != PASSCODE_ERR_RESET_REQUIRED && rc != PASSCODE_ERR_LOGGED_OUT)
-            printf("  the attacker's guess %d: %s\n", i, passcode_errmsg(a));
-        break;  /* reset required, logged out: no more answers */
-    }
-    return wrong;
-}
 
 /* The weakest rules a handle can set: a custom table of one 0 s delay and no maximum, no
  * action at the maximum, an hour of auto-lock, no lock at launch. Returns how many took. */

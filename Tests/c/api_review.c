@@ -6,31 +6,12 @@
  * change: a verify), then asks a host hook with no lock held, then writes in a second
  * transaction that does not check again. A hook of the attacker's own handle can wait there for
  * as long as it likes; here it stands for that wait by doing what the victim does meanwhile
- * (forgot on another handle, the user's new passcode on the app's handle). Embedded only: in
- * passcoded a uid's calls run one at a time, so the victim's calls wait behind the attacker's
- * (test_review_service_hook_window checks that it held). */
+ * (forgot on another handle, the user's new passcode on the app's handle). Every write now
+ * checks again (checkChangeAllowedLocked, checkStillProvedLocked). The hook-reentry tests are
+ * embedded only; test_review_service_hook_window and _remove_window run the same window through
+ * passcoded, whose uid's calls overlap while one waits on its hook. */
 #include "api_support.h"
 
-/* As api_policy.c's attacker_guesses: distinct wrong guesses until the store stops checking
- * them or `budget`; the wrong answers it got, `*found` when a guess was the passcode. */
-static int review_guesses(passcode_store *a, int len, const char *victims, int budget, int *found) {
-    int wrong = 0;
-    *found = 0;
-    for (int i = 0, tries = 0; i < budget && tries < budget * 4; tries++) {
-        char g[16];
-        snprintf(g, sizeof g, "%0*d", len, (int)((104729L * (i + 1) + 7) % (len == 4 ? 10000 : 1000000)));
-        if (victims && !strcmp(g, victims)) { i++; continue; }
-        int32_t rc = passcode_verify(a, g, (size_t)len);
-        if (rc == PASSCODE_ERR_LOCKED_OUT) { advance_ms((passcode_errwait(a) + 1) * 1000); continue; }
-        i++;
-        if (rc == PASSCODE_OK) { *found = 1; break; }
-        if (rc == PASSCODE_ERR_WRONG_PASSCODE) { wrong++; continue; }
-        if (rc != PASSCODE_ERR_RESET_REQUIRED && rc != PASSCODE_ERR_LOGGED_OUT)
-            printf("  the attacker's guess %d: %s\n", i, passcode_errmsg(a));
-        break;
-    }
-    return wrong;
-}
 
 /* What the victim does while the attacker's hook waits: (optionally) the attacker's forgot on a
  * second handle of its own, then the user's new passcode on the app's handle. */
@@ -85,7 +66,7 @@ static void test_review_rule_written_after_the_first_passcode(void) {
     CHECK_STATUS(passcode_is_set(v, &set), PASSCODE_OK);
     int64_t schedule = get_setting(v, PASSCODE_SETTING_LOCKOUT_SCHEDULE);
     CHECK(w.fired && w.set_rc == PASSCODE_OK && set == 1);
-    int found = 0, wrong = review_guesses(a, LEN, PC2, 1000, &found);
+    int found = 0, wrong = attacker_guesses(a, LEN, PC2, 1000, &found);
     printf("review 1, a rule written after the first passcode: custom schedule call %s, schedule %lld after the user's "
            "passcode; then %d wrong answers, passcode %s\n", passcode_strerror(rc), (long long)schedule, wrong, found ? "FOUND" : "not found");
     CHECK(rc != PASSCODE_OK);
@@ -116,7 +97,7 @@ static void test_review_forgot_inside_a_weakening_call(void) {
     int32_t reason = 0, locked = lock_state_of(v, &reason);
     CHECK(w.fired && w.forgot_rc == PASSCODE_OK && w.set_rc == PASSCODE_OK);
     int64_t schedule = get_setting(v, PASSCODE_SETTING_LOCKOUT_SCHEDULE);
-    int found = 0, wrong = review_guesses(a, LEN, PC2, 1000, &found);
+    int found = 0, wrong = attacker_guesses(a, LEN, PC2, 1000, &found);
     printf("review 2, forgot inside a weakening call: forgot %s, the user's passcode %s, custom schedule call %s, schedule %lld "
            "(app locked %d reason %d); then %d wrong answers, passcode %s\n", passcode_strerror(w.forgot_rc), passcode_strerror(w.set_rc),
            passcode_strerror(rc), (long long)schedule, locked, reason, wrong, found ? "FOUND" : "not found");
@@ -291,7 +272,7 @@ static void test_review_reset_carries_the_attackers_length(void) {
     CHECK_STATUS(passcode_length(v, &vlen), PASSCODE_OK);
     int32_t six = passcode_reset_complete(v, vm.code, strlen(vm.code), PC2, LEN);
     int32_t four = six == PASSCODE_OK ? -1 : passcode_reset_complete(v, vm.code, strlen(vm.code), "7314", 4);
-    int found = 0, wrong = review_guesses(a, 4, "7314", 1000, &found);
+    int found = 0, wrong = attacker_guesses(a, 4, "7314", 1000, &found);
     printf("review 7, the reset by email after the attacker's 4-digit passcode: length %d for the user; a 6-digit new passcode %s, "
            "a 4-digit one %s; then %d wrong answers at 4 digits, passcode %s\n", vlen, passcode_strerror(six),
            four < 0 ? "-" : passcode_strerror(four), wrong, found ? "FOUND" : "not found");
@@ -351,7 +332,7 @@ static void test_review_service_hook_window(void) {
     if (h.started) pthread_join(h.thread, NULL);
     CHECK(h.started && t.forgot_rc == PASSCODE_OK && t.set_rc == PASSCODE_OK);
     int64_t schedule = get_setting(v, PASSCODE_SETTING_LOCKOUT_SCHEDULE);
-    int found = 0, wrong = review_guesses(a, LEN, PC2, 300, &found);
+    int found = 0, wrong = attacker_guesses(a, LEN, PC2, 300, &found);
     printf("review S (%s), forgot and the user's passcode while the attacker's hook waits 3 s: custom schedule call %s, "
            "forgot %s, set %s, schedule %lld; then %d wrong answers, passcode %s\n", service_backend ? "service" : "embedded",
            passcode_strerror(rc), passcode_strerror(t.forgot_rc), passcode_strerror(t.set_rc), (long long)schedule,

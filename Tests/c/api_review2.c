@@ -13,22 +13,6 @@ static double mono_s(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static int r2_guesses(passcode_store *a, const char *victims, int budget, int *found) {
-    int wrong = 0;
-    *found = 0;
-    for (int i = 0, tries = 0; i < budget && tries < budget * 4; tries++) {
-        char g[16];
-        snprintf(g, sizeof g, "%06d", (int)((104729L * (i + 1) + 7) % 1000000));
-        if (victims && !strcmp(g, victims)) { i++; continue; }
-        int32_t rc = passcode_verify(a, g, 6);
-        if (rc == PASSCODE_ERR_LOCKED_OUT) { advance_ms((passcode_errwait(a) + 1) * 1000); continue; }
-        i++;
-        if (rc == PASSCODE_OK) { *found = 1; break; }
-        if (rc == PASSCODE_ERR_WRONG_PASSCODE) { wrong++; continue; }
-        break;
-    }
-    return wrong;
-}
 
 /* ---- 1. (a known limit, see run_review2_tests) ------------------------------------------- */
 
@@ -71,7 +55,7 @@ static void test_review2_victims_proof_made_during_the_wait(void) {
     int32_t rc = passcode_setting_set(a, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0);
     if (w.started) pthread_join(w.thread, NULL);
     int64_t lal = get_setting(v, PASSCODE_SETTING_LOCK_AT_LAUNCH), al = get_setting(v, PASSCODE_SETTING_AUTO_LOCK_SECONDS);
-    int found = 0, wrong = r2_guesses(a, PC2, 100, &found);
+    int found = 0, wrong = attacker_guesses(a, 6, PC2, 100, &found);
     printf("review2 2, the user's passcode and proof while the attacker's weakening waits: attacker %s, user set %s, user's own "
            "weakening %s; lock_at_launch %lld, auto-lock %lld; then %d wrong answers, passcode %s\n", passcode_strerror(rc),
            passcode_strerror(w.set_rc), passcode_strerror(w.weaken_rc), (long long)lal, (long long)al, wrong, found ? "FOUND" : "not found");
@@ -123,7 +107,7 @@ static void test_review2_store_removed_during_the_wait(void) {
     int64_t sched = get_setting(v, PASSCODE_SETTING_LOCKOUT_SCHEDULE);
     int32_t set = -1;
     CHECK_STATUS(passcode_is_set(v, &set), PASSCODE_OK);
-    int found = 0, wrong = r2_guesses(a, PC2, 100, &found);
+    int found = 0, wrong = attacker_guesses(a, 6, PC2, 100, &found);
     printf("review2 3, the store removed (no passcode) and the user's first passcode while the attacker's custom schedule waits: "
            "remove %s, user set %s, attacker %s (%s); schedule %lld; then %d wrong answers, passcode %s\n",
            passcode_strerror(w.remove_rc), passcode_strerror(w.set_rc), passcode_strerror(rc), passcode_errmsg(a), (long long)sched,

@@ -264,7 +264,7 @@ extension PasscodeStore {
             if let device, case .wrapped(let wrap) = verifier, let pin = wrap.tpm?.pinIndex {
                 restoreOutsideGuesses(device, pin: pin)
             }
-            recordProof(end, verifier: replaced && replacement != nil ? replacement!.wrap.encoded : row.text)
+            recordProof(end, verifier: (replaced ? replacement?.wrap.encoded : nil) ?? row.text)
             holdKey(key, useRecorded: handingOutKey, session: session, sessionWanted: sessionWanted)
             return key
         }

@@ -23,15 +23,14 @@ extension PasscodeStore {
         } else if current != nil {
             throw PasscodeError.noPasscode  // the caller thinks there is one: nothing removed
         }
-        // The passcode this call proved (the verify's proof names it); none: the store had none.
-        let proved = hasPasscode ? lock.withLock { connection.proof?.passcode } : nil
         let (binding, sealed): (TPMState, TPMSealed?) = try exclusively {
             let found: (TPMState, TPMSealed?) = try lock.withLock {
                 try db.write {
                     if integrityKey != nil, try !isIntactLocked() { throw PasscodeError.tampered }
-                    // Another process set, changed or removed the passcode since it was proved.
+                    // Another process set, changed or removed the passcode since it was proved (by
+                    // the verify above, whose proof names it), or set one where there was none.
                     let row = try passcodeRowLocked()
-                    guard row.map({ Proof.digest($0.text) }) == proved else {
+                    guard hasPasscode ? row.map({ connection.proof?.names($0.text) == true }) == true : row == nil else {
                         throw PasscodeError.state("the passcode changed in another process during this call; nothing was removed: try again")
                     }
                     revokeSessionKeyLocked()  // before the wrap it is named after goes

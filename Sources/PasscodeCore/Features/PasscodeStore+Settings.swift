@@ -242,8 +242,7 @@ extension PasscodeStore {
         if try lockStatusLocked().locked { throw PasscodeError.appLocked }
         guard weakens, let row = try passcodeRowLocked() else { return }
         guard let proof = connection.proof, proof.at.bootID == now.bootID, now.bootMs >= proof.at.ms,
-              now.bootMs - proof.at.ms <= PasscodeStore.proofWindowMs,
-              Sodium.constantTimeEqual(proof.passcode, Proof.digest(row.text)) else {
+              now.bootMs - proof.at.ms <= PasscodeStore.proofWindowMs, proof.names(row.text) else {
             throw PasscodeError.proofRequired(what)
         }
     }
@@ -254,8 +253,7 @@ extension PasscodeStore {
     /// then a new one); writing then would act on a passcode this handle never proved. Called in
     /// the writing transaction.
     func checkStillProvedLocked() throws {
-        guard let row = try passcodeRowLocked(), let proof = connection.proof,
-              Sodium.constantTimeEqual(proof.passcode, Proof.digest(row.text)) else {
+        guard let row = try passcodeRowLocked(), connection.proof?.names(row.text) == true else {
             throw PasscodeError.state("the passcode was changed by another handle or process during this call; nothing changed")
         }
     }
@@ -436,6 +434,11 @@ public struct Proof: Sendable, Equatable {
     static func digest(_ verifier: String) -> [UInt8] {
         Sodium.publicHash(Array(verifier.utf8), key: Array("libpasscode proof of a passcode".utf8), count: 32)
     }
+
+    /// Whether this proof is of the passcode whose verifier is `verifier` (the one the store holds now).
+    func names(_ verifier: String) -> Bool {
+        Sodium.constantTimeEqual(passcode, Proof.digest(verifier))
+    }
 }
 
 /// What a handle (embedded) or a bus connection (passcoded) holds for itself, memory only: the
@@ -448,13 +451,3 @@ public struct ConnectionState: Sendable, Equatable {
     public var isEmpty: Bool { proof == nil && chosenLength == nil }
 }
 
-extension PasscodeStore {
-    /// This handle's own state (`ConnectionState`), for passcoded: its calls share one handle per
-    /// store, and each bus connection holds a proof and a chosen length for itself, as each host's
-    /// handle does embedded, so the service moves a connection's state in before its call and out
-    /// after it.
-    public var connectionState: ConnectionState {
-        get { lock.withLock { connection } }
-        set { lock.withLock { connection = newValue } }
-    }
-}
