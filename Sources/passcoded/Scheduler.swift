@@ -59,7 +59,15 @@ final class Scheduler: @unchecked Sendable {
     }
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// Idle workers wait here; each change that may let one call start wakes one of them (a
+    /// broadcast would wake every idle thread, standby ones included, for each call: a herd of
+    /// 62 threads on 2 cores, which cost a cached query through passcoded about 0.3 ms).
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Calls back from a host's hook wait here for their uid's turn and a slot; woken, all of
+    /// them (few: `maxWaitingPerUID` a uid), when a slot or a uid's turn is given up.
+    private let returnCond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Calls waiting on `returnCond`, over all uids.
+    private var returningTotal = 0
     private var lanes: [uid_t: Lane] = [:]
     /// Uids with a connection ready (`Lane.ready` not empty), in turn order; a uid whose call
     /// runs is skipped until that call ends or waits on a host.
@@ -92,6 +100,7 @@ final class Scheduler: @unchecked Sendable {
     init(workers: Int, standby: Int = 60) {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(cond, nil)
+        pthread_cond_init(returnCond, nil)
         wakeFD = passcode_bus_eventfd()
         slots = workers
         self.standby = standby
@@ -128,7 +137,7 @@ final class Scheduler: @unchecked Sendable {
             if !lane.inFlight.contains(connection) && !lane.ready.contains(connection) { lane.ready.append(connection) }
             lanes[uid] = lane
             if !turns.contains(uid) { turns.append(uid) }
-            pthread_cond_broadcast(cond)
+            pthread_cond_signal(cond)
             return nil
         }
     }
@@ -171,6 +180,7 @@ final class Scheduler: @unchecked Sendable {
             // on a hook (skipped while it runs).
             if !lane.ready.isEmpty { turns.append(uid) }
             active += 1
+            wakeOthersLocked()  // another call may start too (another uid's, a slot left)
             pthread_mutex_unlock(mutex)
 
             let current = Unmanaged.passRetained(Current(uid))
@@ -194,12 +204,20 @@ final class Scheduler: @unchecked Sendable {
                 if !lane.ready.isEmpty { turns.append(uid) }
             }
             active -= 1
-            pthread_cond_broadcast(cond)
+            wakeOthersLocked()
             finished.append((job.message, result))
             pthread_mutex_unlock(mutex)
             var one: UInt64 = 1
             _ = write(wakeFD, &one, 8)
         }
+    }
+
+    /// After a slot or a uid's turn was given up, or work came: the calls back from hooks may go
+    /// on (they take their turn before their uid's next call), and one idle worker is woken when
+    /// a call can start. Under `mutex`.
+    private func wakeOthersLocked() {
+        if returningTotal > 0 { pthread_cond_broadcast(returnCond) }
+        if nextTurn() != nil { pthread_cond_signal(cond) }
     }
 
     /// Runs `body` (a wait on a host's hook) with this worker's turn and its uid's given up, and
@@ -215,14 +233,16 @@ final class Scheduler: @unchecked Sendable {
             lane.waiting += 1
             lane.holding = false
             lanes[uid] = lane
-            pthread_cond_broadcast(cond)
+            wakeOthersLocked()
             return true
         }
         guard allowed else { return nil }
         let result = body()
         pthread_mutex_lock(mutex)
         lanes[uid]!.returning += 1
-        while active >= slots || lanes[uid]!.holding { pthread_cond_wait(cond, mutex) }
+        returningTotal += 1
+        while active >= slots || lanes[uid]!.holding { pthread_cond_wait(returnCond, mutex) }
+        returningTotal -= 1
         active += 1
         waiting -= 1
         lanes[uid]!.returning -= 1
