@@ -57,7 +57,8 @@ static void test_store_remove_needs_the_passcode_and_counts_a_wrong_one(void) {
     CHECK_STATUS(passcode_store_remove(s, NULL, 0), PASSCODE_ERR_PASSCODE_REQUIRED);
     CHECK(strstr(passcode_errmsg(s), "needs the passcode") != NULL);
     CHECK_STATUS(passcode_store_remove(s, "12", 2), PASSCODE_ERR_FORMAT);
-    CHECK(failures(s) == 0);  /* neither was counted */
+    CHECK_STATUS(passcode_store_remove(s, "38a491", LEN), PASSCODE_ERR_FORMAT);  /* a non-digit */
+    CHECK(failures(s) == 0);  /* none was counted */
     CHECK_STATUS(passcode_store_remove(s, PC2, LEN), PASSCODE_ERR_WRONG_PASSCODE);
     CHECK(failures(s) == 1);  /* a wrong one is, as a verify */
     int32_t v = -1;
