@@ -9,6 +9,7 @@
 //                      into include/passcode.h, and PasscodeCore imports them
 //   CKeyring           inline wrappers of the kernel keyring's system calls (no library)
 //   CTss2              tpm2-tss's types (libtss2-dev); the libraries are loaded with dlopen
+//   CPasscodeShims     the C library as the Swift code uses it, without the Glibc module (Embedded Swift)
 //   CSdBus             sd-bus's types (libsystemd-dev); the service client loads libsystemd with dlopen
 //   PasscodeCore       the logic: policy, lockout, lock state, store (Swift only)
 //   Passcode           Sources/Passcode: the C ABI, thin @c functions, built into libpasscode.so
@@ -39,9 +40,12 @@ let package = Package(
         // imported by the core: an enum declared in C keeps its values in every module and build.
         .systemLibrary(name: "CPasscodeTypes", path: "Sources/Passcode/Types"),
         .systemLibrary(name: "CSdBus", providers: [.apt(["libsystemd-dev"])]),
+        // The C library without Swift's Glibc module (errno, the variadic open, the S_IF* types),
+        // so that the same sources build with Embedded Swift, which has none.
+        .systemLibrary(name: "CPasscodeShims"),
         .target(
             name: "PasscodeCore",
-            dependencies: ["CSodium", "CSQLite", "CKeyring", "CTss2", "CPasscodeTypes"]),
+            dependencies: ["CSodium", "CSQLite", "CKeyring", "CTss2", "CPasscodeTypes", "CPasscodeShims"]),
         .systemLibrary(name: "CPasscodeVersion"),
         .target(
             name: "Passcode",

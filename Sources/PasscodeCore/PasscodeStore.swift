@@ -117,7 +117,7 @@ public final class PasscodeStore: @unchecked Sendable {
     /// empty file, or an SQLite file with no table, found there was put there by someone else
     /// (a truncated store), and with a pepper it is never taken for a new store
     /// (`checkPepperAtOpen`).
-    public convenience init(path: String, options: StoreOptions = StoreOptions()) throws {
+    public convenience init(path: String, options: StoreOptions = StoreOptions()) throws(PasscodeError) {
         guard Sodium.initialize() else { throw PasscodeError.internalError("libsodium could not be initialised") }
         guard !path.isEmpty else { throw PasscodeError.misuse("the store path is empty") }
         guard options.cost.isValid else { throw PasscodeError.misuse("the Argon2id cost is outside libsodium's limits") }
@@ -131,7 +131,7 @@ public final class PasscodeStore: @unchecked Sendable {
     /// Checks the path and, when no file is there, builds a new store under a temporary name and
     /// links it to `path` (see `init(path:options:)`). Also what an open does again when the store
     /// it found was removed meanwhile (`removeStore` in another process).
-    private static func makeIfAbsent(_ path: String, options: StoreOptions) throws {
+    private static func makeIfAbsent(_ path: String, options: StoreOptions) throws(PasscodeError) {
         let absent = try FileSystem.prepareStoreFile(path)
         FileSystem.removeStrayTemporaries(beside: path)
         if absent {
@@ -149,13 +149,13 @@ public final class PasscodeStore: @unchecked Sendable {
     }
 
     /// Opens the store file at `path`; `new`: the temporary file a new store is built in.
-    private init(opening path: String, options: StoreOptions, new: Bool) throws {
+    private init(opening path: String, options: StoreOptions, new: Bool) throws(PasscodeError) {
         self.path = path
         self.options = options
         integrityKey = options.pepper.map(Integrity.key(pepper:))
         // A store removed while this open ran is made again (a new, empty one) and opened.
         db = try Storage.open(path: path, busyTimeoutMs: options.busyTimeoutMs,
-                              makeAgain: new ? nil : { try PasscodeStore.makeIfAbsent(path, options: options) })
+                              makeAgain: new ? nil : { () throws(PasscodeError) in try PasscodeStore.makeIfAbsent(path, options: options) })
         try checkPepperAtOpen(new: new)
         try checkTPMAtOpen()  // for a new store too: a TPM that does not answer creates nothing
         if new { return }
@@ -166,16 +166,16 @@ public final class PasscodeStore: @unchecked Sendable {
 
     /// The host's clock, refused (`clockOutOfRange`) outside `ClockReading.bootRange` and
     /// `wallRange`: the one place a reading enters, so no time arithmetic sees an extreme value.
-    func now() throws -> ClockReading { try options.clock().checked() }
+    func now() throws(PasscodeError) -> ClockReading { try options.clock().checked() }
 
     /// Reads a record (inside a transaction).
-    func load<R: StateRecord>(_: R.Type) throws -> R { try db.load(R.self) }
+    func load<R: StateRecord>(_: R.Type) throws(PasscodeError) -> R { try db.load(R.self) }
 
     /// Writes the fields of `record` that differ from `old`.
-    func save<R: StateRecord>(_ record: R, over old: R) throws { try db.save(record, over: old) }
+    func save<R: StateRecord>(_ record: R, over old: R) throws(PasscodeError) { try db.save(record, over: old) }
 
     /// Loads a record, lets `body` change it, and saves what changed (inside a transaction).
-    func update<R: StateRecord, T>(_: R.Type, _ body: (inout R) throws -> T) throws -> T {
+    func update<R: StateRecord, T>(_: R.Type, _ body: (inout R) throws(PasscodeError) -> T) throws(PasscodeError) -> T {
         let old = try load(R.self)
         var record = old
         let result = try body(&record)
@@ -185,10 +185,10 @@ public final class PasscodeStore: @unchecked Sendable {
 
     /// Runs `body` under the handle lock in a write transaction. With a pepper the security
     /// state is checked against its MAC first and sealed again after `body` (see `IntegrityUse`).
-    func write<R>(_ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
-        try lock.withLock {
+    func write<R>(_ use: IntegrityUse = .check, _ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
+        try lock.withLock { () throws(PasscodeError) in
             guard integrityKey != nil else { return try db.write(body) }
-            let outcome: Result<R, PasscodeError> = try db.write {
+            let outcome: Result<R, PasscodeError> = try db.write { () throws(PasscodeError) in
                 let intact = try isIntactLocked()
                 if !intact {
                     try logTamperOnceLocked()  // seals nothing: the store stays tampered
@@ -220,19 +220,19 @@ public final class PasscodeStore: @unchecked Sendable {
 
     /// Runs `body` holding the store's writers' lock (`Database.exclusive`) across the
     /// transactions it makes; the handle lock is taken only to take and to release it.
-    func exclusively<R>(_ body: () throws -> R) throws -> R {
-        try lock.withLock { try db.enterExclusive() }
+    func exclusively<R>(_ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
+        try lock.withLock { () throws(PasscodeError) in try db.enterExclusive() }
         defer { lock.withLock { db.leaveExclusive() } }
         return try body()
     }
 
     /// Runs `body` under the handle lock in a read transaction (after the MAC check, with a pepper).
-    func read<R>(_ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
-        try lock.withLock { try readLocked(use, body) }
+    func read<R>(_ use: IntegrityUse = .check, _ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
+        try lock.withLock { () throws(PasscodeError) in try readLocked(use, body) }
     }
 
-    private func readLocked<R>(_ use: IntegrityUse, _ body: () throws -> R) throws -> R {
-        try db.read {
+    private func readLocked<R>(_ use: IntegrityUse, _ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
+        try db.read { () throws(PasscodeError) in
             if integrityKey != nil && use == .check, try !isIntactLocked() { throw PasscodeError.tampered }
             return try body()
         }
@@ -245,18 +245,18 @@ public final class PasscodeStore: @unchecked Sendable {
     /// call after it reads the file again. The stamp is taken before the read: if a commit
     /// lands in between, the answer is newer than its stamp and is simply read again next time.
     /// Failures are never kept.
-    func cachedRead<R>(_ question: Answers.Question, _ use: IntegrityUse = .check, _ body: () throws -> R) throws -> R {
-        try cachedRead(use, get: { $0.answers.values[question] as? R }, set: { $0.answers.values[question] = $1 }, body)
+    func cachedRead<R: CachedAnswer>(_ question: Answers.Question, _ use: IntegrityUse = .check, _ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
+        try cachedRead(use, get: { $0.answers.values[question].flatMap(R.init(cached:)) }, set: { $0.answers.values[question] = $1.cached }, body)
     }
 
     /// As `cachedRead(_:_:_:)`, with the answer kept where `get` and `set` say: a typed slot of
     /// `Answers` for an answer read on every redraw (the lock screen's), which then costs neither
-    /// a dictionary lookup nor a cast from `Any`. The stamp rule is the same.
+    /// a dictionary lookup nor a conversion from `Answer`. The stamp rule is the same.
     /// `get` and `set` reach into `answers` themselves (under the lock), so that only the slot
     /// is read, not a copy of the whole cache.
     func cachedRead<R>(_ use: IntegrityUse = .check, get: (PasscodeStore) -> R?, set: (PasscodeStore, R) -> Void,
-                       _ body: () throws -> R) throws -> R {
-        try lock.withLock {
+                       _ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
+        try lock.withLock { () throws(PasscodeError) in
             let stamp = db.changeStamp()
             if let stamp, stamp == answers.stamp, let known = get(self) { return known }
             let answer = try readLocked(use, body)
@@ -277,11 +277,48 @@ struct Answers {
     }
 
     var stamp: ChangeStamp?
-    var values: [Question: Any] = [:]
+    var values: [Question: Answer] = [:]
     /// What the biometric policy and the lock screen read (`PasscodeStore.biometricInputs()`).
     var biometricInputs: PasscodeStore.BiometricInputs?
     /// Whether a passcode is set (`passcode_is_set`, the query polled most).
     var passcodeSet: Bool?
+}
+
+/// One answer kept by `cachedRead`: a value of one of the types the cached queries answer with
+/// (an enum rather than `Any`, so that no dynamic cast is needed to give it back).
+enum Answer {
+    case bool(Bool), int(Int), int64(Int64), attempts(AttemptState), lockStatus(LockStatus)
+}
+
+/// A type `cachedRead(_:_:_:)` can keep under a question.
+protocol CachedAnswer {
+    init?(cached: Answer)
+    var cached: Answer { get }
+}
+
+extension Bool: CachedAnswer {
+    init?(cached: Answer) { guard case .bool(let v) = cached else { return nil }; self = v }
+    var cached: Answer { .bool(self) }
+}
+
+extension Int: CachedAnswer {
+    init?(cached: Answer) { guard case .int(let v) = cached else { return nil }; self = v }
+    var cached: Answer { .int(self) }
+}
+
+extension Int64: CachedAnswer {
+    init?(cached: Answer) { guard case .int64(let v) = cached else { return nil }; self = v }
+    var cached: Answer { .int64(self) }
+}
+
+extension AttemptState: CachedAnswer {
+    init?(cached: Answer) { guard case .attempts(let v) = cached else { return nil }; self = v }
+    var cached: Answer { .attempts(self) }
+}
+
+extension LockStatus: CachedAnswer {
+    init?(cached: Answer) { guard case .lockStatus(let v) = cached else { return nil }; self = v }
+    var cached: Answer { .lockStatus(self) }
 }
 
 /// One caller's own part of a handle that several callers use at once (`PasscodeStore.callers`):

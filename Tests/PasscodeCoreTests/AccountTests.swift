@@ -104,7 +104,7 @@ final class AccountTests: XCTestCase {
         let (s, path) = try storeWithSessions()
         try s.setPasscode(secret(good1))
         try s.set(.twoFactorEnabled, to: 1)
-        let hash = try XCTUnwrap(try s.read { try s.db.database.scalar("SELECT verifier FROM passcode")?.text })
+        let hash = try XCTUnwrap(try s.read { () throws(PasscodeError) in try s.db.database.scalar("SELECT verifier FROM passcode")?.text })
         let told = Box(false)
         s.updateHooks { $0.accountDeleted = { told.value = true } }
         try s.deleteAccount(confirmation: "DELETE")

@@ -15,7 +15,7 @@ final class StorageTests: XCTestCase {
     /// A record whose rows are not stored reads as its `init()` (the one place its defaults are).
     func testAnEmptyStoreReadsEveryRecordAsItsDefaults() throws {
         let (s, _) = try makeStore(clock: TestClock())
-        try s.read {
+        try s.read { () throws(PasscodeError) in
             XCTAssertEqual(try s.db.load(AttemptState.self), AttemptState())
             XCTAssertEqual(try s.db.load(LockState.self), LockState())
             XCTAssertEqual(try s.db.load(BiometricState.self), BiometricState())
@@ -30,7 +30,7 @@ final class StorageTests: XCTestCase {
     /// must name every table the schema makes, so that a new table is neither kept nor unsealed.
     func testTheTableListsNameEveryTableOfTheSchema() throws {
         let (s, _) = try makeStore(clock: TestClock())
-        let made = try s.read {
+        let made = try s.read { () throws(PasscodeError) in
             try s.db.database.query("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text }
         }
         XCTAssertEqual(Set(Schema.tables), Set(made))
@@ -42,7 +42,7 @@ final class StorageTests: XCTestCase {
     /// one row the MAC does not cover.
     func testOneOffRowsAndTheMACsOwnRow() throws {
         let (s, _) = try makeStore(clock: TestClock())
-        try s.write {
+        try s.write { () throws(PasscodeError) in
             XCTAssertFalse(try s.db.hasState(.wipePending))
             try s.db.putState(.wipePending, .int(1))
             XCTAssertEqual(try s.db.stateValue(.wipePending), .int(1))

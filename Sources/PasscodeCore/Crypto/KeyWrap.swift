@@ -43,7 +43,7 @@ struct KeyWrap: Equatable {
     /// With a provisioned `device` and a `guessLimit`, the secret is sealed behind a new PIN_FAIL
     /// index with that limit (TPM.swift, "The guess limit").
     static func makeReturningKEK(_ input: SecretBytes, dataKey: SecretBytes, cost: HashCost,
-                                 device: TPMDevice? = nil, guessLimit: Int? = nil) throws -> (wrap: KeyWrap, kek: SecretBytes) {
+                                 device: TPMDevice? = nil, guessLimit: Int? = nil) throws(PasscodeError) -> (wrap: KeyWrap, kek: SecretBytes) {
         let salt = Sodium.randomBytes(Sodium.saltBytes)
         let stretched = try Sodium.deriveKey(input, salt: salt, cost: cost)
         var kek = stretched
@@ -64,14 +64,15 @@ struct KeyWrap: Equatable {
 
     /// One Argon2id evaluation (and, bound, one unseal by the TPM, which counts a wrong one
     /// against its lockout): the data key and the KEK when `input` is the passcode's, else nil.
-    func open(_ input: SecretBytes, device: TPMDevice?) throws -> (key: SecretBytes, kek: SecretBytes)? {
+    func open(_ input: SecretBytes, device: TPMDevice?) throws(PasscodeError) -> (key: SecretBytes, kek: SecretBytes)? {
         let stretched = try Sodium.deriveKey(input, salt: salt, cost: cost)
         var kek = stretched
         if let tpm {
             guard let device else { throw PasscodeError.tpmRequired }
             let object = try device.load(tpm)
             let auth = TPMKeys.auth(stretched)
-            let unsealed = try tpm.pinIndex.map { try device.unsealThroughPin(object, index: $0, auth: auth) } ?? device.unseal(object, auth: auth)
+            let unsealed = if let index = tpm.pinIndex { try device.unsealThroughPin(object, index: index, auth: auth) }
+                           else { try device.unseal(object, auth: auth) }
             guard let secret = unsealed else { return nil }
             kek = TPMKeys.kek(stretched, secret: secret)
         }
@@ -92,7 +93,7 @@ struct KeyWrap: Equatable {
 
     /// Parses a stored verifier. The file is input: anything malformed, or a cost above `limit`
     /// (a hostile value would make every attempt take hours or all memory), is `corrupt`.
-    static func parse(_ text: String, limit: HashCost) throws -> KeyWrap {
+    static func parse(_ text: String, limit: HashCost) throws(PasscodeError) -> KeyWrap {
         let damaged = PasscodeError.corrupt("the store's passcode verifier is damaged")
         guard text.hasPrefix(prefix) else { throw damaged }
         let parts = text.dropFirst(prefix.count).split(separator: "$", omittingEmptySubsequences: false)
@@ -121,7 +122,7 @@ struct KeyWrap: Equatable {
     }
 
     /// The cost a verifier in the file may ask for: the host's, or libsodium's SENSITIVE preset.
-    static func check(_ cost: HashCost, limit: HashCost) throws {
+    static func check(_ cost: HashCost, limit: HashCost) throws(PasscodeError) {
         guard cost.isValid else { throw PasscodeError.corrupt("the store's passcode verifier has Argon2id parameters outside libsodium's limits") }
         guard cost.opsLimit <= max(limit.opsLimit, HashCost.sensitive.opsLimit),
               cost.memLimit <= max(limit.memLimit, HashCost.sensitive.memLimit) else {
@@ -144,7 +145,7 @@ enum Verifier {
     case wrapped(KeyWrap)
     case legacy(String)
 
-    static func parse(_ text: String, limit: HashCost) throws -> Verifier {
+    static func parse(_ text: String, limit: HashCost) throws(PasscodeError) -> Verifier {
         if text.hasPrefix(KeyWrap.prefix) { return .wrapped(try KeyWrap.parse(text, limit: limit)) }
         guard text.hasPrefix("$argon2id$"), text.utf8.count < Sodium.hashStringBytes, !text.utf8.contains(0) else {
             throw PasscodeError.corrupt("the store's passcode verifier is damaged")
@@ -198,7 +199,7 @@ public enum SealedBox {
 extension SealedBox {
     /// Encrypts `plain` into `out` with `held`'s sealing subkey; returns the sealed length,
     /// `plain.count + overhead`, or throws `bufferTooSmall` with nothing written.
-    static func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer, with held: HeldKey) throws -> Int {
+    static func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer, with held: HeldKey) throws(PasscodeError) -> Int {
         let total = plain.count + overhead
         guard out.count >= total else { throw PasscodeError.bufferTooSmall(needed: total) }
         for (i, b) in magic.enumerated() { out[i] = b }
@@ -211,7 +212,7 @@ extension SealedBox {
     }
 
     /// Decrypts what `seal` made with the same key into `out`; returns the plain length.
-    static func open(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer, with held: HeldKey) throws -> Int {
+    static func open(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer, with held: HeldKey) throws(PasscodeError) -> Int {
         guard sealed.count >= overhead else {
             throw PasscodeError.badCiphertext("the sealed data is too short (\(sealed.count) bytes; at least \(overhead))")
         }
@@ -247,12 +248,12 @@ public final class ReleasedKey: @unchecked Sendable {
     public func copyKey() -> SecretBytes { held.key.copy() }
 
     /// `PasscodeStore.seal` with this key (`passcode_seal`).
-    public func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+    public func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int {
         try SealedBox.seal(plain, into: out, with: held)
     }
 
     /// `PasscodeStore.unseal` with this key (`passcode_unseal`).
-    public func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+    public func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int {
         try SealedBox.open(sealed, into: out, with: held)
     }
 }

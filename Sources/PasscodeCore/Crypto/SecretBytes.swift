@@ -28,11 +28,11 @@ public final class SecretBytes: @unchecked Sendable {
 
     public var count: Int { buffer.count }
 
-    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    public func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(buffer))
     }
 
-    func withMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+    func withMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(buffer)
     }
 
@@ -67,7 +67,7 @@ public final class SecretBytes: @unchecked Sendable {
 
 extension SecretBytes {
     /// Lends the buffer to a host callback (the C layer), which must not keep it.
-    public func withMutableBytesForCaller<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+    public func withMutableBytesForCaller<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try withMutableBytes(body)
     }
 }

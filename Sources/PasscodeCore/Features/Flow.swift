@@ -3,7 +3,8 @@
 
 /// What an entry flow asks of its store: the embedded `PasscodeStore`, or in service mode the
 /// client of passcoded (which checks each passcode the flow submits). The flow's rules are
-/// written once, here, for both.
+/// written once, here, for both. Its calls still throw untyped errors, as the service client
+/// does (`PasscodeErrorConvertible`): the one part of the core not yet in Embedded Swift's subset.
 public protocol FlowStore: AnyObject {
     func isPasscodeSet() throws -> Bool
     func passcodeLength() throws -> Int
@@ -43,19 +44,19 @@ public protocol PasscodeErrorConvertible: Error {
 
 /// The embedded store: the flow calls the store's own functions.
 extension PasscodeStore: FlowStore {
-    public func flowResetAllowed() throws -> Bool { try isResetAllowed() }
+    public func flowResetAllowed() throws(PasscodeError) -> Bool { try isResetAllowed() }
     public func flowWeakness(_ code: SecretBytes) -> String? { weakness(code) }
-    public func flowVerify(_ code: SecretBytes) throws -> SecretBytes { try verify(code) }
+    public func flowVerify(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes { try verify(code) }
     /// The key the check gave is enough here: the flow keeps no copy of the current passcode.
     public var flowRechecksCurrent: Bool { false }
-    public func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws -> SecretBytes {
+    public func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws(PasscodeError) -> SecretBytes {
         try replaceVerifiedPasscode(new, key: key)
         return key
     }
-    public func flowCompleteReset(code: SecretBytes, newPasscode: SecretBytes) throws -> (key: SecretBytes, replaced: Bool) {
+    public func flowCompleteReset(code: SecretBytes, newPasscode: SecretBytes) throws(PasscodeError) -> (key: SecretBytes, replaced: Bool) {
         try completeReset(code: code, newPasscode: newPasscode)
     }
-    public func flowKeyTaken() throws { try recordKeyHandedOut() }
+    public func flowKeyTaken() throws(PasscodeError) { try recordKeyHandedOut() }
 
     /// Why `code` is too weak for a store that does not allow weak passcodes (service mode's
     /// stores never do: the host cannot choose allow_weak), nil when it is not.

@@ -41,7 +41,7 @@ extension PasscodeStore {
     /// Records an app event and returns the lock state after it (`passcode_event_report`).
     /// While the lock is disabled or no passcode is set, nothing locks.
     @discardableResult
-    public func report(_ event: AppEvent) throws -> LockStatus {
+    public func report(_ event: AppEvent) throws(PasscodeError) -> LockStatus {
         try report(event, from: ProcessIdentity.current)
     }
 
@@ -49,12 +49,12 @@ extension PasscodeStore {
     /// process that reported BACKGROUND ends the trip with its own FOREGROUND; another process's
     /// FOREGROUND does not, nor does a launch while that process still runs.
     @discardableResult
-    public func report(_ event: AppEvent, from process: ReportingProcess) throws -> LockStatus {
+    public func report(_ event: AppEvent, from process: ReportingProcess) throws(PasscodeError) -> LockStatus {
         let now = try now()
-        return try write {
+        return try write { () throws(PasscodeError) in
             let enabled = try lockEnabledLocked()
             // "Require on App Launch" locks a launch too (the table at passcode_biometric_lead).
-            let lockAtLaunch = try flag(.lockAtLaunch) || flag(.requireBiometricOnLaunch)
+            let lockAtLaunch = try flag(.lockAtLaunch) ? true : flag(.requireBiometricOnLaunch)
             let everyLaunch = try flag(.passcodeAfterEveryLaunch)
             let timeout = try value(.autoLockSeconds)
             try update(LockState.self) { lock in
@@ -85,16 +85,16 @@ extension PasscodeStore {
     }
 
     /// Whether the app is locked now, and why (`passcode_lock_state`).
-    public func lockStatus() throws -> LockStatus {
-        try cachedRead(.lockStatus) { try lockStatusLocked() }
+    public func lockStatus() throws(PasscodeError) -> LockStatus {
+        try cachedRead(.lockStatus) { () throws(PasscodeError) in try lockStatusLocked() }
     }
 
-    func lockStatusLocked() throws -> LockStatus {
-        try lockStatus(of: load(LockState.self)) { try lockEnabledLocked() }
+    func lockStatusLocked() throws(PasscodeError) -> LockStatus {
+        try lockStatus(of: load(LockState.self)) { () throws(PasscodeError) in try lockEnabledLocked() }
     }
 
     /// The lock state `lock` stands for; `enabled` is asked only when a logout does not decide.
-    private func lockStatus(of lock: LockState, enabled: () throws -> Bool) rethrows -> LockStatus {
+    private func lockStatus<E: Error>(of lock: LockState, enabled: () throws(E) -> Bool) throws(E) -> LockStatus {
         if lock.locked && lock.reason == .loggedOut { return LockStatus(locked: true, reason: .loggedOut) }
         guard try enabled(), lock.locked else { return LockStatus(locked: false, reason: .none) }
         return LockStatus(locked: true, reason: lock.reason)
@@ -107,8 +107,8 @@ extension PasscodeStore {
     /// setting. While they are unavailable biometric policy refuses them (`biometricUnavailable`),
     /// so "Require on App Launch" still locks every launch and the lock screen asks for the
     /// passcode; when the reader is back, the user's settings are as they left them.
-    public func setBiometricAvailability(_ available: Bool, kind: BiometricKind) throws {
-        try write {
+    public func setBiometricAvailability(_ available: Bool, kind: BiometricKind) throws(PasscodeError) {
+        try write { () throws(PasscodeError) in
             try update(BiometricState.self) { bio in
                 bio.available = available
                 bio.kind = kind
@@ -117,23 +117,23 @@ extension PasscodeStore {
     }
 
     /// The kind of biometrics the host reported.
-    public func biometricKind() throws -> BiometricKind {
-        try read { try load(BiometricState.self).kind }
+    public func biometricKind() throws(PasscodeError) -> BiometricKind {
+        try read { () throws(PasscodeError) in try load(BiometricState.self).kind }
     }
 
     /// The settings label: "Passcode & Face ID", "Passcode & Touch ID", "Passcode & Fingerprint", "Passcode & Biometric".
-    public func securityLabel() throws -> String {
+    public func securityLabel() throws(PasscodeError) -> String {
         try biometricKind().securityLabel
     }
 
     /// Whether biometrics may unlock now, and why not (`passcode_biometric_check`).
-    public func biometricRefusal() throws -> BiometricRefusal {
+    public func biometricRefusal() throws(PasscodeError) -> BiometricRefusal {
         let now = try now()
         return try biometricInputs().refusal(now: now)
     }
 
     /// Whether the lock screen should start with the biometric prompt (`passcode_biometric_lead`).
-    public func biometricLead() throws -> Bool {
+    public func biometricLead() throws(PasscodeError) -> Bool {
         let now = try now()
         let inputs = try biometricInputs()
         return inputs.lead(refusal: inputs.refusal(now: now))
@@ -144,7 +144,7 @@ extension PasscodeStore {
     /// clock is applied afterwards, so a lockout counts down without reading the file again.
     /// The clock is read only when an answer depends on it: a lockout is recorded, or the
     /// biometric policy gets as far as its time checks (with biometrics off it never does).
-    public func lockScreen() throws -> LockScreen {
+    public func lockScreen() throws(PasscodeError) -> LockScreen {
         let inputs = try biometricInputs()
         let settled = BiometricPolicy.settledRefusal(inputs.facts(lockedOut: false))
         let now: ClockReading? = try settled == nil || inputs.attempts.lockoutDurationMs > 0 ? self.now() : nil
@@ -158,8 +158,8 @@ extension PasscodeStore {
 
     /// The biometric inputs, from the handle's cache while the store is unchanged (a typed slot:
     /// the lock screen reads them on every redraw).
-    func biometricInputs() throws -> BiometricInputs {
-        try cachedRead(get: { $0.answers.biometricInputs }, set: { $0.answers.biometricInputs = $1 }) { try biometricInputsLocked() }
+    func biometricInputs() throws(PasscodeError) -> BiometricInputs {
+        try cachedRead(get: { $0.answers.biometricInputs }, set: { $0.answers.biometricInputs = $1 }) { () throws(PasscodeError) in try biometricInputsLocked() }
     }
 
     /// What the biometric policy reads from the store; the clock is applied by `refusal(now:)`.
@@ -198,24 +198,24 @@ extension PasscodeStore {
     }
 
     /// Each row once: the passcode row, the lock state and the lock switch feed several inputs.
-    func biometricInputsLocked() throws -> BiometricInputs {
+    func biometricInputsLocked() throws(PasscodeError) -> BiometricInputs {
         let bio = try load(BiometricState.self), attempts = try load(AttemptState.self)
         let passcodeSet = try passcodeRowLocked() != nil
-        let lockEnabled = try passcodeSet && flag(.lockEnabled)  // lockEnabledLocked, without a second row read
+        let lockEnabled = try passcodeSet ? flag(.lockEnabled) : false  // lockEnabledLocked, without a second row read
         let lock = try load(LockState.self)
         return BiometricInputs(bio: bio, attempts: attempts, passcodeSet: passcodeSet, lockEnabled: lockEnabled,
                                biometricEnabled: try flag(.biometricEnabled), launchNeedsPasscode: lock.launchNeedsPasscode,
                                status: lockStatus(of: lock) { lockEnabled }, requireOnLaunch: try flag(.requireBiometricOnLaunch))
     }
 
-    private func biometricRefusalLocked(now: ClockReading) throws -> BiometricRefusal {
+    private func biometricRefusalLocked(now: ClockReading) throws(PasscodeError) -> BiometricRefusal {
         try biometricInputsLocked().refusal(now: now)
     }
 
     /// The host reports a successful biometric match (`passcode_biometric_unlock`). Unlocks when
     /// policy allows; otherwise throws `passcodeRequired` with the reason, and stays locked. A
     /// data key this handle holds is released again.
-    public func biometricUnlock() throws {
+    public func biometricUnlock() throws(PasscodeError) {
         _ = try biometricUnlock(needKey: false)
     }
 
@@ -223,14 +223,14 @@ extension PasscodeStore {
     /// this handle holds since a passcode unlock, or the one the session keyring's entry opens
     /// (a passcode unlock in an earlier process of this boot and login session). Without either
     /// the refusal is `keyNotInMemory`.
-    public func biometricUnlockKey() throws -> SecretBytes {
+    public func biometricUnlockKey() throws(PasscodeError) -> SecretBytes {
         guard let key = try biometricUnlock(needKey: true) else { throw PasscodeError.keyNotReleased }
         return key
     }
 
-    private func biometricUnlock(needKey: Bool) throws -> SecretBytes? {
+    private func biometricUnlock(needKey: Bool) throws(PasscodeError) -> SecretBytes? {
         let now = try now()
-        let outcome: Result<SecretBytes?, PasscodeError> = try write {
+        let outcome: Result<SecretBytes?, PasscodeError> = try write { () throws(PasscodeError) in
             var r = try biometricRefusalLocked(now: now)
             if r == .none && heldKey == nil && !isClosedLocked { heldKey = keyFromSessionKeyringLocked() }
             if r == .none && needKey && heldKey == nil {
@@ -260,9 +260,9 @@ extension PasscodeStore {
     /// The host reports a failed biometric match (`passcode_biometric_failed`); returns how
     /// many failed since the last unlock. After 5 the passcode is needed.
     @discardableResult
-    public func biometricFailed() throws -> Int64 {
+    public func biometricFailed() throws(PasscodeError) -> Int64 {
         let now = try now()
-        return try write {
+        return try write { () throws(PasscodeError) in
             try logLocked(.biometricFailed, now: now)
             let failures = try update(BiometricState.self) { bio in
                 bio.failures += 1

@@ -46,17 +46,17 @@ extension PasscodeStore {
     /// Records that the host has the key or data sealed with it, so that a reset that must
     /// replace it says so (a read, and a write only the first time; then once per unlock).
     /// Calls that already write a transaction use `markKeyUsedLocked` inside it instead.
-    func recordKeyHandedOut() throws {
+    func recordKeyHandedOut() throws(PasscodeError) {
         if lock.withLock({ heldKey?.useRecorded == true }) { return }
-        if try read(.check, { try load(KeyState.self).handedOut }) {
+        if try read(.check, { () throws(PasscodeError) in try load(KeyState.self).handedOut }) {
             lock.withLock { heldKey?.useRecorded = true }
         } else {
-            try write { try markKeyUsedLocked() }
+            try write { () throws(PasscodeError) in try markKeyUsedLocked() }
         }
     }
 
     /// Inside a write transaction: the host uses the key this handle holds.
-    func markKeyUsedLocked() throws {
+    func markKeyUsedLocked() throws(PasscodeError) {
         try update(KeyState.self) { $0.handedOut = true }
         heldKey?.useRecorded = true
     }
@@ -64,7 +64,7 @@ extension PasscodeStore {
     // MARK: - Releasing the key
 
     /// Verifies like `verify` and returns the data key (`passcode_unlock_key`).
-    public func unlockKey(_ code: SecretBytes) throws -> SecretBytes {
+    public func unlockKey(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes {
         try verify(code, handingOutKey: true)
     }
 
@@ -72,11 +72,11 @@ extension PasscodeStore {
 
     /// Wraps the released data key under a host's 32-byte recovery key (`passcode_set_recovery_key`),
     /// replacing an earlier one.
-    public func setRecoveryKey(_ recoveryKey: SecretBytes) throws {
+    public func setRecoveryKey(_ recoveryKey: SecretBytes) throws(PasscodeError) {
         guard recoveryKey.count == Sodium.keyBytes else { throw PasscodeError.misuse("the recovery key must be \(Sodium.keyBytes) bytes") }
         guard let key = lock.withLock({ heldKey?.released == true ? heldKey?.key.copy() : nil }) else { throw PasscodeError.keyNotReleased }
         let blob = RecoveryWrap.make(key, recoveryKey: recoveryKey)
-        try write {
+        try write { () throws(PasscodeError) in
             guard try passcodeRowLocked() != nil else { throw PasscodeError.noPasscode }
             try db.putRecoveryWrap(blob)
             try markKeyUsedLocked()  // a host that keeps a recovery key means to keep the data
@@ -86,34 +86,34 @@ extension PasscodeStore {
     /// Removes the recovery copy (`passcode_clear_recovery_key`). Without it a reset replaces the
     /// data key, so this weakens what the user keeps: as a weakening setting change it needs the
     /// app unlocked and, while a passcode is set, a fresh proof of it on this handle.
-    public func clearRecoveryKey() throws {
+    public func clearRecoveryKey() throws(PasscodeError) {
         let now = try now()
-        try write {
+        try write { () throws(PasscodeError) in
             try checkChangeAllowedLocked("the recovery key", weakens: true, now: now)
             try db.deleteRecoveryWrap()
         }
     }
 
     /// Whether a recovery copy exists (`passcode_has_recovery_key`).
-    public func hasRecoveryKey() throws -> Bool {
-        try cachedRead(.recoveryKey, .recover) { try recoveryWrapLocked() != nil }
+    public func hasRecoveryKey() throws(PasscodeError) -> Bool {
+        try cachedRead(.recoveryKey, .recover) { () throws(PasscodeError) in try recoveryWrapLocked() != nil }
     }
 
-    func recoveryWrapLocked() throws -> [UInt8]? {
+    func recoveryWrapLocked() throws(PasscodeError) -> [UInt8]? {
         try db.recoveryWrap(sealedBytes: KeyWrap.sealedBytes)
     }
 
     // MARK: - Sealing
 
     /// The key while released on this handle, else `keyNotReleased`.
-    private func releasedKey() throws -> HeldKey {
+    private func releasedKey() throws(PasscodeError) -> HeldKey {
         guard let held = lock.withLock({ heldKey }), held.released else { throw PasscodeError.keyNotReleased }
         return held
     }
 
     /// Encrypts `plain` into `out` (`passcode_seal`); returns the sealed length,
     /// `plain.count + SealedBox.overhead`. `out` must be that large.
-    public func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+    public func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int {
         var held = try releasedKey()
         if !held.useRecorded {
             try recordKeyHandedOut()
@@ -123,7 +123,7 @@ extension PasscodeStore {
     }
 
     /// Decrypts what `seal` made into `out` (`passcode_unseal`); returns the plain length.
-    public func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+    public func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int {
         try SealedBox.open(sealed, into: out, with: try releasedKey())
     }
 }

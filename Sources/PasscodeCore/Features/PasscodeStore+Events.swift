@@ -53,7 +53,7 @@ extension PasscodeStore {
     /// Appends an event inside the caller's write transaction and keeps the log bounded.
     /// Returns the event's id.
     @discardableResult
-    func logLocked(_ kind: SecurityEvent, _ detail: String = "", now: ClockReading) throws -> Int64 {
+    func logLocked(_ kind: SecurityEvent, _ detail: String = "", now: ClockReading) throws(PasscodeError) -> Int64 {
         let id = try db.addEvent(kind: kind.rawValue, wallMs: now.wallMs, detail: detail)
         let (oldest, overflow) = now.wallMs.subtractingReportingOverflow(PasscodeStore.eventLogMaxAgeMs)
         try db.deleteEvents(upTo: id - PasscodeStore.eventLogMaxCount, before: overflow ? nil : oldest)
@@ -61,8 +61,8 @@ extension PasscodeStore {
     }
 
     /// The log, newest first (`passcode_event_log_new`). Rows with an unknown kind are skipped.
-    public func events() throws -> [SecurityEventRecord] {
-        try read(.recover) {  // readable on a tampered store too: it says what happened
+    public func events() throws(PasscodeError) -> [SecurityEventRecord] {
+        try read(.recover) { () throws(PasscodeError) in  // readable on a tampered store too: it says what happened
             try db.events().compactMap { row in
                 guard let raw = row.kind, let kind = SecurityEvent(checked: Int32(clamping: raw)) else { return nil }
                 return SecurityEventRecord(kind: kind, wallMs: row.wallMs, detail: row.detail)
@@ -73,11 +73,11 @@ extension PasscodeStore {
     /// What to tell the user after an unlock, as Android does: the failed attempts since the
     /// previous unlock and the wall-clock time of the last one (`passcode_failure_summary`). While
     /// failures follow the latest unlock, those are counted instead.
-    public func failureSummary() throws -> (failures: Int, lastFailureWallMs: Int64?) {
-        try read {
+    public func failureSummary() throws(PasscodeError) -> (failures: Int, lastFailureWallMs: Int64?) {
+        try read { () throws(PasscodeError) in
             let unlocks = [SecurityEvent.unlockedByPasscode.rawValue, SecurityEvent.unlockedByBiometrics.rawValue]
             let latest = try db.latestEventID(of: unlocks)
-            func count(after: Int64, before: Int64) throws -> (Int, Int64?) {
+            func count(after: Int64, before: Int64) throws(PasscodeError) -> (Int, Int64?) {
                 try db.countEvents(of: SecurityEvent.failedAttempt.rawValue, after: after, before: before)
             }
             let since = try count(after: latest, before: Int64.max)

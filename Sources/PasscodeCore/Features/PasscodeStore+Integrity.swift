@@ -5,14 +5,14 @@ extension PasscodeStore {
     /// Every security-relevant row (`Storage.securityRows`), serialised in a fixed order. The
     /// state rows the MAC needs besides its own: the store's random id (so that a sealed state
     /// cannot be moved to another store) and the MAC's format version.
-    func securityStateLocked(version: Int = 2) throws -> [UInt8] {
+    func securityStateLocked(version: Int = 2) throws(PasscodeError) -> [UInt8] {
         var out: [UInt8] = []
         Integrity.append(rows: try db.securityRows(version: version), to: &out)
         return out
     }
 
     /// Version 2 also binds the schema version, under a context of its own.
-    private func macLocked(version: Int = 2) throws -> [UInt8] {
+    private func macLocked(version: Int = 2) throws(PasscodeError) -> [UInt8] {
         var message: [UInt8] = []
         if version >= 2 {
             message = Array("libpasscode integrity v2".utf8)
@@ -24,7 +24,7 @@ extension PasscodeStore {
 
     /// The reset code and the reset requests, with the store id: checked by the reset path,
     /// which goes on while the store is tampered, so that their edits never count.
-    private func resetMacLocked() throws -> [UInt8] {
+    private func resetMacLocked() throws(PasscodeError) -> [UInt8] {
         var message = Array("libpasscode reset rows v1".utf8)
         Integrity.append(try db.stateValue(.storeID) ?? .null, to: &message)
         Integrity.append(rows: try db.resetRows(), to: &message)
@@ -32,13 +32,13 @@ extension PasscodeStore {
     }
 
     /// Whether the reset rows match their own MAC (false when it was never sealed).
-    func resetRowsIntactLocked() throws -> Bool {
+    func resetRowsIntactLocked() throws(PasscodeError) -> Bool {
         guard let stored = try db.stateValue(.resetMac) else { return false }
         do { return Sodium.constantTimeEqual(stored.blob ?? [], try resetMacLocked()) } catch where Storage.isTooBig(error) { return false }
     }
 
     /// Renews the reset rows' MAC (inside a write transaction).
-    func sealResetRowsLocked() throws {
+    func sealResetRowsLocked() throws(PasscodeError) {
         try db.putState(.resetMac, .blob(try resetMacLocked()))
     }
 
@@ -63,8 +63,8 @@ extension PasscodeStore {
     /// until the reset by email, "forgot passcode" or deleting the account seals it; it never
     /// passes for a new store with no passcode, no lock and no "reset required". A store set up
     /// without a pepper and never used cannot be told from an emptied one, and is treated so.
-    func checkPepperAtOpen(new: Bool) throws {
-        try lock.withLock {
+    func checkPepperAtOpen(new: Bool) throws(PasscodeError) {
+        try lock.withLock { () throws(PasscodeError) in
             let stored = try db.stateValue(.pepperCheck)
             guard integrityKey != nil else {
                 if stored != nil {
@@ -79,14 +79,14 @@ extension PasscodeStore {
                 }
                 return
             }
-            try db.write {
+            try db.write { () throws(PasscodeError) in
                 if try db.hasState(.pepperCheck) { return }  // another process set it up meanwhile
                 let empty = try securityStateLocked().isEmpty
                 if empty && new {
                     try sealLocked()  // adds the check value
                     return
                 }
-                let stateGone = try db.passcodeExists() && db.stateIsEmpty()
+                let stateGone = try db.passcodeExists() ? db.stateIsEmpty() : false
                 guard empty || stateGone else {
                     throw PasscodeError.wrongPepper("this store was set up without a pepper; open it without one")
                 }
@@ -99,7 +99,7 @@ extension PasscodeStore {
     /// up, so one with no MAC row had its rows deleted: never intact (`checkPepperAtOpen`). A
     /// store last sealed by 0.6 or older (a version-1 MAC, no version row) is accepted as long
     /// as its MAC holds, and sealed as version 2 by its next write.
-    func isIntactLocked() throws -> Bool {
+    func isIntactLocked() throws(PasscodeError) -> Bool {
         guard let stored = try db.stateValue(.integrityMac) else { return false }
         let mac = stored.blob ?? []
         // A value over the length limit cannot be read, so it fails the MAC: an edit.
@@ -113,7 +113,7 @@ extension PasscodeStore {
 
     /// Whether the file's settings and state may be used as they are: without a pepper there is
     /// nothing to authenticate them with (README, security model); with one, only while the MAC holds.
-    func macHoldsLocked() throws -> Bool {
+    func macHoldsLocked() throws(PasscodeError) -> Bool {
         guard integrityKey != nil else { return true }
         return try isIntactLocked()
     }
@@ -128,7 +128,7 @@ extension PasscodeStore {
     /// user's), and the log says that the entries before this one may have been edited or
     /// deleted. Kept: the TPM binding's rows (a reset seals in the host's TPM and records its
     /// own binding: `deviceForReset`; the TPM checks the rest).
-    func resetUnauthenticatedLocked(now: ClockReading) throws {
+    func resetUnauthenticatedLocked(now: ClockReading) throws(PasscodeError) {
         try db.deleteAllSettings()
         try db.delete(AttemptState.self)
         try db.delete(LockState.self)
@@ -139,14 +139,14 @@ extension PasscodeStore {
     }
 
     /// Logs a detected edit, once until the state is sealed again.
-    func logTamperOnceLocked() throws {
+    func logTamperOnceLocked() throws(PasscodeError) {
         let latest = try db.latestEventKind()
         if latest != Int64(SecurityEvent.tamperDetected.rawValue) { try logLocked(.tamperDetected, now: try now()) }
     }
 
     /// Renews the MAC (inside a write transaction): the store id and the version first, then
     /// the reset rows' MAC, then the MAC over everything (those rows included).
-    func sealLocked() throws {
+    func sealLocked() throws(PasscodeError) {
         if try !db.hasState(.pepperCheck) { try db.addState(.pepperCheck, .blob(pepperCheckValue())) }
         if try !db.hasState(.storeID) { try db.addState(.storeID, .blob(Sodium.randomBytes(16))) }
         try db.putState(.integrityVersion, .int(2))

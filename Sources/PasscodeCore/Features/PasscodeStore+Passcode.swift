@@ -8,31 +8,31 @@ extension PasscodeStore {
     // MARK: - The passcode row
 
     /// The stored passcode (`Storage.passcode`, checked as data), nil when none is set.
-    func passcodeRowLocked() throws -> PasscodeRow? { try db.passcode() }
+    func passcodeRowLocked() throws(PasscodeError) -> PasscodeRow? { try db.passcode() }
 
     // MARK: - Queries
 
     /// Whether a passcode is set (`passcode_is_set`).
-    public func isPasscodeSet() throws -> Bool {
-        try cachedRead(get: { $0.answers.passcodeSet }, set: { $0.answers.passcodeSet = $1 }) { try passcodeRowLocked() != nil }
+    public func isPasscodeSet() throws(PasscodeError) -> Bool {
+        try cachedRead(get: { $0.answers.passcodeSet }, set: { $0.answers.passcodeSet = $1 }) { () throws(PasscodeError) in try passcodeRowLocked() != nil }
     }
 
     /// Whether the passcode lock is on: a passcode is set and the lock is enabled
     /// (`passcode_is_enabled`).
-    public func isLockEnabled() throws -> Bool {
-        try cachedRead(.lockEnabled) { try lockEnabledLocked() }
+    public func isLockEnabled() throws(PasscodeError) -> Bool {
+        try cachedRead(.lockEnabled) { () throws(PasscodeError) in try lockEnabledLocked() }
     }
 
-    func lockEnabledLocked() throws -> Bool {
-        try passcodeRowLocked() != nil && flag(.lockEnabled)
+    func lockEnabledLocked() throws(PasscodeError) -> Bool {
+        try passcodeRowLocked() != nil ? flag(.lockEnabled) : false
     }
 
     /// The passcode length (`passcode_length`): the set passcode's; with none set, the length
     /// this handle chose (`setPasscodeLength`), else the default.
-    public func passcodeLength() throws -> Int {
+    public func passcodeLength() throws(PasscodeError) -> Int {
         // Also needed by the reset by email, which goes on while the MAC fails: then the file's
         // length (the passcode row's) may be the attacker's, and the default holds (-1 below).
-        let stored: Int = try cachedRead(.length, .recover) {
+        let stored: Int = try cachedRead(.length, .recover) { () throws(PasscodeError) in
             try macHoldsLocked() ? (try passcodeRowLocked()?.length ?? 0) : -1
         }
         if stored > 0 { return stored }
@@ -40,7 +40,7 @@ extension PasscodeStore {
         return Int(Setting.passcodeLength.spec.defaultValue)
     }
 
-    func lengthLocked() throws -> Int {
+    func lengthLocked() throws(PasscodeError) -> Int {
         if let row = try passcodeRowLocked() { return row.length }
         return connection.chosenLength ?? Int(Setting.passcodeLength.spec.defaultValue)
     }
@@ -50,21 +50,21 @@ extension PasscodeStore {
     /// connection's) and is used by its next `setPasscode`: another handle, or another process
     /// of the same user, cannot choose a shorter passcode for the one the app sets. Everything
     /// that can refuse the change is checked before the host's hook is asked.
-    public func setPasscodeLength(_ n: Int) throws {
+    public func setPasscodeLength(_ n: Int) throws(PasscodeError) {
         try checkAllowed(.passcodeLength, Int64(n))
-        let old: Int64 = try read {
+        let old: Int64 = try read { () throws(PasscodeError) in
             if try passcodeRowLocked() != nil { throw PasscodeError.state("the length is fixed while a passcode is set") }
             return Int64(try lengthLocked())
         }
         if old != Int64(n) { try callSettingHook(Setting.passcodeLength.key, old: old, new: Int64(n)) }
-        try read {
+        try read { () throws(PasscodeError) in
             if try passcodeRowLocked() != nil { throw PasscodeError.state("the length is fixed while a passcode is set") }
             connection.chosenLength = n
         }
     }
 
     /// Failures since the last successful unlock (`passcode_failed_attempts`).
-    public func failedAttempts() throws -> Int {
+    public func failedAttempts() throws(PasscodeError) -> Int {
         Int(try attempts().failures)
     }
 
@@ -73,7 +73,7 @@ extension PasscodeStore {
     /// Sets the first passcode and turns the lock on (`passcode_set`). Creates the store's data
     /// key, wrapped under the passcode, and returns it (released on this handle).
     @discardableResult
-    public func setPasscode(_ code: SecretBytes) throws -> SecretBytes {
+    public func setPasscode(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes {
         let length = try passcodeLength()
         try checkFormat(code, length: length)
         try checkStrength(code)
@@ -82,7 +82,7 @@ extension PasscodeStore {
         let new = try newWrap(hashInput(code), dataKey: key, device: try deviceForNewPasscode())
         try callLifecycleHook(.set)
         let now = try now()
-        let sessionWanted: Bool = try write {
+        let sessionWanted: Bool = try write { () throws(PasscodeError) in
             if try passcodeRowLocked() != nil { throw PasscodeError.alreadySet }
             try recordBindingLocked(new)
             try db.insertPasscode(verifier: new.wrap.encoded, length: length, setWallMs: now.wallMs)
@@ -108,19 +108,19 @@ extension PasscodeStore {
 
     /// Proves the user for a weakening setting change (`passcode_authorize`): exactly a verify
     /// (counted write-ahead, lockout, repeats; a success also unlocks).
-    public func authorize(_ code: SecretBytes) throws {
+    public func authorize(_ code: SecretBytes) throws(PasscodeError) {
         _ = try verify(code)
     }
 
     /// Replaces the passcode after checking the current one (`passcode_change`). A wrong
     /// current passcode counts as a failed attempt; a weak new one is refused first, uncounted.
-    public func changePasscode(current: SecretBytes, new: SecretBytes) throws {
+    public func changePasscode(current: SecretBytes, new: SecretBytes) throws(PasscodeError) {
         _ = try changePasscodeReturningKey(current: current, new: new)
     }
 
     /// `changePasscode` that returns the data key, which stays released on this handle
     /// (passcoded's ChangePasscodeKey, for the handle of a host in service mode).
-    public func changePasscodeReturningKey(current: SecretBytes, new: SecretBytes) throws -> SecretBytes {
+    public func changePasscodeReturningKey(current: SecretBytes, new: SecretBytes) throws(PasscodeError) -> SecretBytes {
         let length = try passcodeLength()
         try checkFormat(current, length: length)
         try checkFormat(new, length: length)
@@ -132,13 +132,13 @@ extension PasscodeStore {
 
     /// Removes the passcode after checking it (`passcode_remove`): the lock goes off and
     /// every counter is cleared.
-    public func removePasscode(current: SecretBytes) throws {
+    public func removePasscode(current: SecretBytes) throws(PasscodeError) {
         try checkFormat(current, length: try passcodeLength())
         _ = try verify(current)
         try callLifecycleHook(.removed)
         let now = try now()
         let pin = try? currentSealed()
-        try write {
+        try write { () throws(PasscodeError) in
             try checkStillProvedLocked()  // the passcode verified above, not one set since
             try removePasscodeLocked()
             try logLocked(.passcodeRemoved, now: now)
@@ -151,7 +151,7 @@ extension PasscodeStore {
     /// The passcode, its reset codes and every counter go. After a removal the user asked for
     /// nothing stays locked; after a logout the lock state says so until a new passcode is set.
     /// The data key goes with the passcode: every wrapped copy is deleted and this handle's wiped.
-    func removePasscodeLocked(loggingOut: Bool = false) throws {
+    func removePasscodeLocked(loggingOut: Bool = false) throws(PasscodeError) {
         dropKeyLocked()  // first: the session keyring's entry is named after the wrap
         try db.deletePasscode()
         try db.deleteRecoveryWrap()
@@ -165,16 +165,16 @@ extension PasscodeStore {
     /// Turns the lock off after checking the passcode, keeping it stored (`passcode_disable`).
     /// Returns the data key, which stays wrapped under the passcode.
     @discardableResult
-    public func disable(current: SecretBytes) throws -> SecretBytes {
+    public func disable(current: SecretBytes) throws(PasscodeError) -> SecretBytes {
         try checkFormat(current, length: try passcodeLength())
         let key = try verify(current)
         try changeSetting(.lockEnabled, to: 0)
-        try write { try update(LockState.self) { $0.unlock() } }
+        try write { () throws(PasscodeError) in try update(LockState.self) { $0.unlock() } }
         return key
     }
 
     /// Turns the lock on again with the stored passcode (`passcode_enable`).
-    public func enable() throws {
+    public func enable() throws(PasscodeError) {
         if try !isPasscodeSet() { throw PasscodeError.noPasscode }
         try changeSetting(.lockEnabled, to: 1)
     }
@@ -186,7 +186,7 @@ extension PasscodeStore {
     /// `loggedOut`, `noPasscode` or a store error. `handingOutKey` (`passcode_unlock_key`) records,
     /// in the success's own transaction, that the host has the key.
     @discardableResult
-    public func verify(_ code: SecretBytes, handingOutKey: Bool = false) throws -> SecretBytes {
+    public func verify(_ code: SecretBytes, handingOutKey: Bool = false) throws(PasscodeError) -> SecretBytes {
         let fingerprint = Sodium.mac(code, key: fingerprintKey)
         // 0. Bound to a TPM: the TPM must be the store's and not in its own lockout (nothing counted).
         let device = try deviceForAttempt()
@@ -199,8 +199,8 @@ extension PasscodeStore {
         // impossible: then the attempt stays counted and the passcode is not checked.
         // Both under one hold of the writers' lock (Database.exclusive): no other process writes
         // the file in between, even one that goes on with a log of its own.
-        let begun: AttemptStart = try exclusively {
-            let begun: AttemptStart = try write { try beginAttemptLocked(code, fingerprint: fingerprint, now: start, device: device) }
+        let begun: AttemptStart = try exclusively { () throws(PasscodeError) in
+            let begun: AttemptStart = try write { () throws(PasscodeError) in try beginAttemptLocked(code, fingerprint: fingerprint, now: start, device: device) }
             if case .proceed = begun, try !emptyLogIntoMainFile() {
                 throw PasscodeError.busy("another connection holds the store's write-ahead log open: the attempt is counted, but the passcode was not checked; try again")
             }
@@ -244,7 +244,7 @@ extension PasscodeStore {
         // with a "nothing changed" CLOCK_OUT_OF_RANGE, so a correct passcode is never a failure.
         let end = start
         if var key {
-            let (replaced, sessionWanted) = try write {
+            let (replaced, sessionWanted) = try write { () throws(PasscodeError) in
                 (try finishSuccessLocked(seq: seq, now: end, old: row.text, new: replacement?.wrap.encoded, pendingEvents: pending,
                                          handingOutKey: handingOutKey),
                  try sessionKeyringWantedLocked())
@@ -256,7 +256,7 @@ extension PasscodeStore {
             }
             if case .legacy = verifier {
                 if replaced {
-                    _ = try? lock.withLock { try db.checkpointTruncate() }  // the old hash out of the log too
+                    _ = try? lock.withLock { () throws(PasscodeError) in try db.checkpointTruncate() }  // the old hash out of the log too
                 } else {
                     (key, session) = try keyAfterLostMigration(input, device: device)
                 }
@@ -268,7 +268,7 @@ extension PasscodeStore {
             holdKey(key, useRecorded: handingOutKey, session: session, sessionWanted: sessionWanted)
             return key
         }
-        let outcome: FailureOutcome = try write { try finishFailureLocked(fingerprint: fingerprint, hash: row.text, now: end) }
+        let outcome: FailureOutcome = try write { () throws(PasscodeError) in try finishFailureLocked(fingerprint: fingerprint, hash: row.text, now: end) }
         switch outcome {
         case .wrong: throw PasscodeError.wrongPasscode
         case .resetRequired:
@@ -283,8 +283,8 @@ extension PasscodeStore {
 
     /// Another process migrated the same old hash at the same moment and its wrap won: the key
     /// is the one in that wrap (one more Argon2id evaluation, only in this race).
-    private func keyAfterLostMigration(_ input: SecretBytes, device: TPMDevice?) throws -> (SecretBytes, SessionEntry) {
-        let text = try read(.check, { try passcodeRowLocked()?.text })
+    private func keyAfterLostMigration(_ input: SecretBytes, device: TPMDevice?) throws(PasscodeError) -> (SecretBytes, SessionEntry) {
+        let text = try read(.check, { () throws(PasscodeError) in try passcodeRowLocked()?.text })
         guard let text, case .wrapped(let wrap) = try Verifier.parse(text, limit: options.cost),
               let opened = try wrap.open(input, device: device) else {
             throw PasscodeError.busy("the passcode changed in another process during this call; try again")
@@ -302,7 +302,7 @@ extension PasscodeStore {
 
     enum FailureOutcome { case wrong, resetRequired, loggedOut }
 
-    private func beginAttemptLocked(_ code: SecretBytes, fingerprint: [UInt8], now: ClockReading, device: TPMDevice?) throws -> AttemptStart {
+    private func beginAttemptLocked(_ code: SecretBytes, fingerprint: [UInt8], now: ClockReading, device: TPMDevice?) throws(PasscodeError) -> AttemptStart {
         guard let row = try passcodeRowLocked() else { throw PasscodeError.noPasscode }
         // A malformed entry is not an attempt: refused before anything is counted or checked.
         try checkFormat(code, length: row.length)
@@ -395,7 +395,7 @@ extension PasscodeStore {
 
     /// Returns whether `new` replaced `old` (false when none was given or another process changed it).
     private func finishSuccessLocked(seq: Int64, now: ClockReading, old: String, new: String?, pendingEvents: [Int64],
-                                     handingOutKey: Bool) throws -> Bool {
+                                     handingOutKey: Bool) throws(PasscodeError) -> Bool {
         for id in pendingEvents { try db.deleteEvent(id: id) }
         try logLocked(.unlockedByPasscode, now: now)
         try update(AttemptState.self) { $0.succeeded(seq: seq) }
@@ -409,7 +409,7 @@ extension PasscodeStore {
         return try db.updateVerifier(new, ifStill: old)
     }
 
-    private func finishFailureLocked(fingerprint: [UInt8], hash: String, now: ClockReading) throws -> FailureOutcome {
+    private func finishFailureLocked(fingerprint: [UInt8], hash: String, now: ClockReading) throws(PasscodeError) -> FailureOutcome {
         rememberWrongGuess(fingerprint, hash: hash, now: now)
         guard try load(AttemptState.self).resetRequired else { return .wrong }
         if try maxFailureActionLocked() == .forcedLogout {
@@ -422,20 +422,20 @@ extension PasscodeStore {
     // MARK: - Lockout state
 
     /// Seconds left in the current lockout, 0 when none (`passcode_lockout_remaining`).
-    public func lockoutRemainingSeconds() throws -> Int64 {
+    public func lockoutRemainingSeconds() throws(PasscodeError) -> Int64 {
         let now = try now()
         let ms = try attempts().lockoutRemaining(now: now)
         return (ms + 999) / 1000
     }
 
     /// Whether the maximum number of failures requires a reset (`passcode_is_reset_required`).
-    public func isResetRequired() throws -> Bool {
+    public func isResetRequired() throws(PasscodeError) -> Bool {
         try attempts().resetRequired
     }
 
     /// The attempt counters as stored; the queries above compute from them.
-    private func attempts() throws -> AttemptState {
-        try cachedRead(.attempts) { try load(AttemptState.self) }
+    private func attempts() throws(PasscodeError) -> AttemptState {
+        try cachedRead(.attempts) { () throws(PasscodeError) in try load(AttemptState.self) }
     }
 
     // MARK: - Repeated wrong guesses (memory only)
@@ -463,14 +463,14 @@ extension PasscodeStore {
 
     // MARK: - Input checks
 
-    func checkFormat(_ code: SecretBytes, length: Int) throws {
+    func checkFormat(_ code: SecretBytes, length: Int) throws(PasscodeError) {
         guard code.count == length else {
             throw PasscodeError.format("the passcode must have exactly \(length) digits")
         }
         guard code.isAllDigits else { throw PasscodeError.format("the passcode may contain only the digits 0-9") }
     }
 
-    func checkStrength(_ code: SecretBytes) throws {
+    func checkStrength(_ code: SecretBytes) throws(PasscodeError) {
         if options.allowWeak { return }
         var digits = code.digitValues()
         defer { Sodium.wipe(&digits) }

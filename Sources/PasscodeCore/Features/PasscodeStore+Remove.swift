@@ -11,7 +11,7 @@ extension PasscodeStore {
     /// becomes the whole schema (every other handle on the file answers `storeRemoved` from its
     /// next call and never writes to it), and the files are unlinked. This handle answers
     /// `storeRemoved` from then on; opening the path again makes a new, empty store.
-    public func removeStore(current: SecretBytes?) throws {
+    public func removeStore(current: SecretBytes?) throws(PasscodeError) {
         let hasPasscode = try isPasscodeSet()
         if hasPasscode {
             guard let current else {
@@ -23,9 +23,9 @@ extension PasscodeStore {
         } else if current != nil {
             throw PasscodeError.noPasscode  // the caller thinks there is one: nothing removed
         }
-        let (binding, sealed): (TPMState, TPMSealed?) = try exclusively {
-            let found: (TPMState, TPMSealed?) = try lock.withLock {
-                try db.write {
+        let (binding, sealed): (TPMState, TPMSealed?) = try exclusively { () throws(PasscodeError) in
+            let found: (TPMState, TPMSealed?) = try lock.withLock { () throws(PasscodeError) in
+                try db.write { () throws(PasscodeError) in
                     if integrityKey != nil, try !isIntactLocked() { throw PasscodeError.tampered }
                     // Another process set, changed or removed the passcode since it was proved (by
                     // the verify above, whose proof names it), or set one where there was none.

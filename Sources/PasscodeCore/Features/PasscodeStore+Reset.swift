@@ -32,7 +32,7 @@ extension PasscodeStore {
     public static var resetPasscodeLength: Int { Int(Setting.passcodeLength.spec.defaultValue) }
 
     /// The pending code, if any (the newest row; there is never more than one).
-    func resetCodeLocked() throws -> ResetCodeRow? {
+    func resetCodeLocked() throws(PasscodeError) -> ResetCodeRow? {
         try db.resetCode()
     }
 
@@ -40,18 +40,18 @@ extension PasscodeStore {
     /// callback (`passcode_reset_request`). Throws `rateLimited`, or `hookFailed` with the
     /// host's message when delivery failed (then no code is pending: the new one is discarded
     /// and the earlier one is gone).
-    public func requestResetCode() throws {
+    public func requestResetCode() throws(PasscodeError) {
         guard let deliver = hooks.deliverResetCode else {
             throw PasscodeError.state("no reset-code delivery callback is registered")
         }
         let now = try now()
         // The settings are read first: a damaged one refuses the request before anything is written.
-        let (length, lifetime) = try read(.recover) {
+        let (length, lifetime) = try read(.recover) { () throws(PasscodeError) in
             guard try resetAllowedLocked() else { throw PasscodeError.noPasscode }
             return (try resetValueLocked(.resetCodeLength), try resetValueLocked(.resetCodeLifetimeSeconds))
         }
         // 1. The rate limit; the request is recorded even if delivery fails later.
-        let limit: Result<Int64, PasscodeError> = try write(.recover) {
+        let limit: Result<Int64, PasscodeError> = try write(.recover) { () throws(PasscodeError) in
             let wait = try resetRequestWaitLocked(now: now, prune: true)
             if wait > 0 { return .failure(.rateLimited(seconds: wait)) }
             let request = try db.addResetRequest(bootID: now.bootID, bootMs: now.bootMs, wallMs: now.wallMs)
@@ -67,34 +67,34 @@ extension PasscodeStore {
         }
         let hash = try Sodium.hash(hashInput(code), cost: options.cost)
         let expiry = ResetCodeRow.expiry(now: now, lifetimeMs: lifetime * 1000)
-        let generation: Int64 = try write(.recover) {
+        let generation: Int64 = try write(.recover) { () throws(PasscodeError) in
             try db.replaceResetCode(hash: hash, bootID: now.bootID, expiresBootMs: expiry.bootMs, expiresWallMs: expiry.wallMs)
         }
         // 3. Delivery, with no lock held. On failure the new code is discarded, but the request
         // still counts against the daily limit as well as the interval: the code was handed to
         // the host, and a callback that reports failure may have sent it all the same.
         if let failure = deliver(code) {
-            try write(.recover) {
+            try write(.recover) { () throws(PasscodeError) in
                 try db.deleteResetCode(generation: generation)
                 try db.markResetRequestFailed(request)
                 try logLocked(.resetCodeDeliveryFailed, now: now)
             }
             throw PasscodeError.hookFailed(failure.isEmpty ? "the reset code could not be delivered" : failure)
         }
-        try write(.recover) { _ = try logLocked(.resetCodeDelivered, now: now) }
+        try write(.recover) { () throws(PasscodeError) in _ = try logLocked(.resetCodeDelivered, now: now) }
     }
 
     /// Seconds until the next reset-code request is allowed, 0 when it is allowed now
     /// (`passcode_reset_retry_after`).
-    public func resetRetryAfterSeconds() throws -> Int64 {
+    public func resetRetryAfterSeconds() throws(PasscodeError) -> Int64 {
         let now = try now()
-        return try read(.recover) { try resetRequestWaitLocked(now: now, prune: false) }
+        return try read(.recover) { () throws(PasscodeError) in try resetRequestWaitLocked(now: now, prune: false) }
     }
 
     /// The rate limit: one request per interval, and a number of requests per 24 hours (failed
     /// deliveries count too: their code was handed to the host). Requests older than a day are
     /// deleted when `prune` (inside a write transaction).
-    private func resetRequestWaitLocked(now: ClockReading, prune: Bool) throws -> Int64 {
+    private func resetRequestWaitLocked(now: ClockReading, prune: Bool) throws(PasscodeError) -> Int64 {
         let interval = try resetValueLocked(.resetRequestIntervalSeconds) * 1000
         let perDay = try resetValueLocked(.resetRequestsPerDay)
         var ages: [Int64] = []
@@ -118,17 +118,17 @@ extension PasscodeStore {
     }
 
     /// Whether a passcode row exists, read raw: the reset is the way out of a damaged state.
-    func passcodeExistsLocked() throws -> Bool {
+    func passcodeExistsLocked() throws(PasscodeError) -> Bool {
         try db.passcodeExists()
     }
 
     /// A reset replaces a passcode, so it needs one; except in a store whose edit was detected
     /// (with a pepper), where a deleted passcode row is the edit and the reset the way out.
-    func isResetAllowed() throws -> Bool {
-        try read(.recover) { try resetAllowedLocked() }
+    func isResetAllowed() throws(PasscodeError) -> Bool {
+        try read(.recover) { () throws(PasscodeError) in try resetAllowedLocked() }
     }
 
-    func resetAllowedLocked() throws -> Bool {
+    func resetAllowedLocked() throws(PasscodeError) -> Bool {
         if try passcodeExistsLocked() { return true }
         return integrityKey != nil ? try !isIntactLocked() : false
     }
@@ -153,14 +153,14 @@ extension PasscodeStore {
     }
 
     /// The number of digits reset codes have (`PASSCODE_SETTING_RESET_CODE_LENGTH`).
-    public func resetCodeLength() throws -> Int {
-        Int(try read(.recover) { try resetValueLocked(.resetCodeLength) })
+    public func resetCodeLength() throws(PasscodeError) -> Int {
+        Int(try read(.recover) { () throws(PasscodeError) in try resetValueLocked(.resetCodeLength) })
     }
 
     /// A reset setting as the reset path may use it: the file's value while the MAC holds, the
     /// default (the strictest the library ships) while it fails, so that no edit of the file
     /// buys a shorter code, a longer lifetime or more requests.
-    func resetValueLocked(_ setting: Setting) throws -> Int64 {
+    func resetValueLocked(_ setting: Setting) throws(PasscodeError) -> Int64 {
         try macHoldsLocked() ? value(setting) : setting.spec.defaultValue
     }
 
@@ -169,7 +169,7 @@ extension PasscodeStore {
     /// the default day's budget, all made `now`, and sealed under that MAC at once. So an edit
     /// of `reset_request` costs the attacker (and the user) the next 24 hours of requests
     /// instead of buying any; the file cannot say less without failing the MAC again.
-    func spendResetBudgetLocked(now: ClockReading) throws {
+    func spendResetBudgetLocked(now: ClockReading) throws(PasscodeError) {
         try db.deleteResetRequests()
         for _ in 0..<Setting.resetRequestsPerDay.spec.defaultValue {
             _ = try db.addResetRequest(bootID: now.bootID, bootMs: now.bootMs, wallMs: now.wallMs)
@@ -179,9 +179,9 @@ extension PasscodeStore {
     }
 
     /// Whether an unexpired reset code with tries left is pending (`passcode_reset_pending`).
-    public func isResetCodePending() throws -> Bool {
+    public func isResetCodePending() throws(PasscodeError) -> Bool {
         let now = try now()
-        return try read(.recover) {
+        return try read(.recover) { () throws(PasscodeError) in
             guard let code = try resetCodeLocked() else { return false }
             return !code.isExpired(now: now) && code.tries < ResetCodeRow.maxTries
         }
@@ -192,14 +192,14 @@ extension PasscodeStore {
     /// code's 5 tries before the answer is known, and a correct one gives its try back.
     /// Returns the code's generation.
     @discardableResult
-    public func checkResetCode(_ code: SecretBytes) throws -> Int64 {
+    public func checkResetCode(_ code: SecretBytes) throws(PasscodeError) -> Int64 {
         let length = try resetCodeLength()
         guard code.count == length, code.isAllDigits else {
             throw PasscodeError.format("the reset code must have exactly \(length) digits")
         }
         let now = try now()
         // 1. Write-ahead: take a try, or refuse without looking at the code.
-        let begun: Result<ResetCodeRow, PasscodeError> = try write(.recover) {
+        let begun: Result<ResetCodeRow, PasscodeError> = try write(.recover) { () throws(PasscodeError) in
             guard let current = try resetCodeLocked() else { return .failure(.noResetCode) }
             if current.isExpired(now: now) {
                 try db.deleteResetCodes()
@@ -223,7 +223,7 @@ extension PasscodeStore {
         // 2. One Argon2id evaluation, with no lock held.
         let ok = Sodium.verify(hashInput(code), hash: current.hash)
         // 3. Record the answer.
-        let outcome: Result<Int64, PasscodeError> = try write(.recover) {
+        let outcome: Result<Int64, PasscodeError> = try write(.recover) { () throws(PasscodeError) in
             guard let latest = try resetCodeLocked(), latest.generation == current.generation else {
                 return .failure(.noResetCode)  // replaced or used meanwhile: no distinct answer
             }
@@ -251,7 +251,7 @@ extension PasscodeStore {
     /// had been given was replaced (`passcode_reset_complete` then says `keyReplaced`).
     @discardableResult
     public func completeReset(code: SecretBytes, newPasscode: SecretBytes,
-                              recoveryKey: SecretBytes? = nil) throws -> (key: SecretBytes, replaced: Bool) {
+                              recoveryKey: SecretBytes? = nil) throws(PasscodeError) -> (key: SecretBytes, replaced: Bool) {
         // The default length: a reset code proves the user, not the passcode, so no length chosen
         // before (by whoever set the passcode it replaces) carries over (`resetPasscodeLength`).
         let length = PasscodeStore.resetPasscodeLength
@@ -265,7 +265,7 @@ extension PasscodeStore {
         let generation = try checkResetCode(code)
         var kept: SecretBytes?
         if let recoveryKey {
-            guard let blob = try read(.recover, { try recoveryWrapLocked() }) else {
+            guard let blob = try read(.recover, { () throws(PasscodeError) in try recoveryWrapLocked() }) else {
                 throw PasscodeError.wrongRecoveryKey("no recovery key is set for this store; nothing changed")
             }
             guard let key = RecoveryWrap.open(blob, recoveryKey: recoveryKey) else {
@@ -279,7 +279,7 @@ extension PasscodeStore {
         let new = try newWrap(hashInput(newPasscode), dataKey: key, device: try deviceForReset())
         try callLifecycleHook(.reset)
         let now = try now()
-        let (replaced, sessionWanted): (Bool, Bool) = try write(.resolve) {
+        let (replaced, sessionWanted): (Bool, Bool) = try write(.resolve) { () throws(PasscodeError) in
             guard try resetCodeLocked()?.generation == generation else { throw PasscodeError.noResetCode }
             try recordBindingLocked(new)
             revokeSessionKeyLocked()  // the old wrap's entry: it opens nothing after this
@@ -289,7 +289,7 @@ extension PasscodeStore {
                 // set, and so does any flag while the MAC failed: `resetUnauthenticatedLocked`;
                 // a peppered store without a passcode row is reset only after such an edit).
                 let handedOut = (try? load(KeyState.self).handedOut) ?? true
-                replaced = try handedOut && (integrityKey != nil || passcodeExistsLocked())
+                replaced = try handedOut ? (integrityKey != nil ? true : passcodeExistsLocked()) : false
                 try db.deleteRecoveryWrap()  // it wraps the old key
                 try update(KeyState.self) { $0.handedOut = false }
             }
@@ -321,14 +321,14 @@ extension PasscodeStore {
     /// app that does not log the user out would let "forgot" unlock it. Afterwards the lock state
     /// says `.loggedOut` until a new passcode is set. Old bytes are wiped from the log too; if
     /// another connection keeps them, the call reports `wipePending` after doing the rest.
-    public func forgotPasscode() throws {
+    public func forgotPasscode() throws(PasscodeError) {
         guard let logout = hooks.logout else {
             throw PasscodeError.callbackRequired("forgot passcode needs a logout callback (passcode_set_logout_callback) to log the user out")
         }
         try callLifecycleHook(.forgot)
         let now = try now()
         let pin = try? currentSealed()
-        try write(.resolve) {
+        try write(.resolve) { () throws(PasscodeError) in
             try removePasscodeLocked(loggingOut: true)
             try logLocked(.forgotPasscode, now: now)
         }
@@ -341,13 +341,13 @@ extension PasscodeStore {
     /// Replaces the passcode once the caller has verified the current one, which gave `key`:
     /// the same data key is wrapped under the new passcode in one row write, so a kill leaves the
     /// old wrap or the new one, never none.
-    func replaceVerifiedPasscode(_ new: SecretBytes, key: SecretBytes) throws {
+    func replaceVerifiedPasscode(_ new: SecretBytes, key: SecretBytes) throws(PasscodeError) {
         try checkFormat(new, length: try passcodeLength())
         try checkStrength(new)
         let replacement = try newWrap(hashInput(new), dataKey: key, device: try boundDevice())
         try callLifecycleHook(.changed)
         let now = try now()
-        try write {
+        try write { () throws(PasscodeError) in
             try checkStillProvedLocked()  // the passcode the caller verified, not one set since
             try recordBindingLocked(replacement)
             revokeSessionKeyLocked()  // the old wrap's entry
@@ -366,9 +366,9 @@ extension PasscodeStore {
 
     /// Why `code` would be refused as a new passcode, or nil (flows use it before confirming).
     func weakness(_ code: SecretBytes) -> String? {
-        do { try checkStrength(code); return nil } catch let e as PasscodeError {
-            if case .weakPasscode(let why) = e { return why }
-            return e.message
-        } catch { return nil }
+        do { try checkStrength(code); return nil } catch {
+            if case .weakPasscode(let why) = error { return why }
+            return error.message
+        }
     }
 }

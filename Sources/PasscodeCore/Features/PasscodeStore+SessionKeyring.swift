@@ -4,14 +4,15 @@
 extension PasscodeStore {
     /// Whether the settings want the KEK in the session keyring: the host did not opt out,
     /// biometric unlock is on, "passcode after every launch" is off, and the lock is on.
-    func sessionKeyringWantedLocked() throws -> Bool {
+    func sessionKeyringWantedLocked() throws(PasscodeError) -> Bool {
         guard options.sessionKeyring else { return false }
         return try sessionKeyringAllowedLocked()
     }
 
     /// Whether the store's settings allow an entry at all (whatever this process's option says).
-    func sessionKeyringAllowedLocked() throws -> Bool {
-        try flag(.biometricEnabled) && !flag(.passcodeAfterEveryLaunch) && lockEnabledLocked()
+    func sessionKeyringAllowedLocked() throws(PasscodeError) -> Bool {
+        guard try flag(.biometricEnabled), try !flag(.passcodeAfterEveryLaunch) else { return false }
+        return try lockEnabledLocked()
     }
 
     /// Puts this handle's entry in the session keyring, or takes it out, as the settings say
@@ -38,7 +39,7 @@ extension PasscodeStore {
     }
 
     /// The store's wrap as the file has it, nil without a passcode or with an old hash.
-    func currentWrapLocked() throws -> KeyWrap? {
+    func currentWrapLocked() throws(PasscodeError) -> KeyWrap? {
         guard let text = try passcodeRowLocked()?.text, case .wrapped(let wrap) = try Verifier.parse(text, limit: options.cost) else { return nil }
         return wrap
     }

@@ -148,7 +148,7 @@ enum CustomScheduleRow {
 
     /// Parses the stored text; any value outside the limits `passcode_set_custom_schedule`
     /// enforces is damage, reported and never used.
-    static func decode(_ text: String) throws -> LockoutSchedule {
+    static func decode(_ text: String) throws(PasscodeError) -> LockoutSchedule {
         let damaged = PasscodeError.corrupt("the store's custom lockout schedule (\(key)) is damaged or out of range")
         let parts = text.split(separator: ";", omittingEmptySubsequences: false)
         guard parts.count == 2, let maxFailures = Int(parts[1]), CustomScheduleRow.maxFailures.contains(maxFailures) else { throw damaged }
@@ -167,7 +167,7 @@ extension PasscodeStore {
 
     /// The stored value of `setting`, or its default when none is stored. A stored value the
     /// spec does not allow is damage: `corrupt`, naming the setting.
-    func value(_ setting: Setting) throws -> Int64 {
+    func value(_ setting: Setting) throws(PasscodeError) -> Int64 {
         let spec = setting.spec
         guard let stored = try db.setting(spec.key) else {
             return spec.defaultValue
@@ -179,21 +179,21 @@ extension PasscodeStore {
     }
 
     /// A 0/1 setting as a Bool.
-    func flag(_ setting: Setting) throws -> Bool { try value(setting) != 0 }
+    func flag(_ setting: Setting) throws(PasscodeError) -> Bool { try value(setting) != 0 }
 
-    func putSetting(_ setting: Setting, _ value: Int64) throws {
+    func putSetting(_ setting: Setting, _ value: Int64) throws(PasscodeError) {
         try db.putSetting(setting.key, .int(value))
     }
 
     /// The current value of `setting` (`passcode_setting_get`).
-    public func get(_ setting: Setting) throws -> Int64 {
+    public func get(_ setting: Setting) throws(PasscodeError) -> Int64 {
         if case .passcodeLength = setting.spec.writer { return Int64(try passcodeLength()) }  // this handle's choice
-        return try cachedRead(.setting(setting)) { try effectiveValueLocked(setting) }
+        return try cachedRead(.setting(setting)) { () throws(PasscodeError) in try effectiveValueLocked(setting) }
     }
 
     /// The value as the host sees it: the lock switch is off without a passcode, and the
     /// length is the set passcode's.
-    func effectiveValueLocked(_ setting: Setting) throws -> Int64 {
+    func effectiveValueLocked(_ setting: Setting) throws(PasscodeError) -> Int64 {
         switch setting.spec.writer {
         case .lockSwitch: return try lockEnabledLocked() ? 1 : 0
         case .passcodeLength: return Int64(try lengthLocked())
@@ -206,7 +206,7 @@ extension PasscodeStore {
     /// Changes `setting` (`passcode_setting_set`). Invalid values throw `invalidSetting` and
     /// change nothing; a host hook that fails throws `hookFailed` with its message and the old
     /// value stays.
-    public func set(_ setting: Setting, to value: Int64) throws {
+    public func set(_ setting: Setting, to value: Int64) throws(PasscodeError) {
         let spec = setting.spec
         switch spec.writer {
         case .readOnly(let why): throw PasscodeError.invalidSetting(why)
@@ -238,7 +238,7 @@ extension PasscodeStore {
     /// for a change that weakens protection while a passcode is set, a fresh proof of that very
     /// passcode (entered on this handle within 5 minutes on the boot clock, and not changed since).
     /// A biometric unlock is no proof. Called inside a transaction (the handle lock is held).
-    func checkChangeAllowedLocked(_ what: String, weakens: Bool, now: ClockReading) throws {
+    func checkChangeAllowedLocked(_ what: String, weakens: Bool, now: ClockReading) throws(PasscodeError) {
         if try lockStatusLocked().locked { throw PasscodeError.appLocked }
         guard weakens, let row = try passcodeRowLocked() else { return }
         guard let proof = connection.proof, proof.at.bootID == now.bootID, now.bootMs >= proof.at.ms,
@@ -252,7 +252,7 @@ extension PasscodeStore {
     /// lock held, and another handle or process may have replaced the passcode meanwhile (forgot,
     /// then a new one); writing then would act on a passcode this handle never proved. Called in
     /// the writing transaction.
-    func checkStillProvedLocked() throws {
+    func checkStillProvedLocked() throws(PasscodeError) {
         guard let row = try passcodeRowLocked(), connection.proof?.names(row.text) == true else {
             throw PasscodeError.state("the passcode was changed by another handle or process during this call; nothing changed")
         }
@@ -265,7 +265,7 @@ extension PasscodeStore {
     /// passcode existed, by any code of the user, so never outlive the next passcode; the host
     /// that wants a weaker rule sets it again with the proof the new passcode gave. The log says
     /// what was reset. Called in the transaction that stores the new passcode.
-    func restoreSafeDefaultsLocked(now: ClockReading) throws {
+    func restoreSafeDefaultsLocked(now: ClockReading) throws(PasscodeError) {
         var restored: [String] = []
         for setting in Setting.allCases {
             let spec = setting.spec
@@ -286,14 +286,14 @@ extension PasscodeStore {
         }
     }
 
-    func checkAllowed(_ setting: Setting, _ value: Int64) throws {
+    func checkAllowed(_ setting: Setting, _ value: Int64) throws(PasscodeError) {
         guard setting.spec.allows(value) else {
             throw PasscodeError.invalidSetting("\(value) is not a valid value for \(setting.key)")
         }
     }
 
     /// What the new value needs from the rest of the store; called inside the transaction.
-    private func checkRequirementLocked(_ setting: Setting, _ value: Int64) throws {
+    private func checkRequirementLocked(_ setting: Setting, _ value: Int64) throws(PasscodeError) {
         switch setting.spec.requirement {
         case .nothing: break
         case .passcodeAndBiometricsToEnable where value == 1:
@@ -320,11 +320,11 @@ extension PasscodeStore {
 
     /// Writes one setting after the host's hook agreed. The hook is called with no lock held,
     /// so it may take its time (a network call) and may call back into the library.
-    func changeSetting(_ setting: Setting, to value: Int64) throws {
+    func changeSetting(_ setting: Setting, to value: Int64) throws(PasscodeError) {
         let now = try now()
         // Everything that can refuse the change is checked before the host is asked, so the hook
         // never sees a change that cannot happen.
-        let old: Int64 = try read {
+        let old: Int64 = try read { () throws(PasscodeError) in
             let old = try self.value(setting)
             if value != old {
                 try checkChangeAllowedLocked(setting.key, weakens: setting.spec.weakening.weakens(from: old, to: value), now: now)
@@ -335,7 +335,7 @@ extension PasscodeStore {
         if value == old { return }
         try callSettingHook(setting.key, old: old, new: value)
         if setting == .lockEnabled { try callLifecycleHook(value == 1 ? .enabled : .disabled) }
-        try write {
+        try write { () throws(PasscodeError) in
             // Checked again where it is written: the hook ran with no lock held, and meanwhile
             // the app may have locked, or the passcode this handle proved may have been replaced.
             let current = try self.value(setting)
@@ -356,13 +356,13 @@ extension PasscodeStore {
     }
 
     /// Asks the host's lifecycle callback, with no lock held, before `event` is committed.
-    func callLifecycleHook(_ event: LifecycleEvent) throws {
+    func callLifecycleHook(_ event: LifecycleEvent) throws(PasscodeError) {
         if let hook = hooks.lifecycle, let failure = hook(event.rawValue) {
             throw PasscodeError.hookFailed(failure)
         }
     }
 
-    func callSettingHook(_ key: String, old: Int64, new: Int64) throws {
+    func callSettingHook(_ key: String, old: Int64, new: Int64) throws(PasscodeError) {
         if let hook = hooks.settingChange, let failure = hook(key, String(old), String(new)) {
             throw PasscodeError.hookFailed(failure)
         }
@@ -370,7 +370,7 @@ extension PasscodeStore {
 
     /// Refuses a custom lockout table of `count` delays outside `CustomScheduleRow.count`
     /// (the C layer asks before it reads the caller's array).
-    public static func checkCustomScheduleCount(_ count: Int) throws {
+    public static func checkCustomScheduleCount(_ count: Int) throws(PasscodeError) {
         guard CustomScheduleRow.count.contains(count) else {
             throw PasscodeError.invalidSetting("a custom schedule needs \(CustomScheduleRow.count.lowerBound) to \(CustomScheduleRow.count.upperBound) delays")
         }
@@ -378,7 +378,7 @@ extension PasscodeStore {
 
     /// Refuses a custom lockout table outside the allowed counts and ranges (first, before anything
     /// is asked of the store; passcoded also checks it before it opens the caller's store).
-    public static func checkCustomSchedule(delays: [Int64], maxFailures: Int) throws {
+    public static func checkCustomSchedule(delays: [Int64], maxFailures: Int) throws(PasscodeError) {
         try PasscodeStore.checkCustomScheduleCount(delays.count)
         guard delays.allSatisfy({ CustomScheduleRow.delays.contains($0) }) else {
             throw PasscodeError.invalidSetting("a custom schedule needs delays of 0 to 366 days in seconds each")
@@ -389,16 +389,16 @@ extension PasscodeStore {
     }
 
     /// Installs a custom lockout table and selects it (`passcode_set_custom_schedule`).
-    public func setCustomSchedule(delays: [Int64], maxFailures: Int) throws {
+    public func setCustomSchedule(delays: [Int64], maxFailures: Int) throws(PasscodeError) {
         try PasscodeStore.checkCustomSchedule(delays: delays, maxFailures: maxFailures)
         let custom = Int64(LockoutScheduleKind.custom.rawValue)
         let now = try now()
-        let old: Int64 = try read {
+        let old: Int64 = try read { () throws(PasscodeError) in
             try checkChangeAllowedLocked("the lockout schedule", weakens: true, now: now)  // any change of the table
             return try value(.lockoutSchedule)
         }
         try callSettingHook(CustomScheduleRow.key, old: old, new: custom)
-        try write {
+        try write { () throws(PasscodeError) in
             try checkChangeAllowedLocked("the lockout schedule", weakens: true, now: now)  // again, after the hook
             let table = CustomScheduleRow.encode(delays: delays, maxFailures: maxFailures)
             try db.putSetting(CustomScheduleRow.key, .text(table))
@@ -408,7 +408,7 @@ extension PasscodeStore {
         flushLogAfterChange()
     }
 
-    func scheduleLocked() throws -> LockoutSchedule {
+    func scheduleLocked() throws(PasscodeError) -> LockoutSchedule {
         switch LockoutScheduleKind(checked: Int32(try value(.lockoutSchedule)))! {  // value() checked the range
         case .apple: return .apple
         case .android: return .android
@@ -420,7 +420,7 @@ extension PasscodeStore {
         }
     }
 
-    func maxFailureActionLocked() throws -> MaxFailureAction {
+    func maxFailureActionLocked() throws(PasscodeError) -> MaxFailureAction {
         MaxFailureAction(checked: Int32(try value(.maxFailureAction)))!  // value() checked the range
     }
 }

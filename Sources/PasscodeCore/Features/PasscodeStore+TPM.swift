@@ -8,14 +8,14 @@
 // required. One behind is the one case a kill explains (the counter moved, the transaction did
 // not commit): it is counted as a failed attempt, so it gives nothing back either.
 
-import Glibc
+import CPasscodeShims
 
 extension PasscodeStore {
     // MARK: - The owner authorization (provisioned mode)
 
     /// A connection to the TPM at `tcti`, with the owner authorization when the administrator's
     /// file provides one.
-    func openTPM(_ tcti: String) throws -> TPMDevice {
+    func openTPM(_ tcti: String) throws(PasscodeError) -> TPMDevice {
         let path = options.tpmOwnerAuthFile
         return try TPMDevice(tcti: tcti, ownerAuth: try PasscodeStore.readOwnerAuth(path), source: path)
     }
@@ -23,19 +23,19 @@ extension PasscodeStore {
     /// The owner authorization in `path`: 64 hex digits (32 bytes), a newline allowed. nil when
     /// there is no such file (unprovisioned). The file must be a regular file of root's that no
     /// one else may read or write: anything else is `tpmOwnerAuth`, never silently unprovisioned.
-    static func readOwnerAuth(_ path: String) throws -> SecretBytes? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    static func readOwnerAuth(_ path: String) throws(PasscodeError) -> SecretBytes? {
+        let fd = shim_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
             throw PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) cannot be opened (errno \(errno)): the library must run as root, or in the service")
         }
-        defer { Glibc.close(fd) }
+        defer { CPasscodeShims.close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == 0, info.st_mode & 0o077 == 0 else {
             throw PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) must be a regular file of root's that only root may read (chmod 600)")
         }
         let text = SecretBytes(count: 80)
-        let n = text.withMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        let n = text.withMutableBytes { CPasscodeShims.read(fd, $0.baseAddress, $0.count) }
         let bad = PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) must hold 64 hex digits (scripts/tpm-provision.sh writes it)")
         guard n == 64 || (n == 65 && text.withBytes { $0[64] } == 10) else { throw bad }
         let auth = SecretBytes(count: 32)
@@ -65,7 +65,7 @@ extension PasscodeStore {
     /// policy never stops guessing (then no hardware limit is made). While the MAC fails (with a
     /// pepper) the settings are the attacker's: the default policy's limit, the one the
     /// resolving write leaves (`resetUnauthenticatedLocked`).
-    func guessLimitLocked() throws -> Int? {
+    func guessLimitLocked() throws(PasscodeError) -> Int? {
         guard try macHoldsLocked() else {
             guard Setting.maxFailureAction.spec.defaultValue != Int64(MaxFailureAction.none.rawValue) else { return nil }
             let kind = LockoutScheduleKind(checked: Int32(Setting.lockoutSchedule.spec.defaultValue))
@@ -78,8 +78,8 @@ extension PasscodeStore {
     // MARK: - Open
 
     /// At open: a bound store needs the TPM option, and the option needs a TPM that answers.
-    func checkTPMAtOpen() throws {
-        let bound = try lock.withLock { try db.read { try load(TPMState.self).bound } }
+    func checkTPMAtOpen() throws(PasscodeError) {
+        let bound = try lock.withLock { () throws(PasscodeError) in try db.read { () throws(PasscodeError) in try load(TPMState.self).bound } }
         guard let tcti = options.tpm else {
             if bound { throw PasscodeError.tpmRequired }
             return
@@ -88,8 +88,8 @@ extension PasscodeStore {
     }
 
     /// Whether the store is bound to a TPM (`passcode_tpm_is_bound`).
-    public func isTPMBound() throws -> Bool {
-        try cachedRead(.tpmBound) { try load(TPMState.self).bound }
+    public func isTPMBound() throws(PasscodeError) -> Bool {
+        try cachedRead(.tpmBound) { () throws(PasscodeError) in try load(TPMState.self).bound }
     }
 
     /// The store's TPM (its `passcode_options_set_tpm` option) and what the binding promises on
@@ -97,11 +97,11 @@ extension PasscodeStore {
     /// is promised only for the index the sealed object's policy names (the file names one, and
     /// the file is input: `TPMDevice.load` proves the two agree); when they do not, the store is
     /// reported not bound to this TPM, with no limit.
-    public func tpmPosture() throws -> TPMPosture {
+    public func tpmPosture() throws(PasscodeError) -> TPMPosture {
         guard let tcti = options.tpm else {
             throw PasscodeError.misuse("open the store with passcode_options_set_tpm to ask for its TPM's posture")
         }
-        let (inFile, sealed) = try read(.recover) { () throws -> (Bool, TPMSealed?) in
+        let (inFile, sealed) = try read(.recover) { () throws(PasscodeError) -> (Bool, TPMSealed?) in
             let bound = try load(TPMState.self).bound
             return (bound, bound ? try sealedLocked() : nil)
         }
@@ -124,8 +124,8 @@ extension PasscodeStore {
     }
 
     /// A connection to the store's TPM when the store is bound, else nil (a new wrap, not an attempt).
-    func boundDevice() throws -> TPMDevice? {
-        guard try read(.recover, { try load(TPMState.self).bound }) else { return nil }
+    func boundDevice() throws(PasscodeError) -> TPMDevice? {
+        guard try read(.recover, { () throws(PasscodeError) in try load(TPMState.self).bound }) else { return nil }
         guard let tcti = options.tpm else { throw PasscodeError.tpmRequired }
         return try openTPM(tcti)
     }
@@ -135,15 +135,15 @@ extension PasscodeStore {
     /// host that opens with it gets a bound store after the reset; a store the file says is
     /// bound still needs it), so that an edited `tpm_bound` never gets the store sealed unbound
     /// by the user's own reset (older copies would then give their guesses back).
-    func deviceForReset() throws -> TPMDevice? {
-        let trusted = try read(.recover) { integrityKey != nil ? try isIntactLocked() : false }
+    func deviceForReset() throws(PasscodeError) -> TPMDevice? {
+        let trusted = try read(.recover) { () throws(PasscodeError) in integrityKey != nil ? try isIntactLocked() : false }
         guard !trusted, let tcti = options.tpm else { return try boundDevice() }
         return try openTPM(tcti)
     }
 
     /// The TPM a new passcode is sealed in: the store's when bound; the host's when it asked for
     /// one and no passcode is set yet (a store set up with the option is bound from then on).
-    func deviceForNewPasscode() throws -> TPMDevice? {
+    func deviceForNewPasscode() throws(PasscodeError) -> TPMDevice? {
         if let device = try boundDevice() { return device }
         guard let tcti = options.tpm, try !isPasscodeSet() else { return nil }
         return try openTPM(tcti)
@@ -155,8 +155,8 @@ extension PasscodeStore {
     /// one, a connection to its TPM, on which the passcode's sealed object is loaded: a wrap this
     /// TPM cannot load (another TPM, or this one cleared) is `tpmMismatch`, and the TPM's own
     /// lockout is `tpmLockout`; neither counts.
-    func deviceForAttempt() throws -> TPMDevice? {
-        let (bound, text) = try read(.recover) { () throws -> (Bool, String?) in
+    func deviceForAttempt() throws(PasscodeError) -> TPMDevice? {
+        let (bound, text) = try read(.recover) { () throws(PasscodeError) -> (Bool, String?) in
             let bound = try load(TPMState.self).bound
             return (bound, bound ? try passcodeRowLocked()?.text : nil)
         }
@@ -180,7 +180,7 @@ extension PasscodeStore {
 
     /// Inside the attempt's write transaction: compares the TPM's counter with the file's, and
     /// on agreement counts the attempt in the TPM and the file (committed with the attempt).
-    func countAttemptInTPMLocked(_ device: TPMDevice) throws -> CounterCheck {
+    func countAttemptInTPMLocked(_ device: TPMDevice) throws(PasscodeError) -> CounterCheck {
         var state = try load(TPMState.self)
         let before = state
         let index = try state.counterIndex()
@@ -208,7 +208,7 @@ extension PasscodeStore {
     /// number charged to the passcode, returned to be counted as failures and logged. A count
     /// below what is charged (a success zeroed it) is raised back, so that every guess, the
     /// library's or another process's, comes out of the same `pinLimit`.
-    func chargeOutsideGuessesLocked(_ device: TPMDevice, pin: UInt32, counts: (count: UInt32, limit: UInt32), failures: Int64) throws -> Int64 {
+    func chargeOutsideGuessesLocked(_ device: TPMDevice, pin: UInt32, counts: (count: UInt32, limit: UInt32), failures: Int64) throws(PasscodeError) -> Int64 {
         var state = try load(TPMState.self)
         let before = state
         if state.outsidePin != Int64(pin) { (state.outsidePin, state.outsideGuesses) = (Int64(pin), 0) }
@@ -225,7 +225,7 @@ extension PasscodeStore {
     /// After a success through a PIN_FAIL index (which set its pinCount to 0): the guesses
     /// charged from outside go back into it (best effort: the next attempt does it otherwise).
     func restoreOutsideGuesses(_ device: TPMDevice, pin: UInt32) {
-        guard let state = try? read(.recover, { try load(TPMState.self) }), state.outsidePin == Int64(pin),
+        guard let state = try? read(.recover, { () throws(PasscodeError) in try load(TPMState.self) }), state.outsidePin == Int64(pin),
               state.outsideGuesses > 0, let counts = try? device.pinCounts(pin) else { return }
         if Int64(counts.count) < state.outsideGuesses {
             try? device.setPinCount(pin, count: UInt32(state.outsideGuesses), limit: counts.limit)
@@ -249,10 +249,10 @@ extension PasscodeStore {
     /// Wraps `dataKey` under `input` (one Argon2id), sealed in `device` when given, whose
     /// attempt counter is defined when the store has none there yet (a first binding, or a reset
     /// on another TPM). Outside any transaction.
-    func newWrap(_ input: SecretBytes, dataKey: SecretBytes, device: TPMDevice?) throws -> NewWrap {
-        let limit = device?.provisioned == true ? try read(.recover) { try guessLimitLocked() } : nil
+    func newWrap(_ input: SecretBytes, dataKey: SecretBytes, device: TPMDevice?) throws(PasscodeError) -> NewWrap {
+        let limit = device?.provisioned == true ? try read(.recover) { () throws(PasscodeError) in try guessLimitLocked() } : nil
         let (wrap, kek) = try KeyWrap.makeReturningKEK(input, dataKey: dataKey, cost: options.cost, device: device, guessLimit: limit)
-        return NewWrap(wrap: wrap, kek: kek, binding: try device.map { ($0, try counterForNewWrap($0)) },
+        return NewWrap(wrap: wrap, kek: kek, binding: try device.map { (p0) throws(PasscodeError) in (p0, try counterForNewWrap(p0)) },
                        oldPin: device == nil ? nil : try currentSealed())
     }
 
@@ -269,10 +269,10 @@ extension PasscodeStore {
     }
 
     /// The TPM's sealed object (with its PIN_FAIL index, if any) the file's verifier holds.
-    func currentSealed() throws -> TPMSealed? { try read(.recover) { try sealedLocked() } }
+    func currentSealed() throws(PasscodeError) -> TPMSealed? { try read(.recover) { () throws(PasscodeError) in try sealedLocked() } }
 
     /// The TPM's sealed object the file's verifier holds, if any.
-    func sealedLocked() throws -> TPMSealed? {
+    func sealedLocked() throws(PasscodeError) -> TPMSealed? {
         guard let text = try passcodeRowLocked()?.text, case .wrapped(let wrap)? = try? Verifier.parse(text, limit: options.cost) else {
             return nil
         }
@@ -281,8 +281,8 @@ extension PasscodeStore {
 
     /// The store's counter when this TPM has it (provisioned: only one the owner alone
     /// increments), else a new one.
-    private func counterForNewWrap(_ device: TPMDevice) throws -> UInt32 {
-        let state = try read(.recover) { try load(TPMState.self) }
+    private func counterForNewWrap(_ device: TPMDevice) throws(PasscodeError) -> UInt32 {
+        let state = try read(.recover) { () throws(PasscodeError) in try load(TPMState.self) }
         if state.nvIndex != 0, let index = try? state.counterIndex(), try device.counter(index) != nil {
             let ownerWritten = try device.counterIsOwnerWritten(index)
             if !device.provisioned || ownerWritten { return index }
@@ -292,7 +292,7 @@ extension PasscodeStore {
 
     /// In the transaction that writes `new`: the binding and the counter's current value (nothing
     /// for a wrap not sealed in a TPM).
-    func recordBindingLocked(_ new: NewWrap) throws {
+    func recordBindingLocked(_ new: NewWrap) throws(PasscodeError) {
         guard let (device, index) = new.binding else { return }
         guard let value = try device.counter(index), value <= UInt64(Int64.max) else {
             throw PasscodeError.tpmFailed("the TPM's attempt counter is gone")
@@ -308,7 +308,7 @@ extension PasscodeStore {
 
     /// Binds a store that has a passcode to the TPM the store was opened with (`passcode_tpm_bind`).
     /// Needs the passcode (a counted attempt); the data key stays the same.
-    public func bindTPM(current: SecretBytes) throws {
+    public func bindTPM(current: SecretBytes) throws(PasscodeError) {
         guard let tcti = options.tpm else {
             throw PasscodeError.misuse("open the store with passcode_options_set_tpm to bind it")
         }
@@ -317,7 +317,7 @@ extension PasscodeStore {
         let key = try verify(current)
         let new = try newWrap(hashInput(current), dataKey: key, device: try openTPM(tcti))
         let now = try now()
-        try write {
+        try write { () throws(PasscodeError) in
             guard try !load(TPMState.self).bound else { throw PasscodeError.state("the store is already bound to a TPM") }
             try checkStillProvedLocked()  // the passcode verified above, not one set since
             try rewrapLocked(new)
@@ -328,13 +328,13 @@ extension PasscodeStore {
 
     /// Unbinds a bound store (`passcode_tpm_unbind`): the passcode (checked through the TPM)
     /// wraps the data key alone again, and the TPM's attempt counter is removed.
-    public func unbindTPM(current: SecretBytes) throws {
+    public func unbindTPM(current: SecretBytes) throws(PasscodeError) {
         guard try isTPMBound() else { throw PasscodeError.state("the store is not bound to a TPM") }
         try checkFormat(current, length: try passcodeLength())
         let key = try verify(current)
         let new = try newWrap(hashInput(current), dataKey: key, device: nil)
         let now = try now()
-        let (old, oldPin): (TPMState, TPMSealed?) = try write {
+        let (old, oldPin): (TPMState, TPMSealed?) = try write { () throws(PasscodeError) in
             try checkStillProvedLocked()  // the passcode verified above, not one set since
             let old = try load(TPMState.self)
             let oldPin = try sealedLocked()
@@ -350,7 +350,7 @@ extension PasscodeStore {
     }
 
     /// Writes a new wrap of the same data key (bind, unbind), moving the session keyring's entry.
-    private func rewrapLocked(_ new: NewWrap) throws {
+    private func rewrapLocked(_ new: NewWrap) throws(PasscodeError) {
         revokeSessionKeyLocked()
         try db.updateVerifier(new.wrap.encoded)
         if heldKey != nil {

@@ -1,6 +1,6 @@
 // Time that cannot be cheated: a boot-time clock plus the boot id, with the wall clock only
 // for display. The host may supply its own source (tests, embedded hosts).
-import Glibc
+import CPasscodeShims
 
 /// One reading of every clock libpasscode uses.
 public struct ClockReading: Sendable, Equatable {
@@ -26,7 +26,7 @@ extension ClockReading {
     public static let wallRange: ClosedRange<Int64> = -maxClockMs...maxClockMs
 
     /// The reading, when both clocks are in range; else `clockOutOfRange`, naming the clock.
-    func checked() throws -> ClockReading {
+    func checked() throws(PasscodeError) -> ClockReading {
         guard ClockReading.bootRange.contains(bootMs) else {
             throw PasscodeError.clockOutOfRange("the host's boot clock read \(bootMs) ms; libpasscode accepts 0 to \(maxClockMs)")
         }

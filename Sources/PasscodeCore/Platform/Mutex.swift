@@ -1,5 +1,5 @@
 // A plain mutex for the state a handle shares between threads.
-import Glibc
+import CPasscodeShims
 
 /// Also used by the C layer for its handle tables: one mutex wrapper for the whole library.
 public final class Mutex: @unchecked Sendable {
@@ -12,7 +12,7 @@ public final class Mutex: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    public func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

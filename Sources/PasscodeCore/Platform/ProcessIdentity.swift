@@ -1,6 +1,6 @@
 // Which process reported the app's trip to the background, so that a report from another
 // process does not end it (LockState.cameToForeground).
-import Glibc
+import CPasscodeShims
 
 /// A process that reports an app event: its pid and its start time (clock ticks after boot,
 /// /proc/PID/stat's field 22), so a pid used again by a later process is not taken for it.
@@ -33,7 +33,7 @@ enum ProcessIdentity {
 
     /// Field 22 of /proc/PID/stat, after the command name (which may hold spaces and parentheses).
     static func startTime(_ pid: Int64) -> Int64? {
-        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+        let fd = shim_open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC, 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 1024)

@@ -12,7 +12,7 @@
 // passcode (and every store) has its own and a changed passcode leaves nothing behind.
 // Keyring errors never fail a call: without an entry the passcode is needed, as before.
 internal import CKeyring
-import Glibc
+import CPasscodeShims
 
 enum SessionKeyring {
     /// The timeout of an entry: the 48-hour rule of biometric unlock.

@@ -17,7 +17,7 @@
 // TPM2_PolicySecret on that index. Every guess, the library's or anyone's, is then counted by the
 // index, which no DA lockout reset touches and nobody without the owner authorization rewrites.
 
-import Glibc
+import CPasscodeShims
 import CTss2
 
 /// tpm2-tss's constants this file uses (tss2_tpm2_types.h writes them as casts, spelled out here).
@@ -112,8 +112,8 @@ final class TSSLibrary: @unchecked Sendable {
     nonisolated(unsafe) private static var loaded: TSSLibrary?
 
     /// The libraries, loaded on first use and kept for the life of the process.
-    static func shared() throws -> TSSLibrary {
-        try lock.withLock {
+    static func shared() throws(PasscodeError) -> TSSLibrary {
+        try lock.withLock { () throws(PasscodeError) in
             if let loaded { return loaded }
             let library = try TSSLibrary()
             loaded = library
@@ -121,11 +121,11 @@ final class TSSLibrary: @unchecked Sendable {
         }
     }
 
-    private init() throws {
+    private init() throws(PasscodeError) {
         // tpm2-tss prints every TPM error (a wrong guess is one) on stderr unless told otherwise;
         // a host that wants its log sets TSS2_LOG itself, before its first TPM use.
         setenv("TSS2_LOG", "all+none", 0)
-        func open(_ name: String) throws -> UnsafeMutableRawPointer {
+        func open(_ name: String) throws(PasscodeError) -> UnsafeMutableRawPointer {
             guard let h = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
                 let why = dlerror().map { String(cString: $0) } ?? name
                 throw PasscodeError.tpmUnavailable("tpm2-tss is not installed (\(why)); install libtss2-esys-3.0.2-0 and libtss2-tctildr0")
@@ -134,7 +134,7 @@ final class TSSLibrary: @unchecked Sendable {
         }
         let esys = try open("libtss2-esys.so.0")
         let loader = try open("libtss2-tctildr.so.0")
-        func symbol<T>(_ h: UnsafeMutableRawPointer, _ name: String, _: T.Type = T.self) throws -> T {
+        func symbol<T>(_ h: UnsafeMutableRawPointer, _ name: String, _: T.Type = T.self) throws(PasscodeError) -> T {
             guard let p = dlsym(h, name) else {
                 throw PasscodeError.tpmUnavailable("tpm2-tss lacks \(name); libpasscode needs tpm2-tss 3.0 or later")
             }
@@ -221,7 +221,7 @@ final class TPMDevice {
     /// Whether this connection holds the owner authorization: new passcodes then get a PIN_FAIL index.
     var provisioned: Bool { ownerAuth != nil }
 
-    init(tcti: String, ownerAuth: SecretBytes? = nil, source: String = "") throws {
+    init(tcti: String, ownerAuth: SecretBytes? = nil, source: String = "") throws(PasscodeError) {
         self.ownerAuth = ownerAuth
         ownerAuthSource = source
         tss = try TSSLibrary.shared()
@@ -257,7 +257,7 @@ final class TPMDevice {
         }
     }
 
-    private func check(_ rc: UInt32, _ what: String) throws {
+    private func check(_ rc: UInt32, _ what: String) throws(PasscodeError) {
         guard rc == 0 else { throw failure(what, rc) }
     }
 
@@ -273,13 +273,13 @@ final class TPMDevice {
         }
     }
 
-    private func checkOwner(_ rc: UInt32, _ what: String) throws {
+    private func checkOwner(_ rc: UInt32, _ what: String) throws(PasscodeError) {
         guard rc == 0 else { throw ownerFailure(what, rc) }
     }
 
     /// The session that authorizes the owner hierarchy for the next command: its (empty)
     /// password, or, provisioned, the salted HMAC session with the owner authorization set.
-    private func ownerSession() throws -> ESYS_TR {
+    private func ownerSession() throws(PasscodeError) -> ESYS_TR {
         guard let ownerAuth else { return TPM2.trPassword }
         var value = TPMDevice.authValue(ownerAuth)
         defer { withUnsafeMutableBytes(of: &value) { Sodium.wipe($0) } }
@@ -290,7 +290,7 @@ final class TPMDevice {
     // MARK: - Keys and sessions
 
     /// The storage root key: derived again from the owner seed on every call (not persisted).
-    private func primary() throws -> ESYS_TR {
+    private func primary() throws(PasscodeError) -> ESYS_TR {
         if primaryHandle != TPM2.trNone { return primaryHandle }
         var template = TPM2B_PUBLIC()
         template.publicArea.type = TPM2.algECC
@@ -337,7 +337,7 @@ final class TPMDevice {
 
     /// A salted HMAC session that encrypts the first parameter both ways (AES-128-CFB): the
     /// authorization and the secret never cross the bus in the clear.
-    private func session() throws -> ESYS_TR {
+    private func session() throws(PasscodeError) -> ESYS_TR {
         if sessionHandle != TPM2.trNone { return sessionHandle }
         let salt = try primary()
         var symmetric = TPMDevice.aes128CFB
@@ -383,7 +383,7 @@ final class TPMDevice {
 
     /// Seals `secret` (32 bytes) under this TPM's storage key with `auth` as its authorization,
     /// or, with `pinIndex`, behind that PIN_FAIL index (whose authorization is the passcode's).
-    func seal(_ secret: SecretBytes, auth: SecretBytes, pinIndex: UInt32? = nil) throws -> TPMSealed {
+    func seal(_ secret: SecretBytes, auth: SecretBytes, pinIndex: UInt32? = nil) throws(PasscodeError) -> TPMSealed {
         let parent = try primary()
         var policy: [UInt8]?
         if let pinIndex {
@@ -422,7 +422,7 @@ final class TPMDevice {
     /// policy digest computed from the index's name as the TPM reports it, and the TPM refuses a
     /// public area other than the one the private blob was made with; TPM2_ReadPublic then reads
     /// the loaded object's policy and attributes back. Any other index is `tpmMismatch` naming it.
-    func load(_ sealed: TPMSealed) throws -> ESYS_TR {
+    func load(_ sealed: TPMSealed) throws(PasscodeError) -> ESYS_TR {
         if let handle = loaded[sealed] { return handle }
         let parent = try primary()
         var policy: [UInt8]?
@@ -460,7 +460,7 @@ final class TPMDevice {
 
     /// The loaded object's public area as the TPM has it: its policy must be `policy` (TPM2_PolicySecret
     /// on `index`) and its own authorization unusable (no userWithAuth), or the index limits nothing.
-    private func checkPolicy(_ object: ESYS_TR, policy: [UInt8], index: UInt32) throws {
+    private func checkPolicy(_ object: ESYS_TR, policy: [UInt8], index: UInt32) throws(PasscodeError) {
         var pub: UnsafeMutablePointer<TPM2B_PUBLIC>?
         try check(tss.readPublic(esys, object, TPM2.trNone, TPM2.trNone, TPM2.trNone, &pub, nil, nil), "reading the sealed secret's policy")
         defer { tss.free(pub) }
@@ -478,7 +478,7 @@ final class TPMDevice {
     /// The pinLimit that holds for `sealed` (provisioned, through a PIN_FAIL index): the object is
     /// loaded, which proves its policy names that index (`load`), and the index's pinLimit read.
     /// nil for an object without an index, or without the owner authorization to read it.
-    func verifiedPinLimit(_ sealed: TPMSealed) throws -> UInt32? {
+    func verifiedPinLimit(_ sealed: TPMSealed) throws(PasscodeError) -> UInt32? {
         guard let index = sealed.pinIndex else { return nil }
         // Loaded whichever the mode: a file that names an index the object's policy does not
         // name is a mismatch (`tpmMismatch`) on an unprovisioned TPM too, so the posture says
@@ -489,7 +489,7 @@ final class TPMDevice {
     }
 
     /// The sealed secret, or nil when `auth` is wrong (which the TPM counts against its lockout).
-    func unseal(_ object: ESYS_TR, auth: SecretBytes) throws -> SecretBytes? {
+    func unseal(_ object: ESYS_TR, auth: SecretBytes) throws(PasscodeError) -> SecretBytes? {
         var value = TPMDevice.authValue(auth)
         defer { withUnsafeMutableBytes(of: &value) { Sodium.wipe($0) } }
         try check(tss.setAuth(esys, object, &value), "taking the authorization")
@@ -514,7 +514,7 @@ final class TPMDevice {
     // MARK: - The guess limit (provisioned)
 
     /// The PIN_FAIL index at `index` and its name, when it is one of ours; nil when there is none.
-    private func pinHandle(_ index: UInt32) throws -> (handle: ESYS_TR, name: [UInt8])? {
+    private func pinHandle(_ index: UInt32) throws(PasscodeError) -> (handle: ESYS_TR, name: [UInt8])? {
         var handle: ESYS_TR = TPM2.trNone
         let rc = tss.fromTPMPublic(esys, index, TPM2.trNone, TPM2.trNone, TPM2.trNone, &handle)
         if TPM2.tpmCode(rc) == TPM2.rcHandle { return nil }
@@ -539,7 +539,7 @@ final class TPMDevice {
     /// Defines a PIN_FAIL index (owner authorization) whose authorization is `auth` and which
     /// refuses it after `limit` consecutive failures (a success sets the count back to 0); the
     /// TPM's DA lockout neither counts nor clears it.
-    func definePin(auth: SecretBytes, limit: UInt32) throws -> UInt32 {
+    func definePin(auth: SecretBytes, limit: UInt32) throws(PasscodeError) -> UInt32 {
         guard ownerAuth != nil else { throw PasscodeError.tpmOwnerAuth("a guess-limit index needs the owner authorization") }
         for _ in 0..<16 {
             let index = TPM2.nvFirst + Sodium.randomUniform(TPM2.nvSpan)
@@ -557,7 +557,7 @@ final class TPMDevice {
             var data = TPM2B_MAX_NV_BUFFER()
             data.size = 8
             let bytes: [UInt8] = [0, 0, 0, 0, UInt8(limit >> 24), UInt8(limit >> 16 & 0xff), UInt8(limit >> 8 & 0xff), UInt8(limit & 0xff)]
-            withUnsafeMutableBytes(of: &data.buffer) { $0.copyBytes(from: bytes) }
+            ctss2_nv_buffer_bytes(&data).update(from: bytes, count: bytes.count)
             try checkOwner(tss.nvWrite(esys, TPM2.trOwner, handle, try ownerSession(), TPM2.trNone, TPM2.trNone, &data, 0),
                            "starting the guess-limit index")
             return index
@@ -566,33 +566,33 @@ final class TPMDevice {
     }
 
     /// The index's pinCount and pinLimit (owner authorization); nil without it or without the index.
-    func pinCounts(_ index: UInt32) throws -> (count: UInt32, limit: UInt32)? {
+    func pinCounts(_ index: UInt32) throws(PasscodeError) -> (count: UInt32, limit: UInt32)? {
         guard ownerAuth != nil, let pin = try pinHandle(index) else { return nil }
         var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
         let rc = tss.nvRead(esys, TPM2.trOwner, pin.handle, try ownerSession(), TPM2.trNone, TPM2.trNone, 8, 0, &data)
         defer { tss.free(data) }
         try checkOwner(rc, "reading the guess limit")
         guard let data, data.pointee.size == 8 else { throw PasscodeError.tpmFailed("the guess-limit index has an unexpected size") }
-        let b = withUnsafeBytes(of: data.pointee.buffer) { Array($0.prefix(8)) }
+        let b = Array(UnsafeBufferPointer(start: ctss2_nv_buffer_bytes(data), count: 8))
         let word = { (i: Int) in b[i...i + 3].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
         return (word(0), word(4))
     }
 
     /// Sets the index's pinCount (owner authorization), its pinLimit kept: the library puts back
     /// the guesses it has charged to the passcode from outside after a success zeroed the count.
-    func setPinCount(_ index: UInt32, count: UInt32, limit: UInt32) throws {
+    func setPinCount(_ index: UInt32, count: UInt32, limit: UInt32) throws(PasscodeError) {
         guard ownerAuth != nil, let pin = try pinHandle(index) else { return }
         var data = TPM2B_MAX_NV_BUFFER()
         data.size = 8
         let bytes: [UInt8] = [UInt8(count >> 24), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff),
                               UInt8(limit >> 24), UInt8(limit >> 16 & 0xff), UInt8(limit >> 8 & 0xff), UInt8(limit & 0xff)]
-        withUnsafeMutableBytes(of: &data.buffer) { $0.copyBytes(from: bytes) }
+        ctss2_nv_buffer_bytes(&data).update(from: bytes, count: bytes.count)
         try checkOwner(tss.nvWrite(esys, TPM2.trOwner, pin.handle, try ownerSession(), TPM2.trNone, TPM2.trNone, &data, 0),
                        "restoring the guess-limit count")
     }
 
     /// Removes a PIN_FAIL index of ours (owner authorization); a missing one is fine.
-    func undefinePin(_ index: UInt32) throws {
+    func undefinePin(_ index: UInt32) throws(PasscodeError) {
         guard let pin = try pinHandle(index) else { return }
         try checkOwner(tss.nvUndefine(esys, TPM2.trOwner, pin.handle, try ownerSession(), TPM2.trNone, TPM2.trNone),
                        "removing the guess-limit index")
@@ -601,7 +601,7 @@ final class TPMDevice {
     /// Provisioned unseal: TPM2_PolicySecret with `auth` on the store's PIN_FAIL index (in a
     /// salted HMAC session), then the unseal in that policy session. nil when `auth` is wrong,
     /// which the index counts; `tpmGuessLimit` once it has counted its limit.
-    func unsealThroughPin(_ object: ESYS_TR, index: UInt32, auth: SecretBytes) throws -> SecretBytes? {
+    func unsealThroughPin(_ object: ESYS_TR, index: UInt32, auth: SecretBytes) throws(PasscodeError) -> SecretBytes? {
         guard let pin = try pinHandle(index) else { throw PasscodeError.tpmMismatch("the store's guess-limit index is not on this TPM") }
         let salt = try primary()
         var symmetric = TPMDevice.aes128CFB
@@ -642,7 +642,7 @@ final class TPMDevice {
     // MARK: - Lockout and posture
 
     /// The TPM's variable properties from TPM2_PT_PERMANENT to TPM2_PT_LOCKOUT_RECOVERY (one GetCapability).
-    private func properties() throws -> [UInt32: UInt32] {
+    private func properties() throws(PasscodeError) -> [UInt32: UInt32] {
         var values: [UInt32: UInt32] = [:]
         var next = TPM2.ptPermanent
         while next <= TPM2.ptLockoutRecovery {
@@ -666,10 +666,10 @@ final class TPMDevice {
         return values
     }
 
-    func lockout() throws -> TPMLockout { try posture().lockout }
+    func lockout() throws(PasscodeError) -> TPMLockout { try posture().lockout }
 
     /// The TPM's dictionary-attack settings and which hierarchy authorizations are set.
-    func posture() throws -> TPMSettings {
+    func posture() throws(PasscodeError) -> TPMSettings {
         let values = try properties()
         guard let permanent = values[TPM2.ptPermanent], let failures = values[TPM2.ptLockoutCounter],
               let maxFailures = values[TPM2.ptMaxAuthFail], let interval = values[TPM2.ptLockoutInterval],
@@ -682,12 +682,12 @@ final class TPMDevice {
 
     // MARK: - The attempt counter
 
-    private func nvHandle(_ index: UInt32) throws -> ESYS_TR? { try counterEntry(index)?.handle }
+    private func nvHandle(_ index: UInt32) throws(PasscodeError) -> ESYS_TR? { try counterEntry(index)?.handle }
 
     /// Whether the counter at `index` is the provisioned kind (only the owner increments it).
-    func counterIsOwnerWritten(_ index: UInt32) throws -> Bool { try counterEntry(index)?.ownerWrite ?? false }
+    func counterIsOwnerWritten(_ index: UInt32) throws(PasscodeError) -> Bool { try counterEntry(index)?.ownerWrite ?? false }
 
-    private func counterEntry(_ index: UInt32) throws -> (handle: ESYS_TR, ownerWrite: Bool)? {
+    private func counterEntry(_ index: UInt32) throws(PasscodeError) -> (handle: ESYS_TR, ownerWrite: Bool)? {
         if let entry = counters[index] { return entry }
         var handle: ESYS_TR = TPM2.trNone
         let rc = tss.fromTPMPublic(esys, index, TPM2.trNone, TPM2.trNone, TPM2.trNone, &handle)
@@ -707,17 +707,17 @@ final class TPMDevice {
     }
 
     /// The counter's value; nil when the index does not exist on this TPM (or is not a counter of ours).
-    func counter(_ index: UInt32) throws -> UInt64? {
+    func counter(_ index: UInt32) throws(PasscodeError) -> UInt64? {
         guard let h = try nvHandle(index) else { return nil }
         var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
         let rc = tss.nvRead(esys, h, h, TPM2.trPassword, TPM2.trNone, TPM2.trNone, 8, 0, &data)
         defer { tss.free(data) }
         try check(rc, "reading the attempt counter")
         guard let data, data.pointee.size == 8 else { throw PasscodeError.tpmFailed("the attempt counter has an unexpected size") }
-        return withUnsafeBytes(of: data.pointee.buffer) { raw in raw.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        return UnsafeBufferPointer(start: ctss2_nv_buffer_bytes(data), count: 8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
-    func increment(_ index: UInt32) throws {
+    func increment(_ index: UInt32) throws(PasscodeError) {
         guard let entry = try counterEntry(index) else { throw PasscodeError.tpmMismatch("the store's attempt counter is not on this TPM") }
         if entry.ownerWrite {
             try checkOwner(tss.nvIncrement(esys, TPM2.trOwner, entry.handle, try ownerSession(), TPM2.trNone, TPM2.trNone), "counting the attempt")
@@ -729,7 +729,7 @@ final class TPMDevice {
     /// Defines a new attempt counter (owner hierarchy, empty owner authorization) and returns
     /// its index and first value: a new counter starts at the highest value any counter of the
     /// TPM ever had, so no counter can be made to go back.
-    func defineCounter() throws -> (index: UInt32, value: UInt64) {
+    func defineCounter() throws(PasscodeError) -> (index: UInt32, value: UInt64) {
         for _ in 0..<16 {
             let index = TPM2.nvFirst + Sodium.randomUniform(TPM2.nvSpan)
             var info = TPM2B_NV_PUBLIC()
@@ -751,7 +751,7 @@ final class TPMDevice {
     }
 
     /// Removes a counter of ours (unbinding); a missing one is fine.
-    func undefineCounter(_ index: UInt32) throws {
+    func undefineCounter(_ index: UInt32) throws(PasscodeError) {
         guard let h = try nvHandle(index) else { return }
         try checkOwner(tss.nvUndefine(esys, TPM2.trOwner, h, try ownerSession(), TPM2.trNone, TPM2.trNone), "removing the attempt counter")
         counters[index] = nil

@@ -1,12 +1,12 @@
 // The store's files on disk, checked before SQLite sees them.
-import Glibc
+import CPasscodeShims
 
 /// File-system checks before SQLite sees the path, so each problem gets its own status.
 enum FileSystem {
     /// Checks the path before SQLite sees it. Returns true when no file is there yet: the caller
     /// builds the store under a temporary name and links it in (`createTemporaryStoreFile`,
     /// `linkStoreFile`), so that the store's path never names an empty file of ours.
-    static func prepareStoreFile(_ path: String) throws -> Bool {
+    static func prepareStoreFile(_ path: String) throws(PasscodeError) -> Bool {
         var st = stat()
         if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK {
             throw PasscodeError.notAStore("\(path) is a symbolic link; a store is opened only by its own path, never through a link")
@@ -65,7 +65,7 @@ enum FileSystem {
 
     /// Creates the folder and empty file a new store is built in (`Temporary`). A crash leaves
     /// at most a stray `STORE.new-HEX` folder, which the next open removes; never an empty store.
-    static func createTemporaryStoreFile(beside path: String) throws -> Temporary {
+    static func createTemporaryStoreFile(beside path: String) throws(PasscodeError) -> Temporary {
         func failure(_ what: String) -> PasscodeError {
             if errno == ENOSPC { return PasscodeError.full("the disk is full") }
             if errno == EROFS || errno == EACCES { return PasscodeError.readOnly("the store cannot be created (\(errnoText()))") }
@@ -77,7 +77,7 @@ enum FileSystem {
                 if errno == EEXIST { continue }
                 throw failure("its temporary folder")
             }
-            let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+            let fd = shim_open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW, 0)
             if fd < 0 && errno == ENOENT { continue }  // swept away before it was locked
             guard fd >= 0 else { rmdir(folder); throw failure("its temporary folder") }
             // Another process's sweep may have taken the folder between mkdir and the lock:
@@ -91,7 +91,7 @@ enum FileSystem {
                 continue
             }
             let temp = Temporary(folder: folder, fd: fd)
-            let file = open(temp.path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            let file = shim_open(temp.path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard file >= 0 else {
                 let error = failure("its temporary file")
                 temp.discard()
@@ -119,7 +119,7 @@ enum FileSystem {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
             }
-            if name.hasPrefix(prefix), name.count > prefix.count, name.dropFirst(prefix.count).allSatisfy(\.isHexDigit) {
+            if name.hasPrefix(prefix), name.count > prefix.count, name.dropFirst(prefix.count).allSatisfy({ $0.isHexDigit }) {
                 strays.append(folder + "/" + name)
             }
         }
@@ -127,7 +127,7 @@ enum FileSystem {
         for stray in strays {
             var st = stat()
             guard lstat(stray, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == geteuid() else { continue }
-            let fd = open(stray, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+            let fd = shim_open(stray, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW, 0)
             guard fd >= 0 else { continue }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 // Through the locked descriptor, not the path: a folder renamed away and a link
@@ -142,7 +142,7 @@ enum FileSystem {
     /// Gives the store built at `temp` the name `path`, unless a file took that name meanwhile
     /// (another process created the store first: false, and that store is opened). A hard link
     /// where the file system has them, else a rename that replaces nothing.
-    static func linkStoreFile(_ temp: String, to path: String) throws -> Bool {
+    static func linkStoreFile(_ temp: String, to path: String) throws(PasscodeError) -> Bool {
         if link(temp, path) == 0 { return true }
         var failure = errno
         if failure == EPERM || failure == EOPNOTSUPP || failure == ENOTSUP || failure == ENOSYS {
@@ -159,7 +159,7 @@ enum FileSystem {
     /// counts as one: its owner and mode are judged next. Reads through a descriptor of its
     /// own, so never for a file this process has open as a store (`OpenStoreFiles`).
     static func looksLikeStore(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        let fd = shim_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0)
         if fd < 0 { return true }
         defer { close(fd) }
         var header = [UInt8](repeating: 0, count: 100)
@@ -174,7 +174,7 @@ enum FileSystem {
 
     /// As OpenSSH's StrictModes: a store (or its -wal or -shm) that another user owns, or that
     /// group or others may read or write, was not made by us for us, and is refused.
-    static func checkOwnership(_ path: String, what: String) throws {
+    static func checkOwnership(_ path: String, what: String) throws(PasscodeError) {
         var st = stat()
         guard lstat(path, &st) == 0 else { return }
         if (st.st_mode & S_IFMT) != S_IFREG {
@@ -193,7 +193,7 @@ enum FileSystem {
     /// writable by no one else. A folder others may write, sticky bit or not, lets them plant the
     /// store's -journal, -wal or -shm before SQLite creates them (the sticky bit only stops them
     /// from removing ours), so it is refused, naming the folder and why.
-    static func checkFolder(_ path: String) throws {
+    static func checkFolder(_ path: String) throws(PasscodeError) {
         var st = stat()
         guard stat(path, &st) == 0 else { return }
         if st.st_uid != geteuid() && st.st_uid != 0 {
@@ -211,7 +211,7 @@ enum FileSystem {
     /// another in its place. Each must be owned by this user or root and writable by no one
     /// else, except a root-owned folder with the sticky bit (such as /tmp): there no other
     /// user may rename an entry they do not own.
-    static func checkAncestors(of folder: String) throws {
+    static func checkAncestors(of folder: String) throws(PasscodeError) {
         guard let resolved = realpath(folder, nil) else { return }
         var path = String(cString: resolved)
         free(resolved)

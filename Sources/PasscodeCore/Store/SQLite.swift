@@ -31,7 +31,7 @@ final class Database {
     private let budget = UnsafeMutablePointer<csqlite_budget>.allocate(capacity: 1)
     /// Checks the file's schema (sqlite_master) and throws when it is not one libpasscode made;
     /// run again at the start of a transaction whenever the schema cookie moved.
-    var schemaCheck: ((Database) throws -> Void)?
+    var schemaCheck: ((Database) throws(PasscodeError) -> Void)?
     /// The schema cookie (`PRAGMA schema_version`) `schemaCheck` last passed under.
     private var checkedSchemaCookie: Int64?
     /// How long a write waits for the writers' lock (the busy timeout).
@@ -43,21 +43,21 @@ final class Database {
     /// How many times the connection was opened again (`reopen`).
     private var reopenings: UInt64 = 0
     /// After the connection was opened again: the checks of a new open (Storage.checkAndMigrate).
-    var openChecks: ((Database) throws -> Void)?
+    var openChecks: ((Database) throws(PasscodeError) -> Void)?
     /// The store file this connection has open, in `OpenStoreFiles` while it is open.
     private var openFile: OpenStoreFiles.ID?
     /// Set by `closeRemoved`: the store was removed through this connection.
     private var removed = false
 
     /// Opens an existing file read-write (the caller creates it, with mode 0600).
-    init(path: String, busyTimeoutMs: Int32) throws {
+    init(path: String, busyTimeoutMs: Int32) throws(PasscodeError) {
         self.path = path
         self.busyTimeoutMs = busyTimeoutMs
         try openConnection()
     }
 
     /// Opens the SQLite connection (`init`, `reopen`).
-    private func openConnection() throws {
+    private func openConnection() throws(PasscodeError) {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
         // Every file SQLite opens for the store is checked on its descriptor (shim.h).
         guard let vfs = csqlite_strict_vfs_name() else {
@@ -85,7 +85,7 @@ final class Database {
     }
 
     /// A private in-memory database (to learn the schema's expected shape).
-    init(inMemory: Void) throws {
+    init(inMemory: Void) throws(PasscodeError) {
         path = ":memory:"
         busyTimeoutMs = 0
         let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
@@ -110,7 +110,7 @@ final class Database {
     }
 
     /// Runs SQL with no parameters and no rows wanted (may hold several statements).
-    func exec(_ sql: String) throws {
+    func exec(_ sql: String) throws(PasscodeError) {
         try checkOpen()
         budget.pointee.calls = 0
         let rc = sqlite3_exec(db, sql, nil, nil, nil)
@@ -119,7 +119,7 @@ final class Database {
 
     /// Runs one statement and returns all its rows.
     @discardableResult
-    func query(_ sql: String, _ args: [SQLValue] = []) throws -> [[SQLValue]] {
+    func query(_ sql: String, _ args: [SQLValue] = []) throws(PasscodeError) -> [[SQLValue]] {
         let stmt = try prepare(sql)
         defer {
             sqlite3_reset(stmt)
@@ -169,17 +169,17 @@ final class Database {
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
 
     /// The first column of the first row, if any.
-    func scalar(_ sql: String, _ args: [SQLValue] = []) throws -> SQLValue? {
+    func scalar(_ sql: String, _ args: [SQLValue] = []) throws(PasscodeError) -> SQLValue? {
         try query(sql, args).first?.first
     }
 
     /// A truncating checkpoint: true when the whole log was copied into the file and emptied,
     /// false when another connection's snapshot kept part of it.
-    func checkpointTruncate() throws -> Bool {
-        try exclusive { try checkpointTruncateNow() }
+    func checkpointTruncate() throws(PasscodeError) -> Bool {
+        try exclusive { () throws(PasscodeError) in try checkpointTruncateNow() }
     }
 
-    private func checkpointTruncateNow() throws -> Bool {
+    private func checkpointTruncateNow() throws(PasscodeError) -> Bool {
         guard let row = try query("PRAGMA wal_checkpoint(TRUNCATE)").first, row.count == 3 else { return false }
         return row[0].int == 0 && row[1].int == row[2].int
     }
@@ -187,8 +187,8 @@ final class Database {
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE: the write lock is taken first, so
     /// two writers never deadlock), under the writers' lock (`exclusive`). Any error rolls
     /// everything back.
-    func write<R>(_ body: () throws -> R) throws -> R {
-        try exclusive { try transaction("BEGIN IMMEDIATE", body) }
+    func write<R>(_ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
+        try exclusive { () throws(PasscodeError) in try transaction("BEGIN IMMEDIATE", body) }
     }
 
     /// Runs `body` holding the writers' lock (shim.h, "One writer at a time, on one log"),
@@ -198,14 +198,14 @@ final class Database {
     /// of a new open, so that it reads what the others wrote and writes where they read.
     /// Nested calls run inside the outer one's lock. Throws `busy` when another writer held the
     /// lock for longer than the busy timeout.
-    func exclusive<R>(_ body: () throws -> R) throws -> R {
+    func exclusive<R>(_ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
         try enterExclusive()
         defer { leaveExclusive() }
         return try body()
     }
 
     /// The first half of `exclusive`, for a caller whose body takes its own locks in between.
-    func enterExclusive() throws {
+    func enterExclusive() throws(PasscodeError) {
         try checkOpen()
         if exclusiveDepth > 0 {
             exclusiveDepth += 1
@@ -231,7 +231,7 @@ final class Database {
 
     /// After opening the store again failed (`reopen`), the handle has no connection: every
     /// use is refused, and the host closes it.
-    private func checkOpen() throws {
+    private func checkOpen() throws(PasscodeError) {
         if db == nil && removed { throw PasscodeError.storeRemoved }
         if db == nil { throw PasscodeError.io("the store could not be opened again after its -wal or -shm file was deleted: close it and open it again") }
     }
@@ -280,7 +280,7 @@ final class Database {
     /// old log and not yet to the store file is lost with that log (an attempt's record never
     /// is: it reaches the store file before the passcode is checked). A store file replaced
     /// meanwhile is not opened in its place.
-    private func reopen(because moved: String) throws {
+    private func reopen(because moved: String) throws(PasscodeError) {
         guard csqlite_main_file_same(db, path) == 1 else {
             // The store was removed (passcode_store_remove): that answer, not an I/O error.
             if carriesRemovalMarker() { throw PasscodeError.storeRemoved }
@@ -297,7 +297,7 @@ final class Database {
     }
 
     /// Runs `body` in a read transaction, so that several reads see one snapshot.
-    func read<R>(_ body: () throws -> R) throws -> R {
+    func read<R>(_ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
         try transaction("BEGIN DEFERRED", body)
     }
 
@@ -315,7 +315,7 @@ final class Database {
     }
 
     /// BEGIN and COMMIT are prepared once and kept, as every other statement.
-    private func transaction<R>(_ begin: String, _ body: () throws -> R) throws -> R {
+    private func transaction<R>(_ begin: String, _ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
         try query(begin)
         do {
             try recheckSchema()
@@ -331,7 +331,7 @@ final class Database {
     /// Inside a transaction: when the schema cookie moved since `schemaCheck` last passed
     /// (another connection changed the schema: a migration, or a planted object), the check
     /// runs again before anything is read or written under the new schema.
-    private func recheckSchema() throws {
+    private func recheckSchema() throws(PasscodeError) {
         guard let schemaCheck else { return }
         let cookie = try scalar("PRAGMA schema_version")?.int
         if cookie == checkedSchemaCookie { return }
@@ -340,11 +340,11 @@ final class Database {
     }
 
     /// Runs `schemaCheck` now (at open) and remembers the cookie it passed under.
-    func checkSchemaNow() throws {
+    func checkSchemaNow() throws(PasscodeError) {
         try read {}  // the transaction runs the check
     }
 
-    private func prepare(_ sql: String) throws -> OpaquePointer {
+    private func prepare(_ sql: String) throws(PasscodeError) -> OpaquePointer {
         try checkOpen()
         if let s = statements[sql] { return s }
         var stmt: OpaquePointer?
@@ -363,7 +363,7 @@ final class Database {
 
     /// The -shm file this connection mapped must be ours, as the files the VFS checks are
     /// (`csqlite_check_shm`); nothing is mapped before the store is in WAL mode.
-    func checkSharedMemory() throws {
+    func checkSharedMemory() throws(PasscodeError) {
         // Only once the connection has its log open: asking for the mapping before would map
         // the -shm for a connection that may never open its log (journal_mode=WAL failing on a
         // full disk), and SQLite would never unmap it (a descriptor and memory lost).
@@ -385,8 +385,8 @@ final class Database {
 
     /// Whether `error` is the one a value over the connection's length limit gives: an edit of
     /// the file, which the integrity check counts as tampering rather than failing on.
-    static func isTooBig(_ error: Error) -> Bool {
-        if case PasscodeError.corrupt(let message) = error { return message.hasPrefix(tooBigPrefix) }
+    static func isTooBig(_ error: PasscodeError) -> Bool {
+        if case .corrupt(let message) = error { return message.hasPrefix(tooBigPrefix) }
         return false
     }
 
@@ -403,7 +403,7 @@ final class Database {
     /// only by the paths that end a detected edit (a reset, deleting the account), so that a
     /// store with such a value can still be recovered. Returns the number of rows deleted.
     @discardableResult
-    func purgeOversizedRows() throws -> Int {
+    func purgeOversizedRows() throws(PasscodeError) -> Int {
         let lowered = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)
         sqlite3_limit(db, SQLITE_LIMIT_LENGTH, Int32.max)
         defer { sqlite3_limit(db, SQLITE_LIMIT_LENGTH, lowered) }

@@ -78,7 +78,7 @@ enum Schema {
     }
 
     /// The objects of `db`'s `sqlite_master`, in the form of `expectedObjects`.
-    static func objects(of db: Database) throws -> [String] {
+    static func objects(of db: Database) throws(PasscodeError) -> [String] {
         try db.query("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name, tbl_name, sql").map { row in
             let sql: String
             switch row[3] {
@@ -94,7 +94,7 @@ enum Schema {
     /// text, the schema of `version` (today's, or one the migrations start from): a trigger, a
     /// view, an index, a table or a column libpasscode never made, or a changed type, is
     /// `foreignSchema`, found before anything is written.
-    static func check(_ db: Database, version: Int) throws {
+    static func check(_ db: Database, version: Int) throws(PasscodeError) {
         guard (0...currentVersion).contains(version) else {
             throw PasscodeError.corrupt("the store's schema version (\(version)) is damaged")
         }
@@ -120,7 +120,7 @@ enum Schema {
     /// in `settings`. (Values of the wrong type in other tables are found where they are read:
     /// `corrupt`, naming the row.) Run at open and whenever the schema cookie moves: two
     /// indexed lookups, nothing measurable.
-    static func checkRootPages(_ db: Database, version: Int) throws {
+    static func checkRootPages(_ db: Database, version: Int) throws(PasscodeError) {
         let pages = try db.scalar("PRAGMA page_count")?.int ?? 0
         var seen: Set<Int64> = []
         for row in try db.query("SELECT name, rootpage FROM sqlite_master WHERE type IN ('table', 'index')") {
@@ -130,9 +130,9 @@ enum Schema {
             }
         }
         guard version >= 1 else { return }
-        let settingKeys = Setting.allCases.map(\.key)
+        let settingKeys = Setting.allCases.map { $0.key }
         let stateKeys = StateKey.rowNames
-        func count(_ table: String, _ keys: [String]) throws -> Int64 {
+        func count(_ table: String, _ keys: [String]) throws(PasscodeError) -> Int64 {
             let list = keys.map { "'\($0)'" }.joined(separator: ",")
             return try db.scalar("SELECT count(*) FROM \(table) WHERE key IN (\(list))")?.int ?? 0
         }

@@ -4,33 +4,37 @@
 // naming the row. A row that is not stored takes the value the record's `init()` gives its field
 // (the one place each default is stated). The one-off rows are `StateKey`s (Storage.swift).
 
-/// One row of the `state` table bound to a field of a record.
+/// One row of the `state` table bound to a field of a record. Each field is named by a getter
+/// and a setter (no key paths: Embedded Swift has none).
 struct StateField<Record>: Sendable {
     let key: String
     let range: ClosedRange<Int64>
     let get: @Sendable (Record) -> Int64
     let set: @Sendable (inout Record, Int64) -> Void
 
-    static func int(_ key: String, _ path: WritableKeyPath<Record, Int64> & Sendable, range: ClosedRange<Int64>) -> StateField {
-        StateField(key: key, range: range, get: { $0[keyPath: path] }, set: { $0[keyPath: path] = $1 })
+    static func int(_ key: String, _ get: @escaping @Sendable (Record) -> Int64, _ set: @escaping @Sendable (inout Record, Int64) -> Void,
+                    range: ClosedRange<Int64>) -> StateField {
+        StateField(key: key, range: range, get: get, set: set)
     }
 
-    static func flag(_ key: String, _ path: WritableKeyPath<Record, Bool> & Sendable) -> StateField {
-        StateField(key: key, range: 0...1, get: { $0[keyPath: path] ? 1 : 0 }, set: { $0[keyPath: path] = $1 != 0 })
+    static func flag(_ key: String, _ get: @escaping @Sendable (Record) -> Bool, _ set: @escaping @Sendable (inout Record, Bool) -> Void) -> StateField {
+        StateField(key: key, range: 0...1, get: { get($0) ? 1 : 0 }, set: { set(&$0, $1 != 0) })
     }
 
     /// A boot id: 64 bits stored as their signed bit pattern.
-    static func bootID(_ key: String, _ path: WritableKeyPath<Record, UInt64> & Sendable) -> StateField {
+    static func bootID(_ key: String, _ get: @escaping @Sendable (Record) -> UInt64,
+                       _ set: @escaping @Sendable (inout Record, UInt64) -> Void) -> StateField {
         StateField(key: key, range: Int64.min...Int64.max,
-                   get: { Int64(bitPattern: $0[keyPath: path]) }, set: { $0[keyPath: path] = UInt64(bitPattern: $1) })
+                   get: { Int64(bitPattern: get($0)) }, set: { set(&$0, UInt64(bitPattern: $1)) })
     }
 
-    static func enumeration<E: RawRepresentable & CaseIterable & SendableMetatype>(_ key: String, _ path: WritableKeyPath<Record, E> & Sendable)
+    static func enumeration<E: RawRepresentable & CaseIterable & SendableMetatype>(_ key: String, _ get: @escaping @Sendable (Record) -> E,
+                                                                                   _ set: @escaping @Sendable (inout Record, E) -> Void)
         -> StateField where E.RawValue == Int32 {
         let values = E.allCases.map { Int64($0.rawValue) }
         return StateField(key: key, range: values.min()!...values.max()!,
-                          get: { Int64($0[keyPath: path].rawValue) },
-                          set: { $0[keyPath: path] = E(checked: Int32($1)) ?? E.allCases.first! })
+                          get: { Int64(get($0).rawValue) },
+                          set: { set(&$0, E(checked: Int32($1)) ?? E.allCases.first!) })
     }
 }
 
@@ -39,9 +43,9 @@ let unknownWallMs: Int64 = -maxClockMs - 1
 
 extension StateKey {
     /// The name of every row the `state` table may hold: each record's fields, then the one-off rows.
-    static let rowNames: [String] = AttemptState.fields.map(\.key) + LockState.fields.map(\.key)
-        + BiometricState.fields.map(\.key) + KeyState.fields.map(\.key) + TPMState.fields.map(\.key)
-        + StateKey.allCases.map(\.rawValue)
+    static let rowNames: [String] = AttemptState.fields.map { $0.key } + LockState.fields.map { $0.key }
+        + BiometricState.fields.map { $0.key } + KeyState.fields.map { $0.key } + TPMState.fields.map { $0.key }
+        + StateKey.allCases.map { $0.rawValue }
 }
 
 /// A record made of `state` rows.
@@ -70,13 +74,13 @@ struct AttemptState: StateRecord {
     var resetRequired = false
 
     static let fields: [StateField<AttemptState>] = [
-        .int("attempt_seq", \.attemptSeq, range: 0...Int64.max / 2),
-        .int("cleared_seq", \.clearedSeq, range: 0...Int64.max / 2),
-        .bootID("lockout_boot_id", \.lockoutBootID),
-        .int("lockout_start_ms", \.lockoutStartMs, range: 0...maxClockMs),
-        .int("lockout_start_wall_ms", \.lockoutStartWallMs, range: -maxClockMs...maxClockMs),
-        .int("lockout_duration_ms", \.lockoutDurationMs, range: 0...LockoutSchedule.longestPossibleDelaySeconds * 1000),
-        .flag("reset_required", \.resetRequired),
+        .int("attempt_seq", { $0.attemptSeq }, { $0.attemptSeq = $1 }, range: 0...Int64.max / 2),
+        .int("cleared_seq", { $0.clearedSeq }, { $0.clearedSeq = $1 }, range: 0...Int64.max / 2),
+        .bootID("lockout_boot_id", { $0.lockoutBootID }, { $0.lockoutBootID = $1 }),
+        .int("lockout_start_ms", { $0.lockoutStartMs }, { $0.lockoutStartMs = $1 }, range: 0...maxClockMs),
+        .int("lockout_start_wall_ms", { $0.lockoutStartWallMs }, { $0.lockoutStartWallMs = $1 }, range: -maxClockMs...maxClockMs),
+        .int("lockout_duration_ms", { $0.lockoutDurationMs }, { $0.lockoutDurationMs = $1 }, range: 0...LockoutSchedule.longestPossibleDelaySeconds * 1000),
+        .flag("reset_required", { $0.resetRequired }, { $0.resetRequired = $1 }),
     ]
 
     var failures: Int64 { max(0, attemptSeq - clearedSeq) }
@@ -157,14 +161,14 @@ struct LockState: StateRecord {
     var launchNeedsPasscode = false
 
     static let fields: [StateField<LockState>] = [
-        .flag("locked", \.locked),
-        .enumeration("lock_reason", \.reason),
-        .bootID("background_boot_id", \.backgroundBootID),
-        .int("background_ms", \.backgroundMs, range: -1...maxClockMs),
-        .int("background_wall_ms", \.backgroundWallMs, range: unknownWallMs...maxClockMs),
-        .int("background_pid", \.backgroundPid, range: 0...Int64(Int32.max)),
-        .int("background_process_start", \.backgroundProcessStart, range: 0...Int64.max),
-        .flag("launch_needs_passcode", \.launchNeedsPasscode),
+        .flag("locked", { $0.locked }, { $0.locked = $1 }),
+        .enumeration("lock_reason", { $0.reason }, { $0.reason = $1 }),
+        .bootID("background_boot_id", { $0.backgroundBootID }, { $0.backgroundBootID = $1 }),
+        .int("background_ms", { $0.backgroundMs }, { $0.backgroundMs = $1 }, range: -1...maxClockMs),
+        .int("background_wall_ms", { $0.backgroundWallMs }, { $0.backgroundWallMs = $1 }, range: unknownWallMs...maxClockMs),
+        .int("background_pid", { $0.backgroundPid }, { $0.backgroundPid = $1 }, range: 0...Int64(Int32.max)),
+        .int("background_process_start", { $0.backgroundProcessStart }, { $0.backgroundProcessStart = $1 }, range: 0...Int64.max),
+        .flag("launch_needs_passcode", { $0.launchNeedsPasscode }, { $0.launchNeedsPasscode = $1 }),
     ]
 
     /// Locks for `why`; an earlier reason stays (locked at launch is still "launch" after a
@@ -250,12 +254,12 @@ struct BiometricState: StateRecord {
     var lastPasscodeWallMs: Int64 = unknownWallMs
 
     static let fields: [StateField<BiometricState>] = [
-        .flag("biometric_available", \.available),
-        .enumeration("biometric_kind", \.kind),
-        .int("biometric_failures", \.failures, range: 0...Int64.max / 2),
-        .bootID("last_passcode_boot_id", \.lastPasscodeBootID),
-        .int("last_passcode_ms", \.lastPasscodeMs, range: -1...maxClockMs),
-        .int("last_passcode_wall_ms", \.lastPasscodeWallMs, range: unknownWallMs...maxClockMs),
+        .flag("biometric_available", { $0.available }, { $0.available = $1 }),
+        .enumeration("biometric_kind", { $0.kind }, { $0.kind = $1 }),
+        .int("biometric_failures", { $0.failures }, { $0.failures = $1 }, range: 0...Int64.max / 2),
+        .bootID("last_passcode_boot_id", { $0.lastPasscodeBootID }, { $0.lastPasscodeBootID = $1 }),
+        .int("last_passcode_ms", { $0.lastPasscodeMs }, { $0.lastPasscodeMs = $1 }, range: -1...maxClockMs),
+        .int("last_passcode_wall_ms", { $0.lastPasscodeWallMs }, { $0.lastPasscodeWallMs = $1 }, range: unknownWallMs...maxClockMs),
     ]
 
     var lastPasscodeEntry: BootInstant? {
@@ -278,7 +282,7 @@ struct BiometricState: StateRecord {
 /// replaces it must say so.
 struct KeyState: StateRecord {
     var handedOut = false
-    static let fields: [StateField<KeyState>] = [.flag("data_key_handed_out", \.handedOut)]
+    static let fields: [StateField<KeyState>] = [.flag("data_key_handed_out", { $0.handedOut }, { $0.handedOut = $1 })]
 }
 
 // MARK: - The TPM binding
@@ -298,15 +302,15 @@ struct TPMState: StateRecord {
     var outsidePin: Int64 = 0
 
     static let fields: [StateField<TPMState>] = [
-        .flag("tpm_bound", \.bound),
-        .int("tpm_nv_index", \.nvIndex, range: 0...Int64(TPM2.nvFirst + TPM2.nvSpan - 1)),
-        .int("tpm_nv_count", \.nvCount, range: 0...Int64.max),
-        .int("tpm_outside_guesses", \.outsideGuesses, range: 0...Int64(UInt32.max)),
-        .int("tpm_outside_pin", \.outsidePin, range: 0...Int64(UInt32.max)),
+        .flag("tpm_bound", { $0.bound }, { $0.bound = $1 }),
+        .int("tpm_nv_index", { $0.nvIndex }, { $0.nvIndex = $1 }, range: 0...Int64(TPM2.nvFirst + TPM2.nvSpan - 1)),
+        .int("tpm_nv_count", { $0.nvCount }, { $0.nvCount = $1 }, range: 0...Int64.max),
+        .int("tpm_outside_guesses", { $0.outsideGuesses }, { $0.outsideGuesses = $1 }, range: 0...Int64(UInt32.max)),
+        .int("tpm_outside_pin", { $0.outsidePin }, { $0.outsidePin = $1 }, range: 0...Int64(UInt32.max)),
     ]
 
     /// The counter's index, checked: the file is input.
-    func counterIndex() throws -> UInt32 {
+    func counterIndex() throws(PasscodeError) -> UInt32 {
         guard nvIndex >= Int64(TPM2.nvFirst) else { throw PasscodeError.corrupt("the store's TPM counter index is damaged") }
         return UInt32(nvIndex)
     }

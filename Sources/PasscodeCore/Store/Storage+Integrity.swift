@@ -19,13 +19,15 @@ extension Storage {
     ]
 
     /// Every row the MAC of `version` covers, in a fixed order, without the MAC's own row.
-    func securityRows(version: Int) throws -> [[SQLValue]] {
-        try Storage.securityQueries.filter { $0.sinceVersion <= version }.flatMap { try database.query($0.sql) }
+    func securityRows(version: Int) throws(PasscodeError) -> [[SQLValue]] {
+        var rows: [[SQLValue]] = []
+        for query in Storage.securityQueries where query.sinceVersion <= version { rows += try database.query(query.sql) }
+        return rows
     }
 
     /// The reset code and reset request rows, in a fixed order (the reset rows' own MAC).
-    func resetRows() throws -> [[SQLValue]] {
-        try ["SELECT generation, salt, hash, boot_id, expires_boot_ms, expires_wall_ms, tries, replaced FROM reset_code ORDER BY generation",
-             "SELECT rowid, boot_id, boot_ms, wall_ms, failed FROM reset_request ORDER BY rowid"].flatMap { try database.query($0) }
+    func resetRows() throws(PasscodeError) -> [[SQLValue]] {
+        try database.query("SELECT generation, salt, hash, boot_id, expires_boot_ms, expires_wall_ms, tries, replaced FROM reset_code ORDER BY generation")
+            + database.query("SELECT rowid, boot_id, boot_ms, wall_ms, failed FROM reset_request ORDER BY rowid")
     }
 }
