@@ -49,7 +49,7 @@ let package = Package(
         .systemLibrary(name: "CPasscodeVersion"),
         .target(
             name: "Passcode",
-            dependencies: ["PasscodeCore", "CPasscodeVersion", "CPasscodeTypes", "CSdBus"],
+            dependencies: ["PasscodeCore", "CPasscodeVersion", "CPasscodeTypes", "CSdBus", "CPasscodeShims"],
             exclude: ["Types"],
             swiftSettings: [
                 // The compiler's C header for the @c declarations; scripts/gen_header.py

@@ -1,5 +1,5 @@
 // The C ABI for the account-security screen.
-import Glibc
+import CPasscodeShims
 import PasscodeCore
 
 /// What a `passcode_session_list *` stands for.
@@ -9,7 +9,7 @@ extension Handles {
     static let sessionLists = HandleTable<SessionListBox>(tag: 0x5f)
 }
 
-func text(_ p: UnsafePointer<CChar>?, _ what: String) throws -> String {
+func text(_ p: UnsafePointer<CChar>?, _ what: String) throws(PasscodeError) -> String {
     guard let p else { throw PasscodeError.misuse("\(what) is NULL") }
     guard strnlen(p, 1025) <= 1024 else { throw PasscodeError.misuse("\(what) is longer than 1024 bytes") }
     guard let s = String(validatingCString: p) else { throw PasscodeError.format("\(what) is not valid UTF-8") }

@@ -1,6 +1,6 @@
 // The C ABI for the data key: releasing it on unlock, sealing the host's data with it, and the
 // recovery key that lets a reset by email keep it. See Sources/PasscodeCore/Features/PasscodeStore+DataKey.swift (and Crypto/KeyWrap.swift).
-import Glibc
+import CPasscodeShims
 import PasscodeCore
 
 // MARK: - Data key and sealing
@@ -265,20 +265,20 @@ private func sealSizeError(_ length: UInt, _ maximum: UInt, _ out: UnsafeMutable
     return nil
 }
 
-private func secretKey(_ pointer: UnsafePointer<UInt8>?, _ length: UInt, what: String) throws -> SecretBytes {
+private func secretKey(_ pointer: UnsafePointer<UInt8>?, _ length: UInt, what: String) throws(PasscodeError) -> SecretBytes {
     guard let pointer else { throw PasscodeError.misuse("\(what) is NULL") }
     guard length == passcode_key_bytes() else { throw PasscodeError.misuse("\(what) must be \(passcode_key_bytes()) bytes, not \(length)") }
     return SecretBytes(copying: UnsafeRawBufferPointer(start: pointer, count: Int(length)))
 }
 
-private func buffer(_ pointer: UnsafePointer<UInt8>?, _ length: UInt, what: String) throws -> UnsafeRawBufferPointer {
+private func buffer(_ pointer: UnsafePointer<UInt8>?, _ length: UInt, what: String) throws(PasscodeError) -> UnsafeRawBufferPointer {
     guard length <= UInt(Int.max) else { throw PasscodeError.misuse("\(what) is too long") }
     if length == 0 { return UnsafeRawBufferPointer(start: pointer, count: 0) }
     guard let pointer else { throw PasscodeError.misuse("\(what) is NULL") }
     return UnsafeRawBufferPointer(start: pointer, count: Int(length))
 }
 
-private func mutableBuffer(_ pointer: UnsafeMutablePointer<UInt8>?, _ capacity: UInt) throws -> UnsafeMutableRawBufferPointer {
+private func mutableBuffer(_ pointer: UnsafeMutablePointer<UInt8>?, _ capacity: UInt) throws(PasscodeError) -> UnsafeMutableRawBufferPointer {
     if capacity == 0 { return UnsafeMutableRawBufferPointer(start: pointer, count: 0) }
     guard let pointer else { throw PasscodeError.misuse("the output buffer is NULL") }
     return UnsafeMutableRawBufferPointer(start: pointer, count: Int(clamping: capacity))

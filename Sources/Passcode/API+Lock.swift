@@ -1,6 +1,6 @@
 // The C ABI for lock state, app lifecycle and biometric policy.
 import CPasscodeTypes
-import Glibc
+import CPasscodeShims
 import PasscodeCore
 
 // MARK: - Lock state and app lifecycle
@@ -102,12 +102,19 @@ public func passcode_lock_screen_read(_ store: OpaquePointer?, _ screen: UnsafeM
 /// The layout facts of `passcode_lock_screen`, from the C header the library is built with.
 enum LockScreenABI {
     /// The first version's fields: size, locked, reason.
-    static let smallest = MemoryLayout<passcode_lock_screen>.offset(of: \.reason)! + MemoryLayout<Int32>.size
+    static let smallest: Int = {
+        // The offset of `reason`, from the addresses of the struct and of the field (no key path).
+        var screen = passcode_lock_screen()
+        let offset = withUnsafeMutablePointer(to: &screen) { base in
+            withUnsafeMutablePointer(to: &base.pointee.reason) { UnsafeRawPointer($0) - UnsafeRawPointer(base) }
+        }
+        return offset + MemoryLayout<Int32>.size
+    }()
 
     /// The labels by the kind's raw value, made once (static C strings).
     nonisolated(unsafe) private static let labels: [UnsafePointer<CChar>?] = {
         let kinds = BiometricKind.allCases
-        return (0...Int(kinds.map(\.rawValue).max() ?? 0)).map { raw in
+        return (0...Int(kinds.map { $0.rawValue }.max() ?? 0)).map { raw in
             BiometricKind(checked: Int32(raw)).map { CStrings.intern($0.securityLabel) } ?? nil
         }
     }()

@@ -1,5 +1,5 @@
 // The C API of the TPM binding (PasscodeStore+TPM.swift, README "Binding a store to the TPM").
-import Glibc
+import CPasscodeShims
 import PasscodeCore
 
 // MARK: - TPM

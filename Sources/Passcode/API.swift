@@ -1,6 +1,6 @@
 // The C ABI for stores and the passcode: thin functions that check arguments, convert, call
 // the Swift core and map errors. Doc comments here become include/passcode.h.
-import Glibc
+import CPasscodeShims
 import PasscodeCore
 
 /// A raw payload pointer handed back to the host unchanged.
@@ -115,14 +115,14 @@ public func passcode_options_set_pepper(_ options: OpaquePointer?, _ pepper: Uns
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE` or `PASSCODE_ERR_MISUSE`.
 @c(passcode_options_set_session_keyring)
 public func passcode_options_set_session_keyring(_ options: OpaquePointer?, _ enabled: Int32) -> Int32 {
-    setOptionFlag(options, enabled, \.sessionKeyring)
+    setOptionFlag(options, enabled) { $0.sessionKeyring = $1 }
 }
 
 /// Sets one on/off option from a C int that must be 0 or 1.
-private func setOptionFlag(_ options: OpaquePointer?, _ value: Int32, _ flag: WritableKeyPath<StoreOptions, Bool>) -> Int32 {
+private func setOptionFlag(_ options: OpaquePointer?, _ value: Int32, _ set: (inout StoreOptions, Bool) -> Void) -> Int32 {
     guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
     guard value == 0 || value == 1 else { return Status.errMisuse.rawValue }
-    box.options[keyPath: flag] = value == 1
+    set(&box.options, value == 1)
     return Status.ok.rawValue
 }
 
@@ -134,7 +134,7 @@ private func setOptionFlag(_ options: OpaquePointer?, _ value: Int32, _ flag: Wr
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE` or `PASSCODE_ERR_MISUSE`.
 @c(passcode_options_set_allow_weak)
 public func passcode_options_set_allow_weak(_ options: OpaquePointer?, _ allow: Int32) -> Int32 {
-    let status = setOptionFlag(options, allow, \.allowWeak)
+    let status = setOptionFlag(options, allow) { $0.allowWeak = $1 }
     if status == Status.ok.rawValue && allow == 1 { Handles.options.get(options)?.chose("allow_weak") }
     return status
 }
@@ -276,6 +276,7 @@ public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointe
     }
     do {
         let backend: any StoreBackend
+        var embedded: PasscodeStore?
         if let service {
             if let first = service.hostChoices.first {
                 let all = service.hostChoices.count > 1 ? " (options chosen: \(service.hostChoices.joined(separator: ", ")))" : ""
@@ -283,9 +284,11 @@ public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointe
             }
             backend = try ServiceClient(appID: service.appID)
         } else {
-            backend = try PasscodeStore(path: String(cString: path), options: opts)
+            let store = try PasscodeStore(path: String(cString: path), options: opts)
+            embedded = store
+            backend = store
         }
-        out_store.pointee = Handles.stores.add(StoreBox(backend))
+        out_store.pointee = Handles.stores.add(StoreBox(backend, store: embedded))
         return Status.ok.rawValue
     } catch let error as PasscodeError {
         Handles.openMessage.set(error.message)

@@ -1,6 +1,6 @@
 // Handles given to C callers. A handle is a token looked up in a table, never a pointer the
 // library dereferences, so a closed or foreign handle is reported, not followed.
-import Glibc
+import CPasscodeShims
 import PasscodeCore
 
 /// Static C strings, made once and kept for the life of the process.
@@ -29,13 +29,14 @@ final class StoreBox: FailureKeeper, @unchecked Sendable {
     /// The key of this handle's messages in each thread's message table.
     let id: UInt
 
-    init(_ backend: any StoreBackend) {
+    /// The embedded store; nil in service mode (kept here, so that no cast finds it).
+    let store: PasscodeStore?
+
+    init(_ backend: any StoreBackend, store: PasscodeStore?) {
         self.backend = backend
+        self.store = store
         id = ThreadMessages.newID()
     }
-
-    /// The embedded store; nil in service mode.
-    var store: PasscodeStore? { backend as? PasscodeStore }
 
     /// Set once the store was removed through this handle (`passcode_store_remove`).
     private var removed = false
@@ -44,7 +45,7 @@ final class StoreBox: FailureKeeper, @unchecked Sendable {
     func markRemoved() { removedLock.withLock { removed = true } }
 
     /// Every call on a handle whose store it removed answers `PASSCODE_ERR_STORE_REMOVED`.
-    func checkNotRemoved() throws {
+    func checkNotRemoved() throws(PasscodeError) {
         if removedLock.withLock({ removed }) { throw PasscodeError.storeRemoved }
     }
 
@@ -245,14 +246,14 @@ func withStore(_ handle: OpaquePointer?, refusedInService: String? = nil, functi
 }
 
 /// Copies a caller's secret (digits or a code) into a wiped-on-release buffer.
-func secret(_ pointer: UnsafePointer<CChar>?, _ length: UInt, what: String) throws -> SecretBytes {
+func secret(_ pointer: UnsafePointer<CChar>?, _ length: UInt, what: String) throws(PasscodeError) -> SecretBytes {
     guard let pointer else { throw PasscodeError.misuse("\(what) is NULL") }
     guard length <= 4096 else { throw PasscodeError.format("\(what) is too long") }
     return SecretBytes(copying: UnsafeRawBufferPointer(start: pointer, count: Int(length)))
 }
 
 /// Writes `value` through an out-pointer that must not be NULL.
-func put<T>(_ out: UnsafeMutablePointer<T>?, _ value: T) throws {
+func put<T>(_ out: UnsafeMutablePointer<T>?, _ value: T) throws(PasscodeError) {
     guard let out else { throw PasscodeError.misuse("the out pointer is NULL") }
     out.pointee = value
 }
