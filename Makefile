@@ -3,7 +3,8 @@ SHELL := /bin/bash
 # of make test) fails when a target is missing from it or the test groups below are not TEST_GROUPS.
 #
 # Build and install
-#   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same)
+#   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same; EMBEDDED=1:
+#                       built with Embedded Swift, scripts/embedded_build.sh, no Swift or C++ runtime)
 #   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/Passcode
 #   make docs           man pages and the HTML reference (Doxygen) in build/docs
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
@@ -106,10 +107,16 @@ LINK_TRIM := -Xswiftc -use-ld=lld $(if $(filter 1,$(RELR)),-Xlinker -z -Xlinker 
     -Xlinker $(CURDIR)/$(B)/link_trim.o
 LINK_SIZE := $(LINK_TRIM) -Xlinker -Map=$(CURDIR)/$(B)/libpasscode.linkmap
 
-# Relinks when the link flags change (make lib RELR=0 after RELR=1).
+# EMBEDDED=1: the library built with Embedded Swift (scripts/embedded_build.sh holds its flags):
+# no Swift runtime, no C++ runtime; NEEDED is libc, libsodium, libsqlite3 and libm. SwiftPM cannot
+# build in that mode, so the script calls swiftc and clang itself. EMBEDDED=0: the full Swift
+# runtime linked in statically, built by SwiftPM (passcoded and the Swift tests are built so always).
+EMBEDDED ?= 0
+
+# Relinks when the link flags change (make lib RELR=0 after RELR=1, EMBEDDED=1 after 0).
 $(B)/link-flags: FORCE
 	@mkdir -p $(B)
-	@echo '$(LINK_SIZE)' | cmp -s - $@ || echo '$(LINK_SIZE)' > $@
+	@echo '$(LINK_SIZE) EMBEDDED=$(EMBEDDED)' | cmp -s - $@ || echo '$(LINK_SIZE) EMBEDDED=$(EMBEDDED)' > $@
 .PHONY: FORCE
 FORCE:
 
@@ -127,13 +134,19 @@ $(TYPES_STAMP): Sources/Passcode/Types/types.h
 	@touch $$(find Sources Tests/PasscodeCoreTests -name '*.swift') && touch $@
 	@echo "types.h changed: the Swift sources touched, so that every build recompiles them"
 
-# The Swift runtime is linked in statically; the version script exports the header's functions only.
-$(LIB): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags
+# The Swift runtime is linked in statically (EMBEDDED=0) or not needed (EMBEDDED=1); the version
+# script exports the header's functions only.
+$(LIB): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags scripts/embedded_build.sh
+ifeq ($(EMBEDDED),1)
+	RELR=$(RELR) scripts/embedded_build.sh $@.tmp $(CURDIR)/$(B)/passcode.map $(SONAME)
+	mv $@.tmp $@
+else
 	rm -f .build/release/libpasscode.so  # SwiftPM does not relink when only the map changed
 	$(SWIFT) build -c release --manifest-cache none --product passcode -Xswiftc -static-stdlib \
 	    -Xlinker --version-script=$(CURDIR)/$(B)/passcode.map -Xlinker -soname=$(SONAME) \
 	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_SIZE)
 	cp .build/release/libpasscode.so $@
+endif
 	ln -sf $(REALNAME) $(B)/$(SONAME)
 	ln -sf $(SONAME) $(B)/libpasscode.so
 
@@ -343,7 +356,7 @@ $(B)/compat_cxx: Tests/compat/cxx_callers.cpp include/passcode.h $(LIB)
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx
-	Tests/abi/exports.sh $(LIB) include/passcode.h
+	EMBEDDED=$(EMBEDDED) Tests/abi/exports.sh $(LIB) include/passcode.h
 	cd $(B) && ./compat_old_header && ./compat_cxx
 	@if grep -vxFf debian/libpasscode0.symbols Tests/fixtures/header-0.6.1/libpasscode0.symbols; then \
 	    echo "exports: the lines above of 0.6.1's symbols file are gone from debian/libpasscode0.symbols" >&2; exit 1; fi

@@ -41,7 +41,7 @@ func text(_ p: UnsafePointer<CChar>?, _ what: String) throws(PasscodeError) -> S
 public func passcode_password_change_check(_ store: OpaquePointer?, _ current: UnsafePointer<CChar>?, _ current_length: UInt,
                                            _ new_password: UnsafePointer<CChar>?, _ new_length: UInt,
                                            _ confirmation: UnsafePointer<CChar>?, _ confirmation_length: UInt) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         if current == nil && current_length == 0 { throw PasscodeError.passwordEmpty }
         // Lengths first, nothing read past 4096 bytes: a longer new password is too long (256
         // code points are at most 1024 bytes), a longer confirmation cannot match it.
@@ -69,7 +69,7 @@ public func passcode_password_change_check(_ store: OpaquePointer?, _ current: U
 public func passcode_session_record(_ store: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ device_name: UnsafePointer<CChar>?,
                                     _ platform: UnsafePointer<CChar>?, _ last_active_ms: Int64,
                                     _ location: UnsafePointer<CChar>?, _ is_current: Int32) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         guard is_current == 0 || is_current == 1 else { throw PasscodeError.misuse("is_current must be 0 or 1") }
         try s.recordSession(DeviceSession(id: try text(id, "the session id"), deviceName: try text(device_name, "the device name"),
                                           platform: try text(platform, "the platform"), lastActiveWallMs: last_active_ms,
@@ -87,7 +87,7 @@ public func passcode_session_record(_ store: OpaquePointer?, _ id: UnsafePointer
 @c(passcode_session_list_new)
 public func passcode_session_list_new(_ store: OpaquePointer?, _ out_list: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     out_list?.pointee = nil
-    return withBackend(store) { s in
+    return withBackend(store) { (s) throws(PasscodeError) in
         guard let out_list else { throw PasscodeError.misuse("the out pointer is NULL") }
         out_list.pointee = Handles.sessionLists.add(SessionListBox(try s.sessions()))
     }
@@ -156,7 +156,7 @@ public func passcode_set_session_hook(
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         var hook: (@Sendable (String) -> String?)?
         if let callback {
             let p = Payload(raw: payload)
@@ -175,7 +175,7 @@ public func passcode_set_session_hook(
 ///   `PASSCODE_ERR_HOOK_FAILED` (the session stays), `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_session_sign_out)
 public func passcode_session_sign_out(_ store: OpaquePointer?, _ id: UnsafePointer<CChar>?) -> Int32 {
-    withBackend(store) { s in try s.signOutSession(id: try text(id, "the session id")) }
+    withBackend(store) { (s) throws(PasscodeError) in try s.signOutSession(id: try text(id, "the session id")) }
 }
 
 /// Signs out every session but this device's. Each goes through the session hook; those whose
@@ -187,7 +187,7 @@ public func passcode_session_sign_out(_ store: OpaquePointer?, _ id: UnsafePoint
 @c(passcode_session_sign_out_others)
 public func passcode_session_sign_out_others(_ store: OpaquePointer?, _ out_count: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_count?.pointee = 0
-    return withBackend(store) { s in
+    return withBackend(store) { (s) throws(PasscodeError) in
         let (count, failure) = try s.signOutOtherSessionsReporting()
         out_count?.pointee = Int32(clamping: count)
         if let failure { throw PasscodeError.hookFailed(failure) }
@@ -207,7 +207,7 @@ public func passcode_set_account_deleted_callback(
     _ callback: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         var hook: (@Sendable () -> Void)?
         if let callback {
             let p = Payload(raw: payload)
@@ -235,7 +235,7 @@ public func passcode_set_account_deleted_callback(
 ///   `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_delete_account)
 public func passcode_delete_account(_ store: OpaquePointer?, _ confirmation: UnsafePointer<CChar>?) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         guard let confirmation else { throw PasscodeError.misuse("the confirmation is NULL") }
         let typed = strnlen(confirmation, 64) < 64 ? String(validatingCString: confirmation) : nil
         try s.deleteAccount(confirmation: typed ?? "")

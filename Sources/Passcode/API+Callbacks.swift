@@ -24,7 +24,7 @@ public func passcode_set_logout_callback(
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withBackend(store) { s in try s.updateHooks { $0.logout = intHook(callback, payload) } }
+    withBackend(store) { (s) throws(PasscodeError) in try s.updateHooks { $0.logout = intHook(callback, payload) } }
 }
 
 /// Wraps a C callback that takes an int32 (a reason or a notice) with its payload.
@@ -95,7 +95,7 @@ public func passcode_set_notice_callback(
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withBackend(store) { s in try s.updateHooks { $0.notify = intHook(callback, payload) } }
+    withBackend(store) { (s) throws(PasscodeError) in try s.updateHooks { $0.notify = intHook(callback, payload) } }
 }
 
 /// Registers the hook asked before any setting change is committed (a host keeps its backend
@@ -117,7 +117,7 @@ public func passcode_set_settings_hook(
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         var hook: (@Sendable (String, String, String) -> String?)?
         if let callback {
             let p = Payload(raw: payload)
@@ -153,7 +153,7 @@ public func passcode_set_lifecycle_callback(
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
     _ payload: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         var hook: (@Sendable (Int32) -> String?)?
         if let callback {
             let p = Payload(raw: payload)

@@ -25,7 +25,7 @@ extension Handles {
 @c(passcode_event_log_new)
 public func passcode_event_log_new(_ store: OpaquePointer?, _ out_log: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     out_log?.pointee = nil
-    return withBackend(store) { s in
+    return withBackend(store) { (s) throws(PasscodeError) in
         guard let out_log else { throw PasscodeError.misuse("the out pointer is NULL") }
         out_log.pointee = Handles.eventLogs.add(EventLogBox(try s.events()))
     }
@@ -93,7 +93,7 @@ public func passcode_event_log_free(_ log: OpaquePointer?) {
 @c(passcode_failure_summary)
 public func passcode_failure_summary(_ store: OpaquePointer?, _ out_failures: UnsafeMutablePointer<Int32>?,
                                      _ out_last_failure_wall_ms: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         guard out_failures != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
         let summary = try s.failureSummary()
         try put(out_failures, Int32(clamping: summary.failures))

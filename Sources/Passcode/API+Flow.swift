@@ -43,8 +43,8 @@ extension Handles {
 
 /// Runs one C call on a flow whose store is still open; after `passcode_close` of its store,
 /// every call is `PASSCODE_ERR_MISUSE`, and after `passcode_store_remove` `PASSCODE_ERR_STORE_REMOVED`.
-func withFlow(_ handle: OpaquePointer?, _ body: (FlowBox, PasscodeFlow) throws -> Void) -> Int32 {
-    withHandle(Handles.flows, handle) { b in
+func withFlow(_ handle: OpaquePointer?, _ body: (FlowBox, PasscodeFlow) throws(PasscodeError) -> Void) -> Int32 {
+    withHandle(Handles.flows, handle) { (b) throws(PasscodeError) in
         try b.storeBox.checkNotRemoved()  // its store removed (passcode_store_remove): STORE_REMOVED
         guard let f = b.flow else { throw PasscodeError.misuse("the flow's store was closed (passcode_close); free the flow") }
         try body(b, f)
@@ -69,7 +69,7 @@ func withFlow(_ handle: OpaquePointer?, _ body: (FlowBox, PasscodeFlow) throws -
 public func passcode_flow_new(_ store: OpaquePointer?, _ kind: Int32, _ out_flow: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     out_flow?.pointee = nil
     guard let box = Handles.stores.get(store) else { return Status.errInvalidHandle.rawValue }
-    return withBackend(store) { s in
+    return withBackend(store) { (s) throws(PasscodeError) in
         guard let out_flow else { throw PasscodeError.misuse("the out pointer is NULL") }
         guard let k = FlowKind(checked: kind) else { throw PasscodeError.misuse("unknown flow kind \(kind)") }
         let flow = try PasscodeFlow(store: s, kind: k)
@@ -96,7 +96,7 @@ public func passcode_flow_free(_ flow: OpaquePointer?) {
 ///   (not 0-9), `PASSCODE_ERR_STATE` (finished or locked out), `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_digit)
 public func passcode_flow_digit(_ flow: OpaquePointer?, _ digit: Int32) -> Int32 {
-    withFlow(flow) { _, f in try f.append(digit: Int(digit)) }
+    withFlow(flow) { (_, f) throws(PasscodeError) in try f.append(digit: Int(digit)) }
 }
 
 /// Removes the last digit; does nothing when there is none.
@@ -124,7 +124,7 @@ public func passcode_flow_cancel(_ flow: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_flow_refresh)
 public func passcode_flow_refresh(_ flow: OpaquePointer?) -> Int32 {
-    withFlow(flow) { _, f in try f.refresh() }
+    withFlow(flow) { (_, f) throws(PasscodeError) in try f.refresh() }
 }
 
 /// The flow's step and result.
@@ -135,7 +135,7 @@ public func passcode_flow_refresh(_ flow: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out_step), `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_state)
 public func passcode_flow_state(_ flow: OpaquePointer?, _ out_step: UnsafeMutablePointer<Int32>?, _ out_result: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withFlow(flow) { _, f in
+    withFlow(flow) { (_, f) throws(PasscodeError) in
         try put(out_step, f.step.rawValue)
         out_result?.pointee = f.result.rawValue
     }
@@ -149,7 +149,7 @@ public func passcode_flow_state(_ flow: OpaquePointer?, _ out_step: UnsafeMutabl
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_dots)
 public func passcode_flow_dots(_ flow: OpaquePointer?, _ out_filled: UnsafeMutablePointer<Int32>?, _ out_length: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withFlow(flow) { _, f in
+    withFlow(flow) { (_, f) throws(PasscodeError) in
         try put(out_filled, Int32(f.filled))
         out_length?.pointee = Int32(f.length)
     }
@@ -162,7 +162,7 @@ public func passcode_flow_dots(_ flow: OpaquePointer?, _ out_filled: UnsafeMutab
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_prompt)
 public func passcode_flow_prompt(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    withFlow(flow) { b, f in try put(out, b.cString(f.prompt, slot: 0)) }
+    withFlow(flow) { (b, f) throws(PasscodeError) in try put(out, b.cString(f.prompt, slot: 0)) }
 }
 
 /// The error line to show ("" when none): "Incorrect passcode", "Passcodes don't match. Try
@@ -174,7 +174,7 @@ public func passcode_flow_prompt(_ flow: OpaquePointer?, _ out: UnsafeMutablePoi
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_error)
 public func passcode_flow_error(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ out_status: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withFlow(flow) { b, f in
+    withFlow(flow) { (b, f) throws(PasscodeError) in
         try put(out, b.cString(f.errorText, slot: 1))
         out_status?.pointee = f.lastError?.status.rawValue ?? Status.ok.rawValue
     }
@@ -187,7 +187,7 @@ public func passcode_flow_error(_ flow: OpaquePointer?, _ out: UnsafeMutablePoin
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_shakes)
 public func passcode_flow_shakes(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withFlow(flow) { _, f in try put(out, Int32(clamping: f.shakes)) }
+    withFlow(flow) { (_, f) throws(PasscodeError) in try put(out, Int32(clamping: f.shakes)) }
 }
 
 /// Seconds left in the lockout while the flow's step is `PASSCODE_FLOW_STEP_LOCKED_OUT`, else 0.
@@ -197,5 +197,5 @@ public func passcode_flow_shakes(_ flow: OpaquePointer?, _ out: UnsafeMutablePoi
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_flow_lockout_remaining)
 public func passcode_flow_lockout_remaining(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withFlow(flow) { _, f in try put(out, try f.lockoutSeconds()) }
+    withFlow(flow) { (_, f) throws(PasscodeError) in try put(out, try f.lockoutSeconds()) }
 }

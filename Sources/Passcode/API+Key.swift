@@ -55,7 +55,7 @@ private func prepareKeyBuffer<Box: FailureKeeper>(_ out: UnsafeMutablePointer<UI
 public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt,
                                 _ out_key: UnsafeMutablePointer<UInt8>?, _ key_length: UInt) -> Int32 {
     if let status = prepareKeyBuffer(out_key, key_length, Handles.stores, store) { return status }
-    return withBackend(store) { s in
+    return withBackend(store) { (s) throws(PasscodeError) in
         deliver(try s.unlockKey(secret(digits, length, what: "the passcode")), to: out_key, key_length)
     }
 }
@@ -83,8 +83,8 @@ public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: Un
                                           _ key_length: UInt, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
     if let status = prepareKeyBuffer(out_key, key_length, Handles.stores, store) { return status }
     out_refusal?.pointee = BiometricRefusal.none.rawValue
-    return withStore(store, refusedInService: "a biometric match reported by the host") { s in
-        do {
+    return withStore(store, refusedInService: "a biometric match reported by the host") { (s) throws(PasscodeError) in
+        do throws(PasscodeError) {
             deliver(try s.biometricUnlockKey(), to: out_key, key_length)
         } catch PasscodeError.passcodeRequired(let r) {
             out_refusal?.pointee = r.rawValue
@@ -110,7 +110,7 @@ public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: Un
 public func passcode_flow_take_key(_ flow: OpaquePointer?, _ out_key: UnsafeMutablePointer<UInt8>?,
                                    _ key_length: UInt) -> Int32 {
     if let status = prepareKeyBuffer(out_key, key_length, Handles.flows, flow) { return status }
-    return withFlow(flow) { _, f in
+    return withFlow(flow) { (_, f) throws(PasscodeError) in
         guard let key = try f.takeKey() else { throw PasscodeError.keyNotReleased }
         deliver(key, to: out_key, key_length)
     }
@@ -146,7 +146,7 @@ public func passcode_seal(_ store: OpaquePointer?, _ plain: UnsafePointer<UInt8>
     if let error = sealSizeError(plain_length, SealedBox.maxPlain, out, out_capacity, what: "the data") {
         return refused(Handles.stores, store, error)
     }
-    return withBackend(store) { s in
+    return withBackend(store) { (s) throws(PasscodeError) in
         let input = try buffer(plain, plain_length, what: "the data")
         try put(out_length, plain_length + UInt(SealedBox.overhead))
         let output = try mutableBuffer(out, out_capacity)
@@ -174,7 +174,7 @@ public func passcode_unseal(_ store: OpaquePointer?, _ sealed: UnsafePointer<UIn
     if let error = sealSizeError(sealed_length, SealedBox.maxPlain + UInt(SealedBox.overhead), out, out_capacity, what: "the sealed data") {
         return refused(Handles.stores, store, error)
     }
-    return withBackend(store) { s in
+    return withBackend(store) { (s) throws(PasscodeError) in
         let input = try buffer(sealed, sealed_length, what: "the sealed data")
         guard out_length != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
         if sealed_length >= UInt(SealedBox.overhead) { try put(out_length, sealed_length - UInt(SealedBox.overhead)) }
@@ -200,7 +200,7 @@ public func passcode_unseal(_ store: OpaquePointer?, _ sealed: UnsafePointer<UIn
 ///   `PASSCODE_ERR_NO_PASSCODE`; `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`; a store error.
 @c(passcode_set_recovery_key)
 public func passcode_set_recovery_key(_ store: OpaquePointer?, _ recovery_key: UnsafePointer<UInt8>?, _ length: UInt) -> Int32 {
-    withBackend(store) { s in try s.setRecoveryKey(secretKey(recovery_key, length, what: "the recovery key")) }
+    withBackend(store) { (s) throws(PasscodeError) in try s.setRecoveryKey(secretKey(recovery_key, length, what: "the recovery key")) }
 }
 
 /// Deletes the recovery copy of the data key; a reset then replaces the key. That loses what the
@@ -213,7 +213,7 @@ public func passcode_set_recovery_key(_ store: OpaquePointer?, _ recovery_key: U
 ///   changed), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_clear_recovery_key)
 public func passcode_clear_recovery_key(_ store: OpaquePointer?) -> Int32 {
-    withBackend(store) { s in try s.clearRecoveryKey() }
+    withBackend(store) { (s) throws(PasscodeError) in try s.clearRecoveryKey() }
 }
 
 /// Whether a recovery copy of the data key exists. In service mode passcoded answers it.
@@ -223,7 +223,7 @@ public func passcode_clear_recovery_key(_ store: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_has_recovery_key)
 public func passcode_has_recovery_key(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in try put(out, try s.hasRecoveryKey() ? 1 : 0) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.hasRecoveryKey() ? 1 : 0) }
 }
 
 /// `passcode_reset_complete` that keeps the data key: the recovery key opens the store's
@@ -244,7 +244,7 @@ public func passcode_has_recovery_key(_ store: OpaquePointer?, _ out: UnsafeMuta
 public func passcode_reset_complete_with_recovery_key(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ code_length: UInt,
                                                       _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt,
                                                       _ recovery_key: UnsafePointer<UInt8>?, _ recovery_length: UInt) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         _ = try s.resetPasscode(code: secret(code, code_length, what: "the reset code"),
                                 newPasscode: secret(new_digits, new_length, what: "the new passcode"),
                                 recoveryKey: secretKey(recovery_key, recovery_length, what: "the recovery key"))

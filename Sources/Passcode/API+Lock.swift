@@ -27,7 +27,7 @@ import PasscodeCore
 /// is gone at a launch is checked by the service.
 @c(passcode_event_report)
 public func passcode_event_report(_ store: OpaquePointer?, _ event: Int32, _ out_locked: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         guard let e = AppEvent(checked: event) else { throw PasscodeError.misuse("unknown event \(event)") }
         let status = try s.report(e)
         out_locked?.pointee = status.locked ? 1 : 0
@@ -42,7 +42,7 @@ public func passcode_event_report(_ store: OpaquePointer?, _ event: Int32, _ out
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out_locked), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_lock_state)
 public func passcode_lock_state(_ store: OpaquePointer?, _ out_locked: UnsafeMutablePointer<Int32>?, _ out_reason: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         let status = try s.lockStatus()
         try put(out_locked, status.locked ? 1 : 0)
         out_reason?.pointee = status.reason.rawValue
@@ -66,7 +66,7 @@ public func passcode_lock_state(_ store: OpaquePointer?, _ out_locked: UnsafeMut
 ///   or a store error. On failure `screen` is unchanged.
 @c(passcode_lock_screen_read)
 public func passcode_lock_screen_read(_ store: OpaquePointer?, _ screen: UnsafeMutableRawPointer?) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         guard let screen else { throw PasscodeError.misuse("the lock-screen struct is NULL") }
         let size = Int(screen.load(as: Int.self))
         guard size >= LockScreenABI.smallest else {
@@ -141,7 +141,7 @@ enum LockScreenABI {
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (bad values), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_set_available)
 public func passcode_biometric_set_available(_ store: OpaquePointer?, _ available: Int32, _ kind: Int32) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         guard available == 0 || available == 1 else { throw PasscodeError.misuse("available must be 0 or 1") }
         guard let k = BiometricKind(checked: kind) else { throw PasscodeError.misuse("unknown biometric kind \(kind)") }
         try s.setBiometricAvailability(available == 1, kind: k)
@@ -156,7 +156,7 @@ public func passcode_biometric_set_available(_ store: OpaquePointer?, _ availabl
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_security_label)
 public func passcode_security_label(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    withBackend(store) { s in try put(out, CStrings.intern(try s.securityLabel())) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out, CStrings.intern(try s.securityLabel())) }
 }
 
 /// Whether a biometric match may unlock now, without changing anything (to decide whether
@@ -169,7 +169,7 @@ public func passcode_security_label(_ store: OpaquePointer?, _ out: UnsafeMutabl
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_check)
 public func passcode_biometric_check(_ store: OpaquePointer?, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in try put(out_refusal, try s.biometricRefusal().rawValue) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out_refusal, try s.biometricRefusal().rawValue) }
 }
 
 /// Whether the lock screen should open the biometric prompt by itself, before the user touches
@@ -195,7 +195,7 @@ public func passcode_biometric_check(_ store: OpaquePointer?, _ out_refusal: Uns
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_lead)
 public func passcode_biometric_lead(_ store: OpaquePointer?, _ out_lead: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in try put(out_lead, try s.biometricLead() ? 1 : 0) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out_lead, try s.biometricLead() ? 1 : 0) }
 }
 
 /// Reports a successful biometric match. The app unlocks only if policy allows: biometric
@@ -215,8 +215,8 @@ public func passcode_biometric_lead(_ store: OpaquePointer?, _ out_lead: UnsafeM
 @c(passcode_biometric_unlock)
 public func passcode_biometric_unlock(_ store: OpaquePointer?, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_refusal?.pointee = BiometricRefusal.none.rawValue
-    return withStore(store, refusedInService: "a biometric match reported by the host") { s in
-        do {
+    return withStore(store, refusedInService: "a biometric match reported by the host") { (s) throws(PasscodeError) in
+        do throws(PasscodeError) {
             try s.biometricUnlock()
         } catch PasscodeError.passcodeRequired(let r) {
             out_refusal?.pointee = r.rawValue
@@ -233,7 +233,7 @@ public func passcode_biometric_unlock(_ store: OpaquePointer?, _ out_refusal: Un
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_failed)
 public func passcode_biometric_failed(_ store: OpaquePointer?, _ out_count: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         let n = try s.biometricFailed()
         out_count?.pointee = Int32(clamping: n)
     }

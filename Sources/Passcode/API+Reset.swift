@@ -18,7 +18,7 @@ import PasscodeCore
 ///   delivery callback); `PASSCODE_ERR_INVALID_HANDLE`; or a store error.
 @c(passcode_reset_request)
 public func passcode_reset_request(_ store: OpaquePointer?) -> Int32 {
-    withStore(store, refusedInService: "a reset code handed to the host") { s in try s.requestResetCode() }
+    withStore(store, refusedInService: "a reset code handed to the host") { (s) throws(PasscodeError) in try s.requestResetCode() }
 }
 
 /// Seconds until `passcode_reset_request` is allowed again, 0 when it is allowed now.
@@ -29,7 +29,7 @@ public func passcode_reset_request(_ store: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_reset_retry_after)
 public func passcode_reset_retry_after(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withBackend(store) { s in try put(out, try s.resetRetryAfterSeconds()) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.resetRetryAfterSeconds()) }
 }
 
 /// Checks a reset code without using it up, so a front end can move on to the new passcode.
@@ -50,7 +50,7 @@ public func passcode_reset_retry_after(_ store: OpaquePointer?, _ out: UnsafeMut
 ///   `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_reset_check)
 public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withBackend(store) { s in try s.checkReset(secret(code, length, what: "the reset code")) }
+    withBackend(store) { (s) throws(PasscodeError) in try s.checkReset(secret(code, length, what: "the reset code")) }
 }
 
 /// Sets a new passcode with a valid reset code: the code is used up; the lockout, the failure
@@ -81,7 +81,7 @@ public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<
 @c(passcode_reset_complete)
 public func passcode_reset_complete(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ code_length: UInt,
                                     _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         let replaced = try s.resetPasscode(code: secret(code, code_length, what: "the reset code"),
                                            newPasscode: secret(new_digits, new_length, what: "the new passcode"), recoveryKey: nil)
         if replaced { throw PasscodeError.keyReplaced }
@@ -95,7 +95,7 @@ public func passcode_reset_complete(_ store: OpaquePointer?, _ code: UnsafePoint
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_reset_pending)
 public func passcode_reset_pending(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in try put(out, try s.isResetCodePending() ? 1 : 0) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.isResetCodePending() ? 1 : 0) }
 }
 
 /// "Forgot passcode" on the lock screen: removes the passcode, counters and any pending reset
@@ -114,5 +114,5 @@ public func passcode_reset_pending(_ store: OpaquePointer?, _ out: UnsafeMutable
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_forgot)
 public func passcode_forgot(_ store: OpaquePointer?) -> Int32 {
-    withBackend(store) { s in try s.forgotPasscode() }
+    withBackend(store) { (s) throws(PasscodeError) in try s.forgotPasscode() }
 }

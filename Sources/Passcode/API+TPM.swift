@@ -75,7 +75,7 @@ public func passcode_options_set_tpm_owner_auth_file(_ options: OpaquePointer?, 
 ///   `PASSCODE_ERR_STATE` (already bound); any status of `passcode_verify`; a TPM status.
 @c(passcode_tpm_bind)
 public func passcode_tpm_bind(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withStore(store, refusedInService: "binding to a TPM the host names") { s in try s.bindTPM(current: secret(digits, length, what: "the passcode")) }
+    withStore(store, refusedInService: "binding to a TPM the host names") { (s) throws(PasscodeError) in try s.bindTPM(current: secret(digits, length, what: "the passcode")) }
 }
 
 /// Unbinds a bound store: checks the passcode through the TPM (counted like
@@ -88,7 +88,7 @@ public func passcode_tpm_bind(_ store: OpaquePointer?, _ digits: UnsafePointer<C
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_STATE` (not bound); any status of `passcode_verify`.
 @c(passcode_tpm_unbind)
 public func passcode_tpm_unbind(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withStore(store, refusedInService: "unbinding the TPM") { s in try s.unbindTPM(current: secret(digits, length, what: "the passcode")) }
+    withStore(store, refusedInService: "unbinding the TPM") { (s) throws(PasscodeError) in try s.unbindTPM(current: secret(digits, length, what: "the passcode")) }
 }
 
 /// Whether the store is bound to a TPM.
@@ -100,7 +100,7 @@ public func passcode_tpm_unbind(_ store: OpaquePointer?, _ digits: UnsafePointer
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_tpm_is_bound)
 public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         guard out != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
         try put(out, try s.isTPMBound() ? 1 : 0)
     }
@@ -149,7 +149,7 @@ public func passcode_tpm_posture(_ store: OpaquePointer?, _ item: Int32, _ out: 
         return refused(Handles.stores, store, PasscodeError.misuse(
             "in service mode the TPM is passcoded's: this release binds no service store to a TPM (passcode_tpm_is_bound says 0)"))
     }
-    return withStore(store) { s in
+    return withStore(store) { (s) throws(PasscodeError) in
         guard let what = TPMPostureItem(checked: item) else { throw PasscodeError.misuse("unknown TPM posture item \(item)") }
         guard out != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
         try put(out, try s.tpmPosture().value(what))

@@ -274,7 +274,7 @@ public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointe
         opts = box.options
         service = box.serviceAppID.map { ($0, box.hostChoices) }
     }
-    do {
+    do throws(PasscodeError) {
         let backend: any StoreBackend
         var embedded: PasscodeStore?
         if let service {
@@ -290,15 +290,9 @@ public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointe
         }
         out_store.pointee = Handles.stores.add(StoreBox(backend, store: embedded))
         return Status.ok.rawValue
-    } catch let error as PasscodeError {
+    } catch {
         Handles.openMessage.set(error.message)
         return error.status.rawValue
-    } catch let failure as ServiceFailure {
-        Handles.openMessage.set(failure.message)
-        return failure.status
-    } catch {
-        Handles.openMessage.set("unexpected error")
-        return Status.errInternal.rawValue
     }
 }
 
@@ -347,7 +341,7 @@ public func passcode_close(_ store: OpaquePointer?) {
 ///   error. On every failure nothing was removed.
 @c(passcode_store_remove)
 public func passcode_store_remove(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withHandle(Handles.stores, store) { box in
+    withHandle(Handles.stores, store) { (box) throws(PasscodeError) in
         try box.checkNotRemoved()
         let code = length == 0 ? nil : try secret(digits, length, what: "the passcode")
         try box.backend.removeStore(current: code)
@@ -401,7 +395,7 @@ public func passcode_errwait(_ store: OpaquePointer?) -> Int64 {
 ///   says why), `PASSCODE_ERR_ALREADY_SET`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_set)
 public func passcode_set(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withBackend(store) { s in try s.setFirstPasscode(secret(digits, length, what: "the passcode")) }
+    withBackend(store) { (s) throws(PasscodeError) in try s.setFirstPasscode(secret(digits, length, what: "the passcode")) }
 }
 
 /// Checks a passcode. The attempt is recorded durably before the check, in the main database
@@ -423,7 +417,7 @@ public func passcode_set(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>
 ///   provisioned `PASSCODE_ERR_TPM_GUESS_LIMIT` and `PASSCODE_ERR_TPM_OWNER_AUTH`.
 @c(passcode_verify)
 public func passcode_verify(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withBackend(store) { s in try s.checkPasscode(secret(digits, length, what: "the passcode")) }
+    withBackend(store) { (s) throws(PasscodeError) in try s.checkPasscode(secret(digits, length, what: "the passcode")) }
 }
 
 /// Proves the user before a setting change that weakens protection (see
@@ -441,7 +435,7 @@ public func passcode_verify(_ store: OpaquePointer?, _ digits: UnsafePointer<CCh
 /// - Returns: Any status of `passcode_verify`.
 @c(passcode_authorize)
 public func passcode_authorize(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withBackend(store) { s in try s.authorize(secret(digits, length, what: "the passcode")) }
+    withBackend(store) { (s) throws(PasscodeError) in try s.authorize(secret(digits, length, what: "the passcode")) }
 }
 
 /// Replaces the passcode. The new one is checked first (format, strength: not counted), then
@@ -456,7 +450,7 @@ public func passcode_authorize(_ store: OpaquePointer?, _ digits: UnsafePointer<
 @c(passcode_change)
 public func passcode_change(_ store: OpaquePointer?, _ current: UnsafePointer<CChar>?, _ current_length: UInt,
                             _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         try s.changePasscode(current: secret(current, current_length, what: "the current passcode"),
                              new: secret(new_digits, new_length, what: "the new passcode"))
     }
@@ -471,7 +465,7 @@ public func passcode_change(_ store: OpaquePointer?, _ current: UnsafePointer<CC
 /// - Returns: `PASSCODE_OK`, any status of `passcode_verify`, or `PASSCODE_ERR_HOOK_FAILED`.
 @c(passcode_disable)
 public func passcode_disable(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withBackend(store) { s in try s.turnOff(current: secret(digits, length, what: "the passcode")) }
+    withBackend(store) { (s) throws(PasscodeError) in try s.turnOff(current: secret(digits, length, what: "the passcode")) }
 }
 
 /// Turns the lock on again with the stored passcode. Needs no passcode: it only adds safety.
@@ -481,7 +475,7 @@ public func passcode_disable(_ store: OpaquePointer?, _ digits: UnsafePointer<CC
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_enable)
 public func passcode_enable(_ store: OpaquePointer?) -> Int32 {
-    withBackend(store) { s in try s.enable() }
+    withBackend(store) { (s) throws(PasscodeError) in try s.enable() }
 }
 
 /// Removes the passcode after checking it; the lock goes off and every counter is cleared.
@@ -492,7 +486,7 @@ public func passcode_enable(_ store: OpaquePointer?) -> Int32 {
 /// - Returns: `PASSCODE_OK`, or any status of `passcode_verify`.
 @c(passcode_remove)
 public func passcode_remove(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
-    withBackend(store) { s in try s.removePasscode(current: secret(digits, length, what: "the passcode")) }
+    withBackend(store) { (s) throws(PasscodeError) in try s.removePasscode(current: secret(digits, length, what: "the passcode")) }
 }
 
 /// Whether a passcode is set.
@@ -502,7 +496,7 @@ public func passcode_remove(_ store: OpaquePointer?, _ digits: UnsafePointer<CCh
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_is_set)
 public func passcode_is_set(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in try put(out, try s.isPasscodeSet() ? 1 : 0) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.isPasscodeSet() ? 1 : 0) }
 }
 
 /// Whether the passcode lock is on (a passcode is set and not disabled).
@@ -512,7 +506,7 @@ public func passcode_is_set(_ store: OpaquePointer?, _ out: UnsafeMutablePointer
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_is_enabled)
 public func passcode_is_enabled(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in try put(out, try s.isLockEnabled() ? 1 : 0) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.isLockEnabled() ? 1 : 0) }
 }
 
 /// The number of digits a passcode has in this store: the set passcode's; with none set, the
@@ -524,7 +518,7 @@ public func passcode_is_enabled(_ store: OpaquePointer?, _ out: UnsafeMutablePoi
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_length)
 public func passcode_length(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in try put(out, Int32(try s.passcodeLength())) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out, Int32(try s.passcodeLength())) }
 }
 
 /// Chooses the number of digits of the first passcode this handle sets; only while no passcode
@@ -539,7 +533,7 @@ public func passcode_length(_ store: OpaquePointer?, _ out: UnsafeMutablePointer
 ///   (a passcode is set), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_set_length)
 public func passcode_set_length(_ store: OpaquePointer?, _ length: Int32) -> Int32 {
-    withBackend(store) { s in try s.setPasscodeLength(Int(length)) }
+    withBackend(store) { (s) throws(PasscodeError) in try s.setPasscodeLength(Int(length)) }
 }
 
 /// Failed attempts since the last successful unlock, to show the user.
@@ -549,7 +543,7 @@ public func passcode_set_length(_ store: OpaquePointer?, _ length: Int32) -> Int
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_failed_attempts)
 public func passcode_failed_attempts(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in try put(out, Int32(clamping: try s.failedAttempts())) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out, Int32(clamping: try s.failedAttempts())) }
 }
 
 /// Seconds until the next attempt is allowed, 0 when there is no lockout. Measured on the
@@ -561,7 +555,7 @@ public func passcode_failed_attempts(_ store: OpaquePointer?, _ out: UnsafeMutab
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_lockout_remaining)
 public func passcode_lockout_remaining(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withBackend(store) { s in try put(out, try s.lockoutRemainingSeconds()) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.lockoutRemainingSeconds()) }
 }
 
 /// Whether the maximum number of failures was reached and only a reset lets a passcode in.
@@ -571,7 +565,7 @@ public func passcode_lockout_remaining(_ store: OpaquePointer?, _ out: UnsafeMut
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_is_reset_required)
 public func passcode_is_reset_required(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withBackend(store) { s in try put(out, try s.isResetRequired() ? 1 : 0) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.isResetRequired() ? 1 : 0) }
 }
 
 // MARK: - Settings
@@ -585,7 +579,7 @@ public func passcode_is_reset_required(_ store: OpaquePointer?, _ out: UnsafeMut
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_setting_get)
 public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         guard let which = Setting(checked: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
         try put(out, try s.get(which))
     }
@@ -610,23 +604,21 @@ public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ ou
 ///   the hook's message); `PASSCODE_ERR_MISUSE` (unknown setting); `PASSCODE_ERR_INVALID_HANDLE`; a store error.
 @c(passcode_setting_set)
 public func passcode_setting_set(_ store: OpaquePointer?, _ setting: Int32, _ value: Int64) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         guard let which = Setting(checked: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
         try s.set(which, to: value)
     }
 }
 
 /// Runs a call about a setting itself (no store), recording a failure for `passcode_errmsg(NULL)`.
-private func withSetting(_ setting: Int32, _ body: (Setting) throws -> Void) -> Int32 {
-    do {
+private func withSetting(_ setting: Int32, _ body: (Setting) throws(PasscodeError) -> Void) -> Int32 {
+    do throws(PasscodeError) {
         guard let which = Setting(checked: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
         try body(which)
         return Status.ok.rawValue
-    } catch let error as PasscodeError {
+    } catch {
         Handles.openMessage.set(error.message)
         return error.status.rawValue
-    } catch {
-        return Status.errInternal.rawValue
     }
 }
 
@@ -640,7 +632,7 @@ private func withSetting(_ setting: Int32, _ body: (Setting) throws -> Void) -> 
 /// - Returns: `PASSCODE_OK`, or `PASSCODE_ERR_MISUSE` (unknown setting, NULL out pointer).
 @c(passcode_setting_bounds)
 public func passcode_setting_bounds(_ setting: Int32, _ out_min: UnsafeMutablePointer<Int64>?, _ out_max: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withSetting(setting) { which in
+    withSetting(setting) { (which) throws(PasscodeError) in
         guard out_min != nil && out_max != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
         try put(out_min, which.spec.range.lowerBound)
         try put(out_max, which.spec.range.upperBound)
@@ -661,7 +653,7 @@ public func passcode_setting_bounds(_ setting: Int32, _ out_min: UnsafeMutablePo
 @c(passcode_setting_choices)
 public func passcode_setting_choices(_ setting: Int32, _ out_values: UnsafeMutablePointer<Int64>?, _ capacity: UInt,
                                      _ out_count: UnsafeMutablePointer<UInt>?) -> Int32 {
-    withSetting(setting) { which in
+    withSetting(setting) { (which) throws(PasscodeError) in
         guard capacity <= maxBufferBytes / 8, !impossibleBuffer(out_values, capacity * 8) else {
             throw PasscodeError.misuse("the capacity \(capacity) is no buffer's size")
         }
@@ -681,7 +673,7 @@ public func passcode_setting_choices(_ setting: Int32, _ out_values: UnsafeMutab
 /// - Returns: `PASSCODE_OK`, or `PASSCODE_ERR_MISUSE` (unknown setting, NULL out).
 @c(passcode_setting_default)
 public func passcode_setting_default(_ setting: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    withSetting(setting) { which in try put(out, which.spec.defaultValue) }
+    withSetting(setting) { (which) throws(PasscodeError) in try put(out, which.spec.defaultValue) }
 }
 
 /// Whether changing a setting from `old_value` to `new_value` weakens protection. Such a
@@ -696,7 +688,7 @@ public func passcode_setting_default(_ setting: Int32, _ out: UnsafeMutablePoint
 @c(passcode_setting_weakens)
 public func passcode_setting_weakens(_ setting: Int32, _ old_value: Int64, _ new_value: Int64,
                                      _ out_weakens: UnsafeMutablePointer<Int32>?) -> Int32 {
-    withSetting(setting) { which in try put(out_weakens, which.spec.weakening.weakens(from: old_value, to: new_value) ? 1 : 0) }
+    withSetting(setting) { (which) throws(PasscodeError) in try put(out_weakens, which.spec.weakening.weakens(from: old_value, to: new_value) ? 1 : 0) }
 }
 
 /// The name a setting is stored under: the name the settings hook hears
@@ -727,7 +719,7 @@ public func passcode_setting_name(_ setting: Int32) -> UnsafePointer<CChar>? {
 ///   `PASSCODE_ERR_HOOK_FAILED`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_set_custom_schedule)
 public func passcode_set_custom_schedule(_ store: OpaquePointer?, _ delays: UnsafePointer<UInt32>?, _ count: UInt, _ max_failures: UInt32) -> Int32 {
-    withBackend(store) { s in
+    withBackend(store) { (s) throws(PasscodeError) in
         guard let delays else { throw PasscodeError.misuse("the delays pointer is NULL") }
         try PasscodeStore.checkCustomScheduleCount(Int(clamping: count))  // before the buffer is read
         let values = UnsafeBufferPointer(start: delays, count: Int(count)).map { Int64($0) }

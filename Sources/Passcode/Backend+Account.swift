@@ -4,32 +4,32 @@ import PasscodeCore
 
 protocol AccountBackend: AnyObject {
     // Reset by code (requesting a code stays embedded only: it hands the code to the host).
-    func resetRetryAfterSeconds() throws -> Int64
-    func checkReset(_ code: SecretBytes) throws
+    func resetRetryAfterSeconds() throws(PasscodeError) -> Int64
+    func checkReset(_ code: SecretBytes) throws(PasscodeError)
     /// `completeReset` without the key in the answer: true when a data key the host had been
     /// given was replaced (`PASSCODE_ERR_KEY_REPLACED`). With `recoveryKey` the key is kept.
-    func resetPasscode(code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes?) throws -> Bool
-    func isResetCodePending() throws -> Bool
-    func forgotPasscode() throws
+    func resetPasscode(code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes?) throws(PasscodeError) -> Bool
+    func isResetCodePending() throws(PasscodeError) -> Bool
+    func forgotPasscode() throws(PasscodeError)
     // The recovery key.
-    func setRecoveryKey(_ recoveryKey: SecretBytes) throws
-    func clearRecoveryKey() throws
-    func hasRecoveryKey() throws -> Bool
+    func setRecoveryKey(_ recoveryKey: SecretBytes) throws(PasscodeError)
+    func clearRecoveryKey() throws(PasscodeError)
+    func hasRecoveryKey() throws(PasscodeError) -> Bool
     // The account.
-    func checkPasswordChange(current: SecretBytes, new: SecretBytes, confirmation: SecretBytes) throws
-    func deleteAccount(confirmation: String) throws
+    func checkPasswordChange(current: SecretBytes, new: SecretBytes, confirmation: SecretBytes) throws(PasscodeError)
+    func deleteAccount(confirmation: String) throws(PasscodeError)
     // Device sessions.
-    func recordSession(_ s: DeviceSession) throws
-    func sessions() throws -> [DeviceSession]
-    func signOutSession(id: String) throws
-    func signOutOtherSessionsReporting() throws -> (signedOut: Int, failure: String?)
+    func recordSession(_ s: DeviceSession) throws(PasscodeError)
+    func sessions() throws(PasscodeError) -> [DeviceSession]
+    func signOutSession(id: String) throws(PasscodeError)
+    func signOutOtherSessionsReporting() throws(PasscodeError) -> (signedOut: Int, failure: String?)
 }
 
 /// The embedded back end: the core's own calls (the others have the same names).
 extension PasscodeStore: AccountBackend {
-    func checkReset(_ code: SecretBytes) throws { _ = try checkResetCode(code) }
+    func checkReset(_ code: SecretBytes) throws(PasscodeError) { _ = try checkResetCode(code) }
 
-    func resetPasscode(code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes?) throws -> Bool {
+    func resetPasscode(code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes?) throws(PasscodeError) -> Bool {
         try completeReset(code: code, newPasscode: newPasscode, recoveryKey: recoveryKey).replaced
     }
 }

@@ -6,5 +6,5 @@ protocol HookBackend: AnyObject {
     /// Replaces some of the host's callbacks (`Hooks`). Embedded: kept on the store, which asks
     /// them itself. Service mode: kept in the host, and passcoded is told which ones the handle
     /// has; its core asks them over the bus where the embedded core asks them.
-    func updateHooks(_ change: (inout Hooks) -> Void) throws
+    func updateHooks(_ change: (inout Hooks) -> Void) throws(PasscodeError)
 }

@@ -7,11 +7,11 @@ import PasscodeCore
 protocol KeyBackend: AnyObject, FlowStore {
     /// Verifies like `passcode_verify` and returns the data key (`passcode_unlock_key`), released
     /// on this handle.
-    func unlockKey(_ code: SecretBytes) throws -> SecretBytes
+    func unlockKey(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes
     /// Seals with the key released on this handle (`passcode_seal`); the sealed length.
-    func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int
+    func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int
     /// Opens with the key released on this handle (`passcode_unseal`); the plain length.
-    func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int
+    func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int
     /// Whether the handle was closed (a flow made at that moment ends at once).
     var isClosed: Bool { get }
 }

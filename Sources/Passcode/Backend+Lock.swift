@@ -4,19 +4,19 @@ import PasscodeCore
 
 protocol LockBackend: AnyObject {
     /// Records an app event from this process; returns the lock state after it.
-    func report(_ event: AppEvent) throws -> LockStatus
+    func report(_ event: AppEvent) throws(PasscodeError) -> LockStatus
     /// A report of the device's biometrics (not a match): changes no setting.
-    func setBiometricAvailability(_ available: Bool, kind: BiometricKind) throws
-    func securityLabel() throws -> String
-    func biometricRefusal() throws -> BiometricRefusal
-    func biometricLead() throws -> Bool
+    func setBiometricAvailability(_ available: Bool, kind: BiometricKind) throws(PasscodeError)
+    func securityLabel() throws(PasscodeError) -> String
+    func biometricRefusal() throws(PasscodeError) -> BiometricRefusal
+    func biometricLead() throws(PasscodeError) -> Bool
     /// A failed match: it only counts against biometrics.
-    func biometricFailed() throws -> Int64
+    func biometricFailed() throws(PasscodeError) -> Int64
     /// The security log, newest first.
-    func events() throws -> [SecurityEventRecord]
-    func failureSummary() throws -> (failures: Int, lastFailureWallMs: Int64?)
+    func events() throws(PasscodeError) -> [SecurityEventRecord]
+    func failureSummary() throws(PasscodeError) -> (failures: Int, lastFailureWallMs: Int64?)
     /// Any change of the lockout table weakens: it needs the passcode's proof.
-    func setCustomSchedule(delays: [Int64], maxFailures: Int) throws
+    func setCustomSchedule(delays: [Int64], maxFailures: Int) throws(PasscodeError)
     /// Whether the store is bound to a TPM (in service mode: passcoded's choice).
-    func isTPMBound() throws -> Bool
+    func isTPMBound() throws(PasscodeError) -> Bool
 }

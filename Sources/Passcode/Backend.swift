@@ -8,32 +8,32 @@ import PasscodeCore
 /// embedded store only (`withStore`); in service mode they answer `PASSCODE_ERR_NOT_IN_SERVICE_MODE`
 /// or, when they would let the host choose a rule or see a secret, `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE`.
 protocol StoreBackend: AnyObject, Sendable, LockBackend, AccountBackend, KeyBackend, HookBackend {
-    func isPasscodeSet() throws -> Bool
-    func isLockEnabled() throws -> Bool
-    func setFirstPasscode(_ code: SecretBytes) throws
-    func checkPasscode(_ code: SecretBytes) throws
-    func authorize(_ code: SecretBytes) throws
-    func changePasscode(current: SecretBytes, new: SecretBytes) throws
-    func removePasscode(current: SecretBytes) throws
-    func turnOff(current: SecretBytes) throws
-    func enable() throws
-    func failedAttempts() throws -> Int
-    func passcodeLength() throws -> Int
-    func setPasscodeLength(_ n: Int) throws
-    func lockoutRemainingSeconds() throws -> Int64
-    func isResetRequired() throws -> Bool
-    func get(_ setting: Setting) throws -> Int64
-    func set(_ setting: Setting, to value: Int64) throws
-    func lockStatus() throws -> LockStatus
-    func lockScreen() throws -> LockScreen
+    func isPasscodeSet() throws(PasscodeError) -> Bool
+    func isLockEnabled() throws(PasscodeError) -> Bool
+    func setFirstPasscode(_ code: SecretBytes) throws(PasscodeError)
+    func checkPasscode(_ code: SecretBytes) throws(PasscodeError)
+    func authorize(_ code: SecretBytes) throws(PasscodeError)
+    func changePasscode(current: SecretBytes, new: SecretBytes) throws(PasscodeError)
+    func removePasscode(current: SecretBytes) throws(PasscodeError)
+    func turnOff(current: SecretBytes) throws(PasscodeError)
+    func enable() throws(PasscodeError)
+    func failedAttempts() throws(PasscodeError) -> Int
+    func passcodeLength() throws(PasscodeError) -> Int
+    func setPasscodeLength(_ n: Int) throws(PasscodeError)
+    func lockoutRemainingSeconds() throws(PasscodeError) -> Int64
+    func isResetRequired() throws(PasscodeError) -> Bool
+    func get(_ setting: Setting) throws(PasscodeError) -> Int64
+    func set(_ setting: Setting, to value: Int64) throws(PasscodeError)
+    func lockStatus() throws(PasscodeError) -> LockStatus
+    func lockScreen() throws(PasscodeError) -> LockScreen
     /// Removes the whole store (`passcode_store_remove`); `current`: its passcode, nil when none is set.
-    func removeStore(current: SecretBytes?) throws
+    func removeStore(current: SecretBytes?) throws(PasscodeError)
     func close()
 }
 
 /// The embedded back end: the store itself, as before the seam.
 extension PasscodeStore: StoreBackend {
-    func setFirstPasscode(_ code: SecretBytes) throws { _ = try setPasscode(code) }
-    func checkPasscode(_ code: SecretBytes) throws { _ = try verify(code) }
-    func turnOff(current: SecretBytes) throws { _ = try disable(current: current) }
+    func setFirstPasscode(_ code: SecretBytes) throws(PasscodeError) { _ = try setPasscode(code) }
+    func checkPasscode(_ code: SecretBytes) throws(PasscodeError) { _ = try verify(code) }
+    func turnOff(current: SecretBytes) throws(PasscodeError) { _ = try disable(current: current) }
 }

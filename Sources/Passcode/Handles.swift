@@ -182,20 +182,14 @@ final class OpenMessage: Sendable {
 
 /// Runs one C call on a handle: looks it up in `table`, runs `body`, records a failure for
 /// `passcode_errmsg` and `passcode_errwait`, and returns the status.
-func withHandle<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaquePointer?, _ body: (Box) throws -> Void) -> Int32 {
+func withHandle<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaquePointer?, _ body: (Box) throws(PasscodeError) -> Void) -> Int32 {
     guard let box = table.get(handle) else { return Status.errInvalidHandle.rawValue }
     do {
         try body(box)
         return Status.ok.rawValue
-    } catch let error as PasscodeError {
+    } catch {
         box.setFailure(error.message, waitSeconds: error.waitSeconds)
         return error.status.rawValue
-    } catch let failure as ServiceFailure {
-        box.setFailure(failure.message, waitSeconds: failure.waitSeconds)
-        return failure.status
-    } catch {
-        box.setFailure("unexpected error", waitSeconds: 0)
-        return Status.errInternal.rawValue
     }
 }
 
@@ -220,8 +214,8 @@ func refused<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaquePoin
 }
 
 /// `withHandle` for the calls both back ends offer (Backend.swift).
-func withBackend(_ handle: OpaquePointer?, _ body: (any StoreBackend) throws -> Void) -> Int32 {
-    withHandle(Handles.stores, handle) { box in
+func withBackend(_ handle: OpaquePointer?, _ body: (any StoreBackend) throws(PasscodeError) -> Void) -> Int32 {
+    withHandle(Handles.stores, handle) { (box) throws(PasscodeError) in
         try box.checkNotRemoved()
         try body(box.backend)
     }
@@ -231,8 +225,8 @@ func withBackend(_ handle: OpaquePointer?, _ body: (any StoreBackend) throws -> 
 /// `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE` when `refusedInService` names what the call would let
 /// the host do, else `PASSCODE_ERR_NOT_IN_SERVICE_MODE` naming the call.
 func withStore(_ handle: OpaquePointer?, refusedInService: String? = nil, function: String = #function,
-               _ body: (PasscodeStore) throws -> Void) -> Int32 {
-    withHandle(Handles.stores, handle) { box in
+               _ body: (PasscodeStore) throws(PasscodeError) -> Void) -> Int32 {
+    withHandle(Handles.stores, handle) { (box) throws(PasscodeError) in
         try box.checkNotRemoved()
         guard let store = box.store else {
             let name = function.prefix(while: { $0 != "(" })

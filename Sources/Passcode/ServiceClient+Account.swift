@@ -7,43 +7,43 @@ import PasscodeCore
 extension ServiceClient {
     // MARK: - Reset by code
 
-    func resetRetryAfterSeconds() throws -> Int64 {
+    func resetRetryAfterSeconds() throws(PasscodeError) -> Int64 {
         var seconds: Int64 = 0
-        try call("ResetRetryAfter", []) { seconds = try $0.int64() }
+        try call("ResetRetryAfter", []) { (p0) throws(PasscodeError) in seconds = try p0.int64() }
         return seconds
     }
 
-    func checkReset(_ code: SecretBytes) throws {
+    func checkReset(_ code: SecretBytes) throws(PasscodeError) {
         try call("ResetCheck", [.secretBytes(code)]) { _ in }
     }
 
-    func resetPasscode(code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes?) throws -> Bool {
+    func resetPasscode(code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes?) throws(PasscodeError) -> Bool {
         var replaced = false
         if let recoveryKey {
             try call("ResetCompleteWithRecoveryKey", [.secretBytes(code), .secretBytes(newPasscode), .secretBytes(recoveryKey)]) { _ in }
         } else {
-            try call("ResetComplete", [.secretBytes(code), .secretBytes(newPasscode)]) { replaced = try $0.bool() }
+            try call("ResetComplete", [.secretBytes(code), .secretBytes(newPasscode)]) { (p0) throws(PasscodeError) in replaced = try p0.bool() }
         }
         keepProof(newPasscode)  // as embedded: the new passcode, just entered, proves the user
         return replaced
     }
 
-    func isResetCodePending() throws -> Bool {
+    func isResetCodePending() throws(PasscodeError) -> Bool {
         var pending = false
-        try call("ResetPending", []) { pending = try $0.bool() }
+        try call("ResetPending", []) { (p0) throws(PasscodeError) in pending = try p0.bool() }
         return pending
     }
 
-    func forgotPasscode() throws {
-        try afterWipe { try call("Forgot", []) { _ in } }
+    func forgotPasscode() throws(PasscodeError) {
+        try afterWipe { () throws(PasscodeError) in try call("Forgot", []) { _ in } }
     }
 
     /// Runs a call that removes the passcode: done (or done with the wipe pending), the kept
     /// proof goes with it.
-    private func afterWipe(_ body: () throws -> Void) throws {
+    private func afterWipe(_ body: () throws(PasscodeError) -> Void) throws(PasscodeError) {
         do {
             try body()
-        } catch let f as ServiceFailure where f.status == Status.errWipePending.rawValue {
+        } catch let f where f.serviceStatus == Status.errWipePending.rawValue {
             forgetProof()
             throw f
         }
@@ -55,42 +55,42 @@ extension ServiceClient {
     /// Embedded, the handle's released data key is wrapped; the service's handles are shared by
     /// the uid's processes, so this handle's kept passcode (entered within 5 minutes) goes with
     /// the call and passcoded checks it on a handle of the call's own (as `set` does).
-    func setRecoveryKey(_ recoveryKey: SecretBytes) throws {
+    func setRecoveryKey(_ recoveryKey: SecretBytes) throws(PasscodeError) {
         let proof = recentProof() ?? SecretBytes(count: 0)
         try call("SetRecoveryKey", [.secretBytes(recoveryKey), .secretBytes(proof)]) { _ in }
     }
 
-    func clearRecoveryKey() throws {
+    func clearRecoveryKey() throws(PasscodeError) {
         try call("ClearRecoveryKey", []) { _ in }
     }
 
-    func hasRecoveryKey() throws -> Bool {
+    func hasRecoveryKey() throws(PasscodeError) -> Bool {
         var has = false
-        try call("HasRecoveryKey", []) { has = try $0.bool() }
+        try call("HasRecoveryKey", []) { (p0) throws(PasscodeError) in has = try p0.bool() }
         return has
     }
 
     // MARK: - Account
 
-    func checkPasswordChange(current: SecretBytes, new: SecretBytes, confirmation: SecretBytes) throws {
+    func checkPasswordChange(current: SecretBytes, new: SecretBytes, confirmation: SecretBytes) throws(PasscodeError) {
         try call("PasswordChangeCheck", [.secretBytes(current), .secretBytes(new), .secretBytes(confirmation)]) { _ in }
     }
 
-    func deleteAccount(confirmation: String) throws {
-        try afterWipe { try call("DeleteAccount", [.text(confirmation)]) { _ in } }
+    func deleteAccount(confirmation: String) throws(PasscodeError) {
+        try afterWipe { () throws(PasscodeError) in try call("DeleteAccount", [.text(confirmation)]) { _ in } }
     }
 
     // MARK: - Device sessions
 
-    func recordSession(_ s: DeviceSession) throws {
+    func recordSession(_ s: DeviceSession) throws(PasscodeError) {
         try call("SessionRecord", [.text(s.id), .text(s.deviceName), .text(s.platform), .int64(s.lastActiveWallMs),
                                    .int32(s.location == nil ? 0 : 1), .text(s.location ?? ""), .int32(s.isCurrent ? 1 : 0)]) { _ in }
     }
 
-    func sessions() throws -> [DeviceSession] {
+    func sessions() throws(PasscodeError) -> [DeviceSession] {
         var list: [DeviceSession] = []
-        try call("SessionList", []) { r in
-            try r.array("(sssxbsb)") { e in
+        try call("SessionList", []) { (r) throws(PasscodeError) in
+            try r.array("(sssxbsb)") { (e) throws(PasscodeError) in
                 let id = try e.string(), device = try e.string(), platform = try e.string(), last = try e.int64()
                 let hasLocation = try e.bool(), location = try e.string(), current = try e.bool()
                 list.append(DeviceSession(id: id, deviceName: device, platform: platform, lastActiveWallMs: last,
@@ -100,13 +100,13 @@ extension ServiceClient {
         return list
     }
 
-    func signOutSession(id: String) throws {
+    func signOutSession(id: String) throws(PasscodeError) {
         try call("SessionSignOut", [.text(id)]) { _ in }
     }
 
-    func signOutOtherSessionsReporting() throws -> (signedOut: Int, failure: String?) {
+    func signOutOtherSessionsReporting() throws(PasscodeError) -> (signedOut: Int, failure: String?) {
         var count: UInt32 = 0, failed = false, failure = ""
-        try call("SessionSignOutOthers", []) { r in
+        try call("SessionSignOutOthers", []) { (r) throws(PasscodeError) in
             count = try r.uint32()
             failed = try r.bool()
             failure = try r.string()

@@ -7,7 +7,7 @@
 // refuse (logout, notice, account deleted) are calls that expect no reply, sent before the
 // reply of the call that caused them: kept until that reply came, and run then, in the host,
 // before that call returns (so they may call the library, as embedded).
-import Glibc
+import CPasscodeShims
 import PasscodeCore
 
 /// The bits of SetHooks' `flags`: which of the host's callbacks a handle has (passcoded's
@@ -73,7 +73,7 @@ extension ServiceClient {
 
     /// Replaces some of the host's callbacks, and tells passcoded which ones the handle now has
     /// (only when that changed). On failure the handle keeps the callbacks it had.
-    func updateHooks(_ change: (inout Hooks) -> Void) throws {
+    func updateHooks(_ change: (inout Hooks) -> Void) throws(PasscodeError) {
         let (old, new) = lock.withLock { () -> (Hooks, Hooks) in
             let old = hostHooks
             change(&hostHooks)

@@ -4,7 +4,7 @@
 // core's code (`ReleasedKey`), so each host process must unlock for itself, and the sealed data
 // never crosses the bus. A flow runs here too (`PasscodeFlow` over `FlowStore`).
 import CSodium
-import Glibc
+import CPasscodeShims
 import PasscodeCore
 
 /// The data key as one service-mode handle holds it, in the host's process: released by a
@@ -48,7 +48,7 @@ final class ClientKeyState: @unchecked Sendable {
     var isClosed: Bool { lock.withLock { closed } }
 
     /// The key while released, and whether its use is recorded; else `keyNotReleased`.
-    func released() throws -> (key: ReleasedKey, recorded: Bool) {
+    func released() throws(PasscodeError) -> (key: ReleasedKey, recorded: Bool) {
         guard let held = lock.withLock({ key.map { ($0, useRecorded) } }) else { throw PasscodeError.keyNotReleased }
         return held
     }
@@ -64,7 +64,7 @@ extension ServiceClient.Reader {
     /// reply itself is sensitive (wiped when freed). A key of another length, or all zeros
     /// (compared in constant time), is refused: a service that hands out such a key is not
     /// passcoded, or is broken, and nothing may be sealed with it.
-    func key() throws -> SecretBytes {
+    func key() throws(PasscodeError) -> SecretBytes {
         var pointer: UnsafeRawPointer?
         var size = 0
         let r = bus.readArray(message, CChar(UInt8(ascii: "y")), &pointer, &size)
@@ -88,11 +88,11 @@ extension ServiceClient: KeyBackend {
     // MARK: - Calls that release the key
 
     /// `member(app_id, secrets...)` answered by the data key, which this handle then holds.
-    private func keyCall(_ member: String, _ arguments: [BusArgument], recorded: Bool = false) throws -> SecretBytes {
+    private func keyCall(_ member: String, _ arguments: [BusArgument], recorded: Bool = false) throws(PasscodeError) -> SecretBytes {
         var key: SecretBytes?
         do {
-            try call(member, arguments) { key = try $0.key() }
-        } catch let f as ServiceFailure where ServiceClient.dropsKey.contains(f.status) {
+            try call(member, arguments) { (p0) throws(PasscodeError) in key = try p0.key() }
+        } catch let f where f.serviceStatus.map(ServiceClient.dropsKey.contains) == true {
             keyState.dropKey()  // as embedded: only a new passcode (after a reset) releases it again
             throw f
         }
@@ -108,29 +108,29 @@ extension ServiceClient: KeyBackend {
     /// Verifies (counted by the service exactly as Verify) and gets the key: `handingOut` for
     /// `passcode_unlock_key` (the service records, in the success's transaction, that the host
     /// has it), else only this handle holds it (verify, a flow's passcode step).
-    func verifyReleasingKey(_ code: SecretBytes, handingOut: Bool) throws -> SecretBytes {
+    func verifyReleasingKey(_ code: SecretBytes, handingOut: Bool) throws(PasscodeError) -> SecretBytes {
         let key = try keyCall(handingOut ? "UnlockKey" : "VerifyKey", [.secret(code)], recorded: handingOut)
         keepProof(code)
         return key
     }
 
-    func unlockKey(_ code: SecretBytes) throws -> SecretBytes {
+    func unlockKey(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes {
         try verifyReleasingKey(code, handingOut: true)
     }
 
-    func setPasscode(_ code: SecretBytes) throws -> SecretBytes {
+    func setPasscode(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes {
         let key = try keyCall("SetPasscodeKey", [.secret(code)])
         keepProof(code)
         return key
     }
 
-    func changePasscodeReturningKey(current: SecretBytes, new: SecretBytes) throws -> SecretBytes {
+    func changePasscodeReturningKey(current: SecretBytes, new: SecretBytes) throws(PasscodeError) -> SecretBytes {
         let key = try keyCall("ChangePasscodeKey", [.secret(current), .secret(new)])
         keepProof(new)
         return key
     }
 
-    func disable(current: SecretBytes) throws -> SecretBytes {
+    func disable(current: SecretBytes) throws(PasscodeError) -> SecretBytes {
         let key = try keyCall("DisablePasscodeKey", [.secret(current)])
         keepProof(current)
         return key
@@ -138,13 +138,13 @@ extension ServiceClient: KeyBackend {
 
     // MARK: - Sealing, in this process
 
-    func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+    func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int {
         let held = try keyState.released()
         if !held.recorded { try recordKeyUse(held.key) }  // as embedded: before the size check
         return try held.key.seal(plain, into: out)
     }
 
-    func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+    func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int {
         try keyState.released().key.unseal(sealed, into: out)
     }
 
@@ -152,7 +152,7 @@ extension ServiceClient: KeyBackend {
 
     /// The host uses the key (sealed with it, or took it from a flow): the service records it,
     /// so that a reset that must replace the key says so.
-    private func recordKeyUse(_ key: ReleasedKey?) throws {
+    private func recordKeyUse(_ key: ReleasedKey?) throws(PasscodeError) {
         try call("MarkKeyUsed", []) { _ in }
         if let key { keyState.markRecorded(key) }
     }
@@ -162,40 +162,41 @@ extension ServiceClient: KeyBackend {
     // isResetCodePending: ServiceClient+Account.swift (the service's answer). Service mode hands
     // no reset code to the host, so a reset flow usually answers as the embedded store without
     // a requested code; a code delivered by the service (a later release) is taken as embedded.
-    func resetCodeLength() throws -> Int { Int(try get(.resetCodeLength)) }
-    func flowResetAllowed() throws -> Bool { try isPasscodeSet() }
+    func resetCodeLength() throws(PasscodeError) -> Int { Int(try get(.resetCodeLength)) }
+    func flowResetAllowed() throws(PasscodeError) -> Bool { try isPasscodeSet() }
     /// The service's stores never allow weak passcodes (allow_weak is refused in service mode).
     func flowWeakness(_ code: SecretBytes) -> String? { PasscodeStore.strictWeakness(code) }
-    func flowVerify(_ code: SecretBytes) throws -> SecretBytes { try verifyReleasingKey(code, handingOut: false) }
+    func flowVerify(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes { try verifyReleasingKey(code, handingOut: false) }
 
     /// The service never takes the key from the host: it checks `current` again and replaces it.
     var flowRechecksCurrent: Bool { true }
 
-    func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws -> SecretBytes {
+    func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws(PasscodeError) -> SecretBytes {
         try changePasscodeReturningKey(current: current, new: new)
     }
 
     /// The service checks the code (a try taken first, as embedded); the flow needs no expiry.
-    func checkResetCode(_ code: SecretBytes) throws -> Int64 {
+    func checkResetCode(_ code: SecretBytes) throws(PasscodeError) -> Int64 {
         try checkReset(code)
         return 0
     }
 
     /// The reset through the service, then the new passcode checked once more to release the
     /// new data key to this handle (the service never sends a key unasked).
-    func flowCompleteReset(code: SecretBytes, newPasscode: SecretBytes) throws -> (key: SecretBytes, replaced: Bool) {
+    func flowCompleteReset(code: SecretBytes, newPasscode: SecretBytes) throws(PasscodeError) -> (key: SecretBytes, replaced: Bool) {
         let replaced = try resetPasscode(code: code, newPasscode: newPasscode, recoveryKey: nil)
         return (try verifyReleasingKey(newPasscode, handingOut: false), replaced)
     }
 
-    func flowKeyTaken() throws {
+    func flowKeyTaken() throws(PasscodeError) {
         try recordKeyUse(try? keyState.released().key)
     }
 }
 
-/// A flow shows the service's answers as the embedded store's errors: the same status and text.
-extension ServiceFailure: PasscodeErrorConvertible {
-    var passcodeError: PasscodeError {
+extension ServiceClient {
+    /// A flow shows the service's answers as the embedded store's errors: the same status and text.
+    func flowShows(_ error: PasscodeError) -> PasscodeError {
+        guard case .service(let status, let message, let waitSeconds) = error else { return error }
         if status == Status.errLockedOut.rawValue { return .lockedOut(seconds: waitSeconds) }
         let plain: [PasscodeError] = [.wrongPasscode, .noPasscode, .alreadySet, .resetRequired, .loggedOut, .noResetCode,
                                       .resetCodeExpired, .keyNotReleased, .foreignCiphertext, .keyReplaced, .tampered, .appLocked,

@@ -3,7 +3,7 @@
 // libsystemd is loaded with dlopen at the first open in service mode, as tpm2-tss is for the
 // TPM, so libpasscode.so's NEEDED list stays as it is and hosts without it lose nothing.
 import CSdBus
-import Glibc
+import CPasscodeShims
 import PasscodeCore
 
 /// libsystemd's sd-bus calls, loaded once for the life of the process.
@@ -56,8 +56,8 @@ struct SdBusLibrary: @unchecked Sendable {
     private static let lock = Mutex()
     nonisolated(unsafe) private static var loaded: SdBusLibrary?
 
-    static func shared() throws -> SdBusLibrary {
-        try lock.withLock {
+    static func shared() throws(PasscodeError) -> SdBusLibrary {
+        try lock.withLock { () throws(PasscodeError) in
             if let loaded { return loaded }
             let library = try SdBusLibrary()
             loaded = library
@@ -65,12 +65,12 @@ struct SdBusLibrary: @unchecked Sendable {
         }
     }
 
-    private init() throws {
+    private init() throws(PasscodeError) {
         guard let h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL) else {
             let why = dlerror().map { String(cString: $0) } ?? "libsystemd.so.0"
             throw PasscodeError.serviceUnavailable("service mode needs libsystemd (\(why)); install libsystemd0")
         }
-        func symbol<T>(_ name: String, _: T.Type = T.self) throws -> T {
+        func symbol<T>(_ name: String, _: T.Type = T.self) throws(PasscodeError) -> T {
             guard let p = dlsym(h, name) else {
                 throw PasscodeError.serviceUnavailable("libsystemd lacks \(name); service mode needs systemd 221 or later")
             }
@@ -110,17 +110,13 @@ struct SdBusLibrary: @unchecked Sendable {
     }
 }
 
-/// A failure the service answered: its status and message, as the embedded store would give them.
-struct ServiceFailure: Error {
-    /// A `Status` raw value (the enum is not Sendable; an Error must be).
-    let status: Int32
-    let message: String
-    let waitSeconds: Int64
+extension PasscodeError {
+    /// The status of a failure the service answered (`PasscodeError.service`), nil for others.
+    var serviceStatus: Int32? {
+        if case .service(let status, _, _) = self { return status }
+        return nil
+    }
 }
-
-/// The passcoded this connection checked (`verifiedService`), which holds the handle's
-/// callbacks, is gone: the call reached no one.
-struct ServiceRestarted: Error {}
 
 /// One argument of a call.
 enum BusArgument {
@@ -189,7 +185,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     /// Connects and asks for the store's state once, so that an unreachable service or an app
     /// id the service refuses fails here, as a bad path fails an embedded open.
-    init(appID: String) throws {
+    init(appID: String) throws(PasscodeError) {
         self.appID = appID
         bus = try SdBusLibrary.shared()
         var c: OpaquePointer?
@@ -232,27 +228,27 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     // MARK: - StoreBackend
 
-    func isPasscodeSet() throws -> Bool { try state().isSet }
-    func isLockEnabled() throws -> Bool { try state().lockEnabled }
-    func failedAttempts() throws -> Int { Int(try state().failures) }
-    func lockoutRemainingSeconds() throws -> Int64 { try state().lockout }
-    func isResetRequired() throws -> Bool { try state().resetRequired }
+    func isPasscodeSet() throws(PasscodeError) -> Bool { try state().isSet }
+    func isLockEnabled() throws(PasscodeError) -> Bool { try state().lockEnabled }
+    func failedAttempts() throws(PasscodeError) -> Int { Int(try state().failures) }
+    func lockoutRemainingSeconds() throws(PasscodeError) -> Int64 { try state().lockout }
+    func isResetRequired() throws(PasscodeError) -> Bool { try state().resetRequired }
 
     // The calls that release the data key on an embedded handle get it here too, for
     // `passcode_seal` (ServiceClient+Key.swift).
-    func setFirstPasscode(_ code: SecretBytes) throws {
+    func setFirstPasscode(_ code: SecretBytes) throws(PasscodeError) {
         _ = try setPasscode(code)
     }
 
-    func checkPasscode(_ code: SecretBytes) throws {
+    func checkPasscode(_ code: SecretBytes) throws(PasscodeError) {
         _ = try verifyReleasingKey(code, handingOut: false)
     }
 
-    func authorize(_ code: SecretBytes) throws {
+    func authorize(_ code: SecretBytes) throws(PasscodeError) {
         try checkPasscode(code)
     }
 
-    func changePasscode(current: SecretBytes, new: SecretBytes) throws {
+    func changePasscode(current: SecretBytes, new: SecretBytes) throws(PasscodeError) {
         _ = try changePasscodeReturningKey(current: current, new: new)
     }
 
@@ -263,7 +259,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         lock.withLock { proof = (kept, ServiceClient.bootSeconds()) }
     }
 
-    func removePasscode(current: SecretBytes) throws {
+    func removePasscode(current: SecretBytes) throws(PasscodeError) {
         try call("RemovePasscode", [.secret(current)]) { _ in }
         forgetProof()
     }
@@ -283,39 +279,39 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         keyState.dropKey()  // as embedded: the key goes with the passcode
     }
 
-    func turnOff(current: SecretBytes) throws {
+    func turnOff(current: SecretBytes) throws(PasscodeError) {
         _ = try disable(current: current)
     }
 
-    func enable() throws {
+    func enable() throws(PasscodeError) {
         try call("EnablePasscode", []) { _ in }
     }
 
-    func passcodeLength() throws -> Int {
+    func passcodeLength() throws(PasscodeError) -> Int {
         var length: Int32 = 0
-        try call("GetLength", []) { length = try $0.int32() }
+        try call("GetLength", []) { (p0) throws(PasscodeError) in length = try p0.int32() }
         return Int(length)
     }
 
-    func setPasscodeLength(_ n: Int) throws {
+    func setPasscodeLength(_ n: Int) throws(PasscodeError) {
         try call("SetLength", [.int32(Int32(clamping: n))]) { _ in }
     }
 
-    func get(_ setting: Setting) throws -> Int64 {
+    func get(_ setting: Setting) throws(PasscodeError) -> Int64 {
         var value: Int64 = 0
-        try call("GetSetting", [.text(setting.spec.key)]) { value = try $0.int64() }
+        try call("GetSetting", [.text(setting.spec.key)]) { (p0) throws(PasscodeError) in value = try p0.int64() }
         return value
     }
 
-    func set(_ setting: Setting, to value: Int64) throws {
+    func set(_ setting: Setting, to value: Int64) throws(PasscodeError) {
         try call("SetSetting", [.text(setting.spec.key), .int64(value)]) { _ in }
     }
 
-    func lockStatus() throws -> LockStatus { try lockScreen().status }
+    func lockStatus() throws(PasscodeError) -> LockStatus { try lockScreen().status }
 
-    func lockScreen() throws -> LockScreen {
+    func lockScreen() throws(PasscodeError) -> LockScreen {
         var screen: LockScreen?
-        try call("GetLockScreen", []) { r in
+        try call("GetLockScreen", []) { (r) throws(PasscodeError) in
             let locked = try r.bool(), reason = try r.int32(), lockout = try r.int64(), failures = try r.uint32()
             let reset = try r.bool(), refusal = try r.int32(), lead = try r.bool(), kind = try r.int32()
             let set = try r.bool(), enabled = try r.bool()
@@ -335,9 +331,9 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         var isSet = false, lockEnabled = false, failures: UInt32 = 0, lockout: Int64 = 0, resetRequired = false
     }
 
-    private func state() throws -> State {
+    private func state() throws(PasscodeError) -> State {
         var s = State()
-        try call("GetState", []) { r in
+        try call("GetState", []) { (r) throws(PasscodeError) in
             s = State(isSet: try r.bool(), lockEnabled: try r.bool(), failures: try r.uint32(), lockout: try r.int64(),
                       resetRequired: try r.bool())
         }
@@ -350,22 +346,22 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         let message: OpaquePointer
         let member: String
 
-        func read<T>(_ type: UInt8, _ value: T) throws -> T {
+        func read<T>(_ type: UInt8, _ value: T) throws(PasscodeError) -> T {
             var v = value
             let r = withUnsafeMutableBytes(of: &v) { bus.readBasic(message, CChar(type), $0.baseAddress) }
             guard r > 0 else { throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) is not the one expected") }
             return v
         }
-        func bool() throws -> Bool { try read(UInt8(ascii: "b"), Int32(0)) != 0 }
-        func int32() throws -> Int32 { try read(UInt8(ascii: "i"), Int32(0)) }
-        func uint32() throws -> UInt32 { try read(UInt8(ascii: "u"), UInt32(0)) }
-        func int64() throws -> Int64 { try read(UInt8(ascii: "x"), Int64(0)) }
-        func string() throws -> String {
+        func bool() throws(PasscodeError) -> Bool { try read(UInt8(ascii: "b"), Int32(0)) != 0 }
+        func int32() throws(PasscodeError) -> Int32 { try read(UInt8(ascii: "i"), Int32(0)) }
+        func uint32() throws(PasscodeError) -> UInt32 { try read(UInt8(ascii: "u"), UInt32(0)) }
+        func int64() throws(PasscodeError) -> Int64 { try read(UInt8(ascii: "x"), Int64(0)) }
+        func string() throws(PasscodeError) -> String {
             guard let p = try read(UInt8(ascii: "s"), UnsafePointer<CChar>?.none) else { throw unexpected() }
             return String(cString: p)
         }
         /// An array of structs (`a(<fields>)`): `each` reads one struct's fields, in order.
-        func structs(_ fields: String, _ each: () throws -> Void) throws {
+        func structs(_ fields: String, _ each: () throws(PasscodeError) -> Void) throws(PasscodeError) {
             guard bus.enterContainer(message, CChar(UInt8(ascii: "a")), "(\(fields))") > 0 else { throw unexpected() }
             while true {
                 let r = bus.enterContainer(message, CChar(UInt8(ascii: "r")), fields)
@@ -381,7 +377,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         }
         /// An array whose elements have the signature `element` ("(sx)", "s", ...): `each`
         /// reads one element's values (a struct's fields in order).
-        func array(_ element: String, _ each: (Reader) throws -> Void) throws {
+        func array(_ element: String, _ each: (Reader) throws(PasscodeError) -> Void) throws(PasscodeError) {
             let bad = PasscodeError.serviceUnavailable("passcoded's answer to \(member) is not the one expected")
             guard bus.enterContainer(message, CChar(UInt8(ascii: "a")), element) > 0 else { throw bad }
             let isStruct = element.hasPrefix("(")
@@ -400,7 +396,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     /// Calls `member(app_id, arguments...)` and hands its reply to `read`. An error reply
     /// org.libpasscode.Error.<Name> becomes that status with the service's message.
-    func call(_ member: String, _ arguments: [BusArgument], _ read: (Reader) throws -> Void) throws {
+    func call(_ member: String, _ arguments: [BusArgument], _ read: (Reader) throws(PasscodeError) -> Void) throws(PasscodeError) {
         // passcoded waits for the hook, and runs this uid's calls one at a time: a call made
         // from inside a hook would wait behind the call that asked it.
         if HostHookThread.active {
@@ -409,43 +405,50 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         defer { runNotices() }
         // One deadline for every wait of the call, kept even when nothing arrives.
         let deadline = ServiceClient.monotonicMicroseconds() + ServiceClient.boundMicroseconds
-        do {
-            do {
-                try registerHooksIfLost(before: member, by: deadline)
-                try callLocked(member, arguments, by: deadline, read)
-            } catch is ServiceRestarted {
+        do throws(PasscodeError) {
+            if try !reached(member, arguments, by: deadline, read) {
                 // The passcoded this handle talked to is gone (a restart): the call reached no
                 // one. The name's owner now is checked, the host's callbacks registered with it,
                 // then the call, which therefore never runs without the host's hooks.
                 lock.withLock { serviceName = nil }
-                try registerHooksIfLost(before: member, by: deadline)
-                try callLocked(member, arguments, by: deadline, read)
+                // Gone again: the call fails as an unforeseen error does.
+                if try !reached(member, arguments, by: deadline, read) { throw .internalError("unexpected error") }
             }
-        } catch let f as ServiceFailure where f.status == Status.errLockedOut.rawValue && member != "GetState" {
+        } catch .service(let status, let message, _) where status == Status.errLockedOut.rawValue && member != "GetState" {
             // The wait for passcode_errwait, as the embedded store gives it with the failure.
-            throw ServiceFailure(status: f.status, message: f.message, waitSeconds: (try? state().lockout) ?? 0)
+            throw .service(status: status, message: message, waitSeconds: (try? state().lockout) ?? 0)
         }
+    }
+
+    /// The host's callbacks registered again if lost, then the call; false when the passcoded
+    /// checked on this connection is gone (the bus daemon's answer): the call reached no one.
+    private func reached(_ member: String, _ arguments: [BusArgument], by deadline: UInt64,
+                         _ read: (Reader) throws(PasscodeError) -> Void) throws(PasscodeError) -> Bool {
+        guard try registerHooksIfLost(before: member, by: deadline) else { return false }
+        return try callLocked(member, arguments, by: deadline, read)
     }
 
     /// With callbacks registered but no passcoded known to hold them (`serviceName` cleared: it
     /// went away, or this is a child made by fork(), whose own connection `connected` opens
     /// here), registers them with the passcoded that owns the name now, before `member`.
-    private func registerHooksIfLost(before member: String, by deadline: UInt64) throws {
-        guard member != "SetHooks" else { return }  // it says which callbacks itself
-        let flags = try lock.withLock { () -> UInt32 in
+    /// False when the passcoded checked on this connection is gone (`callLocked`).
+    private func registerHooksIfLost(before member: String, by deadline: UInt64) throws(PasscodeError) -> Bool {
+        guard member != "SetHooks" else { return true }  // it says which callbacks itself
+        let flags = try lock.withLock { () throws(PasscodeError) -> UInt32 in
             if connection != nil && connectionPid != getpid() { _ = try connected() }
             return serviceName == nil ? HookFlag.of(hostHooks) : 0
         }
-        if flags != 0 { try callLocked("SetHooks", [.uint32(flags)], by: deadline) { _ in } }
+        if flags != 0 { return try callLocked("SetHooks", [.uint32(flags)], by: deadline) { _ in } }
+        return true
     }
 
     private func callLocked(_ member: String, _ arguments: [BusArgument], by deadline: UInt64,
-                            _ read: (Reader) throws -> Void) throws {
+                            _ read: (Reader) throws(PasscodeError) -> Void) throws(PasscodeError) -> Bool {
         for case .secret(let code) in arguments where code.count > ServiceClient.maxSecretBytes {
             // passcoded refuses longer strings (InvalidArgs); embedded, such a passcode is FORMAT.
             throw PasscodeError.format("the passcode is too long")
         }
-        try lock.withLock {
+        return try lock.withLock { () throws(PasscodeError) -> Bool in
             let c = try connected()
             // The call goes to the passcoded checked on this connection (its unique name, which
             // no one else can take), never to whoever owns the well-known name by then: a
@@ -484,11 +487,12 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                 if let n = e.name.map({ String(cString: $0) }),
                    n == "org.freedesktop.DBus.Error.ServiceUnknown" || n == "org.freedesktop.DBus.Error.NameHasNoOwner",
                    let s = bus.sender(reply), String(cString: s) == "org.freedesktop.DBus" {
-                    throw ServiceRestarted()
+                    return false  // the checked passcoded is gone: the call reached no one
                 }
                 throw failure(member, -EIO, e)
             }
             try read(Reader(bus: bus, message: reply, member: member))
+            return true
         }
     }
 
@@ -496,7 +500,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// passed (SERVICE_UNAVAILABLE). Meanwhile the service may call the host's hooks on it
     /// (hookHandler), which sd_bus_call would not run. Under `lock`; the reply is the caller's
     /// to unreference.
-    private func send(_ c: OpaquePointer, _ m: OpaquePointer, _ member: String, by deadline: UInt64) throws -> OpaquePointer {
+    private func send(_ c: OpaquePointer, _ m: OpaquePointer, _ member: String, by deadline: UInt64) throws(PasscodeError) -> OpaquePointer {
         guard ServiceClient.monotonicMicroseconds() < deadline else { throw timedOut(member) }
         let pending = PendingReply(bus)
         var slot: OpaquePointer?
@@ -507,7 +511,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             bus.callAsync(c, &slot, m, ServiceClient.replyHandler, Unmanaged.passUnretained(pending).toOpaque(), UInt64.max)
         }
         guard r >= 0 else { throw unavailable(member, r) }
-        return try withExtendedLifetime(pending) {
+        return try withExtendedLifetime(pending) { () throws(PasscodeError) in
             defer { _ = bus.slotUnref(slot) }  // before `pending` goes: no callback after it
             while pending.reply == nil {
                 r = bus.process(c, nil)
@@ -531,12 +535,12 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// likes) and the owner must be root as that bus recorded it (`serviceUID`), so that no
     /// process of the user's (or of another user) that got the name receives a passcode or
     /// hands out a key. Before the check only a Ping and the bus's own query go out. Under `lock`.
-    private func verifiedService(_ c: OpaquePointer, before member: String, by deadline: UInt64) throws -> String {
+    private func verifiedService(_ c: OpaquePointer, before member: String, by deadline: UInt64) throws(PasscodeError) -> String {
         if let name = serviceName { return name }
         // Sent to the well-known name (which D-Bus activation starts if needed); the reply's
         // sender, set by the bus, is the owner's unique name.
         let owner = try checkCall(c, ServiceClient.name, ServiceClient.path, "org.freedesktop.DBus.Peer", "Ping", nil,
-                                  for: member, by: deadline) { reply -> String in
+                                  for: member, by: deadline) { (reply) throws(PasscodeError) -> String in
             guard let s = bus.sender(reply), s.pointee == CChar(UInt8(ascii: ":")) else {
                 throw PasscodeError.serviceUnavailable("the bus did not say which connection owns \(ServiceClient.name)")
             }
@@ -544,7 +548,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         }
         try checkBusDaemon(c)
         let uid = try checkCall(c, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixUser",
-                                owner, for: member, by: deadline) { try Reader(bus: bus, message: $0, member: member).uint32() }
+                                owner, for: member, by: deadline) { (p0) throws(PasscodeError) in try Reader(bus: bus, message: p0, member: member).uint32() }
         guard uid == ServiceClient.serviceUID else {
             throw PasscodeError.serviceUnavailable(
                 "the owner of \(ServiceClient.name) on this bus runs as uid \(uid), not as root as passcoded does: service mode "
@@ -558,7 +562,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// reply, a silent peer (the call's deadline) or a bad answer is SERVICE_UNAVAILABLE.
     private func checkCall<T>(_ c: OpaquePointer, _ destination: String, _ path: String, _ interface: String, _ method: String,
                               _ argument: String?, for member: String, by deadline: UInt64,
-                              _ read: (OpaquePointer) throws -> T) throws -> T {
+                              _ read: (OpaquePointer) throws(PasscodeError) -> T) throws(PasscodeError) -> T {
         var m: OpaquePointer?
         var r = bus.newMethodCall(c, &m, destination, path, interface, method)
         guard r >= 0, let m else { throw unavailable(member, r) }
@@ -581,7 +585,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// listening socket (SO_PEERCRED), which no one can choose: root for every system bus
     /// (dbus-daemon binds it before dropping to its user; systemd makes dbus.socket). A bus a
     /// user runs, or one over TCP, is refused, whatever it says about the name's owner.
-    private func checkBusDaemon(_ c: OpaquePointer) throws {
+    private func checkBusDaemon(_ c: OpaquePointer) throws(PasscodeError) {
         let fd = bus.getFd(c)
         var peer = PeerCredentials()
         var size = socklen_t(MemoryLayout<PeerCredentials>.size)
@@ -613,7 +617,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// made by fork() (ECHILD), and the child must neither write to nor close the socket it
     /// shares with its parent: a child's first call opens a connection of its own, and the
     /// parent's is left untouched (its memory is not freed in the child).
-    private func connected() throws -> OpaquePointer {
+    private func connected() throws(PasscodeError) -> OpaquePointer {
         guard let c = connection else { throw PasscodeError.misuse("the store is closed") }
         if connectionPid == getpid() { return c }
         var own: OpaquePointer?
@@ -660,7 +664,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     }
 
     /// The error of a failed call: a status the service named, or the bus's own failure.
-    private func failure(_ member: String, _ r: Int32, _ error: sd_bus_error) -> Error {
+    private func failure(_ member: String, _ r: Int32, _ error: sd_bus_error) -> PasscodeError {
         let name = error.name.map { String(cString: $0) } ?? ""
         var message = error.message.map { String(cString: $0) } ?? ""
         let prefix = "org.libpasscode.Error."
@@ -671,7 +675,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                 if message.hasPrefix("status "), let colon = message.firstIndex(of: ":") {
                     message = String(message[message.index(after: colon)...].drop(while: { $0 == " " }))
                 }
-                return ServiceFailure(status: status.rawValue, message: message, waitSeconds: 0)
+                return .service(status: status.rawValue, message: message, waitSeconds: 0)
             }
         }
         if name == "org.freedesktop.DBus.Error.InvalidArgs" {

@@ -259,6 +259,7 @@ extension PasscodeError {
         case .notInServiceMode: return .errNotInServiceMode
         case .storeRemoved: return .errStoreRemoved
         case .passcodeNeeded: return .errPasscodeRequired
+        case .service(let status, _, _): return Status(rawValue: status) ?? .errInternal
         }
     }
 }

@@ -112,12 +112,16 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case storeRemoved
     /// Removing a store that has a passcode needs that passcode; none was given. Nothing changed.
     case passcodeNeeded(String)
+    /// Service mode: a failure passcoded answered, carried as it came: the status (a raw value of
+    /// the C layer's `Status`), the message and the wait the embedded store would have given.
+    case service(status: Int32, message: String, waitSeconds: Int64)
 
     /// The seconds to wait that the error carries: until the next attempt (a lockout) or the
     /// next reset-code request (the rate limit); 0 for the others.
     public var waitSeconds: Int64 {
         switch self {
         case .lockedOut(let s), .rateLimited(let s), .tpmLockout(let s): return s
+        case .service(_, _, let s): return s
         default: return 0
         }
     }
@@ -181,6 +185,7 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .storeRemoved:
             return "the store was removed (passcode_store_remove): this handle reaches nothing any more; close it, and open the store again for a new, empty one"
         case .passcodeNeeded(let m): return m
+        case .service(_, let m, _): return m
         case .tampered:
             return "the store's security state was changed outside libpasscode; only a reset by email, forgot passcode or deleting the account can go on"
         case .wipePending:

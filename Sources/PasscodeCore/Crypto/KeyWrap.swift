@@ -69,11 +69,7 @@ struct KeyWrap: Equatable {
         var kek = stretched
         if let tpm {
             guard let device else { throw PasscodeError.tpmRequired }
-            let object = try device.load(tpm)
-            let auth = TPMKeys.auth(stretched)
-            let unsealed = if let index = tpm.pinIndex { try device.unsealThroughPin(object, index: index, auth: auth) }
-                           else { try device.unseal(object, auth: auth) }
-            guard let secret = unsealed else { return nil }
+            guard let secret = try device.unseal(tpm, auth: TPMKeys.auth(stretched)) else { return nil }
             kek = TPMKeys.kek(stretched, secret: secret)
         }
         guard let key = open(kek: kek) else { return nil }

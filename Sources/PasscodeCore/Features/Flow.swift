@@ -3,43 +3,39 @@
 
 /// What an entry flow asks of its store: the embedded `PasscodeStore`, or in service mode the
 /// client of passcoded (which checks each passcode the flow submits). The flow's rules are
-/// written once, here, for both. Its calls still throw untyped errors, as the service client
-/// does (`PasscodeErrorConvertible`): the one part of the core not yet in Embedded Swift's subset.
+/// written once, here, for both.
 public protocol FlowStore: AnyObject {
-    func isPasscodeSet() throws -> Bool
-    func passcodeLength() throws -> Int
-    func lockoutRemainingSeconds() throws -> Int64
-    func isResetRequired() throws -> Bool
-    func isResetCodePending() throws -> Bool
-    func resetCodeLength() throws -> Int
+    func isPasscodeSet() throws(PasscodeError) -> Bool
+    func passcodeLength() throws(PasscodeError) -> Int
+    func lockoutRemainingSeconds() throws(PasscodeError) -> Int64
+    func isResetRequired() throws(PasscodeError) -> Bool
+    func isResetCodePending() throws(PasscodeError) -> Bool
+    func resetCodeLength() throws(PasscodeError) -> Int
     /// Whether a reset flow may start (a passcode to replace).
-    func flowResetAllowed() throws -> Bool
+    func flowResetAllowed() throws(PasscodeError) -> Bool
     /// Why `code` is too weak to become the passcode, nil when it is not.
     func flowWeakness(_ code: SecretBytes) -> String?
     /// `verify`: counted, and on success the data key (released on the handle).
-    func flowVerify(_ code: SecretBytes) throws -> SecretBytes
+    func flowVerify(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes
     /// Turns the lock off after checking `current`; the data key.
-    func disable(current: SecretBytes) throws -> SecretBytes
+    func disable(current: SecretBytes) throws(PasscodeError) -> SecretBytes
     /// Sets the first passcode; the new data key.
-    func setPasscode(_ code: SecretBytes) throws -> SecretBytes
+    func setPasscode(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes
     /// Whether `flowReplacePasscode` checks the current passcode again (service mode: the
     /// service never takes the key from the host), so that the flow must keep it until then.
     var flowRechecksCurrent: Bool { get }
     /// Replaces the passcode the flow checked (`current`, whose check gave `key`; empty when
     /// `flowRechecksCurrent` is false) by `new`; the data key.
-    func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws -> SecretBytes
+    func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws(PasscodeError) -> SecretBytes
     /// Checks a reset code (a try taken first); the seconds it stays valid.
-    func checkResetCode(_ code: SecretBytes) throws -> Int64
+    func checkResetCode(_ code: SecretBytes) throws(PasscodeError) -> Int64
     /// Completes a reset with a checked code; the data key and whether it had to be replaced.
-    func flowCompleteReset(code: SecretBytes, newPasscode: SecretBytes) throws -> (key: SecretBytes, replaced: Bool)
+    func flowCompleteReset(code: SecretBytes, newPasscode: SecretBytes) throws(PasscodeError) -> (key: SecretBytes, replaced: Bool)
     /// The host took the flow's key: recorded, as for `passcode_unlock_key`.
-    func flowKeyTaken() throws
-}
-
-/// An error from another layer (service mode's answers) that stands for a `PasscodeError`, so
-/// that a flow shows it as it shows the embedded store's.
-public protocol PasscodeErrorConvertible: Error {
-    var passcodeError: PasscodeError { get }
+    func flowKeyTaken() throws(PasscodeError)
+    /// The error a flow shows for `error` (service mode: the embedded store's error that a
+    /// service's answer stands for, `PasscodeError.service`).
+    func flowShows(_ error: PasscodeError) -> PasscodeError
 }
 
 /// The embedded store: the flow calls the store's own functions.
@@ -57,6 +53,7 @@ extension PasscodeStore: FlowStore {
         try completeReset(code: code, newPasscode: newPasscode)
     }
     public func flowKeyTaken() throws(PasscodeError) { try recordKeyHandedOut() }
+    public func flowShows(_ error: PasscodeError) -> PasscodeError { error }
 
     /// Why `code` is too weak for a store that does not allow weak passcodes (service mode's
     /// stores never do: the host cannot choose allow_weak), nil when it is not.
@@ -94,7 +91,7 @@ public final class PasscodeFlow: @unchecked Sendable {
     /// ends without success or is freed; this copy is the flow's own.
     private var key: SecretBytes?
 
-    public init(store: any FlowStore, kind: FlowKind) throws {
+    public init(store: any FlowStore, kind: FlowKind) throws(PasscodeError) {
         self.store = store
         self.kind = kind
         switch kind {
@@ -148,7 +145,7 @@ public final class PasscodeFlow: @unchecked Sendable {
     }
 
     /// Seconds left in a lockout, 0 when none.
-    public func lockoutSeconds() throws -> Int64 {
+    public func lockoutSeconds() throws(PasscodeError) -> Int64 {
         step == .lockedOut ? try store.lockoutRemainingSeconds() : 0
     }
 
@@ -156,7 +153,7 @@ public final class PasscodeFlow: @unchecked Sendable {
 
     /// Adds a digit (0-9); the entry submits itself at full length. Throws `state` when the
     /// flow takes no input now (finished, locked out).
-    public func append(digit: Int) throws {
+    public func append(digit: Int) throws(PasscodeError) {
         guard (0...9).contains(digit) else { throw PasscodeError.misuse("a digit must be 0 to 9") }
         guard step != .finished && step != .lockedOut else { throw PasscodeError.state("the flow takes no digits now") }
         guard filled < min(length, entry.count) else { return }
@@ -175,7 +172,7 @@ public final class PasscodeFlow: @unchecked Sendable {
 
     /// The data key after a successful unlock, create, change, disable or reset, once: the
     /// flow keeps no copy afterwards. Nil before success, after a failure, or when taken.
-    public func takeKey() throws -> SecretBytes? {
+    public func takeKey() throws(PasscodeError) -> SecretBytes? {
         guard result == .success, let taken = key else { return nil }
         key = nil
         try store.flowKeyTaken()
@@ -207,7 +204,7 @@ public final class PasscodeFlow: @unchecked Sendable {
 
     /// Re-reads the lockout: a locked-out flow takes digits again when the time is over, and a
     /// flow whose store went into lockout elsewhere shows it.
-    public func refresh() throws {
+    public func refresh() throws(PasscodeError) {
         guard step != .finished else { return }
         if try store.isResetRequired(), kind == .unlock || kind == .change || kind == .disable {
             finish(.needsReset, error: PasscodeError.resetRequired.message)
@@ -241,7 +238,7 @@ public final class PasscodeFlow: @unchecked Sendable {
         value.withMutableBytes { dst in entry.withBytes { src in dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[0..<filled])) } }
         clearEntry()
         lastError = nil
-        do {
+        do throws(PasscodeError) {
             switch step {
             case .enterPasscode where kind == .unlock:
                 key = try store.flowVerify(value)
@@ -292,12 +289,8 @@ public final class PasscodeFlow: @unchecked Sendable {
             case .lockedOut, .finished:
                 return
             }
-        } catch let e as PasscodeError {
-            handle(e)
-        } catch let e as PasscodeErrorConvertible {
-            handle(e.passcodeError)
         } catch {
-            handle(.internalError("unexpected error"))
+            handle(store.flowShows(error))
         }
     }
 
@@ -344,13 +337,13 @@ public final class PasscodeFlow: @unchecked Sendable {
         if let status { lastError = status; shakes += 1 }
     }
 
-    private func go(_ next: FlowStep, keepError: Bool = false) throws {
+    private func go(_ next: FlowStep, keepError: Bool = false) throws(PasscodeError) {
         step = next
         length = try lengthFor(next)
         if !keepError { errorText = "" }
     }
 
-    private func lengthFor(_ s: FlowStep) throws -> Int {
+    private func lengthFor(_ s: FlowStep) throws(PasscodeError) -> Int {
         if s == .enterCode { return try store.resetCodeLength() }
         if kind == .reset { return PasscodeStore.resetPasscodeLength }  // the new passcode of a reset
         return try store.passcodeLength()

@@ -489,6 +489,14 @@ final class TPMDevice {
     }
 
     /// The sealed secret, or nil when `auth` is wrong (which the TPM counts against its lockout).
+    /// `sealed` loaded, then unsealed with `auth`, through its PIN_FAIL index when it has one;
+    /// nil when `auth` is not its authorization.
+    func unseal(_ sealed: TPMSealed, auth: SecretBytes) throws(PasscodeError) -> SecretBytes? {
+        let object = try load(sealed)
+        if let index = sealed.pinIndex { return try unsealThroughPin(object, index: index, auth: auth) }
+        return try unseal(object, auth: auth)
+    }
+
     func unseal(_ object: ESYS_TR, auth: SecretBytes) throws(PasscodeError) -> SecretBytes? {
         var value = TPMDevice.authValue(auth)
         defer { withUnsafeMutableBytes(of: &value) { Sodium.wipe($0) } }

@@ -1,5 +1,6 @@
 // The one place that talks to SQLite. Everything else sees `Database` and `SQLValue`.
 internal import CSQLite
+import CPasscodeShims
 
 enum SQLValue: Equatable {
     case null
