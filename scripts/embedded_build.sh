@@ -8,6 +8,7 @@
 #   SWIFTC, CLANG: the compilers (default: the Swift toolchain's on PATH)
 #   EMBEDDED_DIR:  the folder for the modules and objects (default: build/embedded)
 #   EMBEDDED_CHECK=1: compile the modules only, no link (the errors Embedded Swift gives)
+#   EMBEDDED_SWIFT_FLAGS: more swiftc flags (-g for valgrind's stacks, say)
 #   RELR=0: no packed relative relocations (they need glibc 2.36 or later to load), as make lib RELR=0
 set -euo pipefail
 out=${1:?usage: embedded_build.sh OUT.so VERSION_SCRIPT SONAME}
@@ -25,7 +26,7 @@ toolchain_lib=$(dirname "$(command -v "$SWIFTC")")/../lib/swift/embedded/$target
 # The language mode and code generation: Embedded Swift, one module at a time, smallest code,
 # each function in its own section so the link drops what no export reaches.
 swift_flags=(-target "$target" -enable-experimental-feature Embedded -swift-version 6 -wmo -Osize -parse-as-library
-             -Xfrontend -function-sections -Xcc -fPIC)
+             -Xfrontend -function-sections -Xcc -fPIC ${EMBEDDED_SWIFT_FLAGS:-})
 # The C modules (the same module maps SwiftPM uses) and their libraries' headers.
 c_modules=(-I Sources/CSodium -I Sources/CSQLite -I Sources/CKeyring -I Sources/CTss2
            -I Sources/Passcode/Types -I Sources/CPasscodeShims -I Sources/CSdBus -I Sources/CPasscodeVersion)

@@ -149,17 +149,25 @@ public final class PasscodeStore: @unchecked Sendable {
     }
 
     /// Opens the store file at `path`; `new`: the temporary file a new store is built in.
-    private init(opening path: String, options: StoreOptions, new: Bool) throws(PasscodeError) {
-        self.path = path
-        self.options = options
-        integrityKey = options.pepper.map(Integrity.key(pepper:))
+    /// The file is opened before the object exists, so that a failed open makes none: Embedded
+    /// Swift's runtime (6.3) does not free an object whose initializer throws before all its
+    /// stored properties are set (swift_deallocPartialClassInstance only destroys them).
+    private convenience init(opening path: String, options: StoreOptions, new: Bool) throws(PasscodeError) {
         // A store removed while this open ran is made again (a new, empty one) and opened.
-        db = try Storage.open(path: path, busyTimeoutMs: options.busyTimeoutMs,
-                              makeAgain: new ? nil : { () throws(PasscodeError) in try PasscodeStore.makeIfAbsent(path, options: options) })
+        let db = try Storage.open(path: path, busyTimeoutMs: options.busyTimeoutMs,
+                                  makeAgain: new ? nil : { () throws(PasscodeError) in try PasscodeStore.makeIfAbsent(path, options: options) })
+        self.init(path: path, options: options, db: db)
         try checkPepperAtOpen(new: new)
         try checkTPMAtOpen()  // for a new store too: a TPM that does not answer creates nothing
         if new { return }
         try? finishPendingWipe()  // best effort: a reader elsewhere may still hold the log
+    }
+
+    private init(path: String, options: StoreOptions, db: Storage) {
+        self.path = path
+        self.options = options
+        integrityKey = options.pepper.map(Integrity.key(pepper:))
+        self.db = db
     }
 
     // MARK: - Small helpers used by every part of the store
