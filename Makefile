@@ -474,7 +474,7 @@ bench: lib $(B)/bench $(B)/bench_load
 bench-verify: lib $(B)/bench
 	cd $(B) && PASSCODE_BENCH_ONLY=verify ./bench
 
-# passcoded's bench rows (issue 31), as root: test_service.py's bus, daemon and users, the store
+# passcoded's bench rows, as root: test_service.py's bus, daemon and users, the store
 # root and the embedded store on a tmpfs it mounts; SERVICE_BENCH_COST=OPS,BYTES (default 3, 64 MiB).
 bench-service: $(B)/passcoded $(B)/service_client $(B)/service_faults
 	@if [ "$$(id -u)" != 0 ]; then echo "SKIPPED bench-service: needs root (users, a bus, the daemon, a tmpfs mount)"; \

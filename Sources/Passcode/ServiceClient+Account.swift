@@ -52,9 +52,9 @@ extension ServiceClient {
 
     // MARK: - Recovery key
 
-    /// Embedded, the handle's released data key is wrapped; the service's handles are shared by
-    /// the uid's processes, so this handle's kept passcode (entered within 5 minutes) goes with
-    /// the call and passcoded checks it on a handle of the call's own (as `set` does).
+    /// Embedded, the handle's released data key is wrapped; passcoded's handles are shared by
+    /// the uid's processes, so this handle's kept passcode (within the core's proof window) goes
+    /// with the call, and passcoded releases the key with it, counted as a verify.
     func setRecoveryKey(_ recoveryKey: SecretBytes) throws {
         let proof = recentProof() ?? SecretBytes(count: 0)
         try call("SetRecoveryKey", [.secretBytes(recoveryKey), .secretBytes(proof)]) { _ in }

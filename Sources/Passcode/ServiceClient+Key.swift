@@ -92,18 +92,14 @@ extension ServiceClient: KeyBackend {
         var key: SecretBytes?
         do {
             try call(member, arguments) { key = try $0.key() }
-        } catch let f as ServiceFailure where ServiceClient.dropsKey.contains(f.status) {
-            keyState.dropKey()  // as embedded: only a new passcode (after a reset) releases it again
+        } catch let f as ServiceFailure where KeyRule.drops(after: f.passcodeError) {
+            keyState.dropKey()  // the core's rule, on the service's answer
             throw f
         }
         guard let key else { throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) carried no key") }
         keyState.hold(key, recorded: recorded)
         return key
     }
-
-    /// The answers after which an embedded handle wipes its key: the maximum failures (a reset
-    /// required, or the user logged out and the passcode removed), or no passcode any more.
-    static let dropsKey: Set<Int32> = [Status.errResetRequired.rawValue, Status.errLoggedOut.rawValue, Status.errNoPasscode.rawValue]
 
     /// Verifies (counted by the service exactly as Verify) and gets the key: `handingOut` for
     /// `passcode_unlock_key` (the service records, in the success's transaction, that the host

@@ -11,9 +11,9 @@ extension ServiceClient {
             guard let reason = LockReason(checked: raw) else { throw r.unexpected() }
             status = LockStatus(locked: locked, reason: reason)
         }
-        // As embedded, a lock takes the key from this handle: "lock now" drops it, any other lock
-        // keeps it only for a biometric unlock, which service mode refuses (so it is dropped too).
-        if status!.locked { keyState.dropKey() }
+        // The core's rule (KeyRule); a suspended key serves only a biometric unlock, which
+        // service mode refuses, so here it is dropped too.
+        if KeyRule.after(event, locked: status!.locked) != .keep { keyState.dropKey() }
         return status!
     }
 
@@ -30,6 +30,7 @@ extension ServiceClient {
     func biometricFailed() throws -> Int64 {
         var count: Int64 = 0
         try call("BiometricFailed", []) { count = try $0.int64() }
+        if KeyRule.dropsAfterBiometricFailures(count) { keyState.dropKey() }  // the core's rule
         return count
     }
 
@@ -54,10 +55,8 @@ extension ServiceClient {
         return summary
     }
 
-    /// As `set(_:to:)`: the passcode this handle proved within 5 minutes goes with the table,
-    /// and passcoded checks it on a handle of the call's own.
+    /// Any change of the table weakens: passcoded asks the proof its connection holds, as `set(_:to:)`.
     func setCustomSchedule(delays: [Int64], maxFailures: Int) throws {
-        try PasscodeStore.checkCustomScheduleCount(delays.count)  // the bus carries 1 to 100 only
         let table = delays.map { UInt32(clamping: $0) }
         try call("SetCustomSchedule", [.uint32s(table), .uint32(UInt32(clamping: maxFailures))]) { _ in }
     }

@@ -160,8 +160,6 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// policy lets root alone own the name. Neither an argument nor the environment changes it:
     /// tests run passcoded as root, as it must be started anyway.
     static let serviceUID: uid_t = 0
-    /// How long a passcode set or checked on the handle proves the user (as in the core).
-    static let proofSeconds: Int64 = 300
     /// The longest string passcoded reads (its `Service.maxArgumentBytes`).
     static let maxSecretBytes = 256
 
@@ -182,7 +180,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// The object the service's calls to the host's hooks reach (sd_bus_add_object).
     private var hookSlot: OpaquePointer?
     /// The passcode this handle last set or checked with success, and when (boot clock,
-    /// seconds): passcoded checks a weakening SetSetting's passcode in the same call.
+    /// seconds), for SetRecoveryKey only: passcoded needs it to release the data key it wraps.
+    /// A setting or the lockout table travels without it (passcoded keeps each connection's proof).
     private var proof: (code: SecretBytes, at: Int64)?
     /// The data key as this handle holds it, in this process (ServiceClient+Key.swift).
     let keyState = ClientKeyState()
@@ -256,8 +255,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         _ = try changePasscodeReturningKey(current: current, new: new)
     }
 
-    /// As embedded, a passcode this handle set or checked proves the user for 5 minutes: kept
-    /// (a wiped buffer) for the next weakening setting change, which passcoded checks again.
+    /// Keeps the passcode this handle set or checked (a wiped buffer) for a recovery key set
+    /// within the core's proof window (`PasscodeStore.proofWindowMs`).
     func keepProof(_ code: SecretBytes) {
         let kept = code.withBytes { SecretBytes(copying: $0) }
         lock.withLock { proof = (kept, ServiceClient.bootSeconds()) }
@@ -268,11 +267,11 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         forgetProof()
     }
 
-    /// The kept passcode while it still proves the user (5 minutes), else nil (and forgotten).
+    /// The kept passcode while within the core's proof window, else nil (and forgotten).
     func recentProof() -> SecretBytes? {
         let now = ServiceClient.bootSeconds()
         return lock.withLock { () -> SecretBytes? in
-            guard let p = proof, now - p.at < ServiceClient.proofSeconds else { proof = nil; return nil }
+            guard let p = proof, (now - p.at) * 1000 <= PasscodeStore.proofWindowMs else { proof = nil; return nil }
             return p.code
         }
     }
@@ -693,7 +692,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
     }
 
-    /// The boot clock in seconds (CLOCK_BOOTTIME), for the proof's 5 minutes.
+    /// The boot clock in seconds (CLOCK_BOOTTIME), for the kept passcode's window.
     static func bootSeconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_BOOTTIME, &ts)

@@ -91,7 +91,7 @@ static void test_planted_trigger_buys_no_guess(void) {
     char path[512];
     passcode_store *app = peppered_app(path, sizeof path, "trigger.db");
     CHECK_STATUS(passcode_verify(app, PC1, LEN), PASSCODE_OK);  /* an unlock: cleared_seq has a row */
-    /* Planted while the app has the store open (the triggers, word for word). */
+    /* Planted while the app has the store open (triggers, as an attacker writes them). */
     CHECK(attacker_writes(path, trigger_attack_sql) == 0);
     int32_t ended = 0;
     int got = guess_until_refused(app, ATTACK_TRIES, &ended);
@@ -1606,7 +1606,7 @@ static void test_symlink_at_store_path_is_refused(void) {
 /* A process of the same user that can only read the store file stops the creating process as
  * the new store gets its name (SIGSTOP), takes the store file's flock (the writers' lock) and
  * lets it go on: its own open waits out the busy timeout and fails BUSY. Its error path then
- * deleted the store it had just linked, which another process may already use (a reviewer:
+ * deleted the store it had just linked, which another process may already use (once:
  * a first passcode set and acknowledged meanwhile was gone, the next launch a new store, 5 of 5
  * tries). Once linked, the store stays. */
 static void test_failed_open_keeps_the_new_store(void) {

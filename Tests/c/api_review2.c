@@ -1,4 +1,4 @@
-/* Review 2 of issue 39's change (2): passcoded lets a uid's calls overlap where one waits on its
+/* passcoded lets a uid's calls overlap where one waits on its
  * host's hook. Each test is a same-uid attacker on connections of its own (each handle is a bus
  * connection in service mode) against the app's handle. Service mode only: embedded, a handle's
  * hooks run in-process and test_review_* (api_review.c) already cover the windows. */

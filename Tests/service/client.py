@@ -7,7 +7,7 @@ answers one JSON line on stdout. Requests:
   {"raw": N, "start": S}                                 N random calls (odd names, signatures, bytes)
   {"own": NAME}                                          ask the bus for NAME
   {"stall": N, "connections": C, "app": APP, "flags": F, "call": ..., "sig": ..., "args": [...]}
-      issue 39's staller: C connections of this uid each register hooks (SetHooks APP F) that never
+      the same-uid staller: C connections of this uid each register hooks (SetHooks APP F) that never
       answer, and queue N calls each at once; answers when a hook is being asked (kept until exit)
   {"stalled": 0}                                         what the staller's connections saw so far
 """

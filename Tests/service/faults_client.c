@@ -10,8 +10,8 @@
  *   service_faults fork APP GOOD             fork() after opening in service mode
  *   service_faults fuzz APP CALLS SEED       random C API calls with random arguments
  *   service_faults bench APP GOOD DIR OPS,MEM  bench rows against an embedded store in DIR
- *   service_faults victim APP GOOD           a process of a uid another process of which stalls
- *                                            (issue 39): prints "READY", and after a line on stdin
+ *   service_faults victim APP GOOD           a process of a uid another process of which stalls:
+ *                                            prints "READY", and after a line on stdin
  *                                            times its open, a query, a verify and a setting
  *                                            change: "WAITS o q v s"
  * Prints "ok   ..." / "FAIL ..." lines (service_support.h); exit status: the failed checks. */
@@ -285,7 +285,7 @@ static void latency(void) {
     passcode_close(s);
 }
 
-/* The victim of a staller of its own uid (issue 39): the store is made and checked first; then,
+/* The victim of a staller of its own uid: the store is made and checked first; then,
  * after a line on stdin (the staller's calls queued and its hook being asked), a new open, a
  * query, a verify and a setting change are each timed. "WAITS open query verify setting"
  * (seconds; -1: not reached). */

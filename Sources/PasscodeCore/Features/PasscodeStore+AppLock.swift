@@ -76,10 +76,12 @@ extension PasscodeStore {
                 }
             }
             let status = try lockStatusLocked()
-            // "Lock now" wipes the data key from this handle (the session keyring keeps its entry,
-            // so a biometric match may unlock again, as on iOS); any other lock keeps it only for
-            // a biometric unlock.
-            if event == .lockNow && status.locked { dropKeyLocked(revokeSession: false) } else if status.locked { suspendKeyLocked() }
+            // "Lock now" keeps the session keyring's entry, so a biometric match may unlock again.
+            switch KeyRule.after(event, locked: status.locked) {
+            case .keep: break
+            case .suspend: suspendKeyLocked()
+            case .drop: dropKeyLocked(revokeSession: false)
+            }
             return status
         }
     }
@@ -268,7 +270,7 @@ extension PasscodeStore {
                 bio.failures += 1
                 return bio.failures
             }
-            if failures >= BiometricPolicy.maxBiometricFailures { dropKeyLocked() }
+            if KeyRule.dropsAfterBiometricFailures(failures) { dropKeyLocked() }
             return failures
         }
     }
