@@ -9,6 +9,8 @@ SHELL := /bin/bash
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
 #   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib (make uninstall: the same files removed)
 #   make install-service passcoded, its bus policy, activation file, unit, man page and sysusers.d file
+#   make try-service    service mode without installing: a private bus and this checkout's passcoded, as root
+#                       (sudo), CMD= (default: a shell) run with its address; all removed after
 #   make deps           the packages of every test tool (make deps-demo: only what make demo needs)
 #   make demo           the GTK front end with a display, else the terminal one (DEMO=terminal: always), on a default store
 #   make clean          remove build/, .build* and the built demo
@@ -67,7 +69,7 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/*/*.h Sources/*/module.modulemap Sources/*/*/module.modulemap) Package.swift VERSION
 
 
-.PHONY: all lib header docs wheel install install-service uninstall deps deps-demo demo clean help
+.PHONY: all lib header docs wheel install install-service try-service uninstall deps deps-demo demo clean help
 .PHONY: test check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-service screenshots
@@ -425,6 +427,12 @@ install-service: $(B)/passcoded
 	install -D -m 0644 service/passcoded.8 $(DESTDIR)$(MANDIR)/man8/passcoded.8
 	if [ -n "$(SYSUSERSDIR)" ]; then install -D -m 0644 service/passcoded.sysusers $(DESTDIR)$(SYSUSERSDIR)/passcoded.conf; fi
 
+# Service mode tried without installing anything (scripts/try-service.sh): as root, a private
+# system-like bus with service/'s policy, passcoded for this checkout, a throwaway service user;
+# CMD (default: a shell) runs as the sudo caller with DBUS_SYSTEM_BUS_ADDRESS set; all removed after.
+try-service: $(B)/passcoded lib
+	scripts/try-service.sh $(B)/passcoded $(CMD)
+
 # The daemon on a private system-like bus, as root: two test users, the promise measured
 # (Tests/service/test_service.py). Not root: skipped, saying why. SERVICE_FUZZ_CALLS random calls
 # (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`; as
@@ -438,7 +446,8 @@ test-service: $(B)/passcoded $(B)/service_client $(B)/service_faults $(SERVICE_A
 	    echo "SKIPPED test-service: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; \
 	else SERVICE_FUZZ_CALLS=$(SERVICE_FUZZ_CALLS) SERVICE_FUZZ_START=$(SERVICE_FUZZ_START) \
-	    /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR); fi
+	    /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR) \
+	    && if [ -z "$${SERVICE_ONLY:-}" ]; then Tests/service/try_service.sh $(CURDIR)/$(B)/passcoded $(CURDIR); fi; fi
 
 $(B)/area_%: Tests/service/area_%.c Tests/service/service_support.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
