@@ -178,9 +178,9 @@ static const sd_bus_vtable passcode_vtable[] = {
     // ---- end of hooks ----
     // The caller's store app_id as now, and its PropertiesChanged from now on, addressed to this
     // connection alone (Service+Properties.swift, passcode_bus_props.h): (path, generation,
-    // clock_free, then GetState's and GetLockScreen's fields).
+    // settled (clock-free: no field depends on the time), then GetState's and GetLockScreen's fields).
     SD_BUS_METHOD_WITH_NAMES("Watch", "s", SD_BUS_PARAM(app_id),
-                             "sxbbbuxbbiibi", SD_BUS_PARAM(path) SD_BUS_PARAM(generation) SD_BUS_PARAM(clock_free)
+                             "sxbbbuxbbiibi", SD_BUS_PARAM(path) SD_BUS_PARAM(generation) SD_BUS_PARAM(settled)
                              SD_BUS_PARAM(is_set) SD_BUS_PARAM(lock_enabled) SD_BUS_PARAM(failed_attempts)
                              SD_BUS_PARAM(lockout_remaining) SD_BUS_PARAM(reset_required) SD_BUS_PARAM(locked)
                              SD_BUS_PARAM(reason) SD_BUS_PARAM(refusal) SD_BUS_PARAM(lead) SD_BUS_PARAM(kind),

@@ -22,7 +22,7 @@ static const struct { const char *name, *type; } props[P_COUNT] = {
     [P_REFUSAL] = {"BiometricRefusal", "i"},
     [P_LEAD] = {"BiometricLead", "b"},
     [P_KIND] = {"BiometricKind", "i"},
-    [P_CLOCK_FREE] = {"ClockFree", "b"},
+    [P_CLOCK_FREE] = {"Settled", "b"},
     [P_GENERATION] = {"Generation", "t"},
 };
 
@@ -102,7 +102,7 @@ static const sd_bus_vtable store_vtable[] = {
     SD_BUS_PROPERTY("BiometricRefusal", "i", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("BiometricLead", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("BiometricKind", "i", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("ClockFree", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Settled", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Generation", "t", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_VTABLE_END
 };

@@ -94,7 +94,7 @@ final class PushedCache: @unchecked Sendable {
         "IsSet": UInt8(ascii: "b"), "LockEnabled": UInt8(ascii: "b"), "FailedAttempts": UInt8(ascii: "u"),
         "LockoutRemaining": UInt8(ascii: "x"), "ResetRequired": UInt8(ascii: "b"), "Locked": UInt8(ascii: "b"),
         "Reason": UInt8(ascii: "i"), "BiometricRefusal": UInt8(ascii: "i"), "BiometricLead": UInt8(ascii: "b"),
-        "BiometricKind": UInt8(ascii: "i"), "ClockFree": UInt8(ascii: "b"), "Generation": UInt8(ascii: "t"),
+        "BiometricKind": UInt8(ascii: "i"), "Settled": UInt8(ascii: "b"), "Generation": UInt8(ascii: "t"),
     ]
 
     /// A message on the connection (the filter, and the match of the service's NameOwnerChanged).
@@ -121,7 +121,7 @@ final class PushedCache: @unchecked Sendable {
         guard let isSet = bool("IsSet"), let enabled = bool("LockEnabled"), let failures = values["FailedAttempts"],
               let lockout = values["LockoutRemaining"], let reset = bool("ResetRequired"), let locked = bool("Locked"),
               let reason = values["Reason"], let refusal = values["BiometricRefusal"], let lead = bool("BiometricLead"),
-              let kind = values["BiometricKind"], let clockFree = bool("ClockFree") else {
+              let kind = values["BiometricKind"], let clockFree = bool("Settled") else {
             snapshot = nil
             return
         }
