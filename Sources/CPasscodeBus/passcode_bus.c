@@ -176,6 +176,15 @@ static const sd_bus_vtable passcode_vtable[] = {
     SD_BUS_METHOD_WITH_NAMES("SetHooks", "su", SD_BUS_PARAM(app_id) SD_BUS_PARAM(flags),
                              "", "", on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     // ---- end of hooks ----
+    // The caller's store app_id as now, and its PropertiesChanged from now on, addressed to this
+    // connection alone (Service+Properties.swift, passcode_bus_props.h): (path, generation,
+    // settled (clock-free: no field depends on the time), then GetState's and GetLockScreen's fields).
+    SD_BUS_METHOD_WITH_NAMES("Watch", "s", SD_BUS_PARAM(app_id),
+                             "sxbbbuxbbiibi", SD_BUS_PARAM(path) SD_BUS_PARAM(generation) SD_BUS_PARAM(settled)
+                             SD_BUS_PARAM(is_set) SD_BUS_PARAM(lock_enabled) SD_BUS_PARAM(failed_attempts)
+                             SD_BUS_PARAM(lockout_remaining) SD_BUS_PARAM(reset_required) SD_BUS_PARAM(locked)
+                             SD_BUS_PARAM(reason) SD_BUS_PARAM(refusal) SD_BUS_PARAM(lead) SD_BUS_PARAM(kind),
+                             on_call, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END
 };
 

@@ -185,6 +185,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     private var proof: (code: SecretBytes, at: Int64)?
     /// The data key as this handle holds it, in this process (ServiceClient+Key.swift).
     let keyState = ClientKeyState()
+    /// What passcoded pushed of the store, for the cached queries (ServiceClient+Cache.swift).
+    let pushed = PushedCache()
 
     /// Connects and asks for the store's state once, so that an unreachable service or an app
     /// id the service refuses fails here, as a bad path fails an embedded open.
@@ -313,6 +315,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     func lockStatus() throws -> LockStatus { try lockScreen().status }
 
     func lockScreen() throws -> LockScreen {
+        if let pushed = pushedSnapshot() { return pushed.screen }
         var screen: LockScreen?
         try call("GetLockScreen", []) { r in
             let locked = try r.bool(), reason = try r.int32(), lockout = try r.int64(), failures = try r.uint32()
@@ -335,6 +338,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     }
 
     private func state() throws -> State {
+        if let pushed = pushedSnapshot() { return pushed.state }
         var s = State()
         try call("GetState", []) { r in
             s = State(isSet: try r.bool(), lockEnabled: try r.bool(), failures: try r.uint32(), lockout: try r.int64(),

@@ -33,6 +33,7 @@ extension StoreRoot {
         if absent {
             if current != nil { throw PasscodeError.noPasscode }
             dropHandle(uid: uid, appID: appID)
+            pushRemoval(uid: uid, appID: appID)
             return
         }
         // A kept handle whose file was removed before answers storeRemoved before anything is
@@ -47,5 +48,6 @@ extension StoreRoot {
         }
         try withStore(uid: uid, appID: appID) { try $0.removeStore(current: current) }
         dropHandle(uid: uid, appID: appID)
+        pushRemoval(uid: uid, appID: appID)
     }
 }

@@ -236,7 +236,7 @@ final class Service {
             }
         default:
             // The other areas' methods, each in a file of its own (Service+<Area>.swift).
-            for area in [prepareLock, prepareAccount, prepareKey, prepareHooks, prepareRemove] {
+            for area in [prepareLock, prepareAccount, prepareKey, prepareHooks, prepareRemove, prepareProperties] {
                 if let prepared = try area(member, m, caller) { return prepared }
             }
             throw CallError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(member.prefix(64))")

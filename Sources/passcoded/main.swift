@@ -58,11 +58,19 @@ r = passcode_bus_add_object(bus) { m, member, error in
     return service.handle(m, member: member.map { String(cString: $0) } ?? "", error: error)
 }
 guard r >= 0 else { fail("cannot publish the interface: \(String(cString: strerror(-r)))") }
+// The stores' objects: their properties, each caller's own (Service+Properties.swift).
+r = passcode_bus_add_store_objects(bus) { uid, app, out in
+    guard let app, let out, let props = PushedStates.shared.lookup(uid: uid, app: String(cString: app)) else { return -ENOENT }
+    out.pointee = props
+    return 0
+}
+guard r >= 0 else { fail("cannot publish the stores' objects: \(String(cString: strerror(-r)))") }
 // A connection that closed leaves its proofs and chosen lengths behind no more (Proofs.swift):
 // without this, entries of closed connections would fill a uid's bound.
 r = passcode_bus_watch_gone(bus) { name in
     guard let name else { return }
     ProofBook.shared.forget(sender: String(cString: name))
+    PushedStates.shared.forget(sender: String(cString: name))
 }
 guard r >= 0 else { fail("cannot watch the bus for closed connections: \(String(cString: strerror(-r)))") }
 log("ready on \(PASSCODE_BUS_NAME) as uid \(getuid()), stores in \(config.storeRoot)")
@@ -84,6 +92,7 @@ while true {
     // The workers' calls to hosts' hooks; after taking the answers, so that a notification a call
     // sent goes out before that call's reply (Service+Hooks.swift).
     HookOutbox.shared.drain(bus)
+    PushedStates.shared.drain(bus)  // a change's PropertiesChanged before the reply of its call
     for (message, result) in finished {
         service.finish(message.pointer, result)
         sd_bus_message_unref(message.pointer)

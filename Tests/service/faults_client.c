@@ -756,15 +756,19 @@ static void bench(const char *dir, const char *cost) {
     qsort(ratio, ROUNDS, sizeof *ratio, compare_doubles);
     for (int k = 0; ok && k < 2; k++) {
         int32_t v;
+        /* The first query of a handle in service mode asks passcoded to push the store (Watch);
+         * the row is the queries after it, answered from what was pushed. */
+        ok = passcode_failed_attempts(k ? service : embedded, &v) == PASSCODE_OK;
         double t = now_seconds();
         for (int q = 0; q < QUERIES; q++) ok = ok && passcode_failed_attempts(k ? service : embedded, &v) == PASSCODE_OK;
         query[k] = (now_seconds() - t) / QUERIES;
     }
     printf("BENCH verify through passcoded vs embedded (Argon2id ops %llu, %llu MiB, both on tmpfs): %.4f s vs %.4f s a verify (means of %d), "
-           "median of the pairs' ratios %.3fx (bar <= 1.05x: %s)\n", ops, mem >> 20, took[1] / ROUNDS, took[0] / ROUNDS, ROUNDS,
-           ratio[ROUNDS / 2], ratio[ROUNDS / 2] <= 1.05 ? "within" : "MISSED");
-    printf("BENCH cached query (passcode_failed_attempts): embedded %.1f us, through passcoded %.1f us a call: %.1fx (report)\n",
-           query[0] * 1e6, query[1] * 1e6, query[0] > 0 ? query[1] / query[0] : 0.0);
+           "median of the pairs' ratios %.3fx (bar <= 1.03x: %s)\n", ops, mem >> 20, took[1] / ROUNDS, took[0] / ROUNDS, ROUNDS,
+           ratio[ROUNDS / 2], ratio[ROUNDS / 2] <= 1.03 ? "within" : "MISSED");
+    printf("BENCH cached query (passcode_failed_attempts, pushed by passcoded): embedded %.2f us, through passcoded %.2f us a call "
+           "(bar <= 2 us: %s): %.1fx embedded (report)\n",
+           query[0] * 1e6, query[1] * 1e6, query[1] <= 2e-6 ? "within" : "MISSED", query[0] > 0 ? query[1] / query[0] : 0.0);
     CHECK(ok, "bench: every call succeeded on both back ends (%s)", passcode_strerror(rc));
     passcode_close(embedded);
     passcode_close(service);

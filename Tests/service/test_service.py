@@ -554,6 +554,47 @@ def fake_services():
     procs["user-bus"].wait()
 # ---- end of the client knows its service ----
 
+def pushed_privacy(a, m, root):
+    """The stores' properties and their PropertiesChanged (pushed, not polled): a uid reads its
+    own stores' only, and receives no signal of another uid's store, even listening for every
+    PropertiesChanged with an eavesdropping match; the signals it gets are addressed to it."""
+    app = "org.example.PushPrivate"
+    r = a.call("Watch", "(s)", app)
+    path = r.get("ok", [""])[0]
+    check(path.startswith("/org/libpasscode/Passcode1/store/") and "." not in path and r["ok"][3] is False,
+          f"Watch answers the store's object path (app id encoded) and its state: {r}")
+    check(a.ask({"props": path}).get("ok", [{}])[0].get("IsSet") is False, "the store's properties, read by its uid")
+    fresh = Client(MALLORY)  # a connection of the other uid that watches nothing
+    r = fresh.ask({"props": path})
+    check(error_of(r) == "NotWatched", f"another uid that watches nothing reads nothing at that path: {r}")
+    r = root.ask({"props": path})
+    check(error_of(r) == "NotWatched", f"nor root (its own uid's store, unwatched; the uid is the caller's, never the path's): {r}")
+    r = m.call("Watch", "(s)", app)
+    check(r.get("ok", [None])[0] == path, f"the other uid watches its own store of the same app id: {r}")
+    mon = fresh.ask({"monitor": 0})
+    check("error" in mon, f"the other uid cannot become a monitor of the bus: {error_of(mon)}")
+    for c in (a, m, fresh):
+        c.ask({"signals": 0})  # forget what came before
+    check(a.call("SetPasscode", "(ss)", app, GOOD) == {"ok": []}, "the first uid sets its passcode")
+    check(error_of(a.call("Verify", "(ss)", app, "000001")) == "WrongPasscode", "...and enters a wrong one")
+    time.sleep(0.3)
+    heard_a, heard_m, heard_f = (c.ask({"signals": 0})["ok"] for c in (a, m, fresh))
+    print(f"     PropertiesChanged received: by the store's uid {heard_a}; by the other uid's connections {heard_m} {heard_f}", flush=True)
+    check(len(heard_a) == 2 and all(h[1] == path and h[2] and h[2].startswith(":") for h in heard_a),
+          "the watching connection of the store's uid received one PropertiesChanged a change, addressed to it")
+    check(heard_m == [] and heard_f == [], "the other uid's connections (watching, listening, eavesdropping) received none")
+    props_a = a.ask({"props": path}).get("ok", [{}])[0]
+    props_m = m.ask({"props": path}).get("ok", [{}])[0]
+    check(props_a.get("IsSet") is True and props_a.get("FailedAttempts") == 1,
+          f"the store's uid reads the change: {props_a}")
+    check(props_m.get("IsSet") is False and props_m.get("FailedAttempts") == 0,
+          f"the other uid reads its own store at the same path, never the first uid's: {props_m}")
+    check(not any(k.lower().find("passcode") >= 0 or k.lower().find("key") >= 0 for k in props_a),
+          f"nothing secret among the properties: {sorted(props_a)}")
+    fresh.p.stdin.close()
+    fresh.p.wait()
+
+
 def run_suites_in_service_mode():
     """The C suite (build/test_api) and the Python suite (Tests/python) in service mode
     (PASSCODE_TEST_BACKEND=service), against a daemon of their own: root's stores (uid 0, so
@@ -816,6 +857,8 @@ try:
         name = os.path.basename(area)[:-2]
         oks, fails, rc = run_c_client(ALICE, name, "org.example." + name.replace("_", "-"), program=os.path.join(REPO, "build", name))
         check(fails == 0 and rc == 0 and oks > 0, f"{name}: the C API in service mode: {oks} checks passed, {fails} failed (exit {rc})")
+
+    pushed_privacy(a, m, root)
 
     # The account area's lengths and the recovery key's proof, checked by the service itself.
     acct, key = "org.example.AccountBus", list(range(32))
