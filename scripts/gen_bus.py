@@ -504,7 +504,8 @@ def readme_methods():
     m = re.search(r"\*\*The interface\*\*(.*?)None takes", text, re.S)
     if not m:
         fail("README.md: the method list of the passcoded section (from \"**The interface**\" to \"None takes\") not found")
-    return set(re.findall(r"`([A-Z][A-Za-z]+)", m.group(1)))
+    # Each method as `Name` or `Name(...)` / `Name -> ...`; "without `Key`" names a suffix, not a method.
+    return set(re.findall(r"(?<!without )`([A-Z][A-Za-z]+)[`( ]", m.group(1)))
 
 
 def check_readme():
