@@ -469,20 +469,19 @@ def check():
     # a stub, or a function that does, or it says `// bus: local (why)` above its declaration.
     functions = swift_functions(sorted(p for p in BACKEND.glob("ServiceClient*.swift")))
     stubs = {m.stub for m in methods if m.has_stub}
-    reaches = {}
+    # The functions that reach a stub, directly or through others: grown until nothing changes.
+    calls = {name: {c for _, body, _ in bodies for c in re.findall(r"\b(\w+)\b", body)} for name, bodies in functions.items()}
+    reach = set(stubs)
+    grown = True
+    while grown:
+        grown = False
+        for name, called in calls.items():
+            if name not in reach and called & reach:
+                reach.add(name)
+                grown = True
 
     def reaches_bus(name, seen):
-        if name in reaches:
-            return reaches[name]
-        if name in stubs:
-            return True
-        if name in seen or name not in functions:
-            return False
-        seen = seen | {name}
-        ok = any(any(reaches_bus(c, seen) for c in set(re.findall(r"\b(\w+)\b", body)) if c in functions or c in stubs)
-                 for _, body, _ in functions[name])
-        reaches[name] = ok
-        return ok
+        return name in reach
 
     for protocol, name in requirements():
         if name not in functions:
