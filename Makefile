@@ -4,11 +4,12 @@ SHELL := /bin/bash
 #
 # Build and install
 #   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same)
-#   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/Passcode
+#   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/Passcode,
+#                       and passcoded's vtable, dispatch and client stubs from its XML (scripts/gen_bus.py)
 #   make docs           man pages and the HTML reference (Doxygen) in build/docs
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
 #   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib (make uninstall: the same files removed)
-#   make install-service passcoded, its bus policy, activation file, unit, man page and sysusers.d file
+#   make install-service passcoded, its bus policy, interface XML, activation file, unit, man page and sysusers.d file
 #   make try-service    service mode without installing: a private bus and this checkout's passcoded, as root
 #                       (sudo), CMD= (default: a shell) run with its address; all removed after
 #   make deps           the packages of every test tool (make deps-demo: only what make demo needs)
@@ -17,9 +18,12 @@ SHELL := /bin/bash
 #   make help           this list
 # make test: every test group below, in this order, also after one failed (Tests/run_groups.sh)
 #   make check-header   include/passcode.h matches the Swift sources; clean under gcc, clang and g++
-#   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML
+#   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML;
+#                       README's D-Bus method list names the methods of passcoded's XML
 #   make check-layers   each layer of Sources/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
+#   make check-bus      passcoded's generated vtable, dispatch and stubs match its XML; every method has a
+#                       handler and a caller, every back-end call reaches the bus (needs no root, no bus)
 #   make test-version   VERSION is the one place the version is written
 #   make test-swift     the Swift tests (swift test), the public enums' values also in a release build
 #                       (SWIFT_FILTER=name: only the Swift tests that match it, nothing else)
@@ -70,7 +74,7 @@ SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sourc
 
 
 .PHONY: all lib header docs wheel install install-service try-service uninstall deps deps-demo demo clean help
-.PHONY: test check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
+.PHONY: test check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-service screenshots
 
@@ -145,6 +149,7 @@ $(LIB): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o $(B)/link-f
 GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-swift.h
 SWIFT_CASES := Sources/PasscodeCore/PublicEnumCases.swift
 header: $(TYPES_STAMP)
+	python3 scripts/gen_bus.py
 	python3 scripts/gen_header.py --swift-cases > $(SWIFT_CASES).new
 	cmp -s $(SWIFT_CASES).new $(SWIFT_CASES) && rm $(SWIFT_CASES).new || mv $(SWIFT_CASES).new $(SWIFT_CASES)
 	$(SWIFT) build --manifest-cache none --product passcode
@@ -152,6 +157,14 @@ header: $(TYPES_STAMP)
 	mv include/passcode.h.new include/passcode.h
 	python3 scripts/gen_python_enums.py include/passcode.h > python/passcode/_enums.py
 	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h
+
+# passcoded's interface is service/org.libpasscode.Passcode1.xml: the files scripts/gen_bus.py
+# writes from it (the vtable, passcoded's dispatch, the client's stubs) are regenerated into memory
+# and compared; every method must have its handler in passcoded and its caller in the client, and
+# every back-end requirement the client implements must reach the bus or say `// bus: local (why)`.
+# Plain Python: no build, no bus, no root.
+check-bus:
+	@python3 scripts/gen_bus.py --check
 
 # Fails when a layer of Sources/PasscodeCore reaches past its folder (README "Layout"): SQL
 # outside Store/, SQLite, libsodium, the keyring or the TPM called from elsewhere, I/O in Policy/.
@@ -177,7 +190,7 @@ check-header: $(TYPES_STAMP)
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
+TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
 test: deps lib
 	@Tests/run_groups.sh $(TEST_GROUPS)
 
@@ -405,13 +418,14 @@ test-wheel: wheel
 # passcoded (README "passcoded"): the store service, with the Swift runtime linked in statically
 # as in the library; it links libsystemd itself (libpasscode.so does not).
 # The same link as the library's (full RELRO, immediate binding, the Unicode name tables dropped).
-$(B)/passcoded: $(SOURCES) $(TYPES_STAMP) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/include/*.h) $(B)/link_trim.o
+$(B)/passcoded: $(SOURCES) $(TYPES_STAMP) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/*.inc Sources/CPasscodeBus/include/*.h) $(B)/link_trim.o
 	@mkdir -p $(B)
 	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib \
 	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_TRIM)
 	cp .build/release/passcoded $@
 
-# The service's files: the daemon, its bus policy and activation file, the systemd unit, and the
+# The service's files: the daemon, its bus policy, its interface (introspection XML, where system
+# services put theirs) and activation file, the systemd unit, and the
 # sysusers.d file that makes its user (SYSUSERSDIR= empty: not installed, as debian/rules does,
 # whose dh_installsysusers installs it and runs systemd-sysusers).
 LIBEXECDIR ?= $(PREFIX)/libexec
@@ -420,6 +434,7 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 install-service: $(B)/passcoded
 	install -D -m 0755 $(B)/passcoded $(DESTDIR)$(LIBEXECDIR)/passcoded
 	install -D -m 0644 service/org.libpasscode.Passcode1.conf $(DESTDIR)$(PREFIX)/share/dbus-1/system.d/org.libpasscode.Passcode1.conf
+	install -D -m 0644 service/org.libpasscode.Passcode1.xml $(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/org.libpasscode.Passcode1.xml
 	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/org.libpasscode.Passcode1.service > $(B)/org.libpasscode.Passcode1.service
 	install -D -m 0644 $(B)/org.libpasscode.Passcode1.service $(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.libpasscode.Passcode1.service
 	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/passcoded.service > $(B)/passcoded.service

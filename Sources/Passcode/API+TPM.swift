@@ -1,5 +1,6 @@
 // The C API of the TPM binding (PasscodeStore+TPM.swift, README "Binding a store to the TPM").
 import Glibc
+import PasscodeBackend
 import PasscodeCore
 
 // MARK: - TPM

@@ -149,10 +149,8 @@ extension Service {
     /// Watch(app_id) -> (path, generation, clock_free, is_set, lock_enabled, failed_attempts,
     /// lockout_remaining, reset_required, locked, reason, refusal, lead, kind): the caller's store
     /// as now, and from now on its PropertiesChanged, addressed to the calling connection.
-    func prepareProperties(_ member: String, _ m: OpaquePointer, _ caller: uid_t) throws -> Prepared? {
-        guard member == "Watch" else { return nil }
-        let stores = self.stores
-        let app = try readString(m, "app_id")
+    func handleWatch(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, m = call.message, caller = call.caller
         guard StoreRoot.validAppID(app) else { throw StoreRoot.badAppID }
         guard let s = sd_bus_message_get_sender(m), s.pointee == CChar(UInt8(ascii: ":")) else {
             throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "the caller has no unique name")

@@ -4,6 +4,7 @@
 // the `passcode` user for good, then answers calls one at a time. See README "passcoded".
 import CPasscodeBus
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 func fail(_ message: String) -> Never {
@@ -35,8 +36,8 @@ if let problem = StoreRoot.prepareRoot(config.storeRoot, owner: account.uid, gid
 var busPointer: OpaquePointer?
 var r = sd_bus_open_system(&busPointer)
 guard r >= 0, let bus = busPointer else { fail("cannot connect to the system bus: \(String(cString: strerror(-r)))") }
-r = sd_bus_request_name(bus, PASSCODE_BUS_NAME, 0)
-guard r >= 0 else { fail("cannot own \(PASSCODE_BUS_NAME): \(String(cString: strerror(-r)))") }
+r = sd_bus_request_name(bus, BusNames.name, 0)
+guard r >= 0 else { fail("cannot own \(BusNames.name): \(String(cString: strerror(-r)))") }
 
 if let problem = Privileges.drop(to: account.uid, gid: account.gid) { fail("dropping root: \(problem)") }
 
@@ -73,7 +74,7 @@ r = passcode_bus_watch_gone(bus) { name in
     PushedStates.shared.forget(sender: String(cString: name))
 }
 guard r >= 0 else { fail("cannot watch the bus for closed connections: \(String(cString: strerror(-r)))") }
-log("ready on \(PASSCODE_BUS_NAME) as uid \(getuid()), stores in \(config.storeRoot)")
+log("ready on \(BusNames.name) as uid \(getuid()), stores in \(config.storeRoot)")
 
 /// The bus thread: reads calls (sd_bus_process), sends the workers' answers, and sleeps in
 /// poll on the bus and the workers' eventfd.

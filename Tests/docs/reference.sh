@@ -1,5 +1,6 @@
 #!/bin/sh
-# make check-docs: every passcode_* name the docs and comments mention is declared; every function the header declares (the library exports exactly those) opens
+# make check-docs: every passcode_* name the docs and comments mention is declared; README's D-Bus
+# method list is the XML's; every function the header declares (the library exports exactly those) opens
 # a man page, every page renders with groff's warnings on and prints none, passcode(3) and
 # passcode(7) exist, and the HTML reference documents every function.
 # Usage: Tests/docs/reference.sh [DOCS-DIR]   (default build/docs, made by `make docs`)
@@ -10,6 +11,8 @@ fail=0
 bad() { echo "docs: FAIL: $*" >&2; fail=1; }
 # Every passcode_* name a comment or document mentions is declared in the header.
 python3 Tests/docs/check_doc_names.py || fail=1
+# README's list of passcoded's D-Bus methods names exactly those of service/org.libpasscode.Passcode1.xml.
+python3 scripts/gen_bus.py --check-readme || fail=1
 functions=$(scripts/gen_version_script.sh include/passcode.h | sed -n 's/^ *\(passcode_[a-z_0-9]*\);$/\1/p')
 [ -n "$functions" ] || { bad "no functions found in include/passcode.h"; exit 1; }
 count=0

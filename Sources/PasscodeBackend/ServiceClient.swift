@@ -4,6 +4,7 @@
 // TPM, so libpasscode.so's NEEDED list stays as it is and hosts without it lose nothing.
 import CSdBus
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 /// libsystemd's sd-bus calls, loaded once for the life of the process.
@@ -111,11 +112,11 @@ struct SdBusLibrary: @unchecked Sendable {
 }
 
 /// A failure the service answered: its status and message, as the embedded store would give them.
-struct ServiceFailure: Error {
-    /// A `Status` raw value (the enum is not Sendable; an Error must be).
-    let status: Int32
-    let message: String
-    let waitSeconds: Int64
+package struct ServiceFailure: Error {
+    /// A status number (`BusStatus`, the C ABI's `passcode_status`).
+    package let status: Int32
+    package let message: String
+    package let waitSeconds: Int64
 }
 
 /// The passcoded this connection checked (`verifiedService`), which holds the handle's
@@ -138,9 +139,7 @@ enum BusArgument {
 
 /// A store handle in service mode: one bus connection (the system bus, or the address in
 /// DBUS_SYSTEM_BUS_ADDRESS, as sd-bus reads it), used by one call at a time.
-final class ServiceClient: StoreBackend, @unchecked Sendable {
-    static let name = "org.libpasscode.Passcode1"
-    static let path = "/org/libpasscode/Passcode1"
+package final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// How long a call waits for its answer, at most, counted from when it is made (the
     /// service's check, the host's callbacks registered again and the call itself, together):
     /// a verify can queue behind others of the same uid; a silent service holds no call longer.
@@ -160,8 +159,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// policy lets root alone own the name. Neither an argument nor the environment changes it:
     /// tests run passcoded as root, as it must be started anyway.
     static let serviceUID: uid_t = 0
-    /// The longest string passcoded reads (its `Service.maxArgumentBytes`).
-    static let maxSecretBytes = 256
+    /// The longest string passcoded reads.
+    static let maxSecretBytes = BusLimits.maxArgumentBytes
 
     let appID: String
     let bus: SdBusLibrary
@@ -190,7 +189,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     /// Connects and asks for the store's state once, so that an unreachable service or an app
     /// id the service refuses fails here, as a bad path fails an embedded open.
-    init(appID: String) throws {
+    package init(appID: String) throws {
         self.appID = appID
         bus = try SdBusLibrary.shared()
         var c: OpaquePointer?
@@ -213,7 +212,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     deinit { close() }
 
-    func close() {
+    // bus: local (closes this handle's connection; passcoded forgets it when the connection goes)
+    package func close() {
         lock.withLock {
             // A child made by fork() leaves its parent's connection and hook object alone (see `connected`).
             if connectionPid == getpid() {
@@ -233,27 +233,27 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     // MARK: - StoreBackend
 
-    func isPasscodeSet() throws -> Bool { try state().isSet }
-    func isLockEnabled() throws -> Bool { try state().lockEnabled }
-    func failedAttempts() throws -> Int { Int(try state().failures) }
-    func lockoutRemainingSeconds() throws -> Int64 { try state().lockout }
-    func isResetRequired() throws -> Bool { try state().resetRequired }
+    package func isPasscodeSet() throws -> Bool { try state().isSet }
+    package func isLockEnabled() throws -> Bool { try state().lockEnabled }
+    package func failedAttempts() throws -> Int { Int(try state().failures) }
+    package func lockoutRemainingSeconds() throws -> Int64 { try state().lockout }
+    package func isResetRequired() throws -> Bool { try state().resetRequired }
 
     // The calls that release the data key on an embedded handle get it here too, for
     // `passcode_seal` (ServiceClient+Key.swift).
-    func setFirstPasscode(_ code: SecretBytes) throws {
+    package func setFirstPasscode(_ code: SecretBytes) throws {
         _ = try setPasscode(code)
     }
 
-    func checkPasscode(_ code: SecretBytes) throws {
+    package func checkPasscode(_ code: SecretBytes) throws {
         _ = try verifyReleasingKey(code, handingOut: false)
     }
 
-    func authorize(_ code: SecretBytes) throws {
+    package func authorize(_ code: SecretBytes) throws {
         try checkPasscode(code)
     }
 
-    func changePasscode(current: SecretBytes, new: SecretBytes) throws {
+    package func changePasscode(current: SecretBytes, new: SecretBytes) throws {
         _ = try changePasscodeReturningKey(current: current, new: new)
     }
 
@@ -264,8 +264,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         lock.withLock { proof = (kept, ServiceClient.bootSeconds()) }
     }
 
-    func removePasscode(current: SecretBytes) throws {
-        try call("RemovePasscode", [.secret(current)]) { _ in }
+    package func removePasscode(current: SecretBytes) throws {
+        try callRemovePasscode(current: current)
         forgetProof()
     }
 
@@ -284,51 +284,42 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         keyState.dropKey()  // as embedded: the key goes with the passcode
     }
 
-    func turnOff(current: SecretBytes) throws {
+    package func turnOff(current: SecretBytes) throws {
         _ = try disable(current: current)
     }
 
-    func enable() throws {
-        try call("EnablePasscode", []) { _ in }
+    package func enable() throws {
+        try callEnablePasscode()
     }
 
-    func passcodeLength() throws -> Int {
-        var length: Int32 = 0
-        try call("GetLength", []) { length = try $0.int32() }
-        return Int(length)
+    package func passcodeLength() throws -> Int {
+        Int(try callGetLength())
     }
 
-    func setPasscodeLength(_ n: Int) throws {
-        try call("SetLength", [.int32(Int32(clamping: n))]) { _ in }
+    package func setPasscodeLength(_ n: Int) throws {
+        try callSetLength(length: Int32(clamping: n))
     }
 
-    func get(_ setting: Setting) throws -> Int64 {
-        var value: Int64 = 0
-        try call("GetSetting", [.text(setting.spec.key)]) { value = try $0.int64() }
-        return value
+    package func get(_ setting: Setting) throws -> Int64 {
+        try callGetSetting(name: setting.spec.key)
     }
 
-    func set(_ setting: Setting, to value: Int64) throws {
-        try call("SetSetting", [.text(setting.spec.key), .int64(value)]) { _ in }
+    package func set(_ setting: Setting, to value: Int64) throws {
+        try callSetSetting(name: setting.spec.key, value: value)
     }
 
-    func lockStatus() throws -> LockStatus { try lockScreen().status }
+    package func lockStatus() throws -> LockStatus { try lockScreen().status }
 
-    func lockScreen() throws -> LockScreen {
+    package func lockScreen() throws -> LockScreen {
         if let pushed = pushedSnapshot() { return pushed.screen }
-        var screen: LockScreen?
-        try call("GetLockScreen", []) { r in
-            let locked = try r.bool(), reason = try r.int32(), lockout = try r.int64(), failures = try r.uint32()
-            let reset = try r.bool(), refusal = try r.int32(), lead = try r.bool(), kind = try r.int32()
-            let set = try r.bool(), enabled = try r.bool()
-            guard let why = LockReason(checked: reason), let refused = BiometricRefusal(checked: refusal),
-                  let biometric = BiometricKind(checked: kind) else {
-                throw PasscodeError.serviceUnavailable("passcoded answered GetLockScreen with a value this library does not know")
-            }
-            screen = LockScreen(status: LockStatus(locked: locked, reason: why), lockoutSeconds: lockout, failedAttempts: Int64(failures),
-                                resetRequired: reset, refusal: refused, lead: lead, kind: biometric, passcodeSet: set, lockEnabled: enabled)
+        let v = try callGetLockScreen()
+        guard let why = LockReason(checked: v.reason), let refused = BiometricRefusal(checked: v.refusal),
+              let biometric = BiometricKind(checked: v.kind) else {
+            throw PasscodeError.serviceUnavailable("passcoded answered GetLockScreen with a value this library does not know")
         }
-        return screen!
+        return LockScreen(status: LockStatus(locked: v.locked, reason: why), lockoutSeconds: v.lockoutRemaining,
+                          failedAttempts: Int64(v.failedAttempts), resetRequired: v.resetRequired, refusal: refused, lead: v.lead,
+                          kind: biometric, passcodeSet: v.isSet, lockEnabled: v.lockEnabled)
     }
 
     // MARK: - Calls
@@ -339,12 +330,9 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     private func state() throws -> State {
         if let pushed = pushedSnapshot() { return pushed.state }
-        var s = State()
-        try call("GetState", []) { r in
-            s = State(isSet: try r.bool(), lockEnabled: try r.bool(), failures: try r.uint32(), lockout: try r.int64(),
-                      resetRequired: try r.bool())
-        }
-        return s
+        let s = try callGetState()
+        return State(isSet: s.isSet, lockEnabled: s.lockEnabled, failures: s.failedAttempts, lockout: s.lockoutRemaining,
+                     resetRequired: s.resetRequired)
     }
 
     /// Reads a reply's values in order.
@@ -401,7 +389,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         }
     }
 
-    /// Calls `member(app_id, arguments...)` and hands its reply to `read`. An error reply
+    /// Calls `member(app_id, arguments...)` and hands its reply to `read` (the generated stubs,
+    /// ServiceClient+Passcode1.generated.swift, call it). An error reply
     /// org.libpasscode.Error.<Name> becomes that status with the service's message.
     func call(_ member: String, _ arguments: [BusArgument], _ read: (Reader) throws -> Void) throws {
         // passcoded waits for the hook, and runs this uid's calls one at a time: a call made
@@ -424,7 +413,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                 try registerHooksIfLost(before: member, by: deadline)
                 try callLocked(member, arguments, by: deadline, read)
             }
-        } catch let f as ServiceFailure where f.status == Status.errLockedOut.rawValue && member != "GetState" {
+        } catch let f as ServiceFailure where f.status == BusStatus.errLockedOut && member != "GetState" {
             // The wait for passcode_errwait, as the embedded store gives it with the failure.
             throw ServiceFailure(status: f.status, message: f.message, waitSeconds: (try? state().lockout) ?? 0)
         }
@@ -437,7 +426,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         guard member != "SetHooks" else { return }  // it says which callbacks itself
         let flags = try lock.withLock { () -> UInt32 in
             if connection != nil && connectionPid != getpid() { _ = try connected() }
-            return serviceName == nil ? HookFlag.of(hostHooks) : 0
+            return serviceName == nil ? HookFlags.of(hostHooks) : 0
         }
         if flags != 0 { try callLocked("SetHooks", [.uint32(flags)], by: deadline) { _ in } }
     }
@@ -455,7 +444,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             // successor is checked first (and `call` gives it the host's callbacks first).
             let service = try verifiedService(c, before: member, by: deadline)
             var m: OpaquePointer?
-            var r = bus.newMethodCall(c, &m, service, ServiceClient.path, ServiceClient.name, member)
+            var r = bus.newMethodCall(c, &m, service, BusNames.path, BusNames.interface, member)
             guard r >= 0, let m else { throw unavailable(member, r) }
             defer { _ = bus.messageUnref(m) }
             if arguments.contains(where: {
@@ -538,10 +527,10 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         if let name = serviceName { return name }
         // Sent to the well-known name (which D-Bus activation starts if needed); the reply's
         // sender, set by the bus, is the owner's unique name.
-        let owner = try checkCall(c, ServiceClient.name, ServiceClient.path, "org.freedesktop.DBus.Peer", "Ping", nil,
+        let owner = try checkCall(c, BusNames.name, BusNames.path, "org.freedesktop.DBus.Peer", "Ping", nil,
                                   for: member, by: deadline) { reply -> String in
             guard let s = bus.sender(reply), s.pointee == CChar(UInt8(ascii: ":")) else {
-                throw PasscodeError.serviceUnavailable("the bus did not say which connection owns \(ServiceClient.name)")
+                throw PasscodeError.serviceUnavailable("the bus did not say which connection owns \(BusNames.name)")
             }
             return String(cString: s)
         }
@@ -550,7 +539,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                                 owner, for: member, by: deadline) { try Reader(bus: bus, message: $0, member: member).uint32() }
         guard uid == ServiceClient.serviceUID else {
             throw PasscodeError.serviceUnavailable(
-                "the owner of \(ServiceClient.name) on this bus runs as uid \(uid), not as root as passcoded does: service mode "
+                "the owner of \(BusNames.name) on this bus runs as uid \(uid), not as root as passcoded does: service mode "
                     + "sends it nothing (check which bus DBUS_SYSTEM_BUS_ADDRESS names, and that its policy lets only root own the name)")
         }
         serviceName = owner
@@ -606,10 +595,14 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                                    + "overloaded (see journalctl -u passcoded); whether the call took effect is not known: read the state again")
     }
 
-    /// Answers an incoming call `m` with the error `name` (static text, kept for the process).
+    /// Answers an incoming call `m` with the error `name` (the reply copies both texts).
     func replyError(_ m: OpaquePointer, name: String, message: String) -> Int32 {
-        let e = sd_bus_error(name: CStrings.intern(name), message: CStrings.intern(message), _need_free: 0)
-        return withUnsafePointer(to: e) { bus.replyError(m, $0) }
+        name.withCString { n in
+            message.withCString { text in
+                let e = sd_bus_error(name: n, message: text, _need_free: 0)
+                return withUnsafePointer(to: e) { bus.replyError(m, $0) }
+            }
+        }
     }
 
     /// The connection of this process, under `lock`. sd-bus refuses a connection in a child
@@ -665,28 +658,16 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// The error of a failed call: a status the service named, or the bus's own failure.
     private func failure(_ member: String, _ r: Int32, _ error: sd_bus_error) -> Error {
         let name = error.name.map { String(cString: $0) } ?? ""
-        var message = error.message.map { String(cString: $0) } ?? ""
-        let prefix = "org.libpasscode.Error."
-        if name.hasPrefix(prefix) {
-            let statusName = String(name.dropFirst(prefix.count))
-            if let status = ServiceClient.status(named: statusName) {
-                // "status N: message" (Service.errorReply): the core's message after the prefix.
-                if message.hasPrefix("status "), let colon = message.firstIndex(of: ":") {
-                    message = String(message[message.index(after: colon)...].drop(while: { $0 == " " }))
-                }
-                return ServiceFailure(status: status.rawValue, message: message, waitSeconds: 0)
-            }
+        let message = error.message.map { String(cString: $0) } ?? ""
+        // "status N: message" (BusError): the status and the core's message after the prefix.
+        if let (status, text) = BusError.parse(name: name, message: message) {
+            return ServiceFailure(status: status, message: text, waitSeconds: 0)
         }
         if name == "org.freedesktop.DBus.Error.InvalidArgs" {
             return PasscodeError.misuse("passcoded refused the arguments of \(member): \(message)")
         }
         let why = name.isEmpty ? String(cString: strerror(-r)) : "\(name): \(message)"
         return PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(why)")
-    }
-
-    /// The status whose `serviceName` is `name` (the service's error names).
-    static func status(named name: String) -> Status? {
-        (0...Int32(255)).lazy.compactMap { Status(rawValue: $0) }.first { $0.serviceName == name }
     }
 
     /// The monotonic clock in microseconds, for the calls' deadlines.

@@ -264,15 +264,11 @@ extension ServiceClient {
         guard ready else { return false }
         var answer: (String, PushedCache.Snapshot?)?
         do {
-            try call("Watch", []) { r in
-                let path = try r.string(), generation = UInt64(bitPattern: try r.int64()), clockFree = try r.bool()
-                let isSet = try r.bool(), enabled = try r.bool(), failures = try r.uint32(), lockout = try r.int64()
-                let reset = try r.bool(), locked = try r.bool(), reason = try r.int32(), refusal = try r.int32()
-                let lead = try r.bool(), kind = try r.int32()
-                answer = (path, PushedCache.snapshot(generation: generation, clockFree: clockFree, isSet: isSet, enabled: enabled,
-                                                     failures: failures, lockout: lockout, reset: reset, locked: locked, reason: reason,
-                                                     refusal: refusal, lead: lead, kind: kind))
-            }
+            let w = try callWatch()
+            answer = (w.path, PushedCache.snapshot(generation: UInt64(bitPattern: w.generation), clockFree: w.settled, isSet: w.isSet,
+                                                   enabled: w.lockEnabled, failures: w.failedAttempts, lockout: w.lockoutRemaining,
+                                                   reset: w.resetRequired, locked: w.locked, reason: w.reason, refusal: w.refusal,
+                                                   lead: w.lead, kind: w.kind))
         } catch {
             lock.withLock {
                 pushed.reset()

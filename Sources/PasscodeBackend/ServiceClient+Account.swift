@@ -1,0 +1,100 @@
+// Service mode's reset codes (all but handing a code to the host), recovery key, account and
+// device sessions: carried to passcoded (Sources/passcoded/Service+Account.swift), where the
+// same core calls answer them. Codes, passcodes, passwords and the recovery key travel as `ay`
+// (their exact bytes, as the embedded store gets them) in sensitive messages.
+import PasscodeBus
+import PasscodeCore
+
+extension ServiceClient {
+    // MARK: - Reset by code
+
+    package func resetRetryAfterSeconds() throws -> Int64 {
+        try callResetRetryAfter()
+    }
+
+    package func checkReset(_ code: SecretBytes) throws {
+        try callResetCheck(code: code)
+    }
+
+    package func resetPasscode(code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes?) throws -> Bool {
+        var replaced = false
+        if let recoveryKey {
+            try callResetCompleteWithRecoveryKey(code: code, newPasscode: newPasscode, recoveryKey: recoveryKey)
+        } else {
+            replaced = try callResetComplete(code: code, newPasscode: newPasscode)
+        }
+        keepProof(newPasscode)  // as embedded: the new passcode, just entered, proves the user
+        return replaced
+    }
+
+    package func isResetCodePending() throws -> Bool {
+        try callResetPending()
+    }
+
+    package func forgotPasscode() throws {
+        try afterWipe { try callForgot() }
+    }
+
+    /// Runs a call that removes the passcode: done (or done with the wipe pending), the kept
+    /// proof goes with it.
+    private func afterWipe(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let f as ServiceFailure where f.status == BusStatus.errWipePending {
+            forgetProof()
+            throw f
+        }
+        forgetProof()
+    }
+
+    // MARK: - Recovery key
+
+    /// Embedded, the handle's released data key is wrapped; passcoded's handles are shared by
+    /// the uid's processes, so this handle's kept passcode (within the core's proof window) goes
+    /// with the call, and passcoded releases the key with it, counted as a verify.
+    package func setRecoveryKey(_ recoveryKey: SecretBytes) throws {
+        let proof = recentProof() ?? SecretBytes(count: 0)
+        try callSetRecoveryKey(recoveryKey: recoveryKey, passcode: proof)
+    }
+
+    package func clearRecoveryKey() throws {
+        try callClearRecoveryKey()
+    }
+
+    package func hasRecoveryKey() throws -> Bool {
+        try callHasRecoveryKey()
+    }
+
+    // MARK: - Account
+
+    package func checkPasswordChange(current: SecretBytes, new: SecretBytes, confirmation: SecretBytes) throws {
+        try callPasswordChangeCheck(current: current, newPassword: new, confirmation: confirmation)
+    }
+
+    package func deleteAccount(confirmation: String) throws {
+        try afterWipe { try callDeleteAccount(confirmation: confirmation) }
+    }
+
+    // MARK: - Device sessions
+
+    package func recordSession(_ s: DeviceSession) throws {
+        try callSessionRecord(id: s.id, deviceName: s.deviceName, platform: s.platform, lastActiveMs: s.lastActiveWallMs,
+                              hasLocation: s.location == nil ? 0 : 1, location: s.location ?? "", isCurrent: s.isCurrent ? 1 : 0)
+    }
+
+    package func sessions() throws -> [DeviceSession] {
+        try callSessionList().map { id, device, platform, last, hasLocation, location, current in
+            DeviceSession(id: id, deviceName: device, platform: platform, lastActiveWallMs: last,
+                          location: hasLocation ? location : nil, isCurrent: current)
+        }
+    }
+
+    package func signOutSession(id: String) throws {
+        try callSessionSignOut(id: id)
+    }
+
+    package func signOutOtherSessionsReporting() throws -> (signedOut: Int, failure: String?) {
+        let answer = try callSessionSignOutOthers()
+        return (Int(answer.signedOut), answer.failed ? answer.failure : nil)
+    }
+}
