@@ -9,6 +9,7 @@ SHELL := /bin/bash
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
 #   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib, man pages, HTML in $(PREFIX)/share/doc/libpasscode
 #                       (make uninstall: the same files removed)
+#   make deb            the Debian packages, built from the tracked files into build/deb; prints their paths
 #   make install-service passcoded, its bus policy, activation file, unit, man page and sysusers.d file
 #   make deps           the packages of every test tool (make deps-demo: only what make demo needs)
 #   make demo           the GTK front end with a display, else the terminal one (DEMO=terminal: always), on a default store
@@ -69,7 +70,7 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/*/*.h Sources/*/module.modulemap Sources/*/*/module.modulemap) Package.swift VERSION
 
 
-.PHONY: all lib header docs wheel install install-service uninstall deps deps-demo demo clean help
+.PHONY: all lib header docs wheel deb install install-service uninstall deps deps-demo demo clean help
 .PHONY: test check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-service screenshots
@@ -453,6 +454,11 @@ $(B)/service_client: Tests/service/service_client.c Tests/service/service_suppor
 # as users' processes against passcoded (run by test_service.py; its bench rows by make bench-service).
 $(B)/service_faults: Tests/service/faults_client.c Tests/service/service_support.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+
+# The Debian packages (libpasscode0, libpasscode-dev, python3-passcode, passcoded) in build/deb,
+# built from a copy of the tracked files; the paths are printed at the end.
+deb:
+	scripts/build_deb.sh $(B)/deb
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
 deb-test:
