@@ -185,11 +185,11 @@ class App:
             lock = "on" if s.is_enabled else ("off (passcode kept)" if s.is_set else "off")
             print("screen: home")
             print("settings: %s | lock %s | biometric %s | auto-lock %s" % (
-                s.security_label, lock, "on" if s.get(Setting.BIOMETRIC_ENABLED) else "off",
-                duration_text(s.get(Setting.AUTO_LOCK_SECONDS))))
+                s.security_label, lock, "on" if s.get_setting(Setting.BIOMETRIC_ENABLED) else "off",
+                duration_text(s.get_setting(Setting.AUTO_LOCK_SECONDS))))
 
             def onoff(setting: Setting) -> str:
-                return "on" if s.get(setting) else "off"
+                return "on" if s.get_setting(setting) else "off"
             print("launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s" % (
                 onoff(Setting.LOCK_AT_LAUNCH), onoff(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH),
                 onoff(Setting.PASSCODE_AFTER_EVERY_LAUNCH)))
@@ -368,9 +368,9 @@ class App:
                         "other": BiometricKind.OTHER}.get(arg or "", BiometricKind.NONE)
                 s.set_biometric_availability(kind != BiometricKind.NONE, kind)
             elif cmd in FLAGS:
-                s.set(FLAGS[cmd], 1 if arg == "on" else 0)
+                s.set_setting(FLAGS[cmd], 1 if arg == "on" else 0)
             elif cmd == "timeout":
-                s.set(Setting.AUTO_LOCK_SECONDS, int(arg) if arg else -1)
+                s.set_setting(Setting.AUTO_LOCK_SECONDS, int(arg) if arg else -1)
             elif cmd == "show":
                 pass
             elif cmd == "quit":
@@ -419,13 +419,13 @@ def interactive(app: App) -> None:
                 sys.stdout.flush()
                 app.command("yes" if sys.stdin.read(1) in ("y", "Y") else "no")
             elif c == "a":
-                app.command("bio-launch", "off" if app.store.get(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH) else "on")
+                app.command("bio-launch", "off" if app.store.get_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH) else "on")
             elif c == "i":
                 app.command("biometrics", "faceid")
-                app.command("bio", "off" if app.store.get(Setting.BIOMETRIC_ENABLED) else "on")
+                app.command("bio", "off" if app.store.get_setting(Setting.BIOMETRIC_ENABLED) else "on")
             elif c == "t":
                 cycle = passcode.setting_choices(Setting.AUTO_LOCK_SECONDS)  # from the library, not a copy
-                t = app.store.get(Setting.AUTO_LOCK_SECONDS)
+                t = app.store.get_setting(Setting.AUTO_LOCK_SECONDS)
                 app.command("timeout", str(cycle[(cycle.index(t) + 1) % len(cycle)] if t in cycle else cycle[0]))
             elif c == "w":
                 termios.tcsetattr(fd, termios.TCSANOW, saved)
