@@ -8,7 +8,9 @@ SHELL := /bin/bash
 #                       and passcoded's vtable, dispatch and client stubs from its XML (scripts/gen_bus.py)
 #   make docs           man pages and the HTML reference (Doxygen) in build/docs
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
-#   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib (make uninstall: the same files removed)
+#   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib, man pages, HTML in $(PREFIX)/share/doc/libpasscode
+#                       (make uninstall: the same files removed)
+#   make deb            the Debian packages, built from the tracked files into build/deb; prints their paths
 #   make install-service passcoded, its bus policy, interface XML, activation file, unit, man page and sysusers.d file
 #   make try-service    service mode without installing: a private bus and this checkout's passcoded, as root
 #                       (sudo), CMD= (default: a shell) run with its address; all removed after
@@ -57,6 +59,7 @@ LIBDIR   ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR   ?= $(PREFIX)/share/man
+DOCDIR   ?= $(PREFIX)/share/doc/libpasscode
 DESTDIR  ?=
 # make install writes LIBDIR here, for the Python binding (empty: nothing recorded).
 PASSCODE_RECORD ?= python/passcode/_installed_libdir
@@ -73,7 +76,7 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/*/*.h Sources/*/module.modulemap Sources/*/*/module.modulemap) Package.swift VERSION
 
 
-.PHONY: all lib header docs wheel install install-service try-service uninstall deps deps-demo demo clean help
+.PHONY: all lib header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
 .PHONY: test check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-service screenshots
@@ -145,7 +148,7 @@ $(LIB): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o $(B)/link-f
 
 # Regenerate the header from the C types (Sources/Passcode/Types/types.h) and the compiler's
 # output for the @c declarations, and every list written from a definition (the Swift list of each
-# C enum's cases, before the build; scripts/gen_lists.py: README's settings table, the Python exceptions).
+# C enum's cases, before the build; scripts/gen_lists.py: passcode(7)'s settings table (docs/passcode.7.md), the Python exceptions).
 GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-swift.h
 SWIFT_CASES := Sources/PasscodeCore/PublicEnumCases.swift
 header: $(TYPES_STAMP)
@@ -166,13 +169,13 @@ header: $(TYPES_STAMP)
 check-bus:
 	@python3 scripts/gen_bus.py --check
 
-# Fails when a layer of Sources/PasscodeCore reaches past its folder (README "Layout"): SQL
+# Fails when a layer of Sources/PasscodeCore reaches past its folder (docs/hacking.md "Layout"): SQL
 # outside Store/, SQLite, libsodium, the keyring or the TPM called from elsewhere, I/O in Policy/.
 check-layers:
 	@Tests/layers/check_layers.sh
 
 # Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition
-# (the Swift list of each C enum's cases, README's settings table, python/passcode/_errors.py)
+# (the Swift list of each C enum's cases, passcode(7)'s settings table, python/passcode/_errors.py)
 # differs from what the sources generate.
 check-header: $(TYPES_STAMP)
 	@mkdir -p $(B)
@@ -208,8 +211,8 @@ check-makefile:
 test-version:
 	@v=$$(cat VERSION); re=$$(printf '%s' "$$v" | sed 's/\./\\./g'); d=$$(dpkg-parsechangelog -S Version 2>/dev/null || sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog); \
 	    if [ "$${d%%-*}" != "$$v" ]; then echo "version: VERSION says $$v, debian/changelog says $$d" >&2; exit 1; fi; \
-	    if { git grep -n -E "\b$$re\b" -- python Sources examples scripts Tests debian Makefile README.md 2>/dev/null \
-	         || grep -rn -E "\b$$re\b" python Sources examples scripts Tests debian Makefile README.md; } | grep -v "^Tests/frontends\|^debian/changelog\|^debian/libpasscode0.symbols"; then \
+	    if { git grep -n -E "\b$$re\b" -- python Sources examples scripts Tests debian Makefile README.md docs 2>/dev/null \
+	         || grep -rn -E "\b$$re\b" python Sources examples scripts Tests debian Makefile README.md docs; } | grep -v "^Tests/frontends\|^debian/changelog\|^debian/libpasscode0.symbols"; then \
 	        echo "version: the files above write the version; take it from VERSION instead" >&2; exit 1; fi; \
 	    echo "version: $$v in VERSION, debian/changelog agrees, no other file writes it"
 
@@ -431,7 +434,7 @@ $(B)/passcoded: $(SOURCES) $(TYPES_STAMP) $(wildcard Sources/CPasscodeBus/*.c So
 LIBEXECDIR ?= $(PREFIX)/libexec
 SYSTEMDUNITDIR ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
-install-service: $(B)/passcoded
+install-service: $(B)/passcoded docs
 	install -D -m 0755 $(B)/passcoded $(DESTDIR)$(LIBEXECDIR)/passcoded
 	install -D -m 0644 service/org.libpasscode.Passcode1.conf $(DESTDIR)$(PREFIX)/share/dbus-1/system.d/org.libpasscode.Passcode1.conf
 	install -D -m 0644 service/org.libpasscode.Passcode1.xml $(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/org.libpasscode.Passcode1.xml
@@ -439,7 +442,7 @@ install-service: $(B)/passcoded
 	install -D -m 0644 $(B)/org.libpasscode.Passcode1.service $(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.libpasscode.Passcode1.service
 	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/passcoded.service > $(B)/passcoded.service
 	install -D -m 0644 $(B)/passcoded.service $(DESTDIR)$(SYSTEMDUNITDIR)/passcoded.service
-	install -D -m 0644 service/passcoded.8 $(DESTDIR)$(MANDIR)/man8/passcoded.8
+	install -D -m 0644 $(DOCS)/man/man8/passcoded.8 $(DESTDIR)$(MANDIR)/man8/passcoded.8
 	if [ -n "$(SYSUSERSDIR)" ]; then install -D -m 0644 service/passcoded.sysusers $(DESTDIR)$(SYSUSERSDIR)/passcoded.conf; fi
 
 # Service mode tried without installing anything (scripts/try-service.sh): as root, a private
@@ -476,6 +479,11 @@ $(B)/service_client: Tests/service/service_client.c Tests/service/service_suppor
 $(B)/service_faults: Tests/service/faults_client.c Tests/service/service_support.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
+# The Debian packages (libpasscode0, libpasscode-dev, python3-passcode, passcoded) in build/deb,
+# built from a copy of the tracked files; the paths are printed at the end.
+deb:
+	scripts/build_deb.sh $(B)/deb
+
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
 deb-test:
 	Tests/packaging/deb.sh
@@ -504,20 +512,24 @@ bench-service: $(B)/passcoded $(B)/service_client $(B)/service_faults
 	@if [ "$$(id -u)" != 0 ]; then echo "SKIPPED bench-service: needs root (users, a bus, the daemon, a tmpfs mount)"; \
 	else SERVICE_BENCH=1 /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR); fi
 
+# Every function has a man page that renders, and the lists that repeat another file (README's
+# API at a glance, docs/hacking.md's test groups) are what scripts/gen_doc_lists.py makes of it.
 check-docs: docs
+	python3 scripts/gen_doc_lists.py --check
 	Tests/docs/reference.sh $(DOCS)
 
-# The man pages and the HTML reference, by Doxygen from the header's doc comments; passcode(7)
-# is the README's "Security model" section. Output in build/docs/{man,html}.
+# The man pages and the HTML reference, by Doxygen from the header's doc comments and the Markdown
+# pages under docs/, named by their section (docs/passcode.7.md is passcode(7), the security
+# model; passcode-tpm(7), passcoded(8), passcode-service(3)); scripts/man_pages.py gives each
+# page its section and passcode(3) its overview first. Output in build/docs/{man,html}.
 DOCS := $(B)/docs
+DOC_PAGES := docs/passcode.7.md docs/passcode-tpm.7.md docs/passcoded.8.md docs/passcode-service.3.md
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
 export SOURCE_DATE_EPOCH
 docs: $(DOCS)/man/man7/passcode.7
-$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md README.md VERSION Makefile
+$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md $(DOC_PAGES) scripts/man_pages.py VERSION Makefile
 	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen, or make deps)"; exit 1; }
 	rm -rf $(DOCS) && mkdir -p $(DOCS)
-	{ printf '# The security model of libpasscode {#passcode-security}\n\n'; \
-	  awk '/^## Security model/ {p = 1; next} /^## / {p = 0} p' README.md | sed 's/^### /## /'; } > $(DOCS)/passcode-security.md
 	PASSCODE_VERSION=$(VERSION) PASSCODE_DOCS_OUT=$(DOCS) doxygen docs/Doxyfile
 	# Doxygen 1.9 writes a sentence that opens with a quote at the start of a line, where troff
 	# reads ' as a request: \& keeps it text.
@@ -525,19 +537,16 @@ $(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md 
 	# Doxygen writes the string macro's value in single quotes (PASSCODE_VERSION_STRING 'x.y.z'):
 	# the page shows the version as it is, without them.
 	sed -i "s/\\(PASSCODE_VERSION_STRING\\(\\\\fP\\)\\{0,1\\}  *\\)'\\([^']*\\)'/\\1\\3/" $(DOCS)/man/man3/*.3
-	mkdir -p $(DOCS)/man/man7
-	# A section-7 page: NAME is the name line only, then DESCRIPTION, the topics, SEE ALSO.
-	sed -e '1s/^\.TH "passcode-security" 3/.TH "passcode" 7/' \
-	    -e '/^\.SH NAME/{n;s/.*/passcode \\- the security model of libpasscode\n.SH DESCRIPTION/;}' $(DOCS)/man/man3/passcode-security.3 > $@.tmp
-	printf '%s\n' '.SH "SEE ALSO"' '\fBpasscode\fP(3), \fBpasscode_open\fP(3), \fBpasscode_verify\fP(3), \fBpasscode_flow_new\fP(3), \fBpasscode_setting_set\fP(3), \fBpasscode_tpm_bind\fP(3)' >> $@.tmp
-	rm $(DOCS)/man/man3/passcode-security.3
-	mv $@.tmp $@
-	@echo "docs: $$(ls $(DOCS)/man/man3 | wc -l) section-3 man pages, passcode(7), HTML in $(DOCS)/html"
+	python3 scripts/man_pages.py $(DOCS)
+	@echo "docs: $$(ls $(DOCS)/man/man3 | wc -l) section-3 man pages, passcode(7), passcode-tpm(7), passcoded(8), HTML in $(DOCS)/html"
 
 install: lib docs
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 0644 $(DOCS)/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
-	install -m 0644 $(DOCS)/man/man7/passcode.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 $(DOCS)/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
+	install -d $(DESTDIR)$(DOCDIR)/html
+	cp -R $(DOCS)/html/. $(DESTDIR)$(DOCDIR)/html/
+	chmod -R u=rwX,go=rX $(DESTDIR)$(DOCDIR)/html
 	install -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/$(REALNAME)
 	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
@@ -554,7 +563,8 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
 	rm -f $(DESTDIR)$(INCLUDEDIR)/passcode.h $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
 	if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ] && [ "$$(cat $(PASSCODE_RECORD) 2>/dev/null)" = '$(LIBDIR)' ]; then rm -f $(PASSCODE_RECORD); fi
-	rm -f $(DESTDIR)$(MANDIR)/man7/passcode.7 $(DESTDIR)$(MANDIR)/man3/passcode.3 \
+	rm -rf $(DESTDIR)$(DOCDIR)/html
+	rm -f $(DESTDIR)$(MANDIR)/man7/passcode.7 $(DESTDIR)$(MANDIR)/man7/passcode-tpm.7 $(DESTDIR)$(MANDIR)/man3/passcode.3 \
 	    $(DESTDIR)$(MANDIR)/man3/passcode-*.3 $(DESTDIR)$(MANDIR)/man3/passcode_*.3 $(DESTDIR)$(MANDIR)/man3/PASSCODE_*.3
 
 clean:

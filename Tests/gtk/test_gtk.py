@@ -289,7 +289,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
     def test_lock_on_suspend_and_resume(self):
         self.create()
         self.app.autolock_row.set_selected(self.app.autolock_choices.index(60))  # shorter: no proof needed
-        self.assertEqual(self.app.store.get(Setting.AUTO_LOCK_SECONDS), 60)
+        self.assertEqual(self.app.store.get_setting(Setting.AUTO_LOCK_SECONDS), 60)
         self.emit_sleep(True)
         self.assertTrue(spin_until(lambda: self.app.store.lock_state == (False, LockReason.NONE) and
                                    self._logged(SecurityEvent.SETTING_CHANGED)))
@@ -341,10 +341,10 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         def backend(key, old, new):
             raise RuntimeError("the server is unreachable")
         self.app.store.settings_hook(backend)
-        before = self.app.store.get(Setting.AUTO_LOCK_SECONDS)
+        before = self.app.store.get_setting(Setting.AUTO_LOCK_SECONDS)
         self.app.autolock_row.set_selected(self.app.autolock_choices.index(60))
         spin()
-        self.assertEqual(self.app.store.get(Setting.AUTO_LOCK_SECONDS), before)
+        self.assertEqual(self.app.store.get_setting(Setting.AUTO_LOCK_SECONDS), before)
         self.assertEqual(self.app.autolock_choices[self.app.autolock_row.get_selected()], before)
         self.assertTrue(self.app.last_toast)
         self.assertEqual(self.app.last_toast_page, "security")
@@ -400,12 +400,12 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertEqual(self.app.passcode_group.get_title(), "Passcode & Fingerprint")
         self.assertTrue(self.app.bio_row.get_visible())
         self.app.bio_switch.set_active(True)  # weakening, but the passcode was just entered
-        self.assertTrue(self.app.store.get(Setting.BIOMETRIC_ENABLED))
+        self.assertTrue(self.app.store.get_setting(Setting.BIOMETRIC_ENABLED))
         # "Require on App Launch" is a switch, usable once biometric unlock is on
         self.assertTrue(self.app.bio_launch_row.get_visible())
         self.assertTrue(self.app.bio_launch_row.get_sensitive())
         self.app.bio_launch_switch.set_active(True)
-        self.assertEqual(self.app.store.get(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH), 1)
+        self.assertEqual(self.app.store.get_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH), 1)
         self.app.report(Event.LOCK_NOW)
         bio = self.app.lock_view.bio_button
         self.assertTrue(bio.get_visible())
@@ -515,15 +515,15 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         sheet = self.app.sheet
         self.assertIsNotNone(sheet)
         self.assertEqual(sheet.get_title(), "Confirm Passcode")
-        self.assertTrue(self.app.store.get(Setting.LOCK_AT_LAUNCH))
+        self.assertTrue(self.app.store.get_setting(Setting.LOCK_AT_LAUNCH))
         self.assertTrue(self.app.launch_switch.get_active())  # shows what is stored
         self.shot("14-confirm-passcode")
         self.click_digits(sheet.pad, PASSCODE)
-        self.assertFalse(self.app.store.get(Setting.LOCK_AT_LAUNCH))
+        self.assertFalse(self.app.store.get_setting(Setting.LOCK_AT_LAUNCH))
         self.assertFalse(self.app.launch_switch.get_active())
         self.app.launch_switch.set_active(True)  # strengthening: no sheet
         self.assertIsNone(self.app.sheet)
-        self.assertTrue(self.app.store.get(Setting.LOCK_AT_LAUNCH))
+        self.assertTrue(self.app.store.get_setting(Setting.LOCK_AT_LAUNCH))
 
     def test_account_devices_password_and_delete(self):
         self.create()
@@ -589,7 +589,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         spin()
         self.assertFalse(self.app.sign_out_others_button.get_sensitive())
         self.app.twofa_switch.set_active(True)
-        self.assertTrue(self.app.store.get(Setting.TWO_FACTOR_ENABLED))
+        self.assertTrue(self.app.store.get_setting(Setting.TWO_FACTOR_ENABLED))
         # delete account: enabled only once DELETE is typed
         self.app.confirm_delete()
         spin()
@@ -699,8 +699,8 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertFalse(self.app.store.is_enabled)
         self.assertFalse(self.app.bio_row.get_visible())
         with self.assertRaises(passcode.InvalidSetting):
-            self.app.store.set(Setting.BIOMETRIC_ENABLED, 1)
-        self.assertEqual(self.app.store.get(Setting.BIOMETRIC_ENABLED), 0)
+            self.app.store.set_setting(Setting.BIOMETRIC_ENABLED, 1)
+        self.assertEqual(self.app.store.get_setting(Setting.BIOMETRIC_ENABLED), 0)
 
     def _y(self, widget, root):
         return widget.translate_coordinates(root, 0, 0)[1]
@@ -729,7 +729,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.create()
         self.app.reset_row.emit("activated")
         sheet = self.app.sheet
-        n = self.app.store.get(Setting.RESET_CODE_LENGTH)
+        n = self.app.store.get_setting(Setting.RESET_CODE_LENGTH)
         self.assertIn("send %s %d-digit code" % ("an" if n in (8, 11, 18) else "a", n), sheet.request_description)
         self.assertEqual(sheet.pad.flow, None)
         sheet.send_button.emit("clicked")

@@ -298,7 +298,7 @@ class FlowSheet(Adw.Window):
         self.connect("close-request", lambda _w: (self.cancel(), True)[1])
 
     def _request_page(self) -> Gtk.Widget:
-        digits = self.app.store.get(Setting.RESET_CODE_LENGTH)  # the library's number, not a copy
+        digits = self.app.store.get_setting(Setting.RESET_CODE_LENGTH)  # the library's number, not a copy
         page = Adw.StatusPage(icon_name="mail-send-symbolic", title="Reset via Email",
                               description="We will send %s %d-digit code to %s. Enter it here to choose a new passcode."
                               % ("an" if str(digits).startswith("8") or digits in (11, 18) else "a", digits,
@@ -460,7 +460,7 @@ class App:
         """The library's reset-code callback: the front end is the host, and emails the code.
         Raising makes the library record "delivery failed" with this message (never the code)."""
         try:
-            self.mailer.send(code, self.store.get(Setting.RESET_CODE_LIFETIME_SECONDS))
+            self.mailer.send(code, self.store.get_setting(Setting.RESET_CODE_LIFETIME_SECONDS))
             self.last_mail_error = ""
         except OSError as e:
             self.last_mail_error = str(e)
@@ -749,7 +749,7 @@ class App:
                 image.set_opacity(1.0 if row.get_sensitive() else 0.4)  # a disabled row dims its chevron too
             # The fingerprint switch only with the passcode lock on (the library refuses
             # it otherwise); without a reader, a disabled row that says "Not available".
-            bio_on = bool(s.get(Setting.BIOMETRIC_ENABLED))
+            bio_on = bool(s.get_setting(Setting.BIOMETRIC_ENABLED))
             self.bio_row.set_visible(s.is_enabled)
             self.bio_row.set_sensitive(bio_available)
             self.bio_row.set_subtitle("Unlock with your fingerprint instead of the passcode" if bio_available
@@ -757,14 +757,14 @@ class App:
             self.bio_switch.set_active(bio_on and bio_available)
             self.bio_launch_row.set_visible(s.is_enabled)
             self.bio_launch_row.set_sensitive(bio_available and bio_on)
-            self.bio_launch_switch.set_active(bool(s.get(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH)))
-            t = s.get(Setting.AUTO_LOCK_SECONDS)
+            self.bio_launch_switch.set_active(bool(s.get_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH)))
+            t = s.get_setting(Setting.AUTO_LOCK_SECONDS)
             if t in self.autolock_choices:
                 self.autolock_row.set_selected(self.autolock_choices.index(t))
-            self.launch_switch.set_active(bool(s.get(Setting.LOCK_AT_LAUNCH)))
-            changed = s.get(Setting.LAST_PASSWORD_CHANGE)
+            self.launch_switch.set_active(bool(s.get_setting(Setting.LOCK_AT_LAUNCH)))
+            changed = s.get_setting(Setting.LAST_PASSWORD_CHANGE)
             self.password_row.set_subtitle(_since(changed, self.now_ms()) if changed else "Never")
-            self.twofa_switch.set_active(bool(s.get(Setting.TWO_FACTOR_ENABLED)))
+            self.twofa_switch.set_active(bool(s.get_setting(Setting.TWO_FACTOR_ENABLED)))
         finally:
             self._updating = False
         self._refresh_note()
@@ -982,9 +982,9 @@ class App:
             self.toast(e.message)
 
     def change_setting(self, setting: Setting, value: int, what: str) -> None:
-        if self.store.get(setting) == value:  # a switch re-notifying what is stored already
+        if self.store.get_setting(setting) == value:  # a switch re-notifying what is stored already
             return
-        self.guarded(lambda: self.store.set(setting, value), what)
+        self.guarded(lambda: self.store.set_setting(setting, value), what)
 
     def toggle_lock(self, on: bool) -> None:
         """The switch shows what is stored; a sheet changes it, so the switch may notify twice."""
