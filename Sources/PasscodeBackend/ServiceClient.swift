@@ -187,6 +187,22 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// What passcoded pushed of the store, for the cached queries (ServiceClient+Cache.swift).
     let pushed = PushedCache()
 
+    /// The system bus this process connects to: DBUS_SYSTEM_BUS_ADDRESS (as sd-bus reads it), or
+    /// the default socket.
+    static var busAddress: String {
+        if let a = getenv("DBUS_SYSTEM_BUS_ADDRESS"), a.pointee != 0 { return String(cString: a) }
+        return "unix:path=/run/dbus/system_bus_socket (the default; DBUS_SYSTEM_BUS_ADDRESS is not set)"
+    }
+
+    /// SERVICE_UNAVAILABLE for a system bus that cannot be reached (`r`: sd-bus's negative errno):
+    /// which bus was tried, and what to check.
+    static func noBus(_ r: Int32) -> PasscodeError {
+        .serviceUnavailable("cannot connect to the system bus at \(busAddress): \(String(cString: strerror(-r))). Check that "
+                            + "the system bus runs (systemctl status dbus, or dbus-daemon --system) and that "
+                            + "DBUS_SYSTEM_BUS_ADDRESS, when set, names it; passcoded(8) says how to install and start the "
+                            + "service, and `sudo make try-service` runs one from a checkout")
+    }
+
     /// Connects and asks for the store's state once, so that an unreachable service or an app
     /// id the service refuses fails here, as a bad path fails an embedded open.
     package init(appID: String) throws {
@@ -195,7 +211,7 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
         var c: OpaquePointer?
         let r = bus.openSystem(&c)
         guard r >= 0, let c else {
-            throw PasscodeError.serviceUnavailable("cannot connect to the system bus: \(String(cString: strerror(-r)))")
+            throw ServiceClient.noBus(r)
         }
         connection = c
         connectionPid = getpid()
@@ -564,6 +580,13 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
         if bus.isMethodError(reply, nil) > 0 {
             let e = bus.messageError(reply)?.pointee
             let name = e?.name.map { String(cString: $0) } ?? "", text = e?.message.map { String(cString: $0) } ?? ""
+            if destination == BusNames.name,
+               name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+                throw PasscodeError.serviceUnavailable(
+                    "passcoded is not on the system bus at \(ServiceClient.busAddress): \(BusNames.name) has no owner and the bus "
+                        + "did not start it (\(text)). Check with `busctl status \(BusNames.name)`; install the service (the passcoded "
+                        + "package, or make install-service) and see passcoded(8); `sudo make try-service` runs one from a checkout")
+            }
             throw PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(name): \(text)")
         }
         return try read(reply)
@@ -615,7 +638,7 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
         var own: OpaquePointer?
         let r = bus.openSystem(&own)
         guard r >= 0, let own else {
-            throw PasscodeError.serviceUnavailable("cannot connect to the system bus: \(String(cString: strerror(-r)))")
+            throw ServiceClient.noBus(r)
         }
         // The child's own hook object; the parent's slot is the parent's (never unreferenced here).
         var slot: OpaquePointer?

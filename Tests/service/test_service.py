@@ -464,6 +464,25 @@ def run_fake_client(user, kind, bus_address):
     return sum(x.startswith("ok ") for x in lines), sum(x.startswith("FAIL") for x in lines), rc, took, out
 
 
+def unreachable_messages():
+    """SERVICE_UNAVAILABLE says what was tried and what to check: the bus address, whether the
+    name has an owner, where to look (passcoded(8), busctl, make try-service). As a user's process:
+    a bus socket that does not exist, and this bus while passcoded is down."""
+    probe = ("import sys; sys.path.insert(0, %r); import passcode\n"
+             "try:\n    passcode.Store('x', service='org.example.Down')\n"
+             "except passcode.ServiceUnavailable as e:\n    print(e)\n") % os.path.join(REPO, "python")
+    for bus, wanted in ((address + "-missing", ["cannot connect to the system bus at " + address + "-missing",
+                                                "No such file or directory", "systemctl status dbus", "passcoded(8)",
+                                                "make try-service"]),
+                        (address, ["passcoded is not on the system bus at " + address, "org.libpasscode.Passcode1 has no owner",
+                                   "busctl status org.libpasscode.Passcode1", "passcoded(8)", "make try-service"])):
+        r = subprocess.run(as_user(ALICE, ["/usr/bin/python3", "-c", probe]), capture_output=True, text=True, cwd="/",
+                           env={"DBUS_SYSTEM_BUS_ADDRESS": bus, "PATH": "/usr/bin:/bin"}, timeout=60)
+        missing = [w for w in wanted if w not in r.stdout]
+        check(not missing, f"SERVICE_UNAVAILABLE names what was tried and what to check ({bus.rsplit('/', 1)[-1]}): "
+                           f"{r.stdout.strip()[:160] or r.stderr[-300:]}" + (f" (lacks {missing})" if missing else ""))
+
+
 def fake_services():
     """The library in service mode as a user's process, with fakes in passcoded's place (it is
     down, its name free): every call is bounded when nothing answers; a key of zeros or of
@@ -974,6 +993,7 @@ try:
     check(error_of(r) == "AccessDenied", f"a user asking for the service's name while it is down: {error_of(r)}")
     oks, fails, rc = run_c_client(ALICE, "down", APP)
     check(oks == 1 and fails == 0 and rc == 0, "the library in service mode while passcoded is down: SERVICE_UNAVAILABLE")
+    unreachable_messages()
     fake_services()
     start_daemon()
 
