@@ -29,10 +29,14 @@ final class PushedStates: @unchecked Sendable {
     /// The stores one connection may watch (a uid has at most 32 stores; a watch of an app id
     /// without one keeps an entry too): past it Watch is refused, never an entry dropped.
     static let maxWatchesPerConnection = 64
+    /// The watches of one uid's connections together (the system bus lets a user keep 256
+    /// connections), and of everyone: past either, Watch is refused until connections close.
+    static let maxWatchesPerUID = 256 * 64
+    static let maxWatches = 65536
 
     /// One watched store of one uid. `lock` orders its pushes: the snapshot is read and queued
     /// under it, so the last one queued is never older than a change made before it was read.
-    final class Entry {
+    final class Entry: @unchecked Sendable {  // its fields under `lock`
         let lock = Mutex()
         var watchers: Set<String> = []
         var last: PushedState?
@@ -42,8 +46,11 @@ final class PushedStates: @unchecked Sendable {
     private let mutex = Mutex()
     /// By "uid/app id".
     private var entries: [String: Entry] = [:]
-    /// The keys each connection watches.
-    private var watching: [String: Set<String>] = [:]
+    /// The keys each connection watches, and its uid.
+    private var watching: [String: (uid: uid_t, keys: Set<String>)] = [:]
+    /// The watches of each uid's connections, and of all.
+    private var perUID: [uid_t: Int] = [:]
+    private var total = 0
     /// Signals for the bus thread, in the order queued (under `outboxLock`: taken under an
     /// entry's lock, which `mutex` is never taken under).
     private let outboxLock = Mutex()
@@ -51,26 +58,37 @@ final class PushedStates: @unchecked Sendable {
 
     private static func key(_ uid: uid_t, _ app: String) -> String { "\(uid)/\(app)" }
 
-    /// Registers `sender` (a connection of `uid`) as a watcher of `uid`'s store `app`, and answers
-    /// the store's state now with its generation. `read` reads it (on a worker, in the call's scope).
-    func watch(uid: uid_t, app: String, sender: String, read: () throws -> PushedState) throws -> (PushedState, UInt64) {
+    /// Registers `sender` (a connection of `uid`) as a watcher of `uid`'s store `app`. On the bus
+    /// thread, while the call is taken: the bus delivers a connection's calls before the news that
+    /// it left, so `forget` always finds what a Watch registered (registered later, on a worker, a
+    /// Watch queued by a connection that then closed would stay for good).
+    func register(uid: uid_t, app: String, sender: String) throws -> Entry {
         let k = PushedStates.key(uid, app)
-        let entry = try mutex.withLock { () -> Entry in
-            var mine = watching[sender] ?? []
-            if !mine.contains(k) {
-                guard mine.count < PushedStates.maxWatchesPerConnection else {
-                    throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
-                                    message: "this connection watches \(PushedStates.maxWatchesPerConnection) stores already")
-                }
-                mine.insert(k)
+        return try mutex.withLock { () -> Entry in
+            var mine = watching[sender] ?? (uid, [])
+            if !mine.keys.contains(k) {
+                let refusal: String? =
+                    mine.keys.count >= PushedStates.maxWatchesPerConnection
+                        ? "this connection watches \(PushedStates.maxWatchesPerConnection) stores already"
+                    : perUID[uid, default: 0] >= PushedStates.maxWatchesPerUID
+                        ? "this user's connections watch \(PushedStates.maxWatchesPerUID) stores already"
+                    : total >= PushedStates.maxWatches ? "passcoded watches \(PushedStates.maxWatches) stores already" : nil
+                if let refusal { throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded", message: refusal) }
+                mine.keys.insert(k)
                 watching[sender] = mine
+                perUID[uid, default: 0] += 1
+                total += 1
             }
             let e = entries[k] ?? Entry()
             entries[k] = e
             e.lock.withLock { _ = e.watchers.insert(sender) }
             return e
         }
-        return try entry.lock.withLock {
+    }
+
+    /// The state of a watched store now, with its generation (on a worker, in the call's scope).
+    func answer(_ entry: Entry, read: () throws -> PushedState) throws -> (PushedState, UInt64) {
+        try entry.lock.withLock {
             let state = try read()
             if state != entry.last {
                 entry.generation += 1
@@ -105,7 +123,9 @@ final class PushedStates: @unchecked Sendable {
     /// The connection `sender` left the bus: it watches nothing any more.
     func forget(sender: String) {
         mutex.withLock {
-            guard let keys = watching.removeValue(forKey: sender) else { return }
+            guard let (uid, keys) = watching.removeValue(forKey: sender) else { return }
+            perUID[uid] = perUID[uid, default: 0] - keys.count > 0 ? perUID[uid, default: 0] - keys.count : nil
+            total -= keys.count
             for k in keys {
                 guard let e = entries[k] else { continue }
                 let empty = e.lock.withLock { () -> Bool in
@@ -159,8 +179,9 @@ extension Service {
         guard let cPath = passcode_bus_store_path(app) else { throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "app_id") }
         let path = String(cString: cPath)
         free(cPath)
+        let entry = try PushedStates.shared.register(uid: caller, app: app, sender: sender)  // here, on the bus thread
         return Prepared(uid: caller) {
-            let (state, generation) = try PushedStates.shared.watch(uid: caller, app: app, sender: sender) {
+            let (state, generation) = try PushedStates.shared.answer(entry) {
                 try stores.withStoreForQuery(uid: caller, appID: app) { try PushedStates.read($0) }
             }
             let p = state.screen

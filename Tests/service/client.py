@@ -15,6 +15,8 @@ answers one JSON line on stdout. Requests:
                                                          since the last ask (it listens for every one
                                                          the bus lets it, with an eavesdropping match too)
   {"monitor": 0}                                         ask the bus to become a monitor (a new connection)
+  {"watchclose": N, "apps": [...]}                       N times: a new connection sends Watch of each app
+                                                         without waiting for the replies, and closes
 """
 import json
 import os
@@ -83,6 +85,16 @@ def many(n, method, sig, args):
     GLib.timeout_add_seconds(110, loop.quit)
     loop.run()
     return {"answered": len(results), "results": results}
+
+
+def watch_and_close(n, apps):
+    for _ in range(n):
+        c = connect()
+        for app in apps:
+            c.call(NAME, PATH, IFACE, "Watch", GLib.Variant("(s)", (app,)), None, Gio.DBusCallFlags.NO_AUTO_START, 120000, None, None)
+        c.flush_sync(None)
+        c.close_sync(None)
+    return {"ok": n}
 
 
 stallers = []  # the staller's connections, kept open until the process ends
@@ -197,6 +209,8 @@ def main():
             with heard_lock:
                 out = {"ok": list(heard)}
                 heard.clear()
+        elif "watchclose" in req:
+            out = watch_and_close(req["watchclose"], req["apps"])
         elif "monitor" in req:
             out = answer_of(lambda: connect().call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Monitoring",
                                                         "BecomeMonitor", GLib.Variant("(asu)", (["type='signal'"], 0)), None,

@@ -612,6 +612,38 @@ def pushed_privacy(a, m, root):
           f"nothing secret among the properties: {sorted(props_a)}")
     fresh.p.stdin.close()
     fresh.p.wait()
+    watches_of_closed_connections(a, app)
+
+
+def watches_of_closed_connections(a, busy_app):
+    """A connection that sends Watch calls and closes before they run leaves no watch behind: the
+    watch is registered while the call is taken, so the news that the connection left finds it.
+    (Registered on a worker, each such Watch queued behind busy workers stayed for good: a user's
+    process made passcoded's memory and its bus thread's work grow without bound.) Another
+    connection of the uid keeps the workers busy with verifies meanwhile."""
+    apps = [f"org.example.Gone{i}" for i in range(16)]
+    busy = Client(ALICE)
+    stop = threading.Event()
+
+    def keep_busy():
+        while not stop.is_set():
+            busy.ask({"many": 8, "call": "Verify", "sig": "(ss)", "args": [busy_app, GOOD]})
+    t = threading.Thread(target=keep_busy)
+    t.start()
+    try:
+        a.ask({"watchclose": 40, "apps": apps})
+    finally:
+        stop.set()
+        t.join()
+    busy.p.stdin.close()
+    busy.p.wait()
+    time.sleep(1)
+    fresh = Client(ALICE)  # watches nothing: its uid's stores answer NotWatched unless some watch was left
+    left = [app for app in apps if error_of(fresh.ask({"props": "/org/libpasscode/Passcode1/store/" + app.replace(".", "_2e")}))
+            != "NotWatched"]
+    fresh.p.stdin.close()
+    fresh.p.wait()
+    check(not left, f"40 connections that each queued 16 Watch calls behind busy workers and closed left no watch behind: {left}")
 
 
 def run_suites_in_service_mode():
@@ -695,6 +727,9 @@ try:
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "stall":  # the same-uid staller alone, for work on the scheduler
         stall_same_uid()
+        raise SystemExit(1 if failures else 0)
+    if os.environ.get("SERVICE_ONLY") == "push":  # the pushed state's privacy and watches alone
+        pushed_privacy(Client(ALICE), Client(MALLORY), Client("root"))
         raise SystemExit(1 if failures else 0)
 
     # The drop: the daemon runs as the service user, with no group but its own, for good.
