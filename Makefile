@@ -5,7 +5,9 @@ SHELL := /bin/bash
 # Build and install
 #   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same)
 #   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/Passcode,
-#                       and passcoded's vtable, dispatch and client stubs from its XML (scripts/gen_bus.py)
+#                       and passcoded's vtable, dispatch, client stubs, the simple methods' both ends and
+#                       README's method list from its XML (scripts/gen_bus.py); from the header, the
+#                       symbols file and python/passcode/_ffi.py's FUNCTIONS (scripts/gen_abi.py)
 #   make docs           man pages and the HTML reference (Doxygen) in build/docs
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
 #   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib, man pages, HTML in $(PREFIX)/share/doc/libpasscode
@@ -19,9 +21,10 @@ SHELL := /bin/bash
 #   make clean          remove build/, .build* and the built demo
 #   make help           this list
 # make test: every test group below, in this order, also after one failed (Tests/run_groups.sh)
-#   make check-header   include/passcode.h matches the Swift sources; clean under gcc, clang and g++
+#   make check-header   include/passcode.h matches the Swift sources, the symbols file and _ffi.py the header;
+#                       clean under gcc, clang and g++
 #   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML;
-#                       README's D-Bus method list names the methods of passcoded's XML
+#                       README's D-Bus method list is the one passcoded's XML gives
 #   make check-layers   each layer of Sources/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
 #   make check-bus      passcoded's generated vtable, dispatch and stubs match its XML; every method has a
@@ -160,9 +163,11 @@ header: $(TYPES_STAMP)
 	mv include/passcode.h.new include/passcode.h
 	python3 scripts/gen_python_enums.py include/passcode.h > python/passcode/_enums.py
 	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h
+	python3 scripts/gen_abi.py
 
 # passcoded's interface is service/org.libpasscode.Passcode1.xml: the files scripts/gen_bus.py
-# writes from it (the vtable, passcoded's dispatch, the client's stubs) are regenerated into memory
+# writes from it (the vtable, passcoded's dispatch, the client's stubs, both ends of each simple
+# method: org.libpasscode.Seam) are regenerated into memory
 # and compared; every method must have its handler in passcoded and its caller in the client, and
 # every back-end requirement the client implements must reach the bus or say `// bus: local (why)`.
 # Plain Python: no build, no bus, no root.
@@ -175,7 +180,8 @@ check-layers:
 	@Tests/layers/check_layers.sh
 
 # Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition
-# (the Swift list of each C enum's cases, passcode(7)'s settings table, python/passcode/_errors.py)
+# (the Swift list of each C enum's cases, passcode(7)'s settings table, python/passcode/_errors.py;
+# from the header, debian/libpasscode0.symbols and python/passcode/_ffi.py's FUNCTIONS: scripts/gen_abi.py)
 # differs from what the sources generate.
 check-header: $(TYPES_STAMP)
 	@mkdir -p $(B)
@@ -187,6 +193,7 @@ check-header: $(TYPES_STAMP)
 	python3 scripts/gen_python_enums.py include/passcode.h > $(B)/_enums.py.generated
 	@diff -u python/passcode/_enums.py $(B)/_enums.py.generated && echo "header: python/passcode/_enums.py matches the header"
 	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h --check
+	python3 scripts/gen_abi.py --check
 	$(CC) $(STRICT) -Iinclude -x c -fsyntax-only include/passcode.h
 	@if command -v clang >/dev/null 2>&1; then clang $(STRICT) -Iinclude -x c -fsyntax-only include/passcode.h; fi
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -x c++ -fsyntax-only include/passcode.h

@@ -10,6 +10,11 @@ introspection XML). From it this script writes
     and the dispatch from a member name to its handler;
   * the client's side, Sources/PasscodeBackend/ServiceClient+Passcode1.generated.swift: one typed
     stub per method (`callGetState()`, ...) that builds the call and reads its reply;
+  * for a simple method (annotated org.libpasscode.Seam and org.libpasscode.Access: one core call
+    on the caller's store, plain arguments, at most one reply value) both of its ends: the
+    client's implementation of that seam requirement (it calls the stub) and passcoded's handler
+    (it calls the PasscodeStore method of the same name, in withStoreForQuery or withStore);
+  * README.md's list of the methods (between its `bus-methods` markers);
 
 and Sources/PasscodeBus/Bus.generated.swift: the bus name, object path and interface of the XML,
 and from Sources/Passcode/Status.swift (each status defined once, and the one mapping of
@@ -21,7 +26,7 @@ usage: gen_bus.py            write the generated files (make header)
                              client stub is called by the client, that every method has its
                              handler in passcoded, and that every back-end requirement the client
                              implements reaches the bus or says `// bus: local (why)` (make check-bus)
-       gen_bus.py --check-readme   README's method list names exactly the XML's methods (make check-docs)
+       gen_bus.py --check-readme   README's method list is the one the XML gives (make check-docs)
 Python 3 standard library only; needs no bus, no build and no root.
 """
 import difflib
@@ -97,6 +102,26 @@ class Method:
         return "handle" + self.name
 
     @property
+    def seam(self):
+        """(Swift function name, [argument labels]) of a simple method's seam requirement, or None."""
+        value = self.ann.get("Seam")
+        if not value:
+            return None
+        m = re.fullmatch(r"(\w+)(?:\(((?:\w+:)*)\))?", value)
+        if not m:
+            fail(f"{self.name}: org.libpasscode.Seam is a Swift function, `name` or `name(label:_:)`, not {value!r}")
+        labels = re.findall(r"(\w+):", m.group(2) or "")
+        if len(labels) != len(self.ins) - 1:
+            fail(f"{self.name}: org.libpasscode.Seam {value} takes {len(labels)} arguments, the method {len(self.ins) - 1} after app_id")
+        if len(self.outs) > 1:
+            fail(f"{self.name}: a method with org.libpasscode.Seam answers at most one value (write its ends by hand)")
+        if self.ann.get("Access") not in ("query", "write"):
+            fail(f"{self.name}: a method with org.libpasscode.Seam says org.libpasscode.Access, query or write")
+        if not self.has_stub:
+            fail(f"{self.name}: a method with org.libpasscode.Seam is called by the client (no org.libpasscode.Client none)")
+        return m.group(1), labels
+
+    @property
     def stub(self):
         return "call" + self.name
 
@@ -116,13 +141,16 @@ def load(path=XML):
     iface = root.find("interface")
     methods = []
     doc = None
+    section = 0
     for e in iface:
         if e.tag is ET.Comment:
             text = " ".join(line.strip() for line in (e.text or "").strip().splitlines())
             doc = None if text.startswith("====") else text
+            section += text.startswith("====")
             continue
         if e.tag == "method":
             methods.append(Method(e, doc))
+            methods[-1].section = section
         elif e.tag == "annotation":
             pass
         elif e.tag in ("property", "signal"):
@@ -234,7 +262,11 @@ def daemon(methods):
             out.append(f"            let {a.swift} = {daemon_read(a)[1]}")
         args = "".join(f", {a.swift}: {a.swift}" for a in m.ins)
         out.append(f"            return try {m.handler}(BusCall(message: m, caller: caller){args})")
-    out += ["        default:", "            return nil", "        }", "    }", "}", ""]
+    out += ["        default:", "            return nil", "        }", "    }", "}"]
+    if seam_methods(methods):
+        out += seam_daemon(methods)
+    else:
+        out.append("")
     return "\n".join(out)
 
 
@@ -333,8 +365,123 @@ def client(methods):
             out.append("        }")
             out.append("        return answer!")
         out.append("    }")
-    out += ["}", ""]
+    out += ["}"]
+    if seam_methods(methods):
+        out += seam_client(methods)
+    else:
+        out.append("")
     return "\n".join(out)
+
+
+# ---- (d) both ends of the simple methods (org.libpasscode.Seam) ----
+
+WIRE_VALUE = {"b": "bool", "i": "int32", "u": "uint32", "x": "int64", "s": "string"}
+
+
+def seam_type(a, wire_type):
+    """The Swift type the seam and the core use for `a`: its org.libpasscode.SeamType (an integer
+    type converted with clamping) or the wire's."""
+    t = a.ann.get("SeamType")
+    if t and a.type not in ("i", "u", "x"):
+        fail(f"argument {a.name}: org.libpasscode.SeamType converts integers only")
+    return t or wire_type
+
+
+def convert(expr, to, frm):
+    """`expr` of Swift type `frm` as `to` (integers clamped)."""
+    if to == frm:
+        return expr
+    return f"{to}(clamping: {expr})" if to != "Int" else f"Int({expr})"
+
+
+def seam_methods(methods):
+    return [m for m in methods if m.seam]
+
+
+def seam_daemon(methods):
+    out = ["", "// The handlers of the simple methods (org.libpasscode.Seam): each runs the core call of the",
+           "// same name on the caller's store, a query (withStoreForQuery: the blank store when the app id",
+           "// has none) or a write (withStore).",
+           "extension Service {"]
+    for m in seam_methods(methods):
+        name, labels = m.seam
+        params = "".join(f", {a.swift}: {daemon_read(a)[0]}" for a in m.ins[1:])
+        args = ", ".join((f"{l}: " if l != "_" else "") + convert(a.swift, seam_type(a, daemon_read(a)[0]), daemon_read(a)[0])
+                         for l, a in zip(labels, m.ins[1:]))
+        body = f"try $0.{name}({args})"
+        access = "withStoreForQuery" if m.ann["Access"] == "query" else "withStore"
+        out.append(f"    func {m.handler}(_ call: BusCall, appID app: String{params}) throws -> Prepared {{")
+        out.append("        let stores = self.stores, caller = call.caller")
+        if m.outs:
+            a = m.outs[0]
+            if a.type not in WIRE_VALUE or "Type" in a.ann:
+                fail(f"{m.name}: a method with org.libpasscode.Seam answers b, i, u, x or s")
+            wire = BASIC[a.type][0]
+            value = convert(body, wire, seam_type(a, wire))
+            out.append("        return Prepared(uid: caller) {")
+            out.append(f"            try stores.{access}(uid: caller, appID: app) {{ [.{WIRE_VALUE[a.type]}({value})] }}")
+            out.append("        }")
+        else:
+            out.append("        return Prepared(uid: caller) {")
+            out.append(f"            try stores.{access}(uid: caller, appID: app) {{ {body} }}")
+            out.append("            return []")
+            out.append("        }")
+        out.append("    }")
+        out.append("")
+    out[-1] = "}"
+    return out + [""]
+
+
+def seam_client(methods):
+    out = ["", "// The client's implementation of the simple methods' seam requirements (org.libpasscode.Seam):",
+           "// each carries its call as it is, to the handler that runs the same core call in passcoded.",
+           "extension ServiceClient {"]
+    for m in seam_methods(methods):
+        name, labels = m.seam
+        params = ", ".join(f"{l} {a.swift}: {seam_type(a, client_in(a)[0])}" if l == "_" else
+                           (f"{l}: {seam_type(a, client_in(a)[0])}" if l == a.swift else f"{l} {a.swift}: {seam_type(a, client_in(a)[0])}")
+                           for l, a in zip(labels, m.ins[1:]))
+        args = ", ".join(f"{a.swift}: {convert(a.swift, client_in(a)[0], seam_type(a, client_in(a)[0]))}" for a in m.ins[1:])
+        call = f"try {m.stub}({args})"
+        if m.outs:
+            a = m.outs[0]
+            wire = BASIC[a.type][0]
+            t = seam_type(a, wire)
+            out.append(f"    package func {name}({params}) throws -> {t} {{")
+            out.append(f"        {convert(call, t, wire)}")
+        else:
+            out.append(f"    package func {name}({params}) throws {{")
+            out.append(f"        {call}")
+        out.append("    }")
+        out.append("")
+    out[-1] = "}"
+    return out + [""]
+
+
+# ---- README's list of the methods ----
+
+README_BEGIN = "<!-- bus-methods: written by scripts/gen_bus.py from service/org.libpasscode.Passcode1.xml (make header) -->"
+README_END = "<!-- /bus-methods -->"
+
+
+def readme_list(methods, sections):
+    """The methods as README lists them: `Name` and its org.libpasscode.Readme note; the XML's
+    sections (its ==== comments) apart by semicolons."""
+    groups = {}
+    for m in methods:
+        entry = f"`{m.name}`" + (f" {m.ann['Readme']}" if m.ann.get("Readme") else "")
+        groups.setdefault(sections[m.name], []).append(entry)
+    text = "; ".join(", ".join(g) for g in groups.values()) + "."
+    return "\n".join(wrap(text, ""))
+
+
+def readme_text(methods, sections, text=None):
+    text = README.read_text() if text is None else text
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        fail(f"README.md: the markers {README_BEGIN} and {README_END} of the D-Bus method list not found")
+    # The end marker ends the list's last line: a comment opening a line would end the paragraph.
+    return text[:begin + len(README_BEGIN)] + "\n" + readme_list(methods, sections) + " " + text[end:]
 
 
 # ---- the statuses, for both sides of the bus ----
@@ -391,7 +538,9 @@ def statuses(names):
 
 def generate():
     names, methods = load()
-    return {VTABLE: vtable(names, methods), DAEMON: daemon(methods), CLIENT: client(methods), STATUSES: statuses(names)}
+    sections = {m.name: m.section for m in methods}
+    return {VTABLE: vtable(names, methods), DAEMON: daemon(methods), CLIENT: client(methods), STATUSES: statuses(names),
+            README: readme_text(methods, sections)}
 
 
 # ---- the checks ----
@@ -443,6 +592,8 @@ def requirements():
 def check():
     problems = []
     for path, text in generate().items():
+        if path == README:
+            continue  # make check-docs (--check-readme)
         old = path.read_text() if path.exists() else ""
         if old != text:
             rel = path.relative_to(ROOT)
@@ -454,17 +605,26 @@ def check():
     daemon_sources = [p for p in sorted((ROOT / "Sources" / "passcoded").glob("*.swift")) if p != DAEMON]
     daemon_text = "\n".join(p.read_text() for p in daemon_sources)
     for m in methods:
-        if not re.search(rf"\bfunc {m.handler}\(", daemon_text):
+        written = re.search(rf"\bfunc {m.handler}\(", daemon_text)
+        if m.seam and written:
+            problems.append(f"{m.name} ({XML_NAME}): its handler {m.handler} is generated (org.libpasscode.Seam) and "
+                            "written by hand in Sources/passcoded too: remove one")
+        elif not m.seam and not written:
             problems.append(f"{m.name} ({XML_NAME}) has no handler in passcoded: Sources/passcoded has no "
-                            f"`func {m.handler}(_ call: BusCall, ...)` (the protocol Passcode1Handlers requires it)")
+                            f"`func {m.handler}(_ call: BusCall, ...)` (the protocol Passcode1Handlers requires it), "
+                            "and the method is not a simple one whose handler is generated (org.libpasscode.Seam)")
     # Every client stub is called by the client.
     client_sources = [p for p in sorted(BACKEND.glob("*.swift")) if p != CLIENT]
     client_text = "\n".join(p.read_text() for p in client_sources)
     for m in methods:
-        if m.has_stub and not re.search(rf"\b{m.stub}\(", client_text):
+        if m.has_stub and not m.seam and not re.search(rf"\b{m.stub}\(", client_text):
             problems.append(f"{m.name} ({XML_NAME}): its client stub {m.stub}() is never called in Sources/PasscodeBackend "
                             "(a method no back-end call reaches: call it, or mark the method org.libpasscode.Client "
                             "\"none: why\")")
+    for m in methods:
+        if m.seam and re.search(rf"\bfunc {m.seam[0]}\(", "\n".join(p.read_text() for p in client_sources if p.name.startswith("ServiceClient"))):
+            problems.append(f"{m.name} ({XML_NAME}): the client's {m.seam[0]} is generated (org.libpasscode.Seam) and "
+                            "written by hand in Sources/PasscodeBackend too: remove one")
     # Every requirement of the back end that ServiceClient implements reaches the bus: its body calls
     # a stub, or a function that does, or it says `// bus: local (why)` above its declaration.
     functions = swift_functions(sorted(p for p in BACKEND.glob("ServiceClient*.swift")))
@@ -498,26 +658,16 @@ def check():
     return problems
 
 
-def readme_methods():
-    text = README.read_text()
-    m = re.search(r"\*\*The interface\*\*(.*?)None takes", text, re.S)
-    if not m:
-        fail("README.md: the method list of the passcoded section (from \"**The interface**\" to \"None takes\") not found")
-    # Each method as `Name` or `Name(...)` / `Name -> ...`; "without `Key`" names a suffix, not a method.
-    return set(re.findall(r"(?<!without )`([A-Z][A-Za-z]+)[`( ]", m.group(1)))
-
-
 def check_readme():
+    """README's method list (between its bus-methods markers) is the one the XML gives."""
     _, methods = load()
-    listed = readme_methods()
-    names = {m.name for m in methods}
-    missing, extra = sorted(names - listed), sorted(listed - names)
-    problems = []
-    if missing:
-        problems.append(f"README.md's method list (passcoded, \"**The interface**\") lacks: {', '.join(missing)}")
-    if extra:
-        problems.append(f"README.md's method list names what {XML_NAME} does not define: {', '.join(extra)}")
-    return problems, len(names)
+    old = README.read_text()
+    new = readme_text(methods, {m.name: m.section for m in methods}, old)
+    if old == new:
+        return [], len(methods)
+    diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "README.md (committed)",
+                                        f"README.md (from {XML_NAME})", n=1))
+    return [f"README.md's D-Bus method list is not the XML's (run make header):\n{diff}"], len(methods)
 
 
 def main():

@@ -8,10 +8,6 @@ import PasscodeCore
 extension ServiceClient {
     // MARK: - Reset by code
 
-    package func resetRetryAfterSeconds() throws -> Int64 {
-        try callResetRetryAfter()
-    }
-
     package func checkReset(_ code: SecretBytes) throws {
         try callResetCheck(code: code)
     }
@@ -25,10 +21,6 @@ extension ServiceClient {
         }
         keepProof(newPasscode)  // as embedded: the new passcode, just entered, proves the user
         return replaced
-    }
-
-    package func isResetCodePending() throws -> Bool {
-        try callResetPending()
     }
 
     package func forgotPasscode() throws {
@@ -57,19 +49,7 @@ extension ServiceClient {
         try callSetRecoveryKey(recoveryKey: recoveryKey, passcode: proof)
     }
 
-    package func clearRecoveryKey() throws {
-        try callClearRecoveryKey()
-    }
-
-    package func hasRecoveryKey() throws -> Bool {
-        try callHasRecoveryKey()
-    }
-
     // MARK: - Account
-
-    package func checkPasswordChange(current: SecretBytes, new: SecretBytes, confirmation: SecretBytes) throws {
-        try callPasswordChangeCheck(current: current, newPassword: new, confirmation: confirmation)
-    }
 
     package func deleteAccount(confirmation: String) throws {
         try afterWipe { try callDeleteAccount(confirmation: confirmation) }
@@ -87,10 +67,6 @@ extension ServiceClient {
             DeviceSession(id: id, deviceName: device, platform: platform, lastActiveWallMs: last,
                           location: hasLocation ? location : nil, isCurrent: current)
         }
-    }
-
-    package func signOutSession(id: String) throws {
-        try callSessionSignOut(id: id)
     }
 
     package func signOutOtherSessionsReporting() throws -> (signedOut: Int, failure: String?) {

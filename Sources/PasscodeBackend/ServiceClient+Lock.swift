@@ -43,8 +43,4 @@ extension ServiceClient {
         let table = delays.map { UInt32(clamping: $0) }
         try callSetCustomSchedule(delays: table, maxFailures: UInt32(clamping: maxFailures))
     }
-
-    package func isTPMBound() throws -> Bool {
-        try callIsTPMBound()
-    }
 }

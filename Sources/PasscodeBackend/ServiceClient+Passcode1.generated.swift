@@ -399,3 +399,47 @@ extension ServiceClient {
         return answer!
     }
 }
+
+// The client's implementation of the simple methods' seam requirements (org.libpasscode.Seam):
+// each carries its call as it is, to the handler that runs the same core call in passcoded.
+extension ServiceClient {
+    package func enable() throws {
+        try callEnablePasscode()
+    }
+
+    package func passcodeLength() throws -> Int {
+        Int(try callGetLength())
+    }
+
+    package func setPasscodeLength(_ length: Int) throws {
+        try callSetLength(length: Int32(clamping: length))
+    }
+
+    package func isTPMBound() throws -> Bool {
+        try callIsTPMBound()
+    }
+
+    package func resetRetryAfterSeconds() throws -> Int64 {
+        try callResetRetryAfter()
+    }
+
+    package func isResetCodePending() throws -> Bool {
+        try callResetPending()
+    }
+
+    package func clearRecoveryKey() throws {
+        try callClearRecoveryKey()
+    }
+
+    package func hasRecoveryKey() throws -> Bool {
+        try callHasRecoveryKey()
+    }
+
+    package func checkPasswordChange(current: SecretBytes, new newPassword: SecretBytes, confirmation: SecretBytes) throws {
+        try callPasswordChangeCheck(current: current, newPassword: newPassword, confirmation: confirmation)
+    }
+
+    package func signOutSession(id: String) throws {
+        try callSessionSignOut(id: id)
+    }
+}

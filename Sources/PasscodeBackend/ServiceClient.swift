@@ -304,18 +304,6 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
         _ = try disable(current: current)
     }
 
-    package func enable() throws {
-        try callEnablePasscode()
-    }
-
-    package func passcodeLength() throws -> Int {
-        Int(try callGetLength())
-    }
-
-    package func setPasscodeLength(_ n: Int) throws {
-        try callSetLength(length: Int32(clamping: n))
-    }
-
     package func get(_ setting: Setting) throws -> Int64 {
         try callGetSetting(name: setting.spec.key)
     }

@@ -344,3 +344,83 @@ extension Service: Passcode1Handlers {
         }
     }
 }
+
+// The handlers of the simple methods (org.libpasscode.Seam): each runs the core call of the
+// same name on the caller's store, a query (withStoreForQuery: the blank store when the app id
+// has none) or a write (withStore).
+extension Service {
+    func handleEnablePasscode(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { try $0.enable() }
+            return []
+        }
+    }
+
+    func handleGetLength(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStoreForQuery(uid: caller, appID: app) { [.int32(Int32(clamping: try $0.passcodeLength()))] }
+        }
+    }
+
+    func handleSetLength(_ call: BusCall, appID app: String, length: Int32) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { try $0.setPasscodeLength(Int(length)) }
+            return []
+        }
+    }
+
+    func handleIsTPMBound(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.isTPMBound())] }
+        }
+    }
+
+    func handleResetRetryAfter(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.resetRetryAfterSeconds())] }
+        }
+    }
+
+    func handleResetPending(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.isResetCodePending())] }
+        }
+    }
+
+    func handleClearRecoveryKey(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { try $0.clearRecoveryKey() }
+            return []
+        }
+    }
+
+    func handleHasRecoveryKey(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.hasRecoveryKey())] }
+        }
+    }
+
+    func handlePasswordChangeCheck(_ call: BusCall, appID app: String, current: SecretBytes, newPassword: SecretBytes, confirmation: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { try $0.checkPasswordChange(current: current, new: newPassword, confirmation: confirmation) }
+            return []
+        }
+    }
+
+    func handleSessionSignOut(_ call: BusCall, appID app: String, id: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { try $0.signOutSession(id: id) }
+            return []
+        }
+    }
+}

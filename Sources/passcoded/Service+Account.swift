@@ -17,13 +17,6 @@ extension Service {
 
     // MARK: Reset by code (a code is never handed to the caller: there is no request here)
 
-    func handleResetRetryAfter(_ call: BusCall, appID app: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.resetRetryAfterSeconds())] }
-        }
-    }
-
     func handleResetCheck(_ call: BusCall, appID app: String, code: SecretBytes) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
@@ -50,13 +43,6 @@ extension Service {
         }
     }
 
-    func handleResetPending(_ call: BusCall, appID app: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.isResetCodePending())] }
-        }
-    }
-
     func handleForgot(_ call: BusCall, appID app: String) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
@@ -78,31 +64,7 @@ extension Service {
         }
     }
 
-    func handleClearRecoveryKey(_ call: BusCall, appID app: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.clearRecoveryKey() }
-            return []
-        }
-    }
-
-    func handleHasRecoveryKey(_ call: BusCall, appID app: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.hasRecoveryKey())] }
-        }
-    }
-
     // MARK: Account
-
-    func handlePasswordChangeCheck(_ call: BusCall, appID app: String, current: SecretBytes, newPassword new: SecretBytes,
-                                   confirmation: SecretBytes) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.checkPasswordChange(current: current, new: new, confirmation: confirmation) }
-            return []
-        }
-    }
 
     func handleDeleteAccount(_ call: BusCall, appID app: String, confirmation: String) throws -> Prepared {
         let stores = self.stores, caller = call.caller
@@ -135,14 +97,6 @@ extension Service {
                      .bool(e.location != nil), .string(e.location ?? ""), .bool(e.isCurrent)]
                 })]
             }
-        }
-    }
-
-    func handleSessionSignOut(_ call: BusCall, appID app: String, id: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.signOutSession(id: id) }
-            return []
         }
     }
 

@@ -42,11 +42,6 @@ extension Service {
         }
     }
 
-    func handleIsTPMBound(_ call: BusCall, appID app: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) { try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.isTPMBound())] } }
-    }
-
     func handleGetFailureSummary(_ call: BusCall, appID app: String) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {

@@ -304,14 +304,6 @@ extension Service {
         }
     }
 
-    func handleEnablePasscode(_ call: BusCall, appID app: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.enable() }
-            return []
-        }
-    }
-
     func handleGetLockScreen(_ call: BusCall, appID app: String) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
@@ -321,21 +313,6 @@ extension Service {
                         .uint32(UInt32(clamping: v.failedAttempts)), .bool(v.resetRequired), .int32(v.refusal.rawValue),
                         .bool(v.lead), .int32(v.kind.rawValue), .bool(v.passcodeSet), .bool(v.lockEnabled)]
             }
-        }
-    }
-
-    func handleGetLength(_ call: BusCall, appID app: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStoreForQuery(uid: caller, appID: app) { [.int32(Int32(clamping: try $0.passcodeLength()))] }
-        }
-    }
-
-    func handleSetLength(_ call: BusCall, appID app: String, length: Int32) throws -> Prepared {
-        let stores = self.stores, caller = call.caller, n = Int(length)
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.setPasscodeLength(n) }
-            return []
         }
     }
 
