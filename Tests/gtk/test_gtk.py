@@ -858,17 +858,19 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertFalse(save.get_sensitive())  # nothing to save yet
         self.app.note_view.get_buffer().insert_at_cursor("x", -1)  # as typing does
         self.assertTrue(save.get_sensitive())
+        self.assertEqual(self.app.note_status.get_label(), "Not saved yet.")
         save.emit("clicked")
         spin()
         self.assertEqual(self.app.last_toast, "Saved")
         self.assertFalse(save.get_sensitive())  # saved: nothing new
+        self.assertEqual(self.app.note_status.get_label(), "Saved.")
         # after a fingerprint unlock the key is not released: Save is insensitive, and says why
         self.app.views.set_visible_child_name("security")
         self.app.bio_switch.set_active(True)
         self.app.report(Event.LOCK_NOW)
         self.fprintd_obj.QueueVerifyResult(self.reader, "verify-match", dbus_interface=dbusmock.MOCK_IFACE)
         self.app.lock_view.bio_button.emit("clicked")
-        self.assertTrue(spin_until(lambda: not self.lock_visible()))
+        self.assertTrue(spin_until(lambda: not self.lock_visible()), (self.app.last_toast, self.app.lock_view.pad.error.get_label()))
         self.app.views.set_visible_child_name("note")
         spin()
         self.assertFalse(save.get_sensitive())
@@ -886,7 +888,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         texts += [w.get_description() or "" for w in widgets(self.app.page_toasts["note"])
                   if isinstance(w, Adw.PreferencesGroup)]
         texts.append(self.app.last_toast)
-        self.assertIn("Only readable while the app is unlocked.", texts)
+        self.assertIn("Saved.", texts)
         for t in texts:
             self.assertNotRegex(t.lower(), r"seal|data key|released", t)
 

@@ -93,6 +93,7 @@ class Fingerprint:
         self.device = ""
         self.problem = ""
         self._sub = 0
+        self._claimed = ""  # the device a verification runs on (stopped there, whatever `device` says now)
         self._done: Optional[Callable[[str], None]] = None
 
     def available(self) -> bool:
@@ -125,6 +126,7 @@ class Fingerprint:
             return False
         assert self.bus is not None
         self._done = done
+        self._claimed = self.device
         self._sub = self.bus.signal_subscribe(FPRINT, FPRINT_DEVICE, "VerifyStatus", self.device, None,
                                               Gio.DBusSignalFlags.NONE, self._status)
         try:
@@ -146,10 +148,11 @@ class Fingerprint:
         if self.bus is not None and self._sub:
             self.bus.signal_unsubscribe(self._sub)
             self._sub = 0
-        if self.bus is not None and self.device:
+        claimed, self._claimed = self._claimed, ""
+        if self.bus is not None and claimed:
             for method in ("VerifyStop", "Release"):
                 try:
-                    _call(self.bus, FPRINT, self.device, FPRINT_DEVICE, method, None, None)
+                    _call(self.bus, FPRINT, claimed, FPRINT_DEVICE, method, None, None)
                 except GLib.Error:
                     pass
         if done is not None and result is not None:

@@ -459,6 +459,7 @@ class App:
         self._toast: Optional[Adw.Toast] = None
         self.last_mail_error = ""
         self.last_mail_failure: Optional[MailError] = None
+        self._note_problem = ""
         self.in_background = False
         self._updating = False
         self.store.on_reset_code(self.deliver)
@@ -733,6 +734,7 @@ class App:
                 self.lock_view.bio_button.get_child().set_label("Use Fingerprint")
         else:
             self._end_lock_flow()
+            self.fingerprint.cancel()  # unlocked another way: the reader is released
             self._refresh_pages()
         return False
 
@@ -820,41 +822,44 @@ class App:
         return self.store.is_set and self.store.key_released
 
     def _update_save(self) -> None:
-        self.save_button.set_sensitive(self.note_available() and self.note_view.get_buffer().get_modified())
+        """Save Note and the line above it: what can be done with the note now."""
+        available = self.note_available()
+        modified = self.note_view.get_buffer().get_modified()
+        self.save_button.set_sensitive(available and modified)
+        if not self.store.is_set:
+            status = "Create a passcode to keep a secret note."
+        elif not available:
+            status = "Unlock with your passcode, not a fingerprint, to read or write the note."
+        elif self._note_problem:
+            status = self._note_problem
+        elif modified:
+            status = "Not saved yet."
+        elif os.path.exists(self.note_path):
+            status = "Saved."
+        else:
+            status = "No note yet."
+        self.note_status.set_label(status)
 
     def _refresh_note(self) -> None:
         available = self.note_available()
         buf = self.note_view.get_buffer()
         self.note_view.set_editable(available)  # nothing typed that could not be kept
-        try:
-            self._read_note(buf, available)
-        finally:
-            self._update_save()
-
-    def _read_note(self, buf: Gtk.TextBuffer, available: bool) -> None:
-        try:
-            with open(self.note_path, "rb") as f:
-                sealed = f.read(4096 + 64)
-        except FileNotFoundError:
-            if not self.store.is_set:
-                self.note_status.set_label("Create a passcode to keep a secret note.")
-            elif not available:
-                self.note_status.set_label("Unlock with your passcode, not a fingerprint, to write a note.")
-            else:
-                self.note_status.set_label("No note yet. It is encrypted when you save it.")
-            return
-        if buf.get_modified():  # being edited: what is typed stays until it is saved
-            return
-        try:
-            plain = self.store.unseal(sealed)
-            buf.set_text(plain.decode("utf-8", "replace"))
-            buf.set_modified(False)
-            passcode.wipe(plain)
-            self.note_status.set_label("Only readable while the app is unlocked.")
-        except passcode.KeyNotReleased:
-            self.note_status.set_label("Unlock with your passcode, not a fingerprint, to read it.")
-        except passcode.PasscodeError as e:
-            self.note_status.set_label("This note cannot be read: " + e.message)
+        self.note_view.set_cursor_visible(available)
+        self.note_view.set_sensitive(available)  # dimmed while it cannot be written
+        self._note_problem = ""
+        if available and not buf.get_modified():  # being edited: what is typed stays until it is saved
+            try:
+                with open(self.note_path, "rb") as f:
+                    sealed = f.read(4096 + 64)
+                plain = self.store.unseal(sealed)
+                buf.set_text(plain.decode("utf-8", "replace"))
+                buf.set_modified(False)
+                passcode.wipe(plain)
+            except FileNotFoundError:
+                pass
+            except passcode.PasscodeError as e:
+                self._note_problem = "This note cannot be read: " + e.message
+        self._update_save()
 
     def _refresh_devices(self) -> None:
         for row in self.device_rows:
