@@ -850,11 +850,17 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertFalse(save.get_sensitive())  # no passcode: nothing can be saved
         self.assertFalse(self.app.note_view.get_editable())
         self.assertEqual(self.app.note_status.get_label(), "Create a passcode to keep a secret note.")
+        self.assertTrue(self.app.note_create_button.get_visible())  # and the way to one
         self.shot("24-note-no-passcode")
+        self.app.note_create_button.emit("clicked")
+        self.assertEqual(self.app.sheet.get_title(), "Create Passcode")
+        self.app.sheet.cancel()
+        spin()
         self.create()
         self.app.views.set_visible_child_name("note")
         spin()
         self.assertTrue(self.app.note_view.get_editable())
+        self.assertFalse(self.app.note_create_button.get_visible())
         self.assertFalse(save.get_sensitive())  # nothing to save yet
         self.app.note_view.get_buffer().insert_at_cursor("x", -1)  # as typing does
         self.assertTrue(save.get_sensitive())

@@ -54,6 +54,8 @@ CSS = b"""
 .badge { padding: 2px 8px; border-radius: 9px; font-size: 9pt; font-weight: bold;
          background-color: alpha(@accent_bg_color, 0.2); color: @accent_color; }
 .note-view { padding: 12px; border-radius: 12px; }
+.note-view text { background-color: transparent; }
+.note-view:disabled { background-color: alpha(@card_bg_color, 0.5); }
 .request-error { color: @error_color; }
 """
 
@@ -602,10 +604,18 @@ class App:
         save.connect("clicked", lambda _b: self.save_note())
         self.save_button = save
         self.note_view.get_buffer().connect("modified-changed", lambda _b: self._update_save())
+        # Without a passcode, the way to get one is here too.
+        self.note_create_button = Gtk.Button(label="Create Passcode…", halign=Gtk.Align.START, hexpand=True,
+                                             visible=False)
+        self.note_create_button.connect("clicked", lambda _b: self.open_flow(FlowKind.CREATE))
+        buttons = Gtk.Box(spacing=12)
+        buttons.append(self.note_create_button)
+        buttons.append(save)
+        save.set_hexpand(True)
         box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=10)
         box.append(self.note_view)
         box.append(self.note_status)
-        box.append(save)
+        box.append(buttons)
         group.add(box)
         page.add(group)
         return page
@@ -826,6 +836,7 @@ class App:
         available = self.note_available()
         modified = self.note_view.get_buffer().get_modified()
         self.save_button.set_sensitive(available and modified)
+        self.note_create_button.set_visible(not self.store.is_set)
         if not self.store.is_set:
             status = "Create a passcode to keep a secret note."
         elif not available:
