@@ -589,13 +589,13 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertEqual(self.app.password_row.get_subtitle(), "Changed 3 minutes ago")
         self.assertEqual(self.app.devices_group.get_description(), "3 devices where your account is signed in")
         # Sign Out asks first, Cancel keeps the device
-        self.app.toast("Password changed")  # a toast on the page when a dialog opens...
+        spin(0.6)  # "Password changed" is in, read...
         self.assertEqual(self.app.toasts_on("account"), ["Password changed"])
         phone = [r for r in self.app.device_rows if r.get_title() == "Pixel 8"][0]
         [w for w in widgets(phone) if isinstance(w, Gtk.Button)][0].emit("clicked")
         spin()
         self.assertEqual(self.app.dialog.get_heading(), "Sign Out Pixel 8?")
-        self.assertEqual(self.app.toasts_on("account"), [])  # ...goes: nothing covered under the dialog
+        self.assertEqual(self.app.toasts_on("account"), [])  # ...and goes: nothing covered under the dialog
         self.shot("18-sign-out-pixel-8")
         self.app.dialog.response("cancel")
         spin()
@@ -712,6 +712,22 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.app.views.set_visible_child_name("log")
         spin()
         self.assertEqual(self.app.toasts_on("note"), [])
+
+    def test_toasts_replaced_and_dismissed_while_coming_in(self):
+        """libadwaita 1.2 crashes when a toast is dismissed during its show animation: toasts
+        replaced at once, and a dialog opened over one that just came, are taken away safely."""
+        self.app.views.set_visible_child_name("account")
+        for i in range(5):
+            self.app.toast("toast %d" % i)
+            spin(0.01)
+        self.assertEqual(self.app.toasts_on("account"), ["Toast 4"])
+        self.app.confirm_sign_out_others()
+        self.assertEqual(self.app.toasts_on("account"), [])
+        spin(0.8)
+        self.app.dialog.response("cancel")
+        spin(0.3)
+        self.app.toast("after")
+        self.assertEqual(self.app.toasts_on("account"), ["After"])
 
     def test_save_note_without_a_passcode_says_so(self):
         self.app.views.set_visible_child_name("note")

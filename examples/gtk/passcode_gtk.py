@@ -63,6 +63,9 @@ CSS = b"""
 #: nothing above or below moves when a message appears (HIG: no layout jumps).
 ERROR_LINES = 2
 
+#: A toast's show animation, with a margin (libadwaita 1.2 must not dismiss it before; see App._dismiss).
+TOAST_SHOW_US = 500_000
+
 KIND_TITLES = {FlowKind.UNLOCK: "Enter Passcode", FlowKind.CREATE: "Create Passcode",
                FlowKind.CHANGE: "Change Passcode", FlowKind.DISABLE: "Turn Passcode Off",
                FlowKind.RESET: "Reset Passcode"}
@@ -451,6 +454,8 @@ class App:
         self.account_deleted = False  # the "Account Deleted" screen shows until Done
         self.session_names: dict = {}  # session id -> device name, for the log (ids are not for people)
         self._toasts: List[tuple] = []  # (page, toast) on screen
+        self._page_free_at: dict = {}  # page -> when (monotonic us) a toast dismissed late leaves it
+        self._closed = False
         self._unlock_fade: Optional[Adw.TimedAnimation] = None
         self.mailer = mailer or Mailer()
         self.sheet: Optional[FlowSheet] = None
@@ -1215,12 +1220,13 @@ class App:
         # AdwToastOverlay, so shown first) goes.
         for p, older in list(self._toasts):
             if p == page:
-                older.dismiss()
-                self._toast_dismissed(older)
+                self._dismiss(older)
         self.last_toast = text
         self.last_toast_page = page
         toast = Adw.Toast(title=GLib.markup_escape_text(sentence(text)), timeout=4)
         toast.connect("dismissed", self._toast_dismissed)
+        # It shows once the older ones on its page are gone (AdwToastOverlay queues it).
+        toast.shown_at = max(GLib.get_monotonic_time(), self._page_free_at.get(page, 0))  # type: ignore[attr-defined]
         self._toast = toast
         self._toasts.append((page, toast))
         self.page_toasts[page].add_toast(toast)
@@ -1230,11 +1236,31 @@ class App:
         if self._toast is toast:
             self._toast = None
 
+    def _dismiss(self, toast: Adw.Toast) -> None:
+        """Takes a toast away. libadwaita 1.2 crashes when a toast is dismissed during its show
+        animation (its AdwTimedAnimation's "done" runs on a freed closure): a toast that is still
+        coming in is dismissed once it is in (TOAST_SHOW_US after it started); it is no longer
+        counted as on screen from now."""
+        page = next((p for p, t in self._toasts if t is toast), None)
+        self._toast_dismissed(toast)
+        at = toast.shown_at + TOAST_SHOW_US  # type: ignore[attr-defined]
+        wait_ms = (at - GLib.get_monotonic_time()) // 1000
+        if wait_ms <= 0:
+            toast.dismiss()
+            return
+        if page is not None:
+            self._page_free_at[page] = max(self._page_free_at.get(page, 0), at)
+
+        def later() -> bool:
+            if not self._closed:
+                toast.dismiss()
+            return False
+        GLib.timeout_add(int(wait_ms), later)
+
     def _dismiss_toasts(self, keep: Optional[str] = None) -> None:
         for page, toast in list(self._toasts):
             if page != keep:
-                toast.dismiss()
-                self._toast_dismissed(toast)
+                self._dismiss(toast)
 
     def toasts_on(self, page: str) -> List[str]:
         """The texts of the toasts on a page (tests)."""
@@ -1251,6 +1277,7 @@ class App:
         self.refresh()
 
     def close(self) -> None:
+        self._closed = True
         GLib.source_remove(self._ticker)
         self.fingerprint.cancel()
         self.logind.close()
