@@ -115,6 +115,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         cls.smtp = Controller(cls.mailbox, hostname="127.0.0.1", port=cls.smtp_port)
         cls.smtp.start()
         Adw.init()
+        Gtk.Settings.get_default().set_property("gtk-cursor-blink", False)  # the same screenshot every run
         cls.application = Adw.Application(application_id="org.libpasscode.DemoTest", flags=0)
         cls.application.register(None)
         os.makedirs(SHOTS, exist_ok=True)
@@ -184,7 +185,8 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         """Saves the screen as NAME.png; NAME (after its number) starts with the accessible name
         of what is on top, so every screenshot shows what its name says. A dialog or sheet is
         shot over its parent window, dimmed, as a user sees it."""
-        spin(0.6)  # animations (the shake, page transitions) end
+        spin_until(lambda: not self.app.late_dismissals, timeout=2)  # toasts taken away while coming in
+        spin(0.6)  # animations (the shake, page transitions, a toast going) end
         shown, top = self.visible_name()
         slug = re.sub(r"[^a-z0-9]+", "-", shown.lower()).strip("-")
         self.assertTrue(name.split("-", 1)[1].startswith(slug), "%s.png would show %r" % (name, shown))

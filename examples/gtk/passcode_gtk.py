@@ -456,6 +456,7 @@ class App:
         self._toasts: List[tuple] = []  # (page, toast) on screen
         self._page_free_at: dict = {}  # page -> when (monotonic us) a toast dismissed late leaves it
         self._closed = False
+        self.late_dismissals: set = set()  # toasts that go once their show animation ends
         self._unlock_fade: Optional[Adw.TimedAnimation] = None
         self.mailer = mailer or Mailer()
         self.sheet: Optional[FlowSheet] = None
@@ -1252,9 +1253,11 @@ class App:
             self._page_free_at[page] = max(self._page_free_at.get(page, 0), at)
 
         def later() -> bool:
+            self.late_dismissals.discard(toast)
             if not self._closed:
                 toast.dismiss()
             return False
+        self.late_dismissals.add(toast)
         GLib.timeout_add(int(wait_ms), later)
 
     def _dismiss_toasts(self, keep: Optional[str] = None) -> None:
