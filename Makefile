@@ -40,7 +40,8 @@ SHELL := /bin/bash
 #   make test-hostile   hostile stores and schemas under ASan and UBSan (Tests/fuzz/hostile_store.c)
 #   make test-exports   the library exports exactly the header's functions, needs no Swift library
 #   make test-install   install into a temporary prefix; the C quick start built against it
-#   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends)
+#   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends); the Python one
+#                       interactive at COLUMNS=40, wrapped at spaces
 #   make test-gtk       the GTK front end under Xvfb (Tests/gtk)
 #   make test-python    the binding's tests, the README's quick starts, the wheel's metadata, mypy
 #                       (PYTEST_ARGS='-k name': only the binding's tests that match, nothing else)
@@ -341,8 +342,8 @@ else
 	    && echo "valgrind memcheck: test_api and test_catalogue clean (no errors, nothing definitely lost)"
 endif
 
-# The TPM binding against two swtpm instances the test starts on loopback (README "Binding a
-# store to the TPM"); scripts/ensure-deps.sh installs swtpm, tpm2-tools and libtss2-dev.
+# The TPM binding against two swtpm instances the test starts on loopback (passcode-tpm(7),
+# docs/passcode-tpm.7.md); scripts/ensure-deps.sh installs swtpm, tpm2-tools and libtss2-dev.
 test-tpm: $(B)/test_tpm
 	cd $(B) && $(OWN_SESSION) ./test_tpm
 
@@ -400,6 +401,7 @@ test-frontends: examples/c/passcode_demo
 	$(OWN_SESSION) Tests/frontends/run.sh examples/c/passcode_demo
 	$(OWN_SESSION) Tests/frontends/curses.sh examples/c/passcode_demo
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/run.sh python3 examples/python/passcode_demo.py
+	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/wrap.sh python3 examples/python/passcode_demo.py
 
 # The Python binding's tests (pytest is installed from PyPI when missing) and the README's quick starts.
 PYTEST_ARGS ?=
@@ -425,7 +427,7 @@ wheel: lib
 test-wheel: wheel
 	Tests/packaging/wheel_bundle.sh $$(ls $(WHEELHOUSE)/passcode-*-py3-none-manylinux_*.whl)
 
-# passcoded (README "passcoded"): the store service, with the Swift runtime linked in statically
+# passcoded (passcoded(8)): the store service, with the Swift runtime linked in statically
 # as in the library; it links libsystemd itself (libpasscode.so does not).
 # The same link as the library's (full RELRO, immediate binding, the Unicode name tables dropped).
 $(B)/passcoded: $(SOURCES) $(TYPES_STAMP) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/*.inc Sources/CPasscodeBus/include/*.h) $(B)/link_trim.o

@@ -1,7 +1,7 @@
 // passcoded: libpasscode's stores behind the system bus, out of their users' reach.
 //   passcoded [--config FILE]     (as root; FILE root-owned, default /etc/passcode/passcoded.conf)
 // It opens the bus and claims org.libpasscode.Passcode1 as root, makes its store root, drops to
-// the `passcode` user for good, then answers calls one at a time. See README "passcoded".
+// the `passcode` user for good, then answers calls one at a time. See passcoded(8).
 import CPasscodeBus
 import Glibc
 import PasscodeBus

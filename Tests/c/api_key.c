@@ -655,7 +655,7 @@ static void test_old_stores_migrate_at_the_next_successful_verify(void) {
  * while the app (the first process) is unlocked with the key released. It tries the biometric
  * path, sealing, and then guesses with passcode_unlock_key for 24 simulated hours, waiting out
  * every lockout. Prints what it got. (A program in the app's own login session can release the
- * key by reporting a biometric match: the cost the README states; api_session.c shows it.) */
+ * key by reporting a biometric match: the cost passcode(7) states; api_session.c shows it.) */
 int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const char *boot_id) {
     if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) { perror("keyctl join"); return 1; }
     the_clock.boot_ms = strtoll(boot_ms, NULL, 10);

@@ -271,7 +271,7 @@ static void test_review2_hook_calls_back_into_its_handle(void) {
 void run_review2_tests(void) {
     /* test_review2_held_hook_slots_refuse_the_apps_hooks is a known limit, not a test that passes:
      * two held hook waits of a same-uid process make the app's hook-asking calls HOOK_FAILED at
-     * once (a refusal, not a wait; README, passcoded). */
+     * once (a refusal, not a wait; passcoded(8)). */
     RUN(test_review2_victims_proof_made_during_the_wait);
     RUN(test_review2_store_removed_during_the_wait);
     RUN(test_review2_apps_removal_across_a_replaced_store);

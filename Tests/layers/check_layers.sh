@@ -1,5 +1,5 @@
 #!/bin/sh
-# Checks that Sources/PasscodeCore keeps its layers (README "Layout"): every SQL statement in the
+# Checks that Sources/PasscodeCore keeps its layers (docs/hacking.md "Layout"): every SQL statement in the
 # storage layer (Store/), SQLite called from Store/SQLite.swift only, libsodium from
 # Crypto/Sodium.swift only, the kernel keyring and the TPM from Platform/ only, Policy/ pure (no
 # import, no store), the C ABI (Sources/Passcode) never reaching below the façade, and every

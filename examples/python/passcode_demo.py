@@ -5,9 +5,13 @@ binding. Same keys, same commands, same screens (Tests/frontends checks both).
     passcode_demo.py [--store PATH] [--script] [--fake-clock] [--tpm [TCTI]]
 """
 import argparse
+import contextlib
 import datetime
+import io
 import os
+import shutil
 import sys
+import textwrap
 from typing import List, Optional, Tuple, Union
 
 try:
@@ -22,6 +26,21 @@ FLAGS = {"bio": Setting.BIOMETRIC_ENABLED, "launch-lock": Setting.LOCK_AT_LAUNCH
          "bio-launch": Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, "every-launch": Setting.PASSCODE_AFTER_EVERY_LAUNCH}
 KIND_NAMES = {FlowKind.UNLOCK: "unlock", FlowKind.CREATE: "create", FlowKind.CHANGE: "change",
               FlowKind.DISABLE: "disable", FlowKind.RESET: "reset"}
+def wrapped(text: str, width: int) -> str:
+    """Each line longer than width broken at spaces (a word longer than a line is cut), its
+    continuation indented as the line is: the terminal would break it mid-word."""
+    lines = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = line[:len(line) - len(line.lstrip(" "))]
+        if len(indent) > width // 2:
+            indent = ""
+        lines.append(textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False))
+    return "\n".join(lines)
+
+
 def duration_text(seconds: int) -> str:
     """An auto-lock choice as a person reads it: "immediately", "1 minute", "1 hour"."""
     if seconds == 0:
@@ -139,9 +158,20 @@ class App:
             self.start_flow(FlowKind.UNLOCK)
 
     def draw(self) -> None:
+        """The screen: in scripted mode as it is; interactive, cleared first and wrapped at word
+        boundaries to the terminal's width (COLUMNS, else the terminal's own)."""
+        if self.script:
+            self.draw_screen()
+            return
+        screen = io.StringIO()
+        with contextlib.redirect_stdout(screen):
+            self.draw_screen()
+        width = max(20, shutil.get_terminal_size().columns)
+        sys.stdout.write("\033[2J\033[H" + wrapped(screen.getvalue(), width))
+        sys.stdout.flush()
+
+    def draw_screen(self) -> None:
         s = self.store
-        if not self.script:
-            print("\033[2J\033[H", end="")
         if self.log_next:
             self.log_next = False
             self.show_log()

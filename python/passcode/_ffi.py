@@ -228,7 +228,8 @@ INSTALLED_LIBDIR_FILE = "_installed_libdir"
 
 
 def _candidates() -> Iterator[str]:
-    """Where libpasscode is looked for, in this order (the same everywhere, README "Python"):
+    """Where libpasscode is looked for, in this order (the same everywhere, docs/hacking.md
+    "The Python binding"):
     $PASSCODE_LIBRARY (alone, when set); the copy bundled in a wheel next to this file; the
     soname through the dynamic loader (ldconfig's cache, LD_LIBRARY_PATH,
     ctypes.util.find_library); the LIBDIR `make install` recorded in this binding; last, the

@@ -1,4 +1,4 @@
-// Binding a store to the machine's TPM 2.0 (README "Binding a store to the TPM").
+// Binding a store to the machine's TPM 2.0 (passcode-tpm(7)).
 //
 // tpm2-tss is loaded with dlopen the first time a host asks for the TPM, as systemd does, so
 // libpasscode.so needs none of it otherwise. Per operation the library connects through the TCTI
