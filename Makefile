@@ -390,12 +390,14 @@ examples/c/passcode_demo: examples/c/passcode_demo.c include/passcode.h $(LIB)
 demo: deps-demo lib examples/c/passcode_demo
 	@scripts/demo.sh $(B) $(SONAME)
 
-# The GTK front end under Xvfb (Tests/gtk); `make screenshots` renews docs/screenshots/*.png.
+# The GTK front end under Xvfb (Tests/gtk), in a session keyring of its own (as test-frontends:
+# a fingerprint unlock releases the key a passcode unlock kept there); `make screenshots` renews
+# docs/screenshots/*.png.
 test-gtk: lib
-	Tests/gtk/run.sh $(B) $(SONAME)
+	$(OWN_SESSION) Tests/gtk/run.sh $(B) $(SONAME)
 
 screenshots: lib
-	SCREENSHOT_DIR=$(CURDIR)/docs/screenshots Tests/gtk/run.sh $(B) $(SONAME)
+	SCREENSHOT_DIR=$(CURDIR)/docs/screenshots $(OWN_SESSION) Tests/gtk/run.sh $(B) $(SONAME)
 
 test-frontends: examples/c/passcode_demo
 	$(OWN_SESSION) Tests/frontends/run.sh examples/c/passcode_demo

@@ -893,18 +893,31 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertEqual(self.app.last_toast, "Saved")
         self.assertFalse(save.get_sensitive())  # saved: nothing new
         self.assertEqual(self.app.note_status.get_label(), "Saved.")
-        # after a fingerprint unlock the key is not released: Save is insensitive, and says why
+        # a fingerprint unlock after the passcode's in the same run releases the key: the note is
+        # read back and Save works (the terminal demos do the same)
         self.app.views.set_visible_child_name("security")
         self.app.bio_switch.set_active(True)
         self.app.report(Event.LOCK_NOW)
         self.fprintd_obj.QueueVerifyResult(self.reader, "verify-match", dbus_interface=dbusmock.MOCK_IFACE)
         self.app.lock_view.bio_button.emit("clicked")
         self.assertTrue(spin_until(lambda: not self.lock_visible()), (self.app.last_toast, self.app.lock_view.pad.error.get_label()))
+        self.assertTrue(self._logged(SecurityEvent.UNLOCKED_BY_BIOMETRICS))
         self.app.views.set_visible_child_name("note")
         spin()
-        self.assertFalse(save.get_sensitive())
-        self.assertFalse(self.app.note_view.get_editable())
-        self.assertIn("not a fingerprint", self.app.note_status.get_label())
+        self.assertTrue(self.app.store.key_released)
+        self.assertTrue(self.app.note_view.get_editable())
+        buf = self.app.note_view.get_buffer()
+        self.assertEqual(buf.get_text(buf.get_start_iter(), buf.get_end_iter(), False), "x")
+        self.assertEqual(self.app.note_status.get_label(), "Saved.")
+        self.assertFalse(save.get_sensitive())  # nothing new yet
+        buf.insert(buf.get_end_iter(), "y", -1)  # as typing does
+        self.assertTrue(save.get_sensitive())
+        save.emit("clicked")
+        spin()
+        self.assertEqual(self.app.last_toast, "Saved")
+        with open(self.app.note_path, "rb") as f:
+            self.assertEqual(bytes(self.app.store.unseal(f.read())), b"xy")
+        self.shot("25-note-after-fingerprint")
 
     def test_words_for_a_person_on_the_note_page(self):
         self.create()

@@ -846,7 +846,7 @@ class App:
         if not self.store.is_set:
             status = "Create a passcode to keep a secret note."
         elif not available:
-            status = "Unlock with your passcode, not a fingerprint, to read or write the note."
+            status = "Unlock with your passcode to read or write the note: this fingerprint unlock did not open it."
         elif self._note_problem:
             status = self._note_problem
         elif modified:
@@ -988,7 +988,15 @@ class App:
         pad = self.lock_view.pad
         if result == "verify-match":
             try:
-                self.store.biometric_unlock()
+                # The key-releasing unlock, so that the note can be read and written after it; a
+                # process that holds no key (a later launch without the session keyring) still
+                # unlocks, and the note waits for the passcode.
+                try:
+                    passcode.wipe(self.store.biometric_unlock_key())
+                except passcode.PasscodeRequired as e:
+                    if getattr(e, "reason", None) != BiometricRefusal.KEY_NOT_IN_MEMORY:
+                        raise
+                    self.store.biometric_unlock()
                 self._end_lock_flow()
                 self.unlocked()
             except passcode.PasscodeRequired as e:
