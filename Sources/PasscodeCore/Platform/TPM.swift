@@ -267,7 +267,7 @@ final class TPMDevice {
         switch TPM2.tpmCode(rc) {
         case TPM2.rcBadAuth?, TPM2.rcAuthFail?:
             return .tpmOwnerAuth(ownerAuth == nil
-                ? "the TPM's owner authorization is set, and \(what) needs it: provision the library (\(ownerAuthSource), README \"Provisioned mode\")"
+                ? "the TPM's owner authorization is set, and \(what) needs it: provision the library (\(ownerAuthSource), passcode-tpm(7), \"Provisioned mode\")"
                 : "the owner authorization in \(ownerAuthSource) is not this TPM's (\(what))")
         default: return failure(what, rc)
         }
