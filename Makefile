@@ -5,20 +5,31 @@ SHELL := /bin/bash
 # Build and install
 #   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same; EMBEDDED=1:
 #                       built with Embedded Swift, scripts/embedded_build.sh, no Swift or C++ runtime)
-#   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/Passcode
+#   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/Passcode,
+#                       and passcoded's vtable, dispatch, client stubs, the simple methods' both ends and
+#                       README's method list from its XML (scripts/gen_bus.py); from the header, the
+#                       symbols file and python/passcode/_ffi.py's FUNCTIONS (scripts/gen_abi.py)
 #   make docs           man pages and the HTML reference (Doxygen) in build/docs
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
-#   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib (make uninstall: the same files removed)
-#   make install-service passcoded, its bus policy, activation file, unit, man page and sysusers.d file
+#   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib, man pages, HTML in $(PREFIX)/share/doc/libpasscode
+#                       (make uninstall: the same files removed)
+#   make deb            the Debian packages, built from the tracked files into build/deb; prints their paths
+#   make install-service passcoded, its bus policy, interface XML, activation file, unit, man page and sysusers.d file
+#   make try-service    service mode without installing: a private bus and this checkout's passcoded, as root
+#                       (sudo), CMD= (default: a shell) run with its address; all removed after
 #   make deps           the packages of every test tool (make deps-demo: only what make demo needs)
 #   make demo           the GTK front end with a display, else the terminal one (DEMO=terminal: always), on a default store
 #   make clean          remove build/, .build* and the built demo
 #   make help           this list
 # make test: every test group below, in this order, also after one failed (Tests/run_groups.sh)
-#   make check-header   include/passcode.h matches the Swift sources; clean under gcc, clang and g++
-#   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML
+#   make check-header   include/passcode.h matches the Swift sources, the symbols file and _ffi.py the header;
+#                       clean under gcc, clang and g++
+#   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML;
+#                       README's D-Bus method list is the one passcoded's XML gives
 #   make check-layers   each layer of Sources/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
+#   make check-bus      passcoded's generated vtable, dispatch and stubs match its XML; every method has a
+#                       handler and a caller, every back-end call reaches the bus (needs no root, no bus)
 #   make test-version   VERSION is the one place the version is written
 #   make test-swift     the Swift tests (swift test), the public enums' values also in a release build
 #                       (SWIFT_FILTER=name: only the Swift tests that match it, nothing else)
@@ -30,7 +41,8 @@ SHELL := /bin/bash
 #   make test-hostile   hostile stores and schemas under ASan and UBSan (Tests/fuzz/hostile_store.c)
 #   make test-exports   the library exports exactly the header's functions, needs no Swift library
 #   make test-install   install into a temporary prefix; the C quick start built against it
-#   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends)
+#   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends); the Python one
+#                       interactive at COLUMNS=40, wrapped at spaces
 #   make test-gtk       the GTK front end under Xvfb (Tests/gtk)
 #   make test-python    the binding's tests, the README's quick starts, the wheel's metadata, mypy
 #                       (PYTEST_ARGS='-k name': only the binding's tests that match, nothing else)
@@ -52,6 +64,7 @@ LIBDIR   ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR   ?= $(PREFIX)/share/man
+DOCDIR   ?= $(PREFIX)/share/doc/libpasscode
 DESTDIR  ?=
 # make install writes LIBDIR here, for the Python binding (empty: nothing recorded).
 PASSCODE_RECORD ?= python/passcode/_installed_libdir
@@ -68,8 +81,8 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/*/*.h Sources/*/module.modulemap Sources/*/*/module.modulemap) Package.swift VERSION
 
 
-.PHONY: all lib header docs wheel install install-service uninstall deps deps-demo demo clean help
-.PHONY: test check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
+.PHONY: all lib header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
+.PHONY: test check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-service screenshots
 
@@ -152,10 +165,11 @@ endif
 
 # Regenerate the header from the C types (Sources/Passcode/Types/types.h) and the compiler's
 # output for the @c declarations, and every list written from a definition (the Swift list of each
-# C enum's cases, before the build; scripts/gen_lists.py: README's settings table, the Python exceptions).
+# C enum's cases, before the build; scripts/gen_lists.py: passcode(7)'s settings table (docs/passcode.7.md), the Python exceptions).
 GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-swift.h
 SWIFT_CASES := Sources/PasscodeCore/PublicEnumCases.swift
 header: $(TYPES_STAMP)
+	python3 scripts/gen_bus.py
 	python3 scripts/gen_header.py --swift-cases > $(SWIFT_CASES).new
 	cmp -s $(SWIFT_CASES).new $(SWIFT_CASES) && rm $(SWIFT_CASES).new || mv $(SWIFT_CASES).new $(SWIFT_CASES)
 	$(SWIFT) build --manifest-cache none --product passcode
@@ -163,14 +177,25 @@ header: $(TYPES_STAMP)
 	mv include/passcode.h.new include/passcode.h
 	python3 scripts/gen_python_enums.py include/passcode.h > python/passcode/_enums.py
 	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h
+	python3 scripts/gen_abi.py
 
-# Fails when a layer of Sources/PasscodeCore reaches past its folder (README "Layout"): SQL
+# passcoded's interface is service/org.libpasscode.Passcode1.xml: the files scripts/gen_bus.py
+# writes from it (the vtable, passcoded's dispatch, the client's stubs, both ends of each simple
+# method: org.libpasscode.Seam) are regenerated into memory
+# and compared; every method must have its handler in passcoded and its caller in the client, and
+# every back-end requirement the client implements must reach the bus or say `// bus: local (why)`.
+# Plain Python: no build, no bus, no root.
+check-bus:
+	@python3 scripts/gen_bus.py --check
+
+# Fails when a layer of Sources/PasscodeCore reaches past its folder (docs/hacking.md "Layout"): SQL
 # outside Store/, SQLite, libsodium, the keyring or the TPM called from elsewhere, I/O in Policy/.
 check-layers:
 	@Tests/layers/check_layers.sh
 
 # Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition
-# (the Swift list of each C enum's cases, README's settings table, python/passcode/_errors.py)
+# (the Swift list of each C enum's cases, passcode(7)'s settings table, python/passcode/_errors.py;
+# from the header, debian/libpasscode0.symbols and python/passcode/_ffi.py's FUNCTIONS: scripts/gen_abi.py)
 # differs from what the sources generate.
 check-header: $(TYPES_STAMP)
 	@mkdir -p $(B)
@@ -182,13 +207,14 @@ check-header: $(TYPES_STAMP)
 	python3 scripts/gen_python_enums.py include/passcode.h > $(B)/_enums.py.generated
 	@diff -u python/passcode/_enums.py $(B)/_enums.py.generated && echo "header: python/passcode/_enums.py matches the header"
 	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h --check
+	python3 scripts/gen_abi.py --check
 	$(CC) $(STRICT) -Iinclude -x c -fsyntax-only include/passcode.h
 	@if command -v clang >/dev/null 2>&1; then clang $(STRICT) -Iinclude -x c -fsyntax-only include/passcode.h; fi
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -x c++ -fsyntax-only include/passcode.h
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header check-docs check-layers check-makefile test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
+TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
 test: deps lib
 	@Tests/run_groups.sh $(TEST_GROUPS)
 
@@ -206,8 +232,8 @@ check-makefile:
 test-version:
 	@v=$$(cat VERSION); re=$$(printf '%s' "$$v" | sed 's/\./\\./g'); d=$$(dpkg-parsechangelog -S Version 2>/dev/null || sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog); \
 	    if [ "$${d%%-*}" != "$$v" ]; then echo "version: VERSION says $$v, debian/changelog says $$d" >&2; exit 1; fi; \
-	    if { git grep -n -E "\b$$re\b" -- python Sources examples scripts Tests debian Makefile README.md 2>/dev/null \
-	         || grep -rn -E "\b$$re\b" python Sources examples scripts Tests debian Makefile README.md; } | grep -v "^Tests/frontends\|^debian/changelog\|^debian/libpasscode0.symbols"; then \
+	    if { git grep -n -E "\b$$re\b" -- python Sources examples scripts Tests debian Makefile README.md docs 2>/dev/null \
+	         || grep -rn -E "\b$$re\b" python Sources examples scripts Tests debian Makefile README.md docs; } | grep -v "^Tests/frontends\|^debian/changelog\|^debian/libpasscode0.symbols"; then \
 	        echo "version: the files above write the version; take it from VERSION instead" >&2; exit 1; fi; \
 	    echo "version: $$v in VERSION, debian/changelog agrees, no other file writes it"
 
@@ -329,8 +355,8 @@ else
 	    && echo "valgrind memcheck: test_api and test_catalogue clean (no errors, nothing definitely lost)"
 endif
 
-# The TPM binding against two swtpm instances the test starts on loopback (README "Binding a
-# store to the TPM"); scripts/ensure-deps.sh installs swtpm, tpm2-tools and libtss2-dev.
+# The TPM binding against two swtpm instances the test starts on loopback (passcode-tpm(7),
+# docs/passcode-tpm.7.md); scripts/ensure-deps.sh installs swtpm, tpm2-tools and libtss2-dev.
 test-tpm: $(B)/test_tpm
 	cd $(B) && $(OWN_SESSION) ./test_tpm
 
@@ -377,17 +403,20 @@ examples/c/passcode_demo: examples/c/passcode_demo.c include/passcode.h $(LIB)
 demo: deps-demo lib examples/c/passcode_demo
 	@scripts/demo.sh $(B) $(SONAME)
 
-# The GTK front end under Xvfb (Tests/gtk); `make screenshots` renews docs/screenshots/*.png.
+# The GTK front end under Xvfb (Tests/gtk), in a session keyring of its own (as test-frontends:
+# a fingerprint unlock releases the key a passcode unlock kept there); `make screenshots` renews
+# docs/screenshots/*.png.
 test-gtk: lib
-	Tests/gtk/run.sh $(B) $(SONAME)
+	$(OWN_SESSION) Tests/gtk/run.sh $(B) $(SONAME)
 
 screenshots: lib
-	SCREENSHOT_DIR=$(CURDIR)/docs/screenshots Tests/gtk/run.sh $(B) $(SONAME)
+	SCREENSHOT_DIR=$(CURDIR)/docs/screenshots $(OWN_SESSION) Tests/gtk/run.sh $(B) $(SONAME)
 
 test-frontends: examples/c/passcode_demo
 	$(OWN_SESSION) Tests/frontends/run.sh examples/c/passcode_demo
 	$(OWN_SESSION) Tests/frontends/curses.sh examples/c/passcode_demo
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/run.sh python3 examples/python/passcode_demo.py
+	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/wrap.sh python3 examples/python/passcode_demo.py
 
 # The Python binding's tests (pytest is installed from PyPI when missing) and the README's quick starts.
 PYTEST_ARGS ?=
@@ -413,30 +442,38 @@ wheel: lib
 test-wheel: wheel
 	Tests/packaging/wheel_bundle.sh $$(ls $(WHEELHOUSE)/passcode-*-py3-none-manylinux_*.whl)
 
-# passcoded (README "passcoded"): the store service, with the Swift runtime linked in statically
+# passcoded (passcoded(8)): the store service, with the Swift runtime linked in statically
 # as in the library; it links libsystemd itself (libpasscode.so does not).
 # The same link as the library's (full RELRO, immediate binding, the Unicode name tables dropped).
-$(B)/passcoded: $(SOURCES) $(TYPES_STAMP) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/include/*.h) $(B)/link_trim.o
+$(B)/passcoded: $(SOURCES) $(TYPES_STAMP) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/*.inc Sources/CPasscodeBus/include/*.h) $(B)/link_trim.o
 	@mkdir -p $(B)
 	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib \
 	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_TRIM)
 	cp .build/release/passcoded $@
 
-# The service's files: the daemon, its bus policy and activation file, the systemd unit, and the
+# The service's files: the daemon, its bus policy, its interface (introspection XML, where system
+# services put theirs) and activation file, the systemd unit, and the
 # sysusers.d file that makes its user (SYSUSERSDIR= empty: not installed, as debian/rules does,
 # whose dh_installsysusers installs it and runs systemd-sysusers).
 LIBEXECDIR ?= $(PREFIX)/libexec
 SYSTEMDUNITDIR ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
-install-service: $(B)/passcoded
+install-service: $(B)/passcoded docs
 	install -D -m 0755 $(B)/passcoded $(DESTDIR)$(LIBEXECDIR)/passcoded
 	install -D -m 0644 service/org.libpasscode.Passcode1.conf $(DESTDIR)$(PREFIX)/share/dbus-1/system.d/org.libpasscode.Passcode1.conf
+	install -D -m 0644 service/org.libpasscode.Passcode1.xml $(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/org.libpasscode.Passcode1.xml
 	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/org.libpasscode.Passcode1.service > $(B)/org.libpasscode.Passcode1.service
 	install -D -m 0644 $(B)/org.libpasscode.Passcode1.service $(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.libpasscode.Passcode1.service
 	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/passcoded.service > $(B)/passcoded.service
 	install -D -m 0644 $(B)/passcoded.service $(DESTDIR)$(SYSTEMDUNITDIR)/passcoded.service
-	install -D -m 0644 service/passcoded.8 $(DESTDIR)$(MANDIR)/man8/passcoded.8
+	install -D -m 0644 $(DOCS)/man/man8/passcoded.8 $(DESTDIR)$(MANDIR)/man8/passcoded.8
 	if [ -n "$(SYSUSERSDIR)" ]; then install -D -m 0644 service/passcoded.sysusers $(DESTDIR)$(SYSUSERSDIR)/passcoded.conf; fi
+
+# Service mode tried without installing anything (scripts/try-service.sh): as root, a private
+# system-like bus with service/'s policy, passcoded for this checkout, a throwaway service user;
+# CMD (default: a shell) runs as the sudo caller with DBUS_SYSTEM_BUS_ADDRESS set; all removed after.
+try-service: $(B)/passcoded lib
+	scripts/try-service.sh $(B)/passcoded $(CMD)
 
 # The daemon on a private system-like bus, as root: two test users, the promise measured
 # (Tests/service/test_service.py). Not root: skipped, saying why. SERVICE_FUZZ_CALLS random calls
@@ -451,7 +488,8 @@ test-service: $(B)/passcoded $(B)/service_client $(B)/service_faults $(SERVICE_A
 	    echo "SKIPPED test-service: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; \
 	else SERVICE_FUZZ_CALLS=$(SERVICE_FUZZ_CALLS) SERVICE_FUZZ_START=$(SERVICE_FUZZ_START) \
-	    /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR); fi
+	    /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR) \
+	    && if [ -z "$${SERVICE_ONLY:-}" ]; then Tests/service/try_service.sh $(CURDIR)/$(B)/passcoded $(CURDIR); fi; fi
 
 $(B)/area_%: Tests/service/area_%.c Tests/service/service_support.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
@@ -464,6 +502,11 @@ $(B)/service_client: Tests/service/service_client.c Tests/service/service_suppor
 # as users' processes against passcoded (run by test_service.py; its bench rows by make bench-service).
 $(B)/service_faults: Tests/service/faults_client.c Tests/service/service_support.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+
+# The Debian packages (libpasscode0, libpasscode-dev, python3-passcode, passcoded) in build/deb,
+# built from a copy of the tracked files; the paths are printed at the end.
+deb:
+	scripts/build_deb.sh $(B)/deb
 
 # Debian packages: build, lintian, install, use from C and Python (needs root for apt-get/dpkg).
 deb-test:
@@ -487,26 +530,30 @@ bench: lib $(B)/bench $(B)/bench_load
 bench-verify: lib $(B)/bench
 	cd $(B) && PASSCODE_BENCH_ONLY=verify ./bench
 
-# passcoded's bench rows (issue 31), as root: test_service.py's bus, daemon and users, the store
+# passcoded's bench rows, as root: test_service.py's bus, daemon and users, the store
 # root and the embedded store on a tmpfs it mounts; SERVICE_BENCH_COST=OPS,BYTES (default 3, 64 MiB).
 bench-service: $(B)/passcoded $(B)/service_client $(B)/service_faults
 	@if [ "$$(id -u)" != 0 ]; then echo "SKIPPED bench-service: needs root (users, a bus, the daemon, a tmpfs mount)"; \
 	else SERVICE_BENCH=1 /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR); fi
 
+# Every function has a man page that renders, and the lists that repeat another file (README's
+# API at a glance, docs/hacking.md's test groups) are what scripts/gen_doc_lists.py makes of it.
 check-docs: docs
+	python3 scripts/gen_doc_lists.py --check
 	Tests/docs/reference.sh $(DOCS)
 
-# The man pages and the HTML reference, by Doxygen from the header's doc comments; passcode(7)
-# is the README's "Security model" section. Output in build/docs/{man,html}.
+# The man pages and the HTML reference, by Doxygen from the header's doc comments and the Markdown
+# pages under docs/, named by their section (docs/passcode.7.md is passcode(7), the security
+# model; passcode-tpm(7), passcoded(8), passcode-service(3)); scripts/man_pages.py gives each
+# page its section and passcode(3) its overview first. Output in build/docs/{man,html}.
 DOCS := $(B)/docs
+DOC_PAGES := docs/passcode.7.md docs/passcode-tpm.7.md docs/passcoded.8.md docs/passcode-service.3.md
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
 export SOURCE_DATE_EPOCH
 docs: $(DOCS)/man/man7/passcode.7
-$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md README.md VERSION Makefile
+$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md $(DOC_PAGES) scripts/man_pages.py VERSION Makefile
 	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen, or make deps)"; exit 1; }
 	rm -rf $(DOCS) && mkdir -p $(DOCS)
-	{ printf '# The security model of libpasscode {#passcode-security}\n\n'; \
-	  awk '/^## Security model/ {p = 1; next} /^## / {p = 0} p' README.md | sed 's/^### /## /'; } > $(DOCS)/passcode-security.md
 	PASSCODE_VERSION=$(VERSION) PASSCODE_DOCS_OUT=$(DOCS) doxygen docs/Doxyfile
 	# Doxygen 1.9 writes a sentence that opens with a quote at the start of a line, where troff
 	# reads ' as a request: \& keeps it text.
@@ -514,19 +561,16 @@ $(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md 
 	# Doxygen writes the string macro's value in single quotes (PASSCODE_VERSION_STRING 'x.y.z'):
 	# the page shows the version as it is, without them.
 	sed -i "s/\\(PASSCODE_VERSION_STRING\\(\\\\fP\\)\\{0,1\\}  *\\)'\\([^']*\\)'/\\1\\3/" $(DOCS)/man/man3/*.3
-	mkdir -p $(DOCS)/man/man7
-	# A section-7 page: NAME is the name line only, then DESCRIPTION, the topics, SEE ALSO.
-	sed -e '1s/^\.TH "passcode-security" 3/.TH "passcode" 7/' \
-	    -e '/^\.SH NAME/{n;s/.*/passcode \\- the security model of libpasscode\n.SH DESCRIPTION/;}' $(DOCS)/man/man3/passcode-security.3 > $@.tmp
-	printf '%s\n' '.SH "SEE ALSO"' '\fBpasscode\fP(3), \fBpasscode_open\fP(3), \fBpasscode_verify\fP(3), \fBpasscode_flow_new\fP(3), \fBpasscode_setting_set\fP(3), \fBpasscode_tpm_bind\fP(3)' >> $@.tmp
-	rm $(DOCS)/man/man3/passcode-security.3
-	mv $@.tmp $@
-	@echo "docs: $$(ls $(DOCS)/man/man3 | wc -l) section-3 man pages, passcode(7), HTML in $(DOCS)/html"
+	python3 scripts/man_pages.py $(DOCS)
+	@echo "docs: $$(ls $(DOCS)/man/man3 | wc -l) section-3 man pages, passcode(7), passcode-tpm(7), passcoded(8), HTML in $(DOCS)/html"
 
 install: lib docs
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 0644 $(DOCS)/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
-	install -m 0644 $(DOCS)/man/man7/passcode.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 $(DOCS)/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
+	install -d $(DESTDIR)$(DOCDIR)/html
+	cp -R $(DOCS)/html/. $(DESTDIR)$(DOCDIR)/html/
+	chmod -R u=rwX,go=rX $(DESTDIR)$(DOCDIR)/html
 	install -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/$(REALNAME)
 	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
@@ -543,7 +587,8 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
 	rm -f $(DESTDIR)$(INCLUDEDIR)/passcode.h $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
 	if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ] && [ "$$(cat $(PASSCODE_RECORD) 2>/dev/null)" = '$(LIBDIR)' ]; then rm -f $(PASSCODE_RECORD); fi
-	rm -f $(DESTDIR)$(MANDIR)/man7/passcode.7 $(DESTDIR)$(MANDIR)/man3/passcode.3 \
+	rm -rf $(DESTDIR)$(DOCDIR)/html
+	rm -f $(DESTDIR)$(MANDIR)/man7/passcode.7 $(DESTDIR)$(MANDIR)/man7/passcode-tpm.7 $(DESTDIR)$(MANDIR)/man3/passcode.3 \
 	    $(DESTDIR)$(MANDIR)/man3/passcode-*.3 $(DESTDIR)$(MANDIR)/man3/passcode_*.3 $(DESTDIR)$(MANDIR)/man3/PASSCODE_*.3
 
 clean:

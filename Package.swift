@@ -12,6 +12,9 @@
 //   CPasscodeShims     the C library as the Swift code uses it, without the Glibc module (Embedded Swift)
 //   CSdBus             sd-bus's types (libsystemd-dev); the service client loads libsystemd with dlopen
 //   PasscodeCore       the logic: policy, lockout, lock state, store (Swift only)
+//   PasscodeBus        what both sides of passcoded's bus share: names, error replies, limits,
+//                      hook flags (service/org.libpasscode.Passcode1.xml defines the methods)
+//   PasscodeBackend    the seam: the back-end protocols and the service client (sd-bus)
 //   Passcode           Sources/Passcode: the C ABI, thin @c functions, built into libpasscode.so
 //   CPasscodeBus, passcoded   the system service over the same core (links libsystemd)
 import PackageDescription
@@ -47,9 +50,14 @@ let package = Package(
             name: "PasscodeCore",
             dependencies: ["CSodium", "CSQLite", "CKeyring", "CTss2", "CPasscodeTypes", "CPasscodeShims"]),
         .systemLibrary(name: "CPasscodeVersion"),
+        // Shared by passcoded and the service client; generated in part by scripts/gen_bus.py.
+        .target(name: "PasscodeBus", dependencies: ["PasscodeCore"]),
+        // The one seam behind the C ABI: the back-end protocols and passcoded's client, linked
+        // into libpasscode.so with the C ABI (libsystemd loaded with dlopen, as before).
+        .target(name: "PasscodeBackend", dependencies: ["PasscodeCore", "PasscodeBus", "CSdBus", "CSodium"]),
         .target(
             name: "Passcode",
-            dependencies: ["PasscodeCore", "CPasscodeVersion", "CPasscodeTypes", "CSdBus", "CPasscodeShims"],
+            dependencies: ["PasscodeCore", "PasscodeBackend", "CPasscodeVersion", "CPasscodeTypes", "CPasscodeShims"],
             exclude: ["Types"],
             swiftSettings: [
                 // The compiler's C header for the @c declarations; scripts/gen_header.py
@@ -58,11 +66,10 @@ let package = Package(
                               Context.packageDirectory + "/.build/passcode-swift.h"] + versionDefines),
             ]),
         // passcoded: the same core behind the system bus, under its own uid (README "passcoded").
-        // CPasscodeBus holds the sd-bus method table (SD_BUS_METHOD is a macro); the daemon
-        // links libsystemd, libpasscode.so never does.
-        .target(name: "CPasscodeBus", linkerSettings: [.linkedLibrary("systemd")]),
-        .executableTarget(name: "passcoded", dependencies: ["Passcode", "PasscodeCore", "CPasscodeBus"],
-                          swiftSettings: [.unsafeFlags(versionDefines)]),  // Passcode imports CPasscodeVersion
+        // CPasscodeBus holds the sd-bus method table (SD_BUS_METHOD is a macro; the table is
+        // generated from the XML); the daemon links libsystemd, libpasscode.so never does.
+        .target(name: "CPasscodeBus", exclude: ["passcode_bus_vtable.inc"], linkerSettings: [.linkedLibrary("systemd")]),
+        .executableTarget(name: "passcoded", dependencies: ["PasscodeCore", "PasscodeBus", "CPasscodeBus"]),
         .testTarget(name: "PasscodeCoreTests", dependencies: ["PasscodeCore"]),
     ]
 )

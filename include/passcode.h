@@ -2249,8 +2249,8 @@ passcode_status passcode_reset_complete_with_recovery_key(passcode_store *store,
 passcode_status passcode_options_set_tpm(passcode_options *options, const char *tcti);
 
 /**
- * Where the library reads the TPM's owner authorization (provisioned mode, README "Provisioned
- * mode"): a file of root's that only root may read (mode 600), holding 64 hex digits, which
+ * Where the library reads the TPM's owner authorization (provisioned mode, passcode-tpm(7)):
+ * a file of root's that only root may read (mode 600), holding 64 hex digits, which
  * scripts/tpm-provision.sh writes when it sets the owner authorization. When the file exists,
  * every new passcode of a store bound with this handle gets a PIN_FAIL index with the policy's
  * guess limit, and the attempt counter becomes one only the owner may increment. When it does

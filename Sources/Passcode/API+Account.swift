@@ -1,5 +1,6 @@
 // The C ABI for the account-security screen.
 import CPasscodeShims
+import PasscodeBackend
 import PasscodeCore
 
 /// What a `passcode_session_list *` stands for.

@@ -4,6 +4,7 @@
 // (ServiceClient+Hooks.swift); a hook that can refuse then cannot call the library
 // (`PASSCODE_ERR_MISUSE`); a notification (logout, notice, account deleted) runs once the call
 // that caused it has its answer, and may.
+import PasscodeBackend
 import PasscodeCore
 
 // MARK: - Callbacks

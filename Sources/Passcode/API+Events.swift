@@ -1,6 +1,7 @@
 // The C ABI for the security event log: a snapshot in the style of the session list, and the
 // summary a front end shows after an unlock ("3 failed attempts since your last unlock").
 import CPasscodeShims
+import PasscodeBackend
 import PasscodeCore
 
 /// What a `passcode_event_log *` stands for.

@@ -1,5 +1,6 @@
 // The C ABI for entry flows: the host forwards key presses and draws what the flow reports.
 import CPasscodeShims
+import PasscodeBackend
 import PasscodeCore
 
 /// What a `passcode_flow *` stands for, with the strings it has handed out. Closing the flow's

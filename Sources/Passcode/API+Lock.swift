@@ -1,6 +1,7 @@
 // The C ABI for lock state, app lifecycle and biometric policy.
 import CPasscodeTypes
 import CPasscodeShims
+import PasscodeBackend
 import PasscodeCore
 
 // MARK: - Lock state and app lifecycle

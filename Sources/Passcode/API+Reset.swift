@@ -1,4 +1,5 @@
 // The C ABI for reset codes and "forgot passcode".
+import PasscodeBackend
 import PasscodeCore
 
 // MARK: - Reset codes and forgot passcode

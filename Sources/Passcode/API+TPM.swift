@@ -1,5 +1,6 @@
-// The C API of the TPM binding (PasscodeStore+TPM.swift, README "Binding a store to the TPM").
+// The C API of the TPM binding (PasscodeStore+TPM.swift, passcode-tpm(7)).
 import CPasscodeShims
+import PasscodeBackend
 import PasscodeCore
 
 // MARK: - TPM
@@ -44,8 +45,8 @@ private func setOptionText(_ options: OpaquePointer?, _ pointer: UnsafePointer<C
     return Status.ok.rawValue
 }
 
-/// Where the library reads the TPM's owner authorization (provisioned mode, README "Provisioned
-/// mode"): a file of root's that only root may read (mode 600), holding 64 hex digits, which
+/// Where the library reads the TPM's owner authorization (provisioned mode, passcode-tpm(7)):
+/// a file of root's that only root may read (mode 600), holding 64 hex digits, which
 /// `scripts/tpm-provision.sh` writes when it sets the owner authorization. When the file exists,
 /// every new passcode of a store bound with this handle gets a PIN_FAIL index with the policy's
 /// guess limit, and the attempt counter becomes one only the owner may increment. When it does

@@ -1,6 +1,7 @@
 // The C ABI for stores and the passcode: thin functions that check arguments, convert, call
 // the Swift core and map errors. Doc comments here become include/passcode.h.
 import CPasscodeShims
+import PasscodeBackend
 import PasscodeCore
 
 /// A raw payload pointer handed back to the host unchanged.

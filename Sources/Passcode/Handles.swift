@@ -1,6 +1,7 @@
 // Handles given to C callers. A handle is a token looked up in a table, never a pointer the
 // library dereferences, so a closed or foreign handle is reported, not followed.
 import CPasscodeShims
+import PasscodeBackend
 import PasscodeCore
 
 /// Static C strings, made once and kept for the life of the process.

@@ -23,7 +23,7 @@ public struct StoreOptions: Sendable {
     /// default, which would fall back to a simulator on localhost.
     public static let defaultTPM = "device:/dev/tpmrm0"
     /// The administrator's root-only file with the TPM's owner authorization (provisioned mode,
-    /// README "Provisioned mode"); absent: unprovisioned.
+    /// passcode-tpm(7) "Provisioned mode"); absent: unprovisioned.
     public var tpmOwnerAuthFile = StoreOptions.defaultTPMOwnerAuthFile
     public static let defaultTPMOwnerAuthFile = "/etc/passcode/tpm-owner-auth"
 

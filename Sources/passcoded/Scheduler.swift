@@ -2,9 +2,9 @@
 // has at most one call running, and the uids with work take turns, so one uid flooding the bus
 // waits behind itself, not the others behind it. Within a uid each bus connection has a queue of
 // its own, and the uid's connections take turns too: one connection's backlog waits behind that
-// connection, not the uid's other connections behind it (issue 39: a process of the user queued
-// calls that each waited 10 s on a hook it never answered, and the app's own calls waited behind
-// all of them). A connection has at most one call in flight, so its calls run in the order sent.
+// connection, not the uid's other connections behind it (else a process of the user that queues
+// calls that each wait 10 s on a hook it never answers holds the app's own calls behind all of
+// them). A connection has at most one call in flight, so its calls run in the order sent.
 // A call waiting on its host's hook (Service+Hooks.swift) gives up its worker's turn and its
 // uid's (`whileWaiting`): the uid's other connections, and other uids, run meanwhile. So the
 // calls of one uid overlap only where one waits on a hook; the per-call state they would

@@ -2,10 +2,10 @@
 // Each calls the core call the embedded C API calls, on the handle kept for (uid, app id), a
 // query on the blank store when the app id has no store, and the recovery key on a handle of
 // the call's own (its proof is this call's only). Codes, passcodes, passwords and the recovery
-// key come as `ay` (the message is sensitive: `handle`), copied into wiped buffers.
+// key come as `ay` (the message is sensitive: `handle`), copied into wiped buffers; the
+// arguments are read by the generated dispatch (Passcode1.generated.swift).
 import CPasscodeBus
 import Glibc
-import Passcode
 import PasscodeCore
 
 extension Service {
@@ -15,134 +15,98 @@ extension Service {
     /// 256 bytes gives the embedded status and message.
     static let maxSessionFieldBytes = 1024
 
-    /// The call `member` of this area, read and ready to run; nil when `member` is not one of them.
-    func prepareAccount(_ member: String, _ m: OpaquePointer, _ caller: uid_t) throws -> Prepared? {
-        let stores = self.stores
-        switch member {
-        // MARK: Reset by code (a code is never handed to the caller: there is no request here)
-        case "ResetRetryAfter":
-            let app = try readString(m, "app_id")
-            return Prepared(uid: caller) {
-                try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.resetRetryAfterSeconds())] }
+    // MARK: Reset by code (a code is never handed to the caller: there is no request here)
+
+    func handleResetCheck(_ call: BusCall, appID app: String, code: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.checkResetCode(code) }
+            return []
+        }
+    }
+
+    func handleResetComplete(_ call: BusCall, appID app: String, code: SecretBytes, newPasscode new: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { s in
+                [.bool(try s.completeReset(code: code, newPasscode: new).replaced)]
             }
-        case "ResetCheck":
-            let app = try readString(m, "app_id")
-            let code = try readSecretBytes(m, "code")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { _ = try $0.checkResetCode(code) }
-                return []
+        }
+    }
+
+    func handleResetCompleteWithRecoveryKey(_ call: BusCall, appID app: String, code: SecretBytes, newPasscode new: SecretBytes,
+                                            recoveryKey recovery: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.completeReset(code: code, newPasscode: new, recoveryKey: recovery) }
+            return []
+        }
+    }
+
+    func handleForgot(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { try $0.forgotPasscode() }
+            return []
+        }
+    }
+
+    // MARK: Recovery key
+
+    func handleSetRecoveryKey(_ call: BusCall, appID app: String, recoveryKey recovery: SecretBytes, passcode proof: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withFreshStore(uid: caller, appID: app) { s in
+                try Service.releaseKey(s, proof: proof)
+                try s.setRecoveryKey(recovery)
             }
-        case "ResetComplete":
-            let app = try readString(m, "app_id")
-            let code = try readSecretBytes(m, "code")
-            let new = try readSecretBytes(m, "new_passcode")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { s in
-                    [.bool(try s.completeReset(code: code, newPasscode: new).replaced)]
-                }
+            return []
+        }
+    }
+
+    // MARK: Account
+
+    func handleDeleteAccount(_ call: BusCall, appID app: String, confirmation: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { try $0.deleteAccount(confirmation: confirmation) }
+            return []
+        }
+    }
+
+    // MARK: Device sessions
+
+    func handleSessionRecord(_ call: BusCall, appID app: String, id: String, deviceName device: String, platform: String,
+                             lastActiveMs last: Int64, hasLocation: Int32, location: String, isCurrent current: Int32) throws -> Prepared {
+        guard current == 0 || current == 1 else { throw PasscodeError.misuse("is_current must be 0 or 1") }
+        let session = DeviceSession(id: id, deviceName: device, platform: platform, lastActiveWallMs: last,
+                                    location: hasLocation != 0 ? location : nil, isCurrent: current == 1)
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { try $0.recordSession(session) }
+            return []
+        }
+    }
+
+    func handleSessionList(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStoreForQuery(uid: caller, appID: app) { s in
+                [.array(element: "(sssxbsb)", try s.sessions().map { e in
+                    [.string(e.id), .string(e.deviceName), .string(e.platform), .int64(e.lastActiveWallMs),
+                     .bool(e.location != nil), .string(e.location ?? ""), .bool(e.isCurrent)]
+                })]
             }
-        case "ResetCompleteWithRecoveryKey":
-            let app = try readString(m, "app_id")
-            let code = try readSecretBytes(m, "code")
-            let new = try readSecretBytes(m, "new_passcode")
-            let recovery = try readRecoveryKey(m)
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { _ = try $0.completeReset(code: code, newPasscode: new, recoveryKey: recovery) }
-                return []
+        }
+    }
+
+    func handleSessionSignOutOthers(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { s in
+                let (count, failure) = try s.signOutOtherSessionsReporting()
+                return [.uint32(UInt32(clamping: count)), .bool(failure != nil), .string(failure ?? "")]
             }
-        case "ResetPending":
-            let app = try readString(m, "app_id")
-            return Prepared(uid: caller) {
-                try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.isResetCodePending())] }
-            }
-        case "Forgot":
-            let app = try readString(m, "app_id")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { try $0.forgotPasscode() }
-                return []
-            }
-        // MARK: Recovery key
-        case "SetRecoveryKey":
-            let app = try readString(m, "app_id")
-            let recovery = try readRecoveryKey(m)
-            let proof = try readSecretBytes(m, "passcode")
-            return Prepared(uid: caller) {
-                try stores.withFreshStore(uid: caller, appID: app) { s in
-                    try Service.releaseKey(s, proof: proof)
-                    try s.setRecoveryKey(recovery)
-                }
-                return []
-            }
-        case "ClearRecoveryKey":
-            let app = try readString(m, "app_id")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { try $0.clearRecoveryKey() }
-                return []
-            }
-        case "HasRecoveryKey":
-            let app = try readString(m, "app_id")
-            return Prepared(uid: caller) {
-                try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.hasRecoveryKey())] }
-            }
-        // MARK: Account
-        case "PasswordChangeCheck":
-            let app = try readString(m, "app_id")
-            let current = try readSecretBytes(m, "current")
-            let new = try readSecretBytes(m, "new_password")
-            let confirmation = try readSecretBytes(m, "confirmation")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { try $0.checkPasswordChange(current: current, new: new, confirmation: confirmation) }
-                return []
-            }
-        case "DeleteAccount":
-            let app = try readString(m, "app_id")
-            let confirmation = try readString(m, "confirmation")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { try $0.deleteAccount(confirmation: confirmation) }
-                return []
-            }
-        // MARK: Device sessions
-        case "SessionRecord":
-            let app = try readString(m, "app_id")
-            let id = try readField(m, "id"), device = try readField(m, "device_name"), platform = try readField(m, "platform")
-            var last: Int64 = 0, hasLocation: Int32 = 0, current: Int32 = 0
-            try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "x")), &last), "last_active_ms")
-            try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "i")), &hasLocation), "has_location")
-            let location = try readField(m, "location")
-            try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "i")), &current), "is_current")
-            guard current == 0 || current == 1 else { throw PasscodeError.misuse("is_current must be 0 or 1") }
-            let session = DeviceSession(id: id, deviceName: device, platform: platform, lastActiveWallMs: last,
-                                        location: hasLocation != 0 ? location : nil, isCurrent: current == 1)
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { try $0.recordSession(session) }
-                return []
-            }
-        case "SessionList":
-            let app = try readString(m, "app_id")
-            return Prepared(uid: caller) {
-                try stores.withStoreForQuery(uid: caller, appID: app) { s in
-                    [.array(element: "(sssxbsb)", try s.sessions().map { e in
-                        [.string(e.id), .string(e.deviceName), .string(e.platform), .int64(e.lastActiveWallMs),
-                         .bool(e.location != nil), .string(e.location ?? ""), .bool(e.isCurrent)]
-                    })]
-                }
-            }
-        case "SessionSignOut":
-            let app = try readString(m, "app_id")
-            let id = try readField(m, "id")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { try $0.signOutSession(id: id) }
-                return []
-            }
-        case "SessionSignOutOthers":
-            let app = try readString(m, "app_id")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { s in
-                    let (count, failure) = try s.signOutOtherSessionsReporting()
-                    return [.uint32(UInt32(clamping: count)), .bool(failure != nil), .string(failure ?? "")]
-                }
-            }
-        default: return nil
         }
     }
 
@@ -178,8 +142,8 @@ extension Service {
 
     /// The recovery key: exactly 32 bytes, else `PASSCODE_ERR_MISUSE` before anything else, with
     /// the C API's message (its entry points check the same first).
-    func readRecoveryKey(_ m: OpaquePointer) throws -> SecretBytes {
-        let key = try readSecretBytes(m, "recovery_key")
+    func readRecoveryKey(_ m: OpaquePointer, _ what: String) throws -> SecretBytes {
+        let key = try readSecretBytes(m, what)
         guard key.count == 32 else { throw PasscodeError.misuse("the recovery key must be 32 bytes, not \(key.count)") }
         return key
     }

@@ -12,37 +12,18 @@
 // thread touches the connection.
 import CPasscodeBus
 import Glibc
-import Passcode
+import PasscodeBus
 import PasscodeCore
 
-/// The bits of SetHooks' flags (the library's `HookFlag` has the same values).
-enum HostHookFlags {
-    static let settings: UInt32 = 1
-    static let lifecycle: UInt32 = 2
-    static let session: UInt32 = 4
-    static let logout: UInt32 = 8
-    static let notice: UInt32 = 16
-    static let accountDeleted: UInt32 = 32
-    static let all: UInt32 = 63
-}
-
 extension Service {
-    /// The call `member` of this area, read and ready to run; nil when `member` is not one of them.
-    func prepareHooks(_ member: String, _ m: OpaquePointer, _ caller: uid_t) throws -> Prepared? {
-        switch member {
-        case "SetHooks":
-            // Recorded here, on the bus thread (the registry is the bus thread's); the job only answers.
-            let app = try readString(m, "app_id")
-            guard StoreRoot.validAppID(app) else { throw StoreRoot.badAppID }
-            var flags: UInt32 = 0
-            try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &flags), "flags")
-            guard flags & ~HostHookFlags.all == 0 else {
-                throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "unknown hook flags \(flags)")
-            }
-            try HookRegistry.shared.register(m, uid: caller, flags: flags)
-            return Prepared(uid: caller) { [] }
-        default: return nil
+    func handleSetHooks(_ call: BusCall, appID app: String, flags: UInt32) throws -> Prepared {
+        // Recorded here, on the bus thread (the registry is the bus thread's); the job only answers.
+        guard StoreRoot.validAppID(app) else { throw StoreRoot.badAppID }
+        guard flags & ~HookFlags.all == 0 else {
+            throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "unknown hook flags \(flags)")
         }
+        try HookRegistry.shared.register(call.message, uid: call.caller, flags: flags)
+        return Prepared(uid: call.caller) { [] }
     }
 
     /// `work` with the caller's hooks installed while it runs, when the connection that sent `m`
@@ -159,14 +140,14 @@ final class HookRelay: @unchecked Sendable {
 
     var hooks: Hooks {
         var h = Hooks()
-        if flags & HostHookFlags.settings != 0 {
+        if flags & HookFlags.settings != 0 {
             h.settingChange = { [self] key, old, new in ask("SettingChange", [.text(key), .text(old), .text(new)]) }
         }
-        if flags & HostHookFlags.lifecycle != 0 { h.lifecycle = { [self] event in ask("Lifecycle", [.int32(event)]) } }
-        if flags & HostHookFlags.session != 0 { h.signOutSession = { [self] id in ask("SessionSignOut", [.text(id)]) } }
-        if flags & HostHookFlags.logout != 0 { h.logout = { [self] reason in tell("Logout", [.int32(reason)]) } }
-        if flags & HostHookFlags.notice != 0 { h.notify = { [self] notice in tell("Notice", [.int32(notice)]) } }
-        if flags & HostHookFlags.accountDeleted != 0 { h.accountDeleted = { [self] in tell("AccountDeleted", []) } }
+        if flags & HookFlags.lifecycle != 0 { h.lifecycle = { [self] event in ask("Lifecycle", [.int32(event)]) } }
+        if flags & HookFlags.session != 0 { h.signOutSession = { [self] id in ask("SessionSignOut", [.text(id)]) } }
+        if flags & HookFlags.logout != 0 { h.logout = { [self] reason in tell("Logout", [.int32(reason)]) } }
+        if flags & HookFlags.notice != 0 { h.notify = { [self] notice in tell("Notice", [.int32(notice)]) } }
+        if flags & HookFlags.accountDeleted != 0 { h.accountDeleted = { [self] in tell("AccountDeleted", []) } }
         return h
     }
 
@@ -296,7 +277,7 @@ final class HookOutbox: @unchecked Sendable {
 
     private func send(_ request: HookRequest, _ bus: OpaquePointer) {
         var m: OpaquePointer?
-        var r = sd_bus_message_new_method_call(bus, &m, request.destination, "/org/libpasscode/Hook", "org.libpasscode.Hook1", request.member)
+        var r = sd_bus_message_new_method_call(bus, &m, request.destination, BusNames.hookPath, BusNames.hookInterface, request.member)
         guard r >= 0, let m else {
             request.finish("the host's hook could not be asked (\(String(cString: strerror(-r))))")
             return

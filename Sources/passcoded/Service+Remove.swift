@@ -4,12 +4,9 @@ import Glibc
 import PasscodeCore
 
 extension Service {
-    func prepareRemove(_ member: String, _ m: OpaquePointer, _ caller: uid_t) throws -> Prepared? {
-        guard member == "RemoveStore" else { return nil }
-        let stores = self.stores
-        let app = try readString(m, "app_id")
-        // "" when the store has no passcode (passcode_store_remove with NULL and 0).
-        let code = try readSecret(m, "passcode", mayBeEmpty: true)
+    /// `passcode` is "" when the store has no passcode (passcode_store_remove with NULL and 0).
+    func handleRemoveStore(_ call: BusCall, appID app: String, passcode code: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.removeStore(uid: caller, appID: app, current: code.count == 0 ? nil : code)
             return []
@@ -33,6 +30,7 @@ extension StoreRoot {
         if absent {
             if current != nil { throw PasscodeError.noPasscode }
             dropHandle(uid: uid, appID: appID)
+            pushRemoval(uid: uid, appID: appID)
             return
         }
         // A kept handle whose file was removed before answers storeRemoved before anything is
@@ -47,5 +45,6 @@ extension StoreRoot {
         }
         try withStore(uid: uid, appID: appID) { try $0.removeStore(current: current) }
         dropHandle(uid: uid, appID: appID)
+        pushRemoval(uid: uid, appID: appID)
     }
 }

@@ -1,9 +1,11 @@
-// The methods of org.libpasscode.Passcode1: each reads its arguments, takes the caller's uid
-// from the bus, and calls the same PasscodeStore façade the C API calls. Statuses become
-// D-Bus errors org.libpasscode.Error.<Name> whose message starts with "status N: ".
+// The methods of org.libpasscode.Passcode1 (service/org.libpasscode.Passcode1.xml): the generated
+// dispatch (Passcode1.generated.swift) reads each call's arguments and hands them to its handler
+// here or in Service+<Area>.swift, which takes the caller's uid from the bus and calls the same
+// PasscodeStore façade the C API calls. Statuses become D-Bus errors
+// org.libpasscode.Error.<Name> whose message starts with "status N: " (PasscodeBus's BusError).
 import CPasscodeBus
 import Glibc
-import Passcode
+import PasscodeBus
 import PasscodeCore
 
 /// A failure before the core is reached (a bad argument, a caller without the right).
@@ -15,8 +17,8 @@ struct CallError: Error {
 final class Service {
     let stores: StoreRoot
     let scheduler: Scheduler
-    /// The longest string argument accepted: an app id is at most 64 bytes, a passcode far less.
-    static let maxArgumentBytes = 256
+    /// The longest string argument accepted (BusLimits: the client knows the same bound).
+    static let maxArgumentBytes = BusLimits.maxArgumentBytes
 
     init(stores: StoreRoot, scheduler: Scheduler) {
         self.stores = stores
@@ -55,8 +57,10 @@ final class Service {
         switch result {
         case .success(let values):
             // A reply that cannot be built (a store's text sd-bus refuses) is an error, not silence.
-            if send(m, values) < 0 { finish(m, .failure(CallError(name: "org.libpasscode.Error.Internal",
-                                                                  message: "status \(Status.errInternal.rawValue): the answer cannot be sent"))) }
+            if send(m, values) < 0 {
+                let (name, message) = BusError.reply(status: BusStatus.errInternal, message: "the answer cannot be sent")
+                finish(m, .failure(CallError(name: name, message: message)))
+            }
         case .failure(let failure):
             let (name, message) = errorReply(failure)
             var e = sd_bus_error(name: nil, message: nil, _need_free: 0)
@@ -73,11 +77,9 @@ final class Service {
         case let e as CallError:
             return (e.name, e.message)
         case let e as PasscodeError:
-            let status = e.passcodeStatus
-            let message = Service.withoutStorePaths(e.message, root: stores.root)
-            return ("org.libpasscode.Error.\(status.serviceName)", "status \(status.rawValue): \(message)")
+            return BusError.reply(status: e.busStatus, message: Service.withoutStorePaths(e.message, root: stores.root))
         default:
-            return ("org.libpasscode.Error.Internal", "status \(Status.errInternal.rawValue): internal error")
+            return BusError.reply(status: BusStatus.errInternal, message: "internal error")
         }
     }
 
@@ -136,113 +138,11 @@ final class Service {
     }
 
     private func prepare(_ member: String, _ m: OpaquePointer, caller: uid_t) throws -> Prepared {
-        let stores = self.stores
-        switch member {
-        case "GetState":
-            let app = try readString(m, "app_id")
-            return Prepared(uid: caller) { try Service.state(stores, uid: caller, app: app) }
-        case "GetStateForUser":
-            var uid: UInt32 = 0
-            try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &uid), "uid")
-            let app = try readString(m, "app_id")
-            guard caller == 0 else {
-                throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "only root may name another uid")
-            }
-            let target = uid
-            return Prepared(uid: target) { try Service.state(stores, uid: target, app: app) }
-        case "SetPasscode":
-            let app = try readString(m, "app_id")
-            let code = try readSecret(m, "passcode")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { _ = try $0.setPasscode(code) }
-                return []
-            }
-        case "Verify":
-            let app = try readString(m, "app_id")
-            let code = try readSecret(m, "passcode")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { s in
-                    _ = try s.verify(code)
-                    return [.bool(true), .int64(try s.lockoutRemainingSeconds())]
-                }
-            }
-        case "ChangePasscode":
-            let app = try readString(m, "app_id")
-            let current = try readSecret(m, "current")
-            let new = try readSecret(m, "new_passcode")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { try $0.changePasscode(current: current, new: new) }
-                return []
-            }
-        case "RemovePasscode":
-            let app = try readString(m, "app_id")
-            let current = try readSecret(m, "current")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { try $0.removePasscode(current: current) }
-                return []
-            }
-        case "DisablePasscode":
-            let app = try readString(m, "app_id")
-            let current = try readSecret(m, "current")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { _ = try $0.disable(current: current) }
-                return []
-            }
-        case "EnablePasscode":
-            let app = try readString(m, "app_id")
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { try $0.enable() }
-                return []
-            }
-        case "GetLockScreen":
-            let app = try readString(m, "app_id")
-            return Prepared(uid: caller) {
-                try stores.withStoreForQuery(uid: caller, appID: app) { s in
-                    let v = try s.lockScreen()
-                    return [.bool(v.status.locked), .int32(v.status.reason.rawValue), .int64(v.lockoutSeconds),
-                            .uint32(UInt32(clamping: v.failedAttempts)), .bool(v.resetRequired), .int32(v.refusal.rawValue),
-                            .bool(v.lead), .int32(v.kind.rawValue), .bool(v.passcodeSet), .bool(v.lockEnabled)]
-                }
-            }
-        case "GetLength":
-            let app = try readString(m, "app_id")
-            return Prepared(uid: caller) {
-                try stores.withStoreForQuery(uid: caller, appID: app) { [.int32(Int32(clamping: try $0.passcodeLength()))] }
-            }
-        case "SetLength":
-            let app = try readString(m, "app_id")
-            var length: Int32 = 0
-            try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "i")), &length), "length")
-            let n = Int(length)
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { try $0.setPasscodeLength(n) }
-                return []
-            }
-        case "GetSetting":
-            let app = try readString(m, "app_id")
-            let setting = try readSetting(m)
-            return Prepared(uid: caller) { try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.get(setting))] } }
-        case "SetSetting":
-            let app = try readString(m, "app_id")
-            let setting = try readSetting(m)
-            var value: Int64 = 0
-            try check(sd_bus_message_read_basic(m, CChar(UInt8(ascii: "x")), &value), "value")
-            let newValue = value
-            // A weakening change needs the passcode entered on this connection within 5 minutes
-            // (its proof, carried by the store: Proofs.swift), as the core asks it embedded.
-            return Prepared(uid: caller) {
-                try stores.withStore(uid: caller, appID: app) { try $0.set(setting, to: newValue) }
-                return []
-            }
-        default:
-            // The other areas' methods, each in a file of its own (Service+<Area>.swift).
-            for area in [prepareLock, prepareAccount, prepareKey, prepareHooks, prepareRemove] {
-                if let prepared = try area(member, m, caller) { return prepared }
-            }
-            throw CallError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(member.prefix(64))")
-        }
+        // Each method's arguments are read by the generated dispatch, which hands them to its
+        // handler (below, and in Service+<Area>.swift).
+        if let prepared = try dispatchPasscode1(member, m, caller: caller) { return prepared }
+        throw CallError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(member.prefix(64))")
     }
-
     static func state(_ stores: StoreRoot, uid: uid_t, app: String) throws -> [Value] {
         try stores.withStoreForQuery(uid: uid, appID: app) { s in
             [.bool(try s.isPasscodeSet()), .bool(try s.isLockEnabled()),
@@ -281,8 +181,16 @@ final class Service {
         return SecretBytes(copying: UnsafeRawBufferPointer(start: p, count: n))
     }
 
-    func readSetting(_ m: OpaquePointer) throws -> Setting {
-        let name = try readString(m, "name")
+    /// A basic argument of the D-Bus type `type` ("i", "u", "x", "b": an Int32 for a boolean).
+    func readBasic<T>(_ m: OpaquePointer, _ type: Unicode.Scalar, _ initial: T, _ what: String) throws -> T {
+        var value = initial
+        try check(withUnsafeMutableBytes(of: &value) { sd_bus_message_read_basic(m, CChar(UInt8(ascii: type)), $0.baseAddress) }, what)
+        return value
+    }
+
+    /// A setting, by its stored name.
+    func readSetting(_ m: OpaquePointer, _ what: String) throws -> Setting {
+        let name = try readString(m, what)
         guard let setting = Setting.allCases.first(where: { $0.spec.key == name }) else {
             throw PasscodeError.invalidSetting("no setting is named \(name.prefix(64))")
         }
@@ -335,5 +243,91 @@ final class Service {
             if r < 0 { return r }
         }
         return r
+    }
+}
+
+// MARK: - The store's passcode, settings and state
+
+extension Service {
+    func handleGetState(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) { try Service.state(stores, uid: caller, app: app) }
+    }
+
+    func handleGetStateForUser(_ call: BusCall, uid: UInt32, appID app: String) throws -> Prepared {
+        guard call.caller == 0 else {
+            throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "only root may name another uid")
+        }
+        let stores = self.stores, target = uid
+        return Prepared(uid: target) { try Service.state(stores, uid: target, app: app) }
+    }
+
+    func handleSetPasscode(_ call: BusCall, appID app: String, passcode code: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.setPasscode(code) }
+            return []
+        }
+    }
+
+    func handleVerify(_ call: BusCall, appID app: String, passcode code: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { s in
+                _ = try s.verify(code)
+                return [.bool(true), .int64(try s.lockoutRemainingSeconds())]
+            }
+        }
+    }
+
+    func handleChangePasscode(_ call: BusCall, appID app: String, current: SecretBytes, newPasscode new: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { try $0.changePasscode(current: current, new: new) }
+            return []
+        }
+    }
+
+    func handleRemovePasscode(_ call: BusCall, appID app: String, current: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { try $0.removePasscode(current: current) }
+            return []
+        }
+    }
+
+    func handleDisablePasscode(_ call: BusCall, appID app: String, current: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.disable(current: current) }
+            return []
+        }
+    }
+
+    func handleGetLockScreen(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStoreForQuery(uid: caller, appID: app) { s in
+                let v = try s.lockScreen()
+                return [.bool(v.status.locked), .int32(v.status.reason.rawValue), .int64(v.lockoutSeconds),
+                        .uint32(UInt32(clamping: v.failedAttempts)), .bool(v.resetRequired), .int32(v.refusal.rawValue),
+                        .bool(v.lead), .int32(v.kind.rawValue), .bool(v.passcodeSet), .bool(v.lockEnabled)]
+            }
+        }
+    }
+
+    func handleGetSetting(_ call: BusCall, appID app: String, name setting: Setting) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) { try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.get(setting))] } }
+    }
+
+    func handleSetSetting(_ call: BusCall, appID app: String, name setting: Setting, value newValue: Int64) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        // A weakening change needs the passcode entered on this connection within 5 minutes
+        // (its proof, carried by the store: Proofs.swift), as the core asks it embedded.
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { try $0.set(setting, to: newValue) }
+            return []
+        }
     }
 }

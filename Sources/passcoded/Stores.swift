@@ -51,7 +51,10 @@ final class StoreRoot: @unchecked Sendable {
         // at once (`openStore`); kept anyway is the handle found first, should that ever change.
         let key = "\(uid)/\(appID)"
         if let store = openLock.withLock({ open[key] }) {
-            return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) }
+            return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) {
+                defer { pushChanges(uid: uid, appID: appID, store) }  // its watchers told (Service+Properties.swift)
+                return try body(store)
+            }
         }
         let opened = try openStore(uid: uid, appID: appID)
         let store = openLock.withLock { () -> PasscodeStore in
@@ -61,7 +64,10 @@ final class StoreRoot: @unchecked Sendable {
             open[key] = opened
             return opened
         }
-        return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) }
+        return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) {
+            defer { pushChanges(uid: uid, appID: appID, store) }
+            return try body(store)
+        }
     }
 
     /// Forgets the handle kept on `uid`'s store `appID`, whose store was removed (Service+Remove.swift).
@@ -108,7 +114,10 @@ final class StoreRoot: @unchecked Sendable {
     func withFreshStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
         let store = try openStore(uid: uid, appID: appID)
         defer { store.close() }
-        return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) }
+        return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) {
+            defer { pushChanges(uid: uid, appID: appID, store) }
+            return try body(store)
+        }
     }
 
     /// A handle on `uid`'s store `appID` that asks the calling thread for its caller's state

@@ -1,9 +1,10 @@
 // passcoded: libpasscode's stores behind the system bus, out of their users' reach.
 //   passcoded [--config FILE]     (as root; FILE root-owned, default /etc/passcode/passcoded.conf)
 // It opens the bus and claims org.libpasscode.Passcode1 as root, makes its store root, drops to
-// the `passcode` user for good, then answers calls one at a time. See README "passcoded".
+// the `passcode` user for good, then answers calls one at a time. See passcoded(8).
 import CPasscodeBus
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 func fail(_ message: String) -> Never {
@@ -35,8 +36,8 @@ if let problem = StoreRoot.prepareRoot(config.storeRoot, owner: account.uid, gid
 var busPointer: OpaquePointer?
 var r = sd_bus_open_system(&busPointer)
 guard r >= 0, let bus = busPointer else { fail("cannot connect to the system bus: \(String(cString: strerror(-r)))") }
-r = sd_bus_request_name(bus, PASSCODE_BUS_NAME, 0)
-guard r >= 0 else { fail("cannot own \(PASSCODE_BUS_NAME): \(String(cString: strerror(-r)))") }
+r = sd_bus_request_name(bus, BusNames.name, 0)
+guard r >= 0 else { fail("cannot own \(BusNames.name): \(String(cString: strerror(-r)))") }
 
 if let problem = Privileges.drop(to: account.uid, gid: account.gid) { fail("dropping root: \(problem)") }
 
@@ -58,14 +59,22 @@ r = passcode_bus_add_object(bus) { m, member, error in
     return service.handle(m, member: member.map { String(cString: $0) } ?? "", error: error)
 }
 guard r >= 0 else { fail("cannot publish the interface: \(String(cString: strerror(-r)))") }
+// The stores' objects: their properties, each caller's own (Service+Properties.swift).
+r = passcode_bus_add_store_objects(bus) { uid, app, out in
+    guard let app, let out, let props = PushedStates.shared.lookup(uid: uid, app: String(cString: app)) else { return -ENOENT }
+    out.pointee = props
+    return 0
+}
+guard r >= 0 else { fail("cannot publish the stores' objects: \(String(cString: strerror(-r)))") }
 // A connection that closed leaves its proofs and chosen lengths behind no more (Proofs.swift):
 // without this, entries of closed connections would fill a uid's bound.
 r = passcode_bus_watch_gone(bus) { name in
     guard let name else { return }
     ProofBook.shared.forget(sender: String(cString: name))
+    PushedStates.shared.forget(sender: String(cString: name))
 }
 guard r >= 0 else { fail("cannot watch the bus for closed connections: \(String(cString: strerror(-r)))") }
-log("ready on \(PASSCODE_BUS_NAME) as uid \(getuid()), stores in \(config.storeRoot)")
+log("ready on \(BusNames.name) as uid \(getuid()), stores in \(config.storeRoot)")
 
 /// The bus thread: reads calls (sd_bus_process), sends the workers' answers, and sleeps in
 /// poll on the bus and the workers' eventfd.
@@ -84,6 +93,7 @@ while true {
     // The workers' calls to hosts' hooks; after taking the answers, so that a notification a call
     // sent goes out before that call's reply (Service+Hooks.swift).
     HookOutbox.shared.drain(bus)
+    PushedStates.shared.drain(bus)  // a change's PropertiesChanged before the reply of its call
     for (message, result) in finished {
         service.finish(message.pointer, result)
         sd_bus_message_unref(message.pointer)

@@ -91,7 +91,7 @@ static void test_planted_trigger_buys_no_guess(void) {
     char path[512];
     passcode_store *app = peppered_app(path, sizeof path, "trigger.db");
     CHECK_STATUS(passcode_verify(app, PC1, LEN), PASSCODE_OK);  /* an unlock: cleared_seq has a row */
-    /* Planted while the app has the store open (the triggers, word for word). */
+    /* Planted while the app has the store open (triggers, as an attacker writes them). */
     CHECK(attacker_writes(path, trigger_attack_sql) == 0);
     int32_t ended = 0;
     int got = guess_until_refused(app, ATTACK_TRIES, &ended);
@@ -1108,7 +1108,7 @@ static const char *empty_every_table_sql =
  * this test: is_set 0, passcode_set OK, and after a reopen no lock, no reset required, no
  * event). A store that held our schema is never new again: it is tampered until a reset. The
  * state table alone pointed at an empty page was refused as "set up without a pepper"; it is
- * tampered too. Without a pepper the emptied store opens as new: conceded (README). */
+ * tampered too. Without a pepper the emptied store opens as new: conceded (passcode(7)). */
 static void test_emptied_store_is_not_new(void) {
     EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512];
@@ -1254,10 +1254,10 @@ static void put_reset_rows_back(const char *path, const char *snapshot) {
 
 /* Copying earlier genuine reset rows back (their own MAC with them) while the store is tampered:
  * that MAC proves them genuine, not current, and nothing else in a tampered file can date them
- * (a rollback, README). The release before this test: 60 wrong tries at one code in 12 rounds,
+ * (a rollback, passcode(7)). The release before this test: 60 wrong tries at one code in 12 rounds,
  * and 30 codes in 30 minutes. The handle that takes the tries and makes the requests now counts
  * them itself: no more than the policy (5 tries a code, 5 codes a day) while the app runs; a
- * restart of the app gets the file's word again (README). */
+ * restart of the app gets the file's word again (passcode(7)). */
 static void test_replayed_reset_rows_buy_nothing_while_the_app_runs(void) {
     EMBEDDED_ONLY(ONLY_ATTACK);
     char path[512], snapshot[600];
@@ -1354,7 +1354,7 @@ static void test_truncated_store_is_not_new(void) {
         CHECK_STATUS(set_rc, PASSCODE_ERR_TAMPERED);
         CHECK(more == 0);
         if (app) passcode_close(app);
-        /* Without a pepper nothing can tell it from a new store (conceded, README). */
+        /* Without a pepper nothing can tell it from a new store (conceded, passcode(7)). */
         if (w == 0) {
             char plain_path[512];
             new_path(plain_path, sizeof plain_path, "truncated-plain.db");
@@ -1606,7 +1606,7 @@ static void test_symlink_at_store_path_is_refused(void) {
 /* A process of the same user that can only read the store file stops the creating process as
  * the new store gets its name (SIGSTOP), takes the store file's flock (the writers' lock) and
  * lets it go on: its own open waits out the busy timeout and fails BUSY. Its error path then
- * deleted the store it had just linked, which another process may already use (a reviewer:
+ * deleted the store it had just linked, which another process may already use (once:
  * a first passcode set and acknowledged meanwhile was gone, the next launch a new store, 5 of 5
  * tries). Once linked, the store stays. */
 static void test_failed_open_keeps_the_new_store(void) {

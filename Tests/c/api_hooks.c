@@ -1,7 +1,7 @@
 /* C API tests: reset codes, flows, host callbacks, account. */
 #include "api_support.h"
 
-/* ---- reset codes, flows, hooks, account (issues 4 and 5) ---------------------------------- */
+/* ---- reset codes, flows, hooks, account --------------------------------------------------- */
 
 typedef struct { char code[16]; int calls; int fail; int notices; int logouts; int deleted; char last_key[64]; } host_state;
 

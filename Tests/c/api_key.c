@@ -312,6 +312,28 @@ static passcode_store *open_without_keyring(const char *path) {
 
 /* A host that opted out of the session keyring: lock now wipes the key for good, and only the
  * passcode releases it again. */
+/* Five failed biometric matches take the key from the handle, as the passcode's own failures do:
+ * the host seals nothing more until the passcode is entered again. The rule is the core's; in
+ * service mode the client applies it to the key it holds in this process. */
+static void test_five_failed_matches_take_the_key_on_both_back_ends(void) {
+    char path[512];
+    mailbox m = {0};
+    uint8_t key[KEY], sealed[60];
+    size_t n = 0;
+    int32_t count = 0;
+    passcode_store *s = keyed_store(path, sizeof path, &m, key);
+    CHECK_STATUS(passcode_seal(s, key, 8, sealed, sizeof sealed, &n), PASSCODE_OK);
+    for (int i = 0; i < 4; i++) CHECK_STATUS(passcode_biometric_failed(s, &count), PASSCODE_OK);
+    CHECK(count == 4);
+    CHECK_STATUS(passcode_seal(s, key, 8, sealed, sizeof sealed, &n), PASSCODE_OK);  /* 4: kept */
+    CHECK_STATUS(passcode_biometric_failed(s, &count), PASSCODE_OK);
+    CHECK(count == 5);
+    CHECK_STATUS(passcode_seal(s, key, 8, sealed, sizeof sealed, &n), PASSCODE_ERR_KEY_NOT_RELEASED);
+    CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
+    CHECK_STATUS(passcode_seal(s, key, 8, sealed, sizeof sealed, &n), PASSCODE_OK);
+    passcode_close(s);
+}
+
 static void test_lock_now_wipes_the_key_without_the_session_keyring(void) {
     EMBEDDED_ONLY(ONLY_OPEN);
     char path[512];
@@ -633,7 +655,7 @@ static void test_old_stores_migrate_at_the_next_successful_verify(void) {
  * while the app (the first process) is unlocked with the key released. It tries the biometric
  * path, sealing, and then guesses with passcode_unlock_key for 24 simulated hours, waiting out
  * every lockout. Prints what it got. (A program in the app's own login session can release the
- * key by reporting a biometric match: the cost the README states; api_session.c shows it.) */
+ * key by reporting a biometric match: the cost passcode(7) states; api_session.c shows it.) */
 int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const char *boot_id) {
     if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) { perror("keyctl join"); return 1; }
     the_clock.boot_ms = strtoll(boot_ms, NULL, 10);
@@ -701,6 +723,7 @@ void run_key_tests(void) {
     RUN(test_biometric_release_within_policy_only);
     RUN(test_biometric_after_a_launch_needs_the_session_keyring);
     RUN(test_lock_now_wipes_the_key_without_the_session_keyring);
+    RUN(test_five_failed_matches_take_the_key_on_both_back_ends);
     RUN(test_flows_give_the_key_once);
     RUN(test_reset_with_and_without_the_recovery_key);
     RUN(test_recovery_key_needs_the_released_key);

@@ -190,7 +190,7 @@ static void test_no_setting_changes_while_locked(void) {
     passcode_close(s);
 }
 
-/* The attack of the issue: a later process of a careless host opens the store (the app just
+/* The attack: a later process of a careless host opens the store (the app just
  * launched, so it is locked), tries every way to switch the lockout off, then guesses for 24
  * simulated hours. Under the defaults it gets at most 10 guesses and never finds the passcode. */
 static void test_a_later_process_cannot_switch_the_lockout_off(void) {
@@ -242,7 +242,7 @@ static void test_a_later_process_cannot_switch_the_lockout_off(void) {
 }
 
 
-/* ---- issue 39: a passcode's policy belongs to that passcode ------------------------------
+/* ---- a passcode's policy belongs to that passcode ---------------------------------------
  * An attacker with a handle of its own (embedded: any code of the host; in service mode: another
  * process of the same uid, its own bus connection) on the victim's store. Each test ends with
  * the attacker guessing the victim's passcode, lockouts waited out on the test clock, and prints

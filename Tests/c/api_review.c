@@ -1,4 +1,4 @@
-/* Review of issue 39's fix ("a passcode's policy belongs to that passcode"): sequences that carry
+/* "A passcode's policy belongs to that passcode", attacked: sequences that carry
  * a rule, a proof or a length across a passcode change, found by attacking the change again.
  *
  * The common shape: a call of the attacker's handle checks its permission in one transaction
@@ -75,7 +75,7 @@ static void test_review_rule_written_after_the_first_passcode(void) {
     passcode_close(v);
 }
 
-/* 2. The issue's forgot, weaken, forgot again, with the weakening call held open across the
+/* 2. Forgot, weaken, forgot again, with the weakening call held open across the
  * second forgot and the user's new passcode: the proof of the attacker's passcode, checked
  * before the hook, writes the rule under the user's passcode. */
 static void test_review_forgot_inside_a_weakening_call(void) {

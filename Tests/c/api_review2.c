@@ -1,4 +1,4 @@
-/* Review 2 of issue 39's change (2): passcoded lets a uid's calls overlap where one waits on its
+/* passcoded lets a uid's calls overlap where one waits on its
  * host's hook. Each test is a same-uid attacker on connections of its own (each handle is a bus
  * connection in service mode) against the app's handle. Service mode only: embedded, a handle's
  * hooks run in-process and test_review_* (api_review.c) already cover the windows. */
@@ -271,7 +271,7 @@ static void test_review2_hook_calls_back_into_its_handle(void) {
 void run_review2_tests(void) {
     /* test_review2_held_hook_slots_refuse_the_apps_hooks is a known limit, not a test that passes:
      * two held hook waits of a same-uid process make the app's hook-asking calls HOOK_FAILED at
-     * once (a refusal, not a wait; README, passcoded). */
+     * once (a refusal, not a wait; passcoded(8)). */
     RUN(test_review2_victims_proof_made_during_the_wait);
     RUN(test_review2_store_removed_during_the_wait);
     RUN(test_review2_apps_removal_across_a_replaced_store);

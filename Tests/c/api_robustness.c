@@ -477,7 +477,7 @@ int probe_reset(const char *path) {
     return 0;
 }
 
-/* The attack of the issue: `unshare --user --map-root-user --time --boottime N` moves the boot
+/* The attack: `unshare --user --map-root-user --time --boottime N` moves the boot
  * clock of the requesting process days ahead without privilege. With the wall clock holding the
  * limits, no time namespace gets a code past them. */
 static void test_a_time_namespace_does_not_lift_the_reset_limits(void) {

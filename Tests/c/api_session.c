@@ -311,7 +311,7 @@ static void test_a_change_or_reset_moves_the_entry(void) {
     CHECK(session_count() == 1);  /* a request alone changes nothing */
     /* Done; the child sealed with the old key, so the reset says that key was replaced. */
     CHECK_STATUS(passcode_reset_complete(s, m.code, strlen(m.code), PC3, LEN), PASSCODE_ERR_KEY_REPLACED);
-    /* A reset proves the user, not the passcode: biometric unlock starts off again (issue 39),
+    /* A reset proves the user, not the passcode: biometric unlock starts off again,
      * and the host turns it back on with the proof the new passcode gave. */
     int64_t bio = -1;
     CHECK_STATUS(passcode_setting_get(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, &bio), PASSCODE_OK);
@@ -325,7 +325,7 @@ static void test_a_change_or_reset_moves_the_entry(void) {
     clear_session_entries();
 }
 
-/* Each event the issue lists takes the entry out, whichever process made it. */
+/* Each such event takes the entry out, whichever process made it. */
 static void test_revocation(void) {
     EMBEDDED_ONLY(ONLY_RESET_CODE);
     static const char *events[] = {

@@ -215,7 +215,7 @@ static inline void wrong_guess(passcode_store *s, int i, int32_t want) {
     CHECK_STATUS(passcode_verify(s, g, 6), want);
 }
 
-/* Issue 39's attacks (api_policy.c, api_review*.c): the attacker guesses distinct wrong passcodes
+/* The attacks on a passcode's own policy (api_policy.c, api_review*.c): the attacker guesses distinct wrong passcodes
  * of `len` digits, lockouts waited out, until the store stops checking them (reset required,
  * logged out) or `budget` guesses: returns the wrong answers it got; `*found` is set when a
  * guess was the passcode. */

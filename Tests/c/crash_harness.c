@@ -189,7 +189,7 @@ int main(int argc, char **argv) {
                 else { failed++; fprintf(stderr, "round %d: neither passcode works (%d, %d)\n", round, a, b); }
                 key_checks++;
                 /* A reset proves the user, not the passcode: its new passcode starts from the safe
-                 * defaults (issue 39). This handle just proved it, so the harness's free guessing
+                 * defaults. This handle just proved it, so the harness's free guessing
                  * is set again. */
                 if (mode == 1 && (a == PASSCODE_OK || b == PASSCODE_OK)
                     && (passcode_set_custom_schedule(c, none, 1, 0) != PASSCODE_OK

@@ -526,7 +526,7 @@ static int attacker(const char *path, const char *tcti, int tries) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* The issue's attacks, each from a second process: the file put back after five failures, the
+/* The attacks, each from a second process: the file put back after five failures, the
  * file next to another TPM, and plain guessing into the TPM's lockout. */
 static void test_attacks_from_a_second_process(void) {
     tpm_lockout_params(&A, 32);
@@ -621,7 +621,7 @@ static void test_posture_unprovisioned(void) {
     passcode_close(s);
     /* The file is input: its verifier edited to name a PIN_FAIL index the sealed object's policy
      * does not name (there is none on this unprovisioned TPM). The binding then holds nothing the
-     * library can check, and the posture says so, as the header does (issue 39). */
+     * library can check, and the posture says so, as the header does. */
     const char *py = "python3 -c \"import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()\" %s \"%s\"";
     CHECK(sh(py, path, "UPDATE passcode SET verifier = replace(verifier, ',tpm' || char(36), ',tpmpin' || char(36)) || char(36) || '01312345'") == 0);
     s = must_open(path, A.tcti);
@@ -637,7 +637,7 @@ static void test_posture_unprovisioned(void) {
     tpm_lockout_params(&A, 32);
 }
 
-/* The issue's direct attack on an unprovisioned TPM, from a second process: the primary rebuilt,
+/* The direct attack on an unprovisioned TPM, from a second process: the primary rebuilt,
  * the sealed blobs loaded from the file, guesses unsealed with tpm2-tools, the DA lockout cleared
  * with `tpm2_dictionarylockout -c` whenever it locks: every guess is answered, the passcode and
  * the data key are found, the library's counters never move; the posture said so beforehand. */
@@ -785,7 +785,7 @@ static void new_provisioned_store(char *path, size_t size, const char *name) {
     owner_auth_file = keep;
 }
 
-/* Guesses between the owner's unlocks (the reviewer's interleaving): another process makes 9
+/* Guesses between the owner's unlocks (an interleaving of guesses): another process makes 9
  * wrong guesses through TPM2_PolicySecret (one less than the limit, so the index never blocks),
  * the owner unlocks (which zeroes pinCount), and again, five times. The library sees the index's
  * pinCount above its own failures, charges the excess to the store (logged as tampering) and
@@ -1048,7 +1048,7 @@ static void test_provisioned_index_named_in_the_file(void) {
     owner_auth_file = NULL;
 }
 
-/* Provisioned: the issue's direct attack from a second process gets at most the guess limit
+/* Provisioned: the direct attack from a second process gets at most the guess limit
  * (10), with and without `tpm2_dictionarylockout -c`; without the persisted key it gets none.
  * The owner then finds the TPM refusing even the right passcode; a reset brings the store back. */
 static void test_provisioned_direct_attack(void) {
@@ -1161,7 +1161,7 @@ static void test_kill_during_tpm_operations(void) {
     passcode_close(s);
 }
 
-/* Review of issue 39's fix: binding and unbinding re-wrap the data key under the same passcode, so
+/* Binding and unbinding re-wrap the data key under the same passcode, so
  * the proof the bind's own passcode entry gave should hold on that handle (the passcode did not
  * change); today the new verifier's digest leaves it naming a wrap that is gone. */
 static void test_review_bind_keeps_its_own_proof(void) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """make check-docs: every `passcode_*` name that a comment or document mentions exists in
 include/passcode.h's declarations (a function, type or enum; comments do not count), or is the
-stored name of a setting (the header's "Stored as `...`"), a log kind's name (README's generated
-list), or names a file of the tree
+stored name of a setting (the header's "Stored as `...`"), a log kind's name (passcode(7)'s generated
+list, docs/passcode.7.md), or names a file of the tree
 (passcode_demo.c). Read: the header, README.md, docs/*.md, the Python binding and the
 comments of the Swift sources. Prints each unknown name with where it is; exits 1 if any.
     check_doc_names.py [ROOT]"""
@@ -20,9 +20,9 @@ def main():
     code = re.sub(r"/\*.*?\*/", "", header, flags=re.S)
     known = set(NAME.findall(code))
     known |= set(re.findall(r"Stored as\s+`(\w+)`", header.replace("\n *", " ")))
-    readme = (ROOT / "README.md").read_text()
-    if "<!-- log kinds:" in readme:  # the log's kinds as the library names them (generated there)
-        known |= set(NAME.findall(readme.split("<!-- log kinds:", 1)[1].split("<!-- end of the log kinds -->", 1)[0]))
+    security = (ROOT / "docs" / "passcode.7.md").read_text()
+    if "<!-- log kinds:" in security:  # the log's kinds as the library names them (generated there)
+        known |= set(NAME.findall(security.split("<!-- log kinds:", 1)[1].split("<!-- end of the log kinds -->", 1)[0]))
     tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True).stdout.split()
     known |= {Path(f).name.split(".")[0] for f in tracked}
     sources = [ROOT / "include" / "passcode.h", ROOT / "README.md"]

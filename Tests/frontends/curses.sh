@@ -1,7 +1,7 @@
 #!/bin/sh
 # The terminal demo's ncurses screens, driven by keys in an 80x24 tmux pane (a private tmux
 # server, stopped at the end) and read back with capture-pane: the email box stays until a key,
-# every refusal is a line on screen, f asks first, n says the failed match, long errors wrap
+# the first launch opens "Create Passcode", every refusal is a line on screen, f asks first, n says the failed match, long errors wrap
 # inside the pad's box, and the banner naming the store stays.
 #   Tests/frontends/curses.sh examples/c/passcode_demo
 set -eu
@@ -45,6 +45,10 @@ for n, row in enumerate(rows[1:19], 2):
 }
 tmux -L "$sock" -f /dev/null new-session -d -s demo -x 80 -y 24 \
     "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color '$demo' --store '$tmp/demo.db' --fake-clock; sleep 30"
+# The first launch, with no passcode: "Create Passcode" is on screen, and says why (issue 44).
+wait_for "Create Passcode"
+expect "the first launch" "Welcome: create a passcode to protect the app."
+keys Escape
 wait_for "screen: home"
 expect "banner" "demo, store $tmp/demo.db"
 keys r
@@ -60,17 +64,22 @@ wait_for "Your libpasscode reset code:"
 sleep 1.2  # the screen redraws twice a second while idle: the email must stay
 expect "the email stays" "Your libpasscode reset code:"
 expect "the reset entry behind the email" "Enter the code from the email"
-keys 1
+# The code from the box, typed; the new passcode twice: the reset's result is said under the box,
+# and shows when the key that closes the box is pressed (issue 44: it was cleared by that key).
+code=$(screen | sed -n 's/.*Your libpasscode reset code: \([0-9]*\).*/\1/p' | head -n 1)
+[ -n "$code" ] || { echo "curses: FAIL: no code in the email box" >&2; screen >&2; exit 1; }
+for d in $(echo "$code" | sed 's/./& /g'); do keys "$d"; done
 expect "the email stays while digits are typed" "Your libpasscode reset code:"
+wait_for "Enter a new passcode"
+keys 5 0 2 8 1 7; keys 5 0 2 8 1 7
+sleep 1
 keys Space
 absent "a key closes the email" "Your libpasscode reset code:"
-expect "closing the email leaves the entry" "Enter the code from the email"
-keys Escape
-wait_for "reset: cancelled"
+wait_for "reset: done"
 keys r
 expect "a second r is refused on screen" "too many reset-code requests"
 keys Escape
-keys g; keys 3 8 6 4 9 1
+keys g; keys 5 0 2 8 1 7
 wait_for "Enter new passcode"
 keys 1 2 3 4 5 6
 wait_for "Choose a harder"
@@ -87,8 +96,32 @@ expect "f asks first" "Your passcode will be removed."
 keys x
 absent "any other key cancels" "Your passcode will be removed."
 expect "still locked after cancel" "Enter Passcode"
+# Enough events for more than one page of the log: v shows the next page, and the oldest event.
+for round in 1 2 3; do
+    [ "$round" = 1 ] || keys l
+    for wrong in 1${round}1111 2${round}2222 3${round}3333; do
+        for digit in $(echo "$wrong" | sed 's/./& /g'); do keys "$digit"; done
+    done
+    keys 5 0 2 8 1 7
+    wait_for "3 failed attempts since your last unlock"
+done
+keys v
+wait_for "screen: security log"
+expect "the log's first page says there is more" "[v] the next ones"
+keys v
+expect "the log's next page has the oldest event" "passcode set"
+keys Space
+keys l
 keys f; keys y
 wait_for "Signed out."
 expect "banner on the last screen" "demo, store $tmp/demo.db"
+# A message wider than the terminal is broken at spaces over two rows, not cut (a 40-column pane).
+tmux -L "$sock" kill-session -t demo
+rm -f "$tmp/demo.db"*
+tmux -L "$sock" -f /dev/null new-session -d -s demo -x 40 -y 24 \
+    "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color '$demo' --store '$tmp/demo.db' --fake-clock; sleep 30"
+wait_for "Create Passcode"
+expect "a long message's first row ends at a word" " Welcome: create a passcode to protect"
+expect "a long message's second row" " the app."
 if [ "$fails" -ne 0 ]; then echo "curses: $fails check(s) failed" >&2; exit 1; fi
-echo "curses: the terminal demo's ncurses screens: email box kept until a key, refusals on screen, f confirms, n said, errors wrapped inside the box, banner kept"
+echo "curses: the terminal demo's ncurses screens: first launch opens Create Passcode, email box kept until a key and the reset's result shown when it closes, the log paged to its oldest event, long messages broken at spaces, refusals on screen, f confirms, n said, errors wrapped inside the box, banner kept"

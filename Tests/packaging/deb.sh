@@ -53,7 +53,7 @@ overridden=$(lintian --allow-root -EIL +pedantic --show-overrides --tag-display-
     | sed -n 's/^O: [^ ]* \([^ ]*\).*/\1/p' | sort | uniq -c | awk '{ printf "%s%s (%s)", sep, $2, $1; sep = ", " }')
 echo "deb-test: lintian -EvIL +pedantic: no tags; overridden with a reason: ${overridden:-none}"
 # hardening-check (devscripts) on the library: PIE, stack protector, RELRO and BIND_NOW must
-# pass. Fortify and CET cannot, because of the statically linked Swift runtime (README,
+# pass. Fortify and CET cannot, because of the statically linked Swift runtime (docs/hacking.md,
 # "Debian packages"): those two are checked to fail for exactly that reason and no other.
 command -v hardening-check >/dev/null 2>&1 || apt-get install -y -qq devscripts >/dev/null
 lib=$(find "$src/debian/libpasscode0" -name "libpasscode.so.$version")
@@ -63,7 +63,7 @@ hardening-check -v "$lib" > "$tmp/hardening-all.log" 2>&1 || true
 for f in fgets readlink strcat; do  # called only by the Swift runtime (libswiftCore.a), never by libpasscode's own code
     grep -q "unprotected: $f\$" "$tmp/hardening-all.log" || { echo "deb-test: FAIL: the runtime's unprotected $f is gone: re-check the fortify note" >&2; exit 1; }
 done
-echo "deb-test: hardening-check: $(grep -E ': yes' "$tmp/hardening.log" | sed 's/^ *//; s/: yes//' | tr '\n' ',' | sed 's/,$//'): yes; fortify and CET: not possible with the static Swift runtime (README)"
+echo "deb-test: hardening-check: $(grep -E ': yes' "$tmp/hardening.log" | sed 's/^ *//; s/: yes//' | tr '\n' ',' | sed 's/,$//'): yes; fortify and CET: not possible with the static Swift runtime (docs/hacking.md)"
 export DEBIAN_FRONTEND=noninteractive
 apt-get install -y -qq "$tmp"/libpasscode0_*.deb "$tmp"/libpasscode-dev_*.deb "$tmp"/python3-passcode_*.deb "$tmp"/passcoded_*.deb >/dev/null
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)

@@ -1,8 +1,13 @@
 #!/bin/sh
 # Installs into a temporary prefix (and a DESTDIR staging root), then builds the C quick start
-# against the installed header through pkg-config, with strict warnings, and runs it.
+# against the installed header through pkg-config, with strict warnings, and runs it; and runs the
+# README's commands for a prefix of one's own (the second ```sh block under "Quick start in C":
+# make install PREFIX=$HOME/.local, pkg-config, an rpath) exactly as written, with HOME a
+# temporary folder and no LD_LIBRARY_PATH.
 set -eu
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d)
+cleanup() { rm -rf "$tmp" quickstart quickstart.db quickstart.db-wal quickstart.db-shm; }
+trap cleanup EXIT
 version=$(cat VERSION)
 make -s install PREFIX="$tmp/prefix" PASSCODE_RECORD="$tmp/record" >/dev/null
 [ "$(cat "$tmp/record")" = "$tmp/prefix/lib" ] || { echo "install: FAIL: make install did not record LIBDIR for the Python binding" >&2; exit 1; }
@@ -14,6 +19,7 @@ grep -q '^Requires.private: libsodium sqlite3$' "$tmp/prefix/lib/pkgconfig/passc
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 flags=$(pkg-config --cflags --libs passcode)
 cc -std=c99 -Wall -Wextra -Wpedantic -Werror examples/c/quickstart.c $flags -o "$tmp/quickstart"
+out=$(env -u LD_LIBRARY_PATH "$tmp/quickstart" "$tmp/qs.db" 2>&1) && echo "install: FAIL: a program built with pkg-config's flags alone found the library in a non-system prefix without LD_LIBRARY_PATH; the README says it needs an rpath" >&2 && exit 1
 out=$(LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/quickstart" "$tmp/qs.db")
 echo "$out" | grep -q '^wrong passcode: incorrect passcode$'
 echo "$out" | grep -q '^right passcode: success$'
@@ -27,10 +33,27 @@ done
 MANWIDTH=80 man -M "$mandir" passcode_verify 2>/dev/null | grep -q 'passcode_status passcode_verify (passcode_store \* store' \
     || { echo "install: FAIL: man passcode_verify does not show passcode_verify" >&2; exit 1; }
 MANWIDTH=80 man -M "$mandir" 7 passcode 2>/dev/null | grep -q 'Write-ahead' || { echo "install: FAIL: man 7 passcode" >&2; exit 1; }
+# The HTML reference, where the README says.
+[ -f "$tmp/prefix/share/doc/libpasscode/html/index.html" ] && [ -f "$tmp/prefix/share/doc/libpasscode/html/passcode-service.html" ] \
+    || { echo "install: FAIL: the HTML reference is not in share/doc/libpasscode/html" >&2; exit 1; }
+for page in "7 passcode-tpm" "3 passcode-service"; do
+    MANWIDTH=80 man -M "$mandir" $page 2>/dev/null | grep -q . || { echo "install: FAIL: man $page" >&2; exit 1; }
+done
+# The README's commands for a prefix of one's own, as written (no LD_LIBRARY_PATH, HOME a temporary folder).
+awk '$0 == "## Quick start in C" {in_s = 1; next} in_s && /^## / {exit}
+    in_s && $0 == "```sh" {n++; on = (n == 2); next} on && $0 == "```" {exit} on {print}' README.md > "$tmp/prefix.sh"
+grep -q 'PREFIX=\$HOME/.local' "$tmp/prefix.sh" || { echo "install: FAIL: the README's commands for a prefix of one's own not found" >&2; exit 1; }
+mkdir -p "$tmp/home"
+rm -f quickstart quickstart.db quickstart.db-wal quickstart.db-shm
+env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH -u PASSCODE_LIBRARY HOME="$tmp/home" PASSCODE_RECORD="$tmp/record-home" \
+    sh -eu "$tmp/prefix.sh" > "$tmp/prefix.out" 2>&1 || { tail -20 "$tmp/prefix.out" >&2; echo "install: FAIL: the README's commands for PREFIX=\$HOME/.local" >&2; exit 1; }
+grep -q '^right passcode: success$' "$tmp/prefix.out" || { tail -20 "$tmp/prefix.out" >&2; echo "install: FAIL: the README's PREFIX=\$HOME/.local quick start output" >&2; exit 1; }
+readelf -d quickstart | grep -q "R.*PATH.*$tmp/home/.local/lib" || { echo "install: FAIL: the quick start has no rpath to \$HOME/.local/lib" >&2; exit 1; }
 # DESTDIR staging, as packagers use it.
 make -s install PREFIX=/usr DESTDIR="$tmp/stage" PASSCODE_RECORD="$tmp/record-staged" >/dev/null
 [ ! -e "$tmp/record-staged" ] || { echo "install: FAIL: a DESTDIR install recorded a LIBDIR" >&2; exit 1; }
 [ -e "$tmp/stage/usr/lib/libpasscode.so.$version" ] && [ -e "$tmp/stage/usr/include/passcode.h" ] \
     && grep -q '^prefix=/usr$' "$tmp/stage/usr/lib/pkgconfig/passcode.pc" \
     || { echo "install: FAIL: DESTDIR staging" >&2; exit 1; }
-echo "install: PREFIX and DESTDIR installs complete; quick start built with pkg-config ($flags) and ran; man passcode_verify, man 3 passcode and man 7 passcode open from the installed tree"
+echo "install: the README's commands for PREFIX=\$HOME/.local ran as written: built with pkg-config and an rpath, ran without LD_LIBRARY_PATH"
+echo "install: PREFIX and DESTDIR installs complete; HTML in share/doc/libpasscode/html; quick start built with pkg-config ($flags) and ran; man passcode_verify, man 3 passcode and man 7 passcode open from the installed tree"

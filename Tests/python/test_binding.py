@@ -60,7 +60,7 @@ def test_lockout_carries_seconds_remaining(locked_store, clock):
 
 def test_lock_state_and_lifecycle(locked_store, clock):
     s = locked_store
-    s.set(Setting.AUTO_LOCK_SECONDS, 60)
+    s.set_setting(Setting.AUTO_LOCK_SECONDS, 60)
     assert s.report(Event.LAUNCHED) is True
     assert s.lock_state == (True, LockReason.LAUNCH)
     s.verify(PC1)
@@ -74,25 +74,25 @@ def test_lock_state_and_lifecycle(locked_store, clock):
 def test_biometrics(locked_store):
     s = locked_store
     with pytest.raises(passcode.BiometricUnavailable):
-        s.set(Setting.BIOMETRIC_ENABLED, 1)
+        s.set_setting(Setting.BIOMETRIC_ENABLED, 1)
     s.set_biometric_availability(True, BiometricKind.TOUCH_ID)
     assert s.security_label == "Passcode & Touch ID"
     s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
     assert s.security_label == "Passcode & Fingerprint"
     s.set_biometric_availability(True, BiometricKind.TOUCH_ID)
-    s.set(Setting.BIOMETRIC_ENABLED, 1)
+    s.set_setting(Setting.BIOMETRIC_ENABLED, 1)
     s.report(Event.LAUNCHED)  # per boot, as on iOS: the passcode was entered in this boot
     assert s.locked and not s.biometric_lead  # locked at launch: the pad leads
     s.biometric_unlock()
     assert not s.locked
-    s.set(Setting.PASSCODE_AFTER_EVERY_LAUNCH, 1)
+    s.set_setting(Setting.PASSCODE_AFTER_EVERY_LAUNCH, 1)
     s.report(Event.LAUNCHED)
     with pytest.raises(passcode.PasscodeRequired) as e:
         s.biometric_unlock()
     assert e.value.reason == BiometricRefusal.FIRST_UNLOCK_AFTER_LAUNCH
     s.verify(PC1)
-    s.set(Setting.PASSCODE_AFTER_EVERY_LAUNCH, 0)
-    s.set(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
+    s.set_setting(Setting.PASSCODE_AFTER_EVERY_LAUNCH, 0)
+    s.set_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
     s.report(Event.LAUNCHED)
     assert s.locked and s.biometric_lead  # "Require on App Launch": the prompt leads
     s.verify(PC1)
@@ -139,15 +139,15 @@ def test_settings_hook_rolls_back_and_exceptions_become_failures(store):
 
     store.settings_hook(hook)
     with pytest.raises(passcode.HookFailed) as e:
-        store.set(Setting.AUTO_LOCK_SECONDS, 300)
+        store.set_setting(Setting.AUTO_LOCK_SECONDS, 300)
     assert "backend offline" in e.value.message
-    assert store.get(Setting.AUTO_LOCK_SECONDS) == 900
+    assert store.get_setting(Setting.AUTO_LOCK_SECONDS) == 900
     assert seen == [("auto_lock_seconds", "900", "300")]
     store.settings_hook(None)
-    store.set(Setting.AUTO_LOCK_SECONDS, 300)
-    assert store.get(Setting.AUTO_LOCK_SECONDS) == 300
+    store.set_setting(Setting.AUTO_LOCK_SECONDS, 300)
+    assert store.get_setting(Setting.AUTO_LOCK_SECONDS) == 300
     with pytest.raises(passcode.InvalidSetting):
-        store.set(Setting.AUTO_LOCK_SECONDS, 120)
+        store.set_setting(Setting.AUTO_LOCK_SECONDS, 120)
 
 
 @pytest.mark.embedded_only(ONLY_RESET_CODE)
@@ -267,7 +267,7 @@ def test_account(store):
     with pytest.raises(passcode.PasswordEmpty):
         store.check_password_change("", "long enough", "long enough")
     store.check_password_change("old", "ünïcødé!", "ünïcødé!")
-    assert store.get(Setting.LAST_PASSWORD_CHANGE) > 0
+    assert store.get_setting(Setting.LAST_PASSWORD_CHANGE) > 0
     store.record_session("me", "My Laptop", "Linux", 3000, "Berlin", is_current=True)
     store.record_session("tab", "Tablet", "Android", 2000)
     store.record_session("mac", "MacBook Pro", "macOS", 1000, "Leeds")
@@ -312,9 +312,9 @@ def test_other_bad_input(store, tmp_path):
     with pytest.raises(TypeError):
         store.get("auto_lock_seconds")
     with pytest.raises(ValueError):
-        store.get(99)
+        store.get_setting(99)
     with pytest.raises(TypeError):
-        store.set(Setting.AUTO_LOCK_SECONDS, "60")
+        store.set_setting(Setting.AUTO_LOCK_SECONDS, "60")
     with pytest.raises(TypeError):
         store.record_session(None, "x", "y", 0)
     with pytest.raises(TypeError):
@@ -435,13 +435,13 @@ def test_weakening_needs_a_fresh_passcode(locked_store, clock):
     # set_passcode was the proof; 5 minutes later it is stale
     clock.advance(301)
     with pytest.raises(passcode.PasscodeRequired):
-        locked_store.set(Setting.AUTO_LOCK_SECONDS, 3600)
-    locked_store.set(Setting.AUTO_LOCK_SECONDS, 60)  # shorter: no proof needed
+        locked_store.set_setting(Setting.AUTO_LOCK_SECONDS, 3600)
+    locked_store.set_setting(Setting.AUTO_LOCK_SECONDS, 60)  # shorter: no proof needed
     locked_store.authorize(PC1)
-    locked_store.set(Setting.AUTO_LOCK_SECONDS, 3600)
+    locked_store.set_setting(Setting.AUTO_LOCK_SECONDS, 3600)
     locked_store.report(Event.LOCK_NOW)
     with pytest.raises(passcode.AppLocked):
-        locked_store.set(Setting.AUTO_LOCK_SECONDS, 60)
+        locked_store.set_setting(Setting.AUTO_LOCK_SECONDS, 60)
 
 
 def test_security_log_and_failure_summary(locked_store, clock):
@@ -489,8 +489,8 @@ def test_lock_screen_is_one_immutable_value_that_agrees_with_the_single_calls(st
     assert _screen(s) == _singles(s)
     s.set_passcode(PC1)
     s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
-    s.set(Setting.BIOMETRIC_ENABLED, 1)
-    s.set(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
+    s.set_setting(Setting.BIOMETRIC_ENABLED, 1)
+    s.set_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
     s.report(Event.LAUNCHED)
     v = s.lock_screen()
     assert v.locked and v.reason is LockReason.LAUNCH and v.biometric_kind is BiometricKind.FINGERPRINT

@@ -59,7 +59,7 @@ def test_biometric_release_after_a_launch_comes_from_the_session_keyring(tmp_pat
         s.set_passcode(PC1)
         first = s.unlock_key(PC1)
         s.set_biometric_availability(True, BiometricKind.FACE_ID)
-        s.set(Setting.BIOMETRIC_ENABLED, 1)
+        s.set_setting(Setting.BIOMETRIC_ENABLED, 1)
     # A new launch with the session keyring (the default): the first launch's passcode unlock
     # is enough in this boot and login session.
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:

@@ -35,7 +35,7 @@ def test_every_async_twin_has_its_blocking_calls_signature_and_doc():
             assert inspect.iscoroutinefunction(twin), name
             assert twin.__name__ == name and twin.__qualname__ == blocking.__qualname__ + "_async"
             assert inspect.signature(twin) == inspect.signature(blocking), name
-            assert blocking.__doc__ and blocking.__doc__ in twin.__doc__, name
+            assert blocking.__doc__ and inspect.cleandoc(blocking.__doc__) in twin.__doc__, name
 
 
 def test_a_twin_passes_keyword_arguments_and_raises_what_the_call_raises(tmp_path, clock):

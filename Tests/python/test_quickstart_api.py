@@ -4,6 +4,7 @@ import ctypes.util
 import inspect
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -97,12 +98,12 @@ def test_a_state_is_a_property_an_action_a_method(tmp_path, clock):
     with passcode.Store(tmp_path / "b.db", ops_limit=1, mem_limit=8192, clock=clock) as s:
         for name in ("security_label", "biometric_refusal", "biometric_lead", "is_set", "locked", "lock_state"):
             assert isinstance(inspect.getattr_static(passcode.Store, name), property), name
-        for name in ("verify", "report", "set", "biometric_unlock", "biometric_failed"):
+        for name in ("verify", "report", "set_setting", "biometric_unlock", "biometric_failed"):
             assert callable(inspect.getattr_static(passcode.Store, name)), name
         assert s.biometric_refusal == BiometricRefusal.NO_PASSCODE
         s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
         s.set_passcode(PC1)
-        s.set(passcode.Setting.BIOMETRIC_ENABLED, 1)
+        s.set_setting(passcode.Setting.BIOMETRIC_ENABLED, 1)
         assert s.biometric_refusal == BiometricRefusal.NONE
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -117,11 +118,11 @@ def test_biometric_unlock_is_refused_while_the_lock_is_off(tmp_path, clock):
         s.set_passcode(PC1)
         s.disable(PC1)
         with pytest.raises(passcode.InvalidSetting, match="passcode lock to be on"):
-            s.set(passcode.Setting.BIOMETRIC_ENABLED, 1)
-        assert s.get(passcode.Setting.BIOMETRIC_ENABLED) == 0
+            s.set_setting(passcode.Setting.BIOMETRIC_ENABLED, 1)
+        assert s.get_setting(passcode.Setting.BIOMETRIC_ENABLED) == 0
         s.enable()
-        s.set(passcode.Setting.BIOMETRIC_ENABLED, 1)
-        assert s.get(passcode.Setting.BIOMETRIC_ENABLED) == 1
+        s.set_setting(passcode.Setting.BIOMETRIC_ENABLED, 1)
+        assert s.get_setting(passcode.Setting.BIOMETRIC_ENABLED) == 1
 
 
 # -- where the library is looked for ---------------------------------------------------------
@@ -196,3 +197,37 @@ def test_make_demo_installs_only_what_the_demo_needs():
     with open(os.path.join(ROOT, "Makefile")) as f:
         rules = [line for line in f if line.startswith("demo:")]
     assert rules and "deps-demo" in rules[0].split() and "deps" not in rules[0].split()
+
+
+def test_help_shows_one_store_class_and_flush_docstrings():
+    """help(passcode.Store) (issue 44): one class, no private mixin (passcode.settings._Settings, ...)
+    in its bases or as "Methods inherited from"; every async twin's docstring as flush as the
+    blocking method's (it used to carry the source's indentation, shifted right)."""
+    import pydoc
+    text = pydoc.render_doc(passcode.Store, renderer=pydoc.plaintext)
+    assert "class Store(builtins.object)" in text
+    assert "Method resolution order" not in text and "inherited from" not in text
+    assert not re.search(r"passcode\.\w+\._[A-Z]\w*", text), re.findall(r"passcode\.\w+\._[A-Z]\w*", text)
+    for name in ("verify_async", "remove_store_async", "authorize_async", "set_passcode_async"):
+        doc = inspect.getdoc(getattr(passcode.Store, name))
+        blocking = inspect.getdoc(getattr(passcode.Store, name[:-len("_async")]))
+        assert doc.endswith(blocking), name
+        assert not [line for line in doc.splitlines() if line.startswith("        ")], name
+    for name in ("set_setting", "get_setting", "set_passcode", "verify", "lock_screen", "seal"):
+        assert name in text, name
+
+
+def test_set_setting_and_the_deprecated_set_and_get(tmp_path, clock):
+    """store.set_setting/get_setting name what they set (issue 44: `set` sat beside `set_passcode`);
+    the old `set` and `get` still work for a release, with a DeprecationWarning naming the new ones."""
+    with passcode.Store(tmp_path / "s.db", ops_limit=1, mem_limit=8192, clock=clock) as s:
+        s.set_setting(passcode.Setting.AUTO_LOCK_SECONDS, 60)
+        assert s.get_setting(passcode.Setting.AUTO_LOCK_SECONDS) == 60
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            s.set(passcode.Setting.AUTO_LOCK_SECONDS, 300)
+            assert s.get(passcode.Setting.AUTO_LOCK_SECONDS) == 300
+        messages = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+        assert messages == ["Store.set() is deprecated; use Store.set_setting()",
+                            "Store.get() is deprecated; use Store.get_setting()"]
+        assert all(w.filename == __file__ for w in caught)  # the warning points at the caller

@@ -33,9 +33,9 @@ def require_on_launch_store(path, clock):
     s = passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock)
     s.set_passcode(PC1)
     s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
-    s.set(Setting.BIOMETRIC_ENABLED, 1)
-    s.set(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
-    s.set(Setting.LOCK_AT_LAUNCH, 0)
+    s.set_setting(Setting.BIOMETRIC_ENABLED, 1)
+    s.set_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, 1)
+    s.set_setting(Setting.LOCK_AT_LAUNCH, 0)
     return s
 
 
@@ -56,7 +56,7 @@ def test_a_launch_after_a_kill_in_the_background_applies_the_auto_lock(tmp_path,
     path = str(tmp_path / "autolock.db")
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_passcode(PC1)
-        s.set(Setting.LOCK_AT_LAUNCH, 0)
+        s.set_setting(Setting.LOCK_AT_LAUNCH, 0)
         s.report(Event.BACKGROUND)
     clock.advance(2 * 3600)
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
@@ -101,8 +101,8 @@ def test_biometric_off_keeps_require_on_launch_and_the_next_launch_locks(tmp_pat
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.report(Event.LAUNCHED)
         s.biometric_unlock()  # a match, no passcode
-        s.set(Setting.BIOMETRIC_ENABLED, 0)  # a strengthening change: no proof
-        assert s.get(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH) == 1
+        s.set_setting(Setting.BIOMETRIC_ENABLED, 0)  # a strengthening change: no proof
+        assert s.get_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH) == 1
     clock.advance(2 * 3600)
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.report(Event.LAUNCHED)
@@ -126,7 +126,7 @@ def test_auto_lock_and_the_48_hours_count_by_the_wall_clock_too(tmp_path, clock)
     path = str(tmp_path / "clocks.db")
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_passcode(PC1)
-        s.set(Setting.LOCK_AT_LAUNCH, 0)
+        s.set_setting(Setting.LOCK_AT_LAUNCH, 0)
         s.report(Event.BACKGROUND)
     clock.boot += 60_000  # a boot clock set back in a time namespace: 1 minute
     clock.wall += 2 * 3600_000  # the wall clock: 2 hours
@@ -135,7 +135,7 @@ def test_auto_lock_and_the_48_hours_count_by_the_wall_clock_too(tmp_path, clock)
         assert s.lock_state == (True, LockReason.BACKGROUND)
         s.verify(PC1)
         s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
-        s.set(Setting.BIOMETRIC_ENABLED, 1)
+        s.set_setting(Setting.BIOMETRIC_ENABLED, 1)
         s.report(Event.LOCK_NOW)
         clock.boot += 3600_000
         clock.wall += 49 * 3600_000
@@ -157,7 +157,7 @@ def test_failed_deliveries_count_toward_the_daily_limit(tmp_path, clock):
             with pytest.raises((passcode.HookFailed, passcode.RateLimited)):
                 s.request_reset_code()
             clock.advance(61)
-        assert len(handed) == s.get(Setting.RESET_REQUESTS_PER_DAY)
+        assert len(handed) == s.get_setting(Setting.RESET_REQUESTS_PER_DAY)
 
 
 @pytest.mark.embedded_only(ONLY_RESET_CODE)

@@ -257,7 +257,7 @@ int main(int argc, char **argv) {
           "a refused remove keeps the passcode");
     CHECK(has_line(service_out, "passcode_remove(s, next, nlen): success | set 0 enabled 0"), "an allowed remove removes it");
     /* The 1800 s set while no passcode existed is weaker than the default: the new passcode starts
-     * from 900 (issue 39: a rule set with no passcode does not outlive the next first one). */
+     * from 900 (a rule set with no passcode does not outlive the next first one). */
     CHECK(has_line(service_out, "passcode_set(s, good, glen): success | set 1 enabled 1 auto_lock 900"),
           "with the hooks removed, neither is asked (a refusing host no longer refuses); the weaker auto-lock set with no passcode is back at its default");
     const char *want_log =

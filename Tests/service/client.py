@@ -7,9 +7,16 @@ answers one JSON line on stdout. Requests:
   {"raw": N, "start": S}                                 N random calls (odd names, signatures, bytes)
   {"own": NAME}                                          ask the bus for NAME
   {"stall": N, "connections": C, "app": APP, "flags": F, "call": ..., "sig": ..., "args": [...]}
-      issue 39's staller: C connections of this uid each register hooks (SetHooks APP F) that never
+      the same-uid staller: C connections of this uid each register hooks (SetHooks APP F) that never
       answer, and queue N calls each at once; answers when a hook is being asked (kept until exit)
   {"stalled": 0}                                         what the staller's connections saw so far
+  {"props": PATH}                                        Properties.GetAll of a store's object (its interface)
+  {"signals": 0}                                         the PropertiesChanged this connection received
+                                                         since the last ask (it listens for every one
+                                                         the bus lets it, with an eavesdropping match too)
+  {"monitor": 0}                                         ask the bus to become a monitor (a new connection)
+  {"watchclose": N, "apps": [...]}                       N times: a new connection sends Watch of each app
+                                                         without waiting for the replies, and closes
 """
 import json
 import os
@@ -80,6 +87,16 @@ def many(n, method, sig, args):
     return {"answered": len(results), "results": results}
 
 
+def watch_and_close(n, apps):
+    for _ in range(n):
+        c = connect()
+        for app in apps:
+            c.call(NAME, PATH, IFACE, "Watch", GLib.Variant("(s)", (app,)), None, Gio.DBusCallFlags.NO_AUTO_START, 120000, None, None)
+        c.flush_sync(None)
+        c.close_sync(None)
+    return {"ok": n}
+
+
 stallers = []  # the staller's connections, kept open until the process ends
 stall_seen = {"hooks asked": 0, "answers": {}}
 stall_lock = threading.Lock()
@@ -143,8 +160,29 @@ def raw(n, conn, start):
     return {"outcomes": outcomes}
 
 
+heard = []
+heard_lock = threading.Lock()
+
+
+def listen(conn):
+    """Every PropertiesChanged this connection receives (a filter: GDBus's own thread, no main
+    loop), as [sender, path, destination]; and matches asking the bus for all of them, an
+    eavesdropping one too (the system bus's policy must give it nothing addressed to others)."""
+    def on_message(c, message, incoming):
+        if incoming and message.get_message_type() == Gio.DBusMessageType.SIGNAL and message.get_member() == "PropertiesChanged":
+            with heard_lock:
+                heard.append([message.get_sender(), message.get_path(), message.get_destination()])
+        return message
+    conn.add_filter(on_message)
+    for rule in ("type='signal',interface='org.freedesktop.DBus.Properties'",
+                 "type='signal',interface='org.freedesktop.DBus.Properties',eavesdrop='true'"):
+        answer_of(lambda: conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch",
+                                         GLib.Variant("(s)", (rule,)), None, Gio.DBusCallFlags.NONE, 10000, None))
+
+
 def main():
     conn = connect()
+    listen(conn)
     for line in sys.stdin:
         req = json.loads(line)
         if "file" in req:
@@ -161,6 +199,22 @@ def main():
                 out = json.loads(json.dumps(stall_seen))
         elif "raw" in req:
             out = raw(req["raw"], conn, req.get("start", 31))
+        elif "props" in req:
+            out = answer_of(lambda: conn.call_sync(NAME, req["props"], "org.freedesktop.DBus.Properties", "GetAll",
+                                                   GLib.Variant("(s)", ("org.libpasscode.Passcode1.Store",)), None,
+                                                   Gio.DBusCallFlags.NONE, 10000, None))
+            if "ok" in out:
+                out["ok"] = [dict(out["ok"][0])]
+        elif "signals" in req:
+            with heard_lock:
+                out = {"ok": list(heard)}
+                heard.clear()
+        elif "watchclose" in req:
+            out = watch_and_close(req["watchclose"], req["apps"])
+        elif "monitor" in req:
+            out = answer_of(lambda: connect().call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Monitoring",
+                                                        "BecomeMonitor", GLib.Variant("(asu)", (["type='signal'"], 0)), None,
+                                                        Gio.DBusCallFlags.NONE, 10000, None))
         else:
             out = call(conn, req["call"], req.get("sig"), req.get("args", []), req.get("iface", IFACE))
         out["uid"] = os.getuid()

@@ -10,8 +10,8 @@
  *   service_faults fork APP GOOD             fork() after opening in service mode
  *   service_faults fuzz APP CALLS SEED       random C API calls with random arguments
  *   service_faults bench APP GOOD DIR OPS,MEM  bench rows against an embedded store in DIR
- *   service_faults victim APP GOOD           a process of a uid another process of which stalls
- *                                            (issue 39): prints "READY", and after a line on stdin
+ *   service_faults victim APP GOOD           a process of a uid another process of which stalls:
+ *                                            prints "READY", and after a line on stdin
  *                                            times its open, a query, a verify and a setting
  *                                            change: "WAITS o q v s"
  * Prints "ok   ..." / "FAIL ..." lines (service_support.h); exit status: the failed checks. */
@@ -285,7 +285,7 @@ static void latency(void) {
     passcode_close(s);
 }
 
-/* The victim of a staller of its own uid (issue 39): the store is made and checked first; then,
+/* The victim of a staller of its own uid: the store is made and checked first; then,
  * after a line on stdin (the staller's calls queued and its hook being asked), a new open, a
  * query, a verify and a setting change are each timed. "WAITS open query verify setting"
  * (seconds; -1: not reached). */
@@ -756,15 +756,19 @@ static void bench(const char *dir, const char *cost) {
     qsort(ratio, ROUNDS, sizeof *ratio, compare_doubles);
     for (int k = 0; ok && k < 2; k++) {
         int32_t v;
+        /* The first query of a handle in service mode asks passcoded to push the store (Watch);
+         * the row is the queries after it, answered from what was pushed. */
+        ok = passcode_failed_attempts(k ? service : embedded, &v) == PASSCODE_OK;
         double t = now_seconds();
         for (int q = 0; q < QUERIES; q++) ok = ok && passcode_failed_attempts(k ? service : embedded, &v) == PASSCODE_OK;
         query[k] = (now_seconds() - t) / QUERIES;
     }
     printf("BENCH verify through passcoded vs embedded (Argon2id ops %llu, %llu MiB, both on tmpfs): %.4f s vs %.4f s a verify (means of %d), "
-           "median of the pairs' ratios %.3fx (bar <= 1.05x: %s)\n", ops, mem >> 20, took[1] / ROUNDS, took[0] / ROUNDS, ROUNDS,
-           ratio[ROUNDS / 2], ratio[ROUNDS / 2] <= 1.05 ? "within" : "MISSED");
-    printf("BENCH cached query (passcode_failed_attempts): embedded %.1f us, through passcoded %.1f us a call: %.1fx (report)\n",
-           query[0] * 1e6, query[1] * 1e6, query[0] > 0 ? query[1] / query[0] : 0.0);
+           "median of the pairs' ratios %.3fx (bar <= 1.03x: %s)\n", ops, mem >> 20, took[1] / ROUNDS, took[0] / ROUNDS, ROUNDS,
+           ratio[ROUNDS / 2], ratio[ROUNDS / 2] <= 1.03 ? "within" : "MISSED");
+    printf("BENCH cached query (passcode_failed_attempts, pushed by passcoded): embedded %.2f us, through passcoded %.2f us a call "
+           "(bar <= 2 us: %s): %.1fx embedded (report)\n",
+           query[0] * 1e6, query[1] * 1e6, query[1] <= 2e-6 ? "within" : "MISSED", query[0] > 0 ? query[1] / query[0] : 0.0);
     CHECK(ok, "bench: every call succeeded on both back ends (%s)", passcode_strerror(rc));
     passcode_close(embedded);
     passcode_close(service);

@@ -91,7 +91,7 @@ static void basics(void) {
     STATUS(passcode_set_length(s, 8), PASSCODE_OK);
     passcode_length(s, &v);
     CHECK(v == 8, "eight digits now: %d", (int)v);
-    /* The length chosen is this connection's alone (issue 39): another connection of the same
+    /* The length chosen is this connection's alone: another connection of the same
      * process sees the default, and cannot choose one for this connection's first passcode. */
     passcode_status orc;
     passcode_store *other = open_service(app, &orc);

@@ -41,13 +41,13 @@ check(s.failed_attempts == 0 and s.lock_state == (False, LockReason.NONE), f"the
 screen = s.lock_screen()
 check(screen.passcode_set and screen.lock_enabled and not screen.locked, f"the lock screen: {screen}")
 other = passcode.Store("service", service=APP)  # a handle that has not seen the passcode
-raises(passcode.PasscodeRequired, lambda: other.set(Setting.AUTO_LOCK_SECONDS, 3600), "a weakening change without authorize")
+raises(passcode.PasscodeRequired, lambda: other.set_setting(Setting.AUTO_LOCK_SECONDS, 3600), "a weakening change without authorize")
 other.authorize(GOOD)
-other.set(Setting.AUTO_LOCK_SECONDS, 3600)
-check(s.get(Setting.AUTO_LOCK_SECONDS) == 3600, "with authorize it is stored, and the first handle sees it")
+other.set_setting(Setting.AUTO_LOCK_SECONDS, 3600)
+check(s.get_setting(Setting.AUTO_LOCK_SECONDS) == 3600, "with authorize it is stored, and the first handle sees it")
 other.close()
-s.set(Setting.AUTO_LOCK_SECONDS, 1800)
-check(s.get(Setting.AUTO_LOCK_SECONDS) == 1800, "the handle that verified the passcode may weaken too, as embedded")
+s.set_setting(Setting.AUTO_LOCK_SECONDS, 1800)
+check(s.get_setting(Setting.AUTO_LOCK_SECONDS) == 1800, "the handle that verified the passcode may weaken too, as embedded")
 for name, kwargs in (("the clock", {"clock": lambda: (1, 1, 1)}), ("the Argon2id cost", {"cost": passcode.Cost.SENSITIVE}),
                      ("the pepper", {"pepper": bytes(32)}), ("allow_weak", {"allow_weak": True}),
                      ("the TPM option", {"tpm": True})):

@@ -5,7 +5,7 @@ from passcode import Setting
 
 store = passcode.Store("x.db")
 store.verify(386491)  # E: arg-type
-store.set(Setting.AUTO_LOCK_SECONDS, "60")  # E: arg-type
+store.set_setting(Setting.AUTO_LOCK_SECONDS, "60")  # E: arg-type
 n: str = store.failed_attempts  # E: assignment
 
 

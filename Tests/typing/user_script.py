@@ -38,7 +38,7 @@ def main() -> int:
     result, error = unlock_with_a_flow(a, "386491")
     assert result == FlowResult.SUCCESS, error
     asyncio.run(verify_twice(a, b, "386491"))
-    timeout: int = a.get(Setting.AUTO_LOCK_SECONDS)
+    timeout: int = a.get_setting(Setting.AUTO_LOCK_SECONDS)
     low, high = passcode.setting_bounds(Setting.AUTO_LOCK_SECONDS)
     assert low <= timeout <= high
     events: List[LoggedEvent] = a.events()

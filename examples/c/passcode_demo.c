@@ -53,11 +53,15 @@ typedef struct {
     int last_shakes;
     char notice[160];
     int show_log;  /* the next screen is the security log */
+    size_t log_from;  /* curses: the first event the log screen shows (v again: the next page) */
     char note_path[1100];  /* the secret note, sealed with the store's data key */
     int curses;               /* interactive: ncurses draws the screens */
     char said[6][200];        /* what commands said since the last screen (curses) */
     int nsaid;
     int mail_shown;           /* curses: the "email" box stays until a key other than a digit */
+    int proof_pending;        /* a setting change waits for the passcode, entered in an unlock flow */
+    int32_t proof_setting;
+    int64_t proof_value;
     int confirm_forgot;       /* "Forgot Passcode?" asks before it signs out */
     char banner[1200];        /* "libpasscode X demo, store PATH": stays on every screen */
 } app;
@@ -187,6 +191,7 @@ static int is_logged_out(app *a) {
 static void end_flow(app *a) {
     passcode_flow_free(a->flow);
     a->flow = NULL;
+    a->proof_pending = 0;
 }
 
 static void start_flow(app *a, int kind) {
@@ -403,7 +408,7 @@ static void draw(app *a) {
         flow_view v = read_flow(a);
         int32_t step = v.step, filled = v.filled, length = v.length, shakes = v.shakes;
         const char *prompt = v.prompt, *error = v.error;
-        out(a, "screen: %s\n", a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK ? "lock" : kind_name(a->flow_kind));
+        out(a, "screen: %s\n", a->proof_pending ? "confirm passcode" : a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK ? "lock" : kind_name(a->flow_kind));
         out(a, "prompt: %s\n", prompt);
         if (step == PASSCODE_FLOW_STEP_LOCKED_OUT) {
             int64_t left = 0;
@@ -416,7 +421,7 @@ static void draw(app *a) {
         }
         a->last_shakes = shakes;
         if (*error) out(a, "error: %s\n", error);
-        if (a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK && step != PASSCODE_FLOW_STEP_FINISHED) {
+        if (a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK && !a->proof_pending && step != PASSCODE_FLOW_STEP_FINISHED) {
             int32_t refusal = ls.biometric_refusal, lead = ls.biometric_lead;
             const char *label = ls.security_label;
             if (lead)  /* the prompt opens by itself */
@@ -454,18 +459,37 @@ static void draw(app *a) {
     if (a->curses) {
         /* At the bottom: what the last command said and the notice (the last two of them, each
          * a line, so that every refusal shows), the email box over them, and the banner. */
+        /* Each message broken at spaces to the width (never cut), the last 3 rows of them shown. */
+        enum { ROWS = 3, MAX_ROWS = 24 };
         const char *lines[8];
         int n = 0;
         for (int i = 0; i < a->nsaid; i++) lines[n++] = a->said[i];
         if (a->notice[0]) lines[n++] = a->notice;
-        int first = n > 2 ? n - 2 : 0;
-        for (int i = first; i < n; i++) {
-            if (lines[i] == a->notice) attron(A_BOLD);
-            mvprintw(LINES - 3 + (i - first) + (n - first == 1), 1, "%.*s", COLS - 2, lines[i]);
-            if (lines[i] == a->notice) attroff(A_BOLD);
+        struct { const char *text; int len, bold; } rows[MAX_ROWS];
+        int nrows = 0, width = COLS - 2 > 10 ? COLS - 2 : 10;
+        for (int i = 0; i < n; i++) {
+            const char *t = lines[i];
+            while (*t && nrows < MAX_ROWS) {
+                while (*t == ' ') t++;
+                int len = (int)strlen(t), cut = len;
+                if (len > width) {
+                    cut = width;
+                    while (cut > 0 && t[cut] != ' ') cut--;
+                    if (cut == 0) cut = width;  /* one word longer than the row */
+                }
+                rows[nrows].text = t; rows[nrows].len = cut; rows[nrows].bold = lines[i] == a->notice;
+                nrows++;
+                t += cut;
+            }
         }
-        a->nsaid = 0;
-        a->notice[0] = 0;
+        int first = nrows > ROWS ? nrows - ROWS : 0;
+        for (int i = first; i < nrows; i++) {
+            if (rows[i].bold) attron(A_BOLD);
+            mvprintw(LINES - 1 - (nrows - i), 1, "%.*s", rows[i].len, rows[i].text);
+            if (rows[i].bold) attroff(A_BOLD);
+        }
+        /* Under the email box the messages stay until the key that closes it, and show then. */
+        if (!a->mail_shown) { a->nsaid = 0; a->notice[0] = 0; }
         if (a->mail_shown) draw_mail(a);
         if (a->confirm_forgot) draw_confirm_forgot(a);
         attron(A_DIM); mvprintw(LINES - 1, 0, "%.*s", COLS - 1, a->banner); attroff(A_DIM);
@@ -496,9 +520,9 @@ static void show_log(app *a) {
         "session signed out", "account deleted", "tamper detected"};
     passcode_event_log *log = NULL;
     if (passcode_event_log_new(a->store, &log) != PASSCODE_OK) { out(a, "error: %s\n", passcode_errmsg(a->store)); return; }
-    size_t count = passcode_event_log_count(log);
+    size_t count = passcode_event_log_count(log), from = a->curses && a->log_from < count ? a->log_from : 0;
     out(a, "screen: security log (%zu event%s, newest first)\n", count, count == 1 ? "" : "s");
-    for (size_t i = 0; i < passcode_event_log_count(log); i++) {
+    for (size_t i = from; i < passcode_event_log_count(log); i++) {
         int32_t kind = 0;
         int64_t wall = 0;
         const char *detail = "";
@@ -509,7 +533,15 @@ static void show_log(app *a) {
         gmtime_r(&t, &tm);
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
         const char *name = kind >= 0 && kind < (int32_t)(sizeof names / sizeof names[0]) ? names[kind] : "event";
-        if (a->curses && getcury(stdscr) >= LINES - 3) { out(a, "  ...\n"); break; }
+        char length[32];
+        if (kind == PASSCODE_LOG_KIND_LOCKOUT_STARTED && *detail)  /* its length, in seconds: said with its unit */
+            detail = duration_text(strtoll(detail, NULL, 10), length, sizeof length);
+        if (a->curses && getcury(stdscr) >= LINES - 5) {  /* a page: v shows the next one */
+            out(a, "  events %zu-%zu of %zu: [v] the next ones\n", from + 1, i, count);
+            a->log_from = i;
+            break;
+        }
+        if (a->curses && i + 1 == count) a->log_from = 0;  /* the last page: v starts again */
         out(a, "  %s  %s%s%s\n", when, name, *detail ? ": " : "", detail);
     }
     passcode_event_log_free(log);
@@ -523,7 +555,13 @@ static void settle(app *a) {
         const char *err = "";
         passcode_flow_error(a->flow, &err, NULL);
         char what[128] = "";
-        if (result == PASSCODE_FLOW_RESULT_SUCCESS && a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK) unlocked_notice(a, what, sizeof what);
+        if (a->proof_pending) {  /* the passcode a setting change asked for */
+            a->proof_pending = 0;
+            if (result != PASSCODE_FLOW_RESULT_SUCCESS) snprintf(what, sizeof what, "setting: not changed");
+            else if (passcode_setting_set(a->store, a->proof_setting, a->proof_value) == PASSCODE_OK) snprintf(what, sizeof what, "setting: done");
+            else snprintf(what, sizeof what, "error: %s", passcode_errmsg(a->store));
+        }
+        else if (result == PASSCODE_FLOW_RESULT_SUCCESS && a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK) unlocked_notice(a, what, sizeof what);
         else if (result == PASSCODE_FLOW_RESULT_SUCCESS) snprintf(what, sizeof what, "%s: done%s%s", kind_name(a->flow_kind), *err ? "; " : "", err);
         else if (result == PASSCODE_FLOW_RESULT_CANCELLED) snprintf(what, sizeof what, "%s: cancelled", kind_name(a->flow_kind));
         else snprintf(what, sizeof what, "%s", err);
@@ -587,21 +625,37 @@ static void relaunch(app *a) {
     event(a, PASSCODE_APP_EVENT_LAUNCHED);
 }
 
+/* A setting change. One that weakens protection needs the passcode entered within 5 minutes:
+ * the demo says so in the user's words and asks for it in place (an unlock flow, whose passcode
+ * is the proof), then makes the change. */
+static int32_t set_setting(app *a, int32_t setting, int64_t value) {
+    int32_t rc = passcode_setting_set(a->store, setting, value);
+    if (rc != PASSCODE_ERR_PASSCODE_REQUIRED) return rc;
+    start_flow(a, PASSCODE_FLOW_KIND_UNLOCK);
+    if (!a->flow) return PASSCODE_OK;
+    a->proof_pending = 1;
+    a->proof_setting = setting;
+    a->proof_value = value;
+    snprintf(a->notice, sizeof a->notice, "This change weakens protection: enter your passcode to confirm it.");
+    return PASSCODE_OK;
+}
+
 static int32_t set_flag(app *a, int32_t setting, const char *arg) {
-    return passcode_setting_set(a->store, setting, arg && !strcmp(arg, "on"));
+    return set_setting(a, setting, arg && !strcmp(arg, "on"));
 }
 
 /* Runs one command; returns 0 to quit. */
 static int command(app *a, const char *cmd, const char *arg) {
     int32_t rc = PASSCODE_OK;
     if (a->confirm_forgot && strcmp(cmd, "yes") && strcmp(cmd, "no")) a->confirm_forgot = 0;  /* anything else cancels */
+    if (strcmp(cmd, "log")) a->log_from = 0;  /* the log starts from the newest again */
     if (strspn(cmd, "0123456789") == strlen(cmd) && *cmd) {
         if (!a->flow) say(a, "error: no passcode entry on screen (c creates a passcode)\n");
         else for (const char *p = cmd; *p; p++) {
             if (passcode_flow_digit(a->flow, *p - '0') != PASSCODE_OK) break;
         }
     } else if (!strcmp(cmd, "del")) { if (a->flow) passcode_flow_delete(a->flow); }
-    else if (!strcmp(cmd, "cancel")) { if (a->flow && a->flow_kind != PASSCODE_FLOW_KIND_UNLOCK) passcode_flow_cancel(a->flow); }
+    else if (!strcmp(cmd, "cancel")) { if (a->flow && (a->flow_kind != PASSCODE_FLOW_KIND_UNLOCK || a->proof_pending)) passcode_flow_cancel(a->flow); }
     else if (!strcmp(cmd, "launch")) event(a, PASSCODE_APP_EVENT_LAUNCHED);
     else if (!strcmp(cmd, "relaunch")) relaunch(a);
     else if (!strcmp(cmd, "restart")) {
@@ -617,8 +671,15 @@ static int command(app *a, const char *cmd, const char *arg) {
         else sleep((unsigned)s);
     }
     else if (!strcmp(cmd, "bio-ok")) {
+        /* The key-releasing unlock, so that the secret note can be read and written after it; a
+         * process that holds no key (after a relaunch without the session keyring) still unlocks,
+         * and the note waits for the passcode. */
         int32_t refusal = 0;
-        rc = passcode_biometric_unlock(a->store, &refusal);
+        uint8_t key[32];
+        rc = passcode_biometric_unlock_key(a->store, key, sizeof key, &refusal);
+        explicit_bzero(key, sizeof key);
+        if (rc != PASSCODE_OK && refusal == PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY)
+            rc = passcode_biometric_unlock(a->store, &refusal);
         if (rc == PASSCODE_OK) {
             end_flow(a);
             unlocked_notice(a, a->notice, sizeof a->notice);
@@ -649,7 +710,10 @@ static int command(app *a, const char *cmd, const char *arg) {
     else if (!strcmp(cmd, "change")) start_flow(a, PASSCODE_FLOW_KIND_CHANGE);
     else if (!strcmp(cmd, "disable")) start_flow(a, PASSCODE_FLOW_KIND_DISABLE);
     else if (!strcmp(cmd, "reset")) start_flow(a, PASSCODE_FLOW_KIND_RESET);
-    else if (!strcmp(cmd, "enable")) rc = passcode_enable(a->store);
+    else if (!strcmp(cmd, "enable")) {
+        rc = passcode_enable(a->store);
+        if (rc == PASSCODE_OK) snprintf(a->notice, sizeof a->notice, "enable: done");
+    }
     else if (!strcmp(cmd, "reset-request")) rc = passcode_reset_request(a->store);
     else if (!strcmp(cmd, "code")) { if (a->flow) for (const char *p = a->email; *p; p++) passcode_flow_digit(a->flow, *p - '0'); }
     else if (!strcmp(cmd, "biometrics")) {
@@ -660,7 +724,7 @@ static int command(app *a, const char *cmd, const char *arg) {
     else if (!strcmp(cmd, "launch-lock")) rc = set_flag(a, PASSCODE_SETTING_LOCK_AT_LAUNCH, arg);
     else if (!strcmp(cmd, "bio-launch")) rc = set_flag(a, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, arg);
     else if (!strcmp(cmd, "every-launch")) rc = set_flag(a, PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH, arg);
-    else if (!strcmp(cmd, "timeout")) rc = passcode_setting_set(a->store, PASSCODE_SETTING_AUTO_LOCK_SECONDS, arg ? strtol(arg, NULL, 10) : -1);
+    else if (!strcmp(cmd, "timeout")) rc = set_setting(a, PASSCODE_SETTING_AUTO_LOCK_SECONDS, arg ? strtol(arg, NULL, 10) : -1);
     else if (!strcmp(cmd, "show")) { }
     else if (!strcmp(cmd, "quit")) return 0;
     else say(a, "error: unknown command '%s'\n", cmd);
@@ -803,6 +867,13 @@ int main(int argc, char **argv) {
         a.curses = 1;
     }
     command(&a, "launch", NULL);
+    /* The first launch, with no passcode yet (and no sign-in pending): "Create a passcode". */
+    int32_t is_set = 1;
+    passcode_is_set(a.store, &is_set);
+    if (!is_set && !a.flow && !is_logged_out(&a)) {
+        snprintf(a.notice, sizeof a.notice, "Welcome: create a passcode to protect the app.");
+        command(&a, "create", NULL);
+    }
     if (a.script) {
         char line[512];
         int go = 1;

@@ -93,6 +93,7 @@ class Fingerprint:
         self.device = ""
         self.problem = ""
         self._sub = 0
+        self._claimed = ""  # the device a verification runs on (stopped there, whatever `device` says now)
         self._done: Optional[Callable[[str], None]] = None
 
     def available(self) -> bool:
@@ -125,6 +126,7 @@ class Fingerprint:
             return False
         assert self.bus is not None
         self._done = done
+        self._claimed = self.device
         self._sub = self.bus.signal_subscribe(FPRINT, FPRINT_DEVICE, "VerifyStatus", self.device, None,
                                               Gio.DBusSignalFlags.NONE, self._status)
         try:
@@ -146,10 +148,11 @@ class Fingerprint:
         if self.bus is not None and self._sub:
             self.bus.signal_unsubscribe(self._sub)
             self._sub = 0
-        if self.bus is not None and self.device:
+        claimed, self._claimed = self._claimed, ""
+        if self.bus is not None and claimed:
             for method in ("VerifyStop", "Release"):
                 try:
-                    _call(self.bus, FPRINT, self.device, FPRINT_DEVICE, method, None, None)
+                    _call(self.bus, FPRINT, claimed, FPRINT_DEVICE, method, None, None)
                 except GLib.Error:
                     pass
         if done is not None and result is not None:
@@ -161,9 +164,9 @@ class Fingerprint:
 
 
 class Mailer:
-    """Sends the reset code by SMTP. Settings: options, else the [smtp] section of
-    $XDG_CONFIG_HOME/libpasscode-demo/mail.ini (host, port, from, to), else localhost:25 and the
-    user's local mailbox."""
+    """Sends the reset code by SMTP. Settings: options (the front end's --smtp HOST[:PORT], else
+    $PASSCODE_DEMO_SMTP), else the [smtp] section of $XDG_CONFIG_HOME/libpasscode-demo/mail.ini
+    (host, port, from, to), else localhost:25 and the user's local mailbox."""
 
     def __init__(self, host: Optional[str] = None, port: Optional[int] = None,
                  sender: Optional[str] = None, recipient: Optional[str] = None,
@@ -188,7 +191,7 @@ class Mailer:
         return (name[:1] + "***@" + domain) if domain else name[:1] + "***"
 
     def send(self, code: str, lifetime_seconds: int) -> None:
-        """Raises OSError/smtplib.SMTPException with a message that never contains the code."""
+        """Raises MailError (an OSError) with a message that never contains the code."""
         msg = EmailMessage()
         msg["Subject"] = "Your passcode reset code"
         msg["From"] = self.sender
@@ -204,9 +207,25 @@ class Mailer:
         except (OSError, smtplib.SMTPException) as e:
             # The exception's own text may quote the message; say only where and, in words a
             # person reads (no exception names), why it failed.
-            raise OSError("could not send the email through %s:%d: %s" % (self.host, self.port, send_failure(e))) from None
+            raise MailError(self.host, self.port, send_failure(e),
+                            isinstance(e, (ConnectionRefusedError, TimeoutError, socket.timeout))) from None
         finally:
             msg.set_content("")
+
+
+#: The local sink the message suggests when no mail server answers (it prints every mail it
+#: receives, and listens on localhost:8025).
+SINK_COMMAND = "python3 -m aiosmtpd -n"
+SINK_PORT = 8025
+
+
+class MailError(OSError):
+    """A send that failed: where (host, port), why (`reason`, a clause for a person), and whether
+    nothing answered there (`no_server`: refused or silent, so a local sink would help)."""
+
+    def __init__(self, host: str, port: int, reason: str, no_server: bool):
+        self.host, self.port, self.reason, self.no_server = host, port, reason, no_server
+        super().__init__("could not send the email through %s:%d: %s" % (host, port, reason))
 
 
 def send_failure(e: BaseException) -> str:

@@ -3,6 +3,9 @@
 
     passcode_gtk.py [--store PATH] [--smtp HOST[:PORT]] [--mail-from ADDR] [--mail-to ADDR] [--tpm [TCTI]]
 
+The mail server can also come from PASSCODE_DEMO_SMTP=HOST[:PORT] (for `make demo`). Without one,
+`python3 -m aiosmtpd -n` is a local sink that prints every mail (localhost:8025).
+
 Every decision (is the app locked, may a fingerprint unlock, how long is the lockout, does this
 setting change need the passcode) comes from the library through the Python binding. What this
 file adds is the desktop: the screens of the design, logind and the window's visibility reporting
@@ -29,7 +32,7 @@ except ImportError as e:  # the package itself, or libpasscode.so.0 (the message
 from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep,  # noqa: E402
                       LockReason, SecurityEvent, Setting)
 
-from desktop import Fingerprint, Logind, Mailer, system_bus  # noqa: E402
+from desktop import SINK_COMMAND, SINK_PORT, Fingerprint, Logind, Mailer, MailError, system_bus  # noqa: E402
 
 APP_ID = "org.libpasscode.Demo"
 
@@ -51,12 +54,17 @@ CSS = b"""
 .badge { padding: 2px 8px; border-radius: 9px; font-size: 9pt; font-weight: bold;
          background-color: alpha(@accent_bg_color, 0.2); color: @accent_color; }
 .note-view { padding: 12px; border-radius: 12px; }
+.note-view text { background-color: transparent; }
+.note-view:disabled { background-color: alpha(@card_bg_color, 0.5); }
 .request-error { color: @error_color; }
 """
 
 #: The pad's error line: at most this many lines, and the space for them is always kept, so
 #: nothing above or below moves when a message appears (HIG: no layout jumps).
 ERROR_LINES = 2
+
+#: A toast's show animation, with a margin (libadwaita 1.2 must not dismiss it before; see App._dismiss).
+TOAST_SHOW_US = 500_000
 
 KIND_TITLES = {FlowKind.UNLOCK: "Enter Passcode", FlowKind.CREATE: "Create Passcode",
                FlowKind.CHANGE: "Change Passcode", FlowKind.DISABLE: "Turn Passcode Off",
@@ -278,8 +286,8 @@ class FlowSheet(Adw.Window):
         cancel.connect("clicked", lambda _b: self.cancel())
         header.pack_start(cancel)
         self.pad = PadView(self._finished)
-        if why:
-            self.pad.subtitle.set_label(why)
+        if why:  # markup (a quoted row title is kept on one line)
+            self.pad.subtitle.set_markup(why)
             self.pad.subtitle.set_visible(True)
         self.stack = Gtk.Stack(vexpand=True, transition_type=Gtk.StackTransitionType.SLIDE_LEFT)
         self.stack.add_named(self.pad, "pad")
@@ -298,7 +306,7 @@ class FlowSheet(Adw.Window):
         self.connect("close-request", lambda _w: (self.cancel(), True)[1])
 
     def _request_page(self) -> Gtk.Widget:
-        digits = self.app.store.get(Setting.RESET_CODE_LENGTH)  # the library's number, not a copy
+        digits = self.app.store.get_setting(Setting.RESET_CODE_LENGTH)  # the library's number, not a copy
         page = Adw.StatusPage(icon_name="mail-send-symbolic", title="Reset via Email",
                               description="We will send %s %d-digit code to %s. Enter it here to choose a new passcode."
                               % ("an" if str(digits).startswith("8") or digits in (11, 18) else "a", digits,
@@ -326,8 +334,10 @@ class FlowSheet(Adw.Window):
             return
         except passcode.PasscodeError as e:
             # The binding does not pass a callback's exception text to the library (it could
-            # hold a secret); the mailer's own message names only the server.
-            self.request_error.set_label(sentence(self.app.last_mail_error or e.message) + ".")
+            # hold a secret); the mailer's own failure names only the server.
+            failure = self.app.last_mail_failure
+            self.request_error.set_markup(mail_failure_markup(failure) if failure is not None
+                                          else GLib.markup_escape_text(sentence(e.message) + "."))
             self.request_error.set_visible(True)
             self.app.refresh()
             return
@@ -390,7 +400,12 @@ class LockView(Gtk.Stack):
         self.bio_button.connect("clicked", lambda _b: app.start_fingerprint())
         self.forgot_button = Gtk.Button(label="Forgot Passcode?", css_classes=["flat"], halign=Gtk.Align.CENTER)
         self.forgot_button.connect("clicked", lambda _b: app.confirm_forgot())
-        self.pad.extra.append(self.bio_button)
+        # The fingerprint button's space is kept when it is hidden (a stack as tall as the button):
+        # the passcode entry stays where it is with or without it (no layout jump).
+        self.bio_slot = Gtk.Stack(vhomogeneous=True, hhomogeneous=False)
+        self.bio_slot.add_named(self.bio_button, "button")
+        self.bio_slot.add_named(Gtk.Box(), "none")
+        self.pad.extra.append(self.bio_slot)
         self.pad.extra.append(self.forgot_button)
         accessible_label(self.pad, "Lock Screen")
         self.add_named(self.pad, "pad")
@@ -404,6 +419,13 @@ class LockView(Gtk.Stack):
         self.deleted_page = self._status_page("account-deleted", "user-trash-symbolic", "Account Deleted",
                                               "Your account, its passcode, its devices and its security log were "
                                               "deleted from this computer.", "Done", app.deleted_done)
+
+    @property
+    def bio_shown(self) -> bool:
+        return self.bio_slot.get_visible_child_name() == "button"
+
+    def show_bio(self, shown: bool) -> None:
+        self.bio_slot.set_visible_child_name("button" if shown else "none")
 
     def _status_page(self, name: str, icon: str, title: str, description: str, button: str,
                      action: Callable[[], None]) -> Adw.StatusPage:
@@ -432,6 +454,9 @@ class App:
         self.account_deleted = False  # the "Account Deleted" screen shows until Done
         self.session_names: dict = {}  # session id -> device name, for the log (ids are not for people)
         self._toasts: List[tuple] = []  # (page, toast) on screen
+        self._page_free_at: dict = {}  # page -> when (monotonic us) a toast dismissed late leaves it
+        self._closed = False
+        self.late_dismissals: set = set()  # toasts that go once their show animation ends
         self._unlock_fade: Optional[Adw.TimedAnimation] = None
         self.mailer = mailer or Mailer()
         self.sheet: Optional[FlowSheet] = None
@@ -441,6 +466,8 @@ class App:
         self.last_toast_page = ""
         self._toast: Optional[Adw.Toast] = None
         self.last_mail_error = ""
+        self.last_mail_failure: Optional[MailError] = None
+        self._note_problem = ""
         self.in_background = False
         self._updating = False
         self.store.on_reset_code(self.deliver)
@@ -454,16 +481,28 @@ class App:
         self.store.report(Event.LAUNCHED)
         self.refresh()
         self._ticker = GLib.timeout_add(500, self._tick)
+        # The first launch (no passcode yet, no sign-in pending): "Create a passcode", over the
+        # Security page where the passcode lives. Cancel leaves the lock off, said on that page.
+        self.first_launch = not self.store.is_set and not self.store.locked
+        if self.first_launch:
+            self.views.set_visible_child_name("security")
+            GLib.idle_add(self._first_launch)
+
+    def _first_launch(self) -> bool:
+        if self.sheet is None and self.dialog is None and not self.store.is_set and not self.store.locked:
+            self.open_flow(FlowKind.CREATE, why=GLib.markup_escape_text(
+                "Welcome. Create a passcode to protect the app and your secret note."))
+        return False
 
     # -- host callbacks --
     def deliver(self, code: str) -> None:
         """The library's reset-code callback: the front end is the host, and emails the code.
         Raising makes the library record "delivery failed" with this message (never the code)."""
         try:
-            self.mailer.send(code, self.store.get(Setting.RESET_CODE_LIFETIME_SECONDS))
-            self.last_mail_error = ""
-        except OSError as e:
-            self.last_mail_error = str(e)
+            self.mailer.send(code, self.store.get_setting(Setting.RESET_CODE_LIFETIME_SECONDS))
+            self.last_mail_error, self.last_mail_failure = "", None
+        except MailError as e:
+            self.last_mail_error, self.last_mail_failure = str(e), e
             raise
 
     def _on_account_deleted(self) -> None:
@@ -516,22 +555,25 @@ class App:
             self.page_toasts[name] = overlay
             self.views.add_titled_with_icon(overlay, name, title, icon)
         self.views.connect("notify::visible-child", lambda *_: self._page_changed())
-        title = Adw.ViewSwitcherTitle(stack=self.views, title="Passcode Demo")
-        header = Adw.HeaderBar(title_widget=title)
+        # The pages are switched from the bar at the bottom (the window is phone-sized). A plain
+        # window title, as on the lock screen: libadwaita 1.2's AdwViewSwitcherTitle asks for the
+        # wide switcher's width (513 px) and so is pushed off centre by the header's buttons.
+        self.title = Adw.WindowTitle(title="Passcode Demo")
+        header = Adw.HeaderBar(title_widget=self.title)
         lock = Gtk.Button(icon_name="system-lock-screen-symbolic", tooltip_text="Lock Now")
         accessible_label(lock, "Lock now")
         lock.connect("clicked", lambda _b: self.report(Event.LOCK_NOW))
         self.lock_button = lock
-        header.pack_end(lock)
-        bar = Adw.ViewSwitcherBar(stack=self.views)
-        title.bind_property("title-visible", bar, "reveal", 0)
+        header.pack_start(lock)  # the start side: the window's buttons fill the end, and the title stays centred
+        bar = Adw.ViewSwitcherBar(stack=self.views, reveal=True)
         content = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
         content.append(header)
         content.append(self.views)
         content.append(bar)
         self.lock_view = LockView(self)
         lock_box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, css_classes=["lock-screen"])
-        lock_box.append(Adw.HeaderBar(title_widget=Adw.WindowTitle(title="Passcode Demo"), css_classes=["flat"]))
+        self.lock_title = Adw.WindowTitle(title="Passcode Demo")
+        lock_box.append(Adw.HeaderBar(title_widget=self.lock_title, css_classes=["flat"]))
         lock_box.append(self.lock_view)
         self.lock_box = lock_box
         overlay = Gtk.Overlay(child=content)
@@ -557,17 +599,29 @@ class App:
     def _note_page(self) -> Gtk.Widget:
         page = Adw.PreferencesPage()
         group = Adw.PreferencesGroup(title="Secret Note",
-                                     description="Sealed with the store's data key: readable only while the app is unlocked.")
+                                     description="Encrypted with your passcode: readable only while the app is unlocked.")
         self.note_view = Gtk.TextView(wrap_mode=Gtk.WrapMode.WORD_CHAR, css_classes=["card", "note-view"],
                                       height_request=220, top_margin=12, bottom_margin=12, left_margin=12, right_margin=12)
         accessible_label(self.note_view, "Secret note")
         self.note_status = Gtk.Label(css_classes=["dim-label"], xalign=0, wrap=True)
-        save = Gtk.Button(label="Save Note", css_classes=["suggested-action"], halign=Gtk.Align.END)
+        # Save is insensitive while it cannot work (no passcode, or the key not released by a
+        # passcode unlock) and while there is nothing new to save (GNOME's editors do the same).
+        save = Gtk.Button(label="Save Note", css_classes=["suggested-action"], halign=Gtk.Align.END, sensitive=False)
         save.connect("clicked", lambda _b: self.save_note())
+        self.save_button = save
+        self.note_view.get_buffer().connect("modified-changed", lambda _b: self._update_save())
+        # Without a passcode, the way to get one is here too.
+        self.note_create_button = Gtk.Button(label="Create Passcode…", halign=Gtk.Align.START, hexpand=True,
+                                             visible=False)
+        self.note_create_button.connect("clicked", lambda _b: self.open_flow(FlowKind.CREATE))
+        buttons = Gtk.Box(spacing=12)
+        buttons.append(self.note_create_button)
+        buttons.append(save)
+        save.set_hexpand(True)
         box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=10)
         box.append(self.note_view)
         box.append(self.note_status)
-        box.append(save)
+        box.append(buttons)
         group.add(box)
         page.add(group)
         return page
@@ -619,10 +673,11 @@ class App:
 
     def _account_page(self) -> Gtk.Widget:
         page = Adw.PreferencesPage()
-        pw = Adw.PreferencesGroup(title="Password")
-        self.password_row = Adw.ActionRow(title="Last Password Change")
-        pw.add(self.password_row)
-        self.password_form = Adw.ExpanderRow(title="Change Password")
+        # One group, "Sign-In": the password (when it last changed; it opens to change it) and
+        # two-factor authentication, each named once.
+        pw = Adw.PreferencesGroup(title="Sign-In")
+        self.password_form = Adw.ExpanderRow(title="Password")
+        self.password_row = self.password_form  # its subtitle says when the password last changed
         self.pw_current = Adw.PasswordEntryRow(title="Current Password")
         self.pw_new = Adw.PasswordEntryRow(title="New Password")
         self.pw_confirm = Adw.PasswordEntryRow(title="Confirm New Password")
@@ -638,17 +693,16 @@ class App:
             entry.connect("changed", lambda _e: self.pw_error.set_visible(False))
             entry.connect("entry-activated", lambda _e: self.change_password())
         pw.add(self.password_form)
-        twofa = Adw.PreferencesGroup(title="Two-Factor Authentication")
         self.twofa_row, self.twofa_switch = self._switch_row(
             "Two-Factor Authentication", "A code from your authenticator app at sign-in",
             lambda on: self.change_setting(Setting.TWO_FACTOR_ENABLED, int(on), "Two-Factor Authentication"))
-        twofa.add(self.twofa_row)
+        pw.add(self.twofa_row)
         self.devices_group = Adw.PreferencesGroup(title="Devices", description="Where your account is signed in")
         self.device_rows: List[Adw.ActionRow] = []
         self.sign_out_others_button = Gtk.Button(label="Sign Out All Other Devices", css_classes=["destructive-action"],
                                                  halign=Gtk.Align.CENTER, margin_top=12)
         self.sign_out_others_button.connect("clicked", lambda _b: self.confirm_sign_out_others())
-        danger = Adw.PreferencesGroup(title="Delete Account")
+        danger = Adw.PreferencesGroup()  # the row names it
         delete_row = Adw.ActionRow(title="Delete Account", subtitle="Removes your account, its passcode and its log")
         delete = Gtk.Button(label="Delete…", css_classes=["destructive-action"], valign=Gtk.Align.CENTER)
         accessible_label(delete, "Delete account")
@@ -656,7 +710,6 @@ class App:
         delete_row.add_suffix(delete)
         danger.add(delete_row)
         page.add(pw)
-        page.add(twofa)
         page.add(self.devices_group)
         others = Adw.PreferencesGroup()
         others.add(self.sign_out_others_button)
@@ -679,7 +732,7 @@ class App:
         self._show_lock(locked)
         if locked:
             self._dismiss_toasts()  # the app's messages go with its content
-            self.note_view.get_buffer().set_text("")  # no plaintext kept while locked
+            self._clear_note()  # no plaintext kept while locked
             if reason == LockReason.LOGGED_OUT:
                 self._end_lock_flow()
                 self.lock_view.set_visible_child_name("account-deleted" if self.account_deleted else "signed-out")
@@ -693,10 +746,11 @@ class App:
                     if screen.biometric_lead:  # the fingerprint prompt opens by itself
                         GLib.idle_add(lambda: self.start_fingerprint() and False)
                 self.lock_view.set_visible_child_name("pad")
-                self.lock_view.bio_button.set_visible(screen.biometric_refusal == BiometricRefusal.NONE)
+                self.lock_view.show_bio(screen.biometric_refusal == BiometricRefusal.NONE)
                 self.lock_view.bio_button.get_child().set_label("Use Fingerprint")
         else:
             self._end_lock_flow()
+            self.fingerprint.cancel()  # unlocked another way: the reader is released
             self._refresh_pages()
         return False
 
@@ -749,7 +803,7 @@ class App:
                 image.set_opacity(1.0 if row.get_sensitive() else 0.4)  # a disabled row dims its chevron too
             # The fingerprint switch only with the passcode lock on (the library refuses
             # it otherwise); without a reader, a disabled row that says "Not available".
-            bio_on = bool(s.get(Setting.BIOMETRIC_ENABLED))
+            bio_on = bool(s.get_setting(Setting.BIOMETRIC_ENABLED))
             self.bio_row.set_visible(s.is_enabled)
             self.bio_row.set_sensitive(bio_available)
             self.bio_row.set_subtitle("Unlock with your fingerprint instead of the passcode" if bio_available
@@ -757,14 +811,14 @@ class App:
             self.bio_switch.set_active(bio_on and bio_available)
             self.bio_launch_row.set_visible(s.is_enabled)
             self.bio_launch_row.set_sensitive(bio_available and bio_on)
-            self.bio_launch_switch.set_active(bool(s.get(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH)))
-            t = s.get(Setting.AUTO_LOCK_SECONDS)
+            self.bio_launch_switch.set_active(bool(s.get_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH)))
+            t = s.get_setting(Setting.AUTO_LOCK_SECONDS)
             if t in self.autolock_choices:
                 self.autolock_row.set_selected(self.autolock_choices.index(t))
-            self.launch_switch.set_active(bool(s.get(Setting.LOCK_AT_LAUNCH)))
-            changed = s.get(Setting.LAST_PASSWORD_CHANGE)
-            self.password_row.set_subtitle(_since(changed, self.now_ms()) if changed else "Never")
-            self.twofa_switch.set_active(bool(s.get(Setting.TWO_FACTOR_ENABLED)))
+            self.launch_switch.set_active(bool(s.get_setting(Setting.LOCK_AT_LAUNCH)))
+            changed = s.get_setting(Setting.LAST_PASSWORD_CHANGE)
+            self.password_row.set_subtitle(_changed(changed, self.now_ms()) if changed else "Never changed")
+            self.twofa_switch.set_active(bool(s.get_setting(Setting.TWO_FACTOR_ENABLED)))
         finally:
             self._updating = False
         self._refresh_note()
@@ -774,23 +828,55 @@ class App:
         elif page == "log":
             self._refresh_log()
 
+    def _clear_note(self) -> None:
+        buf = self.note_view.get_buffer()
+        buf.set_text("")
+        buf.set_modified(False)
+
+    def note_available(self) -> bool:
+        """Whether a note can be saved now: a passcode, and the key it released at unlock."""
+        return self.store.is_set and self.store.key_released
+
+    def _update_save(self) -> None:
+        """Save Note and the line above it: what can be done with the note now."""
+        available = self.note_available()
+        modified = self.note_view.get_buffer().get_modified()
+        self.save_button.set_sensitive(available and modified)
+        self.note_create_button.set_visible(not self.store.is_set)
+        if not self.store.is_set:
+            status = "Create a passcode to keep a secret note."
+        elif not available:
+            status = "Unlock with your passcode to read or write the note: this fingerprint unlock did not open it."
+        elif self._note_problem:
+            status = self._note_problem
+        elif modified:
+            status = "Not saved yet."
+        elif os.path.exists(self.note_path):
+            status = "Saved."
+        else:
+            status = "No note yet."
+        self.note_status.set_label(status)
+
     def _refresh_note(self) -> None:
-        try:
-            with open(self.note_path, "rb") as f:
-                sealed = f.read(4096 + 64)
-        except FileNotFoundError:
-            self.note_status.set_label("No note yet. It is sealed when you save it." if self.store.is_set
-                                       else "Create a passcode to seal a note.")
-            return
-        try:
-            plain = self.store.unseal(sealed)
-            self.note_view.get_buffer().set_text(plain.decode("utf-8", "replace"))
-            passcode.wipe(plain)
-            self.note_status.set_label("Unsealed with the data key your passcode released.")
-        except passcode.KeyNotReleased:
-            self.note_status.set_label("Sealed: enter the passcode (not a fingerprint) to read it.")
-        except passcode.PasscodeError as e:
-            self.note_status.set_label("Unreadable: " + e.message)
+        available = self.note_available()
+        buf = self.note_view.get_buffer()
+        self.note_view.set_editable(available)  # nothing typed that could not be kept
+        self.note_view.set_cursor_visible(available)
+        self.note_view.set_sensitive(available)  # dimmed while it cannot be written
+        self._note_problem = ""
+        if available and not buf.get_modified():  # being edited: what is typed stays until it is saved
+            try:
+                with open(self.note_path, "rb") as f:
+                    sealed = f.read(4096 + 64)
+                plain = self.store.unseal(sealed)
+                buf.set_text(plain.decode("utf-8", "replace"))
+                buf.set_modified(False)
+                passcode.wipe(plain)
+            except FileNotFoundError:
+                pass
+            except passcode.PasscodeError as e:
+                self._note_problem = "This note cannot be read: " + e.message
+        self._update_save()
 
     def _refresh_devices(self) -> None:
         for row in self.device_rows:
@@ -902,7 +988,15 @@ class App:
         pad = self.lock_view.pad
         if result == "verify-match":
             try:
-                self.store.biometric_unlock()
+                # The key-releasing unlock, so that the note can be read and written after it; a
+                # process that holds no key (a later launch without the session keyring) still
+                # unlocks, and the note waits for the passcode.
+                try:
+                    passcode.wipe(self.store.biometric_unlock_key())
+                except passcode.PasscodeRequired as e:
+                    if getattr(e, "reason", None) != BiometricRefusal.KEY_NOT_IN_MEMORY:
+                        raise
+                    self.store.biometric_unlock()
                 self._end_lock_flow()
                 self.unlocked()
             except passcode.PasscodeRequired as e:
@@ -927,6 +1021,7 @@ class App:
         d.set_default_response("cancel")
         accessible_label(d, "Forgot Passcode")
         d.connect("response", lambda _d, r: self._forgot(r))
+        self._dismiss_toasts()
         self.dialog = d
         d.present()
 
@@ -946,8 +1041,6 @@ class App:
                   title: Optional[str] = None, why: str = "") -> None:
         def done(result: FlowResult, error: str) -> None:
             if result == FlowResult.SUCCESS:
-                if kind == FlowKind.CREATE and not os.path.exists(self.note_path):
-                    self.note_status.set_label("No note yet. It is sealed when you save it.")
                 if then:
                     then()
                 elif kind != FlowKind.UNLOCK:
@@ -957,6 +1050,7 @@ class App:
             elif result not in (FlowResult.CANCELLED,) and error:
                 self.toast(error)
             self.refresh()
+        self._dismiss_toasts()  # a sheet takes the attention: no toast left under it
         self.sheet = FlowSheet(self, kind, done, title=title, why=why)
         self.sheet.present()
 
@@ -970,7 +1064,7 @@ class App:
             action()
         except passcode.PasscodeRequired:
             self.open_flow(FlowKind.UNLOCK, then=lambda: self._retry(action), title="Confirm Passcode",
-                           why="Enter your passcode to change “%s”." % what)
+                           why="Enter your passcode to change “%s”." % unbroken(what))
         except passcode.PasscodeError as e:
             self.toast(e.message)
         self.refresh()
@@ -982,9 +1076,9 @@ class App:
             self.toast(e.message)
 
     def change_setting(self, setting: Setting, value: int, what: str) -> None:
-        if self.store.get(setting) == value:  # a switch re-notifying what is stored already
+        if self.store.get_setting(setting) == value:  # a switch re-notifying what is stored already
             return
-        self.guarded(lambda: self.store.set(setting, value), what)
+        self.guarded(lambda: self.store.set_setting(setting, value), what)
 
     def toggle_lock(self, on: bool) -> None:
         """The switch shows what is stored; a sheet changes it, so the switch may notify twice."""
@@ -997,7 +1091,8 @@ class App:
         if on:
             self.open_flow(FlowKind.CREATE)
         else:  # turning the lock off keeps the passcode, and says so
-            self.open_flow(FlowKind.DISABLE, why="Your passcode will be kept, but the lock screen will no longer appear.")
+            self.open_flow(FlowKind.DISABLE, why=GLib.markup_escape_text(
+                "Your passcode will be kept, but the lock screen will no longer appear."))
         self.refresh()  # the switch shows what is stored while the sheet is open
 
     def toggle_biometric(self, on: bool) -> None:
@@ -1008,12 +1103,12 @@ class App:
         buf = self.note_view.get_buffer()
         text = buf.get_text(buf.get_start_iter(), buf.get_end_iter(), False).encode()[:4096]
         if not self.store.is_set:
-            self.toast("Create a passcode first to seal the note")
+            self.toast("Create a passcode first to keep a secret note")
             return
         try:
             sealed = self.store.seal(text)
         except passcode.KeyNotReleased:
-            self.toast("Enter your passcode first to seal the note")
+            self.toast("Unlock with your passcode to save the note")
             return
         except passcode.PasscodeError as e:
             self.toast(e.message)
@@ -1021,7 +1116,8 @@ class App:
         fd = os.open(self.note_path, os.O_CREAT | os.O_TRUNC | os.O_WRONLY | os.O_CLOEXEC, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(sealed)
-        self.toast("Note sealed")
+        buf.set_modified(False)
+        self.toast("Saved")
         self.refresh()
 
     # -- account --
@@ -1054,6 +1150,7 @@ class App:
             if response == "confirm":
                 then()
         d.connect("response", answered)
+        self._dismiss_toasts()  # no toast left under the dialog, over what it asks about
         self.dialog = d
         d.present()
 
@@ -1109,6 +1206,7 @@ class App:
         d.set_response_enabled("delete", False)
         entry.connect("changed", lambda e: d.set_response_enabled("delete", e.get_text() == "DELETE"))
         d.connect("response", lambda _d, r: self._delete(r, entry.get_text()))
+        self._dismiss_toasts()
         self.dialog, self.delete_entry = d, entry
         d.present()
 
@@ -1119,7 +1217,7 @@ class App:
                 self.store.delete_account(typed)
                 if os.path.exists(self.note_path):
                     os.unlink(self.note_path)
-                self.note_view.get_buffer().set_text("")
+                self._clear_note()
             except passcode.PasscodeError as e:
                 self.toast(e.message)
         self.refresh()
@@ -1131,12 +1229,13 @@ class App:
         # AdwToastOverlay, so shown first) goes.
         for p, older in list(self._toasts):
             if p == page:
-                older.dismiss()
-                self._toast_dismissed(older)
+                self._dismiss(older)
         self.last_toast = text
         self.last_toast_page = page
         toast = Adw.Toast(title=GLib.markup_escape_text(sentence(text)), timeout=4)
         toast.connect("dismissed", self._toast_dismissed)
+        # It shows once the older ones on its page are gone (AdwToastOverlay queues it).
+        toast.shown_at = max(GLib.get_monotonic_time(), self._page_free_at.get(page, 0))  # type: ignore[attr-defined]
         self._toast = toast
         self._toasts.append((page, toast))
         self.page_toasts[page].add_toast(toast)
@@ -1146,11 +1245,33 @@ class App:
         if self._toast is toast:
             self._toast = None
 
+    def _dismiss(self, toast: Adw.Toast) -> None:
+        """Takes a toast away. libadwaita 1.2 crashes when a toast is dismissed during its show
+        animation (its AdwTimedAnimation's "done" runs on a freed closure): a toast that is still
+        coming in is dismissed once it is in (TOAST_SHOW_US after it started); it is no longer
+        counted as on screen from now."""
+        page = next((p for p, t in self._toasts if t is toast), None)
+        self._toast_dismissed(toast)
+        at = toast.shown_at + TOAST_SHOW_US  # type: ignore[attr-defined]
+        wait_ms = (at - GLib.get_monotonic_time()) // 1000
+        if wait_ms <= 0:
+            toast.dismiss()
+            return
+        if page is not None:
+            self._page_free_at[page] = max(self._page_free_at.get(page, 0), at)
+
+        def later() -> bool:
+            self.late_dismissals.discard(toast)
+            if not self._closed:
+                toast.dismiss()
+            return False
+        self.late_dismissals.add(toast)
+        GLib.timeout_add(int(wait_ms), later)
+
     def _dismiss_toasts(self, keep: Optional[str] = None) -> None:
         for page, toast in list(self._toasts):
             if page != keep:
-                toast.dismiss()
-                self._toast_dismissed(toast)
+                self._dismiss(toast)
 
     def toasts_on(self, page: str) -> List[str]:
         """The texts of the toasts on a page (tests)."""
@@ -1167,11 +1288,30 @@ class App:
         self.refresh()
 
     def close(self) -> None:
+        self._closed = True
         GLib.source_remove(self._ticker)
         self.fingerprint.cancel()
         self.logind.close()
         self._end_lock_flow()
         self.store.close()
+
+
+def unbroken(text: str) -> str:
+    """Markup that Pango never breaks inside: a host:port, a command, a quoted row title."""
+    return '<span allow_breaks="false">%s</span>' % GLib.markup_escape_text(text)
+
+
+def mail_failure_markup(e: MailError) -> str:
+    """A failed send as one sentence for a person. When nothing answered, it names a local sink
+    to start (it prints every mail it receives) and how to point the demo at it."""
+    where = unbroken("%s:%d" % (e.host, e.port))
+    sink = unbroken(SINK_COMMAND)
+    if e.no_server and e.port == SINK_PORT:
+        return "No mail server answered at %s; start the local one with “%s”, then send the code again." % (where, sink)
+    if e.no_server:
+        return ("No mail server answered at %s; to try the reset without one, run “%s” and start the demo "
+                "with %s." % (where, sink, unbroken("--smtp localhost:%d" % SINK_PORT)))
+    return "Could not send the email through %s (%s)." % (where, GLib.markup_escape_text(e.reason))
 
 
 def sentence(text: str) -> str:
@@ -1199,6 +1339,12 @@ def _since(ms: int, now_ms: int) -> str:
     return _date(ms)
 
 
+def _changed(ms: int, now_ms: int) -> str:
+    """ "Changed just now", "Changed 5 minutes ago", "Changed today at 14:05", "Changed on 01 May 2026"."""
+    since = _since(ms, now_ms)
+    return "Changed " + (since[:1].lower() + since[1:] if not since[:1].isdigit() or "ago" in since else "on " + since)
+
+
 def _when(ms: int) -> str:
     return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
 
@@ -1212,6 +1358,12 @@ def _ago(ms: int) -> str:
     return "Active now"
 
 
+def mail_server(option: Optional[str]) -> "tuple[Optional[str], Optional[int]]":
+    """--smtp HOST[:PORT], else $PASSCODE_DEMO_SMTP (for `make demo`); None: the Mailer's default."""
+    host, _, port = (option or os.environ.get("PASSCODE_DEMO_SMTP") or "").partition(":")
+    return host or None, int(port) if port else None
+
+
 def default_store() -> str:
     state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
     folder = os.path.join(state, "passcode")
@@ -1222,14 +1374,16 @@ def default_store() -> str:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--store", help="the store file (default: ~/.local/state/passcode/demo.db)")
-    p.add_argument("--smtp", metavar="HOST[:PORT]", help="the mail server for reset codes (default: localhost:25 or mail.ini)")
+    p.add_argument("--smtp", metavar="HOST[:PORT]",
+                   help="the mail server for reset codes (default: $PASSCODE_DEMO_SMTP, else mail.ini, else localhost:25;"
+                        " for a local sink: python3 -m aiosmtpd -n, and --smtp localhost:8025)")
     p.add_argument("--mail-from", metavar="ADDR")
     p.add_argument("--mail-to", metavar="ADDR", help="where the reset code goes (default: $USER@localhost)")
     p.add_argument("--tpm", nargs="?", const=True, default=None, metavar="TCTI",
                    help="bind the store to the TPM (/dev/tpmrm0, or a tpm2-tss TCTI)")
     a = p.parse_args()
-    host, _, port = (a.smtp or "").partition(":")
-    mailer = Mailer(host or None, int(port) if port else None, a.mail_from, a.mail_to)
+    host, port = mail_server(a.smtp)
+    mailer = Mailer(host, port, a.mail_from, a.mail_to)
     application = Adw.Application(application_id=APP_ID, flags=Gio.ApplicationFlags.NON_UNIQUE)
     state: dict = {}
 

@@ -5,10 +5,14 @@ binding. Same keys, same commands, same screens (Tests/frontends checks both).
     passcode_demo.py [--store PATH] [--script] [--fake-clock] [--tpm [TCTI]]
 """
 import argparse
+import contextlib
 import datetime
+import io
 import os
+import shutil
 import sys
-from typing import List, Optional, Union
+import textwrap
+from typing import List, Optional, Tuple, Union
 
 try:
     import passcode
@@ -22,6 +26,21 @@ FLAGS = {"bio": Setting.BIOMETRIC_ENABLED, "launch-lock": Setting.LOCK_AT_LAUNCH
          "bio-launch": Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, "every-launch": Setting.PASSCODE_AFTER_EVERY_LAUNCH}
 KIND_NAMES = {FlowKind.UNLOCK: "unlock", FlowKind.CREATE: "create", FlowKind.CHANGE: "change",
               FlowKind.DISABLE: "disable", FlowKind.RESET: "reset"}
+def wrapped(text: str, width: int) -> str:
+    """Each line longer than width broken at spaces (a word longer than a line is cut), its
+    continuation indented as the line is: the terminal would break it mid-word."""
+    lines = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = line[:len(line) - len(line.lstrip(" "))]
+        if len(indent) > width // 2:
+            indent = ""
+        lines.append(textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False))
+    return "\n".join(lines)
+
+
 def duration_text(seconds: int) -> str:
     """An auto-lock choice as a person reads it: "immediately", "1 minute", "1 hour"."""
     if seconds == 0:
@@ -50,6 +69,8 @@ class App:
         self.last_shakes = 0
         self.notice = ""
         self.log_next = False  # the next screen is the security log
+        # A setting change that waits for the passcode, entered in an unlock flow (the proof).
+        self.proof: Optional[Tuple[Setting, int]] = None
         self.note_path = path + ".note"  # the secret note, sealed with the store's data key
         self.open_store()
 
@@ -115,6 +136,7 @@ class App:
         if self.flow:
             self.flow.close()
         self.flow = None
+        self.proof = None
 
     def start_flow(self, kind: FlowKind) -> None:
         self.end_flow()
@@ -136,9 +158,20 @@ class App:
             self.start_flow(FlowKind.UNLOCK)
 
     def draw(self) -> None:
+        """The screen: in scripted mode as it is; interactive, cleared first and wrapped at word
+        boundaries to the terminal's width (COLUMNS, else the terminal's own)."""
+        if self.script:
+            self.draw_screen()
+            return
+        screen = io.StringIO()
+        with contextlib.redirect_stdout(screen):
+            self.draw_screen()
+        width = max(20, shutil.get_terminal_size().columns)
+        sys.stdout.write("\033[2J\033[H" + wrapped(screen.getvalue(), width))
+        sys.stdout.flush()
+
+    def draw_screen(self) -> None:
         s = self.store
-        if not self.script:
-            print("\033[2J\033[H", end="")
         if self.log_next:
             self.log_next = False
             self.show_log()
@@ -155,7 +188,8 @@ class App:
             step, result = f.step, f.result
             filled, length = f.dots
             shakes = f.shakes
-            print("screen: %s" % ("lock" if self.flow_kind == FlowKind.UNLOCK else KIND_NAMES[self.flow_kind]))
+            print("screen: %s" % ("confirm passcode" if self.proof else "lock" if self.flow_kind == FlowKind.UNLOCK
+                                  else KIND_NAMES[self.flow_kind]))
             print(f"prompt: {f.prompt}")
             if step == FlowStep.LOCKED_OUT:
                 left = f.lockout_remaining
@@ -166,7 +200,7 @@ class App:
             self.last_shakes = shakes
             if f.error:
                 print(f"error: {f.error}")
-            if self.flow_kind == FlowKind.UNLOCK and step != FlowStep.FINISHED:
+            if self.flow_kind == FlowKind.UNLOCK and not self.proof and step != FlowStep.FINISHED:
                 if s.biometric_lead:  # the prompt opens by itself
                     print("biometric: %s prompt shown ([b] match, [n] no match)" % s.security_label[len("Passcode & "):])
                 elif s.biometric_refusal == BiometricRefusal.NONE:  # offered only when a match may unlock
@@ -185,11 +219,11 @@ class App:
             lock = "on" if s.is_enabled else ("off (passcode kept)" if s.is_set else "off")
             print("screen: home")
             print("settings: %s | lock %s | biometric %s | auto-lock %s" % (
-                s.security_label, lock, "on" if s.get(Setting.BIOMETRIC_ENABLED) else "off",
-                duration_text(s.get(Setting.AUTO_LOCK_SECONDS))))
+                s.security_label, lock, "on" if s.get_setting(Setting.BIOMETRIC_ENABLED) else "off",
+                duration_text(s.get_setting(Setting.AUTO_LOCK_SECONDS))))
 
             def onoff(setting: Setting) -> str:
-                return "on" if s.get(setting) else "off"
+                return "on" if s.get_setting(setting) else "off"
             print("launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s" % (
                 onoff(Setting.LOCK_AT_LAUNCH), onoff(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH),
                 onoff(Setting.PASSCODE_AFTER_EVERY_LAUNCH)))
@@ -253,13 +287,27 @@ class App:
         print("screen: security log (%d event%s, newest first)" % (len(events), "" if len(events) == 1 else "s"))
         for e in events:
             when = datetime.datetime.fromtimestamp(e.wall_ms // 1000, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
-            print("  %s  %s%s" % (when, e.kind.name.lower().replace("_", " "), ": " + e.detail if e.detail else ""))
+            detail = e.detail
+            if e.kind == passcode.SecurityEvent.LOCKOUT_STARTED and detail.isdigit():
+                detail = duration_text(int(detail))  # its length, in seconds: said with its unit
+            print("  %s  %s%s" % (when, e.kind.name.lower().replace("_", " "), ": " + detail if detail else ""))
 
     def settle(self) -> None:
         if self.flow and self.flow.step == FlowStep.FINISHED:
             result, err = self.flow.result, self.flow.error
             name = KIND_NAMES[self.flow_kind]
-            if result == FlowResult.SUCCESS and self.flow_kind == FlowKind.UNLOCK:
+            if self.proof:  # the passcode a setting change asked for
+                setting, value = self.proof
+                self.proof = None
+                if result != FlowResult.SUCCESS:
+                    what = "setting: not changed"
+                else:
+                    try:
+                        self.store.set_setting(setting, value)
+                        what = "setting: done"
+                    except passcode.PasscodeError as e:
+                        what = f"error: {e.message}"
+            elif result == FlowResult.SUCCESS and self.flow_kind == FlowKind.UNLOCK:
                 what = self.unlocked_notice()
             else:
                 what = (f"{name}: done" + (f"; {err}" if err else "") if result == FlowResult.SUCCESS
@@ -267,6 +315,18 @@ class App:
             self.notice = self.notice + ("; " if self.notice and what else "") + what
             self.end_flow()
         self.ensure_lock_screen()
+
+    def set_setting(self, setting: Setting, value: int) -> None:
+        """A setting change. One that weakens protection needs the passcode entered within 5
+        minutes: the demo says so in the user's words and asks for it in place (an unlock flow,
+        whose passcode is the proof), then makes the change."""
+        try:
+            self.store.set_setting(setting, value)
+        except passcode.PasscodeRequired:
+            self.start_flow(FlowKind.UNLOCK)
+            if self.flow:
+                self.proof = (setting, value)
+                self.notice = "This change weakens protection: enter your passcode to confirm it."
 
     def event(self, e: Event) -> None:
         self.store.report(e)
@@ -292,7 +352,7 @@ class App:
                 if self.flow:
                     self.flow.delete()
             elif cmd == "cancel":
-                if self.flow and self.flow_kind != FlowKind.UNLOCK:
+                if self.flow and (self.flow_kind != FlowKind.UNLOCK or self.proof):
                     self.flow.cancel()
             elif cmd == "launch":
                 self.event(Event.LAUNCHED)
@@ -322,8 +382,16 @@ class App:
                     import time
                     time.sleep(n)
             elif cmd == "bio-ok":
+                # The key-releasing unlock, so that the secret note can be read and written after
+                # it; a process that holds no key (after a relaunch without the session keyring)
+                # still unlocks, and the note waits for the passcode.
                 try:
-                    s.biometric_unlock()
+                    try:
+                        passcode.wipe(s.biometric_unlock_key())
+                    except passcode.PasscodeRequired as e:
+                        if getattr(e, "reason", None) != BiometricRefusal.KEY_NOT_IN_MEMORY:
+                            raise
+                        s.biometric_unlock()
                     self.end_flow()
                     self.notice = self.unlocked_notice()
                 except passcode.PasscodeRequired as e:
@@ -357,6 +425,7 @@ class App:
                                  "disable": FlowKind.DISABLE, "reset": FlowKind.RESET}[cmd])
             elif cmd == "enable":
                 s.enable()
+                self.notice = "enable: done"
             elif cmd == "reset-request":
                 s.request_reset_code()
             elif cmd == "code":
@@ -368,9 +437,9 @@ class App:
                         "other": BiometricKind.OTHER}.get(arg or "", BiometricKind.NONE)
                 s.set_biometric_availability(kind != BiometricKind.NONE, kind)
             elif cmd in FLAGS:
-                s.set(FLAGS[cmd], 1 if arg == "on" else 0)
+                self.set_setting(FLAGS[cmd], 1 if arg == "on" else 0)
             elif cmd == "timeout":
-                s.set(Setting.AUTO_LOCK_SECONDS, int(arg) if arg else -1)
+                self.set_setting(Setting.AUTO_LOCK_SECONDS, int(arg) if arg else -1)
             elif cmd == "show":
                 pass
             elif cmd == "quit":
@@ -419,13 +488,13 @@ def interactive(app: App) -> None:
                 sys.stdout.flush()
                 app.command("yes" if sys.stdin.read(1) in ("y", "Y") else "no")
             elif c == "a":
-                app.command("bio-launch", "off" if app.store.get(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH) else "on")
+                app.command("bio-launch", "off" if app.store.get_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH) else "on")
             elif c == "i":
                 app.command("biometrics", "faceid")
-                app.command("bio", "off" if app.store.get(Setting.BIOMETRIC_ENABLED) else "on")
+                app.command("bio", "off" if app.store.get_setting(Setting.BIOMETRIC_ENABLED) else "on")
             elif c == "t":
                 cycle = passcode.setting_choices(Setting.AUTO_LOCK_SECONDS)  # from the library, not a copy
-                t = app.store.get(Setting.AUTO_LOCK_SECONDS)
+                t = app.store.get_setting(Setting.AUTO_LOCK_SECONDS)
                 app.command("timeout", str(cycle[(cycle.index(t) + 1) % len(cycle)] if t in cycle else cycle[0]))
             elif c == "w":
                 termios.tcsetattr(fd, termios.TCSANOW, saved)
@@ -462,6 +531,10 @@ def main() -> int:
     app.banner = f"libpasscode {passcode.version()} demo, store {'(script)' if script else path}"
     print(app.banner)
     app.command("launch")
+    # The first launch, with no passcode yet (and no sign-in pending): "Create a passcode".
+    if not app.store.is_set and not app.flow and not app.logged_out:
+        app.notice = "Welcome: create a passcode to protect the app."
+        app.command("create")
     if script:
         go = True
         for line in sys.stdin:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, TypeVar
 
 if TYPE_CHECKING:
@@ -29,5 +30,8 @@ def twin(method: Callable[Concatenate[_S, _P], _T]) -> Callable[Concatenate[_S, 
     functools.update_wrapper(run, method)
     run.__name__ = name
     run.__qualname__ = method.__qualname__ + "_async"
-    run.__doc__ = f"`{method.__name__}` without blocking the event loop (it runs in the loop's executor).\n\n{method.__doc__ or ''}"
+    # inspect.cleandoc: the blocking method's docstring keeps its source indentation after the first
+    # line; pasted under another first line as it is, help() showed it shifted to the right.
+    run.__doc__ = (f"`{method.__name__}` without blocking the event loop (it runs in the loop's executor).\n\n"
+                   + inspect.cleandoc(method.__doc__ or ""))
     return run

@@ -1,6 +1,7 @@
 """Settings: what the library says about each (bounds, choices, default, weakening) and a store's
 values."""
 import ctypes
+import warnings
 from ctypes import byref, c_int32, c_int64
 from typing import List, Tuple
 
@@ -50,15 +51,27 @@ def setting_weakens(setting: Setting, old: int, new: int) -> bool:
 class _Settings(_StoreBase):
     """Store: a store's settings."""
 
-    def get(self, setting: Setting) -> int:
+    def get_setting(self, setting: Setting) -> int:
         """A setting's value (passcode_setting_get)."""
         out = c_int64()
         _lib.passcode_setting_get(self._h(), int(Setting(_int(setting, "setting"))), byref(out))
         return out.value
 
-    def set(self, setting: Setting, value: int) -> None:
-        """Changes a setting, after the settings hook agreed (passcode_setting_set)."""
+    def set_setting(self, setting: Setting, value: int) -> None:
+        """Changes a setting, after the settings hook agreed (passcode_setting_set). A change that
+        weakens protection needs the passcode entered on this store within 5 minutes (`authorize`):
+        PasscodeRequired otherwise."""
         _lib.passcode_setting_set(self._h(), int(Setting(_int(setting, "setting"))), _int(int(value) if isinstance(value, bool) else value, "value"))
+
+    def get(self, setting: Setting) -> int:
+        """Deprecated since 0.8: `get_setting` (one verb, one job: `set` sat beside `set_passcode`)."""
+        warnings.warn("Store.get() is deprecated; use Store.get_setting()", DeprecationWarning, stacklevel=2)
+        return self.get_setting(setting)
+
+    def set(self, setting: Setting, value: int) -> None:
+        """Deprecated since 0.8: `set_setting` (one verb, one job: `set` sat beside `set_passcode`)."""
+        warnings.warn("Store.set() is deprecated; use Store.set_setting()", DeprecationWarning, stacklevel=2)
+        self.set_setting(setting, value)
 
     def set_custom_schedule(self, delays: List[int], max_failures: int = 0) -> None:
         """Installs and selects a custom lockout table (passcode_set_custom_schedule)."""

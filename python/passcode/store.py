@@ -3,7 +3,7 @@ lock.py, reset.py, keys.py, account.py, callbacks.py, tpm.py), joined into one S
 import ctypes
 import os
 from ctypes import byref, c_int64
-from typing import Callable, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Optional, Tuple, Union
 
 from . import _ffi
 from ._args import Digits, _bytes, _call_with_secrets, _int
@@ -44,7 +44,7 @@ class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm):
 
     One rule for the API's shape: a state the store reports (no arguments, no side effect) is a
     property (`is_set`, `locked`, `security_label`, `biometric_refusal`); whatever changes the
-    store, reports an event or takes an argument is a method (`verify`, `report`, `set`).
+    store, reports an event or takes an argument is a method (`verify`, `report`, `set_setting`).
     """
 
     _path: Union[str, bytes, None] = None
@@ -242,3 +242,19 @@ class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm):
     def flow(self, kind: FlowKind) -> "Flow":
         """Starts an entry flow (passcode_flow_new)."""
         return Flow(self, FlowKind(kind))
+
+
+def _one_class(cls: type) -> type:
+    """The same class with its parts' members (settings.py, lock.py, ...: private mixins that keep
+    the source split by concept) copied into it, and `object` its only base: help(passcode.Store)
+    then shows one class and its members, not a method resolution order of private classes."""
+    namespace = {}
+    for part in reversed(cls.__mro__[:-1]):  # object last, left out
+        for name, member in vars(part).items():
+            if name not in ("__dict__", "__weakref__"):
+                namespace[name] = member
+    return type(cls.__name__, (object,), namespace)
+
+
+if not TYPE_CHECKING:  # type checkers read the class above, with its parts
+    Store = _one_class(Store)

@@ -1,14 +1,11 @@
 // The sd-bus method table of passcoded: SD_BUS_METHOD and SD_BUS_VTABLE_START are macros, which
-// Swift cannot import, so the table lives in C and sends every call to one Swift function.
+// Swift cannot import, so the table lives in C (generated from service/org.libpasscode.Passcode1.xml
+// into passcode_bus_vtable.inc) and sends every call to one Swift function.
 #ifndef PASSCODE_BUS_H
 #define PASSCODE_BUS_H
 
 #include <systemd/sd-bus.h>
 #include <sys/types.h>
-
-#define PASSCODE_BUS_NAME "org.libpasscode.Passcode1"
-#define PASSCODE_BUS_PATH "/org/libpasscode/Passcode1"
-#define PASSCODE_BUS_INTERFACE "org.libpasscode.Passcode1"
 
 /// Called for every method of the table, with the method's name; sd-bus has already checked
 /// the signature against the table (a wrong one gets org.freedesktop.DBus.Error.InvalidArgs).
@@ -16,7 +13,7 @@
 /// to have sd-bus reply with an error.
 typedef int (*passcode_bus_handler)(sd_bus_message *m, const char *member, sd_bus_error *error);
 
-/// Publishes the interface at PASSCODE_BUS_PATH with `handler` behind every method.
+/// Publishes the interface (its path and name: the XML's) with `handler` behind every method.
 int passcode_bus_add_object(sd_bus *bus, passcode_bus_handler handler);
 
 /// The uid of the process that sent `m`, from the bus daemon's record of the connection

@@ -130,7 +130,7 @@ public enum Sodium {
     /// Argon2id salt size (`crypto_pwhash_SALTBYTES`, 16).
     static var saltBytes: Int { Int(crypto_pwhash_SALTBYTES) }
     /// Key size of every symmetric key here (32).
-    static let keyBytes = 32
+    public static let keyBytes = 32
     /// XChaCha20-Poly1305 nonce and tag sizes (24 and 16).
     static var nonceBytes: Int { Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES) }
     static var tagBytes: Int { Int(crypto_aead_xchacha20poly1305_ietf_ABYTES) }

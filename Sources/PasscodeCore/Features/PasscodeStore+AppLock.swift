@@ -76,10 +76,12 @@ extension PasscodeStore {
                 }
             }
             let status = try lockStatusLocked()
-            // "Lock now" wipes the data key from this handle (the session keyring keeps its entry,
-            // so a biometric match may unlock again, as on iOS); any other lock keeps it only for
-            // a biometric unlock.
-            if event == .lockNow && status.locked { dropKeyLocked(revokeSession: false) } else if status.locked { suspendKeyLocked() }
+            // "Lock now" keeps the session keyring's entry, so a biometric match may unlock again.
+            switch KeyRule.after(event, locked: status.locked) {
+            case .keep: break
+            case .suspend: suspendKeyLocked()
+            case .drop: dropKeyLocked(revokeSession: false)
+            }
             return status
         }
     }
@@ -145,15 +147,22 @@ extension PasscodeStore {
     /// The clock is read only when an answer depends on it: a lockout is recorded, or the
     /// biometric policy gets as far as its time checks (with biometrics off it never does).
     public func lockScreen() throws(PasscodeError) -> LockScreen {
+        try lockScreenReading().screen
+    }
+
+    /// `lockScreen()`, and whether that answer holds until the store changes: true when the
+    /// clock was not read for it (no lockout recorded, the biometric policy settled before its
+    /// time checks), so no field of it depends on when it is asked (passcoded pushes it).
+    public func lockScreenReading() throws(PasscodeError) -> (screen: LockScreen, clockFree: Bool) {
         let inputs = try biometricInputs()
         let settled = BiometricPolicy.settledRefusal(inputs.facts(lockedOut: false))
         let now: ClockReading? = try settled == nil || inputs.attempts.lockoutDurationMs > 0 ? self.now() : nil
         let refusal = settled ?? inputs.refusal(now: now!)
         let lockoutMs = now.map { inputs.attempts.lockoutRemaining(now: $0) } ?? 0
-        return LockScreen(status: inputs.status, lockoutSeconds: (lockoutMs + 999) / 1000,
-                          failedAttempts: inputs.attempts.failures, resetRequired: inputs.attempts.resetRequired,
-                          refusal: refusal, lead: inputs.lead(refusal: refusal), kind: inputs.bio.kind,
-                          passcodeSet: inputs.passcodeSet, lockEnabled: inputs.lockEnabled)
+        return (LockScreen(status: inputs.status, lockoutSeconds: (lockoutMs + 999) / 1000,
+                           failedAttempts: inputs.attempts.failures, resetRequired: inputs.attempts.resetRequired,
+                           refusal: refusal, lead: inputs.lead(refusal: refusal), kind: inputs.bio.kind,
+                           passcodeSet: inputs.passcodeSet, lockEnabled: inputs.lockEnabled), now == nil)
     }
 
     /// The biometric inputs, from the handle's cache while the store is unchanged (a typed slot:
@@ -268,7 +277,7 @@ extension PasscodeStore {
                 bio.failures += 1
                 return bio.failures
             }
-            if failures >= BiometricPolicy.maxBiometricFailures { dropKeyLocked() }
+            if KeyRule.dropsAfterBiometricFailures(failures) { dropKeyLocked() }
             return failures
         }
     }

@@ -112,7 +112,7 @@ extension PasscodeStore {
     }
 
     /// Whether the file's settings and state may be used as they are: without a pepper there is
-    /// nothing to authenticate them with (README, security model); with one, only while the MAC holds.
+    /// nothing to authenticate them with (passcode(7)); with one, only while the MAC holds.
     func macHoldsLocked() throws(PasscodeError) -> Bool {
         guard integrityKey != nil else { return true }
         return try isIntactLocked()

@@ -209,11 +209,10 @@ extension PasscodeStore {
         let seq: Int64, row: PasscodeRow, verifier: Verifier, pending: [Int64]
         switch begun {
         case .blocked(let error):
-            if error == .resetRequired || error == .tpmRollback || error == .tpmGuessLimit { lock.withLock { dropKeyLocked() } }
-            throw error
+            throw droppingKey(error)
         case .loggedOut:
             hooks.logout?(LogoutReason.maxFailures.rawValue)
-            throw PasscodeError.loggedOut
+            throw droppingKey(.loggedOut)
         case .repeatOfWrongGuess: throw PasscodeError.wrongPasscode
         case .proceed(let s, let r, let v, let e): (seq, row, verifier, pending) = (s, r, v, e)
         }
@@ -272,13 +271,18 @@ extension PasscodeStore {
         switch outcome {
         case .wrong: throw PasscodeError.wrongPasscode
         case .resetRequired:
-            lock.withLock { dropKeyLocked() }
-            throw PasscodeError.resetRequired
+            throw droppingKey(.resetRequired)
         case .loggedOut:
             if case .wrapped(let wrap) = verifier { retirePin(wrap.tpm, device: device) }  // the passcode went
             hooks.logout?(LogoutReason.maxFailures.rawValue)
-            throw PasscodeError.loggedOut
+            throw droppingKey(.loggedOut)
         }
+    }
+
+    /// `error`, after wiping this handle's key when the rule says a refusal of that kind takes it.
+    private func droppingKey(_ error: PasscodeError) -> PasscodeError {
+        if KeyRule.drops(after: error) { lock.withLock { dropKeyLocked() } }
+        return error
     }
 
     /// Another process migrated the same old hash at the same moment and its wrap won: the key

@@ -224,7 +224,7 @@ extension PasscodeStore {
     // MARK: - The library defends its policy
 
     /// A passcode entered within this long on this handle proves the user for a weakening change.
-    static let proofWindowMs: Int64 = 5 * 60 * 1000
+    public static let proofWindowMs: Int64 = 5 * 60 * 1000
 
     /// Records that the passcode whose verifier is `verifier` was entered correctly now. The proof
     /// names that passcode (`Proof.passcode`), so any later change of it (a set, change, forgot,

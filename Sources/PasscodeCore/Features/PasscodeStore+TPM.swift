@@ -1,4 +1,4 @@
-// A store bound to the TPM (TPM.swift has the TPM side; README "Binding a store to the TPM").
+// A store bound to the TPM (TPM.swift has the TPM side; passcode-tpm(7)).
 //
 // Bound means: the passcode's wrap needs a secret only this TPM unseals, for the passcode's
 // authorization (Crypto/KeyWrap.swift), and every attempt is counted twice, in the file (write-ahead,

@@ -1,4 +1,4 @@
-// Binding a store to the machine's TPM 2.0 (README "Binding a store to the TPM").
+// Binding a store to the machine's TPM 2.0 (passcode-tpm(7)).
 //
 // tpm2-tss is loaded with dlopen the first time a host asks for the TPM, as systemd does, so
 // libpasscode.so needs none of it otherwise. Per operation the library connects through the TCTI
@@ -267,7 +267,7 @@ final class TPMDevice {
         switch TPM2.tpmCode(rc) {
         case TPM2.rcBadAuth?, TPM2.rcAuthFail?:
             return .tpmOwnerAuth(ownerAuth == nil
-                ? "the TPM's owner authorization is set, and \(what) needs it: provision the library (\(ownerAuthSource), README \"Provisioned mode\")"
+                ? "the TPM's owner authorization is set, and \(what) needs it: provision the library (\(ownerAuthSource), passcode-tpm(7), \"Provisioned mode\")"
                 : "the owner authorization in \(ownerAuthSource) is not this TPM's (\(what))")
         default: return failure(what, rc)
         }

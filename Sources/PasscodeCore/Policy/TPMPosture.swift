@@ -1,5 +1,6 @@
-// What a TPM-bound store can promise, said plainly (README "Binding a store to the TPM",
-// `passcode_tpm_posture`). Pure: the TPM's settings and the store's binding in, the promises out.
+// What a TPM-bound store can promise, said plainly (passcode-tpm(7), "What a binding promises:
+// the posture"; `passcode_tpm_posture`). Pure: the TPM's settings and the store's binding in, the
+// promises out.
 //
 // Binding always means no offline search off this machine: every guess needs this TPM to unseal.
 // A hardware guess limit is more: it holds only against a process that can reach the TPM when

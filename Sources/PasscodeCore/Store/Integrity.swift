@@ -6,7 +6,7 @@
 // every call then fails with `tampered`, as in the maximum-failure state, until the reset by
 // email, forgot passcode or delete account completes (they seal the state they leave). Nothing
 // is written on a mismatch, so a host with a wrong pepper harms nothing. Without a pepper nothing can key such a MAC: file edits are
-// not detected (README, security model). Restoring an older copy with its own valid MAC is a
+// not detected (passcode(7), the security model). Restoring an older copy with its own valid MAC is a
 // rollback, which only hardware can see (the TPM issue).
 //
 // This file: the MAC itself and the unambiguous encoding of what it covers (which rows:

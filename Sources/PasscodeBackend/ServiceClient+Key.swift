@@ -5,6 +5,7 @@
 // never crosses the bus. A flow runs here too (`PasscodeFlow` over `FlowStore`).
 import CSodium
 import CPasscodeShims
+import PasscodeBus
 import PasscodeCore
 
 /// The data key as one service-mode handle holds it, in the host's process: released by a
@@ -37,7 +38,7 @@ final class ClientKeyState: @unchecked Sendable {
     }
 
     /// The handle was closed: the key goes, and no later call brings it back.
-    func close() {
+    package func close() {
         lock.withLock {
             closed = true
             key = nil
@@ -45,7 +46,7 @@ final class ClientKeyState: @unchecked Sendable {
         }
     }
 
-    var isClosed: Bool { lock.withLock { closed } }
+    package var isClosed: Bool { lock.withLock { closed } }
 
     /// The key while released, and whether its use is recorded; else `keyNotReleased`.
     func released() throws(PasscodeError) -> (key: ReleasedKey, recorded: Bool) {
@@ -71,7 +72,7 @@ extension ServiceClient.Reader {
         guard r > 0, let pointer else {
             throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) is not the one expected")
         }
-        let expected = Int(passcode_key_bytes())
+        let expected = Sodium.keyBytes  // passcode_key_bytes()
         guard size == expected else {
             throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) carried a key of \(size) bytes, not \(expected): "
                                                    + "refused, and not held (is the service passcoded, of this release?)")
@@ -87,73 +88,70 @@ extension ServiceClient.Reader {
 extension ServiceClient: KeyBackend {
     // MARK: - Calls that release the key
 
-    /// `member(app_id, secrets...)` answered by the data key, which this handle then holds.
-    private func keyCall(_ member: String, _ arguments: [BusArgument], recorded: Bool = false) throws(PasscodeError) -> SecretBytes {
-        var key: SecretBytes?
+    /// A call answered by the data key (`stub`, a generated one), which this handle then holds.
+    private func keyCall(recorded: Bool = false, _ stub: () throws(PasscodeError) -> SecretBytes) throws(PasscodeError) -> SecretBytes {
+        let key: SecretBytes
         do {
-            try call(member, arguments) { (p0) throws(PasscodeError) in key = try p0.key() }
-        } catch let f where f.serviceStatus.map(ServiceClient.dropsKey.contains) == true {
-            keyState.dropKey()  // as embedded: only a new passcode (after a reset) releases it again
+            key = try stub()
+        } catch let f where KeyRule.drops(after: ServiceClient.shown(f)) {
+            keyState.dropKey()  // the core's rule, on the service's answer
             throw f
         }
-        guard let key else { throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) carried no key") }
         keyState.hold(key, recorded: recorded)
         return key
     }
-
-    /// The answers after which an embedded handle wipes its key: the maximum failures (a reset
-    /// required, or the user logged out and the passcode removed), or no passcode any more.
-    static let dropsKey: Set<Int32> = [Status.errResetRequired.rawValue, Status.errLoggedOut.rawValue, Status.errNoPasscode.rawValue]
 
     /// Verifies (counted by the service exactly as Verify) and gets the key: `handingOut` for
     /// `passcode_unlock_key` (the service records, in the success's transaction, that the host
     /// has it), else only this handle holds it (verify, a flow's passcode step).
     func verifyReleasingKey(_ code: SecretBytes, handingOut: Bool) throws(PasscodeError) -> SecretBytes {
-        let key = try keyCall(handingOut ? "UnlockKey" : "VerifyKey", [.secret(code)], recorded: handingOut)
+        let key = try keyCall(recorded: handingOut) { () throws(PasscodeError) in handingOut ? try callUnlockKey(passcode: code) : try callVerifyKey(passcode: code) }
         keepProof(code)
         return key
     }
 
-    func unlockKey(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes {
+    package func unlockKey(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes {
         try verifyReleasingKey(code, handingOut: true)
     }
 
-    func setPasscode(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes {
-        let key = try keyCall("SetPasscodeKey", [.secret(code)])
+    package func setPasscode(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes {
+        let key = try keyCall { () throws(PasscodeError) in try callSetPasscodeKey(passcode: code) }
         keepProof(code)
         return key
     }
 
     func changePasscodeReturningKey(current: SecretBytes, new: SecretBytes) throws(PasscodeError) -> SecretBytes {
-        let key = try keyCall("ChangePasscodeKey", [.secret(current), .secret(new)])
+        let key = try keyCall { () throws(PasscodeError) in try callChangePasscodeKey(current: current, newPasscode: new) }
         keepProof(new)
         return key
     }
 
-    func disable(current: SecretBytes) throws(PasscodeError) -> SecretBytes {
-        let key = try keyCall("DisablePasscodeKey", [.secret(current)])
+    package func disable(current: SecretBytes) throws(PasscodeError) -> SecretBytes {
+        let key = try keyCall { () throws(PasscodeError) in try callDisablePasscodeKey(current: current) }
         keepProof(current)
         return key
     }
 
     // MARK: - Sealing, in this process
 
-    func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int {
+    package func seal(_ plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int {
         let held = try keyState.released()
         if !held.recorded { try recordKeyUse(held.key) }  // as embedded: before the size check
         return try held.key.seal(plain, into: out)
     }
 
-    func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int {
+    // bus: local (opens with the key this handle holds, in this process: the data never crosses the bus)
+    package func unseal(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(PasscodeError) -> Int {
         try keyState.released().key.unseal(sealed, into: out)
     }
 
-    var isClosed: Bool { keyState.isClosed }
+    // bus: local (the handle's own state)
+    package var isClosed: Bool { keyState.isClosed }
 
     /// The host uses the key (sealed with it, or took it from a flow): the service records it,
     /// so that a reset that must replace the key says so.
     private func recordKeyUse(_ key: ReleasedKey?) throws(PasscodeError) {
-        try call("MarkKeyUsed", []) { _ in }
+        try callMarkKeyUsed()
         if let key { keyState.markRecorded(key) }
     }
 
@@ -162,49 +160,54 @@ extension ServiceClient: KeyBackend {
     // isResetCodePending: ServiceClient+Account.swift (the service's answer). Service mode hands
     // no reset code to the host, so a reset flow usually answers as the embedded store without
     // a requested code; a code delivered by the service (a later release) is taken as embedded.
-    func resetCodeLength() throws(PasscodeError) -> Int { Int(try get(.resetCodeLength)) }
-    func flowResetAllowed() throws(PasscodeError) -> Bool { try isPasscodeSet() }
+    package func resetCodeLength() throws(PasscodeError) -> Int { Int(try get(.resetCodeLength)) }
+    package func flowResetAllowed() throws(PasscodeError) -> Bool { try isPasscodeSet() }
     /// The service's stores never allow weak passcodes (allow_weak is refused in service mode).
-    func flowWeakness(_ code: SecretBytes) -> String? { PasscodeStore.strictWeakness(code) }
-    func flowVerify(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes { try verifyReleasingKey(code, handingOut: false) }
+    // bus: local (the strict rule of the core, the same in passcoded, asked before a flow sends anything)
+    package func flowWeakness(_ code: SecretBytes) -> String? { PasscodeStore.strictWeakness(code) }
+    package func flowVerify(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes { try verifyReleasingKey(code, handingOut: false) }
 
     /// The service never takes the key from the host: it checks `current` again and replaces it.
-    var flowRechecksCurrent: Bool { true }
+    // bus: local (a constant of this back end)
+    package var flowRechecksCurrent: Bool { true }
 
-    func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws(PasscodeError) -> SecretBytes {
+    package func flowReplacePasscode(current: SecretBytes, key: SecretBytes, new: SecretBytes) throws(PasscodeError) -> SecretBytes {
         try changePasscodeReturningKey(current: current, new: new)
     }
 
     /// The service checks the code (a try taken first, as embedded); the flow needs no expiry.
-    func checkResetCode(_ code: SecretBytes) throws(PasscodeError) -> Int64 {
+    package func checkResetCode(_ code: SecretBytes) throws(PasscodeError) -> Int64 {
         try checkReset(code)
         return 0
     }
 
     /// The reset through the service, then the new passcode checked once more to release the
     /// new data key to this handle (the service never sends a key unasked).
-    func flowCompleteReset(code: SecretBytes, newPasscode: SecretBytes) throws(PasscodeError) -> (key: SecretBytes, replaced: Bool) {
+    package func flowCompleteReset(code: SecretBytes, newPasscode: SecretBytes) throws(PasscodeError) -> (key: SecretBytes, replaced: Bool) {
         let replaced = try resetPasscode(code: code, newPasscode: newPasscode, recoveryKey: nil)
         return (try verifyReleasingKey(newPasscode, handingOut: false), replaced)
     }
 
-    func flowKeyTaken() throws(PasscodeError) {
+    package func flowKeyTaken() throws(PasscodeError) {
         try recordKeyUse(try? keyState.released().key)
     }
 }
 
 extension ServiceClient {
     /// A flow shows the service's answers as the embedded store's errors: the same status and text.
-    func flowShows(_ error: PasscodeError) -> PasscodeError {
+    package func flowShows(_ error: PasscodeError) -> PasscodeError { ServiceClient.shown(error) }
+
+    /// The embedded store's error for a service's answer (`PasscodeError.service`); others as they are.
+    package static func shown(_ error: PasscodeError) -> PasscodeError {
         guard case .service(let status, let message, let waitSeconds) = error else { return error }
-        if status == Status.errLockedOut.rawValue { return .lockedOut(seconds: waitSeconds) }
+        if status == BusStatus.errLockedOut { return .lockedOut(seconds: waitSeconds) }
         let plain: [PasscodeError] = [.wrongPasscode, .noPasscode, .alreadySet, .resetRequired, .loggedOut, .noResetCode,
                                       .resetCodeExpired, .keyNotReleased, .foreignCiphertext, .keyReplaced, .tampered, .appLocked,
                                       .biometricUnavailable, .tpmRequired, .tpmRollback, .tpmGuessLimit, .noSessionKeyring,
                                       .wipePending, .sessionNotFound, .sessionIsCurrent, .confirmationMismatch, .passwordEmpty,
                                       .passwordMismatch]
-        if let e = plain.first(where: { $0.status.rawValue == status }) { return e }
-        if status == Status.errWeakPasscode.rawValue {
+        if let e = plain.first(where: { $0.busStatus == status }) { return e }
+        if status == BusStatus.errWeakPasscode {
             let prefix = PasscodeError.weakPasscode("").message
             return .weakPasscode(message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message)
         }
@@ -217,7 +220,7 @@ extension ServiceClient {
             PasscodeError.tpmFailed, PasscodeError.foreignSchema, PasscodeError.clockOutOfRange, PasscodeError.tpmOwnerAuth,
             PasscodeError.refusedInServiceMode, PasscodeError.notInServiceMode, PasscodeError.serviceUnavailable,
             PasscodeError.internalError]
-        if let make = carrying.first(where: { $0("").status.rawValue == status }) { return make(message) }
+        if let make = carrying.first(where: { $0("").busStatus == status }) { return make(message) }
         return .internalError(message)
     }
 }

@@ -2,7 +2,7 @@
 // carries them to passcoded (ServiceClient+Lock.swift).
 import PasscodeCore
 
-protocol LockBackend: AnyObject {
+package protocol LockBackend: AnyObject {
     /// Records an app event from this process; returns the lock state after it.
     func report(_ event: AppEvent) throws(PasscodeError) -> LockStatus
     /// A report of the device's biometrics (not a match): changes no setting.

@@ -4,7 +4,7 @@ import PasscodeCore
 
 /// The data key, sealing and the store of entry flows (`FlowStore`, so that one `PasscodeFlow`
 /// runs over either back end).
-protocol KeyBackend: AnyObject, FlowStore {
+package protocol KeyBackend: AnyObject, FlowStore {
     /// Verifies like `passcode_verify` and returns the data key (`passcode_unlock_key`), released
     /// on this handle.
     func unlockKey(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes

@@ -2,7 +2,7 @@
 // carries them to passcoded (ServiceClient+Hooks.swift).
 import PasscodeCore
 
-protocol HookBackend: AnyObject {
+package protocol HookBackend: AnyObject {
     /// Replaces some of the host's callbacks (`Hooks`). Embedded: kept on the store, which asks
     /// them itself. Service mode: kept in the host, and passcoded is told which ones the handle
     /// has; its core asks them over the bus where the embedded core asks them.

@@ -2,7 +2,7 @@
 // carries them to passcoded (ServiceClient+Account.swift).
 import PasscodeCore
 
-protocol AccountBackend: AnyObject {
+package protocol AccountBackend: AnyObject {
     // Reset by code (requesting a code stays embedded only: it hands the code to the host).
     func resetRetryAfterSeconds() throws(PasscodeError) -> Int64
     func checkReset(_ code: SecretBytes) throws(PasscodeError)
@@ -27,9 +27,9 @@ protocol AccountBackend: AnyObject {
 
 /// The embedded back end: the core's own calls (the others have the same names).
 extension PasscodeStore: AccountBackend {
-    func checkReset(_ code: SecretBytes) throws(PasscodeError) { _ = try checkResetCode(code) }
+    package func checkReset(_ code: SecretBytes) throws(PasscodeError) { _ = try checkResetCode(code) }
 
-    func resetPasscode(code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes?) throws(PasscodeError) -> Bool {
+    package func resetPasscode(code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes?) throws(PasscodeError) -> Bool {
         try completeReset(code: code, newPasscode: newPasscode, recoveryKey: recoveryKey).replaced
     }
 }

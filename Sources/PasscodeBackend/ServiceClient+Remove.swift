@@ -7,8 +7,8 @@ extension ServiceClient {
     /// (passcoded answers as the embedded store: PASSCODE_REQUIRED, NO_PASSCODE, a verify's
     /// statuses). Afterwards the handle holds no key and no proof; the C layer answers
     /// STORE_REMOVED to its later calls.
-    func removeStore(current: SecretBytes?) throws(PasscodeError) {
-        try call("RemoveStore", [.secret(current ?? SecretBytes(count: 0))]) { _ in }
+    package func removeStore(current: SecretBytes?) throws(PasscodeError) {
+        try callRemoveStore(passcode: current ?? SecretBytes(count: 0))
         forgetProof()
     }
 }

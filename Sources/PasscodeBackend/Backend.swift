@@ -7,7 +7,7 @@ import PasscodeCore
 /// What the C calls that both back ends offer need. Calls outside this protocol reach the
 /// embedded store only (`withStore`); in service mode they answer `PASSCODE_ERR_NOT_IN_SERVICE_MODE`
 /// or, when they would let the host choose a rule or see a secret, `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE`.
-protocol StoreBackend: AnyObject, Sendable, LockBackend, AccountBackend, KeyBackend, HookBackend {
+package protocol StoreBackend: AnyObject, Sendable, LockBackend, AccountBackend, KeyBackend, HookBackend {
     func isPasscodeSet() throws(PasscodeError) -> Bool
     func isLockEnabled() throws(PasscodeError) -> Bool
     func setFirstPasscode(_ code: SecretBytes) throws(PasscodeError)
@@ -33,7 +33,7 @@ protocol StoreBackend: AnyObject, Sendable, LockBackend, AccountBackend, KeyBack
 
 /// The embedded back end: the store itself, as before the seam.
 extension PasscodeStore: StoreBackend {
-    func setFirstPasscode(_ code: SecretBytes) throws(PasscodeError) { _ = try setPasscode(code) }
-    func checkPasscode(_ code: SecretBytes) throws(PasscodeError) { _ = try verify(code) }
-    func turnOff(current: SecretBytes) throws(PasscodeError) { _ = try disable(current: current) }
+    package func setFirstPasscode(_ code: SecretBytes) throws(PasscodeError) { _ = try setPasscode(code) }
+    package func checkPasscode(_ code: SecretBytes) throws(PasscodeError) { _ = try verify(code) }
+    package func turnOff(current: SecretBytes) throws(PasscodeError) { _ = try disable(current: current) }
 }

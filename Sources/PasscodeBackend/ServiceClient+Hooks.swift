@@ -8,23 +8,8 @@
 // reply of the call that caused them: kept until that reply came, and run then, in the host,
 // before that call returns (so they may call the library, as embedded).
 import CPasscodeShims
+import PasscodeBus
 import PasscodeCore
-
-/// The bits of SetHooks' `flags`: which of the host's callbacks a handle has (passcoded's
-/// `HostHookFlags` has the same values).
-enum HookFlag {
-    static let settings: UInt32 = 1
-    static let lifecycle: UInt32 = 2
-    static let session: UInt32 = 4
-    static let logout: UInt32 = 8
-    static let notice: UInt32 = 16
-    static let accountDeleted: UInt32 = 32
-
-    static func of(_ h: Hooks) -> UInt32 {
-        (h.settingChange != nil ? settings : 0) | (h.lifecycle != nil ? lifecycle : 0) | (h.signOutSession != nil ? session : 0)
-            | (h.logout != nil ? logout : 0) | (h.notify != nil ? notice : 0) | (h.accountDeleted != nil ? accountDeleted : 0)
-    }
-}
 
 /// Marks the thread running a host callback for the service: a call into the library from
 /// there is refused (misuse) rather than left to wait behind the call that asked the hook.
@@ -53,8 +38,8 @@ final class PendingReply {
 }
 
 extension ServiceClient {
-    static let hookPath = "/org/libpasscode/Hook"
-    static let hookInterface = "org.libpasscode.Hook1"
+    static let hookPath = BusNames.hookPath
+    static let hookInterface = BusNames.hookInterface
 
     /// sd_bus_call_async's callback: keeps the reply (or the error sd-bus made: a timeout, a
     /// disconnection) for the loop in `callLocked`.
@@ -73,16 +58,16 @@ extension ServiceClient {
 
     /// Replaces some of the host's callbacks, and tells passcoded which ones the handle now has
     /// (only when that changed). On failure the handle keeps the callbacks it had.
-    func updateHooks(_ change: (inout Hooks) -> Void) throws(PasscodeError) {
+    package func updateHooks(_ change: (inout Hooks) -> Void) throws(PasscodeError) {
         let (old, new) = lock.withLock { () -> (Hooks, Hooks) in
             let old = hostHooks
             change(&hostHooks)
             return (old, hostHooks)
         }
-        let flags = HookFlag.of(new)
-        guard flags != HookFlag.of(old) else { return }
+        let flags = HookFlags.of(new)
+        guard flags != HookFlags.of(old) else { return }
         do {
-            try call("SetHooks", [.uint32(flags)]) { _ in }
+            try callSetHooks(flags: flags)
         } catch {
             lock.withLock { hostHooks = old }
             throw error

@@ -4,6 +4,7 @@
 // TPM, so libpasscode.so's NEEDED list stays as it is and hosts without it lose nothing.
 import CSdBus
 import CPasscodeShims
+import PasscodeBus
 import PasscodeCore
 
 /// libsystemd's sd-bus calls, loaded once for the life of the process.
@@ -112,7 +113,7 @@ struct SdBusLibrary: @unchecked Sendable {
 
 extension PasscodeError {
     /// The status of a failure the service answered (`PasscodeError.service`), nil for others.
-    var serviceStatus: Int32? {
+    package var serviceStatus: Int32? {
         if case .service(let status, _, _) = self { return status }
         return nil
     }
@@ -134,9 +135,7 @@ enum BusArgument {
 
 /// A store handle in service mode: one bus connection (the system bus, or the address in
 /// DBUS_SYSTEM_BUS_ADDRESS, as sd-bus reads it), used by one call at a time.
-final class ServiceClient: StoreBackend, @unchecked Sendable {
-    static let name = "org.libpasscode.Passcode1"
-    static let path = "/org/libpasscode/Passcode1"
+package final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// How long a call waits for its answer, at most, counted from when it is made (the
     /// service's check, the host's callbacks registered again and the call itself, together):
     /// a verify can queue behind others of the same uid; a silent service holds no call longer.
@@ -156,10 +155,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// policy lets root alone own the name. Neither an argument nor the environment changes it:
     /// tests run passcoded as root, as it must be started anyway.
     static let serviceUID: uid_t = 0
-    /// How long a passcode set or checked on the handle proves the user (as in the core).
-    static let proofSeconds: Int64 = 300
-    /// The longest string passcoded reads (its `Service.maxArgumentBytes`).
-    static let maxSecretBytes = 256
+    /// The longest string passcoded reads.
+    static let maxSecretBytes = BusLimits.maxArgumentBytes
 
     let appID: String
     let bus: SdBusLibrary
@@ -178,20 +175,39 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// The object the service's calls to the host's hooks reach (sd_bus_add_object).
     private var hookSlot: OpaquePointer?
     /// The passcode this handle last set or checked with success, and when (boot clock,
-    /// seconds): passcoded checks a weakening SetSetting's passcode in the same call.
+    /// seconds), for SetRecoveryKey only: passcoded needs it to release the data key it wraps.
+    /// A setting or the lockout table travels without it (passcoded keeps each connection's proof).
     private var proof: (code: SecretBytes, at: Int64)?
     /// The data key as this handle holds it, in this process (ServiceClient+Key.swift).
     let keyState = ClientKeyState()
+    /// What passcoded pushed of the store, for the cached queries (ServiceClient+Cache.swift).
+    let pushed = PushedCache()
+
+    /// The system bus this process connects to: DBUS_SYSTEM_BUS_ADDRESS (as sd-bus reads it), or
+    /// the default socket.
+    static var busAddress: String {
+        if let a = getenv("DBUS_SYSTEM_BUS_ADDRESS"), a.pointee != 0 { return String(cString: a) }
+        return "unix:path=/run/dbus/system_bus_socket (the default; DBUS_SYSTEM_BUS_ADDRESS is not set)"
+    }
+
+    /// SERVICE_UNAVAILABLE for a system bus that cannot be reached (`r`: sd-bus's negative errno):
+    /// which bus was tried, and what to check.
+    static func noBus(_ r: Int32) -> PasscodeError {
+        .serviceUnavailable("cannot connect to the system bus at \(busAddress): \(String(cString: strerror(-r))). Check that "
+                            + "the system bus runs (systemctl status dbus, or dbus-daemon --system) and that "
+                            + "DBUS_SYSTEM_BUS_ADDRESS, when set, names it; passcoded(8) says how to install and start the "
+                            + "service, and `sudo make try-service` runs one from a checkout")
+    }
 
     /// Connects and asks for the store's state once, so that an unreachable service or an app
     /// id the service refuses fails here, as a bad path fails an embedded open.
-    init(appID: String) throws(PasscodeError) {
+    package init(appID: String) throws(PasscodeError) {
         self.appID = appID
         bus = try SdBusLibrary.shared()
         var c: OpaquePointer?
         let r = bus.openSystem(&c)
         guard r >= 0, let c else {
-            throw PasscodeError.serviceUnavailable("cannot connect to the system bus: \(String(cString: strerror(-r)))")
+            throw ServiceClient.noBus(r)
         }
         connection = c
         connectionPid = getpid()
@@ -208,7 +224,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     deinit { close() }
 
-    func close() {
+    // bus: local (closes this handle's connection; passcoded forgets it when the connection goes)
+    package func close() {
         lock.withLock {
             // A child made by fork() leaves its parent's connection and hook object alone (see `connected`).
             if connectionPid == getpid() {
@@ -228,47 +245,47 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     // MARK: - StoreBackend
 
-    func isPasscodeSet() throws(PasscodeError) -> Bool { try state().isSet }
-    func isLockEnabled() throws(PasscodeError) -> Bool { try state().lockEnabled }
-    func failedAttempts() throws(PasscodeError) -> Int { Int(try state().failures) }
-    func lockoutRemainingSeconds() throws(PasscodeError) -> Int64 { try state().lockout }
-    func isResetRequired() throws(PasscodeError) -> Bool { try state().resetRequired }
+    package func isPasscodeSet() throws(PasscodeError) -> Bool { try state().isSet }
+    package func isLockEnabled() throws(PasscodeError) -> Bool { try state().lockEnabled }
+    package func failedAttempts() throws(PasscodeError) -> Int { Int(try state().failures) }
+    package func lockoutRemainingSeconds() throws(PasscodeError) -> Int64 { try state().lockout }
+    package func isResetRequired() throws(PasscodeError) -> Bool { try state().resetRequired }
 
     // The calls that release the data key on an embedded handle get it here too, for
     // `passcode_seal` (ServiceClient+Key.swift).
-    func setFirstPasscode(_ code: SecretBytes) throws(PasscodeError) {
+    package func setFirstPasscode(_ code: SecretBytes) throws(PasscodeError) {
         _ = try setPasscode(code)
     }
 
-    func checkPasscode(_ code: SecretBytes) throws(PasscodeError) {
+    package func checkPasscode(_ code: SecretBytes) throws(PasscodeError) {
         _ = try verifyReleasingKey(code, handingOut: false)
     }
 
-    func authorize(_ code: SecretBytes) throws(PasscodeError) {
+    package func authorize(_ code: SecretBytes) throws(PasscodeError) {
         try checkPasscode(code)
     }
 
-    func changePasscode(current: SecretBytes, new: SecretBytes) throws(PasscodeError) {
+    package func changePasscode(current: SecretBytes, new: SecretBytes) throws(PasscodeError) {
         _ = try changePasscodeReturningKey(current: current, new: new)
     }
 
-    /// As embedded, a passcode this handle set or checked proves the user for 5 minutes: kept
-    /// (a wiped buffer) for the next weakening setting change, which passcoded checks again.
+    /// Keeps the passcode this handle set or checked (a wiped buffer) for a recovery key set
+    /// within the core's proof window (`PasscodeStore.proofWindowMs`).
     func keepProof(_ code: SecretBytes) {
         let kept = code.withBytes { SecretBytes(copying: $0) }
         lock.withLock { proof = (kept, ServiceClient.bootSeconds()) }
     }
 
-    func removePasscode(current: SecretBytes) throws(PasscodeError) {
-        try call("RemovePasscode", [.secret(current)]) { _ in }
+    package func removePasscode(current: SecretBytes) throws(PasscodeError) {
+        try callRemovePasscode(current: current)
         forgetProof()
     }
 
-    /// The kept passcode while it still proves the user (5 minutes), else nil (and forgotten).
+    /// The kept passcode while within the core's proof window, else nil (and forgotten).
     func recentProof() -> SecretBytes? {
         let now = ServiceClient.bootSeconds()
         return lock.withLock { () -> SecretBytes? in
-            guard let p = proof, now - p.at < ServiceClient.proofSeconds else { proof = nil; return nil }
+            guard let p = proof, (now - p.at) * 1000 <= PasscodeStore.proofWindowMs else { proof = nil; return nil }
             return p.code
         }
     }
@@ -279,50 +296,30 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         keyState.dropKey()  // as embedded: the key goes with the passcode
     }
 
-    func turnOff(current: SecretBytes) throws(PasscodeError) {
+    package func turnOff(current: SecretBytes) throws(PasscodeError) {
         _ = try disable(current: current)
     }
 
-    func enable() throws(PasscodeError) {
-        try call("EnablePasscode", []) { _ in }
+    package func get(_ setting: Setting) throws(PasscodeError) -> Int64 {
+        try callGetSetting(name: setting.spec.key)
     }
 
-    func passcodeLength() throws(PasscodeError) -> Int {
-        var length: Int32 = 0
-        try call("GetLength", []) { (p0) throws(PasscodeError) in length = try p0.int32() }
-        return Int(length)
+    package func set(_ setting: Setting, to value: Int64) throws(PasscodeError) {
+        try callSetSetting(name: setting.spec.key, value: value)
     }
 
-    func setPasscodeLength(_ n: Int) throws(PasscodeError) {
-        try call("SetLength", [.int32(Int32(clamping: n))]) { _ in }
-    }
+    package func lockStatus() throws(PasscodeError) -> LockStatus { try lockScreen().status }
 
-    func get(_ setting: Setting) throws(PasscodeError) -> Int64 {
-        var value: Int64 = 0
-        try call("GetSetting", [.text(setting.spec.key)]) { (p0) throws(PasscodeError) in value = try p0.int64() }
-        return value
-    }
-
-    func set(_ setting: Setting, to value: Int64) throws(PasscodeError) {
-        try call("SetSetting", [.text(setting.spec.key), .int64(value)]) { _ in }
-    }
-
-    func lockStatus() throws(PasscodeError) -> LockStatus { try lockScreen().status }
-
-    func lockScreen() throws(PasscodeError) -> LockScreen {
-        var screen: LockScreen?
-        try call("GetLockScreen", []) { (r) throws(PasscodeError) in
-            let locked = try r.bool(), reason = try r.int32(), lockout = try r.int64(), failures = try r.uint32()
-            let reset = try r.bool(), refusal = try r.int32(), lead = try r.bool(), kind = try r.int32()
-            let set = try r.bool(), enabled = try r.bool()
-            guard let why = LockReason(checked: reason), let refused = BiometricRefusal(checked: refusal),
-                  let biometric = BiometricKind(checked: kind) else {
-                throw PasscodeError.serviceUnavailable("passcoded answered GetLockScreen with a value this library does not know")
-            }
-            screen = LockScreen(status: LockStatus(locked: locked, reason: why), lockoutSeconds: lockout, failedAttempts: Int64(failures),
-                                resetRequired: reset, refusal: refused, lead: lead, kind: biometric, passcodeSet: set, lockEnabled: enabled)
+    package func lockScreen() throws(PasscodeError) -> LockScreen {
+        if let pushed = pushedSnapshot() { return pushed.screen }
+        let v = try callGetLockScreen()
+        guard let why = LockReason(checked: v.reason), let refused = BiometricRefusal(checked: v.refusal),
+              let biometric = BiometricKind(checked: v.kind) else {
+            throw PasscodeError.serviceUnavailable("passcoded answered GetLockScreen with a value this library does not know")
         }
-        return screen!
+        return LockScreen(status: LockStatus(locked: v.locked, reason: why), lockoutSeconds: v.lockoutRemaining,
+                          failedAttempts: Int64(v.failedAttempts), resetRequired: v.resetRequired, refusal: refused, lead: v.lead,
+                          kind: biometric, passcodeSet: v.isSet, lockEnabled: v.lockEnabled)
     }
 
     // MARK: - Calls
@@ -332,12 +329,10 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     }
 
     private func state() throws(PasscodeError) -> State {
-        var s = State()
-        try call("GetState", []) { (r) throws(PasscodeError) in
-            s = State(isSet: try r.bool(), lockEnabled: try r.bool(), failures: try r.uint32(), lockout: try r.int64(),
-                      resetRequired: try r.bool())
-        }
-        return s
+        if let pushed = pushedSnapshot() { return pushed.state }
+        let s = try callGetState()
+        return State(isSet: s.isSet, lockEnabled: s.lockEnabled, failures: s.failedAttempts, lockout: s.lockoutRemaining,
+                     resetRequired: s.resetRequired)
     }
 
     /// Reads a reply's values in order.
@@ -394,7 +389,8 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         }
     }
 
-    /// Calls `member(app_id, arguments...)` and hands its reply to `read`. An error reply
+    /// Calls `member(app_id, arguments...)` and hands its reply to `read` (the generated stubs,
+    /// ServiceClient+Passcode1.generated.swift, call it). An error reply
     /// org.libpasscode.Error.<Name> becomes that status with the service's message.
     func call(_ member: String, _ arguments: [BusArgument], _ read: (Reader) throws(PasscodeError) -> Void) throws(PasscodeError) {
         // passcoded waits for the hook, and runs this uid's calls one at a time: a call made
@@ -414,7 +410,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                 // Gone again: the call fails as an unforeseen error does.
                 if try !reached(member, arguments, by: deadline, read) { throw .internalError("unexpected error") }
             }
-        } catch .service(let status, let message, _) where status == Status.errLockedOut.rawValue && member != "GetState" {
+        } catch .service(let status, let message, _) where status == BusStatus.errLockedOut && member != "GetState" {
             // The wait for passcode_errwait, as the embedded store gives it with the failure.
             throw .service(status: status, message: message, waitSeconds: (try? state().lockout) ?? 0)
         }
@@ -436,7 +432,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         guard member != "SetHooks" else { return true }  // it says which callbacks itself
         let flags = try lock.withLock { () throws(PasscodeError) -> UInt32 in
             if connection != nil && connectionPid != getpid() { _ = try connected() }
-            return serviceName == nil ? HookFlag.of(hostHooks) : 0
+            return serviceName == nil ? HookFlags.of(hostHooks) : 0
         }
         if flags != 0 { return try callLocked("SetHooks", [.uint32(flags)], by: deadline) { _ in } }
         return true
@@ -455,7 +451,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
             // successor is checked first (and `call` gives it the host's callbacks first).
             let service = try verifiedService(c, before: member, by: deadline)
             var m: OpaquePointer?
-            var r = bus.newMethodCall(c, &m, service, ServiceClient.path, ServiceClient.name, member)
+            var r = bus.newMethodCall(c, &m, service, BusNames.path, BusNames.interface, member)
             guard r >= 0, let m else { throw unavailable(member, r) }
             defer { _ = bus.messageUnref(m) }
             if arguments.contains(where: {
@@ -539,10 +535,10 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         if let name = serviceName { return name }
         // Sent to the well-known name (which D-Bus activation starts if needed); the reply's
         // sender, set by the bus, is the owner's unique name.
-        let owner = try checkCall(c, ServiceClient.name, ServiceClient.path, "org.freedesktop.DBus.Peer", "Ping", nil,
+        let owner = try checkCall(c, BusNames.name, BusNames.path, "org.freedesktop.DBus.Peer", "Ping", nil,
                                   for: member, by: deadline) { (reply) throws(PasscodeError) -> String in
             guard let s = bus.sender(reply), s.pointee == CChar(UInt8(ascii: ":")) else {
-                throw PasscodeError.serviceUnavailable("the bus did not say which connection owns \(ServiceClient.name)")
+                throw PasscodeError.serviceUnavailable("the bus did not say which connection owns \(BusNames.name)")
             }
             return String(cString: s)
         }
@@ -551,7 +547,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                                 owner, for: member, by: deadline) { (p0) throws(PasscodeError) in try Reader(bus: bus, message: p0, member: member).uint32() }
         guard uid == ServiceClient.serviceUID else {
             throw PasscodeError.serviceUnavailable(
-                "the owner of \(ServiceClient.name) on this bus runs as uid \(uid), not as root as passcoded does: service mode "
+                "the owner of \(BusNames.name) on this bus runs as uid \(uid), not as root as passcoded does: service mode "
                     + "sends it nothing (check which bus DBUS_SYSTEM_BUS_ADDRESS names, and that its policy lets only root own the name)")
         }
         serviceName = owner
@@ -576,6 +572,13 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         if bus.isMethodError(reply, nil) > 0 {
             let e = bus.messageError(reply)?.pointee
             let name = e?.name.map { String(cString: $0) } ?? "", text = e?.message.map { String(cString: $0) } ?? ""
+            if destination == BusNames.name,
+               name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+                throw PasscodeError.serviceUnavailable(
+                    "passcoded is not on the system bus at \(ServiceClient.busAddress): \(BusNames.name) has no owner and the bus "
+                        + "did not start it (\(text)). Check with `busctl status \(BusNames.name)`; install the service (the passcoded "
+                        + "package, or make install-service) and see passcoded(8); `sudo make try-service` runs one from a checkout")
+            }
             throw PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(name): \(text)")
         }
         return try read(reply)
@@ -607,10 +610,14 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
                                    + "overloaded (see journalctl -u passcoded); whether the call took effect is not known: read the state again")
     }
 
-    /// Answers an incoming call `m` with the error `name` (static text, kept for the process).
+    /// Answers an incoming call `m` with the error `name` (the reply copies both texts).
     func replyError(_ m: OpaquePointer, name: String, message: String) -> Int32 {
-        let e = sd_bus_error(name: CStrings.intern(name), message: CStrings.intern(message), _need_free: 0)
-        return withUnsafePointer(to: e) { bus.replyError(m, $0) }
+        name.withCString { n in
+            message.withCString { text in
+                let e = sd_bus_error(name: n, message: text, _need_free: 0)
+                return withUnsafePointer(to: e) { bus.replyError(m, $0) }
+            }
+        }
     }
 
     /// The connection of this process, under `lock`. sd-bus refuses a connection in a child
@@ -623,7 +630,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         var own: OpaquePointer?
         let r = bus.openSystem(&own)
         guard r >= 0, let own else {
-            throw PasscodeError.serviceUnavailable("cannot connect to the system bus: \(String(cString: strerror(-r)))")
+            throw ServiceClient.noBus(r)
         }
         // The child's own hook object; the parent's slot is the parent's (never unreferenced here).
         var slot: OpaquePointer?
@@ -666,28 +673,16 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// The error of a failed call: a status the service named, or the bus's own failure.
     private func failure(_ member: String, _ r: Int32, _ error: sd_bus_error) -> PasscodeError {
         let name = error.name.map { String(cString: $0) } ?? ""
-        var message = error.message.map { String(cString: $0) } ?? ""
-        let prefix = "org.libpasscode.Error."
-        if name.hasPrefix(prefix) {
-            let statusName = String(name.dropFirst(prefix.count))
-            if let status = ServiceClient.status(named: statusName) {
-                // "status N: message" (Service.errorReply): the core's message after the prefix.
-                if message.hasPrefix("status "), let colon = message.firstIndex(of: ":") {
-                    message = String(message[message.index(after: colon)...].drop(while: { $0 == " " }))
-                }
-                return .service(status: status.rawValue, message: message, waitSeconds: 0)
-            }
+        let message = error.message.map { String(cString: $0) } ?? ""
+        // "status N: message" (BusError): the status and the core's message after the prefix.
+        if let (status, text) = BusError.parse(name: name, message: message) {
+            return .service(status: status, message: text, waitSeconds: 0)
         }
         if name == "org.freedesktop.DBus.Error.InvalidArgs" {
             return PasscodeError.misuse("passcoded refused the arguments of \(member): \(message)")
         }
         let why = name.isEmpty ? String(cString: strerror(-r)) : "\(name): \(message)"
         return PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(why)")
-    }
-
-    /// The status whose `serviceName` is `name` (the service's error names).
-    static func status(named name: String) -> Status? {
-        (0...Int32(255)).lazy.compactMap { Status(rawValue: $0) }.first { $0.serviceName == name }
     }
 
     /// The monotonic clock in microseconds, for the calls' deadlines.
@@ -697,7 +692,7 @@ final class ServiceClient: StoreBackend, @unchecked Sendable {
         return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
     }
 
-    /// The boot clock in seconds (CLOCK_BOOTTIME), for the proof's 5 minutes.
+    /// The boot clock in seconds (CLOCK_BOOTTIME), for the kept passcode's window.
     static func bootSeconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_BOOTTIME, &ts)

@@ -1,0 +1,45 @@
+// The stores passcoded serves as objects whose lock-screen fields are D-Bus properties
+// (interface PASSCODE_BUS_STORE_INTERFACE, at PASSCODE_BUS_STORE_PREFIX/<app id, sd_bus_path_encode'd>).
+// The properties are the caller's own: a getter answers the store of the caller's uid with that
+// app id, and PropertiesChanged is never broadcast: it is sent, addressed, to each connection of
+// the store's uid that asked for it (the Watch method), and to no one else.
+#ifndef PASSCODE_BUS_PROPS_H
+#define PASSCODE_BUS_PROPS_H
+
+#include <systemd/sd-bus.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PASSCODE_BUS_STORE_PREFIX "/org/libpasscode/Passcode1/store"
+#define PASSCODE_BUS_STORE_INTERFACE "org.libpasscode.Passcode1.Store"
+
+/// What is pushed of one store: nothing secret, the fields of passcode_lock_screen_read and the
+/// state queries. `clock_free`: no field depends on the time it is read (no lockout recorded,
+/// the biometric policy settled before its time checks): the values hold until the next push.
+/// Otherwise `lockout_remaining`, `refusal` and `lead` were true when the push was made only.
+/// `generation` grows with every push of the store (a later one supersedes an earlier one).
+typedef struct passcode_bus_props {
+    int32_t is_set, lock_enabled;
+    uint32_t failed_attempts;
+    int64_t lockout_remaining;
+    int32_t reset_required, locked, reason, refusal, lead, kind, clock_free;
+    uint64_t generation;
+} passcode_bus_props;
+
+/// Fills `out` with the last values pushed of the store `app_id` of `uid`; < 0 when none is kept
+/// (no connection of that uid watches it).
+typedef int (*passcode_bus_props_lookup)(uid_t uid, const char *app_id, passcode_bus_props *out);
+
+/// Publishes the store objects under PASSCODE_BUS_STORE_PREFIX; their getters ask `lookup` with
+/// the caller's uid (from the bus daemon's record, as passcode_bus_sender_uid), never another.
+int passcode_bus_add_store_objects(sd_bus *bus, passcode_bus_props_lookup lookup);
+
+/// The object path of the store `app_id` (sd_bus_path_encode: any byte is escaped); free() it.
+/// NULL on failure.
+char *passcode_bus_store_path(const char *app_id);
+
+/// Sends PropertiesChanged(PASSCODE_BUS_STORE_INTERFACE, every property, []) of the store
+/// `app_id`, addressed to `destination` (a unique name) alone. Returns 0 or a negative errno.
+int passcode_bus_send_props_changed(sd_bus *bus, const char *destination, const char *app_id, const passcode_bus_props *p);
+
+#endif

@@ -1,0 +1,140 @@
+// The store objects of passcoded and their unicast PropertiesChanged (include/passcode_bus_props.h).
+#define _GNU_SOURCE
+#include "passcode_bus_props.h"
+#include "passcode_bus.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static passcode_bus_props_lookup current_lookup;
+
+enum { P_IS_SET, P_LOCK_ENABLED, P_FAILED, P_LOCKOUT, P_RESET, P_LOCKED, P_REASON, P_REFUSAL, P_LEAD, P_KIND, P_CLOCK_FREE, P_GENERATION, P_COUNT };
+
+static const struct { const char *name, *type; } props[P_COUNT] = {
+    [P_IS_SET] = {"IsSet", "b"},
+    [P_LOCK_ENABLED] = {"LockEnabled", "b"},
+    [P_FAILED] = {"FailedAttempts", "u"},
+    [P_LOCKOUT] = {"LockoutRemaining", "x"},
+    [P_RESET] = {"ResetRequired", "b"},
+    [P_LOCKED] = {"Locked", "b"},
+    [P_REASON] = {"Reason", "i"},
+    [P_REFUSAL] = {"BiometricRefusal", "i"},
+    [P_LEAD] = {"BiometricLead", "b"},
+    [P_KIND] = {"BiometricKind", "i"},
+    [P_CLOCK_FREE] = {"Settled", "b"},
+    [P_GENERATION] = {"Generation", "t"},
+};
+
+static int append_prop(sd_bus_message *m, int which, const passcode_bus_props *p) {
+    switch (which) {
+    case P_IS_SET: return sd_bus_message_append(m, "b", p->is_set != 0);
+    case P_LOCK_ENABLED: return sd_bus_message_append(m, "b", p->lock_enabled != 0);
+    case P_FAILED: return sd_bus_message_append(m, "u", p->failed_attempts);
+    case P_LOCKOUT: return sd_bus_message_append(m, "x", p->lockout_remaining);
+    case P_RESET: return sd_bus_message_append(m, "b", p->reset_required != 0);
+    case P_LOCKED: return sd_bus_message_append(m, "b", p->locked != 0);
+    case P_REASON: return sd_bus_message_append(m, "i", p->reason);
+    case P_REFUSAL: return sd_bus_message_append(m, "i", p->refusal);
+    case P_LEAD: return sd_bus_message_append(m, "b", p->lead != 0);
+    case P_KIND: return sd_bus_message_append(m, "i", p->kind);
+    case P_CLOCK_FREE: return sd_bus_message_append(m, "b", p->clock_free != 0);
+    case P_GENERATION: return sd_bus_message_append(m, "t", p->generation);
+    default: return -EINVAL;
+    }
+}
+
+char *passcode_bus_store_path(const char *app_id) {
+    char *path = NULL;
+    if (!app_id || sd_bus_path_encode(PASSCODE_BUS_STORE_PREFIX, app_id, &path) < 0) return NULL;
+    return path;
+}
+
+/// The app id a store path names, or NULL (free() it).
+static char *app_of(const char *path) {
+    char *app = NULL;
+    if (sd_bus_path_decode(path, PASSCODE_BUS_STORE_PREFIX, &app) <= 0) return NULL;
+    return app;
+}
+
+static int get_prop(sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
+                    void *userdata, sd_bus_error *error) {
+    (void)interface;
+    (void)userdata;
+    int which = 0;
+    while (which < P_COUNT && strcmp(props[which].name, property) != 0) which++;
+    if (which == P_COUNT) return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "no such property");
+    sd_bus_message *m = sd_bus_get_current_message(bus);
+    uid_t uid;
+    if (!m || passcode_bus_sender_uid(m, &uid) < 0)
+        return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "the caller's uid cannot be established");
+    char *app = app_of(path);
+    if (!app) return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_OBJECT, "not a store's path");
+    passcode_bus_props p;
+    int r = current_lookup ? current_lookup(uid, app, &p) : -ENOSYS;
+    free(app);
+    if (r < 0)
+        return sd_bus_error_setf(error, "org.libpasscode.Error.NotWatched",
+                                 "%s: no connection of this uid watches this store; call Watch(app_id) first", property);
+    return append_prop(reply, which, &p);
+}
+
+/// Every path under the prefix that decodes to a name is an object (its getters decide the rest).
+static int find_store(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found, sd_bus_error *error) {
+    (void)bus; (void)interface; (void)userdata; (void)error;
+    char *app = app_of(path);
+    if (!app) return 0;
+    free(app);
+    *found = NULL;
+    return 1;
+}
+
+// The names and types as in `props` (the getter finds the property by its name). Read-only.
+static const sd_bus_vtable store_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("IsSet", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("LockEnabled", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("FailedAttempts", "u", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("LockoutRemaining", "x", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("ResetRequired", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Locked", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Reason", "i", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BiometricRefusal", "i", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BiometricLead", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BiometricKind", "i", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Settled", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Generation", "t", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_VTABLE_END
+};
+
+int passcode_bus_add_store_objects(sd_bus *bus, passcode_bus_props_lookup lookup) {
+    current_lookup = lookup;
+    return sd_bus_add_fallback_vtable(bus, NULL, PASSCODE_BUS_STORE_PREFIX, PASSCODE_BUS_STORE_INTERFACE, store_vtable,
+                                      find_store, NULL);
+}
+
+int passcode_bus_send_props_changed(sd_bus *bus, const char *destination, const char *app_id, const passcode_bus_props *p) {
+    if (!destination || destination[0] != ':') return -EINVAL;  // a unique name only: never a broadcast
+    char *path = passcode_bus_store_path(app_id);
+    if (!path) return -EINVAL;
+    sd_bus_message *m = NULL;
+    int r = sd_bus_message_new_signal(bus, &m, path, "org.freedesktop.DBus.Properties", "PropertiesChanged");
+    free(path);
+    if (r < 0) return r;
+    r = sd_bus_message_set_destination(m, destination);
+    if (r >= 0) r = sd_bus_message_append(m, "s", PASSCODE_BUS_STORE_INTERFACE);
+    if (r >= 0) r = sd_bus_message_open_container(m, 'a', "{sv}");
+    for (int i = 0; r >= 0 && i < P_COUNT; i++) {
+        r = sd_bus_message_open_container(m, 'e', "sv");
+        if (r >= 0) r = sd_bus_message_append(m, "s", props[i].name);
+        if (r >= 0) r = sd_bus_message_open_container(m, 'v', props[i].type);
+        if (r >= 0) r = append_prop(m, i, p);
+        if (r >= 0) r = sd_bus_message_close_container(m);
+        if (r >= 0) r = sd_bus_message_close_container(m);
+    }
+    if (r >= 0) r = sd_bus_message_close_container(m);
+    if (r >= 0) r = sd_bus_message_append(m, "as", 0);
+    if (r >= 0) r = sd_bus_send(bus, m, NULL);
+    sd_bus_message_unref(m);
+    return r < 0 ? r : 0;
+}

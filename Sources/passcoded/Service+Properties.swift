@@ -1,0 +1,206 @@
+// The stores as objects with properties (CPasscodeBus/passcode_bus_props.c), pushed, not polled:
+// a connection calls Watch(app_id) once; from then on, whenever any call through passcoded
+// (another connection of the uid, root, the connection itself) leaves that store of the caller's
+// uid changed, passcoded sends PropertiesChanged, addressed to that connection alone, before the
+// reply of the call that changed it. Nothing is broadcast: another uid neither reads a store's
+// properties (the getters answer the caller's own uid) nor receives its signals (sent to the
+// watchers of the store's uid only). A watcher that leaves the bus is forgotten (NameOwnerChanged).
+import CPasscodeBus
+import Glibc
+import PasscodeCore
+
+/// What is pushed of one store: the lock screen's fields and the state queries'.
+struct PushedState: Equatable {
+    var screen: LockScreen
+    /// No field depends on the time it is read: they hold until the next push (else the client asks).
+    var clockFree: Bool
+
+    func props(generation: UInt64) -> passcode_bus_props {
+        passcode_bus_props(is_set: screen.passcodeSet ? 1 : 0, lock_enabled: screen.lockEnabled ? 1 : 0,
+                           failed_attempts: UInt32(clamping: screen.failedAttempts), lockout_remaining: screen.lockoutSeconds,
+                           reset_required: screen.resetRequired ? 1 : 0, locked: screen.status.locked ? 1 : 0,
+                           reason: screen.status.reason.rawValue, refusal: screen.refusal.rawValue, lead: screen.lead ? 1 : 0,
+                           kind: screen.kind.rawValue, clock_free: clockFree ? 1 : 0, generation: generation)
+    }
+}
+
+final class PushedStates: @unchecked Sendable {
+    static let shared = PushedStates()
+    /// The stores one connection may watch (a uid has at most 32 stores; a watch of an app id
+    /// without one keeps an entry too): past it Watch is refused, never an entry dropped.
+    static let maxWatchesPerConnection = 64
+    /// The watches of one uid's connections together (the system bus lets a user keep 256
+    /// connections), and of everyone: past either, Watch is refused until connections close.
+    static let maxWatchesPerUID = 256 * 64
+    static let maxWatches = 65536
+
+    /// One watched store of one uid. `lock` orders its pushes: the snapshot is read and queued
+    /// under it, so the last one queued is never older than a change made before it was read.
+    final class Entry: @unchecked Sendable {  // its fields under `lock`
+        let lock = Mutex()
+        var watchers: Set<String> = []
+        var last: PushedState?
+        var generation: UInt64 = 0
+    }
+
+    private let mutex = Mutex()
+    /// By "uid/app id".
+    private var entries: [String: Entry] = [:]
+    /// The keys each connection watches, and its uid.
+    private var watching: [String: (uid: uid_t, keys: Set<String>)] = [:]
+    /// The watches of each uid's connections, and of all.
+    private var perUID: [uid_t: Int] = [:]
+    private var total = 0
+    /// Signals for the bus thread, in the order queued (under `outboxLock`: taken under an
+    /// entry's lock, which `mutex` is never taken under).
+    private let outboxLock = Mutex()
+    private var outbox: [(destination: String, app: String, props: passcode_bus_props)] = []
+
+    private static func key(_ uid: uid_t, _ app: String) -> String { "\(uid)/\(app)" }
+
+    /// Registers `sender` (a connection of `uid`) as a watcher of `uid`'s store `app`. On the bus
+    /// thread, while the call is taken: the bus delivers a connection's calls before the news that
+    /// it left, so `forget` always finds what a Watch registered (registered later, on a worker, a
+    /// Watch queued by a connection that then closed would stay for good).
+    func register(uid: uid_t, app: String, sender: String) throws -> Entry {
+        let k = PushedStates.key(uid, app)
+        return try mutex.withLock { () -> Entry in
+            var mine = watching[sender] ?? (uid, [])
+            if !mine.keys.contains(k) {
+                let refusal: String? =
+                    mine.keys.count >= PushedStates.maxWatchesPerConnection
+                        ? "this connection watches \(PushedStates.maxWatchesPerConnection) stores already"
+                    : perUID[uid, default: 0] >= PushedStates.maxWatchesPerUID
+                        ? "this user's connections watch \(PushedStates.maxWatchesPerUID) stores already"
+                    : total >= PushedStates.maxWatches ? "passcoded watches \(PushedStates.maxWatches) stores already" : nil
+                if let refusal { throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded", message: refusal) }
+                mine.keys.insert(k)
+                watching[sender] = mine
+                perUID[uid, default: 0] += 1
+                total += 1
+            }
+            let e = entries[k] ?? Entry()
+            entries[k] = e
+            e.lock.withLock { _ = e.watchers.insert(sender) }
+            return e
+        }
+    }
+
+    /// The state of a watched store now, with its generation (on a worker, in the call's scope).
+    func answer(_ entry: Entry, read: () throws -> PushedState) throws -> (PushedState, UInt64) {
+        try entry.lock.withLock {
+            let state = try read()
+            if state != entry.last {
+                entry.generation += 1
+                entry.last = state
+            }
+            return (state, entry.generation)
+        }
+    }
+
+    /// After a call used `uid`'s store `app` (it may have changed it): when watched, the state
+    /// read now is queued for every watcher if it differs from the last one pushed.
+    func changed(uid: uid_t, app: String, read: () throws -> PushedState) {
+        guard let entry = mutex.withLock({ entries[PushedStates.key(uid, app)] }) else { return }
+        entry.lock.withLock {
+            guard !entry.watchers.isEmpty else { return }
+            // A store that cannot be read now (removed, damaged) pushes nothing; the watchers'
+            // next query goes to the bus (their copy is cleared) and gets the failure itself.
+            let state = try? read()
+            guard state != entry.last else { return }
+            entry.generation += 1
+            entry.last = state
+            var props = state?.props(generation: entry.generation) ?? passcode_bus_props()
+            if state == nil { props.generation = entry.generation }  // clock_free 0: ask the bus
+            outboxLock.withLock {
+                for w in entry.watchers.sorted() { outbox.append((w, app, props)) }
+            }
+        }
+        var one: UInt64 = 1
+        _ = write(HookOutbox.shared.wakeFD, &one, 8)
+    }
+
+    /// The connection `sender` left the bus: it watches nothing any more.
+    func forget(sender: String) {
+        mutex.withLock {
+            guard let (uid, keys) = watching.removeValue(forKey: sender) else { return }
+            perUID[uid] = perUID[uid, default: 0] - keys.count > 0 ? perUID[uid, default: 0] - keys.count : nil
+            total -= keys.count
+            for k in keys {
+                guard let e = entries[k] else { continue }
+                let empty = e.lock.withLock { () -> Bool in
+                    e.watchers.remove(sender)
+                    return e.watchers.isEmpty
+                }
+                if empty { entries[k] = nil }
+            }
+        }
+    }
+
+    /// The last state pushed of `uid`'s store `app` (the getters), or nil when not watched.
+    func lookup(uid: uid_t, app: String) -> passcode_bus_props? {
+        guard let e = mutex.withLock({ entries[PushedStates.key(uid, app)] }) else { return nil }
+        return e.lock.withLock { e.last.map { $0.props(generation: e.generation) } }
+    }
+
+    /// Sends the queued signals (bus thread), each addressed to its watcher alone. Called after
+    /// the finished answers were taken and before they are sent: a change reaches every watcher
+    /// before the reply of the call that made it.
+    func drain(_ bus: OpaquePointer) {
+        let queued = outboxLock.withLock { () -> [(destination: String, app: String, props: passcode_bus_props)] in
+            let taken = outbox
+            outbox = []
+            return taken
+        }
+        for var signal in queued {
+            let r = passcode_bus_send_props_changed(bus, signal.destination, signal.app, &signal.props)
+            if r < 0 { log("PropertiesChanged to \(signal.destination) not sent: \(String(cString: strerror(-r)))") }
+        }
+    }
+
+    /// The state of `store` as pushed.
+    static func read(_ store: PasscodeStore) throws -> PushedState {
+        let (screen, clockFree) = try store.lockScreenReading()
+        return PushedState(screen: screen, clockFree: clockFree)
+    }
+}
+
+extension Service {
+    /// Watch(app_id) -> (path, generation, clock_free, is_set, lock_enabled, failed_attempts,
+    /// lockout_remaining, reset_required, locked, reason, refusal, lead, kind): the caller's store
+    /// as now, and from now on its PropertiesChanged, addressed to the calling connection.
+    func handleWatch(_ call: BusCall, appID app: String) throws -> Prepared {
+        let stores = self.stores, m = call.message, caller = call.caller
+        guard StoreRoot.validAppID(app) else { throw StoreRoot.badAppID }
+        guard let s = sd_bus_message_get_sender(m), s.pointee == CChar(UInt8(ascii: ":")) else {
+            throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "the caller has no unique name")
+        }
+        let sender = String(cString: s)
+        guard let cPath = passcode_bus_store_path(app) else { throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "app_id") }
+        let path = String(cString: cPath)
+        free(cPath)
+        let entry = try PushedStates.shared.register(uid: caller, app: app, sender: sender)  // here, on the bus thread
+        return Prepared(uid: caller) {
+            let (state, generation) = try PushedStates.shared.answer(entry) {
+                try stores.withStoreForQuery(uid: caller, appID: app) { try PushedStates.read($0) }
+            }
+            let p = state.screen
+            return [.string(path), .int64(Int64(clamping: generation)), .bool(state.clockFree), .bool(p.passcodeSet), .bool(p.lockEnabled),
+                    .uint32(UInt32(clamping: p.failedAttempts)), .int64(p.lockoutSeconds), .bool(p.resetRequired),
+                    .bool(p.status.locked), .int32(p.status.reason.rawValue), .int32(p.refusal.rawValue), .bool(p.lead),
+                    .int32(p.kind.rawValue)]
+        }
+    }
+}
+
+extension StoreRoot {
+    /// After a call used `uid`'s store `appID` on `store`: its watchers are told when it changed.
+    func pushChanges(uid: uid_t, appID: String, _ store: PasscodeStore) {
+        PushedStates.shared.changed(uid: uid, app: appID) { try PushedStates.read(store) }
+    }
+
+    /// After `uid`'s store `appID` was removed (its handle dropped): what a query answers now.
+    func pushRemoval(uid: uid_t, appID: String) {
+        PushedStates.shared.changed(uid: uid, app: appID) { try withStoreForQuery(uid: uid, appID: appID) { try PushedStates.read($0) } }
+    }
+}

@@ -1,0 +1,705 @@
+#!/usr/bin/env python3
+"""passcoded's interface, written once: service/org.libpasscode.Passcode1.xml (D-Bus
+introspection XML). From it this script writes
+
+  * the sd-bus method table, Sources/CPasscodeBus/passcode_bus_vtable.inc (passcode_bus.c
+    includes it: SD_BUS_METHOD is a C macro);
+  * passcoded's side, Sources/passcoded/Passcode1.generated.swift: the protocol
+    `Passcode1Handlers` with one requirement per method (its arguments typed, already read on the
+    bus thread), Service's conformance to it (so a method without its handler does not build),
+    and the dispatch from a member name to its handler;
+  * the client's side, Sources/PasscodeBackend/ServiceClient+Passcode1.generated.swift: one typed
+    stub per method (`callGetState()`, ...) that builds the call and reads its reply;
+  * for a simple method (annotated org.libpasscode.Seam and org.libpasscode.Access: one core call
+    on the caller's store, plain arguments, at most one reply value) both of its ends: the
+    client's implementation of that seam requirement (it calls the stub) and passcoded's handler
+    (it calls the PasscodeStore method of the same name, in withStoreForQuery or withStore);
+  * README.md's list of the methods (between its `bus-methods` markers);
+
+and Sources/PasscodeBus/Bus.generated.swift: the bus name, object path and interface of the XML,
+and from Sources/Passcode/Status.swift (each status defined once, and the one mapping of
+PasscodeError to a status) the statuses' numbers and D-Bus error names, for passcoded and the
+client, which do not import the C ABI module.
+
+usage: gen_bus.py            write the generated files (make header)
+       gen_bus.py --check    regenerate into a temporary folder and diff; then check that every
+                             client stub is called by the client, that every method has its
+                             handler in passcoded, and that every back-end requirement the client
+                             implements reaches the bus or says `// bus: local (why)` (make check-bus)
+       gen_bus.py --check-readme   README's method list is the one the XML gives (make check-docs)
+Python 3 standard library only; needs no bus, no build and no root.
+"""
+import difflib
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+XML = ROOT / "service" / "org.libpasscode.Passcode1.xml"
+STATUS_SWIFT = ROOT / "Sources" / "Passcode" / "Status.swift"
+VTABLE = ROOT / "Sources" / "CPasscodeBus" / "passcode_bus_vtable.inc"
+DAEMON = ROOT / "Sources" / "passcoded" / "Passcode1.generated.swift"
+CLIENT = ROOT / "Sources" / "PasscodeBackend" / "ServiceClient+Passcode1.generated.swift"
+STATUSES = ROOT / "Sources" / "PasscodeBus" / "Bus.generated.swift"
+BACKEND = ROOT / "Sources" / "PasscodeBackend"
+FLOW = ROOT / "Sources" / "PasscodeCore" / "Features" / "Flow.swift"
+README = ROOT / "README.md"
+ANN = "org.libpasscode."
+XML_NAME = "service/org.libpasscode.Passcode1.xml"
+
+# passcoded's readers (Service, Sources/passcoded) named by an argument's org.libpasscode.Read,
+# and the Swift type each returns.
+READERS = {"readSetting": "Setting", "readField": "String", "readRecoveryKey": "SecretBytes", "readDelays": "[Int64]"}
+BASIC = {"b": ("Bool", "bool"), "i": ("Int32", "int32"), "u": ("UInt32", "uint32"), "x": ("Int64", "int64"),
+         "s": ("String", "string")}
+ARGUMENT_CASE = {"s": "text", "i": "int32", "u": "uint32", "x": "int64", "b": "bool"}
+
+
+def fail(message):
+    sys.exit(f"gen_bus.py: {message}")
+
+
+class Arg:
+    def __init__(self, e, method):
+        self.name = e.get("name")
+        self.type = e.get("type")
+        self.direction = e.get("direction") or ("in" if method else "out")
+        self.ann = {a.get("name")[len(ANN):]: a.get("value") for a in e.findall("annotation")
+                    if a.get("name", "").startswith(ANN)}
+        if not self.name or not self.type:
+            fail(f"an argument of {method} lacks a name or a type")
+
+    @property
+    def sensitive(self):
+        return self.ann.get("Sensitive") == "true"
+
+    @property
+    def swift(self):
+        return swift_name(self.name)
+
+
+class Method:
+    def __init__(self, e, doc):
+        self.name = e.get("name")
+        self.doc = doc
+        self.ann = {a.get("name")[len(ANN):]: a.get("value") for a in e.findall("annotation")
+                    if a.get("name", "").startswith(ANN)}
+        args = [Arg(a, self.name) for a in e.findall("arg")]
+        self.ins = [a for a in args if a.direction == "in"]
+        self.outs = [a for a in args if a.direction == "out"]
+
+    @property
+    def sensitive(self):
+        return any(a.sensitive for a in self.ins + self.outs)
+
+    @property
+    def has_stub(self):
+        return not self.ann.get("Client", "").startswith("none")
+
+    @property
+    def handler(self):
+        return "handle" + self.name
+
+    @property
+    def seam(self):
+        """(Swift function name, [argument labels]) of a simple method's seam requirement, or None."""
+        value = self.ann.get("Seam")
+        if not value:
+            return None
+        m = re.fullmatch(r"(\w+)(?:\(((?:\w+:)*)\))?", value)
+        if not m:
+            fail(f"{self.name}: org.libpasscode.Seam is a Swift function, `name` or `name(label:_:)`, not {value!r}")
+        labels = re.findall(r"(\w+):", m.group(2) or "")
+        if len(labels) != len(self.ins) - 1:
+            fail(f"{self.name}: org.libpasscode.Seam {value} takes {len(labels)} arguments, the method {len(self.ins) - 1} after app_id")
+        if len(self.outs) > 1:
+            fail(f"{self.name}: a method with org.libpasscode.Seam answers at most one value (write its ends by hand)")
+        if self.ann.get("Access") not in ("query", "write"):
+            fail(f"{self.name}: a method with org.libpasscode.Seam says org.libpasscode.Access, query or write")
+        if not self.has_stub:
+            fail(f"{self.name}: a method with org.libpasscode.Seam is called by the client (no org.libpasscode.Client none)")
+        return m.group(1), labels
+
+    @property
+    def stub(self):
+        return "call" + self.name
+
+
+def swift_name(snake):
+    parts = snake.split("_")
+    out = parts[0]
+    for p in parts[1:]:
+        out += "ID" if p == "id" else p[:1].upper() + p[1:]
+    return out
+
+
+def load(path=XML):
+    """((interface, object path, bus name), [Method]) of the XML, its comments kept as docs."""
+    parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
+    root = ET.parse(path, parser=parser).getroot()
+    iface = root.find("interface")
+    methods = []
+    doc = None
+    section = 0
+    for e in iface:
+        if e.tag is ET.Comment:
+            text = " ".join(line.strip() for line in (e.text or "").strip().splitlines())
+            doc = None if text.startswith("====") else text
+            section += text.startswith("====")
+            continue
+        if e.tag == "method":
+            methods.append(Method(e, doc))
+            methods[-1].section = section
+        elif e.tag == "annotation":
+            pass
+        elif e.tag in ("property", "signal"):
+            fail(f"{e.tag} {e.get('name')}: this generator writes methods only (add the {e.tag}s here first)")
+        doc = None
+    names = [m.name for m in methods]
+    if len(set(names)) != len(names):
+        fail("a method is defined twice")
+    bus = {a.get("name")[len(ANN):]: a.get("value") for a in iface.findall("annotation")}.get("BusName")
+    if not bus:
+        fail("the interface lacks its org.libpasscode.BusName annotation (the well-known name)")
+    return (iface.get("name"), root.get("name"), bus), methods
+
+
+def wrap(text, indent, width=100):
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if line and len(indent) + len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}" if line else w
+    if line:
+        lines.append(line)
+    return [indent + l for l in lines]
+
+
+def banner(comment, source=XML_NAME):
+    return f"{comment} GENERATED by scripts/gen_bus.py from {source} (`make header`); do not edit."
+
+
+# ---- (a) the sd-bus vtable ----
+
+def vtable(names, methods):
+    interface, path, _ = names
+    out = [banner("//"), f'#define PASSCODE_BUS_PATH "{path}"', f'#define PASSCODE_BUS_INTERFACE "{interface}"', "",
+           "// The method table of org.libpasscode.Passcode1, included by passcode_bus.c (on_call: every",
+           "// method goes to passcoded's one handler, which dispatches on the member's name).",
+           "static const sd_bus_vtable passcode_vtable[] = {", "    SD_BUS_VTABLE_START(0),"]
+    for m in methods:
+        if m.doc:
+            out += wrap(m.doc, "    // ")
+        sig_in = "".join(a.type for a in m.ins)
+        sig_out = "".join(a.type for a in m.outs)
+        names_in = " ".join(f"SD_BUS_PARAM({a.name})" for a in m.ins) or '""'
+        names_out = " ".join(f"SD_BUS_PARAM({a.name})" for a in m.outs) or '""'
+        out.append(f'    SD_BUS_METHOD_WITH_NAMES("{m.name}", "{sig_in}", {names_in},')
+        out.append(f'                             "{sig_out}", {names_out},')
+        out.append("                             on_call, SD_BUS_VTABLE_UNPRIVILEGED),")
+    out += ["    SD_BUS_VTABLE_END", "};", ""]
+    return "\n".join(out)
+
+
+# ---- (b) passcoded's protocol and dispatch ----
+
+def daemon_read(a):
+    """(Swift type, expression reading `a` from the message `m`) for passcoded."""
+    q = f'"{a.name}"'
+    if "Read" in a.ann:
+        reader = a.ann["Read"]
+        if reader not in READERS:
+            fail(f"argument {a.name}: no reader {reader} (known: {', '.join(READERS)})")
+        return READERS[reader], f"try {reader}(m, {q})"
+    if a.type == "s" and a.sensitive:
+        extra = ", mayBeEmpty: true" if a.ann.get("MayBeEmpty") == "true" else ""
+        return "SecretBytes", f"try readSecret(m, {q}{extra})"
+    if a.type == "ay" and a.sensitive:
+        return "SecretBytes", f"try readSecretBytes(m, {q})"
+    if a.type == "s":
+        return "String", f"try readString(m, {q})"
+    if a.type == "b":
+        return "Bool", f'try readBasic(m, "b", Int32(0), {q}) != 0'
+    if a.type in BASIC:
+        t = BASIC[a.type][0]
+        return t, f'try readBasic(m, "{a.type}", {t}(0), {q})'
+    fail(f"argument {a.name}: no reader for the type {a.type} (add an org.libpasscode.Read)")
+
+
+def signature_doc(m):
+    ins = ", ".join(f"{a.name} {a.type}" for a in m.ins)
+    outs = ", ".join(f"{a.name} {a.type}" for a in m.outs)
+    return f"{m.name}({ins})" + (f" -> ({outs})" if outs else "")
+
+
+def daemon(methods):
+    out = [banner("//"),
+           "// passcoded's side of org.libpasscode.Passcode1: one handler per method, each given its",
+           "// arguments already read (on the bus thread, by `dispatchPasscode1`); Service conforms in",
+           "// the files Service+<Area>.swift, so a method without its handler does not build.",
+           "import CPasscodeBus", "import Glibc", "import PasscodeCore", "",
+           "/// One call as passcoded received it: its message (valid on the bus thread, while the handler",
+           "/// prepares the work) and the caller's uid, from the bus.",
+           "struct BusCall {", "    let message: OpaquePointer", "    let caller: uid_t", "}", "",
+           "/// The methods of org.libpasscode.Passcode1. Each handler runs on the bus thread with its",
+           "/// arguments read, and returns the work (`Service.Prepared`) that runs on a worker and the",
+           "/// values of its reply, in the order of the XML's out arguments.",
+           "protocol Passcode1Handlers {"]
+    for m in methods:
+        out += wrap(signature_doc(m) + (": " + m.doc if m.doc else ""), "    /// ")
+        params = "".join(f", {a.swift}: {daemon_read(a)[0]}" for a in m.ins)
+        out.append(f"    func {m.handler}(_ call: BusCall{params}) throws -> Service.Prepared")
+    out += ["}", "", "extension Service: Passcode1Handlers {", "    /// The call `member`, its arguments read and handed to its handler; nil when the interface",
+            "    /// has no such method.",
+            "    func dispatchPasscode1(_ member: String, _ m: OpaquePointer, caller: uid_t) throws -> Prepared? {",
+            "        switch member {"]
+    for m in methods:
+        out.append(f'        case "{m.name}":')
+        for a in m.ins:
+            out.append(f"            let {a.swift} = {daemon_read(a)[1]}")
+        args = "".join(f", {a.swift}: {a.swift}" for a in m.ins)
+        out.append(f"            return try {m.handler}(BusCall(message: m, caller: caller){args})")
+    out += ["        default:", "            return nil", "        }", "    }", "}"]
+    if seam_methods(methods):
+        out += seam_daemon(methods)
+    else:
+        out.append("")
+    return "\n".join(out)
+
+
+# ---- (c) the client's stubs ----
+
+def client_in(a):
+    """(Swift parameter type, BusArgument expression) for an in argument on the client."""
+    if a.type == "s" and a.sensitive:
+        return "SecretBytes", f".secret({a.swift})"
+    if a.type == "ay" and a.sensitive:
+        return "SecretBytes", f".secretBytes({a.swift})"
+    if a.type == "au":
+        return "[UInt32]", f".uint32s({a.swift})"
+    if a.type in ARGUMENT_CASE:
+        return BASIC[a.type][0], f".{ARGUMENT_CASE[a.type]}({a.swift})"
+    fail(f"argument {a.name}: the client cannot send the type {a.type}")
+
+
+def struct_fields(sig):
+    """The single-letter fields of a struct signature '(ixs)'."""
+    inner = sig[1:-1]
+    if not re.fullmatch(r"[biuxs]+", inner):
+        fail(f"the client reads structs of b, i, u, x and s only, not {sig}")
+    return list(inner)
+
+
+def client_out(a, reader="r"):
+    """(Swift type, [lines reading it into `let <name>`]) for an out argument on the client."""
+    enum = a.ann.get("Type")
+    if a.type == "ay" and a.sensitive:
+        return "SecretBytes", [f"let {a.swift} = try {reader}.key()"]
+    if a.type in BASIC:
+        t, fn = BASIC[a.type]
+        if enum:
+            return enum, [f"guard let {a.swift} = {enum}(checked: try {reader}.{fn}()) else {{ throw {reader}.unexpected() }}"]
+        return t, [f"let {a.swift} = try {reader}.{fn}()"]
+    if a.type.startswith("a(") and a.type.endswith(")"):
+        fields = struct_fields(a.type[1:])
+        kinds = (enum or "").split(",") if enum else [""] * len(fields)
+        if len(kinds) != len(fields):
+            fail(f"{a.name}: org.libpasscode.Type names {len(kinds)} fields, the struct has {len(fields)}")
+        types, lines = [], []
+        for i, (f, k) in enumerate(zip(fields, kinds)):
+            t, fn = BASIC[f]
+            if k:
+                lines.append(f"guard let f{i} = {k}(checked: try e.{fn}()) else {{ throw e.unexpected() }}")
+                types.append(k)
+            else:
+                lines.append(f"let f{i} = try e.{fn}()")
+                types.append(t)
+        tuple_type = "[(" + ", ".join(types) + ")]"
+        body = [f"var {a.swift}: {tuple_type} = []",
+                f'try {reader}.array("{a.type[1:]}") {{ (e) throws(PasscodeError) in'] + ["    " + l for l in lines] + \
+               [f"    {a.swift}.append((" + ", ".join(f"f{i}" for i in range(len(fields))) + "))", "}"]
+        return tuple_type, body
+    fail(f"{a.name}: the client cannot read the type {a.type}")
+
+
+def client(methods):
+    out = [banner("//"),
+           "// The client's side of org.libpasscode.Passcode1: one stub per method, which builds the call",
+           "// (app_id first, from the handle) and reads its reply. `make check-bus` fails when a stub is",
+           "// never called by the client.",
+           "import PasscodeCore", "", "extension ServiceClient {"]
+    first = True
+    for m in methods:
+        if not m.has_stub:
+            continue
+        if not m.ins or m.ins[0].name != "app_id" or m.ins[0].type != "s":
+            fail(f"{m.name}: a method the client calls takes app_id ('s') first")
+        if not first:
+            out.append("")
+        first = False
+        ins = m.ins[1:]
+        outs = [(a, client_out(a)) for a in m.outs]
+        out += wrap(signature_doc(m) + (": " + m.doc if m.doc else ""), "    /// ")
+        params = ", ".join(f"{a.swift}: {client_in(a)[0]}" for a in ins)
+        if not outs:
+            ret = ""
+        elif len(outs) == 1:
+            ret = f" -> {outs[0][1][0]}"
+        else:
+            ret = " -> (" + ", ".join(f"{a.swift}: {t}" for a, (t, _) in outs) + ")"
+        out.append(f"    func {m.stub}({params}) throws(PasscodeError){ret} {{")
+        arguments = "[" + ", ".join(client_in(a)[1] for a in ins) + "]"
+        if not outs:
+            out.append(f'        try call("{m.name}", {arguments}) {{ _ in }}')
+        else:
+            holder = ret[4:]
+            out.append(f"        var answer: {holder}?")
+            out.append(f'        try call("{m.name}", {arguments}) {{ (r) throws(PasscodeError) in')
+            for a, (_, lines) in outs:
+                out += ["            " + l for l in lines]
+            value = outs[0][0].swift if len(outs) == 1 else "(" + ", ".join(f"{a.swift}" for a, _ in outs) + ")"
+            out.append(f"            answer = {value}")
+            out.append("        }")
+            out.append("        return answer!")
+        out.append("    }")
+    out += ["}"]
+    if seam_methods(methods):
+        out += seam_client(methods)
+    else:
+        out.append("")
+    return "\n".join(out)
+
+
+# ---- (d) both ends of the simple methods (org.libpasscode.Seam) ----
+
+WIRE_VALUE = {"b": "bool", "i": "int32", "u": "uint32", "x": "int64", "s": "string"}
+
+
+def seam_type(a, wire_type):
+    """The Swift type the seam and the core use for `a`: its org.libpasscode.SeamType (an integer
+    type converted with clamping) or the wire's."""
+    t = a.ann.get("SeamType")
+    if t and a.type not in ("i", "u", "x"):
+        fail(f"argument {a.name}: org.libpasscode.SeamType converts integers only")
+    return t or wire_type
+
+
+def convert(expr, to, frm):
+    """`expr` of Swift type `frm` as `to` (integers clamped)."""
+    if to == frm:
+        return expr
+    return f"{to}(clamping: {expr})" if to != "Int" else f"Int({expr})"
+
+
+def seam_methods(methods):
+    return [m for m in methods if m.seam]
+
+
+def seam_daemon(methods):
+    out = ["", "// The handlers of the simple methods (org.libpasscode.Seam): each runs the core call of the",
+           "// same name on the caller's store, a query (withStoreForQuery: the blank store when the app id",
+           "// has none) or a write (withStore).",
+           "extension Service {"]
+    for m in seam_methods(methods):
+        name, labels = m.seam
+        params = "".join(f", {a.swift}: {daemon_read(a)[0]}" for a in m.ins[1:])
+        args = ", ".join((f"{l}: " if l != "_" else "") + convert(a.swift, seam_type(a, daemon_read(a)[0]), daemon_read(a)[0])
+                         for l, a in zip(labels, m.ins[1:]))
+        body = f"try $0.{name}({args})"
+        access = "withStoreForQuery" if m.ann["Access"] == "query" else "withStore"
+        out.append(f"    func {m.handler}(_ call: BusCall, appID app: String{params}) throws -> Prepared {{")
+        out.append("        let stores = self.stores, caller = call.caller")
+        if m.outs:
+            a = m.outs[0]
+            if a.type not in WIRE_VALUE or "Type" in a.ann:
+                fail(f"{m.name}: a method with org.libpasscode.Seam answers b, i, u, x or s")
+            wire = BASIC[a.type][0]
+            value = convert(body, wire, seam_type(a, wire))
+            out.append("        return Prepared(uid: caller) {")
+            out.append(f"            try stores.{access}(uid: caller, appID: app) {{ [.{WIRE_VALUE[a.type]}({value})] }}")
+            out.append("        }")
+        else:
+            out.append("        return Prepared(uid: caller) {")
+            out.append(f"            try stores.{access}(uid: caller, appID: app) {{ {body} }}")
+            out.append("            return []")
+            out.append("        }")
+        out.append("    }")
+        out.append("")
+    out[-1] = "}"
+    return out + [""]
+
+
+def seam_client(methods):
+    out = ["", "// The client's implementation of the simple methods' seam requirements (org.libpasscode.Seam):",
+           "// each carries its call as it is, to the handler that runs the same core call in passcoded.",
+           "extension ServiceClient {"]
+    for m in seam_methods(methods):
+        name, labels = m.seam
+        params = ", ".join(f"{l} {a.swift}: {seam_type(a, client_in(a)[0])}" if l == "_" else
+                           (f"{l}: {seam_type(a, client_in(a)[0])}" if l == a.swift else f"{l} {a.swift}: {seam_type(a, client_in(a)[0])}")
+                           for l, a in zip(labels, m.ins[1:]))
+        args = ", ".join(f"{a.swift}: {convert(a.swift, client_in(a)[0], seam_type(a, client_in(a)[0]))}" for a in m.ins[1:])
+        call = f"try {m.stub}({args})"
+        if m.outs:
+            a = m.outs[0]
+            wire = BASIC[a.type][0]
+            t = seam_type(a, wire)
+            out.append(f"    package func {name}({params}) throws(PasscodeError) -> {t} {{")
+            out.append(f"        {convert(call, t, wire)}")
+        else:
+            out.append(f"    package func {name}({params}) throws(PasscodeError) {{")
+            out.append(f"        {call}")
+        out.append("    }")
+        out.append("")
+    out[-1] = "}"
+    return out + [""]
+
+
+# ---- README's list of the methods ----
+
+README_BEGIN = "<!-- bus-methods: written by scripts/gen_bus.py from service/org.libpasscode.Passcode1.xml (make header) -->"
+README_END = "<!-- /bus-methods -->"
+
+
+def readme_list(methods, sections):
+    """The methods as README lists them: `Name` and its org.libpasscode.Readme note; the XML's
+    sections (its ==== comments) apart by semicolons."""
+    groups = {}
+    for m in methods:
+        entry = f"`{m.name}`" + (f" {m.ann['Readme']}" if m.ann.get("Readme") else "")
+        groups.setdefault(sections[m.name], []).append(entry)
+    text = "; ".join(", ".join(g) for g in groups.values()) + "."
+    return "\n".join(wrap(text, ""))
+
+
+def readme_text(methods, sections, text=None):
+    text = README.read_text() if text is None else text
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        fail(f"README.md: the markers {README_BEGIN} and {README_END} of the D-Bus method list not found")
+    # The end marker ends the list's last line: a comment opening a line would end the paragraph.
+    return text[:begin + len(README_BEGIN)] + "\n" + readme_list(methods, sections) + " " + text[end:]
+
+
+# ---- the statuses, for both sides of the bus ----
+
+def statuses(names):
+    interface, path, bus = names
+    text = STATUS_SWIFT.read_text()
+    enum = re.search(r"public enum Status: Int32 \{(.*?)\n\}", text, re.S)
+    mapping = re.search(r"var status: Status \{\s*switch self \{(.*?)\n        \}", text, re.S)
+    if not enum or not mapping:
+        fail("Sources/Passcode/Status.swift: the Status enum or PasscodeError.status not found")
+    cases = re.findall(r"^\s*case (\w+) = (-?\d+)", enum.group(1), re.M)
+    numbers = {c: int(v) for c, v in cases}
+    pairs = re.findall(r"case \.(\w+)(?:\([^)]*\))?: return \.(\w+)", mapping.group(1))
+    if not cases or not pairs:
+        fail("Sources/Passcode/Status.swift: no statuses or no mapping read")
+
+    def bus_name(case):
+        return case[3:] if case.startswith("err") else case[:1].upper() + case[1:]
+
+    src = "Sources/Passcode/Status.swift"
+    out = [banner("//", f"{XML_NAME} and {src}"),
+           "// The statuses as both sides of the bus name them: each status's number (Status.swift's",
+           "// `Status`, the C ABI's `passcode_status`) and its D-Bus error name, and PasscodeError's status",
+           "// (Status.swift's one mapping), for passcoded and the client, which do not import the C ABI.",
+           "import PasscodeCore", "",
+           f"/// The names of {XML_NAME}.",
+           "public enum BusNames {",
+           "    /// The well-known name passcoded owns on the system bus.",
+           f'    public static let name = "{bus}"',
+           "    /// The object of the service's methods.",
+           f'    public static let path = "{path}"',
+           "    /// The interface of the service's methods.",
+           f'    public static let interface = "{interface}"',
+           "}", "",
+           "public enum BusStatus {"]
+    for c, v in cases:
+        out.append(f"    public static let {c}: Int32 = {v}")
+    out += ["", "    /// The D-Bus error name of each status without `BusNames.errorPrefix` (\"WrongPasscode\").",
+            "    public static let names: [Int32: String] = ["]
+    out += [f'        {v}: "{bus_name(c)}",' for c, v in cases]
+    out += ["    ]", "", "    /// The status whose error name is `name`, if any.",
+            "    public static func number(named name: String) -> Int32? {",
+            "        names.first { $0.value == name }?.key", "    }", "}", "",
+            "extension PasscodeError {", "    /// The status a `passcode_*` call returns for this error (its number).",
+            "    public var busStatus: Int32 {", "        switch self {"]
+    for e, s in pairs:
+        if s not in numbers:
+            fail(f"Status.swift maps .{e} to .{s}, which is not a status")
+        out.append(f"        case .{e}: return BusStatus.{s}")
+    if re.search(r"case \.service\(let status, _, _\):", mapping.group(1)):
+        # A failure the service answered carries its own status (the client's `.service`).
+        out.append("        case .service(let status, _, _): return status")
+    out += ["        }", "    }", "}", ""]
+    return "\n".join(out)
+
+
+def generate():
+    names, methods = load()
+    sections = {m.name: m.section for m in methods}
+    return {VTABLE: vtable(names, methods), DAEMON: daemon(methods), CLIENT: client(methods), STATUSES: statuses(names),
+            README: readme_text(methods, sections)}
+
+
+# ---- the checks ----
+
+def swift_functions(paths):
+    """{function name: [(file, body, declaration with the comments above it)]} of the Swift files:
+    each `func` and computed `var`, its body found by brace matching, comments left out."""
+    found = {}
+    for path in paths:
+        text = path.read_text()
+        code = re.sub(r"//[^\n]*", lambda m: " " * len(m.group(0)), text)  # same offsets, no comments
+        decl = re.compile(r"^[ \t]*(?:[\w@()]+[ \t]+)*(?:func (\w+)[^{]*?|var (\w+)[ \t]*:[^={\n]*)\{", re.M)
+        for m in decl.finditer(code):
+            name = m.group(1) or m.group(2)
+            start = m.end() - 1
+            depth, i = 0, start
+            while i < len(code):
+                if code[i] == "{":
+                    depth += 1
+                elif code[i] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                i += 1
+            # The comment lines right above the declaration, for `// bus: local`.
+            above = []
+            for line in reversed(text[:m.start()].rstrip("\n").split("\n")):
+                if not line.strip().startswith("//"):
+                    break
+                above.append(line)
+            found.setdefault(name, []).append((path, code[start:i + 1], "\n".join(above) + "\n" + text[m.start():m.end()]))
+    return found
+
+
+def requirements():
+    """The back end's requirements: [(protocol, name)] of the protocols in Backend*.swift and FlowStore."""
+    out = []
+    sources = sorted(BACKEND.glob("Backend*.swift")) + [FLOW]
+    for path in sources:
+        text = path.read_text()
+        for p in re.finditer(r"^(?:public |package )?protocol (\w+)[^{]*\{(.*?)\n\}", text, re.S | re.M):
+            if path == FLOW and p.group(1) != "FlowStore":
+                continue
+            for r in re.finditer(r"^\s*(?:func (\w+)|var (\w+)\s*:)", p.group(2), re.M):
+                out.append((p.group(1), r.group(1) or r.group(2)))
+    return out
+
+
+def check():
+    problems = []
+    for path, text in generate().items():
+        if path == README:
+            continue  # make check-docs (--check-readme)
+        old = path.read_text() if path.exists() else ""
+        if old != text:
+            rel = path.relative_to(ROOT)
+            diff = "".join(difflib.unified_diff(old.splitlines(True), text.splitlines(True), f"{rel} (committed)",
+                                                f"{rel} (from the XML)", n=1))
+            problems.append(f"{rel} differs from what scripts/gen_bus.py writes (run make header):\n{diff}")
+    _, methods = load()
+    # Every method has its handler in passcoded (the build says the same: Service does not conform).
+    daemon_sources = [p for p in sorted((ROOT / "Sources" / "passcoded").glob("*.swift")) if p != DAEMON]
+    daemon_text = "\n".join(p.read_text() for p in daemon_sources)
+    for m in methods:
+        written = re.search(rf"\bfunc {m.handler}\(", daemon_text)
+        if m.seam and written:
+            problems.append(f"{m.name} ({XML_NAME}): its handler {m.handler} is generated (org.libpasscode.Seam) and "
+                            "written by hand in Sources/passcoded too: remove one")
+        elif not m.seam and not written:
+            problems.append(f"{m.name} ({XML_NAME}) has no handler in passcoded: Sources/passcoded has no "
+                            f"`func {m.handler}(_ call: BusCall, ...)` (the protocol Passcode1Handlers requires it), "
+                            "and the method is not a simple one whose handler is generated (org.libpasscode.Seam)")
+    # Every client stub is called by the client.
+    client_sources = [p for p in sorted(BACKEND.glob("*.swift")) if p != CLIENT]
+    client_text = "\n".join(p.read_text() for p in client_sources)
+    for m in methods:
+        if m.has_stub and not m.seam and not re.search(rf"\b{m.stub}\(", client_text):
+            problems.append(f"{m.name} ({XML_NAME}): its client stub {m.stub}() is never called in Sources/PasscodeBackend "
+                            "(a method no back-end call reaches: call it, or mark the method org.libpasscode.Client "
+                            "\"none: why\")")
+    for m in methods:
+        if m.seam and re.search(rf"\bfunc {m.seam[0]}\(", "\n".join(p.read_text() for p in client_sources if p.name.startswith("ServiceClient"))):
+            problems.append(f"{m.name} ({XML_NAME}): the client's {m.seam[0]} is generated (org.libpasscode.Seam) and "
+                            "written by hand in Sources/PasscodeBackend too: remove one")
+    # Every requirement of the back end that ServiceClient implements reaches the bus: its body calls
+    # a stub, or a function that does, or it says `// bus: local (why)` above its declaration.
+    functions = swift_functions(sorted(p for p in BACKEND.glob("ServiceClient*.swift")))
+    stubs = {m.stub for m in methods if m.has_stub}
+    # The functions that reach a stub, directly or through others: grown until nothing changes.
+    calls = {name: {c for _, body, _ in bodies for c in re.findall(r"\b(\w+)\b", body)} for name, bodies in functions.items()}
+    reach = set(stubs)
+    grown = True
+    while grown:
+        grown = False
+        for name, called in calls.items():
+            if name not in reach and called & reach:
+                reach.add(name)
+                grown = True
+
+    def reaches_bus(name, seen):
+        return name in reach
+
+    for protocol, name in requirements():
+        if name not in functions:
+            continue  # not the client's (the embedded store's alone, or inherited)
+        local = [decl for _, _, decl in functions[name] if "// bus: local" in decl]
+        if local:
+            if not re.search(r"// bus: local \(\S", local[0]):
+                problems.append(f"{protocol}.{name}: `// bus: local` needs its reason: `// bus: local (why)`")
+            continue
+        if not reaches_bus(name, set()):
+            problems.append(f"{protocol}.{name}: ServiceClient's implementation reaches no method of {XML_NAME} "
+                            "(it calls no generated stub callXxx, directly or through its own functions): add the "
+                            "method to the XML, or say `// bus: local (why)` above it")
+    return problems
+
+
+def check_readme():
+    """README's method list (between its bus-methods markers) is the one the XML gives."""
+    _, methods = load()
+    old = README.read_text()
+    new = readme_text(methods, {m.name: m.section for m in methods}, old)
+    if old == new:
+        return [], len(methods)
+    diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "README.md (committed)",
+                                        f"README.md (from {XML_NAME})", n=1))
+    return [f"README.md's D-Bus method list is not the XML's (run make header):\n{diff}"], len(methods)
+
+
+def main():
+    args = sys.argv[1:]
+    if args == ["--check"]:
+        problems = check()
+        if problems:
+            for p in problems:
+                print(f"bus: FAIL: {p}", file=sys.stderr)
+            sys.exit(1)
+        _, methods = load()
+        print(f"bus: the {len(methods)} methods of {XML_NAME}: the vtable, passcoded's dispatch and the client's stubs "
+              "match it; every method has a handler in passcoded, every stub a caller, every back-end requirement of "
+              "the client reaches the bus or says why not; BusStatus matches Status.swift")
+    elif args == ["--check-readme"]:
+        problems, n = check_readme()
+        for p in problems:
+            print(f"docs: FAIL: {p}", file=sys.stderr)
+        if problems:
+            sys.exit(1)
+        print(f"docs: README's D-Bus method list names the {n} methods of {XML_NAME}")
+    elif not args:
+        for path, text in generate().items():
+            if not path.exists() or path.read_text() != text:
+                path.write_text(text)
+                print(f"gen_bus.py: wrote {path.relative_to(ROOT)}")
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
