@@ -26,7 +26,7 @@ toolchain_lib=$(dirname "$(command -v "$SWIFTC")")/../lib/swift/embedded/$target
 # The language mode and code generation: Embedded Swift, one module at a time, smallest code,
 # each function in its own section so the link drops what no export reaches.
 swift_flags=(-target "$target" -enable-experimental-feature Embedded -swift-version 6 -wmo -Osize -parse-as-library
-             -Xfrontend -function-sections -Xcc -fPIC ${EMBEDDED_SWIFT_FLAGS:-})
+             -Xfrontend -function-sections -Xcc -fPIC -package-name libpasscode ${EMBEDDED_SWIFT_FLAGS:-})
 # The C modules (the same module maps SwiftPM uses) and their libraries' headers.
 c_modules=(-I Sources/CSodium -I Sources/CSQLite -I Sources/CKeyring -I Sources/CTss2
            -I Sources/Passcode/Types -I Sources/CPasscodeShims -I Sources/CSdBus -I Sources/CPasscodeVersion)
@@ -37,11 +37,20 @@ version=(-Xcc -DPASSCODE_BUILD_VERSION_MAJOR="$major" -Xcc -DPASSCODE_BUILD_VERS
          -Xcc -DPASSCODE_BUILD_VERSION_PATCH="$patch")
 
 core_sources=$(find Sources/PasscodeCore -name '*.swift' | sort)
+bus_sources=$(find Sources/PasscodeBus -name '*.swift' | sort)
+backend_sources=$(find Sources/PasscodeBackend -name '*.swift' | sort)
 api_sources=$(find Sources/Passcode -maxdepth 1 -name '*.swift' | sort)
 
 # shellcheck disable=SC2086
 "$SWIFTC" "${swift_flags[@]}" "${c_modules[@]}" -module-name PasscodeCore $core_sources \
     -emit-module -emit-module-path "$dir/PasscodeCore.swiftmodule" -emit-object -o "$dir/PasscodeCore.o"
+# The seam (Package.swift's order): what both sides of the bus share, then the back ends.
+# shellcheck disable=SC2086
+"$SWIFTC" "${swift_flags[@]}" "${c_modules[@]}" -I "$dir" -module-name PasscodeBus $bus_sources \
+    -emit-module -emit-module-path "$dir/PasscodeBus.swiftmodule" -emit-object -o "$dir/PasscodeBus.o"
+# shellcheck disable=SC2086
+"$SWIFTC" "${swift_flags[@]}" "${c_modules[@]}" -I "$dir" -module-name PasscodeBackend $backend_sources \
+    -emit-module -emit-module-path "$dir/PasscodeBackend.swiftmodule" -emit-object -o "$dir/PasscodeBackend.o"
 # shellcheck disable=SC2086
 "$SWIFTC" "${swift_flags[@]}" "${c_modules[@]}" "${version[@]}" -I "$dir" -module-name Passcode $api_sources \
     -emit-object -o "$dir/Passcode.o"
@@ -52,7 +61,7 @@ api_sources=$(find Sources/Passcode -maxdepth 1 -name '*.swift' | sort)
 # runtime library.
 relr=()
 [ "${RELR:-1}" = 1 ] && relr=(-Wl,-z,pack-relative-relocs)
-"$CLANG" -shared -fuse-ld=lld -o "$out" "$dir/PasscodeCore.o" "$dir/Passcode.o" "${relr[@]}" \
+"$CLANG" -shared -fuse-ld=lld -o "$out" "$dir/PasscodeCore.o" "$dir/PasscodeBus.o" "$dir/PasscodeBackend.o" "$dir/Passcode.o" "${relr[@]}" \
     -Wl,--version-script="$map" -Wl,-soname="$soname" -Wl,-z,relro -Wl,-z,now -Wl,--gc-sections \
     -Wl,--as-needed -Wl,-Map="$(dirname "$out")/libpasscode.linkmap" \
     "$toolchain_lib/libswiftUnicodeDataTables.a" -lsodium -lsqlite3 -lm
