@@ -562,6 +562,9 @@ $(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md 
 	# the page shows the version as it is, without them.
 	sed -i "s/\\(PASSCODE_VERSION_STRING\\(\\\\fP\\)\\{0,1\\}  *\\)'\\([^']*\\)'/\\1\\3/" $(DOCS)/man/man3/*.3
 	python3 scripts/man_pages.py $(DOCS)
+	@# Doxygen also writes a page a struct member (size.3, locked.3, ...): names outside the
+	@# library's own that `make install` would put in everyone's man3. The struct's page has them.
+	find $(DOCS)/man/man3 -name '*.3' ! -name 'passcode*' ! -name 'PASSCODE_*' -delete
 	@echo "docs: $$(ls $(DOCS)/man/man3 | wc -l) section-3 man pages, passcode(7), passcode-tpm(7), passcoded(8), HTML in $(DOCS)/html"
 
 install: lib docs

@@ -66,7 +66,7 @@ grep -q ready "$dir/passcoded.log" || { echo "try-service: passcoded did not sta
 cat >&2 <<TEXT
 try-service: passcoded runs on a private bus, as $service_user, stores in $dir/stores
   DBUS_SYSTEM_BUS_ADDRESS=$address
-  from C:      passcode_options_set_service(opts, "org.example.App") before passcode_open_with
+  from C:      passcode_options_set_service(opts, "org.example.App") before passcode_open
   from Python: passcode.Store("org.example.App", service="org.example.App")
   the methods: busctl --address=$address introspect org.libpasscode.Passcode1 /org/libpasscode/Passcode1
   passcoded's log: $dir/passcoded.log; leave the shell (exit) to stop everything

@@ -29,6 +29,8 @@ for fn in $functions; do
     grep -lq ">$fn</a> (" "$docs"/html/group__*.html || bad "$fn is missing from the HTML reference"
 done
 pages=0
+stray=$(ls "$man3" | grep -v '^passcode\|^PASSCODE_' | tr '\n' ' ')
+[ -z "$stray" ] || bad "section-3 pages outside the library's names (make install would put them in everyone's man3): $stray"
 for page in "$man3"/*.3 "$docs"/man/man7/*.7 "$docs"/man/man8/*.8; do
     head -n 1 "$page" | grep -q '^\.so ' && continue
     pages=$((pages + 1))
