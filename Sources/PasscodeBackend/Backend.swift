@@ -7,7 +7,7 @@ import PasscodeCore
 /// What the C calls that both back ends offer need. Calls outside this protocol reach the
 /// embedded store only (`withStore`); in service mode they answer `PASSCODE_ERR_NOT_IN_SERVICE_MODE`
 /// or, when they would let the host choose a rule or see a secret, `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE`.
-package protocol StoreBackend: AnyObject, Sendable, LockBackend, AccountBackend, KeyBackend, HookBackend {
+package protocol StoreBackend: AnyObject, Sendable, LockBackend, AccountBackend, KeyBackend, HookBackend, UserBackend {
     func isPasscodeSet() throws(PasscodeError) -> Bool
     func isLockEnabled() throws(PasscodeError) -> Bool
     func setFirstPasscode(_ code: SecretBytes) throws(PasscodeError)

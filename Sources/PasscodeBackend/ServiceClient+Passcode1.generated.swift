@@ -398,6 +398,69 @@ extension ServiceClient {
         }
         return answer!
     }
+
+    /// UserGetState(app_id s, uid u) -> (is_set b, failed_attempts u, lockout_remaining x,
+    /// reset_required b, length i): (is_set, failed_attempts, lockout_remaining_seconds,
+    /// reset_required, length)
+    func callUserGetState(uid: UInt32) throws(PasscodeError) -> (isSet: Bool, failedAttempts: UInt32, lockoutRemaining: Int64, resetRequired: Bool, length: Int32) {
+        var answer: (isSet: Bool, failedAttempts: UInt32, lockoutRemaining: Int64, resetRequired: Bool, length: Int32)?
+        try call("UserGetState", [.uint32(uid)]) { (r) throws(PasscodeError) in
+            let isSet = try r.bool()
+            let failedAttempts = try r.uint32()
+            let lockoutRemaining = try r.int64()
+            let resetRequired = try r.bool()
+            let length = try r.int32()
+            answer = (isSet, failedAttempts, lockoutRemaining, resetRequired, length)
+        }
+        return answer!
+    }
+
+    /// UserVerify(app_id s, uid u, passcode s): One attempt, counted as Verify counts it; a wrong
+    /// passcode is an error reply.
+    func callUserVerify(uid: UInt32, passcode: SecretBytes) throws(PasscodeError) {
+        try call("UserVerify", [.uint32(uid), .secret(passcode)]) { _ in }
+    }
+
+    /// UserSetPasscode(app_id s, uid u, passcode s): A first passcode, its length the passcode's (4
+    /// to 12 digits): root only.
+    func callUserSetPasscode(uid: UInt32, passcode: SecretBytes) throws(PasscodeError) {
+        try call("UserSetPasscode", [.uint32(uid), .secret(passcode)]) { _ in }
+    }
+
+    /// UserChangePasscode(app_id s, uid u, current s, new_passcode s): A change, with the current
+    /// passcode (counted as a verify).
+    func callUserChangePasscode(uid: UInt32, current: SecretBytes, newPasscode: SecretBytes) throws(PasscodeError) {
+        try call("UserChangePasscode", [.uint32(uid), .secret(current), .secret(newPasscode)]) { _ in }
+    }
+
+    /// UserRemovePasscode(app_id s, uid u, current s): With the passcode (root or the uid itself),
+    /// or "" (root only).
+    func callUserRemovePasscode(uid: UInt32, current: SecretBytes) throws(PasscodeError) {
+        try call("UserRemovePasscode", [.uint32(uid), .secret(current)]) { _ in }
+    }
+
+    /// UserReset(app_id s, uid u): Clears the failures, the lockout and a required reset, keeping
+    /// the passcode: root only.
+    func callUserReset(uid: UInt32) throws(PasscodeError) {
+        try call("UserReset", [.uint32(uid)]) { _ in }
+    }
+
+    /// UserGetEventLog(app_id s, uid u) -> (events a(ixs)): The security log, newest first, as
+    /// GetEventLog.
+    func callUserGetEventLog(uid: UInt32) throws(PasscodeError) -> [(SecurityEvent, Int64, String)] {
+        var answer: [(SecurityEvent, Int64, String)]?
+        try call("UserGetEventLog", [.uint32(uid)]) { (r) throws(PasscodeError) in
+            var events: [(SecurityEvent, Int64, String)] = []
+            try r.array("(ixs)") { (e) throws(PasscodeError) in
+                guard let f0 = SecurityEvent(checked: try e.int32()) else { throw e.unexpected() }
+                let f1 = try e.int64()
+                let f2 = try e.string()
+                events.append((f0, f1, f2))
+            }
+            answer = events
+        }
+        return answer!
+    }
 }
 
 // The client's implementation of the simple methods' seam requirements (org.libpasscode.Seam):

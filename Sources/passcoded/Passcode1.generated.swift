@@ -156,6 +156,28 @@ protocol Passcode1Handlers {
     /// only), the generation (a newer one wins), settled (no field depends on the time, so the copy
     /// holds until the next signal), then GetState's and GetLockScreen's fields.
     func handleWatch(_ call: BusCall, appID: String) throws -> Service.Prepared
+    /// UserGetState(app_id s, uid u) -> (is_set b, failed_attempts u, lockout_remaining x,
+    /// reset_required b, length i): (is_set, failed_attempts, lockout_remaining_seconds,
+    /// reset_required, length)
+    func handleUserGetState(_ call: BusCall, appID: String, uid: UInt32) throws -> Service.Prepared
+    /// UserVerify(app_id s, uid u, passcode s): One attempt, counted as Verify counts it; a wrong
+    /// passcode is an error reply.
+    func handleUserVerify(_ call: BusCall, appID: String, uid: UInt32, passcode: SecretBytes) throws -> Service.Prepared
+    /// UserSetPasscode(app_id s, uid u, passcode s): A first passcode, its length the passcode's (4
+    /// to 12 digits): root only.
+    func handleUserSetPasscode(_ call: BusCall, appID: String, uid: UInt32, passcode: SecretBytes) throws -> Service.Prepared
+    /// UserChangePasscode(app_id s, uid u, current s, new_passcode s): A change, with the current
+    /// passcode (counted as a verify).
+    func handleUserChangePasscode(_ call: BusCall, appID: String, uid: UInt32, current: SecretBytes, newPasscode: SecretBytes) throws -> Service.Prepared
+    /// UserRemovePasscode(app_id s, uid u, current s): With the passcode (root or the uid itself),
+    /// or "" (root only).
+    func handleUserRemovePasscode(_ call: BusCall, appID: String, uid: UInt32, current: SecretBytes) throws -> Service.Prepared
+    /// UserReset(app_id s, uid u): Clears the failures, the lockout and a required reset, keeping
+    /// the passcode: root only.
+    func handleUserReset(_ call: BusCall, appID: String, uid: UInt32) throws -> Service.Prepared
+    /// UserGetEventLog(app_id s, uid u) -> (events a(ixs)): The security log, newest first, as
+    /// GetEventLog.
+    func handleUserGetEventLog(_ call: BusCall, appID: String, uid: UInt32) throws -> Service.Prepared
 }
 
 extension Service: Passcode1Handlers {
@@ -339,6 +361,39 @@ extension Service: Passcode1Handlers {
         case "Watch":
             let appID = try readString(m, "app_id")
             return try handleWatch(BusCall(message: m, caller: caller), appID: appID)
+        case "UserGetState":
+            let appID = try readString(m, "app_id")
+            let uid = try readBasic(m, "u", UInt32(0), "uid")
+            return try handleUserGetState(BusCall(message: m, caller: caller), appID: appID, uid: uid)
+        case "UserVerify":
+            let appID = try readString(m, "app_id")
+            let uid = try readBasic(m, "u", UInt32(0), "uid")
+            let passcode = try readSecret(m, "passcode")
+            return try handleUserVerify(BusCall(message: m, caller: caller), appID: appID, uid: uid, passcode: passcode)
+        case "UserSetPasscode":
+            let appID = try readString(m, "app_id")
+            let uid = try readBasic(m, "u", UInt32(0), "uid")
+            let passcode = try readSecret(m, "passcode")
+            return try handleUserSetPasscode(BusCall(message: m, caller: caller), appID: appID, uid: uid, passcode: passcode)
+        case "UserChangePasscode":
+            let appID = try readString(m, "app_id")
+            let uid = try readBasic(m, "u", UInt32(0), "uid")
+            let current = try readSecret(m, "current")
+            let newPasscode = try readSecret(m, "new_passcode")
+            return try handleUserChangePasscode(BusCall(message: m, caller: caller), appID: appID, uid: uid, current: current, newPasscode: newPasscode)
+        case "UserRemovePasscode":
+            let appID = try readString(m, "app_id")
+            let uid = try readBasic(m, "u", UInt32(0), "uid")
+            let current = try readSecret(m, "current", mayBeEmpty: true)
+            return try handleUserRemovePasscode(BusCall(message: m, caller: caller), appID: appID, uid: uid, current: current)
+        case "UserReset":
+            let appID = try readString(m, "app_id")
+            let uid = try readBasic(m, "u", UInt32(0), "uid")
+            return try handleUserReset(BusCall(message: m, caller: caller), appID: appID, uid: uid)
+        case "UserGetEventLog":
+            let appID = try readString(m, "app_id")
+            let uid = try readBasic(m, "u", UInt32(0), "uid")
+            return try handleUserGetEventLog(BusCall(message: m, caller: caller), appID: appID, uid: uid)
         default:
             return nil
         }

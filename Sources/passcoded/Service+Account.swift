@@ -26,6 +26,7 @@ extension Service {
     }
 
     func handleResetComplete(_ call: BusCall, appID app: String, code: SecretBytes, newPasscode new: SecretBytes) throws -> Prepared {
+        try Service.checkEnrolment(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { s in
@@ -36,6 +37,7 @@ extension Service {
 
     func handleResetCompleteWithRecoveryKey(_ call: BusCall, appID app: String, code: SecretBytes, newPasscode new: SecretBytes,
                                             recoveryKey recovery: SecretBytes) throws -> Prepared {
+        try Service.checkEnrolment(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { _ = try $0.completeReset(code: code, newPasscode: new, recoveryKey: recovery) }

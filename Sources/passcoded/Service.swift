@@ -263,6 +263,7 @@ extension Service {
     }
 
     func handleSetPasscode(_ call: BusCall, appID app: String, passcode code: SecretBytes) throws -> Prepared {
+        try Service.checkEnrolment(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { _ = try $0.setPasscode(code) }

@@ -181,6 +181,13 @@ FUNCTIONS = {
     "passcode_tpm_unbind": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_tpm_is_bound": (c_int32, [STORE, i32p]),
     "passcode_tpm_posture": (c_int32, [STORE, c_int32, i64p]),
+    "passcode_user_state": (c_int32, [STORE, c_uint32, i32p, POINTER(c_uint32), i64p, i32p, i32p]),
+    "passcode_user_verify": (c_int32, [STORE, c_uint32, c_char_p, c_size_t]),
+    "passcode_user_set": (c_int32, [STORE, c_uint32, c_char_p, c_size_t]),
+    "passcode_user_change": (c_int32, [STORE, c_uint32, c_char_p, c_size_t, c_char_p, c_size_t]),
+    "passcode_user_remove": (c_int32, [STORE, c_uint32, c_char_p, c_size_t]),
+    "passcode_user_reset": (c_int32, [STORE, c_uint32]),
+    "passcode_user_event_log_new": (c_int32, [STORE, c_uint32, POINTER(EVENT_LOG)]),
     # ---- end of the generated table ----
 }
 

@@ -1,0 +1,138 @@
+// The C ABI for another user's store, named by uid: what pam_passcode(8) and passcodectl(8) call.
+// Through passcoded only (a handle in service mode, whose app id names the store: `login` for
+// the PAM module). Root may name any uid; any other caller only its own.
+import CPasscodeTypes
+import PasscodeBackend
+import PasscodeCore
+
+/// The state of a user's store, named by uid, as a lock screen or `passcodectl status` shows it.
+/// Needs a handle in service mode (`passcode_options_set_service`): the store is the one of the
+/// handle's app id that passcoded keeps for `uid`. Root may name any uid, any other caller only
+/// its own. Reads only: nothing is counted, and a user with no store gets is_set 0.
+/// - Parameters:
+///   - store: A handle in service mode.
+///   - uid: The user.
+///   - out_is_set: Receives 1 when a passcode is set, else 0; may be NULL.
+///   - out_failures: Receives the failures since the last unlock; may be NULL.
+///   - out_lockout_seconds: Receives the seconds left in a lockout (0: none); may be NULL.
+///   - out_reset_required: Receives 1 when only a reset lets the user in again; may be NULL.
+///   - out_length: Receives the passcode's number of digits; may be NULL.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PERMISSION` (another uid, named by a caller that is
+///   not root); `PASSCODE_ERR_NOT_IN_SERVICE_MODE` (an embedded handle);
+///   `PASSCODE_ERR_SERVICE_UNAVAILABLE`; `PASSCODE_ERR_INVALID_HANDLE`; or a store error.
+@c(passcode_user_state)
+public func passcode_user_state(_ store: OpaquePointer?, _ uid: UInt32, _ out_is_set: UnsafeMutablePointer<Int32>?,
+                                _ out_failures: UnsafeMutablePointer<UInt32>?, _ out_lockout_seconds: UnsafeMutablePointer<Int64>?,
+                                _ out_reset_required: UnsafeMutablePointer<Int32>?, _ out_length: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in
+        let state = try s.userState(uid: uid)
+        out_is_set?.pointee = state.isSet ? 1 : 0
+        out_failures?.pointee = state.failures
+        out_lockout_seconds?.pointee = state.lockoutSeconds
+        out_reset_required?.pointee = state.resetRequired ? 1 : 0
+        out_length?.pointee = state.length
+    }
+}
+
+/// Checks a user's passcode, named by uid: one attempt, counted durably before the answer as
+/// `passcode_verify` counts it (the same wrong passcode twice counts once; a success clears
+/// the failures). Needs a handle in service mode; root may name any uid, any other caller only
+/// its own (a screen locker running as the user).
+/// - Parameters:
+///   - store: A handle in service mode.
+///   - uid: The user.
+///   - digits: The passcode's ASCII digits. Copied and wiped.
+///   - length: Number of digits.
+/// - Returns: `PASSCODE_OK`; any status of `passcode_verify` (`PASSCODE_ERR_LOCKED_OUT` with the
+///   wait in `passcode_errwait`); `PASSCODE_ERR_PERMISSION`; `PASSCODE_ERR_NOT_IN_SERVICE_MODE`;
+///   `PASSCODE_ERR_SERVICE_UNAVAILABLE` (the attempt may have been counted).
+@c(passcode_user_verify)
+public func passcode_user_verify(_ store: OpaquePointer?, _ uid: UInt32, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in try s.userVerify(uid: uid, secret(digits, length, what: "the passcode")) }
+}
+
+/// Sets a user's first passcode, named by uid; its length is the passcode's (4 to 12 digits).
+/// Root only: a user's own process cannot enrol the passcode that its PAM stack then accepts.
+/// - Parameters:
+///   - store: A handle in service mode.
+///   - uid: The user.
+///   - digits: The passcode's ASCII digits. Copied and wiped.
+///   - length: Number of digits.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PERMISSION` (not root); `PASSCODE_ERR_ALREADY_SET`;
+///   `PASSCODE_ERR_FORMAT`; `PASSCODE_ERR_WEAK_PASSCODE`; `PASSCODE_ERR_INVALID_SETTING` (a length
+///   out of range); `PASSCODE_ERR_NOT_IN_SERVICE_MODE`; `PASSCODE_ERR_SERVICE_UNAVAILABLE`.
+@c(passcode_user_set)
+public func passcode_user_set(_ store: OpaquePointer?, _ uid: UInt32, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in try s.userSet(uid: uid, secret(digits, length, what: "the passcode")) }
+}
+
+/// Changes a user's passcode, named by uid, with the current one (counted as a verify). Root
+/// may name any uid, any other caller only its own; the current passcode is needed either way.
+/// - Parameters:
+///   - store: A handle in service mode.
+///   - uid: The user.
+///   - current: The current passcode's digits.
+///   - current_length: Its length.
+///   - new_digits: The new passcode's digits.
+///   - new_length: Its length (the store's length).
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_PERMISSION`, or any status of `passcode_change`.
+@c(passcode_user_change)
+public func passcode_user_change(_ store: OpaquePointer?, _ uid: UInt32, _ current: UnsafePointer<CChar>?, _ current_length: UInt,
+                                 _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in
+        try s.userChange(uid: uid, current: secret(current, current_length, what: "the current passcode"),
+                         new: secret(new_digits, new_length, what: "the new passcode"))
+    }
+}
+
+/// Removes a user's passcode, named by uid: with the passcode (root, or the user), or without
+/// it (`digits` NULL: root only). The lock goes off and every counter is cleared.
+/// - Parameters:
+///   - store: A handle in service mode.
+///   - uid: The user.
+///   - digits: The current passcode's digits, or NULL.
+///   - length: Their number (0 with NULL).
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PERMISSION`; `PASSCODE_ERR_NO_PASSCODE`; with a
+///   passcode, any status of `passcode_verify`.
+@c(passcode_user_remove)
+public func passcode_user_remove(_ store: OpaquePointer?, _ uid: UInt32, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in
+        if digits == nil && length == 0 {
+            try s.userRemove(uid: uid, current: nil)
+        } else {
+            let code = try secret(digits, length, what: "the passcode")
+            guard code.count > 0 else { throw PasscodeError.format("the passcode is empty") }
+            try s.userRemove(uid: uid, current: code)
+        }
+    }
+}
+
+/// Clears a user's failures, lockout and required reset, keeping the passcode (as
+/// `faillock --reset` clears its tally). Root only; logged as a completed reset.
+/// - Parameters:
+///   - store: A handle in service mode.
+///   - uid: The user.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PERMISSION` (not root); `PASSCODE_ERR_NO_PASSCODE`;
+///   `PASSCODE_ERR_NOT_IN_SERVICE_MODE`; `PASSCODE_ERR_SERVICE_UNAVAILABLE`; or a store error.
+@c(passcode_user_reset)
+public func passcode_user_reset(_ store: OpaquePointer?, _ uid: UInt32) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in try s.userReset(uid: uid) }
+}
+
+/// Takes a snapshot of a user's security event log, named by uid, newest first; read it with
+/// `passcode_event_log_count` and `passcode_event_log_get`, free it with `passcode_event_log_free`.
+/// Root may name any uid, any other caller only its own.
+/// - Parameters:
+///   - store: A handle in service mode.
+///   - uid: The user.
+///   - out_log: Receives the snapshot; NULL on failure.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (NULL out_log); `PASSCODE_ERR_PERMISSION`;
+///   `PASSCODE_ERR_NOT_IN_SERVICE_MODE`; `PASSCODE_ERR_SERVICE_UNAVAILABLE`; or a store error.
+@c(passcode_user_event_log_new)
+public func passcode_user_event_log_new(_ store: OpaquePointer?, _ uid: UInt32, _ out_log: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    out_log?.pointee = nil
+    return withBackend(store) { (s) throws(PasscodeError) in
+        guard let out_log else { throw PasscodeError.misuse("the out pointer is NULL") }
+        out_log.pointee = Handles.eventLogs.add(EventLogBox(try s.userEvents(uid: uid)))
+    }
+}

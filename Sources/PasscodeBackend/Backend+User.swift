@@ -1,0 +1,38 @@
+// The seam's calls on another user's store, named by uid (passcoded's User* methods, for
+// pam_passcode(8) and passcodectl(8)): the service client carries them (ServiceClient+User.swift);
+// the embedded store has no users but its own file's, so it refuses them.
+import PasscodeCore
+
+/// A store's state as `passcode_user_state` gives it.
+package struct UserState: Sendable {
+    package var isSet: Bool
+    package var failures: UInt32
+    package var lockoutSeconds: Int64
+    package var resetRequired: Bool
+    package var length: Int32
+}
+
+package protocol UserBackend: AnyObject {
+    func userState(uid: UInt32) throws(PasscodeError) -> UserState
+    func userVerify(uid: UInt32, _ code: SecretBytes) throws(PasscodeError)
+    func userSet(uid: UInt32, _ code: SecretBytes) throws(PasscodeError)
+    func userChange(uid: UInt32, current: SecretBytes, new: SecretBytes) throws(PasscodeError)
+    /// `current` nil: removed without it (root only).
+    func userRemove(uid: UInt32, current: SecretBytes?) throws(PasscodeError)
+    func userReset(uid: UInt32) throws(PasscodeError)
+    func userEvents(uid: UInt32) throws(PasscodeError) -> [SecurityEventRecord]
+}
+
+/// The embedded store: no uid to name.
+extension PasscodeStore: UserBackend {
+    private static func noUsers() -> PasscodeError {
+        .notInServiceMode("a user's store is named by uid through the passcode service only: open the handle in service mode (passcode_options_set_service)")
+    }
+    package func userState(uid: UInt32) throws(PasscodeError) -> UserState { throw PasscodeStore.noUsers() }
+    package func userVerify(uid: UInt32, _ code: SecretBytes) throws(PasscodeError) { throw PasscodeStore.noUsers() }
+    package func userSet(uid: UInt32, _ code: SecretBytes) throws(PasscodeError) { throw PasscodeStore.noUsers() }
+    package func userChange(uid: UInt32, current: SecretBytes, new: SecretBytes) throws(PasscodeError) { throw PasscodeStore.noUsers() }
+    package func userRemove(uid: UInt32, current: SecretBytes?) throws(PasscodeError) { throw PasscodeStore.noUsers() }
+    package func userReset(uid: UInt32) throws(PasscodeError) { throw PasscodeStore.noUsers() }
+    package func userEvents(uid: UInt32) throws(PasscodeError) -> [SecurityEventRecord] { throw PasscodeStore.noUsers() }
+}

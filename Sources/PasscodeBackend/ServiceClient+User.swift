@@ -1,0 +1,34 @@
+// Another user's store through passcoded (its User* methods): the handle's app id, a uid.
+import PasscodeCore
+
+extension ServiceClient: UserBackend {
+    package func userState(uid: UInt32) throws(PasscodeError) -> UserState {
+        let s = try callUserGetState(uid: uid)
+        return UserState(isSet: s.isSet, failures: s.failedAttempts, lockoutSeconds: s.lockoutRemaining,
+                         resetRequired: s.resetRequired, length: s.length)
+    }
+
+    package func userVerify(uid: UInt32, _ code: SecretBytes) throws(PasscodeError) {
+        try callUserVerify(uid: uid, passcode: code)
+    }
+
+    package func userSet(uid: UInt32, _ code: SecretBytes) throws(PasscodeError) {
+        try callUserSetPasscode(uid: uid, passcode: code)
+    }
+
+    package func userChange(uid: UInt32, current: SecretBytes, new: SecretBytes) throws(PasscodeError) {
+        try callUserChangePasscode(uid: uid, current: current, newPasscode: new)
+    }
+
+    package func userRemove(uid: UInt32, current: SecretBytes?) throws(PasscodeError) {
+        try callUserRemovePasscode(uid: uid, current: current ?? SecretBytes(count: 0))
+    }
+
+    package func userReset(uid: UInt32) throws(PasscodeError) {
+        try callUserReset(uid: uid)
+    }
+
+    package func userEvents(uid: UInt32) throws(PasscodeError) -> [SecurityEventRecord] {
+        try callUserGetEventLog(uid: uid).map { SecurityEventRecord(kind: $0.0, wallMs: $0.1, detail: $0.2) }
+    }
+}

@@ -1,0 +1,40 @@
+// What the administrator of a machine does to a user's store (passcodectl(8), through passcoded's
+// User* methods): a first passcode of the length typed, the passcode removed without it, the
+// failures cleared. Who may call these is passcoded's to check (root); the rules are here.
+
+extension PasscodeStore {
+    /// Sets the first passcode with its own length (4 to 12 digits, `checkAllowed` says): the
+    /// length is chosen for this caller first, then the passcode set as `setPasscode` sets it.
+    public func enrol(_ code: SecretBytes) throws(PasscodeError) {
+        try setPasscodeLength(code.count)
+        _ = try setPasscode(code)
+    }
+
+    /// Removes the passcode without asking for it: the lock goes off and every counter is cleared,
+    /// as `removePasscode` does after its check. The log says it was removed.
+    public func removeByAdministrator() throws(PasscodeError) {
+        guard try isPasscodeSet() else { throw PasscodeError.noPasscode }
+        try callLifecycleHook(.removed)
+        let now = try now()
+        let pin = try? currentSealed()
+        try write { () throws(PasscodeError) in
+            try removePasscodeLocked()
+            _ = try logLocked(.passcodeRemoved, now: now)
+        }
+        retirePin(pin)
+        forgetWrongGuesses()
+        flushLogAfterChange()
+    }
+
+    /// Clears the failures, the lockout and a required reset (`faillock --reset`'s part), keeping
+    /// the passcode: the next attempt is the first of a new count. Logged as a completed reset.
+    public func clearFailuresByAdministrator() throws(PasscodeError) {
+        guard try isPasscodeSet() else { throw PasscodeError.noPasscode }
+        let now = try now()
+        try write { () throws(PasscodeError) in
+            try update(AttemptState.self) { $0.clearAttempts() }
+            _ = try logLocked(.resetCompleted, now: now)
+        }
+        forgetWrongGuesses()
+    }
+}

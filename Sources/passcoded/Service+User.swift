@@ -1,0 +1,104 @@
+// Another user's store, named by uid (the User* methods): what pam_passcode(8) and passcodectl(8)
+// reach. Root may name any uid, any other caller only its own. The login stores (`login`, and
+// `login.<name>` for a PAM stack of its own) are a machine's: a passcode there is enrolled,
+// replaced without the current one, or removed without it by root alone, so a user's own process
+// cannot enrol the passcode its PAM stack then accepts (Service.checkEnrolment, also asked by
+// the caller's own SetPasscode, SetPasscodeKey and ResetComplete*).
+import Glibc
+import PasscodeCore
+
+extension Service {
+    /// Whether `app` is a login store: `login` or `login.<anything>`.
+    static func isLoginStore(_ app: String) -> Bool {
+        app == "login" || app.hasPrefix("login.")
+    }
+
+    static let notRoot = PasscodeError.permission("only root may name another uid")
+
+    /// A passcode of a login store is set (or replaced without the current one) by root only.
+    static func checkEnrolment(caller: uid_t, app: String) throws {
+        guard caller != 0, isLoginStore(app) else { return }
+        throw PasscodeError.permission("the passcode of the \(app) store is set by root only (passcodectl set)")
+    }
+
+    /// Root names any uid; anyone else only its own.
+    private static func checkNamed(_ uid: UInt32, by caller: uid_t) throws {
+        guard caller == 0 || caller == uid else { throw notRoot }
+    }
+
+    func handleUserGetState(_ call: BusCall, appID app: String, uid: UInt32) throws -> Prepared {
+        try Service.checkNamed(uid, by: call.caller)
+        let stores = self.stores, target = uid
+        return Prepared(uid: target) {
+            try stores.withStoreForQuery(uid: target, appID: app) { s in
+                [.bool(try s.isPasscodeSet()), .uint32(UInt32(clamping: try s.failedAttempts())),
+                 .int64(try s.lockoutRemainingSeconds()), .bool(try s.isResetRequired()),
+                 .int32(Int32(clamping: try s.passcodeLength()))]
+            }
+        }
+    }
+
+    func handleUserVerify(_ call: BusCall, appID app: String, uid: UInt32, passcode code: SecretBytes) throws -> Prepared {
+        try Service.checkNamed(uid, by: call.caller)
+        let stores = self.stores, target = uid
+        return Prepared(uid: target) {
+            try stores.withStore(uid: target, appID: app) { _ = try $0.verify(code) }
+            return []
+        }
+    }
+
+    func handleUserSetPasscode(_ call: BusCall, appID app: String, uid: UInt32, passcode code: SecretBytes) throws -> Prepared {
+        guard call.caller == 0 else {
+            throw PasscodeError.permission("only root may set a passcode by uid")
+        }
+        let stores = self.stores, target = uid
+        return Prepared(uid: target) {
+            try stores.withStore(uid: target, appID: app) { try $0.enrol(code) }
+            return []
+        }
+    }
+
+    func handleUserChangePasscode(_ call: BusCall, appID app: String, uid: UInt32, current: SecretBytes, newPasscode new: SecretBytes) throws -> Prepared {
+        try Service.checkNamed(uid, by: call.caller)
+        let stores = self.stores, target = uid
+        return Prepared(uid: target) {
+            try stores.withStore(uid: target, appID: app) { try $0.changePasscode(current: current, new: new) }
+            return []
+        }
+    }
+
+    func handleUserRemovePasscode(_ call: BusCall, appID app: String, uid: UInt32, current: SecretBytes) throws -> Prepared {
+        try Service.checkNamed(uid, by: call.caller)
+        if current.count == 0 && call.caller != 0 {
+            throw PasscodeError.permission("only root may remove a passcode without it")
+        }
+        let stores = self.stores, target = uid
+        return Prepared(uid: target) {
+            try stores.withStore(uid: target, appID: app) { s in
+                if current.count == 0 { try s.removeByAdministrator() } else { try s.removePasscode(current: current) }
+            }
+            return []
+        }
+    }
+
+    func handleUserReset(_ call: BusCall, appID app: String, uid: UInt32) throws -> Prepared {
+        guard call.caller == 0 else {
+            throw PasscodeError.permission("only root may clear a user's failures")
+        }
+        let stores = self.stores, target = uid
+        return Prepared(uid: target) {
+            try stores.withStore(uid: target, appID: app) { try $0.clearFailuresByAdministrator() }
+            return []
+        }
+    }
+
+    func handleUserGetEventLog(_ call: BusCall, appID app: String, uid: UInt32) throws -> Prepared {
+        try Service.checkNamed(uid, by: call.caller)
+        let stores = self.stores, target = uid
+        return Prepared(uid: target) {
+            try stores.withStoreForQuery(uid: target, appID: app) { s in
+                [.structs("ixs", try s.events().map { [.int32($0.kind.rawValue), .int64($0.wallMs), .string($0.detail)] })]
+            }
+        }
+    }
+}
