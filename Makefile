@@ -14,6 +14,7 @@ SHELL := /bin/bash
 #   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib, man pages, HTML in $(PREFIX)/share/doc/libpasscode
 #                       (make uninstall: the same files removed)
 #   make deb            the Debian packages, built from the tracked files into build/deb; prints their paths
+#   make pam            build/pam_passcode.so (the PAM module) and build/passcodectl, against build/libpasscode.so
 #   make install-service passcoded, its bus policy, interface XML, activation file, unit, man page and sysusers.d file
 #   make try-service    service mode without installing: a private bus and this checkout's passcoded, as root
 #                       (sudo), CMD= (default: a shell) run with its address; all removed after
@@ -48,6 +49,8 @@ SHELL := /bin/bash
 #                       (PYTEST_ARGS='-k name': only the binding's tests that match, nothing else)
 #   make test-wheel     the wheel with its library, in a fresh venv
 #   make test-service   passcoded on a private bus: its users, attacks, kills, load, random calls (root)
+#   make test-pam       pam_passcode and passcodectl against passcoded on a private bus: outcomes, pitfalls,
+#                       other users, enrolment (pam_wrapper, pypamtest, pamtester; root)
 #   make deb-test       the Debian packages: build, lintian, install, use from C and Python (root)
 # Longer runs, outside make test
 #   make fuzz           FUZZ_LONG_RUNS of the API fuzzer, then HOSTILE_LONG rounds of test-hostile
@@ -81,9 +84,9 @@ STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/*/*.h Sources/*/module.modulemap Sources/*/*/module.modulemap) Package.swift VERSION
 
 
-.PHONY: all lib header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
+.PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
 .PHONY: test check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
-.PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
+.PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-service screenshots
 
 all: lib
@@ -214,7 +217,7 @@ check-header: $(TYPES_STAMP)
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel test-service deb-test
+TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 test: deps lib
 	@Tests/run_groups.sh $(TEST_GROUPS)
 
@@ -468,6 +471,26 @@ install-service: $(B)/passcoded docs
 	install -D -m 0644 $(B)/passcoded.service $(DESTDIR)$(SYSTEMDUNITDIR)/passcoded.service
 	install -D -m 0644 $(DOCS)/man/man8/passcoded.8 $(DESTDIR)$(MANDIR)/man8/passcoded.8
 	if [ -n "$(SYSUSERSDIR)" ]; then install -D -m 0644 service/passcoded.sysusers $(DESTDIR)$(SYSUSERSDIR)/passcoded.conf; fi
+
+# pam_passcode(8) and passcodectl(8): C, against the library (service mode only) and libpam.
+PAM_CFLAGS := -std=c99 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2
+pam: $(B)/pam_passcode.so $(B)/passcodectl
+
+$(B)/pam_passcode.so: pam/pam_passcode.c include/passcode.h $(LIB)
+	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -lpam \
+	    -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,-rpath,'$$ORIGIN'
+
+$(B)/passcodectl: pam/passcodectl.c include/passcode.h $(LIB)
+	$(CC) $(PAM_CFLAGS) -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -Wl,-z,relro -Wl,-z,now -Wl,-rpath,'$$ORIGIN'
+
+# The module and passcodectl against passcoded on a private bus, as root (Tests/pam/test_pam.py):
+# pam_wrapper with pypamtest and pamtester through a service file it writes and removes, the
+# users it makes and removes. Not root: skipped, saying why.
+test-pam: $(B)/passcoded pam
+	@if [ "$$(id -u)" != 0 ]; then \
+	    echo "SKIPPED test-pam: needs root (it creates users, a PAM service file and starts the daemon as root)"; \
+	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-pam"; fi; \
+	else /usr/bin/python3 Tests/pam/test_pam.py $(CURDIR)/$(B) $(CURDIR); fi
 
 # Service mode tried without installing anything (scripts/try-service.sh): as root, a private
 # system-like bus with service/'s policy, passcoded for this checkout, a throwaway service user;

@@ -63,6 +63,11 @@ need test dbus-daemon "command -v dbus-daemon"
 need "demo test" libsystemd-dev "pkg-config --exists libsystemd"
 need test "util-linux passwd" "command -v setpriv && command -v useradd"
 need test systemd "command -v busctl"
+# pam_passcode and passcodectl: the PAM headers to build them; pam_wrapper, pypamtest and
+# pamtester for their tests (Tests/pam).
+need test libpam0g-dev "[ -f /usr/include/security/pam_modules.h ]"
+need test "libpam-wrapper python3-pypamtest" "/usr/bin/python3 -c 'import pypamtest'"
+need test pamtester "command -v pamtester"
 # make docs: the man pages and the HTML reference, and man(1) to check that each renders.
 need test doxygen "command -v doxygen"
 need test man-db "command -v man"

@@ -1,0 +1,273 @@
+/* pam_passcode: the passcode of a user's `login` store (passcoded) as a PAM module.
+ *
+ * authenticate asks for the passcode through the conversation (digits only, the store's length)
+ * and makes one attempt through passcoded; chauthtok sets or changes it; setcred and acct_mgmt
+ * answer PAM_IGNORE (never a success, never a counter reset). The return codes are fixed
+ * (pam_passcode(8)): a right passcode PAM_SUCCESS, a wrong one PAM_AUTH_ERR, a lockout or a
+ * required reset PAM_MAXTRIES with its text, no passcode PAM_IGNORE with nullok else
+ * PAM_AUTHINFO_UNAVAIL, and passcoded unreachable PAM_AUTHINFO_UNAVAIL, never IGNORE or SUCCESS.
+ * The module reads no file and keeps nothing: every count is passcoded's. */
+#define PAM_SM_AUTH
+#define PAM_SM_ACCOUNT
+#define PAM_SM_PASSWORD
+#include <security/pam_modules.h>
+#include <security/pam_ext.h>
+#include <security/pam_modutil.h>
+#include <passcode.h>
+#include <sodium.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+struct options {
+    int debug, nullok, silent, allow_remote;
+    const char *app;
+};
+
+/* The login stores: `login`, or `login.<name>` (1 to 64 of A-Z a-z 0-9 . _ - in all); passcoded
+ * lets root alone enrol their passcodes, so a user's process cannot enrol the one it passes. */
+static int valid_app(const char *app)
+{
+    size_t n = strlen(app);
+    if (n < 5 || n > 64 || strncmp(app, "login", 5) != 0) return 0;
+    if (n == 5) return 1;
+    if (app[5] != '.' || n == 6) return 0;
+    for (size_t i = 6; i < n; i++) {
+        char c = app[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '_' || c == '-')) return 0;
+    }
+    return 1;
+}
+
+static int parse(pam_handle_t *pamh, int flags, int argc, const char **argv, struct options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->app = "login";
+    o->silent = (flags & PAM_SILENT) != 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "debug") == 0) o->debug = 1;
+        else if (strcmp(argv[i], "nullok") == 0) o->nullok = 1;
+        else if (strcmp(argv[i], "silent") == 0) o->silent = 1;
+        else if (strcmp(argv[i], "allow_remote") == 0) o->allow_remote = 1;
+        else if (strncmp(argv[i], "app=", 4) == 0) o->app = argv[i] + 4;
+        else pam_syslog(pamh, LOG_ERR, "unknown option: %s", argv[i]);
+    }
+    if (!valid_app(o->app)) {
+        pam_syslog(pamh, LOG_ERR, "app= must be login or login.<name>, not %s", o->app);
+        return PAM_SERVICE_ERR;
+    }
+    return PAM_SUCCESS;
+}
+
+/* A remote host (PAM_RHOST set and not this machine) is refused unless allow_remote. */
+static int remote(pam_handle_t *pamh)
+{
+    const void *item = NULL;
+    if (pam_get_item(pamh, PAM_RHOST, &item) != PAM_SUCCESS || item == NULL) return 0;
+    const char *h = item;
+    return !(h[0] == '\0' || strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 || strcmp(h, "::1") == 0);
+}
+
+static int target_uid(pam_handle_t *pamh, uid_t *uid, const char **name)
+{
+    const char *user = NULL;
+    int r = pam_get_user(pamh, &user, NULL);
+    if (r != PAM_SUCCESS || user == NULL || user[0] == '\0') return r == PAM_SUCCESS ? PAM_USER_UNKNOWN : r;
+    struct passwd *pw = pam_modutil_getpwnam(pamh, user);
+    if (pw == NULL) return PAM_USER_UNKNOWN;
+    *uid = pw->pw_uid;
+    *name = user;
+    return PAM_SUCCESS;
+}
+
+static int open_store(const struct options *o, passcode_store **out)
+{
+    passcode_options *opts = NULL;
+    *out = NULL;
+    int r = passcode_options_new(&opts);
+    if (r == PASSCODE_OK) r = passcode_options_set_service(opts, o->app);
+    if (r == PASSCODE_OK) r = passcode_open(NULL, opts, out);
+    passcode_options_free(opts);
+    return r;
+}
+
+static int digits_only(const char *s, size_t want)
+{
+    size_t n = strlen(s);
+    if (n != want) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return 0;
+    return 1;
+}
+
+static void wipe_free(char *s)
+{
+    if (s == NULL) return;
+    sodium_memzero(s, strlen(s));
+    free(s);
+}
+
+static void lockout_text(pam_handle_t *pamh, const struct options *o, int64_t seconds, int reset_required)
+{
+    if (o->silent) return;
+    if (reset_required)
+        pam_error(pamh, "Passcode: too many failures; a reset is required (your password, or passcodectl reset as root).");
+    else if (seconds > 0)
+        pam_error(pamh, "Passcode locked: try again in %lld minute%s.", (long long)((seconds + 59) / 60),
+                  (seconds + 59) / 60 == 1 ? "" : "s");
+    else
+        pam_error(pamh, "Passcode locked.");
+}
+
+/* The PAM code of a status passcoded gave for `uid`'s store. */
+static int pam_code(pam_handle_t *pamh, const struct options *o, passcode_store *store, uid_t uid, int status)
+{
+    switch (status) {
+    case PASSCODE_OK: return PAM_SUCCESS;
+    case PASSCODE_ERR_WRONG_PASSCODE: return PAM_AUTH_ERR;
+    case PASSCODE_ERR_LOCKED_OUT: lockout_text(pamh, o, passcode_errwait(store), 0); return PAM_MAXTRIES;
+    case PASSCODE_ERR_RESET_REQUIRED: lockout_text(pamh, o, 0, 1); return PAM_MAXTRIES;
+    case PASSCODE_ERR_NO_PASSCODE: return o->nullok ? PAM_IGNORE : PAM_AUTHINFO_UNAVAIL;
+    default:
+        pam_syslog(pamh, LOG_ERR, "passcoded, uid %u: %s", (unsigned)uid, passcode_strerror(status));
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+}
+
+PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    struct options o;
+    int r = parse(pamh, flags, argc, argv, &o);
+    if (r != PAM_SUCCESS) return r;
+    if (remote(pamh) && !o.allow_remote) {
+        if (o.debug) pam_syslog(pamh, LOG_DEBUG, "remote host refused (no allow_remote)");
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    uid_t uid = 0;
+    const char *user = NULL;
+    if ((r = target_uid(pamh, &uid, &user)) != PAM_SUCCESS) return r;
+    passcode_store *store = NULL;
+    int s = open_store(&o, &store);
+    if (s != PASSCODE_OK) {
+        pam_syslog(pamh, LOG_ERR, "passcoded unreachable: %s", passcode_strerror(s));
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    int32_t is_set = 0, reset_required = 0, length = 0;
+    uint32_t failures = 0;
+    int64_t lockout = 0;
+    s = passcode_user_state(store, uid, &is_set, &failures, &lockout, &reset_required, &length);
+    if (s != PASSCODE_OK) {
+        r = pam_code(pamh, &o, store, uid, s);
+    } else if (!is_set) {
+        if (o.debug) pam_syslog(pamh, LOG_DEBUG, "%s has no %s passcode", user, o.app);
+        r = o.nullok ? PAM_IGNORE : PAM_AUTHINFO_UNAVAIL;
+    } else if (reset_required || lockout > 0) {
+        lockout_text(pamh, &o, lockout, reset_required);
+        r = PAM_MAXTRIES;
+    } else {
+        /* The conversation's answer only: a PAM_AUTHTOK another module read is never used. */
+        char *answer = NULL;
+        r = pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, &answer, "Passcode (%d digits): ", (int)length);
+        if (r != PAM_SUCCESS || answer == NULL) {
+            r = PAM_CONV_ERR;
+        } else if (!digits_only(answer, (size_t)length)) {
+            /* Not a passcode of this store: nothing is sent, nothing counted. */
+            if (!o.silent) pam_error(pamh, "The passcode is %d digits.", (int)length);
+            r = PAM_AUTH_ERR;
+        } else {
+            s = passcode_user_verify(store, uid, answer, (size_t)length);
+            r = pam_code(pamh, &o, store, uid, s);
+        }
+        wipe_free(answer);
+    }
+    if (o.debug) pam_syslog(pamh, LOG_DEBUG, "authenticate %s: %s", user, pam_strerror(pamh, r));
+    passcode_close(store);
+    return r;
+}
+
+/* Never a success (so a stack cannot pass on it) and never a counter reset. */
+PAM_EXTERN int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh; (void)flags; (void)argc; (void)argv;
+    return PAM_IGNORE;
+}
+
+PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh; (void)flags; (void)argc; (void)argv;
+    return PAM_IGNORE;
+}
+
+static int ask(pam_handle_t *pamh, const char *prompt, int length, char **out)
+{
+    *out = NULL;
+    int r = pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, out, "%s (%d digits): ", prompt, length);
+    if (r != PAM_SUCCESS || *out == NULL) return PAM_CONV_ERR;
+    if (!digits_only(*out, (size_t)length)) {
+        pam_error(pamh, "A passcode is %d digits.", length);
+        wipe_free(*out);
+        *out = NULL;
+        return PAM_AUTHTOK_ERR;
+    }
+    return PAM_SUCCESS;
+}
+
+/* Sets the first passcode (root only: passcoded refuses a user's own process; in a password
+ * stack after pam_unix, passwd runs as root) or changes it with the current one. */
+PAM_EXTERN int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    struct options o;
+    int r = parse(pamh, flags, argc, argv, &o);
+    if (r != PAM_SUCCESS) return r;
+    uid_t uid = 0;
+    const char *user = NULL;
+    if ((r = target_uid(pamh, &uid, &user)) != PAM_SUCCESS) return r;
+    passcode_store *store = NULL;
+    int s = open_store(&o, &store);
+    if (s != PASSCODE_OK) return PAM_AUTHINFO_UNAVAIL;
+    int32_t is_set = 0, length = 0;
+    s = passcode_user_state(store, uid, &is_set, NULL, NULL, NULL, &length);
+    if (s != PASSCODE_OK) {
+        passcode_close(store);
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    if (flags & PAM_PRELIM_CHECK) {
+        passcode_close(store);
+        return PAM_SUCCESS;
+    }
+    char *current = NULL, *new1 = NULL, *new2 = NULL;
+    int new_length = is_set ? length : 6;
+    if (is_set && (r = ask(pamh, "Current passcode", length, &current)) != PAM_SUCCESS) goto done;
+    if ((r = ask(pamh, "New passcode", new_length, &new1)) != PAM_SUCCESS) goto done;
+    if ((r = ask(pamh, "Retype new passcode", new_length, &new2)) != PAM_SUCCESS) goto done;
+    if (sodium_memcmp(new1, new2, (size_t)new_length) != 0) {
+        pam_error(pamh, "The passcodes do not match.");
+        r = PAM_AUTHTOK_ERR;
+        goto done;
+    }
+    s = is_set ? passcode_user_change(store, uid, current, (size_t)length, new1, (size_t)new_length)
+               : passcode_user_set(store, uid, new1, (size_t)new_length);
+    switch (s) {
+    case PASSCODE_OK: r = PAM_SUCCESS; break;
+    case PASSCODE_ERR_WRONG_PASSCODE: r = PAM_AUTH_ERR; break;
+    case PASSCODE_ERR_LOCKED_OUT: case PASSCODE_ERR_RESET_REQUIRED: r = pam_code(pamh, &o, store, uid, s); break;
+    case PASSCODE_ERR_PERMISSION: pam_error(pamh, "Only root sets a first passcode (passcodectl set)."); r = PAM_PERM_DENIED; break;
+    case PASSCODE_ERR_WEAK_PASSCODE: case PASSCODE_ERR_FORMAT:
+        pam_error(pamh, "%s", passcode_errmsg(store) ? passcode_errmsg(store) : passcode_strerror(s));
+        r = PAM_AUTHTOK_ERR;
+        break;
+    case PASSCODE_ERR_SERVICE_UNAVAILABLE: r = PAM_AUTHINFO_UNAVAIL; break;
+    default: r = PAM_AUTHTOK_ERR; break;
+    }
+done:
+    wipe_free(current);
+    wipe_free(new1);
+    wipe_free(new2);
+    passcode_close(store);
+    return r;
+}
