@@ -91,7 +91,7 @@ static int open_store(const struct options *o, passcode_store **out)
     *out = NULL;
     int r = passcode_options_new(&opts);
     if (r == PASSCODE_OK) r = passcode_options_set_service(opts, o->app);
-    if (r == PASSCODE_OK) r = passcode_open(NULL, opts, out);
+    if (r == PASSCODE_OK) r = passcode_open(o->app, opts, out)  /* service mode: the path is not used */;
     passcode_options_free(opts);
     return r;
 }

@@ -128,11 +128,13 @@ int main(int argc, char **argv)
     passcode_store *store = NULL;
     int s = passcode_options_new(&opts);
     if (s == PASSCODE_OK) s = passcode_options_set_service(opts, app);
-    if (s == PASSCODE_OK) s = passcode_open(NULL, opts, &store);
+    if (s == PASSCODE_OK) s = passcode_open(app, opts, &store); /* service mode: the path is not used */
     passcode_options_free(opts);
     if (s != PASSCODE_OK) {
-        printf("%s: passcoded unreachable: %s\n", who, passcode_strerror(s));
-        return s == PASSCODE_ERR_MISUSE ? EXIT_USAGE : EXIT_UNREACHABLE;
+        const char *why = passcode_errmsg(NULL);
+        if (s == PASSCODE_ERR_SERVICE_UNAVAILABLE) printf("%s: passcoded unreachable: %s\n", who, why ? why : passcode_strerror(s));
+        else printf("%s: %s\n", who, why ? why : passcode_strerror(s));
+        return s == PASSCODE_ERR_SERVICE_UNAVAILABLE ? EXIT_UNREACHABLE : EXIT_USAGE;
     }
     int32_t is_set = 0, reset_required = 0, length = 0;
     uint32_t failures = 0;

@@ -1,0 +1,20 @@
+"""One PAM transaction under pam_wrapper, for Tests/pam/test_pam.py (run with LD_PRELOAD of
+libpam_wrapper.so, PAM_WRAPPER=1 and PAM_WRAPPER_SERVICE_DIR set by the caller):
+    pamcase.py SERVICE USER OPERATION EXPECTED [ANSWER...]
+OPERATION: authenticate, account, setcred, chauthtok. Prints one JSON line: ok (the return code
+was EXPECTED), the error text pypamtest gave, and the PAM_ERROR_MSG and PAM_TEXT_INFO lines."""
+import json
+import sys
+
+import pypamtest
+
+OPS = {"authenticate": pypamtest.PAMTEST_AUTHENTICATE, "account": pypamtest.PAMTEST_ACCOUNT,
+       "setcred": pypamtest.PAMTEST_SETCRED, "chauthtok": pypamtest.PAMTEST_CHAUTHTOK}
+service, user, op, expected = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+answers = sys.argv[5:]
+case = pypamtest.TestCase(OPS[op], expected)
+try:
+    result = pypamtest.run_pamtest(user, service, [case], answers)
+    print(json.dumps({"ok": True, "errors": list(result.errors), "info": list(result.info)}))
+except pypamtest.PamTestError as e:
+    print(json.dumps({"ok": False, "error": str(e)}))

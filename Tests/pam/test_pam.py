@@ -1,0 +1,341 @@
+"""make test-pam: pam_passcode.so and passcodectl against passcoded on a private system-like bus,
+as root. Starts the bus and the checkout's passcoded (stores and a clock offset file in a
+temporary folder, a service user of its own), makes two users, writes PAM service files (one
+for pam_wrapper in the folder, one in /etc/pam.d for pamtester) and removes all of it after.
+
+    Tests/pam/test_pam.py BUILD_DIR REPO
+
+Each check prints "ok   name: what was seen" or "FAIL name: ..."; exit 1 on any failure. The
+lockout transcript, the guesses another user's process got and what a user's own enrolment got
+are printed under "note:" lines."""
+import json
+import os
+import pwd
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD, REPO = sys.argv[1], sys.argv[2]
+MODULE = f"{BUILD}/pam_passcode.so"
+CTL = f"{BUILD}/passcodectl"
+WRAPPER = "/usr/lib/x86_64-linux-gnu/libpam_wrapper.so"
+SET_ITEMS = "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_set_items.so"
+PAM_SUCCESS, PAM_PERM_DENIED, PAM_AUTH_ERR, PAM_AUTHINFO_UNAVAIL, PAM_MAXTRIES = 0, 6, 7, 9, 11
+PAM_IGNORE = 25
+
+failures = []
+
+
+def check(name, cond, seen):
+    print(("ok   " if cond else "FAIL ") + f"{name}: {seen}", flush=True)
+    if not cond:
+        failures.append(name)
+
+
+class Rig:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="passcode-pam.")
+        os.chmod(self.dir, 0o711)
+        self.tag = f"pp{os.getpid() % 100000}"
+        self.service_user = f"{self.tag}-svc"
+        self.users = [f"{self.tag}a", f"{self.tag}b"]
+        self.made = []
+        self.bus = self.daemon = None
+        self.etc_service = f"/etc/pam.d/passcode-test-{self.tag}"
+        self.clock = f"{self.dir}/clock"
+        self.offset = 0
+
+    def run(self, *args, **kw):
+        return subprocess.run(list(args), capture_output=True, text=True, **kw)
+
+    def start(self):
+        self.run("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", self.service_user, check=True)
+        self.made.append(self.service_user)
+        for u in self.users:
+            self.run("useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", u, check=True)
+            self.made.append(u)
+        with open(f"{self.dir}/bus.conf", "w") as f:
+            f.write(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={self.dir}/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/><deny own="*"/><deny send_type="method_call"/><allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/><allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/><allow receive_type="method_return"/><allow receive_type="error"/><allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+  </policy>
+  <include>{REPO}/service/org.libpasscode.Passcode1.conf</include>
+</busconfig>
+""")
+        self.set_clock(0)
+        with open(f"{self.dir}/passcoded.conf", "w") as f:
+            f.write(f"store_root = {self.dir}/stores\nuser = {self.service_user}\nclock_offset_file = {self.clock}\n")
+        os.chmod(f"{self.dir}/passcoded.conf", 0o644)
+        self.bus = subprocess.Popen(["dbus-daemon", "--nofork", "--nopidfile", f"--config-file={self.dir}/bus.conf"],
+                                    stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            if os.path.exists(f"{self.dir}/bus"):
+                break
+            time.sleep(0.1)
+        os.chmod(f"{self.dir}/bus", 0o666)
+        self.address = f"unix:path={self.dir}/bus"
+        self.start_daemon()
+        # pam_wrapper's service folder, and pamtester's service in /etc/pam.d.
+        os.mkdir(f"{self.dir}/pam.d")
+        os.chmod(f"{self.dir}/pam.d", 0o755)
+        self.service("plain", f"auth required {MODULE}\naccount required {MODULE}\n"
+                              f"password required {MODULE}\n")
+        self.service("nullok", f"auth [success=done ignore=ignore default=die] {MODULE} nullok\nauth required pam_permit.so\n")
+        self.service("authtok", f"auth required {SET_ITEMS}\nauth required {MODULE}\n")
+        with open(self.etc_service, "w") as f:
+            f.write(f"auth required {MODULE}\naccount required {MODULE}\npassword required {MODULE}\n")
+
+    def start_daemon(self):
+        log = open(f"{self.dir}/passcoded.log", "a")
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address)
+        self.daemon = subprocess.Popen([f"{BUILD}/passcoded", "--config", f"{self.dir}/passcoded.conf"], stderr=log, env=env)
+        for _ in range(100):
+            with open(f"{self.dir}/passcoded.log") as f:
+                if f.read().count("ready") >= getattr(self, "starts", 0) + 1:
+                    break
+            time.sleep(0.1)
+        self.starts = getattr(self, "starts", 0) + 1
+
+    def stop_daemon(self, sig=signal.SIGTERM):
+        if self.daemon and self.daemon.poll() is None:
+            self.daemon.send_signal(sig)
+            self.daemon.wait()
+
+    def set_clock(self, seconds):
+        self.offset = seconds
+        with open(self.clock, "w") as f:
+            f.write(str(seconds))
+        os.chmod(self.clock, 0o644)
+
+    def service(self, name, text):
+        with open(f"{self.dir}/pam.d/{name}", "w") as f:
+            f.write(text)
+
+    def env(self, **extra):
+        return dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address, **extra)
+
+    def as_user(self, user):
+        if user is None:
+            return []
+        p = pwd.getpwnam(user)
+        return ["setpriv", f"--reuid={p.pw_uid}", f"--regid={p.pw_gid}", "--clear-groups", "--"]
+
+    def pamcase(self, service, user, op, expected, *answers, run_as=None, **env):
+        e = self.env(LD_PRELOAD=WRAPPER, PAM_WRAPPER="1", PAM_WRAPPER_SERVICE_DIR=f"{self.dir}/pam.d", **env)
+        r = self.run(*self.as_user(run_as), "/usr/bin/python3", f"{REPO}/Tests/pam/pamcase.py", service, user, op,
+                     str(expected), *answers, env=e)
+        try:
+            return json.loads(r.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            return {"ok": False, "error": f"no answer: {r.stdout} {r.stderr}"}
+
+    def pamtester(self, user, op, stdin, *extra, run_as=None, env=None):
+        args = [*self.as_user(run_as), "pamtester", "-v", *extra, os.path.basename(self.etc_service), user, op]
+        return self.run(*args, input=stdin, env=env or self.env())
+
+    def ctl(self, *args, run_as=None, stdin=None):
+        return self.run(*self.as_user(run_as), CTL, *args, input=stdin, env=self.env())
+
+    def failed_attempts(self, user):
+        line = self.ctl("status", user).stdout
+        if "no passcode" in line:
+            return None
+        return int(line.split(" digits, ")[1].split(" failures")[0])
+
+    def stop(self):
+        self.stop_daemon()
+        if self.bus and self.bus.poll() is None:
+            self.bus.terminate()
+            self.bus.wait()
+        for u in self.made:
+            self.run("userdel", u)
+        if os.path.exists(self.etc_service):
+            os.unlink(self.etc_service)
+        subprocess.run(["rm", "-rf", self.dir])
+
+
+def tests(r):
+    a, b = r.users
+    pin = "048213"
+    # Enrolment: the user's own process is refused, root sets it.
+    own = r.ctl("--stdin", "set", a, run_as=a, stdin=pin + "\n")
+    check("enrol-own-refused", own.returncode == 1 and "root" in own.stdout and r.failed_attempts(a) is None,
+          f"exit {own.returncode}: {own.stdout.strip()}")
+    print(f"note: {a}'s own process setting its login passcode: exit {own.returncode}, '{own.stdout.strip()}'")
+    py = r.run(*r.as_user(a), "/usr/bin/python3", "-c",
+               f"import sys; sys.path.insert(0, '{REPO}/python'); import passcode\n"
+               "s = passcode.Store('login', service='login')\n"
+               "try:\n    s.set_passcode('135790'); print('set')\nexcept passcode.PasscodeError as e:\n    print(type(e).__name__)",
+               env=r.env(PASSCODE_LIBRARY=f"{BUILD}/libpasscode.so"))
+    check("enrol-own-binding-refused", "set" not in py.stdout.split() and r.failed_attempts(a) is None,
+          f"the binding's set_passcode on the login store as {a}: {py.stdout.strip() or py.stderr.strip()[-200:]}")
+    print(f"note: {a}'s own process through the Python binding (SetPasscodeKey): {py.stdout.strip()}")
+    root = r.ctl("--stdin", "set", a, stdin=pin + "\n")
+    check("enrol-root", root.returncode == 0 and r.failed_attempts(a) == 0, root.stdout.strip())
+    status = r.ctl("status", a)
+    check("status-line", status.returncode == 0 and len(status.stdout.splitlines()) == 1 and "6 digits" in status.stdout,
+          status.stdout.strip())
+    replace = r.ctl("remove", a, run_as=a, stdin="")
+    check("replace-own-needs-passcode", replace.returncode != 0 and r.failed_attempts(a) == 0, replace.stdout.strip())
+
+    # Outcomes.
+    x = r.pamcase("plain", a, "authenticate", PAM_SUCCESS, pin)
+    check("right-leading-zero", x["ok"], f"{pin} -> PAM_SUCCESS {x}")
+    x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, "111111")
+    check("wrong", x["ok"] and r.failed_attempts(a) == 1, f"PAM_AUTH_ERR, failures {r.failed_attempts(a)}")
+    x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, "111111")
+    check("same-wrong-twice-counts-once", x["ok"] and r.failed_attempts(a) == 1, f"failures {r.failed_attempts(a)}")
+    for bad in ["", "12a456", "12345", "1234567", " 48213"]:
+        x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, bad)
+        check(f"not-a-passcode {bad!r}", x["ok"] and r.failed_attempts(a) == 1, f"failures {r.failed_attempts(a)}")
+    # PAM_AUTHTOK handed over by another module (pam_set_items) is never used: the conversation's empty answer counts nothing.
+    x = r.pamcase("authtok", a, "authenticate", PAM_AUTH_ERR, "", HOST_AUTHTOK=pin, PAM_AUTHTOK=pin)
+    check("authtok-ignored", x["ok"] and r.failed_attempts(a) == 1, f"{x}, failures {r.failed_attempts(a)}")
+    # acct_mgmt and setcred: never a success, never a reset.
+    x = r.pamcase("plain", a, "account", PAM_SUCCESS)
+    check("acct-mgmt-no-success", not x["ok"] and r.failed_attempts(a) == 1, f"not PAM_SUCCESS; failures {r.failed_attempts(a)}")
+    x = r.pamcase("plain", a, "setcred", PAM_SUCCESS)
+    check("setcred-no-success", not x["ok"] and r.failed_attempts(a) == 1, f"not PAM_SUCCESS; failures {r.failed_attempts(a)}")
+    # A remote PAM_RHOST is refused by default; SSH_* variables change nothing.
+    t = r.pamtester(a, "authenticate", pin + "\n", "-I", "rhost=203.0.113.9")
+    check("remote-refused", t.returncode != 0 and "retrieve authentication" in t.stderr and r.failed_attempts(a) == 1,
+          t.stderr.strip().splitlines()[-1])
+    ssh = r.env(SSH_CONNECTION="203.0.113.9 5555 10.0.0.1 22", SSH_CLIENT="203.0.113.9 5555 22", SSH_TTY="/dev/pts/9")
+    t = r.pamtester(a, "authenticate", "222222\n", env=ssh)
+    check("ssh-vars-ignored", t.returncode != 0 and "Authentication failure" in t.stderr and r.failed_attempts(a) == 2,
+          f"a wrong passcode with SSH_* set is counted as any other: failures {r.failed_attempts(a)}")
+    # Cross-user: b's process names a's store.
+    before = r.failed_attempts(a)
+    got = 0
+    for guess in ["333333", "444444", pin]:
+        t = r.pamtester(a, "authenticate", guess + "\n", run_as=b)
+        if "retrieve authentication" not in t.stderr:
+            got += 1
+    st = r.ctl("status", a, run_as=b)
+    check("cross-user-zero-guesses", got == 0 and r.failed_attempts(a) == before and st.returncode == 1,
+          f"{b}'s process: {got} guesses reached {a}'s store; status as {b}: {st.stdout.strip()}")
+    print(f"note: guesses {b}'s process got against {a}'s login store: {got} (failures stayed {before})")
+    # A screen locker running as the user itself.
+    t = r.pamtester(a, "authenticate", pin + "\n", run_as=a)
+    check("screen-locker-as-user", t.returncode == 0 and r.failed_attempts(a) == 0, t.stderr.strip().splitlines()[-1])
+    # Lockout: 5 failures, then PAM_MAXTRIES with the wait.
+    transcript = []
+    for guess in ["500001", "500002", "500003", "500004", "500005", "500006"]:
+        t = r.pamtester(a, "authenticate", guess + "\n")
+        transcript.append(f"$ echo {guess} | pamtester -v {os.path.basename(r.etc_service)} {a} authenticate\n{t.stdout}{t.stderr}".rstrip())
+    last = transcript[-1]
+    x = r.pamcase("plain", a, "authenticate", PAM_MAXTRIES, pin)
+    check("lockout-maxtries", x["ok"] and any("try again in" in m for m in x.get("errors", [])),
+          f"right passcode while locked out: PAM_MAXTRIES, {x.get('errors')}")
+    check("lockout-transcript", "try again in" in last and "retries" in last, last.splitlines()[-1])
+    print("note: pamtester transcript of a lockout:\n" + "\n".join(transcript))
+    # silent: no text.
+    r.service("silent", f"auth required {MODULE} silent\n")
+    x = r.pamcase("silent", a, "authenticate", PAM_MAXTRIES, pin)
+    check("silent-no-text", x["ok"] and not x.get("errors"), f"{x}")
+    # Root's reset clears it.
+    rs = r.ctl("reset", a)
+    own_reset = r.ctl("reset", a, run_as=a)
+    check("reset-root-only", rs.returncode == 0 and own_reset.returncode == 1, f"{rs.stdout.strip()} / as {a}: {own_reset.stdout.strip()}")
+    x = r.pamcase("plain", a, "authenticate", PAM_SUCCESS, pin)
+    check("after-reset", x["ok"] and r.failed_attempts(a) == 0, f"{x}")
+    # Reset required: failures past the schedule's last lockout (the clock moved past each wait).
+    n = 0
+    for i in range(30):
+        r.set_clock(r.offset + 2 * 86400)
+        x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, f"7{i:05d}")
+        n += 1
+        st = r.ctl("status", a).stdout
+        if "reset required" in st:
+            break
+    r.set_clock(r.offset + 2 * 86400)
+    x = r.pamcase("plain", a, "authenticate", PAM_MAXTRIES, pin)
+    check("reset-required-maxtries", x["ok"] and any("reset is required" in m for m in x.get("errors", [])),
+          f"after {n} failures: {x}")
+    r.ctl("reset", a)
+    # passcoded killed mid-verify keeps the attempt.
+    kept = False
+    for delay in (0.05, 0.1, 0.2, 0.4):
+        before = r.failed_attempts(a)
+        p = subprocess.Popen(["pamtester", os.path.basename(r.etc_service), a, "authenticate"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=r.env())
+        p.stdin.write(f"8{int(delay * 1000):05d}\n")
+        p.stdin.flush()
+        time.sleep(delay)
+        r.stop_daemon(signal.SIGKILL)
+        out, err = p.communicate()
+        r.start_daemon()
+        after = r.failed_attempts(a)
+        if after == before + 1 and "retrieve authentication" in err:
+            kept = True
+            break
+    check("killed-mid-verify-keeps-attempt", kept, f"pamtester got AUTHINFO_UNAVAIL, failures {before} -> {after}")
+    r.ctl("reset", a)
+    # passcoded unreachable: PAM_AUTHINFO_UNAVAIL, never IGNORE or SUCCESS.
+    r.stop_daemon()
+    x = r.pamcase("plain", a, "authenticate", PAM_AUTHINFO_UNAVAIL, pin)
+    y = r.pamcase("nullok", a, "authenticate", PAM_AUTHINFO_UNAVAIL, pin)
+    check("unreachable", x["ok"] and y["ok"], "PAM_AUTHINFO_UNAVAIL, with nullok too")
+    c = r.ctl("status", a)
+    check("ctl-unreachable", c.returncode == 3, c.stdout.strip())
+    r.start_daemon()
+    # No login store: AUTHINFO_UNAVAIL, IGNORE with nullok.
+    x = r.pamcase("plain", b, "authenticate", PAM_AUTHINFO_UNAVAIL, "123456")
+    y = r.pamcase("nullok", b, "authenticate", PAM_SUCCESS, "123456")
+    check("no-store", x["ok"] and y["ok"], "PAM_AUTHINFO_UNAVAIL; with nullok PAM_IGNORE (the stack's pam_permit decides)")
+    # The module opens nothing but the bus socket.
+    s = r.run("strace", "-f", "-qq", "-e", "trace=openat,open,creat,connect", "-o", f"{r.dir}/strace", "pamtester",
+              os.path.basename(r.etc_service), a, "authenticate", input=pin + "\n", env=r.env())
+    with open(f"{r.dir}/strace") as f:
+        lines = f.read().splitlines()
+    writes = [ln for ln in lines if ("O_WRONLY" in ln or "O_RDWR" in ln or "O_CREAT" in ln or "creat(" in ln) and "ENOENT" not in ln]
+        # (a connect that failed, such as libc's try of nscd for the user's name, reached nothing)
+    connects = [ln for ln in lines if "connect(" in ln and "= -1" not in ln and f"{r.dir}/bus" not in ln]
+    stores = [ln for ln in lines if "/stores" in ln]
+    check("opens-only-the-bus", s.returncode == 0 and not writes and not connects and not stores,
+          f"no file opened to write, no socket but {r.dir}/bus, no store: {writes[:2]} {connects[:2]} {stores[:2]}")
+    # chauthtok: a first passcode as root (passwd after pam_unix), a change by the user.
+    t = r.pamtester(b, "chauthtok", "246801\n246801\n")
+    check("chauthtok-first-as-root", t.returncode == 0 and r.failed_attempts(b) == 0, (t.stdout + t.stderr).strip())
+    t = r.pamtester(b, "chauthtok", "246801\n975310\n975310\n", run_as=b)
+    x = r.pamcase("plain", b, "authenticate", PAM_SUCCESS, "975310")
+    check("chauthtok-change-by-user", t.returncode == 0 and x["ok"], t.stderr.strip().splitlines()[-1])
+    rm = r.ctl("--stdin", "remove", b, run_as=b, stdin="975310\n")
+    check("remove-own-with-passcode", rm.returncode == 0 and r.failed_attempts(b) is None, rm.stdout.strip())
+    t = r.pamtester(b, "chauthtok", "246801\n246801\n", run_as=b)
+    check("chauthtok-first-as-user-refused", t.returncode != 0 and r.failed_attempts(b) is None,
+          t.stderr.strip().splitlines()[-1] if t.stderr.strip() else t.stdout)
+    lg = r.ctl("log", a)
+    check("log", lg.returncode == 0 and "failed_attempt" in lg.stdout and "passcode_set" in lg.stdout,
+          f"{len(lg.stdout.splitlines())} events")
+
+
+def main():
+    if os.getuid() != 0:
+        print("test-pam: needs root")
+        return 2
+    r = Rig()
+    try:
+        r.start()
+        tests(r)
+    finally:
+        r.stop()
+    leftover = [u for u in r.made if subprocess.run(["getent", "passwd", u], capture_output=True).returncode == 0]
+    check("cleanup", not leftover and not os.path.exists(r.dir) and not os.path.exists(r.etc_service),
+          f"users, folder and /etc/pam.d file gone: {leftover}")
+    print(f"test-pam: {len(failures)} failed" + (": " + ", ".join(failures) if failures else ""))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
