@@ -299,20 +299,20 @@ def tests(r):
     with open(f"{r.dir}/strace") as f:
         lines = f.read().splitlines()
     writes = [ln for ln in lines if ("O_WRONLY" in ln or "O_RDWR" in ln or "O_CREAT" in ln or "creat(" in ln) and "ENOENT" not in ln]
-        # (a connect that failed, such as libc's try of nscd for the user's name, reached nothing)
+    # (a connect that failed, such as libc's try of nscd for the user's name, reached nothing)
     connects = [ln for ln in lines if "connect(" in ln and "= -1" not in ln and f"{r.dir}/bus" not in ln]
     stores = [ln for ln in lines if "/stores" in ln]
     check("opens-only-the-bus", s.returncode == 0 and not writes and not connects and not stores,
           f"no file opened to write, no socket but {r.dir}/bus, no store: {writes[:2]} {connects[:2]} {stores[:2]}")
     # chauthtok: a first passcode as root (passwd after pam_unix), a change by the user.
-    t = r.pamtester(b, "chauthtok", "246801\n246801\n")
+    t = r.pamtester(b, "chauthtok", "381947\n381947\n")
     check("chauthtok-first-as-root", t.returncode == 0 and r.failed_attempts(b) == 0, (t.stdout + t.stderr).strip())
-    t = r.pamtester(b, "chauthtok", "246801\n975310\n975310\n", run_as=b)
-    x = r.pamcase("plain", b, "authenticate", PAM_SUCCESS, "975310")
-    check("chauthtok-change-by-user", t.returncode == 0 and x["ok"], t.stderr.strip().splitlines()[-1])
-    rm = r.ctl("--stdin", "remove", b, run_as=b, stdin="975310\n")
+    t = r.pamtester(b, "chauthtok", "381947\n582046\n582046\n", run_as=b)
+    x = r.pamcase("plain", b, "authenticate", PAM_SUCCESS, "582046")
+    check("chauthtok-change-by-user", t.returncode == 0 and x["ok"], (t.stdout + t.stderr).strip())
+    rm = r.ctl("--stdin", "remove", b, run_as=b, stdin="582046\n")
     check("remove-own-with-passcode", rm.returncode == 0 and r.failed_attempts(b) is None, rm.stdout.strip())
-    t = r.pamtester(b, "chauthtok", "246801\n246801\n", run_as=b)
+    t = r.pamtester(b, "chauthtok", "381947\n381947\n", run_as=b)
     check("chauthtok-first-as-user-refused", t.returncode != 0 and r.failed_attempts(b) is None,
           t.stderr.strip().splitlines()[-1] if t.stderr.strip() else t.stdout)
     lg = r.ctl("log", a)
