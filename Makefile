@@ -570,7 +570,7 @@ check-docs: docs
 # model; passcode-tpm(7), passcoded(8), passcode-service(3)); scripts/man_pages.py gives each
 # page its section and passcode(3) its overview first. Output in build/docs/{man,html}.
 DOCS := $(B)/docs
-DOC_PAGES := docs/passcode.7.md docs/passcode-tpm.7.md docs/passcoded.8.md docs/passcode-service.3.md
+DOC_PAGES := docs/passcode.7.md docs/passcode-tpm.7.md docs/passcoded.8.md docs/passcode-service.3.md docs/pam_passcode.8.md docs/passcodectl.8.md
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
 export SOURCE_DATE_EPOCH
 docs: $(DOCS)/man/man7/passcode.7

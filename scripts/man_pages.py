@@ -26,6 +26,10 @@ PAGES = {
                      "tpm2_getcap(1)"]),
     "passcoded-service": ("passcoded", 8, "libpasscode's store service on the system bus",
                           ["passcode-service(3)", "passcode(7)", "passcode(3)", "busctl(1)"]),
+    "pam-passcode": ("pam_passcode", 8, "the passcode of a user's login store as a PAM module",
+                     ["passcodectl(8)", "passcoded(8)", "pam(8)", "pam-auth-update(8)"]),
+    "passcodectl": ("passcodectl", 8, "a user's login passcode as passcoded keeps it",
+                    ["pam_passcode(8)", "passcoded(8)", "faillock(8)"]),
     "passcode-service": ("passcode-service", 3, "the C API in service mode, over passcoded",
                          ["passcode(3)", "passcode_options_set_service(3)", "passcoded(8)", "passcode(7)"]),
 }

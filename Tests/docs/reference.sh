@@ -56,7 +56,9 @@ MANWIDTH=80 man -l "$man3/passcode.3" 2>/dev/null | grep -q 'passcode-service(3)
 MANWIDTH=80 man -l "$man3/passcode-service.3" 2>/dev/null | grep -q 'PASSCODE_ERR_REFUSED_IN_SERVICE_MODE' || bad "passcode-service(3) lacks the refused calls"
 MANWIDTH=80 man -l "$docs/man/man7/passcode-tpm.7" 2>/dev/null | grep -q 'PIN_FAIL' || bad "passcode-tpm(7) lacks the provisioned mode"
 MANWIDTH=80 man -l "$docs/man/man8/passcoded.8" 2>/dev/null | grep -q 'clock_offset_file' || bad "passcoded(8) lacks the configuration"
-for page in "$docs/man/man7/passcode-tpm.7" "$docs/man/man8/passcoded.8" "$man3/passcode-service.3"; do
+MANWIDTH=80 man -l "$docs/man/man8/pam_passcode.8" 2>/dev/null | grep -q 'PAM_AUTHINFO_UNAVAIL' || bad "pam_passcode(8) lacks its return codes"
+MANWIDTH=80 man -l "$docs/man/man8/passcodectl.8" 2>/dev/null | grep -q 'Exit 0' || bad "passcodectl(8) lacks its exit status"
+for page in "$docs/man/man7/passcode-tpm.7" "$docs/man/man8/passcoded.8" "$docs/man/man8/pam_passcode.8" "$docs/man/man8/passcodectl.8" "$man3/passcode-service.3"; do
     [ "$(grep '^\.SH' "$page" | head -n 2 | tr '\n' '|')" = ".SH NAME|.SH DESCRIPTION|" ] || bad "$page does not open with NAME and DESCRIPTION"
     grep -q '^\.SH "SEE ALSO"' "$page" || bad "$page has no SEE ALSO"
 done
