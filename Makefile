@@ -472,16 +472,22 @@ install-service: $(B)/passcoded docs
 	install -D -m 0644 $(DOCS)/man/man8/passcoded.8 $(DESTDIR)$(MANDIR)/man8/passcoded.8
 	if [ -n "$(SYSUSERSDIR)" ]; then install -D -m 0644 service/passcoded.sysusers $(DESTDIR)$(SYSUSERSDIR)/passcoded.conf; fi
 
-# pam_passcode(8) and passcodectl(8): C, against the library (service mode only) and libpam.
+# pam_passcode(8) and passcodectl(8): C, against the library (service mode only) and libpam. No
+# rpath: installed, the library is found where make install puts it; the tests set LD_LIBRARY_PATH.
+# make install puts the module in PAMDIR, passcodectl in SBINDIR, their man pages in man8, and
+# the pam-auth-update profile (off by default) in PAMCONFIGDIR.
+PAMDIR ?= $(LIBDIR)/security
+SBINDIR ?= $(PREFIX)/sbin
+PAMCONFIGDIR ?= $(PREFIX)/share/pam-configs
 PAM_CFLAGS := -std=c99 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2
 pam: $(B)/pam_passcode.so $(B)/passcodectl
 
 $(B)/pam_passcode.so: pam/pam_passcode.c include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -lpam \
-	    -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,-rpath,'$$ORIGIN'
+	    -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,--no-undefined
 
 $(B)/passcodectl: pam/passcodectl.c include/passcode.h $(LIB)
-	$(CC) $(PAM_CFLAGS) -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -Wl,-z,relro -Wl,-z,now -Wl,-rpath,'$$ORIGIN'
+	$(CC) $(PAM_CFLAGS) -fPIE -pie -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -Wl,-z,relro -Wl,-z,now -Wl,--as-needed
 
 # The module and passcodectl against passcoded on a private bus, as root (Tests/pam/test_pam.py):
 # pam_wrapper with pypamtest and pamtester through a service file it writes and removes, the
@@ -590,8 +596,13 @@ $(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md 
 	find $(DOCS)/man/man3 -name '*.3' ! -name 'passcode*' ! -name 'PASSCODE_*' -delete
 	@echo "docs: $$(ls $(DOCS)/man/man3 | wc -l) section-3 man pages, passcode(7), passcode-tpm(7), passcoded(8), HTML in $(DOCS)/html"
 
-install: lib docs
+install: lib docs pam
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+	install -D -m 0644 $(B)/pam_passcode.so $(DESTDIR)$(PAMDIR)/pam_passcode.so
+	install -D -m 0755 $(B)/passcodectl $(DESTDIR)$(SBINDIR)/passcodectl
+	install -D -m 0644 $(DOCS)/man/man8/pam_passcode.8 $(DESTDIR)$(MANDIR)/man8/pam_passcode.8
+	install -D -m 0644 $(DOCS)/man/man8/passcodectl.8 $(DESTDIR)$(MANDIR)/man8/passcodectl.8
+	install -D -m 0644 pam/passcode.pam-config $(DESTDIR)$(PAMCONFIGDIR)/passcode
 	install -m 0644 $(DOCS)/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 0644 $(DOCS)/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
 	install -d $(DESTDIR)$(DOCDIR)/html
@@ -610,6 +621,8 @@ install: lib docs
 	    && echo "install: recorded $(LIBDIR) in $(PASSCODE_RECORD) for the Python binding"; fi
 
 uninstall:
+	rm -f $(DESTDIR)$(PAMDIR)/pam_passcode.so $(DESTDIR)$(SBINDIR)/passcodectl $(DESTDIR)$(PAMCONFIGDIR)/passcode
+	rm -f $(DESTDIR)$(MANDIR)/man8/pam_passcode.8 $(DESTDIR)$(MANDIR)/man8/passcodectl.8
 	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
 	rm -f $(DESTDIR)$(INCLUDEDIR)/passcode.h $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
 	if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ] && [ "$$(cat $(PASSCODE_RECORD) 2>/dev/null)" = '$(LIBDIR)' ]; then rm -f $(PASSCODE_RECORD); fi

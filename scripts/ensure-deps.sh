@@ -40,6 +40,8 @@ need test valgrind "command -v valgrind"
 # keyctl shows the session keyring in the test output (the library itself uses the system calls).
 need test keyutils "command -v keyctl"
 # The TPM binding: tpm2-tss's headers to build, swtpm and tpm2-tools for its tests.
+# pam_passcode and passcodectl (make pam, part of make install): the PAM headers.
+need "demo test" libpam0g-dev "[ -f /usr/include/security/pam_modules.h ]"
 need "demo test" libtss2-dev "[ -f /usr/include/tss2/tss2_esys.h ]"
 need test "swtpm swtpm-tools" "command -v swtpm"
 need test tpm2-tools "command -v tpm2_clear"
@@ -63,11 +65,11 @@ need test dbus-daemon "command -v dbus-daemon"
 need "demo test" libsystemd-dev "pkg-config --exists libsystemd"
 need test "util-linux passwd" "command -v setpriv && command -v useradd"
 need test systemd "command -v busctl"
-# pam_passcode and passcodectl: the PAM headers to build them; pam_wrapper, pypamtest and
-# pamtester for their tests (Tests/pam).
-need test libpam0g-dev "[ -f /usr/include/security/pam_modules.h ]"
+# pam_passcode and passcodectl: pam_wrapper, pypamtest and pamtester for their tests (Tests/pam);
+# strace to see what the module opens.
 need test "libpam-wrapper python3-pypamtest" "/usr/bin/python3 -c 'import pypamtest'"
 need test pamtester "command -v pamtester"
+need test strace "command -v strace"
 # make docs: the man pages and the HTML reference, and man(1) to check that each renders.
 need test doxygen "command -v doxygen"
 need test man-db "command -v man"

@@ -122,7 +122,8 @@ class Rig:
             f.write(text)
 
     def env(self, **extra):
-        return dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address, **extra)
+        # The module and passcodectl are built without an rpath: the checkout's library by LD_LIBRARY_PATH.
+        return dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address, LD_LIBRARY_PATH=BUILD, **extra)
 
     def as_user(self, user):
         if user is None:
