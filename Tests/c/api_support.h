@@ -297,6 +297,7 @@ int probe_launch(const char *path);
 int no_session_child(const char *path);
 void run_file_attack_tests(void);
 void run_remove_tests(void);
+void run_user_tests(void);
 int wal_guesser(const char *path);
 int session_kind_child(const char *path, const char *name);
 #endif

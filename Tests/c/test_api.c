@@ -129,6 +129,7 @@ static void run_all(void) {
     run_robustness_tests();
     run_file_attack_tests();
     run_remove_tests();
+    run_user_tests();
 }
 
 int main(int argc, char **argv) {
