@@ -1,5 +1,5 @@
 #!/bin/sh
-# make deb: builds the Debian packages (libpasscode0, libpasscode-dev, python3-passcode, passcoded
+# make deb: builds the Debian packages (libpasscode0, libpasscode-dev, python3-passcode, passcoded, libpam-passcode
 # and their dbgsym) from a copy of the tracked files, as make deb-test does, and puts them in
 # OUT-DIR (build/deb), printing each path. Needs dpkg-buildpackage and the Build-Depends of
 # debian/control (make deps installs them).

@@ -39,9 +39,9 @@ need "demo test" python3 "command -v python3"
 need test valgrind "command -v valgrind"
 # keyctl shows the session keyring in the test output (the library itself uses the system calls).
 need test keyutils "command -v keyctl"
-# The TPM binding: tpm2-tss's headers to build, swtpm and tpm2-tools for its tests.
 # pam_passcode and passcodectl (make pam, part of make install): the PAM headers.
 need "demo test" libpam0g-dev "[ -f /usr/include/security/pam_modules.h ]"
+# The TPM binding: tpm2-tss's headers to build, swtpm and tpm2-tools for its tests.
 need "demo test" libtss2-dev "[ -f /usr/include/tss2/tss2_esys.h ]"
 need test "swtpm swtpm-tools" "command -v swtpm"
 need test tpm2-tools "command -v tpm2_clear"

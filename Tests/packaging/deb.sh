@@ -13,7 +13,7 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 0
 fi
 need=""
-for p in debhelper lintian dh-python python3-all python3-setuptools pybuild-plugin-pyproject fakeroot dpkg-dev doxygen devscripts man-db; do
+for p in debhelper lintian dh-python python3-all python3-setuptools pybuild-plugin-pyproject fakeroot dpkg-dev doxygen devscripts man-db libpam0g-dev pamtester; do
     dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
 if [ -n "$need" ]; then
@@ -23,7 +23,7 @@ if [ -n "$need" ]; then
 fi
 tmp=$(mktemp -d)
 cleanup() {
-    dpkg -r passcoded python3-passcode libpasscode-dev libpasscode0 >/dev/null 2>&1 || true
+    dpkg -r libpam-passcode passcoded python3-passcode libpasscode-dev libpasscode0 >/dev/null 2>&1 || true
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -65,7 +65,8 @@ for f in fgets readlink strcat; do  # called only by the Swift runtime (libswift
 done
 echo "deb-test: hardening-check: $(grep -E ': yes' "$tmp/hardening.log" | sed 's/^ *//; s/: yes//' | tr '\n' ',' | sed 's/,$//'): yes; fortify and CET: not possible with the static Swift runtime (docs/hacking.md)"
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -qq "$tmp"/libpasscode0_*.deb "$tmp"/libpasscode-dev_*.deb "$tmp"/python3-passcode_*.deb "$tmp"/passcoded_*.deb >/dev/null
+apt-get install -y -qq "$tmp"/libpasscode0_*.deb "$tmp"/libpasscode-dev_*.deb "$tmp"/python3-passcode_*.deb "$tmp"/passcoded_*.deb \
+    "$tmp"/libpam-passcode_*.deb >/dev/null
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 [ -e "/usr/lib/$multiarch/libpasscode.so.$version" ] && [ -e /usr/include/passcode.h ] || { echo "deb-test: FAIL: files not installed" >&2; exit 1; }
 # The man pages from libpasscode-dev, as a user opens them.
@@ -102,11 +103,11 @@ if command -v autopkgtest >/dev/null 2>&1; then
     rc=0; autopkgtest --no-built-binaries "$src" -- null > "$tmp/autopkgtest.log" 2>&1 || rc=$?
 fi
 case $rc in
-    0) grep -E '^(c-quickstart|python-flow|passcoded-verify) ' "$tmp/autopkgtest.log" | sort -u | sed 's/^/deb-test: autopkgtest (null runner): /' ;;
+    0) grep -E '^(c-quickstart|python-flow|passcoded-verify|pam-pamtester) ' "$tmp/autopkgtest.log" | sort -u | sed 's/^/deb-test: autopkgtest (null runner): /' ;;
     2|4|8) tail -30 "$tmp/autopkgtest.log"; echo "deb-test: FAIL: autopkgtest exit $rc (a test failed or was skipped)" >&2; exit 1 ;;
     *)  [ -f "$tmp/autopkgtest.log" ] && tail -20 "$tmp/autopkgtest.log"
         echo "deb-test: autopkgtest could not run here (exit $rc); running debian/tests directly" >&2
-        for t in c-quickstart python-flow passcoded-verify; do
+        for t in c-quickstart python-flow passcoded-verify pam-pamtester; do
             (cd "$src" && AUTOPKGTEST_TMP=$(mktemp -d) "debian/tests/$t") || { echo "deb-test: FAIL: debian/tests/$t" >&2; exit 1; }
         done ;;
 esac
