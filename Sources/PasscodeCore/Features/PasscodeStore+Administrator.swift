@@ -6,6 +6,7 @@ extension PasscodeStore {
     /// Sets the first passcode with its own length (4 to 12 digits, `checkAllowed` says): the
     /// length is chosen for this caller first, then the passcode set as `setPasscode` sets it.
     public func enrol(_ code: SecretBytes) throws(PasscodeError) {
+        guard try !isPasscodeSet() else { throw PasscodeError.alreadySet }
         try setPasscodeLength(code.count)
         _ = try setPasscode(code)
     }
