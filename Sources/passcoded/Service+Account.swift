@@ -69,6 +69,7 @@ extension Service {
     // MARK: Account
 
     func handleDeleteAccount(_ call: BusCall, appID app: String, confirmation: String) throws -> Prepared {
+        try Service.checkEnrolment(caller: call.caller, app: app)  // it would remove the passcode without it
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { try $0.deleteAccount(confirmation: confirmation) }

@@ -3,7 +3,7 @@
 // `login.<name>` for a PAM stack of its own) are a machine's: a passcode there is enrolled,
 // replaced without the current one, or removed without it by root alone, so a user's own process
 // cannot enrol the passcode its PAM stack then accepts (Service.checkEnrolment, also asked by
-// the caller's own SetPasscode, SetPasscodeKey and ResetComplete*).
+// the caller's own SetPasscode, SetPasscodeKey, ResetComplete* and DeleteAccount).
 import Glibc
 import PasscodeCore
 
@@ -15,10 +15,11 @@ extension Service {
 
     static let notRoot = PasscodeError.permission("only root may name another uid")
 
-    /// A passcode of a login store is set (or replaced without the current one) by root only.
+    /// A passcode of a login store is set, replaced without the current one, or removed with the
+    /// whole account, by root only.
     static func checkEnrolment(caller: uid_t, app: String) throws {
         guard caller != 0, isLoginStore(app) else { return }
-        throw PasscodeError.permission("the passcode of the \(app) store is set by root only (passcodectl set)")
+        throw PasscodeError.permission("the passcode of the \(app) store is set or removed without it by root only (passcodectl)")
     }
 
     /// Root names any uid; anyone else only its own.

@@ -186,6 +186,10 @@ def tests(r):
     status = r.ctl("status", a)
     check("status-line", status.returncode == 0 and len(status.stdout.splitlines()) == 1 and "6 digits" in status.stdout,
           status.stdout.strip())
+    busctl = r.run(*r.as_user(a), "busctl", f"--address={r.address}", "call", "org.libpasscode.Passcode1",
+                   "/org/libpasscode/Passcode1", "org.libpasscode.Passcode1", "DeleteAccount", "ss", "login", "DELETE", env=r.env())
+    check("delete-account-own-refused", busctl.returncode != 0 and "root only" in busctl.stderr and r.failed_attempts(a) == 0,
+          busctl.stderr.strip())
     replace = r.ctl("remove", a, run_as=a, stdin="")
     check("replace-own-needs-passcode", replace.returncode != 0 and r.failed_attempts(a) == 0, replace.stdout.strip())
 
