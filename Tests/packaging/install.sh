@@ -14,6 +14,10 @@ make -s install PREFIX="$tmp/prefix" PASSCODE_RECORD="$tmp/record" >/dev/null
 for f in lib/libpasscode.so.$version lib/libpasscode.so.0 lib/libpasscode.so include/passcode.h lib/pkgconfig/passcode.pc; do
     [ -e "$tmp/prefix/$f" ] || { echo "install: FAIL: $f missing" >&2; exit 1; }
 done
+for f in lib/security/pam_passcode.so sbin/passcodectl share/man/man8/pam_passcode.8 share/man/man8/passcodectl.8 share/pam-configs/passcode; do
+    [ -e "$tmp/prefix/$f" ] || { echo "install: FAIL: $f missing (pam_passcode, passcodectl)" >&2; exit 1; }
+done
+grep -q '^Default: no$' "$tmp/prefix/share/pam-configs/passcode" || { echo "install: FAIL: the pam-auth-update profile is not off by default" >&2; exit 1; }
 [ "$(readlink "$tmp/prefix/lib/libpasscode.so")" = libpasscode.so.0 ] || { echo "install: FAIL: libpasscode.so link" >&2; exit 1; }
 grep -q '^Requires.private: libsodium sqlite3$' "$tmp/prefix/lib/pkgconfig/passcode.pc"
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
