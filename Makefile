@@ -479,7 +479,7 @@ install-service: $(B)/passcoded docs
 PAMDIR ?= $(LIBDIR)/security
 SBINDIR ?= $(PREFIX)/sbin
 PAMCONFIGDIR ?= $(PREFIX)/share/pam-configs
-PAM_CFLAGS := -std=c99 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2
+PAM_CFLAGS := -std=c99 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -O2 -g -fstack-protector-strong -D_FORTIFY_SOURCE=2
 pam: $(B)/pam_passcode.so $(B)/passcodectl
 
 $(B)/pam_passcode.so: pam/pam_passcode.c include/passcode.h $(LIB)
