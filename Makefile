@@ -144,8 +144,8 @@ $(B)/link_trim.o: scripts/link_trim.c
 TYPES_STAMP := $(B)/types-h.stamp
 $(TYPES_STAMP): Sources/Passcode/Types/types.h
 	@mkdir -p $(B)
+	@if [ -e $@ ]; then echo "types.h changed: the Swift sources touched, so that every build recompiles them"; fi
 	@touch $$(find Sources Tests/PasscodeCoreTests -name '*.swift') && touch $@
-	@echo "types.h changed: the Swift sources touched, so that every build recompiles them"
 
 # The Swift runtime is linked in statically (EMBEDDED=0) or not needed (EMBEDDED=1); the version
 # script exports the header's functions only.
