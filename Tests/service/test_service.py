@@ -652,7 +652,7 @@ def free_port_pair():
         with socket.socket() as a:
             a.bind(("127.0.0.1", 0))
             port = a.getsockname()[1]
-            if port % 2 or port > 65000:
+            if port > 65000:
                 continue
             try:
                 with socket.socket() as b:
@@ -690,12 +690,16 @@ def stop_swtpm(folder):
 def pin_index(tcti):
     """The PIN_FAIL index on `tcti` (the fresh swtpm has the store's alone), or None."""
     out = subprocess.run(["tpm2_nvreadpublic", "-T", tcti], capture_output=True, text=True).stdout
-    index, found = None, None
+    index, found, in_attributes = None, None, False
     for line in out.splitlines():
         if line and not line[0].isspace() and line.rstrip().endswith(":"):
             index = line.rstrip()[:-1]
-        elif "friendly:" in line and ("pinfail" in line or "nt=0x8" in line) and index:
-            found = index
+        elif line.strip() == "attributes:":
+            in_attributes = True
+        elif in_attributes and line.strip().startswith("value:"):
+            in_attributes = False
+            if (int(line.split(":")[1], 16) >> 4) & 0xF == 8 and index:  # TPM_NT_PIN_FAIL
+                found = index
     return found
 
 

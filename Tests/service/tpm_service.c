@@ -80,7 +80,10 @@ int main(int argc, char **argv) {
     /* The owner authorization file is out of the caller's reach. */
     errno = 0;
     int fd = open(owner_file, O_RDONLY);
-    CHECK(fd < 0 && errno == EACCES, "the owner authorization file is unreadable to the caller (%s)", fd < 0 ? strerror(errno) : "opened");
+    if (provisioned)
+        CHECK(fd < 0 && errno == EACCES, "the owner authorization file is unreadable to the caller (%s)", fd < 0 ? strerror(errno) : "opened");
+    else
+        CHECK(fd < 0 && errno == ENOENT, "unprovisioned: there is no owner authorization file (%s)", fd < 0 ? strerror(errno) : "opened");
     if (fd >= 0) close(fd);
 
     int64_t da_before = posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_COUNTER);
