@@ -49,7 +49,9 @@ guard r >= 0, let bus = busPointer else { fail("cannot connect to the system bus
 r = sd_bus_request_name(bus, BusNames.name, 0)
 guard r >= 0 else { fail("cannot own \(BusNames.name): \(String(cString: strerror(-r)))") }
 
-if let problem = Privileges.drop(to: account.uid, gid: account.gid) { fail("dropping root: \(problem)") }
+// A TPM device (device:/dev/tpmrm0) is its group's (tss): that group alone is kept.
+let tpmGroup = Privileges.tpmDeviceGroup(config.tpm)
+if let problem = Privileges.drop(to: account.uid, gid: account.gid, keeping: tpmGroup) { fail("dropping root: \(problem)") }
 
 var options = StoreOptions()
 options.cost = config.cost
@@ -86,7 +88,8 @@ r = passcode_bus_watch_gone(bus) { name in
     PushedStates.shared.forget(sender: String(cString: name))
 }
 guard r >= 0 else { fail("cannot watch the bus for closed connections: \(String(cString: strerror(-r)))") }
-let tpmNote = config.tpm.map { " bound to the TPM at \($0) (\(ownerAuth?.isHeld == true ? "provisioned: the owner authorization held" : "unprovisioned"))" } ?? ""
+let groupNote = tpmGroup.map { ", keeping its device's group \($0)" } ?? ""
+let tpmNote = config.tpm.map { " bound to the TPM at \($0) (\(ownerAuth?.isHeld == true ? "provisioned: the owner authorization held" : "unprovisioned")\(groupNote))" } ?? ""
 log("ready on \(BusNames.name) as uid \(getuid()), stores in \(config.storeRoot)\(tpmNote)")
 
 /// The bus thread: reads calls (sd_bus_process), sends the workers' answers, and sleeps in

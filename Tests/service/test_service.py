@@ -5,6 +5,7 @@ Usage: test_service.py PASSCODED_BINARY REPO_DIR. Every user, folder and process
 "passcoded-test" (or $SERVICE_TEST_USERS, for the users) in its name and is removed at the end.
 REPO_DIR/build/service_client (the C API in service mode) runs as a test user against it."""
 import glob
+import grp
 import json
 import os
 import pwd
@@ -804,6 +805,27 @@ def tpm_through_service():
         check(p.returncode != 0 and "tpm-owner-auth" in p.stderr and "only root may read" in p.stderr,
               f"an owner authorization file others may read: passcoded does not start ({p.stderr.strip()[-200:]})")
         os.chmod(owner_file, 0o600)
+        # A TPM reached as a device (device:/dev/tpmrm0, root:tss 0660): passcoded keeps the
+        # device's group, that one alone, so that its own user can open it after the drop.
+        group = f"{USERS}-tss"
+        subprocess.run(["groupdel", group], stderr=subprocess.DEVNULL)
+        subprocess.run(["groupadd", "--system", group], check=True)
+        try:
+            gid = grp.getgrnam(group).gr_gid
+            device = os.path.join(top, "fake-tpmrm0")
+            write_root_file(device, "", 0o660)
+            os.chown(device, 0, gid)
+            write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
+                                         f"tpm = device:{device}\n")
+            restart_daemon()
+            status = open(f"/proc/{procs['daemon'].pid}/status").read()
+            groups = [line.split()[1:] for line in status.splitlines() if line.startswith("Groups:")][0]
+            check(groups == [str(gid)] and f"keeping its device's group {gid}" in open(log_path).read(),
+                  f"tpm = device:PATH: passcoded keeps the device's group ({gid}) and no other: {groups}")
+            procs["daemon"].kill()
+            procs["daemon"].wait()
+        finally:
+            subprocess.run(["groupdel", group], stderr=subprocess.DEVNULL)
     finally:
         for folder in swtpms:
             stop_swtpm(folder)
