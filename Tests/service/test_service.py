@@ -805,6 +805,14 @@ def tpm_through_service():
         check(p.returncode != 0 and "tpm-owner-auth" in p.stderr and "only root may read" in p.stderr,
               f"an owner authorization file others may read: passcoded does not start ({p.stderr.strip()[-200:]})")
         os.chmod(owner_file, 0o600)
+        # A named file that is missing, or the file without a TPM: passcoded does not start either.
+        base = f"store_root = {store_root}\nuser = {SERVICE_USER}\n"
+        for conf, want in ((f"tpm = swtpm:host=127.0.0.1,port=1\ntpm_owner_auth_file = {owner_file}.missing\n", "does not exist"),
+                           (f"tpm_owner_auth_file = {owner_file}\n", "tpm_owner_auth_file needs tpm")):
+            write_root_file(config_file, base + conf)
+            p = subprocess.run([PASSCODED, "--config", config_file], env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address),
+                               capture_output=True, text=True, timeout=60)
+            check(p.returncode != 0 and want in p.stderr, f"passcoded does not start: {p.stderr.strip()[-160:]}")
         # A TPM reached as a device (device:/dev/tpmrm0, root:tss 0660): passcoded keeps the
         # device's group, that one alone, so that its own user can open it after the drop.
         group = f"{USERS}-tss"
