@@ -147,8 +147,8 @@ $(B)/link_trim.o: scripts/link_trim.c
 TYPES_STAMP := $(B)/types-h.stamp
 $(TYPES_STAMP): Sources/Passcode/Types/types.h
 	@mkdir -p $(B)
+	@if [ -e $@ ]; then echo "types.h changed: the Swift sources touched, so that every build recompiles them"; fi
 	@touch $$(find Sources Tests/PasscodeCoreTests -name '*.swift') && touch $@
-	@echo "types.h changed: the Swift sources touched, so that every build recompiles them"
 
 # The Swift runtime is linked in statically (EMBEDDED=0) or not needed (EMBEDDED=1); the version
 # script exports the header's functions only.
@@ -512,7 +512,7 @@ SERVICE_FUZZ_CALLS ?= 300
 SERVICE_FUZZ_START ?= 31
 # Each area's calls through the service (Tests/service/area_*.c), run by test_service.py.
 SERVICE_AREA_TESTS := $(patsubst Tests/service/%.c,$(B)/%,$(wildcard Tests/service/area_*.c))
-test-service: $(B)/passcoded $(B)/service_client $(B)/service_faults $(SERVICE_AREA_TESTS) $(B)/test_api
+test-service: $(B)/passcoded $(B)/service_client $(B)/service_faults $(SERVICE_AREA_TESTS) $(B)/tpm_service $(B)/test_api
 	@if [ "$$(id -u)" != 0 ]; then \
 	    echo "SKIPPED test-service: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; \
@@ -521,6 +521,10 @@ test-service: $(B)/passcoded $(B)/service_client $(B)/service_faults $(SERVICE_A
 	    && if [ -z "$${SERVICE_ONLY:-}" ]; then Tests/service/try_service.sh $(CURDIR)/$(B)/passcoded $(CURDIR); fi; fi
 
 $(B)/area_%: Tests/service/area_%.c Tests/service/service_support.h include/passcode.h $(LIB)
+	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+
+# The TPM held by passcoded (both postures, swtpm), through the C API in service mode (run by test_service.py).
+$(B)/tpm_service: Tests/service/tpm_service.c Tests/service/service_support.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 # The C API in service mode, as a user's process against passcoded (run by test_service.py).

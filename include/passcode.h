@@ -2289,8 +2289,8 @@ passcode_status passcode_tpm_unbind(passcode_store *store, const char *digits, s
  * Whether the store is bound to a TPM.
  * @param store The store.
  * @param out Receives 1 or 0.
- * In service mode passcoded answers for its store (the TPM is the service's to choose; this
- * release binds none of its stores: 0).
+ * In service mode passcoded answers for its store: the TPM is the service's to choose (its
+ * configuration's tpm key, passcoded(8)); a store it made while one is named is bound.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 passcode_status passcode_tpm_is_bound(passcode_store *store, int32_t *out);
@@ -2321,11 +2321,14 @@ passcode_status passcode_tpm_is_bound(passcode_store *store, int32_t *out);
  * group) and reads the file can guess through the TPM directly, clearing its DA lockout with
  * tpm2_dictionarylockout -c whenever the lockout authorization is empty; the library's
  * counters bind only callers that go through it.
- * @param store A store opened with passcode_options_set_tpm (bound or not).
+ * In service mode passcoded answers for its own TPM (the one passcoded.conf names) and the
+ * caller's store there; passcoded holds that TPM's owner authorization itself, read as root
+ * before it dropped its privileges, so the host needs none and never sees it.
+ * @param store A store opened with passcode_options_set_tpm (bound or not), or in service mode.
  * @param item A passcode_tpm_posture_item.
  * @param out Receives the value (0 or 1 for the yes/no items, seconds or counts for the others).
- * @return PASSCODE_OK; PASSCODE_ERR_MISUSE (an unknown item, a NULL out, or a store
- * opened without the TPM option, which includes every store in service mode);
+ * @return PASSCODE_OK; PASSCODE_ERR_MISUSE (an unknown item, a NULL out, a store
+ * opened without the TPM option, or in service mode a passcoded whose configuration names no TPM);
  * PASSCODE_ERR_INVALID_HANDLE; a TPM status
  * (PASSCODE_ERR_TPM_UNAVAILABLE, PASSCODE_ERR_TPM, PASSCODE_ERR_TPM_OWNER_AUTH when the
  * owner authorization file is not the TPM's); a store error.

@@ -68,8 +68,13 @@ int passcode_bus_read_string(sd_bus_message *m, const char **out) {
 }
 
 const char *passcode_bus_drop_privileges(uid_t uid, gid_t gid) {
-    if (uid == 0 || gid == 0) return "the service user must not be root";
-    if (setgroups(0, NULL) != 0) return "setgroups failed";
+    return passcode_bus_drop_privileges_keeping(uid, gid, (gid_t)-1);
+}
+
+const char *passcode_bus_drop_privileges_keeping(uid_t uid, gid_t gid, gid_t keep) {
+    if (uid == 0 || gid == 0 || keep == 0) return "the service user must not be root";
+    int kept = keep != (gid_t)-1 && keep != gid;
+    if (setgroups(kept ? 1 : 0, kept ? &keep : NULL) != 0) return "setgroups failed";
     if (setresgid(gid, gid, gid) != 0) return "setresgid failed";
     if (setresuid(uid, uid, uid) != 0) return "setresuid failed";
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return "PR_SET_NO_NEW_PRIVS failed";
@@ -78,7 +83,9 @@ const char *passcode_bus_drop_privileges(uid_t uid, gid_t gid) {
     if (getresuid(&ruid, &euid, &suid) != 0 || getresgid(&rgid, &egid, &sgid) != 0) return "getresuid failed";
     if (ruid != uid || euid != uid || suid != uid || rgid != gid || egid != gid || sgid != gid)
         return "the uids or gids did not all change";
-    if (getgroups(0, NULL) != 0) return "supplementary groups remain";
+    gid_t groups[2];
+    int n = getgroups(2, groups);
+    if (n != kept || (kept && groups[0] != keep)) return "supplementary groups remain";
     // For good: root cannot come back.
     if (setuid(0) == 0 || seteuid(0) == 0 || setgid(0) == 0 || setegid(0) == 0) return "root could be regained after the drop";
     return NULL;

@@ -96,8 +96,8 @@ public func passcode_tpm_unbind(_ store: OpaquePointer?, _ digits: UnsafePointer
 /// - Parameters:
 ///   - store: The store.
 ///   - out: Receives 1 or 0.
-/// In service mode passcoded answers for its store (the TPM is the service's to choose; this
-/// release binds none of its stores: 0).
+/// In service mode passcoded answers for its store: the TPM is the service's to choose (its
+/// configuration's `tpm` key, passcoded(8)); a store it made while one is named is bound.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_tpm_is_bound)
 public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
@@ -133,26 +133,24 @@ public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutableP
 /// group) and reads the file can guess through the TPM directly, clearing its DA lockout with
 /// `tpm2_dictionarylockout -c` whenever the lockout authorization is empty; the library's
 /// counters bind only callers that go through it.
+///
+/// In service mode passcoded answers for its own TPM (the one passcoded.conf names) and the
+/// caller's store there; passcoded holds that TPM's owner authorization itself, read as root
+/// before it dropped its privileges, so the host needs none and never sees it.
 /// - Parameters:
-///   - store: A store opened with `passcode_options_set_tpm` (bound or not).
+///   - store: A store opened with `passcode_options_set_tpm` (bound or not), or in service mode.
 ///   - item: A `passcode_tpm_posture_item`.
 ///   - out: Receives the value (0 or 1 for the yes/no items, seconds or counts for the others).
-/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (an unknown item, a NULL out, or a store
-///   opened without the TPM option, which includes every store in service mode);
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (an unknown item, a NULL out, a store
+///   opened without the TPM option, or in service mode a passcoded whose configuration names no TPM);
 ///   `PASSCODE_ERR_INVALID_HANDLE`; a TPM status
 ///   (`PASSCODE_ERR_TPM_UNAVAILABLE`, `PASSCODE_ERR_TPM`, `PASSCODE_ERR_TPM_OWNER_AUTH` when the
 ///   owner authorization file is not the TPM's); a store error.
 @c(passcode_tpm_posture)
 public func passcode_tpm_posture(_ store: OpaquePointer?, _ item: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    if let box = Handles.stores.get(store), box.store == nil {
-        // Service mode: the host sets no TPM option (refused at the open), as a store opened
-        // without one; the TPM is passcoded's, and this release binds no service store to one.
-        return refused(Handles.stores, store, PasscodeError.misuse(
-            "in service mode the TPM is passcoded's: this release binds no service store to a TPM (passcode_tpm_is_bound says 0)"))
-    }
-    return withStore(store) { (s) throws(PasscodeError) in
-        guard let what = TPMPostureItem(checked: item) else { throw PasscodeError.misuse("unknown TPM posture item \(item)") }
+    withBackend(store) { (s) throws(PasscodeError) in
+        guard TPMPostureItem(checked: item) != nil else { throw PasscodeError.misuse("unknown TPM posture item \(item)") }
         guard out != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
-        try put(out, try s.tpmPosture().value(what))
+        try put(out, try s.tpmPostureValue(item))
     }
 }

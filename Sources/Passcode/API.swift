@@ -281,7 +281,11 @@ public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointe
         if let service {
             if let first = service.hostChoices.first {
                 let all = service.hostChoices.count > 1 ? " (options chosen: \(service.hostChoices.joined(separator: ", ")))" : ""
-                throw PasscodeError.refusedInServiceMode("\(first) is refused in service mode: the service chooses it alone\(all)")
+                // The TPM: passcoded binds its stores to the one its configuration names, and holds
+                // that TPM's owner authorization itself; a host never picks one.
+                let tpm = service.hostChoices.contains { $0.hasPrefix("the TPM") }
+                    ? "; the TPM is the one passcoded.conf names (passcode_tpm_posture reports it)" : ""
+                throw PasscodeError.refusedInServiceMode("\(first) is refused in service mode: the service chooses it alone\(tpm)\(all)")
             }
             backend = try ServiceClient(appID: service.appID)
         } else {

@@ -19,4 +19,7 @@ package protocol LockBackend: AnyObject {
     func setCustomSchedule(delays: [Int64], maxFailures: Int) throws(PasscodeError)
     /// Whether the store is bound to a TPM (in service mode: passcoded's choice).
     func isTPMBound() throws(PasscodeError) -> Bool
+    /// One item of the TPM posture (`passcode_tpm_posture`): the store's TPM option embedded,
+    /// passcoded's TPM in service mode.
+    func tpmPostureValue(_ item: Int32) throws(PasscodeError) -> Int64
 }

@@ -144,12 +144,24 @@ extension ServiceClient {
     }
 
     /// IsTPMBound(app_id s) -> (bound b): Whether the store is bound to a TPM (the service's
-    /// choice; this release binds none).
+    /// choice: passcoded.conf's tpm key).
     func callIsTPMBound() throws(PasscodeError) -> Bool {
         var answer: Bool?
         try call("IsTPMBound", []) { (r) throws(PasscodeError) in
             let bound = try r.bool()
             answer = bound
+        }
+        return answer!
+    }
+
+    /// TPMPosture(app_id s, item i) -> (value x): One item of passcode_tpm_posture for passcoded's
+    /// TPM and the caller's store (Misuse when passcoded.conf names no TPM). The owner
+    /// authorization never travels.
+    func callTPMPosture(item: Int32) throws(PasscodeError) -> Int64 {
+        var answer: Int64?
+        try call("TPMPosture", [.int32(item)]) { (r) throws(PasscodeError) in
+            let value = try r.int64()
+            answer = value
         }
         return answer!
     }
@@ -480,6 +492,10 @@ extension ServiceClient {
 
     package func isTPMBound() throws(PasscodeError) -> Bool {
         try callIsTPMBound()
+    }
+
+    package func tpmPostureValue(_ item: Int32) throws(PasscodeError) -> Int64 {
+        try callTPMPosture(item: item)
     }
 
     package func resetRetryAfterSeconds() throws(PasscodeError) -> Int64 {

@@ -26,6 +26,10 @@ public struct StoreOptions: Sendable {
     /// passcode-tpm(7) "Provisioned mode"); absent: unprovisioned.
     public var tpmOwnerAuthFile = StoreOptions.defaultTPMOwnerAuthFile
     public static let defaultTPMOwnerAuthFile = "/etc/passcode/tpm-owner-auth"
+    /// The owner authorization already read, held in wiped memory by a process that read it once
+    /// (passcoded, as root, before it drops its privileges: TPMOwnerAuthorization.read). When
+    /// set, `tpmOwnerAuthFile` is never read: the process that uses the TPM may not be able to.
+    public var tpmOwnerAuthHeld: TPMOwnerAuthorization?
 
     public init() {}
 }

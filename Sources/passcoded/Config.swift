@@ -17,6 +17,14 @@ struct ServiceConfig {
     /// The most stores one uid may have (each new app id makes a file in the service's folder:
     /// a caller inventing app ids must not fill its disk). Tests that make many stores raise it.
     var maxStoresPerUID = 32
+    // The TPM (passcode-tpm(7), passcoded(8) "The TPM"): one contiguous block.
+    /// `tpm`: the TCTI of the TPM passcoded binds its stores to ("device:/dev/tpmrm0",
+    /// "swtpm:host=127.0.0.1,port=2321"); nil: no TPM, and tpm2-tss is never loaded.
+    var tpm: String?
+    /// `tpm_owner_auth_file`: the provisioned TPM's owner authorization (a root-only file of 64
+    /// hex digits, scripts/tpm-provision.sh), read as root before the drop. Unset: the library's
+    /// default file, when it exists; set: it must exist.
+    var tpmOwnerAuthFile: String?
 
     static let defaultPath = "/etc/passcode/passcoded.conf"
 
@@ -65,12 +73,21 @@ struct ServiceConfig {
             case "clock_offset_file":
                 guard value.hasPrefix("/") else { throw ConfigError("\(path):\(number + 1): clock_offset_file must be absolute") }
                 config.clockOffsetFile = value
+            case "tpm":
+                guard !value.isEmpty, value.utf8.count < 1024 else { throw ConfigError("\(path):\(number + 1): tpm must be a TCTI string of 1 to 1023 bytes") }
+                config.tpm = value
+            case "tpm_owner_auth_file":
+                guard value.hasPrefix("/"), value.utf8.count < 4096 else { throw ConfigError("\(path):\(number + 1): tpm_owner_auth_file must be an absolute path") }
+                config.tpmOwnerAuthFile = value
             case "max_stores_per_uid":
                 guard let v = Int(value), v >= 1 else { throw ConfigError("\(path):\(number + 1): max_stores_per_uid is not a number of at least 1") }
                 config.maxStoresPerUID = v
             default:
                 throw ConfigError("\(path):\(number + 1): unknown key \(key)")
             }
+        }
+        if config.tpmOwnerAuthFile != nil && config.tpm == nil {
+            throw ConfigError("\(path): tpm_owner_auth_file needs tpm (the TPM it is the owner authorization of)")
         }
         if opsLimit != nil || memLimit != nil {
             config.cost = HashCost(opsLimit: opsLimit ?? config.cost.opsLimit, memLimit: memLimit ?? config.cost.memLimit)

@@ -75,8 +75,12 @@ protocol Passcode1Handlers {
     /// (passcode_log_kind, wall-clock ms, detail).
     func handleGetEventLog(_ call: BusCall, appID: String) throws -> Service.Prepared
     /// IsTPMBound(app_id s) -> (bound b): Whether the store is bound to a TPM (the service's
-    /// choice; this release binds none).
+    /// choice: passcoded.conf's tpm key).
     func handleIsTPMBound(_ call: BusCall, appID: String) throws -> Service.Prepared
+    /// TPMPosture(app_id s, item i) -> (value x): One item of passcode_tpm_posture for passcoded's
+    /// TPM and the caller's store (Misuse when passcoded.conf names no TPM). The owner
+    /// authorization never travels.
+    func handleTPMPosture(_ call: BusCall, appID: String, item: Int32) throws -> Service.Prepared
     /// GetFailureSummary(app_id s) -> (failures u, has_last b, last_wall_ms x):
     /// passcode_failure_summary: the failures, whether one is known, and its wall-clock ms.
     func handleGetFailureSummary(_ call: BusCall, appID: String) throws -> Service.Prepared
@@ -257,6 +261,10 @@ extension Service: Passcode1Handlers {
         case "IsTPMBound":
             let appID = try readString(m, "app_id")
             return try handleIsTPMBound(BusCall(message: m, caller: caller), appID: appID)
+        case "TPMPosture":
+            let appID = try readString(m, "app_id")
+            let item = try readBasic(m, "i", Int32(0), "item")
+            return try handleTPMPosture(BusCall(message: m, caller: caller), appID: appID, item: item)
         case "GetFailureSummary":
             let appID = try readString(m, "app_id")
             return try handleGetFailureSummary(BusCall(message: m, caller: caller), appID: appID)
@@ -431,6 +439,13 @@ extension Service {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.isTPMBound())] }
+        }
+    }
+
+    func handleTPMPosture(_ call: BusCall, appID app: String, item: Int32) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.tpmPostureValue(item))] }
         }
     }
 

@@ -33,18 +33,32 @@ do { config = try ServiceConfig.load(path: configPath, required: configRequired)
 guard let account = Privileges.lookup(config.user) else { fail("no user \(config.user): create it (sysusers.d/passcoded.conf)") }
 if let problem = StoreRoot.prepareRoot(config.storeRoot, owner: account.uid, gid: account.gid) { fail(problem) }
 
+// The TPM's owner authorization (provisioned mode): read now, as root, into wiped memory; after
+// the drop the file is out of reach, and the authorization never leaves this process.
+var ownerAuth: TPMOwnerAuthorization?
+if config.tpm != nil {
+    do throws(PasscodeError) {
+        ownerAuth = try TPMOwnerAuthorization.read(path: config.tpmOwnerAuthFile ?? StoreOptions.defaultTPMOwnerAuthFile,
+                                                   required: config.tpmOwnerAuthFile != nil)
+    } catch { fail(error.message) }
+}
+
 var busPointer: OpaquePointer?
 var r = sd_bus_open_system(&busPointer)
 guard r >= 0, let bus = busPointer else { fail("cannot connect to the system bus: \(String(cString: strerror(-r)))") }
 r = sd_bus_request_name(bus, BusNames.name, 0)
 guard r >= 0 else { fail("cannot own \(BusNames.name): \(String(cString: strerror(-r)))") }
 
-if let problem = Privileges.drop(to: account.uid, gid: account.gid) { fail("dropping root: \(problem)") }
+// A TPM device (device:/dev/tpmrm0) is its group's (tss): that group alone is kept.
+let tpmGroup = Privileges.tpmDeviceGroup(config.tpm)
+if let problem = Privileges.drop(to: account.uid, gid: account.gid, keeping: tpmGroup) { fail("dropping root: \(problem)") }
 
 var options = StoreOptions()
 options.cost = config.cost
 options.clock = ServiceClock.source(offsetFile: config.clockOffsetFile)
 options.sessionKeyring = false
+options.tpm = config.tpm
+options.tpmOwnerAuthHeld = ownerAuth
 /// Two workers: on the 2-core machines this is built for, one Argon2id (64 MiB) per core.
 nonisolated(unsafe) let service = Service(stores: StoreRoot(root: config.storeRoot, options: options,
                                                                     maxStoresPerUID: config.maxStoresPerUID),
@@ -74,7 +88,9 @@ r = passcode_bus_watch_gone(bus) { name in
     PushedStates.shared.forget(sender: String(cString: name))
 }
 guard r >= 0 else { fail("cannot watch the bus for closed connections: \(String(cString: strerror(-r)))") }
-log("ready on \(BusNames.name) as uid \(getuid()), stores in \(config.storeRoot)")
+let groupNote = tpmGroup.map { ", keeping its device's group \($0)" } ?? ""
+let tpmNote = config.tpm.map { " bound to the TPM at \($0) (\(ownerAuth?.isHeld == true ? "provisioned: the owner authorization held" : "unprovisioned")\(groupNote))" } ?? ""
+log("ready on \(BusNames.name) as uid \(getuid()), stores in \(config.storeRoot)\(tpmNote)")
 
 /// The bus thread: reads calls (sd_bus_process), sends the workers' answers, and sleeps in
 /// poll on the bus and the workers' eventfd.

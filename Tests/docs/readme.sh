@@ -31,12 +31,12 @@ rm -f quickstart.db quickstart.db-wal quickstart.db-shm
 # No LD_LIBRARY_PATH and no PASSCODE_LIBRARY: the commands must work on their own.
 env -u LD_LIBRARY_PATH -u PASSCODE_LIBRARY -u PKG_CONFIG_PATH sh -eu "$tmp/c.sh" > "$tmp/c.out" 2>&1 \
     || { cat "$tmp/c.out" >&2; echo "readme: FAIL: the C quick start's commands" >&2; exit 1; }
-grep -q '^right passcode: success$' "$tmp/c.out" || { cat "$tmp/c.out" >&2; echo "readme: FAIL: C quick start output" >&2; exit 1; }
+grep -q '^right passcode: success (failed attempts: 0)$' "$tmp/c.out" || { cat "$tmp/c.out" >&2; echo "readme: FAIL: C quick start output" >&2; exit 1; }
 rm -f quickstart.db quickstart.db-wal quickstart.db-shm
 mkdir -p "$tmp/home"
 env -u LD_LIBRARY_PATH -u PASSCODE_LIBRARY -u PYTHONPATH HOME="$tmp/home" sh -eu "$tmp/py.sh" > "$tmp/py.out" 2>&1 \
     || { tail -30 "$tmp/py.out" >&2; echo "readme: FAIL: the Python quick start's commands" >&2; exit 1; }
-grep -q '^wrong passcode: incorrect passcode$' "$tmp/py.out" && grep -q '^right passcode; failures since unlock: 0$' "$tmp/py.out" \
+grep -q '^wrong passcode: incorrect passcode (failed attempts: 1)$' "$tmp/py.out" && grep -q '^right passcode (failed attempts: 0)$' "$tmp/py.out" \
     || { tail -30 "$tmp/py.out" >&2; echo "readme: FAIL: Python quick start output" >&2; exit 1; }
 # The venv's binding found the library where make install put it (the recorded LIBDIR), not in
 # this checkout's build/ (which it cannot see from the venv) nor through LD_LIBRARY_PATH.

@@ -25,8 +25,8 @@ flags=$(pkg-config --cflags --libs passcode)
 cc -std=c99 -Wall -Wextra -Wpedantic -Werror examples/c/quickstart.c $flags -o "$tmp/quickstart"
 out=$(env -u LD_LIBRARY_PATH "$tmp/quickstart" "$tmp/qs.db" 2>&1) && echo "install: FAIL: a program built with pkg-config's flags alone found the library in a non-system prefix without LD_LIBRARY_PATH; the README says it needs an rpath" >&2 && exit 1
 out=$(LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/quickstart" "$tmp/qs.db")
-echo "$out" | grep -q '^wrong passcode: incorrect passcode$'
-echo "$out" | grep -q '^right passcode: success$'
+echo "$out" | grep -q '^wrong passcode: incorrect passcode (failed attempts: 1)$'
+echo "$out" | grep -q '^right passcode: success (failed attempts: 0)$'
 echo "$out" | grep -q '^failures since unlock: 0$'
 pkg-config --static --libs passcode | grep -q -- '-lsodium' || { echo "install: FAIL: static libs lack -lsodium" >&2; exit 1; }
 # The man pages: every name opens its page from the installed tree, as `man passcode_open` does.
@@ -51,7 +51,7 @@ mkdir -p "$tmp/home"
 rm -f quickstart quickstart.db quickstart.db-wal quickstart.db-shm
 env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH -u PASSCODE_LIBRARY HOME="$tmp/home" PASSCODE_RECORD="$tmp/record-home" \
     sh -eu "$tmp/prefix.sh" > "$tmp/prefix.out" 2>&1 || { tail -20 "$tmp/prefix.out" >&2; echo "install: FAIL: the README's commands for PREFIX=\$HOME/.local" >&2; exit 1; }
-grep -q '^right passcode: success$' "$tmp/prefix.out" || { tail -20 "$tmp/prefix.out" >&2; echo "install: FAIL: the README's PREFIX=\$HOME/.local quick start output" >&2; exit 1; }
+grep -q '^right passcode: success (failed attempts: 0)$' "$tmp/prefix.out" || { tail -20 "$tmp/prefix.out" >&2; echo "install: FAIL: the README's PREFIX=\$HOME/.local quick start output" >&2; exit 1; }
 readelf -d quickstart | grep -q "R.*PATH.*$tmp/home/.local/lib" || { echo "install: FAIL: the quick start has no rpath to \$HOME/.local/lib" >&2; exit 1; }
 # DESTDIR staging, as packagers use it.
 make -s install PREFIX=/usr DESTDIR="$tmp/stage" PASSCODE_RECORD="$tmp/record-staged" >/dev/null

@@ -41,8 +41,8 @@ awk '$0 == "```python" {on=1; next} on && $0 == "```" {exit} on {print}' README.
 [ -s "$tmp/quickstart.py" ] || { echo "wheel-bundle: FAIL: the README's Python quick start not found" >&2; exit 1; }
 # No environment variable that could point at a library, and a folder with no binding in it.
 (cd "$tmp" && env -u PASSCODE_LIBRARY -u LD_LIBRARY_PATH -u PYTHONPATH "$tmp/venv/bin/python" quickstart.py > py.out)
-grep -q '^wrong passcode: incorrect passcode$' "$tmp/py.out"
-grep -q '^right passcode; failures since unlock: 0$' "$tmp/py.out"
+grep -q '^wrong passcode: incorrect passcode (failed attempts: 1)$' "$tmp/py.out"
+grep -q '^right passcode (failed attempts: 0)$' "$tmp/py.out"
 (cd "$tmp" && env -u PASSCODE_LIBRARY -u LD_LIBRARY_PATH -u PYTHONPATH "$tmp/venv/bin/python" - "$tmp/venv" <<'PY'
 import os, sys
 import passcode

@@ -171,11 +171,14 @@ def test_library_lookup_order(tmp_path, no_system_library):
     assert _loaded(site, PASSCODE_LIBRARY=str(tmp_path / "none.so")).startswith("ImportError")
     # 2. The copy bundled in a wheel, next to __init__.py, before the loader and the record.
     assert _loaded(site, LD_LIBRARY_PATH=str(other)) == str(site / "passcode" / "libpasscode.so.0")
-    # 3. The soname through the dynamic loader, before the record.
+    # 3. The LIBDIR make install recorded, before the loader: an older copy the loader would find
+    #    (a system one, or LD_LIBRARY_PATH) does not shadow the library this binding was installed with.
     site = _copy_binding(tmp_path / "b", recorded=libdir)
-    assert _loaded(site, LD_LIBRARY_PATH=str(other)) == "libpasscode.so.0"
-    # 4. The LIBDIR make install recorded.
+    assert _loaded(site, LD_LIBRARY_PATH=str(other)) == str(libdir / "libpasscode.so.0")
     assert _loaded(site) == str(libdir / "libpasscode.so.0")
+    # 4. The soname through the dynamic loader, when the record is missing or names a removed LIBDIR.
+    site = _copy_binding(tmp_path / "d", recorded=tmp_path / "removed")
+    assert _loaded(site, LD_LIBRARY_PATH=str(other)) == "libpasscode.so.0"
     # Nothing: the error says how to get it.
     site = _copy_binding(tmp_path / "c")
     err = _loaded(site)

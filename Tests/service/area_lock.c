@@ -267,15 +267,16 @@ int main(int argc, char **argv) {
     same("failure summary after the unlock", s, passcode_failure_summary(s, &fs, &ws), e, passcode_failure_summary(e, &fe, &we), PASSCODE_OK);
     CHECK(fs == 2 && fe == 2 && ws > 0, "after the unlock: the 2 failures before it (%d / %d)", fs, fe);
 
-    /* The TPM is the service's: its store is not bound (as an embedded store without a binding),
-     * and the posture is MISUSE, as for a store opened without the TPM option. */
+    /* The TPM is the service's, and this passcoded's configuration names none: its store is not
+     * bound (as an embedded store without a binding), and the posture is MISUSE naming
+     * passcoded.conf, as for a store opened without the TPM option (tpm_service.c: with one). */
     int32_t bound_s = -1, bound_e = -1;
     same("tpm_is_bound", s, passcode_tpm_is_bound(s, &bound_s), e, passcode_tpm_is_bound(e, &bound_e), PASSCODE_OK);
     CHECK(bound_s == 0 && bound_e == 0, "not bound to a TPM (%d / %d)", bound_s, bound_e);
     STATUS(passcode_tpm_is_bound(s, NULL), PASSCODE_ERR_MISUSE);
     int64_t posture = -1;
     STATUS(passcode_tpm_posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH, &posture), PASSCODE_ERR_MISUSE);
-    CHECK(posture == -1 && strstr(passcode_errmsg(s), "passcoded") != NULL, "the posture in service mode: \"%s\"", passcode_errmsg(s));
+    CHECK(posture == -1 && strstr(passcode_errmsg(s), "passcoded.conf") != NULL, "the posture in service mode: \"%s\"", passcode_errmsg(s));
     STATUS(passcode_tpm_posture(e, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH, &posture), PASSCODE_ERR_MISUSE);
 
     /* LOCK_NOW locks; lock state and the lock screen say so. */

@@ -5,6 +5,7 @@ Usage: test_service.py PASSCODED_BINARY REPO_DIR. Every user, folder and process
 "passcoded-test" (or $SERVICE_TEST_USERS, for the users) in its name and is removed at the end.
 REPO_DIR/build/service_client (the C API in service mode) runs as a test user against it."""
 import glob
+import grp
 import json
 import os
 import pwd
@@ -646,6 +647,212 @@ def watches_of_closed_connections(a, busy_app):
     check(not left, f"40 connections that each queued 16 Watch calls behind busy workers and closed left no watch behind: {left}")
 
 
+def free_port_pair():
+    """Two consecutive free loopback ports (swtpm's server and its control), chosen by the kernel."""
+    for _ in range(50):
+        with socket.socket() as a:
+            a.bind(("127.0.0.1", 0))
+            port = a.getsockname()[1]
+            if port > 65000:
+                continue
+            try:
+                with socket.socket() as b:
+                    b.bind(("127.0.0.1", port + 1))
+            except OSError:
+                continue
+            return port
+    raise SystemExit("test-service: no two free loopback ports for swtpm")
+
+
+def start_swtpm(name):
+    """An swtpm on loopback (as Tests/c/test_tpm.c starts them); returns (its folder, its TCTI)."""
+    folder = os.path.join(top, name)
+    os.mkdir(folder, 0o700)
+    port = free_port_pair()
+    tcti = f"swtpm:host=127.0.0.1,port={port}"
+    subprocess.run(["swtpm", "socket", "--tpm2", "--tpmstate", f"dir={folder}",
+                    "--server", f"type=tcp,port={port},bindaddr=127.0.0.1", "--ctrl", f"type=tcp,port={port + 1},bindaddr=127.0.0.1",
+                    "--flags", "not-need-init,startup-clear", "--daemon", "--pid", f"file={folder}/pid", "--log", f"file={folder}/log"],
+                   check=True)
+    for _ in range(100):
+        if subprocess.run(["tpm2_getcap", "-T", tcti, "properties-fixed"], capture_output=True).returncode == 0:
+            return folder, tcti
+        time.sleep(0.05)
+    raise SystemExit(f"test-service: swtpm {name} does not answer")
+
+
+def stop_swtpm(folder):
+    try:
+        os.kill(int(open(os.path.join(folder, "pid")).read().strip()), signal.SIGTERM)
+    except (OSError, ValueError):
+        pass
+
+
+def pin_index(tcti):
+    """The PIN_FAIL index on `tcti` (the fresh swtpm has the store's alone), or None."""
+    out = subprocess.run(["tpm2_nvreadpublic", "-T", tcti], capture_output=True, text=True).stdout
+    index, found, in_attributes = None, None, False
+    for line in out.splitlines():
+        if line and not line[0].isspace() and line.rstrip().endswith(":"):
+            index = line.rstrip()[:-1]
+        elif line.strip() == "attributes:":
+            in_attributes = True
+        elif in_attributes and line.strip().startswith("value:"):
+            in_attributes = False
+            if (int(line.split(":")[1], 16) >> 4) & 0xF == 8 and index:  # TPM_NT_PIN_FAIL
+                found = index
+    return found
+
+
+def pin_counts(tcti, owner_file, index):
+    """(pinCount, pinLimit) of `index`, read with the owner authorization (root's file, on stdin)."""
+    r = subprocess.run(f"xxd -r -p {owner_file} | tpm2_nvread -T {tcti} -C o -P file:- -s 8 {index} | xxd -p",
+                       shell=True, capture_output=True, text=True)
+    text = r.stdout.strip()
+    return (int(text[:8], 16), int(text[8:], 16)) if len(text) == 16 else None
+
+
+def tpm_through_service():
+    """passcoded holding the TPM (passcode-tpm(7), passcoded(8) "The TPM"): an swtpm of each
+    posture named in passcoded.conf; the C API in service mode (build/tpm_service, as a test
+    user) sees the store bound and passcoded's posture; provisioned, passcoded holds the owner
+    authorization (read as root before the drop): the PIN_FAIL index counts the guesses made
+    through passcoded and its limit holds; the owner authorization is in no reply or log and no
+    test user reads its file. tpm2-tss is in passcoded's memory only when a TPM is configured."""
+    for tool in ("swtpm", "tpm2_getcap", "xxd"):
+        if not shutil.which(tool):
+            check(False, f"the TPM through passcoded: {tool} is missing (make deps installs it)")
+            return
+    owner_file = os.path.join(top, "tpm-owner-auth")
+    lockout_file = os.path.join(top, "tpm-lockout-auth")
+    program = os.path.join(REPO, "build", "tpm_service")
+    log_path = os.path.join(top, "daemon.log")
+    swtpms = []
+    try:
+        for posture in ("unprovisioned", "provisioned"):
+            folder, tcti = start_swtpm(f"swtpm-{posture}")
+            swtpms.append(folder)
+            conf = f"tpm = {tcti}\n"
+            if posture == "provisioned":
+                r = subprocess.run([os.path.join(REPO, "scripts", "tpm-provision.sh"), "--tcti", tcti,
+                                    "--owner-auth-file", owner_file, "--lockout-auth-file", lockout_file], capture_output=True, text=True)
+                check(r.returncode == 0, f"the swtpm provisioned by scripts/tpm-provision.sh: {r.stderr.strip()[-300:]}")
+                conf += f"tpm_owner_auth_file = {owner_file}\n"
+            if procs["daemon"].poll() is None:
+                procs["daemon"].kill()
+                procs["daemon"].wait()
+            write_root_file(clock_file, "0\n")
+            write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
+                                         f"clock_offset_file = {clock_file}\n" + conf)
+            restart_daemon()
+            check(f"bound to the TPM at {tcti} ({'provisioned' if posture == 'provisioned' else 'unprovisioned'}"
+                  in open(log_path).read(), f"{posture}: passcoded says which TPM it binds its stores to, and its posture")
+            pw = pwd.getpwnam(ALICE)
+            env = {"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"}
+            p = subprocess.Popen(["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--",
+                                  program, posture, f"org.example.tpm-{posture}", GOOD, owner_file],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd="/")
+            procs[f"tpm-{posture}"] = p
+            output = []
+            for line in p.stdout:
+                output.append(line)
+                print("     " + line.rstrip(), flush=True)
+                if line.startswith("STEP "):
+                    index = pin_index(tcti)
+                    counts = pin_counts(tcti, owner_file, index) if index else None
+                    if line.strip() == "STEP wrong":
+                        check(counts == (1, 10), f"provisioned: the wrong guess made through passcoded is counted by the PIN_FAIL index {index}: {counts} (want 1 of 10)")
+                    else:
+                        check(counts == (0, 10), f"provisioned: the right passcode through passcoded sets its pinCount back: {counts} (want 0 of 10)")
+                        # The limit used up, as a process reaching the TPM would with wrong guesses.
+                        raw = os.path.join(top, "pin-full")
+                        with open(raw, "wb") as f:
+                            f.write((10).to_bytes(4, "big") + (10).to_bytes(4, "big"))
+                        w = subprocess.run(f"xxd -r -p {owner_file} | tpm2_nvwrite -T {tcti} -C o -P file:- -i {raw} {index}",
+                                           shell=True, capture_output=True, text=True)
+                        check(w.returncode == 0, f"provisioned: the index's count set to its limit (root, with the owner authorization): {w.stderr.strip()[-200:]}")
+                    reply(p)
+            rc = p.wait()
+            text = "".join(output)
+            check(rc == 0 and "FAIL" not in text and text.count("ok   ") >= 12,
+                  f"{posture}: the TPM through passcoded, the C API as {ALICE} ({text.count('ok   ')} ok, exit {rc})")
+            maps = open(f"/proc/{procs['daemon'].pid}/maps").read()
+            check("libtss2-esys" in maps, f"{posture}: passcoded loaded tpm2-tss (it names a TPM)")
+            if posture == "provisioned":
+                secret = open(owner_file).read().strip().lower()
+                daemon_log = open(log_path).read().lower()
+                check(len(secret) == 64 and secret not in text.lower() and secret not in daemon_log,
+                      "provisioned: the owner authorization is in no reply the client saw and not in passcoded's log")
+                st = os.stat(owner_file)
+                check(st.st_uid == 0 and st.st_mode & 0o077 == 0, f"the owner authorization file is root's, mode {oct(st.st_mode & 0o777)}")
+                for user in (ALICE, MALLORY):
+                    r = subprocess.run(as_user(user, ["cat", owner_file]), capture_output=True, text=True)
+                    check(r.returncode != 0 and secret not in r.stdout.lower(), f"{user} cannot read the owner authorization file ({r.stderr.strip()})")
+                # passcoded needs the file only at its start: it holds the authorization itself.
+                os.rename(owner_file, owner_file + ".moved")
+                a = Client(ALICE)
+                r = a.call("TPMPosture", "(si)", "org.example.tpm-provisioned", 7)
+                check(r == {"ok": [1]}, f"provisioned: with the file gone, passcoded still holds the owner authorization (hardware limit {r})")
+                r = a.call("TPMPosture", "(si)", "org.example.tpm-provisioned", 99)
+                check(error_of(r) == "Misuse", f"TPMPosture with an unknown item: {error_of(r)}")
+                os.rename(owner_file + ".moved", owner_file)
+        # A file the configuration names that others may read: passcoded refuses to start.
+        os.chmod(owner_file, 0o644)
+        procs["daemon"].kill()
+        procs["daemon"].wait()
+        p = subprocess.run([PASSCODED, "--config", config_file], env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address),
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode != 0 and "tpm-owner-auth" in p.stderr and "only root may read" in p.stderr,
+              f"an owner authorization file others may read: passcoded does not start ({p.stderr.strip()[-200:]})")
+        os.chmod(owner_file, 0o600)
+        # A named file that is missing, or the file without a TPM: passcoded does not start either.
+        base = f"store_root = {store_root}\nuser = {SERVICE_USER}\n"
+        for conf, want in ((f"tpm = swtpm:host=127.0.0.1,port=1\ntpm_owner_auth_file = {owner_file}.missing\n", "does not exist"),
+                           (f"tpm_owner_auth_file = {owner_file}\n", "tpm_owner_auth_file needs tpm")):
+            write_root_file(config_file, base + conf)
+            p = subprocess.run([PASSCODED, "--config", config_file], env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address),
+                               capture_output=True, text=True, timeout=60)
+            check(p.returncode != 0 and want in p.stderr, f"passcoded does not start: {p.stderr.strip()[-160:]}")
+        # A TPM reached as a device (device:/dev/tpmrm0, root:tss 0660): passcoded keeps the
+        # device's group, that one alone, so that its own user can open it after the drop.
+        group = f"{USERS}-tss"
+        subprocess.run(["groupdel", group], stderr=subprocess.DEVNULL)
+        subprocess.run(["groupadd", "--system", group], check=True)
+        try:
+            gid = grp.getgrnam(group).gr_gid
+            device = os.path.join(top, "fake-tpmrm0")
+            write_root_file(device, "", 0o660)
+            os.chown(device, 0, gid)
+            write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
+                                         f"tpm = device:{device}\n")
+            restart_daemon()
+            status = open(f"/proc/{procs['daemon'].pid}/status").read()
+            groups = [line.split()[1:] for line in status.splitlines() if line.startswith("Groups:")][0]
+            check(groups == [str(gid)] and f"keeping its device's group {gid}" in open(log_path).read(),
+                  f"tpm = device:PATH: passcoded keeps the device's group ({gid}) and no other: {groups}")
+            procs["daemon"].kill()
+            procs["daemon"].wait()
+        finally:
+            subprocess.run(["groupdel", group], stderr=subprocess.DEVNULL)
+    finally:
+        for folder in swtpms:
+            stop_swtpm(folder)
+        # The bound stores go with their TPMs (the other tests count the users' stores).
+        for f in glob.glob(os.path.join(store_root, str(pwd.getpwnam(ALICE).pw_uid), "org.example.tpm-*")):
+            os.remove(f)
+    # Back to the configuration without a TPM: tpm2-tss is never loaded.
+    if procs["daemon"].poll() is None:
+        procs["daemon"].kill()
+        procs["daemon"].wait()
+    write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
+                                 f"clock_offset_file = {clock_file}\n")
+    restart_daemon()
+    a = Client(ALICE)
+    r = a.call("TPMPosture", "(si)", "org.example.no-tpm", 6)
+    check(error_of(r) == "Misuse" and "passcoded.conf" in r.get("message", ""), f"no TPM configured: TPMPosture answers Misuse, naming the key: {r.get('message')}")
+    check("libtss2" not in open(f"/proc/{procs['daemon'].pid}/maps").read(), "no TPM configured: tpm2-tss is not in passcoded's memory")
+
+
 def run_suites_in_service_mode():
     """The C suite (build/test_api) and the Python suite (Tests/python) in service mode
     (PASSCODE_TEST_BACKEND=service), against a daemon of their own: root's stores (uid 0, so
@@ -727,6 +934,9 @@ try:
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "stall":  # the same-uid staller alone, for work on the scheduler
         stall_same_uid()
+        raise SystemExit(1 if failures else 0)
+    if os.environ.get("SERVICE_ONLY") == "tpm":  # the TPM held by passcoded alone
+        tpm_through_service()
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "push":  # the pushed state's privacy and watches alone
         pushed_privacy(Client(ALICE), Client(MALLORY), Client("root"))
@@ -1116,8 +1326,11 @@ try:
     # Biometric *policy* goes through (availability, failed matches); a match the host reports never does.
     matches = [x for x in methods if "biometric" in x.lower() and any(w in x.lower() for w in ("unlock", "match", "success", "key"))]
     check("Verify" in methods and not matches and "BiometricFailed" in methods
-          and not any(w in xml.lower().replace('"istpmbound"', "") for w in ("clock", "cost", "pepper", "weak", "tpm", "reset_code")),
+          and not any(w in xml.lower().replace('"istpmbound"', "").replace('"tpmposture"', "") for w in ("clock", "cost", "pepper", "weak", "tpm", "reset_code")),
           f"the interface offers no clock, cost, pepper, allow_weak, TPM or reset-code option, and no method reporting a biometric match {matches}")
+
+    # The TPM held by passcoded: both postures on swtpm (restarts the daemon with a TPM, then without).
+    tpm_through_service()
 
     # The C and Python suites in service mode (last: the daemon gets a configuration of their own).
     run_suites_in_service_mode()

@@ -18,13 +18,13 @@ int main(int argc, char **argv) {
         passcode_close(store);
         return 1;
     }
-    rc = passcode_verify(store, "000000", 6);
-    printf("wrong passcode: %s\n", passcode_strerror(rc));
-    rc = passcode_verify(store, "386491", 6);
-    printf("right passcode: %s\n", passcode_strerror(rc));
     int32_t failures = -1;
+    rc = passcode_verify(store, "000000", 6);
     passcode_failed_attempts(store, &failures);
-    printf("failures since unlock: %d\n", failures);
+    printf("wrong passcode: %s (failed attempts: %d)\n", passcode_strerror(rc), failures);
+    rc = passcode_verify(store, "386491", 6);
+    passcode_failed_attempts(store, &failures);
+    printf("right passcode: %s (failed attempts: %d)\n", passcode_strerror(rc), failures);
     passcode_close(store);
     return rc == PASSCODE_OK ? 0 : 1;
 }

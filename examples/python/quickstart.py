@@ -6,6 +6,6 @@ with passcode.Store("quickstart.db") as store:
     try:
         store.verify("000000")
     except passcode.WrongPasscode as e:
-        print("wrong passcode:", e.message)
+        print(f"wrong passcode: {e.message} (failed attempts: {store.failed_attempts})")
     store.verify("386491")
-    print("right passcode; failures since unlock:", store.failed_attempts)
+    print(f"right passcode (failed attempts: {store.failed_attempts})")

@@ -238,8 +238,9 @@ def _candidates() -> Iterator[str]:
     """Where libpasscode is looked for, in this order (the same everywhere, docs/hacking.md
     "The Python binding"):
     $PASSCODE_LIBRARY (alone, when set); the copy bundled in a wheel next to this file; the
-    soname through the dynamic loader (ldconfig's cache, LD_LIBRARY_PATH,
-    ctypes.util.find_library); the LIBDIR `make install` recorded in this binding; last, the
+    LIBDIR `make install` recorded in this binding (the library it was installed with, so that
+    `make install PREFIX=~/.local` is not shadowed by an older system copy); the soname through
+    the dynamic loader (ldconfig's cache, LD_LIBRARY_PATH, ctypes.util.find_library); last, the
     build folder of the source checkout this binding lies in."""
     env = os.environ.get("PASSCODE_LIBRARY")
     if env:
@@ -249,17 +250,17 @@ def _candidates() -> Iterator[str]:
     bundled = os.path.join(here, SONAME)
     if os.path.exists(bundled):
         yield bundled
+    try:
+        with open(os.path.join(here, INSTALLED_LIBDIR_FILE), encoding="utf-8") as f:
+            libdir = f.read().strip()
+        if libdir and os.path.exists(os.path.join(libdir, SONAME)):
+            yield os.path.join(libdir, SONAME)
+    except OSError:
+        pass
     yield SONAME
     found = ctypes.util.find_library("passcode")
     if found and found != SONAME:
         yield found
-    try:
-        with open(os.path.join(here, INSTALLED_LIBDIR_FILE), encoding="utf-8") as f:
-            libdir = f.read().strip()
-        if libdir:
-            yield os.path.join(libdir, SONAME)
-    except OSError:
-        pass
     checkout = os.path.normpath(os.path.join(here, "..", "..", "build", SONAME))
     if os.path.exists(checkout):
         yield checkout

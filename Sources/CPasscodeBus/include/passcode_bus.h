@@ -33,6 +33,10 @@ int passcode_bus_read_string(sd_bus_message *m, const char **out);
 /// no_new_privs, and checks that root cannot be regained. Returns NULL, or what failed.
 const char *passcode_bus_drop_privileges(uid_t uid, gid_t gid);
 
+/// The same, keeping `keep` as the one supplementary group ((gid_t)-1: none): the group of the
+/// TPM device passcoded.conf names (/dev/tpmrm0 is root:tss 0660), never root's.
+const char *passcode_bus_drop_privileges_keeping(uid_t uid, gid_t gid, gid_t keep);
+
 /// Called with the unique name of a connection that left the bus.
 typedef void (*passcode_bus_gone_handler)(const char *unique_name);
 

@@ -16,6 +16,9 @@ extension PasscodeStore {
     /// A connection to the TPM at `tcti`, with the owner authorization when the administrator's
     /// file provides one.
     func openTPM(_ tcti: String) throws(PasscodeError) -> TPMDevice {
+        if let held = options.tpmOwnerAuthHeld {
+            return try TPMDevice(tcti: tcti, ownerAuth: held.secret, source: held.source)
+        }
         let path = options.tpmOwnerAuthFile
         return try TPMDevice(tcti: tcti, ownerAuth: try PasscodeStore.readOwnerAuth(path), source: path)
     }
@@ -99,7 +102,7 @@ extension PasscodeStore {
     /// reported not bound to this TPM, with no limit.
     public func tpmPosture() throws(PasscodeError) -> TPMPosture {
         guard let tcti = options.tpm else {
-            throw PasscodeError.misuse("open the store with passcode_options_set_tpm to ask for its TPM's posture")
+            throw PasscodeError.misuse("the store has no TPM: open it with passcode_options_set_tpm to ask for its TPM's posture (in service mode, passcoded.conf names the TPM: its `tpm` key)")
         }
         let (inFile, sealed) = try read(.recover) { () throws(PasscodeError) -> (Bool, TPMSealed?) in
             let bound = try load(TPMState.self).bound
@@ -121,6 +124,13 @@ extension PasscodeStore {
         posture.bound = bound
         posture.guessLimit = pinLimit
         return posture
+    }
+
+    /// One item of `tpmPosture()` (`passcode_tpm_posture`, and passcoded's TPMPosture for it).
+    /// - Parameter item: A `passcode_tpm_posture_item`; any other value is `misuse`.
+    public func tpmPostureValue(_ item: Int32) throws(PasscodeError) -> Int64 {
+        guard let what = TPMPostureItem(checked: item) else { throw PasscodeError.misuse("unknown TPM posture item \(item)") }
+        return try tpmPosture().value(what)
     }
 
     /// A connection to the store's TPM when the store is bound, else nil (a new wrap, not an attempt).
@@ -358,4 +368,34 @@ extension PasscodeStore {
             syncSessionKeyringLocked()
         }
     }
+}
+
+/// The TPM's owner authorization, read once and held in memory from `sodium_malloc`, wiped when
+/// the last reference goes (SecretBytes). passcoded reads it as root before it drops its
+/// privileges (passcoded(8), `tpm_owner_auth_file`) and hands it to its stores'
+/// `StoreOptions.tpmOwnerAuthHeld`; it never leaves the process (no reply, no log carries it).
+public final class TPMOwnerAuthorization: @unchecked Sendable {
+    /// The 32 bytes; nil: there is none (unprovisioned: the file does not exist).
+    let secret: SecretBytes?
+    /// The file it came from, for messages.
+    let source: String
+
+    private init(secret: SecretBytes?, source: String) {
+        self.secret = secret
+        self.source = source
+    }
+
+    /// Reads `path` (the library's rules: a regular file of root's that only root may read, 64
+    /// hex digits). A missing file is no authorization (unprovisioned) unless `required`.
+    /// - Throws: `tpmOwnerAuth` naming the file and what is wrong with it (never its contents).
+    public static func read(path: String, required: Bool) throws(PasscodeError) -> TPMOwnerAuthorization {
+        let secret = try PasscodeStore.readOwnerAuth(path)
+        if secret == nil && required {
+            throw PasscodeError.tpmOwnerAuth("the TPM owner authorization file \(path) does not exist (scripts/tpm-provision.sh writes it)")
+        }
+        return TPMOwnerAuthorization(secret: secret, source: path)
+    }
+
+    /// Whether an authorization is held (the TPM is to be used provisioned).
+    public var isHeld: Bool { secret != nil }
 }
