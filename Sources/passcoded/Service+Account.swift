@@ -48,7 +48,9 @@ extension Service {
     func handleForgot(_ call: BusCall, appID app: String) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.forgotPasscode() }
+            // A login store's "forgot" removes the PIN and nothing else: the password stays the way in.
+            let login = Service.isLoginStore(app)
+            try stores.withStore(uid: caller, appID: app) { login ? try $0.forgotPasscodeOnly() : try $0.forgotPasscode() }
             return []
         }
     }

@@ -323,6 +323,18 @@ def tests(r):
     lg = r.ctl("log", a)
     check("log", lg.returncode == 0 and "failed_attempt" in lg.stdout and "passcode_set" in lg.stdout,
           f"{len(lg.stdout.splitlines())} events")
+    # "Forgot" on the login store, from the user's own process: the PIN goes and nothing else (the
+    # log stays, no logout); a new PIN still needs root.
+    events = len(lg.stdout.splitlines())
+    fg = r.run(*r.as_user(a), "busctl", f"--address={r.address}", "call", "org.libpasscode.Passcode1",
+               "/org/libpasscode/Passcode1", "org.libpasscode.Passcode1", "Forgot", "s", "login", env=r.env())
+    lg2 = r.ctl("log", a)
+    again = r.ctl("--stdin", "set", a, run_as=a, stdin=pin + "\n")
+    check("forgot-login-removes-only-the-pin",
+          fg.returncode == 0 and r.failed_attempts(a) is None and "passcode_set" in lg2.stdout
+          and "forgot" in lg2.stdout and len(lg2.stdout.splitlines()) > events and again.returncode == 1,
+          f"Forgot as {a}: {fg.returncode} {fg.stderr.strip()}; log {events} -> {len(lg2.stdout.splitlines())} events; "
+          f"own set after: exit {again.returncode}")
 
 
 def main():

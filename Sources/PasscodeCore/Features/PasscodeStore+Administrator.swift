@@ -1,6 +1,7 @@
 // What the administrator of a machine does to a user's store (passcodectl(8), through passcoded's
 // User* methods): a first passcode of the length typed, the passcode removed without it, the
-// failures cleared. Who may call these is passcoded's to check (root); the rules are here.
+// failures cleared; and "forgot" on a store that only stands beside a password (a login store).
+// Who may call these, and which stores are login stores, is passcoded's to check; the rules are here.
 
 extension PasscodeStore {
     /// Sets the first passcode with its own length (4 to 12 digits, `checkAllowed` says): the
@@ -37,5 +38,22 @@ extension PasscodeStore {
             _ = try logLocked(.resetCompleted, now: now)
         }
         forgetWrongGuesses()
+    }
+
+    /// "Forgot passcode" on a store that stands beside another way in (a Linux login's password):
+    /// the passcode goes, and nothing else. No logout, the event log kept (it says the passcode
+    /// was forgotten), no logout callback needed. A new passcode is then set as a first one is.
+    public func forgotPasscodeOnly() throws(PasscodeError) {
+        guard try isPasscodeSet() else { throw PasscodeError.noPasscode }
+        try callLifecycleHook(.forgot)
+        let now = try now()
+        let pin = try? currentSealed()
+        try write { () throws(PasscodeError) in
+            try removePasscodeLocked()
+            _ = try logLocked(.forgotPasscode, now: now)
+        }
+        retirePin(pin)
+        forgetWrongGuesses()
+        flushLogAfterChange()
     }
 }
