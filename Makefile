@@ -458,9 +458,12 @@ $(B)/passcoded: $(SOURCES) $(TYPES_STAMP) $(wildcard Sources/CPasscodeBus/*.c So
 # services put theirs) and activation file, the systemd unit, and the
 # sysusers.d file that makes its user (SYSUSERSDIR= empty: not installed, as debian/rules does,
 # whose dh_installsysusers installs it and runs systemd-sysusers).
+# The polkit rule (POLKITRULESDIR) lets the passcode user verify fingerprints through fprintd,
+# whose defaults refuse a system service.
 LIBEXECDIR ?= $(PREFIX)/libexec
 SYSTEMDUNITDIR ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+POLKITRULESDIR ?= $(PREFIX)/share/polkit-1/rules.d
 install-service: $(B)/passcoded docs
 	install -D -m 0755 $(B)/passcoded $(DESTDIR)$(LIBEXECDIR)/passcoded
 	install -D -m 0644 service/org.libpasscode.Passcode1.conf $(DESTDIR)$(PREFIX)/share/dbus-1/system.d/org.libpasscode.Passcode1.conf
@@ -471,6 +474,7 @@ install-service: $(B)/passcoded docs
 	install -D -m 0644 $(B)/passcoded.service $(DESTDIR)$(SYSTEMDUNITDIR)/passcoded.service
 	install -D -m 0644 $(DOCS)/man/man8/passcoded.8 $(DESTDIR)$(MANDIR)/man8/passcoded.8
 	if [ -n "$(SYSUSERSDIR)" ]; then install -D -m 0644 service/passcoded.sysusers $(DESTDIR)$(SYSUSERSDIR)/passcoded.conf; fi
+	install -D -m 0644 service/passcoded-fprintd.rules $(DESTDIR)$(POLKITRULESDIR)/50-passcoded-fprintd.rules
 
 # pam_passcode(8) and passcodectl(8): C, against the library (service mode only) and libpam. No
 # rpath: installed, the library is found where make install puts it; the tests set LD_LIBRARY_PATH.

@@ -2,7 +2,13 @@
 does not ship: the manager, and devices added with AddDevice(name, fingers). A verification
 waits for a finger, as the reader does: QueueVerifyResult("verify-match" or "verify-no-match")
 is the finger, answered with VerifyStatus(result, done=true) at once while a verification runs,
-or when the next one starts."""
+or when the next one starts. With none queued a verification stays unanswered (a reader nobody
+touches: the timeout case). A device claimed, or made busy with SetBusy, answers another Claim with
+net.reactivated.Fprint.Error.AlreadyInUse, as fprintd does, until Release; VerifyStart and
+VerifyStop on a device not claimed answer ClaimDevice. GetRecord(path) lists each Claim (with the
+user name it named), VerifyStart, VerifyStop and Release in order, so a test can assert that a
+claim was released on every path. SYSTEM_BUS: the bus DBUS_SYSTEM_BUS_ADDRESS names, so a private
+test bus works as well (python3 -m dbusmock --template ... with that variable set)."""
 import dbus
 
 from dbusmock import MOCK_IFACE, mockobject
@@ -33,14 +39,28 @@ def AddDevice(self, name, fingers):
         ("ListEnrolledFingers", "s", "as",
          'if not self.fingers: raise dbus.exceptions.DBusException("No prints", name="%sNoEnrolledPrints")\n'
          'ret = self.fingers' % ERROR),
-        ("Claim", "s", "", 'self.claimed = True'),
-        ("Release", "", "", 'self.claimed = False'),
+        ("Claim", "s", "",
+         'if self.claimed or self.busy: raise dbus.exceptions.DBusException("Device was already claimed", name="%sAlreadyInUse")\n'
+         'self.claimed = True\n'
+         'self.record.append(("Claim", str(args[0])))' % ERROR),
+        ("Release", "", "",
+         'if not self.claimed: raise dbus.exceptions.DBusException("Device was not claimed", name="%sClaimDevice")\n'
+         'self.claimed = False\n'
+         'self.verifying = False\n'
+         'self.record.append(("Release", ""))' % ERROR),
         ("VerifyStart", "s", "",
+         'if not self.claimed: raise dbus.exceptions.DBusException("Device was not claimed", name="%sClaimDevice")\n'
+         'if self.verifying: raise dbus.exceptions.DBusException("Verification already in progress", name="%sAlreadyInUse")\n'
+         'self.record.append(("VerifyStart", str(args[0])))\n'
          'self.verifying = True\n'
+         'self.verify_starts += 1\n'
          'if self.results:\n'
          '    self.verifying = False\n'
-         '    self.EmitSignal("%s", "VerifyStatus", "sb", [self.results.pop(0), True])' % DEVICE_IFACE),
-        ("VerifyStop", "", "", 'self.verifying = False'),
+         '    self.EmitSignal("%s", "VerifyStatus", "sb", [self.results.pop(0), True])' % (ERROR, ERROR, DEVICE_IFACE)),
+        ("VerifyStop", "", "",
+         'if not self.claimed: raise dbus.exceptions.DBusException("Device was not claimed", name="%sClaimDevice")\n'
+         'self.verifying = False\n'
+         'self.record.append(("VerifyStop", ""))' % ERROR),
     ])
     obj = mockobject.objects[path]
     obj.fingers = list(fingers)
@@ -48,6 +68,8 @@ def AddDevice(self, name, fingers):
     obj.claimed = False
     obj.verifying = False
     obj.verify_starts = 0
+    obj.record = []
+    obj.busy = False
     return path
 
 
@@ -64,3 +86,15 @@ def QueueVerifyResult(self, path, result):
         dev.EmitSignal(DEVICE_IFACE, "VerifyStatus", "sb", [result, True])
     else:
         dev.results.append(result)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature="s", out_signature="a(ss)")
+def GetRecord(self, path):
+    return [(dbus.String(m), dbus.String(a)) for m, a in mockobject.objects[path].record]
+
+
+@dbus.service.method(MOCK_IFACE, in_signature="sb", out_signature="")
+def SetBusy(self, path, busy):
+    """Claimed by another program (the reader busy): Claim answers AlreadyInUse until cleared;
+    nobody's Release ends that claim."""
+    mockobject.objects[path].busy = bool(busy)

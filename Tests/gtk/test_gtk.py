@@ -445,6 +445,12 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertTrue(spin_until(lambda: not self.lock_visible()))
         self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
         self.assertTrue(self._logged(SecurityEvent.UNLOCKED_BY_BIOMETRICS))
+        # both verifications (no match, then match) claimed the reader and released it again
+        record = [tuple(str(x) for x in r) for r in
+                  self.fprintd_obj.GetRecord(self.reader, dbus_interface=dbusmock.MOCK_IFACE)]
+        self.assertEqual([m for m, _ in record[-8:]],
+                         ["Claim", "VerifyStart", "VerifyStop", "Release"] * 2)
+        self.assertTrue(all(a == "any" for m, a in record if m == "VerifyStart"))
         # no enrolled finger: fprintd says so, the library hears "no biometrics"; the row stays,
         # disabled, and says "Not available"
         self.fprintd_obj.SetEnrolledFingers(self.reader, dbus.Array([], signature="s"), dbus_interface=dbusmock.MOCK_IFACE)
