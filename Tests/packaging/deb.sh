@@ -69,6 +69,10 @@ apt-get install -y -qq "$tmp"/libpasscode0_*.deb "$tmp"/libpasscode-dev_*.deb "$
     "$tmp"/libpam-passcode_*.deb >/dev/null
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 [ -e "/usr/lib/$multiarch/libpasscode.so.$version" ] && [ -e /usr/include/passcode.h ] || { echo "deb-test: FAIL: files not installed" >&2; exit 1; }
+# passcoded's polkit rule for fprintd: the passcode user may verify and name the user, not enroll.
+rule=/usr/share/polkit-1/rules.d/50-passcoded-fprintd.rules
+[ "$(dpkg -S "$rule" 2>/dev/null | cut -d: -f1)" = passcoded ] && grep -q 'net.reactivated.fprint.device.verify' "$rule" \
+    && ! grep -q 'enroll"' "$rule" || { echo "deb-test: FAIL: passcoded lacks its fprintd polkit rule" >&2; exit 1; }
 # The man pages from libpasscode-dev, as a user opens them.
 MANWIDTH=80 man passcode_verify 2>/dev/null | grep -q 'passcode_status passcode_verify (passcode_store \* store' \
     || { echo "deb-test: FAIL: man passcode_verify after installing libpasscode-dev" >&2; exit 1; }
