@@ -65,6 +65,8 @@ public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer
 /// data key. Only a handle that holds the key since a passcode unlock in this process can give
 /// it: after a launch, "lock now", the 48-hour rule, 5 failed matches, the maximum failures,
 /// forgot passcode, removal or deleting the account only the passcode can release it again.
+/// In service mode passcoded checks the finger itself through fprintd, as `passcode_biometric_unlock`
+/// says, and answers a match with the key its handle holds since a passcode unlock.
 /// - Parameters:
 ///   - store: The store.
 ///   - out_key: Receives the key; zeroed on every failure once its pointer and length are right
@@ -84,7 +86,7 @@ public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: Un
                                           _ key_length: UInt, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
     if let status = prepareKeyBuffer(out_key, key_length, Handles.stores, store) { return status }
     out_refusal?.pointee = BiometricRefusal.none.rawValue
-    return withStore(store, refusedInService: "a biometric match reported by the host") { (s) throws(PasscodeError) in
+    return withBackend(store) { (s) throws(PasscodeError) in
         do throws(PasscodeError) {
             deliver(try s.biometricUnlockKey(), to: out_key, key_length)
         } catch PasscodeError.passcodeRequired(let r) {
@@ -93,6 +95,9 @@ public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: Un
         } catch PasscodeError.noSessionKeyring {
             out_refusal?.pointee = BiometricRefusal.keyNotInMemory.rawValue
             throw PasscodeError.noSessionKeyring
+        } catch {
+            serviceRefusal(s, error, out_refusal)
+            throw error
         }
     }
 }

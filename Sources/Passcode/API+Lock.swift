@@ -204,24 +204,31 @@ public func passcode_biometric_lead(_ store: OpaquePointer?, _ out_lead: UnsafeM
 /// launch or a restart, the passcode entered within 48 hours, fewer than 5 failed matches.
 /// Report each match once: a success is never reused.
 ///
-/// In service mode the host's word on a match is not taken: `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE`,
-/// and nothing unlocks (the passcode unlocks; `passcode_biometric_check` and
-/// `passcode_biometric_failed` still work).
+/// In service mode the host's word on a match is not taken: passcoded checks the finger itself
+/// through fprintd (the default reader, claimed for the caller's user, waited for up to
+/// passcoded.conf's `fprint_timeout`, always released), and the same rules apply to its answer.
+/// A no-match is counted as `passcode_biometric_failed` counts it and answers
+/// `PASSCODE_ERR_PASSCODE_REQUIRED`; no finger read in time answers `PASSCODE_ERR_PASSCODE_REQUIRED`
+/// too and counts nothing; the reader in use by another program `PASSCODE_ERR_BUSY`; no reader or
+/// no enrolled finger `PASSCODE_ERR_BIOMETRIC_UNAVAILABLE` (each counts nothing; the message says which).
 /// - Parameters:
 ///   - store: The store.
 ///   - out_refusal: Receives the `passcode_biometric_refusal` (NONE when unlocked); may be NULL.
 /// - Returns: `PASSCODE_OK` (unlocked), `PASSCODE_ERR_PASSCODE_REQUIRED` (still locked; ask
-///   for the passcode), `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE` (service mode),
+///   for the passcode), in service mode `PASSCODE_ERR_BUSY` or `PASSCODE_ERR_BIOMETRIC_UNAVAILABLE`,
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_unlock)
 public func passcode_biometric_unlock(_ store: OpaquePointer?, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_refusal?.pointee = BiometricRefusal.none.rawValue
-    return withStore(store, refusedInService: "a biometric match reported by the host") { (s) throws(PasscodeError) in
+    return withBackend(store) { (s) throws(PasscodeError) in
         do throws(PasscodeError) {
             try s.biometricUnlock()
         } catch PasscodeError.passcodeRequired(let r) {
             out_refusal?.pointee = r.rawValue
             throw PasscodeError.passcodeRequired(r)
+        } catch {
+            serviceRefusal(s, error, out_refusal)
+            throw error
         }
     }
 }
@@ -238,4 +245,12 @@ public func passcode_biometric_failed(_ store: OpaquePointer?, _ out_count: Unsa
         let n = try s.biometricFailed()
         out_count?.pointee = Int32(clamping: n)
     }
+}
+
+/// Service mode: passcoded's PASSCODE_REQUIRED after a fingerprint check carries its message; the
+/// refusal is the one the lock screen reads now.
+func serviceRefusal(_ s: any StoreBackend, _ error: PasscodeError, _ out: UnsafeMutablePointer<Int32>?) {
+    guard case .service(let status, _, _) = error, status == Status.errPasscodeRequired.rawValue,
+          let r = try? s.biometricRefusal() else { return }
+    out?.pointee = r.rawValue
 }

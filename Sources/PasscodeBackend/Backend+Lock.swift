@@ -10,6 +10,11 @@ package protocol LockBackend: AnyObject {
     func securityLabel() throws(PasscodeError) -> String
     func biometricRefusal() throws(PasscodeError) -> BiometricRefusal
     func biometricLead() throws(PasscodeError) -> Bool
+    /// A match: embedded, the host's report of one; in service mode passcoded checks the finger
+    /// itself through fprintd (no match is taken from the host).
+    func biometricUnlock() throws(PasscodeError)
+    /// As `biometricUnlock`, answering the data key held since a passcode unlock.
+    func biometricUnlockKey() throws(PasscodeError) -> SecretBytes
     /// A failed match: it only counts against biometrics.
     func biometricFailed() throws(PasscodeError) -> Int64
     /// The security log, newest first.

@@ -110,6 +110,16 @@ extension ServiceClient: KeyBackend {
         return key
     }
 
+    /// passcoded checks the finger (FingerprintUnlockKey) and answers a match with the key.
+    package func biometricUnlockKey() throws(PasscodeError) -> SecretBytes {
+        do {
+            return try keyCall { () throws(PasscodeError) in try callFingerprintUnlockKey() }
+        } catch {
+            dropAfterBiometricRefusal(error)
+            throw error
+        }
+    }
+
     package func unlockKey(_ code: SecretBytes) throws(PasscodeError) -> SecretBytes {
         try verifyReleasingKey(code, handingOut: true)
     }

@@ -1,6 +1,8 @@
 // Service mode's calls for lock, app events, biometric policy and the security log, carried to
 // passcoded (Service+Lock.swift). The reporting process of an event is the caller the bus
-// names, never an argument; a biometric *match* is never carried (the C calls refuse it).
+// names, never an argument; a biometric *match* is never carried: passcoded checks the finger
+// itself through fprintd (FingerprintUnlock, Service+Fingerprint.swift).
+import PasscodeBus
 import PasscodeCore
 
 extension ServiceClient {
@@ -21,6 +23,29 @@ extension ServiceClient {
     package func securityLabel() throws(PasscodeError) -> String { try lockScreen().kind.securityLabel }
     package func biometricRefusal() throws(PasscodeError) -> BiometricRefusal { try lockScreen().refusal }
     package func biometricLead() throws(PasscodeError) -> Bool { try lockScreen().lead }
+
+    /// passcoded reads the finger through fprintd and applies the core's rules; a failure that
+    /// leaves the app locked drops this handle's key when the core's refusal would
+    /// (`dropAfterBiometricRefusal`).
+    package func biometricUnlock() throws(PasscodeError) {
+        do {
+            try callFingerprintUnlock()
+        } catch {
+            dropAfterBiometricRefusal(error)
+            throw error
+        }
+    }
+
+    /// After a fingerprint check that did not unlock: the key goes when the refusal now is one
+    /// only the passcode lifts (the core's biometricUnlock drops it for the same ones).
+    func dropAfterBiometricRefusal(_ error: PasscodeError) {
+        guard case .service(let status, _, _) = error, status == BusStatus.errPasscodeRequired,
+              let refusal = try? lockScreen().refusal else { return }
+        switch refusal {
+        case .passcodeNotUsedFor48Hours, .tooManyBiometricFailures, .resetRequired, .deviceRestarted, .noPasscode: keyState.dropKey()
+        default: break
+        }
+    }
 
     package func biometricFailed() throws(PasscodeError) -> Int64 {
         let count = try callBiometricFailed()

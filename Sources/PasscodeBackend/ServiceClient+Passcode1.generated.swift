@@ -126,6 +126,27 @@ extension ServiceClient {
         return answer!
     }
 
+    /// FingerprintUnlock(app_id s): Checks a finger through fprintd: passcoded claims the default
+    /// reader for the caller's user, VerifyStart("any"), waits for VerifyStatus up to
+    /// passcoded.conf's fprint_timeout, and always stops and releases. A match unlocks as the core
+    /// counts a match; a no-match counts as a failed match. No finger read in time, the reader in
+    /// use, no reader or no enrolled finger: an error, nothing counted. No method takes a match
+    /// from the caller.
+    func callFingerprintUnlock() throws(PasscodeError) {
+        try call("FingerprintUnlock", []) { _ in }
+    }
+
+    /// FingerprintUnlockKey(app_id s) -> (key ay): As FingerprintUnlock, answering a match with the
+    /// data key the store holds since a passcode unlock (passcode_biometric_unlock_key).
+    func callFingerprintUnlockKey() throws(PasscodeError) -> SecretBytes {
+        var answer: SecretBytes?
+        try call("FingerprintUnlockKey", []) { (r) throws(PasscodeError) in
+            let key = try r.key()
+            answer = key
+        }
+        return answer!
+    }
+
     /// GetEventLog(app_id s) -> (events a(ixs)): The security log, newest first:
     /// (passcode_log_kind, wall-clock ms, detail).
     func callGetEventLog() throws(PasscodeError) -> [(SecurityEvent, Int64, String)] {

@@ -17,6 +17,9 @@ struct ServiceConfig {
     /// The most stores one uid may have (each new app id makes a file in the service's folder:
     /// a caller inventing app ids must not fill its disk). Tests that make many stores raise it.
     var maxStoresPerUID = 32
+    /// `fprint_timeout`: how long a fingerprint check (FingerprintUnlock) waits for fprintd's
+    /// VerifyStatus, in seconds (1 to 300) before it answers that no finger was read.
+    var fprintTimeout = 30
     // The TPM (passcode-tpm(7), passcoded(8) "The TPM"): one contiguous block.
     /// `tpm`: the TCTI of the TPM passcoded binds its stores to ("device:/dev/tpmrm0",
     /// "swtpm:host=127.0.0.1,port=2321"); nil: no TPM, and tpm2-tss is never loaded.
@@ -82,6 +85,9 @@ struct ServiceConfig {
             case "max_stores_per_uid":
                 guard let v = Int(value), v >= 1 else { throw ConfigError("\(path):\(number + 1): max_stores_per_uid is not a number of at least 1") }
                 config.maxStoresPerUID = v
+            case "fprint_timeout":
+                guard let v = Int(value), (1...300).contains(v) else { throw ConfigError("\(path):\(number + 1): fprint_timeout is not a number of seconds from 1 to 300") }
+                config.fprintTimeout = v
             default:
                 throw ConfigError("\(path):\(number + 1): unknown key \(key)")
             }

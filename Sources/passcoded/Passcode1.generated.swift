@@ -71,6 +71,16 @@ protocol Passcode1Handlers {
     /// BiometricFailed(app_id s) -> (failures x): A failed match counts against biometrics only;
     /// answers the failures since the last unlock.
     func handleBiometricFailed(_ call: BusCall, appID: String) throws -> Service.Prepared
+    /// FingerprintUnlock(app_id s): Checks a finger through fprintd: passcoded claims the default
+    /// reader for the caller's user, VerifyStart("any"), waits for VerifyStatus up to
+    /// passcoded.conf's fprint_timeout, and always stops and releases. A match unlocks as the core
+    /// counts a match; a no-match counts as a failed match. No finger read in time, the reader in
+    /// use, no reader or no enrolled finger: an error, nothing counted. No method takes a match
+    /// from the caller.
+    func handleFingerprintUnlock(_ call: BusCall, appID: String) throws -> Service.Prepared
+    /// FingerprintUnlockKey(app_id s) -> (key ay): As FingerprintUnlock, answering a match with the
+    /// data key the store holds since a passcode unlock (passcode_biometric_unlock_key).
+    func handleFingerprintUnlockKey(_ call: BusCall, appID: String) throws -> Service.Prepared
     /// GetEventLog(app_id s) -> (events a(ixs)): The security log, newest first:
     /// (passcode_log_kind, wall-clock ms, detail).
     func handleGetEventLog(_ call: BusCall, appID: String) throws -> Service.Prepared
@@ -255,6 +265,12 @@ extension Service: Passcode1Handlers {
         case "BiometricFailed":
             let appID = try readString(m, "app_id")
             return try handleBiometricFailed(BusCall(message: m, caller: caller), appID: appID)
+        case "FingerprintUnlock":
+            let appID = try readString(m, "app_id")
+            return try handleFingerprintUnlock(BusCall(message: m, caller: caller), appID: appID)
+        case "FingerprintUnlockKey":
+            let appID = try readString(m, "app_id")
+            return try handleFingerprintUnlockKey(BusCall(message: m, caller: caller), appID: appID)
         case "GetEventLog":
             let appID = try readString(m, "app_id")
             return try handleGetEventLog(BusCall(message: m, caller: caller), appID: appID)

@@ -64,6 +64,7 @@ nonisolated(unsafe) let service = Service(stores: StoreRoot(root: config.storeRo
                                                                     maxStoresPerUID: config.maxStoresPerUID),
                                           scheduler: Scheduler(workers: 2))
 Scheduler.shared = service.scheduler
+Service.fprintTimeoutSeconds = config.fprintTimeout
 
 guard service.scheduler.wakeFD >= 0 else { fail("eventfd failed: \(String(cString: strerror(errno)))") }
 HookOutbox.shared.wakeFD = service.scheduler.wakeFD

@@ -50,4 +50,23 @@ int passcode_bus_watch_gone(sd_bus *bus, passcode_bus_gone_handler handler);
 /// thread through it. Returns the descriptor or -1.
 int passcode_bus_eventfd(void);
 
+// passcoded's fingerprint check through fprintd (passcode_fprint.c): the outcomes.
+enum {
+    PASSCODE_FPRINT_OK = 0,         // (probe) a reader with a finger enrolled for the user
+    PASSCODE_FPRINT_MATCH = 1,
+    PASSCODE_FPRINT_NO_MATCH = 2,
+    PASSCODE_FPRINT_TIMEOUT = 3,    // no finger read within the bound
+    PASSCODE_FPRINT_BUSY = 4,       // the reader claimed by another program (AlreadyInUse)
+    PASSCODE_FPRINT_NO_READER = 5,  // no fprintd, or no device
+    PASSCODE_FPRINT_NO_FINGER = 6,  // no finger enrolled for the user
+    PASSCODE_FPRINT_FAILED = 7,     // anything else; the message says what
+};
+
+// Whether fprintd has a reader with a finger enrolled for the user of `uid`.
+int passcode_fprint_probe(uid_t uid, char *message, size_t message_size);
+
+// Claims the default reader for the user of `uid`, VerifyStart("any"), waits for VerifyStatus up
+// to `timeout_usec`, then always VerifyStop (if started) and Release (if claimed).
+int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size_t message_size);
+
 #endif

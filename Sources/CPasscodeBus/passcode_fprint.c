@@ -1,0 +1,230 @@
+// passcoded's fingerprint check through fprintd (net.reactivated.Fprint), on a connection of its
+// own to the system bus (sd_bus_open_system: DBUS_SYSTEM_BUS_ADDRESS when set), so the daemon's
+// bus thread keeps answering while a verification waits. The default reader is claimed for the
+// caller's user, VerifyStart("any"), VerifyStatus waited for up to a bound; a started
+// verification is always stopped and a claim always released, on every path. No secret is read
+// or written here: fprintd answers only "match" or "no match".
+#include "passcode_bus.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FPRINT_NAME "net.reactivated.Fprint"
+#define FPRINT_MANAGER "/net/reactivated/Fprint/Manager"
+#define FPRINT_MANAGER_IFACE "net.reactivated.Fprint.Manager"
+#define FPRINT_DEVICE_IFACE "net.reactivated.Fprint.Device"
+
+struct verify_state {
+    int done;
+    int matched;
+    char result[64];
+};
+
+static int on_verify_status(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)error;
+    struct verify_state *state = userdata;
+    const char *result = NULL;
+    int done = 0;
+    if (sd_bus_message_read(m, "sb", &result, &done) < 0 || result == NULL) return 0;
+    // verify-retry-scan and its kind (done false): the reader asks for the finger again.
+    if (!done) return 0;
+    state->done = 1;
+    state->matched = strcmp(result, "verify-match") == 0;
+    snprintf(state->result, sizeof state->result, "%s", result);
+    return 0;
+}
+
+static void say(char *message, size_t size, const char *format, const char *a, const char *b) {
+    if (message && size) snprintf(message, size, format, a ? a : "", b ? b : "");
+}
+
+static int is_error(const sd_bus_error *e, const char *name) {
+    return e->name && strcmp(e->name, name) == 0;
+}
+
+static uint64_t now_usec(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+// The reader and the user's fingers: PASSCODE_FPRINT_OK with the device's path in `device`, or
+// NO_READER / NO_FINGER / FAILED with the reason in `message`.
+static int find_reader(sd_bus *bus, const char *user, char *device, size_t device_size, char *message, size_t size) {
+    sd_bus_error e = SD_BUS_ERROR_NULL;
+    sd_bus_message *reply = NULL;
+    int r = sd_bus_call_method(bus, FPRINT_NAME, FPRINT_MANAGER, FPRINT_MANAGER_IFACE, "GetDefaultDevice", &e, &reply, "");
+    if (r < 0) {
+        int status = PASSCODE_FPRINT_NO_READER;
+        if (is_error(&e, "net.reactivated.Fprint.Error.NoSuchDevice"))
+            say(message, size, "no fingerprint reader (fprintd has no device)%s%s", NULL, NULL);
+        else if (is_error(&e, "org.freedesktop.DBus.Error.ServiceUnknown") || is_error(&e, "org.freedesktop.DBus.Error.NameHasNoOwner"))
+            say(message, size, "no fingerprint reader: fprintd (net.reactivated.Fprint) is not on the system bus%s%s", NULL, NULL);
+        else {
+            status = PASSCODE_FPRINT_FAILED;
+            say(message, size, "fprintd's GetDefaultDevice failed: %s%s", e.name ? e.name : strerror(-r), NULL);
+        }
+        sd_bus_error_free(&e);
+        return status;
+    }
+    const char *path = NULL;
+    r = sd_bus_message_read(reply, "o", &path);
+    if (r < 0 || path == NULL || strlen(path) >= device_size) {
+        sd_bus_message_unref(reply);
+        say(message, size, "fprintd's GetDefaultDevice answered no device path%s%s", NULL, NULL);
+        return PASSCODE_FPRINT_FAILED;
+    }
+    snprintf(device, device_size, "%s", path);
+    sd_bus_message_unref(reply);
+    reply = NULL;
+
+    r = sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "ListEnrolledFingers", &e, &reply, "s", user);
+    if (r < 0) {
+        int status = PASSCODE_FPRINT_NO_FINGER;
+        if (is_error(&e, "net.reactivated.Fprint.Error.NoEnrolledPrints"))
+            say(message, size, "no finger is enrolled for this user on the fingerprint reader%s%s", NULL, NULL);
+        else {
+            status = PASSCODE_FPRINT_FAILED;
+            say(message, size, "fprintd's ListEnrolledFingers failed: %s%s", e.name ? e.name : strerror(-r), NULL);
+        }
+        sd_bus_error_free(&e);
+        return status;
+    }
+    int fingers = 0;
+    r = sd_bus_message_enter_container(reply, 'a', "s");
+    if (r >= 0) {
+        const char *finger = NULL;
+        while (sd_bus_message_read(reply, "s", &finger) > 0) fingers++;
+    }
+    sd_bus_message_unref(reply);
+    if (fingers == 0) {
+        say(message, size, "no finger is enrolled for this user on the fingerprint reader%s%s", NULL, NULL);
+        return PASSCODE_FPRINT_NO_FINGER;
+    }
+    return PASSCODE_FPRINT_OK;
+}
+
+static int user_name(uid_t uid, char *name, size_t size, char *message, size_t message_size) {
+    struct passwd pw, *found = NULL;
+    char buffer[4096];
+    if (getpwuid_r(uid, &pw, buffer, sizeof buffer, &found) != 0 || found == NULL || strlen(found->pw_name) >= size) {
+        say(message, message_size, "the caller's uid has no user name%s%s", NULL, NULL);
+        return PASSCODE_FPRINT_FAILED;
+    }
+    snprintf(name, size, "%s", found->pw_name);
+    return PASSCODE_FPRINT_OK;
+}
+
+int passcode_fprint_probe(uid_t uid, char *message, size_t message_size) {
+    char user[256], device[512];
+    if (message && message_size) message[0] = 0;
+    int status = user_name(uid, user, sizeof user, message, message_size);
+    if (status != PASSCODE_FPRINT_OK) return status;
+    sd_bus *bus = NULL;
+    int r = sd_bus_open_system(&bus);
+    if (r < 0) {
+        say(message, message_size, "no fingerprint reader: the system bus cannot be reached (%s)%s", strerror(-r), NULL);
+        return PASSCODE_FPRINT_NO_READER;
+    }
+    status = find_reader(bus, user, device, sizeof device, message, message_size);
+    sd_bus_flush_close_unref(bus);
+    return status;
+}
+
+int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size_t message_size) {
+    char user[256], device[512];
+    if (message && message_size) message[0] = 0;
+    int status = user_name(uid, user, sizeof user, message, message_size);
+    if (status != PASSCODE_FPRINT_OK) return status;
+    sd_bus *bus = NULL;
+    int r = sd_bus_open_system(&bus);
+    if (r < 0) {
+        say(message, message_size, "no fingerprint reader: the system bus cannot be reached (%s)%s", strerror(-r), NULL);
+        return PASSCODE_FPRINT_NO_READER;
+    }
+    status = find_reader(bus, user, device, sizeof device, message, message_size);
+    if (status != PASSCODE_FPRINT_OK) {
+        sd_bus_flush_close_unref(bus);
+        return status;
+    }
+
+    sd_bus_error e = SD_BUS_ERROR_NULL;
+    r = sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "Claim", &e, NULL, "s", user);
+    if (r < 0) {
+        if (is_error(&e, "net.reactivated.Fprint.Error.AlreadyInUse")) {
+            status = PASSCODE_FPRINT_BUSY;
+            say(message, message_size, "the fingerprint reader is in use by another program%s%s", NULL, NULL);
+        } else {
+            status = PASSCODE_FPRINT_FAILED;
+            say(message, message_size, "fprintd refused to claim the reader: %s%s", e.name ? e.name : strerror(-r), NULL);
+        }
+        sd_bus_error_free(&e);
+        sd_bus_flush_close_unref(bus);
+        return status;
+    }
+
+    // The signal's match before VerifyStart: a reader may answer at once.
+    struct verify_state state = {0};
+    sd_bus_slot *slot = NULL;
+    int started = 0;
+    r = sd_bus_match_signal(bus, &slot, NULL, device, FPRINT_DEVICE_IFACE, "VerifyStatus", on_verify_status, &state);
+    if (r < 0) {
+        status = PASSCODE_FPRINT_FAILED;
+        say(message, message_size, "cannot watch the reader's VerifyStatus: %s%s", strerror(-r), NULL);
+    } else {
+        r = sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "VerifyStart", &e, NULL, "s", "any");
+        if (r < 0) {
+            if (is_error(&e, "net.reactivated.Fprint.Error.AlreadyInUse")) {
+                status = PASSCODE_FPRINT_BUSY;
+                say(message, message_size, "the fingerprint reader is in use by another program%s%s", NULL, NULL);
+            } else {
+                status = PASSCODE_FPRINT_FAILED;
+                say(message, message_size, "fprintd refused to start a verification: %s%s", e.name ? e.name : strerror(-r), NULL);
+            }
+            sd_bus_error_free(&e);
+        } else {
+            started = 1;
+            uint64_t deadline = now_usec() + timeout_usec;
+            status = PASSCODE_FPRINT_TIMEOUT;
+            while (!state.done) {
+                r = sd_bus_process(bus, NULL);
+                if (r < 0) {
+                    status = PASSCODE_FPRINT_FAILED;
+                    say(message, message_size, "the connection to fprintd failed: %s%s", strerror(-r), NULL);
+                    break;
+                }
+                if (r > 0) continue;
+                uint64_t now = now_usec();
+                if (now >= deadline) break;
+                r = sd_bus_wait(bus, deadline - now);
+                if (r < 0 && r != -EINTR) {
+                    status = PASSCODE_FPRINT_FAILED;
+                    say(message, message_size, "the connection to fprintd failed: %s%s", strerror(-r), NULL);
+                    break;
+                }
+            }
+            if (state.done) {
+                if (state.matched) status = PASSCODE_FPRINT_MATCH;
+                else if (strcmp(state.result, "verify-no-match") == 0) status = PASSCODE_FPRINT_NO_MATCH;
+                else {
+                    status = PASSCODE_FPRINT_FAILED;
+                    say(message, message_size, "the fingerprint reader failed (%s)%s", state.result, NULL);
+                }
+            } else if (status == PASSCODE_FPRINT_TIMEOUT) {
+                char seconds[32];
+                snprintf(seconds, sizeof seconds, "%llu", (unsigned long long)(timeout_usec / 1000000u));
+                say(message, message_size, "no finger was read within %s seconds%s", seconds, NULL);
+            }
+        }
+    }
+    // Always: the verification stopped, the reader released (their errors change no answer).
+    if (started) sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "VerifyStop", NULL, NULL, "");
+    sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "Release", NULL, NULL, "");
+    sd_bus_slot_unref(slot);
+    sd_bus_flush_close_unref(bus);
+    return status;
+}
