@@ -19,6 +19,7 @@
 #define FPRINT_DEVICE_IFACE "net.reactivated.Fprint.Device"
 
 struct verify_state {
+    const char *owner;  // fprintd's unique name: a signal from anyone else is not its answer
     int done;
     int matched;
     char result[64];
@@ -29,6 +30,8 @@ static int on_verify_status(sd_bus_message *m, void *userdata, sd_bus_error *err
     struct verify_state *state = userdata;
     const char *result = NULL;
     int done = 0;
+    const char *sender = sd_bus_message_get_sender(m);
+    if (sender == NULL || strcmp(sender, state->owner) != 0) return 0;
     if (sd_bus_message_read(m, "sb", &result, &done) < 0 || result == NULL) return 0;
     // verify-retry-scan and its kind (done false): the reader asks for the finger again.
     if (!done) return 0;
@@ -54,7 +57,8 @@ static uint64_t now_usec(void) {
 
 // The reader and the user's fingers: PASSCODE_FPRINT_OK with the device's path in `device`, or
 // NO_READER / NO_FINGER / FAILED with the reason in `message`.
-static int find_reader(sd_bus *bus, const char *user, char *device, size_t device_size, char *message, size_t size) {
+static int find_reader(sd_bus *bus, const char *user, char *device, size_t device_size, char *owner, size_t owner_size,
+                       char *message, size_t size) {
     sd_bus_error e = SD_BUS_ERROR_NULL;
     sd_bus_message *reply = NULL;
     int r = sd_bus_call_method(bus, FPRINT_NAME, FPRINT_MANAGER, FPRINT_MANAGER_IFACE, "GetDefaultDevice", &e, &reply, "");
@@ -79,6 +83,13 @@ static int find_reader(sd_bus *bus, const char *user, char *device, size_t devic
         return PASSCODE_FPRINT_FAILED;
     }
     snprintf(device, device_size, "%s", path);
+    const char *sender = sd_bus_message_get_sender(reply);
+    if (sender == NULL || strlen(sender) >= owner_size) {
+        sd_bus_message_unref(reply);
+        say(message, size, "fprintd's answer names no sender%s%s", NULL, NULL);
+        return PASSCODE_FPRINT_FAILED;
+    }
+    snprintf(owner, owner_size, "%s", sender);
     sd_bus_message_unref(reply);
     reply = NULL;
 
@@ -120,7 +131,7 @@ static int user_name(uid_t uid, char *name, size_t size, char *message, size_t m
 }
 
 int passcode_fprint_probe(uid_t uid, char *message, size_t message_size) {
-    char user[256], device[512];
+    char user[256], device[512], owner[256];
     if (message && message_size) message[0] = 0;
     int status = user_name(uid, user, sizeof user, message, message_size);
     if (status != PASSCODE_FPRINT_OK) return status;
@@ -130,13 +141,13 @@ int passcode_fprint_probe(uid_t uid, char *message, size_t message_size) {
         say(message, message_size, "no fingerprint reader: the system bus cannot be reached (%s)%s", strerror(-r), NULL);
         return PASSCODE_FPRINT_NO_READER;
     }
-    status = find_reader(bus, user, device, sizeof device, message, message_size);
+    status = find_reader(bus, user, device, sizeof device, owner, sizeof owner, message, message_size);
     sd_bus_flush_close_unref(bus);
     return status;
 }
 
 int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size_t message_size) {
-    char user[256], device[512];
+    char user[256], device[512], owner[256];
     if (message && message_size) message[0] = 0;
     int status = user_name(uid, user, sizeof user, message, message_size);
     if (status != PASSCODE_FPRINT_OK) return status;
@@ -146,7 +157,7 @@ int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size
         say(message, message_size, "no fingerprint reader: the system bus cannot be reached (%s)%s", strerror(-r), NULL);
         return PASSCODE_FPRINT_NO_READER;
     }
-    status = find_reader(bus, user, device, sizeof device, message, message_size);
+    status = find_reader(bus, user, device, sizeof device, owner, sizeof owner, message, message_size);
     if (status != PASSCODE_FPRINT_OK) {
         sd_bus_flush_close_unref(bus);
         return status;
@@ -167,11 +178,12 @@ int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size
         return status;
     }
 
-    // The signal's match before VerifyStart: a reader may answer at once.
-    struct verify_state state = {0};
+    // The signal's match before VerifyStart (a reader may answer at once), from fprintd's unique
+    // name only: anyone on the bus may send a VerifyStatus signal, only fprintd's counts.
+    struct verify_state state = {.owner = owner};
     sd_bus_slot *slot = NULL;
     int started = 0;
-    r = sd_bus_match_signal(bus, &slot, NULL, device, FPRINT_DEVICE_IFACE, "VerifyStatus", on_verify_status, &state);
+    r = sd_bus_match_signal(bus, &slot, owner, device, FPRINT_DEVICE_IFACE, "VerifyStatus", on_verify_status, &state);
     if (r < 0) {
         status = PASSCODE_FPRINT_FAILED;
         say(message, message_size, "cannot watch the reader's VerifyStatus: %s%s", strerror(-r), NULL);

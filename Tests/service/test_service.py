@@ -101,6 +101,10 @@ def start_bus():
     <allow receive_type="signal"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <!-- fprintd (the test's python-dbusmock template, started by root): anyone may call it, as
+         fprintd's own policy allows; polkit is its business. -->
+    <allow own="net.reactivated.Fprint"/>
+    <allow send_destination="net.reactivated.Fprint"/>
   </policy>
   <include>{REPO}/service/org.libpasscode.Passcode1.conf</include>
 </busconfig>
@@ -712,6 +716,166 @@ def pin_counts(tcti, owner_file, index):
     return (int(text[:8], 16), int(text[8:], 16)) if len(text) == 16 else None
 
 
+def fingerprint_through_service():
+    """passcoded checks the finger itself through fprintd (the project's python-dbusmock template
+    on the test's bus): a match unlocks (and answers the key held since a passcode unlock), a
+    no-match is counted as a failed match (5 drop the key), no finger within fprint_timeout
+    answers in about that bound and counts nothing, a reader in use answers Busy, no reader and no
+    enrolled finger BiometricUnavailable; from the template's record: each Claim named the
+    caller's user and each was Released. A VerifyStatus signal from anyone but fprintd is not a
+    match. Restarts the daemon with fprint_timeout = 2."""
+    try:
+        import dbus
+        import dbusmock
+    except ImportError as e:
+        check(False, f"fingerprints through passcoded: python3-dbusmock is missing ({e}; make deps-test installs it)")
+        return
+    app, timeout = "org.example.Finger", 2
+    procs["daemon"].kill()
+    procs["daemon"].wait()
+    write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
+                                 f"clock_offset_file = {clock_file}\nfprint_timeout = {timeout}\n")
+    start_daemon()
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+    procs["fprintd"] = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template",
+                                         os.path.join(REPO, "Tests", "gtk", "fprintd_template.py")],
+                                        env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(top, "fprintd.log"), "w"))
+    bus = dbus.bus.BusConnection(address)
+    for _ in range(200):
+        if bus.name_has_owner("net.reactivated.Fprint"):
+            break
+        time.sleep(0.05)
+    mock = dbus.Interface(bus.get_object("net.reactivated.Fprint", "/net/reactivated/Fprint/Manager"), dbusmock.MOCK_IFACE)
+
+    a = Client(ALICE)
+    # No reader at all (fprintd has no device): BiometricUnavailable, nothing counted, nothing claimed.
+    check(a.call("SetPasscode", "(ss)", app, GOOD) == {"ok": []}, "fingerprint: a store with a passcode")
+    r = a.call("FingerprintUnlock", "(s)", app)
+    check(error_of(r) == "BiometricUnavailable" and "no fingerprint reader" in r.get("message", ""),
+          f"fingerprint: no reader answers BiometricUnavailable: {r}")
+    reader = str(mock.AddDevice("Test Sensor", ["right-index-finger"]))
+
+    def record():
+        return [(str(m), str(u)) for m, u in mock.GetRecord(reader)]
+
+    def failures():
+        return [e for e in a.call("GetEventLog", "(s)", app)["ok"][0] if e[0] == 4]  # PASSCODE_LOG_BIOMETRIC_FAILED
+
+    # The policy's inputs: the lock on, biometrics on (availability now comes from fprintd), locked.
+    check(a.call("SetBiometricAvailability", "(sbi)", app, True, 4) == {"ok": []}
+          and a.call("SetSetting", "(ssx)", app, "biometric_enabled", 1) == {"ok": []}, "fingerprint: biometric unlock on")
+    key = a.call("UnlockKey", "(ss)", app, GOOD)
+    check("ok" in key and len(key["ok"][0]) == 32, "fingerprint: the passcode unlock releases the key")
+    lock = a.call("ReportEvent", "(si)", app, 3)  # PASSCODE_APP_EVENT_LOCK_NOW: the key goes (the core's rule)
+    check(lock.get("ok", [False])[0] is True, f"fingerprint: locked now: {lock}")
+
+    def lock_by_timeout():
+        """Background, an hour on the service's clock, foreground: locked, the key kept for a match."""
+        a.call("ReportEvent", "(si)", app, 1)
+        write_root_file(clock_file, f"{int(open(clock_file).read().split()[0]) + 3601}\n")
+        return a.call("ReportEvent", "(si)", app, 2).get("ok", [False])[0] is True
+
+    # A match: unlocked (after lock now, without the key); locked by the timeout, the key held since
+    # the passcode unlock comes back with the match.
+    mock.QueueVerifyResult(reader, "verify-match")
+    r = a.call("FingerprintUnlock", "(s)", app)
+    check(r == {"ok": []} and a.call("GetLockScreen", "(s)", app)["ok"][0] is False, f"fingerprint: a match unlocks: {r}")
+    rec = record()
+    check(rec == [("Claim", ALICE), ("VerifyStart", "any"), ("VerifyStop", ""), ("Release", "")],
+          f"fingerprint: claimed for the caller's user ({ALICE}), verified, stopped, released: {rec}")
+    a.call("ReportEvent", "(si)", app, 3)
+    mock.QueueVerifyResult(reader, "verify-match")
+    r = a.call("FingerprintUnlockKey", "(s)", app)
+    check(error_of(r) == "PasscodeRequired" and "data key" in r.get("message", "") and a.call("GetLockScreen", "(s)", app)["ok"][0] is True,
+          f"fingerprint: after lock now a match gives no key and leaves the app locked (the core's rule): {r}")
+    check(a.call("UnlockKey", "(ss)", app, GOOD).get("ok") == key["ok"] and lock_by_timeout(), "fingerprint: the passcode, then locked by the timeout")
+    mock.QueueVerifyResult(reader, "verify-match")
+    r = a.call("FingerprintUnlockKey", "(s)", app)
+    check(r.get("ok") == key["ok"], f"fingerprint: a match answers the key held since the passcode: {error_of(r)} {r.get('message', '')}")
+    check(a.call("GetLockScreen", "(s)", app)["ok"][0] is False, "fingerprint: the app is unlocked after the match")
+
+    # No match: counted as a failed match, still locked; 5 drop the key (the passcode brings it back).
+    a.call("ReportEvent", "(si)", app, 3)
+    before = len(failures())
+    r = None
+    for i in range(5):
+        mock.QueueVerifyResult(reader, "verify-no-match")
+        r = a.call("FingerprintUnlock", "(s)", app)
+        if i == 0:
+            check(error_of(r) == "PasscodeRequired" and "did not match" in r.get("message", ""),
+                  f"fingerprint: a no-match answers PasscodeRequired: {r}")
+    check(len(failures()) == before + 5, f"fingerprint: each no-match is counted as a failed match ({before} -> {len(failures())})")
+    check(a.call("GetLockScreen", "(s)", app)["ok"][5] == 3, "fingerprint: after 5 the refusal is too many failed matches")
+    claims_before = sum(1 for x in record() if x[0] == "Claim")
+    mock.QueueVerifyResult(reader, "verify-match")
+    r = a.call("FingerprintUnlockKey", "(s)", app)
+    check(error_of(r) == "PasscodeRequired" and a.call("GetLockScreen", "(s)", app)["ok"][0] is True,
+          f"fingerprint: after 5 failed matches even a match does not unlock: {error_of(r)}")
+    # The policy is asked first: the refused check never claimed the reader (its finger stays queued).
+    check(sum(1 for x in record() if x[0] == "Claim") == claims_before, "fingerprint: a check the policy refuses claims nothing")
+    check(a.call("UnlockKey", "(ss)", app, GOOD).get("ok") == key["ok"], "fingerprint: the passcode unlocks and releases the key again")
+    check(lock_by_timeout(), "fingerprint: locked by the timeout")
+    r = a.call("FingerprintUnlockKey", "(s)", app)  # the match queued above is read now
+    check(r.get("ok") == key["ok"], f"fingerprint: after the passcode a match unlocks again: {error_of(r)} {r.get('message', '')}")
+
+    # No finger within the bound: answered in about fprint_timeout, nothing counted.
+    a.call("ReportEvent", "(si)", app, 3)
+    before = len(failures())
+    t = time.monotonic()
+    r = a.call("FingerprintUnlock", "(s)", app)
+    took = time.monotonic() - t
+    check(error_of(r) == "PasscodeRequired" and "no finger was read" in r.get("message", "") and timeout - 0.2 <= took < timeout + 3,
+          f"fingerprint: no finger answers after {took:.1f} s (bound {timeout} s): {r}")
+    check(len(failures()) == before, "fingerprint: the timeout counted nothing")
+
+    # A verification waits on a worker: another uid's call is answered meanwhile.
+    m = Client(MALLORY)
+    m.call("GetState", "(s)", APP)
+    waiting = []
+    th = threading.Thread(target=lambda: waiting.append(a.call("FingerprintUnlock", "(s)", app)))
+    th.start()
+    time.sleep(0.5)
+    t = time.monotonic()
+    m.call("GetState", "(s)", APP)
+    other = time.monotonic() - t
+    # Meanwhile a forged VerifyStatus from another connection (not fprintd's) is no match.
+    forged = subprocess.run(["busctl", "--address=" + address, "emit", reader, "net.reactivated.Fprint.Device",
+                             "VerifyStatus", "sb", "verify-match", "true"], capture_output=True, text=True)
+    th.join()
+    check(other < 1.0, f"fingerprint: another uid is answered while a verification waits ({other * 1000:.0f} ms)")
+    check(forged.returncode == 0 and waiting and error_of(waiting[0]) == "PasscodeRequired"
+          and "no finger was read" in waiting[0].get("message", ""),
+          f"fingerprint: a VerifyStatus signal from another connection is not a match: {waiting}")
+
+    # The reader in use by another program: Busy, nothing counted.
+    mock.SetBusy(reader, True)
+    before = len(failures())
+    r = a.call("FingerprintUnlock", "(s)", app)
+    check(error_of(r) == "Busy" and "in use" in r.get("message", "") and len(failures()) == before,
+          f"fingerprint: a busy reader answers Busy, nothing counted: {r}")
+    mock.SetBusy(reader, False)
+
+    # No finger enrolled for the user: BiometricUnavailable, and the lock screen says so too.
+    mock.SetEnrolledFingers(reader, dbus.Array([], signature="s"))
+    r = a.call("FingerprintUnlock", "(s)", app)
+    check(error_of(r) == "BiometricUnavailable" and "no finger is enrolled" in r.get("message", ""),
+          f"fingerprint: no enrolled finger answers BiometricUnavailable: {r}")
+    check(a.call("GetLockScreen", "(s)", app)["ok"][5] == 7, "fingerprint: fprintd's answer is the availability the lock screen reads")
+    mock.SetEnrolledFingers(reader, ["right-index-finger"])
+
+    # Every claim was released; each named the caller's user.
+    rec = record()
+    claims = [u for m_, u in rec if m_ == "Claim"]
+    releases = sum(1 for m_, _ in rec if m_ == "Release")
+    starts = sum(1 for m_, _ in rec if m_ == "VerifyStart")
+    stops = sum(1 for m_, _ in rec if m_ == "VerifyStop")
+    check(claims and set(claims) == {ALICE} and releases == len(claims) and stops == starts,
+          f"fingerprint: {len(claims)} claims, all for {ALICE}, {releases} releases, {starts} starts, {stops} stops")
+    check(daemon_alive(), "fingerprint: the daemon is up")
+    procs["fprintd"].kill()
+    procs["fprintd"].wait()
+
+
 def tpm_through_service():
     """passcoded holding the TPM (passcode-tpm(7), passcoded(8) "The TPM"): an swtpm of each
     posture named in passcoded.conf; the C API in service mode (build/tpm_service, as a test
@@ -934,6 +1098,9 @@ try:
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "stall":  # the same-uid staller alone, for work on the scheduler
         stall_same_uid()
+        raise SystemExit(1 if failures else 0)
+    if os.environ.get("SERVICE_ONLY") == "fprint":  # fingerprints through fprintd alone
+        fingerprint_through_service()
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "tpm":  # the TPM held by passcoded alone
         tpm_through_service()
@@ -1328,6 +1495,9 @@ try:
     check("Verify" in methods and not matches and "BiometricFailed" in methods
           and not any(w in xml.lower().replace('"istpmbound"', "").replace('"tpmposture"', "") for w in ("clock", "cost", "pepper", "weak", "tpm", "reset_code")),
           f"the interface offers no clock, cost, pepper, allow_weak, TPM or reset-code option, and no method reporting a biometric match {matches}")
+
+    # Fingerprints checked by passcoded through fprintd (restarts the daemon with fprint_timeout).
+    fingerprint_through_service()
 
     # The TPM held by passcoded: both postures on swtpm (restarts the daemon with a TPM, then without).
     tpm_through_service()
