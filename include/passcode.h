@@ -1522,13 +1522,17 @@ passcode_status passcode_biometric_lead(passcode_store *store, int32_t *out_lead
  * unlock on, biometrics available, no lockout or reset pending, not the first unlock after
  * launch or a restart, the passcode entered within 48 hours, fewer than 5 failed matches.
  * Report each match once: a success is never reused.
- * In service mode the host's word on a match is not taken: PASSCODE_ERR_REFUSED_IN_SERVICE_MODE,
- * and nothing unlocks (the passcode unlocks; passcode_biometric_check and
- * passcode_biometric_failed still work).
+ * In service mode the host's word on a match is not taken: passcoded checks the finger itself
+ * through fprintd (the default reader, claimed for the caller's user, waited for up to
+ * passcoded.conf's fprint_timeout, always released), and the same rules apply to its answer.
+ * A no-match is counted as passcode_biometric_failed counts it and answers
+ * PASSCODE_ERR_PASSCODE_REQUIRED; no finger read in time answers PASSCODE_ERR_PASSCODE_REQUIRED
+ * too and counts nothing; the reader in use by another program PASSCODE_ERR_BUSY; no reader or
+ * no enrolled finger PASSCODE_ERR_BIOMETRIC_UNAVAILABLE (each counts nothing; the message says which).
  * @param store The store.
  * @param out_refusal Receives the passcode_biometric_refusal (NONE when unlocked); may be NULL.
  * @return PASSCODE_OK (unlocked), PASSCODE_ERR_PASSCODE_REQUIRED (still locked; ask
- * for the passcode), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE (service mode),
+ * for the passcode), in service mode PASSCODE_ERR_BUSY or PASSCODE_ERR_BIOMETRIC_UNAVAILABLE,
  * PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 passcode_status passcode_biometric_unlock(passcode_store *store, int32_t *out_refusal);
@@ -2092,6 +2096,8 @@ passcode_status passcode_unlock_key(passcode_store *store, const char *digits, s
  * data key. Only a handle that holds the key since a passcode unlock in this process can give
  * it: after a launch, "lock now", the 48-hour rule, 5 failed matches, the maximum failures,
  * forgot passcode, removal or deleting the account only the passcode can release it again.
+ * In service mode passcoded checks the finger itself through fprintd, as passcode_biometric_unlock
+ * says, and answers a match with the key its handle holds since a passcode unlock.
  * @param store The store.
  * @param out_key Receives the key; zeroed on every failure once its pointer and length are right
  * (also for an invalid handle); untouched when they are not.
