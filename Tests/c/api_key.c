@@ -262,13 +262,16 @@ static void lock_by_timeout(passcode_store *s) {
 }
 
 static void test_biometric_release_within_policy_only(void) {
-    EMBEDDED_ONLY(ONLY_BIOMETRIC);
+    /* In service mode passcoded reads the finger through fprintd (the template: service_finger);
+     * a check the policy refuses claims no reader and reads no finger. */
+    service_reader(1);
     char path[512];
     mailbox m = {0};
     uint8_t key[KEY], out[KEY];
     int32_t refusal = -1, count = 0, locked = 0;
     passcode_store *s = biometric_store(path, sizeof path, &m, key);
     lock_by_timeout(s);
+    service_finger("verify-match");
     CHECK_STATUS(passcode_biometric_unlock_key(s, out, KEY, &refusal), PASSCODE_OK);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE && memcmp(out, key, KEY) == 0);
     /* 5 failed matches: refused, and the key is wiped (a later passcode-free try gets nothing). */
@@ -294,9 +297,22 @@ static void test_biometric_release_within_policy_only(void) {
     CHECK_STATUS(passcode_biometric_check(s, &refusal), PASSCODE_OK);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE);
     memset(out, 0xAA, KEY);
-    CHECK_STATUS(passcode_biometric_unlock_key(s, out, KEY, &refusal), PASSCODE_OK);
-    CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE && memcmp(out, key, KEY) == 0);
+    service_finger("verify-match");
+    if (service_backend) {
+        /* passcoded keeps no session keyring: after lock now a match releases no key there, and
+         * nothing unlocks; the passcode does. */
+        CHECK_STATUS(passcode_biometric_unlock_key(s, out, KEY, &refusal), PASSCODE_ERR_PASSCODE_REQUIRED);
+        CHECK(all_zero(out, KEY));
+        CHECK_STATUS(passcode_lock_state(s, &locked, NULL), PASSCODE_OK);
+        CHECK(locked == 1);
+        CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, out, KEY), PASSCODE_OK);
+        CHECK(memcmp(out, key, KEY) == 0);
+    } else {
+        CHECK_STATUS(passcode_biometric_unlock_key(s, out, KEY, &refusal), PASSCODE_OK);
+        CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE && memcmp(out, key, KEY) == 0);
+    }
     passcode_close(s);
+    service_reader(0);
 }
 
 static passcode_store *open_without_keyring(const char *path) {

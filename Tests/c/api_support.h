@@ -71,6 +71,14 @@ void mark_test(const char *kind, const char *why);
 #define ONLY_ATTACK "a file attack on the store"
 #define ONLY_PROCESS "another process of the host opens the store by its path"
 
+/* Service mode: the fprintd template on the suite's bus (test_service.py starts it, with no
+ * reader: a biometric unlock then answers BIOMETRIC_UNAVAILABLE at once): service_reader(1) adds
+ * a reader with a finger enrolled, service_reader(0) removes it again; service_finger is the
+ * finger it reads next ("verify-match", "verify-no-match"). Embedded: nothing (the host reports
+ * the match itself). */
+void service_reader(int on);
+void service_finger(const char *result);
+
 /* The first statement of a test that must stay on the embedded store. */
 #define EMBEDDED_ONLY(why) do { mark_test("embedded-only", why); if (service_backend) return; } while (0)
 /* The first statement of a test that needs a call the service does not carry yet. */

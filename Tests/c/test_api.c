@@ -62,6 +62,29 @@ static void print_counts(void) {
 /* The service's clock moves `ms` forward: the offset in its root-owned clock file (seconds, or
  * ms with an "ms" suffix; other processes may have moved it too) grows by `ms`, written to a
  * new file renamed over it (the daemon never reads half a number). */
+static void fprintd_mock(const char *call, const char *what) {
+    char command[400];
+    snprintf(command, sizeof command, "busctl --system call net.reactivated.Fprint /net/reactivated/Fprint/Manager "
+             "org.freedesktop.DBus.Mock %s >/dev/null", call);
+    if (system(command) != 0) {
+        tl_failed++;
+        fprintf(stderr, "FAIL %s: the fprintd template cannot %s (is it on the suite's bus?)\n", tl_current, what);
+    }
+}
+
+void service_reader(int on) {
+    if (!service_backend) return;
+    if (on) fprintd_mock("AddDevice sas 'Test Sensor' 1 right-index-finger", "add a reader");
+    else fprintd_mock("RemoveObject o /net/reactivated/Fprint/Device/0", "remove the reader");
+}
+
+void service_finger(const char *result) {
+    if (!service_backend) return;
+    char call[200];
+    snprintf(call, sizeof call, "QueueVerifyResult ss /net/reactivated/Fprint/Device/0 %s", result);
+    fprintd_mock(call, "queue a finger");
+}
+
 void advance_service_clock(int64_t ms) {
     const char *file = getenv("PASSCODE_TEST_CLOCK_FILE");
     char tmp[600], text[64] = "";

@@ -1031,8 +1031,21 @@ def run_suites_in_service_mode():
     # Frozen: the suites place calls exactly N ms apart, as their embedded runs' clock does.
     write_root_file(clock_file, "0ms frozen\n")
     write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
-                                 f"clock_offset_file = {clock_file}\nmax_stores_per_uid = 100000\n")
+                                 f"clock_offset_file = {clock_file}\nmax_stores_per_uid = 100000\nfprint_timeout = 5\n")
     start_daemon()
+    # fprintd for the suites' biometric tests (service_reader, service_finger in Tests/c): the
+    # template, no reader until a test adds one.
+    if "fprintd" not in procs or procs["fprintd"].poll() is not None:
+        procs["fprintd"] = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template",
+                                             os.path.join(REPO, "Tests", "gtk", "fprintd_template.py")],
+                                            env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address), stdout=subprocess.DEVNULL,
+                                            stderr=open(os.path.join(top, "fprintd.log"), "a"))
+        for _ in range(200):
+            owned = subprocess.run(["busctl", "--address=" + address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                    "org.freedesktop.DBus", "NameHasOwner", "s", "net.reactivated.Fprint"], capture_output=True, text=True)
+            if owned.stdout.strip() == "b true":
+                break
+            time.sleep(0.05)
     # start_daemon may have read an earlier run's "ready" in the log: wait for the name itself.
     for _ in range(200):
         owned = subprocess.run(["busctl", "--address=" + address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
