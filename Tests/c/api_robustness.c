@@ -96,7 +96,8 @@ static void test_a_missing_reader_changes_no_setting_and_the_launch_locks(void) 
  * keeps "Require on App Launch" as it was (it was turned off with no
  * proof and no log entry), so the next launch, 2 hours later, still locks. */
 static void test_biometric_off_keeps_require_on_launch(void) {
-    EMBEDDED_ONLY(ONLY_BIOMETRIC);
+    /* In service mode the match is passcoded's, read through the fprintd template. */
+    service_reader(1);
     char path[512];
     mailbox m = {0};
     int32_t locked = -1, reason = -1, refusal = -1, lead = -1;
@@ -104,6 +105,7 @@ static void test_biometric_off_keeps_require_on_launch(void) {
     passcode_store *s = open_fast(path);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
     CHECK(locked == 1);
+    service_finger("verify-match");
     CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_OK);  /* a match, no passcode */
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, 0), PASSCODE_ERR_PASSCODE_REQUIRED);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 0), PASSCODE_OK);
@@ -119,6 +121,7 @@ static void test_biometric_off_keeps_require_on_launch(void) {
     printf("biometric unlock off after a biometric-only unlock, relaunch 2 h later: require-on-launch %lld, locked %d\n",
            (long long)get_setting(s, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH), locked);
     passcode_close(s);
+    service_reader(0);
 }
 
 /* Every host report, in every state (unlocked, locked, each availability and kind): no setting moves. */

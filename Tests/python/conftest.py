@@ -1,4 +1,5 @@
 import os
+import subprocess
 import sys
 
 import pytest
@@ -156,6 +157,23 @@ if SERVICE:
         _move_service_clock(int(seconds * 1000))
 
     Clock.advance = _advance
+
+
+@pytest.fixture
+def finger():
+    """The finger a biometric unlock reads next. Embedded: nothing (the host reports the match).
+    Service mode: passcoded reads it through fprintd, the template test_service.py starts on the
+    suite's bus with no reader: a reader with an enrolled finger is added for the test (removed
+    after), and finger("verify-match") queues what it reads next."""
+    def call(*args):
+        subprocess.run(["busctl", "--system", "call", "net.reactivated.Fprint", "/net/reactivated/Fprint/Manager",
+                        "org.freedesktop.DBus.Mock"] + list(args), check=True, capture_output=True)
+
+    if SERVICE:
+        call("AddDevice", "sas", "Test Sensor", "1", "right-index-finger")
+    yield (lambda result: call("QueueVerifyResult", "ss", "/net/reactivated/Fprint/Device/0", result)) if SERVICE else (lambda result: None)
+    if SERVICE:
+        call("RemoveObject", "o", "/net/reactivated/Fprint/Device/0")
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ import pytest
 import passcode
 from passcode import BiometricKind, Event, FlowKind, LockReason, Setting, Status
 
-from conftest import PC1, ONLY_CLOCK, ONLY_RESET_CODE, ONLY_BIOMETRIC
+from conftest import PC1, ONLY_CLOCK, ONLY_RESET_CODE
 
 
 def test_every_status_has_its_own_exception_class():
@@ -93,13 +93,13 @@ def test_closing_the_store_ends_its_flows(tmp_path, clock):
 
 # After the security review.
 
-@pytest.mark.embedded_only(ONLY_BIOMETRIC)
-def test_biometric_off_keeps_require_on_launch_and_the_next_launch_locks(tmp_path, clock):
+def test_biometric_off_keeps_require_on_launch_and_the_next_launch_locks(tmp_path, clock, finger):
     path = str(tmp_path / "bio-off.db")
     require_on_launch_store(path, clock).close()
     clock.advance(600)
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.report(Event.LAUNCHED)
+        finger("verify-match")
         s.biometric_unlock()  # a match, no passcode
         s.set_setting(Setting.BIOMETRIC_ENABLED, 0)  # a strengthening change: no proof
         assert s.get_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH) == 1

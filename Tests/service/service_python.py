@@ -53,7 +53,9 @@ for name, kwargs in (("the clock", {"clock": lambda: (1, 1, 1)}), ("the Argon2id
                      ("the TPM option", {"tpm": True})):
     e = raises(passcode.RefusedInServiceMode, lambda: passcode.Store("service", service=APP, **kwargs), f"service mode with {name}")
     check(e is not None and name in e.message and isinstance(e, passcode.ServiceError), f"the message names {name}")
-raises(passcode.RefusedInServiceMode, s.biometric_unlock, "a biometric match reported by the host")
+# The host reports no match: passcoded reads the finger through fprintd, and none is on this bus.
+e = raises(passcode.BiometricUnavailable, s.biometric_unlock, "a biometric unlock without fprintd")
+check(e is not None and "fprintd" in e.message, "the message names fprintd")
 raises(passcode.RefusedInServiceMode, s.request_reset_code, "a reset code for the host")
 raises(passcode.NoResetCode, lambda: s.flow(passcode.FlowKind.RESET), "a reset flow: service mode hands the host no reset code")
 f = s.flow(passcode.FlowKind.UNLOCK)  # flows run through the service (Tests/service/area_key.c)
