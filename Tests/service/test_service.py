@@ -733,6 +733,11 @@ def fingerprint_through_service():
     app, timeout = "org.example.Finger", 2
     procs["daemon"].kill()
     procs["daemon"].wait()
+    for bad in ("0", "301", "soon"):
+        write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nfprint_timeout = {bad}\n")
+        r = subprocess.run([PASSCODED, "--config", config_file], env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address),
+                           capture_output=True, text=True, timeout=20)
+        check(r.returncode != 0 and "fprint_timeout" in r.stderr, f"fingerprint: fprint_timeout = {bad} is refused: {r.stderr.strip()[:100]}")
     write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
                                  f"clock_offset_file = {clock_file}\nfprint_timeout = {timeout}\n")
     start_daemon()
