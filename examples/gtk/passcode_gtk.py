@@ -473,7 +473,10 @@ class App:
         self._note_problem = ""
         self.in_background = False
         self._updating = False
-        self.store.on_reset_code(self.deliver)
+        try:
+            self.store.on_reset_code(self.deliver)
+        except passcode.RefusedInServiceMode:
+            pass  # service mode: passcoded delivers reset codes itself, or refuses a request with its reason
         self.store.on_logout(lambda _reason: GLib.idle_add(self.refresh))
         self.store.on_account_deleted(self._on_account_deleted)
         self.fingerprint = Fingerprint(bus, username or os.environ.get("USER") or "user")

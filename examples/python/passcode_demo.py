@@ -96,7 +96,10 @@ class App:
         if self.tpm is not None:
             self.say("TPM: " + ("the store is bound to it" if self.store.tpm_bound else "the first passcode binds the store to it"))
             self.say_tpm_posture()
-        self.store.on_reset_code(self.deliver)
+        try:
+            self.store.on_reset_code(self.deliver)
+        except passcode.RefusedInServiceMode:
+            pass  # service mode: passcoded delivers reset codes itself, or refuses a request with its reason
         self.store.on_logout(self.on_logout)
         self.store.on_notice(self.on_notice)
 
