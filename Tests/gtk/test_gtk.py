@@ -1043,8 +1043,10 @@ class GtkServiceMode(unittest.TestCase):
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
+        GtkServiceMode.count = getattr(GtkServiceMode, "count", 0) + 1
+        self.app_id = "%s.Test%d" % (self.APP_ID, self.count)  # a store of its own for each test
         self.app = pg.App(self.application, os.path.join(self.tmp.name, "demo.db"), bus=None, username="alice",
-                          service=self.APP_ID)
+                          service=self.app_id)
         self.app.window.present()
         spin(0.2)
         if self.app.first_launch and self.app.sheet:
@@ -1073,7 +1075,7 @@ class GtkServiceMode(unittest.TestCase):
         self.assertTrue(self.lock_visible())
         self.shot("41-lock-screen-service-mode-wrong-passcode")
         # Counted by passcoded: a new handle (a relaunch) sees the failed attempt.
-        other = passcode.Store("label", service=self.APP_ID)
+        other = passcode.Store("label", service=self.app_id)
         try:
             self.assertEqual(other.failed_attempts, 1)
         finally:
@@ -1090,6 +1092,31 @@ class GtkServiceMode(unittest.TestCase):
         self.assertRegex(pad.countdown.get_label(), r"^Try again in (1:00|0:5\d)$")
         self.assertFalse(pad.grid.get_sensitive())
         self.shot("42-lock-screen-service-mode-lockout")
+
+    def test_reset_by_email_answers_with_the_librarys_message(self):
+        # Whatever passcoded answers a request for a code (refused in service mode, or no relay
+        # configured), the sheet says the library's message; no crash, no code in the host.
+        self.create()
+        app = self.app
+        seen = []
+        request = app.store.request_reset_code
+
+        def recording():
+            try:
+                return request()
+            except passcode.PasscodeError as e:
+                seen.append(e)
+                raise
+        app.store.request_reset_code = recording
+        app.reset_row.emit("activated")
+        sheet = app.sheet
+        sheet.send_button.emit("clicked")
+        spin()
+        self.assertEqual(len(seen), 1)
+        self.assertTrue(sheet.request_error.get_visible())
+        self.assertEqual(sheet.request_error.get_text(), pg.sentence(seen[0].message) + ".")
+        self.assertEqual(sheet.stack.get_visible_child_name(), "request")
+        self.assertTrue(app.store.is_enabled)  # nothing changed
 
 
 if __name__ == "__main__":
