@@ -43,8 +43,8 @@ SHELL := /bin/bash
 #   make test-exports   the library exports exactly the header's functions, needs no Swift library
 #   make test-install   install into a temporary prefix; the C quick start built against it
 #   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends); the Python one
-#                       interactive at COLUMNS=40, wrapped at spaces
-#   make test-gtk       the GTK front end under Xvfb (Tests/gtk)
+#                       interactive at COLUMNS=40, wrapped at spaces; as root both with --service
+#   make test-gtk       the GTK front end under Xvfb (Tests/gtk); as root also through passcoded
 #   make test-python    the binding's tests, the README's quick starts, the wheel's metadata, mypy
 #                       (PYTEST_ARGS='-k name': only the binding's tests that match, nothing else)
 #   make test-wheel     the wheel with its library, in a fresh venv
@@ -408,18 +408,20 @@ demo: deps-demo lib examples/c/passcode_demo
 
 # The GTK front end under Xvfb (Tests/gtk), in a session keyring of its own (as test-frontends:
 # a fingerprint unlock releases the key a passcode unlock kept there); `make screenshots` renews
-# docs/screenshots/*.png.
-test-gtk: lib
+# docs/screenshots/*.png. As root, the lock screen runs through passcoded too (scripts/try-service.sh).
+test-gtk: lib $(B)/passcoded
 	$(OWN_SESSION) Tests/gtk/run.sh $(B) $(SONAME)
 
-screenshots: lib
+screenshots: lib $(B)/passcoded
 	SCREENSHOT_DIR=$(CURDIR)/docs/screenshots $(OWN_SESSION) Tests/gtk/run.sh $(B) $(SONAME)
 
-test-frontends: examples/c/passcode_demo
+test-frontends: examples/c/passcode_demo $(B)/passcoded
 	$(OWN_SESSION) Tests/frontends/run.sh examples/c/passcode_demo
 	$(OWN_SESSION) Tests/frontends/curses.sh examples/c/passcode_demo
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/run.sh python3 examples/python/passcode_demo.py
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/wrap.sh python3 examples/python/passcode_demo.py
+	$(OWN_SESSION) Tests/frontends/service.sh $(CURDIR)/$(B)/passcoded examples/c/passcode_demo
+	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/service.sh $(CURDIR)/$(B)/passcoded python3 examples/python/passcode_demo.py
 
 # The Python binding's tests (pytest is installed from PyPI when missing) and the README's quick starts.
 PYTEST_ARGS ?=
