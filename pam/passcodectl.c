@@ -116,10 +116,10 @@ static int failed(passcode_store *store, const char *who, int s)
         printf("%s: reset required (passcodectl reset, as root)\n", who);
         return EXIT_LOCKED;
     case PASSCODE_ERR_SERVICE_UNAVAILABLE:
-        printf("%s: passcoded unreachable: %s\n", who, why ? why : passcode_strerror(s));
+        printf("%s: passcoded unreachable: %s\n", who, why && *why ? why : passcode_strerror(s));
         return EXIT_UNREACHABLE;
     default:
-        printf("%s: %s\n", who, why ? why : passcode_strerror(s));
+        printf("%s: %s\n", who, why && *why ? why : passcode_strerror(s));
         return EXIT_REFUSED;
     }
 }
@@ -155,8 +155,8 @@ int main(int argc, char **argv)
     passcode_options_free(opts);
     if (s != PASSCODE_OK) {
         const char *why = passcode_errmsg(NULL);
-        if (s == PASSCODE_ERR_SERVICE_UNAVAILABLE) printf("%s: passcoded unreachable: %s\n", who, why ? why : passcode_strerror(s));
-        else printf("%s: %s\n", who, why ? why : passcode_strerror(s));
+        if (s == PASSCODE_ERR_SERVICE_UNAVAILABLE) printf("%s: passcoded unreachable: %s\n", who, why && *why ? why : passcode_strerror(s));
+        else printf("%s: %s\n", who, why && *why ? why : passcode_strerror(s));
         return s == PASSCODE_ERR_SERVICE_UNAVAILABLE ? EXIT_UNREACHABLE : EXIT_USAGE;
     }
     int32_t is_set = 0, reset_required = 0, length = 0;

@@ -191,6 +191,9 @@ def tests(r):
     check("ctl-stdin-nul-or-long-refused", nul.returncode == 1 and longer.returncode == 1 and r.failed_attempts(a) is None
           and b"not a passcode" in nul.stdout and "not a passcode" in longer.stdout,
           f"exit {nul.returncode} {nul.stdout.decode().strip()} / exit {longer.returncode} {longer.stdout.strip()}")
+    bad = r.ctl("--app", "", "status", a)
+    check("ctl-bad-app-says-why", bad.returncode == 2 and bad.stdout.startswith(f"{a}: ") and len(bad.stdout.strip()) > len(a) + 1,
+          f"an empty --app: exit {bad.returncode}, '{bad.stdout.strip()}'")
     root = r.ctl("--stdin", "set", a, stdin=pin + "\n")
     check("enrol-root", root.returncode == 0 and r.failed_attempts(a) == 0, root.stdout.strip())
     status = r.ctl("status", a)
