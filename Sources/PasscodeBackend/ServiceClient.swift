@@ -183,10 +183,12 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// What passcoded pushed of the store, for the cached queries (ServiceClient+Cache.swift).
     let pushed = PushedCache()
 
-    /// The system bus this process connects to: DBUS_SYSTEM_BUS_ADDRESS (as sd-bus reads it), or
-    /// the default socket.
+    /// The system bus this process connects to: DBUS_SYSTEM_BUS_ADDRESS (as sd-bus reads it, with
+    /// secure_getenv: a setuid or setgid process ignores it, so its text never reaches a message
+    /// there), or the default socket.
     static var busAddress: String {
-        if let a = getenv("DBUS_SYSTEM_BUS_ADDRESS"), a.pointee != 0 { return String(cString: a) }
+        if getuid() == geteuid(), getgid() == getegid(),
+           let a = getenv("DBUS_SYSTEM_BUS_ADDRESS"), a.pointee != 0 { return String(cString: a) }
         return "unix:path=/run/dbus/system_bus_socket (the default; DBUS_SYSTEM_BUS_ADDRESS is not set)"
     }
 
