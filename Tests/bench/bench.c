@@ -353,8 +353,27 @@ static void load_row(void) {
     if (a < 0) { cannot(what, why); return; }
     double b = load_time(sodium, why, sizeof why);
     if (b < 0) { cannot(what, why); return; }
-    row(what, a, b, "us", 1e6);
+    row_bar(what, a, b, "us", 1e6, 2.0);
     printf("%-52s %s\n", "  (loaded from)", lib);
+    /* The second baseline: libsodium and libsqlite3 (both NEEDED by libpasscode) loaded together,
+     * in the same fresh-process way; what is left above it is libpasscode's own load. */
+    char both[8300];
+    snprintf(both, sizeof both, "%s' 'libsqlite3.so.0", sodium);
+    double c = load_time(both, why, sizeof why);
+    if (c < 0) cannot("library load vs libsodium + libsqlite3 together", why);
+    else row("library load vs libsodium + libsqlite3 together", a, c, "us", 1e6);
+    /* The EMBEDDED=0 library, when make test-full-runtime (or make bench-full-runtime) built it. */
+    char full[4200];
+    snprintf(full, sizeof full, "%.4000s", lib);
+    char *slash = strrchr(full, '/');
+    if (slash) {
+        snprintf(slash, sizeof full - (size_t)(slash - full), "/full-runtime/libpasscode.so.0");
+        if (access(full, R_OK) == 0) {
+            double d = load_time(full, why, sizeof why);
+            if (d < 0) cannot("EMBEDDED=0 library load vs this one", why);
+            else row("EMBEDDED=0 library load vs this one", d, a, "us", 1e6);
+        }
+    }
 }
 
 static void remove_dirs(void) {
