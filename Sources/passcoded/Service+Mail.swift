@@ -92,7 +92,7 @@ extension Service {
             try stores.withStore(uid: caller, appID: app) { s in
                 // The caller's passcode, checked (and counted) by the core now; root needs none.
                 if caller != 0 {
-                    guard proof.count > 0 else { throw PasscodeError.proofRequired("setting the reset recipient needs the passcode") }
+                    guard proof.count > 0 else { throw PasscodeError.passcodeNeeded("setting the reset recipient needs the passcode") }
                     try s.authorize(proof)
                 } else if !(try s.isPasscodeSet()) {
                     throw PasscodeError.noPasscode
@@ -119,16 +119,15 @@ extension Service {
             guard let to = try stores.recipient(uid: caller, appID: app) else {
                 throw PasscodeError.resetDeliveryUnavailable("no reset recipient is set for this store; use \"forgot passcode\"")
             }
-            try stores.withStore(uid: caller, appID: app) { s in
-                let minutes = (try s.get(.resetCodeLifetimeSeconds) + 59) / 60
-                do {
-                    try MailDelivery.with({ code in mailer.send(code: code, to: to, minutes: minutes) }) {
-                        try s.requestResetCode()
-                    }
-                } catch PasscodeError.hookFailed(let why) {
-                    log("uid \(caller): a reset code could not be mailed to \(Mailer.mask(to)): \(why)")
-                    throw PasscodeError.resetDeliveryUnavailable("\(why); use \"forgot passcode\"")
+            let minutes = try stores.withStore(uid: caller, appID: app) { s in (try s.get(.resetCodeLifetimeSeconds) + 59) / 60 }
+            do {
+                // Installed before the store is reached: Proofs.carried takes it as the call's hook.
+                try MailDelivery.with({ code in mailer.send(code: code, to: to, minutes: minutes) }) {
+                    try stores.withStore(uid: caller, appID: app) { try $0.requestResetCode() }
                 }
+            } catch PasscodeError.hookFailed(let why) {
+                log("uid \(caller): a reset code could not be mailed to \(Mailer.mask(to)): \(why)")
+                throw PasscodeError.resetDeliveryUnavailable("\(why); use \"forgot passcode\"")
             }
             return [.string(Mailer.mask(to))]
         }
