@@ -736,6 +736,7 @@ def mail_through_service():
             f"clock_offset_file = {clock_file}\n")
     app, key = "org.example.mail", list(range(1, 33))
     replies = []
+    code = code2 = code3 = ""
 
     def ask(client, *call):
         r = client.call(*call)
@@ -813,6 +814,20 @@ def mail_through_service():
         r = ask(a, "ResetComplete", "(sayay)", app2, list(code2.encode()), list(b"582039"))
         check("ok" in r and ask(a, "Verify", "(ss)", app2, "582039").get("ok", [False])[0] is True,
               f"an email reset through passcoded with the code from the mail: {r}")
+        # The C API in service mode (ctypes, as ALICE): the recipient needs the passcode, comes back
+        # masked, and passcode_reset_request has passcoded mail the code; the host gets none.
+        library = os.path.join(REPO, "build", "libpasscode.so.0")
+        before = len(received)
+        p = subprocess.run(as_user(ALICE, ["/usr/bin/python3", os.path.join(HERE, "mail_capi.py"), library, "org.example.mailc",
+                                           GOOD, "jane@example.org"]), env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"},
+                           capture_output=True, text=True, timeout=120, cwd="/")
+        out = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 and p.stdout.strip() else {}
+        replies.append(p.stdout + p.stderr)
+        want = {"options": 0, "open": 0, "set": 0, "recipient_set_wrong": 4, "recipient_set": 0, "recipient_small": 27,
+                "recipient": 0, "masked": "j***@example.org", "request": 0, "request_message": "", "pending": 1}
+        check(out == want, f"the C API in service mode: recipient (passcode needed, masked), request mailed by passcoded: {out or p.stderr[-300:]}")
+        check(len(received) == before + 1 and received[-1][1] == ["jane@example.org"], "the C API's request reached the relay as one mail")
+        code3 = re.findall(r"reset code is (\d+)", received[-1][2])[0] if len(received) > before else ""
     finally:
         controller.stop()
     # The relay down: the new status, the request counted (the next is rate-limited).
@@ -830,8 +845,8 @@ def mail_through_service():
           f"the relay down: forgot passcode is still answered by the core (here: its logout hook is missing): {r}")
     # No code and no full address in a reply or the log.
     daemon_log = open(log_path).read()
-    codes = [x for x in (code, code2) if x]
-    check(len(codes) == 2 and not any(c in "\n".join(replies) or c in daemon_log for c in codes),
+    codes = [x for x in (code, code2, code3) if x]
+    check(len(codes) == 3 and not any(c in "\n".join(replies) or c in daemon_log for c in codes),
           "the mailed codes are in no reply and not in passcoded's log")
     check("jane@example.org" not in "\n".join(replies) and "jane@example.org" not in daemon_log,
           "the full address is in no reply and not in passcoded's log")
