@@ -843,6 +843,30 @@ def mail_through_service():
     r = ask(a, "Forgot", "(s)", app3)
     check(error_of(r) == "CallbackRequired" and "logout callback" in r.get("message", ""),
           f"the relay down: forgot passcode is still answered by the core (here: its logout hook is missing): {r}")
+    # A relay that takes the connection and never answers: the send waits on a worker, bounded by
+    # smtp_timeout (5 s here), and another uid's calls are answered meanwhile.
+    silent = socket.socket()
+    silent.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    silent.bind(("127.0.0.1", port))
+    silent.listen(4)
+    try:
+        app4 = "org.example.mail4"
+        ask(a, "SetPasscode", "(ss)", app4, GOOD)
+        ask(a, "SetResetRecipient", "(ssay)", app4, "jane@example.org", list(GOOD.encode()))
+        stuck = {}
+        t0 = time.monotonic()
+        worker = threading.Thread(target=lambda: stuck.update(r=a.call("ResetRequest", "(s)", app4), t=time.monotonic() - t0))
+        worker.start()
+        time.sleep(0.5)
+        t1 = time.monotonic()
+        r = m.call("GetState", "(s)", "org.example.other")
+        other = time.monotonic() - t1
+        worker.join(60)
+        check("ok" in r and other < 2.0, f"while a send hangs, another uid is answered in {other:.2f} s: {r}")
+        check(error_of(stuck.get("r", {})) == "ResetDeliveryUnavailable" and 4.0 <= stuck.get("t", 0) < 15,
+              f"the hanging relay: ResetDeliveryUnavailable after smtp_timeout ({stuck.get('t', 0):.1f} s): {stuck.get('r')}")
+    finally:
+        silent.close()
     # No code and no full address in a reply or the log.
     daemon_log = open(log_path).read()
     codes = [x for x in (code, code2, code3) if x]
