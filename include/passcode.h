@@ -1682,7 +1682,7 @@ passcode_status passcode_flow_lockout_remaining(passcode_flow *flow, int64_t *ou
  * In service mode passcoded makes the code (the same rules) and mails it itself, through the
  * relay its administrator configured, to the store's recipient (passcode_reset_recipient_set);
  * no code is handed to the host and the delivery callback is not called.
- * passcode_reset_recipient then gives the masked address to show ("j***@example.org").
+ * passcode_reset_recipient then gives the masked address to show (its first character, three stars and the domain).
  * @param store The store.
  * @return PASSCODE_OK; PASSCODE_ERR_RATE_LIMITED (by default one a minute and five a
  * day; the message says when the next is allowed); PASSCODE_ERR_HOOK_FAILED (delivery
@@ -1697,7 +1697,7 @@ passcode_status passcode_reset_request(passcode_store *store);
  * Service mode: sets the address passcoded mails this store's reset codes to ("" removes it).
  * It needs the passcode, checked by passcoded in the same call and counted as any attempt.
  * @param store The store.
- * @param address NUL-terminated, name@domain in printable ASCII, at most 254 bytes; "" removes it.
+ * @param address NUL-terminated, an address (local part, at sign, domain) in printable ASCII, at most 254 bytes; "" removes it.
  * @param digits The passcode. Copied and wiped.
  * @param length Its number of digits.
  * @return PASSCODE_OK, PASSCODE_ERR_WRONG_PASSCODE, PASSCODE_ERR_LOCKED_OUT,
@@ -1708,7 +1708,7 @@ passcode_status passcode_reset_request(passcode_store *store);
 passcode_status passcode_reset_recipient_set(passcode_store *store, const char *address, const char *digits, size_t length);
 
 /**
- * Service mode: the masked address reset codes are mailed to ("j***@example.org"), "" when
+ * Service mode: the masked address reset codes are mailed to (its first character, three stars and the domain), "" when
  * none is set. The full address is never given back.
  * @param store The store.
  * @param out Receives the masked address, NUL-terminated.

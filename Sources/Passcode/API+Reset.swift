@@ -12,7 +12,7 @@ import PasscodeCore
 /// In service mode passcoded makes the code (the same rules) and mails it itself, through the
 /// relay its administrator configured, to the store's recipient (`passcode_reset_recipient_set`);
 /// no code is handed to the host and the delivery callback is not called.
-/// `passcode_reset_recipient` then gives the masked address to show ("j***@example.org").
+/// `passcode_reset_recipient` then gives the masked address to show (its first character, three stars and the domain).
 /// - Parameters:
 ///   - store: The store.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_RATE_LIMITED` (by default one a minute and five a
@@ -30,7 +30,7 @@ public func passcode_reset_request(_ store: OpaquePointer?) -> Int32 {
 /// It needs the passcode, checked by passcoded in the same call and counted as any attempt.
 /// - Parameters:
 ///   - store: The store.
-///   - address: NUL-terminated, name@domain in printable ASCII, at most 254 bytes; "" removes it.
+///   - address: NUL-terminated, an address (local part, at sign, domain) in printable ASCII, at most 254 bytes; "" removes it.
 ///   - digits: The passcode. Copied and wiped.
 ///   - length: Its number of digits.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_WRONG_PASSCODE`, `PASSCODE_ERR_LOCKED_OUT`,
@@ -46,7 +46,7 @@ public func passcode_reset_recipient_set(_ store: OpaquePointer?, _ address: Uns
     }
 }
 
-/// Service mode: the masked address reset codes are mailed to ("j***@example.org"), "" when
+/// Service mode: the masked address reset codes are mailed to (its first character, three stars and the domain), "" when
 /// none is set. The full address is never given back.
 /// - Parameters:
 ///   - store: The store.
