@@ -814,6 +814,9 @@ def mail_through_service():
         r = ask(a, "ResetComplete", "(sayay)", app2, list(code2.encode()), list(b"582039"))
         check("ok" in r and ask(a, "Verify", "(ss)", app2, "582039").get("ok", [False])[0] is True,
               f"an email reset through passcoded with the code from the mail: {r}")
+        r = ask(a, "RemoveStore", "(ss)", app2, "582039")
+        check(r == {"ok": []} and ask(a, "GetResetRecipient", "(s)", app2) == {"ok": [""]},
+              f"a removed store's recipient goes with it (a new store of that app id has none): {r}")
         # The C API in service mode (ctypes, as ALICE): the recipient needs the passcode, comes back
         # masked, and passcode_reset_request has passcoded mail the code; the host gets none.
         library = os.path.join(REPO, "build", "libpasscode.so.0")
