@@ -3,8 +3,9 @@ SHELL := /bin/bash
 # of make test) fails when a target is missing from it or the test groups below are not TEST_GROUPS.
 #
 # Build and install
-#   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same; EMBEDDED=1:
-#                       built with Embedded Swift, scripts/embedded_build.sh, no Swift or C++ runtime)
+#   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same), built with
+#                       Embedded Swift (scripts/embedded_build.sh, no Swift or C++ runtime); EMBEDDED=0:
+#                       SwiftPM with the full Swift runtime linked in statically
 #   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/Passcode,
 #                       and passcoded's vtable, dispatch, client stubs, the simple methods' both ends and
 #                       README's method list from its XML (scripts/gen_bus.py); from the header, the
@@ -41,10 +42,11 @@ SHELL := /bin/bash
 #   make test-fuzz      FUZZ_SECONDS of libFuzzer over the API (Tests/fuzz/fuzz_api.c)
 #   make test-hostile   hostile stores and schemas under ASan and UBSan (Tests/fuzz/hostile_store.c)
 #   make test-exports   the library exports exactly the header's functions, needs no Swift library
+#   make test-full-runtime the EMBEDDED=0 library (full Swift runtime, static) built aside, its exports, test_api key/lock
 #   make test-install   install into a temporary prefix; the C quick start built against it
 #   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends); the Python one
-#                       interactive at COLUMNS=40, wrapped at spaces
-#   make test-gtk       the GTK front end under Xvfb (Tests/gtk)
+#                       interactive at COLUMNS=40, wrapped at spaces; as root both with --service
+#   make test-gtk       the GTK front end under Xvfb (Tests/gtk); as root also through passcoded
 #   make test-python    the binding's tests, the README's quick starts, the wheel's metadata, mypy
 #                       (PYTEST_ARGS='-k name': only the binding's tests that match, nothing else)
 #   make test-wheel     the wheel with its library, in a fresh venv
@@ -86,7 +88,7 @@ SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sourc
 
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
 .PHONY: test check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
-.PHONY: test-exports test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
+.PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-service screenshots
 
 all: lib
@@ -127,7 +129,9 @@ LINK_SIZE := $(LINK_TRIM) -Xlinker -Map=$(CURDIR)/$(B)/libpasscode.linkmap
 # no Swift runtime, no C++ runtime; NEEDED is libc, libsodium, libsqlite3 and libm. SwiftPM cannot
 # build in that mode, so the script calls swiftc and clang itself. EMBEDDED=0: the full Swift
 # runtime linked in statically, built by SwiftPM (passcoded and the Swift tests are built so always).
-EMBEDDED ?= 0
+EMBEDDED ?= 1
+# The directory test-full-runtime builds the EMBEDDED=0 library into, beside the default one.
+FULL_RT := $(B)/full-runtime
 
 # Relinks when the link flags change (make lib RELR=0 after RELR=1, EMBEDDED=1 after 0).
 $(B)/link-flags: FORCE
@@ -150,17 +154,23 @@ $(TYPES_STAMP): Sources/Passcode/Types/types.h
 	@if [ -e $@ ]; then echo "types.h changed: the Swift sources touched, so that every build recompiles them"; fi
 	@touch $$(find Sources Tests/PasscodeCoreTests -name '*.swift') && touch $@
 
-# The Swift runtime is linked in statically (EMBEDDED=0) or not needed (EMBEDDED=1); the version
-# script exports the header's functions only.
+# EMBEDDED=0's library in .build/release, built by SwiftPM with the Swift runtime linked in
+# statically; $(1): where its link map goes.
+define full_runtime_lib
+rm -f .build/release/libpasscode.so  # SwiftPM does not relink when only the map changed
+$(SWIFT) build -c release --manifest-cache none --product passcode -Xswiftc -static-stdlib \
+    -Xlinker --version-script=$(CURDIR)/$(B)/passcode.map -Xlinker -soname=$(SONAME) \
+    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_TRIM) -Xlinker -Map=$(1)
+endef
+
+# The Swift runtime is linked in statically (EMBEDDED=0) or not needed (EMBEDDED=1, the default);
+# the version script exports the header's functions only.
 $(LIB): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags scripts/embedded_build.sh
 ifeq ($(EMBEDDED),1)
 	RELR=$(RELR) scripts/embedded_build.sh $@.tmp $(CURDIR)/$(B)/passcode.map $(SONAME)
 	mv $@.tmp $@
 else
-	rm -f .build/release/libpasscode.so  # SwiftPM does not relink when only the map changed
-	$(SWIFT) build -c release --manifest-cache none --product passcode -Xswiftc -static-stdlib \
-	    -Xlinker --version-script=$(CURDIR)/$(B)/passcode.map -Xlinker -soname=$(SONAME) \
-	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_SIZE)
+	$(call full_runtime_lib,$(CURDIR)/$(B)/libpasscode.linkmap)
 	cp .build/release/libpasscode.so $@
 endif
 	ln -sf $(REALNAME) $(B)/$(SONAME)
@@ -217,7 +227,7 @@ check-header: $(TYPES_STAMP)
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
+TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 test: deps lib
 	@Tests/run_groups.sh $(TEST_GROUPS)
 
@@ -396,6 +406,20 @@ test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx
 	    echo "exports: the library links Swift's _StringProcessing/_RegexParser (a String.contains(String)?)" >&2; exit 1; fi
 	@echo "exports: Swift's regex library is not linked in"
 
+# EMBEDDED=0 kept building and working while EMBEDDED=1 is the default: the full-runtime library
+# built into $(FULL_RT) (the default library is left alone), its exports checked as test-exports
+# does, and test_api's key and lock-screen tests run against it.
+test-full-runtime: $(B)/test_api $(B)/passcode.map $(B)/link_trim.o $(TYPES_STAMP)
+	@mkdir -p $(FULL_RT)
+	$(call full_runtime_lib,$(CURDIR)/$(FULL_RT)/libpasscode.linkmap)
+	cp .build/release/libpasscode.so $(FULL_RT)/$(REALNAME)
+	ln -sf $(REALNAME) $(FULL_RT)/$(SONAME) && ln -sf $(SONAME) $(FULL_RT)/libpasscode.so
+	EMBEDDED=0 Tests/abi/exports.sh $(FULL_RT)/$(REALNAME) include/passcode.h
+	cp $(B)/test_api $(FULL_RT)/test_api
+	cd $(FULL_RT) && test "$$(ldd ./test_api | grep -c 'libpasscode.so.0 => $(CURDIR)/$(FULL_RT)/')" = 1 \
+	    && TEST= ./test_api key && TEST= ./test_api lock
+	@echo "test-full-runtime: the EMBEDDED=0 library builds, exports the header's functions and passes test_api's key and lock tests"
+
 test-install: $(LIB)
 	Tests/packaging/install.sh
 
@@ -408,18 +432,20 @@ demo: deps-demo lib examples/c/passcode_demo
 
 # The GTK front end under Xvfb (Tests/gtk), in a session keyring of its own (as test-frontends:
 # a fingerprint unlock releases the key a passcode unlock kept there); `make screenshots` renews
-# docs/screenshots/*.png.
-test-gtk: lib
+# docs/screenshots/*.png. As root, the lock screen runs through passcoded too (scripts/try-service.sh).
+test-gtk: lib $(B)/passcoded
 	$(OWN_SESSION) Tests/gtk/run.sh $(B) $(SONAME)
 
-screenshots: lib
+screenshots: lib $(B)/passcoded
 	SCREENSHOT_DIR=$(CURDIR)/docs/screenshots $(OWN_SESSION) Tests/gtk/run.sh $(B) $(SONAME)
 
-test-frontends: examples/c/passcode_demo
+test-frontends: examples/c/passcode_demo $(B)/passcoded
 	$(OWN_SESSION) Tests/frontends/run.sh examples/c/passcode_demo
 	$(OWN_SESSION) Tests/frontends/curses.sh examples/c/passcode_demo
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/run.sh python3 examples/python/passcode_demo.py
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/wrap.sh python3 examples/python/passcode_demo.py
+	$(OWN_SESSION) Tests/frontends/service.sh $(CURDIR)/$(B)/passcoded examples/c/passcode_demo
+	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/service.sh $(CURDIR)/$(B)/passcoded python3 examples/python/passcode_demo.py
 
 # The Python binding's tests (pytest is installed from PyPI when missing) and the README's quick starts.
 PYTEST_ARGS ?=

@@ -17,6 +17,7 @@
 //   PasscodeBackend    the seam: the back-end protocols and the service client (sd-bus)
 //   Passcode           Sources/Passcode: the C ABI, thin @c functions, built into libpasscode.so
 //   CPasscodeBus, passcoded   the system service over the same core (links libsystemd)
+//   CPasscodeMail      passcoded's SMTP send of reset codes (links libcurl; the library does not)
 import PackageDescription
 import Foundation  // the manifest only: the library itself imports no Foundation
 
@@ -69,7 +70,10 @@ let package = Package(
         // CPasscodeBus holds the sd-bus method table (SD_BUS_METHOD is a macro; the table is
         // generated from the XML); the daemon links libsystemd, libpasscode.so never does.
         .target(name: "CPasscodeBus", exclude: ["passcode_bus_vtable.inc"], linkerSettings: [.linkedLibrary("systemd")]),
-        .executableTarget(name: "passcoded", dependencies: ["PasscodeCore", "PasscodeBus", "CPasscodeBus"]),
+        // CPasscodeMail: passcoded's SMTP send through libcurl (curl_easy_setopt is variadic, so
+        // the send is C); passcoded links libcurl, libpasscode.so never does.
+        .target(name: "CPasscodeMail", linkerSettings: [.linkedLibrary("curl")]),
+        .executableTarget(name: "passcoded", dependencies: ["PasscodeCore", "PasscodeBus", "CPasscodeBus", "CPasscodeMail"]),
         .testTarget(name: "PasscodeCoreTests", dependencies: ["PasscodeCore"]),
     ]
 )

@@ -377,6 +377,13 @@ typedef enum passcode_status {
      * file. Close it; passcode_open on the same path (or app id) makes a new, empty store.
      */
     PASSCODE_ERR_STORE_REMOVED = 65,
+    /**
+     * Service mode: passcoded cannot mail a reset code: no relay is configured in
+     * passcoded.conf, the relay cannot be reached or refused the message, or the store has no
+     * recipient (the message says which; it never holds the code). A request that reached the
+     * relay step counts against the day's requests. "Forgot passcode" stays available.
+     */
+    PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE = 66,
     /** Not a status: makes passcode_status a signed int in C and C++, so that code mixing it
      *  with int32_t compares as before (-Wsign-compare). */
     PASSCODE_STATUS_SIGNED_ = (-0x7fffffff - 1)
@@ -1676,15 +1683,44 @@ passcode_status passcode_flow_lockout_remaining(passcode_flow *flow, int64_t *ou
  * default) and hands it once to the delivery callback. Only a salted hash is stored; it expires
  * after PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS and replaces any earlier code. Works
  * during a passcode lockout.
- * In service mode: PASSCODE_ERR_REFUSED_IN_SERVICE_MODE (the code would be handed to the
- * host), nothing is requested; a later release moves delivery into the service.
+ * In service mode passcoded makes the code (the same rules) and mails it itself, through the
+ * relay its administrator configured, to the store's recipient (passcode_reset_recipient_set);
+ * no code is handed to the host and the delivery callback is not called.
+ * passcode_reset_recipient then gives the masked address to show (its first character, three stars and the domain).
  * @param store The store.
  * @return PASSCODE_OK; PASSCODE_ERR_RATE_LIMITED (by default one a minute and five a
  * day; the message says when the next is allowed); PASSCODE_ERR_HOOK_FAILED (delivery
  * failed: the code was discarded, the message is the host's); PASSCODE_ERR_STATE (no
- * delivery callback); PASSCODE_ERR_INVALID_HANDLE; or a store error.
+ * delivery callback); in service mode PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE (no relay
+ * configured, none reachable, or no recipient: a failed send counts against the day's
+ * requests; "forgot passcode" stays); PASSCODE_ERR_INVALID_HANDLE; or a store error.
  */
 passcode_status passcode_reset_request(passcode_store *store);
+
+/**
+ * Service mode: sets the address passcoded mails this store's reset codes to ("" removes it).
+ * It needs the passcode, checked by passcoded in the same call and counted as any attempt.
+ * @param store The store.
+ * @param address NUL-terminated, an address (local part, at sign, domain) in printable ASCII, at most 254 bytes; "" removes it.
+ * @param digits The passcode. Copied and wiped.
+ * @param length Its number of digits.
+ * @return PASSCODE_OK, PASSCODE_ERR_WRONG_PASSCODE, PASSCODE_ERR_LOCKED_OUT,
+ * PASSCODE_ERR_NO_PASSCODE, PASSCODE_ERR_MISUSE (no address, or not one),
+ * PASSCODE_ERR_STATE (the embedded store: codes go to the delivery callback),
+ * PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+passcode_status passcode_reset_recipient_set(passcode_store *store, const char *address, const char *digits, size_t length);
+
+/**
+ * Service mode: the masked address reset codes are mailed to (its first character, three stars and the domain), "" when
+ * none is set. The full address is never given back.
+ * @param store The store.
+ * @param out Receives the masked address, NUL-terminated.
+ * @param size The bytes out holds (256 is always enough).
+ * @return PASSCODE_OK, PASSCODE_ERR_BUFFER_TOO_SMALL, PASSCODE_ERR_MISUSE,
+ * PASSCODE_ERR_STATE (the embedded store), PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+passcode_status passcode_reset_recipient(passcode_store *store, char *out, size_t size);
 
 /**
  * Seconds until passcode_reset_request is allowed again, 0 when it is allowed now.
@@ -1702,8 +1738,7 @@ passcode_status passcode_reset_retry_after(passcode_store *store, int64_t *out);
  * code exists: an older one is simply wrong. Reset-code tries never count against the passcode
  * lockout.
  * In service mode passcoded answers it with the same statuses and messages (the code travels as
- * bytes in a sensitive message); no code can be requested there yet (passcode_reset_request is
- * refused), so none is pending unless one was made before.
+ * bytes in a sensitive message); the code is the one passcoded mailed.
  * @param store The store.
  * @param code The code's digits. Copied and wiped.
  * @param length Their number.
@@ -1725,8 +1760,7 @@ passcode_status passcode_reset_check(passcode_store *store, const char *code, si
  * a weaker rule, and biometric unlock, are set again with the proof the new passcode gives; and
  * it has the default length of 6 digits, whatever the passcode it replaces had.
  * In service mode passcoded answers it with the same statuses and messages (the code travels as
- * bytes in a sensitive message); no code can be requested there yet (passcode_reset_request is
- * refused), so none is pending unless one was made before.
+ * bytes in a sensitive message); the code is the one passcoded mailed.
  * In service mode the new data key stays in the service, and the new passcode proves the user on
  * this handle for 5 minutes (as after passcode_verify).
  * @param store The store.

@@ -85,6 +85,17 @@ static int target_uid(pam_handle_t *pamh, uid_t *uid, const char **name)
     return PAM_SUCCESS;
 }
 
+/* The process's real uid is root or the target's. A setuid program that another user runs (su,
+ * polkit's agent helper) is root to passcoded, which would let that user guess the target's
+ * passcode and lock it out: such a call gets PAM_AUTHINFO_UNAVAIL, nothing asked or counted. */
+static int caller_may_name(pam_handle_t *pamh, const struct options *o, uid_t uid)
+{
+    uid_t real = getuid();
+    if (real == 0 || real == uid) return 1;
+    if (o->debug) pam_syslog(pamh, LOG_DEBUG, "uid %u may not use uid %u's passcode", (unsigned)real, (unsigned)uid);
+    return 0;
+}
+
 static int open_store(const struct options *o, passcode_store **out)
 {
     passcode_options *opts = NULL;
@@ -151,6 +162,7 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     uid_t uid = 0;
     const char *user = NULL;
     if ((r = target_uid(pamh, &uid, &user)) != PAM_SUCCESS) return r;
+    if (!caller_may_name(pamh, &o, uid)) return PAM_AUTHINFO_UNAVAIL;
     passcode_store *store = NULL;
     int s = open_store(&o, &store);
     if (s != PASSCODE_OK) {
@@ -227,6 +239,7 @@ PAM_EXTERN int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const c
     uid_t uid = 0;
     const char *user = NULL;
     if ((r = target_uid(pamh, &uid, &user)) != PAM_SUCCESS) return r;
+    if (!caller_may_name(pamh, &o, uid)) return PAM_AUTHINFO_UNAVAIL;
     passcode_store *store = NULL;
     int s = open_store(&o, &store);
     if (s != PASSCODE_OK) return PAM_AUTHINFO_UNAVAIL;

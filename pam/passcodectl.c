@@ -33,7 +33,13 @@ static int usage(void)
     return EXIT_USAGE;
 }
 
-/* One line of digits into buf (at most 64), without echo on a terminal. */
+/* Set by read_code: the line had a NUL or did not fit buf. */
+static int bad_line = 0;
+
+/* One line of digits into buf, without echo on a terminal: 0, or -1 at the end of input, or -1
+ * with bad_line set for a line with a NUL or longer than buf holds (such a line is read to its
+ * end and refused whole, never cut: its rest is not taken as the next passcode, and no byte of
+ * it after a NUL is silently dropped). */
 static int read_code(const char *prompt, char *buf, size_t size)
 {
     FILE *in = stdin;
@@ -55,15 +61,32 @@ static int read_code(const char *prompt, char *buf, size_t size)
             restore = tcsetattr(fileno(tty), TCSAFLUSH, &quiet) == 0;
         }
     }
-    int ok = fgets(buf, (int)size, in) != NULL;
+    size_t n = 0;
+    int ch, bad = 0;
+    while ((ch = fgetc(in)) != EOF && ch != '\n') {
+        if (ch == '\0' || n + 1 >= size) bad = 1;
+        else buf[n++] = (char)ch;
+    }
+    int got = n > 0 || bad || ch == '\n';
+    buf[n] = '\0';
+    if (n > 0 && buf[n - 1] == '\r') buf[--n] = '\0';
     if (restore) tcsetattr(fileno(tty), TCSAFLUSH, &old);
     if (tty) {
         fputc('\n', tty);
         fclose(tty);
     }
-    if (!ok) return -1;
-    buf[strcspn(buf, "\r\n")] = '\0';
-    return 0;
+    if (bad) {
+        sodium_memzero(buf, size);
+        bad_line = 1;
+    }
+    return got && !bad ? 0 : -1;
+}
+
+/* The line of a passcode not read. */
+static void no_code(const char *who)
+{
+    if (bad_line) printf("%s: not a passcode (a line with a NUL, or too long); nothing was changed\n", who);
+    else printf("%s: no passcode given\n", who);
 }
 
 static int user_uid(const char *name, uid_t *uid)
@@ -93,10 +116,10 @@ static int failed(passcode_store *store, const char *who, int s)
         printf("%s: reset required (passcodectl reset, as root)\n", who);
         return EXIT_LOCKED;
     case PASSCODE_ERR_SERVICE_UNAVAILABLE:
-        printf("%s: passcoded unreachable: %s\n", who, why ? why : passcode_strerror(s));
+        printf("%s: passcoded unreachable: %s\n", who, why && *why ? why : passcode_strerror(s));
         return EXIT_UNREACHABLE;
     default:
-        printf("%s: %s\n", who, why ? why : passcode_strerror(s));
+        printf("%s: %s\n", who, why && *why ? why : passcode_strerror(s));
         return EXIT_REFUSED;
     }
 }
@@ -132,8 +155,8 @@ int main(int argc, char **argv)
     passcode_options_free(opts);
     if (s != PASSCODE_OK) {
         const char *why = passcode_errmsg(NULL);
-        if (s == PASSCODE_ERR_SERVICE_UNAVAILABLE) printf("%s: passcoded unreachable: %s\n", who, why ? why : passcode_strerror(s));
-        else printf("%s: %s\n", who, why ? why : passcode_strerror(s));
+        if (s == PASSCODE_ERR_SERVICE_UNAVAILABLE) printf("%s: passcoded unreachable: %s\n", who, why && *why ? why : passcode_strerror(s));
+        else printf("%s: %s\n", who, why && *why ? why : passcode_strerror(s));
         return s == PASSCODE_ERR_SERVICE_UNAVAILABLE ? EXIT_UNREACHABLE : EXIT_USAGE;
     }
     int32_t is_set = 0, reset_required = 0, length = 0;
@@ -178,7 +201,7 @@ int main(int argc, char **argv)
             printf("%s: a passcode is set (change, or remove it first)\n", who);
             rc = EXIT_REFUSED;
         } else if (read_code("New passcode: ", a, sizeof a) != 0 || (!from_stdin && read_code("Retype: ", b, sizeof b) != 0)) {
-            printf("%s: no passcode given\n", who);
+            no_code(who);
             rc = EXIT_REFUSED;
         } else if (!from_stdin && (strlen(a) != strlen(b) || sodium_memcmp(a, b, strlen(a)) != 0)) {
             printf("%s: the passcodes do not match\n", who);
@@ -194,7 +217,7 @@ int main(int argc, char **argv)
             rc = EXIT_REFUSED;
         } else if (read_code("Current passcode: ", a, sizeof a) != 0 || read_code("New passcode: ", b, sizeof b) != 0
                    || (!from_stdin && read_code("Retype: ", c, sizeof c) != 0)) {
-            printf("%s: no passcode given\n", who);
+            no_code(who);
             rc = EXIT_REFUSED;
         } else if (!from_stdin && (strlen(b) != strlen(c) || sodium_memcmp(b, c, strlen(b)) != 0)) {
             printf("%s: the passcodes do not match\n", who);
@@ -212,7 +235,7 @@ int main(int argc, char **argv)
             if ((s = passcode_user_remove(store, uid, NULL, 0)) != PASSCODE_OK) rc = failed(store, who, s);
             else printf("%s: passcode removed\n", who);
         } else if (read_code("Passcode: ", a, sizeof a) != 0) {
-            printf("%s: no passcode given\n", who);
+            no_code(who);
             rc = EXIT_REFUSED;
         } else if ((s = passcode_user_remove(store, uid, a, strlen(a))) != PASSCODE_OK) {
             rc = failed(store, who, s);

@@ -43,6 +43,8 @@ need test keyutils "command -v keyctl"
 need "demo test" libpam0g-dev "[ -f /usr/include/security/pam_modules.h ]"
 # The TPM binding: tpm2-tss's headers to build, swtpm and tpm2-tools for its tests.
 need "demo test" libtss2-dev "[ -f /usr/include/tss2/tss2_esys.h ]"
+# passcoded mails reset codes through libcurl (the daemon links it; libpasscode.so does not).
+need "demo test" libcurl4-openssl-dev "[ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ]"
 need test "swtpm swtpm-tools" "command -v swtpm"
 need test tpm2-tools "command -v tpm2_clear"
 # xxd: the TPM test passes the owner/lockout authorizations to tpm2-tools on stdin (never argv).

@@ -29,7 +29,7 @@ FFI_END = "    # ---- end of the generated table ----"
 # A C type of the header as _ffi.py spells its ctypes type (the names _ffi.py defines above the table).
 C_TYPES = {
     "void": "None", "int32_t": "c_int32", "int64_t": "c_int64", "uint32_t": "c_uint32", "uint64_t": "c_uint64",
-    "size_t": "c_size_t", "const char *": "c_char_p", "void *": "c_void_p",
+    "size_t": "c_size_t", "const char *": "c_char_p", "char *": "c_char_p", "void *": "c_void_p",
     "int32_t *": "i32p", "int64_t *": "i64p", "const char **": "strp", "uint8_t *": "u8p", "const uint8_t *": "u8p",
     "const uint32_t *": "POINTER(c_uint32)", "uint32_t *": "POINTER(c_uint32)", "size_t *": "POINTER(c_size_t)", "uint64_t *": "POINTER(c_uint64)",
     "passcode_store *": "STORE", "passcode_options *": "OPTIONS", "passcode_flow *": "FLOW",

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The stripped size of libpasscode and its parts, against the 6.0 MB bar (make bench).
+"""The stripped size of libpasscode and its parts, against the 1.5 MB bar of the Embedded Swift
+build (make bench; issue 43; the EMBEDDED=0 build, with the Swift runtime inside, was 5.8 MB).
 
 The parts come from the linker's map (build/libpasscode.linkmap, written by `make lib`): every
 input section that ends up in the file is attributed to what it came from (our code, the Swift
@@ -16,11 +17,15 @@ import subprocess
 import sys
 import tempfile
 
-BAR_MB = 6.0
+BAR_MB = 1.5
 
 # (part, pattern on the input file's name), first match wins.
 PARTS = [
     ("our code (Passcode, PasscodeCore)", re.compile(r"/(Passcode|PasscodeCore)\.build/")),
+    # EMBEDDED=1 (scripts/embedded_build.sh): one object per module, all the Swift code it uses
+    # (the standard library's generic code is specialized into them).
+    ("our code + the stdlib it uses (Embedded Swift)", re.compile(r"(^|/)embedded/Passcode\w*\.o\b")),
+    ("Embedded Swift: Unicode data tables", re.compile(r"libswiftUnicodeDataTables\.a")),
     ("Swift runtime: demangler", re.compile(r"libswiftCore\.a\((Demangl|OldDemangl|Remangl|OldRemangl|NodePrinter|NodeDumper|Punycode|ManglingUtils|Context\.cpp|Errors\.cpp)")),
     ("Swift runtime: backtracing", re.compile(r"libswiftCore\.a\((Backtrace|BacktraceUtils|CrashHandler\w*|SymbolInfo|Paths)\.")),
     ("Swift runtime: Unicode tables", re.compile(r"libswiftCore\.a\(Unicode")),

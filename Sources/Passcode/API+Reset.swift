@@ -9,17 +9,60 @@ import PasscodeCore
 /// after `PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS` and replaces any earlier code. Works
 /// during a passcode lockout.
 ///
-/// In service mode: `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE` (the code would be handed to the
-/// host), nothing is requested; a later release moves delivery into the service.
+/// In service mode passcoded makes the code (the same rules) and mails it itself, through the
+/// relay its administrator configured, to the store's recipient (`passcode_reset_recipient_set`);
+/// no code is handed to the host and the delivery callback is not called.
+/// `passcode_reset_recipient` then gives the masked address to show (its first character, three stars and the domain).
 /// - Parameters:
 ///   - store: The store.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_RATE_LIMITED` (by default one a minute and five a
 ///   day; the message says when the next is allowed); `PASSCODE_ERR_HOOK_FAILED` (delivery
 ///   failed: the code was discarded, the message is the host's); `PASSCODE_ERR_STATE` (no
-///   delivery callback); `PASSCODE_ERR_INVALID_HANDLE`; or a store error.
+///   delivery callback); in service mode `PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE` (no relay
+///   configured, none reachable, or no recipient: a failed send counts against the day's
+///   requests; "forgot passcode" stays); `PASSCODE_ERR_INVALID_HANDLE`; or a store error.
 @c(passcode_reset_request)
 public func passcode_reset_request(_ store: OpaquePointer?) -> Int32 {
-    withStore(store, refusedInService: "a reset code handed to the host") { (s) throws(PasscodeError) in try s.requestResetCode() }
+    withBackend(store) { (s) throws(PasscodeError) in _ = try s.requestReset() }
+}
+
+/// Service mode: sets the address passcoded mails this store's reset codes to ("" removes it).
+/// It needs the passcode, checked by passcoded in the same call and counted as any attempt.
+/// - Parameters:
+///   - store: The store.
+///   - address: NUL-terminated, an address (local part, at sign, domain) in printable ASCII, at most 254 bytes; "" removes it.
+///   - digits: The passcode. Copied and wiped.
+///   - length: Its number of digits.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_WRONG_PASSCODE`, `PASSCODE_ERR_LOCKED_OUT`,
+///   `PASSCODE_ERR_NO_PASSCODE`, `PASSCODE_ERR_MISUSE` (no address, or not one),
+///   `PASSCODE_ERR_STATE` (the embedded store: codes go to the delivery callback),
+///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_reset_recipient_set)
+public func passcode_reset_recipient_set(_ store: OpaquePointer?, _ address: UnsafePointer<CChar>?,
+                                         _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in
+        guard let address else { throw PasscodeError.misuse("the address is NULL") }
+        _ = try s.setResetRecipient(String(cString: address), passcode: secret(digits, length, what: "the passcode"))
+    }
+}
+
+/// Service mode: the masked address reset codes are mailed to (its first character, three stars and the domain), "" when
+/// none is set. The full address is never given back.
+/// - Parameters:
+///   - store: The store.
+///   - out: Receives the masked address, NUL-terminated.
+///   - size: The bytes `out` holds (256 is always enough).
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_BUFFER_TOO_SMALL`, `PASSCODE_ERR_MISUSE`,
+///   `PASSCODE_ERR_STATE` (the embedded store), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
+@c(passcode_reset_recipient)
+public func passcode_reset_recipient(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<CChar>?, _ size: UInt) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in
+        guard let out else { throw PasscodeError.misuse("the out pointer is NULL") }
+        let masked = Array(try s.resetRecipient().utf8)
+        guard UInt(masked.count) < size else { throw PasscodeError.bufferTooSmall(needed: masked.count + 1) }
+        for (i, b) in masked.enumerated() { out[i] = CChar(bitPattern: b) }
+        out[masked.count] = 0
+    }
 }
 
 /// Seconds until `passcode_reset_request` is allowed again, 0 when it is allowed now.
@@ -40,8 +83,7 @@ public func passcode_reset_retry_after(_ store: OpaquePointer?, _ out: UnsafeMut
 /// lockout.
 ///
 /// In service mode passcoded answers it with the same statuses and messages (the code travels as
-/// bytes in a sensitive message); no code can be requested there yet (`passcode_reset_request` is
-/// refused), so none is pending unless one was made before.
+/// bytes in a sensitive message); the code is the one passcoded mailed.
 /// - Parameters:
 ///   - store: The store.
 ///   - code: The code's digits. Copied and wiped.
@@ -67,8 +109,7 @@ public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<
 /// it has the default length of 6 digits, whatever the passcode it replaces had.
 ///
 /// In service mode passcoded answers it with the same statuses and messages (the code travels as
-/// bytes in a sensitive message); no code can be requested there yet (`passcode_reset_request` is
-/// refused), so none is pending unless one was made before.
+/// bytes in a sensitive message); the code is the one passcoded mailed.
 /// In service mode the new data key stays in the service, and the new passcode proves the user on
 /// this handle for 5 minutes (as after `passcode_verify`).
 /// - Parameters:

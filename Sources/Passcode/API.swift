@@ -287,7 +287,7 @@ public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointe
                     ? "; the TPM is the one passcoded.conf names (passcode_tpm_posture reports it)" : ""
                 throw PasscodeError.refusedInServiceMode("\(first) is refused in service mode: the service chooses it alone\(tpm)\(all)")
             }
-            backend = try ServiceClient(appID: service.appID)
+            backend = try ServiceClient.connect(appID: service.appID)
         } else {
             let store = try PasscodeStore(path: String(cString: path), options: opts)
             embedded = store

@@ -188,6 +188,11 @@ public enum Status: Int32 {
     /// process or another): the handle reaches nothing any more and never writes to the removed
     /// file. Close it; `passcode_open` on the same path (or app id) makes a new, empty store.
     case errStoreRemoved = 65  // python: StoreRemoved(StoreError)
+    /// Service mode: passcoded cannot mail a reset code: no relay is configured in
+    /// passcoded.conf, the relay cannot be reached or refused the message, or the store has no
+    /// recipient (the message says which; it never holds the code). A request that reached the
+    /// relay step counts against the day's requests. "Forgot passcode" stays available.
+    case errResetDeliveryUnavailable = 66  // python: ResetDeliveryUnavailable(ServiceError)
 }
 
 extension PasscodeError {
@@ -258,6 +263,7 @@ extension PasscodeError {
         case .serviceUnavailable: return .errServiceUnavailable
         case .notInServiceMode: return .errNotInServiceMode
         case .storeRemoved: return .errStoreRemoved
+        case .resetDeliveryUnavailable: return .errResetDeliveryUnavailable
         case .passcodeNeeded: return .errPasscodeRequired
         case .service(let status, _, _): return Status(rawValue: status) ?? .errInternal
         }
@@ -333,6 +339,7 @@ extension Status {
         case .errServiceUnavailable: return "the passcode service cannot be reached"
         case .errNotInServiceMode: return "not offered by the passcode service yet"
         case .errStoreRemoved: return "the store was removed"
+        case .errResetDeliveryUnavailable: return "the reset code cannot be mailed"
         }
     }
 }

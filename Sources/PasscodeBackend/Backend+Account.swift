@@ -3,7 +3,13 @@
 import PasscodeCore
 
 package protocol AccountBackend: AnyObject {
-    // Reset by code (requesting a code stays embedded only: it hands the code to the host).
+    // Reset by code. A request: embedded, the code goes to the host's delivery callback (nil);
+    // service mode, passcoded mails it to the store's recipient (the masked address).
+    func requestReset() throws(PasscodeError) -> String?
+    /// The recipient of mailed codes (service mode; the masked address back). Embedded: `state`.
+    func setResetRecipient(_ address: String, passcode: SecretBytes) throws(PasscodeError) -> String
+    /// The masked recipient, "" when none (service mode). Embedded: `state`.
+    func resetRecipient() throws(PasscodeError) -> String
     func resetRetryAfterSeconds() throws(PasscodeError) -> Int64
     func checkReset(_ code: SecretBytes) throws(PasscodeError)
     /// `completeReset` without the key in the answer: true when a data key the host had been
@@ -27,6 +33,19 @@ package protocol AccountBackend: AnyObject {
 
 /// The embedded back end: the core's own calls (the others have the same names).
 extension PasscodeStore: AccountBackend {
+    package func requestReset() throws(PasscodeError) -> String? {
+        try requestResetCode()
+        return nil
+    }
+
+    package func setResetRecipient(_ address: String, passcode: SecretBytes) throws(PasscodeError) -> String {
+        throw PasscodeError.state("the reset recipient is passcoded's (service mode); the embedded store hands codes to the delivery callback")
+    }
+
+    package func resetRecipient() throws(PasscodeError) -> String {
+        throw PasscodeError.state("the reset recipient is passcoded's (service mode); the embedded store hands codes to the delivery callback")
+    }
+
     package func checkReset(_ code: SecretBytes) throws(PasscodeError) { _ = try checkResetCode(code) }
 
     package func resetPasscode(code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes?) throws(PasscodeError) -> Bool {

@@ -1,4 +1,4 @@
-// Service mode's reset codes (all but handing a code to the host), recovery key, account and
+// Service mode's reset codes (passcoded mails them; none is handed to the host), recovery key, account and
 // device sessions: carried to passcoded (Sources/passcoded/Service+Account.swift), where the
 // same core calls answer them. Codes, passcodes, passwords and the recovery key travel as `ay`
 // (their exact bytes, as the embedded store gets them) in sensitive messages.
@@ -7,6 +7,15 @@ import PasscodeCore
 
 extension ServiceClient {
     // MARK: - Reset by code
+
+    /// passcoded makes the code and mails it; the answer is the masked address.
+    package func requestReset() throws(PasscodeError) -> String? { try callResetRequest() }
+
+    package func setResetRecipient(_ address: String, passcode: SecretBytes) throws(PasscodeError) -> String {
+        try callSetResetRecipient(address: address, passcode: passcode)
+    }
+
+    package func resetRecipient() throws(PasscodeError) -> String { try callGetResetRecipient() }
 
     package func checkReset(_ code: SecretBytes) throws(PasscodeError) {
         try callResetCheck(code: code)

@@ -218,6 +218,42 @@ extension ServiceClient {
         return answer!
     }
 
+    /// SetResetRecipient(app_id s, address s, passcode ay) -> (masked_address s): The store's
+    /// recipient of reset codes: the caller's passcode (checked in the same call, counted as any
+    /// attempt) or a root caller is needed; "" clears it. Answers the masked address.
+    func callSetResetRecipient(address: String, passcode: SecretBytes) throws(PasscodeError) -> String {
+        var answer: String?
+        try call("SetResetRecipient", [.text(address), .secretBytes(passcode)]) { (r) throws(PasscodeError) in
+            let maskedAddress = try r.string()
+            answer = maskedAddress
+        }
+        return answer!
+    }
+
+    /// GetResetRecipient(app_id s) -> (masked_address s): The masked recipient
+    /// ("j***@example.org"), "" when none is set.
+    func callGetResetRecipient() throws(PasscodeError) -> String {
+        var answer: String?
+        try call("GetResetRecipient", []) { (r) throws(PasscodeError) in
+            let maskedAddress = try r.string()
+            answer = maskedAddress
+        }
+        return answer!
+    }
+
+    /// ResetRequest(app_id s) -> (masked_address s): A new reset code (the core's rules), mailed by
+    /// passcoded to the recipient; the caller learns only the masked address. No relay, none
+    /// reachable, or no recipient: RESET_DELIVERY_UNAVAILABLE (a failed send counts against the
+    /// day's requests).
+    func callResetRequest() throws(PasscodeError) -> String {
+        var answer: String?
+        try call("ResetRequest", []) { (r) throws(PasscodeError) in
+            let maskedAddress = try r.string()
+            answer = maskedAddress
+        }
+        return answer!
+    }
+
     /// ResetCheck(app_id s, code ay)
     func callResetCheck(code: SecretBytes) throws(PasscodeError) {
         try call("ResetCheck", [.secretBytes(code)]) { _ in }

@@ -183,10 +183,12 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// What passcoded pushed of the store, for the cached queries (ServiceClient+Cache.swift).
     let pushed = PushedCache()
 
-    /// The system bus this process connects to: DBUS_SYSTEM_BUS_ADDRESS (as sd-bus reads it), or
-    /// the default socket.
+    /// The system bus this process connects to: DBUS_SYSTEM_BUS_ADDRESS (as sd-bus reads it, with
+    /// secure_getenv: a setuid or setgid process ignores it, so its text never reaches a message
+    /// there), or the default socket.
     static var busAddress: String {
-        if let a = getenv("DBUS_SYSTEM_BUS_ADDRESS"), a.pointee != 0 { return String(cString: a) }
+        if getuid() == geteuid(), getgid() == getegid(),
+           let a = getenv("DBUS_SYSTEM_BUS_ADDRESS"), a.pointee != 0 { return String(cString: a) }
         return "unix:path=/run/dbus/system_bus_socket (the default; DBUS_SYSTEM_BUS_ADDRESS is not set)"
     }
 
@@ -200,26 +202,35 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
     }
 
     /// Connects and asks for the store's state once, so that an unreachable service or an app
-    /// id the service refuses fails here, as a bad path fails an embedded open.
-    package init(appID: String) throws(PasscodeError) {
-        self.appID = appID
-        bus = try SdBusLibrary.shared()
+    /// id the service refuses fails here, as a bad path fails an embedded open. The object is
+    /// made whole before anything that can fail after it exists: a class whose throwing init
+    /// throws after a partial initialization leaks its memory in Embedded Swift (issue 43).
+    package static func connect(appID: String) throws(PasscodeError) -> ServiceClient {
+        let bus = try SdBusLibrary.shared()
         var c: OpaquePointer?
         let r = bus.openSystem(&c)
         guard r >= 0, let c else {
             throw ServiceClient.noBus(r)
         }
-        connection = c
-        connectionPid = getpid()
-        let r2 = bus.addObject(c, &hookSlot, ServiceClient.hookPath, ServiceClient.hookHandler, Unmanaged.passUnretained(self).toOpaque())
+        let client = ServiceClient(appID: appID, bus: bus, connection: c)
+        let r2 = bus.addObject(c, &client.hookSlot, ServiceClient.hookPath, ServiceClient.hookHandler,
+                               Unmanaged.passUnretained(client).toOpaque())
         guard r2 >= 0 else {
-            close()
+            client.close()
             throw PasscodeError.serviceUnavailable("cannot publish the hook object: \(String(cString: strerror(-r2)))")
         }
-        do { _ = try state() } catch {
-            close()
+        do { _ = try client.state() } catch {
+            client.close()
             throw error
         }
+        return client
+    }
+
+    private init(appID: String, bus: SdBusLibrary, connection: OpaquePointer) {
+        self.appID = appID
+        self.bus = bus
+        self.connection = connection
+        connectionPid = getpid()
     }
 
     deinit { close() }

@@ -81,6 +81,7 @@ public enum BusStatus {
     public static let errServiceUnavailable: Int32 = 63
     public static let errNotInServiceMode: Int32 = 64
     public static let errStoreRemoved: Int32 = 65
+    public static let errResetDeliveryUnavailable: Int32 = 66
 
     /// The D-Bus error name of each status without `BusNames.errorPrefix` ("WrongPasscode").
     public static let names: [Int32: String] = [
@@ -150,6 +151,7 @@ public enum BusStatus {
         63: "ServiceUnavailable",
         64: "NotInServiceMode",
         65: "StoreRemoved",
+        66: "ResetDeliveryUnavailable",
     ]
 
     /// The status whose error name is `name`, if any.
@@ -226,6 +228,7 @@ extension PasscodeError {
         case .serviceUnavailable: return BusStatus.errServiceUnavailable
         case .notInServiceMode: return BusStatus.errNotInServiceMode
         case .storeRemoved: return BusStatus.errStoreRemoved
+        case .resetDeliveryUnavailable: return BusStatus.errResetDeliveryUnavailable
         case .passcodeNeeded: return BusStatus.errPasscodeRequired
         case .service(let status, _, _): return status
         }

@@ -107,6 +107,8 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case serviceUnavailable(String)
     /// Service mode: the service does not offer this call yet.
     case notInServiceMode(String)
+    /// Service mode: passcoded cannot mail a reset code (no relay, none reachable, no recipient).
+    case resetDeliveryUnavailable(String)
     /// The store was removed (`removeStore`, here or through another handle or process): this
     /// handle reaches nothing any more; opening the path again makes a new, empty store.
     case storeRemoved
@@ -184,7 +186,7 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .refusedInServiceMode(let m), .serviceUnavailable(let m), .notInServiceMode(let m): return m
         case .storeRemoved:
             return "the store was removed (passcode_store_remove): this handle reaches nothing any more; close it, and open the store again for a new, empty one"
-        case .passcodeNeeded(let m): return m
+        case .passcodeNeeded(let m), .resetDeliveryUnavailable(let m): return m
         case .service(_, let m, _): return m
         case .tampered:
             return "the store's security state was changed outside libpasscode; only a reset by email, forgot passcode or deleting the account can go on"

@@ -28,6 +28,27 @@ struct ServiceConfig {
     /// hex digits, scripts/tpm-provision.sh), read as root before the drop. Unset: the library's
     /// default file, when it exists; set: it must exist.
     var tpmOwnerAuthFile: String?
+    // Reset codes by email (passcoded(8) "Reset codes by email"): one contiguous block.
+    /// `smtp_host`, `smtp_port`: the relay passcoded sends reset codes through; nil: none, and
+    /// a request answers PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE.
+    var smtpHost: String?
+    var smtpPort: UInt32 = 587
+    /// `smtp_starttls`: required unless the host is a loopback address (127.0.0.0/8, ::1,
+    /// localhost), where `smtp_starttls = no` is allowed.
+    var smtpStartTLS = true
+    /// `smtp_login_file`: "user:password" on its first line, a root-only file (mode 0600 or
+    /// 0400, owned by root), read as root before the drop; nil: no login.
+    var smtpLoginFile: String?
+    /// The login read from it (kept in a wiped buffer).
+    var smtpLogin: SmtpLogin?
+    /// `smtp_from`: the sender address.
+    var smtpFrom: String?
+    /// `smtp_subject` and `smtp_template`: the message; {code} and {minutes} are replaced
+    /// (the template must hold {code}; "\\n" is a line break).
+    var smtpSubject = "Your passcode reset code"
+    var smtpTemplate = "Your reset code is {code}. It expires in {minutes} minutes.\\nIf you did not ask for it, ignore this message."
+    /// `smtp_timeout`: seconds a send may take, connect included (1 to 60).
+    var smtpTimeoutSeconds = 20
 
     static let defaultPath = "/etc/passcode/passcoded.conf"
 
@@ -82,6 +103,32 @@ struct ServiceConfig {
             case "tpm_owner_auth_file":
                 guard value.hasPrefix("/"), value.utf8.count < 4096 else { throw ConfigError("\(path):\(number + 1): tpm_owner_auth_file must be an absolute path") }
                 config.tpmOwnerAuthFile = value
+            case "smtp_host":
+                guard !value.isEmpty, value.utf8.count < 256, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f && $0 != 0x2f && $0 != 0x40 }) else {
+                    throw ConfigError("\(path):\(number + 1): smtp_host must be a host name or address")
+                }
+                config.smtpHost = value
+            case "smtp_port":
+                guard let v = UInt32(value), v >= 1, v <= 65535 else { throw ConfigError("\(path):\(number + 1): smtp_port must be 1 to 65535") }
+                config.smtpPort = v
+            case "smtp_starttls":
+                guard value == "yes" || value == "no" else { throw ConfigError("\(path):\(number + 1): smtp_starttls must be yes or no") }
+                config.smtpStartTLS = value == "yes"
+            case "smtp_login_file":
+                guard value.hasPrefix("/"), value.utf8.count < 4096 else { throw ConfigError("\(path):\(number + 1): smtp_login_file must be an absolute path") }
+                config.smtpLoginFile = value
+            case "smtp_from":
+                guard Mailer.isAddress(value) else { throw ConfigError("\(path):\(number + 1): smtp_from must be an address (name@domain)") }
+                config.smtpFrom = value
+            case "smtp_subject":
+                guard value.utf8.count <= 200, value.utf8.allSatisfy({ $0 >= 0x20 }) else { throw ConfigError("\(path):\(number + 1): smtp_subject must be one line of at most 200 bytes") }
+                config.smtpSubject = value
+            case "smtp_template":
+                guard value.contains("{code}"), value.utf8.count <= 2000 else { throw ConfigError("\(path):\(number + 1): smtp_template must hold {code} (at most 2000 bytes)") }
+                config.smtpTemplate = value
+            case "smtp_timeout":
+                guard let v = Int(value), v >= 1, v <= 60 else { throw ConfigError("\(path):\(number + 1): smtp_timeout must be 1 to 60 seconds") }
+                config.smtpTimeoutSeconds = v
             case "max_stores_per_uid":
                 guard let v = Int(value), v >= 1 else { throw ConfigError("\(path):\(number + 1): max_stores_per_uid is not a number of at least 1") }
                 config.maxStoresPerUID = v
@@ -94,6 +141,15 @@ struct ServiceConfig {
         }
         if config.tpmOwnerAuthFile != nil && config.tpm == nil {
             throw ConfigError("\(path): tpm_owner_auth_file needs tpm (the TPM it is the owner authorization of)")
+        }
+        if let host = config.smtpHost {
+            guard config.smtpFrom != nil else { throw ConfigError("\(path): smtp_host needs smtp_from (the sender)") }
+            if !config.smtpStartTLS && !Mailer.isLoopback(host) {
+                throw ConfigError("\(path): smtp_starttls = no is allowed only for a relay on loopback (\(host) is not)")
+            }
+            if let file = config.smtpLoginFile { config.smtpLogin = try SmtpLogin.read(path: file) }
+        } else if config.smtpFrom != nil || config.smtpLoginFile != nil {
+            throw ConfigError("\(path): smtp_from and smtp_login_file need smtp_host (the relay)")
         }
         if opsLimit != nil || memLimit != nil {
             config.cost = HashCost(opsLimit: opsLimit ?? config.cost.opsLimit, memLimit: memLimit ?? config.cost.memLimit)

@@ -101,6 +101,18 @@ protocol Passcode1Handlers {
     /// ever handed to the caller). Codes, passcodes, passwords and the recovery key are 'ay': their
     /// exact bytes, sensitive, at most 4096 bytes.
     func handleResetRetryAfter(_ call: BusCall, appID: String) throws -> Service.Prepared
+    /// SetResetRecipient(app_id s, address s, passcode ay) -> (masked_address s): The store's
+    /// recipient of reset codes: the caller's passcode (checked in the same call, counted as any
+    /// attempt) or a root caller is needed; "" clears it. Answers the masked address.
+    func handleSetResetRecipient(_ call: BusCall, appID: String, address: String, passcode: SecretBytes) throws -> Service.Prepared
+    /// GetResetRecipient(app_id s) -> (masked_address s): The masked recipient
+    /// ("j***@example.org"), "" when none is set.
+    func handleGetResetRecipient(_ call: BusCall, appID: String) throws -> Service.Prepared
+    /// ResetRequest(app_id s) -> (masked_address s): A new reset code (the core's rules), mailed by
+    /// passcoded to the recipient; the caller learns only the masked address. No relay, none
+    /// reachable, or no recipient: RESET_DELIVERY_UNAVAILABLE (a failed send counts against the
+    /// day's requests).
+    func handleResetRequest(_ call: BusCall, appID: String) throws -> Service.Prepared
     /// ResetCheck(app_id s, code ay)
     func handleResetCheck(_ call: BusCall, appID: String, code: SecretBytes) throws -> Service.Prepared
     /// ResetComplete(app_id s, code ay, new_passcode ay) -> (key_replaced b): key_replaced: done,
@@ -292,6 +304,17 @@ extension Service: Passcode1Handlers {
         case "ResetRetryAfter":
             let appID = try readString(m, "app_id")
             return try handleResetRetryAfter(BusCall(message: m, caller: caller), appID: appID)
+        case "SetResetRecipient":
+            let appID = try readString(m, "app_id")
+            let address = try readString(m, "address")
+            let passcode = try readSecretBytes(m, "passcode")
+            return try handleSetResetRecipient(BusCall(message: m, caller: caller), appID: appID, address: address, passcode: passcode)
+        case "GetResetRecipient":
+            let appID = try readString(m, "app_id")
+            return try handleGetResetRecipient(BusCall(message: m, caller: caller), appID: appID)
+        case "ResetRequest":
+            let appID = try readString(m, "app_id")
+            return try handleResetRequest(BusCall(message: m, caller: caller), appID: appID)
         case "ResetCheck":
             let appID = try readString(m, "app_id")
             let code = try readSecretBytes(m, "code")

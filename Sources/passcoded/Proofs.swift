@@ -100,7 +100,10 @@ final class ProofBook: @unchecked Sendable {
     /// connection's own calls run one at a time (Scheduler), so none of them overlaps another.
     func carried<R>(on store: PasscodeStore, uid: uid_t, appID: String, _ body: () throws -> R) rethrows -> R {
         let name = pthread_getspecific(ProofBook.key).map { Unmanaged<Caller>.fromOpaque($0).takeUnretainedValue().sender }
-        let state = CallerState(hooks: HookRelay.current?.hooks ?? Hooks(),
+        var hooks = HookRelay.current?.hooks ?? Hooks()
+        // A ResetRequest call: passcoded mails the code itself (Service+Mail.swift).
+        if let deliver = MailDelivery.current { hooks.deliverResetCode = deliver }
+        let state = CallerState(hooks: hooks,
                                 connection: name.flatMap { name in lock.withLock { proofs[uid]?[name]?[appID] } } ?? ConnectionState())
         let scopes = ProofBook.scopes, handle = ObjectIdentifier(store)
         let outer = scopes.byHandle[handle]

@@ -44,6 +44,8 @@ extension StoreRoot {
             dropHandle(uid: uid, appID: appID)
         }
         try withStore(uid: uid, appID: appID) { try $0.removeStore(current: current) }
+        // The reset recipient goes with the store: a new store of the same app id has none.
+        try? setRecipient(nil, uid: uid, appID: appID)
         dropHandle(uid: uid, appID: appID)
         pushRemoval(uid: uid, appID: appID)
     }

@@ -53,6 +53,7 @@ guard r >= 0 else { fail("cannot own \(BusNames.name): \(String(cString: strerro
 let tpmGroup = Privileges.tpmDeviceGroup(config.tpm)
 if let problem = Privileges.drop(to: account.uid, gid: account.gid, keeping: tpmGroup) { fail("dropping root: \(problem)") }
 
+Mailer.configured = Mailer(config: config)
 var options = StoreOptions()
 options.cost = config.cost
 options.clock = ServiceClock.source(offsetFile: config.clockOffsetFile)

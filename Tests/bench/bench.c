@@ -353,8 +353,82 @@ static void load_row(void) {
     if (a < 0) { cannot(what, why); return; }
     double b = load_time(sodium, why, sizeof why);
     if (b < 0) { cannot(what, why); return; }
-    row(what, a, b, "us", 1e6);
+    row_bar(what, a, b, "us", 1e6, 2.0);
     printf("%-52s %s\n", "  (loaded from)", lib);
+    /* The second baseline: libsodium and libsqlite3 (both NEEDED by libpasscode) loaded together,
+     * in the same fresh-process way; what is left above it is libpasscode's own load. */
+    char both[8300];
+    snprintf(both, sizeof both, "%s' 'libsqlite3.so.0", sodium);
+    double c = load_time(both, why, sizeof why);
+    if (c < 0) cannot("library load vs libsodium + libsqlite3 together", why);
+    else row("library load vs libsodium + libsqlite3 together", a, c, "us", 1e6);
+    /* The EMBEDDED=0 library, when make test-full-runtime (or make bench-full-runtime) built it. */
+    char full[4200];
+    snprintf(full, sizeof full, "%.4000s", lib);
+    char *slash = strrchr(full, '/');
+    if (slash) {
+        snprintf(slash, sizeof full - (size_t)(slash - full), "/full-runtime/libpasscode.so.0");
+        if (access(full, R_OK) == 0) {
+            double d = load_time(full, why, sizeof why);
+            if (d < 0) cannot("EMBEDDED=0 library load vs this one", why);
+            else row("EMBEDDED=0 library load vs this one", d, a, "us", 1e6);
+        }
+    }
+}
+
+/* passcode_is_set and the one-call lock screen against the EMBEDDED=0 library (the full Swift
+ * runtime linked in statically), when make test-full-runtime built it beside this one: loaded
+ * with dlopen (RTLD_LOCAL, its own store), rounds interleaved with this library's, the fastest
+ * of each kept. */
+static void full_runtime_rows(passcode_store *ours, const char *dir) {
+    const char *what = "passcode_is_set vs the EMBEDDED=0 build";
+    char lib[4096], full[4200], path[300];
+    uint32_t (*v)(void) = passcode_version_number;
+    void *symbol;
+    memcpy(&symbol, &v, sizeof symbol);
+    if (!library_of(symbol, lib, sizeof lib)) { cannot(what, "dladdr found no libpasscode"); return; }
+    char *slash = strrchr(lib, '/');
+    if (slash) *slash = 0;
+    snprintf(full, sizeof full, "%.4000s/full-runtime/libpasscode.so.0", lib);
+    if (access(full, R_OK) != 0) { cannot(what, "no build/full-runtime/libpasscode.so.0 (make test-full-runtime builds it)"); return; }
+    void *h = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+    if (!h) { cannot(what, dlerror()); return; }
+    typedef passcode_status (*open_f)(const char *, passcode_options *, passcode_store **);
+    typedef passcode_status (*set_f)(passcode_store *, const char *, size_t);
+    typedef passcode_status (*is_set_f)(passcode_store *, int32_t *);
+    typedef passcode_status (*screen_f)(passcode_store *, passcode_lock_screen *);
+    typedef void (*close_f)(passcode_store *);
+    open_f o; set_f st; is_set_f is; screen_f sc; close_f cl;
+    void *p;
+    p = dlsym(h, "passcode_open"); memcpy(&o, &p, sizeof o);
+    p = dlsym(h, "passcode_set"); memcpy(&st, &p, sizeof st);
+    p = dlsym(h, "passcode_is_set"); memcpy(&is, &p, sizeof is);
+    p = dlsym(h, "passcode_lock_screen_read"); memcpy(&sc, &p, sizeof sc);
+    p = dlsym(h, "passcode_close"); memcpy(&cl, &p, sizeof cl);
+    if (!o || !st || !is || !sc || !cl) { cannot(what, "a function is missing from the EMBEDDED=0 library"); return; }
+    snprintf(path, sizeof path, "%s/full-runtime.db", dir);
+    remove_store(path);
+    passcode_store *theirs = NULL;
+    if (o(path, NULL, &theirs) != PASSCODE_OK || st(theirs, PC, 6) != PASSCODE_OK) { cannot(what, "its store did not open"); return; }
+    enum { Q = 20000, ROUNDS = 7 };
+    int32_t out;
+    passcode_lock_screen screen;
+    screen.size = sizeof screen;
+    double a_set = 1e9, b_set = 1e9, a_poll = 1e9, b_poll = 1e9, t0, t1;
+    for (int r = 0; r < ROUNDS; r++) {
+        t0 = now_s(); for (int i = 0; i < Q; i++) passcode_is_set(ours, &out); t1 = now_s();
+        if ((t1 - t0) / Q < a_set) a_set = (t1 - t0) / Q;
+        t0 = now_s(); for (int i = 0; i < Q; i++) is(theirs, &out); t1 = now_s();
+        if ((t1 - t0) / Q < b_set) b_set = (t1 - t0) / Q;
+        t0 = now_s(); for (int i = 0; i < Q; i++) passcode_lock_screen_read(ours, &screen); t1 = now_s();
+        if ((t1 - t0) / Q < a_poll) a_poll = (t1 - t0) / Q;
+        t0 = now_s(); for (int i = 0; i < Q; i++) sc(theirs, &screen); t1 = now_s();
+        if ((t1 - t0) / Q < b_poll) b_poll = (t1 - t0) / Q;
+    }
+    row_bar(what, a_set, b_set, "ns", 1e9, 1.0);
+    row_bar("lock-screen poll (one call) vs the EMBEDDED=0 build", a_poll, b_poll, "ns", 1e9, 1.0);
+    cl(theirs);
+    remove_store(path);
 }
 
 static void remove_dirs(void) {
@@ -415,6 +489,7 @@ int main(void) {
     }
     row("passcode_is_set (cached answer) vs an empty ABI call", is_set_t, empty_call, "ns", 1e9);
     row_bar("lock-screen poll (one call) vs passcode_is_set", poll_t, is_set_t, "ns", 1e9, 1.3);
+    full_runtime_rows(s, shm_dir);
     row("the same poll as 3 calls vs the one call", three_t, poll_t, "ns", 1e9);
     /* The same query when another connection committed just before: read from the file. */
     enum { W = 300 };

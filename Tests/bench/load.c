@@ -1,5 +1,6 @@
-/* make bench's load-time helper: dlopen(argv[1]) in this fresh process, linked to neither
- * libpasscode nor libsodium, so that nothing is loaded already. Runs 5 times (each in a new
+/* make bench's load-time helper: dlopen of each library named, in order, in this fresh process,
+ * linked to neither libpasscode nor libsodium, so that nothing is loaded already (several
+ * libraries: the time of loading them all, for a baseline of libsodium and libsqlite3 together). Runs 5 times (each in a new
  * child, started with exec by the caller's first run) and prints the fastest in seconds, or
  * the reason it could not load the library (exit 1). */
 #define _GNU_SOURCE
@@ -18,15 +19,18 @@ static double now_s(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc == 3 && strcmp(argv[1], "--once") == 0) {
-        double a = now_s();
-        void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
-        double b = now_s() - a;
-        if (!h) { printf("dlopen: %s\n", dlerror()); return 1; }
-        printf("%.9f\n", b);
+    if (argc >= 3 && strcmp(argv[1], "--once") == 0) {
+        double total = 0;
+        for (int i = 2; i < argc; i++) {
+            double a = now_s();
+            void *h = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
+            total += now_s() - a;
+            if (!h) { printf("dlopen: %s\n", dlerror()); return 1; }
+        }
+        printf("%.9f\n", total);
         return 0;
     }
-    if (argc != 2) { fprintf(stderr, "usage: bench_load LIBRARY\n"); return 2; }
+    if (argc < 2 || argc > 5) { fprintf(stderr, "usage: bench_load LIBRARY [LIBRARY...] (at most 4)\n"); return 2; }
     double best = -1;
     for (int i = 0; i < 5; i++) {
         int fds[2];
@@ -35,7 +39,10 @@ int main(int argc, char **argv) {
         if (pid == 0) {
             dup2(fds[1], 1);
             close(fds[0]);
-            execl("/proc/self/exe", argv[0], "--once", argv[1], (char *)NULL);
+            char *args[8] = {argv[0], "--once"};
+            for (int k = 1; k < argc; k++) args[k + 1] = argv[k];
+            args[argc + 1] = NULL;
+            execv("/proc/self/exe", args);
             printf("exec: failed\n");
             _exit(1);
         }

@@ -122,6 +122,11 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
 
     @classmethod
     def tearDownClass(cls):
+        # GLib's shared system bus connection raises SIGTERM when its bus goes (exit-on-close):
+        # the private bus stops here, and the service-mode tests run on after.
+        bus = desktop.system_bus()
+        if bus is not None:
+            bus.set_exit_on_close(False)
         cls.smtp.stop()
         for p in (cls.logind, cls.fprintd):
             p.terminate()
@@ -992,6 +997,132 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
 
     def _logged(self, kind):
         return any(e.kind == kind for e in self.app.store.events())
+
+
+class GtkServiceMode(unittest.TestCase):
+    """The lock screen on the store passcoded keeps (--service): passcoded for this checkout on a
+    private bus of its own (scripts/try-service.sh, as root: it makes a service user and removes
+    it after), the real clock (the service refuses a host's clock)."""
+    shot = GtkFrontEnd.shot
+    visible_name = GtkFrontEnd.visible_name
+    click_digits = GtkFrontEnd.click_digits
+    create = GtkFrontEnd.create
+    lock_visible = GtkFrontEnd.lock_visible
+    APP_ID = "org.libpasscode.DemoServiceTest"
+
+    @classmethod
+    def setUpClass(cls):
+        passcoded = os.environ.get("PASSCODED", "")
+        if os.getuid() != 0:  # as test-service: passcoded starts as root and drops to a user it is given
+            raise unittest.SkipTest("service mode needs root (a service user is created and removed)")
+        if not os.access(passcoded, os.X_OK):
+            raise AssertionError("PASSCODED=%r is not passcoded (Tests/gtk/run.sh passes BUILD_DIR/passcoded)" % passcoded)
+        script = os.path.join(HERE, "..", "..", "scripts", "try-service.sh")
+        # The command under try-service prints the bus address and waits for its stdin to close.
+        cls.service = subprocess.Popen([script, passcoded, "sh", "-c", 'echo "$DBUS_SYSTEM_BUS_ADDRESS"; exec cat >/dev/null'],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                       env=dict(os.environ, SUDO_USER=""))
+        address = cls.service.stdout.readline().strip()
+        if not address.startswith("unix:"):
+            cls.service.stdin.close()
+            raise AssertionError("try-service did not start: %s" % cls.service.stderr.read())
+        cls.saved_bus = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
+        os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = address
+        cls.application = getattr(GtkFrontEnd, "application", None)
+        if cls.application is None:
+            Adw.init()
+            Gtk.Settings.get_default().set_property("gtk-cursor-blink", False)
+            cls.application = Adw.Application(application_id="org.libpasscode.DemoTest", flags=0)
+            cls.application.register(None)
+        os.makedirs(SHOTS, exist_ok=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.service.stdin.close()  # try-service removes the bus, passcoded, its stores and its user
+        cls.service.wait(timeout=30)
+        cls.service.stdout.close()
+        cls.service.stderr.close()
+        if cls.saved_bus is None:
+            os.environ.pop("DBUS_SYSTEM_BUS_ADDRESS", None)
+        else:
+            os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = cls.saved_bus
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        GtkServiceMode.count = getattr(GtkServiceMode, "count", 0) + 1
+        self.app_id = "%s.Test%d" % (self.APP_ID, self.count)  # a store of its own for each test
+        self.app = pg.App(self.application, os.path.join(self.tmp.name, "demo.db"), bus=None, username="alice",
+                          service=self.app_id)
+        self.app.window.present()
+        spin(0.2)
+        if self.app.first_launch and self.app.sheet:
+            self.app.sheet.cancel()
+            spin()
+
+    def tearDown(self):
+        GtkFrontEnd.close_app(self)
+        self.tmp.cleanup()
+
+    def test_lock_screen_through_passcoded(self):
+        app = self.app
+        self.assertEqual(app.lock_title.get_subtitle(), "Service mode (passcoded)")
+        self.assertEqual(app.title.get_subtitle(), "Service mode (passcoded)")
+        self.create()
+        # The store is passcoded's, not a file next to the label path.
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name, "demo.db")))
+        app.report(Event.LOCK_NOW)
+        spin()
+        self.assertTrue(self.lock_visible())
+        pad = app.lock_view.pad
+        self.shot("40-lock-screen-service-mode")
+        self.click_digits(pad, "111222")
+        self.assertEqual(pad.error.get_label(), "Incorrect passcode")
+        self.assertTrue(pad.error.get_visible())
+        self.assertTrue(self.lock_visible())
+        self.shot("41-lock-screen-service-mode-wrong-passcode")
+        # Counted by passcoded: a new handle (a relaunch) sees the failed attempt.
+        other = passcode.Store("label", service=self.app_id)
+        try:
+            self.assertEqual(other.failed_attempts, 1)
+        finally:
+            other.close()
+        self.click_digits(pad, PASSCODE)
+        self.assertTrue(spin_until(lambda: not self.lock_visible()))
+        self.assertEqual(app.last_toast, "1 failed attempt since your last unlock")
+        app.report(Event.LOCK_NOW)
+        spin()
+        for wrong in ("111223", "111224", "111225", "111226", "111227"):
+            self.click_digits(pad, wrong)
+        self.assertEqual(pad.flow.step, FlowStep.LOCKED_OUT)
+        self.assertTrue(pad.countdown.get_visible())
+        self.assertRegex(pad.countdown.get_label(), r"^Try again in (1:00|0:5\d)$")
+        self.assertFalse(pad.grid.get_sensitive())
+        self.shot("42-lock-screen-service-mode-lockout")
+
+    def test_reset_by_email_answers_with_the_librarys_message(self):
+        # Whatever passcoded answers a request for a code (refused in service mode, or no relay
+        # configured), the sheet says the library's message; no crash, no code in the host.
+        self.create()
+        app = self.app
+        seen = []
+        request = app.store.request_reset_code
+
+        def recording():
+            try:
+                return request()
+            except passcode.PasscodeError as e:
+                seen.append(e)
+                raise
+        app.store.request_reset_code = recording
+        app.reset_row.emit("activated")
+        sheet = app.sheet
+        sheet.send_button.emit("clicked")
+        spin()
+        self.assertEqual(len(seen), 1)
+        self.assertTrue(sheet.request_error.get_visible())
+        self.assertEqual(sheet.request_error.get_text(), pg.sentence(seen[0].message) + ".")
+        self.assertEqual(sheet.stack.get_visible_child_name(), "request")
+        self.assertTrue(app.store.is_enabled)  # nothing changed
 
 
 if __name__ == "__main__":

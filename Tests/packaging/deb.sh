@@ -60,10 +60,10 @@ lib=$(find "$src/debian/libpasscode0" -name "libpasscode.so.$version")
 hardening-check --nofortify --nocfprotection "$lib" > "$tmp/hardening.log" 2>&1 \
     || { cat "$tmp/hardening.log"; echo "deb-test: FAIL: hardening-check" >&2; exit 1; }
 hardening-check -v "$lib" > "$tmp/hardening-all.log" 2>&1 || true
-for f in fgets readlink strcat; do  # called only by the Swift runtime (libswiftCore.a), never by libpasscode's own code
-    grep -q "unprotected: $f\$" "$tmp/hardening-all.log" || { echo "deb-test: FAIL: the runtime's unprotected $f is gone: re-check the fortify note" >&2; exit 1; }
+for f in memcpy memmove memset; do  # emitted by the Swift compiler as plain calls (Swift checks bounds itself)
+    grep -q "unprotected: $f\$" "$tmp/hardening-all.log" || { echo "deb-test: FAIL: the Swift compiler's unprotected $f is gone: re-check the fortify note" >&2; exit 1; }
 done
-echo "deb-test: hardening-check: $(grep -E ': yes' "$tmp/hardening.log" | sed 's/^ *//; s/: yes//' | tr '\n' ',' | sed 's/,$//'): yes; fortify and CET: not possible with the static Swift runtime (docs/hacking.md)"
+echo "deb-test: hardening-check: $(grep -E ': yes' "$tmp/hardening.log" | sed 's/^ *//; s/: yes//' | tr '\n' ',' | sed 's/,$//'): yes; fortify and CET: not possible with the Swift compiler's output (docs/hacking.md)"
 export DEBIAN_FRONTEND=noninteractive
 apt-get install -y -qq "$tmp"/libpasscode0_*.deb "$tmp"/libpasscode-dev_*.deb "$tmp"/python3-passcode_*.deb "$tmp"/passcoded_*.deb \
     "$tmp"/libpam-passcode_*.deb >/dev/null

@@ -1,9 +1,13 @@
 """One PAM transaction under pam_wrapper, for Tests/pam/test_pam.py (run with LD_PRELOAD of
 libpam_wrapper.so, PAM_WRAPPER=1 and PAM_WRAPPER_SERVICE_DIR set by the caller):
     pamcase.py SERVICE USER OPERATION EXPECTED [ANSWER...]
-OPERATION: authenticate, account, setcred, chauthtok. Prints one JSON line: ok (the return code
+OPERATION: authenticate, account, setcred, chauthtok. With PAMCASE_RUID set (and run as root) the
+transaction runs with that real uid and effective uid 0, as in a setuid program (su, passwd,
+polkit's agent helper) that user runs: set in this process, since an exec would drop
+LD_LIBRARY_PATH and the bus address (secure-execution mode). Prints one JSON line: ok (the return code
 was EXPECTED), the error text pypamtest gave, and the PAM_ERROR_MSG and PAM_TEXT_INFO lines."""
 import json
+import os
 import sys
 
 import pypamtest
@@ -12,6 +16,8 @@ OPS = {"authenticate": pypamtest.PAMTEST_AUTHENTICATE, "account": pypamtest.PAMT
        "setcred": pypamtest.PAMTEST_SETCRED, "chauthtok": pypamtest.PAMTEST_CHAUTHTOK}
 service, user, op, expected = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 answers = sys.argv[5:]
+if os.environ.get("PAMCASE_RUID"):
+    os.setresuid(int(os.environ["PAMCASE_RUID"]), 0, 0)
 case = pypamtest.TestCase(OPS[op], expected)
 try:
     result = pypamtest.run_pamtest(user, service, [case], answers)

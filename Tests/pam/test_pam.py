@@ -144,6 +144,9 @@ class Rig:
         args = [*self.as_user(run_as), "pamtester", "-v", *extra, os.path.basename(self.etc_service), user, op]
         return self.run(*args, input=stdin, env=env or self.env())
 
+    def run_bytes(self, *args, stdin=b""):
+        return subprocess.run(list(args), input=stdin, capture_output=True, env=self.env())
+
     def ctl(self, *args, run_as=None, stdin=None):
         return self.run(*self.as_user(run_as), CTL, *args, input=stdin, env=self.env())
 
@@ -181,11 +184,25 @@ def tests(r):
     check("enrol-own-binding-refused", "set" not in py.stdout.split() and r.failed_attempts(a) is None,
           f"the binding's set_passcode on the login store as {a}: {py.stdout.strip() or py.stderr.strip()[-200:]}")
     print(f"note: {a}'s own process through the Python binding (SetPasscodeKey): {py.stdout.strip()}")
+    # passcodectl --stdin: a line with a NUL, or longer than a passcode can be, is refused whole
+    # (it was cut: root's "4810<NUL>99" set the PIN 4810).
+    nul = r.run_bytes(CTL, "--stdin", "set", a, stdin=b"4810\x0099\n")
+    longer = r.ctl("--stdin", "set", a, stdin="381947" + " " * 70 + "\n")
+    check("ctl-stdin-nul-or-long-refused", nul.returncode == 1 and longer.returncode == 1 and r.failed_attempts(a) is None
+          and b"not a passcode" in nul.stdout and "not a passcode" in longer.stdout,
+          f"exit {nul.returncode} {nul.stdout.decode().strip()} / exit {longer.returncode} {longer.stdout.strip()}")
+    bad = r.ctl("--app", "", "status", a)
+    check("ctl-bad-app-says-why", bad.returncode == 2 and bad.stdout.startswith(f"{a}: ") and len(bad.stdout.strip()) > len(a) + 1,
+          f"an empty --app: exit {bad.returncode}, '{bad.stdout.strip()}'")
     root = r.ctl("--stdin", "set", a, stdin=pin + "\n")
     check("enrol-root", root.returncode == 0 and r.failed_attempts(a) == 0, root.stdout.strip())
     status = r.ctl("status", a)
     check("status-line", status.returncode == 0 and len(status.stdout.splitlines()) == 1 and "6 digits" in status.stdout,
           status.stdout.strip())
+    ch = r.run_bytes(*r.as_user(a), CTL, "--stdin", "change", stdin=f"{pin}\0junk\n381947\n".encode())
+    x = r.pamcase("plain", a, "authenticate", PAM_SUCCESS, pin)
+    check("ctl-stdin-change-nul-refused", ch.returncode == 1 and b"not a passcode" in ch.stdout and x["ok"] and r.failed_attempts(a) == 0,
+          f"a current passcode with a NUL and more after it: exit {ch.returncode} {ch.stdout.decode().strip()}; the PIN unchanged")
     busctl = r.run(*r.as_user(a), "busctl", f"--address={r.address}", "call", "org.libpasscode.Passcode1",
                    "/org/libpasscode/Passcode1", "org.libpasscode.Passcode1", "DeleteAccount", "ss", "login", "DELETE", env=r.env())
     check("delete-account-own-refused", busctl.returncode != 0 and "root only" in busctl.stderr and r.failed_attempts(a) == 0,
@@ -230,6 +247,19 @@ def tests(r):
     check("cross-user-zero-guesses", got == 0 and r.failed_attempts(a) == before and st.returncode == 1,
           f"{b}'s process: {got} guesses reached {a}'s store; status as {b}: {st.stdout.strip()}")
     print(f"note: guesses {b}'s process got against {a}'s login store: {got} (failures stayed {before})")
+    # A setuid program that b runs (su, polkit's agent helper: real uid b, effective uid 0) is root
+    # to passcoded: the module refuses it before asking, nothing counted, chauthtok included.
+    before = r.failed_attempts(a)
+    ruid_b, ruid_a = str(pwd.getpwnam(b).pw_uid), str(pwd.getpwnam(a).pw_uid)
+    seen = [r.pamcase("plain", a, "authenticate", PAM_AUTHINFO_UNAVAIL, guess, PAMCASE_RUID=ruid_b) for guess in ["333333", pin]]
+    seen.append(r.pamcase("plain", a, "chauthtok", PAM_AUTHINFO_UNAVAIL, "555555", "381947", "381947", PAMCASE_RUID=ruid_b))
+    got = sum(1 for x in seen if not x["ok"])
+    check("setuid-cross-user-zero-guesses", got == 0 and r.failed_attempts(a) == before,
+          f"su-like as {b} (real uid {b}, effective root): {got} of 3 calls reached {a}'s store, failures {before} -> {r.failed_attempts(a)}")
+    print(f"note: guesses a setuid program run by {b} got against {a}'s login store: {got}")
+    # sudo's own case (real uid a, the user it authenticates) still works.
+    x = r.pamcase("plain", a, "authenticate", PAM_SUCCESS, pin, PAMCASE_RUID=ruid_a)
+    check("setuid-own-user", x["ok"] and r.failed_attempts(a) == 0, f"sudo-like as {a}: {x}")
     # A screen locker running as the user itself.
     t = r.pamtester(a, "authenticate", pin + "\n", run_as=a)
     check("screen-locker-as-user", t.returncode == 0 and r.failed_attempts(a) == 0, t.stderr.strip().splitlines()[-1])

@@ -10,7 +10,7 @@ import passcode
 from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep, LifecycleEvent, LockReason,
                       LogoutReason, Notice, Setting)
 
-from conftest import PC1, PC2, PC3, ROOT, ONLY_CLOCK, ONLY_FILE, ONLY_OPEN, ONLY_PEPPER, ONLY_PROCESS, ONLY_RESET_CODE, ONLY_BIOMETRIC
+from conftest import SERVICE, PC1, PC2, PC3, ROOT, ONLY_CLOCK, ONLY_FILE, ONLY_OPEN, ONLY_PEPPER, ONLY_PROCESS, ONLY_RESET_CODE, ONLY_BIOMETRIC
 
 
 @pytest.mark.embedded_only(ONLY_FILE)
@@ -188,6 +188,28 @@ def test_delivery_callback_that_raises_fails_the_request_without_leaking_the_cod
     assert captured and captured[0] not in str(e.value)
     assert "ValueError" in str(e.value)
     assert not locked_store.reset_pending
+
+
+def test_reset_recipient_needs_the_passcode_and_is_shown_masked(locked_store):
+    s = locked_store
+    if not SERVICE:
+        # The embedded store hands its codes to on_reset_code: there is no recipient to keep.
+        with pytest.raises(passcode.InvalidState):
+            s.set_reset_recipient("jane.doe@example.org", PC1)
+        with pytest.raises(passcode.InvalidState):
+            s.reset_recipient
+        assert s.failed_attempts == 0
+        return
+    assert s.reset_recipient == ""
+    with pytest.raises(passcode.WrongPasscode):
+        s.set_reset_recipient("jane.doe@example.org", PC3)
+    assert s.reset_recipient == "" and s.failed_attempts == 1
+    with pytest.raises(passcode.InvalidArgument):
+        s.set_reset_recipient("not an address", PC1)
+    s.set_reset_recipient("jane.doe@example.org", PC1)
+    assert s.reset_recipient == "j***@example.org"
+    s.set_reset_recipient("", PC1)
+    assert s.reset_recipient == ""
 
 
 def test_void_callbacks_that_raise_never_crash(locked_store):

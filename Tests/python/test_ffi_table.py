@@ -13,7 +13,7 @@ HEADER = open(os.path.join(ROOT, "include", "passcode.h")).read()
 C_TO_CTYPES = {
     "int32_t": ctypes.c_int32, "int64_t": ctypes.c_int64, "uint32_t": ctypes.c_uint32,
     "uint64_t": ctypes.c_uint64, "size_t": ctypes.c_size_t, "void": None,
-    "const char *": ctypes.c_char_p, "void *": ctypes.c_void_p,
+    "const char *": ctypes.c_char_p, "char *": ctypes.c_char_p, "void *": ctypes.c_void_p,
     "int32_t *": ctypes.POINTER(ctypes.c_int32), "int64_t *": ctypes.POINTER(ctypes.c_int64),
     "const char **": ctypes.POINTER(ctypes.c_char_p), "const uint8_t *": ctypes.POINTER(ctypes.c_uint8), "uint8_t *": ctypes.POINTER(ctypes.c_uint8),
     "const uint32_t *": ctypes.POINTER(ctypes.c_uint32), "uint32_t *": ctypes.POINTER(ctypes.c_uint32),

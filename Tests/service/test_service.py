@@ -881,6 +881,190 @@ def fingerprint_through_service():
     procs["fprintd"].wait()
 
 
+def mail_through_service():
+    """Reset codes mailed by passcoded (passcoded(8) "Reset codes by email"): an aiosmtpd server
+    on loopback is the relay; the code is taken from the mail it received. No relay, a relay
+    down, no recipient: RESET_DELIVERY_UNAVAILABLE (a failed send counted against the day's
+    requests). The recipient needs the passcode (or root). The code is in no reply and not in
+    passcoded's log. A reset completed with the recovery key keeps the data key."""
+    import re
+    try:
+        from aiosmtpd.controller import Controller
+    except ImportError:
+        check(False, "reset codes by mail: python3-aiosmtpd is missing (make deps installs it)")
+        return
+    received = []
+
+    class Keep:
+        async def handle_DATA(self, server, session, envelope):
+            received.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.content.decode("utf-8", "replace")))
+            return "250 OK"
+
+    log_path = os.path.join(top, "daemon.log")
+    base = (f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
+            f"clock_offset_file = {clock_file}\n")
+    app, key = "org.example.mail", list(range(1, 33))
+    replies = []
+    code = code2 = code3 = ""
+
+    def ask(client, *call):
+        r = client.call(*call)
+        replies.append(json.dumps(r))
+        return r
+
+    a, m, root = Client(ALICE), Client(MALLORY), Client("root")
+    check(ask(a, "SetPasscode", "(ss)", app, GOOD) == {"ok": []}, "mail: a store with a passcode")
+    # No relay configured: the new status, and "forgot" stays.
+    r = ask(a, "ResetRequest", "(s)", app)
+    check(error_of(r) == "ResetDeliveryUnavailable" and "no mail relay" in r.get("message", ""), f"no relay configured: ResetDeliveryUnavailable: {r}")
+    check(ask(a, "ResetRetryAfter", "(s)", app) == {"ok": [0]}, "no relay configured: nothing was counted (no code was made)")
+
+    # A relay on loopback (no STARTTLS there), and a port where none listens (the relay down).
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(Keep(), hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        procs["daemon"].kill()
+        procs["daemon"].wait()
+        write_root_file(config_file, base + f"smtp_host = 127.0.0.1\nsmtp_port = {port}\nsmtp_starttls = no\n"
+                        "smtp_from = passcode@example.org\nsmtp_timeout = 5\n")
+        restart_daemon()
+        a, m, root = Client(ALICE), Client(MALLORY), Client("root")
+        r = ask(a, "ResetRequest", "(s)", app)
+        check(error_of(r) == "ResetDeliveryUnavailable" and "recipient" in r.get("message", ""), f"no recipient set: ResetDeliveryUnavailable: {r}")
+        # The recipient: without the passcode refused, with a wrong one refused (and counted), with it accepted.
+        r = ask(a, "SetResetRecipient", "(ssay)", app, "jane@example.org", [])
+        check(error_of(r) == "PasscodeRequired", f"a recipient without the passcode is refused: {r}")
+        r = ask(a, "SetResetRecipient", "(ssay)", app, "jane@example.org", list(b"111111"))
+        check(error_of(r) == "WrongPasscode", f"a recipient with a wrong passcode is refused: {r}")
+        r = ask(m, "SetResetRecipient", "(ssay)", app, "mallory@example.org", list(GOOD.encode()))
+        check(error_of(r) != "ok", f"another uid cannot set it (it reaches its own store only): {r}")
+        check(ask(a, "GetResetRecipient", "(s)", app) == {"ok": [""]}, "after the refusals no recipient is set")
+        r = ask(a, "SetResetRecipient", "(ssay)", app, "jane@example.org\r\nBcc: x@y", list(GOOD.encode()))
+        check(error_of(r) == "Misuse", f"an address with a line break is refused: {r}")
+        r = ask(a, "SetResetRecipient", "(ssay)", app, "jane@example.org", list(GOOD.encode()))
+        check(r == {"ok": ["j***@example.org"]}, f"with the passcode the recipient is set, answered masked: {r}")
+        check(ask(a, "GetResetRecipient", "(s)", app) == {"ok": ["j***@example.org"]}, "GetResetRecipient answers it masked")
+        # The recovery key, and the data key it must keep.
+        r = ask(a, "UnlockKey", "(ss)", app, GOOD)
+        data_key = r.get("ok", [None])[0]
+        check(data_key is not None and len(data_key) == 32, "the data key released by the passcode")
+        check(ask(a, "SetRecoveryKey", "(sayay)", app, key, list(GOOD.encode())) == {"ok": []}, "a recovery key set")
+        # A code mailed: the caller sees the masked address only.
+        r = ask(a, "ResetRequest", "(s)", app)
+        check(r == {"ok": ["j***@example.org"]}, f"ResetRequest answers the masked address: {r}")
+        check(len(received) == 1 and received[0][1] == ["jane@example.org"] and received[0][0] == "passcode@example.org",
+              f"the relay received one mail, to the recipient, from the configured sender: {[x[:2] for x in received]}")
+        body = received[0][2] if received else ""
+        found = re.findall(r"reset code is (\d+)", body)
+        code = found[0] if found else ""
+        check(len(code) == 8, f"the mail holds an 8-digit code and its expiry: {'expires in' in body}")
+        r = ask(a, "ResetRequest", "(s)", app)
+        check(error_of(r) == "RateLimited", f"a second request within the interval: RateLimited: {r}")
+        check(error_of(ask(m, "ResetCheck", "(say)", app, list(code.encode()))) != "ok", "another uid's check of the code does not reach the store")
+        check(ask(a, "ResetPending", "(s)", app) == {"ok": [True]}, "the code is pending")
+        r = ask(a, "ResetCompleteWithRecoveryKey", "(sayayay)", app, list(code.encode()), list(b"739258"), key)
+        check(r == {"ok": []}, f"a reset completed through passcoded with the mailed code and the recovery key: {r}")
+        r = ask(a, "UnlockKey", "(ss)", app, "739258")
+        check(r.get("ok", [None])[0] == data_key, "the new passcode releases the same data key (the recovery key kept it)")
+        # A plain reset with a mailed code, for a second store (its code from the mail too).
+        app2 = "org.example.mail2"
+        ask(a, "SetPasscode", "(ss)", app2, GOOD)
+        ask(a, "SetResetRecipient", "(ssay)", app2, "jane@example.org", list(GOOD.encode()))
+        # Root sets a recipient of its own store without a passcode.
+        ask(root, "SetPasscode", "(ss)", app2, GOOD)
+        r = ask(root, "SetResetRecipient", "(ssay)", app2, "admin@example.org", [])
+        check(r == {"ok": ["a***@example.org"]}, f"root sets a recipient without the passcode: {r}")
+        before = len(received)
+        r = ask(a, "ResetRequest", "(s)", app2)
+        code2 = re.findall(r"reset code is (\d+)", received[-1][2])[0] if len(received) > before else ""
+        r = ask(a, "ResetComplete", "(sayay)", app2, list(code2.encode()), list(b"582039"))
+        check("ok" in r and ask(a, "Verify", "(ss)", app2, "582039").get("ok", [False])[0] is True,
+              f"an email reset through passcoded with the code from the mail: {r}")
+        r = ask(a, "RemoveStore", "(ss)", app2, "582039")
+        check(r == {"ok": []} and ask(a, "GetResetRecipient", "(s)", app2) == {"ok": [""]},
+              f"a removed store's recipient goes with it (a new store of that app id has none): {r}")
+        # The C API in service mode (ctypes, as ALICE): the recipient needs the passcode, comes back
+        # masked, and passcode_reset_request has passcoded mail the code; the host gets none.
+        library = os.path.join(REPO, "build", "libpasscode.so.0")
+        before = len(received)
+        p = subprocess.run(as_user(ALICE, ["/usr/bin/python3", os.path.join(HERE, "mail_capi.py"), library, "org.example.mailc",
+                                           GOOD, "jane@example.org"]), env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"},
+                           capture_output=True, text=True, timeout=120, cwd="/")
+        out = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 and p.stdout.strip() else {}
+        replies.append(p.stdout + p.stderr)
+        want = {"options": 0, "open": 0, "set": 0, "recipient_set_wrong": 4, "recipient_set": 0, "recipient_small": 27,
+                "recipient": 0, "masked": "j***@example.org", "request": 0, "request_message": "", "pending": 1}
+        check(out == want, f"the C API in service mode: recipient (passcode needed, masked), request mailed by passcoded: {out or p.stderr[-300:]}")
+        check(len(received) == before + 1 and received[-1][1] == ["jane@example.org"], "the C API's request reached the relay as one mail")
+        code3 = re.findall(r"reset code is (\d+)", received[-1][2])[0] if len(received) > before else ""
+    finally:
+        controller.stop()
+    # The relay down: the new status, the request counted (the next is rate-limited).
+    app3 = "org.example.mail3"
+    ask(a, "SetPasscode", "(ss)", app3, GOOD)
+    ask(a, "SetResetRecipient", "(ssay)", app3, "jane@example.org", list(GOOD.encode()))
+    r = ask(a, "ResetRequest", "(s)", app3)
+    check(error_of(r) == "ResetDeliveryUnavailable" and "127.0.0.1" in r.get("message", ""), f"the relay down: ResetDeliveryUnavailable: {r}")
+    check(ask(a, "ResetPending", "(s)", app3) == {"ok": [False]}, "the relay down: no code is pending")
+    r = ask(a, "ResetRetryAfter", "(s)", app3)
+    check(r.get("ok", [0])[0] > 0, f"the relay down: the request was counted (next one in {r} s)")
+    # Forgot is answered as ever: this raw client registered no logout hook, so the core asks for one.
+    r = ask(a, "Forgot", "(s)", app3)
+    check(error_of(r) == "CallbackRequired" and "logout callback" in r.get("message", ""),
+          f"the relay down: forgot passcode is still answered by the core (here: its logout hook is missing): {r}")
+    # A relay that takes the connection and never answers: the send waits on a worker, bounded by
+    # smtp_timeout (5 s here), and another uid's calls are answered meanwhile.
+    silent = socket.socket()
+    silent.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    silent.bind(("127.0.0.1", port))
+    silent.listen(4)
+    try:
+        app4 = "org.example.mail4"
+        ask(a, "SetPasscode", "(ss)", app4, GOOD)
+        ask(a, "SetResetRecipient", "(ssay)", app4, "jane@example.org", list(GOOD.encode()))
+        stuck = {}
+        t0 = time.monotonic()
+        worker = threading.Thread(target=lambda: stuck.update(r=a.call("ResetRequest", "(s)", app4), t=time.monotonic() - t0))
+        worker.start()
+        time.sleep(0.5)
+        t1 = time.monotonic()
+        r = m.call("GetState", "(s)", "org.example.other")
+        other = time.monotonic() - t1
+        worker.join(60)
+        check("ok" in r and other < 2.0, f"while a send hangs, another uid is answered in {other:.2f} s: {r}")
+        check(error_of(stuck.get("r", {})) == "ResetDeliveryUnavailable" and 4.0 <= stuck.get("t", 0) < 15,
+              f"the hanging relay: ResetDeliveryUnavailable after smtp_timeout ({stuck.get('t', 0):.1f} s): {stuck.get('r')}")
+    finally:
+        silent.close()
+    # No code and no full address in a reply or the log.
+    daemon_log = open(log_path).read()
+    codes = [x for x in (code, code2, code3) if x]
+    check(len(codes) == 3 and not any(c in "\n".join(replies) or c in daemon_log for c in codes),
+          "the mailed codes are in no reply and not in passcoded's log")
+    check("jane@example.org" not in "\n".join(replies) and "jane@example.org" not in daemon_log,
+          "the full address is in no reply and not in passcoded's log")
+    st = os.stat(os.path.join(store_root, str(a.uid), app + ".mail"))
+    check(st.st_mode & 0o777 == 0o600, f"the recipient file is 0600: {oct(st.st_mode & 0o777)}")
+    # A login file others may read: passcoded refuses to start.
+    login = os.path.join(top, "smtp-login")
+    write_root_file(login, "user:secret\n", mode=0o644)
+    write_root_file(config_file, base + f"smtp_host = 127.0.0.1\nsmtp_starttls = no\nsmtp_from = p@example.org\nsmtp_login_file = {login}\n")
+    p = subprocess.run([PASSCODED, "--config", config_file], env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address),
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode != 0 and "readable by no one else" in p.stderr, f"a login file others may read is refused: {p.stderr.strip()[-200:]}")
+    write_root_file(config_file, base + "smtp_host = mail.example.org\nsmtp_starttls = no\nsmtp_from = p@example.org\n")
+    p = subprocess.run([PASSCODED, "--config", config_file], env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address),
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode != 0 and "loopback" in p.stderr, f"no STARTTLS off loopback is refused: {p.stderr.strip()[-200:]}")
+    write_root_file(config_file, base)
+    procs["daemon"].kill()
+    procs["daemon"].wait()
+    restart_daemon()
+
+
 def tpm_through_service():
     """passcoded holding the TPM (passcode-tpm(7), passcoded(8) "The TPM"): an swtpm of each
     posture named in passcoded.conf; the C API in service mode (build/tpm_service, as a test
@@ -1122,6 +1306,9 @@ try:
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "tpm":  # the TPM held by passcoded alone
         tpm_through_service()
+        raise SystemExit(1 if failures else 0)
+    if os.environ.get("SERVICE_ONLY") == "mail":  # reset codes mailed by passcoded alone
+        mail_through_service()
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "push":  # the pushed state's privacy and watches alone
         pushed_privacy(Client(ALICE), Client(MALLORY), Client("root"))

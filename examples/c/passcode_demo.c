@@ -1,7 +1,8 @@
 /* passcode_demo: a terminal front end for libpasscode. It only draws: every key goes to a
  * libpasscode flow, and the screen shows what the flow reports.
  *
- *   passcode_demo [--store PATH] [--script] [--fake-clock] [--tpm [TCTI]]
+ *   passcode_demo [--store PATH | --service APP_ID] [--script] [--fake-clock] [--tpm [TCTI]]
+ *   (--service APP_ID: the store passcoded keeps for APP_ID, through the system bus)
  *
  * --tpm binds the store to the TPM 2.0 (the kernel's /dev/tpmrm0, or a tpm2-tss TCTI such as
  * swtpm:host=127.0.0.1,port=2321): a store set up with it opens only with it.
@@ -44,6 +45,7 @@ typedef struct {
     int flow_kind;
     int script;               /* plain-text output */
     int fake_clock;
+    const char *service;      /* --service APP_ID: the store passcoded keeps (the path a label) */
     int tpm;                  /* --tpm given: bind to the TPM at tcti (NULL: /dev/tpmrm0) */
     const char *tcti;
     int64_t fake_boot_ms, fake_wall_ms;
@@ -600,9 +602,18 @@ static int open_store(app *a) {
     passcode_options_new(&o);
     if (a->fake_clock) passcode_options_set_clock(o, fake_clock, a);
     if (a->tpm) passcode_options_set_tpm(o, a->tcti);
+    if (a->service && passcode_options_set_service(o, a->service) != PASSCODE_OK) {
+        fprintf(stderr, "cannot use the service for %s: %s\n", a->service, passcode_errmsg(NULL));
+        passcode_options_free(o);
+        return 0;
+    }
     int32_t rc = passcode_open(a->path, o, &a->store);
     passcode_options_free(o);
-    if (rc != PASSCODE_OK) { fprintf(stderr, "cannot open %s: %s\n", a->path, passcode_errmsg(NULL)); return 0; }
+    if (rc != PASSCODE_OK) {
+        if (a->service) fprintf(stderr, "cannot open passcoded's store for %s: %s\n", a->service, passcode_errmsg(NULL));
+        else fprintf(stderr, "cannot open %s: %s\n", a->path, passcode_errmsg(NULL));
+        return 0;
+    }
     if (a->tpm) {
         int32_t bound = 0;
         passcode_tpm_is_bound(a->store, &bound);
@@ -832,13 +843,14 @@ int main(int argc, char **argv) {
     char defpath[1024];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--store") && i + 1 < argc) path = argv[++i];
+        else if (!strcmp(argv[i], "--service") && i + 1 < argc) a.service = argv[++i];
         else if (!strcmp(argv[i], "--script")) a.script = 1;
         else if (!strcmp(argv[i], "--fake-clock")) a.fake_clock = 1;
         else if (!strcmp(argv[i], "--tpm")) {
             a.tpm = 1;
             if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) a.tcti = argv[++i];
         }
-        else { fprintf(stderr, "usage: %s [--store PATH] [--script] [--fake-clock] [--tpm [TCTI]]\n", argv[0]); return 2; }
+        else { fprintf(stderr, "usage: %s [--store PATH | --service APP_ID] [--script] [--fake-clock] [--tpm [TCTI]]\n", argv[0]); return 2; }
     }
     if (!isatty(STDIN_FILENO)) a.script = 1;
     if (!path) {
@@ -850,8 +862,14 @@ int main(int argc, char **argv) {
     a.fake_boot_id = 1;
     a.path = path;
     if (!open_store(&a)) return 1;
-    snprintf(a.note_path, sizeof a.note_path, "%s.note", path);
-    snprintf(a.banner, sizeof a.banner, "libpasscode %s demo, store %s", passcode_version_string(), a.script ? "(script)" : path);
+    if (a.service)  /* the note is sealed with the service store's key: a file of its own */
+        snprintf(a.note_path, sizeof a.note_path, "%s.%s.note", path, a.service);
+    else
+        snprintf(a.note_path, sizeof a.note_path, "%s.note", path);
+    if (a.service)
+        snprintf(a.banner, sizeof a.banner, "libpasscode %s demo, service mode: passcoded's store for %s", passcode_version_string(), a.service);
+    else
+        snprintf(a.banner, sizeof a.banner, "libpasscode %s demo, store %s", passcode_version_string(), a.script ? "(script)" : path);
     printf("%s\n", a.banner);
     if (!a.script) {
         setlocale(LC_ALL, "");

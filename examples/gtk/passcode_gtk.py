@@ -445,11 +445,14 @@ class App:
 
     def __init__(self, application: Adw.Application, store_path: str, *, clock=None, tpm=None,
                  mailer: Optional[Mailer] = None, bus: Optional[Gio.DBusConnection] = None,
-                 username: Optional[str] = None):
+                 username: Optional[str] = None, service: Optional[str] = None):
         self.application = application
         self.store_path = store_path
-        self.note_path = store_path + ".note"
-        self.store = passcode.Store(store_path, clock=clock, tpm=tpm)
+        # service: an application id; the store is the one passcoded keeps for it (service mode),
+        # store_path only a label. The note is sealed with that store's key: a file of its own.
+        self.service = service
+        self.note_path = f"{store_path}.{service}.note" if service else store_path + ".note"
+        self.store = passcode.Store(store_path, clock=clock, tpm=tpm, service=service)
         self.clock = clock
         self.account_deleted = False  # the "Account Deleted" screen shows until Done
         self.session_names: dict = {}  # session id -> device name, for the log (ids are not for people)
@@ -470,7 +473,10 @@ class App:
         self._note_problem = ""
         self.in_background = False
         self._updating = False
-        self.store.on_reset_code(self.deliver)
+        try:
+            self.store.on_reset_code(self.deliver)
+        except passcode.RefusedInServiceMode:
+            pass  # service mode: passcoded delivers reset codes itself, or refuses a request with its reason
         self.store.on_logout(lambda _reason: GLib.idle_add(self.refresh))
         self.store.on_account_deleted(self._on_account_deleted)
         self.fingerprint = Fingerprint(bus, username or os.environ.get("USER") or "user")
@@ -558,7 +564,9 @@ class App:
         # The pages are switched from the bar at the bottom (the window is phone-sized). A plain
         # window title, as on the lock screen: libadwaita 1.2's AdwViewSwitcherTitle asks for the
         # wide switcher's width (513 px) and so is pushed off centre by the header's buttons.
-        self.title = Adw.WindowTitle(title="Passcode Demo")
+        # The subtitle says which back end the store is on (the window's and the lock screen's).
+        backend = "Service mode (passcoded)" if self.service else ""
+        self.title = Adw.WindowTitle(title="Passcode Demo", subtitle=backend)
         header = Adw.HeaderBar(title_widget=self.title)
         lock = Gtk.Button(icon_name="system-lock-screen-symbolic", tooltip_text="Lock Now")
         accessible_label(lock, "Lock now")
@@ -572,7 +580,7 @@ class App:
         content.append(bar)
         self.lock_view = LockView(self)
         lock_box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, css_classes=["lock-screen"])
-        self.lock_title = Adw.WindowTitle(title="Passcode Demo")
+        self.lock_title = Adw.WindowTitle(title="Passcode Demo", subtitle=backend)
         lock_box.append(Adw.HeaderBar(title_widget=self.lock_title, css_classes=["flat"]))
         lock_box.append(self.lock_view)
         self.lock_box = lock_box
@@ -1381,6 +1389,8 @@ def main() -> int:
     p.add_argument("--mail-to", metavar="ADDR", help="where the reset code goes (default: $USER@localhost)")
     p.add_argument("--tpm", nargs="?", const=True, default=None, metavar="TCTI",
                    help="bind the store to the TPM (/dev/tpmrm0, or a tpm2-tss TCTI)")
+    p.add_argument("--service", metavar="APP_ID",
+                   help="service mode: the store passcoded keeps for APP_ID, through the system bus")
     a = p.parse_args()
     host, port = mail_server(a.smtp)
     mailer = Mailer(host, port, a.mail_from, a.mail_to)
@@ -1393,15 +1403,19 @@ def main() -> int:
             return
         path = a.store or default_store()
         try:
-            state["app"] = App(app, path, tpm=a.tpm, mailer=mailer, bus=system_bus())
+            state["app"] = App(app, path, tpm=a.tpm, mailer=mailer, bus=system_bus(), service=a.service)
         except passcode.PasscodeError as e:
-            print(f"cannot open {path}: {e.message}", file=sys.stderr)
+            where = f"passcoded's store for {a.service}" if a.service else path
+            print(f"cannot open {where}: {e.message}", file=sys.stderr)
+            state["failed"] = True
             app.quit()
             return
         state["app"].window.present()
 
     application.connect("activate", activate)
     rc = application.run([sys.argv[0]])
+    if state.get("failed"):
+        return 1
     if "app" in state:
         state["app"].close()
     return rc

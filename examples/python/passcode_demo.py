@@ -53,8 +53,10 @@ def duration_text(seconds: int) -> str:
 
 
 class App:
-    def __init__(self, path: str, script: bool, fake_clock: bool, tpm: Union[bool, str, None] = None):
+    def __init__(self, path: str, script: bool, fake_clock: bool, tpm: Union[bool, str, None] = None,
+                 service: Optional[str] = None):
         self.script = script
+        self.service = service  # --service APP_ID: the store passcoded keeps (path is then a label)
         self.tpm = tpm
         self.fake = fake_clock
         self.boot_ms, self.wall_ms, self.boot_id = 1_000_000, 1_767_225_600_000, 1
@@ -71,7 +73,8 @@ class App:
         self.log_next = False  # the next screen is the security log
         # A setting change that waits for the passcode, entered in an unlock flow (the proof).
         self.proof: Optional[Tuple[Setting, int]] = None
-        self.note_path = path + ".note"  # the secret note, sealed with the store's data key
+        # the secret note, sealed with the store's data key (the service store's: a file of its own)
+        self.note_path = f"{path}.{service}.note" if service else path + ".note"
         self.open_store()
 
     def say_tpm_posture(self) -> None:
@@ -89,11 +92,14 @@ class App:
 
     def open_store(self) -> None:
         clock = (lambda: (self.boot_ms, self.wall_ms, self.boot_id)) if self.fake else None
-        self.store = passcode.Store(self.path, clock=clock, tpm=self.tpm)
+        self.store = passcode.Store(self.path, clock=clock, tpm=self.tpm, service=self.service)
         if self.tpm is not None:
             self.say("TPM: " + ("the store is bound to it" if self.store.tpm_bound else "the first passcode binds the store to it"))
             self.say_tpm_posture()
-        self.store.on_reset_code(self.deliver)
+        try:
+            self.store.on_reset_code(self.deliver)
+        except passcode.RefusedInServiceMode:
+            pass  # service mode: passcoded delivers reset codes itself, or refuses a request with its reason
         self.store.on_logout(self.on_logout)
         self.store.on_notice(self.on_notice)
 
@@ -516,6 +522,8 @@ def interactive(app: App) -> None:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--store")
+    p.add_argument("--service", metavar="APP_ID",
+                   help="service mode: the store passcoded keeps for APP_ID, through the system bus")
     p.add_argument("--script", action="store_true")
     p.add_argument("--fake-clock", action="store_true")
     p.add_argument("--tpm", nargs="?", const=True, default=None, metavar="TCTI",
@@ -524,11 +532,15 @@ def main() -> int:
     script = a.script or not sys.stdin.isatty()
     path = a.store or default_store()
     try:
-        app = App(path, script, a.fake_clock, a.tpm)
+        app = App(path, script, a.fake_clock, a.tpm, a.service)
     except passcode.PasscodeError as e:
-        print(f"cannot open {path}: {e.message}", file=sys.stderr)
+        where = f"passcoded's store for {a.service}" if a.service else path
+        print(f"cannot open {where}: {e.message}", file=sys.stderr)
         return 1
-    app.banner = f"libpasscode {passcode.version()} demo, store {'(script)' if script else path}"
+    if a.service:
+        app.banner = f"libpasscode {passcode.version()} demo, service mode: passcoded's store for {a.service}"
+    else:
+        app.banner = f"libpasscode {passcode.version()} demo, store {'(script)' if script else path}"
     print(app.banner)
     app.command("launch")
     # The first launch, with no passcode yet (and no sign-in pending): "Create a passcode".

@@ -73,6 +73,7 @@ class Status(IntEnum):
     ERR_SERVICE_UNAVAILABLE = 63
     ERR_NOT_IN_SERVICE_MODE = 64
     ERR_STORE_REMOVED = 65
+    ERR_RESET_DELIVERY_UNAVAILABLE = 66
 
 
 class Cost(IntEnum):

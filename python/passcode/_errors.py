@@ -440,6 +440,14 @@ class StoreRemoved(StoreError):
     status = Status.ERR_STORE_REMOVED
 
 
+class ResetDeliveryUnavailable(ServiceError):
+    """Service mode: passcoded cannot mail a reset code: no relay is configured in passcoded.conf,
+    the relay cannot be reached or refused the message, or the store has no recipient (the message
+    says which; it never holds the code). A request that reached the relay step counts against the
+    day's requests. "Forgot passcode" stays available."""
+    status = Status.ERR_RESET_DELIVERY_UNAVAILABLE
+
+
 # ---- end of the generated classes ----
 
 

@@ -1,8 +1,9 @@
 """Resetting a forgotten passcode: reset codes, "forgot passcode"."""
+import ctypes
 from ctypes import c_int64
 from typing import Optional
 
-from ._args import Digits, Secret, _SecretBuffer, _bytes, _call_with_secrets
+from ._args import Digits, Secret, _SecretBuffer, _bytes, _call_with_secrets, _text
 from ._ffi import lib as _lib
 from ._handle import _StoreBase
 from .aio import twin
@@ -15,6 +16,21 @@ class _Reset(_StoreBase):
         """Makes a reset code and hands it to the on_reset_code callback (passcode_reset_request).
         Raises RateLimited (with seconds_remaining) when requests come too often."""
         _lib.passcode_reset_request(self._h())
+
+    def set_reset_recipient(self, address: str, passcode: Digits) -> None:
+        """Service mode: the address passcoded mails this store's reset codes to ("" removes it).
+        Needs the passcode, checked by passcoded and counted as any attempt; the embedded store
+        raises InvalidState (its codes go to on_reset_code) (passcode_reset_recipient_set)."""
+        addr = _text(address, "the address")
+        _call_with_secrets(_lib.passcode_reset_recipient_set, self._h(), addr, _bytes(passcode, "the passcode"))
+
+    @property
+    def reset_recipient(self) -> str:
+        """Service mode: the masked address reset codes are mailed to (first character, three
+        stars, the domain), "" when none is set; never the full address (passcode_reset_recipient)."""
+        buf = ctypes.create_string_buffer(256)
+        _lib.passcode_reset_recipient(self._h(), buf, len(buf))
+        return buf.value.decode("utf-8", "replace")
 
     @property
     def reset_retry_after(self) -> int:

@@ -17,10 +17,10 @@ extension PasscodeStore {
     /// file provides one.
     func openTPM(_ tcti: String) throws(PasscodeError) -> TPMDevice {
         if let held = options.tpmOwnerAuthHeld {
-            return try TPMDevice(tcti: tcti, ownerAuth: held.secret, source: held.source)
+            return try TPMDevice.open(tcti: tcti, ownerAuth: held.secret, source: held.source)
         }
         let path = options.tpmOwnerAuthFile
-        return try TPMDevice(tcti: tcti, ownerAuth: try PasscodeStore.readOwnerAuth(path), source: path)
+        return try TPMDevice.open(tcti: tcti, ownerAuth: try PasscodeStore.readOwnerAuth(path), source: path)
     }
 
     /// The owner authorization in `path`: 64 hex digits (32 bytes), a newline allowed. nil when

@@ -66,8 +66,9 @@ enum TPM2 {
     }
 }
 
-/// tpm2-tss's functions, resolved once.
-final class TSSLibrary: @unchecked Sendable {
+/// tpm2-tss's functions, resolved once. A struct: a class whose throwing init throws after a
+/// partial initialization leaks its memory in Embedded Swift (issue 43).
+struct TSSLibrary: @unchecked Sendable {
     typealias ESYS = OpaquePointer
     typealias RC = UInt32
     typealias Out<T> = UnsafeMutablePointer<UnsafeMutablePointer<T>?>?
@@ -221,11 +222,12 @@ final class TPMDevice {
     /// Whether this connection holds the owner authorization: new passcodes then get a PIN_FAIL index.
     var provisioned: Bool { ownerAuth != nil }
 
-    init(tcti: String, ownerAuth: SecretBytes? = nil, source: String = "") throws(PasscodeError) {
-        self.ownerAuth = ownerAuth
-        ownerAuthSource = source
-        tss = try TSSLibrary.shared()
-        self.tcti = tcti
+    /// Connects: the throwing work is done before the object exists (a class whose throwing init
+    /// throws after a partial initialization leaks its memory in Embedded Swift, issue 43).
+    static func open(tcti: String, ownerAuth: SecretBytes? = nil, source: String = "") throws(PasscodeError) -> TPMDevice {
+        let tss = try TSSLibrary.shared()
+        var tctiContext: OpaquePointer?
+        var esys: OpaquePointer?
         var rc = tcti.withCString { tss.tctiInitialize($0, &tctiContext) }
         guard rc == 0 else { throw PasscodeError.tpmUnavailable("no TPM reachable through \"\(tcti)\" (tpm2-tss 0x\(hex(rc)))") }
         rc = tss.initialize(&esys, tctiContext, nil)
@@ -233,6 +235,16 @@ final class TPMDevice {
             tss.tctiFinalize(&tctiContext)
             throw PasscodeError.tpmUnavailable("the TPM at \"\(tcti)\" did not answer (tpm2-tss 0x\(hex(rc)))")
         }
+        return TPMDevice(tss: tss, tcti: tcti, tctiContext: tctiContext, esys: esys, ownerAuth: ownerAuth, source: source)
+    }
+
+    private init(tss: TSSLibrary, tcti: String, tctiContext: OpaquePointer?, esys: OpaquePointer?, ownerAuth: SecretBytes?, source: String) {
+        self.tss = tss
+        self.tcti = tcti
+        self.tctiContext = tctiContext
+        self.esys = esys
+        self.ownerAuth = ownerAuth
+        ownerAuthSource = source
     }
 
     deinit {
