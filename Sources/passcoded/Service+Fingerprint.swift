@@ -1,5 +1,6 @@
 // passcoded checks a finger itself, through fprintd (passcode_fprint.c): the host only asks. The
-// wait runs on a worker, on a bus connection of its own, so the bus thread keeps answering. The
+// wait runs on a worker, on a bus connection of its own, so the bus thread keeps answering, and
+// with the worker's and the uid's turns given up, so the uid's other calls run meanwhile. The
 // rules stay the core's: a match is the core's biometric unlock (per boot, 48 hours, 5 failed
 // matches, the key only if held since a passcode unlock), a no-match its failed match. Whether a
 // reader with an enrolled finger exists is fprintd's answer, written to the store as the
@@ -60,7 +61,11 @@ extension Service {
         }
         guard available else { throw fingerprintFailure(probe, String(cString: buffer)) }
         let timeout = UInt64(fprintTimeoutSeconds) * 1_000_000
-        let outcome = passcode_fprint_verify(uid, timeout, &buffer, buffer.count)
+        // The wait holds a thread, not a turn (as a host's hook does): the uid's other
+        // connections, and other uids, run meanwhile (Scheduler.whileWaiting).
+        guard let outcome = Scheduler.shared?.whileWaiting({ passcode_fprint_verify(uid, timeout, &buffer, buffer.count) }) else {
+            throw fingerprintFailure(Int32(PASSCODE_FPRINT_BUSY), "too many checks wait on readers or hooks at once; try again")
+        }
         switch outcome {
         case Int32(PASSCODE_FPRINT_MATCH):
             return try stores.withStore(uid: uid, appID: app) { (s) throws -> SecretBytes? in
