@@ -201,9 +201,14 @@ def test_reset_recipient_needs_the_passcode_and_is_shown_masked(locked_store):
         assert s.failed_attempts == 0
         return
     assert s.reset_recipient == ""
-    with pytest.raises(passcode.WrongPasscode):
-        s.set_reset_recipient("jane.doe@example.org", PC3)
-    assert s.reset_recipient == "" and s.failed_attempts == 1
+    if os.geteuid() == 0:
+        # Root sets its own stores' recipient without the passcode (passcoded(8)); nothing counted.
+        s.set_reset_recipient("root.admin@example.org", PC3)
+        assert s.reset_recipient == "r***@example.org" and s.failed_attempts == 0
+    else:
+        with pytest.raises(passcode.WrongPasscode):
+            s.set_reset_recipient("jane.doe@example.org", PC3)
+        assert s.reset_recipient == "" and s.failed_attempts == 1
     with pytest.raises(passcode.InvalidArgument):
         s.set_reset_recipient("not an address", PC1)
     s.set_reset_recipient("jane.doe@example.org", PC1)

@@ -56,7 +56,9 @@ for name, kwargs in (("the clock", {"clock": lambda: (1, 1, 1)}), ("the Argon2id
 # The host reports no match: passcoded reads the finger through fprintd, and none is on this bus.
 e = raises(passcode.BiometricUnavailable, s.biometric_unlock, "a biometric unlock without fprintd")
 check(e is not None and "fprintd" in e.message, "the message names fprintd")
-raises(passcode.RefusedInServiceMode, s.request_reset_code, "a reset code for the host")
+# No code for the host: passcoded mails it itself, and this daemon has no relay configured.
+e = raises(passcode.ResetDeliveryUnavailable, s.request_reset_code, "a reset code without a relay")
+check(e is not None and "relay" in e.message, f"the message says no relay is configured: {e.message if e else ''}")
 raises(passcode.NoResetCode, lambda: s.flow(passcode.FlowKind.RESET), "a reset flow: service mode hands the host no reset code")
 f = s.flow(passcode.FlowKind.UNLOCK)  # flows run through the service (Tests/service/area_key.c)
 f.type("000001")
