@@ -147,6 +147,11 @@ struct ServiceConfig {
             if !config.smtpStartTLS && !Mailer.isLoopback(host) {
                 throw ConfigError("\(path): smtp_starttls = no is allowed only for a relay on loopback (\(host) is not)")
             }
+            // Without STARTTLS nothing proves the listener is the relay: any local user who binds
+            // its port while the relay is down would receive every store's reset codes (att41).
+            if !config.smtpStartTLS && config.smtpPort >= ServiceConfig.unprivilegedPortStart() {
+                throw ConfigError("\(path): smtp_starttls = no needs a relay on a privileged port (below \(ServiceConfig.unprivilegedPortStart()), net.ipv4.ip_unprivileged_port_start): any user may bind port \(config.smtpPort) and receive the reset codes")
+            }
             if let file = config.smtpLoginFile { config.smtpLogin = try SmtpLogin.read(path: file) }
         } else if config.smtpFrom != nil || config.smtpLoginFile != nil {
             throw ConfigError("\(path): smtp_from and smtp_login_file need smtp_host (the relay)")
@@ -196,5 +201,19 @@ enum RootOwned {
                 throw ConfigError("the folder \(folder) above \(what) \(path) may be written by others than root; refusing it")
             }
         }
+    }
+}
+
+extension ServiceConfig {
+    /// The first port an unprivileged user may bind (net.ipv4.ip_unprivileged_port_start; 1024
+    /// when it cannot be read), read while passcoded is still root.
+    static func unprivilegedPortStart() -> UInt32 {
+        let fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 1024 }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0, let v = UInt32(String(decoding: buffer[0..<n].filter { $0 >= 0x30 && $0 <= 0x39 }, as: UTF8.self)) else { return 1024 }
+        return min(v, 1024)
     }
 }

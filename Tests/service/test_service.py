@@ -926,9 +926,18 @@ def mail_through_service():
     check(ask(a, "ResetRetryAfter", "(s)", app) == {"ok": [0]}, "no relay configured: nothing was counted (no code was made)")
 
     # A relay on loopback (no STARTTLS there), and a port where none listens (the relay down).
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    # A privileged port (passcoded refuses a relay without STARTTLS on one any user may bind).
+    port = None
+    for candidate in range(1023, 600, -1):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            port = candidate
+            break
+    if port is None:
+        raise SystemExit("test-service: no free privileged loopback port for the relay")
     controller = Controller(Keep(), hostname="127.0.0.1", port=port)
     controller.start()
     try:
@@ -1008,6 +1017,22 @@ def mail_through_service():
         code3 = re.findall(r"reset code is (\d+)", received[-1][2])[0] if len(received) > before else ""
     finally:
         controller.stop()
+    # Another uid's relay (issue 41, att41): with the relay down, MALLORY binds its loopback port
+    # and answers SMTP; ALICE's reset code must not reach it (passcoded refuses a relay without
+    # STARTTLS on a port an unprivileged user may bind, so the port here is a privileged one).
+    app5 = "org.example.mail5"
+    ask(a, "SetPasscode", "(ss)", app5, GOOD)
+    ask(a, "SetResetRecipient", "(ssay)", app5, "jane@example.org", list(GOOD.encode()))
+    thief = subprocess.Popen(as_user(MALLORY, ["/usr/bin/python3", os.path.join(HERE, "fake_relay.py"), str(port), "10"]),
+                             stdout=subprocess.PIPE, text=True, cwd="/")
+    first = thief.stdout.readline().strip()
+    r = ask(a, "ResetRequest", "(s)", app5) if first == "bound" else {}
+    stolen = re.findall(r"reset code is (\d+)", thief.communicate(timeout=30)[0])
+    check(first.startswith("refused") and not stolen,
+          f"another uid cannot stand in for the relay on its port: {first}, {r}, code taken: {bool(stolen)}")
+    if stolen:
+        r = ask(a, "ResetComplete", "(sayay)", app5, list(stolen[0].encode()), list(b"582947"))
+        check(r != {"ok": []}, f"the stolen code resets ALICE's passcode: {r}")
     # The relay down: the new status, the request counted (the next is rate-limited).
     app3 = "org.example.mail3"
     ask(a, "SetPasscode", "(ss)", app3, GOOD)
@@ -1065,6 +1090,11 @@ def mail_through_service():
     p = subprocess.run([PASSCODED, "--config", config_file], env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address),
                        capture_output=True, text=True, timeout=30)
     check(p.returncode != 0 and "loopback" in p.stderr, f"no STARTTLS off loopback is refused: {p.stderr.strip()[-200:]}")
+    write_root_file(config_file, base + "smtp_host = 127.0.0.1\nsmtp_port = 2525\nsmtp_starttls = no\nsmtp_from = p@example.org\n")
+    p = subprocess.run([PASSCODED, "--config", config_file], env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address),
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode != 0 and "privileged port" in p.stderr,
+          f"no STARTTLS on a port any user may bind (2525) is refused: {p.stderr.strip()[-200:]}")
     write_root_file(config_file, base)
     procs["daemon"].kill()
     procs["daemon"].wait()
