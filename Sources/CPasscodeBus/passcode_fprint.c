@@ -93,6 +93,23 @@ static int find_reader(sd_bus *bus, const char *user, char *device, size_t devic
     sd_bus_message_unref(reply);
     reply = NULL;
 
+    /* fprintd runs as root, and its bus policy lets root alone own its name; a bus whose policy
+     * lets anyone own it (or a name left free) must not let a user's program answer for it. */
+    uint32_t owner_uid = (uint32_t)-1;
+    r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                           "GetConnectionUnixUser", &e, &reply, "s", owner);
+    if (r >= 0) r = sd_bus_message_read(reply, "u", &owner_uid);
+    sd_bus_error_free(&e);
+    sd_bus_message_unref(reply);
+    reply = NULL;
+    if (r < 0 || owner_uid != 0) {
+        char uid_text[32];
+        snprintf(uid_text, sizeof uid_text, "%u", (unsigned)owner_uid);
+        say(message, size, "the owner of net.reactivated.Fprint on the system bus runs as uid %s%s, not root: it is not fprintd, and its answers are not taken",
+            r < 0 ? "(unknown)" : uid_text, NULL);
+        return PASSCODE_FPRINT_FAILED;
+    }
+
     r = sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "ListEnrolledFingers", &e, &reply, "s", user);
     if (r < 0) {
         int status = PASSCODE_FPRINT_NO_FINGER;

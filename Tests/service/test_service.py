@@ -742,10 +742,40 @@ def fingerprint_through_service():
                                  f"clock_offset_file = {clock_file}\nfprint_timeout = {timeout}\n")
     start_daemon()
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+    bus = dbus.bus.BusConnection(address)
+
+    # A user's program that owns fprintd's name (this bus lets anyone own it; fprintd's own policy
+    # lets root alone) and answers every verify with a match: passcoded takes nothing from it.
+    fake = subprocess.Popen(as_user(MALLORY, ["/usr/bin/python3", "-m", "dbusmock", "--template",
+                                              os.path.join(REPO, "Tests", "gtk", "fprintd_template.py")]),
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        if bus.name_has_owner("net.reactivated.Fprint"):
+            break
+        time.sleep(0.05)
+    fmock = dbus.Interface(bus.get_object("net.reactivated.Fprint", "/net/reactivated/Fprint/Manager"), dbusmock.MOCK_IFACE)
+    freader = str(fmock.AddDevice("Fake Sensor", ["right-index-finger"]))
+    fmock.QueueVerifyResult(freader, "verify-match")
+    fa = Client(ALICE)
+    fake_app = "org.example.FakeFinger"
+    fa.call("SetPasscode", "(ss)", fake_app, GOOD)
+    fa.call("SetBiometricAvailability", "(sbi)", fake_app, True, 4)
+    fa.call("SetSetting", "(ssx)", fake_app, "biometric_enabled", 1)
+    fa.call("ReportEvent", "(si)", fake_app, 3)
+    r = fa.call("FingerprintUnlock", "(s)", fake_app)
+    check("ok" not in r and "not root" in r.get("message", "") and fa.call("GetLockScreen", "(s)", fake_app)["ok"][0] is True
+          and list(fmock.GetRecord(freader)) == [],
+          f"fingerprint: a non-root owner of fprintd's name ({MALLORY}) answering a match: refused, still locked, its reader never claimed: {error_of(r)} {r.get('message', '')}")
+    fake.terminate()
+    fake.wait()
+    for _ in range(200):
+        if not bus.name_has_owner("net.reactivated.Fprint"):
+            break
+        time.sleep(0.05)
+
     procs["fprintd"] = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template",
                                          os.path.join(REPO, "Tests", "gtk", "fprintd_template.py")],
                                         env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(top, "fprintd.log"), "w"))
-    bus = dbus.bus.BusConnection(address)
     for _ in range(200):
         if bus.name_has_owner("net.reactivated.Fprint"):
             break
