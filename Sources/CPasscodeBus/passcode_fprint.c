@@ -147,41 +147,41 @@ static int user_name(uid_t uid, char *name, size_t size, char *message, size_t m
     return PASSCODE_FPRINT_OK;
 }
 
-int passcode_fprint_probe(uid_t uid, char *message, size_t message_size) {
-    char user[256], device[512], owner[256];
+/* The caller's user name, a bus connection of its own, and the reader fprintd (a root-owned
+ * name) has for that user with a finger enrolled. On success *bus is open; else it is NULL. */
+static int open_reader(uid_t uid, sd_bus **bus, char user[256], char device[512], char owner[256],
+                       char *message, size_t message_size) {
+    *bus = NULL;
     if (message && message_size) message[0] = 0;
-    int status = user_name(uid, user, sizeof user, message, message_size);
+    int status = user_name(uid, user, 256, message, message_size);
     if (status != PASSCODE_FPRINT_OK) return status;
-    sd_bus *bus = NULL;
-    int r = sd_bus_open_system(&bus);
+    int r = sd_bus_open_system(bus);
     if (r < 0) {
+        *bus = NULL;
         say(message, message_size, "no fingerprint reader: the system bus cannot be reached (%s)%s", strerror(-r), NULL);
         return PASSCODE_FPRINT_NO_READER;
     }
-    status = find_reader(bus, user, device, sizeof device, owner, sizeof owner, message, message_size);
-    sd_bus_flush_close_unref(bus);
+    status = find_reader(*bus, user, device, 512, owner, 256, message, message_size);
+    if (status != PASSCODE_FPRINT_OK) *bus = sd_bus_flush_close_unref(*bus);
+    return status;
+}
+
+int passcode_fprint_probe(uid_t uid, char *message, size_t message_size) {
+    char user[256], device[512], owner[256];
+    sd_bus *bus = NULL;
+    int status = open_reader(uid, &bus, user, device, owner, message, message_size);
+    if (bus) sd_bus_flush_close_unref(bus);
     return status;
 }
 
 int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size_t message_size) {
     char user[256], device[512], owner[256];
-    if (message && message_size) message[0] = 0;
-    int status = user_name(uid, user, sizeof user, message, message_size);
-    if (status != PASSCODE_FPRINT_OK) return status;
     sd_bus *bus = NULL;
-    int r = sd_bus_open_system(&bus);
-    if (r < 0) {
-        say(message, message_size, "no fingerprint reader: the system bus cannot be reached (%s)%s", strerror(-r), NULL);
-        return PASSCODE_FPRINT_NO_READER;
-    }
-    status = find_reader(bus, user, device, sizeof device, owner, sizeof owner, message, message_size);
-    if (status != PASSCODE_FPRINT_OK) {
-        sd_bus_flush_close_unref(bus);
-        return status;
-    }
+    int status = open_reader(uid, &bus, user, device, owner, message, message_size);
+    if (status != PASSCODE_FPRINT_OK) return status;
 
     sd_bus_error e = SD_BUS_ERROR_NULL;
-    r = sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "Claim", &e, NULL, "s", user);
+    int r = sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "Claim", &e, NULL, "s", user);
     if (r < 0) {
         if (is_error(&e, "net.reactivated.Fprint.Error.AlreadyInUse")) {
             status = PASSCODE_FPRINT_BUSY;
