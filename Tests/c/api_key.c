@@ -371,7 +371,8 @@ static void test_lock_now_wipes_the_key_without_the_session_keyring(void) {
 }
 
 static void test_biometric_after_a_launch_needs_the_session_keyring(void) {
-    EMBEDDED_ONLY(ONLY_BIOMETRIC);
+    /* Service mode's counterpart: test_biometric_release_within_policy_only (no keyring there). */
+    EMBEDDED_ONLY(ONLY_KEYRING);
     char path[512];
     mailbox m = {0};
     uint8_t key[KEY], out[KEY];
@@ -456,9 +457,8 @@ static void test_flows_give_the_key_once(void) {
 /* ---- reset by email and the recovery key ------------------------------------------------- */
 
 static void test_reset_with_and_without_the_recovery_key(void) {
-    EMBEDDED_ONLY(ONLY_RESET_CODE);
     char path[512];
-    mailbox m = {0};
+    mailbox m = {0}, um = {0}, tm = {0};
     uint8_t key[KEY], out[KEY], recovery[KEY], wrong[KEY], plain[5] = "note", sealed[5 + 52], back[5];
     size_t n = 0, got = 0;
     int32_t has = -1;
@@ -472,7 +472,7 @@ static void test_reset_with_and_without_the_recovery_key(void) {
     CHECK_STATUS(passcode_has_recovery_key(s, &has), PASSCODE_OK);
     CHECK(has == 1);
     /* Forgotten passcode: the reset code and the recovery key keep the key. */
-    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    CHECK_STATUS(request_code(s, &m), PASSCODE_OK);
     CHECK_STATUS(passcode_reset_complete_with_recovery_key(s, m.code, strlen(m.code), PC3, LEN, wrong, KEY),
                  PASSCODE_ERR_WRONG_RECOVERY_KEY);
     CHECK_STATUS(passcode_unlock_key(s, PC1, LEN, out, KEY), PASSCODE_OK);  /* nothing changed */
@@ -482,7 +482,7 @@ static void test_reset_with_and_without_the_recovery_key(void) {
     CHECK(memcmp(out, key, KEY) == 0);
     /* Without it: a new key, and the host cannot miss it. */
     advance_ms(3600 * 1000);  /* past the request interval */
-    CHECK_STATUS(passcode_reset_request(s), PASSCODE_OK);
+    CHECK_STATUS(request_code(s, &m), PASSCODE_OK);
     CHECK_STATUS(passcode_reset_complete(s, m.code, strlen(m.code), PC2, LEN), PASSCODE_ERR_KEY_REPLACED);
     CHECK(strstr(passcode_errmsg(s), "could not be kept") != NULL);
     CHECK_STATUS(passcode_unlock_key(s, PC2, LEN, out, KEY), PASSCODE_OK);  /* the reset did complete */
@@ -495,20 +495,20 @@ static void test_reset_with_and_without_the_recovery_key(void) {
     {
         char taken_path[512];
         uint8_t k[KEY];
-        passcode_store *u = store_with_passcode(taken_path, sizeof taken_path, &m);
+        passcode_store *u = store_with_passcode(taken_path, sizeof taken_path, &um);
         CHECK_STATUS(passcode_unlock_key(u, PC1, LEN, k, KEY), PASSCODE_OK);
         advance_ms(3600 * 1000);
-        CHECK_STATUS(passcode_reset_request(u), PASSCODE_OK);
-        CHECK_STATUS(passcode_reset_complete(u, m.code, strlen(m.code), PC2, LEN), PASSCODE_ERR_KEY_REPLACED);
+        CHECK_STATUS(request_code(u, &um), PASSCODE_OK);
+        CHECK_STATUS(passcode_reset_complete(u, um.code, strlen(um.code), PC2, LEN), PASSCODE_ERR_KEY_REPLACED);
         passcode_close(u);
     }
     /* A host that never took the key hears nothing new from a reset. */
     char plain_path[512];
     passcode_store *t = new_store(plain_path, sizeof plain_path);
     CHECK_STATUS(passcode_set(t, PC1, LEN), PASSCODE_OK);
-    CHECK_STATUS(passcode_set_reset_delivery_callback(t, mailbox_deliver, &m), PASSCODE_OK);
-    CHECK_STATUS(passcode_reset_request(t), PASSCODE_OK);
-    CHECK_STATUS(passcode_reset_complete(t, m.code, strlen(m.code), PC2, LEN), PASSCODE_OK);
+    mailbox_attach(t, &tm);
+    CHECK_STATUS(request_code(t, &tm), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_complete(t, tm.code, strlen(tm.code), PC2, LEN), PASSCODE_OK);
     passcode_close(t);
 }
 

@@ -187,7 +187,8 @@ static void test_lock_state_through_the_c_api(void) {
 }
 
 static void test_biometrics_through_the_c_api(void) {
-    EMBEDDED_ONLY(ONLY_BIOMETRIC);
+    /* In service mode passcoded reads the finger through the fprintd template (service_finger). */
+    service_reader(1);
     char path[512];
     passcode_store *s = new_store(path, sizeof path);
     const char *label = NULL;
@@ -216,6 +217,7 @@ static void test_biometrics_through_the_c_api(void) {
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_BIOMETRIC_ENABLED, 1), PASSCODE_OK);
     /* Per boot, as on iOS: a launch in the boot of the last passcode entry may unlock by biometrics... */
     CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, NULL), PASSCODE_OK);
+    service_finger("verify-match");
     CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_OK);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE);
     /* ...unless the host wants the passcode after every launch (a strengthening: no proof). */
@@ -226,6 +228,7 @@ static void test_biometrics_through_the_c_api(void) {
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH, 0), PASSCODE_OK);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    service_finger("verify-match");
     CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_OK);
     CHECK(refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE);
     int32_t count = 0;
@@ -239,6 +242,7 @@ static void test_biometrics_through_the_c_api(void) {
     passcode_lock_state(s, &locked, NULL);
     CHECK(locked == 1);
     passcode_close(s);
+    service_reader(0);
 }
 
 /* ---- cached answers ---------------------------------------------------------------------- */

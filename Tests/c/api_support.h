@@ -64,8 +64,7 @@ void mark_test(const char *kind, const char *why);
 #define ONLY_WEAK "allow_weak"
 #define ONLY_COST "an Argon2id cost of the host's"
 #define ONLY_TPM "TPM options"
-#define ONLY_BIOMETRIC "a biometric match reported by the host"
-#define ONLY_RESET_CODE "a reset code handed to the host"
+#define ONLY_KEYRING "the host's session keyring (in service mode each handle holds its own key)"
 #define ONLY_FILE "reads, writes or snapshots the store file or its -wal"
 #define ONLY_OPEN "the embedded open: a path, its folder and options of the host's"
 #define ONLY_ATTACK "a file attack on the store"
@@ -246,11 +245,15 @@ static inline int attacker_guesses(passcode_store *a, int len, const char *victi
     return wrong;
 }
 
-/* A host's mailbox: the reset callbacks record what they were told. `fail` makes delivery fail. */
-typedef struct { char code[16]; int fail; int logouts, deleted; } mailbox;
+/* A host's mailbox: the reset callbacks record what they were told. `fail` makes delivery fail.
+ * In service mode it is the store's recipient instead (`to`), and request_code reads the code
+ * from the mail passcoded sent; `handed` counts the codes that reached the mailbox or the relay,
+ * delivered or not. */
+typedef struct { char code[16]; int fail; int logouts, deleted; char to[96]; int handed; } mailbox;
 
 static inline int32_t mailbox_deliver(void *payload, const char *code, size_t length, char *message, size_t size) {
     mailbox *m = payload;
+    m->handed++;
     if (m->fail) { snprintf(message, size, "network down"); return 1; }
     memcpy(m->code, code, length < sizeof m->code ? length : sizeof m->code - 1);
     m->code[length < sizeof m->code ? length : sizeof m->code - 1] = 0;
@@ -259,12 +262,31 @@ static inline int32_t mailbox_deliver(void *payload, const char *code, size_t le
 static inline void mailbox_logout(void *payload, int32_t reason) { (void)reason; ((mailbox *)payload)->logouts++; }
 static inline void mailbox_deleted(void *payload) { ((mailbox *)payload)->deleted++; }
 
-/* A new store with PC1 set and `m` as its reset-code mailbox (in service mode no mailbox: the
- * service refuses to hand a reset code to the host; a test that reads one is embedded-only). */
+/* ---- reset codes on both back ends --------------------------------------------------------- */
+
+/* Embedded: the host's delivery callback gets the code. Service mode: passcoded mails it to the
+ * store's recipient through the relay test_service.py runs (aiosmtpd on loopback), which writes
+ * each mail it received into PASSCODE_TEST_MAIL_DIR (NNNNNN-RECIPIENT; refused-NNNNNN-RECIPIENT
+ * while the file "refuse" is there, when it refuses every mail); the host gets no code. */
+
+/* What a failed delivery answers: the host's callback failed, or passcoded's relay did. */
+#define DELIVERY_FAILED (service_backend ? PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE : PASSCODE_ERR_HOOK_FAILED)
+
+/* `m` becomes the store's mailbox. Embedded: its delivery callback. Service mode: a recipient of
+ * its own (passcode_reset_recipient_set; the suite runs as root, whose stores need no passcode
+ * for it, but the store must have one), and the host's callback is refused. */
+void mailbox_attach(passcode_store *s, mailbox *m);
+/* passcode_reset_request; on PASSCODE_OK m->code holds the code that was sent: from the host's
+ * callback, or in service mode from the one mail the relay received for m->to (a success
+ * without exactly one mail, or a failure with a delivered one, fails the test). m->fail makes
+ * the delivery fail (the callback fails; the relay refuses the mail). */
+int32_t request_code(passcode_store *s, mailbox *m);
+
+/* A new store with PC1 set and `m` as its reset-code mailbox. */
 static inline passcode_store *store_with_passcode(char *path, size_t size, mailbox *m) {
     passcode_store *s = new_store(path, size);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
-    if (!service_backend) CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, m), PASSCODE_OK);
+    mailbox_attach(s, m);
     return s;
 }
 

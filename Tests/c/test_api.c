@@ -108,6 +108,93 @@ void advance_service_clock(int64_t ms) {
     }
 }
 
+/* ---- reset codes: the host's callback, or passcoded's mail (api_support.h) --------------------- */
+
+void mailbox_attach(passcode_store *s, mailbox *m) {
+    if (!service_backend) {
+        CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, m), PASSCODE_OK);
+        return;
+    }
+    static int recipients;
+    /* The host cannot take the code in service mode. */
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, mailbox_deliver, m), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
+    if (!m->to[0]) snprintf(m->to, sizeof m->to, "r%d-%d@example.org", (int)getpid(), ++recipients);
+    CHECK_STATUS(passcode_reset_recipient_set(s, m->to, PC1, LEN), PASSCODE_OK);
+    char masked[256] = "";
+    CHECK_STATUS(passcode_reset_recipient(s, masked, sizeof masked), PASSCODE_OK);
+    CHECK(masked[0] == 'r' && !strcmp(masked + 1, "***@example.org"));
+}
+
+/* The mails the relay received for `to` since the last call (read and removed): the code of the
+ * newest delivered one into `code`; returns the delivered ones, `*refused` the refused ones. */
+static int collect_mail(const char *to, char *code, size_t size, int *refused) {
+    const char *dir = getenv("PASSCODE_TEST_MAIL_DIR");
+    int delivered = 0, newest = -1;
+    *refused = 0;
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (!d) {
+        tl_failed++;
+        fprintf(stderr, "FAIL %s: no relay's mail folder (PASSCODE_TEST_MAIL_DIR: %s)\n", tl_current, dir ? dir : "unset");
+        return 0;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *name = e->d_name;
+        int is_refused = !strncmp(name, "refused-", 8);
+        const char *rest = is_refused ? name + 8 : name;
+        const char *dash = strchr(rest, '-');
+        if (!dash || rest[0] < '0' || rest[0] > '9' || strcmp(dash + 1, to)) continue;
+        char file[700];
+        snprintf(file, sizeof file, "%s/%s", dir, name);
+        size_t len = 0;
+        char *text = slurp(file, &len);
+        unlink(file);
+        int seq = atoi(rest);
+        const char *at = text ? strstr(text, "reset code is ") : NULL;
+        if (is_refused) (*refused)++;
+        else {
+            delivered++;
+            if (at && seq > newest) {
+                newest = seq;
+                size_t n = 0;
+                at += 14;
+                while (at[n] >= '0' && at[n] <= '9' && n + 1 < size) { code[n] = at[n]; n++; }
+                code[n] = 0;
+            }
+        }
+        free(text);
+    }
+    closedir(d);
+    return delivered;
+}
+
+int32_t request_code(passcode_store *s, mailbox *m) {
+    if (!service_backend) return passcode_reset_request(s);
+    char refuse[600];
+    const char *dir = getenv("PASSCODE_TEST_MAIL_DIR");
+    snprintf(refuse, sizeof refuse, "%s/refuse", dir ? dir : ".");
+    if (m->fail) {
+        FILE *f = fopen(refuse, "w");
+        if (f) fclose(f);
+    }
+    int32_t rc = passcode_reset_request(s);
+    if (m->fail) unlink(refuse);
+    char code[16] = "";
+    int refused = 0, delivered = collect_mail(m->to, code, sizeof code, &refused);
+    m->handed += delivered + refused;
+    if (rc == PASSCODE_OK && (delivered != 1 || !code[0])) {
+        tl_failed++;
+        fprintf(stderr, "FAIL %s: passcode_reset_request answered OK, and the relay received %d mails with a code for %s\n",
+                tl_current, delivered, m->to);
+    } else if (rc != PASSCODE_OK && delivered) {
+        tl_failed++;
+        fprintf(stderr, "FAIL %s: passcode_reset_request answered %s, and the relay received a mail for %s\n", tl_current,
+                passcode_strerror(rc), m->to);
+    }
+    if (rc == PASSCODE_OK) snprintf(m->code, sizeof m->code, "%s", code);
+    return rc;
+}
+
 static void remove_tree(const char *dir);
 
 /* A test that runs through the service leaves no file in tmp_root: one that did opened an

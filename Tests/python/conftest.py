@@ -67,8 +67,7 @@ ONLY_PEPPER = "a host pepper"
 ONLY_WEAK = "allow_weak"
 ONLY_COST = "an Argon2id cost of the host's"
 ONLY_TPM = "TPM options"
-ONLY_BIOMETRIC = "a biometric match reported by the host"
-ONLY_RESET_CODE = "a reset code handed to the host"
+ONLY_KEYRING = "the host's session keyring (in service mode each handle holds its own key)"
 ONLY_FILE = "reads, writes or snapshots the store file or its -wal"
 ONLY_OPEN = "the embedded open: a path, its folder and options of the host's"
 ONLY_NO_STORE = "opens no store (the library alone)"
@@ -174,6 +173,83 @@ def finger():
     yield (lambda result: call("QueueVerifyResult", "ss", "/net/reactivated/Fprint/Device/0", result)) if SERVICE else (lambda result: None)
     if SERVICE:
         call("RemoveObject", "o", "/net/reactivated/Fprint/Device/0")
+
+
+class Mailbox:
+    """Reset codes on both back ends. Embedded: the host's on_reset_code callback gets them.
+    Service mode: passcoded mails them to the store's recipient through the relay test_service.py
+    runs (aiosmtpd on loopback), which writes each mail into PASSCODE_TEST_MAIL_DIR
+    (NNNNNN-RECIPIENT; refused-NNNNNN-RECIPIENT while the file "refuse" is there, when it refuses
+    every mail); the host gets none. `fail = True` makes a delivery fail (the callback raises;
+    the relay refuses the mail). `codes` are the codes delivered, `handed` every code that
+    reached the callback or the relay, delivered or not; `Failed` what a failed delivery raises."""
+
+    Failed = passcode.ResetDeliveryUnavailable if SERVICE else passcode.HookFailed
+    _recipients = 0
+
+    def __init__(self):
+        self.codes, self.handed, self.fail, self.to = [], [], False, None
+
+    def attach(self, store):
+        """This mailbox becomes the store's (which has a passcode): its callback, or in service
+        mode a recipient of its own (the suite runs as root, whose stores need no passcode for
+        it) while the host's callback is refused."""
+        if not SERVICE:
+            store.on_reset_code(self._deliver)
+            return
+        with pytest.raises(passcode.RefusedInServiceMode):
+            store.on_reset_code(self._deliver)
+        Mailbox._recipients += 1
+        self.to = f"p{os.getpid()}-{Mailbox._recipients}@example.org"
+        store.set_reset_recipient(self.to, PC1)
+        assert store.reset_recipient == "p***@example.org"
+
+    def _deliver(self, code):
+        self.handed.append(code)
+        if self.fail:
+            raise OSError("network down")
+        self.codes.append(code)
+
+    def request(self, store):
+        """store.request_reset_code(); the code sent is then self.codes[-1] (in service mode read
+        from the one mail the relay received: a success without it, or a failure with one, fails)."""
+        if not SERVICE:
+            return store.request_reset_code()
+        folder = os.environ["PASSCODE_TEST_MAIL_DIR"]
+        refuse = os.path.join(folder, "refuse")
+        if self.fail:
+            open(refuse, "w").close()
+        ok = False
+        try:
+            store.request_reset_code()
+            ok = True
+        finally:
+            if self.fail:
+                os.unlink(refuse)
+            delivered = self._collect(folder)
+            assert len(delivered) == (1 if ok else 0), f"request {'answered' if ok else 'failed'}, mails delivered: {len(delivered)}"
+
+    def _collect(self, folder):
+        import re
+        delivered = []
+        for name in sorted(os.listdir(folder), key=lambda n: n.removeprefix("refused-")):
+            refused = name.startswith("refused-")
+            seq, _, to = name.removeprefix("refused-").partition("-")
+            if not seq.isdigit() or to != self.to:
+                continue
+            with open(os.path.join(folder, name)) as f:
+                found = re.findall(r"reset code is (\d+)", f.read())
+            os.unlink(os.path.join(folder, name))
+            self.handed.extend(found)
+            if not refused:
+                delivered.extend(found)
+        self.codes.extend(delivered)
+        return delivered
+
+
+@pytest.fixture
+def mailbox():
+    return Mailbox()
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,7 @@ import pytest
 import passcode
 from passcode import BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, Setting
 
-from conftest import PC1, PC2, PC3, ONLY_RESET_CODE, ONLY_BIOMETRIC
+from conftest import PC1, PC2, PC3, ONLY_BIOMETRIC
 
 
 def test_unlock_key_is_a_wipeable_bytearray_stable_across_change(locked_store):
@@ -84,22 +84,21 @@ def test_biometric_release_after_a_launch_comes_from_the_session_keyring(tmp_pat
         assert s.key_released
 
 
-@pytest.mark.embedded_only(ONLY_RESET_CODE)
-def test_reset_keeps_the_key_only_with_the_recovery_key(locked_store, clock):
-    codes = []
-    locked_store.on_reset_code(codes.append)
+def test_reset_keeps_the_key_only_with_the_recovery_key(locked_store, clock, mailbox):
+    codes = mailbox.codes  # the host's callback; in service mode passcoded's mail
+    mailbox.attach(locked_store)
     key = locked_store.unlock_key(PC1)
     blob = locked_store.seal(b"note")
     recovery = bytes(range(32))
     locked_store.set_recovery_key(recovery)
     assert locked_store.has_recovery_key
-    locked_store.request_reset_code()
+    mailbox.request(locked_store)
     with pytest.raises(passcode.WrongRecoveryKey):
         locked_store.complete_reset(codes[-1], PC2, recovery_key=bytes(32))
     locked_store.complete_reset(codes[-1], PC2, recovery_key=recovery)
     assert locked_store.unseal(blob) == b"note"
     clock.advance(3600)
-    locked_store.request_reset_code()
+    mailbox.request(locked_store)
     with pytest.raises(passcode.KeyReplaced):
         locked_store.complete_reset(codes[-1], PC3)
     assert locked_store.unlock_key(PC3) != key  # the reset did complete

@@ -9,6 +9,7 @@ import grp
 import json
 import os
 import pwd
+import shlex
 import shutil
 import signal
 import socket
@@ -917,6 +918,40 @@ def fingerprint_through_service():
     procs["fprintd"].wait()
 
 
+def privileged_port():
+    """A free privileged port on loopback, for a relay without STARTTLS (passcoded refuses one
+    on a port any user may bind)."""
+    for candidate in range(1023, 600, -1):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return candidate
+    raise SystemExit("test-service: no free privileged loopback port for the relay")
+
+
+class MailFolder:
+    """The suites' relay (aiosmtpd): each mail it receives becomes a file of `folder` named
+    NNNNNN-RECIPIENT (written whole, then renamed), which the suites read the reset code from
+    (Tests/c/api_support.h request_code, Tests/python/conftest.py mailbox). While the file
+    `folder`/refuse exists, it refuses every mail (554 after the data: a failed delivery) and
+    names what it refused refused-NNNNNN-RECIPIENT."""
+
+    def __init__(self, folder):
+        self.folder, self.count = folder, 0
+
+    async def handle_DATA(self, server, session, envelope):
+        self.count += 1
+        refused = os.path.exists(os.path.join(self.folder, "refuse"))
+        for to in envelope.rcpt_tos:
+            name = f"{'refused-' if refused else ''}{self.count:06d}-{to}"
+            with open(os.path.join(self.folder, ".new-" + name), "w") as f:
+                f.write(envelope.content.decode("utf-8", "replace"))
+            os.replace(os.path.join(self.folder, ".new-" + name), os.path.join(self.folder, name))
+        return "554 refused by the test relay" if refused else "250 OK"
+
+
 def mail_through_service():
     """Reset codes mailed by passcoded (passcoded(8) "Reset codes by email"): an aiosmtpd server
     on loopback is the relay; the code is taken from the mail it received. No relay, a relay
@@ -957,17 +992,7 @@ def mail_through_service():
 
     # A relay on loopback (no STARTTLS there), and a port where none listens (the relay down).
     # A privileged port (passcoded refuses a relay without STARTTLS on one any user may bind).
-    port = None
-    for candidate in range(1023, 600, -1):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", candidate))
-            except OSError:
-                continue
-            port = candidate
-            break
-    if port is None:
-        raise SystemExit("test-service: no free privileged loopback port for the relay")
+    port = privileged_port()
     controller = Controller(Keep(), hostname="127.0.0.1", port=port)
     controller.start()
     try:
@@ -1285,8 +1310,29 @@ def run_suites_in_service_mode():
         procs["daemon"].wait()
     # Frozen: the suites place calls exactly N ms apart, as their embedded runs' clock does.
     write_root_file(clock_file, "0ms frozen\n")
+    # The relay the suites' reset codes are mailed through (passcode_reset_request in service
+    # mode): aiosmtpd on loopback, writing each mail into PASSCODE_TEST_MAIL_DIR.
+    try:
+        from aiosmtpd.controller import Controller
+    except ImportError:
+        check(False, "the suites in service mode: python3-aiosmtpd is missing (make deps installs it)")
+        return
+    mail_dir = os.path.join(top, "suite-mail")
+    os.makedirs(mail_dir, mode=0o700, exist_ok=True)
+    port = privileged_port()
+    relay = Controller(MailFolder(mail_dir), hostname="127.0.0.1", port=port)
+    relay.start()
+    try:
+        run_suites_with_relay(port, mail_dir)
+    finally:
+        relay.stop()
+
+
+def run_suites_with_relay(port, mail_dir):
     write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
-                                 f"clock_offset_file = {clock_file}\nmax_stores_per_uid = 100000\nfprint_timeout = 5\n")
+                                 f"clock_offset_file = {clock_file}\nmax_stores_per_uid = 100000\nfprint_timeout = 5\n"
+                                 f"smtp_host = 127.0.0.1\nsmtp_port = {port}\nsmtp_starttls = no\n"
+                                 "smtp_from = passcode@example.org\nsmtp_timeout = 10\n")
     start_daemon()
     # fprintd for the suites' biometric tests (service_reader, service_finger in Tests/c): the
     # template, no reader until a test adds one.
@@ -1309,9 +1355,11 @@ def run_suites_in_service_mode():
             break
         time.sleep(0.05)
     env = {"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "PASSCODE_TEST_BACKEND": "service",
-           "PASSCODE_TEST_CLOCK_FILE": clock_file, "TMPDIR": "/tmp",
+           "PASSCODE_TEST_CLOCK_FILE": clock_file, "PASSCODE_TEST_MAIL_DIR": mail_dir, "TMPDIR": "/tmp",
            "PASSCODE_TEST_RUN_NOT_YET": os.environ.get("PASSCODE_TEST_RUN_NOT_YET", "")}
     build = os.path.join(REPO, "build")
+    if os.environ.get("SERVICE_ONLY") == "python":
+        return run_python_suite(env, build)
     t = time.monotonic()
     r = subprocess.run([os.path.join(build, "test_api")] + ([os.environ["TEST"]] if os.environ.get("TEST") else []),
                        cwd=build, env=env, capture_output=True, text=True, timeout=900)
@@ -1327,7 +1375,10 @@ def run_suites_in_service_mode():
     check(daemon_alive(), "the daemon is up after the C suite")
     if os.environ.get("SERVICE_ONLY") == "c":
         return
+    run_python_suite(env, build)
 
+
+def run_python_suite(env, build):
     t = time.monotonic()
     env.update({"PYTHONPATH": os.path.join(REPO, "python"), "PASSCODE_LIBRARY": os.path.join(build, "libpasscode.so.0"),
                 "PYTHONDONTWRITEBYTECODE": "1"})
@@ -1341,7 +1392,8 @@ def run_suites_in_service_mode():
     if python is None:
         check(False, "the Python suite in service mode: no python3 with pytest (make test-python installs it)")
         return
-    r = subprocess.run([python, "-m", "pytest", "-q", "--tb=line", "-rf", "-p", "no:cacheprovider", os.path.join(REPO, "Tests", "python")],
+    r = subprocess.run([python, "-m", "pytest", "-q", "--tb=line", "-rf", "-p", "no:cacheprovider", os.path.join(REPO, "Tests", "python")]
+                       + (shlex.split(os.environ.get("PYTEST_ARGS", "")) if os.environ.get("SERVICE_ONLY") == "python" else []),
                        cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
     out = r.stdout.splitlines()
     shown = [x for x in out if x.startswith(("FAILED", "ERROR", "E  ", "service mode", "  ")) or " passed" in x or " failed" in x]
@@ -1361,7 +1413,7 @@ try:
     if os.environ.get("SERVICE_BENCH"):  # make bench-service: the bench rows alone
         bench_service()
         raise SystemExit(1 if failures else 0)
-    if os.environ.get("SERVICE_ONLY") == "c":  # the C suite alone in service mode (TEST=name to pick)
+    if os.environ.get("SERVICE_ONLY") in ("c", "python"):  # the C (TEST=name to pick) or Python suite alone in service mode
         run_suites_in_service_mode()
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "stall":  # the same-uid staller alone, for work on the scheduler
