@@ -10,7 +10,7 @@ import passcode
 from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep, LifecycleEvent, LockReason,
                       LogoutReason, Notice, Setting)
 
-from conftest import SERVICE, PC1, PC2, PC3, ROOT, ONLY_CLOCK, ONLY_FILE, ONLY_OPEN, ONLY_PEPPER, ONLY_PROCESS, ONLY_BIOMETRIC
+from conftest import SERVICE, PC1, PC2, PC3, ROOT, ONLY_CLOCK, ONLY_FILE, ONLY_OPEN, ONLY_PEPPER, ONLY_PROCESS
 
 
 @pytest.mark.embedded_only(ONLY_FILE)
@@ -70,8 +70,8 @@ def test_lock_state_and_lifecycle(locked_store, clock):
     assert s.lock_state[1] == LockReason.BACKGROUND
 
 
-@pytest.mark.embedded_only(ONLY_BIOMETRIC)
-def test_biometrics(locked_store):
+def test_biometrics(locked_store, finger):
+    # Embedded the host reports a match; in service mode passcoded reads the finger (fprintd).
     s = locked_store
     with pytest.raises(passcode.BiometricUnavailable):
         s.set_setting(Setting.BIOMETRIC_ENABLED, 1)
@@ -83,6 +83,7 @@ def test_biometrics(locked_store):
     s.set_setting(Setting.BIOMETRIC_ENABLED, 1)
     s.report(Event.LAUNCHED)  # per boot, as on iOS: the passcode was entered in this boot
     assert s.locked and not s.biometric_lead  # locked at launch: the pad leads
+    finger("verify-match")
     s.biometric_unlock()
     assert not s.locked
     s.set_setting(Setting.PASSCODE_AFTER_EVERY_LAUNCH, 1)
@@ -98,9 +99,16 @@ def test_biometrics(locked_store):
     s.verify(PC1)
     s.report(Event.LOCK_NOW)
     assert s.biometric_refusal == BiometricRefusal.NONE
+    finger("verify-match")
     s.biometric_unlock()
     assert not s.locked
-    assert s.biometric_failed() == 1
+    s.report(Event.LOCK_NOW)
+    if SERVICE:  # a finger that does not match: passcoded counts it as a failed match
+        finger("verify-no-match")
+        with pytest.raises(passcode.PasscodeRequired):
+            s.biometric_unlock()
+    assert s.biometric_failed() == (2 if SERVICE else 1)
+    assert s.locked
 
 
 def test_lifecycle_hook_hears_each_change_and_can_refuse_it(store):
