@@ -217,6 +217,11 @@ extension ServiceClient {
                                       .wipePending, .sessionNotFound, .sessionIsCurrent, .confirmationMismatch, .passwordEmpty,
                                       .passwordMismatch]
         if let e = plain.first(where: { $0.busStatus == status }) { return e }
+        // The tries left are in the core's own text of it (a flow says them in its own words).
+        if status == BusStatus.errWrongResetCode,
+           let left = (0...16).first(where: { PasscodeError.wrongResetCode(triesLeft: $0).message == message }) {
+            return .wrongResetCode(triesLeft: left)
+        }
         if status == BusStatus.errWeakPasscode {
             let prefix = PasscodeError.weakPasscode("").message
             return .weakPasscode(message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message)

@@ -424,6 +424,9 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
         } catch .service(let status, let message, _) where status == BusStatus.errLockedOut && member != "GetState" {
             // The wait for passcode_errwait, as the embedded store gives it with the failure.
             throw .service(status: status, message: message, waitSeconds: (try? state().lockout) ?? 0)
+        } catch .service(let status, let message, _) where status == BusStatus.errRateLimited && member == "ResetRequest" {
+            // The same for a reset-code request's own limit: the seconds until the next is allowed.
+            throw .service(status: status, message: message, waitSeconds: (try? callResetRetryAfter()) ?? 0)
         }
     }
 

@@ -64,7 +64,7 @@ void mark_test(const char *kind, const char *why);
 #define ONLY_WEAK "allow_weak"
 #define ONLY_COST "an Argon2id cost of the host's"
 #define ONLY_TPM "TPM options"
-#define ONLY_KEYRING "the host's session keyring (in service mode each handle holds its own key)"
+#define ONLY_KEYRING "the host's session keyring (passcoded keeps none)"
 #define ONLY_FILE "reads, writes or snapshots the store file or its -wal"
 #define ONLY_OPEN "the embedded open: a path, its folder and options of the host's"
 #define ONLY_ATTACK "a file attack on the store"

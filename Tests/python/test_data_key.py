@@ -52,7 +52,7 @@ def test_flow_gives_the_key_once(locked_store):
             f.take_key()
 
 
-@pytest.mark.embedded_only(ONLY_KEYRING)  # service mode: test_biometric_key_in_service_mode_needs_this_handles_passcode
+@pytest.mark.embedded_only(ONLY_KEYRING)  # its first half on both back ends: test_a_later_launch_gets_the_key_by_a_match_only
 def test_biometric_release_after_a_launch_comes_from_the_session_keyring(tmp_path, clock):
     path = str(tmp_path / "bio.db")
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
@@ -84,35 +84,30 @@ def test_biometric_release_after_a_launch_comes_from_the_session_keyring(tmp_pat
         assert s.key_released
 
 
-def test_biometric_key_in_service_mode_needs_this_handles_passcode(tmp_path, clock, finger):
-    """The session-keyring test's counterpart on both back ends: a match releases the data key
-    only to a handle that entered the passcode (in service mode each handle holds its own key,
-    and passcoded reads the finger through fprintd)."""
-    path = str(tmp_path / "bio.db")
+def test_a_later_launch_gets_the_key_by_a_match_only(tmp_path, clock, finger):
+    """The first half of the session-keyring test on both back ends: after a passcode unlock, a
+    later launch (a new handle) gets the same data key by a match (embedded from the session
+    keyring, in service mode from passcoded, which read the finger through fprintd); a finger
+    that does not match gets nothing and leaves it locked."""
+    path = str(tmp_path / "later.db")
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_passcode(PC1)
-        key = s.unlock_key(PC1)
+        first = s.unlock_key(PC1)
         s.set_biometric_availability(True, BiometricKind.FINGERPRINT)
         s.set_setting(Setting.BIOMETRIC_ENABLED, 1)
-        s.report(Event.BACKGROUND)
-        clock.advance(3600)
-        s.report(Event.FOREGROUND)
-        assert s.locked
-        finger("verify-match")
-        assert s.biometric_unlock_key() == key
-        assert not s.locked and s.key_released
-    if not SERVICE:
-        return  # a new handle gets it from the session keyring: the test above
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:
-        s.report(Event.LAUNCHED)
-        with pytest.raises(passcode.PasscodeRequired) as e:
-            s.biometric_unlock_key()
-        assert e.value.reason == BiometricRefusal.KEY_NOT_IN_MEMORY
+        assert s.report(Event.LAUNCHED) is True and s.locked
+        assert not s.key_released
+        if SERVICE:
+            finger("verify-no-match")
+            with pytest.raises(passcode.PasscodeRequired):
+                s.biometric_unlock_key()
+        else:
+            assert s.biometric_failed() == 1  # the host's report of a finger that did not match
         assert s.locked and not s.key_released
-        assert s.unlock_key(PC1) == key
-        s.report(Event.LOCK_NOW)
         finger("verify-match")
-        assert s.biometric_unlock_key() == key
+        assert s.biometric_unlock_key() == first
+        assert not s.locked and s.key_released
 
 
 def test_reset_keeps_the_key_only_with_the_recovery_key(locked_store, clock, mailbox):
