@@ -1151,9 +1151,11 @@ class App:
     def confirm_forgot(self) -> None:
         to = self.reset_address()
         d = Adw.MessageDialog(transient_for=self.window, modal=True, heading="Forgot Passcode?",
-                              body=("Get a reset code by email at %s and choose a new passcode, or sign out: " % to
-                                    if to else "") +
-                                   "Signing out removes your passcode; sign in to your account again to create a new one.")
+                              body=("Get a reset code by email at %s to choose a new passcode. Or sign out: your "
+                                    "passcode is removed, and you create a new one after signing in to your account "
+                                    "again." % to) if to else
+                                   ("You will be signed out and your passcode removed. Sign in to your account "
+                                    "again to create a new one."))
         d.add_response("cancel", "Cancel")
         d.add_response("sign-out", "Sign Out")
         d.set_response_appearance("sign-out", Adw.ResponseAppearance.DESTRUCTIVE)
