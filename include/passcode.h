@@ -384,6 +384,17 @@ typedef enum passcode_status {
      * relay step counts against the day's requests. "Forgot passcode" stays available.
      */
     PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE = 66,
+    /**
+     * Service mode: passcoded asked fprintd for a finger and none was read within passcoded.conf's
+     * fprint_timeout. Still locked; nothing was counted. Offer the fingerprint again or the
+     * passcode pad.
+     */
+    PASSCODE_ERR_BIOMETRIC_TIMEOUT = 67,
+    /**
+     * Service mode: the fingerprint reader is in use by another program (fprintd answered
+     * AlreadyInUse). Still locked; nothing was counted. Try again later, or enter the passcode.
+     */
+    PASSCODE_ERR_BIOMETRIC_READER_BUSY = 68,
     /** Not a status: makes passcode_status a signed int in C and C++, so that code mixing it
      *  with int32_t compares as before (-Wsign-compare). */
     PASSCODE_STATUS_SIGNED_ = (-0x7fffffff - 1)
@@ -1533,13 +1544,15 @@ passcode_status passcode_biometric_lead(passcode_store *store, int32_t *out_lead
  * through fprintd (the default reader, claimed for the caller's user, waited for up to
  * passcoded.conf's fprint_timeout, always released), and the same rules apply to its answer.
  * A no-match is counted as passcode_biometric_failed counts it and answers
- * PASSCODE_ERR_PASSCODE_REQUIRED; no finger read in time answers PASSCODE_ERR_PASSCODE_REQUIRED
- * too and counts nothing; the reader in use by another program PASSCODE_ERR_BUSY; no reader or
- * no enrolled finger PASSCODE_ERR_BIOMETRIC_UNAVAILABLE (each counts nothing; the message says which).
+ * PASSCODE_ERR_PASSCODE_REQUIRED; no finger read in time answers PASSCODE_ERR_BIOMETRIC_TIMEOUT;
+ * the reader in use by another program PASSCODE_ERR_BIOMETRIC_READER_BUSY; no reader or no
+ * enrolled finger PASSCODE_ERR_BIOMETRIC_UNAVAILABLE (these three count nothing; the message
+ * says which); too many checks waiting in passcoded at once PASSCODE_ERR_BUSY.
  * @param store The store.
  * @param out_refusal Receives the passcode_biometric_refusal (NONE when unlocked); may be NULL.
  * @return PASSCODE_OK (unlocked), PASSCODE_ERR_PASSCODE_REQUIRED (still locked; ask
- * for the passcode), in service mode PASSCODE_ERR_BUSY or PASSCODE_ERR_BIOMETRIC_UNAVAILABLE,
+ * for the passcode), in service mode PASSCODE_ERR_BIOMETRIC_TIMEOUT,
+ * PASSCODE_ERR_BIOMETRIC_READER_BUSY, PASSCODE_ERR_BIOMETRIC_UNAVAILABLE or PASSCODE_ERR_BUSY,
  * PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 passcode_status passcode_biometric_unlock(passcode_store *store, int32_t *out_refusal);

@@ -208,14 +208,16 @@ public func passcode_biometric_lead(_ store: OpaquePointer?, _ out_lead: UnsafeM
 /// through fprintd (the default reader, claimed for the caller's user, waited for up to
 /// passcoded.conf's `fprint_timeout`, always released), and the same rules apply to its answer.
 /// A no-match is counted as `passcode_biometric_failed` counts it and answers
-/// `PASSCODE_ERR_PASSCODE_REQUIRED`; no finger read in time answers `PASSCODE_ERR_PASSCODE_REQUIRED`
-/// too and counts nothing; the reader in use by another program `PASSCODE_ERR_BUSY`; no reader or
-/// no enrolled finger `PASSCODE_ERR_BIOMETRIC_UNAVAILABLE` (each counts nothing; the message says which).
+/// `PASSCODE_ERR_PASSCODE_REQUIRED`; no finger read in time answers `PASSCODE_ERR_BIOMETRIC_TIMEOUT`;
+/// the reader in use by another program `PASSCODE_ERR_BIOMETRIC_READER_BUSY`; no reader or no
+/// enrolled finger `PASSCODE_ERR_BIOMETRIC_UNAVAILABLE` (these three count nothing; the message
+/// says which); too many checks waiting in passcoded at once `PASSCODE_ERR_BUSY`.
 /// - Parameters:
 ///   - store: The store.
 ///   - out_refusal: Receives the `passcode_biometric_refusal` (NONE when unlocked); may be NULL.
 /// - Returns: `PASSCODE_OK` (unlocked), `PASSCODE_ERR_PASSCODE_REQUIRED` (still locked; ask
-///   for the passcode), in service mode `PASSCODE_ERR_BUSY` or `PASSCODE_ERR_BIOMETRIC_UNAVAILABLE`,
+///   for the passcode), in service mode `PASSCODE_ERR_BIOMETRIC_TIMEOUT`,
+///   `PASSCODE_ERR_BIOMETRIC_READER_BUSY`, `PASSCODE_ERR_BIOMETRIC_UNAVAILABLE` or `PASSCODE_ERR_BUSY`,
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_unlock)
 public func passcode_biometric_unlock(_ store: OpaquePointer?, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {

@@ -193,6 +193,13 @@ public enum Status: Int32 {
     /// recipient (the message says which; it never holds the code). A request that reached the
     /// relay step counts against the day's requests. "Forgot passcode" stays available.
     case errResetDeliveryUnavailable = 66  // python: ResetDeliveryUnavailable(ServiceError)
+    /// Service mode: passcoded asked fprintd for a finger and none was read within passcoded.conf's
+    /// `fprint_timeout`. Still locked; nothing was counted. Offer the fingerprint again or the
+    /// passcode pad.
+    case errBiometricTimeout = 67  // python: BiometricTimeout(PasscodeError)
+    /// Service mode: the fingerprint reader is in use by another program (fprintd answered
+    /// AlreadyInUse). Still locked; nothing was counted. Try again later, or enter the passcode.
+    case errBiometricReaderBusy = 68  // python: BiometricReaderBusy(PasscodeError)
 }
 
 extension PasscodeError {
@@ -264,6 +271,8 @@ extension PasscodeError {
         case .notInServiceMode: return .errNotInServiceMode
         case .storeRemoved: return .errStoreRemoved
         case .resetDeliveryUnavailable: return .errResetDeliveryUnavailable
+        case .biometricTimeout: return .errBiometricTimeout
+        case .biometricReaderBusy: return .errBiometricReaderBusy
         case .passcodeNeeded: return .errPasscodeRequired
         case .service(let status, _, _): return Status(rawValue: status) ?? .errInternal
         }
@@ -340,6 +349,8 @@ extension Status {
         case .errNotInServiceMode: return "not offered by the passcode service yet"
         case .errStoreRemoved: return "the store was removed"
         case .errResetDeliveryUnavailable: return "the reset code cannot be mailed"
+        case .errBiometricTimeout: return "no finger was read in time"
+        case .errBiometricReaderBusy: return "the fingerprint reader is in use by another program"
         }
     }
 }

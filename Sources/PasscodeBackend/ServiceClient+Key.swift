@@ -229,7 +229,7 @@ extension ServiceClient {
             PasscodeError.badCiphertext, PasscodeError.wrongRecoveryKey, PasscodeError.tpmUnavailable, PasscodeError.tpmMismatch,
             PasscodeError.tpmFailed, PasscodeError.foreignSchema, PasscodeError.clockOutOfRange, PasscodeError.tpmOwnerAuth,
             PasscodeError.refusedInServiceMode, PasscodeError.notInServiceMode, PasscodeError.serviceUnavailable,
-            PasscodeError.resetDeliveryUnavailable,
+            PasscodeError.resetDeliveryUnavailable, PasscodeError.biometricTimeout, PasscodeError.biometricReaderBusy,
             PasscodeError.internalError]
         if let make = carrying.first(where: { $0("").busStatus == status }) { return make(message) }
         return .internalError(message)

@@ -82,6 +82,8 @@ public enum BusStatus {
     public static let errNotInServiceMode: Int32 = 64
     public static let errStoreRemoved: Int32 = 65
     public static let errResetDeliveryUnavailable: Int32 = 66
+    public static let errBiometricTimeout: Int32 = 67
+    public static let errBiometricReaderBusy: Int32 = 68
 
     /// The D-Bus error name of each status without `BusNames.errorPrefix` ("WrongPasscode").
     public static let names: [Int32: String] = [
@@ -152,6 +154,8 @@ public enum BusStatus {
         64: "NotInServiceMode",
         65: "StoreRemoved",
         66: "ResetDeliveryUnavailable",
+        67: "BiometricTimeout",
+        68: "BiometricReaderBusy",
     ]
 
     /// The status whose error name is `name`, if any.
@@ -229,6 +233,8 @@ extension PasscodeError {
         case .notInServiceMode: return BusStatus.errNotInServiceMode
         case .storeRemoved: return BusStatus.errStoreRemoved
         case .resetDeliveryUnavailable: return BusStatus.errResetDeliveryUnavailable
+        case .biometricTimeout: return BusStatus.errBiometricTimeout
+        case .biometricReaderBusy: return BusStatus.errBiometricReaderBusy
         case .passcodeNeeded: return BusStatus.errPasscodeRequired
         case .service(let status, _, _): return status
         }

@@ -109,6 +109,10 @@ public enum PasscodeError: Error, Equatable, Sendable {
     case notInServiceMode(String)
     /// Service mode: passcoded cannot mail a reset code (no relay, none reachable, no recipient).
     case resetDeliveryUnavailable(String)
+    /// Service mode: no finger was read on the reader within passcoded's bound; nothing was counted.
+    case biometricTimeout(String)
+    /// Service mode: the fingerprint reader is claimed by another program; nothing was counted.
+    case biometricReaderBusy(String)
     /// The store was removed (`removeStore`, here or through another handle or process): this
     /// handle reaches nothing any more; opening the path again makes a new, empty store.
     case storeRemoved
@@ -187,6 +191,7 @@ public enum PasscodeError: Error, Equatable, Sendable {
         case .storeRemoved:
             return "the store was removed (passcode_store_remove): this handle reaches nothing any more; close it, and open the store again for a new, empty one"
         case .passcodeNeeded(let m), .resetDeliveryUnavailable(let m): return m
+        case .biometricTimeout(let m), .biometricReaderBusy(let m): return m
         case .service(_, let m, _): return m
         case .tampered:
             return "the store's security state was changed outside libpasscode; only a reset by email, forgot passcode or deleting the account can go on"

@@ -37,9 +37,9 @@ extension Service {
         let status: Int32
         switch outcome {
         case Int32(PASSCODE_FPRINT_NO_READER), Int32(PASSCODE_FPRINT_NO_FINGER): status = BusStatus.errBiometricUnavailable
-        case Int32(PASSCODE_FPRINT_BUSY): status = BusStatus.errBusy
-        // No finger in time: still locked, the passcode (or another try) is what the screen asks.
-        case Int32(PASSCODE_FPRINT_TIMEOUT): status = BusStatus.errPasscodeRequired
+        case Int32(PASSCODE_FPRINT_BUSY): status = BusStatus.errBiometricReaderBusy
+        // No finger in time: still locked; the screen offers another try or the passcode.
+        case Int32(PASSCODE_FPRINT_TIMEOUT): status = BusStatus.errBiometricTimeout
         default: status = PasscodeError.io("").busStatus
         }
         let (name, text) = BusError.reply(status: status, message: message + "; nothing was counted")
@@ -64,7 +64,10 @@ extension Service {
         // The wait holds a thread, not a turn (as a host's hook does): the uid's other
         // connections, and other uids, run meanwhile (Scheduler.whileWaiting).
         guard let outcome = Scheduler.shared?.whileWaiting({ passcode_fprint_verify(uid, timeout, &buffer, buffer.count) }) else {
-            throw fingerprintFailure(Int32(PASSCODE_FPRINT_BUSY), "too many checks wait on readers or hooks at once; try again")
+            // passcoded's own limit, not the reader's: BUSY, as a busy store answers.
+            let (name, text) = BusError.reply(status: BusStatus.errBusy,
+                                              message: "too many checks wait on readers or hooks at once; try again; nothing was counted")
+            throw CallError(name: name, message: text)
         }
         switch outcome {
         case Int32(PASSCODE_FPRINT_MATCH):

@@ -853,15 +853,28 @@ def fingerprint_through_service():
     r = a.call("FingerprintUnlockKey", "(s)", app)  # the match queued above is read now
     check(r.get("ok") == key["ok"], f"fingerprint: after the passcode a match unlocks again: {error_of(r)} {r.get('message', '')}")
 
+    def library_unlock():
+        """passcode_biometric_unlock through the Python binding, as ALICE: the exception's class and status."""
+        probe = ("import passcode, sys\n"
+                 "s = passcode.Store('ignored', service=sys.argv[1])\n"
+                 "try:\n    s.biometric_unlock()\n    print('ok')\n"
+                 "except passcode.PasscodeError as e:\n    print(type(e).__name__, int(e.status))\n")
+        return subprocess.run(as_user(ALICE, ["/usr/bin/python3", "-c", probe, app]), capture_output=True, text=True, cwd="/", timeout=60,
+                              env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.join(REPO, "python"),
+                                   "PASSCODE_LIBRARY": os.path.join(REPO, "build", "libpasscode.so.0")})
+
     # No finger within the bound: answered in about fprint_timeout, nothing counted.
     a.call("ReportEvent", "(si)", app, 3)
     before = len(failures())
     t = time.monotonic()
     r = a.call("FingerprintUnlock", "(s)", app)
     took = time.monotonic() - t
-    check(error_of(r) == "PasscodeRequired" and "no finger was read" in r.get("message", "") and timeout - 0.2 <= took < timeout + 3,
+    check(error_of(r) == "BiometricTimeout" and "no finger was read" in r.get("message", "") and timeout - 0.2 <= took < timeout + 3,
           f"fingerprint: no finger answers after {took:.1f} s (bound {timeout} s): {r}")
     check(len(failures()) == before, "fingerprint: the timeout counted nothing")
+    p = library_unlock()
+    check(p.stdout.strip() == "BiometricTimeout 67" and len(failures()) == before,
+          f"fingerprint: through the library no finger in time is status 67, BiometricTimeout, nothing counted: {p.stdout.strip()} {p.stderr[-200:]}")
 
     # A verification waits on a worker: another uid's call is answered meanwhile.
     m = Client(MALLORY)
@@ -884,16 +897,20 @@ def fingerprint_through_service():
     th.join()
     check(other < 1.0 and same_uid < 1.0, f"fingerprint: another uid ({other * 1000:.0f} ms), and another connection of the same uid "
           f"({same_uid * 1000:.0f} ms), are answered while a verification waits")
-    check(forged.returncode == 0 and waiting and error_of(waiting[0]) == "PasscodeRequired"
+    check(forged.returncode == 0 and waiting and error_of(waiting[0]) == "BiometricTimeout"
           and "no finger was read" in waiting[0].get("message", ""),
           f"fingerprint: a VerifyStatus signal from another connection is not a match: {waiting}")
 
-    # The reader in use by another program: Busy, nothing counted.
+    # The reader in use by another program: BiometricReaderBusy, nothing counted.
     mock.SetBusy(reader, True)
     before = len(failures())
     r = a.call("FingerprintUnlock", "(s)", app)
-    check(error_of(r) == "Busy" and "in use" in r.get("message", "") and len(failures()) == before,
-          f"fingerprint: a busy reader answers Busy, nothing counted: {r}")
+    check(error_of(r) == "BiometricReaderBusy" and "in use" in r.get("message", "") and len(failures()) == before,
+          f"fingerprint: a busy reader answers BiometricReaderBusy, nothing counted: {r}")
+    # The same through the library: the C status and the Python exception of its own.
+    p = library_unlock()
+    check(p.stdout.strip() == "BiometricReaderBusy 68" and len(failures()) == before,
+          f"fingerprint: through the library a busy reader is status 68, BiometricReaderBusy: {p.stdout.strip()} {p.stderr[-200:]}")
     mock.SetBusy(reader, False)
 
     # No finger enrolled for the user: BiometricUnavailable, and the lock screen says so too.

@@ -448,6 +448,19 @@ class ResetDeliveryUnavailable(ServiceError):
     status = Status.ERR_RESET_DELIVERY_UNAVAILABLE
 
 
+class BiometricTimeout(PasscodeError):
+    """Service mode: passcoded asked fprintd for a finger and none was read within passcoded.conf's
+    fprint_timeout. Still locked; nothing was counted. Offer the fingerprint again or the passcode
+    pad."""
+    status = Status.ERR_BIOMETRIC_TIMEOUT
+
+
+class BiometricReaderBusy(PasscodeError):
+    """Service mode: the fingerprint reader is in use by another program (fprintd answered
+    AlreadyInUse). Still locked; nothing was counted. Try again later, or enter the passcode."""
+    status = Status.ERR_BIOMETRIC_READER_BUSY
+
+
 # ---- end of the generated classes ----
 
 

@@ -127,7 +127,10 @@ class _Lock(_StoreBase):
         return bool(self._out_int(_lib.passcode_biometric_lead))
 
     def biometric_unlock(self) -> None:
-        """Reports a biometric success; raises PasscodeRequired (with .reason) when policy refuses."""
+        """Reports a biometric success; raises PasscodeRequired (with .reason) when policy refuses
+        or (service mode) the finger passcoded read did not match; in service mode also
+        BiometricTimeout (no finger read in time), BiometricReaderBusy (the reader is in use by
+        another program) and BiometricUnavailable (no reader or enrolled finger), none counted."""
         refusal = c_int32()
         try:
             _lib.passcode_biometric_unlock(self._h(), byref(refusal))
