@@ -1266,13 +1266,13 @@ class GtkServiceMode(unittest.TestCase):
         self.create()
         app.bio_switch.set_active(True)  # weakening, but the passcode was just entered on this connection
         self.assertTrue(app.store.get_setting(Setting.BIOMETRIC_ENABLED))
+        mock = dbus.Interface(self.fprintd_obj, dbusmock.MOCK_IFACE)
+        before = len(mock.GetRecord(self.reader))
         app.report(Event.LOCK_NOW)
         spin()
         self.assertTrue(self.lock_visible())
         self.assertTrue(app.lock_view.bio_shown)
         bio, pad = app.lock_view.bio_button, app.lock_view.pad
-        mock = dbus.Interface(self.fprintd_obj, dbusmock.MOCK_IFACE)
-        before = len(mock.GetRecord(self.reader))
 
         def check(queued=None):
             if queued:
@@ -1302,7 +1302,7 @@ class GtkServiceMode(unittest.TestCase):
         self.shot("49-lock-screen-service-mode-fingerprint")
         self.assertTrue(spin_until(lambda: app._service_finger is None, timeout=self.FPRINT_TIMEOUT + 10))
         spin(0.1)
-        self.assertEqual(pad.error.get_label(), "No finger was read in time. Touch the reader again, or enter your passcode.")
+        self.assertEqual(pad.error.get_label(), "No finger was read in time. Try the fingerprint again, or enter your passcode.")
         self.assertGreaterEqual(time.monotonic() - t, self.FPRINT_TIMEOUT - 0.2)  # passcoded waited for a finger
         self.assertEqual(pad.shake_count, 1)
         self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
@@ -1314,7 +1314,9 @@ class GtkServiceMode(unittest.TestCase):
         mock.SetBusy(self.reader, False)
         self.assertEqual(pad.error.get_label(), "The fingerprint reader is in use by another program. Enter your passcode.")
         self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
+        self.assertEqual(pad.shake_count, 1)
         self.assertTrue(self.lock_visible())
+        self.shot("51-lock-screen-service-mode-reader-busy")
         # A match unlocks.
         check("verify-match")
         self.assertTrue(spin_until(lambda: not self.lock_visible()))

@@ -1113,6 +1113,18 @@ class App:
         if error is None:
             self._end_lock_flow()
             self.unlocked()
+            # The unlock was another handle's: passcoded pushes it to this one's connection too,
+            # which may come a moment after the reply. Until it did, look again (at most 2 s).
+            tries = [40]
+
+            def again() -> bool:
+                tries[0] -= 1
+                if self._closed:
+                    return False
+                self.refresh()
+                return self.store.locked and tries[0] > 0
+            if self.store.locked:
+                GLib.timeout_add(50, again)
         elif self.store.locked:  # unlocked meanwhile with the passcode: nothing to say
             self.fingerprint_error = fingerprint_words(error)
             if isinstance(error, passcode.PasscodeRequired) and getattr(error, "reason", None) == BiometricRefusal.NONE:
@@ -1479,9 +1491,9 @@ def mail_failure_markup(e: MailError) -> str:
 def fingerprint_words(e: passcode.PasscodeError) -> str:
     """What passcoded answered a fingerprint check, as the lock screen says it: each case in a
     person's words (never a status or a C name); a refusal of the policy in the library's."""
-    if isinstance(e, getattr(passcode, "BiometricTimeout", ())):
-        return "No finger was read in time. Touch the reader again, or enter your passcode."
-    if isinstance(e, getattr(passcode, "BiometricReaderBusy", ())):
+    if isinstance(e, passcode.BiometricTimeout):
+        return "No finger was read in time. Try the fingerprint again, or enter your passcode."
+    if isinstance(e, passcode.BiometricReaderBusy):
         return "The fingerprint reader is in use by another program. Enter your passcode."
     if isinstance(e, passcode.BiometricUnavailable):
         return "No fingerprint reader with an enrolled finger. Enter your passcode."
