@@ -540,6 +540,17 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         spin()
         self.assertEqual(self.app.lock_view.get_visible_child_name(), "pad")
         self.assertTrue(self.app.store.is_set)
+        # "Email Code" opens the reset by email, over the lock screen; cancelled, nothing changed
+        self.app.lock_view.forgot_button.emit("clicked")
+        self.assertIn("a***@example.org", self.app.dialog.get_body())
+        self.app.dialog.response("email")
+        spin()
+        self.assertEqual(self.app.sheet.stack.get_visible_child_name(), "request")
+        self.app.sheet.cancel()
+        spin()
+        self.assertIsNone(self.app.sheet)
+        self.assertTrue(self.lock_visible())
+        self.assertTrue(self.app.store.is_set)
         self.app.lock_view.forgot_button.emit("clicked")
         self.app.dialog.response("sign-out")
         spin()
@@ -1317,6 +1328,17 @@ class GtkServiceMode(unittest.TestCase):
         self.assertEqual(pad.shake_count, 1)
         self.assertTrue(self.lock_visible())
         self.shot("51-lock-screen-service-mode-reader-busy")
+        # No finger enrolled any more (fprintd says so to passcoded): said, nothing counted, and the
+        # button goes (passcoded wrote fprintd's answer as the store's availability).
+        self.fprintd_obj.SetEnrolledFingers(self.reader, dbus.Array([], signature="s"), dbus_interface=dbusmock.MOCK_IFACE)
+        check()
+        self.assertEqual(pad.error.get_label(), "No fingerprint reader with an enrolled finger. Enter your passcode.")
+        self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
+        self.assertFalse(app.lock_view.bio_shown)
+        self.fprintd_obj.SetEnrolledFingers(self.reader, ["right-index-finger"], dbus_interface=dbusmock.MOCK_IFACE)
+        app.update_biometrics()  # the host sees the finger again
+        app.refresh()
+        self.assertTrue(app.lock_view.bio_shown)
         # A match unlocks.
         check("verify-match")
         self.assertTrue(spin_until(lambda: not self.lock_visible()))
