@@ -446,8 +446,6 @@ class RecipientSheet(Adw.Window):
             self.error.set_label(sentence(e.message) + ".")
             self.error.set_visible(True)
             return
-        finally:
-            digits = ""
         self.close_sheet()
         to = self.app.reset_address()
         self.app.toast("Reset codes will be sent to %s" % to if to else "No email address for reset codes")
@@ -549,7 +547,6 @@ class App:
         self.in_background = False
         self._updating = False
         self._service_finger: Optional[threading.Thread] = None  # service mode: passcoded reading a finger
-        self.fingerprint_error = ""  # what the lock screen last said of a fingerprint check
         try:
             self.store.on_reset_code(self.deliver)
         except passcode.RefusedInServiceMode:
@@ -1126,10 +1123,9 @@ class App:
             if self.store.locked:
                 GLib.timeout_add(50, again)
         elif self.store.locked:  # unlocked meanwhile with the passcode: nothing to say
-            self.fingerprint_error = fingerprint_words(error)
             if isinstance(error, passcode.PasscodeRequired) and getattr(error, "reason", None) == BiometricRefusal.NONE:
                 pad.shake()  # no match: counted by passcoded, as a wrong passcode shakes
-            pad.error.set_label(self.fingerprint_error)
+            pad.error.set_label(fingerprint_words(error))
             pad.error.set_visible(True)
         self.refresh()
 
