@@ -126,7 +126,10 @@ extension Service {
                     try stores.withStore(uid: caller, appID: app) { try $0.requestResetCode() }
                 }
             } catch PasscodeError.hookFailed(let why) {
-                log("uid \(caller): a reset code could not be mailed to \(Mailer.mask(to)): \(why)")
+                // The shipped unit lets passcoded reach loopback only (IPAddressAllow=localhost).
+                let hint = Mailer.isLoopback(mailer.host) ? ""
+                    : " (under systemd a relay off this host needs IPAddressAllow= for its address in passcoded's unit: passcoded(8))"
+                log("uid \(caller): a reset code could not be mailed to \(Mailer.mask(to)): \(why)\(hint)")
                 throw PasscodeError.resetDeliveryUnavailable("\(why); use \"forgot passcode\"")
             }
             return [.string(Mailer.mask(to))]

@@ -1289,6 +1289,30 @@ def tpm_through_service():
     check("libtss2" not in open(f"/proc/{procs['daemon'].pid}/maps").read(), "no TPM configured: tpm2-tss is not in passcoded's memory")
 
 
+def start_fprintd():
+    """The fprintd template (Tests/gtk/fprintd_template.py) on the bus, owned by root as fprintd's
+    name must be for passcoded to take its answers, with no reader until a test adds one (through
+    its org.freedesktop.DBus.Mock methods); kept when it runs already."""
+    if "fprintd" in procs and procs["fprintd"].poll() is None:
+        return
+    procs["fprintd"] = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template",
+                                         os.path.join(REPO, "Tests", "gtk", "fprintd_template.py")],
+                                        env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address), stdout=subprocess.DEVNULL,
+                                        stderr=open(os.path.join(top, "fprintd.log"), "a"))
+    for _ in range(200):
+        owned = subprocess.run(["busctl", "--address=" + address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                "org.freedesktop.DBus", "NameHasOwner", "s", "net.reactivated.Fprint"], capture_output=True, text=True)
+        if owned.stdout.strip() == "b true":
+            return
+        time.sleep(0.05)
+
+
+def stop_fprintd():
+    if "fprintd" in procs and procs["fprintd"].poll() is None:
+        procs["fprintd"].kill()
+        procs["fprintd"].wait()
+
+
 def run_suites_in_service_mode():
     """The C suite (build/test_api) and the Python suite (Tests/python) in service mode
     (PASSCODE_TEST_BACKEND=service), against a daemon of their own: root's stores (uid 0, so
@@ -1305,19 +1329,8 @@ def run_suites_in_service_mode():
     write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
                                  f"clock_offset_file = {clock_file}\nmax_stores_per_uid = 100000\nfprint_timeout = 5\n")
     start_daemon()
-    # fprintd for the suites' biometric tests (service_reader, service_finger in Tests/c): the
-    # template, no reader until a test adds one.
-    if "fprintd" not in procs or procs["fprintd"].poll() is not None:
-        procs["fprintd"] = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template",
-                                             os.path.join(REPO, "Tests", "gtk", "fprintd_template.py")],
-                                            env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address), stdout=subprocess.DEVNULL,
-                                            stderr=open(os.path.join(top, "fprintd.log"), "a"))
-        for _ in range(200):
-            owned = subprocess.run(["busctl", "--address=" + address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                    "org.freedesktop.DBus", "NameHasOwner", "s", "net.reactivated.Fprint"], capture_output=True, text=True)
-            if owned.stdout.strip() == "b true":
-                break
-            time.sleep(0.05)
+    # fprintd for the suites' biometric tests (service_reader, service_finger in Tests/c).
+    start_fprintd()
     # start_daemon may have read an earlier run's "ready" in the log: wait for the name itself.
     for _ in range(200):
         owned = subprocess.run(["busctl", "--address=" + address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -1378,7 +1391,8 @@ try:
     if os.environ.get("SERVICE_BENCH"):  # make bench-service: the bench rows alone
         bench_service()
         raise SystemExit(1 if failures else 0)
-    if os.environ.get("SERVICE_ONLY") == "c":  # the C suite alone in service mode (TEST=name to pick)
+    # The C suite alone in service mode (TEST=name to pick); "suites": the C and Python suites.
+    if os.environ.get("SERVICE_ONLY") in ("c", "suites"):
         run_suites_in_service_mode()
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "stall":  # the same-uid staller alone, for work on the scheduler
@@ -1571,11 +1585,14 @@ try:
     oks, fails, rc = run_c_client(ALICE, "attack", "org.example.CApi")
     check(fails == 0 and rc == 0 and oks >= 5, f"a process of the user with the library, against its store: {oks} checks passed, {fails} failed")
 
-    # Each area's calls through the service (Tests/service/area_*.c, built as build/area_*).
+    # Each area's calls through the service (Tests/service/area_*.c, built as build/area_*);
+    # area_lock adds and removes a reader of the fprintd template's.
+    start_fprintd()
     for area in sorted(glob.glob(os.path.join(HERE, "area_*.c"))):
         name = os.path.basename(area)[:-2]
         oks, fails, rc = run_c_client(ALICE, name, "org.example." + name.replace("_", "-"), program=os.path.join(REPO, "build", name))
         check(fails == 0 and rc == 0 and oks > 0, f"{name}: the C API in service mode: {oks} checks passed, {fails} failed (exit {rc})")
+    stop_fprintd()  # the fingerprint test starts its own (and another uid's) later
 
     pushed_privacy(a, m, root)
 
