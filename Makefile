@@ -532,6 +532,7 @@ test-pam: $(B)/passcoded pam
 # Service mode tried without installing anything (scripts/try-service.sh): as root, a private
 # system-like bus with service/'s policy, passcoded for this checkout, a throwaway service user;
 # CMD (default: a shell) runs as the sudo caller with DBUS_SYSTEM_BUS_ADDRESS set; all removed after.
+# TRY_SERVICE_CONF='smtp_host = ...': lines added to its passcoded.conf (passcoded(8)).
 try-service: $(B)/passcoded lib
 	scripts/try-service.sh $(B)/passcoded $(CMD)
 
