@@ -1062,6 +1062,7 @@ def mail_through_service():
         check(out == want, f"the C API in service mode: recipient (passcode needed, masked), request mailed by passcoded: {out or p.stderr[-300:]}")
         check(len(received) == before + 1 and received[-1][1] == ["jane@example.org"], "the C API's request reached the relay as one mail")
         code3 = re.findall(r"reset code is (\d+)", received[-1][2])[0] if len(received) > before else ""
+        stale_recipient(a, root, ask, received)
     finally:
         controller.stop()
     # Another uid's relay (issue 41, att41): with the relay down, MALLORY binds its loopback port
@@ -1146,6 +1147,49 @@ def mail_through_service():
     procs["daemon"].kill()
     procs["daemon"].wait()
     restart_daemon()
+
+
+def stale_recipient(a, root, ask, received):
+    """Issue 41, att41b: a recipient planted under an earlier passcode. A process of ALICE's uid
+    (another program than the app) sets a passcode of its own on a store the app has not used
+    yet, sets its own address as the recipient (its passcode is its proof), and removes the
+    passcode. When the app later sets the user's passcode, no recipient may be left: else the
+    planter asks for a reset code, receives it, and replaces the user's passcode. Each way a
+    passcode is set on a store without one (SetPasscode, SetPasscodeKey, root's UserSetPasscode)
+    starts with no recipient; a refused SetPasscode (AlreadySet) leaves the recipient as it was."""
+    import re
+    plant, new = "582047", "604918"
+    for n, (how, set_call) in enumerate((
+            ("SetPasscode", lambda app: ask(a, "SetPasscode", "(ss)", app, GOOD)),
+            ("SetPasscodeKey", lambda app: ask(a, "SetPasscodeKey", "(ss)", app, GOOD)),
+            ("UserSetPasscode (root)", lambda app: ask(root, "UserSetPasscode", "(sus)", app, a.uid, GOOD)))):
+        app = f"org.example.plant{n}"
+        planted = (ask(a, "SetPasscode", "(ss)", app, plant) == {"ok": []}
+                   and ask(a, "SetResetRecipient", "(ssay)", app, "mallory@example.org", list(plant.encode())) == {"ok": ["m***@example.org"]}
+                   and ask(a, "RemovePasscode", "(ss)", app, plant) == {"ok": []})
+        r = set_call(app)
+        if "ok" not in r:
+            check(False, f"stale recipient: {how} on the planted store: {r}")
+            continue
+        left = ask(a, "GetResetRecipient", "(s)", app)
+        before = len(received)
+        req = ask(a, "ResetRequest", "(s)", app)
+        mailed = [x for x in received[before:] if "mallory@example.org" in x[1]]
+        taken = ""
+        if mailed:
+            found = re.findall(r"reset code is (\d+)", mailed[0][2])
+            done = ask(a, "ResetComplete", "(sayay)", app, list(found[0].encode()), list(new.encode())) if found else {}
+            taken = f"; with the code mailed to the planter, ResetComplete answered {done}"
+        check(planted and left == {"ok": [""]} and not mailed and error_of(req) == "ResetDeliveryUnavailable",
+              f"stale recipient: after {how} no recipient is left from the removed passcode (planted: {planted}, "
+              f"recipient {left}, request {error_of(req)}, mails to the planter {len(mailed)}{taken})")
+    # A refused SetPasscode does not touch the recipient of the passcode that is set.
+    app = "org.example.plant3"
+    ask(a, "SetPasscode", "(ss)", app, GOOD)
+    ask(a, "SetResetRecipient", "(ssay)", app, "jane@example.org", list(GOOD.encode()))
+    r = ask(a, "SetPasscode", "(ss)", app, plant)
+    check(error_of(r) == "AlreadySet" and ask(a, "GetResetRecipient", "(s)", app) == {"ok": ["j***@example.org"]},
+          f"stale recipient: a refused SetPasscode (AlreadySet) leaves the recipient: {error_of(r)}")
 
 
 def tpm_through_service():
