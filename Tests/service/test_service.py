@@ -932,6 +932,81 @@ def fingerprint_through_service():
     check(daemon_alive(), "fingerprint: the daemon is up")
     procs["fprintd"].kill()
     procs["fprintd"].wait()
+    fprint_owner_handoff()
+
+
+def fprint_owner_handoff():
+    """Issue 41, att41b: fprintd's name passes to another program between passcoded's check that
+    its owner runs as root and the calls that follow (fprintd stopping or restarting, on a bus
+    that lets a user's program wait in the queue for the name, as the test's bus does). MALLORY's
+    program waits in the queue (Tests/service/queued_fprintd.py: a reader with ALICE's finger, a
+    match for every verification); root's fprintd (the template) lets the name go while it
+    answers GetDefaultDevice. passcoded must take nothing more from the new owner: not the
+    availability (root's fprintd has no finger of ALICE's), not the Claim (which names ALICE's
+    user), and a check of ALICE's finger stays with root's fprintd (a no-match counted)."""
+    import dbus
+    import dbusmock
+    name, manager = "net.reactivated.Fprint", "/net/reactivated/Fprint/Manager"
+    bus = dbus.bus.BusConnection(address)
+    stop_fprintd()
+    start_fprintd()
+    root_fprintd = bus.get_name_owner(name)
+    mock = dbus.Interface(bus.get_object(root_fprintd, manager), dbusmock.MOCK_IFACE)
+    reader = str(mock.AddDevice("Test Sensor", dbus.Array([], signature="s")))  # no finger of ALICE's
+    a, app = Client(ALICE), "org.example.Handoff"
+    a.call("SetPasscode", "(ss)", app, GOOD)
+    a.call("SetSetting", "(ssx)", app, "biometric_enabled", 1)
+
+    def queued():
+        q = subprocess.Popen(as_user(MALLORY, ["/usr/bin/python3", os.path.join(HERE, "queued_fprintd.py"), address]),
+                             stdout=subprocess.PIPE, text=True, cwd="/")
+        procs[f"queued-{id(q)}"] = q
+        return q, q.stdout.readline().strip()
+
+    def calls(q):
+        q.kill()
+        out = q.stdout.read()
+        q.wait()
+        return [x.split(None, 1)[1] for x in out.splitlines() if x.startswith("CALL ")]
+
+    # The availability: root's fprintd answers GetDefaultDevice and lets its name go meanwhile.
+    q, line = queued()
+    mock.AddMethod("net.reactivated.Fprint.Manager", "GetDefaultDevice", "", "o",
+                   f'self.connection.release_name("{name}")\nret = dbus.ObjectPath("{reader}")')
+    r = a.call("SetBiometricAvailability", "(sbi)", app, True, 4)
+    screen = a.call("GetLockScreen", "(s)", app)
+    mallory_owns = bus.get_name_owner(name) != root_fprintd
+    got = calls(q)
+    check(line == "QUEUED" and mallory_owns and r == {"ok": []} and screen.get("ok", [None] * 6)[5] == 7 and got == [],
+          f"fingerprint: fprintd's name passing to {MALLORY}'s program after the root check: the availability stays root fprintd's "
+          f"answer (no finger: refusal {screen.get('ok', [None] * 6)[5]}, 7 wanted), nothing is asked of it ({got})")
+
+    # The check of a finger: root's fprintd (ALICE's finger enrolled, a no-match queued) answers
+    # the report and the probe, then lets its name go while it answers the verification's
+    # GetDefaultDevice (its third). The
+    # answer may be root fprintd's no-match (counted) or a failure (nothing counted): never a
+    # match, and MALLORY's program is never asked to claim the reader for ALICE.
+    stop_fprintd()
+    start_fprintd()
+    root_fprintd = bus.get_name_owner(name)
+    mock = dbus.Interface(bus.get_object(root_fprintd, manager), dbusmock.MOCK_IFACE)
+    reader = str(mock.AddDevice("Test Sensor", ["right-index-finger"]))
+    mock.QueueVerifyResult(reader, "verify-no-match")
+    mock.AddMethod("net.reactivated.Fprint.Manager", "GetDefaultDevice", "", "o",
+                   'self.handoff_calls = getattr(self, "handoff_calls", 0) + 1\n'
+                   f'if self.handoff_calls == 3: self.connection.release_name("{name}")\n'
+                   f'ret = dbus.ObjectPath("{reader}")')
+    q, line = queued()
+    on = (a.call("SetBiometricAvailability", "(sbi)", app, True, 4) == {"ok": []}  # root fprintd's answer, still its name
+          and a.call("SetSetting", "(ssx)", app, "biometric_enabled", 1) == {"ok": []})
+    a.call("ReportEvent", "(si)", app, 3)
+    r = a.call("FingerprintUnlock", "(s)", app)
+    locked = a.call("GetLockScreen", "(s)", app)["ok"][0]
+    got = calls(q)
+    check(line == "QUEUED" and on and "ok" not in r and locked is True and not any(c.startswith("Claim") for c in got),
+          f"fingerprint: fprintd's name passing to {MALLORY}'s program during a check: no match, still locked, "
+          f"{MALLORY}'s program is not asked to claim the reader for {ALICE}: {error_of(r)} {r.get('message', '')[:90]}; its calls {got}")
+    stop_fprintd()
 
 
 def mail_through_service():
