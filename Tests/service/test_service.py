@@ -1254,7 +1254,8 @@ def stale_recipient(a, root, ask, received):
         if mailed:
             found = re.findall(r"reset code is (\d+)", mailed[0][2])
             done = ask(a, "ResetComplete", "(sayay)", app, list(found[0].encode()), list(new.encode())) if found else {}
-            taken = f"; with the code mailed to the planter, ResetComplete answered {done}"
+            took = ask(a, "Verify", "(ss)", app, new) if "ok" in done else {}
+            taken = f"; with the code mailed to the planter, ResetComplete answered {done}, the planter's passcode then {took}"
         check(planted and left == {"ok": [""]} and not mailed and error_of(req) == "ResetDeliveryUnavailable",
               f"stale recipient: after {how} no recipient is left from the removed passcode (planted: {planted}, "
               f"recipient {left}, request {error_of(req)}, mails to the planter {len(mailed)}{taken})")
