@@ -60,6 +60,14 @@ extension StoreRoot {
         return address
     }
 
+    /// A passcode was just set on a store that had none: the recipient kept from before (set
+    /// with the proof of a passcode since removed, perhaps by another process of the uid) is not
+    /// proved for the new one, and would receive its reset codes; it goes. Failing to remove it
+    /// fails the call, since the new passcode would otherwise be reset through that address.
+    func dropStaleRecipient(uid: uid_t, appID: String) throws {
+        try setRecipient(nil, uid: uid, appID: appID)
+    }
+
     /// Writes (nil: removes) the recipient: a new file renamed over the old one, 0600.
     func setRecipient(_ address: String?, uid: uid_t, appID: String) throws {
         let path = try recipientPath(uid: uid, appID: appID)
