@@ -58,7 +58,8 @@ SHELL := /bin/bash
 #   make fuzz           FUZZ_LONG_RUNS of the API fuzzer, then HOSTILE_LONG rounds of test-hostile
 #   make crash          1000 crash-harness rounds (make stress, make corrupt: the same for those)
 #   make valgrind       test_api and test_catalogue under memcheck
-#   make bench          benchmarks, as ratios against a baseline in the same run (make bench-verify: verify rows only)
+#   make bench          benchmarks, as ratios against a baseline in the same run (make bench-verify: verify rows only;
+#                       make bench-calls: the cheap calls and the load only)
 #   make bench-service  passcoded's rows (root): verify through it vs embedded on tmpfs, a cached query, 100 clients vs one
 #   make screenshots    renew docs/screenshots/*.png from the GTK front end
 
@@ -89,7 +90,7 @@ SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sourc
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
 .PHONY: test check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
-.PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-service screenshots
+.PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service screenshots
 
 all: lib
 
@@ -531,6 +532,7 @@ test-pam: $(B)/passcoded pam
 # Service mode tried without installing anything (scripts/try-service.sh): as root, a private
 # system-like bus with service/'s policy, passcoded for this checkout, a throwaway service user;
 # CMD (default: a shell) runs as the sudo caller with DBUS_SYSTEM_BUS_ADDRESS set; all removed after.
+# TRY_SERVICE_CONF='smtp_host = ...': lines added to its passcoded.conf (passcoded(8)).
 try-service: $(B)/passcoded lib
 	scripts/try-service.sh $(B)/passcoded $(CMD)
 
@@ -538,6 +540,9 @@ try-service: $(B)/passcoded lib
 # (Tests/service/test_service.py). Not root: skipped, saying why. SERVICE_FUZZ_CALLS random calls
 # (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`; as
 # many random C API calls in service mode (Tests/service/faults_client.c), from the same seed.
+# SERVICE_ONLY=c|python|suites|stall|fprint|tpm|mail|push runs one part alone (suites: the C and Python
+# suites in service mode; c: the C suite, TEST=name to pick; python: the Python suite, PYTEST_ARGS=...);
+# SERVICE_TEST_USERS=prefix names the users.
 SERVICE_FUZZ_CALLS ?= 300
 SERVICE_FUZZ_START ?= 31
 # Each area's calls through the service (Tests/service/area_*.c), run by test_service.py.
@@ -592,6 +597,11 @@ bench: lib $(B)/bench $(B)/bench_load
 # Only the rows of verify against a bare Argon2id verify, on tmpfs and on disk (bar: 1.05x).
 bench-verify: lib $(B)/bench
 	cd $(B) && PASSCODE_BENCH_ONLY=verify ./bench
+
+# Only the cheap calls (is_set, the lock-screen poll, against the EMBEDDED=0 build when
+# make test-full-runtime built it), open + close and the library's load: a minute, not ten.
+bench-calls: lib $(B)/bench $(B)/bench_load
+	cd $(B) && PASSCODE_BENCH_ONLY=calls ./bench
 
 # passcoded's bench rows, as root: test_service.py's bus, daemon and users, the store
 # root and the embedded store on a tmpfs it mounts; SERVICE_BENCH_COST=OPS,BYTES (default 3, 64 MiB).

@@ -1487,8 +1487,10 @@ passcode_status passcode_lock_screen_read(passcode_store *store, passcode_lock_s
  * @param store The store.
  * @param available 1 or 0.
  * @param kind A passcode_biometric_kind value.
- * In service mode the report goes to passcoded as it is: a report of the device, not a match,
- * it unlocks nothing.
+ * In service mode the host's word is not taken: the report is the moment passcoded asks fprintd,
+ * and what it records is fprintd's answer (a reader with a finger enrolled for the caller's
+ * user: available, kind fingerprint; otherwise unavailable, with the host's kind for the label).
+ * passcoded asks again at each biometric unlock. Either way a report unlocks nothing.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (bad values), PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 passcode_status passcode_biometric_set_available(passcode_store *store, int32_t available, passcode_biometric_kind kind);

@@ -4,9 +4,11 @@
 # bus policy and the checkout's passcoded on it, stores in a temporary folder, a throwaway service
 # user; prints the bus address; runs COMMAND (default: a shell) as the user who called sudo with
 # DBUS_SYSTEM_BUS_ADDRESS set to that bus; and removes the bus, the daemon, the stores and the user
-# when COMMAND ends.
+# when COMMAND ends. TRY_SERVICE_CONF: lines added to passcoded.conf (a mail relay, fprint_timeout,
+# ...: passcoded(8)). fprintd's name may be owned by root on the bus, as fprintd's own policy lets
+# it (a fprintd, or the GTK tests' template, started as root with DBUS_SYSTEM_BUS_ADDRESS set).
 #
-# usage: scripts/try-service.sh PASSCODED [COMMAND...]
+# usage: [TRY_SERVICE_CONF='fprint_timeout = 5'] scripts/try-service.sh PASSCODED [COMMAND...]
 set -eu
 passcoded=$1
 shift
@@ -47,11 +49,14 @@ cat > "$dir/bus.conf" <<CONF
     <allow receive_type="method_call"/><allow receive_type="method_return"/><allow receive_type="error"/><allow receive_type="signal"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="net.reactivated.Fprint"/>
   </policy>
+  <policy user="root"><allow own="net.reactivated.Fprint"/></policy>
   <include>$repo/service/org.libpasscode.Passcode1.conf</include>
 </busconfig>
 CONF
 printf 'store_root = %s/stores\nuser = %s\n' "$dir" "$service_user" > "$dir/passcoded.conf"
+[ -z "${TRY_SERVICE_CONF:-}" ] || printf '%s\n' "$TRY_SERVICE_CONF" >> "$dir/passcoded.conf"
 chmod 644 "$dir/passcoded.conf"
 dbus-daemon --nofork --nopidfile --config-file="$dir/bus.conf" 2>"$dir/bus.log" &
 bus_pid=$!

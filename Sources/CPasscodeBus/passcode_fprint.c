@@ -110,7 +110,10 @@ static int find_reader(sd_bus *bus, const char *user, char *device, size_t devic
         return PASSCODE_FPRINT_FAILED;
     }
 
-    r = sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "ListEnrolledFingers", &e, &reply, "s", user);
+    /* Every later call goes to the connection just found to run as root (its unique name), not
+     * to the well-known name, which another program may own by then (fprintd gone, or restarting,
+     * on a bus that lets it): a restarted fprintd is a new connection, and this check fails. */
+    r = sd_bus_call_method(bus, owner, device, FPRINT_DEVICE_IFACE, "ListEnrolledFingers", &e, &reply, "s", user);
     if (r < 0) {
         int status = PASSCODE_FPRINT_NO_FINGER;
         if (is_error(&e, "net.reactivated.Fprint.Error.NoEnrolledPrints"))
@@ -181,7 +184,7 @@ int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size
     if (status != PASSCODE_FPRINT_OK) return status;
 
     sd_bus_error e = SD_BUS_ERROR_NULL;
-    int r = sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "Claim", &e, NULL, "s", user);
+    int r = sd_bus_call_method(bus, owner, device, FPRINT_DEVICE_IFACE, "Claim", &e, NULL, "s", user);
     if (r < 0) {
         if (is_error(&e, "net.reactivated.Fprint.Error.AlreadyInUse")) {
             status = PASSCODE_FPRINT_BUSY;
@@ -205,7 +208,7 @@ int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size
         status = PASSCODE_FPRINT_FAILED;
         say(message, message_size, "cannot watch the reader's VerifyStatus: %s%s", strerror(-r), NULL);
     } else {
-        r = sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "VerifyStart", &e, NULL, "s", "any");
+        r = sd_bus_call_method(bus, owner, device, FPRINT_DEVICE_IFACE, "VerifyStart", &e, NULL, "s", "any");
         if (r < 0) {
             if (is_error(&e, "net.reactivated.Fprint.Error.AlreadyInUse")) {
                 status = PASSCODE_FPRINT_BUSY;
@@ -251,8 +254,8 @@ int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size
         }
     }
     // Always: the verification stopped, the reader released (their errors change no answer).
-    if (started) sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "VerifyStop", NULL, NULL, "");
-    sd_bus_call_method(bus, FPRINT_NAME, device, FPRINT_DEVICE_IFACE, "Release", NULL, NULL, "");
+    if (started) sd_bus_call_method(bus, owner, device, FPRINT_DEVICE_IFACE, "VerifyStop", NULL, NULL, "");
+    sd_bus_call_method(bus, owner, device, FPRINT_DEVICE_IFACE, "Release", NULL, NULL, "");
     sd_bus_slot_unref(slot);
     sd_bus_flush_close_unref(bus);
     return status;

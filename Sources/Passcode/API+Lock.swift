@@ -137,8 +137,10 @@ enum LockScreenABI {
 ///   - store: The store.
 ///   - available: 1 or 0.
 ///   - kind: A `passcode_biometric_kind` value.
-/// In service mode the report goes to passcoded as it is: a report of the device, not a match,
-/// it unlocks nothing.
+/// In service mode the host's word is not taken: the report is the moment passcoded asks fprintd,
+/// and what it records is fprintd's answer (a reader with a finger enrolled for the caller's
+/// user: available, kind fingerprint; otherwise unavailable, with the host's kind for the label).
+/// passcoded asks again at each biometric unlock. Either way a report unlocks nothing.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (bad values), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_biometric_set_available)
 public func passcode_biometric_set_available(_ store: OpaquePointer?, _ available: Int32, _ kind: Int32) -> Int32 {

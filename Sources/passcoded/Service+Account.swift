@@ -124,10 +124,10 @@ extension Service {
         guard proof.count > 0, try !s.lockStatus().locked else { throw PasscodeError.keyNotReleased }
         do {
             try s.authorize(proof)
-        } catch let e as PasscodeError {
-            switch e {
+        } catch {  // a PasscodeError: authorize throws only those
+            switch error {
             case .wrongPasscode, .lockedOut, .resetRequired, .format: throw PasscodeError.keyNotReleased
-            default: throw e
+            default: throw error
             }
         }
     }

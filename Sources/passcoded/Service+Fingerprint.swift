@@ -33,6 +33,12 @@ extension Service {
     }
 
     /// A failure of the reader as a status of its own kind, with fprintd's reason.
+    /// The NUL-terminated message passcode_fprint_* wrote into `buffer`.
+    static func message(_ buffer: [CChar]) -> String {
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     static func fingerprintFailure(_ outcome: Int32, _ message: String) -> CallError {
         let status: Int32
         switch outcome {
@@ -59,7 +65,7 @@ extension Service {
                 if refusal != .none { throw PasscodeError.passcodeRequired(refusal) }
             }
         }
-        guard available else { throw fingerprintFailure(probe, String(cString: buffer)) }
+        guard available else { throw fingerprintFailure(probe, message(buffer)) }
         let timeout = UInt64(fprintTimeoutSeconds) * 1_000_000
         // The wait holds a thread, not a turn (as a host's hook does): the uid's other
         // connections, and other uids, run meanwhile (Scheduler.whileWaiting).
@@ -82,7 +88,7 @@ extension Service {
                                               message: "the finger did not match (\(failures) failed since the last unlock)")
             throw CallError(name: name, message: text)
         default:
-            throw fingerprintFailure(outcome, String(cString: buffer))
+            throw fingerprintFailure(outcome, message(buffer))
         }
     }
 }

@@ -31,7 +31,11 @@ extension Service {
         try Service.checkEnrolment(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { [.key(try $0.setPasscode(code))] }
+            try stores.withStore(uid: caller, appID: app) { s in
+                let key = try s.setPasscode(code)
+                try stores.dropStaleRecipient(uid: caller, appID: app)
+                return [.key(key)]
+            }
         }
     }
 

@@ -17,11 +17,16 @@ extension Service {
         }
     }
 
-    func handleSetBiometricAvailability(_ call: BusCall, appID app: String, available on: Bool, kind value: Int32) throws -> Prepared {
+    func handleSetBiometricAvailability(_ call: BusCall, appID app: String, available _: Bool, kind value: Int32) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             guard let kind = BiometricKind(checked: value) else { throw PasscodeError.misuse("unknown biometric kind \(value)") }
-            try stores.withStore(uid: caller, appID: app) { try $0.setBiometricAvailability(on, kind: kind) }
+            // The host's word on the reader is not taken (issue 41): its report is the moment to
+            // ask fprintd, whose answer (a reader with a finger of this user's) is what the policy
+            // reads; the host's kind names what it shows while fprintd has no reader.
+            var buffer = [CChar](repeating: 0, count: 512)
+            let available = passcode_fprint_probe(caller, &buffer, buffer.count) == Int32(PASSCODE_FPRINT_OK)
+            try stores.withStore(uid: caller, appID: app) { try $0.setBiometricAvailability(available, kind: available ? .fingerprint : kind) }
             return []
         }
     }

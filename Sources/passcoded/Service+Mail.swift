@@ -60,6 +60,14 @@ extension StoreRoot {
         return address
     }
 
+    /// A passcode was just set on a store that had none: the recipient kept from before (set
+    /// with the proof of a passcode since removed, perhaps by another process of the uid) is not
+    /// proved for the new one, and would receive its reset codes; it goes. Failing to remove it
+    /// fails the call, since the new passcode would otherwise be reset through that address.
+    func dropStaleRecipient(uid: uid_t, appID: String) throws {
+        try setRecipient(nil, uid: uid, appID: appID)
+    }
+
     /// Writes (nil: removes) the recipient: a new file renamed over the old one, 0600.
     func setRecipient(_ address: String?, uid: uid_t, appID: String) throws {
         let path = try recipientPath(uid: uid, appID: appID)
@@ -126,7 +134,10 @@ extension Service {
                     try stores.withStore(uid: caller, appID: app) { try $0.requestResetCode() }
                 }
             } catch PasscodeError.hookFailed(let why) {
-                log("uid \(caller): a reset code could not be mailed to \(Mailer.mask(to)): \(why)")
+                // The shipped unit lets passcoded reach loopback only (IPAddressAllow=localhost).
+                let hint = Mailer.isLoopback(mailer.host) ? ""
+                    : " (under systemd a relay off this host needs IPAddressAllow= for its address in passcoded's unit: passcoded(8))"
+                log("uid \(caller): a reset code could not be mailed to \(Mailer.mask(to)): \(why)\(hint)")
                 throw PasscodeError.resetDeliveryUnavailable("\(why); use \"forgot passcode\"")
             }
             return [.string(Mailer.mask(to))]

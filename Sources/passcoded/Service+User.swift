@@ -54,7 +54,10 @@ extension Service {
         }
         let stores = self.stores, target = uid
         return Prepared(uid: target) {
-            try stores.withStore(uid: target, appID: app) { try $0.enrol(code) }
+            try stores.withStore(uid: target, appID: app) { s in
+                try s.enrol(code)
+                try stores.dropStaleRecipient(uid: target, appID: app)
+            }
             return []
         }
     }

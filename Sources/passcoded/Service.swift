@@ -266,7 +266,12 @@ extension Service {
         try Service.checkEnrolment(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { _ = try $0.setPasscode(code) }
+            try stores.withStore(uid: caller, appID: app) { s in
+                _ = try s.setPasscode(code)
+                // A new passcode proved no earlier one: a recipient left from before (set under a
+                // passcode since removed) is not this passcode's, so it goes (Service+Mail.swift).
+                try stores.dropStaleRecipient(uid: caller, appID: app)
+            }
             return []
         }
     }

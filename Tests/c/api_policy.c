@@ -80,6 +80,7 @@ static int reach(passcode_store *s, int32_t setting, int64_t value) {
 static passcode_store *prepared(char *path, size_t size) {
     passcode_store *s = new_store(path, size);
     CHECK_STATUS(passcode_set(s, PC1, LEN), PASSCODE_OK);
+    service_reader(1);  /* service mode: the report is fprintd's answer */
     CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_OTHER), PASSCODE_OK);
     CHECK_STATUS(passcode_set_settings_hook(s, counting_hook, NULL), PASSCODE_OK);
     return s;
@@ -175,6 +176,7 @@ static void test_every_weakening_change_needs_a_fresh_passcode(void) {
     CHECK_STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_LOCKOUT_SCHEDULE, PASSCODE_LOCKOUT_SCHEDULE_ANDROID), PASSCODE_OK);
     passcode_close(fresh);
+    service_reader(0);
 }
 
 static void test_no_setting_changes_while_locked(void) {
@@ -190,6 +192,7 @@ static void test_no_setting_changes_while_locked(void) {
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_OK);
     passcode_close(s);
+    service_reader(0);
 }
 
 /* The attack: a later process of a careless host opens the store (the app just

@@ -58,9 +58,11 @@ static void test_a_missing_reader_changes_no_setting_and_the_launch_locks(void) 
     mailbox m = {0};
     int32_t locked = -1, reason = -1, lead = -1, refusal = -1;
     int64_t before[15], after[15];
+    service_reader(1);  /* service mode: passcoded asks fprintd at each report */
     passcode_store *s = require_on_launch_store(path, sizeof path, &m);
     all_settings(s, before);
     passcode_close(s);
+    service_reader(0);  /* unplugged: what fprintd says in service mode, the host's report embedded */
     s = open_fast(path);  /* the next launch */
     CHECK_STATUS(passcode_biometric_set_available(s, 0, PASSCODE_BIOMETRIC_KIND_NONE), PASSCODE_OK);
     CHECK_STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LAUNCHED, &locked), PASSCODE_OK);
@@ -72,8 +74,8 @@ static void test_a_missing_reader_changes_no_setting_and_the_launch_locks(void) 
     CHECK_STATUS(passcode_biometric_lead(s, &lead), PASSCODE_OK);
     CHECK(lead == 0);  /* the passcode pad, not a prompt for a reader that is not there */
     if (service_backend) {
-        /* The service takes no match from the host: it asks fprintd, none is on the suite's bus,
-         * so no reader; its check says why not. */
+        /* The service takes no match from the host: it asks fprintd, whose reader is
+         * unplugged; its check says why not. */
         CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_BIOMETRIC_UNAVAILABLE);
         CHECK_STATUS(passcode_biometric_check(s, &refusal), PASSCODE_OK);
     } else {
@@ -84,12 +86,16 @@ static void test_a_missing_reader_changes_no_setting_and_the_launch_locks(void) 
     CHECK(locked == 1);
     CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);
     /* The reader comes back: the user's settings are as they were. */
+    service_reader(1);
     CHECK_STATUS(passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
+    CHECK_STATUS(passcode_biometric_check(s, &refusal), PASSCODE_OK);
+    CHECK(refusal != PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_UNAVAILABLE);
     all_settings(s, after);
     CHECK(memcmp(before, after, sizeof before) == 0);
     printf("reader missing at launch: require-on-launch %lld, locked %d (reason %d), lead %d\n",
            (long long)after[PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH], locked, reason, lead);
     passcode_close(s);
+    service_reader(0);
 }
 
 /* Biometric unlock turned off (a strengthening change, no proof) after a biometric-only unlock
@@ -130,6 +136,7 @@ static void test_no_host_report_changes_a_setting(void) {
     mailbox m = {0};
     int32_t out = 0, refusal = 0;
     int64_t before[15], after[15];
+    service_reader(1);  /* service mode: each report is fprintd's answer, a reader */
     passcode_store *s = require_on_launch_store(path, sizeof path, &m);
     all_settings(s, before);
     for (int round = 0; round < 2; round++) {
@@ -140,6 +147,7 @@ static void test_no_host_report_changes_a_setting(void) {
                 advance_ms(3600 * 1000);
             }
             CHECK_STATUS(passcode_biometric_failed(s, &out), PASSCODE_OK);
+            service_finger("verify-no-match");  /* service mode: what passcoded reads, if it asks */
             passcode_biometric_unlock(s, &refusal);
         }
         CHECK_STATUS(passcode_verify(s, PC1, LEN), PASSCODE_OK);  /* round 2 starts unlocked */
@@ -148,6 +156,7 @@ static void test_no_host_report_changes_a_setting(void) {
     all_settings(s, after);
     CHECK(memcmp(before, after, sizeof before) == 0);
     passcode_close(s);
+    service_reader(0);
 }
 
 /* ---- 2. a launch applies the auto-lock rule -------------------------------------------------- */

@@ -71,8 +71,9 @@ void mark_test(const char *kind, const char *why);
 #define ONLY_PROCESS "another process of the host opens the store by its path"
 
 /* Service mode: the fprintd template on the suite's bus (test_service.py starts it, with no
- * reader: a biometric unlock then answers BIOMETRIC_UNAVAILABLE at once): service_reader(1) adds
- * a reader with a finger enrolled, service_reader(0) removes it again; service_finger is the
+ * reader: a biometric unlock then answers BIOMETRIC_UNAVAILABLE at once, and a host's report of
+ * biometrics is not taken, passcoded asks fprintd): service_reader(1) adds a reader with a finger
+ * enrolled (once: again is a no-op), service_reader(0) removes it again; service_finger is the
  * finger it reads next ("verify-match", "verify-no-match"). Embedded: nothing (the host reports
  * the match itself). */
 void service_reader(int on);

@@ -73,7 +73,9 @@ static void fprintd_mock(const char *call, const char *what) {
 }
 
 void service_reader(int on) {
-    if (!service_backend) return;
+    static int plugged;  /* one reader at most: a second service_reader(1) keeps the first */
+    if (!service_backend || on == plugged) return;
+    plugged = on;
     if (on) fprintd_mock("AddDevice sas 'Test Sensor' 1 right-index-finger", "add a reader");
     else fprintd_mock("RemoveObject o /net/reactivated/Fprint/Device/0", "remove the reader");
 }

@@ -23,7 +23,7 @@ gi.require_version("Gtk", "4.0")
 gi.require_version("Adw", "1")
 from aiosmtpd.controller import Controller  # noqa: E402
 gi.require_version("GdkPixbuf", "2.0")
-from gi.repository import Adw, Gdk, GdkPixbuf, GLib, Gtk, Pango  # noqa: E402
+from gi.repository import Adw, Gdk, GdkPixbuf, Gio, GLib, Gtk, Pango  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "gtk"))
@@ -540,6 +540,17 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         spin()
         self.assertEqual(self.app.lock_view.get_visible_child_name(), "pad")
         self.assertTrue(self.app.store.is_set)
+        # "Email Code" opens the reset by email, over the lock screen; cancelled, nothing changed
+        self.app.lock_view.forgot_button.emit("clicked")
+        self.assertIn("a***@example.org", self.app.dialog.get_body())
+        self.app.dialog.response("email")
+        spin()
+        self.assertEqual(self.app.sheet.stack.get_visible_child_name(), "request")
+        self.app.sheet.cancel()
+        spin()
+        self.assertIsNone(self.app.sheet)
+        self.assertTrue(self.lock_visible())
+        self.assertTrue(self.app.store.is_set)
         self.app.lock_view.forgot_button.emit("clicked")
         self.app.dialog.response("sign-out")
         spin()
@@ -999,16 +1010,34 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         return any(e.kind == kind for e in self.app.store.events())
 
 
+def privileged_port():
+    """A free loopback port below 1024: passcoded takes a relay without STARTTLS only on
+    loopback at a port no user may bind (passcoded(8)); the tests run as root."""
+    for candidate in range(1023, 600, -1):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return candidate
+    raise AssertionError("no free privileged loopback port for the mail relay")
+
+
 class GtkServiceMode(unittest.TestCase):
-    """The lock screen on the store passcoded keeps (--service): passcoded for this checkout on a
+    """The front end on the store passcoded keeps (--service): passcoded for this checkout on a
     private bus of its own (scripts/try-service.sh, as root: it makes a service user and removes
-    it after), the real clock (the service refuses a host's clock)."""
+    it after), the real clock (the service refuses a host's clock). passcoded mails reset codes
+    through an aiosmtpd relay on loopback (TRY_SERVICE_CONF) and reads fingers through the fprintd
+    template, run as root on that bus (passcoded takes fprintd's answers from root alone)."""
     shot = GtkFrontEnd.shot
     visible_name = GtkFrontEnd.visible_name
     click_digits = GtkFrontEnd.click_digits
     create = GtkFrontEnd.create
     lock_visible = GtkFrontEnd.lock_visible
+    _count = GtkFrontEnd._count
+    _logged = GtkFrontEnd._logged
     APP_ID = "org.libpasscode.DemoServiceTest"
+    FPRINT_TIMEOUT = 2
 
     @classmethod
     def setUpClass(cls):
@@ -1017,17 +1046,35 @@ class GtkServiceMode(unittest.TestCase):
             raise unittest.SkipTest("service mode needs root (a service user is created and removed)")
         if not os.access(passcoded, os.X_OK):
             raise AssertionError("PASSCODED=%r is not passcoded (Tests/gtk/run.sh passes BUILD_DIR/passcoded)" % passcoded)
+        cls.mailbox = Mailbox()
+        cls.smtp = Controller(cls.mailbox, hostname="127.0.0.1", port=privileged_port())
+        cls.smtp.start()
+        conf = ("smtp_host = 127.0.0.1\nsmtp_port = %d\nsmtp_starttls = no\nsmtp_from = passcode@example.org\n"
+                "smtp_timeout = 5\nfprint_timeout = %d\nargon2_ops = 1\nargon2_mem = 8192"
+                % (cls.smtp.port, cls.FPRINT_TIMEOUT))
         script = os.path.join(HERE, "..", "..", "scripts", "try-service.sh")
         # The command under try-service prints the bus address and waits for its stdin to close.
         cls.service = subprocess.Popen([script, passcoded, "sh", "-c", 'echo "$DBUS_SYSTEM_BUS_ADDRESS"; exec cat >/dev/null'],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                       env=dict(os.environ, SUDO_USER=""))
+                                       env=dict(os.environ, SUDO_USER="", TRY_SERVICE_CONF=conf))
         address = cls.service.stdout.readline().strip()
         if not address.startswith("unix:"):
             cls.service.stdin.close()
+            cls.smtp.stop()
             raise AssertionError("try-service did not start: %s" % cls.service.stderr.read())
         cls.saved_bus = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
         os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = address
+        # fprintd: the template, as root (this process), on passcoded's bus, with one reader.
+        cls.fprintd = subprocess.Popen([sys.executable, "-m", "dbusmock", "--template", os.path.join(HERE, "fprintd_template.py")],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cls.fbus = dbus.bus.BusConnection(address)
+        if not spin_until(lambda: cls.fbus.name_has_owner("net.reactivated.Fprint"), timeout=20):
+            raise AssertionError("the fprintd template did not start on try-service's bus")
+        cls.fprintd_obj = cls.fbus.get_object("net.reactivated.Fprint", "/net/reactivated/Fprint/Manager")
+        cls.reader = str(cls.fprintd_obj.AddDevice("Synaptics Sensor", ["right-index-finger"], dbus_interface=dbusmock.MOCK_IFACE))
+        # The app's own connection to that bus (GLib's shared system bus may be the earlier class's, closed).
+        cls.gbus = Gio.DBusConnection.new_for_address_sync(
+            address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
         cls.application = getattr(GtkFrontEnd, "application", None)
         if cls.application is None:
             Adw.init()
@@ -1038,6 +1085,11 @@ class GtkServiceMode(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
+        cls.fprintd.terminate()
+        cls.fprintd.wait()
+        cls.gbus.close_sync(None)
+        cls.fbus.close()
+        cls.smtp.stop()
         cls.service.stdin.close()  # try-service removes the bus, passcoded, its stores and its user
         cls.service.wait(timeout=30)
         cls.service.stdout.close()
@@ -1051,7 +1103,10 @@ class GtkServiceMode(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         GtkServiceMode.count = getattr(GtkServiceMode, "count", 0) + 1
         self.app_id = "%s.Test%d" % (self.APP_ID, self.count)  # a store of its own for each test
-        self.app = pg.App(self.application, os.path.join(self.tmp.name, "demo.db"), bus=None, username="alice",
+        self.mailbox.messages.clear()
+        self.fprintd_obj.SetEnrolledFingers(self.reader, ["right-index-finger"], dbus_interface=dbusmock.MOCK_IFACE)
+        self.fprintd_obj.SetBusy(self.reader, False, dbus_interface=dbusmock.MOCK_IFACE)
+        self.app = pg.App(self.application, os.path.join(self.tmp.name, "demo.db"), bus=self.gbus, username="root",
                           service=self.app_id)
         self.app.window.present()
         spin(0.2)
@@ -1060,6 +1115,7 @@ class GtkServiceMode(unittest.TestCase):
             spin()
 
     def tearDown(self):
+        spin_until(lambda: self.app._service_finger is None, timeout=self.FPRINT_TIMEOUT + 10)  # no check left running
         GtkFrontEnd.close_app(self)
         self.tmp.cleanup()
 
@@ -1123,6 +1179,176 @@ class GtkServiceMode(unittest.TestCase):
         self.assertEqual(sheet.request_error.get_text(), pg.sentence(seen[0].message) + ".")
         self.assertEqual(sheet.stack.get_visible_child_name(), "request")
         self.assertTrue(app.store.is_enabled)  # nothing changed
+
+    def labels(self, root):
+        return [w.get_label() for w in widgets(root) if isinstance(w, Gtk.Label) and w.get_label()]
+
+    def test_reset_by_email_through_passcoded(self):
+        """The whole email reset through passcoded: the recipient set with the passcode (a wrong
+        one refused and counted), "Forgot Passcode?" on the lock screen, the code passcoded mailed
+        to the relay typed in, a new passcode, the store unlocked with it. The screens show the
+        masked address passcoded answers, never the code."""
+        app = self.app
+        self.create()
+        app.views.set_visible_child_name("security")
+        spin()
+        self.assertTrue(app.recipient_row.get_visible() and app.recipient_row.get_sensitive())
+        self.assertEqual(app.recipient_row.get_subtitle(), "Not set: needed to reset a forgotten passcode by email")
+        app.recipient_row.emit("activated")
+        sheet = app.sheet
+        self.assertIsInstance(sheet, pg.RecipientSheet)
+        # Not an address: refused with passcoded's reason, nothing set. (A wrong passcode cannot be
+        # shown here: this test runs as root, whose own stores need none; test-service checks it.)
+        sheet.address.set_text("jane.example.org")
+        sheet.passcode.set_text(PASSCODE)
+        sheet.save_button.emit("clicked")
+        spin()
+        self.assertIs(app.sheet, sheet)  # refused: still open, saying why
+        self.assertTrue(sheet.error.get_visible())
+        self.assertRegex(sheet.error.get_label(), r"^[A-Z].*address.*\.$")
+        self.assertEqual(sheet.passcode.get_text(), "")  # not kept on screen
+        self.assertEqual(app.store.reset_recipient, "")
+        sheet.address.set_text("jane@example.org")
+        self.assertFalse(sheet.error.get_visible())  # the error goes when the fields change
+        sheet.passcode.set_text(PASSCODE)
+        spin()
+        self.shot("43-email-for-reset-codes")
+        sheet.save_button.emit("clicked")
+        spin()
+        self.assertIsNone(app.sheet)
+        self.assertEqual(app.store.reset_recipient, "j***@example.org")
+        self.assertEqual(app.last_toast, "Reset codes will be sent to j***@example.org")
+        self.assertEqual(app.recipient_row.get_subtitle(), "j***@example.org")
+        # Forgotten at the lock screen: "Forgot Passcode?" offers the emailed code.
+        app.report(Event.LOCK_NOW)
+        spin()
+        app.lock_view.forgot_button.emit("clicked")
+        spin()
+        self.assertIn("j***@example.org", app.dialog.get_body())
+        self.assertEqual(app.dialog.get_response_label("email"), "Email Code")
+        self.shot("44-forgot-passcode-service-mode")
+        app.dialog.response("email")
+        spin()
+        sheet = app.sheet
+        self.assertEqual(sheet.stack.get_visible_child_name(), "request")
+        self.assertIn("code to j***@example.org", sheet.request_description)
+        self.shot("45-reset-passcode-request-service-mode")
+        sheet.send_button.emit("clicked")
+        self.assertTrue(spin_until(lambda: len(self.mailbox.messages) == 1, timeout=10), sheet.request_error.get_text())
+        msg = self.mailbox.messages[0]
+        self.assertEqual(msg["To"], "jane@example.org")
+        code = re.search(r"reset code is (\d+)", msg.get_payload()).group(1)
+        self.assertEqual(len(code), app.store.get_setting(Setting.RESET_CODE_LENGTH))
+        self.assertEqual(sheet.pad.flow.step, FlowStep.ENTER_CODE)
+        self.assertEqual(pango_text(sheet.pad.subtitle.get_label()), "The code was sent to j***@example.org.")
+        self.assertTrue(sheet.pad.subtitle.get_visible())
+        shown = " ".join(self.labels(sheet) + self.labels(app.window))
+        self.assertNotIn(code, shown)  # the host never has the code to show
+        self.assertNotIn("jane@", shown)  # nor the full address
+        self.shot("46-reset-passcode-code-service-mode")
+        self.click_digits(sheet.pad, code[:-1] + str((int(code[-1]) + 1) % 10))  # a wrong code: said, not taken
+        self.assertEqual(sheet.pad.flow.step, FlowStep.ENTER_CODE)
+        self.assertTrue(sheet.pad.error.get_visible())
+        self.click_digits(sheet.pad, code)
+        self.assertEqual(sheet.pad.flow.step, FlowStep.ENTER_NEW)
+        self.assertEqual(pango_text(sheet.pad.subtitle.get_label()), "Your reset code was accepted.")
+        self.click_digits(sheet.pad, OTHER[:3])
+        self.shot("47-reset-passcode-new-passcode-service-mode")
+        self.click_digits(sheet.pad, OTHER[3:] + OTHER)
+        self.assertIsNone(app.sheet)
+        self.assertTrue(self._logged(SecurityEvent.RESET_COMPLETED))
+        self.assertEqual(app.last_toast, "Passcode reset")
+        # The new passcode unlocks; the old one no longer does (a new handle: passcoded's store).
+        app.report(Event.LOCK_NOW)
+        spin()
+        pad = app.lock_view.pad
+        self.click_digits(pad, PASSCODE)
+        self.assertEqual(pad.error.get_label(), "Incorrect passcode")
+        self.click_digits(pad, OTHER)
+        self.assertTrue(spin_until(lambda: not self.lock_visible()))
+        self.assertFalse(app.store.locked)
+
+    def test_fingerprint_through_passcoded(self):
+        """passcoded reads the finger through fprintd (the template, root's, on its bus): no match
+        shakes, says so and is counted; no finger within fprint_timeout says "no finger read" and
+        counts nothing; a reader in use says so and counts nothing; a match unlocks. Each claim
+        named the caller's user and was released."""
+        app = self.app
+        self.create()
+        app.bio_switch.set_active(True)  # weakening, but the passcode was just entered on this connection
+        self.assertTrue(app.store.get_setting(Setting.BIOMETRIC_ENABLED))
+        mock = dbus.Interface(self.fprintd_obj, dbusmock.MOCK_IFACE)
+        before = len(mock.GetRecord(self.reader))
+        app.report(Event.LOCK_NOW)
+        spin()
+        self.assertTrue(self.lock_visible())
+        self.assertTrue(app.lock_view.bio_shown)
+        bio, pad = app.lock_view.bio_button, app.lock_view.pad
+
+        def check(queued=None):
+            if queued:
+                mock.QueueVerifyResult(self.reader, queued)
+            t = time.monotonic()
+            bio.emit("clicked")
+            self.assertEqual(bio.get_child().get_label(), "Touch the fingerprint reader…")
+            self.assertTrue(spin_until(lambda: app._service_finger is None, timeout=self.FPRINT_TIMEOUT + 10))
+            spin(0.1)
+            return time.monotonic() - t
+
+        # No match: shaken, said, counted by passcoded (the host reports nothing).
+        check("verify-no-match")
+        self.assertTrue(self.lock_visible())
+        self.assertEqual(pad.error.get_label(), "Fingerprint not recognised. Try again or enter your passcode.")
+        self.assertTrue(pad.error.get_visible())
+        self.assertEqual(pad.shake_count, 1)
+        self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
+        self.assertEqual(bio.get_child().get_label(), "Use Fingerprint")
+        self.shot("48-lock-screen-service-mode-fingerprint-not-recognised")
+        # No finger: the prompt waits, then says no finger was read; nothing counted.
+        t = time.monotonic()
+        bio.emit("clicked")
+        spin(0.3)
+        self.assertEqual(bio.get_child().get_label(), "Touch the fingerprint reader…")
+        self.assertFalse(pad.error.get_visible())  # the last answer goes with a new check
+        self.shot("49-lock-screen-service-mode-fingerprint")
+        self.assertTrue(spin_until(lambda: app._service_finger is None, timeout=self.FPRINT_TIMEOUT + 10))
+        spin(0.1)
+        self.assertEqual(pad.error.get_label(), "No finger was read in time. Try the fingerprint again, or enter your passcode.")
+        self.assertGreaterEqual(time.monotonic() - t, self.FPRINT_TIMEOUT - 0.2)  # passcoded waited for a finger
+        self.assertEqual(pad.shake_count, 1)
+        self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
+        self.assertTrue(self.lock_visible())
+        self.shot("50-lock-screen-service-mode-no-finger-read")
+        # The reader in use by another program: said; nothing counted.
+        mock.SetBusy(self.reader, True)
+        check()
+        mock.SetBusy(self.reader, False)
+        self.assertEqual(pad.error.get_label(), "The fingerprint reader is in use by another program. Enter your passcode.")
+        self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
+        self.assertEqual(pad.shake_count, 1)
+        self.assertTrue(self.lock_visible())
+        self.shot("51-lock-screen-service-mode-reader-busy")
+        # No finger enrolled any more (fprintd says so to passcoded): said, nothing counted, and the
+        # button goes (passcoded wrote fprintd's answer as the store's availability).
+        self.fprintd_obj.SetEnrolledFingers(self.reader, dbus.Array([], signature="s"), dbus_interface=dbusmock.MOCK_IFACE)
+        check()
+        self.assertEqual(pad.error.get_label(), "No fingerprint reader with an enrolled finger. Enter your passcode.")
+        self.assertEqual(self._count(SecurityEvent.BIOMETRIC_FAILED), 1)
+        self.assertFalse(app.lock_view.bio_shown)
+        self.fprintd_obj.SetEnrolledFingers(self.reader, ["right-index-finger"], dbus_interface=dbusmock.MOCK_IFACE)
+        app.update_biometrics()  # the host sees the finger again
+        app.refresh()
+        self.assertTrue(app.lock_view.bio_shown)
+        # A match unlocks.
+        check("verify-match")
+        self.assertTrue(spin_until(lambda: not self.lock_visible()))
+        self.assertTrue(self._logged(SecurityEvent.UNLOCKED_BY_BIOMETRICS))
+        record = [(str(m), str(a)) for m, a in mock.GetRecord(self.reader)][before:]
+        claims = [a for m, a in record if m == "Claim"]
+        self.assertEqual(claims, ["root"] * 3, record)  # no match, no finger, match (busy: refused)
+        self.assertEqual(sum(1 for m, _ in record if m == "Release"), 3, record)
+        self.assertEqual(sum(1 for m, _ in record if m == "VerifyStart"), sum(1 for m, _ in record if m == "VerifyStop"), record)
+        self.assertTrue(all(a == "any" for m, a in record if m == "VerifyStart"), record)
 
 
 if __name__ == "__main__":

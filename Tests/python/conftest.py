@@ -158,21 +158,49 @@ if SERVICE:
     Clock.advance = _advance
 
 
-@pytest.fixture
-def finger():
-    """The finger a biometric unlock reads next. Embedded: nothing (the host reports the match).
-    Service mode: passcoded reads it through fprintd, the template test_service.py starts on the
-    suite's bus with no reader: a reader with an enrolled finger is added for the test (removed
-    after), and finger("verify-match") queues what it reads next."""
-    def call(*args):
-        subprocess.run(["busctl", "--system", "call", "net.reactivated.Fprint", "/net/reactivated/Fprint/Manager",
-                        "org.freedesktop.DBus.Mock"] + list(args), check=True, capture_output=True)
+def _fprintd_mock(*args):
+    subprocess.run(["busctl", "--system", "call", "net.reactivated.Fprint", "/net/reactivated/Fprint/Manager",
+                    "org.freedesktop.DBus.Mock"] + list(args), check=True, capture_output=True)
 
-    if SERVICE:
-        call("AddDevice", "sas", "Test Sensor", "1", "right-index-finger")
-    yield (lambda result: call("QueueVerifyResult", "ss", "/net/reactivated/Fprint/Device/0", result)) if SERVICE else (lambda result: None)
-    if SERVICE:
-        call("RemoveObject", "o", "/net/reactivated/Fprint/Device/0")
+
+class Reader:
+    """The fingerprint reader a test has. Embedded: nothing (the host reports availability).
+    Service mode: passcoded asks fprintd at each availability report and each unlock, and takes
+    nothing from the host; the template test_service.py starts on the suite's bus has no reader
+    until plug() adds one with a finger enrolled (unplug() removes it; both no-ops when already so)."""
+
+    def __init__(self) -> None:
+        self.plugged = False
+
+    def plug(self) -> None:
+        if SERVICE and not self.plugged:
+            _fprintd_mock("AddDevice", "sas", "Test Sensor", "1", "right-index-finger")
+        self.plugged = True
+
+    def unplug(self) -> None:
+        if SERVICE and self.plugged:
+            _fprintd_mock("RemoveObject", "o", "/net/reactivated/Fprint/Device/0")
+        self.plugged = False
+
+
+@pytest.fixture
+def reader():
+    """A reader plugged in for the test (service mode: the fprintd template's), unplugged after."""
+    r = Reader()
+    r.plug()
+    yield r
+    r.unplug()
+
+
+@pytest.fixture
+def finger(reader):
+    """The finger a biometric unlock reads next. Embedded: nothing (the host reports the match).
+    Service mode: passcoded reads it through fprintd (the `reader` fixture's reader), and
+    finger("verify-match") queues what it reads next."""
+    def queue(result):
+        if SERVICE:
+            _fprintd_mock("QueueVerifyResult", "ss", "/net/reactivated/Fprint/Device/0", result)
+    return queue
 
 
 class Mailbox:

@@ -522,7 +522,7 @@ def _screen(s):
             v.biometric_lead, v.security_label, v.passcode_set, v.lock_enabled)
 
 
-def test_lock_screen_is_one_immutable_value_that_agrees_with_the_single_calls(store, clock):
+def test_lock_screen_is_one_immutable_value_that_agrees_with_the_single_calls(store, clock, reader):
     s = store
     v = s.lock_screen()
     assert isinstance(v, passcode.LockScreen) and v.passcode_set is False and v.locked is False

@@ -93,7 +93,7 @@ def test_repr_says_what_the_store_is(tmp_path, clock):
     assert repr(s) == f"<passcode.Store {str(path)!r} closed>"
 
 
-def test_a_state_is_a_property_an_action_a_method(tmp_path, clock):
+def test_a_state_is_a_property_an_action_a_method(tmp_path, clock, reader):
     """One rule: security_label and biometric_refusal are both properties (no call, no side effect)."""
     with passcode.Store(tmp_path / "b.db", ops_limit=1, mem_limit=8192, clock=clock) as s:
         for name in ("security_label", "biometric_refusal", "biometric_lead", "is_set", "locked", "lock_state"):
@@ -111,7 +111,7 @@ def test_a_state_is_a_property_an_action_a_method(tmp_path, clock):
         assert any(issubclass(w.category, DeprecationWarning) for w in caught)
 
 
-def test_biometric_unlock_is_refused_while_the_lock_is_off(tmp_path, clock):
+def test_biometric_unlock_is_refused_while_the_lock_is_off(tmp_path, clock, reader):
     """No fingerprint switch with the passcode off; the library refuses the setting."""
     with passcode.Store(tmp_path / "f.db", ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_biometric_availability(True, BiometricKind.FINGERPRINT)

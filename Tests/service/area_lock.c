@@ -21,6 +21,15 @@ static void same(const char *what, passcode_store *s, passcode_status rs, passco
           passcode_strerror(re), passcode_strerror(want), ms ? ms : "", me ? me : "");
 }
 
+/* The fprintd template on this bus (test_service.py starts it, with no reader): a call to its
+ * control interface, as Tests/c's service_reader does. */
+static int fprintd_mock(const char *call) {
+    char command[400];
+    snprintf(command, sizeof command, "busctl --system call net.reactivated.Fprint /net/reactivated/Fprint/Manager "
+             "org.freedesktop.DBus.Mock %s >/dev/null", call);
+    return system(command);
+}
+
 static int locked_of(passcode_store *st) {
     int locked = -1, reason = -1;
     if (passcode_lock_state(st, &locked, &reason) != PASSCODE_OK) return -1;
@@ -317,10 +326,27 @@ int main(int argc, char **argv) {
     same("kind 77", s, passcode_biometric_set_available(s, 1, 77), e, passcode_biometric_set_available(e, 1, 77), PASSCODE_ERR_MISUSE);
     same("label before a report", s, passcode_security_label(s, &label_s), e, passcode_security_label(e, &label_e), PASSCODE_OK);
     CHECK(label_s && label_e && strcmp(label_s, label_e) == 0, "the label before a report: \"%s\" / \"%s\"", label_s, label_e);
-    same("Face ID available", s, passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FACE_ID), e,
+    /* In service mode the report is the moment passcoded asks fprintd: with no reader there, a
+     * report of Face ID is not taken (the policy reads "unavailable"; the label keeps the host's kind). */
+    same("Face ID reported, no reader", s, passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FACE_ID), e,
          passcode_biometric_set_available(e, 1, PASSCODE_BIOMETRIC_KIND_FACE_ID), PASSCODE_OK);
     same("label", s, passcode_security_label(s, &label_s), e, passcode_security_label(e, &label_e), PASSCODE_OK);
     CHECK(label_s && strcmp(label_s, "Passcode & Face ID") == 0 && strcmp(label_s, label_e) == 0, "the label: \"%s\" / \"%s\"", label_s, label_e);
+    STATUS(passcode_biometric_check(s, &rs), PASSCODE_OK);
+    CHECK(rs == PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_UNAVAILABLE,
+          "the host's report of a reader fprintd does not have is not taken: refusal %d (unavailable)", rs);
+    /* A reader with a finger (the fprintd template's): the same report is fprintd's "available",
+     * a fingerprint, on both back ends from here on. */
+    CHECK(fprintd_mock("AddDevice sas 'Test Sensor' 1 right-index-finger") == 0, "the fprintd template adds a reader");
+    same("fingerprint available", s, passcode_biometric_set_available(s, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), e,
+         passcode_biometric_set_available(e, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
+    same("label", s, passcode_security_label(s, &label_s), e, passcode_security_label(e, &label_e), PASSCODE_OK);
+    CHECK(label_s && strcmp(label_s, "Passcode & Fingerprint") == 0 && strcmp(label_s, label_e) == 0, "the label: \"%s\" / \"%s\"", label_s, label_e);
+    same("a report of no reader while fprintd has one", s, passcode_biometric_set_available(s, 0, PASSCODE_BIOMETRIC_KIND_NONE), e,
+         passcode_biometric_set_available(e, 1, PASSCODE_BIOMETRIC_KIND_FINGERPRINT), PASSCODE_OK);
+    same("label", s, passcode_security_label(s, &label_s), e, passcode_security_label(e, &label_e), PASSCODE_OK);
+    CHECK(label_s && strcmp(label_s, "Passcode & Fingerprint") == 0 && strcmp(label_s, label_e) == 0,
+          "fprintd's reader stays (the host's \"none\" not taken): \"%s\" / \"%s\"", label_s, label_e);
     same("label, NULL out", s, passcode_security_label(s, NULL), e, passcode_security_label(e, NULL), PASSCODE_ERR_MISUSE);
     same("check with biometrics off", s, passcode_biometric_check(s, &rs), e, passcode_biometric_check(e, &re), PASSCODE_OK);
     CHECK(rs == PASSCODE_BIOMETRIC_REFUSAL_BIOMETRIC_NOT_ENABLED && rs == re, "biometrics off: refusal %d / %d", rs, re);
@@ -359,7 +385,8 @@ int main(int argc, char **argv) {
     same("the passcode unlocks", s, passcode_verify(s, good, n), e, passcode_verify(e, good, n), PASSCODE_OK);
 
     /* A match the host reports is never taken in service mode: passcoded reads the finger itself
-     * through fprintd, and none is on this bus: N tries, 0 accepted, each BIOMETRIC_UNAVAILABLE. */
+     * through fprintd, and the reader is gone now: N tries, 0 accepted, each BIOMETRIC_UNAVAILABLE. */
+    CHECK(fprintd_mock("RemoveObject o /net/reactivated/Fprint/Device/0") == 0, "the fprintd template removes its reader");
     STATUS(passcode_event_report(s, PASSCODE_APP_EVENT_LOCK_NOW, &ls), PASSCODE_OK);
     STATUS(passcode_biometric_check(s, &rs), PASSCODE_OK);
     CHECK(rs == PASSCODE_BIOMETRIC_REFUSAL_NONE, "policy would allow a match now (refusal %d)", rs);
@@ -373,7 +400,7 @@ int main(int argc, char **argv) {
         refused += (a == PASSCODE_ERR_BIOMETRIC_UNAVAILABLE) + (b == PASSCODE_ERR_BIOMETRIC_UNAVAILABLE);
     }
     CHECK(accepted == 0 && refused == 40 && locked_of(s) == 100 + PASSCODE_LOCK_REASON_REQUESTED,
-          "40 unlocks without fprintd (unlock and unlock_key): %d accepted, %d BIOMETRIC_UNAVAILABLE, still locked", accepted, refused);
+          "40 unlocks without a reader (unlock and unlock_key): %d accepted, %d BIOMETRIC_UNAVAILABLE, still locked", accepted, refused);
     const char *why = passcode_errmsg(s);
     CHECK(why && strstr(why, "fprintd"), "the answer names fprintd: %s", why ? why : "(null)");
     STATUS(passcode_verify(s, good, n), PASSCODE_OK);

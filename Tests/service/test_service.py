@@ -933,6 +933,81 @@ def fingerprint_through_service():
     check(daemon_alive(), "fingerprint: the daemon is up")
     procs["fprintd"].kill()
     procs["fprintd"].wait()
+    fprint_owner_handoff()
+
+
+def fprint_owner_handoff():
+    """Issue 41, att41b: fprintd's name passes to another program between passcoded's check that
+    its owner runs as root and the calls that follow (fprintd stopping or restarting, on a bus
+    that lets a user's program wait in the queue for the name, as the test's bus does). MALLORY's
+    program waits in the queue (Tests/service/queued_fprintd.py: a reader with ALICE's finger, a
+    match for every verification); root's fprintd (the template) lets the name go while it
+    answers GetDefaultDevice. passcoded must take nothing more from the new owner: not the
+    availability (root's fprintd has no finger of ALICE's), not the Claim (which names ALICE's
+    user), and a check of ALICE's finger stays with root's fprintd (a no-match counted)."""
+    import dbus
+    import dbusmock
+    name, manager = "net.reactivated.Fprint", "/net/reactivated/Fprint/Manager"
+    bus = dbus.bus.BusConnection(address)
+    stop_fprintd()
+    start_fprintd()
+    root_fprintd = bus.get_name_owner(name)
+    mock = dbus.Interface(bus.get_object(root_fprintd, manager), dbusmock.MOCK_IFACE)
+    reader = str(mock.AddDevice("Test Sensor", dbus.Array([], signature="s")))  # no finger of ALICE's
+    a, app = Client(ALICE), "org.example.Handoff"
+    a.call("SetPasscode", "(ss)", app, GOOD)
+    a.call("SetSetting", "(ssx)", app, "biometric_enabled", 1)
+
+    def queued():
+        q = subprocess.Popen(as_user(MALLORY, ["/usr/bin/python3", os.path.join(HERE, "queued_fprintd.py"), address]),
+                             stdout=subprocess.PIPE, text=True, cwd="/")
+        procs[f"queued-{id(q)}"] = q
+        return q, q.stdout.readline().strip()
+
+    def calls(q):
+        q.kill()
+        out = q.stdout.read()
+        q.wait()
+        return [x.split(None, 1)[1] for x in out.splitlines() if x.startswith("CALL ")]
+
+    # The availability: root's fprintd answers GetDefaultDevice and lets its name go meanwhile.
+    q, line = queued()
+    mock.AddMethod("net.reactivated.Fprint.Manager", "GetDefaultDevice", "", "o",
+                   f'self.connection.release_name("{name}")\nret = dbus.ObjectPath("{reader}")')
+    r = a.call("SetBiometricAvailability", "(sbi)", app, True, 4)
+    screen = a.call("GetLockScreen", "(s)", app)
+    mallory_owns = bus.get_name_owner(name) != root_fprintd
+    got = calls(q)
+    check(line == "QUEUED" and mallory_owns and r == {"ok": []} and screen.get("ok", [None] * 6)[5] == 7 and got == [],
+          f"fingerprint: fprintd's name passing to {MALLORY}'s program after the root check: the availability stays root fprintd's "
+          f"answer (no finger: refusal {screen.get('ok', [None] * 6)[5]}, 7 wanted), nothing is asked of it ({got})")
+
+    # The check of a finger: root's fprintd (ALICE's finger enrolled, a no-match queued) answers
+    # the report and the probe, then lets its name go while it answers the verification's
+    # GetDefaultDevice (its third). The
+    # answer may be root fprintd's no-match (counted) or a failure (nothing counted): never a
+    # match, and MALLORY's program is never asked to claim the reader for ALICE.
+    stop_fprintd()
+    start_fprintd()
+    root_fprintd = bus.get_name_owner(name)
+    mock = dbus.Interface(bus.get_object(root_fprintd, manager), dbusmock.MOCK_IFACE)
+    reader = str(mock.AddDevice("Test Sensor", ["right-index-finger"]))
+    mock.QueueVerifyResult(reader, "verify-no-match")
+    mock.AddMethod("net.reactivated.Fprint.Manager", "GetDefaultDevice", "", "o",
+                   'self.handoff_calls = getattr(self, "handoff_calls", 0) + 1\n'
+                   f'if self.handoff_calls == 3: self.connection.release_name("{name}")\n'
+                   f'ret = dbus.ObjectPath("{reader}")')
+    q, line = queued()
+    on = (a.call("SetBiometricAvailability", "(sbi)", app, True, 4) == {"ok": []}  # root fprintd's answer, still its name
+          and a.call("SetSetting", "(ssx)", app, "biometric_enabled", 1) == {"ok": []})
+    a.call("ReportEvent", "(si)", app, 3)
+    r = a.call("FingerprintUnlock", "(s)", app)
+    locked = a.call("GetLockScreen", "(s)", app)["ok"][0]
+    got = calls(q)
+    check(line == "QUEUED" and on and "ok" not in r and locked is True and not any(c.startswith("Claim") for c in got),
+          f"fingerprint: fprintd's name passing to {MALLORY}'s program during a check: no match, still locked, "
+          f"{MALLORY}'s program is not asked to claim the reader for {ALICE}: {error_of(r)} {r.get('message', '')[:90]}; its calls {got}")
+    stop_fprintd()
 
 
 def privileged_port():
@@ -1087,6 +1162,7 @@ def mail_through_service():
         check(out == want, f"the C API in service mode: recipient (passcode needed, masked), request mailed by passcoded: {out or p.stderr[-300:]}")
         check(len(received) == before + 1 and received[-1][1] == ["jane@example.org"], "the C API's request reached the relay as one mail")
         code3 = re.findall(r"reset code is (\d+)", received[-1][2])[0] if len(received) > before else ""
+        stale_recipient(a, root, ask, received)
     finally:
         controller.stop()
     # Another uid's relay (issue 41, att41): with the relay down, MALLORY binds its loopback port
@@ -1171,6 +1247,50 @@ def mail_through_service():
     procs["daemon"].kill()
     procs["daemon"].wait()
     restart_daemon()
+
+
+def stale_recipient(a, root, ask, received):
+    """Issue 41, att41b: a recipient planted under an earlier passcode. A process of ALICE's uid
+    (another program than the app) sets a passcode of its own on a store the app has not used
+    yet, sets its own address as the recipient (its passcode is its proof), and removes the
+    passcode. When the app later sets the user's passcode, no recipient may be left: else the
+    planter asks for a reset code, receives it, and replaces the user's passcode. Each way a
+    passcode is set on a store without one (SetPasscode, SetPasscodeKey, root's UserSetPasscode)
+    starts with no recipient; a refused SetPasscode (AlreadySet) leaves the recipient as it was."""
+    import re
+    plant, new = "582047", "604918"
+    for n, (how, set_call) in enumerate((
+            ("SetPasscode", lambda app: ask(a, "SetPasscode", "(ss)", app, GOOD)),
+            ("SetPasscodeKey", lambda app: ask(a, "SetPasscodeKey", "(ss)", app, GOOD)),
+            ("UserSetPasscode (root)", lambda app: ask(root, "UserSetPasscode", "(sus)", app, a.uid, GOOD)))):
+        app = f"org.example.plant{n}"
+        planted = (ask(a, "SetPasscode", "(ss)", app, plant) == {"ok": []}
+                   and ask(a, "SetResetRecipient", "(ssay)", app, "mallory@example.org", list(plant.encode())) == {"ok": ["m***@example.org"]}
+                   and ask(a, "RemovePasscode", "(ss)", app, plant) == {"ok": []})
+        r = set_call(app)
+        if "ok" not in r:
+            check(False, f"stale recipient: {how} on the planted store: {r}")
+            continue
+        left = ask(a, "GetResetRecipient", "(s)", app)
+        before = len(received)
+        req = ask(a, "ResetRequest", "(s)", app)
+        mailed = [x for x in received[before:] if "mallory@example.org" in x[1]]
+        taken = ""
+        if mailed:
+            found = re.findall(r"reset code is (\d+)", mailed[0][2])
+            done = ask(a, "ResetComplete", "(sayay)", app, list(found[0].encode()), list(new.encode())) if found else {}
+            took = ask(a, "Verify", "(ss)", app, new) if "ok" in done else {}
+            taken = f"; with the code mailed to the planter, ResetComplete answered {done}, the planter's passcode then {took}"
+        check(planted and left == {"ok": [""]} and not mailed and error_of(req) == "ResetDeliveryUnavailable",
+              f"stale recipient: after {how} no recipient is left from the removed passcode (planted: {planted}, "
+              f"recipient {left}, request {error_of(req)}, mails to the planter {len(mailed)}{taken})")
+    # A refused SetPasscode does not touch the recipient of the passcode that is set.
+    app = "org.example.plant3"
+    ask(a, "SetPasscode", "(ss)", app, GOOD)
+    ask(a, "SetResetRecipient", "(ssay)", app, "jane@example.org", list(GOOD.encode()))
+    r = ask(a, "SetPasscode", "(ss)", app, plant)
+    check(error_of(r) == "AlreadySet" and ask(a, "GetResetRecipient", "(s)", app) == {"ok": ["j***@example.org"]},
+          f"stale recipient: a refused SetPasscode (AlreadySet) leaves the recipient: {error_of(r)}")
 
 
 def tpm_through_service():
@@ -1314,6 +1434,30 @@ def tpm_through_service():
     check("libtss2" not in open(f"/proc/{procs['daemon'].pid}/maps").read(), "no TPM configured: tpm2-tss is not in passcoded's memory")
 
 
+def start_fprintd():
+    """The fprintd template (Tests/gtk/fprintd_template.py) on the bus, owned by root as fprintd's
+    name must be for passcoded to take its answers, with no reader until a test adds one (through
+    its org.freedesktop.DBus.Mock methods); kept when it runs already."""
+    if "fprintd" in procs and procs["fprintd"].poll() is None:
+        return
+    procs["fprintd"] = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template",
+                                         os.path.join(REPO, "Tests", "gtk", "fprintd_template.py")],
+                                        env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address), stdout=subprocess.DEVNULL,
+                                        stderr=open(os.path.join(top, "fprintd.log"), "a"))
+    for _ in range(200):
+        owned = subprocess.run(["busctl", "--address=" + address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                "org.freedesktop.DBus", "NameHasOwner", "s", "net.reactivated.Fprint"], capture_output=True, text=True)
+        if owned.stdout.strip() == "b true":
+            return
+        time.sleep(0.05)
+
+
+def stop_fprintd():
+    if "fprintd" in procs and procs["fprintd"].poll() is None:
+        procs["fprintd"].kill()
+        procs["fprintd"].wait()
+
+
 def run_suites_in_service_mode():
     """The C suite (build/test_api) and the Python suite (Tests/python) in service mode
     (PASSCODE_TEST_BACKEND=service), against a daemon of their own: root's stores (uid 0, so
@@ -1351,19 +1495,8 @@ def run_suites_with_relay(port, mail_dir):
                                  f"smtp_host = 127.0.0.1\nsmtp_port = {port}\nsmtp_starttls = no\n"
                                  "smtp_from = passcode@example.org\nsmtp_timeout = 10\n")
     start_daemon()
-    # fprintd for the suites' biometric tests (service_reader, service_finger in Tests/c): the
-    # template, no reader until a test adds one.
-    if "fprintd" not in procs or procs["fprintd"].poll() is not None:
-        procs["fprintd"] = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template",
-                                             os.path.join(REPO, "Tests", "gtk", "fprintd_template.py")],
-                                            env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address), stdout=subprocess.DEVNULL,
-                                            stderr=open(os.path.join(top, "fprintd.log"), "a"))
-        for _ in range(200):
-            owned = subprocess.run(["busctl", "--address=" + address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                    "org.freedesktop.DBus", "NameHasOwner", "s", "net.reactivated.Fprint"], capture_output=True, text=True)
-            if owned.stdout.strip() == "b true":
-                break
-            time.sleep(0.05)
+    # fprintd for the suites' biometric tests (service_reader, service_finger in Tests/c).
+    start_fprintd()
     # start_daemon may have read an earlier run's "ready" in the log: wait for the name itself.
     for _ in range(200):
         owned = subprocess.run(["busctl", "--address=" + address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -1430,7 +1563,9 @@ try:
     if os.environ.get("SERVICE_BENCH"):  # make bench-service: the bench rows alone
         bench_service()
         raise SystemExit(1 if failures else 0)
-    if os.environ.get("SERVICE_ONLY") in ("c", "python"):  # the C (TEST=name to pick) or Python suite alone in service mode
+    # One suite alone in service mode: "c" (TEST=name to pick), "python" (PYTEST_ARGS=...);
+    # "suites": the C and Python suites.
+    if os.environ.get("SERVICE_ONLY") in ("c", "python", "suites"):
         run_suites_in_service_mode()
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "stall":  # the same-uid staller alone, for work on the scheduler
@@ -1623,11 +1758,14 @@ try:
     oks, fails, rc = run_c_client(ALICE, "attack", "org.example.CApi")
     check(fails == 0 and rc == 0 and oks >= 5, f"a process of the user with the library, against its store: {oks} checks passed, {fails} failed")
 
-    # Each area's calls through the service (Tests/service/area_*.c, built as build/area_*).
+    # Each area's calls through the service (Tests/service/area_*.c, built as build/area_*);
+    # area_lock adds and removes a reader of the fprintd template's.
+    start_fprintd()
     for area in sorted(glob.glob(os.path.join(HERE, "area_*.c"))):
         name = os.path.basename(area)[:-2]
         oks, fails, rc = run_c_client(ALICE, name, "org.example." + name.replace("_", "-"), program=os.path.join(REPO, "build", name))
         check(fails == 0 and rc == 0 and oks > 0, f"{name}: the C API in service mode: {oks} checks passed, {fails} failed (exit {rc})")
+    stop_fprintd()  # the fingerprint test starts its own (and another uid's) later
 
     pushed_privacy(a, m, root)
 

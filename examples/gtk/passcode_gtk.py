@@ -16,6 +16,7 @@ import datetime
 import os
 import socket
 import sys
+import threading
 from typing import Callable, List, Optional
 
 import gi
@@ -143,6 +144,7 @@ class PadView(Gtk.Box):
                          halign=Gtk.Align.CENTER, valign=Gtk.Align.CENTER)
         self.on_finished = on_finished
         self.flow: Optional[passcode.Flow] = None
+        self.step_subtitles: dict = {}  # FlowStep (None: any other) -> the subtitle's markup
         self.shake_count = 0        # the shakes this view played (tests read it)
         self._seen_shakes = 0
         self.icon = Gtk.Image(icon_name="system-lock-screen-symbolic", pixel_size=40)
@@ -227,6 +229,10 @@ class PadView(Gtk.Box):
         step = f.step
         filled, length = f.dots
         self.title.set_label(f.prompt)
+        if self.step_subtitles:  # a line under the title for some steps (None: the others')
+            text = self.step_subtitles.get(step, self.step_subtitles.get(None, ""))
+            self.subtitle.set_markup(text)
+            self.subtitle.set_visible(bool(text))
         while len(list(self._children(self.dots))) != length:
             kids = list(self._children(self.dots))
             if len(kids) > length:
@@ -307,10 +313,14 @@ class FlowSheet(Adw.Window):
 
     def _request_page(self) -> Gtk.Widget:
         digits = self.app.store.get_setting(Setting.RESET_CODE_LENGTH)  # the library's number, not a copy
-        page = Adw.StatusPage(icon_name="mail-send-symbolic", title="Reset via Email",
-                              description="We will send %s %d-digit code to %s. Enter it here to choose a new passcode."
-                              % ("an" if str(digits).startswith("8") or digits in (11, 18) else "a", digits,
-                                 self.app.mailer.masked_recipient()))
+        to = self.app.reset_address()
+        if to:
+            text = "We will send %s %d-digit code to %s. Enter it here to choose a new passcode." % (
+                "an" if str(digits).startswith("8") or digits in (11, 18) else "a", digits, to)
+        else:  # service mode: passcoded mails the code, to the address set under Security
+            text = ("No email address is set for reset codes. Set one under Security, "
+                    "“Email for Reset Codes”, while you know your passcode.")
+        page = Adw.StatusPage(icon_name="mail-send-symbolic", title="Reset via Email", description=text)
         self.request_description = page.get_description()
         box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=12)
         self.send_button = Gtk.Button(label="Send Code", css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
@@ -341,6 +351,10 @@ class FlowSheet(Adw.Window):
             self.request_error.set_visible(True)
             self.app.refresh()
             return
+        # Where the code went: the masked address (passcoded answers it in service mode); never the code.
+        self.sent_to = self.app.reset_address()
+        self.pad.step_subtitles = {FlowStep.ENTER_CODE: "The code was sent to %s." % unbroken(self.sent_to),
+                                   None: GLib.markup_escape_text("Your reset code was accepted.")}
         self._start()
         self.stack.set_visible_child_name("pad")
 
@@ -381,6 +395,65 @@ class FlowSheet(Adw.Window):
         self.app.sheet = None
         self.destroy()
         self.done(result, error)
+
+
+class RecipientSheet(Adw.Window):
+    """Service mode: the address passcoded mails reset codes to. Setting or changing it needs the
+    passcode, which passcoded checks and counts as any attempt; it answers the address masked."""
+
+    def __init__(self, app: "App"):
+        title = "Email for Reset Codes"
+        super().__init__(modal=True, transient_for=app.window, default_width=420, default_height=680, title=title)
+        self.app = app
+        accessible_label(self, title)
+        header = Adw.HeaderBar(show_end_title_buttons=False, title_widget=Adw.WindowTitle(title=title))
+        cancel = Gtk.Button(label="Cancel")
+        cancel.connect("clicked", lambda _b: self.close_sheet())
+        header.pack_start(cancel)
+        now = app.reset_address()
+        group = Adw.PreferencesGroup(
+            description="If you forget your passcode, the passcode service emails a reset code to this address. "
+                        + ("Codes now go to %s. " % now if now else "") + "Enter your passcode to change it.")
+        self.address = Adw.EntryRow(title="Email Address")
+        self.passcode = Adw.PasswordEntryRow(title="Passcode")
+        for row in (self.address, self.passcode):
+            group.add(row)
+            row.connect("changed", lambda _e: self.error.set_visible(False))
+            row.connect("entry-activated", lambda _e: self.save())
+        self.error = Gtk.Label(css_classes=["pad-error"], wrap=True, visible=False, max_width_chars=40,
+                               justify=Gtk.Justification.CENTER, halign=Gtk.Align.CENTER)
+        self.save_button = Gtk.Button(label="Save", css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
+        self.save_button.connect("clicked", lambda _b: self.save())
+        body = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=18, margin_top=24, margin_bottom=24,
+                       margin_start=18, margin_end=18)
+        for w in (Gtk.Image(icon_name="mail-send-symbolic", pixel_size=40), group, self.save_button, self.error):
+            body.append(w)
+        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+        box.append(header)
+        box.append(body)
+        self.set_content(box)
+        keys = Gtk.EventControllerKey()
+        keys.connect("key-pressed", lambda _c, keyval, _k, _s: Gdk.keyval_name(keyval) == "Escape" and (self.close_sheet(), True)[1])
+        self.add_controller(keys)
+        self.connect("close-request", lambda _w: (self.close_sheet(), True)[1])
+
+    def save(self) -> None:
+        digits = self.passcode.get_text()
+        self.passcode.set_text("")  # not kept on screen, right or wrong
+        try:
+            self.app.store.set_reset_recipient(self.address.get_text().strip(), digits)
+        except passcode.PasscodeError as e:
+            self.error.set_label(sentence(e.message) + ".")
+            self.error.set_visible(True)
+            return
+        self.close_sheet()
+        to = self.app.reset_address()
+        self.app.toast("Reset codes will be sent to %s" % to if to else "No email address for reset codes")
+
+    def close_sheet(self) -> None:
+        self.app.sheet = None
+        self.destroy()
+        self.app.refresh()
 
 
 # -- the lock screen -----------------------------------------------------------------------------
@@ -473,6 +546,7 @@ class App:
         self._note_problem = ""
         self.in_background = False
         self._updating = False
+        self._service_finger: Optional[threading.Thread] = None  # service mode: passcoded reading a finger
         try:
             self.store.on_reset_code(self.deliver)
         except passcode.RefusedInServiceMode:
@@ -656,7 +730,11 @@ class App:
         self.reset_icon = Gtk.Image(icon_name="mail-send-symbolic")
         self.reset_row.add_suffix(self.reset_icon)
         self.reset_row.connect("activated", lambda _r: self.open_reset())
-        for r in (self.lock_row, self.change_row, self.reset_row):
+        # Service mode: where passcoded mails reset codes (needs the passcode to set or change).
+        self.recipient_row = Adw.ActionRow(title="Email for Reset Codes", activatable=True, visible=bool(self.service))
+        self.recipient_row.add_suffix(Gtk.Image(icon_name="go-next-symbolic"))
+        self.recipient_row.connect("activated", lambda _r: self.open_recipient())
+        for r in (self.lock_row, self.change_row, self.reset_row, self.recipient_row):
             self.passcode_group.add(r)
         unlock = Adw.PreferencesGroup(title="Unlocking")
         self.bio_row, self.bio_switch = self._switch_row("Unlock with Fingerprint", "", self.toggle_biometric)
@@ -755,7 +833,8 @@ class App:
                         GLib.idle_add(lambda: self.start_fingerprint() and False)
                 self.lock_view.set_visible_child_name("pad")
                 self.lock_view.show_bio(screen.biometric_refusal == BiometricRefusal.NONE)
-                self.lock_view.bio_button.get_child().set_label("Use Fingerprint")
+                waiting = self._service_finger is not None or self.fingerprint.verifying
+                self.lock_view.bio_button.get_child().set_label("Touch the fingerprint reader…" if waiting else "Use Fingerprint")
         else:
             self._end_lock_flow()
             self.fingerprint.cancel()  # unlocked another way: the reader is released
@@ -807,6 +886,10 @@ class App:
             self.lock_button.set_visible(s.is_enabled)  # nothing to lock without a passcode
             self.change_row.set_sensitive(s.is_enabled)
             self.reset_row.set_sensitive(s.is_set)
+            if self.service:
+                to = self.reset_address()
+                self.recipient_row.set_sensitive(s.is_set)
+                self.recipient_row.set_subtitle(to if to else "Not set: needed to reset a forgotten passcode by email")
             for row, image in ((self.change_row, self.change_chevron), (self.reset_row, self.reset_icon)):
                 image.set_opacity(1.0 if row.get_sensitive() else 0.4)  # a disabled row dims its chevron too
             # The fingerprint switch only with the passcode lock on (the library refuses
@@ -985,12 +1068,66 @@ class App:
     def start_fingerprint(self) -> None:
         if self.store.biometric_refusal != BiometricRefusal.NONE:
             return
+        if self.service:
+            self._start_service_fingerprint()
+            return
         if self.fingerprint.verifying:  # already waiting for a finger (the prompt opened by itself)
             return
         if self.fingerprint.verify(self.on_fingerprint):
             self.lock_view.bio_button.get_child().set_label("Touch the fingerprint reader…")
         else:
             self.toast("Fingerprint reader: " + self.fingerprint.problem)
+
+    def _start_service_fingerprint(self) -> None:
+        """Service mode: passcoded reads the finger itself through fprintd (the host reports no
+        match). The call waits for the finger (up to passcoded's fprint_timeout), so it runs on a
+        thread, on a handle of its own: the lock screen's handle stays free, and the passcode can
+        be typed meanwhile (passcoded answers the other connections while it waits)."""
+        if self._service_finger is not None:  # already waiting for a finger
+            return
+        pad = self.lock_view.pad
+        pad.error.set_visible(False)
+        self.lock_view.bio_button.get_child().set_label("Touch the fingerprint reader…")
+        service, label = self.service, self.store_path
+
+        def read() -> None:
+            error: Optional[passcode.PasscodeError] = None
+            try:
+                with passcode.Store(label, service=service) as reader:
+                    reader.biometric_unlock()
+            except passcode.PasscodeError as e:
+                error = e
+            GLib.idle_add(lambda: self._service_fingerprint_done(error) and False)
+        self._service_finger = threading.Thread(target=read, name="fingerprint", daemon=True)
+        self._service_finger.start()
+
+    def _service_fingerprint_done(self, error: Optional[passcode.PasscodeError]) -> None:
+        self._service_finger = None
+        if self._closed:
+            return
+        self.lock_view.bio_button.get_child().set_label("Use Fingerprint")
+        pad = self.lock_view.pad
+        if error is None:
+            self._end_lock_flow()
+            self.unlocked()
+            # The unlock was another handle's: passcoded pushes it to this one's connection too,
+            # which may come a moment after the reply. Until it did, look again (at most 2 s).
+            tries = [40]
+
+            def again() -> bool:
+                tries[0] -= 1
+                if self._closed:
+                    return False
+                self.refresh()
+                return self.store.locked and tries[0] > 0
+            if self.store.locked:
+                GLib.timeout_add(50, again)
+        elif self.store.locked:  # unlocked meanwhile with the passcode: nothing to say
+            if isinstance(error, passcode.PasscodeRequired) and getattr(error, "reason", None) == BiometricRefusal.NONE:
+                pad.shake()  # no match: counted by passcoded, as a wrong passcode shakes
+            pad.error.set_label(fingerprint_words(error))
+            pad.error.set_visible(True)
+        self.refresh()
 
     def on_fingerprint(self, result: str) -> None:
         pad = self.lock_view.pad
@@ -1020,12 +1157,19 @@ class App:
         self.refresh()
 
     def confirm_forgot(self) -> None:
+        to = self.reset_address()
         d = Adw.MessageDialog(transient_for=self.window, modal=True, heading="Forgot Passcode?",
-                              body="You will be signed out and your passcode removed. Sign in to your account "
-                                   "again to create a new one.")
+                              body=("Get a reset code by email at %s to choose a new passcode. Or sign out: your "
+                                    "passcode is removed, and you create a new one after signing in to your account "
+                                    "again." % to) if to else
+                                   ("You will be signed out and your passcode removed. Sign in to your account "
+                                    "again to create a new one."))
         d.add_response("cancel", "Cancel")
         d.add_response("sign-out", "Sign Out")
         d.set_response_appearance("sign-out", Adw.ResponseAppearance.DESTRUCTIVE)
+        if to:  # a code can be sent (service mode: an address is set for this store)
+            d.add_response("email", "Email Code")
+            d.set_response_appearance("email", Adw.ResponseAppearance.SUGGESTED)
         d.set_default_response("cancel")
         accessible_label(d, "Forgot Passcode")
         d.connect("response", lambda _d, r: self._forgot(r))
@@ -1035,6 +1179,9 @@ class App:
 
     def _forgot(self, response: str) -> None:
         self.dialog = None
+        if response == "email":
+            self.open_reset()
+            return
         if response == "sign-out":
             self.store.forgot()
             self._end_lock_flow()
@@ -1064,6 +1211,21 @@ class App:
 
     def open_reset(self) -> None:
         self.open_flow(FlowKind.RESET)
+
+    def open_recipient(self) -> None:
+        self._dismiss_toasts()
+        self.sheet = RecipientSheet(self)  # type: ignore[assignment]
+        self.sheet.present()
+
+    def reset_address(self) -> str:
+        """Where reset codes go, masked (j***@example.org): passcoded's answer in service mode
+        ("" while none is set), else the demo's mailer's."""
+        if self.service:
+            try:
+                return self.store.reset_recipient
+            except passcode.PasscodeError:
+                return ""
+        return self.mailer.masked_recipient()
 
     def guarded(self, action: Callable[[], None], what: str) -> None:
         """A settings change; a weakening one needs the passcode within 5 minutes (the library
@@ -1320,6 +1482,20 @@ def mail_failure_markup(e: MailError) -> str:
         return ("No mail server answered at %s; to try the reset without one, run “%s” and start the demo "
                 "with %s." % (where, sink, unbroken("--smtp localhost:%d" % SINK_PORT)))
     return "Could not send the email through %s (%s)." % (where, GLib.markup_escape_text(e.reason))
+
+
+def fingerprint_words(e: passcode.PasscodeError) -> str:
+    """What passcoded answered a fingerprint check, as the lock screen says it: each case in a
+    person's words (never a status or a C name); a refusal of the policy in the library's."""
+    if isinstance(e, passcode.BiometricTimeout):
+        return "No finger was read in time. Try the fingerprint again, or enter your passcode."
+    if isinstance(e, passcode.BiometricReaderBusy):
+        return "The fingerprint reader is in use by another program. Enter your passcode."
+    if isinstance(e, passcode.BiometricUnavailable):
+        return "No fingerprint reader with an enrolled finger. Enter your passcode."
+    if isinstance(e, passcode.PasscodeRequired) and getattr(e, "reason", None) == BiometricRefusal.NONE:
+        return "Fingerprint not recognised. Try again or enter your passcode."
+    return sentence(e.message) + "."
 
 
 def sentence(text: str) -> str:
