@@ -1011,10 +1011,12 @@ passcode_status passcode_options_set_busy_timeout(passcode_options *options, int
  * libsystemd.so.0 at that moment. The service chooses the clock, the Argon2id cost, the pepper,
  * the weak-passcode rule and the TPM: an open in service mode with any of those options set
  * fails with PASSCODE_ERR_REFUSED_IN_SERVICE_MODE (the message names the option), as do
- * passcode_biometric_unlock and passcode_biometric_unlock_key (a match the host reports),
- * passcode_reset_request and passcode_set_reset_delivery_callback (a reset code handed to
- * the host), passcode_tpm_bind and passcode_tpm_unbind. Every other call works, with the
- * statuses and messages of the embedded store. A weakening change (a setting, the lockout
+ * passcode_set_reset_delivery_callback (a reset code handed to the host), passcode_tpm_bind
+ * and passcode_tpm_unbind. passcoded does the secret work itself: passcode_reset_request
+ * has it mail the code to the store's recipient (passcode_reset_recipient_set), and
+ * passcode_biometric_unlock and passcode_biometric_unlock_key have it read the finger
+ * through fprintd (the host reports no match). Every other call works, with the statuses and
+ * messages of the embedded store. A weakening change (a setting, the lockout
  * table) needs the passcode entered on the same handle within 5 minutes, as embedded: passcoded
  * keeps that proof for the handle's bus connection, on its own clock. The data key reaches the
  * handle only in the reply to a correct passcode, and sealing runs in the host with it; a
