@@ -2,7 +2,9 @@
 // libpasscode: an app passcode-lock engine with a C ABI.
 //
 // Layers (see README "Layout"):
-//   CSodium, CSQLite   system libraries, found through pkg-config
+//   CSodium            libsodium, found through pkg-config
+//   CSQLite            SQLite's header, the store's C helpers, and the loader of libsqlite3.so.0
+//                      (dlopen at the first store opened; not linked)
 //   CPasscodeVersion   the version numbers of the VERSION file, as C constants
 //   CPasscodeTypes     Sources/Passcode/Types: every public C type but the status and cost
 //                      (the API's structs and enums), written in C; gen_header.py copies them
@@ -36,8 +38,9 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium",
                        providers: [.apt(["libsodium-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
+        // SQLite's header (libsqlite3-dev) and the loader that finds libsqlite3.so.0 at the
+        // first store opened (Sources/CSQLite/loader.c): the library does not link it.
+        .target(name: "CSQLite"),
         .systemLibrary(name: "CKeyring"),
         .systemLibrary(name: "CTss2", providers: [.apt(["libtss2-dev"])]),
         // The public C types, declared in C under Sources/Passcode (the C face is one folder) and

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Builds libpasscode.so with Embedded Swift (make lib EMBEDDED=1): no Swift runtime, no C++
-# runtime, so NEEDED is libc, libsodium and libsqlite3. SwiftPM cannot build in this mode, so
+# runtime, so NEEDED is libc and libsodium (SQLite is loaded at the first store opened). SwiftPM cannot build in this mode, so
 # swiftc is called directly, once per module (whole-module, -Osize), and clang links the objects.
 # Every flag of the embedded build is written here and nowhere else.
 #
@@ -28,7 +28,7 @@ toolchain_lib=$(dirname "$(command -v "$SWIFTC")")/../lib/swift/embedded/$target
 swift_flags=(-target "$target" -enable-experimental-feature Embedded -swift-version 6 -wmo -Osize -parse-as-library
              -Xfrontend -function-sections -Xcc -fPIC -package-name libpasscode ${EMBEDDED_SWIFT_FLAGS:-})
 # The C modules (the same module maps SwiftPM uses) and their libraries' headers.
-c_modules=(-I Sources/CSodium -I Sources/CSQLite -I Sources/CKeyring -I Sources/CTss2
+c_modules=(-I Sources/CSodium -I Sources/CSQLite/include -I Sources/CKeyring -I Sources/CTss2
            -I Sources/Passcode/Types -I Sources/CPasscodeShims -I Sources/CSdBus -I Sources/CPasscodeVersion)
 for flag in $(pkg-config --cflags-only-I libsodium sqlite3); do c_modules+=(-Xcc "$flag"); done
 # The version numbers of VERSION, as Package.swift passes them to CPasscodeVersion.
@@ -56,12 +56,20 @@ api_sources=$(find Sources/Passcode -maxdepth 1 -name '*.swift' | sort)
     -emit-object -o "$dir/Passcode.o"
 [ "${EMBEDDED_CHECK:-0}" = 1 ] && exit 0
 
+# The C parts: SQLite's loader (libsqlite3.so.0 is loaded at the first store opened, not linked:
+# Sources/CSQLite/loader.c) and the one libm function the Embedded standard library calls
+# (scripts/embedded_libm.c), so that NEEDED is libc and libsodium only.
+c_flags=(-O2 -fPIC -fvisibility=hidden -Wall -Wextra -Werror -std=gnu11 ${EMBEDDED_C_FLAGS:-})
+"$CLANG" "${c_flags[@]}" -c -o "$dir/sqlite_loader.o" Sources/CSQLite/loader.c
+"$CLANG" "${c_flags[@]}" -c -o "$dir/embedded_libm.o" scripts/embedded_libm.c
+
 # The link: the header's functions exported (the version script), the Unicode tables that
-# String's Character operations need from the toolchain, libsodium and SQLite; no Swift or C++
-# runtime library.
+# String's Character operations need from the toolchain, and libsodium; no Swift or C++ runtime
+# library, no libm, no libsqlite3 (-z defs: a symbol found in none of these fails the link).
 relr=()
 [ "${RELR:-1}" = 1 ] && relr=(-Wl,-z,pack-relative-relocs)
-"$CLANG" -shared -fuse-ld=lld -o "$out" "$dir/PasscodeCore.o" "$dir/PasscodeBus.o" "$dir/PasscodeBackend.o" "$dir/Passcode.o" "${relr[@]}" \
+"$CLANG" -shared -fuse-ld=lld -o "$out" "$dir/PasscodeCore.o" "$dir/PasscodeBus.o" "$dir/PasscodeBackend.o" "$dir/Passcode.o" \
+    "$dir/sqlite_loader.o" "$dir/embedded_libm.o" "${relr[@]}" \
     -Wl,--version-script="$map" -Wl,-soname="$soname" -Wl,-z,relro -Wl,-z,now -Wl,--gc-sections \
     -Wl,--as-needed -Wl,-Map="$(dirname "$out")/libpasscode.linkmap" \
-    "$toolchain_lib/libswiftUnicodeDataTables.a" -lsodium -lsqlite3 -lm
+    "$toolchain_lib/libswiftUnicodeDataTables.a" -lsodium -Wl,-z,defs -lc

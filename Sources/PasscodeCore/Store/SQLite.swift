@@ -60,6 +60,7 @@ final class Database {
     /// Opens the SQLite connection (`init`, `reopen`).
     private func openConnection() throws(PasscodeError) {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
+        try Database.loadSQLite()
         // Every file SQLite opens for the store is checked on its descriptor (shim.h).
         guard let vfs = csqlite_strict_vfs_name() else {
             throw PasscodeError.internalError("SQLite's default VFS is not the unix one: the store's files cannot be checked")
@@ -89,6 +90,7 @@ final class Database {
     init(inMemory: Void) throws(PasscodeError) {
         path = ":memory:"
         busyTimeoutMs = 0
+        try Database.loadSQLite()
         let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
         if rc != SQLITE_OK { throw Database.error(rc, db, context: "cannot open a memory database") }
     }
@@ -419,6 +421,14 @@ final class Database {
 
     /// Maps a SQLite result code to a `PasscodeError`. The SQLite message is kept: it never
     /// holds a secret, since secrets are never part of SQL text (they are not stored at all).
+    /// libsqlite3.so.0, loaded at the first store opened (CSQLite's loader.c says why it is not
+    /// linked): PASSCODE_ERR_IO when it cannot be, naming what is missing.
+    static func loadSQLite() throws(PasscodeError) {
+        var why = [CChar](repeating: 0, count: 400)
+        if csqlite_load(&why, why.count) == 1 { return }
+        throw .io(why.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+
     static func error(_ rc: Int32, _ db: OpaquePointer?, context: String) -> PasscodeError {
         if let refused = refusal() { return .permission("the store's files: \(refused)") }
         let detail = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
