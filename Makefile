@@ -127,7 +127,8 @@ LINK_TRIM := -Xswiftc -use-ld=lld $(if $(filter 1,$(RELR)),-Xlinker -z -Xlinker 
 LINK_SIZE := $(LINK_TRIM) -Xlinker -Map=$(CURDIR)/$(B)/libpasscode.linkmap
 
 # EMBEDDED=1: the library built with Embedded Swift (scripts/embedded_build.sh holds its flags):
-# no Swift runtime, no C++ runtime; NEEDED is libc, libsodium, libsqlite3 and libm. SwiftPM cannot
+# no Swift runtime, no C++ runtime, no libm; NEEDED is libc and libsodium (libsqlite3 is loaded at
+# the first store opened: Sources/CSQLite/loader.c). SwiftPM cannot
 # build in that mode, so the script calls swiftc and clang itself. EMBEDDED=0: the full Swift
 # runtime linked in statically, built by SwiftPM (passcoded and the Swift tests are built so always).
 EMBEDDED ?= 1
@@ -395,8 +396,17 @@ $(B)/compat_old_header: Tests/compat/old_header.c Tests/fixtures/header-0.6.1/pa
 $(B)/compat_cxx: Tests/compat/cxx_callers.cpp include/passcode.h $(LIB)
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
-test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx
-	EMBEDDED=$(EMBEDDED) Tests/abi/exports.sh $(LIB) include/passcode.h
+$(B)/lazy_sqlite: Tests/abi/lazy_sqlite.c
+	$(CC) $(STRICT) -o $@ $<
+
+# The Embedded library's own ceil (scripts/embedded_libm.c, so that it needs no libm) against libm's.
+$(B)/ceil_check: Tests/abi/ceil_check.c scripts/embedded_libm.c
+	$(CC) $(STRICT) -O2 -fno-builtin -Dceil=embedded_ceil -c -o $(B)/embedded_ceil.o scripts/embedded_libm.c
+	$(CC) $(STRICT) -O2 -fno-builtin -o $@ Tests/abi/ceil_check.c $(B)/embedded_ceil.o -lm
+
+test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B)/ceil_check
+	EMBEDDED=$(EMBEDDED) Tests/abi/exports.sh $(LIB) include/passcode.h $(CURDIR)/$(B)/lazy_sqlite
+	$(B)/ceil_check
 	cd $(B) && ./compat_old_header && ./compat_cxx
 	@if grep -vxFf debian/libpasscode0.symbols Tests/fixtures/header-0.6.1/libpasscode0.symbols; then \
 	    echo "exports: the lines above of 0.6.1's symbols file are gone from debian/libpasscode0.symbols" >&2; exit 1; fi
@@ -410,12 +420,12 @@ test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx
 # EMBEDDED=0 kept building and working while EMBEDDED=1 is the default: the full-runtime library
 # built into $(FULL_RT) (the default library is left alone), its exports checked as test-exports
 # does, and test_api's key and lock-screen tests run against it.
-test-full-runtime: $(B)/test_api $(B)/passcode.map $(B)/link_trim.o $(TYPES_STAMP)
+test-full-runtime: $(B)/test_api $(B)/lazy_sqlite $(B)/passcode.map $(B)/link_trim.o $(TYPES_STAMP)
 	@mkdir -p $(FULL_RT)
 	$(call full_runtime_lib,$(CURDIR)/$(FULL_RT)/libpasscode.linkmap)
 	cp .build/release/libpasscode.so $(FULL_RT)/$(REALNAME)
 	ln -sf $(REALNAME) $(FULL_RT)/$(SONAME) && ln -sf $(SONAME) $(FULL_RT)/libpasscode.so
-	EMBEDDED=0 Tests/abi/exports.sh $(FULL_RT)/$(REALNAME) include/passcode.h
+	EMBEDDED=0 Tests/abi/exports.sh $(FULL_RT)/$(REALNAME) include/passcode.h $(CURDIR)/$(B)/lazy_sqlite
 	cp $(B)/test_api $(FULL_RT)/test_api
 	cd $(FULL_RT) && test "$$(ldd ./test_api | grep -c 'libpasscode.so.0 => $(CURDIR)/$(FULL_RT)/')" = 1 \
 	    && TEST= ./test_api key && TEST= ./test_api lock

@@ -7,7 +7,7 @@
  *
  * Exact for every double: those of magnitude 2^52 or more (and infinities, NaN) are integers
  * already; below it, truncation through int64_t is exact, and the sign of zero is kept
- * (ceil(-0.5) is -0.0). Tests/c/ceil_check.c compares it with libm's on the edges. */
+ * (ceil(-0.5) is -0.0). Tests/abi/ceil_check.c (make test-exports) compares it with libm's on the edges. */
 #include <stdint.h>
 
 __attribute__((visibility("hidden"))) double ceil(double x) {

@@ -126,6 +126,7 @@ public final class PasscodeStore: @unchecked Sendable {
         guard !path.isEmpty else { throw PasscodeError.misuse("the store path is empty") }
         guard options.cost.isValid else { throw PasscodeError.misuse("the Argon2id cost is outside libsodium's limits") }
         if let p = options.pepper, p.count != 32 { throw PasscodeError.misuse("the pepper must be 32 bytes") }
+        try Storage.loadSQLite()  // before anything is made: without SQLite, no file either
         try PasscodeStore.makeIfAbsent(path, options: options)
         // Once linked, the new store stays even when this open fails (busy, say): it is whole
         // and sealed, and another process may already have set its first passcode.

@@ -355,13 +355,17 @@ static void load_row(void) {
     if (b < 0) { cannot(what, why); return; }
     row_bar(what, a, b, "us", 1e6, 2.0);
     printf("%-52s %s\n", "  (loaded from)", lib);
-    /* The second baseline: libsodium and libsqlite3 (both NEEDED by libpasscode) loaded together,
-     * in the same fresh-process way; what is left above it is libpasscode's own load. */
-    char both[8300];
+    /* libsqlite3 is loaded at the first store opened (Sources/CSQLite/loader.c), not with the
+     * library: what a program that opens a store pays in all is the library and libsqlite3, here
+     * against libsodium and libsqlite3 loaded together, the same fresh-process way (what is left
+     * above it is libpasscode's own load). */
+    char both[8300], ours_both[4200];
     snprintf(both, sizeof both, "%s' 'libsqlite3.so.0", sodium);
+    snprintf(ours_both, sizeof ours_both, "%.4000s' 'libsqlite3.so.0", lib);
     double c = load_time(both, why, sizeof why);
-    if (c < 0) cannot("library load vs libsodium + libsqlite3 together", why);
-    else row("library load vs libsodium + libsqlite3 together", a, c, "us", 1e6);
+    double a2 = c < 0 ? -1 : load_time(ours_both, why, sizeof why);
+    if (c < 0 || a2 < 0) cannot("load + libsqlite3 (a first open's) vs libsodium + libsqlite3", why);
+    else row("load + libsqlite3 (a first open's) vs libsodium + libsqlite3", a2, c, "us", 1e6);
     /* The EMBEDDED=0 library, when make test-full-runtime (or make bench-full-runtime) built it. */
     char full[4200];
     snprintf(full, sizeof full, "%.4000s", lib);

@@ -37,6 +37,9 @@ final class Storage {
         self.database = database
     }
 
+    /// libsqlite3.so.0, loaded before anything of a store is made or opened (`Database.loadSQLite`).
+    static func loadSQLite() throws(PasscodeError) { try Database.loadSQLite() }
+
     /// Closes the connection now (the store built under a temporary name, before its link).
     func close() { database.close() }
 

@@ -1,0 +1,89 @@
+/* libsqlite3 is loaded at the first store opened, not when libpasscode is (Sources/CSQLite/loader.c).
+ *
+ *   lazy_sqlite LIBRARY DIR          the library loads without SQLite; the version and a status's
+ *                                    text need none; the first passcode_open maps libsqlite3.so.0
+ *                                    once, and the store works (set, verify, a wrong guess).
+ *   lazy_sqlite LIBRARY DIR missing  run where libsqlite3.so.0 cannot be loaded (Tests/abi/exports.sh
+ *                                    runs it in a mount namespace with the file hidden): the open is
+ *                                    PASSCODE_ERR_IO, its message says what is missing, and no
+ *                                    file is left behind; asking again gives the same answer.
+ *
+ * Linked to neither libpasscode nor SQLite: both come only through dlopen here. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "lazy_sqlite: FAIL: " __VA_ARGS__); fputc('\n', stderr); exit(1); } } while (0)
+
+static int sqlite_mappings(void) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    CHECK(maps != NULL, "cannot read /proc/self/maps");
+    char line[4096];
+    int n = 0;
+    while (fgets(line, sizeof line, maps)) n += strstr(line, "/libsqlite3.so") != NULL;
+    fclose(maps);
+    return n;
+}
+
+int main(int argc, char **argv) {
+    CHECK(argc == 3 || (argc == 4 && strcmp(argv[3], "missing") == 0), "usage: lazy_sqlite LIBRARY DIR [missing]");
+    int missing = argc == 4;
+    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    CHECK(h != NULL, "dlopen %s: %s", argv[1], dlerror());
+    CHECK(sqlite_mappings() == 0, "libsqlite3 is mapped as soon as the library is loaded (NEEDED again?)");
+
+    const char *(*version)(void);
+    const char *(*strerror_)(int32_t);
+    int32_t (*open_)(const char *, void *, void **);
+    const char *(*errmsg)(void *);
+    void (*close_)(void *);
+    int32_t (*set)(void *, const char *, size_t);
+    int32_t (*verify)(void *, const char *, size_t);
+    /* (the POSIX idiom: ISO C has no conversion from dlsym's void * to a function pointer) */
+    *(void **)&version = dlsym(h, "passcode_version_string");
+    *(void **)&strerror_ = dlsym(h, "passcode_strerror");
+    *(void **)&open_ = dlsym(h, "passcode_open");
+    *(void **)&errmsg = dlsym(h, "passcode_errmsg");
+    *(void **)&close_ = dlsym(h, "passcode_close");
+    *(void **)&set = dlsym(h, "passcode_set");
+    *(void **)&verify = dlsym(h, "passcode_verify");
+    CHECK(version && strerror_ && open_ && errmsg && close_ && set && verify, "a function is missing from the library");
+    CHECK(strlen(version()) >= 5 && strlen(strerror_(18)) > 0, "the version or a status's text is empty");
+    CHECK(sqlite_mappings() == 0, "asking the version or a status's text loaded libsqlite3");
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lazy.store", argv[2]);
+    unlink(path);
+    void *store = NULL;
+    int32_t rc = open_(path, NULL, &store);
+    if (missing) {
+        const char *why = errmsg(NULL);
+        CHECK(rc == 18, "open without SQLite: status %d (%s), not PASSCODE_ERR_IO (18)", rc, why);
+        CHECK(store == NULL, "open without SQLite gave a handle");
+        CHECK(strstr(why, "cannot load SQLite") && strstr(why, "libsqlite3.so.0"), "the message does not say what is missing: %s", why);
+        struct stat st;
+        CHECK(stat(path, &st) != 0, "a failed open left %s behind", path);
+        CHECK(open_(path, NULL, &store) == 18 && strstr(errmsg(NULL), "cannot load SQLite"), "a second open answered differently");
+        printf("lazy_sqlite: without libsqlite3.so.0: PASSCODE_ERR_IO, \"%s\"; no file made\n", why);
+        return 0;
+    }
+    CHECK(rc == 0, "open: %d (%s)", rc, errmsg(NULL));
+    CHECK(sqlite_mappings() > 0, "a store is open but libsqlite3 is not mapped");
+    int maps_after_first = sqlite_mappings();
+    CHECK(set(store, "258147", 6) == 0, "set: %s", errmsg(store));
+    CHECK(verify(store, "111111", 6) == 4, "a wrong guess was not PASSCODE_ERR_WRONG_PASSCODE: %s", errmsg(store));
+    CHECK(verify(store, "258147", 6) == 0, "verify: %s", errmsg(store));
+    void *second = NULL;
+    CHECK(open_(path, NULL, &second) == 0, "second open: %s", errmsg(NULL));
+    CHECK(sqlite_mappings() == maps_after_first, "a second open mapped libsqlite3 again");
+    close_(second);
+    close_(store);
+    unlink(path);
+    printf("lazy_sqlite: loading the library maps no SQLite; the first open does, once; set, a wrong guess and verify work\n");
+    return 0;
+}
