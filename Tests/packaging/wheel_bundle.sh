@@ -51,10 +51,14 @@ venv = os.path.realpath(sys.argv[1])
 lib = os.path.realpath(_ffi.lib._name)
 want = os.path.realpath(os.path.join(os.path.dirname(passcode.__file__), "libpasscode.so.0"))
 assert lib == want and lib.startswith(venv), f"loaded {lib}, not the wheel's {want}"
-maps = open("/proc/self/maps").read()
-mapped = {line.split()[-1] for line in maps.splitlines() if ".so" in line}
-sodium = [m for m in mapped if "libsodium" in m]
-sqlite = [m for m in mapped if "libsqlite3" in m]
+def mapped():
+    return {line.split()[-1] for line in open("/proc/self/maps").read().splitlines() if ".so" in line}
+# SQLite is loaded at the first store opened (Sources/CSQLite/loader.c), not with the library.
+assert not [m for m in mapped() if "libsqlite3" in m], "libsqlite3 mapped before any store was opened"
+with passcode.Store("lazy.db") as store:
+    assert not store.is_set
+sodium = [m for m in mapped() if "libsodium" in m]
+sqlite = [m for m in mapped() if "libsqlite3" in m]
 assert sodium and all(m.startswith(venv) for m in sodium), f"libsodium from {sodium}, not the wheel's"
 assert len(sqlite) == 1 and not sqlite[0].startswith(venv), f"SQLite from {sqlite}: the system's, once"
 print(f"wheel-bundle: loaded {lib} with {os.path.basename(sodium[0])} from the wheel and {sqlite[0]}")
