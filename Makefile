@@ -84,7 +84,7 @@ REALNAME := libpasscode.so.$(VERSION)
 B        := build
 LIB      := $(B)/$(REALNAME)
 STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
-SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/*/*.h Sources/*/module.modulemap Sources/*/*/module.modulemap) Package.swift VERSION
+SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/*/*.h Sources/*/module.modulemap Sources/*/*/module.modulemap Sources/*/*.c) scripts/embedded_libm.c Package.swift VERSION
 
 
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
@@ -399,13 +399,18 @@ $(B)/compat_cxx: Tests/compat/cxx_callers.cpp include/passcode.h $(LIB)
 $(B)/lazy_sqlite: Tests/abi/lazy_sqlite.c
 	$(CC) $(STRICT) -o $@ $<
 
+# The same, in a host that links libsqlite3-dev's static SQLite and exports it (-rdynamic).
+$(B)/lazy_sqlite_host: Tests/abi/lazy_sqlite.c
+	$(CC) $(STRICT) -DHOST_SQLITE -rdynamic $$(pkg-config --cflags sqlite3) -o $@ $< \
+	    $$(pkg-config --variable=libdir sqlite3)/libsqlite3.a -lm -lpthread -ldl
+
 # The Embedded library's own ceil (scripts/embedded_libm.c, so that it needs no libm) against libm's.
 $(B)/ceil_check: Tests/abi/ceil_check.c scripts/embedded_libm.c
 	$(CC) $(STRICT) -O2 -fno-builtin -Dceil=embedded_ceil -c -o $(B)/embedded_ceil.o scripts/embedded_libm.c
 	$(CC) $(STRICT) -O2 -fno-builtin -o $@ Tests/abi/ceil_check.c $(B)/embedded_ceil.o -lm
 
-test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B)/ceil_check
-	EMBEDDED=$(EMBEDDED) Tests/abi/exports.sh $(LIB) include/passcode.h $(CURDIR)/$(B)/lazy_sqlite
+test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B)/lazy_sqlite_host $(B)/ceil_check
+	EMBEDDED=$(EMBEDDED) Tests/abi/exports.sh $(LIB) include/passcode.h $(CURDIR)/$(B)/lazy_sqlite $(CURDIR)/$(B)/lazy_sqlite_host
 	$(B)/ceil_check
 	cd $(B) && ./compat_old_header && ./compat_cxx
 	@if grep -vxFf debian/libpasscode0.symbols Tests/fixtures/header-0.6.1/libpasscode0.symbols; then \
@@ -420,12 +425,12 @@ test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B
 # EMBEDDED=0 kept building and working while EMBEDDED=1 is the default: the full-runtime library
 # built into $(FULL_RT) (the default library is left alone), its exports checked as test-exports
 # does, and test_api's key and lock-screen tests run against it.
-test-full-runtime: $(B)/test_api $(B)/lazy_sqlite $(B)/passcode.map $(B)/link_trim.o $(TYPES_STAMP)
+test-full-runtime: $(B)/test_api $(B)/lazy_sqlite $(B)/lazy_sqlite_host $(B)/passcode.map $(B)/link_trim.o $(TYPES_STAMP)
 	@mkdir -p $(FULL_RT)
 	$(call full_runtime_lib,$(CURDIR)/$(FULL_RT)/libpasscode.linkmap)
 	cp .build/release/libpasscode.so $(FULL_RT)/$(REALNAME)
 	ln -sf $(REALNAME) $(FULL_RT)/$(SONAME) && ln -sf $(SONAME) $(FULL_RT)/libpasscode.so
-	EMBEDDED=0 Tests/abi/exports.sh $(FULL_RT)/$(REALNAME) include/passcode.h $(CURDIR)/$(B)/lazy_sqlite
+	EMBEDDED=0 Tests/abi/exports.sh $(FULL_RT)/$(REALNAME) include/passcode.h $(CURDIR)/$(B)/lazy_sqlite $(CURDIR)/$(B)/lazy_sqlite_host
 	cp $(B)/test_api $(FULL_RT)/test_api
 	cd $(FULL_RT) && test "$$(ldd ./test_api | grep -c 'libpasscode.so.0 => $(CURDIR)/$(FULL_RT)/')" = 1 \
 	    && TEST= ./test_api key && TEST= ./test_api lock

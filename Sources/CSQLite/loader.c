@@ -6,13 +6,31 @@
  * status's message) should not pay that, nor a program at its start before the lock screen is
  * needed. So the library defines the sqlite3_* functions it calls here, each forwarding to
  * the function of the same name in libsqlite3.so.0, found by dlsym when csqlite_load first runs
- * (before the first sqlite3_open_v2: Store/SQLite.swift). The same system library as a link
- * would give (the loader's search path, the host's copy when the host has it loaded already),
- * loaded once per process.
+ * (before the first sqlite3_open_v2: Store/SQLite.swift).
+ *
+ * The same SQLite a link would give, and one SQLite per process (two copies break each other's
+ * POSIX locks on a file both open):
+ *  - When the process's global scope has SQLite already (the host links libsqlite3, or links a
+ *    SQLite statically and exports it, -rdynamic or a plugin host's export list), its functions
+ *    are taken from there (dlsym(RTLD_DEFAULT, ...)), which is what the dynamic loader bound a
+ *    linked libpasscode's calls to. libsqlite3's own calls to its exported functions (it calls
+ *    sqlite3_initialize, sqlite3_malloc, sqlite3_vfs_register... through its PLT) are bound to
+ *    that global copy first too, so using libsqlite3.so.0's functions there would mix two
+ *    copies' state (a helper's attack found it: every open failed, "SQLite's default VFS is not
+ *    the unix one").
+ *  - Otherwise libsqlite3.so.0 is loaded (RTLD_LOCAL: the loader's search path, as for a link;
+ *    the copy already in the process when a plugin such as Python's _sqlite3 loaded it), once.
+ * One difference from a link: the file is found when the first store is opened, in the file
+ * system the process sees then; a host that chroots, or enters another mount namespace, between
+ * loading libpasscode and its first store gets that root's libsqlite3.so.0 (run as root into a
+ * tree another user can write, that user's code).
  *
  * These definitions are hidden: they bind the library's own calls and are never exported (the
  * version script of libpasscode.so exports the header's functions only, and passcoded, whose
  * symbols are exported for its backtraces, must not offer them to libsqlite3's own calls). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  /* RTLD_DEFAULT */
+#endif
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -80,8 +98,11 @@ static int loaded;          /* 1 once every function was found */
 static char failure[400];   /* why not, when not */
 
 static void load(void) {
-    void *h = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL) {
+    /* The process's own SQLite when its global scope has one (see the top of this file). */
+    int global = dlsym(RTLD_DEFAULT, "sqlite3_libversion_number") != NULL;
+    const char *which = global ? "the SQLite in this process" : "the SQLite loaded";
+    void *h = global ? RTLD_DEFAULT /* (a null pointer in glibc: not a failure) */ : dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!global && h == NULL) {
         const char *e = dlerror();
         snprintf(failure, sizeof failure, "cannot load SQLite (%s); the store needs libsqlite3.so.0, 3.31.0 or later",
                  e ? e : "libsqlite3.so.0");
@@ -90,7 +111,7 @@ static void load(void) {
     /* Each name from this library only (dlsym of the handle: its own scope, not the host's). */
 #define CSQLITE_FIND(ret, name, params, args, failed)                                                  \
     if ((*(void **)&fn.name = dlsym(h, #name)) == NULL) {                                             \
-        snprintf(failure, sizeof failure, "the SQLite loaded lacks %s; the store needs SQLite 3.31.0 or later", #name); \
+        snprintf(failure, sizeof failure, "%s lacks %s; the store needs SQLite 3.31.0 or later", which, #name); \
         return;                                                                                        \
     }
     CSQLITE_FUNCTIONS(CSQLITE_FIND)
@@ -99,7 +120,7 @@ static void load(void) {
 #undef CSQLITE_FIND
     int version = fn.sqlite3_libversion_number();
     if (version < CSQLITE_OLDEST) {
-        snprintf(failure, sizeof failure, "the SQLite loaded is %d.%d.%d; the store needs 3.31.0 or later", version / 1000000,
+        snprintf(failure, sizeof failure, "%s is %d.%d.%d; the store needs 3.31.0 or later", which, version / 1000000,
                  version / 1000 % 1000, version % 1000);
         return;
     }

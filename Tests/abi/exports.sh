@@ -35,6 +35,8 @@ echo "exports: no sqlite3_* symbol is imported or exported (the loader's own, hi
 if [ -n "${3:-}" ]; then
     lazy=$3
     "$lazy" "$lib" "$tmp"
+    # And in a host that exports a static SQLite of its own (lazy_sqlite_host, when given).
+    if [ -n "${4:-}" ]; then "$4" "$lib" "$tmp"; fi
     if [ "$(id -u)" = 0 ]; then
         sqlite=$(readlink -f "$(ldconfig -p | awk '$1 == "libsqlite3.so.0" {print $NF; exit}')")
         [ -f "$sqlite" ] || { echo "exports: FAIL: the system's libsqlite3.so.0 is not at $sqlite" >&2; exit 1; }

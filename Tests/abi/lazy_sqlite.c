@@ -8,7 +8,12 @@
  *                                    PASSCODE_ERR_IO, its message says what is missing, and no
  *                                    file is left behind; asking again gives the same answer.
  *
- * Linked to neither libpasscode nor SQLite: both come only through dlopen here. */
+ * Linked to neither libpasscode nor SQLite: both come only through dlopen here. Built a second
+ * time with -DHOST_SQLITE (lazy_sqlite_host): a host that links a SQLite of its own statically
+ * and exports it (-rdynamic). There the store runs on the host's SQLite, as it did when
+ * libpasscode linked libsqlite3 (the dynamic loader bound its calls to the host's copy): no
+ * libsqlite3.so.0 is loaded, libpasscode's checking VFS is registered in the host's copy, and
+ * the host's SQLite still works after (loader.c: one SQLite per process). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -17,6 +22,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifdef HOST_SQLITE
+#include <sqlite3.h>
+#endif
 
 #define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "lazy_sqlite: FAIL: " __VA_ARGS__); fputc('\n', stderr); exit(1); } } while (0)
 
@@ -73,7 +82,12 @@ int main(int argc, char **argv) {
         return 0;
     }
     CHECK(rc == 0, "open: %d (%s)", rc, errmsg(NULL));
+#ifdef HOST_SQLITE
+    CHECK(sqlite_mappings() == 0, "libsqlite3.so.0 was loaded beside the host's own SQLite (two copies in one process)");
+    CHECK(sqlite3_vfs_find("libpasscode-strict") != NULL, "the store does not run on the host's SQLite (its VFS is not there)");
+#else
     CHECK(sqlite_mappings() > 0, "a store is open but libsqlite3 is not mapped");
+#endif
     int maps_after_first = sqlite_mappings();
     CHECK(set(store, "258147", 6) == 0, "set: %s", errmsg(store));
     CHECK(verify(store, "111111", 6) == 4, "a wrong guess was not PASSCODE_ERR_WRONG_PASSCODE: %s", errmsg(store));
@@ -84,6 +98,15 @@ int main(int argc, char **argv) {
     close_(second);
     close_(store);
     unlink(path);
+#ifdef HOST_SQLITE
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK
+          && sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1)", NULL, NULL, NULL) == SQLITE_OK,
+          "the host's own SQLite fails after a store was opened");
+    sqlite3_close(db);
+    printf("lazy_sqlite: in a host exporting its own static SQLite (%s), the store runs on it (no libsqlite3.so.0 loaded), and set, a wrong guess and verify work\n", sqlite3_libversion());
+    return 0;
+#endif
     printf("lazy_sqlite: loading the library maps no SQLite; the first open does, once; set, a wrong guess and verify work\n");
     return 0;
 }
