@@ -108,7 +108,8 @@ static void load(void) {
                  e ? e : "libsqlite3.so.0");
         return;
     }
-    /* Each name from this library only (dlsym of the handle: its own scope, not the host's). */
+    /* Each name from the one SQLite chosen above: the global scope's, or the loaded library's
+     * own scope (dlsym of its handle), never a mix. */
 #define CSQLITE_FIND(ret, name, params, args, failed)                                                  \
     if ((*(void **)&fn.name = dlsym(h, #name)) == NULL) {                                             \
         snprintf(failure, sizeof failure, "%s lacks %s; the store needs SQLite 3.31.0 or later", which, #name); \
@@ -124,7 +125,7 @@ static void load(void) {
                  version / 1000 % 1000, version % 1000);
         return;
     }
-    /* The handle stays open for the life of the process, as a linked library's would. */
+    /* A loaded library stays open for the life of the process, as a linked one would. */
     __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
 

@@ -1,7 +1,8 @@
-/* SQLite as the library uses it. libsqlite3.so.0 is not linked: loader.c loads it with dlopen at
- * the first store opened (csqlite_load), and the sqlite3_* functions below call it through the
- * loader's table, so that a program that links libpasscode but opens no store never pays for
- * SQLite's load (about 0.3 ms of symbol binding: Debian builds it with BIND_NOW). */
+/* SQLite as the library uses it. libsqlite3.so.0 is not linked: at the first store opened
+ * (csqlite_load) loader.c takes the process's SQLite, or loads libsqlite3.so.0 with dlopen, and
+ * the sqlite3_* functions below call it through the loader's table, so that a program that links
+ * libpasscode but opens no store never pays for SQLite's load (about 0.3 ms of symbol binding:
+ * Debian builds it with BIND_NOW). */
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,9 +11,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Loads libsqlite3.so.0 and every function the library calls, once per process (thread-safe).
- * 1 when loaded; 0 when it cannot be, with the reason in `why` (no such library, a function it
- * lacks, a version older than 3.31.0). Every later call gives the same answer. */
+/* Finds SQLite (the process's, else libsqlite3.so.0 loaded) and every function the library
+ * calls, once per process (thread-safe). 1 when found; 0 when not, with the reason in `why` (no
+ * such library, a function it lacks, a version older than 3.31.0). Every later call gives the
+ * same answer. */
 __attribute__((visibility("hidden"))) int csqlite_load(char *why, size_t size);
 
 /* rename(from, to) that fails with EEXIST instead of replacing `to`: renameat2 with

@@ -419,16 +419,16 @@ final class Database {
         return deleted
     }
 
-    /// Maps a SQLite result code to a `PasscodeError`. The SQLite message is kept: it never
-    /// holds a secret, since secrets are never part of SQL text (they are not stored at all).
-    /// libsqlite3.so.0, loaded at the first store opened (CSQLite's loader.c says why it is not
-    /// linked): PASSCODE_ERR_IO when it cannot be, naming what is missing.
+    /// SQLite, taken at the first store opened (CSQLite's loader.c says from where, and why it is
+    /// not linked): PASSCODE_ERR_IO when there is none to use, naming what is missing.
     static func loadSQLite() throws(PasscodeError) {
         var why = [CChar](repeating: 0, count: 400)
         if csqlite_load(&why, why.count) == 1 { return }
         throw .io(why.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
     }
 
+    /// Maps a SQLite result code to a `PasscodeError`. The SQLite message is kept: it never
+    /// holds a secret, since secrets are never part of SQL text (they are not stored at all).
     static func error(_ rc: Int32, _ db: OpaquePointer?, context: String) -> PasscodeError {
         if let refused = refusal() { return .permission("the store's files: \(refused)") }
         let detail = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
