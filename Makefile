@@ -84,7 +84,7 @@ REALNAME := libpasscode.so.$(VERSION)
 B        := build
 LIB      := $(B)/$(REALNAME)
 STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
-SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/*/*.h Sources/*/module.modulemap Sources/*/*/module.modulemap Sources/*/*.c) scripts/embedded_libm.c Package.swift VERSION
+SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/*/*.h Sources/*/module.modulemap Sources/*/*/module.modulemap Sources/*/*.c) scripts/embedded_libm.c scripts/embedded_random.c Package.swift VERSION
 
 
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
@@ -409,9 +409,15 @@ $(B)/ceil_check: Tests/abi/ceil_check.c scripts/embedded_libm.c
 	$(CC) $(STRICT) -O2 -fno-builtin -Dceil=embedded_ceil -c -o $(B)/embedded_ceil.o scripts/embedded_libm.c
 	$(CC) $(STRICT) -O2 -fno-builtin -o $@ Tests/abi/ceil_check.c $(B)/embedded_ceil.o -lm
 
-test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B)/lazy_sqlite_host $(B)/ceil_check
+# Its own arc4random_buf (scripts/embedded_random.c, so that it needs no glibc 2.36).
+$(B)/random_check: Tests/abi/random_check.c scripts/embedded_random.c
+	$(CC) $(STRICT) -O2 $$(pkg-config --cflags libsodium) -Darc4random_buf=embedded_arc4random_buf -c -o $(B)/embedded_random.o scripts/embedded_random.c
+	$(CC) $(STRICT) -O2 -o $@ Tests/abi/random_check.c $(B)/embedded_random.o $$(pkg-config --libs libsodium)
+
+test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B)/lazy_sqlite_host $(B)/ceil_check $(B)/random_check
 	EMBEDDED=$(EMBEDDED) Tests/abi/exports.sh $(LIB) include/passcode.h $(CURDIR)/$(B)/lazy_sqlite $(CURDIR)/$(B)/lazy_sqlite_host
 	$(B)/ceil_check
+	$(B)/random_check
 	cd $(B) && ./compat_old_header && ./compat_cxx
 	@if grep -vxFf debian/libpasscode0.symbols Tests/fixtures/header-0.6.1/libpasscode0.symbols; then \
 	    echo "exports: the lines above of 0.6.1's symbols file are gone from debian/libpasscode0.symbols" >&2; exit 1; fi

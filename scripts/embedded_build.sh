@@ -57,11 +57,13 @@ api_sources=$(find Sources/Passcode -maxdepth 1 -name '*.swift' | sort)
 [ "${EMBEDDED_CHECK:-0}" = 1 ] && exit 0
 
 # The C parts: SQLite's loader (libsqlite3.so.0 is loaded at the first store opened, not linked:
-# Sources/CSQLite/loader.c) and the one libm function the Embedded standard library calls
-# (scripts/embedded_libm.c), so that NEEDED is libc and libsodium only.
+# Sources/CSQLite/loader.c), the one libm function the Embedded standard library calls
+# (scripts/embedded_libm.c), so that NEEDED is libc and libsodium only, and its source of
+# randomness (scripts/embedded_random.c), so that it needs no glibc 2.36.
 c_flags=(-O2 -fPIC -fvisibility=hidden -Wall -Wextra -Werror -std=gnu11 ${EMBEDDED_C_FLAGS:-})
 "$CLANG" "${c_flags[@]}" -c -o "$dir/sqlite_loader.o" Sources/CSQLite/loader.c
 "$CLANG" "${c_flags[@]}" -c -o "$dir/embedded_libm.o" scripts/embedded_libm.c
+"$CLANG" "${c_flags[@]}" $(pkg-config --cflags libsodium) -c -o "$dir/embedded_random.o" scripts/embedded_random.c
 
 # The link: the header's functions exported (the version script), the Unicode tables that
 # String's Character operations need from the toolchain, and libsodium; no Swift or C++ runtime
@@ -69,7 +71,7 @@ c_flags=(-O2 -fPIC -fvisibility=hidden -Wall -Wextra -Werror -std=gnu11 ${EMBEDD
 relr=()
 [ "${RELR:-1}" = 1 ] && relr=(-Wl,-z,pack-relative-relocs)
 "$CLANG" -shared -fuse-ld=lld -o "$out" "$dir/PasscodeCore.o" "$dir/PasscodeBus.o" "$dir/PasscodeBackend.o" "$dir/Passcode.o" \
-    "$dir/sqlite_loader.o" "$dir/embedded_libm.o" "${relr[@]}" \
+    "$dir/sqlite_loader.o" "$dir/embedded_libm.o" "$dir/embedded_random.o" "${relr[@]}" \
     -Wl,--version-script="$map" -Wl,-soname="$soname" -Wl,-z,relro -Wl,-z,now -Wl,--gc-sections \
     -Wl,--as-needed -Wl,-Map="$(dirname "$out")/libpasscode.linkmap" \
     "$toolchain_lib/libswiftUnicodeDataTables.a" -lsodium -Wl,-z,defs -lc

@@ -30,6 +30,22 @@ if [ -n "$undefined" ]; then
     exit 1
 fi
 echo "exports: no sqlite3_* symbol is imported or exported (the loader's own, hidden)"
+# Each function imported is bound at every load of the library: none whose value a header gives
+# as a constant (libsodium's Argon2id presets and sizes, glibc's major/minor; Sources/CSodium/shim.h,
+# Sources/CSQLite/include/shim.h), and no arc4random_buf (scripts/embedded_random.c), which
+# would need glibc 2.36.
+nm -D --undefined-only "$lib" | awk '{print $2}' > "$tmp/imported"
+constant=$(grep -E '^(crypto_pwhash_(ops|mem)limit_[a-z]+|crypto_pwhash_strbytes|sodium_base64_encoded_len|gnu_dev_(major|minor)|arc4random_buf)(@|$)' "$tmp/imported" || true)
+if [ -n "$constant" ]; then
+    echo "exports: FAIL: imports that a constant or the library's own code should answer: $(echo $constant)" >&2
+    exit 1
+fi
+newest=$(sed -n 's/.*@GLIBC_\([0-9.]*\)$/\1/p' "$tmp/imported" | sort -V | tail -1)
+if [ "$(printf '%s\n2.34\n' "$newest" | sort -V | tail -1)" != 2.34 ]; then
+    echo "exports: FAIL: a function from glibc $newest is imported; the library needs no glibc newer than 2.34" >&2
+    exit 1
+fi
+echo "exports: $(wc -l < "$tmp/imported") functions imported, none a header's constant, none from glibc newer than $newest"
 # When given the lazy_sqlite program (make test-exports): SQLite only at the first open, and a
 # clear PASSCODE_ERR_IO where libsqlite3.so.0 cannot be loaded (a mount namespace hides it: root).
 if [ -n "${3:-}" ]; then

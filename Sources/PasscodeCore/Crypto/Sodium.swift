@@ -13,24 +13,24 @@ public struct HashCost: Equatable, Sendable {
 
     /// libsodium's INTERACTIVE preset (t=2, 64 MiB): the default.
     public static var interactive: HashCost {
-        HashCost(opsLimit: UInt64(crypto_pwhash_opslimit_interactive()),
-                 memLimit: crypto_pwhash_memlimit_interactive())
+        HashCost(opsLimit: UInt64(csodium_opslimit_interactive()),
+                 memLimit: csodium_memlimit_interactive())
     }
     /// libsodium's MODERATE preset (t=3, 256 MiB).
     public static var moderate: HashCost {
-        HashCost(opsLimit: UInt64(crypto_pwhash_opslimit_moderate()),
-                 memLimit: crypto_pwhash_memlimit_moderate())
+        HashCost(opsLimit: UInt64(csodium_opslimit_moderate()),
+                 memLimit: csodium_memlimit_moderate())
     }
     /// libsodium's SENSITIVE preset (t=4, 1 GiB).
     public static var sensitive: HashCost {
-        HashCost(opsLimit: UInt64(crypto_pwhash_opslimit_sensitive()),
-                 memLimit: crypto_pwhash_memlimit_sensitive())
+        HashCost(opsLimit: UInt64(csodium_opslimit_sensitive()),
+                 memLimit: csodium_memlimit_sensitive())
     }
 
     /// Whether libsodium accepts these values for Argon2id.
     public var isValid: Bool {
-        opsLimit >= UInt64(crypto_pwhash_opslimit_min()) && opsLimit <= UInt64(crypto_pwhash_opslimit_max())
-            && memLimit >= crypto_pwhash_memlimit_min() && memLimit <= crypto_pwhash_memlimit_max()
+        opsLimit >= UInt64(csodium_opslimit_min()) && opsLimit <= UInt64(csodium_opslimit_max())
+            && memLimit >= csodium_memlimit_min() && memLimit <= csodium_memlimit_max()
     }
 }
 
@@ -42,7 +42,7 @@ public enum Sodium {
     public static func initialize() -> Bool { initialized }
 
     /// Size of a hash string buffer (`crypto_pwhash_STRBYTES`).
-    static var hashStringBytes: Int { crypto_pwhash_strbytes() }
+    static var hashStringBytes: Int { csodium_strbytes() }
 
     /// Hashes `secret` with Argon2id into the standard `$argon2id$v=19$...` string.
     static func hash(_ secret: SecretBytes, cost: HashCost) throws(PasscodeError) -> String {
@@ -208,7 +208,7 @@ public enum Sodium {
     /// Standard base64 without padding (`sodium_bin2base64`).
     static func base64(_ bytes: [UInt8]) -> String {
         let variant = Int32(sodium_base64_VARIANT_ORIGINAL_NO_PADDING)
-        var out = [CChar](repeating: 0, count: sodium_base64_encoded_len(bytes.count, variant))
+        var out = [CChar](repeating: 0, count: csodium_base64_encoded_len(bytes.count, variant))
         _ = sodium_bin2base64(&out, out.count, bytes, bytes.count, variant)
         return out.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
