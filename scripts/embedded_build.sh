@@ -24,7 +24,11 @@ target=x86_64-unknown-linux-gnu
 toolchain_lib=$(dirname "$(command -v "$SWIFTC")")/../lib/swift/embedded/$target
 
 # The language mode and code generation: Embedded Swift, one module at a time, smallest code,
-# each function in its own section so the link drops what no export reaches.
+# each function in its own section so the link drops what no export reaches. The functions a
+# lock screen calls on every redraw (passcode_is_set, passcode_lock_screen_read and the path
+# under them) are marked @_optimize(speed) in the sources: built for size, the poll took 125 ns
+# against the EMBEDDED=0 build's 150; with them built for speed, 85 ns, and 0.01 MB more code
+# (all of it for speed: 0.15 MB more, and a slower load).
 swift_flags=(-target "$target" -enable-experimental-feature Embedded -swift-version 6 -wmo -Osize -parse-as-library
              -Xfrontend -function-sections -Xcc -fPIC -package-name libpasscode ${EMBEDDED_SWIFT_FLAGS:-})
 # The C modules (the same module maps SwiftPM uses) and their libraries' headers.

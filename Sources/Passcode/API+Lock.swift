@@ -66,6 +66,7 @@ public func passcode_lock_state(_ store: OpaquePointer?, _ out_locked: UnsafeMut
 ///   smallest version, one ending with `reason`, or over 4096: not set); `PASSCODE_ERR_INVALID_HANDLE`;
 ///   or a store error. On failure `screen` is unchanged.
 @c(passcode_lock_screen_read)
+@_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
 public func passcode_lock_screen_read(_ store: OpaquePointer?, _ screen: UnsafeMutableRawPointer?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         guard let screen else { throw PasscodeError.misuse("the lock-screen struct is NULL") }
@@ -121,6 +122,7 @@ enum LockScreenABI {
     }()
 
     /// The security label of `kind` as a static C string.
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     static func label(_ kind: BiometricKind) -> UnsafePointer<CChar>? {
         let raw = Int(kind.rawValue)
         return raw >= 0 && raw < labels.count ? labels[raw] : CStrings.intern(kind.securityLabel)

@@ -502,6 +502,7 @@ public func passcode_remove(_ store: OpaquePointer?, _ digits: UnsafePointer<CCh
 ///   - out: Receives 1 or 0.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_is_set)
+@_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
 public func passcode_is_set(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.isPasscodeSet() ? 1 : 0) }
 }

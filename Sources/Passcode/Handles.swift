@@ -46,6 +46,7 @@ final class StoreBox: FailureKeeper, @unchecked Sendable {
     func markRemoved() { removedLock.withLock { removed = true } }
 
     /// Every call on a handle whose store it removed answers `PASSCODE_ERR_STORE_REMOVED`.
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     func checkNotRemoved() throws(PasscodeError) {
         if removedLock.withLock({ removed }) { throw PasscodeError.storeRemoved }
     }
@@ -149,6 +150,7 @@ final class HandleTable<Box: AnyObject>: @unchecked Sendable {
         }
     }
 
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     func get(_ handle: OpaquePointer?) -> Box? {
         guard let handle else { return nil }
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))
@@ -183,6 +185,7 @@ final class OpenMessage: Sendable {
 
 /// Runs one C call on a handle: looks it up in `table`, runs `body`, records a failure for
 /// `passcode_errmsg` and `passcode_errwait`, and returns the status.
+@_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
 func withHandle<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaquePointer?, _ body: (Box) throws(PasscodeError) -> Void) -> Int32 {
     guard let box = table.get(handle) else { return Status.errInvalidHandle.rawValue }
     do {
@@ -215,6 +218,7 @@ func refused<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaquePoin
 }
 
 /// `withHandle` for the calls both back ends offer (Backend.swift).
+@_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
 func withBackend(_ handle: OpaquePointer?, _ body: (any StoreBackend) throws(PasscodeError) -> Void) -> Int32 {
     withHandle(Handles.stores, handle) { (box) throws(PasscodeError) in
         try box.checkNotRemoved()
@@ -248,6 +252,7 @@ func secret(_ pointer: UnsafePointer<CChar>?, _ length: UInt, what: String) thro
 }
 
 /// Writes `value` through an out-pointer that must not be NULL.
+@_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
 func put<T>(_ out: UnsafeMutablePointer<T>?, _ value: T) throws(PasscodeError) {
     guard let out else { throw PasscodeError.misuse("the out pointer is NULL") }
     out.pointee = value

@@ -258,6 +258,7 @@ public final class PasscodeStore: @unchecked Sendable {
     /// call after it reads the file again. The stamp is taken before the read: if a commit
     /// lands in between, the answer is newer than its stamp and is simply read again next time.
     /// Failures are never kept.
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     func cachedRead<R: CachedAnswer>(_ question: Answers.Question, _ use: IntegrityUse = .check, _ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
         try cachedRead(use, get: { $0.answers.values[question].flatMap(R.init(cached:)) }, set: { $0.answers.values[question] = $1.cached }, body)
     }
@@ -267,6 +268,7 @@ public final class PasscodeStore: @unchecked Sendable {
     /// a dictionary lookup nor a conversion from `Answer`. The stamp rule is the same.
     /// `get` and `set` reach into `answers` themselves (under the lock), so that only the slot
     /// is read, not a copy of the whole cache.
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     func cachedRead<R>(_ use: IntegrityUse = .check, get: (PasscodeStore) -> R?, set: (PasscodeStore, R) -> Void,
                        _ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
         try lock.withLock { () throws(PasscodeError) in
@@ -295,6 +297,8 @@ struct Answers {
     var biometricInputs: PasscodeStore.BiometricInputs?
     /// Whether a passcode is set (`passcode_is_set`, the query polled most).
     var passcodeSet: Bool?
+    /// The lock screen (`PasscodeStore.lockScreenReading()`), when it needs no clock.
+    var screen: PasscodeStore.ScreenAnswer?
 }
 
 /// One answer kept by `cachedRead`: a value of one of the types the cached queries answer with

@@ -38,18 +38,29 @@ static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TR
  * barrier, then the second, and trusts them only when the two agree and the header is
  * initialised. Returns 1 and fills out[0..5] then; 0 when there is no mapping or a commit is
  * being written (the caller then reads the store as usual). */
-static inline volatile void *csqlite_shm_region(sqlite3 *db) {
+static inline sqlite3_file *csqlite_main_file(sqlite3 *db) {
     sqlite3_file *file = NULL;
-    if (db == NULL || sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL) return NULL;
-    const sqlite3_io_methods *m = file->pMethods;
+    if (db == NULL || sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK) return NULL;
+    return file;
+}
+
+static inline volatile void *csqlite_file_shm_region(sqlite3_file *file) {
+    const sqlite3_io_methods *m = file ? file->pMethods : NULL;
     if (m == NULL || m->iVersion < 2 || m->xShmMap == NULL) return NULL;
     volatile void *region = NULL;
     if (m->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK) return NULL;
     return region;
 }
 
-static inline int csqlite_change_stamp(sqlite3 *db, uint64_t out[6]) {
-    volatile void *region = csqlite_shm_region(db);
+static inline volatile void *csqlite_shm_region(sqlite3 *db) {
+    return csqlite_file_shm_region(csqlite_main_file(db));
+}
+
+/* `file` is the connection's main file (csqlite_main_file), which its caller keeps while the
+ * connection is open: the pager's own, the same from open to close, so that a lock-screen poll
+ * does not ask sqlite3_file_control for it (a name lookup under the connection's mutex) each time. */
+static inline int csqlite_change_stamp(sqlite3_file *file, uint64_t out[6]) {
+    volatile void *region = csqlite_file_shm_region(file);
     if (region == NULL) return 0;
     /* Read a word at a time: the mapping is page-aligned, and 12 loads cost a lock-screen poll
      * far less than 96 byte loads (the copies are compared whole, so the width changes nothing). */

@@ -146,6 +146,7 @@ extension PasscodeStore {
     /// clock is applied afterwards, so a lockout counts down without reading the file again.
     /// The clock is read only when an answer depends on it: a lockout is recorded, or the
     /// biometric policy gets as far as its time checks (with biometrics off it never does).
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     public func lockScreen() throws(PasscodeError) -> LockScreen {
         try lockScreenReading().screen
     }
@@ -153,20 +154,46 @@ extension PasscodeStore {
     /// `lockScreen()`, and whether that answer holds until the store changes: true when the
     /// clock was not read for it (no lockout recorded, the biometric policy settled before its
     /// time checks), so no field of it depends on when it is asked (passcoded pushes it).
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     public func lockScreenReading() throws(PasscodeError) -> (screen: LockScreen, clockFree: Bool) {
+        // A clock-free screen holds until the store changes, so it is kept (a typed slot): a
+        // lock screen's redraw then costs what passcode_is_set costs, one stamp check.
+        let kept = try cachedRead(get: { $0.answers.screen }, set: { $0.answers.screen = $1 }) { () throws(PasscodeError) in
+            PasscodeStore.screen(try biometricInputsLocked(), now: nil).map(ScreenAnswer.clockFree) ?? .needsClock
+        }
+        if case .clockFree(let screen) = kept { return (screen, true) }
         let inputs = try biometricInputs()
+        if let screen = PasscodeStore.screen(inputs, now: nil) { return (screen, true) }  // changed meanwhile
+        return (PasscodeStore.screen(inputs, now: try self.now())!, false)
+    }
+
+    /// The lock screen `inputs` give: without a clock reading (`now` nil) only when no field of
+    /// it depends on the time (no lockout recorded, the biometric policy settled before its time
+    /// checks), else nil; with one, always.
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
+    static func screen(_ inputs: BiometricInputs, now: ClockReading?) -> LockScreen? {
         let settled = BiometricPolicy.settledRefusal(inputs.facts(lockedOut: false))
-        let now: ClockReading? = try settled == nil || inputs.attempts.lockoutDurationMs > 0 ? self.now() : nil
+        let clockFree = settled != nil && inputs.attempts.lockoutDurationMs <= 0
+        if !clockFree && now == nil { return nil }
         let refusal = settled ?? inputs.refusal(now: now!)
-        let lockoutMs = now.map { inputs.attempts.lockoutRemaining(now: $0) } ?? 0
-        return (LockScreen(status: inputs.status, lockoutSeconds: (lockoutMs + 999) / 1000,
-                           failedAttempts: inputs.attempts.failures, resetRequired: inputs.attempts.resetRequired,
-                           refusal: refusal, lead: inputs.lead(refusal: refusal), kind: inputs.bio.kind,
-                           passcodeSet: inputs.passcodeSet, lockEnabled: inputs.lockEnabled), now == nil)
+        let lockoutMs = clockFree ? 0 : inputs.attempts.lockoutRemaining(now: now!)
+        return LockScreen(status: inputs.status, lockoutSeconds: (lockoutMs + 999) / 1000,
+                          failedAttempts: inputs.attempts.failures, resetRequired: inputs.attempts.resetRequired,
+                          refusal: refusal, lead: inputs.lead(refusal: refusal), kind: inputs.bio.kind,
+                          passcodeSet: inputs.passcodeSet, lockEnabled: inputs.lockEnabled)
+    }
+
+    /// What `lockScreenReading` keeps while the store is unchanged.
+    enum ScreenAnswer {
+        /// The screen, which depends on the store alone.
+        case clockFree(LockScreen)
+        /// A field depends on the time: read the clock.
+        case needsClock
     }
 
     /// The biometric inputs, from the handle's cache while the store is unchanged (a typed slot:
     /// the lock screen reads them on every redraw).
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     func biometricInputs() throws(PasscodeError) -> BiometricInputs {
         try cachedRead(get: { $0.answers.biometricInputs }, set: { $0.answers.biometricInputs = $1 }) { () throws(PasscodeError) in try biometricInputsLocked() }
     }

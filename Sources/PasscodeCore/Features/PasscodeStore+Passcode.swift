@@ -13,6 +13,7 @@ extension PasscodeStore {
     // MARK: - Queries
 
     /// Whether a passcode is set (`passcode_is_set`).
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     public func isPasscodeSet() throws(PasscodeError) -> Bool {
         try cachedRead(get: { $0.answers.passcodeSet }, set: { $0.answers.passcodeSet = $1 }) { () throws(PasscodeError) in try passcodeRowLocked() != nil }
     }

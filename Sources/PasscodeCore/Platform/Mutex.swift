@@ -12,6 +12,7 @@ public final class Mutex: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     public func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

@@ -25,6 +25,9 @@ struct ChangeStamp: Equatable {
 /// serialises every use under its lock.
 final class Database {
     private var db: OpaquePointer?
+    /// The connection's main file (`csqlite_main_file`), the same from open to close: what
+    /// `changeStamp` reads the wal-index through.
+    private var mainFile: UnsafeMutablePointer<sqlite3_file>?
     private var statements: [String: OpaquePointer] = [:]
     /// The store's path, for the check of its -shm file.
     let path: String
@@ -83,6 +86,7 @@ final class Database {
             throw err
         }
         sqlite3_busy_timeout(db, busyTimeoutMs)
+        mainFile = csqlite_main_file(db)
         openFile = OpenStoreFiles.add(fd: csqlite_main_fd(db))
     }
 
@@ -106,6 +110,7 @@ final class Database {
         if db != nil && path != ":memory:" && logFilesMoved() != nil { _ = csqlite_no_checkpoint_on_close(db) }
         for (_, stmt) in statements { sqlite3_finalize(stmt) }
         statements.removeAll()
+        mainFile = nil
         if db != nil { sqlite3_close_v2(db) }
         db = nil
         if let id = openFile { OpenStoreFiles.remove(id) }
@@ -307,11 +312,12 @@ final class Database {
     /// The store's change stamp now (the wal-index header, see `csqlite_change_stamp`): equal
     /// stamps at two moments mean no connection of any process committed in between. Nil while
     /// a commit is being written or when the file has no wal-index; then nothing may be assumed.
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     func changeStamp() -> ChangeStamp? {
-        if db == nil { return nil }
+        guard db != nil, let mainFile else { return nil }
         var stamp = ChangeStamp()
         let ok = withUnsafeMutableBytes(of: &stamp) { raw in
-            csqlite_change_stamp(db, raw.baseAddress!.assumingMemoryBound(to: UInt64.self))
+            csqlite_change_stamp(mainFile, raw.baseAddress!.assumingMemoryBound(to: UInt64.self))
         }
         stamp.connection = reopenings
         return ok == 1 ? stamp : nil

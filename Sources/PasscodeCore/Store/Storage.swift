@@ -149,6 +149,7 @@ final class Storage {
     func read<R>(_ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R { try database.read(body) }
 
     /// The store's change stamp now (see `Database.changeStamp`).
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     func changeStamp() -> ChangeStamp? { database.changeStamp() }
 
     /// A truncating checkpoint (see `Database.checkpointTruncate`).
