@@ -3,7 +3,7 @@
  * glibc has it only since 2.36, and binding it is one more import at every load: defined here,
  * hidden, on the getrandom system call (Linux 3.17), with libsodium's randombytes_buf when the
  * call is missing (a seccomp filter, say). Linked by scripts/embedded_build.sh only; the
- * EMBEDDED=0 build seeds its hashing in the Swift runtime. Tests/abi/ceil_check.c checks it. */
+ * EMBEDDED=0 build seeds its hashing in the Swift runtime. Tests/abi/random_check.c checks it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stddef.h>
