@@ -338,9 +338,8 @@ static inline int csqlite_check_shm(sqlite3 *db, const char *shm_path, char *why
 
 /* SQLite's descriptor for the store file of `db` (the unix VFS's, as above), or -1. */
 static inline int csqlite_main_fd(sqlite3 *db) {
-    sqlite3_file *file = NULL;
-    if (db == NULL || sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL
-        || file->pMethods == NULL) return -1;
+    sqlite3_file *file = csqlite_main_file(db);
+    if (file == NULL || file->pMethods == NULL) return -1;
     return ((const struct csqlite_unix_file_head *)file)->fd;
 }
 

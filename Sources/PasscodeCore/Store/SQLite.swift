@@ -314,7 +314,7 @@ final class Database {
     /// a commit is being written or when the file has no wal-index; then nothing may be assumed.
     @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     func changeStamp() -> ChangeStamp? {
-        guard db != nil, let mainFile else { return nil }
+        guard let mainFile else { return nil }  // set while the connection is open
         var stamp = ChangeStamp()
         let ok = withUnsafeMutableBytes(of: &stamp) { raw in
             csqlite_change_stamp(mainFile, raw.baseAddress!.assumingMemoryBound(to: UInt64.self))
