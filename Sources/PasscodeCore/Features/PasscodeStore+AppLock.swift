@@ -157,16 +157,14 @@ extension PasscodeStore {
     @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     public func lockScreenReading() throws(PasscodeError) -> (screen: LockScreen, clockFree: Bool) {
         // A clock-free screen holds until the store changes, so it is kept (a typed slot): a
-        // lock screen's redraw then costs what passcode_is_set costs, one stamp check. Otherwise
-        // the inputs are kept, and the clock applied to them at each call.
+        // lock screen's redraw then costs what passcode_is_set costs, one stamp check.
         let kept = try cachedRead(get: { $0.answers.screen }, set: { $0.answers.screen = $1 }) { () throws(PasscodeError) in
-            let inputs = try biometricInputsLocked()
-            return PasscodeStore.screen(inputs, now: nil).map(ScreenAnswer.clockFree) ?? .needsClock(inputs)
+            PasscodeStore.screen(try biometricInputsLocked(), now: nil).map(ScreenAnswer.clockFree) ?? .needsClock
         }
-        switch kept {
-        case .clockFree(let screen): return (screen, true)
-        case .needsClock(let inputs): return (PasscodeStore.screen(inputs, now: try self.now())!, false)
-        }
+        if case .clockFree(let screen) = kept { return (screen, true) }
+        let inputs = try biometricInputs()
+        if let screen = PasscodeStore.screen(inputs, now: nil) { return (screen, true) }  // changed meanwhile
+        return (PasscodeStore.screen(inputs, now: try self.now())!, false)
     }
 
     /// The lock screen `inputs` give: without a clock reading (`now` nil) only when no field of
@@ -189,8 +187,8 @@ extension PasscodeStore {
     enum ScreenAnswer {
         /// The screen, which depends on the store alone.
         case clockFree(LockScreen)
-        /// A field depends on the time: the clock is applied to these inputs.
-        case needsClock(BiometricInputs)
+        /// A field depends on the time: read the clock.
+        case needsClock
     }
 
     /// The biometric inputs, from the handle's cache while the store is unchanged (a typed slot:
