@@ -561,7 +561,7 @@ try-service: $(B)/passcoded lib
 # (Tests/service/test_service.py). Not root: skipped, saying why. SERVICE_FUZZ_CALLS random calls
 # (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`; as
 # many random C API calls in service mode (Tests/service/faults_client.c), from the same seed.
-# SERVICE_ONLY=c|python|suites|stall|fprint|tpm|mail|push runs one part alone (suites: the C and Python
+# SERVICE_ONLY=c|python|suites|stall|fprint|tpm|mail|push|harden runs one part alone (suites: the C and Python
 # suites in service mode; c: the C suite, TEST=name to pick; python: the Python suite, PYTEST_ARGS=...);
 # SERVICE_TEST_USERS=prefix names the users.
 SERVICE_FUZZ_CALLS ?= 300

@@ -5,6 +5,8 @@
 #include <grp.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <errno.h>
@@ -24,6 +26,48 @@ static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 // status comes back as the D-Bus error org.libpasscode.Error.<Name>, whose message starts with
 // "status N: " (Sources/PasscodeBus/Bus.swift, BusError).
 #include "passcode_bus_vtable.inc"
+
+int passcode_bus_open_system_without_fds(sd_bus **out) {
+    sd_bus *bus = NULL;
+    int r = sd_bus_new(&bus);
+    if (r < 0) return r;
+    const char *address = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
+    r = sd_bus_set_address(bus, address && address[0] ? address : "unix:path=/run/dbus/system_bus_socket");
+    if (r >= 0) r = sd_bus_set_bus_client(bus, 1);
+    // As sd_bus_open_system: the system bus is not trusted (each method checks its caller).
+    if (r >= 0) r = sd_bus_set_trusted(bus, 0);
+    if (r >= 0) r = sd_bus_negotiate_creds(bus, 1, SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID | SD_BUS_CREDS_EFFECTIVE_CAPS);
+    // Before sd_bus_start: after it, -EPERM. It applies to the whole connection.
+    if (r >= 0) r = sd_bus_negotiate_fds(bus, 0);
+    if (r >= 0) r = sd_bus_set_description(bus, "system-bus");
+    if (r >= 0) r = sd_bus_start(bus);
+    if (r < 0) {
+        sd_bus_unref(bus);
+        return r;
+    }
+    *out = bus;
+    return 0;
+}
+
+int passcode_bus_accepts_fds(sd_bus *bus) {
+    return sd_bus_can_send(bus, SD_BUS_TYPE_UNIX_FD) > 0;
+}
+
+long passcode_bus_raise_nofile(long want) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return -1;
+    rlim_t target = (rlim_t)want;
+    if (rl.rlim_cur >= target) return (long)rl.rlim_cur;
+    struct rlimit raised = rl;
+    raised.rlim_cur = target;
+    if (raised.rlim_max < target) raised.rlim_max = target;  // root only; else the hard limit below
+    if (setrlimit(RLIMIT_NOFILE, &raised) != 0) {
+        raised.rlim_max = rl.rlim_max;
+        raised.rlim_cur = rl.rlim_max < target ? rl.rlim_max : target;
+        if (setrlimit(RLIMIT_NOFILE, &raised) != 0) return (long)rl.rlim_cur;
+    }
+    return getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : -1;
+}
 
 int passcode_bus_add_object(sd_bus *bus, passcode_bus_handler handler) {
     current_handler = handler;

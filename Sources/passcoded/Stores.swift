@@ -17,14 +17,17 @@ final class StoreRoot: @unchecked Sendable {
     private let openLock = Mutex()
     /// The blank store (`blankStore`), under `openLock`.
     private var blank: PasscodeStore?
-    static let maxOpenHandles = 512
+    /// The handles kept open at most (ServiceLimits.openHandles: 512 under passcoded's own
+    /// descriptor limit), then dropped all at once.
+    let maxOpenHandles: Int
     /// The most stores one uid may have: each new app id makes a file, and the folder is the
     /// service's disk, not the caller's (a caller inventing app ids must not fill it).
     /// The configuration's `max_stores_per_uid` (ServiceConfig.maxStoresPerUID, 32 unless set).
     let maxStoresPerUID: Int
 
-    init(root: String, options: StoreOptions, maxStoresPerUID: Int = ServiceConfig().maxStoresPerUID) {
+    init(root: String, options: StoreOptions, maxStoresPerUID: Int = ServiceConfig().maxStoresPerUID, maxOpenHandles: Int = 512) {
         self.root = root
+        self.maxOpenHandles = maxOpenHandles
         self.options = options
         self.maxStoresPerUID = maxStoresPerUID
     }
@@ -60,7 +63,7 @@ final class StoreRoot: @unchecked Sendable {
         let store = openLock.withLock { () -> PasscodeStore in
             if let first = open[key] { return first }
             // Dropped, not closed: another call may still be using its handle.
-            if open.count >= StoreRoot.maxOpenHandles { open.removeAll() }
+            if open.count >= maxOpenHandles { open.removeAll() }
             open[key] = opened
             return opened
         }

@@ -43,9 +43,20 @@ if config.tpm != nil {
     } catch { fail(error.message) }
 }
 
+// Descriptors: the stores' files (3 a kept handle), a bus connection a fingerprint check, a
+// socket a mail. The limit is raised while root (the hard one too, where no systemd's
+// LimitNOFILE= set it and the kernel lets root), so that no caller's work meets the default
+// 1,024; under a hard limit it cannot raise, fewer handles are kept open (Limits.swift).
+let descriptorLimit = passcode_bus_raise_nofile(ServiceLimits.descriptors)
+guard descriptorLimit >= ServiceLimits.descriptorsNeeded else {
+    fail("the limit of open descriptors is \(descriptorLimit) and cannot be raised to \(ServiceLimits.descriptorsNeeded) (LimitNOFILE= in the unit)")
+}
+
 var busPointer: OpaquePointer?
-var r = sd_bus_open_system(&busPointer)
+// No file descriptors on passcoded's connection: a message that carries one never reaches it.
+var r = passcode_bus_open_system_without_fds(&busPointer)
 guard r >= 0, let bus = busPointer else { fail("cannot connect to the system bus: \(String(cString: strerror(-r)))") }
+guard passcode_bus_accepts_fds(bus) == 0 else { fail("the bus connection accepts file descriptors; refusing to serve on it") }
 r = sd_bus_request_name(bus, BusNames.name, 0)
 guard r >= 0 else { fail("cannot own \(BusNames.name): \(String(cString: strerror(-r)))") }
 
@@ -62,7 +73,8 @@ options.tpm = config.tpm
 options.tpmOwnerAuthHeld = ownerAuth
 /// Two workers: on the 2-core machines this is built for, one Argon2id (64 MiB) per core.
 nonisolated(unsafe) let service = Service(stores: StoreRoot(root: config.storeRoot, options: options,
-                                                                    maxStoresPerUID: config.maxStoresPerUID),
+                                                                    maxStoresPerUID: config.maxStoresPerUID,
+                                                                    maxOpenHandles: ServiceLimits.openHandles(underLimit: descriptorLimit)),
                                           scheduler: Scheduler(workers: 2))
 Scheduler.shared = service.scheduler
 Service.fprintTimeoutSeconds = config.fprintTimeout
@@ -92,7 +104,7 @@ r = passcode_bus_watch_gone(bus) { name in
 guard r >= 0 else { fail("cannot watch the bus for closed connections: \(String(cString: strerror(-r)))") }
 let groupNote = tpmGroup.map { ", keeping its device's group \($0)" } ?? ""
 let tpmNote = config.tpm.map { " bound to the TPM at \($0) (\(ownerAuth?.isHeld == true ? "provisioned: the owner authorization held" : "unprovisioned")\(groupNote))" } ?? ""
-log("ready on \(BusNames.name) as uid \(getuid()), stores in \(config.storeRoot)\(tpmNote)")
+log("ready on \(BusNames.name) as uid \(getuid()), stores in \(config.storeRoot)\(tpmNote); descriptors: \(descriptorLimit)")
 
 /// The bus thread: reads calls (sd_bus_process), sends the workers' answers, and sleeps in
 /// poll on the bus and the workers' eventfd.

@@ -8,7 +8,8 @@ answers one JSON line on stdout. Requests:
   {"own": NAME}                                          ask the bus for NAME
   {"stall": N, "connections": C, "app": APP, "flags": F, "call": ..., "sig": ..., "args": [...]}
       the same-uid staller: C connections of this uid each register hooks (SetHooks APP F) that never
-      answer, and queue N calls each at once; answers when a hook is being asked (kept until exit)
+      answer, and queue N calls each at once; answers when a hook is being asked (kept until exit);
+      with "fds": D each call also carries D file descriptors (the descriptor attack of issue 52)
   {"stalled": 0}                                         what the staller's connections saw so far
   {"props": PATH}                                        Properties.GetAll of a store's object (its interface)
   {"signals": 0}                                         the PropertiesChanged this connection received
@@ -119,8 +120,9 @@ def stall_filter(conn, message, incoming, *unused):
     return None
 
 
-def stall(n, connections, app, flags, method, sig, args):
+def stall(n, connections, app, flags, method, sig, args, fds=0):
     conns = [connect() for _ in range(connections)]
+    carried = [os.open("/dev/null", os.O_RDONLY) for _ in range(fds)]
     for c in conns:  # every connection's hooks first: a SetHooks queued behind a stalled call would wait too
         r = call(c, "SetHooks", "(su)", [app, flags])
         if "error" in r:
@@ -130,9 +132,19 @@ def stall(n, connections, app, flags, method, sig, args):
         for _ in range(n):  # sent at once, none waited for: the queue the service holds
             m = Gio.DBusMessage.new_method_call(NAME, PATH, IFACE, method)
             m.set_body(GLib.Variant(sig, tuple(args)))
+            if carried:
+                m.set_unix_fd_list(fd_list(carried))
             c.send_message(m, Gio.DBusSendMessageFlags.NONE)
         stallers.append(c)
     return {"queued": n * connections, "hook asked": hook_asked.wait(15)}
+
+
+def fd_list(fds):
+    """A Gio.UnixFDList holding a copy of each of `fds` (the list takes its own duplicates)."""
+    out = Gio.UnixFDList.new()
+    for fd in fds:
+        out.append(fd)
+    return out
 
 
 def raw(n, conn, start):
@@ -193,7 +205,8 @@ def main():
             out = answer_of(lambda: conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
                                                    GLib.Variant("(su)", (req["own"], 0)), None, Gio.DBusCallFlags.NONE, 10000, None))
         elif "stall" in req:
-            out = stall(req["stall"], req.get("connections", 1), req["app"], req["flags"], req["call"], req["sig"], req["args"])
+            out = stall(req["stall"], req.get("connections", 1), req["app"], req["flags"], req["call"], req["sig"], req["args"],
+                        req.get("fds", 0))
         elif "stalled" in req:
             with stall_lock:
                 out = json.loads(json.dumps(stall_seen))

@@ -9,6 +9,7 @@ import grp
 import json
 import os
 import pwd
+import resource
 import shlex
 import shutil
 import signal
@@ -119,10 +120,10 @@ def start_bus():
     raise SystemExit("test-service: the private bus did not start")
 
 
-def start_daemon():
+def start_daemon(wrapper=()):
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
     log = open(os.path.join(top, "daemon.log"), "a+")
-    p = subprocess.Popen([PASSCODED, "--config", config_file], env=env, stderr=log, text=True)
+    p = subprocess.Popen(list(wrapper) + [PASSCODED, "--config", config_file], env=env, stderr=log, text=True)
     procs["daemon"] = p
     line = ""
     for _ in range(200):
@@ -236,11 +237,11 @@ def read_faults(p, on_line=None, until=None):
     return oks, fails, p.wait()
 
 
-def restart_daemon():
+def restart_daemon(wrapper=()):
     """start_daemon, waiting for this start's own "ready" line (the log keeps the earlier ones)."""
     log = os.path.join(top, "daemon.log")
     starts = open(log).read().count("ready") if os.path.exists(log) else 0
-    start_daemon()
+    start_daemon(wrapper)
     for _ in range(200):
         if open(log).read().count("ready") > starts:
             return
@@ -327,6 +328,74 @@ def stall_same_uid():
               f"{bound:.0f} s a call: worst wait {worst[label]:.2f} s (exit {rc})")
     print(f"     the victim's worst wait under a same-uid staller: {', '.join(f'{k}: {v:.2f} s' for k, v in worst.items())} "
           f"(0.7.0: 59.4 s with 6 queued, 139.6 s then SERVICE_UNAVAILABLE with 14)", flush=True)
+
+
+def daemon_fds():
+    """The descriptors passcoded holds open now (as root: /proc/PID/fd of the service user's process)."""
+    try:
+        return len(os.listdir(f"/proc/{procs['daemon'].pid}/fd"))
+    except OSError:
+        return -1
+
+
+def descriptor_attack():
+    """Issue 52, finding 1: any local user stopped passcoded in half a second. Two connections of
+    MALLORY's, each with hooks that never answer, queue 32 SetLength calls each carrying 16 file
+    descriptors: on 0.9.0 the queued messages kept 1,024 descriptors, passcoded met its limit,
+    logged "the bus failed: Bad message" and exited. Now its connection declines descriptors:
+    the bus daemon refuses each such call to its sender (NotSupported) and passcoded never holds
+    one. Three rounds (the attack repeated at will); after each, ALICE's calls are answered
+    within the bound and passcoded holds no more descriptors than before. Also: passcoded raises
+    its own descriptor limit to 16,384 when started under 1,024 (no systemd to set it)."""
+    # Started where nothing raised the soft limit (as dbus-daemon's activation without systemd
+    # would), under a hard limit it may use (root may raise the hard limit too where the kernel
+    # lets it; not in every container). Then under a hard limit of 1,024: it starts, and keeps
+    # fewer handles open rather than running out.
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    for soft_at_start, hard_at_start, want in ((1024, max(hard, 16384), 16384), (1024, 1024, 1024)):
+        procs["daemon"].kill()
+        procs["daemon"].wait()
+        restart_daemon(wrapper=("prlimit", f"--nofile={soft_at_start}:{hard_at_start}", "--"))
+        limits = open(f"/proc/{procs['daemon'].pid}/limits").read()
+        now = [x.split()[3:5] for x in limits.splitlines() if x.startswith("Max open files")]
+        check(now and int(now[0][0]) == want,
+              f"descriptors: started under {soft_at_start}:{hard_at_start}, passcoded's own limit is {want}: {now}")
+    app = "org.example.Descriptors"
+    a = Client(ALICE)
+    check(a.call("SetPasscode", "(ss)", app, GOOD) == {"ok": []}, "descriptors: the victim's store")
+    start_fds = daemon_fds()
+    worst = 0.0
+    for round_ in range(3):
+        attacker = Client(MALLORY)
+        r = attacker.ask({"stall": 32, "connections": 2, "app": "org.example.Planted", "flags": 1 | 2 | 8, "fds": 16,
+                          "call": "SetLength", "sig": "(si)", "args": ["org.example.Planted", 4]})
+        time.sleep(0.5)  # the half second that stopped 0.9.0
+        seen = attacker.ask({"stalled": 0})
+        held = daemon_fds()
+        waits = []
+        for call in (("GetState", "(s)", app), ("Verify", "(ss)", app, GOOD), ("GetLockScreen", "(s)", app)):
+            t = time.monotonic()
+            out = a.call(*call)
+            waits.append(time.monotonic() - t)
+            if "ok" not in out:
+                waits[-1] = float("inf")
+        worst = max(worst, max(waits))
+        attacker.p.kill()
+        attacker.p.wait()
+        refused = seen["answers"].get("org.freedesktop.DBus.Error.NotSupported", 0)
+        print(f"     descriptor attack, round {round_ + 1}: {r}; the attacker's answers {seen['answers']}; passcoded holds {held} "
+              f"descriptors (before: {start_fds}); the victim's calls took {', '.join(f'{w * 1000:.0f} ms' for w in waits)}", flush=True)
+        check(daemon_alive() and refused == 64 and held <= start_fds + 4 and max(waits) < 5.0,
+              f"descriptors, round {round_ + 1}: 64 calls carrying 16 descriptors each are refused to their sender "
+              f"(NotSupported: {refused}), passcoded holds none of them ({held} open, {start_fds} before), stays up "
+              f"({daemon_alive()}) and answers the victim within 5 s (worst {max(waits):.2f} s)")
+    log = open(os.path.join(top, "daemon.log")).read()
+    check("the bus failed" not in log, "descriptors: passcoded never logged a failed bus")
+
+
+def hardening():
+    """Issue 52: passcoded stays up and honest under any local user."""
+    descriptor_attack()
 
 
 def faults_killed():
@@ -1580,6 +1649,9 @@ try:
     if os.environ.get("SERVICE_ONLY") == "mail":  # reset codes mailed by passcoded alone
         mail_through_service()
         raise SystemExit(1 if failures else 0)
+    if os.environ.get("SERVICE_ONLY") == "harden":  # issue 52's attacks on passcoded itself alone
+        hardening()
+        raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "push":  # the pushed state's privacy and watches alone
         pushed_privacy(Client(ALICE), Client(MALLORY), Client("root"))
         raise SystemExit(1 if failures else 0)
@@ -1875,6 +1947,7 @@ try:
     check(flooded and flooded[0]["answered"] == 100, "the flood is answered too")
     faults_under_load()
     stall_same_uid()
+    hardening()
 
     # The shipped bus policy: no user may own the service's name, even while the daemon is down.
     procs["daemon"].kill()

@@ -13,6 +13,20 @@
 /// to have sd-bus reply with an error.
 typedef int (*passcode_bus_handler)(sd_bus_message *m, const char *member, sd_bus_error *error);
 
+/// Connects to the system bus as sd_bus_open_system does ($DBUS_SYSTEM_BUS_ADDRESS, else
+/// /run/dbus/system_bus_socket), but declines file descriptors: passcoded's interface takes
+/// none, and a call that carries some never reaches it (the bus daemon answers its sender
+/// org.freedesktop.DBus.Error.NotSupported). A queued message would otherwise keep its
+/// descriptors open in passcoded until answered. Returns 0 or a negative errno.
+int passcode_bus_open_system_without_fds(sd_bus **out);
+
+/// Whether `bus` may receive file descriptors (1) or not (0): the check that the refusal held.
+int passcode_bus_accepts_fds(sd_bus *bus);
+
+/// Raises the soft limit of open descriptors to `want` (and, as root, the hard limit with it
+/// when it is lower). Returns the soft limit now in force.
+long passcode_bus_raise_nofile(long want);
+
 /// Publishes the interface (its path and name: the XML's) with `handler` behind every method.
 int passcode_bus_add_object(sd_bus *bus, passcode_bus_handler handler);
 
