@@ -1701,32 +1701,61 @@ passcode_status passcode_flow_lockout_remaining(passcode_flow *flow, int64_t *ou
  * after PASSCODE_SETTING_RESET_CODE_LIFETIME_SECONDS and replaces any earlier code. Works
  * during a passcode lockout.
  * In service mode passcoded makes the code (the same rules) and mails it itself, through the
- * relay its administrator configured, to the store's recipient (passcode_reset_recipient_set);
- * no code is handed to the host and the delivery callback is not called.
+ * relay its administrator configured, to the store's confirmed recipient
+ * (passcode_reset_recipient_set, then passcode_reset_recipient_confirm); no code is handed
+ * to the host and the delivery callback is not called. While a code is pending (unexpired,
+ * tries left) a request sends and spends nothing and answers PASSCODE_OK: the code already
+ * sent stands (passcode_reset_pending says one is). The administrator's mail limits
+ * (passcoded.conf) apply on top of the store's own.
  * passcode_reset_recipient then gives the masked address to show (its first character, three stars and the domain).
  * @param store The store.
  * @return PASSCODE_OK; PASSCODE_ERR_RATE_LIMITED (by default one a minute and five a
  * day; the message says when the next is allowed); PASSCODE_ERR_HOOK_FAILED (delivery
  * failed: the code was discarded, the message is the host's); PASSCODE_ERR_STATE (no
  * delivery callback); in service mode PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE (no relay
- * configured, none reachable, or no recipient: a failed send counts against the day's
- * requests; "forgot passcode" stays); PASSCODE_ERR_INVALID_HANDLE; or a store error.
+ * configured, none reachable, or no confirmed recipient: a failed send counts against the
+ * day's requests; "forgot passcode" stays); PASSCODE_ERR_INVALID_HANDLE; or a store error.
  */
 passcode_status passcode_reset_request(passcode_store *store);
 
 /**
- * Service mode: sets the address passcoded mails this store's reset codes to ("" removes it).
- * It needs the passcode, checked by passcoded in the same call and counted as any attempt.
+ * Service mode: asks for a new address to mail this store's reset codes to ("" removes the
+ * recipient and any address waiting). It needs the passcode, checked by passcoded in the same
+ * call and counted as any attempt. passcoded mails the address a confirmation code; the address
+ * becomes the recipient only when passcode_reset_recipient_confirm gives that code back (so
+ * that no one makes passcoded mail an address whose owner did not agree). Setting a passcode
+ * on a store that had none removes the recipient, in the same transaction.
  * @param store The store.
  * @param address NUL-terminated, an address (local part, at sign, domain) in printable ASCII, at most 254 bytes; "" removes it.
  * @param digits The passcode. Copied and wiped.
  * @param length Its number of digits.
- * @return PASSCODE_OK, PASSCODE_ERR_WRONG_PASSCODE, PASSCODE_ERR_LOCKED_OUT,
- * PASSCODE_ERR_NO_PASSCODE, PASSCODE_ERR_MISUSE (no address, or not one),
+ * @return PASSCODE_OK (the confirmation code is on its way), PASSCODE_ERR_WRONG_PASSCODE,
+ * PASSCODE_ERR_LOCKED_OUT, PASSCODE_ERR_NO_PASSCODE, PASSCODE_ERR_MISUSE (no address,
+ * or not one), PASSCODE_ERR_RATE_LIMITED (the administrator's mail limits: the message says
+ * when), PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE (no relay, or it refused the mail),
  * PASSCODE_ERR_STATE (the embedded store: codes go to the delivery callback),
  * PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 passcode_status passcode_reset_recipient_set(passcode_store *store, const char *address, const char *digits, size_t length);
+
+/**
+ * Service mode: confirms the address passcode_reset_recipient_set set, with the code passcoded
+ * mailed to it. Until then reset codes are not mailed to it (they go to the address confirmed
+ * before, if any). It needs the passcode too, checked by passcoded in the same call and counted
+ * as any attempt. The code has 5 tries and lives a day; then the address must be set again.
+ * @param store The store.
+ * @param code The confirmation code's digits (8). Copied and wiped.
+ * @param code_length Its number of digits.
+ * @param digits The passcode. Copied and wiped.
+ * @param length Its number of digits.
+ * @return PASSCODE_OK (the address is the recipient now: passcode_reset_recipient shows
+ * it), PASSCODE_ERR_WRONG_RESET_CODE (tries left in the message), PASSCODE_ERR_RESET_CODE_EXPIRED
+ * (expired or its tries spent: set the address again), PASSCODE_ERR_FORMAT (not 8 digits),
+ * PASSCODE_ERR_STATE (no address waiting; or the embedded store), PASSCODE_ERR_WRONG_PASSCODE,
+ * PASSCODE_ERR_LOCKED_OUT, PASSCODE_ERR_NO_PASSCODE, PASSCODE_ERR_MISUSE,
+ * PASSCODE_ERR_INVALID_HANDLE, or a store error.
+ */
+passcode_status passcode_reset_recipient_confirm(passcode_store *store, const char *code, size_t code_length, const char *digits, size_t length);
 
 /**
  * Service mode: the masked address reset codes are mailed to (its first character, three stars and the domain), "" when

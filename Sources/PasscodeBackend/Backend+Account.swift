@@ -8,6 +8,9 @@ package protocol AccountBackend: AnyObject {
     func requestReset() throws(PasscodeError) -> String?
     /// The recipient of mailed codes (service mode; the masked address back). Embedded: `state`.
     func setResetRecipient(_ address: String, passcode: SecretBytes) throws(PasscodeError) -> String
+    /// The confirmation code mailed to a new recipient, with the passcode (service mode; the
+    /// masked recipient back). Embedded: `state`.
+    func confirmResetRecipient(code: SecretBytes, passcode: SecretBytes) throws(PasscodeError) -> String
     /// The masked recipient, "" when none (service mode). Embedded: `state`.
     func resetRecipient() throws(PasscodeError) -> String
     func resetRetryAfterSeconds() throws(PasscodeError) -> Int64
@@ -39,6 +42,10 @@ extension PasscodeStore: AccountBackend {
     }
 
     package func setResetRecipient(_ address: String, passcode: SecretBytes) throws(PasscodeError) -> String {
+        throw PasscodeError.state("the reset recipient is passcoded's (service mode); the embedded store hands codes to the delivery callback")
+    }
+
+    package func confirmResetRecipient(code: SecretBytes, passcode: SecretBytes) throws(PasscodeError) -> String {
         throw PasscodeError.state("the reset recipient is passcoded's (service mode); the embedded store hands codes to the delivery callback")
     }
 

@@ -8,11 +8,16 @@ import PasscodeCore
 extension ServiceClient {
     // MARK: - Reset by code
 
-    /// passcoded makes the code and mails it; the answer is the masked address.
-    package func requestReset() throws(PasscodeError) -> String? { try callResetRequest() }
+    /// passcoded makes the code and mails it (or, with a code pending, sends nothing); the
+    /// answer is the masked address.
+    package func requestReset() throws(PasscodeError) -> String? { try callResetRequest().maskedAddress }
 
     package func setResetRecipient(_ address: String, passcode: SecretBytes) throws(PasscodeError) -> String {
         try callSetResetRecipient(address: address, passcode: passcode)
+    }
+
+    package func confirmResetRecipient(code: SecretBytes, passcode: SecretBytes) throws(PasscodeError) -> String {
+        try callConfirmResetRecipient(code: code, passcode: passcode)
     }
 
     package func resetRecipient() throws(PasscodeError) -> String { try callGetResetRecipient() }

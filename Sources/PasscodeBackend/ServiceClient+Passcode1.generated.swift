@@ -218,9 +218,12 @@ extension ServiceClient {
         return answer!
     }
 
-    /// SetResetRecipient(app_id s, address s, passcode ay) -> (masked_address s): The store's
-    /// recipient of reset codes: the caller's passcode (checked in the same call, counted as any
-    /// attempt) or a root caller is needed; "" clears it. Answers the masked address.
+    /// SetResetRecipient(app_id s, address s, passcode ay) -> (masked_address s): A new recipient
+    /// of the store's reset codes: the caller's passcode (checked in the same call, counted as any
+    /// attempt) is needed, and passcoded mails the address a confirmation code (counted against
+    /// root's mail limits); the address receives reset codes only once ConfirmResetRecipient has
+    /// that code. Answers the masked address the code went to. "" clears the recipient and any
+    /// address waiting. A root caller's address is confirmed at once, with no mail and no passcode.
     func callSetResetRecipient(address: String, passcode: SecretBytes) throws(PasscodeError) -> String {
         var answer: String?
         try call("SetResetRecipient", [.text(address), .secretBytes(passcode)]) { (r) throws(PasscodeError) in
@@ -230,8 +233,22 @@ extension ServiceClient {
         return answer!
     }
 
-    /// GetResetRecipient(app_id s) -> (masked_address s): The masked recipient
-    /// ("j***@example.org"), "" when none is set.
+    /// ConfirmResetRecipient(app_id s, code ay, passcode ay) -> (masked_address s): The
+    /// confirmation code mailed by SetResetRecipient, entered back with the passcode (both checked
+    /// in the same call; the code has 5 tries and lives a day): the address waiting becomes the
+    /// recipient. Answers its masked address.
+    func callConfirmResetRecipient(code: SecretBytes, passcode: SecretBytes) throws(PasscodeError) -> String {
+        var answer: String?
+        try call("ConfirmResetRecipient", [.secretBytes(code), .secretBytes(passcode)]) { (r) throws(PasscodeError) in
+            let maskedAddress = try r.string()
+            answer = maskedAddress
+        }
+        return answer!
+    }
+
+    /// GetResetRecipient(app_id s) -> (masked_address s): The masked confirmed recipient
+    /// ("j***@example.org"), "" when none is (an address still waiting for its confirmation code is
+    /// not one).
     func callGetResetRecipient() throws(PasscodeError) -> String {
         var answer: String?
         try call("GetResetRecipient", []) { (r) throws(PasscodeError) in
@@ -241,15 +258,19 @@ extension ServiceClient {
         return answer!
     }
 
-    /// ResetRequest(app_id s) -> (masked_address s): A new reset code (the core's rules), mailed by
-    /// passcoded to the recipient; the caller learns only the masked address. No relay, none
-    /// reachable, or no recipient: RESET_DELIVERY_UNAVAILABLE (a failed send counts against the
-    /// day's requests).
-    func callResetRequest() throws(PasscodeError) -> String {
-        var answer: String?
+    /// ResetRequest(app_id s) -> (masked_address s, expires_in x): A new reset code (the core's
+    /// rules), mailed by passcoded to the confirmed recipient; the caller learns only the masked
+    /// address, and expires_in, the seconds the code lives. While a code is pending (unexpired,
+    /// tries left), nothing is sent and nothing spent: the answer is where that code went and the
+    /// seconds it has left. No relay, none reachable, or no confirmed recipient:
+    /// RESET_DELIVERY_UNAVAILABLE (a failed send counts against the day's requests); root's mail
+    /// limits reached: RATE_LIMITED.
+    func callResetRequest() throws(PasscodeError) -> (maskedAddress: String, expiresIn: Int64) {
+        var answer: (maskedAddress: String, expiresIn: Int64)?
         try call("ResetRequest", []) { (r) throws(PasscodeError) in
             let maskedAddress = try r.string()
-            answer = maskedAddress
+            let expiresIn = try r.int64()
+            answer = (maskedAddress, expiresIn)
         }
         return answer!
     }

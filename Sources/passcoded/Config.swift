@@ -49,6 +49,13 @@ struct ServiceConfig {
     var smtpTemplate = "Your reset code is {code}. It expires in {minutes} minutes.\\nIf you did not ask for it, ignore this message."
     /// `smtp_timeout`: seconds a send may take, connect included (1 to 60).
     var smtpTimeoutSeconds = 20
+    /// `mail_per_uid_hour`, `mail_per_uid_day`: the mails (reset codes and address
+    /// confirmations) passcoded sends for one uid, over all its stores and kept across their
+    /// removal; `mail_per_recipient_day`: those for one uid to one address. Root's alone: no
+    /// store's setting lowers or raises them (MailLedger).
+    var mailPerUIDHour = 6
+    var mailPerUIDDay = 12
+    var mailPerRecipientDay = 6
 
     static let defaultPath = "/etc/passcode/passcoded.conf"
 
@@ -129,6 +136,9 @@ struct ServiceConfig {
             case "smtp_timeout":
                 guard let v = Int(value), v >= 1, v <= 60 else { throw ConfigError("\(path):\(number + 1): smtp_timeout must be 1 to 60 seconds") }
                 config.smtpTimeoutSeconds = v
+            case "mail_per_uid_hour", "mail_per_uid_day", "mail_per_recipient_day":
+                guard let v = Int(value), (0...1000).contains(v) else { throw ConfigError("\(path):\(number + 1): \(key) must be a number of mails from 0 to 1000") }
+                if key == "mail_per_uid_hour" { config.mailPerUIDHour = v } else if key == "mail_per_uid_day" { config.mailPerUIDDay = v } else { config.mailPerRecipientDay = v }
             case "max_stores_per_uid":
                 guard let v = Int(value), v >= 1 else { throw ConfigError("\(path):\(number + 1): max_stores_per_uid is not a number of at least 1") }
                 config.maxStoresPerUID = v

@@ -120,9 +120,39 @@ struct Mailer: Sendable {
         return out
     }
 
+    /// The confirmation of a new recipient: its code, and what it is for (fixed text: the
+    /// address's owner did not ask for it, and learns who did only as "passcoded on <host>").
+    func confirmationMessage(to: String, code: SecretBytes) -> SecretBytes {
+        let hours = PasscodeStore.recipientCodeLifetimeMs / 3_600_000
+        let text = Mailer(copying: self, subject: "Confirm this address for passcode reset codes",
+                          template: "Someone with the passcode of an app on this computer asked to send its passcode reset codes to this address.\\n\\n"
+                              + "To allow it, enter this confirmation code in the app: {code}\\n\\nIt expires in \(hours) hours. "
+                              + "If you did not ask for this, ignore this mail: nothing will be sent to you.\\n")
+        return text.message(to: to, code: code, minutes: 0)
+    }
+
+    private init(copying other: Mailer, subject: String, template: String) {
+        host = other.host
+        port = other.port
+        startTLS = other.startTLS
+        login = other.login
+        from = other.from
+        self.subject = subject
+        self.template = template
+        timeoutSeconds = other.timeoutSeconds
+    }
+
+    /// Sends a new recipient its confirmation code; nil when the relay took it, or why not.
+    func send(confirmation code: SecretBytes, to: String) -> String? {
+        deliver(confirmationMessage(to: to, code: code), to: to)
+    }
+
     /// Sends the code to `to`; nil when the relay took it, or why not (never the code).
     func send(code: SecretBytes, to: String, minutes: Int64) -> String? {
-        let text = message(to: to, code: code, minutes: minutes)
+        deliver(message(to: to, code: code, minutes: minutes), to: to)
+    }
+
+    private func deliver(_ text: SecretBytes, to: String) -> String? {
         var error = [CChar](repeating: 0, count: 512)
         let rc: Int32 = host.withCString { h in
             guard let login else { return perform(h, nil, nil, text, to, &error) }

@@ -101,17 +101,29 @@ protocol Passcode1Handlers {
     /// ever handed to the caller). Codes, passcodes, passwords and the recovery key are 'ay': their
     /// exact bytes, sensitive, at most 4096 bytes.
     func handleResetRetryAfter(_ call: BusCall, appID: String) throws -> Service.Prepared
-    /// SetResetRecipient(app_id s, address s, passcode ay) -> (masked_address s): The store's
-    /// recipient of reset codes: the caller's passcode (checked in the same call, counted as any
-    /// attempt) or a root caller is needed; "" clears it. Answers the masked address.
+    /// SetResetRecipient(app_id s, address s, passcode ay) -> (masked_address s): A new recipient
+    /// of the store's reset codes: the caller's passcode (checked in the same call, counted as any
+    /// attempt) is needed, and passcoded mails the address a confirmation code (counted against
+    /// root's mail limits); the address receives reset codes only once ConfirmResetRecipient has
+    /// that code. Answers the masked address the code went to. "" clears the recipient and any
+    /// address waiting. A root caller's address is confirmed at once, with no mail and no passcode.
     func handleSetResetRecipient(_ call: BusCall, appID: String, address: String, passcode: SecretBytes) throws -> Service.Prepared
-    /// GetResetRecipient(app_id s) -> (masked_address s): The masked recipient
-    /// ("j***@example.org"), "" when none is set.
+    /// ConfirmResetRecipient(app_id s, code ay, passcode ay) -> (masked_address s): The
+    /// confirmation code mailed by SetResetRecipient, entered back with the passcode (both checked
+    /// in the same call; the code has 5 tries and lives a day): the address waiting becomes the
+    /// recipient. Answers its masked address.
+    func handleConfirmResetRecipient(_ call: BusCall, appID: String, code: SecretBytes, passcode: SecretBytes) throws -> Service.Prepared
+    /// GetResetRecipient(app_id s) -> (masked_address s): The masked confirmed recipient
+    /// ("j***@example.org"), "" when none is (an address still waiting for its confirmation code is
+    /// not one).
     func handleGetResetRecipient(_ call: BusCall, appID: String) throws -> Service.Prepared
-    /// ResetRequest(app_id s) -> (masked_address s): A new reset code (the core's rules), mailed by
-    /// passcoded to the recipient; the caller learns only the masked address. No relay, none
-    /// reachable, or no recipient: RESET_DELIVERY_UNAVAILABLE (a failed send counts against the
-    /// day's requests).
+    /// ResetRequest(app_id s) -> (masked_address s, expires_in x): A new reset code (the core's
+    /// rules), mailed by passcoded to the confirmed recipient; the caller learns only the masked
+    /// address, and expires_in, the seconds the code lives. While a code is pending (unexpired,
+    /// tries left), nothing is sent and nothing spent: the answer is where that code went and the
+    /// seconds it has left. No relay, none reachable, or no confirmed recipient:
+    /// RESET_DELIVERY_UNAVAILABLE (a failed send counts against the day's requests); root's mail
+    /// limits reached: RATE_LIMITED.
     func handleResetRequest(_ call: BusCall, appID: String) throws -> Service.Prepared
     /// ResetCheck(app_id s, code ay)
     func handleResetCheck(_ call: BusCall, appID: String, code: SecretBytes) throws -> Service.Prepared
@@ -309,6 +321,11 @@ extension Service: Passcode1Handlers {
             let address = try readString(m, "address")
             let passcode = try readSecretBytes(m, "passcode")
             return try handleSetResetRecipient(BusCall(message: m, caller: caller), appID: appID, address: address, passcode: passcode)
+        case "ConfirmResetRecipient":
+            let appID = try readString(m, "app_id")
+            let code = try readSecretBytes(m, "code")
+            let passcode = try readSecretBytes(m, "passcode")
+            return try handleConfirmResetRecipient(BusCall(message: m, caller: caller), appID: appID, code: code, passcode: passcode)
         case "GetResetRecipient":
             let appID = try readString(m, "app_id")
             return try handleGetResetRecipient(BusCall(message: m, caller: caller), appID: appID)

@@ -75,7 +75,7 @@ extension Service {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { try $0.deleteAccount(confirmation: confirmation) }
-            try? stores.setRecipient(nil, uid: caller, appID: app)  // the account's data goes, the recipient too
+            stores.removeLegacyRecipient(uid: caller, appID: app)  // the store's recipient went with its data
             return []
         }
     }

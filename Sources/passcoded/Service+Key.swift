@@ -32,9 +32,8 @@ extension Service {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { s in
-                let key = try s.setPasscode(code)
-                try stores.dropStaleRecipient(uid: caller, appID: app)
-                return [.key(key)]
+                // No recipient of an earlier passcode stays (the same transaction as the passcode).
+                return [.key(try s.setPasscode(code))]
             }
         }
     }

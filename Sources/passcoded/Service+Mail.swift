@@ -38,59 +38,57 @@ extension Mailer {
 }
 
 extension StoreRoot {
-    /// `<root>/<uid>/<app_id>.mail`: the recipient of the store's reset codes (0600, the service's).
-    func recipientPath(uid: uid_t, appID: String) throws -> String {
+    /// `<root>/<uid>/<app_id>.mail`: where 0.9.0 kept a store's recipient, outside the store (and
+    /// so outside the transaction that set a passcode). Read once, taken into the store as an
+    /// address waiting for confirmation (nothing confirmed it), and removed.
+    private func legacyRecipientPath(uid: uid_t, appID: String) throws -> String {
         guard StoreRoot.validAppID(appID) else { throw StoreRoot.badAppID }
         return "\(try userFolder(uid))/\(appID).mail"
     }
 
-    func recipient(uid: uid_t, appID: String) throws -> String? {
-        let path = try recipientPath(uid: uid, appID: appID)
+    /// Takes a 0.9.0 recipient file into `store` (unconfirmed) and removes it.
+    func adoptLegacyRecipient(_ store: PasscodeStore, uid: uid_t, appID: String) throws {
+        let path = try legacyRecipientPath(uid: uid, appID: appID)
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw PasscodeError.io("the reset recipient cannot be read (\(String(cString: strerror(errno))))")
-        }
-        defer { close(fd) }
+        guard fd >= 0 else { return }
         var buffer = [UInt8](repeating: 0, count: 300)
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return nil }
-        let address = String(decoding: buffer[0..<n], as: UTF8.self)
-        guard Mailer.isAddress(address) else { throw PasscodeError.corrupt("the stored reset recipient is not an address") }
-        return address
-    }
-
-    /// A passcode was just set on a store that had none: the recipient kept from before (set
-    /// with the proof of a passcode since removed, perhaps by another process of the uid) is not
-    /// proved for the new one, and would receive its reset codes; it goes. Failing to remove it
-    /// fails the call, since the new passcode would otherwise be reset through that address.
-    func dropStaleRecipient(uid: uid_t, appID: String) throws {
-        try setRecipient(nil, uid: uid, appID: appID)
-    }
-
-    /// Writes (nil: removes) the recipient: a new file renamed over the old one, 0600.
-    func setRecipient(_ address: String?, uid: uid_t, appID: String) throws {
-        let path = try recipientPath(uid: uid, appID: appID)
-        guard let address else {
-            if unlink(path) != 0 && errno != ENOENT { throw PasscodeError.io("the reset recipient cannot be removed") }
-            return
-        }
-        let temporary = path + ".new"
-        unlink(temporary)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw PasscodeError.io("the reset recipient cannot be written (\(String(cString: strerror(errno))))") }
-        let bytes = Array(address.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
         close(fd)
-        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw PasscodeError.io("the reset recipient cannot be written")
-        }
+        let address = n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
+        if Mailer.isAddress(address) { try store.adoptUnconfirmedResetRecipient(address) }
+        removeLegacyRecipient(uid: uid, appID: appID)
+    }
+
+    /// The 0.9.0 recipient file goes (with its store, or once adopted).
+    func removeLegacyRecipient(uid: uid_t, appID: String) {
+        guard let path = try? legacyRecipientPath(uid: uid, appID: appID) else { return }
+        unlink(path)
     }
 }
 
 extension Service {
+    /// The status of a refused or failed mail, with the hint for a relay off this host.
+    static func mailFailure(_ mailer: Mailer, uid: uid_t, to: String, why: String, what: String) -> PasscodeError {
+        // The shipped unit lets passcoded reach loopback only (IPAddressAllow=localhost).
+        let hint = Mailer.isLoopback(mailer.host) ? ""
+            : " (under systemd a relay off this host needs IPAddressAllow= for its address in passcoded's unit: passcoded(8))"
+        log("uid \(uid): \(what) could not be mailed to \(Mailer.mask(to)): \(why)\(hint)")
+        return PasscodeError.resetDeliveryUnavailable("\(why); use \"forgot passcode\"")
+    }
+
+    /// Sends one mail for `uid` to `to`: counted first against the uid's allowance (MailLedger,
+    /// root's limits), then sent with this worker's turn and the uid's given up (the wait on the
+    /// relay holds a standby thread, never a worker: Scheduler.whileWaiting), so that a slow
+    /// relay delays no other call, the uid's own neither. nil when the relay took it, else why not.
+    static func sendMail(_ mailer: Mailer, uid: uid_t, to: String, _ send: @escaping () -> String?) throws -> String? {
+        try MailLedger.shared.admit(uid: uid, to: to)
+        guard let scheduler = Scheduler.shared else { return send() }
+        guard let answer = scheduler.whileWaiting(send) else {
+            throw PasscodeError.busy("passcoded has too many mails in flight for this user; try again")
+        }
+        return answer
+    }
+
     func handleSetResetRecipient(_ call: BusCall, appID app: String, address: String, passcode proof: SecretBytes) throws -> Prepared {
         guard address.isEmpty || Mailer.isAddress(address) else {
             throw PasscodeError.misuse("the reset recipient must be an address (name@domain, printable ASCII, at most 254 bytes)")
@@ -98,23 +96,52 @@ extension Service {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { s in
-                // The caller's passcode, checked (and counted) by the core now; root needs none.
-                if caller != 0 {
-                    guard proof.count > 0 else { throw PasscodeError.passcodeNeeded("setting the reset recipient needs the passcode") }
-                    try s.authorize(proof)
-                } else if !(try s.isPasscodeSet()) {
-                    throw PasscodeError.noPasscode
+                try stores.adoptLegacyRecipient(s, uid: caller, appID: app)
+                // Root's word needs no confirmation and no passcode (passcodectl).
+                if caller == 0 {
+                    try s.setConfirmedResetRecipient(address.isEmpty ? nil : address, byAdministrator: true)
+                    return [.string(address.isEmpty ? "" : Mailer.mask(address))]
                 }
-                try stores.setRecipient(address.isEmpty ? nil : address, uid: caller, appID: app)
+                // The caller's passcode, checked (and counted) by the core now.
+                guard proof.count > 0 else { throw PasscodeError.passcodeNeeded("setting the reset recipient needs the passcode") }
+                try s.authorize(proof)
+                if address.isEmpty {
+                    try s.setConfirmedResetRecipient(nil, byAdministrator: false)
+                    return [.string("")]
+                }
+                // A new address waits for the code mailed to it (ConfirmResetRecipient); until
+                // then reset codes go to the confirmed one, if any.
+                guard let mailer = Mailer.configured else {
+                    throw PasscodeError.resetDeliveryUnavailable("no mail relay is configured for passcoded (passcoded.conf smtp_host); use \"forgot passcode\"")
+                }
+                let wait = try MailLedger.shared.waitSeconds(uid: caller, to: address)
+                if wait > 0 { throw PasscodeError.rateLimited(seconds: wait) }
+                let code = try s.proposeResetRecipient(address)
+                if let why = try Service.sendMail(mailer, uid: caller, to: address, { mailer.send(confirmation: code, to: address) }) {
+                    throw Service.mailFailure(mailer, uid: caller, to: address, why: why, what: "a confirmation code")
+                }
+                return [.string(Mailer.mask(address))]
             }
-            return [.string(address.isEmpty ? "" : Mailer.mask(address))]
+        }
+    }
+
+    func handleConfirmResetRecipient(_ call: BusCall, appID app: String, code: SecretBytes, passcode proof: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { s in
+                guard proof.count > 0 else { throw PasscodeError.passcodeNeeded("confirming the reset recipient needs the passcode") }
+                try s.authorize(proof)
+                return [.string(Mailer.mask(try s.confirmResetRecipient(code: code)))]
+            }
         }
     }
 
     func handleGetResetRecipient(_ call: BusCall, appID app: String) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            [.string(try stores.recipient(uid: caller, appID: app).map(Mailer.mask) ?? "")]
+            try stores.withStoreForQuery(uid: caller, appID: app) { s in
+                [.string(try s.resetRecipient().confirmed.map(Mailer.mask) ?? "")]
+            }
         }
     }
 
@@ -124,23 +151,32 @@ extension Service {
             guard let mailer = Mailer.configured else {
                 throw PasscodeError.resetDeliveryUnavailable("no mail relay is configured for passcoded (passcoded.conf smtp_host); use \"forgot passcode\"")
             }
-            guard let to = try stores.recipient(uid: caller, appID: app) else {
-                throw PasscodeError.resetDeliveryUnavailable("no reset recipient is set for this store; use \"forgot passcode\"")
+            let (recipient, minutes, pending) = try stores.withStore(uid: caller, appID: app) { s in
+                try stores.adoptLegacyRecipient(s, uid: caller, appID: app)
+                return (try s.resetRecipient().confirmed, (try s.get(.resetCodeLifetimeSeconds) + 59) / 60, try s.pendingResetCodeSeconds())
             }
-            let minutes = try stores.withStore(uid: caller, appID: app) { s in (try s.get(.resetCodeLifetimeSeconds) + 59) / 60 }
+            guard let to = recipient else {
+                throw PasscodeError.resetDeliveryUnavailable("no confirmed reset recipient is set for this store; use \"forgot passcode\"")
+            }
+            // A code already on its way is not replaced: a request sends and spends nothing, and
+            // says where it went and when it expires (another process of the user cannot use up
+            // the day's requests, nor the code the user is reading).
+            if let pending { return [.string(Mailer.mask(to)), .int64(pending)] }
+            let wait = try MailLedger.shared.waitSeconds(uid: caller, to: to)
+            if wait > 0 { throw PasscodeError.rateLimited(seconds: wait) }
             do {
                 // Installed before the store is reached: Proofs.carried takes it as the call's hook.
-                try MailDelivery.with({ code in mailer.send(code: code, to: to, minutes: minutes) }) {
+                try MailDelivery.with({ code in
+                    do { return try Service.sendMail(mailer, uid: caller, to: to, { mailer.send(code: code, to: to, minutes: minutes) }) } catch {
+                        return (error as? PasscodeError)?.message ?? "the mail was refused"
+                    }
+                }) {
                     try stores.withStore(uid: caller, appID: app) { try $0.requestResetCode() }
                 }
             } catch PasscodeError.hookFailed(let why) {
-                // The shipped unit lets passcoded reach loopback only (IPAddressAllow=localhost).
-                let hint = Mailer.isLoopback(mailer.host) ? ""
-                    : " (under systemd a relay off this host needs IPAddressAllow= for its address in passcoded's unit: passcoded(8))"
-                log("uid \(caller): a reset code could not be mailed to \(Mailer.mask(to)): \(why)\(hint)")
-                throw PasscodeError.resetDeliveryUnavailable("\(why); use \"forgot passcode\"")
+                throw Service.mailFailure(mailer, uid: caller, to: to, why: why, what: "a reset code")
             }
-            return [.string(Mailer.mask(to))]
+            return [.string(Mailer.mask(to)), .int64(minutes * 60)]
         }
     }
 }

@@ -44,8 +44,8 @@ extension StoreRoot {
             dropHandle(uid: uid, appID: appID)
         }
         try withStore(uid: uid, appID: appID) { try $0.removeStore(current: current) }
-        // The reset recipient goes with the store: a new store of the same app id has none.
-        try? setRecipient(nil, uid: uid, appID: appID)
+        // A 0.9.0 recipient file goes with the store (today's recipient is in the store itself).
+        removeLegacyRecipient(uid: uid, appID: appID)
         dropHandle(uid: uid, appID: appID)
         pushRemoval(uid: uid, appID: appID)
     }

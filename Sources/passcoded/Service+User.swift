@@ -55,8 +55,7 @@ extension Service {
         let stores = self.stores, target = uid
         return Prepared(uid: target) {
             try stores.withStore(uid: target, appID: app) { s in
-                try s.enrol(code)
-                try stores.dropStaleRecipient(uid: target, appID: app)
+                try s.enrol(code)  // no recipient of an earlier passcode stays (the same transaction)
             }
             return []
         }

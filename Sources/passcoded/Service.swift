@@ -267,10 +267,9 @@ extension Service {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { s in
-                _ = try s.setPasscode(code)
                 // A new passcode proved no earlier one: a recipient left from before (set under a
-                // passcode since removed) is not this passcode's, so it goes (Service+Mail.swift).
-                try stores.dropStaleRecipient(uid: caller, appID: app)
+                // passcode since removed) goes in the same transaction (PasscodeStore+Recipient.swift).
+                _ = try s.setPasscode(code)
             }
             return []
         }

@@ -78,6 +78,8 @@ nonisolated(unsafe) let service = Service(stores: StoreRoot(root: config.storeRo
                                           scheduler: Scheduler(workers: 2))
 Scheduler.shared = service.scheduler
 Service.fprintTimeoutSeconds = config.fprintTimeout
+MailLedger.shared = MailLedger(stores: service.stores, perUIDHour: config.mailPerUIDHour, perUIDDay: config.mailPerUIDDay,
+                               perRecipientDay: config.mailPerRecipientDay)
 
 guard service.scheduler.wakeFD >= 0 else { fail("eventfd failed: \(String(cString: strerror(errno)))") }
 HookOutbox.shared.wakeFD = service.scheduler.wakeFD

@@ -168,6 +168,11 @@ def daemon_alive():
     return procs["daemon"].poll() is None
 
 
+def procs_uid(name):
+    """The real uid of one of the test's processes now (passcoded's: the service user's after its drop)."""
+    return os.stat(f"/proc/{procs[name].pid}").st_uid
+
+
 def run_c_client(user, mode, app, cost=None, program=None):
     """service_client (the C API in service mode) as `user`; on "LOCKED n" the service's clock
     moves n + 1 seconds (root's file) and the client goes on. Returns its "ok"/"FAIL" counts.
@@ -1133,8 +1138,9 @@ def mail_through_service():
             return "250 OK"
 
     log_path = os.path.join(top, "daemon.log")
+    # Root's mail limits high enough for this test's mails (mail_limits tests them).
     base = (f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
-            f"clock_offset_file = {clock_file}\n")
+            f"clock_offset_file = {clock_file}\nmail_per_uid_hour = 100\nmail_per_uid_day = 200\nmail_per_recipient_day = 100\n")
     app, key = "org.example.mail", list(range(1, 33))
     replies = []
     code = code2 = code3 = ""
@@ -1143,6 +1149,18 @@ def mail_through_service():
         r = client.call(*call)
         replies.append(json.dumps(r))
         return r
+
+    def confirmed(client, app_, address, passcode=GOOD):
+        """SetResetRecipient, then ConfirmResetRecipient with the code mailed to the address."""
+        before = len(received)
+        r = ask(client, "SetResetRecipient", "(ssay)", app_, address, list(passcode.encode()))
+        if "ok" not in r:
+            return r
+        mails = [x for x in received[before:] if address in x[1]]
+        found = re.findall(r"confirmation code in the app: (\d+)", mails[-1][2]) if mails else []
+        if not found:
+            return {"error": "no confirmation mail", "mails": len(mails)}
+        return ask(client, "ConfirmResetRecipient", "(sayay)", app_, list(found[0].encode()), list(passcode.encode()))
 
     a, m, root = Client(ALICE), Client(MALLORY), Client("root")
     check(ask(a, "SetPasscode", "(ss)", app, GOOD) == {"ok": []}, "mail: a store with a passcode")
@@ -1175,8 +1193,25 @@ def mail_through_service():
         check(ask(a, "GetResetRecipient", "(s)", app) == {"ok": [""]}, "after the refusals no recipient is set")
         r = ask(a, "SetResetRecipient", "(ssay)", app, "jane@example.org\r\nBcc: x@y", list(GOOD.encode()))
         check(error_of(r) == "Misuse", f"an address with a line break is refused: {r}")
+        before = len(received)
         r = ask(a, "SetResetRecipient", "(ssay)", app, "jane@example.org", list(GOOD.encode()))
-        check(r == {"ok": ["j***@example.org"]}, f"with the passcode the recipient is set, answered masked: {r}")
+        check(r == {"ok": ["j***@example.org"]} and len(received) == before + 1 and received[-1][1] == ["jane@example.org"],
+              f"with the passcode a confirmation code is mailed to the address, answered masked: {r}")
+        confirmation = re.findall(r"confirmation code in the app: (\d+)", received[-1][2]) if len(received) > before else []
+        check(ask(a, "GetResetRecipient", "(s)", app) == {"ok": [""]}, "until it is confirmed the address is not the recipient")
+        r = ask(a, "ResetRequest", "(s)", app)
+        check(error_of(r) == "ResetDeliveryUnavailable" and len(received) == before + 1,
+              f"a request before the confirmation mails nothing: {r}")
+        bad = "0" * 8 if confirmation and confirmation[0] != "0" * 8 else "1" * 8
+        r = ask(a, "ConfirmResetRecipient", "(sayay)", app, list(bad.encode()), list(GOOD.encode()))
+        check(error_of(r) == "WrongResetCode", f"a wrong confirmation code is refused: {r}")
+        r = ask(m, "ConfirmResetRecipient", "(sayay)", app, list((confirmation or ["0"])[0].encode()), list(GOOD.encode()))
+        check(error_of(r) != "ok", f"another uid cannot confirm it: {r}")
+        r = ask(a, "ConfirmResetRecipient", "(sayay)", app, list((confirmation or ["0"])[0].encode()), list(b"111111"))
+        check(error_of(r) == "WrongPasscode", f"the confirmation needs the passcode too: {r}")
+        r = ask(a, "ConfirmResetRecipient", "(sayay)", app, list((confirmation or ["0"])[0].encode()), list(GOOD.encode()))
+        check(len(confirmation) == 1 and len(confirmation[0]) == 8 and r == {"ok": ["j***@example.org"]},
+              f"the code mailed to the address, entered back with the passcode, confirms it: {r}")
         check(ask(a, "GetResetRecipient", "(s)", app) == {"ok": ["j***@example.org"]}, "GetResetRecipient answers it masked")
         # The recovery key, and the data key it must keep.
         r = ask(a, "UnlockKey", "(ss)", app, GOOD)
@@ -1184,16 +1219,25 @@ def mail_through_service():
         check(data_key is not None and len(data_key) == 32, "the data key released by the passcode")
         check(ask(a, "SetRecoveryKey", "(sayay)", app, key, list(GOOD.encode())) == {"ok": []}, "a recovery key set")
         # A code mailed: the caller sees the masked address only.
+        before = len(received)
         r = ask(a, "ResetRequest", "(s)", app)
-        check(r == {"ok": ["j***@example.org"]}, f"ResetRequest answers the masked address: {r}")
-        check(len(received) == 1 and received[0][1] == ["jane@example.org"] and received[0][0] == "passcode@example.org",
+        lifetime = r.get("ok", [None, 0])[1]
+        check(r.get("ok", [None])[0] == "j***@example.org" and 60 <= lifetime <= 86400,
+              f"ResetRequest answers the masked address and the code's lifetime: {r}")
+        check(len(received) == before + 1 and received[-1][1] == ["jane@example.org"] and received[-1][0] == "passcode@example.org",
               f"the relay received one mail, to the recipient, from the configured sender: {[x[:2] for x in received]}")
-        body = received[0][2] if received else ""
+        body = received[-1][2] if len(received) > before else ""
         found = re.findall(r"reset code is (\d+)", body)
         code = found[0] if found else ""
         check(len(code) == 8, f"the mail holds an 8-digit code and its expiry: {'expires in' in body}")
+        # Issue 52, finding 8: another process of the uid asking again while the code is pending
+        # sends and spends nothing: the answer is where it went and how long it has left.
+        spent = ask(a, "ResetRetryAfter", "(s)", app)
         r = ask(a, "ResetRequest", "(s)", app)
-        check(error_of(r) == "RateLimited", f"a second request within the interval: RateLimited: {r}")
+        check(r.get("ok", [None])[0] == "j***@example.org" and 0 < r["ok"][1] <= lifetime and len(received) == before + 1
+              and ask(a, "ResetRetryAfter", "(s)", app) == spent and ask(a, "ResetPending", "(s)", app) == {"ok": [True]},
+              f"a second request while the code is pending sends nothing and spends nothing, and says where it went and "
+              f"when it expires: {r}, mails {len(received) - before}")
         check(error_of(ask(m, "ResetCheck", "(say)", app, list(code.encode()))) != "ok", "another uid's check of the code does not reach the store")
         check(ask(a, "ResetPending", "(s)", app) == {"ok": [True]}, "the code is pending")
         r = ask(a, "ResetCompleteWithRecoveryKey", "(sayayay)", app, list(code.encode()), list(b"739258"), key)
@@ -1203,7 +1247,7 @@ def mail_through_service():
         # A plain reset with a mailed code, for a second store (its code from the mail too).
         app2 = "org.example.mail2"
         ask(a, "SetPasscode", "(ss)", app2, GOOD)
-        ask(a, "SetResetRecipient", "(ssay)", app2, "jane@example.org", list(GOOD.encode()))
+        confirmed(a, app2, "jane@example.org")
         # Root sets a recipient of its own store without a passcode.
         ask(root, "SetPasscode", "(ss)", app2, GOOD)
         r = ask(root, "SetResetRecipient", "(ssay)", app2, "admin@example.org", [])
@@ -1221,25 +1265,36 @@ def mail_through_service():
         # masked, and passcode_reset_request has passcoded mail the code; the host gets none.
         library = os.path.join(REPO, "build", "libpasscode.so.0")
         before = len(received)
-        p = subprocess.run(as_user(ALICE, ["/usr/bin/python3", os.path.join(HERE, "mail_capi.py"), library, "org.example.mailc",
-                                           GOOD, "jane@example.org"]), env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"},
-                           capture_output=True, text=True, timeout=120, cwd="/")
-        out = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 and p.stdout.strip() else {}
-        replies.append(p.stdout + p.stderr)
-        want = {"options": 0, "open": 0, "set": 0, "recipient_set_wrong": 4, "recipient_set": 0, "recipient_small": 27,
-                "recipient": 0, "masked": "j***@example.org", "request": 0, "request_message": "", "pending": 1}
-        check(out == want, f"the C API in service mode: recipient (passcode needed, masked), request mailed by passcoded: {out or p.stderr[-300:]}")
-        check(len(received) == before + 1 and received[-1][1] == ["jane@example.org"], "the C API's request reached the relay as one mail")
+        p = subprocess.Popen(as_user(ALICE, ["/usr/bin/python3", os.path.join(HERE, "mail_capi.py"), library, "org.example.mailc",
+                                             GOOD, "jane@example.org"]), env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"},
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/")
+        ready = p.stdout.readline()  # after passcode_reset_recipient_set: the confirmation mail is in
+        mails = [x for x in received[before:] if x[1] == ["jane@example.org"]]
+        found = re.findall(r"confirmation code in the app: (\d+)", mails[-1][2]) if mails else []
+        stdout, stderr = p.communicate((found[0] if found else "00000000") + "\n", timeout=120)
+        out = json.loads(stdout.strip().splitlines()[-1]) if p.returncode == 0 and stdout.strip() else {}
+        replies.append(ready + stdout + stderr)
+        want = {"options": 0, "open": 0, "set": 0, "recipient_set_wrong": 4, "recipient_set": 0, "recipient_unconfirmed": "",
+                "confirm_wrong": 31, "confirm": 0, "recipient_small": 27, "recipient": 0, "masked": "j***@example.org",
+                "request": 0, "request_message": "", "pending": 1}
+        check(out == want, f"the C API in service mode: recipient (passcode needed, confirmed by the mailed code, masked), "
+                           f"request mailed by passcoded: {out or stderr[-300:]}")
+        check(len(received) == before + 2 and received[-1][1] == ["jane@example.org"],
+              "the C API's confirmation and request reached the relay as two mails")
         code3 = re.findall(r"reset code is (\d+)", received[-1][2])[0] if len(received) > before else ""
-        stale_recipient(a, root, ask, received)
+        stale_recipient(a, root, ask, received, confirmed)
+        # The stores of the relay-down cases below, with a recipient confirmed while the relay is up.
+        for app_ in ("org.example.mail5", "org.example.mail3", "org.example.mail4"):
+            ask(a, "SetPasscode", "(ss)", app_, GOOD)
+            r = confirmed(a, app_, "jane@example.org")
+            check(r == {"ok": ["j***@example.org"]}, f"a confirmed recipient for {app_}: {r}")
+        mail_limits(a, m, ask, received)
     finally:
         controller.stop()
     # Another uid's relay (issue 41, att41): with the relay down, MALLORY binds its loopback port
     # and answers SMTP; ALICE's reset code must not reach it (passcoded refuses a relay without
     # STARTTLS on a port an unprivileged user may bind, so the port here is a privileged one).
     app5 = "org.example.mail5"
-    ask(a, "SetPasscode", "(ss)", app5, GOOD)
-    ask(a, "SetResetRecipient", "(ssay)", app5, "jane@example.org", list(GOOD.encode()))
     thief = subprocess.Popen(as_user(MALLORY, ["/usr/bin/python3", os.path.join(HERE, "fake_relay.py"), str(port), "10"]),
                              stdout=subprocess.PIPE, text=True, cwd="/")
     first = thief.stdout.readline().strip()
@@ -1252,8 +1307,6 @@ def mail_through_service():
         check(r != {"ok": []}, f"the stolen code resets ALICE's passcode: {r}")
     # The relay down: the new status, the request counted (the next is rate-limited).
     app3 = "org.example.mail3"
-    ask(a, "SetPasscode", "(ss)", app3, GOOD)
-    ask(a, "SetResetRecipient", "(ssay)", app3, "jane@example.org", list(GOOD.encode()))
     r = ask(a, "ResetRequest", "(s)", app3)
     check(error_of(r) == "ResetDeliveryUnavailable" and "127.0.0.1" in r.get("message", ""), f"the relay down: ResetDeliveryUnavailable: {r}")
     check(ask(a, "ResetPending", "(s)", app3) == {"ok": [False]}, "the relay down: no code is pending")
@@ -1271,8 +1324,6 @@ def mail_through_service():
     silent.listen(4)
     try:
         app4 = "org.example.mail4"
-        ask(a, "SetPasscode", "(ss)", app4, GOOD)
-        ask(a, "SetResetRecipient", "(ssay)", app4, "jane@example.org", list(GOOD.encode()))
         stuck = {}
         t0 = time.monotonic()
         worker = threading.Thread(target=lambda: stuck.update(r=a.call("ResetRequest", "(s)", app4), t=time.monotonic() - t0))
@@ -1281,8 +1332,15 @@ def mail_through_service():
         t1 = time.monotonic()
         r = m.call("GetState", "(s)", "org.example.other")
         other = time.monotonic() - t1
+        # The sender's own uid too (issue 52, finding 4: 0.9.0 held it for the whole send): another
+        # process of ALICE's verifies on another store while the first one's mail hangs.
+        t1 = time.monotonic()
+        same = Client(ALICE).call("Verify", "(ss)", "org.example.mail3", GOOD)
+        own = time.monotonic() - t1
         worker.join(60)
         check("ok" in r and other < 2.0, f"while a send hangs, another uid is answered in {other:.2f} s: {r}")
+        check("ok" in same and own < 2.0 and stuck.get("t", 0) > own + 2,
+              f"while a send hangs, the sender's own uid is answered too, in {own:.2f} s (the send took {stuck.get('t', 0):.1f} s): {same}")
         check(error_of(stuck.get("r", {})) == "ResetDeliveryUnavailable" and 4.0 <= stuck.get("t", 0) < 15,
               f"the hanging relay: ResetDeliveryUnavailable after smtp_timeout ({stuck.get('t', 0):.1f} s): {stuck.get('r')}")
     finally:
@@ -1294,8 +1352,10 @@ def mail_through_service():
           "the mailed codes are in no reply and not in passcoded's log")
     check("jane@example.org" not in "\n".join(replies) and "jane@example.org" not in daemon_log,
           "the full address is in no reply and not in passcoded's log")
-    st = os.stat(os.path.join(store_root, str(a.uid), app + ".mail"))
-    check(st.st_mode & 0o777 == 0o600, f"the recipient file is 0600: {oct(st.st_mode & 0o777)}")
+    check(not glob.glob(os.path.join(store_root, str(a.uid), "*.mail")),
+          "the recipient is kept in the store itself (0600, in its transactions): no recipient file beside it")
+    ledger = os.stat(os.path.join(store_root, str(a.uid), ".mail-ledger"))
+    check(ledger.st_mode & 0o777 == 0o600 and ledger.st_uid == procs_uid("daemon"), f"the uid's mail ledger is the service's, 0600: {oct(ledger.st_mode & 0o777)}")
     # A login file others may read: passcoded refuses to start.
     login = os.path.join(top, "smtp-login")
     write_root_file(login, "user:secret\n", mode=0o644)
@@ -1318,7 +1378,62 @@ def mail_through_service():
     restart_daemon()
 
 
-def stale_recipient(a, root, ask, received):
+def mail_limits(a, m, ask, received):
+    """Issue 52, findings 3 and 4: passcoded mailed any address without limit (120 mails a minute
+    to a third party with the defaults, 523 after a user lowered its store's own limits, and
+    RemoveStore started them anew), and a slow relay held a worker and the uid's turn. Now an
+    address gets reset codes only once the code mailed to it is entered back; root's limits
+    (passcoded.conf mail_per_uid_hour 4, mail_per_recipient_day 3 here) hold whatever the user
+    sets or removes, and one uid using up its allowance takes nothing from another's."""
+    base = open(config_file).read()
+    limited = base.replace("mail_per_uid_hour = 100", "mail_per_uid_hour = 4").replace("mail_per_recipient_day = 100", "mail_per_recipient_day = 3")
+    write_root_file(config_file, limited)
+    procs["daemon"].kill()
+    procs["daemon"].wait()
+    restart_daemon()
+    carol = Client(add_user(f"{USERS}-m").pw_name)
+    m = Client(MALLORY)
+    victim = "victim@example.org"
+    before = len(received)
+    outcomes = []
+    # MALLORY aims confirmation mails at a third party, with a new store (new per-store limits)
+    # each time and the store's own request limits lowered as far as they go.
+    for i in range(8):
+        app_ = f"org.example.relay{i}"
+        ask(m, "SetPasscode", "(ss)", app_, GOOD)
+        ask(m, "SetSetting", "(ssx)", app_, "reset_request_interval_seconds", 0)
+        r = ask(m, "SetResetRecipient", "(ssay)", app_, victim, list(GOOD.encode()))
+        outcomes.append(error_of(r))
+        ask(m, "RemoveStore", "(ss)", app_, GOOD)
+    to_victim = [x for x in received[before:] if x[1] == [victim]]
+    check(len(to_victim) == 3 and outcomes.count("ok") == 3 and set(outcomes[3:]) == {"RateLimited"},
+          f"mail limits: 8 confirmations aimed at one address through new stores mail it 3 times (mail_per_recipient_day), "
+          f"the rest RateLimited: {len(to_victim)} mails, {outcomes}")
+    ask(m, "SetPasscode", "(ss)", "org.example.relay9", GOOD)
+    r = ask(m, "SetResetRecipient", "(ssay)", "org.example.relay9", "other@example.org", list(GOOD.encode()))
+    r2 = ask(m, "SetResetRecipient", "(ssay)", "org.example.relay9", "third@example.org", list(GOOD.encode()))
+    check(error_of(r) == "ok" and error_of(r2) == "RateLimited" and "seconds" in r2.get("message", ""),
+          f"mail limits: the uid's fourth mail of the hour goes, the fifth is RateLimited, to any address: {error_of(r)}, {r2}")
+    # An unconfirmed address gets nothing but its confirmation: no reset code reaches it.
+    r = ask(m, "ResetRequest", "(s)", "org.example.relay9")
+    check(error_of(r) == "ResetDeliveryUnavailable" and not [x for x in received[before:] if "reset code is" in x[2]],
+          f"mail limits: an unconfirmed address is sent no reset code: {r}")
+    # Another uid's allowance is its own.
+    app_ = "org.example.carol"
+    ask(carol, "SetPasscode", "(ss)", app_, GOOD)
+    n = len(received)
+    r = ask(carol, "SetResetRecipient", "(ssay)", app_, victim, list(GOOD.encode()))
+    check(r == {"ok": ["v***@example.org"]} and len(received) == n + 1,
+          f"mail limits: another uid mails the same address though MALLORY used up its own allowance for it: {r}")
+    # A slow relay: the sender's own other calls, and other uids', go on meanwhile (finding 4).
+    carol.p.kill()
+    write_root_file(config_file, base)
+    procs["daemon"].kill()
+    procs["daemon"].wait()
+    restart_daemon()
+
+
+def stale_recipient(a, root, ask, received, confirmed):
     """Issue 41, att41b: a recipient planted under an earlier passcode. A process of ALICE's uid
     (another program than the app) sets a passcode of its own on a store the app has not used
     yet, sets its own address as the recipient (its passcode is its proof), and removes the
@@ -1334,7 +1449,7 @@ def stale_recipient(a, root, ask, received):
             ("UserSetPasscode (root)", lambda app: ask(root, "UserSetPasscode", "(sus)", app, a.uid, GOOD)))):
         app = f"org.example.plant{n}"
         planted = (ask(a, "SetPasscode", "(ss)", app, plant) == {"ok": []}
-                   and ask(a, "SetResetRecipient", "(ssay)", app, "mallory@example.org", list(plant.encode())) == {"ok": ["m***@example.org"]}
+                   and confirmed(a, app, "mallory@example.org", plant) == {"ok": ["m***@example.org"]}
                    and ask(a, "RemovePasscode", "(ss)", app, plant) == {"ok": []})
         r = set_call(app)
         if "ok" not in r:
@@ -1356,7 +1471,7 @@ def stale_recipient(a, root, ask, received):
     # A refused SetPasscode does not touch the recipient of the passcode that is set.
     app = "org.example.plant3"
     ask(a, "SetPasscode", "(ss)", app, GOOD)
-    ask(a, "SetResetRecipient", "(ssay)", app, "jane@example.org", list(GOOD.encode()))
+    confirmed(a, app, "jane@example.org")
     r = ask(a, "SetPasscode", "(ss)", app, plant)
     check(error_of(r) == "AlreadySet" and ask(a, "GetResetRecipient", "(s)", app) == {"ok": ["j***@example.org"]},
           f"stale recipient: a refused SetPasscode (AlreadySet) leaves the recipient: {error_of(r)}")

@@ -138,6 +138,7 @@ FUNCTIONS = {
     "passcode_flow_lockout_remaining": (c_int32, [FLOW, i64p]),
     "passcode_reset_request": (c_int32, [STORE]),
     "passcode_reset_recipient_set": (c_int32, [STORE, c_char_p, c_char_p, c_size_t]),
+    "passcode_reset_recipient_confirm": (c_int32, [STORE, c_char_p, c_size_t, c_char_p, c_size_t]),
     "passcode_reset_recipient": (c_int32, [STORE, c_char_p, c_size_t]),
     "passcode_reset_retry_after": (c_int32, [STORE, i64p]),
     "passcode_reset_check": (c_int32, [STORE, c_char_p, c_size_t]),

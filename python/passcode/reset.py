@@ -18,16 +18,27 @@ class _Reset(_StoreBase):
         _lib.passcode_reset_request(self._h())
 
     def set_reset_recipient(self, address: str, passcode: Digits) -> None:
-        """Service mode: the address passcoded mails this store's reset codes to ("" removes it).
-        Needs the passcode, checked by passcoded and counted as any attempt; the embedded store
-        raises InvalidState (its codes go to on_reset_code) (passcode_reset_recipient_set)."""
+        """Service mode: asks for a new address to mail this store's reset codes to ("" removes
+        the recipient). Needs the passcode, checked by passcoded and counted as any attempt.
+        passcoded mails the address a confirmation code; it becomes the recipient only once
+        confirm_reset_recipient gives that code back. Raises RateLimited past the administrator's
+        mail limits; the embedded store raises InvalidState (its codes go to on_reset_code)
+        (passcode_reset_recipient_set)."""
         addr = _text(address, "the address")
         _call_with_secrets(_lib.passcode_reset_recipient_set, self._h(), addr, _bytes(passcode, "the passcode"))
+
+    def confirm_reset_recipient(self, code: Digits, passcode: Digits) -> None:
+        """Service mode: the confirmation code mailed to the address set_reset_recipient asked
+        for, with the passcode; the address is the recipient afterwards. Raises WrongResetCode
+        (tries left in the message), ResetCodeExpired (set the address again), InvalidState (no
+        address waiting; the embedded store) (passcode_reset_recipient_confirm)."""
+        _call_with_secrets(_lib.passcode_reset_recipient_confirm, self._h(), _bytes(code, "the confirmation code"),
+                           _bytes(passcode, "the passcode"))
 
     @property
     def reset_recipient(self) -> str:
         """Service mode: the masked address reset codes are mailed to (first character, three
-        stars, the domain), "" when none is set; never the full address (passcode_reset_recipient)."""
+        stars, the domain), "" when none is confirmed; never the full address (passcode_reset_recipient)."""
         buf = ctypes.create_string_buffer(256)
         _lib.passcode_reset_recipient(self._h(), buf, len(buf))
         return buf.value.decode("utf-8", "replace")

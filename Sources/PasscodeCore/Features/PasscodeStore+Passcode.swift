@@ -94,9 +94,11 @@ extension PasscodeStore {
             try update(BiometricState.self) { $0.passcodeEntered(now: now) }
             try update(LockState.self) { $0.reset() }  // set up again after a logout
             try logLocked(.passcodeSet, now: now)
-            // No earlier passcode was proved: the rules start from their safe defaults, and the
-            // length this handle chose has been used.
+            // No earlier passcode was proved: the rules start from their safe defaults, no
+            // reset recipient set under an earlier passcode stays (PasscodeStore+Recipient.swift),
+            // and the length this handle chose has been used.
             try restoreSafeDefaultsLocked(now: now)
+            try dropResetRecipientLocked()
             connection.chosenLength = nil
             return try sessionKeyringWantedLocked()
         }

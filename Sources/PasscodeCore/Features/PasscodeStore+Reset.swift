@@ -187,6 +187,18 @@ extension PasscodeStore {
         }
     }
 
+    /// Seconds until the pending reset code expires (at least 1), nil when none can be used
+    /// (none, expired, or its tries spent): passcoded answers a request with it rather than
+    /// sending another code.
+    public func pendingResetCodeSeconds() throws(PasscodeError) -> Int64? {
+        let now = try now()
+        return try read(.recover) { () throws(PasscodeError) -> Int64? in
+            guard let code = try resetCodeLocked(), !code.isExpired(now: now), code.tries < ResetCodeRow.maxTries else { return nil }
+            let ms = min(code.expiresBootMs - now.bootMs, code.expiresWallMs - now.wallMs)
+            return max(1, (ms + 999) / 1000)
+        }
+    }
+
     /// Checks a reset code without using it up (`passcode_reset_check`): the flow asks for the
     /// new passcode only after this. A check is one Argon2id evaluation; it counts against the
     /// code's 5 tries before the answer is known, and a correct one gives its try back.

@@ -20,6 +20,14 @@ enum StateKey: String, CaseIterable {
     case resetMac = "reset_mac"
     /// A wipe of the write-ahead log that another connection held up (PasscodeStore+Account.swift).
     case wipePending = "wipe_pending"
+    /// Service mode: the confirmed address passcoded mails reset codes to, an address waiting
+    /// for its confirmation code, that code's salt and keyed hash, its expiry (wall clock, ms)
+    /// and tries (PasscodeStore+Recipient.swift).
+    case recipient = "reset_recipient"
+    case recipientPending = "reset_recipient_pending"
+    case recipientCode = "reset_recipient_code"
+    case recipientCodeExpiresWallMs = "reset_recipient_code_expires_wall_ms"
+    case recipientCodeTries = "reset_recipient_code_tries"
 }
 
 /// The passcode row: the stored verifier text (for conditional updates and for tagging wrong
