@@ -1140,7 +1140,8 @@ def mail_through_service():
     log_path = os.path.join(top, "daemon.log")
     # Root's mail limits high enough for this test's mails (mail_limits tests them).
     base = (f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
-            f"clock_offset_file = {clock_file}\nmail_per_uid_hour = 100\nmail_per_uid_day = 200\nmail_per_recipient_day = 100\n")
+            f"clock_offset_file = {clock_file}\nmail_per_uid_hour = 100\nmail_per_uid_day = 200\nmail_per_recipient_day = 100\n"
+            "max_stores_per_uid = 200\n")
     app, key = "org.example.mail", list(range(1, 33))
     replies = []
     code = code2 = code3 = ""
@@ -1289,6 +1290,8 @@ def mail_through_service():
             r = confirmed(a, app_, "jane@example.org")
             check(r == {"ok": ["j***@example.org"]}, f"a confirmed recipient for {app_}: {r}")
         mail_limits(a, m, ask, received)
+        kill_recovery(a, ask, received, confirmed)
+        a, m, root = Client(ALICE), Client(MALLORY), Client("root")
     finally:
         controller.stop()
     # Another uid's relay (issue 41, att41): with the relay down, MALLORY binds its loopback port
@@ -1431,6 +1434,114 @@ def mail_limits(a, m, ask, received):
     procs["daemon"].kill()
     procs["daemon"].wait()
     restart_daemon()
+
+
+def kill_recovery(a, ask, received, confirmed):
+    """Issue 52, finding 2 and item 2: every change is one transaction, proven by killing
+    passcoded (SIGKILL) at spread moments of each call and looking after the restart: the store
+    is as before or as after, never a mix, and no attacker's state survives into the victim's
+    passcode. 0.9.0 cleared a planted recipient in a second step after the new passcode was
+    committed: killed in between, 7 of 11 rounds kept the planter's address on the new passcode.
+    Set (over a planted recipient), change, remove, reset by a mailed code, and the mail path
+    (a mail is counted in the uid's ledger before it is sent: no kill gives one back)."""
+    import re
+    plant, new = "582047", "604918"
+    ledger = os.path.join(store_root, str(a.uid), ".mail-ledger")
+
+    def sent():
+        try:
+            return len(open(ledger).read().splitlines())
+        except OSError:
+            return 0
+
+    def killed_during(call, delay):
+        """Sends `call` from a fresh client of ALICE's, SIGKILLs passcoded `delay` s later, restarts it."""
+        c = Client(ALICE)
+        c.call("GetState", "(s)", "org.example.warm")  # connected: the call below goes out at once
+        c.p.stdin.write(json.dumps({"call": call[0], "sig": call[1], "args": list(call[2:])}) + "\n")
+        c.p.stdin.flush()
+        time.sleep(delay)
+        procs["daemon"].send_signal(signal.SIGKILL)
+        procs["daemon"].wait()
+        c.p.kill()
+        c.p.wait()
+        restart_daemon()
+
+    def state(app_):
+        r = a.call("GetState", "(s)", app_)
+        return r.get("ok", [None])[0]
+
+    def verifies(app_, code_):
+        return a.call("Verify", "(ss)", app_, code_).get("ok", [False])[0] is True
+
+    def timed(call):
+        t = time.monotonic()
+        a.call(*call)
+        return time.monotonic() - t
+
+    rounds = 8
+    outcomes = {"set": [], "change": [], "remove": [], "reset": [], "mail": []}
+    for i in range(rounds):
+        # Set over a recipient planted under a removed passcode (another process of the uid).
+        app_ = f"org.example.killset{i}"
+        planted = (ask(a, "SetPasscode", "(ss)", app_, plant) == {"ok": []}
+                   and confirmed(a, app_, "mallory@example.org", plant) == {"ok": ["m***@example.org"]}
+                   and ask(a, "RemovePasscode", "(ss)", app_, plant) == {"ok": []})
+        probe = f"org.example.killprobe{i}"
+        span = timed(("SetPasscode", "(ss)", probe, GOOD))
+        killed_during(("SetPasscode", "(ss)", app_, GOOD), span * i / (rounds - 2))
+        is_set, recipient = state(app_), a.call("GetResetRecipient", "(s)", app_).get("ok", ["?"])[0]
+        good = planted and ((is_set is False and recipient == "m***@example.org") or (is_set is True and recipient == ""))
+        outcomes["set"].append(("after" if is_set else "before") if good else f"MIX set={is_set} recipient={recipient!r}")
+        # Change: exactly one of the two passcodes opens it, and the recipient stays.
+        app_ = f"org.example.killchange{i}"
+        ask(a, "SetPasscode", "(ss)", app_, GOOD)
+        confirmed(a, app_, "jane@example.org")
+        span = timed(("ChangePasscode", "(sss)", probe, GOOD, new))
+        killed_during(("ChangePasscode", "(sss)", app_, GOOD, new), span * i / (rounds - 2))
+        old_ok = verifies(app_, GOOD)
+        new_ok = not old_ok and verifies(app_, new)
+        kept = a.call("GetResetRecipient", "(s)", app_).get("ok", ["?"])[0] == "j***@example.org"
+        outcomes["change"].append(("before" if old_ok else "after") if (old_ok != new_ok and kept) else f"MIX old={old_ok} new={new_ok} recipient kept={kept}")
+        # Remove: set and opening with it, or gone.
+        span = timed(("RemovePasscode", "(ss)", probe, new))
+        killed_during(("RemovePasscode", "(ss)", app_, new if new_ok else GOOD), span * i / (rounds - 2))
+        is_set = state(app_)
+        ok = (is_set is False) or verifies(app_, new if new_ok else GOOD)
+        outcomes["remove"].append(("after" if is_set is False else "before") if ok else f"MIX set={is_set}")
+        # Reset by a mailed code: the old passcode and the code pending, or the new passcode and the code used.
+        app_ = f"org.example.killreset{i}"
+        ask(a, "SetPasscode", "(ss)", app_, GOOD)
+        confirmed(a, app_, "jane@example.org")
+        before = len(received)
+        ask(a, "ResetRequest", "(s)", app_)
+        found = re.findall(r"reset code is (\d+)", received[-1][2]) if len(received) > before else []
+        if not found:
+            outcomes["reset"].append("no code mailed")
+            continue
+        killed_during(("ResetComplete", "(sayay)", app_, list(found[0].encode()), list(new.encode())), 0.004 * i)
+        pending = a.call("ResetPending", "(s)", app_).get("ok", [None])[0]
+        if pending:
+            ok = verifies(app_, GOOD)
+            outcomes["reset"].append("before" if ok else "MIX code pending, old passcode refused")
+        else:
+            ok = verifies(app_, new)
+            outcomes["reset"].append("after" if ok else "MIX code used, new passcode refused")
+        # The mail path: killed while the request is being mailed: every mail sent was counted.
+        app_ = f"org.example.killmail{i}"
+        ask(a, "SetPasscode", "(ss)", app_, GOOD)
+        confirmed(a, app_, "jane@example.org")
+        counted, mails = sent(), len(received)
+        killed_during(("ResetRequest", "(s)", app_), 0.002 * i)
+        time.sleep(0.2)  # the relay's thread files what it took
+        got, count = len(received) - mails, sent() - counted
+        outcomes["mail"].append(f"{got} sent, {count} counted" if got <= count else f"MIX {got} sent, {count} counted")
+    for op, results in outcomes.items():
+        print(f"     killed during {op}, {len(results)} rounds: {results}", flush=True)
+        check(len(results) == rounds and not any(r.startswith(("MIX", "no code")) for r in results),
+              f"killed during {op}: after each restart the store is as before or as after, never a mix: {results}")
+    check("after" in outcomes["set"] and "before" in outcomes["set"],
+          f"killed during set: the kills fell both before and after the commit: {outcomes['set']}")
 
 
 def stale_recipient(a, root, ask, received, confirmed):
