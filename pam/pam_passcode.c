@@ -4,8 +4,10 @@
  * and makes one attempt through passcoded; chauthtok sets or changes it; setcred and acct_mgmt
  * answer PAM_IGNORE (never a success, never a counter reset). The return codes are fixed
  * (pam_passcode(8)): a right passcode PAM_SUCCESS, a wrong one PAM_AUTH_ERR, a lockout or a
- * required reset PAM_MAXTRIES with its text, no passcode PAM_IGNORE with nullok else
- * PAM_AUTHINFO_UNAVAIL, and passcoded unreachable PAM_AUTHINFO_UNAVAIL, never IGNORE or SUCCESS.
+ * required reset PAM_MAXTRIES with its text (a "forgot passcode" on the login store is one:
+ * passcoded keeps the PIN, reset-required, so nullok never passes it), no passcode PAM_IGNORE
+ * with nullok else PAM_AUTHINFO_UNAVAIL, and passcoded unreachable PAM_AUTHINFO_UNAVAIL, never
+ * IGNORE or SUCCESS.
  * The module reads no file and keeps nothing: every count is passcoded's. */
 #define PAM_SM_AUTH
 #define PAM_SM_ACCOUNT
@@ -127,7 +129,7 @@ static void lockout_text(pam_handle_t *pamh, const struct options *o, int64_t se
 {
     if (o->silent) return;
     if (reset_required)
-        pam_error(pamh, "Passcode: too many failures; a reset is required (your password, or passcodectl reset as root).");
+        pam_error(pamh, "Passcode: a reset is required after too many failures or a forgotten passcode (your password, or passcodectl reset as root).");
     else if (seconds > 0)
         pam_error(pamh, "Passcode locked: try again in %lld minute%s.", (long long)((seconds + 59) / 60),
                   (seconds + 59) / 60 == 1 ? "" : "s");

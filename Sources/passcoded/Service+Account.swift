@@ -48,9 +48,10 @@ extension Service {
     func handleForgot(_ call: BusCall, appID app: String) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            // A login store's "forgot" removes the PIN and nothing else: the password stays the way in.
+            // A login store's "forgot" keeps the PIN and requires root's reset: asked without the
+            // PIN, it must not leave the store without one (nullok would then pass the user).
             let login = Service.isLoginStore(app)
-            try stores.withStore(uid: caller, appID: app) { login ? try $0.forgotPasscodeOnly() : try $0.forgotPasscode() }
+            try stores.withStore(uid: caller, appID: app) { login ? try $0.requireReset() : try $0.forgotPasscode() }
             return []
         }
     }

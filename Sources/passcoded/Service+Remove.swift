@@ -1,11 +1,13 @@
 // RemoveStore: the caller's store of an app id goes, file and all, which frees one of the
-// stores passcoded keeps for its uid (StoreRoot.maxStoresPerUID).
+// stores passcoded keeps for its uid (StoreRoot.maxStoresPerUID). A login store goes by root
+// only (Service.checkLoginStoreRemoval): pam_passcode's nullok passes a user without one.
 import Glibc
 import PasscodeCore
 
 extension Service {
     /// `passcode` is "" when the store has no passcode (passcode_store_remove with NULL and 0).
     func handleRemoveStore(_ call: BusCall, appID app: String, passcode code: SecretBytes) throws -> Prepared {
+        try Service.checkLoginStoreRemoval(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.removeStore(uid: caller, appID: app, current: code.count == 0 ? nil : code)

@@ -3,7 +3,10 @@
 // `login.<name>` for a PAM stack of its own) are a machine's: a passcode there is enrolled,
 // replaced without the current one, or removed without it by root alone, so a user's own process
 // cannot enrol the passcode its PAM stack then accepts (Service.checkEnrolment, also asked by
-// the caller's own SetPasscode, SetPasscodeKey, ResetComplete* and DeleteAccount).
+// the caller's own SetPasscode, SetPasscodeKey, ResetComplete* and DeleteAccount). Nor can it
+// leave a login store without its passcode unless it has the passcode: Forgot requires root's
+// reset instead (Service+Account.swift), RemoveStore is root's (checkLoginStoreRemoval), and the
+// forced-logout action is refused there (checkMaxFailureAction).
 import Glibc
 import PasscodeCore
 
@@ -20,6 +23,21 @@ extension Service {
     static func checkEnrolment(caller: uid_t, app: String) throws {
         guard caller != 0, isLoginStore(app) else { return }
         throw PasscodeError.permission("the passcode of the \(app) store is set or removed without it by root only (passcodectl)")
+    }
+
+    /// A login store is removed by root only: without one, pam_passcode's `nullok` passes the
+    /// user, so a user's own process may not remove it, with the passcode or without.
+    static func checkLoginStoreRemoval(caller: uid_t, app: String) throws {
+        guard caller != 0, isLoginStore(app) else { return }
+        throw PasscodeError.permission("the \(app) store is removed by root only")
+    }
+
+    /// A login store's failures never remove its passcode: the forced-logout action, which
+    /// removes it at the next attempt once a reset is required, is refused there (the user's own
+    /// process could then spend that attempt and leave the store without a PIN).
+    static func checkMaxFailureAction(app: String, setting: Setting, value: Int64) throws {
+        guard isLoginStore(app), setting == .maxFailureAction, value == Int64(MaxFailureAction.forcedLogout.rawValue) else { return }
+        throw PasscodeError.permission("a login store requires a reset after its last failure; it never logs out (max_failure_action)")
     }
 
     /// Root names any uid; anyone else only its own.

@@ -327,6 +327,7 @@ extension Service {
     }
 
     func handleSetSetting(_ call: BusCall, appID app: String, name setting: Setting, value newValue: Int64) throws -> Prepared {
+        try Service.checkMaxFailureAction(app: app, setting: setting, value: newValue)
         let stores = self.stores, caller = call.caller
         // A weakening change needs the passcode entered on this connection within 5 minutes
         // (its proof, carried by the store: Proofs.swift), as the core asks it embedded.

@@ -42,4 +42,19 @@ final class AdministratorTests: XCTestCase {
         XCTAssertEqual(try again.failedAttempts(), 0)
         XCTAssertTrue(try again.events().contains { $0.kind == .passcodeRemoved })
     }
+
+    func testRequireResetKeepsThePasscodeUntilTheAdministratorClearsIt() throws {
+        let (store, path) = try makeStore(clock: clock)
+        XCTAssertThrowsPasscodeError(.noPasscode, try store.requireReset())
+        try store.setPasscode(secret(good1))
+        try store.requireReset()
+        let again = try reopen(path, clock: clock)
+        XCTAssertTrue(try again.isPasscodeSet())
+        XCTAssertTrue(try again.isResetRequired())
+        XCTAssertThrowsPasscodeError(.resetRequired, try again.verify(secret(good1)))
+        XCTAssertThrowsPasscodeError(.resetRequired, try again.removePasscode(current: secret(good1)))
+        XCTAssertTrue(try again.events().contains { $0.kind == .forgotPasscode })
+        try again.clearFailuresByAdministrator()
+        XCTAssertNoThrow(try again.verify(secret(good1)))
+    }
 }

@@ -91,6 +91,9 @@ class Rig:
         self.service("plain", f"auth required {MODULE}\naccount required {MODULE}\n"
                               f"password required {MODULE}\n")
         self.service("nullok", f"auth [success=done ignore=ignore default=die] {MODULE} nullok\nauth required pam_permit.so\n")
+        # A password-plus-PIN stack and a PIN-or-password one (pam_permit stands for a right password).
+        self.service("pin-after-password", f"auth required pam_permit.so\nauth required {MODULE} nullok\n")
+        self.service("pin-or-password", f"auth sufficient {MODULE} nullok\nauth required pam_permit.so\n")
         self.service("authtok", f"auth required {SET_ITEMS}\nauth required {MODULE}\n")
         with open(self.etc_service, "w") as f:
             f.write(f"auth required {MODULE}\naccount required {MODULE}\npassword required {MODULE}\n")
@@ -149,6 +152,11 @@ class Rig:
 
     def ctl(self, *args, run_as=None, stdin=None):
         return self.run(*self.as_user(run_as), CTL, *args, input=stdin, env=self.env())
+
+    def bus_call(self, user, method, sig, *args):
+        """A call on passcoded as `user`'s process (None: root), by busctl."""
+        return self.run(*self.as_user(user), "busctl", f"--address={self.address}", "call", "org.libpasscode.Passcode1",
+                        "/org/libpasscode/Passcode1", "org.libpasscode.Passcode1", method, sig, *args, env=self.env())
 
     def failed_attempts(self, user):
         line = self.ctl("status", user).stdout
@@ -327,7 +335,9 @@ def tests(r):
     # No login store: AUTHINFO_UNAVAIL, IGNORE with nullok.
     x = r.pamcase("plain", b, "authenticate", PAM_AUTHINFO_UNAVAIL, "123456")
     y = r.pamcase("nullok", b, "authenticate", PAM_SUCCESS, "123456")
-    check("no-store", x["ok"] and y["ok"], "PAM_AUTHINFO_UNAVAIL; with nullok PAM_IGNORE (the stack's pam_permit decides)")
+    z = r.pamcase("pin-after-password", b, "authenticate", PAM_SUCCESS)
+    check("no-store", x["ok"] and y["ok"] and z["ok"],
+          "PAM_AUTHINFO_UNAVAIL; with nullok PAM_IGNORE (the stack's pam_permit decides, the password alone in a password-plus-PIN stack)")
     # The module opens nothing but the bus socket.
     s = r.run("strace", "-f", "-qq", "-e", "trace=openat,open,creat,connect", "-o", f"{r.dir}/strace", "pamtester",
               os.path.basename(r.etc_service), a, "authenticate", input=pin + "\n", env=r.env())
@@ -353,18 +363,47 @@ def tests(r):
     lg = r.ctl("log", a)
     check("log", lg.returncode == 0 and "failed_attempt" in lg.stdout and "passcode_set" in lg.stdout,
           f"{len(lg.stdout.splitlines())} events")
-    # "Forgot" on the login store, from the user's own process: the PIN goes and nothing else (the
-    # log stays, no logout); a new PIN still needs root.
+    # "Forgot" on the login store, from the user's own process, needs no PIN: it must not turn
+    # "has a PIN" into "has none" (nullok would then answer IGNORE and the password alone, or
+    # nothing at all, would let the user in). The PIN stays, reset-required, until root resets it.
     events = len(lg.stdout.splitlines())
-    fg = r.run(*r.as_user(a), "busctl", f"--address={r.address}", "call", "org.libpasscode.Passcode1",
-               "/org/libpasscode/Passcode1", "org.libpasscode.Passcode1", "Forgot", "s", "login", env=r.env())
+    x = r.pamcase("pin-after-password", a, "authenticate", PAM_SUCCESS, pin)
+    check("pin-after-password-needs-the-pin", x["ok"], f"password and the PIN: PAM_SUCCESS {x}")
+    fg = r.bus_call(a, "Forgot", "s", "login")
+    st = r.ctl("status", a)
+    blind = [r.pamcase(stack, a, "authenticate", PAM_MAXTRIES, *answer)
+             for stack in ("nullok", "pin-after-password", "plain") for answer in ((), (pin,))]
+    check("forgot-login-keeps-the-pin-reset-required",
+          fg.returncode == 0 and r.failed_attempts(a) is not None and "reset required" in st.stdout and all(x["ok"] for x in blind)
+          and any("reset is required" in m for x in blind for m in x.get("errors", [])),
+          f"Forgot as {a}: exit {fg.returncode} {fg.stderr.strip()}; status '{st.stdout.strip()}'; "
+          f"nullok, password-plus-PIN and plain stacks, no answer and the PIN: {[x.get('ok') for x in blind]} (PAM_MAXTRIES each)")
+    x = r.pamcase("pin-or-password", a, "authenticate", PAM_SUCCESS)
+    check("forgot-login-sufficient-goes-on-to-the-password", x["ok"], f"a sufficient line, then the password: {x}")
+    # Nothing else the user's process may call turns it into "no PIN", not even with the PIN.
+    rm = r.ctl("--stdin", "remove", a, run_as=a, stdin=pin + "\n")
+    ch = r.ctl("--stdin", "change", run_as=a, stdin=f"{pin}\n381947\n")
+    rs = r.bus_call(a, "RemoveStore", "ss", "login", pin)
+    fl = r.bus_call(a, "SetSetting", "ssx", "login", "max_failure_action", "1")
+    vf = r.bus_call(a, "Verify", "ss", "login", "000000")
+    check("forgot-login-user-cannot-undo",
+          rm.returncode != 0 and ch.returncode != 0 and rs.returncode != 0 and "root" in rs.stderr and fl.returncode != 0
+          and r.failed_attempts(a) is not None and "reset required" in r.ctl("status", a).stdout,
+          f"remove with the PIN: {rm.stdout.strip()}; change: {ch.stdout.strip()}; RemoveStore with the PIN: {rs.stderr.strip()}; "
+          f"max_failure_action forced logout: {fl.stderr.strip()}; Verify: {vf.stderr.strip()}")
     lg2 = r.ctl("log", a)
     again = r.ctl("--stdin", "set", a, run_as=a, stdin=pin + "\n")
-    check("forgot-login-removes-only-the-pin",
-          fg.returncode == 0 and r.failed_attempts(a) is None and "passcode_set" in lg2.stdout
-          and "forgot" in lg2.stdout and len(lg2.stdout.splitlines()) > events and again.returncode == 1,
-          f"Forgot as {a}: {fg.returncode} {fg.stderr.strip()}; log {events} -> {len(lg2.stdout.splitlines())} events; "
-          f"own set after: exit {again.returncode}")
+    check("forgot-login-logged", "passcode_set" in lg2.stdout and "forgot" in lg2.stdout
+          and len(lg2.stdout.splitlines()) > events and again.returncode == 1,
+          f"log {events} -> {len(lg2.stdout.splitlines())} events; own set after: exit {again.returncode}")
+    # Root's reset ends it: the same PIN works again, in every stack.
+    rs = r.ctl("reset", a)
+    ok = [r.pamcase(stack, a, "authenticate", PAM_SUCCESS, pin) for stack in ("plain", "nullok", "pin-after-password")]
+    check("forgot-login-root-reset-restores-the-pin", rs.returncode == 0 and all(x["ok"] for x in ok) and r.failed_attempts(a) == 0,
+          f"{rs.stdout.strip()}; {[x.get('ok') for x in ok]}")
+    # Root's RemoveStore of root's own login store is still root's to do.
+    own = r.bus_call(None, "RemoveStore", "ss", "login", "")
+    check("remove-store-login-root", own.returncode == 0, own.stderr.strip() or "root removed its own (empty) login store")
 
 
 def main():

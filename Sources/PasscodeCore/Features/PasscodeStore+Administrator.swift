@@ -1,6 +1,7 @@
 // What the administrator of a machine does to a user's store (passcodectl(8), through passcoded's
 // User* methods): a first passcode of the length typed, the passcode removed without it, the
-// failures cleared; and "forgot" on a store that only stands beside a password (a login store).
+// failures cleared; and "forgot" on a store that only stands beside a password (a login store),
+// which requires the administrator's reset.
 // Who may call these, and which stores are login stores, is passcoded's to check; the rules are here.
 
 extension PasscodeStore {
@@ -40,20 +41,20 @@ extension PasscodeStore {
         forgetWrongGuesses()
     }
 
-    /// "Forgot passcode" on a store that stands beside another way in (a Linux login's password):
-    /// the passcode goes, and nothing else. No logout, the event log kept (it says the passcode
-    /// was forgotten), no logout callback needed. A new passcode is then set as a first one is.
-    public func forgotPasscodeOnly() throws(PasscodeError) {
+    /// "Forgot passcode" on a store that stands beside another way in (a Linux login's password),
+    /// asked without the passcode: the passcode stays and a reset is required, as after the last
+    /// failure the schedule allows, so no one without the passcode turns "has a passcode" into
+    /// "has none". Only the administrator ends it (`clearFailuresByAdministrator`,
+    /// `removeByAdministrator`); until then every attempt answers `resetRequired`. One
+    /// transaction; the log says the passcode was forgotten; no logout.
+    public func requireReset() throws(PasscodeError) {
         guard try isPasscodeSet() else { throw PasscodeError.noPasscode }
         try callLifecycleHook(.forgot)
         let now = try now()
-        let pin = try? currentSealed()
         try write { () throws(PasscodeError) in
-            try removePasscodeLocked()
+            guard try passcodeRowLocked() != nil else { throw PasscodeError.noPasscode }  // removed meanwhile
+            try update(AttemptState.self) { $0.resetRequired = true }
             _ = try logLocked(.forgotPasscode, now: now)
         }
-        retirePin(pin)
-        forgetWrongGuesses()
-        flushLogAfterChange()
     }
 }
