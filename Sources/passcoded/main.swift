@@ -66,6 +66,7 @@ nonisolated(unsafe) let service = Service(stores: StoreRoot(root: config.storeRo
                                           scheduler: Scheduler(workers: 2))
 Scheduler.shared = service.scheduler
 Service.fprintTimeoutSeconds = config.fprintTimeout
+Service.readerClaims.limit = config.fprintChecksPerMinute
 
 guard service.scheduler.wakeFD >= 0 else { fail("eventfd failed: \(String(cString: strerror(errno)))") }
 HookOutbox.shared.wakeFD = service.scheduler.wakeFD
