@@ -1008,8 +1008,11 @@ def reader_at_the_machine(mock, reader, logind, timeout):
     props = "org.freedesktop.login1.Session"
 
     def update(session, values):
-        dbus.Interface(sessions.get_object("org.freedesktop.login1", "/org/freedesktop/login1/session/" + session),
-                       "org.freedesktop.DBus.Mock").UpdateProperties(props, values)
+        """Properties.Set on the mock's session (its UpdateProperties cannot wrap a struct)."""
+        obj = dbus.Interface(sessions.get_object("org.freedesktop.login1", "/org/freedesktop/login1/session/" + session),
+                             "org.freedesktop.DBus.Properties")
+        for name, value in values.items():
+            obj.Set(props, name, value)
     update("a2", {"Remote": True, "RemoteHost": "192.0.2.7", "Service": "sshd"})
     update("a4", {"Seat": dbus.Struct(("", dbus.ObjectPath("/")), signature="so")})
     ssh = Client(ALICE)
