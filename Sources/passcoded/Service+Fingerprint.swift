@@ -18,7 +18,7 @@ extension Service {
     nonisolated(unsafe) static var fprintTimeoutSeconds = 30
 
     /// How often each uid had the reader claimed: passcoded.conf's fprint_checks_per_minute.
-    nonisolated(unsafe) static var readerClaims = ReaderClaims()
+    static let readerClaims = ReaderClaims()
 
     func handleFingerprintUnlock(_ call: BusCall, appID app: String) throws -> Prepared {
         let stores = self.stores, caller = call.caller, pid = try Service.callerPID(call)
