@@ -1053,6 +1053,38 @@ def reader_at_the_machine(mock, reader, logind, timeout):
     r = a.call("FingerprintUnlock", "(s)", app)
     check(r == {"ok": []}, f"reader: {MALLORY}'s limit is not {ALICE}'s: her check matches: {error_of(r)} {r.get('message', '')}")
     logind.SetSessionOfUID(dbus.UInt32(mallory_uid), "")
+
+    # A user's program that owns logind's name (this bus lets anyone own it; logind's own policy
+    # lets root alone) and puts MALLORY at the seat: passcoded takes nothing from it.
+    procs["logind"].kill()
+    procs["logind"].wait()
+    bus = dbus.bus.BusConnection(address)
+    for _ in range(200):
+        if not bus.name_has_owner("org.freedesktop.login1"):
+            break
+        time.sleep(0.05)
+    fake = subprocess.Popen(as_user(MALLORY, ["/usr/bin/python3", "-m", "dbusmock", "--template", os.path.join(HERE, "logind_template.py")]),
+                            env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
+    procs["fake-logind"] = fake
+    for _ in range(200):
+        if bus.name_has_owner("org.freedesktop.login1"):
+            break
+        time.sleep(0.05)
+    flogind = dbus.Interface(bus.get_object("org.freedesktop.login1", "/org/freedesktop/login1"), "org.freedesktop.DBus.Mock")
+    flogind.AddSession("m9", "seat0", dbus.UInt32(mallory_uid), MALLORY, True)
+    flogind.SetSessionOfUID(dbus.UInt32(mallory_uid), "m9")
+    before = claims_of(MALLORY)
+    r = m.call("FingerprintUnlock", "(s)", app)
+    check(error_of(r) == "BiometricUnavailable" and "not logind" in r.get("message", "") and claims_of(MALLORY) == before,
+          f"reader: a non-root owner of logind's name ({MALLORY}) putting {MALLORY} at the seat: refused, nothing claimed: "
+          f"{error_of(r)} {r.get('message', '')}")
+    fake.kill()
+    fake.wait()
+    for _ in range(200):
+        if not bus.name_has_owner("org.freedesktop.login1"):
+            break
+        time.sleep(0.05)
+    start_logind()  # root's again, ALICE at the seat, for the tests after
     check(daemon_alive(), "reader: the daemon is up")
 
 
