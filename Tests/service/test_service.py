@@ -1772,6 +1772,9 @@ try:
     st = os.stat(store_root)
     check(st.st_uid == svc.pw_uid and st.st_mode & 0o7777 == 0o700, f"the store root is the service user's, mode {oct(st.st_mode & 0o7777)}")
 
+    # logind (python-dbusmock's template): root and ALICE at the seat from here on, as a user at
+    # the machine is (passcoded claims the reader for no one else); MALLORY in no session.
+    start_logind()
     a, m, root = Client(ALICE), Client(MALLORY), Client("root")
     r = a.call("GetState", "(s)", APP)
     check(r == {"ok": [False, False, 0, 0, False]}, f"a new store: no passcode, no failures: {r}")
