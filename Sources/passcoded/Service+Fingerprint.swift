@@ -70,7 +70,8 @@ extension Service {
 
     /// Whether the caller may have the reader claimed for it: its process's own session at the
     /// machine (logind), else BiometricUnavailable with logind's reason, nothing counted. Root's
-    /// calls (pam_passcode's, for the user it checks) are asked of root's process's session too.
+    /// calls are asked of root's own process's session too (any user's session at the seat will
+    /// do for root; no User* method reads a finger, so pam_passcode never claims the reader).
     static func checkAtSeat(uid: uid_t, pid: pid_t) throws {
         var buffer = [CChar](repeating: 0, count: 512)
         let seat = passcode_seat_check(pid, uid, &buffer, buffer.count)
