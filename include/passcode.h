@@ -1759,7 +1759,7 @@ passcode_status passcode_reset_recipient_confirm(passcode_store *store, const ch
 
 /**
  * Service mode: the masked address reset codes are mailed to (its first character, three stars and the domain), "" when
- * none is set. The full address is never given back.
+ * none is confirmed (an address still waiting for its confirmation code is not shown). The full address is never given back.
  * @param store The store.
  * @param out Receives the masked address, NUL-terminated.
  * @param size The bytes out holds (256 is always enough).

@@ -50,8 +50,9 @@ cat > "$dir/bus.conf" <<CONF
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
     <allow send_destination="net.reactivated.Fprint"/>
+    <allow send_destination="org.freedesktop.login1"/>
   </policy>
-  <policy user="root"><allow own="net.reactivated.Fprint"/></policy>
+  <policy user="root"><allow own="net.reactivated.Fprint"/><allow own="org.freedesktop.login1"/></policy>
   <include>$repo/service/org.libpasscode.Passcode1.conf</include>
 </busconfig>
 CONF

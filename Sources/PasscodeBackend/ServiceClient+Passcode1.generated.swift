@@ -131,7 +131,9 @@ extension ServiceClient {
     /// passcoded.conf's fprint_timeout, and always stops and releases. A match unlocks as the core
     /// counts a match; a no-match counts as a failed match. No finger read in time, the reader in
     /// use, no reader or no enrolled finger: an error, nothing counted. No method takes a match
-    /// from the caller.
+    /// from the caller. The reader is claimed only for a caller whose own process logind puts in an
+    /// active, local session on a seat (else BiometricUnavailable), at most
+    /// fprint_checks_per_minute times a minute per uid (else RateLimited), nothing counted.
     func callFingerprintUnlock() throws(PasscodeError) {
         try call("FingerprintUnlock", []) { _ in }
     }

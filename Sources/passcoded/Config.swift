@@ -20,6 +20,9 @@ struct ServiceConfig {
     /// `fprint_timeout`: how long a fingerprint check (FingerprintUnlock) waits for fprintd's
     /// VerifyStatus, in seconds (1 to 300) before it answers that no finger was read.
     var fprintTimeout = 30
+    /// `fprint_checks_per_minute`: how many times one uid may have the reader claimed in any 60
+    /// seconds (1 to 60); past it a check is refused as rate-limited, nothing claimed or counted.
+    var fprintChecksPerMinute = 6
     // The TPM (passcode-tpm(7), passcoded(8) "The TPM"): one contiguous block.
     /// `tpm`: the TCTI of the TPM passcoded binds its stores to ("device:/dev/tpmrm0",
     /// "swtpm:host=127.0.0.1,port=2321"); nil: no TPM, and tpm2-tss is never loaded.
@@ -145,6 +148,9 @@ struct ServiceConfig {
             case "fprint_timeout":
                 guard let v = Int(value), (1...300).contains(v) else { throw ConfigError("\(path):\(number + 1): fprint_timeout is not a number of seconds from 1 to 300") }
                 config.fprintTimeout = v
+            case "fprint_checks_per_minute":
+                guard let v = Int(value), (1...60).contains(v) else { throw ConfigError("\(path):\(number + 1): fprint_checks_per_minute is not a number from 1 to 60") }
+                config.fprintChecksPerMinute = v
             default:
                 throw ConfigError("\(path):\(number + 1): unknown key \(key)")
             }

@@ -5,6 +5,9 @@
 // matches, the key only if held since a passcode unlock), a no-match its failed match. Whether a
 // reader with an enrolled finger exists is fprintd's answer, written to the store as the
 // availability the policy reads. Timeout, a busy reader, no reader or no finger count nothing.
+// The reader is claimed only for a caller at the machine: the calling process's own logind
+// session active, local and on a seat (passcode_seat.c), and at most `readerClaims.limit` times a
+// minute per uid (ReaderClaims), so that no other user keeps it busy.
 import CPasscodeBus
 import Glibc
 import PasscodeBus
@@ -14,31 +17,44 @@ extension Service {
     /// passcoded.conf's fprint_timeout (seconds), set once at start.
     nonisolated(unsafe) static var fprintTimeoutSeconds = 30
 
+    /// How often each uid had the reader claimed: passcoded.conf's fprint_checks_per_minute.
+    static let readerClaims = ReaderClaims()
+
     func handleFingerprintUnlock(_ call: BusCall, appID app: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
+        let stores = self.stores, caller = call.caller, pid = try Service.callerPID(call)
         return Prepared(uid: caller) {
-            _ = try Service.fingerprintUnlock(stores, uid: caller, app: app, needKey: false)
+            _ = try Service.fingerprintUnlock(stores, uid: caller, pid: pid, app: app, needKey: false)
             return []
         }
     }
 
     func handleFingerprintUnlockKey(_ call: BusCall, appID app: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
+        let stores = self.stores, caller = call.caller, pid = try Service.callerPID(call)
         return Prepared(uid: caller) {
-            guard let key = try Service.fingerprintUnlock(stores, uid: caller, app: app, needKey: true) else {
+            guard let key = try Service.fingerprintUnlock(stores, uid: caller, pid: pid, app: app, needKey: true) else {
                 throw PasscodeError.keyNotReleased
             }
             return [.key(key)]
         }
     }
 
-    /// A failure of the reader as a status of its own kind, with fprintd's reason.
+    /// The calling process's pid, from the bus daemon's record of the connection, read on the bus
+    /// thread while the message is there: logind is asked for that process's session.
+    static func callerPID(_ call: BusCall) throws -> pid_t {
+        var pid: pid_t = 0
+        guard passcode_bus_sender_pid(call.message, &pid) >= 0 else {
+            throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "the caller's process cannot be established")
+        }
+        return pid
+    }
+
     /// The NUL-terminated message passcode_fprint_* wrote into `buffer`.
     static func message(_ buffer: [CChar]) -> String {
         let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// A failure of the reader as a status of its own kind, with fprintd's reason.
     static func fingerprintFailure(_ outcome: Int32, _ message: String) -> CallError {
         let status: Int32
         switch outcome {
@@ -52,7 +68,22 @@ extension Service {
         return CallError(name: name, message: text)
     }
 
-    static func fingerprintUnlock(_ stores: StoreRoot, uid: uid_t, app: String, needKey: Bool) throws -> SecretBytes? {
+    /// Whether the caller may have the reader claimed for it: its process's own session at the
+    /// machine (logind), else BiometricUnavailable with logind's reason, nothing counted. Root's
+    /// calls are asked of root's own process's session too (any user's session at the seat will
+    /// do for root; no User* method reads a finger, so pam_passcode never claims the reader).
+    static func checkAtSeat(uid: uid_t, pid: pid_t) throws {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let seat = passcode_seat_check(pid, uid, &buffer, buffer.count)
+        guard seat != Int32(PASSCODE_SEAT_YES) else { return }
+        let (name, text) = BusError.reply(status: BusStatus.errBiometricUnavailable,
+                                          message: "the fingerprint reader is only for a user at the machine (an active local session "
+                                              + "on a seat): \(message(buffer)); nothing was counted")
+        throw CallError(name: name, message: text)
+    }
+
+    static func fingerprintUnlock(_ stores: StoreRoot, uid: uid_t, pid: pid_t, app: String, needKey: Bool) throws -> SecretBytes? {
+        try checkAtSeat(uid: uid, pid: pid)
         var buffer = [CChar](repeating: 0, count: 512)
         // fprintd first: a reader with a finger of this user's, written as the availability the
         // core's policy reads; then the policy, before a finger is asked for.
@@ -66,6 +97,12 @@ extension Service {
             }
         }
         guard available else { throw fingerprintFailure(probe, message(buffer)) }
+        if let wait = readerClaims.take(uid: uid) {
+            let (name, text) = BusError.reply(status: BusStatus.errRateLimited,
+                                              message: "too many fingerprint checks: \(readerClaims.limit) a minute for a user; "
+                                                  + "the next is allowed in \(wait) seconds; nothing was counted")
+            throw CallError(name: name, message: text)
+        }
         let timeout = UInt64(fprintTimeoutSeconds) * 1_000_000
         // The wait holds a thread, not a turn (as a host's hook does): the uid's other
         // connections, and other uids, run meanwhile (Scheduler.whileWaiting).
@@ -89,6 +126,39 @@ extension Service {
             throw CallError(name: name, message: text)
         default:
             throw fingerprintFailure(outcome, message(buffer))
+        }
+    }
+}
+
+/// How often each uid had the reader claimed: at most `limit` claims in any 60 seconds on the
+/// monotonic clock. In memory only (a restart forgets it, as it forgets a claim); a uid's entry
+/// holds at most `limit` times and goes once they are all older than a minute.
+final class ReaderClaims: @unchecked Sendable {
+    /// passcoded.conf's fprint_checks_per_minute, set once at start.
+    var limit = 6
+    private let lock = Mutex()
+    private var claims: [uid_t: [UInt64]] = [:]
+
+    private static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// Records a claim for `uid` and answers nil, or, past the limit, records nothing and answers
+    /// the seconds until the next claim is allowed.
+    func take(uid: uid_t) -> Int64? {
+        let now = ReaderClaims.now(), minute: UInt64 = 60_000_000_000
+        return lock.withLock { () -> Int64? in
+            for (u, times) in claims where times.allSatisfy({ now - $0 >= minute }) { claims[u] = nil }
+            var mine = (claims[uid] ?? []).filter { now - $0 < minute }
+            if mine.count >= limit, let oldest = mine.first {
+                claims[uid] = mine
+                return Int64((oldest + minute - now + 999_999_999) / 1_000_000_000)
+            }
+            mine.append(now)
+            claims[uid] = mine
+            return nil
         }
     }
 }

@@ -80,6 +80,7 @@ Scheduler.shared = service.scheduler
 Service.fprintTimeoutSeconds = config.fprintTimeout
 MailLedger.shared = MailLedger(stores: service.stores, perUIDHour: config.mailPerUIDHour, perUIDDay: config.mailPerUIDDay,
                                perRecipientDay: config.mailPerRecipientDay)
+Service.readerClaims.limit = config.fprintChecksPerMinute
 
 guard service.scheduler.wakeFD >= 0 else { fail("eventfd failed: \(String(cString: strerror(errno)))") }
 HookOutbox.shared.wakeFD = service.scheduler.wakeFD

@@ -1050,7 +1050,7 @@ class GtkServiceMode(unittest.TestCase):
         cls.smtp = Controller(cls.mailbox, hostname="127.0.0.1", port=privileged_port())
         cls.smtp.start()
         conf = ("smtp_host = 127.0.0.1\nsmtp_port = %d\nsmtp_starttls = no\nsmtp_from = passcode@example.org\n"
-                "smtp_timeout = 5\nfprint_timeout = %d\nargon2_ops = 1\nargon2_mem = 8192"
+                "smtp_timeout = 5\nfprint_timeout = %d\nfprint_checks_per_minute = 60\nargon2_ops = 1\nargon2_mem = 8192"
                 % (cls.smtp.port, cls.FPRINT_TIMEOUT))
         script = os.path.join(HERE, "..", "..", "scripts", "try-service.sh")
         # The command under try-service prints the bus address and waits for its stdin to close.
@@ -1072,6 +1072,17 @@ class GtkServiceMode(unittest.TestCase):
             raise AssertionError("the fprintd template did not start on try-service's bus")
         cls.fprintd_obj = cls.fbus.get_object("net.reactivated.Fprint", "/net/reactivated/Fprint/Manager")
         cls.reader = str(cls.fprintd_obj.AddDevice("Synaptics Sensor", ["right-index-finger"], dbus_interface=dbusmock.MOCK_IFACE))
+        # logind: python-dbusmock's template with GetSessionByPID (Tests/service/logind_template.py),
+        # as root, on that bus; this process (root, the app) in an active local session on seat0, as
+        # passcoded wants of a caller before it claims the reader.
+        cls.logind = subprocess.Popen([sys.executable, "-m", "dbusmock", "--template",
+                                       os.path.join(HERE, "..", "service", "logind_template.py")],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not spin_until(lambda: cls.fbus.name_has_owner("org.freedesktop.login1"), timeout=20):
+            raise AssertionError("the logind template did not start on try-service's bus")
+        logind = cls.fbus.get_object("org.freedesktop.login1", "/org/freedesktop/login1")
+        logind.AddSession("c1", "seat0", dbus.UInt32(os.getuid()), "root", True, dbus_interface=dbusmock.MOCK_IFACE)
+        logind.SetSessionOfUID(dbus.UInt32(os.getuid()), "c1", dbus_interface=dbusmock.MOCK_IFACE)
         # The app's own connection to that bus (GLib's shared system bus may be the earlier class's, closed).
         cls.gbus = Gio.DBusConnection.new_for_address_sync(
             address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
@@ -1085,8 +1096,9 @@ class GtkServiceMode(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.fprintd.terminate()
-        cls.fprintd.wait()
+        for p in (cls.fprintd, cls.logind):
+            p.terminate()
+            p.wait()
         cls.gbus.close_sync(None)
         cls.fbus.close()
         cls.smtp.stop()

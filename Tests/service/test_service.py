@@ -107,6 +107,10 @@ def start_bus():
          fprintd's own policy allows; polkit is its business. -->
     <allow own="net.reactivated.Fprint"/>
     <allow send_destination="net.reactivated.Fprint"/>
+    <!-- logind (python-dbusmock's template with Tests/service/logind_template.py, started by
+         root): passcoded asks it whether a caller is at the machine. -->
+    <allow own="org.freedesktop.login1"/>
+    <allow send_destination="org.freedesktop.login1"/>
   </policy>
   <include>{REPO}/service/org.libpasscode.Passcode1.conf</include>
 </busconfig>
@@ -813,10 +817,14 @@ def fingerprint_through_service():
         r = subprocess.run([PASSCODED, "--config", config_file], env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address),
                            capture_output=True, text=True, timeout=20)
         check(r.returncode != 0 and "fprint_timeout" in r.stderr, f"fingerprint: fprint_timeout = {bad} is refused: {r.stderr.strip()[:100]}")
+    # ALICE's checks below are more than the default 6 a minute: the limit has a test of its own.
+    # The test users' stores from the tests before (the full run) are more than the default 32.
     write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
-                                 f"clock_offset_file = {clock_file}\nfprint_timeout = {timeout}\n")
+                                 f"clock_offset_file = {clock_file}\nfprint_timeout = {timeout}\nfprint_checks_per_minute = 60\n"
+                                 "max_stores_per_uid = 100000\n")
     start_daemon()
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+    logind = start_logind()  # ALICE at the machine: an active local session on seat0
     bus = dbus.bus.BusConnection(address)
 
     # A user's program that owns fprintd's name (this bus lets anyone own it; fprintd's own policy
@@ -1005,9 +1013,155 @@ def fingerprint_through_service():
     check(claims and set(claims) == {ALICE} and releases == len(claims) and stops == starts,
           f"fingerprint: {len(claims)} claims, all for {ALICE}, {releases} releases, {starts} starts, {stops} stops")
     check(daemon_alive(), "fingerprint: the daemon is up")
+    reader_at_the_machine(mock, reader, logind, timeout)
     procs["fprintd"].kill()
     procs["fprintd"].wait()
     fprint_owner_handoff()
+
+
+def reader_at_the_machine(mock, reader, logind, timeout):
+    """Issue 52, finding 6: the reader only for a user at the machine. passcoded claims it for a
+    caller whose own process is in an active, local logind session on a seat (python-dbusmock's
+    logind template, Tests/service/logind_template.py), at most fprint_checks_per_minute (default 6)
+    times a minute per uid. (a) MALLORY, in no session, loops checks of its own store while ALICE
+    (at the seat) checks hers: MALLORY's are refused and never claim the reader, ALICE's never
+    answer ReaderBusy. (b) A process of ALICE's whose own session is remote (an ssh login), or
+    inactive, or on no seat, is refused, though ALICE has an active seat session. (c) Past the
+    limit a uid is refused as RateLimited, saying when; another uid is not. Restarts the daemon
+    with the default limit."""
+    import dbus
+    app = "org.example.Seat"
+    alice_uid, mallory_uid = pwd.getpwnam(ALICE).pw_uid, pwd.getpwnam(MALLORY).pw_uid
+
+    device = dbus.Interface(dbus.bus.BusConnection(address).get_object("net.reactivated.Fprint", reader), "org.freedesktop.DBus.Mock")
+
+    def claims_of(user):
+        """Every Claim asked for `user`, granted or not (the mock's call log)."""
+        return sum(1 for _, method, args in device.GetCalls() if str(method) == "Claim" and str(args[0]) == user)
+
+    def ready(c):
+        """A locked store with biometric unlock on (fprintd's reader has a finger of every user's)."""
+        return (c.call("SetPasscode", "(ss)", app, GOOD) == {"ok": []}
+                and "ok" in c.call("UnlockKey", "(ss)", app, GOOD)
+                and c.call("SetBiometricAvailability", "(sbi)", app, True, 4) == {"ok": []}
+                and c.call("SetSetting", "(ssx)", app, "biometric_enabled", 1) == {"ok": []}
+                and c.call("ReportEvent", "(si)", app, 3).get("ok", [False])[0] is True)
+
+    # (a) MALLORY's loop, with no session of its own, against ALICE's checks.
+    a, m = Client(ALICE), Client(MALLORY)
+    check(ready(a) and ready(m), "reader: ALICE's and MALLORY's stores locked, biometric unlock on")
+    mallory_claims, alice_claims = claims_of(MALLORY), claims_of(ALICE)
+    stop, theirs = threading.Event(), []
+
+    def loop():
+        while not stop.is_set():
+            theirs.append(m.call("FingerprintUnlock", "(s)", app))
+    th = threading.Thread(target=loop)
+    th.start()
+    time.sleep(0.5)  # MALLORY's loop runs first (before the fix: its verification holds the reader)
+    mine = []
+    for _ in range(4):
+        mock.QueueVerifyResult(reader, "verify-match")
+        mine.append(a.call("FingerprintUnlock", "(s)", app))
+        a.call("ReportEvent", "(si)", app, 3)
+    stop.set()
+    th.join()
+    refused = [r for r in theirs if error_of(r) == "BiometricUnavailable" and "at the machine" in r.get("message", "")]
+    check(theirs and len(refused) == len(theirs) and claims_of(MALLORY) == mallory_claims,
+          f"reader: {len(theirs)} checks by {MALLORY} (no login session) all refused as BiometricUnavailable, the reader "
+          f"never claimed for it ({claims_of(MALLORY) - mallory_claims} claims): {theirs[:1]}")
+    check(all(r == {"ok": []} for r in mine) and claims_of(ALICE) == alice_claims + 4,
+          f"reader: meanwhile each of {ALICE}'s 4 checks (an active seat session) claimed the reader and matched, "
+          f"none ReaderBusy: {[error_of(r) for r in mine]}")
+    check(m.call("GetLockScreen", "(s)", app)["ok"][0] is True, f"reader: {MALLORY}'s store is still locked")
+
+    # (b) A process of ALICE's in a session of its own that is not at the machine.
+    logind.AddSession("a2", "seat0", dbus.UInt32(alice_uid), ALICE, True)
+    logind.AddSession("a3", "seat0", dbus.UInt32(alice_uid), ALICE, False)
+    logind.AddSession("a4", "seat0", dbus.UInt32(alice_uid), ALICE, True)
+    logind.AddSession("m1", "seat0", dbus.UInt32(mallory_uid), MALLORY, True)
+    sessions = dbus.bus.BusConnection(address)
+    props = "org.freedesktop.login1.Session"
+
+    def update(session, values):
+        """Properties.Set on the mock's session (its UpdateProperties cannot wrap a struct)."""
+        obj = dbus.Interface(sessions.get_object("org.freedesktop.login1", "/org/freedesktop/login1/session/" + session),
+                             "org.freedesktop.DBus.Properties")
+        for name, value in values.items():
+            obj.Set(props, name, value)
+    update("a2", {"Remote": True, "RemoteHost": "192.0.2.7", "Service": "sshd"})
+    update("a4", {"Seat": dbus.Struct(("", dbus.ObjectPath("/")), signature="so")})
+    ssh = Client(ALICE)
+    for session, why, what in (("a2", "remote", "remote (an ssh login)"), ("a3", "not the active", "inactive"),
+                               ("a4", "on no seat", "on no seat"), ("m1", "another user", f"{MALLORY}'s")):
+        logind.SetSessionOfPID(dbus.UInt32(ssh.p.pid), session)
+        before = claims_of(ALICE)
+        mock.QueueVerifyResult(reader, "verify-match")
+        r = ssh.call("FingerprintUnlock", "(s)", app)
+        check(error_of(r) == "BiometricUnavailable" and why in r.get("message", "") and claims_of(ALICE) == before,
+              f"reader: a process of {ALICE}'s whose own session is {what} is refused, though {ALICE} has an active seat session, "
+              f"nothing claimed: {error_of(r)} {r.get('message', '')}")
+    logind.SetSessionOfPID(dbus.UInt32(ssh.p.pid), "a1")
+    r = ssh.call("FingerprintUnlock", "(s)", app)  # the match queued above
+    check(r == {"ok": []}, f"reader: the same process in the seat's active session is served: {error_of(r)} {r.get('message', '')}")
+
+    # (c) The rate: the default, 6 claims a minute per uid. MALLORY now at the seat, the reader busy.
+    procs["daemon"].kill()
+    procs["daemon"].wait()
+    write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
+                                 f"clock_offset_file = {clock_file}\nfprint_timeout = {timeout}\nmax_stores_per_uid = 100000\n")
+    restart_daemon()
+    logind.SetSessionOfUID(dbus.UInt32(mallory_uid), "m1")
+    m = Client(MALLORY)
+    mock.SetBusy(reader, True)
+    before = claims_of(MALLORY)
+    answers = [m.call("FingerprintUnlock", "(s)", app) for _ in range(8)]
+    busy = [error_of(r) for r in answers[:6]]
+    limited = answers[6:]
+    check(busy == ["BiometricReaderBusy"] * 6 and all(error_of(r) == "RateLimited" and "6 a minute" in r.get("message", "")
+                                                      and "allowed in" in r.get("message", "") for r in limited)
+          and claims_of(MALLORY) == before + 6,
+          f"reader: {MALLORY} at the seat gets 6 claims a minute (busy: {busy}), then RateLimited saying when, "
+          f"nothing claimed ({claims_of(MALLORY) - before} claims): {[error_of(r) + ' ' + r.get('message', '') for r in limited][:1]}")
+    mock.SetBusy(reader, False)
+    a = Client(ALICE)
+    mock.QueueVerifyResult(reader, "verify-match")
+    r = a.call("FingerprintUnlock", "(s)", app)
+    check(r == {"ok": []}, f"reader: {MALLORY}'s limit is not {ALICE}'s: her check matches: {error_of(r)} {r.get('message', '')}")
+    logind.SetSessionOfUID(dbus.UInt32(mallory_uid), "")
+
+    # A user's program that owns logind's name (this bus lets anyone own it; logind's own policy
+    # lets root alone) and puts MALLORY at the seat: passcoded takes nothing from it.
+    procs["logind"].kill()
+    procs["logind"].wait()
+    bus = dbus.bus.BusConnection(address)
+    for _ in range(200):
+        if not bus.name_has_owner("org.freedesktop.login1"):
+            break
+        time.sleep(0.05)
+    fake = subprocess.Popen(as_user(MALLORY, ["/usr/bin/python3", "-m", "dbusmock", "--template", os.path.join(HERE, "logind_template.py")]),
+                            env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
+    procs["fake-logind"] = fake
+    for _ in range(200):
+        if bus.name_has_owner("org.freedesktop.login1"):
+            break
+        time.sleep(0.05)
+    flogind = dbus.Interface(bus.get_object("org.freedesktop.login1", "/org/freedesktop/login1"), "org.freedesktop.DBus.Mock")
+    flogind.AddSession("m9", "seat0", dbus.UInt32(mallory_uid), MALLORY, True)
+    flogind.SetSessionOfUID(dbus.UInt32(mallory_uid), "m9")
+    before = claims_of(MALLORY)
+    r = m.call("FingerprintUnlock", "(s)", app)
+    check(error_of(r) == "BiometricUnavailable" and "not logind" in r.get("message", "") and claims_of(MALLORY) == before,
+          f"reader: a non-root owner of logind's name ({MALLORY}) putting {MALLORY} at the seat: refused, nothing claimed: "
+          f"{error_of(r)} {r.get('message', '')}")
+    fake.kill()
+    fake.wait()
+    for _ in range(200):
+        if not bus.name_has_owner("org.freedesktop.login1"):
+            break
+        time.sleep(0.05)
+    start_logind()  # root's again, ALICE at the seat, for the tests after
+    check(daemon_alive(), "reader: the daemon is up")
 
 
 def fprint_owner_handoff():
@@ -1747,6 +1901,31 @@ def start_fprintd():
         time.sleep(0.05)
 
 
+def start_logind():
+    """logind (python-dbusmock's template, with GetSessionByPID from Tests/service/logind_template.py)
+    on the bus, owned by root as logind's name must be for passcoded to take its answers; kept
+    when it runs already. root's and ALICE's processes are in an active local session on seat0
+    (SetSessionOfUID), MALLORY's in none until a test says otherwise. Returns its mock interface."""
+    import dbus
+    import dbusmock
+    if not ("logind" in procs and procs["logind"].poll() is None):
+        procs["logind"] = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template", os.path.join(HERE, "logind_template.py")],
+                                           env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address), stdout=subprocess.DEVNULL,
+                                           stderr=open(os.path.join(top, "logind.log"), "a"))
+        bus = dbus.bus.BusConnection(address)
+        for _ in range(200):
+            if bus.name_has_owner("org.freedesktop.login1"):
+                break
+            time.sleep(0.05)
+        mock = dbus.Interface(bus.get_object("org.freedesktop.login1", "/org/freedesktop/login1"), dbusmock.MOCK_IFACE)
+        for session, user in (("c1", "root"), ("a1", ALICE)):
+            uid = pwd.getpwnam(user).pw_uid
+            mock.AddSession(session, "seat0", dbus.UInt32(uid), user, True)
+            mock.SetSessionOfUID(dbus.UInt32(uid), session)
+    bus = dbus.bus.BusConnection(address)
+    return dbus.Interface(bus.get_object("org.freedesktop.login1", "/org/freedesktop/login1"), dbusmock.MOCK_IFACE)
+
+
 def stop_fprintd():
     if "fprintd" in procs and procs["fprintd"].poll() is None:
         procs["fprintd"].kill()
@@ -1787,11 +1966,14 @@ def run_suites_in_service_mode():
 def run_suites_with_relay(port, mail_dir):
     write_root_file(config_file, f"store_root = {store_root}\nuser = {SERVICE_USER}\nargon2_ops = 1\nargon2_mem = 8192\n"
                                  f"clock_offset_file = {clock_file}\nmax_stores_per_uid = 100000\nfprint_timeout = 5\n"
+                                 "fprint_checks_per_minute = 60\n"
                                  f"smtp_host = 127.0.0.1\nsmtp_port = {port}\nsmtp_starttls = no\n"
                                  "smtp_from = passcode@example.org\nsmtp_timeout = 10\n")
     start_daemon()
-    # fprintd for the suites' biometric tests (service_reader, service_finger in Tests/c).
+    # fprintd for the suites' biometric tests (service_reader, service_finger in Tests/c), and
+    # logind with root (the suites' uid) at the seat.
     start_fprintd()
+    start_logind()
     # start_daemon may have read an earlier run's "ready" in the log: wait for the name itself.
     for _ in range(200):
         owned = subprocess.run(["busctl", "--address=" + address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -1890,6 +2072,9 @@ try:
     st = os.stat(store_root)
     check(st.st_uid == svc.pw_uid and st.st_mode & 0o7777 == 0o700, f"the store root is the service user's, mode {oct(st.st_mode & 0o7777)}")
 
+    # logind (python-dbusmock's template): root and ALICE at the seat from here on, as a user at
+    # the machine is (passcoded claims the reader for no one else); MALLORY in no session.
+    start_logind()
     a, m, root = Client(ALICE), Client(MALLORY), Client("root")
     r = a.call("GetState", "(s)", APP)
     check(r == {"ok": [False, False, 0, 0, False]}, f"a new store: no passcode, no failures: {r}")
@@ -2057,8 +2242,9 @@ try:
     check(fails == 0 and rc == 0 and oks >= 5, f"a process of the user with the library, against its store: {oks} checks passed, {fails} failed")
 
     # Each area's calls through the service (Tests/service/area_*.c, built as build/area_*);
-    # area_lock adds and removes a reader of the fprintd template's.
+    # area_lock adds and removes a reader of the fprintd template's; logind has ALICE at the seat.
     start_fprintd()
+    start_logind()
     for area in sorted(glob.glob(os.path.join(HERE, "area_*.c"))):
         name = os.path.basename(area)[:-2]
         oks, fails, rc = run_c_client(ALICE, name, "org.example." + name.replace("_", "-"), program=os.path.join(REPO, "build", name))

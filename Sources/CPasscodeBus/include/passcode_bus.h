@@ -83,4 +83,16 @@ int passcode_fprint_probe(uid_t uid, char *message, size_t message_size);
 // to `timeout_usec`, then always VerifyStop (if started) and Release (if claimed).
 int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size_t message_size);
 
+// Whether a caller is at the machine (passcode_seat.c): logind's answer for the calling process.
+enum {
+    PASSCODE_SEAT_YES = 0,        // its own session is active, local and on a seat
+    PASSCODE_SEAT_NOT_THERE = 1,  // no session, or a remote, inactive, seatless or other user's one
+    PASSCODE_SEAT_UNKNOWN = 2,    // no logind (a root-owned org.freedesktop.login1), or it failed
+};
+
+// Asks logind (org.freedesktop.login1, only if its owner runs as root) for the session of `pid`
+// (GetSessionByPID) and its Active, Remote, Seat and User: YES when it is active, not remote, on
+// a seat and, unless `caller` is root, of the user `caller`. Else the reason in `message`.
+int passcode_seat_check(pid_t pid, uid_t caller, char *message, size_t message_size);
+
 #endif
