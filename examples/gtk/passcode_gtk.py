@@ -399,7 +399,9 @@ class FlowSheet(Adw.Window):
 
 class RecipientSheet(Adw.Window):
     """Service mode: the address passcoded mails reset codes to. Setting or changing it needs the
-    passcode, which passcoded checks and counts as any attempt; it answers the address masked."""
+    passcode, which passcoded checks and counts as any attempt; passcoded then mails the address a
+    confirmation code, which the sheet asks for next (with the passcode again): only a confirmed
+    address gets reset codes. Root's own stores need neither (passcoded takes root's word)."""
 
     def __init__(self, app: "App"):
         title = "Email for Reset Codes"
@@ -414,9 +416,12 @@ class RecipientSheet(Adw.Window):
         group = Adw.PreferencesGroup(
             description="If you forget your passcode, the passcode service emails a reset code to this address. "
                         + ("Codes now go to %s. " % now if now else "") + "Enter your passcode to change it.")
+        self.group = group
         self.address = Adw.EntryRow(title="Email Address")
+        self.code = Adw.EntryRow(title="Confirmation Code", visible=False, input_purpose=Gtk.InputPurpose.DIGITS)
         self.passcode = Adw.PasswordEntryRow(title="Passcode")
-        for row in (self.address, self.passcode):
+        self.waiting = ""  # the masked address a confirmation code was mailed to
+        for row in (self.address, self.code, self.passcode):
             group.add(row)
             row.connect("changed", lambda _e: self.error.set_visible(False))
             row.connect("entry-activated", lambda _e: self.save())
@@ -440,11 +445,25 @@ class RecipientSheet(Adw.Window):
     def save(self) -> None:
         digits = self.passcode.get_text()
         self.passcode.set_text("")  # not kept on screen, right or wrong
+        address = self.address.get_text().strip()
         try:
-            self.app.store.set_reset_recipient(self.address.get_text().strip(), digits)
+            if self.waiting:
+                self.app.store.confirm_reset_recipient(self.code.get_text().strip(), digits)
+            else:
+                self.app.store.set_reset_recipient(address, digits)
         except passcode.PasscodeError as e:
             self.error.set_label(sentence(e.message) + ".")
             self.error.set_visible(True)
+            return
+        if address and not self.waiting and os.geteuid() != 0:
+            # The address waits for the code passcoded mailed to it.
+            self.waiting = "%s***%s" % (address[0], address[address.rindex("@"):])
+            self.group.set_description("A confirmation code was sent to %s. Enter it with your passcode: reset "
+                                       "codes go there once it is confirmed." % self.waiting)
+            self.address.set_visible(False)
+            self.code.set_visible(True)
+            self.save_button.set_label("Confirm")
+            self.code.grab_focus()
             return
         self.close_sheet()
         to = self.app.reset_address()
