@@ -43,12 +43,15 @@ extension PasscodeStore {
     /// "Forgot passcode" on a store that stands beside another way in (a Linux login's password):
     /// the passcode goes, and nothing else. No logout, the event log kept (it says the passcode
     /// was forgotten), no logout callback needed. A new passcode is then set as a first one is.
+    /// As `forgotPasscode`, a passcode set or changed while the hook ran stays (`state`).
     public func forgotPasscodeOnly() throws(PasscodeError) {
-        guard try isPasscodeSet() else { throw PasscodeError.noPasscode }
+        let asked = try passcodeSeen()
+        guard asked != nil else { throw PasscodeError.noPasscode }
         try callLifecycleHook(.forgot)
         let now = try now()
         let pin = try? currentSealed()
         try write { () throws(PasscodeError) in
+            try checkPasscodeUnchangedLocked(since: asked)  // the passcode forgotten, not one set since
             try removePasscodeLocked()
             _ = try logLocked(.forgotPasscode, now: now)
         }
