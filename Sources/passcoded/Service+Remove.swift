@@ -1,5 +1,6 @@
 // RemoveStore: the caller's store of an app id goes, file and all, which frees one of the
-// stores passcoded keeps for its uid (StoreRoot.maxStoresPerUID).
+// stores passcoded keeps for its uid (StoreRoot.maxStoresPerUID); its event log stays, in the
+// uid's kept events (KeptEvents.swift).
 import Glibc
 import PasscodeCore
 
@@ -43,7 +44,10 @@ extension StoreRoot {
         } catch PasscodeError.storeRemoved {
             dropHandle(uid: uid, appID: appID)
         }
-        try withStore(uid: uid, appID: appID) { try $0.removeStore(current: current) }
+        // Its events stay readable for the uid (KeptEvents.swift), kept in the removing transaction.
+        try withStore(uid: uid, appID: appID) { s in
+            try s.removeStore(current: current) { (events) throws(PasscodeError) in try self.keepEvents(events, uid: uid, appID: appID) }
+        }
         // The reset recipient goes with the store: a new store of the same app id has none.
         try? setRecipient(nil, uid: uid, appID: appID)
         dropHandle(uid: uid, appID: appID)
