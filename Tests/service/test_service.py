@@ -159,6 +159,20 @@ class Client:
     def call(self, method, sig, *args):
         return self.ask({"call": method, "sig": sig, "args": list(args)})
 
+    def send(self, req):
+        """The first half of `ask`: the request goes, its answer is read by `receive`."""
+        self.p.stdin.write(json.dumps(req) + "\n")
+        self.p.stdin.flush()
+
+    def receive(self):
+        out = json.loads(self.p.stdout.readline())
+        assert out.pop("uid") == self.uid
+        return out
+
+    def close(self):
+        self.p.kill()
+        self.p.wait()
+
 
 def error_of(r):
     return r.get("error", "").rsplit(".", 1)[-1] if "error" in r else "ok"
@@ -393,9 +407,133 @@ def descriptor_attack():
     check("the bus failed" not in log, "descriptors: passcoded never logged a failed bus")
 
 
+def extra_users(tag, n):
+    """`n` more test users of this run (removed at cleanup with the others): USERS-<tag><i>."""
+    names = [f"{USERS}-{tag}{i}" for i in range(n)]
+    for u in names:
+        if u not in users:
+            add_user(u)
+    return names
+
+
+def standby_reserved():
+    """Issue 52, finding 7: 30 uids with two hooked connections each, whose hooks never answer,
+    held all 60 standby threads, and every hook-gated call of a victim's then answered
+    HookFailed (6 of 6). A uid's first call waiting on a host is reserved now: the victim's
+    Forgot, whose lifecycle hook it answers, goes through while the 60 wait; its second call
+    waiting at once still meets the global bound (one of two answers HookFailed, "too many")."""
+    app = "org.example.Standby"
+    attackers = [Client(u) for u in extra_users("s", 30)]
+    for c in attackers:  # 8 calls a connection: each hook waits 10 s, so the two keep waiting 80 s
+        c.send({"stall": 8, "connections": 2, "app": app, "flags": 1 | 2 | 8, "call": "Forgot", "sig": "(s)", "args": [app]})
+    started = [c.receive() for c in attackers]
+    deadline = time.monotonic() + 20
+    asked = []
+    while time.monotonic() < deadline:
+        asked = [c.ask({"stalled": 0})["hooks asked"] for c in attackers]
+        if min(asked) >= 2:
+            break
+        time.sleep(0.2)
+    victim_app = "org.example.StandbyVictim"
+    a, a2 = Client(ALICE), Client(ALICE)
+    check(a.call("SetPasscode", "(ss)", victim_app, GOOD) == {"ok": []}, "standby: the victim's store")
+    t = time.monotonic()
+    r = a.ask({"hooked": victim_app, "flags": 2 | 8, "call": "Forgot", "sig": "(s)", "args": [victim_app]})
+    took = time.monotonic() - t
+    state = a.call("GetState", "(s)", victim_app)
+    print(f"     standby: 30 uids x 2 hooked connections whose hooks never answer (hooks asked: {sum(asked)}, "
+          f"the fewest a uid: {min(asked) if asked else 0}; {started[0]}); the victim's hooked Forgot answered {r} in {took:.2f} s", flush=True)
+    check(all(x.get("hook asked") for x in started) and min(asked) >= 2 and r.get("ok") == [] and r.get("hooks") == ["Lifecycle", "Logout"]
+          and state["ok"][0] is False,
+          f"standby: with every standby thread held by 30 uids' unanswered hooks, the victim's own first hook-gated call is "
+          f"reserved: its Forgot asks its lifecycle hook and goes through ({error_of(r)}, hooks {r.get('hooks')})")
+    # Two of the victim's calls waiting on hooks at once: the first is its reserved one, the
+    # second meets the global bound.
+    check(a.call("SetPasscode", "(ss)", victim_app, GOOD) == {"ok": []}, "standby: the victim's passcode again")
+    for c in (a, a2):
+        c.send({"hooked": victim_app, "flags": 2 | 8, "after": 3, "call": "Forgot", "sig": "(s)", "args": [victim_app]})
+    both = [a.receive(), a2.receive()]
+    outcomes = sorted(error_of(x) for x in both)
+    print(f"     standby: the victim's two hooked calls at once answered {both}", flush=True)
+    check(outcomes == ["HookFailed", "ok"] and any("too many" in x.get("message", "") for x in both),
+          f"standby: a uid's second call waiting on a host while the standby threads are full is refused (global bound): {outcomes}")
+    for c in attackers + [a, a2]:
+        c.close()
+    check(daemon_alive(), "standby: passcoded is up")
+
+
+def forgot_behind_hook():
+    """Issue 52, item 6: a Forgot that waits behind its lifecycle hook, while another process of
+    the uid removes the passcode and sets a new one, must not remove the new one: it answers
+    State and changes nothing (on 0.9.0 it removed the passcode set after it was asked)."""
+    app = "org.example.ForgotLate"
+    newer = "730185"
+    a, f = Client(ALICE), Client(ALICE)
+    check(a.call("SetPasscode", "(ss)", app, GOOD) == {"ok": []}, "forgot behind a hook: a passcode")
+    f.send({"hooked": app, "flags": 2 | 8, "after": 4, "call": "Forgot", "sig": "(s)", "args": [app]})
+    time.sleep(1.5)  # the Forgot now waits on its lifecycle hook (answered 4 s after it is asked)
+    removed = a.call("RemovePasscode", "(ss)", app, GOOD)
+    replaced = a.call("SetPasscode", "(ss)", app, newer)
+    r = f.receive()
+    state = a.call("GetState", "(s)", app)
+    verified = a.call("Verify", "(ss)", app, newer)
+    print(f"     forgot behind a hook: remove {removed}, set {replaced} while it waited; the Forgot answered {r}; "
+          f"then the state {state}, verify of the new passcode {verified}", flush=True)
+    check(removed == {"ok": []} and replaced == {"ok": []} and error_of(r) == "State" and r.get("hooks") == ["Lifecycle"]
+          and state["ok"][0] is True and verified.get("ok", [False])[0] is True,
+          f"a Forgot asked before a new passcode was set, held by its hook, refuses (State) and leaves the new passcode: {error_of(r)}")
+    f.close()
+    # No passcode set behind it: the Forgot goes on (logout told).
+    r = f2 = Client(ALICE)
+    r = f2.ask({"hooked": app, "flags": 2 | 8, "after": 0.2, "call": "Forgot", "sig": "(s)", "args": [app]})
+    check(r.get("ok") == [] and r.get("hooks") == ["Lifecycle", "Logout"] and a.call("GetState", "(s)", app)["ok"][0] is False,
+          f"a Forgot with no change behind its hook removes the passcode and tells the logout: {r}")
+    f2.close()
+    a.close()
+
+
+def removed_store_log():
+    """Issue 52, item 6: Forgot then RemoveStore erased the store's event log. Now passcoded
+    keeps a removed store's events in the uid's kept log (passcoded(8), "The stores out of the
+    user's reach"): GetEventLog and root's UserGetEventLog of that app id answer them after
+    the removal, and after the store is made again, below the new store's own."""
+    app = "org.example.RemovedLog"
+    a, root = Client(ALICE), Client("root")
+    check(a.call("SetPasscode", "(ss)", app, GOOD) == {"ok": []}, "removed log: a passcode")
+    a.call("Verify", "(ss)", app, "000111")
+    a.call("Verify", "(ss)", app, GOOD)
+    before = a.call("GetEventLog", "(s)", app)["ok"][0]
+    forgot = a.ask({"hooked": app, "flags": 8, "call": "Forgot", "sig": "(s)", "args": [app]})
+    removed = a.call("RemoveStore", "(ss)", app, "")
+    after = a.call("GetEventLog", "(s)", app)
+    by_root = root.call("UserGetEventLog", "(su)", app, pwd.getpwnam(ALICE).pw_uid)
+    kinds = [e[0] for e in after.get("ok", [[]])[0]]
+    print(f"     removed log: before {before}; forgot {forgot}, remove {removed}; after {after}; root's {by_root}", flush=True)
+    check(forgot.get("ok") == [] and removed == {"ok": []} and "ok" in after and all(e in after["ok"][0] for e in before)
+          and 16 in kinds and by_root == after,
+          f"the events of a store removed after Forgot are kept: GetEventLog and UserGetEventLog answer them ({len(kinds)} events, "
+          f"{len(before)} before the Forgot)")
+    check(a.call("SetPasscode", "(ss)", app, GOOD) == {"ok": []}, "removed log: the store made again")
+    again = a.call("GetEventLog", "(s)", app)["ok"][0]
+    check(kinds and len(again) == len(kinds) + 1 and again[1:] == after["ok"][0] and again[0][0] == 6,
+          f"a store made again answers its own events first, then the removed store's: {[e[0] for e in again]}")
+    other = a.call("GetEventLog", "(s)", "org.example.NeverMade")
+    check(other == {"ok": [[]]}, f"another app id's log has none of them: {other}")
+    a.close()
+    root.close()
+
+
+def same_uid_nuisances():
+    """Issue 52, item 6's same-uid nuisances."""
+    forgot_behind_hook()
+    removed_store_log()
+
+
 def hardening():
     """Issue 52: passcoded stays up and honest under any local user."""
     descriptor_attack()
+    standby_reserved()
+    same_uid_nuisances()
 
 
 def faults_killed():
@@ -1651,6 +1789,12 @@ try:
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "harden":  # issue 52's attacks on passcoded itself alone
         hardening()
+        raise SystemExit(1 if failures else 0)
+    if os.environ.get("SERVICE_ONLY") == "standby":  # finding 7 of issue 52 alone: the standby threads, many uids
+        standby_reserved()
+        raise SystemExit(1 if failures else 0)
+    if os.environ.get("SERVICE_ONLY") == "nuisance":  # issue 52's same-uid nuisances alone (Forgot behind a hook, a removed store's log)
+        same_uid_nuisances()
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "push":  # the pushed state's privacy and watches alone
         pushed_privacy(Client(ALICE), Client(MALLORY), Client("root"))
