@@ -636,6 +636,7 @@ def hardening():
     descriptor_attack()
     standby_reserved()
     same_uid_nuisances()
+    load_test()
 
 
 def faults_killed():
