@@ -195,6 +195,7 @@ final class Scheduler: @unchecked Sendable {
                 // A thread started for a reserved wait ends once the waits are back under `standby`.
                 if threads > slots + max(standby, waiting) {
                     threads -= 1
+                    if nextTurn() != nil { pthread_cond_signal(cond) }  // the wake-up it may have taken goes on
                     pthread_mutex_unlock(mutex)
                     return
                 }
