@@ -561,10 +561,14 @@ try-service: $(B)/passcoded lib
 # (Tests/service/test_service.py). Not root: skipped, saying why. SERVICE_FUZZ_CALLS random calls
 # (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`; as
 # many random C API calls in service mode (Tests/service/faults_client.c), from the same seed.
-# SERVICE_ONLY=c|python|suites|stall|fprint|tpm|mail|push|harden runs one part alone (suites: the C and Python
-# suites in service mode; c: the C suite, TEST=name to pick; python: the Python suite, PYTEST_ARGS=...);
+# SERVICE_ONLY=c|python|suites|stall|fprint|tpm|mail|push|harden|standby|nuisance|load runs one part alone (suites:
+# the C and Python suites in service mode; c: the C suite, TEST=name to pick; python: the Python suite,
+# PYTEST_ARGS=...; standby: 30 uids holding the hook standby threads, the victim's first wait reserved;
+# nuisance: Forgot behind a hook, a removed store's log kept; load: 50 uids doing everything at once for
+# LOAD_SECONDS (20), the victim's worst waits and passcoded's descriptors, memory and threads printed);
 # SERVICE_TEST_USERS=prefix names the users.
 SERVICE_FUZZ_CALLS ?= 300
+LOAD_SECONDS ?= 20
 SERVICE_FUZZ_START ?= 31
 # Each area's calls through the service (Tests/service/area_*.c), run by test_service.py.
 SERVICE_AREA_TESTS := $(patsubst Tests/service/%.c,$(B)/%,$(wildcard Tests/service/area_*.c))
@@ -572,7 +576,7 @@ test-service: $(B)/passcoded $(B)/service_client $(B)/service_faults $(SERVICE_A
 	@if [ "$$(id -u)" != 0 ]; then \
 	    echo "SKIPPED test-service: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-service"; fi; \
-	else SERVICE_FUZZ_CALLS=$(SERVICE_FUZZ_CALLS) SERVICE_FUZZ_START=$(SERVICE_FUZZ_START) \
+	else SERVICE_FUZZ_CALLS=$(SERVICE_FUZZ_CALLS) SERVICE_FUZZ_START=$(SERVICE_FUZZ_START) LOAD_SECONDS=$(LOAD_SECONDS) \
 	    /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR) \
 	    && if [ -z "$${SERVICE_ONLY:-}" ]; then Tests/service/try_service.sh $(CURDIR)/$(B)/passcoded $(CURDIR); fi; fi
 

@@ -1,7 +1,8 @@
 // What passcoded needs of the process's own limits (main.swift sets them before it serves).
 // The bounds on what a caller can make it hold are beside what they bound: Scheduler (queued
 // calls a connection and a uid, hook waits a uid), ProofBook, HookBook and PushedStates (their
-// entries a connection, a uid and in all), StoreRoot (stores a uid, open handles); passcoded(8)
+// entries a connection, a uid and in all), StoreRoot (stores a uid, open handles, a removed
+// store's kept events: KeptEvents.swift); passcoded(8)
 // lists them all in "Bounds".
 
 enum ServiceLimits {

@@ -11,6 +11,13 @@
 // otherwise share on a store's handle (the caller's hooks, its connection's proof and length)
 // is the calling thread's, never the handle's (Proofs.swift). More threads than workers stand
 // by, so that hosts that never answer their hooks hold threads, not turns.
+// The standby threads are a global bound, and a global bound may refuse a uid's second call
+// waiting on a host but never its first: that one is reserved. When every standby thread
+// already waits and the uid has none waiting, one more thread starts (the workers keep their
+// number), and an idle thread beyond `workers + max(standby, waiting)` ends. So the threads
+// number at most `workers + standby + the uids with a call waiting on a host`, each uid past
+// the standby threads holding one; before this, 30 uids with two hooked connections each held
+// all 60 and every other uid's hook answered HOOK_FAILED (issue 52, finding 7).
 import CPasscodeBus
 import Glibc
 
@@ -37,6 +44,9 @@ final class Scheduler: @unchecked Sendable {
     /// more than its share of the standby threads from the others (with 60 of them, 30 uids
     /// must leave their hooks unanswered at once to fill them, as when a uid had one call in flight).
     static let maxWaitingPerUID = 2
+    /// Threads for calls waiting on hosts that the daemon keeps beside its workers when none is
+    /// reserved (a uid's first wait past them starts one more: `whileWaiting`).
+    static let standbyThreads = 60
 
     /// One uid's work: a queue per connection (its unique bus name), taken in turn.
     private struct Lane {
@@ -76,10 +86,14 @@ final class Scheduler: @unchecked Sendable {
     /// Calls running and not waiting on a host (at most `slots`).
     private var active = 0
     private let slots: Int
-    /// Threads waiting on a host's hook (or back from one, for their turn), at most `standby`:
-    /// past it a hook is refused at once.
+    /// Threads waiting on a host's hook (or back from one, for their turn): at most `standby`,
+    /// and past it one a uid that has no other waiting (its reserved first); past that a hook is
+    /// refused at once.
     private var waiting = 0
     private let standby: Int
+    /// The worker threads alive: `slots + max(standby, waiting)`, give or take the ones
+    /// starting or ending.
+    private var threads = 0
     /// The daemon's scheduler, for the hooks' waits (one a process).
     nonisolated(unsafe) static var shared: Scheduler?
     /// Readable when `finished` has answers for the bus thread (an eventfd).
@@ -97,22 +111,36 @@ final class Scheduler: @unchecked Sendable {
     }()
 
     /// `workers` calls at once, and `standby` more threads for calls waiting on their hosts.
-    init(workers: Int, standby: Int = 60) {
+    init(workers: Int, standby: Int = Scheduler.standbyThreads) {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(cond, nil)
         pthread_cond_init(returnCond, nil)
         wakeFD = passcode_bus_eventfd()
         slots = workers
         self.standby = standby
-        for _ in 0..<(workers + standby) {
-            var thread = pthread_t()
-            let me = Unmanaged.passRetained(self).toOpaque()
-            pthread_create(&thread, nil, { arg in
-                Unmanaged<Scheduler>.fromOpaque(arg!).takeUnretainedValue().workLoop()
-                return nil
-            }, me)
-            pthread_detach(thread)
+        locked {
+            for _ in 0..<(workers + standby) { startThreadLocked() }
         }
+    }
+
+    /// Starts one more worker thread (it ends itself in `workLoop` when no longer needed). Under
+    /// `mutex`. A thread that cannot start (the system's own limit) leaves one fewer: the calls
+    /// still run, on the threads there are.
+    private func startThreadLocked() {
+        var thread = pthread_t()
+        let me = Unmanaged.passRetained(self).toOpaque()
+        let r = pthread_create(&thread, nil, { arg in
+            let me = Unmanaged<Scheduler>.fromOpaque(arg!)
+            me.takeUnretainedValue().workLoop()
+            me.release()
+            return nil
+        }, me)
+        guard r == 0 else {
+            Unmanaged<Scheduler>.fromOpaque(me).release()
+            return
+        }
+        pthread_detach(thread)
+        threads += 1
     }
 
     private func locked<R>(_ body: () -> R) -> R {
@@ -162,10 +190,18 @@ final class Scheduler: @unchecked Sendable {
     private func workLoop() {
         while true {
             pthread_mutex_lock(mutex)
-            var found = nextTurn()
-            while found == nil {
-                pthread_cond_wait(cond, mutex)
+            var found: Int?
+            while true {
+                // A thread started for a reserved wait ends once the waits are back under `standby`.
+                if threads > slots + max(standby, waiting) {
+                    threads -= 1
+                    if nextTurn() != nil { pthread_cond_signal(cond) }  // the wake-up it may have taken goes on
+                    pthread_mutex_unlock(mutex)
+                    return
+                }
                 found = nextTurn()
+                if found != nil { break }
+                pthread_cond_wait(cond, mutex)
             }
             let uid = turns.remove(at: found!)
             var lane = lanes[uid]!
@@ -222,12 +258,18 @@ final class Scheduler: @unchecked Sendable {
 
     /// Runs `body` (a wait on a host's hook) with this worker's turn and its uid's given up, and
     /// takes both again after it (before the uid's next call starts); nil, without running it,
-    /// when `standby` threads, or `maxWaitingPerUID` of this uid's calls, already wait on hosts.
+    /// when `maxWaitingPerUID` of this uid's calls already wait on hosts, or when `standby`
+    /// threads do and one of them is this uid's. A uid's first wait is never refused: past
+    /// `standby` it is reserved, and a thread starts in place of the one it holds, so the
+    /// workers keep their number.
     func whileWaiting<R>(_ body: () -> R) -> R? {
         guard let raw = pthread_getspecific(Scheduler.currentKey) else { return nil }
         let uid = Unmanaged<Current>.fromOpaque(raw).takeUnretainedValue().uid
         let allowed = locked { () -> Bool in
-            guard waiting < standby, var lane = lanes[uid], lane.waiting < Scheduler.maxWaitingPerUID else { return false }
+            guard var lane = lanes[uid], lane.waiting < Scheduler.maxWaitingPerUID, waiting < standby || lane.waiting == 0 else {
+                return false
+            }
+            if waiting >= standby && threads < slots + waiting + 1 { startThreadLocked() }  // the reserved one
             waiting += 1
             active -= 1
             lane.waiting += 1

@@ -41,9 +41,9 @@ extension Service {
     func handleGetEventLog(_ call: BusCall, appID app: String) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            try stores.withStoreForQuery(uid: caller, appID: app) { s in
-                [.structs("ixs", try s.events().map { [.int32($0.kind.rawValue), .int64($0.wallMs), .string($0.detail)] })]
-            }
+            // The store's own log, then its removed predecessors' (KeptEvents.swift).
+            let events = try stores.withStoreForQuery(uid: caller, appID: app) { try $0.events() } + stores.keptEvents(uid: caller, appID: app)
+            return [.structs("ixs", events.map { [.int32($0.kind.rawValue), .int64($0.wallMs), .string($0.detail)] })]
         }
     }
 

@@ -1,6 +1,7 @@
 // RemoveStore: the caller's store of an app id goes, file and all, which frees one of the
-// stores passcoded keeps for its uid (StoreRoot.maxStoresPerUID). A login store goes by root
-// only (Service.checkLoginStoreRemoval): pam_passcode's nullok passes a user without one.
+// stores passcoded keeps for its uid (StoreRoot.maxStoresPerUID); its event log stays, in the
+// uid's kept events (KeptEvents.swift). A login store goes by root only
+// (Service.checkLoginStoreRemoval): pam_passcode's nullok passes a user without one.
 import Glibc
 import PasscodeCore
 
@@ -45,7 +46,10 @@ extension StoreRoot {
         } catch PasscodeError.storeRemoved {
             dropHandle(uid: uid, appID: appID)
         }
-        try withStore(uid: uid, appID: appID) { try $0.removeStore(current: current) }
+        // Its events stay readable for the uid (KeptEvents.swift), kept in the removing transaction.
+        try withStore(uid: uid, appID: appID) { s in
+            try s.removeStore(current: current) { (events) throws(PasscodeError) in try self.keepEvents(events, uid: uid, appID: appID) }
+        }
         // A 0.9.0 recipient file goes with the store (today's recipient is in the store itself).
         removeLegacyRecipient(uid: uid, appID: appID)
         dropHandle(uid: uid, appID: appID)

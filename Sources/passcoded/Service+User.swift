@@ -117,9 +117,9 @@ extension Service {
         try Service.checkNamed(uid, by: call.caller)
         let stores = self.stores, target = uid
         return Prepared(uid: target) {
-            try stores.withStoreForQuery(uid: target, appID: app) { s in
-                [.structs("ixs", try s.events().map { [.int32($0.kind.rawValue), .int64($0.wallMs), .string($0.detail)] })]
-            }
+            // The store's own log, then its removed predecessors' (KeptEvents.swift).
+            let events = try stores.withStoreForQuery(uid: target, appID: app) { try $0.events() } + stores.keptEvents(uid: target, appID: app)
+            return [.structs("ixs", events.map { [.int32($0.kind.rawValue), .int64($0.wallMs), .string($0.detail)] })]
         }
     }
 }

@@ -169,6 +169,42 @@ final class ResetCodeTests: XCTestCase {
         XCTAssertFalse(try s.isResetCodePending())
         XCTAssertEqual(mail.logouts, [2])
     }
+
+    /// The lifecycle hook runs with no lock held: another handle removes the passcode and sets a
+    /// new one meanwhile. Forgot then acts on the passcode it was asked about, which is gone: it
+    /// answers `state`, and the new passcode stays (issue 52, item 6).
+    func testForgotHeldByItsHookLeavesAPasscodeSetMeanwhile() throws {
+        let unchangedPasscode = "the passcode was set or changed by another handle or process during this call; nothing changed"
+        let (s, path) = try makeStore(clock: clock)
+        try s.setPasscode(secret(good1))
+        attach(s, mail)
+        let other = try reopen(path, clock: clock)
+        s.updateHooks {
+            $0.lifecycle = { _ in
+                try? other.removePasscode(current: secret(good1))
+                try? other.setPasscode(secret(good2))
+                return nil
+            }
+        }
+        XCTAssertThrowsPasscodeError(.state(unchangedPasscode), try s.forgotPasscode())
+        XCTAssertTrue(try s.isPasscodeSet())
+        XCTAssertNoThrow(try s.verify(secret(good2)))
+        XCTAssertEqual(mail.logouts, [], "nothing went: no logout")
+        // The login store's forgot (a reset required, the PIN kept) the same way.
+        s.updateHooks {
+            $0.lifecycle = { _ in
+                try? other.removePasscode(current: secret(good2))
+                try? other.setPasscode(secret(good3))
+                return nil
+            }
+        }
+        XCTAssertThrowsPasscodeError(.state(unchangedPasscode), try s.requireReset())
+        XCTAssertNoThrow(try s.verify(secret(good3)))
+        // Nothing set behind it: it goes on.
+        s.updateHooks { $0.lifecycle = { _ in nil } }
+        try s.forgotPasscode()
+        XCTAssertFalse(try s.isPasscodeSet())
+    }
 }
 
 extension Result where Failure == Error {

@@ -68,8 +68,13 @@ static void test_reset_code_through_the_c_api(void) {
     advance_ms(61000);
     CHECK_STATUS(ask_code(s, &h, &m), PASSCODE_OK);
     CHECK(strlen(h.code) == 8);
-    CHECK_STATUS(ask_code(s, &h, &m), PASSCODE_ERR_RATE_LIMITED);
-    CHECK(strstr(passcode_errmsg(s), "60 seconds") != NULL);
+    if (service_backend) {
+        /* passcoded sends no second code while one is pending: nothing sent, nothing spent. */
+        CHECK_STATUS(request_while_pending(s, &m), PASSCODE_OK);
+    } else {
+        CHECK_STATUS(ask_code(s, &h, &m), PASSCODE_ERR_RATE_LIMITED);
+        CHECK(strstr(passcode_errmsg(s), "60 seconds") != NULL);
+    }
     int64_t retry = -1;
     CHECK_STATUS(passcode_reset_retry_after(s, &retry), PASSCODE_OK);
     CHECK(retry == 60);

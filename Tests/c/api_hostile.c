@@ -243,6 +243,7 @@ static void test_edits_are_detected_with_a_pepper(void) {
 
 /* 6. Replaced codes are gone: no distinct answer, every check counted, no revival. */
 static void test_replaced_reset_codes_are_no_oracle(void) {
+    EMBEDDED_ONLY(ONLY_REPLACE);
     char path[512], old_code[16];
     mailbox m = {0};
     passcode_store *s = store_with_passcode(path, sizeof path, &m);

@@ -11,6 +11,10 @@ answers one JSON line on stdout. Requests:
       answer, and queue N calls each at once; answers when a hook is being asked (kept until exit);
       with "fds": D each call also carries D file descriptors (the descriptor attack of issue 52)
   {"stalled": 0}                                         what the staller's connections saw so far
+  {"hooked": APP, "flags": F, "after": S, "call": ..., "sig": ..., "args": [...]}
+      a host whose hooks answer: a new connection registers hooks (SetHooks APP F), allows every
+      hook asked S seconds after it is asked, and makes one call; its answer, and "hooks": the
+      members of the hooks asked (and notifications told) during it
   {"props": PATH}                                        Properties.GetAll of a store's object (its interface)
   {"signals": 0}                                         the PropertiesChanged this connection received
                                                          since the last ask (it listens for every one
@@ -18,12 +22,17 @@ answers one JSON line on stdout. Requests:
   {"monitor": 0}                                         ask the bus to become a monitor (a new connection)
   {"watchclose": N, "apps": [...]}                       N times: a new connection sends Watch of each app
                                                          without waiting for the replies, and closes
+  {"load": S, "app": APP, "good": CODE, "start": SEED}    this uid doing everything at once for S seconds: verifies,
+                                                         wrong guesses, state queries, watches, random calls, each
+                                                         on a connection of its own, and a hooked staller; answers
+                                                         the count of each outcome
 """
 import json
 import os
 import random
 import sys
 import threading
+import time
 
 import gi
 gi.require_version("Gio", "2.0")
@@ -139,6 +148,73 @@ def stall(n, connections, app, flags, method, sig, args, fds=0):
     return {"queued": n * connections, "hook asked": hook_asked.wait(15)}
 
 
+def hooked(app, flags, after, method, sig, args):
+    c = connect()
+    asked = []
+
+    def on_message(conn, message, incoming, *unused):
+        if not incoming or message.get_message_type() != Gio.DBusMessageType.METHOD_CALL or message.get_path() != "/org/libpasscode/Hook":
+            return message
+        asked.append(message.get_member())
+        if message.get_flags() & Gio.DBusMessageFlags.NO_REPLY_EXPECTED:
+            return None
+        reply = Gio.DBusMessage.new_method_reply(message)
+        reply.set_body(GLib.Variant("(s)", ("",)))  # "": allowed
+        # Sent from a thread of its own: the filter runs on GDBus's worker, which must not block.
+        timer = threading.Timer(after, lambda: conn.send_message(reply, Gio.DBusSendMessageFlags.NONE))
+        timer.daemon = True
+        timer.start()
+        return None
+
+    c.add_filter(on_message)
+    r = call(c, "SetHooks", "(su)", [app, flags])
+    if "error" in r:
+        return r
+    out = call(c, method, sig, args)
+    out["hooks"] = list(asked)
+    return out
+
+
+def load(seconds, app, good, start):
+    end = time.monotonic() + seconds
+    wrong_app = app + ".Wrong"
+    outcomes = {}
+    lock = threading.Lock()
+
+    def count(what, r):
+        with lock:
+            key = what + " " + (r.get("error") or "ok").rsplit(".", 1)[-1]
+            outcomes[key] = outcomes.get(key, 0) + 1
+
+    def loop(what, body):
+        conn = connect()
+        i = 0
+        while time.monotonic() < end:
+            body(conn, i)
+            i += 1
+
+    first = connect()
+    for a in (app, wrong_app):
+        call(first, "SetPasscode", "(ss)", [a, good])  # AlreadySet from an earlier run is fine
+    bodies = {
+        "verify": lambda c, i: count("verify", call(c, "Verify", "(ss)", [app, good])),
+        "wrong": lambda c, i: count("wrong", call(c, "Verify", "(ss)", [wrong_app, "%06d" % (i * 7919 % 1000000)])),
+        "query": lambda c, i: count("query", call(c, "GetState" if i % 2 else "GetLockScreen", "(s)", [app])),
+        # Five a second: a connection a call opened without pause is the bus daemon's load, not passcoded's.
+        "watch": lambda c, i: (count("watch", watch_and_close(1, [app, wrong_app])), time.sleep(0.2)),
+        "random": lambda c, i: [count("random", {"error": k}) for k in raw(4, c, start + i)["outcomes"]],
+    }
+    threads = [threading.Thread(target=loop, args=item, daemon=True) for item in bodies.items()]
+    # The staller: two connections whose hooks never answer, 4 calls queued each (40 s of waits).
+    threads.append(threading.Thread(target=lambda: stall(4, 2, app + ".Stall", 1 | 2 | 8, "Forgot", "(s)", [app + ".Stall"]),
+                                    daemon=True))
+    for t in threads:
+        t.start()
+    for t in threads[:-1]:
+        t.join()
+    return {"outcomes": outcomes}
+
+
 def fd_list(fds):
     """A Gio.UnixFDList holding a copy of each of `fds` (the list takes its own duplicates)."""
     out = Gio.UnixFDList.new()
@@ -207,6 +283,10 @@ def main():
         elif "stall" in req:
             out = stall(req["stall"], req.get("connections", 1), req["app"], req["flags"], req["call"], req["sig"], req["args"],
                         req.get("fds", 0))
+        elif "load" in req:
+            out = load(req["load"], req["app"], req["good"], req.get("start", 31))
+        elif "hooked" in req:
+            out = hooked(req["hooked"], req["flags"], req.get("after", 0), req["call"], req["sig"], req["args"])
         elif "stalled" in req:
             with stall_lock:
                 out = json.loads(json.dumps(stall_seen))

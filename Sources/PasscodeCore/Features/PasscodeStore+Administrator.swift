@@ -47,12 +47,14 @@ extension PasscodeStore {
     /// "has none". Only the administrator ends it (`clearFailuresByAdministrator`,
     /// `removeByAdministrator`); until then every attempt answers `resetRequired`. One
     /// transaction; the log says the passcode was forgotten; no logout.
+    /// As `forgotPasscode`, a passcode set or changed while the hook ran stays (`state`).
     public func requireReset() throws(PasscodeError) {
-        guard try isPasscodeSet() else { throw PasscodeError.noPasscode }
+        let asked = try passcodeSeen()
+        guard asked != nil else { throw PasscodeError.noPasscode }
         try callLifecycleHook(.forgot)
         let now = try now()
         try write { () throws(PasscodeError) in
-            guard try passcodeRowLocked() != nil else { throw PasscodeError.noPasscode }  // removed meanwhile
+            try checkPasscodeUnchangedLocked(since: asked)  // the passcode forgotten, not one set since
             try update(AttemptState.self) { $0.resetRequired = true }
             _ = try logLocked(.forgotPasscode, now: now)
         }

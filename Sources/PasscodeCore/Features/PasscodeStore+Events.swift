@@ -62,11 +62,14 @@ extension PasscodeStore {
 
     /// The log, newest first (`passcode_event_log_new`). Rows with an unknown kind are skipped.
     public func events() throws(PasscodeError) -> [SecurityEventRecord] {
-        try read(.recover) { () throws(PasscodeError) in  // readable on a tampered store too: it says what happened
-            try db.events().compactMap { row in
-                guard let raw = row.kind, let kind = SecurityEvent(checked: Int32(clamping: raw)) else { return nil }
-                return SecurityEventRecord(kind: kind, wallMs: row.wallMs, detail: row.detail)
-            }
+        try read(.recover) { () throws(PasscodeError) in try eventsLocked() }  // readable on a tampered store too: it says what happened
+    }
+
+    /// The log, newest first, in the caller's transaction.
+    func eventsLocked() throws(PasscodeError) -> [SecurityEventRecord] {
+        try db.events().compactMap { row in
+            guard let raw = row.kind, let kind = SecurityEvent(checked: Int32(clamping: raw)) else { return nil }
+            return SecurityEventRecord(kind: kind, wallMs: row.wallMs, detail: row.detail)
         }
     }
 

@@ -12,6 +12,14 @@ extension PasscodeStore {
     /// next call and never writes to it), and the files are unlinked. This handle answers
     /// `storeRemoved` from then on; opening the path again makes a new, empty store.
     public func removeStore(current: SecretBytes?) throws(PasscodeError) {
+        try removeStore(current: current, keepingEvents: nil)
+    }
+
+    /// As `removeStore(current:)`, handing the store's log (newest first) to `keep` in the
+    /// removing transaction, after every check and before the rows go: passcoded keeps a removed
+    /// store's events for its user (StoreRoot.keepEvents). A `keep` that throws removes nothing.
+    public func removeStore(current: SecretBytes?,
+                            keepingEvents keep: (([SecurityEventRecord]) throws(PasscodeError) -> Void)?) throws(PasscodeError) {
         let hasPasscode = try isPasscodeSet()
         if hasPasscode {
             guard let current else {
@@ -33,6 +41,7 @@ extension PasscodeStore {
                     guard hasPasscode ? row.map({ connection.proof?.names($0.text) == true }) == true : row == nil else {
                         throw PasscodeError.state("the passcode changed in another process during this call; nothing was removed: try again")
                     }
+                    if let keep { try keep(try eventsLocked()) }
                     revokeSessionKeyLocked()  // before the wrap it is named after goes
                     let found = (try load(TPMState.self), try sealedLocked())
                     try db.markRemoved()

@@ -328,7 +328,9 @@ extension PasscodeStore {
     }
 
     /// "Forgot passcode" on the lock screen (`passcode_forgot`): removes the passcode, clears
-    /// lock state, counters and any reset code, and calls the host's logout callback.
+    /// lock state, counters and any reset code, and calls the host's logout callback. The
+    /// passcode removed is the one there when it was asked: one set or changed while the host's
+    /// hook ran (another handle or process) stays, and the call answers `state`.
     /// Fails closed: without a logout callback nothing changes (`callbackRequired`), since an
     /// app that does not log the user out would let "forgot" unlock it. Afterwards the lock state
     /// says `.loggedOut` until a new passcode is set. Old bytes are wiped from the log too; if
@@ -337,10 +339,12 @@ extension PasscodeStore {
         guard let logout = hooks.logout else {
             throw PasscodeError.callbackRequired("forgot passcode needs a logout callback (passcode_set_logout_callback) to log the user out")
         }
+        let asked = try passcodeSeen()
         try callLifecycleHook(.forgot)
         let now = try now()
         let pin = try? currentSealed()
         try write(.resolve) { () throws(PasscodeError) in
+            try checkPasscodeUnchangedLocked(since: asked)  // the passcode forgotten, not one set since
             try removePasscodeLocked(loggingOut: true)
             try logLocked(.forgotPasscode, now: now)
         }

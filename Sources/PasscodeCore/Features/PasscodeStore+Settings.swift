@@ -258,6 +258,30 @@ extension PasscodeStore {
         }
     }
 
+    /// The passcode row's verifier now (nil: no passcode), for a call that asks the host's hook
+    /// before it writes and must act on the passcode it was asked about (`checkPasscodeUnchangedLocked`).
+    func passcodeSeen() throws(PasscodeError) -> String? {
+        try read(.check, { () throws(PasscodeError) in try passcodeRowLocked()?.text })
+    }
+
+    /// For a call that acts on the passcode there when it was asked, with no proof of it (forgot):
+    /// the passcode is still that one (`seen`, from `passcodeSeen`), or still none. The host's hook
+    /// runs between the two with no lock held, and another handle or process may have set a new
+    /// passcode meanwhile; forgetting it would remove a passcode the caller never asked about.
+    /// Called in the writing transaction.
+    func checkPasscodeUnchangedLocked(since seen: String?) throws(PasscodeError) {
+        let now = try passcodeRowLocked()?.text
+        let same: Bool
+        switch (seen, now) {
+        case (nil, nil): same = true
+        case (let a?, let b?): same = Sodium.constantTimeEqual(Proof.digest(a), Proof.digest(b))
+        default: same = false
+        }
+        guard same else {
+            throw PasscodeError.state("the passcode was set or changed by another handle or process during this call; nothing changed")
+        }
+    }
+
     /// A passcode set without the previous one proved in the same operation (the first one, after
     /// forgot, a logout, a reset or a removal) starts from the safe defaults: every setting whose
     /// stored value is weaker than its default (the setting's own `weakening` says which are)
