@@ -3,7 +3,7 @@
  *   passcodectl [--app APP] [--stdin] status [USER]
  *   passcodectl [--app APP] [--stdin] set USER        (root)
  *   passcodectl [--app APP] [--stdin] change [USER]
- *   passcodectl [--app APP] [--stdin] remove USER     (root, or with the passcode)
+ *   passcodectl [--app APP] [--stdin] remove USER     (root; a login store's whole store)
  *   passcodectl [--app APP] reset USER                (root)
  *   passcodectl [--app APP] log [USER]
  *
@@ -228,12 +228,20 @@ int main(int argc, char **argv)
             printf("%s: passcode changed\n", who);
         }
     } else if (strcmp(cmd, "remove") == 0) {
-        if (!is_set) {
+        if (geteuid() == 0) {
+            /* Root: also a login store without a passcode (left by 0.9.0) goes, which passcoded does. */
+            s = passcode_user_remove(store, uid, NULL, 0);
+            if (s == PASSCODE_ERR_NO_PASSCODE) {
+                printf("%s: no passcode\n", who);
+                rc = EXIT_REFUSED;
+            } else if (s != PASSCODE_OK) {
+                rc = failed(store, who, s);
+            } else {
+                printf("%s: passcode removed\n", who);
+            }
+        } else if (!is_set) {
             printf("%s: no passcode\n", who);
             rc = EXIT_REFUSED;
-        } else if (geteuid() == 0) {
-            if ((s = passcode_user_remove(store, uid, NULL, 0)) != PASSCODE_OK) rc = failed(store, who, s);
-            else printf("%s: passcode removed\n", who);
         } else if (read_code("Passcode: ", a, sizeof a) != 0) {
             no_code(who);
             rc = EXIT_REFUSED;

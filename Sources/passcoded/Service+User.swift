@@ -32,6 +32,14 @@ extension Service {
         throw PasscodeError.permission("the \(app) store is removed by root only")
     }
 
+    /// Nor its passcode: no process of the user turns a login store that has a PIN into one that
+    /// has none, not even with the PIN (`RemovePasscode`, `UserRemovePasscode`). Root's
+    /// `passcodectl remove` removes it, and the store with it (`handleUserRemovePasscode`).
+    static func checkLoginPasscodeRemoval(caller: uid_t, app: String) throws {
+        guard caller != 0, isLoginStore(app) else { return }
+        throw PasscodeError.permission("the passcode of the \(app) store is removed by root only (passcodectl remove)")
+    }
+
     /// A login store's failures never remove its passcode: the forced-logout action, which
     /// removes it at the next attempt once a reset is required, is refused there (the user's own
     /// process could then spend that attempt and leave the store without a PIN).
@@ -93,8 +101,18 @@ extension Service {
         if current.count == 0 && call.caller != 0 {
             throw PasscodeError.permission("only root may remove a passcode without it")
         }
+        try Service.checkLoginPasscodeRemoval(caller: call.caller, app: app)
         let stores = self.stores, target = uid
         return Prepared(uid: target) {
+            if Service.isLoginStore(app) && current.count == 0 {
+                // Root's removal of a login PIN takes the store with it (its events kept): then
+                // no login store exists, which is when pam_passcode's nullok passes the user.
+                let had = try stores.withStoreForQuery(uid: target, appID: app) { try $0.isPasscodeSet() }
+                if had { try stores.withStore(uid: target, appID: app) { try $0.removeByAdministrator() } }
+                try stores.removeStore(uid: target, appID: app, current: nil)
+                if !had { throw PasscodeError.noPasscode }
+                return []
+            }
             try stores.withStore(uid: target, appID: app) { s in
                 if current.count == 0 { try s.removeByAdministrator() } else { try s.removePasscode(current: current) }
             }

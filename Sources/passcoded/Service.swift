@@ -294,6 +294,7 @@ extension Service {
     }
 
     func handleRemovePasscode(_ call: BusCall, appID app: String, current: SecretBytes) throws -> Prepared {
+        try Service.checkLoginPasscodeRemoval(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { try $0.removePasscode(current: current) }

@@ -355,8 +355,24 @@ def tests(r):
     t = r.pamtester(b, "chauthtok", "381947\n582046\n582046\n", run_as=b)
     x = r.pamcase("plain", b, "authenticate", PAM_SUCCESS, "582046")
     check("chauthtok-change-by-user", t.returncode == 0 and x["ok"], (t.stdout + t.stderr).strip())
+    # Issue 52, item 4: no process of the user turns "has a PIN" into "has none", not even with the
+    # PIN; root's removal takes the whole login store, and only then does nullok pass the user.
     rm = r.ctl("--stdin", "remove", b, run_as=b, stdin="582046\n")
-    check("remove-own-with-passcode", rm.returncode == 0 and r.failed_attempts(b) is None, rm.stdout.strip())
+    check("remove-own-login-pin-refused", rm.returncode != 0 and "root" in (rm.stdout + rm.stderr) and r.failed_attempts(b) == 0,
+          f"{(rm.stdout + rm.stderr).strip()}; the PIN still set: {r.failed_attempts(b) == 0}")
+    rm2 = r.bus_call(b, "RemovePasscode", "ss", "login", "582046")
+    check("remove-own-login-pin-refused-bus", rm2.returncode != 0 and "root" in rm2.stderr and r.failed_attempts(b) == 0,
+          rm2.stderr.strip())
+    uid_b = pwd.getpwnam(b).pw_uid
+    store_b = f"{r.dir}/stores/{uid_b}/login.db"
+    had = os.path.exists(store_b)
+    rm = r.ctl("remove", b)
+    x = r.pamcase("nullok", b, "authenticate", PAM_SUCCESS)
+    y = r.pamcase("plain", b, "authenticate", PAM_AUTHINFO_UNAVAIL)
+    check("remove-login-root-takes-the-store", rm.returncode == 0 and had and not os.path.exists(store_b)
+          and r.failed_attempts(b) is None and x["ok"] and y["ok"],
+          f"{rm.stdout.strip()}; login store there before: {had}, after: {os.path.exists(store_b)}; nullok then PAM_IGNORE "
+          f"(the stack's pam_permit: {x.get('ok')}), plain PAM_AUTHINFO_UNAVAIL: {y.get('ok')}")
     t = r.pamtester(b, "chauthtok", "381947\n381947\n", run_as=b)
     check("chauthtok-first-as-user-refused", t.returncode != 0 and r.failed_attempts(b) is None,
           t.stderr.strip().splitlines()[-1] if t.stderr.strip() else t.stdout)
