@@ -561,7 +561,7 @@ try-service: $(B)/passcoded lib
 # (Tests/service/test_service.py). Not root: skipped, saying why. SERVICE_FUZZ_CALLS random calls
 # (odd names, signatures and bytes) from SERVICE_FUZZ_START: 300 here, 200,000 in `make fuzz`; as
 # many random C API calls in service mode (Tests/service/faults_client.c), from the same seed.
-# SERVICE_ONLY=c|python|suites|stall|fprint|tpm|mail|push|harden|standby|nuisance|load runs one part alone (suites:
+# SERVICE_ONLY=c|python|suites|stall|fprint|tpm|mail|push|harden|logout|standby|nuisance|load runs one part alone (suites:
 # the C and Python suites in service mode; c: the C suite, TEST=name to pick; python: the Python suite,
 # PYTEST_ARGS=...; standby: 30 uids holding the hook standby threads, the victim's first wait reserved;
 # nuisance: Forgot behind a hook, a removed store's log kept; load: 50 uids doing everything at once for

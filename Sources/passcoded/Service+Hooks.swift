@@ -22,7 +22,7 @@ extension Service {
         guard flags & ~HookFlags.all == 0 else {
             throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "unknown hook flags \(flags)")
         }
-        try HookRegistry.shared.register(call.message, uid: call.caller, flags: flags)
+        try HookRegistry.shared.register(call.message, uid: call.caller, app: app, flags: flags)
         return Prepared(uid: call.caller) { [] }
     }
 
@@ -45,12 +45,15 @@ final class HookRegistry: @unchecked Sendable {
 
     private struct Entry {
         let uid: uid_t
+        /// The store the hooks are for (SetHooks' app id): the logout of its passcode is told to
+        /// every connection of the uid registered for it (`logoutListeners`).
+        var app: String
         var flags: UInt32
         let track: OpaquePointer
     }
     private var entries: [String: Entry] = [:]
 
-    func register(_ m: OpaquePointer, uid: uid_t, flags: UInt32) throws {
+    func register(_ m: OpaquePointer, uid: uid_t, app: String, flags: UInt32) throws {
         guard let s = sd_bus_message_get_sender(m) else {
             throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "the caller's bus name cannot be established")
         }
@@ -61,6 +64,7 @@ final class HookRegistry: @unchecked Sendable {
         }
         if var e = entries[sender] {
             e.flags = flags
+            e.app = app
             entries[sender] = e
             return
         }
@@ -80,7 +84,7 @@ final class HookRegistry: @unchecked Sendable {
             sd_bus_track_unref(track)
             throw CallError(name: "org.freedesktop.DBus.Error.Failed", message: "the caller's connection cannot be followed")
         }
-        entries[sender] = Entry(uid: uid, flags: flags, track: track)
+        entries[sender] = Entry(uid: uid, app: app, flags: flags, track: track)
     }
 
     private func remove(_ sender: String) {
@@ -97,7 +101,13 @@ final class HookRegistry: @unchecked Sendable {
         guard let s = sd_bus_message_get_sender(m) else { return nil }
         let sender = String(cString: s)
         guard let e = entries[sender], e.uid == uid else { return nil }
-        return HookRelay(destination: sender, flags: e.flags)
+        return HookRelay(destination: sender, uid: uid, app: e.app, flags: e.flags)
+    }
+
+    /// The connections of `uid` that registered a logout hook for its store `app`, but `except`.
+    func logoutListeners(uid: uid_t, app: String, except: String) -> [String] {
+        entries.filter { $0.key != except && $0.value.uid == uid && $0.value.app == app && $0.value.flags & HookFlags.logout != 0 }
+            .map { $0.key }.sorted()
     }
 }
 
@@ -112,10 +122,14 @@ final class HookRelay: @unchecked Sendable {
     static let maxMessageBytes = 255
 
     let destination: String
+    let uid: uid_t
+    let app: String
     let flags: UInt32
 
-    init(destination: String, flags: UInt32) {
+    init(destination: String, uid: uid_t, app: String, flags: UInt32) {
         self.destination = destination
+        self.uid = uid
+        self.app = app
         self.flags = flags
     }
 
@@ -145,7 +159,16 @@ final class HookRelay: @unchecked Sendable {
         }
         if flags & HookFlags.lifecycle != 0 { h.lifecycle = { [self] event in ask("Lifecycle", [.int32(event)]) } }
         if flags & HookFlags.session != 0 { h.signOutSession = { [self] id in ask("SessionSignOut", [.text(id)]) } }
-        if flags & HookFlags.logout != 0 { h.logout = { [self] reason in tell("Logout", [.int32(reason)]) } }
+        // The logout (the passcode gone: forgot, the forced logout) is told to the caller, and to
+        // every other connection of the uid with a logout hook for this store: an app whose
+        // passcode another process of the user made go hears it as if it had asked.
+        if flags & HookFlags.logout != 0 {
+            h.logout = { [self] reason in
+                tell("Logout", [.int32(reason)])
+                HookOutbox.shared.post(HookRequest(destination: destination, member: "Logout", arguments: [.int32(reason)],
+                                                   expectReply: false, othersOf: (uid, app)))
+            }
+        }
         if flags & HookFlags.notice != 0 { h.notify = { [self] notice in tell("Notice", [.int32(notice)]) } }
         if flags & HookFlags.accountDeleted != 0 { h.accountDeleted = { [self] in tell("AccountDeleted", []) } }
         return h
@@ -175,16 +198,21 @@ final class HookRequest: @unchecked Sendable {
     let member: String
     let arguments: [Argument]
     let expectReply: Bool
+    /// A notification for the connections of this uid registered for this store, but
+    /// `destination` (which was told already): HookOutbox sends one to each.
+    let othersOf: (uid: uid_t, app: String)?
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var done = false
     private var answer: String?
 
-    init(destination: String, member: String, arguments: [Argument], expectReply: Bool) {
+    init(destination: String, member: String, arguments: [Argument], expectReply: Bool,
+         othersOf: (uid: uid_t, app: String)? = nil) {
         self.destination = destination
         self.member = member
         self.arguments = arguments
         self.expectReply = expectReply
+        self.othersOf = othersOf
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -272,7 +300,16 @@ final class HookOutbox: @unchecked Sendable {
             waiting = []
             return taken
         }
-        for request in requests { send(request, bus) }
+        for request in requests {
+            guard let others = request.othersOf else {
+                send(request, bus)
+                continue
+            }
+            for listener in HookRegistry.shared.logoutListeners(uid: others.uid, app: others.app, except: request.destination) {
+                send(HookRequest(destination: listener, member: request.member, arguments: request.arguments, expectReply: false), bus)
+            }
+            request.finish(nil)
+        }
     }
 
     private func send(_ request: HookRequest, _ bus: OpaquePointer) {

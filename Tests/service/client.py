@@ -15,6 +15,9 @@ answers one JSON line on stdout. Requests:
       a host whose hooks answer: a new connection registers hooks (SetHooks APP F), allows every
       hook asked S seconds after it is asked, and makes one call; its answer, and "hooks": the
       members of the hooks asked (and notifications told) during it
+  {"listen": APP, "flags": F}                            a host that only listens: a new connection registers hooks
+                                                         (SetHooks APP F), kept until exit, allowing every hook asked
+  {"heard": 0}                                           the members of the hooks the listeners were asked or told
   {"props": PATH}                                        Properties.GetAll of a store's object (its interface)
   {"signals": 0}                                         the PropertiesChanged this connection received
                                                          since the last ask (it listens for every one
@@ -175,6 +178,30 @@ def hooked(app, flags, after, method, sig, args):
     return out
 
 
+listeners = []
+heard_hooks = []
+
+
+def listen_hooks(app, flags):
+    c = connect()
+
+    def on_message(conn, message, incoming, *unused):
+        if not incoming or message.get_message_type() != Gio.DBusMessageType.METHOD_CALL or message.get_path() != "/org/libpasscode/Hook":
+            return message
+        with heard_lock:
+            heard_hooks.append(message.get_member())
+        if not message.get_flags() & Gio.DBusMessageFlags.NO_REPLY_EXPECTED:
+            reply = Gio.DBusMessage.new_method_reply(message)
+            reply.set_body(GLib.Variant("(s)", ("",)))
+            threading.Thread(target=lambda: conn.send_message(reply, Gio.DBusSendMessageFlags.NONE), daemon=True).start()
+        return None
+
+    c.add_filter(on_message)
+    r = call(c, "SetHooks", "(su)", [app, flags])
+    listeners.append(c)
+    return r
+
+
 def load(seconds, app, good, start):
     end = time.monotonic() + seconds
     wrong_app = app + ".Wrong"
@@ -285,6 +312,11 @@ def main():
                         req.get("fds", 0))
         elif "load" in req:
             out = load(req["load"], req["app"], req["good"], req.get("start", 31))
+        elif "listen" in req:
+            out = listen_hooks(req["listen"], req["flags"])
+        elif "heard" in req:
+            with heard_lock:
+                out = {"ok": list(heard_hooks)}
         elif "hooked" in req:
             out = hooked(req["hooked"], req["flags"], req.get("after", 0), req["call"], req["sig"], req["args"])
         elif "stalled" in req:

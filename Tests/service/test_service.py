@@ -640,9 +640,52 @@ def load_test():
           f"after +{(after[1] - start[1]) // 1024} MB)")
 
 
+def logout_told_elsewhere():
+    """Issue 52, item 6: the app's logout callback fires whenever the passcode goes. Another
+    process of the user (its own logout hook, as "forgot passcode" needs) forgets the passcode of
+    the app's store: the app's connection, with a logout hook registered for that store, is told
+    Logout as the forgetting process is (0.9.0 told the caller alone). A connection of the same
+    uid registered for another store, and another uid's for the same app id, hear nothing."""
+    app = "org.example.LogoutElsewhere"
+    a = Client(ALICE)
+    check(a.call("SetPasscode", "(ss)", app, GOOD) == {"ok": []}, "logout elsewhere: the app's store")
+    the_app, other_store, other_uid = Client(ALICE), Client(ALICE), Client(MALLORY)
+    listening = [the_app.ask({"listen": app, "flags": 8 | 16}), other_store.ask({"listen": app + ".Other", "flags": 8}),
+                 other_uid.ask({"listen": app, "flags": 8})]
+    r = Client(ALICE).ask({"hooked": app, "flags": 8, "after": 0, "call": "Forgot", "sig": "(s)", "args": [app]})
+    time.sleep(0.5)
+    heard = [c.ask({"heard": 0})["ok"] for c in (the_app, other_store, other_uid)]
+    check(all(x == {"ok": []} for x in listening) and r.get("ok") == [] and r.get("hooks") == ["Logout"]
+          and heard == [["Logout"], [], []],
+          f"logout elsewhere: Forgot by another process of the uid ({r}) is told to the app's connection too: "
+          f"the app {heard[0]}, a connection for another store {heard[1]}, another uid's {heard[2]}")
+    # Through the library: an app (the Python binding, its on_logout callback) hears it at its next call.
+    app2 = app + ".Library"
+    a.call("SetPasscode", "(ss)", app2, GOOD)
+    script = ("import sys, passcode\n"
+              f"s = passcode.Store('x', service={app2!r})\n"
+              "got = []\n"
+              "s.on_logout(lambda reason: got.append(int(reason)))\n"
+              "print('ready', flush=True)\n"
+              "sys.stdin.readline()\n"
+              "s.reset_retry_after\n"
+              "print(got, s.is_set, flush=True)\n")
+    p = subprocess.Popen(as_user(ALICE, ["/usr/bin/python3", "-c", script]), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, cwd="/",
+                         env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.join(REPO, "python"),
+                              "PASSCODE_LIBRARY": os.path.join(REPO, "build", "libpasscode.so.0")})
+    ready = p.stdout.readline().strip()
+    r = Client(ALICE).ask({"hooked": app2, "flags": 8, "after": 0, "call": "Forgot", "sig": "(s)", "args": [app2]})
+    out, err = p.communicate("go\n", timeout=60)
+    check(ready == "ready" and r.get("ok") == [] and out.strip() == "[2] False",
+          f"logout elsewhere: the app's on_logout (the library, service mode) fires with FORGOT_PASSCODE at its next call "
+          f"after another process's Forgot: {out.strip() or err.strip()[-300:]}")
+
+
 def hardening():
     """Issue 52: passcoded stays up and honest under any local user."""
     descriptor_attack()
+    logout_told_elsewhere()
     standby_reserved()
     same_uid_nuisances()
     load_test()
@@ -2299,6 +2342,9 @@ try:
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "mail":  # reset codes mailed by passcoded alone
         mail_through_service()
+        raise SystemExit(1 if failures else 0)
+    if os.environ.get("SERVICE_ONLY") == "logout":  # the logout told to the app's other connections alone
+        logout_told_elsewhere()
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "harden":  # issue 52's attacks on passcoded itself alone
         hardening()
