@@ -339,7 +339,7 @@ extension PasscodeStore {
         guard let logout = hooks.logout else {
             throw PasscodeError.callbackRequired("forgot passcode needs a logout callback (passcode_set_logout_callback) to log the user out")
         }
-        let asked = try passcodeSeen()
+        let asked = try passcodeSeen(.recover)  // as the write below: forgot also ends a tampered state
         try callLifecycleHook(.forgot)
         let now = try now()
         let pin = try? currentSealed()

@@ -260,8 +260,8 @@ extension PasscodeStore {
 
     /// The passcode row's verifier now (nil: no passcode), for a call that asks the host's hook
     /// before it writes and must act on the passcode it was asked about (`checkPasscodeUnchangedLocked`).
-    func passcodeSeen() throws(PasscodeError) -> String? {
-        try read(.check, { () throws(PasscodeError) in try passcodeRowLocked()?.text })
+    func passcodeSeen(_ use: IntegrityUse = .check) throws(PasscodeError) -> String? {
+        try read(use, { () throws(PasscodeError) in try passcodeRowLocked()?.text })
     }
 
     /// For a call that acts on the passcode there when it was asked, with no proof of it (forgot):
