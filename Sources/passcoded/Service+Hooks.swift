@@ -68,7 +68,10 @@ final class HookRegistry: @unchecked Sendable {
             entries[sender] = e
             return
         }
-        guard entries.count < HookRegistry.maxEntries, entries.values.lazy.filter({ $0.uid == uid }).count < HookRegistry.maxPerUID else {
+        // The global bound never refuses a uid's first entry (reserved: 32 uids at their own bound
+        // would otherwise leave the next uid no hooks, and so no "forgot passcode").
+        let mine = entries.values.lazy.filter({ $0.uid == uid }).count
+        guard entries.count < HookRegistry.maxEntries || mine == 0, mine < HookRegistry.maxPerUID else {
             throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded", message: "too many connections have hooks registered")
         }
         var track: OpaquePointer?

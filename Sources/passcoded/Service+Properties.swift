@@ -72,7 +72,9 @@ final class PushedStates: @unchecked Sendable {
                         ? "this connection watches \(PushedStates.maxWatchesPerConnection) stores already"
                     : perUID[uid, default: 0] >= PushedStates.maxWatchesPerUID
                         ? "this user's connections watch \(PushedStates.maxWatchesPerUID) stores already"
-                    : total >= PushedStates.maxWatches ? "passcoded watches \(PushedStates.maxWatches) stores already" : nil
+                    // The global bound never refuses a uid's first watch (reserved).
+                    : total >= PushedStates.maxWatches && perUID[uid, default: 0] > 0
+                        ? "passcoded watches \(PushedStates.maxWatches) stores already" : nil
                 if let refusal { throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded", message: refusal) }
                 mine.keys.insert(k)
                 watching[sender] = mine
