@@ -52,10 +52,10 @@ struct ServiceConfig {
     var smtpTemplate = "Your reset code is {code}. It expires in {minutes} minutes.\\nIf you did not ask for it, ignore this message."
     /// `smtp_timeout`: seconds a send may take, connect included (1 to 60).
     var smtpTimeoutSeconds = 20
-    /// `mail_per_uid_hour`, `mail_per_uid_day`: the mails (reset codes and address
-    /// confirmations) passcoded sends for one uid, over all its stores and kept across their
-    /// removal; `mail_per_recipient_day`: those for one uid to one address. Root's alone: no
-    /// store's setting lowers or raises them (MailLedger).
+    /// `mail_per_uid_hour`, `mail_per_uid_day`: the confirmation mails (to addresses not yet
+    /// confirmed) passcoded sends for one uid, over all its stores and kept across their removal;
+    /// `mail_per_recipient_day`: every mail for one uid to one mailbox (codes and confirmations).
+    /// Root's alone: no store's setting lowers or raises them (MailLedger).
     var mailPerUIDHour = 6
     var mailPerUIDDay = 12
     var mailPerRecipientDay = 6

@@ -80,8 +80,8 @@ extension Service {
     /// root's limits), then sent with this worker's turn and the uid's given up (the wait on the
     /// relay holds a standby thread, never a worker: Scheduler.whileWaiting), so that a slow
     /// relay delays no other call, the uid's own neither. nil when the relay took it, else why not.
-    static func sendMail(_ mailer: Mailer, uid: uid_t, to: String, _ send: @escaping () -> String?) throws -> String? {
-        try MailLedger.shared.admit(uid: uid, to: to)
+    static func sendMail(_ mailer: Mailer, uid: uid_t, to: String, confirmation: Bool, _ send: @escaping () -> String?) throws -> String? {
+        try MailLedger.shared.admit(uid: uid, to: to, confirmation: confirmation)
         guard let scheduler = Scheduler.shared else { return send() }
         guard let answer = scheduler.whileWaiting(send) else {
             throw PasscodeError.busy("passcoded has too many mails in flight for this user; try again")
@@ -114,10 +114,10 @@ extension Service {
                 guard let mailer = Mailer.configured else {
                     throw PasscodeError.resetDeliveryUnavailable("no mail relay is configured for passcoded (passcoded.conf smtp_host); use \"forgot passcode\"")
                 }
-                let wait = try MailLedger.shared.waitSeconds(uid: caller, to: address)
+                let wait = try MailLedger.shared.waitSeconds(uid: caller, to: address, confirmation: true)
                 if wait > 0 { throw PasscodeError.rateLimited(seconds: wait) }
                 let code = try s.proposeResetRecipient(address)
-                if let why = try Service.sendMail(mailer, uid: caller, to: address, { mailer.send(confirmation: code, to: address) }) {
+                if let why = try Service.sendMail(mailer, uid: caller, to: address, confirmation: true, { mailer.send(confirmation: code, to: address) }) {
                     throw Service.mailFailure(mailer, uid: caller, to: address, why: why, what: "a confirmation code")
                 }
                 return [.string(Mailer.mask(address))]
@@ -162,12 +162,12 @@ extension Service {
             // says where it went and when it expires (another process of the user cannot use up
             // the day's requests, nor the code the user is reading).
             if let pending { return [.string(Mailer.mask(to)), .int64(pending)] }
-            let wait = try MailLedger.shared.waitSeconds(uid: caller, to: to)
+            let wait = try MailLedger.shared.waitSeconds(uid: caller, to: to, confirmation: false)
             if wait > 0 { throw PasscodeError.rateLimited(seconds: wait) }
             do {
                 // Installed before the store is reached: Proofs.carried takes it as the call's hook.
                 try MailDelivery.with({ code in
-                    do { return try Service.sendMail(mailer, uid: caller, to: to, { mailer.send(code: code, to: to, minutes: minutes) }) } catch {
+                    do { return try Service.sendMail(mailer, uid: caller, to: to, confirmation: false, { mailer.send(code: code, to: to, minutes: minutes) }) } catch {
                         return (error as? PasscodeError)?.message ?? "the mail was refused"
                     }
                 }) {

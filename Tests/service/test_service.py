@@ -1727,7 +1727,7 @@ def mail_through_service():
             ask(a, "SetPasscode", "(ss)", app_, GOOD)
             r = confirmed(a, app_, "jane@example.org")
             check(r == {"ok": ["j***@example.org"]}, f"a confirmed recipient for {app_}: {r}")
-        mail_limits(a, m, ask, received)
+        mail_limits(a, m, ask, received, confirmed)
         kill_recovery(a, ask, received, confirmed)
         a, m, root = Client(ALICE), Client(MALLORY), Client("root")
     finally:
@@ -1819,7 +1819,7 @@ def mail_through_service():
     restart_daemon()
 
 
-def mail_limits(a, m, ask, received):
+def mail_limits(a, m, ask, received, confirmed):
     """Issue 52, findings 3 and 4: passcoded mailed any address without limit (120 mails a minute
     to a third party with the defaults, 523 after a user lowered its store's own limits, and
     RemoveStore started them anew), and a slow relay held a worker and the uid's turn. Now an
@@ -1851,6 +1851,8 @@ def mail_limits(a, m, ask, received):
           f"mail limits: 8 confirmations aimed at one address through new stores mail it 3 times (mail_per_recipient_day), "
           f"the rest RateLimited: {len(to_victim)} mails, {outcomes}")
     ask(m, "SetPasscode", "(ss)", "org.example.relay9", GOOD)
+    r = ask(m, "SetResetRecipient", "(ssay)", "org.example.relay9", "Victim+again@Example.org", list(GOOD.encode()))
+    check(error_of(r) == "RateLimited", f"mail limits: the same mailbox with a +tag and capitals counts as that address: {r}")
     r = ask(m, "SetResetRecipient", "(ssay)", "org.example.relay9", "other@example.org", list(GOOD.encode()))
     r2 = ask(m, "SetResetRecipient", "(ssay)", "org.example.relay9", "third@example.org", list(GOOD.encode()))
     check(error_of(r) == "ok" and error_of(r2) == "RateLimited" and "seconds" in r2.get("message", ""),
@@ -1866,6 +1868,18 @@ def mail_limits(a, m, ask, received):
     r = ask(carol, "SetResetRecipient", "(ssay)", app_, victim, list(GOOD.encode()))
     check(r == {"ok": ["v***@example.org"]} and len(received) == n + 1,
           f"mail limits: another uid mails the same address though MALLORY used up its own allowance for it: {r}")
+    # The attack that found a same-uid hole (a second process of the user spends the uid's
+    # confirmations on addresses of its own): the user's reset codes still go to the address it
+    # confirmed, which counts against that address alone.
+    mine = "org.example.carol.mine"
+    ask(carol, "SetPasscode", "(ss)", mine, GOOD)
+    own = confirmed(carol, mine, "carol@example.org")
+    spent = [error_of(ask(carol, "SetResetRecipient", "(ssay)", app_, f"sink{i}@example.org", list(GOOD.encode()))) for i in range(4)]
+    n = len(received)
+    r = ask(carol, "ResetRequest", "(s)", mine)
+    check(own == {"ok": ["c***@example.org"]} and spent[-1] == "RateLimited" and r.get("ok", [None])[0] == "c***@example.org"
+          and len(received) == n + 1 and received[-1][1] == ["carol@example.org"],
+          f"mail limits: another process of the uid that spends its confirmations ({spent}) leaves its reset codes going: {r}")
     # A slow relay: the sender's own other calls, and other uids', go on meanwhile (finding 4).
     carol.p.kill()
     write_root_file(config_file, base)
