@@ -38,7 +38,7 @@ extension Mailer {
 }
 
 extension StoreRoot {
-    /// `<root>/<uid>/<app_id>.mail`: where 0.9.0 kept a store's recipient, outside the store (and
+    /// `<root>/<uid>/<app_id>.mail`: where 0.9 kept a store's recipient, outside the store (and
     /// so outside the transaction that set a passcode). Read once, taken into the store as an
     /// address waiting for confirmation (nothing confirmed it), and removed.
     private func legacyRecipientPath(uid: uid_t, appID: String) throws -> String {
@@ -46,7 +46,7 @@ extension StoreRoot {
         return "\(try userFolder(uid))/\(appID).mail"
     }
 
-    /// Takes a 0.9.0 recipient file into `store` (unconfirmed) and removes it.
+    /// Takes a 0.9 recipient file into `store` (unconfirmed) and removes it.
     func adoptLegacyRecipient(_ store: PasscodeStore, uid: uid_t, appID: String) throws {
         let path = try legacyRecipientPath(uid: uid, appID: appID)
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
@@ -59,7 +59,7 @@ extension StoreRoot {
         removeLegacyRecipient(uid: uid, appID: appID)
     }
 
-    /// The 0.9.0 recipient file goes (with its store, or once adopted).
+    /// The 0.9 recipient file goes (with its store, or once adopted).
     func removeLegacyRecipient(uid: uid_t, appID: String) {
         guard let path = try? legacyRecipientPath(uid: uid, appID: appID) else { return }
         unlink(path)

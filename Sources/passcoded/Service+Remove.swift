@@ -50,7 +50,7 @@ extension StoreRoot {
         try withStore(uid: uid, appID: appID) { s in
             try s.removeStore(current: current) { (events) throws(PasscodeError) in try self.keepEvents(events, uid: uid, appID: appID) }
         }
-        // A 0.9.0 recipient file goes with the store (today's recipient is in the store itself).
+        // A 0.9 recipient file goes with the store (today's recipient is in the store itself).
         removeLegacyRecipient(uid: uid, appID: appID)
         dropHandle(uid: uid, appID: appID)
         pushRemoval(uid: uid, appID: appID)

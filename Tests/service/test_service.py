@@ -364,7 +364,7 @@ def daemon_fds():
 def descriptor_attack():
     """Issue 52, finding 1: any local user stopped passcoded in half a second. Two connections of
     MALLORY's, each with hooks that never answer, queue 32 SetLength calls each carrying 16 file
-    descriptors: on 0.9.0 the queued messages kept 1,024 descriptors, passcoded met its limit,
+    descriptors: on 0.9 the queued messages kept 1,024 descriptors, passcoded met its limit,
     logged "the bus failed: Bad message" and exited. Now its connection declines descriptors:
     the bus daemon refuses each such call to its sender (NotSupported) and passcoded never holds
     one. Three rounds (the attack repeated at will); after each, ALICE's calls are answered
@@ -392,7 +392,7 @@ def descriptor_attack():
         attacker = Client(MALLORY)
         r = attacker.ask({"stall": 32, "connections": 2, "app": "org.example.Planted", "flags": 1 | 2 | 8, "fds": 16,
                           "call": "SetLength", "sig": "(si)", "args": ["org.example.Planted", 4]})
-        time.sleep(0.5)  # the half second that stopped 0.9.0
+        time.sleep(0.5)  # the half second that stopped 0.9
         seen = attacker.ask({"stalled": 0})
         held = daemon_fds()
         waits = []
@@ -474,7 +474,7 @@ def standby_reserved():
 def forgot_behind_hook():
     """Issue 52, item 6: a Forgot that waits behind its lifecycle hook, while another process of
     the uid removes the passcode and sets a new one, must not remove the new one: it answers
-    State and changes nothing (on 0.9.0 it removed the passcode set after it was asked)."""
+    State and changes nothing (on 0.9 it removed the passcode set after it was asked)."""
     app = "org.example.ForgotLate"
     newer = "730185"
     a, f = Client(ALICE), Client(ALICE)
@@ -644,7 +644,7 @@ def logout_told_elsewhere():
     """Issue 52, item 6: the app's logout callback fires whenever the passcode goes. Another
     process of the user (its own logout hook, as "forgot passcode" needs) forgets the passcode of
     the app's store: the app's connection, with a logout hook registered for that store, is told
-    Logout as the forgetting process is (0.9.0 told the caller alone). A connection of the same
+    Logout as the forgetting process is (0.9 told the caller alone). A connection of the same
     uid registered for another store, and another uid's for the same app id, hear nothing."""
     app = "org.example.LogoutElsewhere"
     a = Client(ALICE)
@@ -1773,7 +1773,7 @@ def mail_through_service():
         t1 = time.monotonic()
         r = m.call("GetState", "(s)", "org.example.other")
         other = time.monotonic() - t1
-        # The sender's own uid too (issue 52, finding 4: 0.9.0 held it for the whole send): another
+        # The sender's own uid too (issue 52, finding 4: 0.9 held it for the whole send): another
         # process of ALICE's verifies on another store while the first one's mail hangs.
         t1 = time.monotonic()
         same = Client(ALICE).call("Verify", "(ss)", "org.example.mail3", GOOD)
@@ -1892,7 +1892,7 @@ def kill_recovery(a, ask, received, confirmed):
     """Issue 52, finding 2 and item 2: every change is one transaction, proven by killing
     passcoded (SIGKILL) at spread moments of each call and looking after the restart: the store
     is as before or as after, never a mix, and no attacker's state survives into the victim's
-    passcode. 0.9.0 cleared a planted recipient in a second step after the new passcode was
+    passcode. 0.9 cleared a planted recipient in a second step after the new passcode was
     committed: killed in between, 7 of 11 rounds kept the planter's address on the new passcode.
     Set (over a planted recipient), change, remove, reset by a mailed code, and the mail path
     (a mail is counted in the uid's ledger before it is sent: no kill gives one back)."""

@@ -136,7 +136,7 @@ extension PasscodeStore {
         }
     }
 
-    /// A recipient kept outside the store by 0.9.0 (passcoded's `<app>.mail` file), taken in as
+    /// A recipient kept outside the store by 0.9 (passcoded's `<app>.mail` file), taken in as
     /// an address waiting for confirmation with no code (it is confirmed by setting it again):
     /// never as the recipient, since nothing confirmed it. Only when the store has none.
     public func adoptUnconfirmedResetRecipient(_ address: String) throws(PasscodeError) {
