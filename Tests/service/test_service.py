@@ -1894,8 +1894,8 @@ def kill_recovery(a, ask, received, confirmed):
     is as before or as after, never a mix, and no attacker's state survives into the victim's
     passcode. 0.9 cleared a planted recipient in a second step after the new passcode was
     committed: killed in between, 7 of 11 rounds kept the planter's address on the new passcode.
-    Set (over a planted recipient), change, remove, reset by a mailed code, and the mail path
-    (a mail is counted in the uid's ledger before it is sent: no kill gives one back)."""
+    Set (over a planted recipient), change, remove, forgot, reset by a mailed code, and the mail
+    path (a mail is counted in the uid's ledger before it is sent: no kill gives one back)."""
     import re
     plant, new = "582047", "604918"
     ledger = os.path.join(store_root, str(a.uid), ".mail-ledger")
@@ -1906,11 +1906,15 @@ def kill_recovery(a, ask, received, confirmed):
         except OSError:
             return 0
 
-    def killed_during(call, delay):
-        """Sends `call` from a fresh client of ALICE's, SIGKILLs passcoded `delay` s later, restarts it."""
+    def killed_during(call, delay, hooked=None):
+        """Sends `call` from a fresh client of ALICE's (`hooked`: on a connection with those hooks,
+        answered), SIGKILLs passcoded `delay` s later, restarts it."""
         c = Client(ALICE)
         c.call("GetState", "(s)", "org.example.warm")  # connected: the call below goes out at once
-        c.p.stdin.write(json.dumps({"call": call[0], "sig": call[1], "args": list(call[2:])}) + "\n")
+        request = {"call": call[0], "sig": call[1], "args": list(call[2:])}
+        if hooked:
+            request.update({"hooked": call[2], "flags": hooked, "after": 0})
+        c.p.stdin.write(json.dumps(request) + "\n")
         c.p.stdin.flush()
         time.sleep(delay)
         procs["daemon"].send_signal(signal.SIGKILL)
@@ -1932,7 +1936,7 @@ def kill_recovery(a, ask, received, confirmed):
         return time.monotonic() - t
 
     rounds = 8
-    outcomes = {"set": [], "change": [], "remove": [], "reset": [], "mail": []}
+    outcomes = {"set": [], "change": [], "remove": [], "forgot": [], "reset": [], "mail": []}
     for i in range(rounds):
         # Set over a recipient planted under a removed passcode (another process of the uid).
         app_ = f"org.example.killset{i}"
@@ -1961,6 +1965,16 @@ def kill_recovery(a, ask, received, confirmed):
         is_set = state(app_)
         ok = (is_set is False) or verifies(app_, new if new_ok else GOOD)
         outcomes["remove"].append(("after" if is_set is False else "before") if ok else f"MIX set={is_set}")
+        # Forgot (from a connection with its logout hook): the passcode there and opening, or gone
+        # with the store logged out (lock reason LOGGED_OUT, 5) until a new one is set.
+        app_ = f"org.example.killforgot{i}"
+        ask(a, "SetPasscode", "(ss)", app_, GOOD)
+        killed_during(("Forgot", "(s)", app_), 0.003 * i, hooked=8)
+        is_set = state(app_)
+        screen = a.call("GetLockScreen", "(s)", app_).get("ok", [])
+        logged_out = len(screen) > 1 and screen[0] is True and screen[1] == 5
+        ok = (is_set is False and logged_out) or (is_set is True and not logged_out and verifies(app_, GOOD))
+        outcomes["forgot"].append(("after" if is_set is False else "before") if ok else f"MIX set={is_set} screen={screen[:2]}")
         # Reset by a mailed code: the old passcode and the code pending, or the new passcode and the code used.
         app_ = f"org.example.killreset{i}"
         ask(a, "SetPasscode", "(ss)", app_, GOOD)
