@@ -2791,6 +2791,10 @@ try:
     # The TPM held by passcoded: both postures on swtpm (restarts the daemon with a TPM, then without).
     tpm_through_service()
 
+    # Reset codes and confirmations mailed by passcoded, root's mail limits, the kill test (restarts
+    # the daemon with a relay, then without one; after it ALICE has many stores, so it comes late).
+    mail_through_service()
+
     # The C and Python suites in service mode (last: the daemon gets a configuration of their own).
     run_suites_in_service_mode()
 finally:
