@@ -1,6 +1,6 @@
 // The events of a uid's removed stores, which passcoded keeps for that uid: RemoveStore would
 // otherwise take the store's log with its file, and a process of the user could erase what it
-// did (Forgot, then RemoveStore: issue 52, item 6). The removed store's log goes into the uid's
+// did (Forgot, then RemoveStore). The removed store's log goes into the uid's
 // `<root>/<uid>/.removed-events` (an app id never starts with a dot) in the removing
 // transaction, and GetEventLog and UserGetEventLog of that app id answer it after the log of
 // the store there now, if any. Kept `keptDays` days and at most `maxKeptEvents` events a uid;

@@ -17,7 +17,7 @@
 // number), and an idle thread beyond `workers + max(standby, waiting)` ends. So the threads
 // number at most `workers + standby + the uids with a call waiting on a host`, each uid past
 // the standby threads holding one; before this, 30 uids with two hooked connections each held
-// all 60 and every other uid's hook answered HOOK_FAILED (issue 52, finding 7).
+// all 60 and every other uid's hook answered HOOK_FAILED.
 import CPasscodeBus
 import Glibc
 

@@ -172,7 +172,7 @@ final class ResetCodeTests: XCTestCase {
 
     /// The lifecycle hook runs with no lock held: another handle removes the passcode and sets a
     /// new one meanwhile. Forgot then acts on the passcode it was asked about, which is gone: it
-    /// answers `state`, and the new passcode stays (issue 52, item 6).
+    /// answers `state`, and the new passcode stays.
     func testForgotHeldByItsHookLeavesAPasscodeSetMeanwhile() throws {
         let unchangedPasscode = "the passcode was set or changed by another handle or process during this call; nothing changed"
         let (s, path) = try makeStore(clock: clock)

@@ -59,7 +59,7 @@ static void test_every_security_event_is_logged_without_secrets(void) {
     CHECK_STATUS(passcode_disable(s, PC2, LEN), PASSCODE_OK);
     CHECK_STATUS(passcode_enable(s), PASSCODE_OK);
     CHECK_STATUS(request_code(s, &mail), PASSCODE_OK);
-    /* passcoded sends no new code while one is pending (issue 52): there the first one expires first. */
+    /* passcoded sends no new code while one is pending: there the first one expires first. */
     advance_ms(service_backend ? 16 * 60 * 1000 : 61000);
     mail.fail = 1;
     CHECK_STATUS(request_code(s, &mail), DELIVERY_FAILED);

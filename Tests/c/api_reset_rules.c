@@ -99,7 +99,36 @@ static void test_a_reset_needs_a_passcode(void) {
     passcode_close(s);
 }
 
+/* passcode_reset_recipient_confirm's bad input: a specific status, nothing changed (the
+ * recipient, the failures). Embedded: no recipient exists there (STATE). Service mode (root,
+ * whose own stores take the recipient at once): no address waits for a code (STATE), a code of
+ * the wrong length or with a non-digit (FORMAT), NULL pointers (MISUSE), a closed handle. */
+static void test_recipient_confirm_bad_input_changes_nothing(void) {
+    char path[512];
+    mailbox m = {0};
+    passcode_store *s = store_with_passcode(path, sizeof path, &m);
+    char before[256] = "", after[256] = "";
+    if (service_backend) CHECK_STATUS(passcode_reset_recipient(s, before, sizeof before), PASSCODE_OK);
+    CHECK_STATUS(passcode_reset_recipient_confirm(NULL, "12345678", 8, PC1, LEN), PASSCODE_ERR_INVALID_HANDLE);
+    CHECK_STATUS(passcode_reset_recipient_confirm(s, NULL, 8, PC1, LEN), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_reset_recipient_confirm(s, "12345678", 8, NULL, LEN), PASSCODE_ERR_MISUSE);
+    if (service_backend) {
+        CHECK_STATUS(passcode_reset_recipient_confirm(s, "1234567", 7, PC1, LEN), PASSCODE_ERR_FORMAT);
+        CHECK_STATUS(passcode_reset_recipient_confirm(s, "1234567x", 8, PC1, LEN), PASSCODE_ERR_FORMAT);
+        CHECK_STATUS(passcode_reset_recipient_confirm(s, "12345678", 8, PC1, LEN), PASSCODE_ERR_STATE);
+        CHECK(strstr(passcode_errmsg(s), "waiting") != NULL);
+        CHECK_STATUS(passcode_reset_recipient(s, after, sizeof after), PASSCODE_OK);
+        CHECK(strcmp(before, after) == 0 && before[0] != 0);  /* the recipient as it was */
+    } else {
+        CHECK_STATUS(passcode_reset_recipient_confirm(s, "12345678", 8, PC1, LEN), PASSCODE_ERR_STATE);
+    }
+    CHECK(failures(s) == 0);
+    passcode_close(s);
+    CHECK_STATUS(passcode_reset_recipient_confirm(s, "12345678", 8, PC1, LEN), PASSCODE_ERR_INVALID_HANDLE);
+}
+
 void run_reset_rules_tests(void) {
+    RUN(test_recipient_confirm_bad_input_changes_nothing);
     RUN(test_failed_deliveries_count_toward_the_daily_limit);
     RUN(test_a_reset_flow_needs_a_pending_code);
     RUN(test_one_text_per_wrong_code_and_a_correct_check_is_free);

@@ -69,7 +69,7 @@ void mark_test(const char *kind, const char *why);
 #define ONLY_OPEN "the embedded open: a path, its folder and options of the host's"
 #define ONLY_ATTACK "a file attack on the store"
 #define ONLY_PROCESS "another process of the host opens the store by its path"
-#define ONLY_REPLACE "a pending reset code replaced (passcoded sends none while one is pending: issue 52)"
+#define ONLY_REPLACE "a pending reset code replaced (passcoded sends none while one is pending)"
 
 /* Service mode: the fprintd template on the suite's bus (test_service.py starts it, with no
  * reader: a biometric unlock then answers BIOMETRIC_UNAVAILABLE at once, and a host's report of
@@ -285,7 +285,7 @@ void mailbox_attach(passcode_store *s, mailbox *m);
 int32_t request_code(passcode_store *s, mailbox *m);
 /* passcode_reset_request while m->code is pending. Embedded: the request as ever (the interval
  * refuses it, or a new code replaces the old). Service mode: passcoded sends and spends nothing
- * while a code is pending (issue 52) and answers OK; a mail reaching the relay fails the test. */
+ * while a code is pending and answers OK; a mail reaching the relay fails the test. */
 int32_t request_while_pending(passcode_store *s, mailbox *m);
 
 /* A new store with PC1 set and `m` as its reset-code mailbox. */

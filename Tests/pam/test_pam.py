@@ -355,7 +355,7 @@ def tests(r):
     t = r.pamtester(b, "chauthtok", "381947\n582046\n582046\n", run_as=b)
     x = r.pamcase("plain", b, "authenticate", PAM_SUCCESS, "582046")
     check("chauthtok-change-by-user", t.returncode == 0 and x["ok"], (t.stdout + t.stderr).strip())
-    # Issue 52, item 4: no process of the user turns "has a PIN" into "has none", not even with the
+    # No process of the user turns "has a PIN" into "has none", not even with the
     # PIN; root's removal takes the whole login store, and only then does nullok pass the user.
     rm = r.ctl("--stdin", "remove", b, run_as=b, stdin="582046\n")
     check("remove-own-login-pin-refused", rm.returncode != 0 and "root" in (rm.stdout + rm.stderr) and r.failed_attempts(b) == 0,

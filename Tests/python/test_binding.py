@@ -169,7 +169,7 @@ def test_reset_code_flow_and_notices(locked_store, clock, mailbox):
     assert len(codes) == 1 and len(codes[0]) == 8 and codes[0].isdigit()
     assert s.reset_pending
     if SERVICE:
-        # passcoded sends and spends nothing while a code is pending (issue 52): no mail, no error.
+        # passcoded sends and spends nothing while a code is pending: no mail, no error.
         s.request_reset_code()
         assert mailbox._collect(os.environ["PASSCODE_TEST_MAIL_DIR"]) == [] and mailbox.codes == codes
         assert s.reset_retry_after == 60

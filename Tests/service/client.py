@@ -9,7 +9,7 @@ answers one JSON line on stdout. Requests:
   {"stall": N, "connections": C, "app": APP, "flags": F, "call": ..., "sig": ..., "args": [...]}
       the same-uid staller: C connections of this uid each register hooks (SetHooks APP F) that never
       answer, and queue N calls each at once; answers when a hook is being asked (kept until exit);
-      with "fds": D each call also carries D file descriptors (the descriptor attack of issue 52)
+      with "fds": D each call also carries D file descriptors (the descriptor attack)
   {"stalled": 0}                                         what the staller's connections saw so far
   {"hooked": APP, "flags": F, "after": S, "call": ..., "sig": ..., "args": [...]}
       a host whose hooks answer: a new connection registers hooks (SetHooks APP F), allows every

@@ -362,7 +362,7 @@ def daemon_fds():
 
 
 def descriptor_attack():
-    """Issue 52, finding 1: any local user stopped passcoded in half a second. Two connections of
+    """0.9: any local user stopped passcoded in half a second. Two connections of
     MALLORY's, each with hooks that never answer, queue 32 SetLength calls each carrying 16 file
     descriptors: on 0.9 the queued messages kept 1,024 descriptors, passcoded met its limit,
     logged "the bus failed: Bad message" and exited. Now its connection declines descriptors:
@@ -426,7 +426,7 @@ def extra_users(tag, n):
 
 
 def standby_reserved():
-    """Issue 52, finding 7: 30 uids with two hooked connections each, whose hooks never answer,
+    """0.9: 30 uids with two hooked connections each, whose hooks never answer,
     held all 60 standby threads, and every hook-gated call of a victim's then answered
     HookFailed (6 of 6). A uid's first call waiting on a host is reserved now: the victim's
     Forgot, whose lifecycle hook it answers, goes through while the 60 wait; its second call
@@ -472,7 +472,7 @@ def standby_reserved():
 
 
 def forgot_behind_hook():
-    """Issue 52, item 6: a Forgot that waits behind its lifecycle hook, while another process of
+    """A Forgot that waits behind its lifecycle hook, while another process of
     the uid removes the passcode and sets a new one, must not remove the new one: it answers
     State and changes nothing (on 0.9 it removed the passcode set after it was asked)."""
     app = "org.example.ForgotLate"
@@ -502,7 +502,7 @@ def forgot_behind_hook():
 
 
 def removed_store_log():
-    """Issue 52, item 6: Forgot then RemoveStore erased the store's event log. Now passcoded
+    """0.9: Forgot then RemoveStore erased the store's event log. Now passcoded
     keeps a removed store's events in the uid's kept log (passcoded(8), "The stores out of the
     user's reach"): GetEventLog and root's UserGetEventLog of that app id answer them after
     the removal, and after the store is made again, below the new store's own."""
@@ -533,7 +533,7 @@ def removed_store_log():
 
 
 def same_uid_nuisances():
-    """Issue 52, item 6's same-uid nuisances."""
+    """The same-uid nuisances."""
     forgot_behind_hook()
     removed_store_log()
 
@@ -556,7 +556,7 @@ def daemon_numbers():
 
 
 def load_test():
-    """Issue 52, "How it is checked": 50 uids each doing everything at once for LOAD_SECONDS
+    """50 uids each doing everything at once for LOAD_SECONDS
     (verifies, wrong guesses, state queries, watches, random calls, each on a connection of its
     own, and two hooked connections whose hooks never answer: client.py's "load"), while the
     victim (ALICE, one of the 50) opens its store through the library, queries and verifies
@@ -641,7 +641,7 @@ def load_test():
 
 
 def logout_told_elsewhere():
-    """Issue 52, item 6: the app's logout callback fires whenever the passcode goes. Another
+    """The app's logout callback fires whenever the passcode goes. Another
     process of the user (its own logout hook, as "forgot passcode" needs) forgets the passcode of
     the app's store: the app's connection, with a logout hook registered for that store, is told
     Logout as the forgetting process is (0.9 told the caller alone). A connection of the same
@@ -683,7 +683,7 @@ def logout_told_elsewhere():
 
 
 def hardening():
-    """Issue 52: passcoded stays up and honest under any local user."""
+    """passcoded stays up and honest under any local user."""
     descriptor_attack()
     logout_told_elsewhere()
     standby_reserved()
@@ -1304,7 +1304,7 @@ def fingerprint_through_service():
 
 
 def reader_at_the_machine(mock, reader, logind, timeout):
-    """Issue 52, finding 6: the reader only for a user at the machine. passcoded claims it for a
+    """The reader only for a user at the machine. passcoded claims it for a
     caller whose own process is in an active, local logind session on a seat (python-dbusmock's
     logind template, Tests/service/logind_template.py), at most fprint_checks_per_minute (default 6)
     times a minute per uid. (a) MALLORY, in no session, loops checks of its own store while ALICE
@@ -1669,7 +1669,7 @@ def mail_through_service():
         found = re.findall(r"reset code is (\d+)", body)
         code = found[0] if found else ""
         check(len(code) == 8, f"the mail holds an 8-digit code and its expiry: {'expires in' in body}")
-        # Issue 52, finding 8: another process of the uid asking again while the code is pending
+        # Another process of the uid asking again while the code is pending
         # sends and spends nothing: the answer is where it went and how long it has left.
         spent = ask(a, "ResetRetryAfter", "(s)", app)
         r = ask(a, "ResetRequest", "(s)", app)
@@ -1773,7 +1773,7 @@ def mail_through_service():
         t1 = time.monotonic()
         r = m.call("GetState", "(s)", "org.example.other")
         other = time.monotonic() - t1
-        # The sender's own uid too (issue 52, finding 4: 0.9 held it for the whole send): another
+        # The sender's own uid too (0.9 held it for the whole send): another
         # process of ALICE's verifies on another store while the first one's mail hangs.
         t1 = time.monotonic()
         same = Client(ALICE).call("Verify", "(ss)", "org.example.mail3", GOOD)
@@ -1820,7 +1820,7 @@ def mail_through_service():
 
 
 def mail_limits(a, m, ask, received, confirmed):
-    """Issue 52, findings 3 and 4: passcoded mailed any address without limit (120 mails a minute
+    """0.9 mailed any address without limit (120 mails a minute
     to a third party with the defaults, 523 after a user lowered its store's own limits, and
     RemoveStore started them anew), and a slow relay held a worker and the uid's turn. Now an
     address gets reset codes only once the code mailed to it is entered back; root's limits
@@ -1880,7 +1880,7 @@ def mail_limits(a, m, ask, received, confirmed):
     check(own == {"ok": ["c***@example.org"]} and spent[-1] == "RateLimited" and r.get("ok", [None])[0] == "c***@example.org"
           and len(received) == n + 1 and received[-1][1] == ["carol@example.org"],
           f"mail limits: another process of the uid that spends its confirmations ({spent}) leaves its reset codes going: {r}")
-    # A slow relay: the sender's own other calls, and other uids', go on meanwhile (finding 4).
+    # A slow relay: the sender's own other calls, and other uids', go on meanwhile.
     carol.p.kill()
     write_root_file(config_file, base)
     procs["daemon"].kill()
@@ -1889,7 +1889,7 @@ def mail_limits(a, m, ask, received, confirmed):
 
 
 def kill_recovery(a, ask, received, confirmed):
-    """Issue 52, finding 2 and item 2: every change is one transaction, proven by killing
+    """Every change is one transaction, proven by killing
     passcoded (SIGKILL) at spread moments of each call and looking after the restart: the store
     is as before or as after, never a mix, and no attacker's state survives into the victim's
     passcode. 0.9 cleared a planted recipient in a second step after the new passcode was
@@ -2374,16 +2374,16 @@ try:
     if os.environ.get("SERVICE_ONLY") == "logout":  # the logout told to the app's other connections alone
         logout_told_elsewhere()
         raise SystemExit(1 if failures else 0)
-    if os.environ.get("SERVICE_ONLY") == "harden":  # issue 52's attacks on passcoded itself alone
+    if os.environ.get("SERVICE_ONLY") == "harden":  # the attacks on passcoded itself alone
         hardening()
         raise SystemExit(1 if failures else 0)
-    if os.environ.get("SERVICE_ONLY") == "standby":  # finding 7 of issue 52 alone: the standby threads, many uids
+    if os.environ.get("SERVICE_ONLY") == "standby":  # the standby threads, many uids
         standby_reserved()
         raise SystemExit(1 if failures else 0)
-    if os.environ.get("SERVICE_ONLY") == "nuisance":  # issue 52's same-uid nuisances alone (Forgot behind a hook, a removed store's log)
+    if os.environ.get("SERVICE_ONLY") == "nuisance":  # the same-uid nuisances alone (Forgot behind a hook, a removed store's log)
         same_uid_nuisances()
         raise SystemExit(1 if failures else 0)
-    if os.environ.get("SERVICE_ONLY") == "load":  # issue 52's load test alone: 50 uids doing everything at once
+    if os.environ.get("SERVICE_ONLY") == "load":  # the load test alone: 50 uids doing everything at once
         load_test()
         raise SystemExit(1 if failures else 0)
     if os.environ.get("SERVICE_ONLY") == "push":  # the pushed state's privacy and watches alone
