@@ -36,18 +36,7 @@ extension StoreRoot {
         for (app, e) in lines {
             text += "\(app)\t\(e.kind.rawValue)\t\(e.wallMs)\t\(StoreRoot.escape(e.detail))\n"
         }
-        let temporary = path + ".new"
-        unlink(temporary)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw PasscodeError.io("the removed store's events cannot be kept (\(String(cString: strerror(errno))))") }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw PasscodeError.io("the removed store's events cannot be kept; nothing was removed")
-        }
+        try ServiceFile.replace(path, with: text, cannot: "the removed store's events cannot be kept", suffix: "; nothing was removed")
     }
 
     /// `uid`'s kept events of its removed stores of `appID`, newest first, none older than

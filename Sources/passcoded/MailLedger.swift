@@ -114,24 +114,9 @@ final class MailLedger: @unchecked Sendable {
             if wait > 0 { return wait }
             let text = (entries + [Entry(seconds: now, confirmation: confirmation, address: to)])
                 .map { "\($0.seconds) \($0.confirmation ? "c" : "r") \($0.address)\n" }.joined()
-            try MailLedger.write(text, to: path)
+            try ServiceFile.replace(path, with: text, cannot: "the mail ledger cannot be written")
             return 0
         }
         if refusal > 0 { throw PasscodeError.rateLimited(seconds: refusal) }
-    }
-
-    private static func write(_ text: String, to path: String) throws {
-        let temporary = path + ".new"
-        unlink(temporary)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw PasscodeError.io("the mail ledger cannot be written (\(String(cString: strerror(errno))))") }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw PasscodeError.io("the mail ledger cannot be written")
-        }
     }
 }
