@@ -6,7 +6,7 @@ SHELL := /bin/bash
 #   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same), built with
 #                       Embedded Swift (scripts/embedded_build.sh, no Swift or C++ runtime); EMBEDDED=0:
 #                       SwiftPM with the full Swift runtime linked in statically
-#   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/Passcode,
+#   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/libpasscode/Passcode,
 #                       and passcoded's vtable, dispatch, client stubs, the simple methods' both ends and
 #                       README's method list from its XML (scripts/gen_bus.py); from the header, the
 #                       symbols file and python/passcode/_ffi.py's FUNCTIONS (scripts/gen_abi.py)
@@ -28,7 +28,7 @@ SHELL := /bin/bash
 #                       clean under gcc, clang and g++
 #   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML;
 #                       README's D-Bus method list is the one passcoded's XML gives
-#   make check-layers   each layer of Sources/PasscodeCore reaches only what it may (Tests/layers)
+#   make check-layers   each layer of Sources/shared/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
 #   make check-bus      passcoded's generated vtable, dispatch and stubs match its XML; every method has a
 #                       handler and a caller, every back-end call reaches the bus (needs no root, no bus)
@@ -84,7 +84,11 @@ REALNAME := libpasscode.so.$(VERSION)
 B        := build
 LIB      := $(B)/$(REALNAME)
 STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
-SOURCES  := $(wildcard Sources/*/*.swift Sources/*/*/*.swift Sources/*/*.h Sources/*/*/*.h Sources/*/module.modulemap Sources/*/*/module.modulemap Sources/*/*.c) scripts/embedded_libm.c scripts/embedded_random.c Package.swift VERSION
+# What each product is built from, by folder (Sources/README.md): the library from shared/ and
+# libpasscode/, passcoded from shared/ and passcoded/; Package.swift lists the modules in them.
+SHARED_SOURCES := $(shell find Sources/shared -type f ! -name '*.md') Package.swift VERSION
+SOURCES  := $(SHARED_SOURCES) $(shell find Sources/libpasscode -type f ! -name '*.md')
+DAEMON_SOURCES := $(SHARED_SOURCES) $(shell find Sources/passcoded -type f ! -name '*.md')
 
 
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
@@ -118,7 +122,7 @@ $(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh
 #  - lld instead of gold, and with RELR=1 (the default) relative relocations packed as DT_RELR
 #    (-z pack-relative-relocs: 0.38 MB less, and less work at load), which needs glibc 2.36 or
 #    later to load; `make lib RELR=0` for older systems (about 0.4 MB larger);
-#  - the Unicode name tables, which the library never asks for, dropped (scripts/link_trim.c);
+#  - the Unicode name tables, which the library never asks for, dropped (Sources/shared/link_trim.c);
 #  - a link map (build/libpasscode.linkmap) to tell the parts apart.
 RELR ?= 1
 LINK_TRIM := -Xswiftc -use-ld=lld $(if $(filter 1,$(RELR)),-Xlinker -z -Xlinker pack-relative-relocs) \
@@ -128,7 +132,7 @@ LINK_SIZE := $(LINK_TRIM) -Xlinker -Map=$(CURDIR)/$(B)/libpasscode.linkmap
 
 # EMBEDDED=1: the library built with Embedded Swift (scripts/embedded_build.sh holds its flags):
 # no Swift runtime, no C++ runtime, no libm; NEEDED is libc and libsodium (libsqlite3 is loaded at
-# the first store opened: Sources/CSQLite/loader.c). SwiftPM cannot
+# the first store opened: Sources/shared/CSQLite/loader.c). SwiftPM cannot
 # build in that mode, so the script calls swiftc and clang itself. EMBEDDED=0: the full Swift
 # runtime linked in statically, built by SwiftPM (passcoded and the Swift tests are built so always).
 EMBEDDED ?= 1
@@ -142,16 +146,16 @@ $(B)/link-flags: FORCE
 .PHONY: FORCE
 FORCE:
 
-$(B)/link_trim.o: scripts/link_trim.c
+$(B)/link_trim.o: Sources/shared/link_trim.c
 	@mkdir -p $(B)
 	$(CC) -O2 -fPIC $(STRICT) -c -o $@ $<
 
 # SwiftPM does not recompile a Swift file when only a C header it uses changed: a switch compiled
 # before a new enum case stops the process on it (no "switch must be exhaustive"), a constant keeps
 # its old number. So every Swift build here depends on this stamp, which touches the Swift sources
-# whenever Sources/Passcode/Types/types.h is newer than it.
+# whenever Sources/libpasscode/Passcode/Types/types.h is newer than it.
 TYPES_STAMP := $(B)/types-h.stamp
-$(TYPES_STAMP): Sources/Passcode/Types/types.h
+$(TYPES_STAMP): Sources/libpasscode/Passcode/Types/types.h
 	@mkdir -p $(B)
 	@if [ -e $@ ]; then echo "types.h changed: the Swift sources touched, so that every build recompiles them"; fi
 	@touch $$(find Sources Tests/PasscodeCoreTests -name '*.swift') && touch $@
@@ -167,7 +171,7 @@ endef
 
 # The Swift runtime is linked in statically (EMBEDDED=0) or not needed (EMBEDDED=1, the default);
 # the version script exports the header's functions only.
-$(LIB): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags scripts/embedded_build.sh
+$(LIB): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags scripts/embedded_build.sh scripts/modules.py
 ifeq ($(EMBEDDED),1)
 	RELR=$(RELR) scripts/embedded_build.sh $@.tmp $(CURDIR)/$(B)/passcode.map $(SONAME)
 	mv $@.tmp $@
@@ -178,11 +182,11 @@ endif
 	ln -sf $(REALNAME) $(B)/$(SONAME)
 	ln -sf $(SONAME) $(B)/libpasscode.so
 
-# Regenerate the header from the C types (Sources/Passcode/Types/types.h) and the compiler's
+# Regenerate the header from the C types (Sources/libpasscode/Passcode/Types/types.h) and the compiler's
 # output for the @c declarations, and every list written from a definition (the Swift list of each
 # C enum's cases, before the build; scripts/gen_lists.py: passcode(7)'s settings table (docs/passcode.7.md), the Python exceptions).
 GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-swift.h
-SWIFT_CASES := Sources/PasscodeCore/PublicEnumCases.swift
+SWIFT_CASES := Sources/shared/PasscodeCore/PublicEnumCases.swift
 header: $(TYPES_STAMP)
 	python3 scripts/gen_bus.py
 	python3 scripts/gen_header.py --swift-cases > $(SWIFT_CASES).new
@@ -203,7 +207,7 @@ header: $(TYPES_STAMP)
 check-bus:
 	@python3 scripts/gen_bus.py --check
 
-# Fails when a layer of Sources/PasscodeCore reaches past its folder (docs/hacking.md "Layout"): SQL
+# Fails when a layer of Sources/shared/PasscodeCore reaches past its folder (docs/hacking.md "Layout"): SQL
 # outside Store/, SQLite, libsodium, the keyring or the TPM called from elsewhere, I/O in Policy/.
 check-layers:
 	@Tests/layers/check_layers.sh
@@ -215,7 +219,7 @@ check-layers:
 check-header: $(TYPES_STAMP)
 	@mkdir -p $(B)
 	python3 scripts/gen_header.py --swift-cases > $(B)/PublicEnumCases.swift.generated
-	@diff -u $(SWIFT_CASES) $(B)/PublicEnumCases.swift.generated && echo "header: $(SWIFT_CASES) matches Sources/Passcode/Types/types.h"
+	@diff -u $(SWIFT_CASES) $(B)/PublicEnumCases.swift.generated && echo "header: $(SWIFT_CASES) matches Sources/libpasscode/Passcode/Types/types.h"
 	$(SWIFT) build --manifest-cache none --product passcode
 	python3 scripts/gen_header.py $(GEN_INPUTS) > $(B)/passcode.h.generated
 	@diff -u include/passcode.h $(B)/passcode.h.generated && echo "header: include/passcode.h matches the Swift sources"
@@ -404,14 +408,14 @@ $(B)/lazy_sqlite_host: Tests/abi/lazy_sqlite.c
 	$(CC) $(STRICT) -DHOST_SQLITE -rdynamic $$(pkg-config --cflags sqlite3) -o $@ $< \
 	    $$(pkg-config --variable=libdir sqlite3)/libsqlite3.a -lm -lpthread -ldl
 
-# The Embedded library's own ceil (scripts/embedded_libm.c, so that it needs no libm) against libm's.
-$(B)/ceil_check: Tests/abi/ceil_check.c scripts/embedded_libm.c
-	$(CC) $(STRICT) -O2 -fno-builtin -Dceil=embedded_ceil -c -o $(B)/embedded_ceil.o scripts/embedded_libm.c
+# The Embedded library's own ceil (Sources/libpasscode/embedded/embedded_libm.c, so that it needs no libm) against libm's.
+$(B)/ceil_check: Tests/abi/ceil_check.c Sources/libpasscode/embedded/embedded_libm.c
+	$(CC) $(STRICT) -O2 -fno-builtin -Dceil=embedded_ceil -c -o $(B)/embedded_ceil.o Sources/libpasscode/embedded/embedded_libm.c
 	$(CC) $(STRICT) -O2 -fno-builtin -o $@ Tests/abi/ceil_check.c $(B)/embedded_ceil.o -lm
 
-# Its own arc4random_buf (scripts/embedded_random.c, so that it needs no glibc 2.36).
-$(B)/random_check: Tests/abi/random_check.c scripts/embedded_random.c
-	$(CC) $(STRICT) -O2 $$(pkg-config --cflags libsodium) -Darc4random_buf=embedded_arc4random_buf -c -o $(B)/embedded_random.o scripts/embedded_random.c
+# Its own arc4random_buf (Sources/libpasscode/embedded/embedded_random.c, so that it needs no glibc 2.36).
+$(B)/random_check: Tests/abi/random_check.c Sources/libpasscode/embedded/embedded_random.c
+	$(CC) $(STRICT) -O2 $$(pkg-config --cflags libsodium) -Darc4random_buf=embedded_arc4random_buf -c -o $(B)/embedded_random.o Sources/libpasscode/embedded/embedded_random.c
 	$(CC) $(STRICT) -O2 -o $@ Tests/abi/random_check.c $(B)/embedded_random.o $$(pkg-config --libs libsodium)
 
 test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B)/lazy_sqlite_host $(B)/ceil_check $(B)/random_check
@@ -496,7 +500,7 @@ test-wheel: wheel
 # passcoded (passcoded(8)): the store service, with the Swift runtime linked in statically
 # as in the library; it links libsystemd itself (libpasscode.so does not).
 # The same link as the library's (full RELRO, immediate binding, the Unicode name tables dropped).
-$(B)/passcoded: $(SOURCES) $(TYPES_STAMP) $(wildcard Sources/CPasscodeBus/*.c Sources/CPasscodeBus/*.inc Sources/CPasscodeBus/include/*.h) $(B)/link_trim.o
+$(B)/passcoded: $(DAEMON_SOURCES) $(TYPES_STAMP) $(B)/link_trim.o
 	@mkdir -p $(B)
 	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib \
 	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_TRIM)
@@ -534,11 +538,11 @@ PAMCONFIGDIR ?= $(PREFIX)/share/pam-configs
 PAM_CFLAGS := -std=c99 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -O2 -g -fstack-protector-strong -D_FORTIFY_SOURCE=2
 pam: $(B)/pam_passcode.so $(B)/passcodectl
 
-$(B)/pam_passcode.so: pam/pam_passcode.c include/passcode.h $(LIB)
+$(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -lpam \
 	    -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,--no-undefined
 
-$(B)/passcodectl: pam/passcodectl.c include/passcode.h $(LIB)
+$(B)/passcodectl: Sources/pam_passcode/passcodectl.c include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIE -pie -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -Wl,-z,relro -Wl,-z,now -Wl,--as-needed
 
 # The module and passcodectl against passcoded on a private bus, as root (Tests/pam/test_pam.py):
@@ -671,7 +675,7 @@ install: lib docs pam
 	install -D -m 0755 $(B)/passcodectl $(DESTDIR)$(SBINDIR)/passcodectl
 	install -D -m 0644 $(DOCS)/man/man8/pam_passcode.8 $(DESTDIR)$(MANDIR)/man8/pam_passcode.8
 	install -D -m 0644 $(DOCS)/man/man8/passcodectl.8 $(DESTDIR)$(MANDIR)/man8/passcodectl.8
-	install -D -m 0644 pam/passcode.pam-config $(DESTDIR)$(PAMCONFIGDIR)/passcode
+	install -D -m 0644 Sources/pam_passcode/passcode.pam-config $(DESTDIR)$(PAMCONFIGDIR)/passcode
 	install -m 0644 $(DOCS)/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 0644 $(DOCS)/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
 	install -d $(DESTDIR)$(DOCDIR)/html

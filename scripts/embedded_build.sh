@@ -31,51 +31,55 @@ toolchain_lib=$(dirname "$(command -v "$SWIFTC")")/../lib/swift/embedded/$target
 # (all of it for speed: 0.15 MB more, and a slower load).
 swift_flags=(-target "$target" -enable-experimental-feature Embedded -swift-version 6 -wmo -Osize -parse-as-library
              -Xfrontend -function-sections -Xcc -fPIC -package-name libpasscode ${EMBEDDED_SWIFT_FLAGS:-})
-# The C modules (the same module maps SwiftPM uses) and their libraries' headers.
-c_modules=(-I Sources/CSodium -I Sources/CSQLite/include -I Sources/CKeyring -I Sources/CTss2
-           -I Sources/Passcode/Types -I Sources/CPasscodeShims -I Sources/CSdBus -I Sources/CPasscodeVersion)
+# The modules come from Package.swift, the one list (scripts/modules.py asks SwiftPM): the C
+# modules' folders (the same module maps SwiftPM uses), the Swift modules in build order, the C
+# targets' files.
+c_modules=()
+while read -r folder; do c_modules+=(-I "$folder"); done < <(python3 scripts/modules.py passcode include)
+mapfile -t swift_modules < <(python3 scripts/modules.py passcode swift)
+mapfile -t c_sources < <(python3 scripts/modules.py passcode c)
+[ ${#swift_modules[@]} -gt 0 ] || { echo "embedded_build: no Swift module of product passcode in Package.swift" >&2; exit 1; }
 for flag in $(pkg-config --cflags-only-I libsodium sqlite3); do c_modules+=(-Xcc "$flag"); done
 # The version numbers of VERSION, as Package.swift passes them to CPasscodeVersion.
 IFS=. read -r major minor patch < VERSION
 version=(-Xcc -DPASSCODE_BUILD_VERSION_MAJOR="$major" -Xcc -DPASSCODE_BUILD_VERSION_MINOR="$minor"
          -Xcc -DPASSCODE_BUILD_VERSION_PATCH="$patch")
 
-core_sources=$(find Sources/PasscodeCore -name '*.swift' | sort)
-bus_sources=$(find Sources/PasscodeBus -name '*.swift' | sort)
-backend_sources=$(find Sources/PasscodeBackend -name '*.swift' | sort)
-api_sources=$(find Sources/Passcode -maxdepth 1 -name '*.swift' | sort)
-
-# shellcheck disable=SC2086
-"$SWIFTC" "${swift_flags[@]}" "${c_modules[@]}" -module-name PasscodeCore $core_sources \
-    -emit-module -emit-module-path "$dir/PasscodeCore.swiftmodule" -emit-object -o "$dir/PasscodeCore.o"
-# The seam (Package.swift's order): what both sides of the bus share, then the back ends.
-# shellcheck disable=SC2086
-"$SWIFTC" "${swift_flags[@]}" "${c_modules[@]}" -I "$dir" -module-name PasscodeBus $bus_sources \
-    -emit-module -emit-module-path "$dir/PasscodeBus.swiftmodule" -emit-object -o "$dir/PasscodeBus.o"
-# shellcheck disable=SC2086
-"$SWIFTC" "${swift_flags[@]}" "${c_modules[@]}" -I "$dir" -module-name PasscodeBackend $backend_sources \
-    -emit-module -emit-module-path "$dir/PasscodeBackend.swiftmodule" -emit-object -o "$dir/PasscodeBackend.o"
-# shellcheck disable=SC2086
-"$SWIFTC" "${swift_flags[@]}" "${c_modules[@]}" "${version[@]}" -I "$dir" -module-name Passcode $api_sources \
-    -emit-object -o "$dir/Passcode.o"
+# One swiftc per module, dependencies first; each module's interface goes to $dir for the next.
+objects=()
+for entry in "${swift_modules[@]}"; do
+    name=${entry%% *} path=${entry#* }
+    sources=$(find "$path" -name '*.swift' | sort)
+    extra=()
+    [ "$name" = Passcode ] && extra=("${version[@]}")  # the C ABI module reads VERSION's numbers
+    # shellcheck disable=SC2086
+    "$SWIFTC" "${swift_flags[@]}" "${c_modules[@]}" "${extra[@]}" -I "$dir" -module-name "$name" $sources \
+        -emit-module -emit-module-path "$dir/$name.swiftmodule" -emit-object -o "$dir/$name.o"
+    objects+=("$dir/$name.o")
+done
 [ "${EMBEDDED_CHECK:-0}" = 1 ] && exit 0
 
 # The C parts: SQLite's loader (libsqlite3.so.0 is loaded at the first store opened, not linked:
-# Sources/CSQLite/loader.c), the one libm function the Embedded standard library calls
-# (scripts/embedded_libm.c), so that NEEDED is libc and libsodium only, and its source of
-# randomness (scripts/embedded_random.c), so that it needs no glibc 2.36.
+# Sources/shared/CSQLite/loader.c), the one libm function the Embedded standard library calls
+# (Sources/libpasscode/embedded/embedded_libm.c), so that NEEDED is libc and libsodium only, and its source of
+# randomness (Sources/libpasscode/embedded/embedded_random.c), so that it needs no glibc 2.36.
 c_flags=(-O2 -fPIC -fvisibility=hidden -Wall -Wextra -Werror -std=gnu11 ${EMBEDDED_C_FLAGS:-})
-"$CLANG" "${c_flags[@]}" -c -o "$dir/sqlite_loader.o" Sources/CSQLite/loader.c
-"$CLANG" "${c_flags[@]}" -c -o "$dir/embedded_libm.o" scripts/embedded_libm.c
-"$CLANG" "${c_flags[@]}" $(pkg-config --cflags libsodium) -c -o "$dir/embedded_random.o" scripts/embedded_random.c
+for src in "${c_sources[@]}"; do
+    "$CLANG" "${c_flags[@]}" -c -o "$dir/$(basename "$src" .c).o" "$src"
+    objects+=("$dir/$(basename "$src" .c).o")
+done
+for src in Sources/libpasscode/embedded/*.c; do
+    # shellcheck disable=SC2046
+    "$CLANG" "${c_flags[@]}" $(pkg-config --cflags libsodium) -c -o "$dir/$(basename "$src" .c).o" "$src"
+    objects+=("$dir/$(basename "$src" .c).o")
+done
 
 # The link: the header's functions exported (the version script), the Unicode tables that
 # String's Character operations need from the toolchain, and libsodium; no Swift or C++ runtime
 # library, no libm, no libsqlite3 (-z defs: a symbol found in none of these fails the link).
 relr=()
 [ "${RELR:-1}" = 1 ] && relr=(-Wl,-z,pack-relative-relocs)
-"$CLANG" -shared -fuse-ld=lld -o "$out" "$dir/PasscodeCore.o" "$dir/PasscodeBus.o" "$dir/PasscodeBackend.o" "$dir/Passcode.o" \
-    "$dir/sqlite_loader.o" "$dir/embedded_libm.o" "$dir/embedded_random.o" "${relr[@]}" \
+"$CLANG" -shared -fuse-ld=lld -o "$out" "${objects[@]}" "${relr[@]}" \
     -Wl,--version-script="$map" -Wl,-soname="$soname" -Wl,-z,relro -Wl,-z,now -Wl,--gc-sections \
     -Wl,--as-needed -Wl,-Map="$(dirname "$out")/libpasscode.linkmap" \
     "$toolchain_lib/libswiftUnicodeDataTables.a" -lsodium -Wl,-z,defs -lc

@@ -2,13 +2,13 @@
 """passcoded's interface, written once: service/org.libpasscode.Passcode1.xml (D-Bus
 introspection XML). From it this script writes
 
-  * the sd-bus method table, Sources/CPasscodeBus/passcode_bus_vtable.inc (passcode_bus.c
+  * the sd-bus method table, Sources/passcoded/CPasscodeBus/passcode_bus_vtable.inc (passcode_bus.c
     includes it: SD_BUS_METHOD is a C macro);
-  * passcoded's side, Sources/passcoded/Passcode1.generated.swift: the protocol
+  * passcoded's side, Sources/passcoded/Daemon/Passcode1.generated.swift: the protocol
     `Passcode1Handlers` with one requirement per method (its arguments typed, already read on the
     bus thread), Service's conformance to it (so a method without its handler does not build),
     and the dispatch from a member name to its handler;
-  * the client's side, Sources/PasscodeBackend/ServiceClient+Passcode1.generated.swift: one typed
+  * the client's side, Sources/libpasscode/PasscodeBackend/ServiceClient+Passcode1.generated.swift: one typed
     stub per method (`callGetState()`, ...) that builds the call and reads its reply;
   * for a simple method (annotated org.libpasscode.Seam and org.libpasscode.Access: one core call
     on the caller's store, plain arguments, at most one reply value) both of its ends: the
@@ -16,8 +16,8 @@ introspection XML). From it this script writes
     (it calls the PasscodeStore method of the same name, in withStoreForQuery or withStore);
   * README.md's list of the methods (between its `bus-methods` markers);
 
-and Sources/PasscodeBus/Bus.generated.swift: the bus name, object path and interface of the XML,
-and from Sources/Passcode/Status.swift (each status defined once, and the one mapping of
+and Sources/shared/PasscodeBus/Bus.generated.swift: the bus name, object path and interface of the XML,
+and from Sources/libpasscode/Passcode/Status.swift (each status defined once, and the one mapping of
 PasscodeError to a status) the statuses' numbers and D-Bus error names, for passcoded and the
 client, which do not import the C ABI module.
 
@@ -37,18 +37,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 XML = ROOT / "service" / "org.libpasscode.Passcode1.xml"
-STATUS_SWIFT = ROOT / "Sources" / "Passcode" / "Status.swift"
-VTABLE = ROOT / "Sources" / "CPasscodeBus" / "passcode_bus_vtable.inc"
-DAEMON = ROOT / "Sources" / "passcoded" / "Passcode1.generated.swift"
-CLIENT = ROOT / "Sources" / "PasscodeBackend" / "ServiceClient+Passcode1.generated.swift"
-STATUSES = ROOT / "Sources" / "PasscodeBus" / "Bus.generated.swift"
-BACKEND = ROOT / "Sources" / "PasscodeBackend"
-FLOW = ROOT / "Sources" / "PasscodeCore" / "Features" / "Flow.swift"
+STATUS_SWIFT = ROOT / "Sources" / "libpasscode" / "Passcode" / "Status.swift"
+VTABLE = ROOT / "Sources" / "passcoded" / "CPasscodeBus" / "passcode_bus_vtable.inc"
+DAEMON = ROOT / "Sources" / "passcoded" / "Daemon" / "Passcode1.generated.swift"
+CLIENT = ROOT / "Sources" / "libpasscode" / "PasscodeBackend" / "ServiceClient+Passcode1.generated.swift"
+STATUSES = ROOT / "Sources" / "shared" / "PasscodeBus" / "Bus.generated.swift"
+BACKEND = ROOT / "Sources" / "libpasscode" / "PasscodeBackend"
+FLOW = ROOT / "Sources" / "shared" / "PasscodeCore" / "Features" / "Flow.swift"
 README = ROOT / "README.md"
 ANN = "org.libpasscode."
 XML_NAME = "service/org.libpasscode.Passcode1.xml"
 
-# passcoded's readers (Service, Sources/passcoded) named by an argument's org.libpasscode.Read,
+# passcoded's readers (Service, Sources/passcoded/Daemon) named by an argument's org.libpasscode.Read,
 # and the Swift type each returns.
 READERS = {"readSetting": "Setting", "readField": "String", "readRecoveryKey": "SecretBytes", "readDelays": "[Int64]"}
 BASIC = {"b": ("Bool", "bool"), "i": ("Int32", "int32"), "u": ("UInt32", "uint32"), "x": ("Int64", "int64"),
@@ -492,17 +492,17 @@ def statuses(names):
     enum = re.search(r"public enum Status: Int32 \{(.*?)\n\}", text, re.S)
     mapping = re.search(r"var status: Status \{\s*switch self \{(.*?)\n        \}", text, re.S)
     if not enum or not mapping:
-        fail("Sources/Passcode/Status.swift: the Status enum or PasscodeError.status not found")
+        fail("Sources/libpasscode/Passcode/Status.swift: the Status enum or PasscodeError.status not found")
     cases = re.findall(r"^\s*case (\w+) = (-?\d+)", enum.group(1), re.M)
     numbers = {c: int(v) for c, v in cases}
     pairs = re.findall(r"case \.(\w+)(?:\([^)]*\))?: return \.(\w+)", mapping.group(1))
     if not cases or not pairs:
-        fail("Sources/Passcode/Status.swift: no statuses or no mapping read")
+        fail("Sources/libpasscode/Passcode/Status.swift: no statuses or no mapping read")
 
     def bus_name(case):
         return case[3:] if case.startswith("err") else case[:1].upper() + case[1:]
 
-    src = "Sources/Passcode/Status.swift"
+    src = "Sources/libpasscode/Passcode/Status.swift"
     out = [banner("//", f"{XML_NAME} and {src}"),
            "// The statuses as both sides of the bus name them: each status's number (Status.swift's",
            "// `Status`, the C ABI's `passcode_status`) and its D-Bus error name, and PasscodeError's status",
@@ -605,15 +605,15 @@ def check():
             problems.append(f"{rel} differs from what scripts/gen_bus.py writes (run make header):\n{diff}")
     _, methods = load()
     # Every method has its handler in passcoded (the build says the same: Service does not conform).
-    daemon_sources = [p for p in sorted((ROOT / "Sources" / "passcoded").glob("*.swift")) if p != DAEMON]
+    daemon_sources = [p for p in sorted((ROOT / "Sources" / "passcoded" / "Daemon").glob("*.swift")) if p != DAEMON]
     daemon_text = "\n".join(p.read_text() for p in daemon_sources)
     for m in methods:
         written = re.search(rf"\bfunc {m.handler}\(", daemon_text)
         if m.seam and written:
             problems.append(f"{m.name} ({XML_NAME}): its handler {m.handler} is generated (org.libpasscode.Seam) and "
-                            "written by hand in Sources/passcoded too: remove one")
+                            "written by hand in Sources/passcoded/Daemon too: remove one")
         elif not m.seam and not written:
-            problems.append(f"{m.name} ({XML_NAME}) has no handler in passcoded: Sources/passcoded has no "
+            problems.append(f"{m.name} ({XML_NAME}) has no handler in passcoded: Sources/passcoded/Daemon has no "
                             f"`func {m.handler}(_ call: BusCall, ...)` (the protocol Passcode1Handlers requires it), "
                             "and the method is not a simple one whose handler is generated (org.libpasscode.Seam)")
     # Every client stub is called by the client.
@@ -621,13 +621,13 @@ def check():
     client_text = "\n".join(p.read_text() for p in client_sources)
     for m in methods:
         if m.has_stub and not m.seam and not re.search(rf"\b{m.stub}\(", client_text):
-            problems.append(f"{m.name} ({XML_NAME}): its client stub {m.stub}() is never called in Sources/PasscodeBackend "
+            problems.append(f"{m.name} ({XML_NAME}): its client stub {m.stub}() is never called in Sources/libpasscode/PasscodeBackend "
                             "(a method no back-end call reaches: call it, or mark the method org.libpasscode.Client "
                             "\"none: why\")")
     for m in methods:
         if m.seam and re.search(rf"\bfunc {m.seam[0]}\(", "\n".join(p.read_text() for p in client_sources if p.name.startswith("ServiceClient"))):
             problems.append(f"{m.name} ({XML_NAME}): the client's {m.seam[0]} is generated (org.libpasscode.Seam) and "
-                            "written by hand in Sources/PasscodeBackend too: remove one")
+                            "written by hand in Sources/libpasscode/PasscodeBackend too: remove one")
     # Every requirement of the back end that ServiceClient implements reaches the bus: its body calls
     # a stub, or a function that does, or it says `// bus: local (why)` above its declaration.
     functions = swift_functions(sorted(p for p in BACKEND.glob("ServiceClient*.swift")))

@@ -1,4 +1,4 @@
-/* scripts/embedded_libm.c's ceil (the Embedded library's own, so that it needs no libm) against
+/* Sources/libpasscode/embedded/embedded_libm.c's ceil (the Embedded library's own, so that it needs no libm) against
  * libm's: the edges (zeros of both signs, halves, the 2^52 and 2^53 boundaries, the largest
  * doubles, infinities, NaN, the int64 range) and a million random bit patterns, compared bit for
  * bit. The Makefile compiles embedded_libm.c alone with -Dceil=embedded_ceil, so both are in this

@@ -13,8 +13,8 @@ fi
 echo "exports: $(wc -l < "$tmp/declared") functions declared, the same $(wc -l < "$tmp/exported") exported"
 readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort > "$tmp/needed"
 # Built with Embedded Swift (EMBEDDED=1), the library needs no C++ runtime and no libm either
-# (scripts/embedded_libm.c). Neither build links libsqlite3: it is loaded at the first store
-# opened (Sources/CSQLite/loader.c), so that loading libpasscode costs no SQLite.
+# (Sources/libpasscode/embedded/embedded_libm.c). Neither build links libsqlite3: it is loaded at the first store
+# opened (Sources/shared/CSQLite/loader.c), so that loading libpasscode costs no SQLite.
 if [ "${EMBEDDED:-0}" = 1 ]; then allowed='libc\.so\.6|libsodium\.so\.[0-9]+|ld-linux-[a-z0-9_-]+\.so\.[0-9]+'
 else allowed='libc\.so\.6|libm\.so\.6|libgcc_s\.so\.1|libstdc\+\+\.so\.6|libsodium\.so\.[0-9]+|ld-linux-[a-z0-9_-]+\.so\.[0-9]+'; fi
 bad=$(grep -vxE "$allowed" "$tmp/needed" || true)
@@ -26,13 +26,13 @@ echo "exports: NEEDED = $(tr '\n' ' ' < "$tmp/needed")(nothing from the Swift to
 # Every sqlite3_* function the library calls is its loader's (hidden), none left to the dynamic loader.
 undefined=$(nm -D --undefined-only "$lib" | awk '{print $2}' | grep -E '^sqlite3_' || true)
 if [ -n "$undefined" ]; then
-    echo "exports: FAIL: SQLite functions left to the dynamic loader, not to Sources/CSQLite/loader.c: $undefined" >&2
+    echo "exports: FAIL: SQLite functions left to the dynamic loader, not to Sources/shared/CSQLite/loader.c: $undefined" >&2
     exit 1
 fi
 echo "exports: no sqlite3_* symbol is imported or exported (the loader's own, hidden)"
 # Each function imported is bound at every load of the library: none whose value a header gives
-# as a constant (libsodium's Argon2id presets and sizes, glibc's major/minor; Sources/CSodium/shim.h,
-# Sources/CSQLite/include/shim.h), and no arc4random_buf (scripts/embedded_random.c), which
+# as a constant (libsodium's Argon2id presets and sizes, glibc's major/minor; Sources/shared/CSodium/shim.h,
+# Sources/shared/CSQLite/include/shim.h), and no arc4random_buf (Sources/libpasscode/embedded/embedded_random.c), which
 # would need glibc 2.36.
 nm -D --undefined-only "$lib" | awk '{print $2}' > "$tmp/imported"
 constant=$(grep -E '^(crypto_pwhash_(ops|mem)limit_[a-z]+|crypto_pwhash_strbytes|sodium_base64_encoded_len|gnu_dev_(major|minor)|arc4random_buf)(@|$)' "$tmp/imported" || true)

@@ -1,4 +1,4 @@
-/* libsqlite3 is loaded at the first store opened, not when libpasscode is (Sources/CSQLite/loader.c).
+/* libsqlite3 is loaded at the first store opened, not when libpasscode is (Sources/shared/CSQLite/loader.c).
  *
  *   lazy_sqlite LIBRARY DIR          the library loads without SQLite; the version and a status's
  *                                    text need none; the first passcode_open maps libsqlite3.so.0

@@ -1,4 +1,4 @@
-/* scripts/embedded_random.c's arc4random_buf (the Embedded library's own, the seed of Swift's
+/* Sources/libpasscode/embedded/embedded_random.c's arc4random_buf (the Embedded library's own, the seed of Swift's
  * hashing, so that the library needs no glibc 2.36): it fills exactly the bytes asked for, the
  * bytes look random, and it still fills them when the getrandom system call is refused (a
  * seccomp filter here answers ENOSYS), through libsodium. The Makefile compiles

@@ -437,7 +437,7 @@ static void load_row(void) {
     double a = fastest(xs, LOAD_ROUNDS), b = fastest(ys, LOAD_ROUNDS);
     row_bar(what, a, b, "us", 1e6, 2.0);
     printf("%-52s %s, and %s by name\n", "  (loaded from)", lib, sodium);
-    /* libsqlite3 is loaded at the first store opened (Sources/CSQLite/loader.c), not with the
+    /* libsqlite3 is loaded at the first store opened (Sources/shared/CSQLite/loader.c), not with the
      * library: what a program that opens a store pays in all is the library and libsqlite3, here
      * against libsodium and libsqlite3 loaded together, the same fresh-process way (what is left
      * above it is libpasscode's own load). */

@@ -53,7 +53,7 @@ want = os.path.realpath(os.path.join(os.path.dirname(passcode.__file__), "libpas
 assert lib == want and lib.startswith(venv), f"loaded {lib}, not the wheel's {want}"
 def mapped():
     return {line.split()[-1] for line in open("/proc/self/maps").read().splitlines() if ".so" in line}
-# SQLite is loaded at the first store opened (Sources/CSQLite/loader.c), not with the library.
+# SQLite is loaded at the first store opened (Sources/shared/CSQLite/loader.c), not with the library.
 assert not [m for m in mapped() if "libsqlite3" in m], "libsqlite3 mapped before any store was opened"
 with passcode.Store("lazy.db") as store:
     assert not store.is_set

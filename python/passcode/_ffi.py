@@ -47,7 +47,7 @@ class event_log_t(_Opaque):
 
 
 class lock_screen_t(ctypes.Structure):
-    """struct passcode_lock_screen (Sources/Passcode/Types/types.h), in the header's field order."""
+    """struct passcode_lock_screen (Sources/libpasscode/Passcode/Types/types.h), in the header's field order."""
     _fields_ = [("size", c_size_t), ("locked", c_int32), ("reason", c_int32), ("lockout_seconds", c_int64),
                 ("failed_attempts", c_int32), ("reset_required", c_int32), ("biometric_refusal", c_int32),
                 ("biometric_lead", c_int32), ("biometric_kind", c_int32), ("passcode_set", c_int32),

@@ -1,4 +1,4 @@
-// The public C enums (Sources/Passcode/Types/types.h) in Swift. Each is a frozen Swift enum with
+// The public C enums (Sources/libpasscode/Passcode/Types/types.h) in Swift. Each is a frozen Swift enum with
 // its C values, and its cases listed in PublicEnumCases.swift (generated from the header).
 
 extension CaseIterable where Self: RawRepresentable, Self.RawValue == Int32 {

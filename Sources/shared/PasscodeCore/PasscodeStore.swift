@@ -34,7 +34,7 @@ public struct StoreOptions: Sendable {
     public init() {}
 }
 
-/// The core's façade: the C ABI (Sources/Passcode) calls only its public methods, so another
+/// The core's façade: the C ABI (Sources/libpasscode/Passcode) calls only its public methods, so another
 /// back end can stand behind the same calls. Its parts are extensions in Features/, one file per
 /// job; they reach the file only through `db` (the storage layer, Store/Storage.swift). A method
 /// named `...Locked` runs inside a transaction its caller opened with `read` or `write` (the

@@ -1,5 +1,5 @@
 // The C ABI for the data key: releasing it on unlock, sealing the host's data with it, and the
-// recovery key that lets a reset by email keep it. See Sources/PasscodeCore/Features/PasscodeStore+DataKey.swift (and Crypto/KeyWrap.swift).
+// recovery key that lets a reset by email keep it. See Sources/shared/PasscodeCore/Features/PasscodeStore+DataKey.swift (and Crypto/KeyWrap.swift).
 import CPasscodeShims
 import PasscodeBackend
 import PasscodeCore

@@ -1,5 +1,5 @@
 // Service mode's reset codes (passcoded mails them; none is handed to the host), recovery key, account and
-// device sessions: carried to passcoded (Sources/passcoded/Service+Account.swift), where the
+// device sessions: carried to passcoded (Sources/passcoded/Daemon/Service+Account.swift), where the
 // same core calls answer them. Codes, passcodes, passwords and the recovery key travel as `ay`
 // (their exact bytes, as the embedded store gets them) in sensitive messages.
 import PasscodeBus

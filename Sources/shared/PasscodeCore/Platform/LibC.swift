@@ -1,5 +1,5 @@
 // What Swift's Glibc module adds to the C headers and the core uses, written over
-// CPasscodeShims (Sources/CPasscodeShims/shims.h): the core imports no Glibc, so the same
+// CPasscodeShims (Sources/shared/CPasscodeShims/shims.h): the core imports no Glibc, so the same
 // sources build with the full Swift runtime and with Embedded Swift, which has no Glibc module.
 import CPasscodeShims
 

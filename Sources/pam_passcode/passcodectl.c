@@ -229,7 +229,7 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(cmd, "remove") == 0) {
         if (geteuid() == 0) {
-            /* Root: also a login store without a passcode (left by 0.9.0) goes, which passcoded does. */
+            /* Root: also a login store without a passcode (left by 0.9) goes, which passcoded does. */
             s = passcode_user_remove(store, uid, NULL, 0);
             if (s == PASSCODE_ERR_NO_PASSCODE) {
                 printf("%s: no passcode\n", who);

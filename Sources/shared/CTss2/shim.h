@@ -1,6 +1,6 @@
 /* tpm2-tss's types only (libtss2-dev). No library is linked: libpasscode loads
  * libtss2-esys.so.0 and libtss2-tctildr.so.0 with dlopen when a host asks for the TPM
- * (Sources/PasscodeCore/Platform/TPM.swift), so the NEEDED list of libpasscode.so stays as it is. */
+ * (Sources/shared/PasscodeCore/Platform/TPM.swift), so the NEEDED list of libpasscode.so stays as it is. */
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_tctildr.h>
 

@@ -1,7 +1,7 @@
 // What both sides of org.libpasscode.Passcode1 share, written once: the error replies' names and
 // text, the limits of the arguments, and the bits of SetHooks' flags. passcoded and the library's
-// client (Sources/PasscodeBackend) import this module; neither imports the other, and passcoded
-// never imports the C ABI (Sources/Passcode). The names and the statuses are generated
+// client (Sources/libpasscode/PasscodeBackend) import this module; neither imports the other, and passcoded
+// never imports the C ABI (Sources/libpasscode/Passcode). The names and the statuses are generated
 // (Bus.generated.swift, by scripts/gen_bus.py); the methods are defined in
 // service/org.libpasscode.Passcode1.xml.
 import PasscodeCore

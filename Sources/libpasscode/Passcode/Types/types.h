@@ -1,10 +1,10 @@
 /* The C API's types, declared once, in C: its structs and its enums (all but passcode_status
- * and passcode_cost, which the Swift code of Sources/Passcode declares). The Swift code fills
+ * and passcode_cost, which the Swift code of Sources/libpasscode/Passcode declares). The Swift code fills
  * the structs and uses the enums through this header, so both agree on the layout and on every
  * value, in every module and build. scripts/gen_header.py writes them into include/passcode.h:
  * the structs between the PUBLIC markers unchanged; the enums between the ENUMS markers with
  * their doc comments, without the two macros below (and each setting's doc completed from its
- * definition, Setting.spec). It also writes Sources/PasscodeCore/PublicEnumCases.swift, each
+ * definition, Setting.spec). It also writes Sources/shared/PasscodeCore/PublicEnumCases.swift, each
  * enum's list of cases for Swift (`make header`; `make check-header` fails when it is stale).
  *
  * A new enum or constant: add it here with its doc comment and its Swift name, then `make header`. */

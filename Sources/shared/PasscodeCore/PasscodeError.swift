@@ -1,5 +1,5 @@
 // Every way a libpasscode call can fail, as one typed error. The C layer maps each case to a
-// status code in exactly one place (Sources/Passcode/Status.swift).
+// status code in exactly one place (Sources/libpasscode/Passcode/Status.swift).
 
 
 public enum PasscodeError: Error, Equatable, Sendable {
