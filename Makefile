@@ -32,6 +32,8 @@ SHELL := /bin/bash
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
 #   make check-bus      passcoded's generated vtable, dispatch and stubs match its XML; every method has a
 #                       handler and a caller, every back-end call reaches the bus (needs no root, no bus)
+#   make check-coverage every exported function has a catalogue case, a Python method and a service-mode
+#                       run, or a reason marked in scripts/check_coverage.py (needs no build, no root)
 #   make test-version   VERSION is the one place the version is written
 #   make test-swift     the Swift tests (swift test), the public enums' values also in a release build
 #                       (SWIFT_FILTER=name: only the Swift tests that match it, nothing else)
@@ -92,7 +94,7 @@ DAEMON_SOURCES := $(SHARED_SOURCES) $(shell find Sources/passcoded -type f ! -na
 
 
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
-.PHONY: test check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
+.PHONY: test check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service screenshots
 
@@ -212,6 +214,11 @@ check-bus:
 check-layers:
 	@Tests/layers/check_layers.sh
 
+# Every exported function: a bad-input catalogue case, a Python method (or C_ONLY and why) and a
+# service-mode run (or EMBEDDED_ONLY and why). Plain Python over the sources: no build, no root.
+check-coverage:
+	@python3 scripts/check_coverage.py
+
 # Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition
 # (the Swift list of each C enum's cases, passcode(7)'s settings table, python/passcode/_errors.py;
 # from the header, debian/libpasscode0.symbols and python/passcode/_ffi.py's FUNCTIONS: scripts/gen_abi.py)
@@ -233,7 +240,7 @@ check-header: $(TYPES_STAMP)
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
+TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 test: deps lib
 	@Tests/run_groups.sh $(TEST_GROUPS)
 

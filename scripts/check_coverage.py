@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Every exported function is covered three ways, or says why not (`make check-coverage`):
+
+  (a) the bad-input catalogue (Tests/c/test_catalogue.c) calls it;
+  (b) the Python binding (python/passcode) has a method that calls it, or C_ONLY below says why
+      a Python program never needs it;
+  (c) a service-mode run calls it: the service tests (Tests/service/*.c and *.py) call it from C
+      or through ctypes, or call a binding method that calls it; or EMBEDDED_ONLY below says
+      why no back end but the embedded one has anything to run.
+
+Plain Python: no build, no root, no bus. Each failure names the function and what it lacks; the
+exit status is 1 when one does. `--list` prints each function's coverage.
+
+exported_functions() is the one place the list of functions comes from (the header's
+prototypes); point it at another description of the API and the rest follows.
+"""
+import argparse
+import glob
+import os
+import re
+import sys
+from typing import Dict, Iterable, List, Set
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+#: Functions no Python method calls, each with the reason a Python program never needs it.
+C_ONLY: Dict[str, str] = {
+    "passcode_setting_name": "the binding's Setting enum (generated from the header) names each setting",
+    "passcode_event_log_kind_name": "the binding's SecurityEvent enum (generated from the header) names each log kind",
+}
+
+#: Functions no service-mode run calls, each with the reason there is nothing to run there.
+EMBEDDED_ONLY: Dict[str, str] = {
+    "passcode_version_number": "no store: the library's own version, the same whatever back end a handle uses",
+    "passcode_version_string": "no store: the library's own version, the same whatever back end a handle uses",
+    "passcode_key_bytes": "no store: a constant of the library",
+    "passcode_setting_bounds": "no store: a setting's rule, answered by the library from its own table",
+    "passcode_setting_choices": "no store: a setting's rule, answered by the library from its own table",
+    "passcode_setting_weakens": "no store: a setting's rule, answered by the library from its own table",
+    "passcode_setting_name": "no store: a setting's name, answered by the library from its own table",
+    "passcode_options_set_session_keyring": "the host's session keyring: passcoded keeps the key itself, and the "
+                                            "option is for an embedded store (docs/hacking.md, both back ends)",
+}
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def exported_functions(root: str = ROOT) -> List[str]:
+    """The functions the library exports, in the header's order: every prototype of
+    include/passcode.h (a declaration outside a comment that names a passcode_ function and
+    ends with ');')."""
+    text = _read(os.path.join(root, "include", "passcode.h"))
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    names = re.findall(r"^[A-Za-z_][\w \t\*]*?\b(passcode_\w+)\s*\([^;{]*\)\s*;", text, flags=re.M)
+    return list(dict.fromkeys(names))
+
+
+def _called(name: str, text: str) -> bool:
+    return re.search(r"\b" + re.escape(name) + r"\b", text) is not None
+
+
+def _binding_sources(root: str) -> Dict[str, str]:
+    """The binding's modules, _ffi.py without its table of declarations (a declaration is not a
+    call)."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(root, "python", "passcode", "*.py"))):
+        text = _read(path)
+        if os.path.basename(path) == "_ffi.py":
+            text = re.sub(r"^FUNCTIONS = \{.*?^\}", "", text, flags=re.S | re.M)
+        out[path] = text
+    return out
+
+
+def _methods_calling(name: str, sources: Dict[str, str]) -> Set[str]:
+    """The binding's functions, methods and properties whose body calls `name`, and the asyncio
+    twins made from them (verify_async = twin(verify))."""
+    found: Set[str] = set()
+    for text in sources.values():
+        defs = list(re.finditer(r"^[ \t]*def (\w+)\(", text, flags=re.M))
+        for i, d in enumerate(defs):
+            body = text[d.end():defs[i + 1].start() if i + 1 < len(defs) else len(text)]
+            if _called(name, body):
+                found.add(d.group(1))
+        for twin in re.finditer(r"^[ \t]*(\w+) = twin\((\w+)\)", text, flags=re.M):
+            if twin.group(2) in found:
+                found.add(twin.group(1))
+    return found
+
+
+def check(root: str = ROOT, functions: Iterable[str] = ()) -> List[str]:
+    functions = list(functions) or exported_functions(root)
+    problems: List[str] = []
+    catalogue = _read(os.path.join(root, "Tests", "c", "test_catalogue.c"))
+    binding = _binding_sources(root)
+    binding_text = "\n".join(binding.values())
+    service = "\n".join(_read(p) for p in sorted(glob.glob(os.path.join(root, "Tests", "service", "*.c"))
+                                                  + glob.glob(os.path.join(root, "Tests", "service", "*.py"))))
+    for table, what in ((C_ONLY, "C_ONLY"), (EMBEDDED_ONLY, "EMBEDDED_ONLY")):
+        for name, reason in table.items():
+            if name not in functions:
+                problems.append(f"{name}: marked {what} but not exported (remove the mark)")
+            elif not reason.strip():
+                problems.append(f"{name}: marked {what} without a reason")
+    for name in functions:
+        if not _called(name, catalogue):
+            problems.append(f"{name}: no case in Tests/c/test_catalogue.c (its bad input and, where one makes "
+                            "sense, a good call)")
+        in_python = _called(name, binding_text)
+        if in_python and name in C_ONLY:
+            problems.append(f"{name}: marked C_ONLY, yet the binding calls it (remove the mark)")
+        if not in_python and name not in C_ONLY:
+            problems.append(f"{name}: no method of the Python binding calls it (python/passcode), and no C_ONLY "
+                            "mark in scripts/check_coverage.py says why")
+        methods = _methods_calling(name, binding)
+        in_service = _called(name, service) or any(re.search(r"\." + re.escape(m) + r"\b", service) for m in methods)
+        if in_service and name in EMBEDDED_ONLY:
+            problems.append(f"{name}: marked EMBEDDED_ONLY, yet a service-mode test calls it (remove the mark)")
+        if not in_service and name not in EMBEDDED_ONLY:
+            problems.append(f"{name}: no service-mode run calls it (Tests/service/*.c, *.py, directly or through "
+                            "the binding), and no EMBEDDED_ONLY mark in scripts/check_coverage.py says why")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--list", action="store_true", help="print each function's coverage")
+    args = parser.parse_args()
+    functions = exported_functions()
+    if len(functions) < 100:
+        print(f"coverage: found only {len(functions)} prototypes in include/passcode.h; the parser is wrong",
+              file=sys.stderr)
+        return 1
+    if args.list:
+        binding = _binding_sources(ROOT)
+        for name in functions:
+            methods = sorted(_methods_calling(name, binding))
+            print(f"{name}: python {', '.join(methods) or C_ONLY.get(name, '-')}"
+                  + (f"; embedded only: {EMBEDDED_ONLY[name]}" if name in EMBEDDED_ONLY else ""))
+    problems = check(ROOT, functions)
+    for p in problems:
+        print("coverage: " + p, file=sys.stderr)
+    if problems:
+        print(f"coverage: {len(problems)} gaps over {len(functions)} exported functions", file=sys.stderr)
+        return 1
+    print(f"coverage: each of the {len(functions)} exported functions has a catalogue case, a Python method "
+          f"({len(C_ONLY)} C-only, with their reasons) and a service-mode run ({len(EMBEDDED_ONLY)} embedded-only, "
+          "with their reasons)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
