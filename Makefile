@@ -695,8 +695,8 @@ install: lib docs pam
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' passcode.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
 	@# The Python binding in this tree learns where the library went (python/passcode/_ffi.py
-	@# looks there after the dynamic loader), so `pip install ./python` after a PREFIX install
-	@# finds it without ldconfig. Staged installs (DESTDIR) and PASSCODE_RECORD= record nothing.
+	@# looks there before the dynamic loader: its docstring gives the order), so `pip install
+	@# ./python` after a PREFIX install finds it without ldconfig. Staged installs (DESTDIR) and PASSCODE_RECORD= record nothing.
 	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ]; then echo '$(LIBDIR)' > $(PASSCODE_RECORD) \
 	    && echo "install: recorded $(LIBDIR) in $(PASSCODE_RECORD) for the Python binding"; fi
 
