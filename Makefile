@@ -696,7 +696,8 @@ install: lib docs pam
 	    -e 's|@VERSION@|$(VERSION)|' passcode.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
 	@# The Python binding in this tree learns where the library went (python/passcode/_ffi.py
 	@# looks there before the dynamic loader: its docstring gives the order), so `pip install
-	@# ./python` after a PREFIX install finds it without ldconfig. Staged installs (DESTDIR) and PASSCODE_RECORD= record nothing.
+	@# ./python` after a PREFIX install finds it without ldconfig. Staged installs (DESTDIR) and
+	@# PASSCODE_RECORD= record nothing.
 	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ]; then echo '$(LIBDIR)' > $(PASSCODE_RECORD) \
 	    && echo "install: recorded $(LIBDIR) in $(PASSCODE_RECORD) for the Python binding"; fi
 
