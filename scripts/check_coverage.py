@@ -59,7 +59,21 @@ def exported_functions(root: str = ROOT) -> List[str]:
 
 
 def _called(name: str, text: str) -> bool:
-    return re.search(r"\b" + re.escape(name) + r"\b", text) is not None
+    """Whether code (comments already removed) names the function: a C call, a ctypes lookup
+    (lib.name), or the name as a string (_ffi.fast("name"))."""
+    return re.search(r"(?<![\w.])" + re.escape(name) + r"\s*\(|\.\s*" + re.escape(name) + r"\b|[\"']"
+                     + re.escape(name) + r"[\"']", text) is not None
+
+
+def _code(path: str) -> str:
+    """A source file without its comments (C's, or Python's and its docstrings), so that a
+    function named only in a comment is not taken for a call."""
+    text = _read(path)
+    if path.endswith((".c", ".h")):
+        text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+        return re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r'"""(?:.|\n)*?"""', '""', text)
+    return re.sub(r"#[^\n]*", "", text)
 
 
 def _binding_sources(root: str) -> Dict[str, str]:
@@ -67,7 +81,7 @@ def _binding_sources(root: str) -> Dict[str, str]:
     call)."""
     out = {}
     for path in sorted(glob.glob(os.path.join(root, "python", "passcode", "*.py"))):
-        text = _read(path)
+        text = _code(path)
         if os.path.basename(path) == "_ffi.py":
             text = re.sub(r"^FUNCTIONS = \{.*?^\}", "", text, flags=re.S | re.M)
         out[path] = text
@@ -93,10 +107,10 @@ def _methods_calling(name: str, sources: Dict[str, str]) -> Set[str]:
 def check(root: str = ROOT, functions: Iterable[str] = ()) -> List[str]:
     functions = list(functions) or exported_functions(root)
     problems: List[str] = []
-    catalogue = _read(os.path.join(root, "Tests", "c", "test_catalogue.c"))
+    catalogue = _code(os.path.join(root, "Tests", "c", "test_catalogue.c"))
     binding = _binding_sources(root)
     binding_text = "\n".join(binding.values())
-    service = "\n".join(_read(p) for p in sorted(glob.glob(os.path.join(root, "Tests", "service", "*.c"))
+    service = "\n".join(_code(p) for p in sorted(glob.glob(os.path.join(root, "Tests", "service", "*.c"))
                                                   + glob.glob(os.path.join(root, "Tests", "service", "*.py"))))
     for table, what in ((C_ONLY, "C_ONLY"), (EMBEDDED_ONLY, "EMBEDDED_ONLY")):
         for name, reason in table.items():
