@@ -23,7 +23,8 @@ SHELL := /bin/bash
 #   make demo           the GTK front end with a display, else the terminal one (DEMO=terminal: always), on a default store
 #   make clean          remove build/, .build* and the built demo
 #   make help           this list
-# make test: every test group below, in this order, also after one failed (Tests/run_groups.sh)
+#   make test-build     every artefact of every test group, built once (make test's first step, with -j2)
+# make test: test-build, then every group below, two lanes at once, also after one failed (Tests/run_groups.sh)
 #   make check-header   include/passcode.h matches the Swift sources, the symbols file and _ffi.py the header;
 #                       clean under gcc, clang and g++
 #   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML;
@@ -94,7 +95,7 @@ DAEMON_SOURCES := $(SHARED_SOURCES) $(shell find Sources/passcoded -type f ! -na
 
 
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
-.PHONY: test check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
+.PHONY: test test-build check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service screenshots
 
@@ -141,10 +142,11 @@ EMBEDDED ?= 1
 # The directory test-full-runtime builds the EMBEDDED=0 library into, beside the default one.
 FULL_RT := $(B)/full-runtime
 
-# Relinks when the link flags change (make lib RELR=0 after RELR=1, EMBEDDED=1 after 0).
+# Relinks when the link flags change (make lib RELR=0 after RELR=1, EMBEDDED=1 after 0); written
+# without the checkout's path, so that a copy of the tree (deb-test's) finds its build up to date.
 $(B)/link-flags: FORCE
 	@mkdir -p $(B)
-	@echo '$(LINK_SIZE) EMBEDDED=$(EMBEDDED)' | cmp -s - $@ || echo '$(LINK_SIZE) EMBEDDED=$(EMBEDDED)' > $@
+	@echo '$(subst $(CURDIR)/,,$(LINK_SIZE)) EMBEDDED=$(EMBEDDED)' | cmp -s - $@ || echo '$(subst $(CURDIR)/,,$(LINK_SIZE)) EMBEDDED=$(EMBEDDED)' > $@
 .PHONY: FORCE
 FORCE:
 
@@ -223,11 +225,10 @@ check-coverage:
 # (the Swift list of each C enum's cases, passcode(7)'s settings table, python/passcode/_errors.py;
 # from the header, debian/libpasscode0.symbols and python/passcode/_ffi.py's FUNCTIONS: scripts/gen_abi.py)
 # differs from what the sources generate.
-check-header: $(TYPES_STAMP)
+check-header: $(TYPES_STAMP) $(B)/swift-debug.stamp
 	@mkdir -p $(B)
 	python3 scripts/gen_header.py --swift-cases > $(B)/PublicEnumCases.swift.generated
 	@diff -u $(SWIFT_CASES) $(B)/PublicEnumCases.swift.generated && echo "header: $(SWIFT_CASES) matches Sources/libpasscode/Passcode/Types/types.h"
-	$(SWIFT) build --manifest-cache none --product passcode
 	python3 scripts/gen_header.py $(GEN_INPUTS) > $(B)/passcode.h.generated
 	@diff -u include/passcode.h $(B)/passcode.h.generated && echo "header: include/passcode.h matches the Swift sources"
 	python3 scripts/gen_python_enums.py include/passcode.h > $(B)/_enums.py.generated
@@ -240,9 +241,43 @@ check-header: $(TYPES_STAMP)
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
+# The groups that start passcoded, make users, install packages or open a display: make test runs them
+# one after the other in a lane of their own, beside the other groups (Tests/run_groups.sh).
+SYSTEM_GROUPS := test-service deb-test test-gtk test-frontends test-pam test-install test-wheel
 TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
-test: deps lib
-	@Tests/run_groups.sh $(TEST_GROUPS)
+test: deps
+	@Tests/run_groups.sh --build test-build --system "$(SYSTEM_GROUPS)" $(TEST_GROUPS)
+
+# Each configuration of the core built once, and every other artefact a group needs: the
+# Embedded library; SwiftPM's debug build (check-header's compiler header, test-swift); one
+# release build (passcoded, then the full-runtime library from the same modules); the release
+# build of the tests with testing enabled (the public enums, test-swift); ThreadSanitizer's and
+# the fuzzers' (ASan) builds; the C programs. make test makes it with -j2 before the groups.
+SWIFT_TESTS := $(wildcard Tests/PasscodeCoreTests/*.swift)
+SWIFT_TEST_PRODUCT := libpasscodePackageTests
+$(B)/swift-debug.stamp: $(SOURCES) $(TYPES_STAMP) $(SWIFT_TESTS)
+	@mkdir -p $(B)
+	$(SWIFT) build --manifest-cache none --product passcode
+	$(SWIFT) build --product $(SWIFT_TEST_PRODUCT)
+	@touch $@
+
+$(B)/swift-release-tests.stamp: $(SOURCES) $(TYPES_STAMP) $(SWIFT_TESTS)
+	@mkdir -p $(B)
+	$(SWIFT) build -c release -Xswiftc -enable-testing --scratch-path .build-release-tests --product $(SWIFT_TEST_PRODUCT)
+	@touch $@
+
+$(B)/swift-tsan.stamp: $(SOURCES) $(TYPES_STAMP) $(SWIFT_TESTS)
+	@mkdir -p $(B)
+	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product $(SWIFT_TEST_PRODUCT)
+	@touch $@
+
+# The longest chain first (SwiftPM's .build: passcoded, the full-runtime library, the debug build, one
+# after the other), beside the Embedded library and the other scratch paths.
+test-build: $(B)/passcoded lib $(FULL_RT)/$(REALNAME) $(B)/swift-debug.stamp $(B)/swift-release-tests.stamp \
+    $(B)/swift-tsan.stamp docs pam $(B)/test_api $(B)/test_catalogue $(B)/crash_harness $(B)/stress $(B)/corrupt $(B)/test_tpm \
+    $(B)/fuzz_api $(B)/hostile_store $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B)/lazy_sqlite_host \
+    $(B)/ceil_check $(B)/random_check examples/c/passcode_demo $(B)/service_client $(B)/service_faults \
+    $(SERVICE_AREA_TESTS) $(B)/tpm_service
 
 # The list at the top of this file, printed.
 help:
@@ -269,7 +304,7 @@ OWN_SESSION = $$(command -v keyctl >/dev/null && echo keyctl session -)
 
 # The public enums' values are checked in a release build too (Tests/PasscodeCoreTests/PublicEnumTests).
 SWIFT_FILTER ?=
-test-swift: $(TYPES_STAMP)
+test-swift: $(TYPES_STAMP) $(B)/swift-debug.stamp $(B)/swift-release-tests.stamp
 ifneq ($(SWIFT_FILTER),)
 	$(OWN_SESSION) $(SWIFT) test --filter '$(SWIFT_FILTER)' 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
 else
@@ -279,7 +314,7 @@ else
 endif
 
 # ThreadSanitizer over the Swift tests that share one handle between threads and processes.
-test-tsan: $(TYPES_STAMP)
+test-tsan: $(TYPES_STAMP) $(B)/swift-tsan.stamp
 	$(OWN_SESSION) $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
 	    | grep -E 'ThreadSanitizer|Executed .* tests' | tail -n 3; exit $${PIPESTATUS[0]}
 
@@ -442,11 +477,14 @@ test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B
 # EMBEDDED=0 kept building and working while EMBEDDED=1 is the default: the full-runtime library
 # built into $(FULL_RT) (the default library is left alone), its exports checked as test-exports
 # does, and test_api's key and lock-screen tests run against it.
-test-full-runtime: $(B)/test_api $(B)/lazy_sqlite $(B)/lazy_sqlite_host $(B)/passcode.map $(B)/link_trim.o $(TYPES_STAMP)
+# The release modules passcoded was built from are reused (the same flags; only the link differs).
+$(FULL_RT)/$(REALNAME): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o | $(B)/passcoded
 	@mkdir -p $(FULL_RT)
 	$(call full_runtime_lib,$(CURDIR)/$(FULL_RT)/libpasscode.linkmap)
 	cp .build/release/libpasscode.so $(FULL_RT)/$(REALNAME)
 	ln -sf $(REALNAME) $(FULL_RT)/$(SONAME) && ln -sf $(SONAME) $(FULL_RT)/libpasscode.so
+
+test-full-runtime: $(FULL_RT)/$(REALNAME) $(B)/test_api $(B)/lazy_sqlite $(B)/lazy_sqlite_host
 	EMBEDDED=0 Tests/abi/exports.sh $(FULL_RT)/$(REALNAME) include/passcode.h $(CURDIR)/$(B)/lazy_sqlite $(CURDIR)/$(B)/lazy_sqlite_host
 	cp $(B)/test_api $(FULL_RT)/test_api
 	cd $(FULL_RT) && test "$$(ldd ./test_api | grep -c 'libpasscode.so.0 => $(CURDIR)/$(FULL_RT)/')" = 1 \

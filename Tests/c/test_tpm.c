@@ -1184,7 +1184,7 @@ int main(void) {
     snprintf(root, sizeof root, "/tmp/passcode-tpm-XXXXXX");
     if (!mkdtemp(root)) { perror("mkdtemp"); return 2; }
     setvbuf(stdout, NULL, _IONBF, 0);
-    tl_filter = getenv("TPM_TEST");  /* review: run only the tests whose name contains it */
+    tl_filter = getenv("TPM_TEST");  /* run only the tests whose name contains it */
     int base = 23000 + (getpid() % 1000) * 8;
     tpm_start(&A, "tpmA", base);
     tpm_start(&B, "tpmB", base + 2);

@@ -210,7 +210,7 @@ def test_make_demo_installs_only_what_the_demo_needs():
 
 
 def test_help_shows_one_store_class_and_flush_docstrings():
-    """help(passcode.Store) (issue 44): one class, no private mixin (passcode.settings._Settings, ...)
+    """help(passcode.Store): one class, no private mixin (passcode.settings._Settings, ...)
     in its bases or as "Methods inherited from"; every async twin's docstring as flush as the
     blocking method's (it used to carry the source's indentation, shifted right)."""
     import pydoc
@@ -228,7 +228,7 @@ def test_help_shows_one_store_class_and_flush_docstrings():
 
 
 def test_set_setting_and_the_deprecated_set_and_get(tmp_path, clock):
-    """store.set_setting/get_setting name what they set (issue 44: `set` sat beside `set_passcode`);
+    """store.set_setting/get_setting name what they set (`set` once sat beside `set_passcode`);
     the old `set` and `get` still work for a release, with a DeprecationWarning naming the new ones."""
     with passcode.Store(tmp_path / "s.db", ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_setting(passcode.Setting.AUTO_LOCK_SECONDS, 60)

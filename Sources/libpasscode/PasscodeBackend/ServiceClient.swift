@@ -204,7 +204,7 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// Connects and asks for the store's state once, so that an unreachable service or an app
     /// id the service refuses fails here, as a bad path fails an embedded open. The object is
     /// made whole before anything that can fail after it exists: a class whose throwing init
-    /// throws after a partial initialization leaks its memory in Embedded Swift (issue 43).
+    /// throws after a partial initialization leaks its memory in Embedded Swift.
     package static func connect(appID: String) throws(PasscodeError) -> ServiceClient {
         let bus = try SdBusLibrary.shared()
         var c: OpaquePointer?

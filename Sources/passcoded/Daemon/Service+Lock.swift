@@ -21,7 +21,7 @@ extension Service {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             guard let kind = BiometricKind(checked: value) else { throw PasscodeError.misuse("unknown biometric kind \(value)") }
-            // The host's word on the reader is not taken (issue 41): its report is the moment to
+            // The host's word on the reader is not taken: its report is the moment to
             // ask fprintd, whose answer (a reader with a finger of this user's) is what the policy
             // reads; the host's kind names what it shows while fprintd has no reader.
             var buffer = [CChar](repeating: 0, count: 512)
