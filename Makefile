@@ -219,6 +219,7 @@ check-layers:
 # Every exported function: a bad-input catalogue case, a Python method (or C_ONLY and why) and a
 # service-mode run (or EMBEDDED_ONLY and why). Plain Python over the sources: no build, no root.
 check-coverage:
+	@python3 scripts/check_coverage.py --self-test
 	@python3 scripts/check_coverage.py
 
 # Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition

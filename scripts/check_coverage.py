@@ -138,10 +138,63 @@ def check(root: str = ROOT, functions: Iterable[str] = ()) -> List[str]:
     return problems
 
 
+def self_test() -> List[str]:
+    """The check is not empty: on a copy of the sources, a catalogue case taken out, a binding
+    method's call taken out (its docstring left), and a service run's calls taken out each give
+    the gap they should, and a mark without its reason is refused."""
+    import shutil
+    import tempfile
+    wrong: List[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for part in ("include", os.path.join("python", "passcode"), os.path.join("Tests", "c"),
+                     os.path.join("Tests", "service")):
+            shutil.copytree(os.path.join(ROOT, part), os.path.join(tmp, part),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+
+        def edit(rel: str, old: str, new: str) -> None:
+            path = os.path.join(tmp, rel)
+            text = _read(path)
+            if old not in text:
+                wrong.append(f"self-test: {rel} no longer has {old!r}")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text.replace(old, new))
+
+        def expect(what: str, gap: str) -> None:
+            found = check(tmp)
+            if not any(p.startswith(gap) for p in found):
+                wrong.append(f"self-test: {what} went unnoticed (wanted '{gap}...', got {found[:3]})")
+
+        catalogue = os.path.join("Tests", "c", "test_catalogue.c")
+        text = _read(os.path.join(tmp, catalogue))
+        edit(catalogue, "passcode_failure_summary(", "/* passcode_failure_summary */ (")
+        expect("a function taken out of the catalogue", "passcode_failure_summary: no case in Tests/c/test_catalogue.c")
+        with open(os.path.join(tmp, catalogue), "w", encoding="utf-8") as f:
+            f.write(text)
+        user = os.path.join("python", "passcode", "user.py")
+        edit(user, "_lib.passcode_user_reset(self._h(), _uid(uid))", "pass")
+        expect("a binding method that no longer calls its function", "passcode_user_reset: no method of the Python binding")
+        expect("the service run lost with the method", "passcode_user_reset: no service-mode run calls it")
+        C_ONLY["passcode_user_reset"] = " "
+        try:
+            expect("a mark without a reason", "passcode_user_reset: marked C_ONLY without a reason")
+        finally:
+            del C_ONLY["passcode_user_reset"]
+    return wrong
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--list", action="store_true", help="print each function's coverage")
+    parser.add_argument("--self-test", action="store_true", help="show that a gap made on a copy is found")
     args = parser.parse_args()
+    if args.self_test:
+        wrong = self_test()
+        for w in wrong:
+            print("coverage: " + w, file=sys.stderr)
+        if not wrong:
+            print("coverage: self-test: a catalogue case, a binding method's call and a mark's reason taken out "
+                  "of a copy are each found")
+        return 1 if wrong else 0
     functions = exported_functions()
     if len(functions) < 100:
         print(f"coverage: found only {len(functions)} prototypes in include/passcode.h; the parser is wrong",
