@@ -54,7 +54,7 @@ if [ -n "${PASSCODE_HIDE_BASE:-}" ]; then
             elif [ -d "$e" ]; then mkdir "$shadow/$name"; mount --bind "$e" "$shadow/$name"
             else : > "$shadow/$name"; mount --bind "$e" "$shadow/$name"; fi
         done
-        mount --bind "$shadow" "$dir"
+        mount --rbind "$shadow" "$dir"
     done >&2
     unset PASSCODE_HIDE_BASE
     exec "$@"
