@@ -296,19 +296,20 @@ test-version:
 OWN_SESSION = $$(command -v keyctl >/dev/null && echo keyctl session -)
 
 # The public enums' values are checked in a release build too (Tests/PasscodeCoreTests/PublicEnumTests).
+# The test bundles are built by their stamps (test-build), so the runs here only run (--skip-build).
 SWIFT_FILTER ?=
 test-swift: $(TYPES_STAMP) $(B)/swift-debug.stamp $(B)/swift-release-tests.stamp
 ifneq ($(SWIFT_FILTER),)
-	$(OWN_SESSION) $(SWIFT) test --filter '$(SWIFT_FILTER)' 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+	$(OWN_SESSION) $(SWIFT) test --skip-build --filter '$(SWIFT_FILTER)' 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
 else
-	$(OWN_SESSION) $(SWIFT) test 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
-	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build-release-tests --filter PublicEnumTests 2>&1 \
+	$(OWN_SESSION) $(SWIFT) test --skip-build 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build-release-tests --skip-build --filter PublicEnumTests 2>&1 \
 	    | grep -E 'error|failed|Executed .* tests' | tail -n 5; exit $${PIPESTATUS[0]}
 endif
 
 # ThreadSanitizer over the Swift tests that share one handle between threads and processes.
 test-tsan: $(TYPES_STAMP) $(B)/swift-tsan.stamp
-	$(OWN_SESSION) $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
+	$(OWN_SESSION) $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip-build --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
 	    | grep -E 'ThreadSanitizer|Executed .* tests' | tail -n 3; exit $${PIPESTATUS[0]}
 
 API_TESTS := Tests/c/test_api.c $(wildcard Tests/c/api_*.c)
