@@ -2431,6 +2431,12 @@ passcode_status passcode_tpm_posture(passcode_store *store, passcode_tpm_posture
  * @defgroup passcode-user a user's store named by uid: what pam_passcode(8) and passcodectl(8) call
  * `#include <passcode.h>`. The conventions every function here follows (statuses, handles,
  * ownership, threads) are in passcode(3); the security model is passcode(7).
+ *
+ * Each call names a user by uid and reaches that user's store of the handle's app id, kept by
+ * passcoded (pam_passcode(8) and passcodectl(8) use the app id `login`). They need a handle in
+ * service mode (passcode_options_set_service); an embedded handle gets
+ * PASSCODE_ERR_NOT_IN_SERVICE_MODE. Root may name any uid, any other caller only its own; each
+ * function says what only root may do.
  * @{
  */
 

@@ -46,6 +46,14 @@ PAGES = {
     "passcode-tpm": ("TPM", "binding a store to a TPM 2.0"),
     "passcode-user": ("A user's store by uid", "a user's store named by uid: what pam_passcode(8) and passcodectl(8) call"),
 }
+# A page's own paragraph, where its functions share more than the conventions of passcode(3).
+PAGE_TEXT = {
+    "passcode-user": "Each call names a user by uid and reaches that user's store of the handle's app id, "
+                     "kept by passcoded (pam_passcode(8) and passcodectl(8) use the app id `login`). They need "
+                     "a handle in service mode (passcode_options_set_service); an embedded handle gets "
+                     "PASSCODE_ERR_NOT_IN_SERVICE_MODE. Root may name any uid, any other caller only its own; "
+                     "each function says what only root may do.",
+}
 # The comment on a function's `@c` line that names its page.
 MAN_COMMENT = re.compile(r"^\s*@c\((\w+)\)\s*(?://\s*man:\s*([\w-]+)\s*)?$")
 

@@ -300,9 +300,11 @@ def typed(doc, ret, plist, enums):
 def group_open(page):
     """The Doxygen group (one man page) that a page's functions belong to."""
     _, what = api_model.PAGES[page]
+    lines = textwrap.wrap(api_model.PAGE_TEXT.get(page, ""), 94)
+    text = "".join(f" * {line}\n".replace(" * \n", " *\n") for line in [""] + lines) if lines else ""
     return (f"/**\n * @defgroup {page} {what}\n"
             " * `#include <passcode.h>`. The conventions every function here follows (statuses, handles,\n"
-            " * ownership, threads) are in passcode(3); the security model is passcode(7).\n * @{\n */")
+            " * ownership, threads) are in passcode(3); the security model is passcode(7).\n" + text + " * @{\n */")
 
 
 def pages_of(order, decls):
