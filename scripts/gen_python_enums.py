@@ -20,6 +20,9 @@ def python_name(cname):
 
 
 def module(api):
+    """The module's text; `api` is the model, or a header's text (Tests/python/test_ffi_table.py)."""
+    if isinstance(api, str):
+        api = api_model.parse(api)
     lines = ['"""The header\'s enums, as Python enums. GENERATED from include/passcode.h by',
              'scripts/gen_python_enums.py (`make header`); do not edit."""',
              "from enum import IntEnum", ""]
