@@ -115,7 +115,7 @@ $(B)/passcode.pc: passcode.pc.in VERSION
 	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' -e 's|@INCLUDEDIR@|$(CURDIR)/include|' \
 	    -e 's|@VERSION@|$(VERSION)|' -e 's|^Libs: -L\$${libdir}|Libs: -L$${libdir} -Wl,-rpath,$${libdir}|' passcode.pc.in > $@
 
-$(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh
+$(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh scripts/api_model.py
 	@mkdir -p $(B)
 	scripts/gen_version_script.sh include/passcode.h > $@
 
@@ -185,8 +185,11 @@ endif
 	ln -sf $(SONAME) $(B)/libpasscode.so
 
 # Regenerate the header from the C types (Sources/libpasscode/Passcode/Types/types.h) and the compiler's
-# output for the @c declarations, and every list written from a definition (the Swift list of each
-# C enum's cases, before the build; scripts/gen_lists.py: passcode(7)'s settings table (docs/passcode.7.md), the Python exceptions).
+# output for the @c declarations, each function on the man page its @c line names, and every list
+# written from a definition (the Swift list of each C enum's cases, before the build;
+# scripts/gen_lists.py: passcode(7)'s settings table (docs/passcode.7.md), the Python exceptions).
+# The generators after gen_header.py read the header through one model, scripts/api_model.py
+# (gen_header.py checks that it reads back what was written); build/api.json is that model.
 GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-swift.h
 SWIFT_CASES := Sources/shared/PasscodeCore/PublicEnumCases.swift
 header: $(TYPES_STAMP)
@@ -199,6 +202,7 @@ header: $(TYPES_STAMP)
 	python3 scripts/gen_python_enums.py include/passcode.h > python/passcode/_enums.py
 	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h
 	python3 scripts/gen_abi.py
+	@mkdir -p $(B) && python3 scripts/api_model.py include/passcode.h > $(B)/api.json
 
 # passcoded's interface is service/org.libpasscode.Passcode1.xml: the files scripts/gen_bus.py
 # writes from it (the vtable, passcoded's dispatch, the client's stubs, both ends of each simple
@@ -217,7 +221,8 @@ check-layers:
 # Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition
 # (the Swift list of each C enum's cases, passcode(7)'s settings table, python/passcode/_errors.py;
 # from the header, debian/libpasscode0.symbols and python/passcode/_ffi.py's FUNCTIONS: scripts/gen_abi.py)
-# differs from what the sources generate.
+# differs from what the sources generate, or a function's @c line names no man page (gen_header.py).
+# Those read after the header read it through scripts/api_model.py.
 check-header: $(TYPES_STAMP) $(B)/swift-debug.stamp
 	@mkdir -p $(B)
 	python3 scripts/gen_header.py --swift-cases > $(B)/PublicEnumCases.swift.generated
@@ -320,7 +325,7 @@ $(B)/test_tpm: Tests/c/test_tpm.c Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -DATTACK_SCRIPT='"$(CURDIR)/Tests/c/tpm_direct_attack.py"' -DPROVISION_SCRIPT='"$(CURDIR)/scripts/tpm-provision.sh"' -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
 
 # Each enum's first and last value, from the header, for the tests that step past them.
-$(B)/enum_bounds.h: include/passcode.h scripts/gen_lists.py
+$(B)/enum_bounds.h: include/passcode.h scripts/gen_lists.py scripts/api_model.py
 	@mkdir -p $(B)
 	python3 scripts/gen_lists.py --enum-bounds include/passcode.h > $@
 
@@ -692,7 +697,7 @@ DOC_PAGES := docs/passcode.7.md docs/passcode-tpm.7.md docs/passcoded.8.md docs/
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
 export SOURCE_DATE_EPOCH
 docs: $(DOCS)/man/man7/passcode.7
-$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md $(DOC_PAGES) scripts/man_pages.py VERSION Makefile
+$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md $(DOC_PAGES) scripts/man_pages.py scripts/api_model.py VERSION Makefile
 	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen, or make deps)"; exit 1; }
 	rm -rf $(DOCS) && mkdir -p $(DOCS)
 	PASSCODE_VERSION=$(VERSION) PASSCODE_DOCS_OUT=$(DOCS) doxygen docs/Doxyfile
