@@ -117,7 +117,7 @@ $(B)/passcode.pc: passcode.pc.in VERSION
 	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' -e 's|@INCLUDEDIR@|$(CURDIR)/include|' \
 	    -e 's|@VERSION@|$(VERSION)|' -e 's|^Libs: -L\$${libdir}|Libs: -L$${libdir} -Wl,-rpath,$${libdir}|' passcode.pc.in > $@
 
-$(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh
+$(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh scripts/api_model.py
 	@mkdir -p $(B)
 	scripts/gen_version_script.sh include/passcode.h > $@
 
@@ -187,8 +187,11 @@ endif
 	ln -sf $(SONAME) $(B)/libpasscode.so
 
 # Regenerate the header from the C types (Sources/libpasscode/Passcode/Types/types.h) and the compiler's
-# output for the @c declarations, and every list written from a definition (the Swift list of each
-# C enum's cases, before the build; scripts/gen_lists.py: passcode(7)'s settings table (docs/passcode.7.md), the Python exceptions).
+# output for the @c declarations, each function on the man page its @c line names, and every list
+# written from a definition (the Swift list of each C enum's cases, before the build;
+# scripts/gen_lists.py: passcode(7)'s settings table (docs/passcode.7.md), the Python exceptions).
+# The generators after gen_header.py read the header through one model, scripts/api_model.py
+# (gen_header.py checks that it reads back what was written); build/api.json is that model.
 GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-swift.h
 SWIFT_CASES := Sources/shared/PasscodeCore/PublicEnumCases.swift
 header: $(TYPES_STAMP)
@@ -201,6 +204,7 @@ header: $(TYPES_STAMP)
 	python3 scripts/gen_python_enums.py include/passcode.h > python/passcode/_enums.py
 	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h
 	python3 scripts/gen_abi.py
+	@mkdir -p $(B) && python3 scripts/api_model.py include/passcode.h > $(B)/api.json
 
 # passcoded's interface is service/org.libpasscode.Passcode1.xml: the files scripts/gen_bus.py
 # writes from it (the vtable, passcoded's dispatch, the client's stubs, both ends of each simple
@@ -225,7 +229,8 @@ check-coverage:
 # Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition
 # (the Swift list of each C enum's cases, passcode(7)'s settings table, python/passcode/_errors.py;
 # from the header, debian/libpasscode0.symbols and python/passcode/_ffi.py's FUNCTIONS: scripts/gen_abi.py)
-# differs from what the sources generate.
+# differs from what the sources generate, or a function's @c line names no man page (gen_header.py).
+# Those read after the header read it through scripts/api_model.py.
 check-header: $(TYPES_STAMP) $(B)/swift-debug.stamp
 	@mkdir -p $(B)
 	python3 scripts/gen_header.py --swift-cases > $(B)/PublicEnumCases.swift.generated
@@ -304,19 +309,20 @@ test-version:
 OWN_SESSION = $$(command -v keyctl >/dev/null && echo keyctl session -)
 
 # The public enums' values are checked in a release build too (Tests/PasscodeCoreTests/PublicEnumTests).
+# The test bundles are built by their stamps (test-build), so the runs here only run (--skip-build).
 SWIFT_FILTER ?=
 test-swift: $(TYPES_STAMP) $(B)/swift-debug.stamp $(B)/swift-release-tests.stamp
 ifneq ($(SWIFT_FILTER),)
-	$(OWN_SESSION) $(SWIFT) test --filter '$(SWIFT_FILTER)' 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+	$(OWN_SESSION) $(SWIFT) test --skip-build --filter '$(SWIFT_FILTER)' 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
 else
-	$(OWN_SESSION) $(SWIFT) test 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
-	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build-release-tests --filter PublicEnumTests 2>&1 \
+	$(OWN_SESSION) $(SWIFT) test --skip-build 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build-release-tests --skip-build --filter PublicEnumTests 2>&1 \
 	    | grep -E 'error|failed|Executed .* tests' | tail -n 5; exit $${PIPESTATUS[0]}
 endif
 
 # ThreadSanitizer over the Swift tests that share one handle between threads and processes.
 test-tsan: $(TYPES_STAMP) $(B)/swift-tsan.stamp
-	$(OWN_SESSION) $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
+	$(OWN_SESSION) $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip-build --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
 	    | grep -E 'ThreadSanitizer|Executed .* tests' | tail -n 3; exit $${PIPESTATUS[0]}
 
 API_TESTS := Tests/c/test_api.c $(wildcard Tests/c/api_*.c)
@@ -327,7 +333,7 @@ $(B)/test_tpm: Tests/c/test_tpm.c Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -DATTACK_SCRIPT='"$(CURDIR)/Tests/c/tpm_direct_attack.py"' -DPROVISION_SCRIPT='"$(CURDIR)/scripts/tpm-provision.sh"' -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
 
 # Each enum's first and last value, from the header, for the tests that step past them.
-$(B)/enum_bounds.h: include/passcode.h scripts/gen_lists.py
+$(B)/enum_bounds.h: include/passcode.h scripts/gen_lists.py scripts/api_model.py
 	@mkdir -p $(B)
 	python3 scripts/gen_lists.py --enum-bounds include/passcode.h > $@
 
@@ -699,7 +705,7 @@ DOC_PAGES := docs/passcode.7.md docs/passcode-tpm.7.md docs/passcoded.8.md docs/
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
 export SOURCE_DATE_EPOCH
 docs: $(DOCS)/man/man7/passcode.7
-$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md $(DOC_PAGES) scripts/man_pages.py VERSION Makefile
+$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md $(DOC_PAGES) scripts/man_pages.py scripts/api_model.py VERSION Makefile
 	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen, or make deps)"; exit 1; }
 	rm -rf $(DOCS) && mkdir -p $(DOCS)
 	PASSCODE_VERSION=$(VERSION) PASSCODE_DOCS_OUT=$(DOCS) doxygen docs/Doxyfile

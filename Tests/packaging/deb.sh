@@ -89,13 +89,16 @@ reuse="build/libpasscode.so.$version build/libpasscode.so.${version%%.*} build/l
        build/link-flags build/types-h.stamp build/passcode.pc build/passcoded build/pam_passcode.so build/passcodectl build/docs"
 if [ "${DEB_TEST_REUSE:-1}" = 1 ] && (for f in $reuse; do [ -e "$f" ] || exit 1; done); then
     mkdir -p "$src/build" && cp -a $reuse "$src/build/" && clean=-nc
-    if (cd "$src" && make -q lib docs pam build/passcoded >/dev/null 2>&1); then
-        echo "deb-test: packaging the tested build (the library, passcoded, pam_passcode, the man pages): nothing to compile"
-    else
-        echo "deb-test: the tested build is older than some source; debian/rules rebuilds what changed"
-    fi
+    (cd "$src/build" && sha256sum "libpasscode.so.$version" passcoded pam_passcode.so passcodectl) > "$tmp/tested.sha256"
 fi
 (cd "$src" && dpkg-buildpackage -us -uc -b $clean > "$tmp/build.log" 2>&1) || { tail -40 "$tmp/build.log"; echo "deb-test: FAIL: dpkg-buildpackage" >&2; exit 1; }
+if [ -n "$clean" ]; then
+    if (cd "$src/build" && sha256sum --quiet -c "$tmp/tested.sha256" >/dev/null 2>&1); then
+        echo "deb-test: the packages carry the tested build (the library, passcoded, pam_passcode, passcodectl: the same bytes)"
+    else
+        echo "deb-test: debian/rules rebuilt part of the tested build (a source newer than it): $(cd "$src/build" && sha256sum -c "$tmp/tested.sha256" 2>/dev/null | grep -v ': OK$' | cut -d: -f1 | tr '\n' ' ')"
+    fi
+fi
 # The symbols file matches the library exactly, and a symbol missing from it fails (-c4).
 (cd "$src" && dpkg-gensymbols -plibpasscode0 -Pdebian/libpasscode0 -Idebian/libpasscode0.symbols -O"$tmp/ok.symbols" -c4 >/dev/null) \
     || { echo "deb-test: FAIL: debian/libpasscode0.symbols does not match the library" >&2; exit 1; }
