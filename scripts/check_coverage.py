@@ -11,8 +11,8 @@
 Plain Python: no build, no root, no bus. Each failure names the function and what it lacks; the
 exit status is 1 when one does. `--list` prints each function's coverage.
 
-exported_functions() is the one place the list of functions comes from (the header's
-prototypes); point it at another description of the API and the rest follows.
+exported_functions() is the one place the list of functions comes from: the one model of the
+C API, scripts/api_model.py.
 """
 import argparse
 import glob
@@ -49,13 +49,14 @@ def _read(path: str) -> str:
 
 
 def exported_functions(root: str = ROOT) -> List[str]:
-    """The functions the library exports, in the header's order: every prototype of
-    include/passcode.h (a declaration outside a comment that names a passcode_ function and
-    ends with ');')."""
-    text = _read(os.path.join(root, "include", "passcode.h"))
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    names = re.findall(r"^[A-Za-z_][\w \t\*]*?\b(passcode_\w+)\s*\([^;{]*\)\s*;", text, flags=re.M)
-    return list(dict.fromkeys(names))
+    """The functions the library exports, in the header's order: the one model of the C API
+    (scripts/api_model.py) read from `root`'s include/passcode.h."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    try:
+        import api_model
+    finally:
+        sys.path.pop(0)
+    return [f.name for f in api_model.load(os.path.join(root, "include", "passcode.h")).functions]
 
 
 def _called(name: str, text: str) -> bool:
@@ -197,7 +198,7 @@ def main() -> int:
         return 1 if wrong else 0
     functions = exported_functions()
     if len(functions) < 100:
-        print(f"coverage: found only {len(functions)} prototypes in include/passcode.h; the parser is wrong",
+        print(f"coverage: the API model gives only {len(functions)} functions; it is not the header's",
               file=sys.stderr)
         return 1
     if args.list:
