@@ -1,5 +1,5 @@
 """A user's store named by uid, through passcoded: what pam_passcode, passcodectl and a screen
-locker call (passcode_user_*).
+locker call (passcode_user_state and the other calls of passcode-user(3)).
 
 These calls need a Store opened in service mode (`Store(label, service=app_id)`): the store
 named is the one passcoded keeps for that uid under the handle's app id. Root may name any uid;
