@@ -30,8 +30,9 @@ SHELL := /bin/bash
 #                       README's D-Bus method list is the one passcoded's XML gives
 #   make check-layers   each layer of Sources/shared/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
-#   make check-bus      passcoded's generated vtable, dispatch and stubs match its XML; every method has a
-#                       handler and a caller, every back-end call reaches the bus (needs no root, no bus)
+#   make check-bus      passcoded's generated vtable, property table, dispatch, stubs, hook calls and app id
+#                       rule match its XML; every method has a handler and a caller, every property and hook
+#                       both ends, every back-end call reaches the bus (needs no root, no bus)
 #   make test-version   VERSION is the one place the version is written
 #   make test-swift     the Swift tests (swift test), the public enums' values also in a release build
 #                       (SWIFT_FILTER=name: only the Swift tests that match it, nothing else)
@@ -198,12 +199,14 @@ header: $(TYPES_STAMP)
 	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h
 	python3 scripts/gen_abi.py
 
-# passcoded's interface is service/org.libpasscode.Passcode1.xml: the files scripts/gen_bus.py
-# writes from it (the vtable, passcoded's dispatch, the client's stubs, both ends of each simple
-# method: org.libpasscode.Seam) are regenerated into memory
-# and compared; every method must have its handler in passcoded and its caller in the client, and
-# every back-end requirement the client implements must reach the bus or say `// bus: local (why)`.
-# Plain Python: no build, no bus, no root.
+# passcoded's interfaces are service/org.libpasscode.Passcode1.xml (its methods, the stores'
+# properties, the host's hooks, the app id's rule): the files scripts/gen_bus.py writes from it (the
+# vtable and property table, passcoded's dispatch and generated handlers: org.libpasscode.Seam or
+# Core, the client's stubs and readers, the hook calls, AppID and pam_passcode's passcode_app_id.h)
+# are regenerated into memory and compared; every method must have its handler in passcoded and
+# its caller in the client, every property and hook both ends (passcoded sets or asks it, the
+# client reads or answers it), and every back-end requirement the client implements must reach
+# the bus or say `// bus: local (why)`. Plain Python: no build, no bus, no root.
 check-bus:
 	@python3 scripts/gen_bus.py --check
 

@@ -645,8 +645,10 @@ def client_hooks(model):
     """The client's reader of passcoded's calls to the host's hooks: the typed call."""
     out = [f"/// A call of passcoded to the host's hooks ({model.hook_interface}), read.",
            "enum HostHookCall {",
-           "    case question(HostQuestion)",
-           "    case notice(HostNotice)",
+           "    /// A hook the host answers.",
+           "    case ask(HostQuestion)",
+           "    /// A notification.",
+           "    case tell(HostNotice)",
            "    /// No such method.",
            "    case unknown",
            "    /// Its arguments are not the method's.",
@@ -662,7 +664,7 @@ def client_hooks(model):
             reads = ", ".join(f"let {a.swift} = {'hookText' if a.type == 's' else 'hookInt32'}(m)" for a in h.ins)
             out.append(f"            guard {reads} else {{ return .badArguments }}")
         args = ", ".join(f"{a.swift}: {a.swift}" for a in h.ins)
-        kind = "question" if h.answered else "notice"
+        kind = "ask" if h.answered else "tell"
         out.append(f"            return .{kind}(.{h.case}" + (f"({args})" if args else "") + ")")
     out += ["        default:", "            return .unknown", "        }", "    }", "}", ""]
     return out

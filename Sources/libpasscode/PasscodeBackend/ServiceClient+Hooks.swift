@@ -91,7 +91,7 @@ extension ServiceClient {
             return refuse(m, "org.freedesktop.DBus.Error.UnknownMethod", "no such method")
         case .badArguments:
             return badArguments(m)
-        case .question(let question):
+        case .ask(let question):
             switch question {
             case .settingChange(let key, let old, let new):
                 if let hook = hooks.settingChange { answer = HostHookThread.run { hook(key, old, new) } }
@@ -102,7 +102,7 @@ extension ServiceClient {
             }
         // Notifications run once the call that caused them has its reply (`runNotices`), before
         // it returns: nothing waits on them then, so they may call the library, as embedded.
-        case .notice(let notice):
+        case .tell(let notice):
             switch notice {
             case .logout(let reason):
                 if let hook = hooks.logout { notices.append { hook(reason) } }

@@ -709,8 +709,10 @@ extension PushedCache {
 
 /// A call of passcoded to the host's hooks (org.libpasscode.Hook1), read.
 enum HostHookCall {
-    case question(HostQuestion)
-    case notice(HostNotice)
+    /// A hook the host answers.
+    case ask(HostQuestion)
+    /// A notification.
+    case tell(HostNotice)
     /// No such method.
     case unknown
     /// Its arguments are not the method's.
@@ -723,21 +725,21 @@ extension ServiceClient {
         switch member {
         case "SettingChange":
             guard let key = hookText(m), let old = hookText(m), let new = hookText(m) else { return .badArguments }
-            return .question(.settingChange(key: key, old: old, new: new))
+            return .ask(.settingChange(key: key, old: old, new: new))
         case "Lifecycle":
             guard let event = hookInt32(m) else { return .badArguments }
-            return .question(.lifecycle(event: event))
+            return .ask(.lifecycle(event: event))
         case "SessionSignOut":
             guard let id = hookText(m) else { return .badArguments }
-            return .question(.sessionSignOut(id: id))
+            return .ask(.sessionSignOut(id: id))
         case "Logout":
             guard let reason = hookInt32(m) else { return .badArguments }
-            return .notice(.logout(reason: reason))
+            return .tell(.logout(reason: reason))
         case "Notice":
             guard let notice = hookInt32(m) else { return .badArguments }
-            return .notice(.notice(notice: notice))
+            return .tell(.notice(notice: notice))
         case "AccountDeleted":
-            return .notice(.accountDeleted)
+            return .tell(.accountDeleted)
         default:
             return .unknown
         }
