@@ -545,7 +545,7 @@ $(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c Sources/pam_passcode/p
 	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -lpam \
 	    -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,--no-undefined
 
-$(B)/passcodectl: Sources/pam_passcode/passcodectl.c include/passcode.h $(LIB)
+$(B)/passcodectl: Sources/pam_passcode/passcodectl.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIE -pie -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -Wl,-z,relro -Wl,-z,now -Wl,--as-needed
 
 # The module and passcodectl against passcoded on a private bus, as root (Tests/pam/test_pam.py):

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #define PASSCODE_APP_ID_MAX_BYTES 64
+/* What passcoded answers for an id outside the rule (AppID.invalid). */
+#define PASSCODE_APP_ID_REFUSAL "the application id must be 1 to 64 of A-Z a-z 0-9 . _ - and start with a letter or digit"
 
 /* 1 when `id` (NUL-terminated) is an application id, else 0. */
 static inline int passcode_app_id_valid(const char *id)
