@@ -206,9 +206,12 @@ header: $(TYPES_STAMP)
 # are regenerated into memory and compared; every method must have its handler in passcoded and
 # its caller in the client, every property and hook both ends (passcoded sets or asks it, the
 # client reads or answers it), and every back-end requirement the client implements must reach
-# the bus or say `// bus: local (why)`. Plain Python: no build, no bus, no root.
+# the bus or say `// bus: local (why)`. Tests/bus/check_bus_detects.py then breaks copies of the tree
+# (a property or hook gone from one end, a generated file edited) and wants each refused.
+# Plain Python: no build, no bus, no root.
 check-bus:
 	@python3 scripts/gen_bus.py --check
+	@python3 Tests/bus/check_bus_detects.py
 
 # Fails when a layer of Sources/shared/PasscodeCore reaches past its folder (docs/hacking.md "Layout"): SQL
 # outside Store/, SQLite, libsodium, the keyring or the TPM called from elsewhere, I/O in Policy/.

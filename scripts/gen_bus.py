@@ -445,7 +445,7 @@ def signature_doc(m):
     return f"{m.name}({ins})" + (f" -> ({outs})" if outs else "")
 
 
-def daemon(methods):
+def daemon(methods, model=None):
     out = [banner("//"),
            "// passcoded's side of org.libpasscode.Passcode1: one handler per method, each given its",
            "// arguments already read (on the bus thread, by `dispatchPasscode1`); Service conforms in",
@@ -482,7 +482,23 @@ def daemon(methods):
         out += seam_daemon(methods)
     else:
         out.append("")
+    if model is not None:
+        out += daemon_store(model)
     return "\n".join(out)
+
+
+def daemon_store(model):
+    """The properties as a reply answers them (a method with org.libpasscode.Properties)."""
+    value = {"b": lambda f: f".bool(p.{f} != 0)", "i": lambda f: f".int32(p.{f})", "u": lambda f: f".uint32(p.{f})",
+             "x": lambda f: f".int64(p.{f})", "t": lambda f: f".uint64(p.{f})"}
+    answering = [m.name for m in model.methods if m.ann.get("Properties") == model.store_interface]
+    out = ["", f"extension Service {{",
+           f"    /// The properties of {model.store_interface} in the XML's order, as the reply of a method",
+           f"    /// that answers them ({', '.join(answering) or 'none'}: org.libpasscode.Properties) carries them.",
+           "    static func storePropertyValues(_ p: passcode_bus_props) -> [Value] {",
+           "        [" + ",\n         ".join(value[prop.type](prop.field) for prop in model.properties) + "]",
+           "    }", "}", ""]
+    return out
 
 
 # ---- (c) the client's stubs ----
@@ -995,7 +1011,7 @@ def generate():
     model = load_model()
     names, methods = model.names, model.methods
     sections = {m.name: m.section for m in methods}
-    return {VTABLE: vtable(names, methods), DAEMON: daemon(methods),
+    return {VTABLE: vtable(names, methods), DAEMON: daemon(methods, model),
             CLIENT: client(methods) + "\n".join(client_store(model) + client_hooks(model)),
             STATUSES: statuses(model), STORE_HEADER: store_header(model), STORE_TABLE: store_table(model),
             APP_ID_C: app_id_c(model), README: readme_text(methods, sections)}

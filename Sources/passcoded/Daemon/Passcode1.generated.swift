@@ -673,3 +673,23 @@ extension Service {
         }
     }
 }
+
+
+extension Service {
+    /// The properties of org.libpasscode.Passcode1.Store in the XML's order, as the reply of a method
+    /// that answers them (Watch: org.libpasscode.Properties) carries them.
+    static func storePropertyValues(_ p: passcode_bus_props) -> [Value] {
+        [.uint64(p.generation),
+         .bool(p.settled != 0),
+         .bool(p.is_set != 0),
+         .bool(p.lock_enabled != 0),
+         .uint32(p.failed_attempts),
+         .int64(p.lockout_remaining),
+         .bool(p.reset_required != 0),
+         .bool(p.locked != 0),
+         .int32(p.reason),
+         .int32(p.biometric_refusal),
+         .bool(p.biometric_lead != 0),
+         .int32(p.biometric_kind)]
+    }
+}

@@ -188,11 +188,8 @@ extension Service {
             let (state, generation) = try PushedStates.shared.answer(entry) {
                 try stores.withStoreForQuery(uid: caller, appID: app) { try PushedStates.read($0) }
             }
-            let p = state.screen
-            return [.string(path), .uint64(generation), .bool(state.clockFree), .bool(p.passcodeSet), .bool(p.lockEnabled),
-                    .uint32(UInt32(clamping: p.failedAttempts)), .int64(p.lockoutSeconds), .bool(p.resetRequired),
-                    .bool(p.status.locked), .int32(p.status.reason.rawValue), .int32(p.refusal.rawValue), .bool(p.lead),
-                    .int32(p.kind.rawValue)]
+            // The path, then the properties as the getters and PropertiesChanged answer them.
+            return [.string(path)] + Service.storePropertyValues(state.props(generation: generation))
         }
     }
 }
