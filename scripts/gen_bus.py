@@ -13,7 +13,19 @@ introspection XML). From it this script writes
   * for a simple method (annotated org.libpasscode.Seam and org.libpasscode.Access: one core call
     on the caller's store, plain arguments, at most one reply value) both of its ends: the
     client's implementation of that seam requirement (it calls the stub) and passcoded's handler
-    (it calls the PasscodeStore method of the same name, in withStoreForQuery or withStore);
+    (it calls the PasscodeStore method of the same name, in withStoreForQuery or withStore); for
+    one annotated org.libpasscode.Core instead, passcoded's handler only;
+  * from the interface org.libpasscode.Passcode1.Store (the stores' properties): their C struct
+    (Sources/passcoded/CPasscodeBus/include/passcode_bus_store.h), the sd-bus property table
+    (passcode_bus_store.inc, included by passcode_bus_props.c), the properties as a reply answers
+    them (passcoded's storePropertyValues) and the client's typed reader of PropertiesChanged
+    (StoreProperties, in the client's generated file);
+  * from the interface org.libpasscode.Hook1 (the host's hooks, which passcoded calls): the typed
+    calls both ends use (HostQuestion, HostNotice, HookFlags, in Bus.generated.swift) and the
+    client's reader of them (readHostHook);
+  * from the interface's org.libpasscode.AppID (the app id's rule): Swift's AppID (Bus.generated.swift),
+    which passcoded's dispatch makes of every call's app_id, and C's passcode_app_id_valid
+    (Sources/pam_passcode/passcode_app_id.h, for pam_passcode and passcodectl);
   * README.md's list of the methods (between its `bus-methods` markers);
 
 and Sources/shared/PasscodeBus/Bus.generated.swift: the bus name, object path and interface of the XML,
@@ -24,8 +36,10 @@ client, which do not import the C ABI module.
 usage: gen_bus.py            write the generated files (make header)
        gen_bus.py --check    regenerate into a temporary folder and diff; then check that every
                              client stub is called by the client, that every method has its
-                             handler in passcoded, and that every back-end requirement the client
-                             implements reaches the bus or says `// bus: local (why)` (make check-bus)
+                             handler in passcoded, that every property is set by passcoded and read
+                             by the client and every hook asked by passcoded and answered by the
+                             client, and that every back-end requirement the client implements
+                             reaches the bus or says `// bus: local (why)` (make check-bus)
        gen_bus.py --check-readme   README's method list is the one the XML gives (make check-docs)
 Python 3 standard library only; needs no bus, no build and no root.
 """
