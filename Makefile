@@ -31,8 +31,9 @@ SHELL := /bin/bash
 #                       README's D-Bus method list is the one passcoded's XML gives
 #   make check-layers   each layer of Sources/shared/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
-#   make check-bus      passcoded's generated vtable, dispatch and stubs match its XML; every method has a
-#                       handler and a caller, every back-end call reaches the bus (needs no root, no bus)
+#   make check-bus      passcoded's generated vtable, property table, dispatch, stubs, hook calls and app id
+#                       rule match its XML; every method has a handler and a caller, every property and hook
+#                       both ends, every back-end call reaches the bus (needs no root, no bus)
 #   make test-version   VERSION is the one place the version is written
 #   make test-swift     the Swift tests (swift test), the public enums' values also in a release build
 #                       (SWIFT_FILTER=name: only the Swift tests that match it, nothing else)
@@ -204,14 +205,19 @@ header: $(TYPES_STAMP)
 	python3 scripts/gen_abi.py
 	@mkdir -p $(B) && python3 scripts/api_model.py include/passcode.h > $(B)/api.json
 
-# passcoded's interface is service/org.libpasscode.Passcode1.xml: the files scripts/gen_bus.py
-# writes from it (the vtable, passcoded's dispatch, the client's stubs, both ends of each simple
-# method: org.libpasscode.Seam) are regenerated into memory
-# and compared; every method must have its handler in passcoded and its caller in the client, and
-# every back-end requirement the client implements must reach the bus or say `// bus: local (why)`.
+# passcoded's interfaces are service/org.libpasscode.Passcode1.xml (its methods, the stores'
+# properties, the host's hooks, the app id's rule): the files scripts/gen_bus.py writes from it (the
+# vtable and property table, passcoded's dispatch and generated handlers: org.libpasscode.Seam or
+# Core, the client's stubs and readers, the hook calls, AppID and pam_passcode's passcode_app_id.h)
+# are regenerated into memory and compared; every method must have its handler in passcoded and
+# its caller in the client, every property and hook both ends (passcoded sets or asks it, the
+# client reads or answers it), and every back-end requirement the client implements must reach
+# the bus or say `// bus: local (why)`. Tests/bus/check_bus_detects.py then breaks copies of the tree
+# (a property or hook gone from one end, a generated file edited) and wants each refused.
 # Plain Python: no build, no bus, no root.
 check-bus:
 	@python3 scripts/gen_bus.py --check
+	@python3 Tests/bus/check_bus_detects.py
 
 # Fails when a layer of Sources/shared/PasscodeCore reaches past its folder (docs/hacking.md "Layout"): SQL
 # outside Store/, SQLite, libsodium, the keyring or the TPM called from elsewhere, I/O in Policy/.
@@ -588,11 +594,11 @@ PAMCONFIGDIR ?= $(PREFIX)/share/pam-configs
 PAM_CFLAGS := -std=c99 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -O2 -g -fstack-protector-strong -D_FORTIFY_SOURCE=2
 pam: $(B)/pam_passcode.so $(B)/passcodectl
 
-$(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c include/passcode.h $(LIB)
+$(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -lpam \
 	    -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,--no-undefined
 
-$(B)/passcodectl: Sources/pam_passcode/passcodectl.c include/passcode.h $(LIB)
+$(B)/passcodectl: Sources/pam_passcode/passcodectl.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIE -pie -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -Wl,-z,relro -Wl,-z,now -Wl,--as-needed
 
 # The module and passcodectl against passcoded on a private bus, as root (Tests/pam/test_pam.py):
