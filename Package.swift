@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "PasscodeBus", dependencies: ["PasscodeCore"], path: "Sources/shared/PasscodeBus"),
         // The one seam behind the C ABI: the back-end protocols and passcoded's client, linked
         // into libpasscode.so with the C ABI (libsystemd loaded with dlopen, as before).
-        .target(name: "PasscodeBackend", dependencies: ["PasscodeCore", "PasscodeBus", "CSdBus", "CSodium"], path: "Sources/libpasscode/PasscodeBackend"),
+        .target(name: "PasscodeBackend", dependencies: ["PasscodeCore", "PasscodeBus", "CSdBus"], path: "Sources/libpasscode/PasscodeBackend"),
         .target(
             name: "Passcode",
             dependencies: ["PasscodeCore", "PasscodeBackend", "CPasscodeVersion", "CPasscodeTypes", "CPasscodeShims"], path: "Sources/libpasscode/Passcode",
