@@ -31,8 +31,9 @@ SHELL := /bin/bash
 #                       README's D-Bus method list is the one passcoded's XML gives
 #   make check-layers   each layer of Sources/shared/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
-#   make check-bus      passcoded's generated vtable, dispatch and stubs match its XML; every method has a
-#                       handler and a caller, every back-end call reaches the bus (needs no root, no bus)
+#   make check-bus      passcoded's generated vtable, property table, dispatch, stubs, hook calls and app id
+#                       rule match its XML; every method has a handler and a caller, every property and hook
+#                       both ends, every back-end call reaches the bus (needs no root, no bus)
 #   make check-coverage every exported function has a catalogue case, a Python method and a service-mode
 #                       run, or a reason marked in scripts/check_coverage.py (needs no build, no root)
 #   make test-version   VERSION is the one place the version is written
@@ -206,14 +207,19 @@ header: $(TYPES_STAMP)
 	python3 scripts/gen_abi.py
 	@mkdir -p $(B) && python3 scripts/api_model.py include/passcode.h > $(B)/api.json
 
-# passcoded's interface is service/org.libpasscode.Passcode1.xml: the files scripts/gen_bus.py
-# writes from it (the vtable, passcoded's dispatch, the client's stubs, both ends of each simple
-# method: org.libpasscode.Seam) are regenerated into memory
-# and compared; every method must have its handler in passcoded and its caller in the client, and
-# every back-end requirement the client implements must reach the bus or say `// bus: local (why)`.
+# passcoded's interfaces are service/org.libpasscode.Passcode1.xml (its methods, the stores'
+# properties, the host's hooks, the app id's rule): the files scripts/gen_bus.py writes from it (the
+# vtable and property table, passcoded's dispatch and generated handlers: org.libpasscode.Seam or
+# Core, the client's stubs and readers, the hook calls, AppID and pam_passcode's passcode_app_id.h)
+# are regenerated into memory and compared; every method must have its handler in passcoded and
+# its caller in the client, every property and hook both ends (passcoded sets or asks it, the
+# client reads or answers it), and every back-end requirement the client implements must reach
+# the bus or say `// bus: local (why)`. Tests/bus/check_bus_detects.py then breaks copies of the tree
+# (a property or hook gone from one end, a generated file edited) and wants each refused.
 # Plain Python: no build, no bus, no root.
 check-bus:
 	@python3 scripts/gen_bus.py --check
+	@python3 Tests/bus/check_bus_detects.py
 
 # Fails when a layer of Sources/shared/PasscodeCore reaches past its folder (docs/hacking.md "Layout"): SQL
 # outside Store/, SQLite, libsodium, the keyring or the TPM called from elsewhere, I/O in Policy/.
@@ -247,9 +253,12 @@ check-header: $(TYPES_STAMP) $(B)/swift-debug.stamp
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-# The groups that start passcoded, make users, install packages or open a display: make test runs them
-# one after the other in a lane of their own, beside the other groups (Tests/run_groups.sh).
-SYSTEM_GROUPS := test-service deb-test test-gtk test-frontends test-pam test-install test-wheel
+# The groups that touch what the machine shares: test-service's and test-pam's users and PAM file,
+# deb-test's installed packages (which test-install and test-wheel must not see), the front ends'
+# service runs. make test runs them one after the other in a lane of their own, beside the other
+# groups (Tests/run_groups.sh); test-gtk's passcoded has a bus and a user of its own, so it runs
+# in the second lane.
+SYSTEM_GROUPS := test-service deb-test test-frontends test-pam test-install test-wheel
 TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 test: deps
 	@Tests/run_groups.sh --build test-build --system "$(SYSTEM_GROUPS)" $(TEST_GROUPS)
@@ -414,13 +423,19 @@ ifneq ($(TEST),)
 	cd $(B) && TEST= ./test_api '$(TEST)'
 	@echo "test-c: only the API tests whose name contains '$(TEST)' ran (without TEST: all of them, the catalogue, crash, stress, corrupt, valgrind)"
 else
-	cd $(B) && TEST= ./test_api
-	cd $(B) && ./test_catalogue
-	cd $(B) && $(OWN_SESSION) ./crash_harness $(CRASH_ROUNDS)
-	cd $(B) && $(OWN_SESSION) ./stress 8 16 3
-	cd $(B) && $(OWN_SESSION) ./corrupt 300
-	cd $(B) && $(VALGRIND) ./test_catalogue > /dev/null && $(VALGRIND) ./test_api > /dev/null \
-	    && echo "valgrind memcheck: test_api and test_catalogue clean (no errors, nothing definitely lost)"
+	@# valgrind's runs (CPU-bound) go on beside the others (test_api mostly waits: hooks, clocks,
+	@# fsync); their report is printed when both are done.
+	@cd $(B) && rm -f valgrind.log valgrind.status && { { $(VALGRIND) ./test_catalogue > /dev/null && TEST= $(VALGRIND) ./test_api > /dev/null; } \
+	    > valgrind.log 2>&1; echo $$? > valgrind.status; } & \
+	status=0; \
+	for step in "TEST= ./test_api" "./test_catalogue" "$(OWN_SESSION) ./crash_harness $(CRASH_ROUNDS)" \
+	            "$(OWN_SESSION) ./stress 8 16 3" "$(OWN_SESSION) ./corrupt 300"; do \
+	    echo "cd $(B) && $$step"; (cd $(B) && eval "$$step") || { echo "test-c: FAIL: $$step" >&2; status=1; }; \
+	done; \
+	wait; cat $(B)/valgrind.log; \
+	if [ "$$(cat $(B)/valgrind.status)" = 0 ]; then echo "valgrind memcheck: test_api and test_catalogue clean (no errors, nothing definitely lost)"; \
+	else echo "test-c: FAIL: valgrind memcheck (exit status $$(cat $(B)/valgrind.status))" >&2; status=1; fi; \
+	exit $$status
 endif
 
 # The TPM binding against two swtpm instances the test starts on loopback (passcode-tpm(7),
@@ -590,11 +605,11 @@ PAMCONFIGDIR ?= $(PREFIX)/share/pam-configs
 PAM_CFLAGS := -std=c99 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -O2 -g -fstack-protector-strong -D_FORTIFY_SOURCE=2
 pam: $(B)/pam_passcode.so $(B)/passcodectl
 
-$(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c include/passcode.h $(LIB)
+$(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -lpam \
 	    -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,--no-undefined
 
-$(B)/passcodectl: Sources/pam_passcode/passcodectl.c include/passcode.h $(LIB)
+$(B)/passcodectl: Sources/pam_passcode/passcodectl.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIE -pie -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -Wl,-z,relro -Wl,-z,now -Wl,--as-needed
 
 # The module and passcodectl against passcoded on a private bus, as root (Tests/pam/test_pam.py):
