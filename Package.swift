@@ -71,5 +71,8 @@ let package = Package(
         .target(name: "CPasscodeMail", path: "Sources/passcoded/CPasscodeMail", linkerSettings: [.linkedLibrary("curl")]),
         .executableTarget(name: "passcoded", dependencies: ["PasscodeCore", "PasscodeBus", "CPasscodeBus", "CPasscodeMail"], path: "Sources/passcoded/Daemon"),
         .testTarget(name: "PasscodeCoreTests", dependencies: ["PasscodeCore"]),
+        // make test-swift's check of the public C enums' values, run from the debug build and from
+        // the release build passcoded is made from (an XCTest bundle needs a second, testable one).
+        .executableTarget(name: "public-enum-check", dependencies: ["PasscodeCore"], path: "Tests/PublicEnumCheck"),
     ]
 )
