@@ -193,17 +193,20 @@ endif
 # scripts/gen_lists.py: passcode(7)'s settings table (docs/passcode.7.md), the Python exceptions).
 # The generators after gen_header.py read the header through one model, scripts/api_model.py
 # (gen_header.py checks that it reads back what was written); build/api.json is that model.
-GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-swift.h
+# The compiler's C header comes with the library's own build (EMBEDDED=1: scripts/embedded_build.sh
+# writes it beside its objects; EMBEDDED=0: SwiftPM's release build), so no other build is needed.
+COMPILER_HEADER := $(if $(filter 1,$(EMBEDDED)),$(B)/embedded/passcode-swift.h,.build/passcode-swift.h)
+GEN_INPUTS := --library $(LIB) $(COMPILER_HEADER)
 SWIFT_CASES := Sources/shared/PasscodeCore/PublicEnumCases.swift
 header: $(TYPES_STAMP)
 	python3 scripts/gen_bus.py
 	python3 scripts/gen_header.py --swift-cases > $(SWIFT_CASES).new
 	cmp -s $(SWIFT_CASES).new $(SWIFT_CASES) && rm $(SWIFT_CASES).new || mv $(SWIFT_CASES).new $(SWIFT_CASES)
-	$(SWIFT) build --manifest-cache none --product passcode
+	$(MAKE) --no-print-directory lib
 	python3 scripts/gen_header.py $(GEN_INPUTS) > include/passcode.h.new
 	mv include/passcode.h.new include/passcode.h
 	python3 scripts/gen_python_enums.py include/passcode.h > python/passcode/_enums.py
-	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h
+	python3 scripts/gen_lists.py $(LIB) include/passcode.h
 	python3 scripts/gen_abi.py
 	@mkdir -p $(B) && python3 scripts/api_model.py include/passcode.h > $(B)/api.json
 
@@ -237,7 +240,7 @@ check-coverage:
 # from the header, debian/libpasscode0.symbols and python/passcode/_ffi.py's FUNCTIONS: scripts/gen_abi.py)
 # differs from what the sources generate, or a function's @c line names no man page (gen_header.py).
 # Those read after the header read it through scripts/api_model.py.
-check-header: $(TYPES_STAMP) $(B)/swift-debug.stamp
+check-header: $(TYPES_STAMP) $(LIB)
 	@mkdir -p $(B)
 	python3 scripts/gen_header.py --swift-cases > $(B)/PublicEnumCases.swift.generated
 	@diff -u $(SWIFT_CASES) $(B)/PublicEnumCases.swift.generated && echo "header: $(SWIFT_CASES) matches Sources/libpasscode/Passcode/Types/types.h"
@@ -245,7 +248,7 @@ check-header: $(TYPES_STAMP) $(B)/swift-debug.stamp
 	@diff -u include/passcode.h $(B)/passcode.h.generated && echo "header: include/passcode.h matches the Swift sources"
 	python3 scripts/gen_python_enums.py include/passcode.h > $(B)/_enums.py.generated
 	@diff -u python/passcode/_enums.py $(B)/_enums.py.generated && echo "header: python/passcode/_enums.py matches the header"
-	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h --check
+	python3 scripts/gen_lists.py $(LIB) include/passcode.h --check
 	python3 scripts/gen_abi.py --check
 	$(CC) $(STRICT) -Iinclude -x c -fsyntax-only include/passcode.h
 	@if command -v clang >/dev/null 2>&1; then clang $(STRICT) -Iinclude -x c -fsyntax-only include/passcode.h; fi
@@ -264,15 +267,14 @@ test: deps
 	@Tests/run_groups.sh --build test-build --system "$(SYSTEM_GROUPS)" $(TEST_GROUPS)
 
 # Each configuration of the core built once, and every other artefact a group needs: the
-# Embedded library; SwiftPM's debug build (check-header's compiler header, test-swift); one
-# release build (passcoded, then the full-runtime library from the same modules); the release
-# check of the public enums (test-swift) from that release build; ThreadSanitizer's and
-# the fuzzers' (ASan) builds; the C programs. make test makes it with -j2 before the groups.
+# Embedded library (with the compiler's C header check-header reads); SwiftPM's debug build of
+# the tests (test-swift); one release build (passcoded, then the full-runtime library and the
+# public enums' check from the same modules); ThreadSanitizer's and the fuzzers' (ASan) builds;
+# the C programs. make test makes it with -j2 before the groups.
 SWIFT_TESTS := $(wildcard Tests/PasscodeCoreTests/*.swift)
 SWIFT_TEST_PRODUCT := libpasscodePackageTests
 $(B)/swift-debug.stamp: $(SOURCES) $(TYPES_STAMP) $(SWIFT_TESTS) Tests/PublicEnumCheck/main.swift
 	@mkdir -p $(B)
-	$(SWIFT) build --manifest-cache none --product passcode
 	$(SWIFT) build --product $(SWIFT_TEST_PRODUCT)
 	$(SWIFT) build --product public-enum-check
 	@touch $@

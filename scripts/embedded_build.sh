@@ -51,7 +51,9 @@ for entry in "${swift_modules[@]}"; do
     name=${entry%% *} path=${entry#* }
     sources=$(find "$path" -name '*.swift' | sort)
     extra=()
-    [ "$name" = Passcode ] && extra=("${version[@]}")  # the C ABI module reads VERSION's numbers
+    # The C ABI module reads VERSION's numbers; its @c declarations are written out as C
+    # (scripts/gen_header.py makes include/passcode.h of them: make header, make check-header).
+    [ "$name" = Passcode ] && extra=("${version[@]}" -emit-clang-header-path "$dir/passcode-swift.h")
     # shellcheck disable=SC2086
     "$SWIFTC" "${swift_flags[@]}" "${c_modules[@]}" "${extra[@]}" -I "$dir" -module-name "$name" $sources \
         -emit-module -emit-module-path "$dir/$name.swiftmodule" -emit-object -o "$dir/$name.o"
