@@ -23,7 +23,8 @@ SHELL := /bin/bash
 #   make demo           the GTK front end with a display, else the terminal one (DEMO=terminal: always), on a default store
 #   make clean          remove build/, .build* and the built demo
 #   make help           this list
-#   make test-build     every artefact of every test group, built once (make test's first step, with -j2)
+#   make test-build     every artefact of every test group, built once (make test's first step, with -j2;
+#                       make test-build-system: only what the system lane's groups need)
 # make test: test-build, then every group below, two lanes at once, also after one failed (Tests/run_groups.sh)
 #   make check-header   include/passcode.h matches the Swift sources, the symbols file and _ffi.py the header;
 #                       clean under gcc, clang and g++
@@ -96,7 +97,7 @@ DAEMON_SOURCES := $(SHARED_SOURCES) $(shell find Sources/passcoded -type f ! -na
 
 
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
-.PHONY: test test-build check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
+.PHONY: test test-build test-build-system check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service screenshots
 
@@ -264,7 +265,7 @@ check-header: $(TYPES_STAMP) $(LIB)
 SYSTEM_GROUPS := test-service deb-test test-frontends test-pam test-install test-wheel
 TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 test: deps
-	@Tests/run_groups.sh --build test-build --system "$(SYSTEM_GROUPS)" $(TEST_GROUPS)
+	@Tests/run_groups.sh --build-system test-build-system --build test-build --system "$(SYSTEM_GROUPS)" $(TEST_GROUPS)
 
 # Each configuration of the core built once, and every other artefact a group needs: the
 # Embedded library (with the compiler's C header check-header reads); SwiftPM's debug build of
@@ -290,13 +291,15 @@ $(B)/swift-tsan.stamp: $(SOURCES) $(TYPES_STAMP) $(SWIFT_TESTS)
 	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product $(SWIFT_TEST_PRODUCT)
 	@touch $@
 
-# The longest chain first (SwiftPM's .build: passcoded, the full-runtime library, the debug build, one
-# after the other), beside the Embedded library and the other scratch paths.
-test-build: $(B)/passcoded lib $(FULL_RT)/$(REALNAME) $(B)/swift-debug.stamp $(B)/public-enum-check-release \
-    $(B)/swift-tsan.stamp docs pam $(B)/test_api $(B)/test_catalogue $(B)/crash_harness $(B)/stress $(B)/corrupt $(B)/test_tpm \
+# The system lane's artefacts (SYSTEM_GROUPS: passcoded, the library, the PAM module, the man pages,
+# the C programs they run) come first, so that its groups start while the rest is built.
+test-build-system: $(B)/passcoded lib docs pam $(B)/test_api examples/c/passcode_demo $(B)/service_client \
+    $(B)/service_faults $(SERVICE_AREA_TESTS) $(B)/tpm_service
+
+test-build: test-build-system $(FULL_RT)/$(REALNAME) $(B)/swift-debug.stamp $(B)/public-enum-check-release \
+    $(B)/swift-tsan.stamp $(B)/test_catalogue $(B)/crash_harness $(B)/stress $(B)/corrupt $(B)/test_tpm \
     $(B)/fuzz_api $(B)/hostile_store $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B)/lazy_sqlite_host \
-    $(B)/ceil_check $(B)/random_check examples/c/passcode_demo $(B)/service_client $(B)/service_faults \
-    $(SERVICE_AREA_TESTS) $(B)/tpm_service
+    $(B)/ceil_check $(B)/random_check
 
 # The list at the top of this file, printed.
 help:

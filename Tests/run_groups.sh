@@ -7,11 +7,13 @@
 # runs but leaves out a part the machine cannot do (root, a mount namespace) adds a line
 # "GROUP: what (why)" to $PASSCODE_SKIPPED/parts: the summary lists and counts those too.
 #
-#   Tests/run_groups.sh [--build TARGET] [--system "GROUP..."] GROUP...
+#   Tests/run_groups.sh [--build-system TARGET] [--build TARGET] [--system "GROUP..."] GROUP...
 #
-# --build TARGET: made first with -j2 (every artefact of every group), so that no group builds
-#   and two groups never build the same file at once. If it fails, the groups run one after the
-#   other, as they would without it, so that each failure is where it belongs.
+# --build-system TARGET: made first with -j2 (what the system lane's groups need); the system lane
+#   starts when it is made, while --build TARGET (every other artefact) is made beside it; the
+#   second lane starts when that is made too. So no group builds, and two groups never build the
+#   same file at once. If a build fails, the groups run one after the other, as they would
+#   without it, so that each failure is where it belongs.
 # --system "GROUP...": the groups that start passcoded, make users, install packages or bind a
 #   display: they run one after the other in their own lane, in the order given; the other groups
 #   (checks, the library's own tests) run in the second lane, in the order of GROUP....
@@ -19,10 +21,11 @@
 # make GROUP: N s), so that two lanes never interleave their lines. Every group runs, also after
 # one failed.
 set -u
-build="" system=""
+build="" build_system="" system=""
 while [ $# -gt 0 ]; do
     case $1 in
         --build) build=$2; shift 2 ;;
+        --build-system) build_system=$2; shift 2 ;;
         --system) system=$2; shift 2 ;;
         *) break ;;
     esac
@@ -41,17 +44,19 @@ run_group() {
     mv "$logs/$group.done.tmp" "$logs/$group.done"
 }
 
-build_ok=1
-if [ -n "$build" ]; then
-    echo "=== make -j2 $build (every group's artefacts, built once)"
-    start=$SECONDS
-    if ! make --no-print-directory -j2 "$build"; then
-        build_ok=0
-        echo "=== make $build FAILED: the groups run one after the other"
+# build TARGET: make -j2 TARGET, its output shown, its time in $build_time; 1 when it failed.
+build_time=0
+build() {
+    local target=$1 start=$SECONDS
+    echo "=== make -j2 $target (artefacts, built once)"
+    if make --no-print-directory -j2 "$target"; then
+        build_time=$((build_time + SECONDS - start)); echo "=== make $target: $((SECONDS - start)) s"; return 0
     fi
-    build_time=$((SECONDS - start))
-    echo "=== make $build: $build_time s"
-fi
+    build_time=$((build_time + SECONDS - start)); echo "=== make $target FAILED: the groups run one after the other"; return 1
+}
+build_ok=1
+if [ -n "$build_system" ]; then build "$build_system" || build_ok=0; fi
+if [ "$build_ok" = 1 ] && [ -z "$build_system" ] && [ -n "$build" ]; then build "$build" || build_ok=0; fi
 
 lane_a=() lane_b=()
 for group in "$@"; do
@@ -65,12 +70,30 @@ lane_a=("${ordered[@]:-}")
 if [ "${#lane_a[@]}" -gt 0 ] && [ -n "${lane_a[0]}" ]; then
     ( for group in "${lane_a[@]}"; do run_group "$group"; done ) &
 fi
-( for group in "${lane_b[@]}"; do run_group "$group"; done ) &
+# The rest of the build beside the system lane (its output kept whole, as a group's), then the
+# second lane; a failed build runs the second lane anyway (its groups build what they need).
+(
+    if [ "$build_ok" = 1 ] && [ -n "$build_system" ] && [ -n "$build" ]; then
+        start=$SECONDS
+        make --no-print-directory -j2 "$build" > "$logs/build.log" 2>&1
+        echo "$? $((SECONDS - start))" > "$logs/build.done"
+    fi
+    for group in "${lane_b[@]}"; do run_group "$group"; done
+) &
 
-# Print each group's output as it ends.
+# Print each group's output as it ends (and the rest of the build's, when it ends).
 printed=()
 pending=$#
+build_printed=0
 while [ "$pending" -gt 0 ]; do
+    if [ "$build_printed" = 0 ] && [ -e "$logs/build.done" ]; then
+        read -r rc secs < "$logs/build.done"
+        echo "=== make -j2 $build (the other artefacts, beside the system lane)"
+        cat "$logs/build.log"
+        echo "=== make $build: $secs s$([ "$rc" = 0 ] || echo ", FAILED (exit status $rc)")"
+        build_time=$((build_time + secs)); [ "$rc" = 0 ] || build_ok=0
+        build_printed=1
+    fi
     for group in "$@"; do
         [[ " ${printed[*]:-} " == *" $group "* ]] && continue
         if [ -e "$logs/$group.done" ]; then
@@ -89,7 +112,8 @@ wait
 passed=() failed=() skipped=()
 echo
 echo "make test summary (seconds each group took; two lanes ran at once)"
-[ -n "$build" ] && printf '  %-8s %5s s  %s\n' "$([ "$build_ok" = 1 ] && echo BUILT || echo FAILED)" "$build_time" "$build (make -j2)"
+[ -n "$build$build_system" ] && printf '  %-8s %5s s  %s\n' "$([ "$build_ok" = 1 ] && echo BUILT || echo FAILED)" "$build_time" \
+    "${build_system:+$build_system, then }$build (make -j2; the second beside the system lane)"
 for group in "$@"; do
     read -r rc secs < "$logs/$group.done"
     if [ "$rc" != 0 ]; then
