@@ -291,10 +291,10 @@ $(B)/enum_bounds.h: include/passcode.h scripts/gen_lists.py
 $(B)/test_catalogue: Tests/c/test_catalogue.c include/passcode.h $(B)/enum_bounds.h $(LIB)
 	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -I$(B) -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
 
-$(B)/crash_harness: Tests/c/crash_harness.c include/passcode.h $(LIB)
+$(B)/crash_harness: Tests/c/crash_harness.c Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
 
-$(B)/stress: Tests/c/stress.c include/passcode.h $(LIB)
+$(B)/stress: Tests/c/stress.c Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -lpthread -Wl,-rpath,'$$ORIGIN'
 
 # libFuzzer with AddressSanitizer and UndefinedBehaviorSanitizer. The library is built a second
@@ -316,7 +316,7 @@ $(B)/fuzz_api: Tests/fuzz/fuzz_api.c include/passcode.h $(B)/enum_bounds.h $(FUZ
 # fuzzer: triggers, views, indexes, tables, columns, changed types and hot journals planted in
 # stores of every supported version.
 HOSTILE_RANDOM ?= 0
-$(B)/hostile_store: Tests/fuzz/hostile_store.c include/passcode.h $(FUZZ_LIBDIR)/libpasscode.so
+$(B)/hostile_store: Tests/fuzz/hostile_store.c Tests/c/testlib.h include/passcode.h $(FUZZ_LIBDIR)/libpasscode.so
 	@mkdir -p $(B)
 	$(FUZZ_CC) -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	    -DFIXTURES='"$(CURDIR)/Tests/fixtures"' -Iinclude -o $@ $< -L$(FUZZ_LIBDIR) -lpasscode -lsqlite3 -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) 2>&1 | { grep -v 'Cannot export local symbol' || true; }; exit $${PIPESTATUS[0]}
@@ -351,7 +351,7 @@ fuzz:
 	$(MAKE) test-hostile HOSTILE_RANDOM=$(HOSTILE_LONG)
 	$(MAKE) test-service SERVICE_FUZZ_CALLS=$(SERVICE_FUZZ_LONG) SERVICE_FUZZ_START=$$RANDOM
 
-$(B)/corrupt: Tests/c/corrupt.c include/passcode.h $(LIB)
+$(B)/corrupt: Tests/c/corrupt.c Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 CRASH_ROUNDS ?= 60
@@ -394,27 +394,27 @@ valgrind: $(B)/test_api $(B)/test_catalogue
 # The typed header changes neither the ABI nor callers' source: a program built against the 0.6.1
 # header (Tests/fixtures/header-0.6.1) runs against this library, C++ callers of the int32_t header
 # still compile and run, and every line of 0.6.1's symbols file is still in debian/libpasscode0.symbols.
-$(B)/compat_old_header: Tests/compat/old_header.c Tests/fixtures/header-0.6.1/passcode.h $(LIB)
+$(B)/compat_old_header: Tests/compat/old_header.c Tests/c/testlib.h Tests/fixtures/header-0.6.1/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -ITests/fixtures/header-0.6.1 -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
-$(B)/compat_cxx: Tests/compat/cxx_callers.cpp include/passcode.h $(LIB)
+$(B)/compat_cxx: Tests/compat/cxx_callers.cpp Tests/c/testlib.h include/passcode.h $(LIB)
 	g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
-$(B)/lazy_sqlite: Tests/abi/lazy_sqlite.c
+$(B)/lazy_sqlite: Tests/abi/lazy_sqlite.c Tests/c/testlib.h
 	$(CC) $(STRICT) -o $@ $<
 
 # The same, in a host that links libsqlite3-dev's static SQLite and exports it (-rdynamic).
-$(B)/lazy_sqlite_host: Tests/abi/lazy_sqlite.c
+$(B)/lazy_sqlite_host: Tests/abi/lazy_sqlite.c Tests/c/testlib.h
 	$(CC) $(STRICT) -DHOST_SQLITE -rdynamic $$(pkg-config --cflags sqlite3) -o $@ $< \
 	    $$(pkg-config --variable=libdir sqlite3)/libsqlite3.a -lm -lpthread -ldl
 
 # The Embedded library's own ceil (Sources/libpasscode/embedded/embedded_libm.c, so that it needs no libm) against libm's.
-$(B)/ceil_check: Tests/abi/ceil_check.c Sources/libpasscode/embedded/embedded_libm.c
+$(B)/ceil_check: Tests/abi/ceil_check.c Tests/c/testlib.h Sources/libpasscode/embedded/embedded_libm.c
 	$(CC) $(STRICT) -O2 -fno-builtin -Dceil=embedded_ceil -c -o $(B)/embedded_ceil.o Sources/libpasscode/embedded/embedded_libm.c
 	$(CC) $(STRICT) -O2 -fno-builtin -o $@ Tests/abi/ceil_check.c $(B)/embedded_ceil.o -lm
 
 # Its own arc4random_buf (Sources/libpasscode/embedded/embedded_random.c, so that it needs no glibc 2.36).
-$(B)/random_check: Tests/abi/random_check.c Sources/libpasscode/embedded/embedded_random.c
+$(B)/random_check: Tests/abi/random_check.c Tests/c/testlib.h Sources/libpasscode/embedded/embedded_random.c
 	$(CC) $(STRICT) -O2 $$(pkg-config --cflags libsodium) -Darc4random_buf=embedded_arc4random_buf -c -o $(B)/embedded_random.o Sources/libpasscode/embedded/embedded_random.c
 	$(CC) $(STRICT) -O2 -o $@ Tests/abi/random_check.c $(B)/embedded_random.o $$(pkg-config --libs libsodium)
 
@@ -584,20 +584,20 @@ test-service: $(B)/passcoded $(B)/service_client $(B)/service_faults $(SERVICE_A
 	    /usr/bin/python3 Tests/service/test_service.py $(CURDIR)/$(B)/passcoded $(CURDIR) \
 	    && if [ -z "$${SERVICE_ONLY:-}" ]; then Tests/service/try_service.sh $(CURDIR)/$(B)/passcoded $(CURDIR); fi; fi
 
-$(B)/area_%: Tests/service/area_%.c Tests/service/service_support.h include/passcode.h $(LIB)
+$(B)/area_%: Tests/service/area_%.c Tests/service/service_support.h Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 # The TPM held by passcoded (both postures, swtpm), through the C API in service mode (run by test_service.py).
-$(B)/tpm_service: Tests/service/tpm_service.c Tests/service/service_support.h include/passcode.h $(LIB)
+$(B)/tpm_service: Tests/service/tpm_service.c Tests/service/service_support.h Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 # The C API in service mode, as a user's process against passcoded (run by test_service.py).
-$(B)/service_client: Tests/service/service_client.c Tests/service/service_support.h include/passcode.h $(LIB)
+$(B)/service_client: Tests/service/service_client.c Tests/service/service_support.h Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 # Faults, load, fork and random calls through the library's client (Tests/service/faults_client.c),
 # as users' processes against passcoded (run by test_service.py; its bench rows by make bench-service).
-$(B)/service_faults: Tests/service/faults_client.c Tests/service/service_support.h include/passcode.h $(LIB)
+$(B)/service_faults: Tests/service/faults_client.c Tests/service/service_support.h Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 # The Debian packages (libpasscode0, libpasscode-dev, python3-passcode, passcoded) in build/deb,

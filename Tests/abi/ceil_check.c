@@ -9,15 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../c/testlib.h"
+
 double embedded_ceil(double x);
 
 static uint64_t bits(double x) { uint64_t b; memcpy(&b, &x, sizeof b); return b; }
 
 static int same(double x) {
     double want = ceil(x), got = embedded_ceil(x);
-    if (isnan(want) ? isnan(got) : bits(want) == bits(got)) return 1;
-    fprintf(stderr, "ceil_check: FAIL: ceil(%a) is %a, libm says %a\n", x, got, want);
-    return 0;
+    int ok = isnan(want) ? isnan(got) : bits(want) == bits(got);
+    CHECK_MSG(ok, "ceil_check: ceil(%a) is %a, libm says %a", x, got, want);
+    return ok;
 }
 
 int main(void) {

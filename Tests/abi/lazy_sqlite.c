@@ -27,11 +27,11 @@
 #include <sqlite3.h>
 #endif
 
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "lazy_sqlite: FAIL: " __VA_ARGS__); fputc('\n', stderr); exit(1); } } while (0)
+#include "../c/testlib.h"
 
 static int sqlite_mappings(void) {
     FILE *maps = fopen("/proc/self/maps", "r");
-    CHECK(maps != NULL, "cannot read /proc/self/maps");
+    REQUIRE(maps != NULL, "cannot read /proc/self/maps");
     char line[4096];
     int n = 0;
     while (fgets(line, sizeof line, maps)) n += strstr(line, "/libsqlite3.so") != NULL;
@@ -40,11 +40,11 @@ static int sqlite_mappings(void) {
 }
 
 int main(int argc, char **argv) {
-    CHECK(argc == 3 || (argc == 4 && strcmp(argv[3], "missing") == 0), "usage: lazy_sqlite LIBRARY DIR [missing]");
+    REQUIRE(argc == 3 || (argc == 4 && strcmp(argv[3], "missing") == 0), "usage: lazy_sqlite LIBRARY DIR [missing]");
     int missing = argc == 4;
     void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-    CHECK(h != NULL, "dlopen %s: %s", argv[1], dlerror());
-    CHECK(sqlite_mappings() == 0, "libsqlite3 is mapped as soon as the library is loaded (NEEDED again?)");
+    REQUIRE(h != NULL, "dlopen %s: %s", argv[1], dlerror());
+    REQUIRE(sqlite_mappings() == 0, "libsqlite3 is mapped as soon as the library is loaded (NEEDED again?)");
 
     const char *(*version)(void);
     const char *(*strerror_)(int32_t);
@@ -61,9 +61,9 @@ int main(int argc, char **argv) {
     *(void **)&close_ = dlsym(h, "passcode_close");
     *(void **)&set = dlsym(h, "passcode_set");
     *(void **)&verify = dlsym(h, "passcode_verify");
-    CHECK(version && strerror_ && open_ && errmsg && close_ && set && verify, "a function is missing from the library");
-    CHECK(strlen(version()) >= 5 && strlen(strerror_(18)) > 0, "the version or a status's text is empty");
-    CHECK(sqlite_mappings() == 0, "asking the version or a status's text loaded libsqlite3");
+    REQUIRE(version && strerror_ && open_ && errmsg && close_ && set && verify, "a function is missing from the library");
+    REQUIRE(strlen(version()) >= 5 && strlen(strerror_(18)) > 0, "the version or a status's text is empty");
+    REQUIRE(sqlite_mappings() == 0, "asking the version or a status's text loaded libsqlite3");
 
     char path[4096];
     snprintf(path, sizeof path, "%s/lazy.store", argv[2]);
@@ -72,37 +72,37 @@ int main(int argc, char **argv) {
     int32_t rc = open_(path, NULL, &store);
     if (missing) {
         const char *why = errmsg(NULL);
-        CHECK(rc == 18, "open without SQLite: status %d (%s), not PASSCODE_ERR_IO (18)", rc, why);
-        CHECK(store == NULL, "open without SQLite gave a handle");
-        CHECK(strstr(why, "cannot load SQLite") && strstr(why, "libsqlite3.so.0"), "the message does not say what is missing: %s", why);
+        REQUIRE(rc == 18, "open without SQLite: status %d (%s), not PASSCODE_ERR_IO (18)", rc, why);
+        REQUIRE(store == NULL, "open without SQLite gave a handle");
+        REQUIRE(strstr(why, "cannot load SQLite") && strstr(why, "libsqlite3.so.0"), "the message does not say what is missing: %s", why);
         struct stat st;
-        CHECK(stat(path, &st) != 0, "a failed open left %s behind", path);
-        CHECK(open_(path, NULL, &store) == 18 && strstr(errmsg(NULL), "cannot load SQLite"), "a second open answered differently");
+        REQUIRE(stat(path, &st) != 0, "a failed open left %s behind", path);
+        REQUIRE(open_(path, NULL, &store) == 18 && strstr(errmsg(NULL), "cannot load SQLite"), "a second open answered differently");
         printf("lazy_sqlite: without libsqlite3.so.0: PASSCODE_ERR_IO, \"%s\"; no file made\n", why);
         return 0;
     }
-    CHECK(rc == 0, "open: %d (%s)", rc, errmsg(NULL));
+    REQUIRE(rc == 0, "open: %d (%s)", rc, errmsg(NULL));
 #ifdef HOST_SQLITE
-    CHECK(sqlite_mappings() == 0, "libsqlite3.so.0 was loaded beside the host's own SQLite (two copies in one process)");
-    CHECK(sqlite3_vfs_find("libpasscode-strict") != NULL, "the store does not run on the host's SQLite (its VFS is not there)");
+    REQUIRE(sqlite_mappings() == 0, "libsqlite3.so.0 was loaded beside the host's own SQLite (two copies in one process)");
+    REQUIRE(sqlite3_vfs_find("libpasscode-strict") != NULL, "the store does not run on the host's SQLite (its VFS is not there)");
 #else
-    CHECK(sqlite_mappings() > 0, "a store is open but libsqlite3 is not mapped");
+    REQUIRE(sqlite_mappings() > 0, "a store is open but libsqlite3 is not mapped");
 #endif
     int maps_after_first = sqlite_mappings();
-    CHECK(set(store, "258147", 6) == 0, "set: %s", errmsg(store));
-    CHECK(verify(store, "111111", 6) == 4, "a wrong guess was not PASSCODE_ERR_WRONG_PASSCODE: %s", errmsg(store));
-    CHECK(verify(store, "258147", 6) == 0, "verify: %s", errmsg(store));
+    REQUIRE(set(store, "258147", 6) == 0, "set: %s", errmsg(store));
+    REQUIRE(verify(store, "111111", 6) == 4, "a wrong guess was not PASSCODE_ERR_WRONG_PASSCODE: %s", errmsg(store));
+    REQUIRE(verify(store, "258147", 6) == 0, "verify: %s", errmsg(store));
     void *second = NULL;
-    CHECK(open_(path, NULL, &second) == 0, "second open: %s", errmsg(NULL));
-    CHECK(sqlite_mappings() == maps_after_first, "a second open mapped libsqlite3 again");
+    REQUIRE(open_(path, NULL, &second) == 0, "second open: %s", errmsg(NULL));
+    REQUIRE(sqlite_mappings() == maps_after_first, "a second open mapped libsqlite3 again");
     close_(second);
     close_(store);
     unlink(path);
 #ifdef HOST_SQLITE
     sqlite3 *db = NULL;
-    CHECK(sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK
-          && sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1)", NULL, NULL, NULL) == SQLITE_OK,
-          "the host's own SQLite fails after a store was opened");
+    REQUIRE(sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK
+            && sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1)", NULL, NULL, NULL) == SQLITE_OK,
+            "the host's own SQLite fails after a store was opened");
     sqlite3_close(db);
     printf("lazy_sqlite: in a host exporting its own static SQLite (%s), the store runs on it (no libsqlite3.so.0 loaded), and set, a wrong guess and verify work\n", sqlite3_libversion());
     return 0;

@@ -17,10 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../c/testlib.h"
+
 void embedded_arc4random_buf(void *buf, size_t n);
 
 static int fail(const char *what) {
-    fprintf(stderr, "random_check: FAIL: %s\n", what);
+    FAIL_MSG("random_check: %s", what);
     return 1;
 }
 

@@ -117,9 +117,8 @@ static void test_every_weakening_change_needs_a_fresh_passcode(void) {
             continue;
         }
         if (!reach(s, setting, c->start)) {
-            fprintf(stderr, "FAIL: setting %s: cannot reach %lld, the start of its weakening change\n",
-                    passcode_setting_name(setting), (long long)c->start);
-            CHECK(0);
+            FAIL_MSG("setting %s: cannot reach %lld, the start of its weakening change",
+                     passcode_setting_name(setting), (long long)c->start);
         }
         tested++;
         int64_t before = get_setting(s, c->setting);

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testlib.h"
+
 static int known(int32_t rc) {
     return (rc >= PASSCODE_OK && rc <= PASSCODE_ERR_WRONG_RECOVERY_KEY && rc != PASSCODE_ERR_INTERNAL) || rc == PASSCODE_ERR_FOREIGN_SCHEMA;
 }
@@ -113,10 +115,11 @@ int main(int argc, char **argv) {
             snprintf(cmd, sizeof cmd, "cp '%s' '%s'", bad, keep);
             if (system(cmd) != 0) keep[0] = 0;
             crashed++;
-            fprintf(stderr, "round %d: crashed with signal %d; damaged store kept as %s\n", r, WTERMSIG(status), keep);
+            FAIL_MSG("round %d: crashed with signal %d; damaged store kept as %s", r, WTERMSIG(status), keep);
             continue;
         }
         int code = WEXITSTATUS(status);
+        CHECK_MSG(code < 100, "round %d: a call returned a status the library does not name (%d, above)", r, code - 100);
         if (code >= 100) { unknown++; continue; }
         if (code == 0) opened++; else { refused++; by_status[code & 63]++; }
     }
@@ -125,6 +128,5 @@ int main(int argc, char **argv) {
     printf(" ); crashes: %d; unknown statuses: %d\n", crashed, unknown);
     snprintf(bad, sizeof bad, "rm -rf %s", dir);
     if (system(bad) != 0) return 2;
-    printf("%d passed, %d failed\n", rounds - crashed - unknown, crashed + unknown);
-    return crashed + unknown ? 1 : 0;
+    return tl_summary();
 }

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testlib.h"
+
 #define PC1 "386491"
 #define PC2 "915372"
 
@@ -130,7 +132,7 @@ int main(int argc, char **argv) {
     passcode_close(s);
     long answered_total = 0, started_total = 0, current_setting = PASSCODE_MAX_FAILURE_ACTION_REQUIRE_RESET;
     long all_started = 0, all_answered = 0, all_settings = 0, all_resets = 0, all_changes = 0, key_checks = 0;
-    int passed = 0, failed = 0, kills = 0;
+    int kills = 0;
     for (int round = 0; round < rounds; round++) {
         int mode = round % 5 == 4 ? 1 : round % 5 == 3 ? 2 : 0;
         fake_boot += 1000LL * 86400000;  /* each child starts far past the last one's clock */
@@ -145,7 +147,7 @@ int main(int argc, char **argv) {
         int status;
         waitpid(pid, &status, 0);
         if (WIFSIGNALED(status)) kills++;
-        else { failed++; fprintf(stderr, "round %d: child exited %d before the kill\n", round, WEXITSTATUS(status)); }
+        else FAIL_MSG("round %d: child exited %d before the kill", round, WEXITSTATUS(status));
         /* What the child had begun and seen. */
         FILE *in = fdopen(fds[0], "r");
         char what;
@@ -166,18 +168,20 @@ int main(int argc, char **argv) {
         all_settings += pending_setting >= 0;
         all_resets += mode == 1 && reset_target >= 0;
         all_changes += mode == 2 && reset_target >= 0;
-        if (!integrity_ok(store_path)) { failed++; fprintf(stderr, "round %d: integrity_check failed\n", round); continue; }
-        passed++;
+        int intact = integrity_ok(store_path);
+        CHECK_MSG(intact, "round %d: integrity_check failed", round);
+        if (!intact) continue;
         passcode_store *c = open_store(store_path);
         int32_t failures = -1;
         passcode_failed_attempts(c, &failures);
         int64_t setting = -1;
         passcode_setting_get(c, PASSCODE_SETTING_MAX_FAILURE_ACTION, &setting);
         if (mode == 0) {
-            if (failures >= answered_total && failures <= started_total) passed++;
-            else { failed++; fprintf(stderr, "round %d: counter %d, answered %ld, started %ld\n", round, failures, answered_total, started_total); }
-            if (setting == current_setting || setting == pending_setting) { passed++; current_setting = setting; }
-            else { failed++; fprintf(stderr, "round %d: setting %lld, expected %ld or %ld\n", round, (long long)setting, current_setting, pending_setting); }
+            CHECK_MSG(failures >= answered_total && failures <= started_total,
+                      "round %d: counter %d, answered %ld, started %ld", round, failures, answered_total, started_total);
+            CHECK_MSG(setting == current_setting || setting == pending_setting,
+                      "round %d: setting %lld, expected %ld or %ld", round, (long long)setting, current_setting, pending_setting);
+            if (setting == current_setting || setting == pending_setting) current_setting = setting;
         } else {
             /* A completed reset or change cleared the counter; start counting again from here. */
             if (reset_target >= 0) {
@@ -185,8 +189,7 @@ int main(int argc, char **argv) {
                 uint8_t key[32] = {0};
                 int32_t a = passcode_unlock_key(c, expect_new, 6, key, 32);
                 int32_t b = a == PASSCODE_OK ? PASSCODE_OK : passcode_unlock_key(c, expect_old, 6, key, 32);
-                if (a == PASSCODE_OK || (b == PASSCODE_OK && reset_done < 0)) passed++;
-                else { failed++; fprintf(stderr, "round %d: neither passcode works (%d, %d)\n", round, a, b); }
+                CHECK_MSG(a == PASSCODE_OK || (b == PASSCODE_OK && reset_done < 0), "round %d: neither passcode works (%d, %d)", round, a, b);
                 key_checks++;
                 /* A reset proves the user, not the passcode: its new passcode starts from the safe
                  * defaults. This handle just proved it, so the harness's free guessing
@@ -194,11 +197,9 @@ int main(int argc, char **argv) {
                 if (mode == 1 && (a == PASSCODE_OK || b == PASSCODE_OK)
                     && (passcode_set_custom_schedule(c, none, 1, 0) != PASSCODE_OK
                         || passcode_setting_set(c, PASSCODE_SETTING_RESET_REQUEST_INTERVAL_SECONDS, 0) != PASSCODE_OK)) {
-                    failed++;
-                    fprintf(stderr, "round %d: the test policy cannot be set again: %s\n", round, passcode_errmsg(c));
+                    FAIL_MSG("round %d: the test policy cannot be set again: %s", round, passcode_errmsg(c));
                 }
-                if (memcmp(key, data_key, 32) == 0) passed++;
-                else { failed++; fprintf(stderr, "round %d: the data key changed\n", round); }
+                CHECK_MSG(memcmp(key, data_key, 32) == 0, "round %d: the data key changed", round);
                 /* Back to PC1 for the next rounds, through a reset (the counter is cleared). */
                 if (a == PASSCODE_OK && expect_new[0] != PC1[0]) { passcode_change(c, PC2, 6, PC1, 6); }
                 else if (a != PASSCODE_OK && expect_old[0] != PC1[0]) { passcode_change(c, PC2, 6, PC1, 6); }
@@ -214,6 +215,5 @@ int main(int argc, char **argv) {
     printf("crash harness: %d kills; %ld wrong attempts started, %ld answered; %ld kills during a setting change, %ld during a reset, "
            "%ld during a passcode change; %ld data-key checks after a reset or change\n",
            kills, all_started, all_answered, all_settings, all_resets, all_changes, key_checks);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tl_summary();
 }

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "testlib.h"
+
 #define PC1 "386491"
 
 static char path[128];
@@ -85,8 +87,6 @@ static tally run_phase(int processes) {
     return sum;
 }
 
-static int passed, failed;
-#define CHECK(c, ...) do { if (c) passed++; else { failed++; fprintf(stderr, "FAIL: " __VA_ARGS__); fprintf(stderr, "\n"); } } while (0)
 
 int main(int argc, char **argv) {
     int processes = argc > 1 ? atoi(argv[1]) : 8;
@@ -106,25 +106,25 @@ int main(int argc, char **argv) {
     phase = 0;
     tally a = run_phase(processes);
     passcode_failed_attempts(s, &n);
-    CHECK(a.wrong == total && a.other == 0 && a.locked == 0, "A: %ld wrong of %ld, %ld other", a.wrong, total, a.other);
-    CHECK(n == total, "A: counter %d, expected exactly %ld", n, total);
+    CHECK_MSG(a.wrong == total && a.other == 0 && a.locked == 0, "A: %ld wrong of %ld, %ld other", a.wrong, total, a.other);
+    CHECK_MSG(n == total, "A: counter %d, expected exactly %ld", n, total);
 
     phase = 1;
     tally b = run_phase(processes);
-    CHECK(b.ok + b.wrong == total && b.other == 0, "B: %ld ok + %ld wrong of %ld, %ld other", b.ok, b.wrong, total, b.other);
+    CHECK_MSG(b.ok + b.wrong == total && b.other == 0, "B: %ld ok + %ld wrong of %ld, %ld other", b.ok, b.wrong, total, b.other);
     passcode_failed_attempts(s, &n);
-    CHECK(n >= 0 && n <= b.wrong, "B: counter %d outside 0..%ld", n, b.wrong);
-    CHECK(passcode_verify(s, PC1, 6) == PASSCODE_OK, "B: final success");
+    CHECK_MSG(n >= 0 && n <= b.wrong, "B: counter %d outside 0..%ld", n, b.wrong);
+    CHECK_MSG(passcode_verify(s, PC1, 6) == PASSCODE_OK, "B: final success");
     passcode_failed_attempts(s, &n);
-    CHECK(n == 0, "B: counter %d after a success", n);
+    CHECK_MSG(n == 0, "B: counter %d after a success", n);
 
     uint32_t lock5[] = {0, 0, 0, 0, 60};
     passcode_set_custom_schedule(s, lock5, 5, 0);
     phase = 2;
     tally c = run_phase(processes);
     passcode_failed_attempts(s, &n);
-    CHECK(c.wrong == 5 && c.locked == total - 5 && c.other == 0, "C: %ld checked (want 5), %ld locked out (want %ld), %ld other", c.wrong, c.locked, total - 5, c.other);
-    CHECK(n == 5, "C: counter %d, want 5", n);
+    CHECK_MSG(c.wrong == 5 && c.locked == total - 5 && c.other == 0, "C: %ld checked (want 5), %ld locked out (want %ld), %ld other", c.wrong, c.locked, total - 5, c.other);
+    CHECK_MSG(n == 5, "C: counter %d, want 5", n);
 
     passcode_close(s);
     unlink(path);
@@ -134,6 +134,5 @@ int main(int argc, char **argv) {
     rmdir(dir);
     printf("stress: %d processes x %d threads x %d rounds = %ld verifies per phase; busy errors: %ld\n",
            processes, threads_per_process, rounds, total, a.other + b.other + c.other);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tl_summary();
 }

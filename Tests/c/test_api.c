@@ -67,8 +67,7 @@ static void fprintd_mock(const char *call, const char *what) {
     snprintf(command, sizeof command, "busctl --system call net.reactivated.Fprint /net/reactivated/Fprint/Manager "
              "org.freedesktop.DBus.Mock %s >/dev/null", call);
     if (system(command) != 0) {
-        tl_failed++;
-        fprintf(stderr, "FAIL %s: the fprintd template cannot %s (is it on the suite's bus?)\n", tl_current, what);
+        FAIL_MSG("the fprintd template cannot %s (is it on the suite's bus?)", what);
     }
 }
 
@@ -91,9 +90,7 @@ void advance_service_clock(int64_t ms) {
     const char *file = getenv("PASSCODE_TEST_CLOCK_FILE");
     char tmp[600], text[64] = "";
     if (!file || !*file || ms < 0) {
-        tl_failed++;
-        fprintf(stderr, "FAIL %s: the service's clock cannot move %lld ms (PASSCODE_TEST_CLOCK_FILE: %s)\n", tl_current,
-                (long long)ms, file ? file : "unset");
+        FAIL_MSG("the service's clock cannot move %lld ms (PASSCODE_TEST_CLOCK_FILE: %s)", (long long)ms, file ? file : "unset");
         return;
     }
     FILE *f = fopen(file, "r");
@@ -135,8 +132,7 @@ static int collect_mail(const char *to, char *code, size_t size, int *refused) {
     *refused = 0;
     DIR *d = dir ? opendir(dir) : NULL;
     if (!d) {
-        tl_failed++;
-        fprintf(stderr, "FAIL %s: no relay's mail folder (PASSCODE_TEST_MAIL_DIR: %s)\n", tl_current, dir ? dir : "unset");
+        FAIL_MSG("no relay's mail folder (PASSCODE_TEST_MAIL_DIR: %s)", dir ? dir : "unset");
         return 0;
     }
     struct dirent *e;
@@ -185,13 +181,9 @@ int32_t request_code(passcode_store *s, mailbox *m) {
     int refused = 0, delivered = collect_mail(m->to, code, sizeof code, &refused);
     m->handed += delivered + refused;
     if (rc == PASSCODE_OK && (delivered != 1 || !code[0])) {
-        tl_failed++;
-        fprintf(stderr, "FAIL %s: passcode_reset_request answered OK, and the relay received %d mails with a code for %s\n",
-                tl_current, delivered, m->to);
+        FAIL_MSG("passcode_reset_request answered OK, and the relay received %d mails with a code for %s", delivered, m->to);
     } else if (rc != PASSCODE_OK && delivered) {
-        tl_failed++;
-        fprintf(stderr, "FAIL %s: passcode_reset_request answered %s, and the relay received a mail for %s\n", tl_current,
-                passcode_strerror(rc), m->to);
+        FAIL_MSG("passcode_reset_request answered %s, and the relay received a mail for %s", passcode_strerror(rc), m->to);
     }
     if (rc == PASSCODE_OK) snprintf(m->code, sizeof m->code, "%s", code);
     return rc;
@@ -204,9 +196,7 @@ int32_t request_while_pending(passcode_store *s, mailbox *m) {
     int refused = 0, delivered = collect_mail(m->to, code, sizeof code, &refused);
     m->handed += delivered + refused;
     if (delivered || refused) {
-        tl_failed++;
-        fprintf(stderr, "FAIL %s: a request while a code was pending reached the relay (%d mails for %s)\n", tl_current,
-                delivered + refused, m->to);
+        FAIL_MSG("a request while a code was pending reached the relay (%d mails for %s)", delivered + refused, m->to);
     }
     return rc;
 }
@@ -216,6 +206,7 @@ static void remove_tree(const char *dir);
 /* A test that runs through the service leaves no file in tmp_root: one that did opened an
  * embedded store, and would pass without the service (it must be marked instead). */
 void after_test(const char *name) {
+    (void)name;  /* the same as tl_current, which the failure report names */
     if (service_backend && (marked_current != tl_current || run_not_yet_current)) {
         DIR *d = opendir(tmp_root);
         struct dirent *e;
@@ -224,8 +215,7 @@ void after_test(const char *name) {
             if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !*found) snprintf(found, sizeof found, "%s", e->d_name);
         if (d) closedir(d);
         if (*found) {
-            tl_failed++;
-            fprintf(stderr, "FAIL %s: made %s in the test folder: an embedded store in service mode (mark the test)\n", name, found);
+            FAIL_MSG("made %s in the test folder: an embedded store in service mode (mark the test)", found);
             remove_tree(tmp_root);
             mkdir(tmp_root, 0700);
         }

@@ -10,8 +10,7 @@
 #include <string>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond) do { if (!(cond)) { failures++; std::fprintf(stderr, "FAIL line %d: %s\n", __LINE__, #cond); } } while (0)
+#include "../c/testlib.h"
 
 static const char *name_of(passcode_status st) {
     switch (st) {  // a switch over the typed status
@@ -53,8 +52,8 @@ int main() {
     CHECK(std::strcmp(passcode_strerror(rc), "success") == 0);  // an int32_t status to passcode_strerror
     passcode_close(s);
     std::string rm = "rm -rf '" + std::string(dir) + "'";
-    if (std::system(rm.c_str()) != 0) failures++;
-    if (failures) { std::fprintf(stderr, "cxx callers: %d checks failed\n", failures); return 1; }
+    CHECK_MSG(std::system(rm.c_str()) == 0, "the temporary folder is removed");
+    if (tl_failed) { std::fprintf(stderr, "cxx callers: %d checks failed\n", tl_failed); return 1; }
     std::printf("compat: C++ callers of the int32_t header compile against the typed one and run\n");
     return 0;
 }

@@ -8,8 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL line %d: %s\n", __LINE__, #cond); } } while (0)
+#include "../c/testlib.h"
 
 int main(void) {
     char dir[] = "/tmp/passcode-old-header-XXXXXX", path[128];
@@ -51,8 +50,8 @@ int main(void) {
     passcode_close(s);
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) failures++;
-    if (failures) { fprintf(stderr, "old header: %d checks failed\n", failures); return 1; }
+    CHECK_MSG(system(cmd) == 0, "the temporary folder is removed");
+    if (tl_failed) { fprintf(stderr, "old header: %d checks failed\n", tl_failed); return 1; }
     printf("compat: a program built against the 0.6.1 header runs against libpasscode %s\n", passcode_version_string());
     return 0;
 }

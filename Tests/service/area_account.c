@@ -31,8 +31,8 @@ static void note(const char *fmt, ...) {
 /* Runs `call` on store `s`, checks its status is `want`, and writes "call -> status message". */
 #define STEP(s, call, want) do { \
         passcode_status got_ = (call); \
-        CHECK(got_ == (want), "%s: %s -> %s (%s)", label, #call, passcode_strerror(got_), \
-              got_ == (want) ? "as documented" : passcode_strerror(want)); \
+        CHECK_MSG(got_ == (want), "%s: %s -> %s (%s)", label, #call, passcode_strerror(got_), \
+                  got_ == (want) ? "as documented" : passcode_strerror(want)); \
         note("%s -> %d %s", #call, (int)got_, got_ == PASSCODE_OK ? "" : passcode_errmsg(s)); \
     } while (0)
 
@@ -77,11 +77,11 @@ static void sequence(passcode_store *s) {
 
     /* ---- Reset by code: nothing requested, so no code is pending ---- */
     STEP(s, passcode_reset_retry_after(s, &secs), PASSCODE_OK);
-    CHECK(secs == 0, "%s: no request yet: retry after %lld s", label, (long long)secs);
+    CHECK_MSG(secs == 0, "%s: no request yet: retry after %lld s", label, (long long)secs);
     note("retry after %lld", (long long)secs);
     STEP(s, passcode_reset_retry_after(s, NULL), PASSCODE_ERR_MISUSE);
     STEP(s, passcode_reset_pending(s, &v), PASSCODE_OK);
-    CHECK(v == 0, "%s: no code pending", label);
+    CHECK_MSG(v == 0, "%s: no code pending", label);
     note("pending %d", (int)v);
     STEP(s, passcode_reset_check(s, "1234567", 7), PASSCODE_ERR_FORMAT);
     STEP(s, passcode_reset_check(s, "1234567a", 8), PASSCODE_ERR_FORMAT);
@@ -100,26 +100,26 @@ static void sequence(passcode_store *s) {
     STEP(s, passcode_reset_complete_with_recovery_key(s, "12345678", 8, "739258", 6, rk, 32), PASSCODE_ERR_NO_RESET_CODE);
     STEP(s, passcode_reset_complete_with_recovery_key(s, "12345678", 8, "111111", 6, rk, 32), PASSCODE_ERR_WEAK_PASSCODE);
     passcode_is_set(s, &v);
-    CHECK(v == 1, "%s: the failed resets changed no passcode", label);
+    CHECK_MSG(v == 1, "%s: the failed resets changed no passcode", label);
     STEP(s, passcode_verify(s, good, good_len), PASSCODE_OK);
 
     /* ---- The recovery key ---- */
     STEP(s, passcode_has_recovery_key(s, &v), PASSCODE_OK);
-    CHECK(v == 0, "%s: no recovery key yet", label);
+    CHECK_MSG(v == 0, "%s: no recovery key yet", label);
     note("has recovery key %d", (int)v);
     STEP(s, passcode_has_recovery_key(s, NULL), PASSCODE_ERR_MISUSE);
     STEP(s, passcode_set_recovery_key(s, rk, 31), PASSCODE_ERR_MISUSE);
     STEP(s, passcode_set_recovery_key(s, rk, 33), PASSCODE_ERR_MISUSE);
     STEP(s, passcode_set_recovery_key(s, NULL, 32), PASSCODE_ERR_MISUSE);
     STEP(s, passcode_has_recovery_key(s, &v), PASSCODE_OK);
-    CHECK(v == 0, "%s: wrong lengths set no recovery key", label);
+    CHECK_MSG(v == 0, "%s: wrong lengths set no recovery key", label);
     /* A handle that has not seen the passcode has no data key to wrap. */
     passcode_store *fresh = reopen();
-    CHECK(fresh != NULL, "%s: a second handle", label);
+    CHECK_MSG(fresh != NULL, "%s: a second handle", label);
     if (fresh) {
         STEP(fresh, passcode_set_recovery_key(fresh, rk, 32), PASSCODE_ERR_KEY_NOT_RELEASED);
         STEP(fresh, passcode_has_recovery_key(fresh, &v), PASSCODE_OK);
-        CHECK(v == 0, "%s: no recovery key from a handle without the key", label);
+        CHECK_MSG(v == 0, "%s: no recovery key from a handle without the key", label);
         STEP(fresh, passcode_verify(fresh, "000001", 6), PASSCODE_ERR_WRONG_PASSCODE);
         STEP(fresh, passcode_set_recovery_key(fresh, rk, 32), PASSCODE_ERR_KEY_NOT_RELEASED);
         STEP(fresh, passcode_verify(fresh, good, good_len), PASSCODE_OK);
@@ -127,18 +127,18 @@ static void sequence(passcode_store *s) {
         passcode_close(fresh);
     }
     STEP(s, passcode_has_recovery_key(s, &v), PASSCODE_OK);
-    CHECK(v == 1, "%s: the other handle's recovery key is the store's", label);
+    CHECK_MSG(v == 1, "%s: the other handle's recovery key is the store's", label);
     STEP(s, passcode_clear_recovery_key(s), PASSCODE_OK);
     STEP(s, passcode_has_recovery_key(s, &v), PASSCODE_OK);
-    CHECK(v == 0, "%s: cleared", label);
+    CHECK_MSG(v == 0, "%s: cleared", label);
     STEP(s, passcode_set_recovery_key(s, rk, 32), PASSCODE_OK);  /* this handle verified above */
     STEP(s, passcode_has_recovery_key(s, &v), PASSCODE_OK);
-    CHECK(v == 1, "%s: set", label);
+    CHECK_MSG(v == 1, "%s: set", label);
     note("has recovery key %d", (int)v);
     fresh = reopen();
     if (fresh) {
         STEP(fresh, passcode_has_recovery_key(fresh, &v), PASSCODE_OK);
-        CHECK(v == 1, "%s: a second handle sees the recovery key", label);
+        CHECK_MSG(v == 1, "%s: a second handle sees the recovery key", label);
         passcode_close(fresh);
     }
     /* A reset code is still needed, recovery key or not. */
@@ -147,7 +147,7 @@ static void sequence(passcode_store *s) {
     /* ---- The password-change check ---- */
     int64_t changed = -1;
     passcode_setting_get(s, PASSCODE_SETTING_LAST_PASSWORD_CHANGE, &changed);
-    CHECK(changed == 0, "%s: no password change recorded yet (%lld)", label, (long long)changed);
+    CHECK_MSG(changed == 0, "%s: no password change recorded yet (%lld)", label, (long long)changed);
     STEP(s, passcode_password_change_check(s, NULL, 0, "newpassword", 11, "newpassword", 11), PASSCODE_ERR_PASSWORD_EMPTY);
     STEP(s, passcode_password_change_check(s, "", 0, "newpassword", 11, "newpassword", 11), PASSCODE_ERR_PASSWORD_EMPTY);
     STEP(s, passcode_password_change_check(s, NULL, 3, "newpassword", 11, "newpassword", 11), PASSCODE_ERR_MISUSE);
@@ -161,10 +161,10 @@ static void sequence(passcode_store *s) {
     /* Exact bytes: a NUL is no password character (a string would end before it, and pass). */
     STEP(s, passcode_password_change_check(s, "old", 3, "password\0A", 10, "password\0A", 10), PASSCODE_ERR_FORMAT);
     passcode_setting_get(s, PASSCODE_SETTING_LAST_PASSWORD_CHANGE, &changed);
-    CHECK(changed == 0, "%s: no refused check recorded a change", label);
+    CHECK_MSG(changed == 0, "%s: no refused check recorded a change", label);
     STEP(s, passcode_password_change_check(s, "old", 3, "p\xc3\xa4ssword-A", 11, "p\xc3\xa4ssword-A", 11), PASSCODE_OK);
     STEP(s, passcode_setting_get(s, PASSCODE_SETTING_LAST_PASSWORD_CHANGE, &changed), PASSCODE_OK);
-    CHECK(changed > 1700000000000LL, "%s: the change is recorded (%lld ms)", label, (long long)changed);
+    CHECK_MSG(changed > 1700000000000LL, "%s: the change is recorded (%lld ms)", label, (long long)changed);
 
     /* ---- Device sessions ---- */
     list_sessions(s);
@@ -186,11 +186,11 @@ static void sequence(passcode_store *s) {
     STEP(s, passcode_session_record(s, big, "Mac", "macOS", 2000, big, 0), PASSCODE_OK);
     STEP(s, passcode_session_sign_out(s, big), PASSCODE_OK);
     size_t n = list_sessions(s);
-    CHECK(n == 3, "%s: three sessions recorded (%zu)", label, n);
+    CHECK_MSG(n == 3, "%s: three sessions recorded (%zu)", label, n);
     fresh = reopen();
     if (fresh) {
         size_t again = list_sessions(fresh);
-        CHECK(again == 3, "%s: a second handle lists them too", label);
+        CHECK_MSG(again == 3, "%s: a second handle lists them too", label);
         passcode_close(fresh);
     }
     STEP(s, passcode_session_list_new(s, NULL), PASSCODE_ERR_MISUSE);
@@ -204,16 +204,16 @@ static void sequence(passcode_store *s) {
     STEP(s, passcode_session_record(s, "s4", "Laptop", "Linux", 5000, NULL, 0), PASSCODE_OK);
     STEP(s, passcode_session_record(s, "s5", "Phone", "Linux", 6000, "Berlin", 0), PASSCODE_OK);
     n = list_sessions(s);
-    CHECK(n == 4, "%s: four sessions before signing out the others", label);
+    CHECK_MSG(n == 4, "%s: four sessions before signing out the others", label);
     int32_t count = -1;
     STEP(s, passcode_session_sign_out_others(s, &count), PASSCODE_OK);
-    CHECK(count == 3, "%s: three others signed out (%d)", label, (int)count);
+    CHECK_MSG(count == 3, "%s: three others signed out (%d)", label, (int)count);
     note("signed out %d", (int)count);
     n = list_sessions(s);
-    CHECK(n == 1, "%s: only this device's session stays", label);
+    CHECK_MSG(n == 1, "%s: only this device's session stays", label);
     STEP(s, passcode_session_sign_out_others(s, NULL), PASSCODE_OK);
     STEP(s, passcode_session_sign_out_others(s, &count), PASSCODE_OK);
-    CHECK(count == 0, "%s: none left to sign out", label);
+    CHECK_MSG(count == 0, "%s: none left to sign out", label);
 
     /* ---- Forgot, delete account: refused without the callbacks, nothing touched ---- */
     STEP(s, passcode_forgot(s), PASSCODE_ERR_CALLBACK_REQUIRED);
@@ -221,11 +221,11 @@ static void sequence(passcode_store *s) {
     STEP(s, passcode_delete_account(s, "DELETE "), PASSCODE_ERR_CONFIRMATION_MISMATCH);
     STEP(s, passcode_delete_account(s, NULL), PASSCODE_ERR_MISUSE);
     STEP(s, passcode_delete_account(s, "DELETE"), PASSCODE_ERR_CALLBACK_REQUIRED);
-    CHECK(value(passcode_is_set, s) == 1, "%s: the passcode stays", label);
+    CHECK_MSG(value(passcode_is_set, s) == 1, "%s: the passcode stays", label);
     STEP(s, passcode_has_recovery_key(s, &v), PASSCODE_OK);
-    CHECK(v == 1, "%s: the recovery key stays", label);
+    CHECK_MSG(v == 1, "%s: the recovery key stays", label);
     n = list_sessions(s);
-    CHECK(n == 1, "%s: the session stays", label);
+    CHECK_MSG(n == 1, "%s: the session stays", label);
 
     /* ---- Reset requests: in service mode passcoded mails them (no code reaches the host) ---- */
     int before = delivered;
@@ -263,9 +263,9 @@ int main(int argc, char **argv) {
 
     /* Embedded, in a temp folder, at the test service's cost. */
     snprintf(folder, sizeof folder, "/tmp/pct-account-XXXXXX");
-    CHECK(mkdtemp(folder) != NULL, "a temp folder for the embedded store");
+    CHECK_MSG(mkdtemp(folder) != NULL, "a temp folder for the embedded store");
     passcode_store *e = open_embedded();
-    CHECK(e != NULL, "embedded store opened");
+    CHECK_MSG(e != NULL, "embedded store opened");
     if (!e) return 1;
     label = "embedded";
     out = &embedded_log;
@@ -275,7 +275,7 @@ int main(int argc, char **argv) {
     /* The same through passcoded. */
     passcode_status rc;
     passcode_store *s = open_service(app, &rc);
-    CHECK(rc == PASSCODE_OK && s != NULL, "open in service mode: %s", passcode_strerror(rc));
+    CHECK_MSG(rc == PASSCODE_OK && s != NULL, "open in service mode: %s", passcode_strerror(rc));
     if (!s) return 1;
     label = "service";
     out = &service_log;
@@ -283,15 +283,15 @@ int main(int argc, char **argv) {
     sequence(s);
 
     /* The two transcripts, line for line. */
-    CHECK(embedded_log.n == service_log.n && embedded_log.n > 100, "both transcripts have %d lines (service %d)", embedded_log.n,
-          service_log.n);
+    CHECK_MSG(embedded_log.n == service_log.n && embedded_log.n > 100, "both transcripts have %d lines (service %d)", embedded_log.n,
+              service_log.n);
     int same = 0;
     for (int i = 0; i < embedded_log.n && i < service_log.n; i++) {
         if (strcmp(embedded_log.line[i], service_log.line[i]) == 0) { same++; continue; }
-        CHECK(0, "line %d differs:\n       embedded: %s\n       service:  %s", i, embedded_log.line[i], service_log.line[i]);
+        CHECK_MSG(0, "line %d differs:\n       embedded: %s\n       service:  %s", i, embedded_log.line[i], service_log.line[i]);
     }
-    CHECK(same == embedded_log.n, "the service gave the embedded store's statuses, messages and values: %d of %d lines the same",
-          same, embedded_log.n);
+    CHECK_MSG(same == embedded_log.n, "the service gave the embedded store's statuses, messages and values: %d of %d lines the same",
+              same, embedded_log.n);
 
     /* Reset requests in service mode: passcoded's to mail, and test-service's default
      * configuration names no relay: N asked, no code handed out, the reset state unchanged. */
@@ -303,11 +303,11 @@ int main(int argc, char **argv) {
         passcode_status r2 = passcode_reset_request(s);
         refused += r1 == PASSCODE_ERR_REFUSED_IN_SERVICE_MODE && r2 == PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE;
     }
-    CHECK(refused == 20 && delivered == 0, "20 reset requests (and delivery callbacks) refused: %d codes handed out", delivered);
-    CHECK(strstr(passcode_errmsg(s), "mail relay") != NULL, "the refusal says no mail relay is configured: %s", passcode_errmsg(s));
+    CHECK_MSG(refused == 20 && delivered == 0, "20 reset requests (and delivery callbacks) refused: %d codes handed out", delivered);
+    CHECK_MSG(strstr(passcode_errmsg(s), "mail relay") != NULL, "the refusal says no mail relay is configured: %s", passcode_errmsg(s));
     STEP(s, passcode_reset_pending(s, &pending), PASSCODE_OK);
     STEP(s, passcode_reset_retry_after(s, &wait), PASSCODE_OK);
-    CHECK(pending == 0 && wait == 0, "no code pending, no request counted (retry after %lld s)", (long long)wait);
+    CHECK_MSG(pending == 0 && wait == 0, "no code pending, no request counted (retry after %lld s)", (long long)wait);
     /* Embedded, the same request does make and deliver a code: the check above can see one. */
     out = &embedded_log;
     label = "embedded";
@@ -315,13 +315,13 @@ int main(int argc, char **argv) {
     STEP(e, passcode_reset_request(e), PASSCODE_OK);
     passcode_reset_pending(e, &pending);
     passcode_reset_retry_after(e, &wait);
-    CHECK(delivered == 1 && pending == 1 && wait > 0, "embedded, a request delivers a code (%d), pending %d, retry after %lld s",
-          delivered, (int)pending, (long long)wait);
+    CHECK_MSG(delivered == 1 && pending == 1 && wait > 0, "embedded, a request delivers a code (%d), pending %d, retry after %lld s",
+              delivered, (int)pending, (long long)wait);
 
     passcode_close(s);
     passcode_close(e);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", folder);
     if (system(cmd) != 0) printf("     could not remove %s\n", folder);
-    return failed > 100 ? 100 : failed;
+    return tl_failures_status();
 }

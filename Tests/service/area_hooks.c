@@ -142,11 +142,11 @@ static void forced_logout(const char *app, const char *good) {
     snprintf(id, sizeof id, "%s.logout", app);
     passcode_status rc;
     passcode_store *s = open_service(id, &rc);
-    CHECK(rc == PASSCODE_OK && s != NULL, "open %s in service mode: %s", id, passcode_strerror(rc));
+    CHECK_MSG(rc == PASSCODE_OK && s != NULL, "open %s in service mode: %s", id, passcode_strerror(rc));
     if (!s) return;
-    STATUS(passcode_set_logout_callback(s, logout_cb, NULL), PASSCODE_OK);
-    STATUS(passcode_set(s, good, strlen(good)), PASSCODE_OK);
-    STATUS(passcode_setting_set(s, PASSCODE_SETTING_MAX_FAILURE_ACTION, PASSCODE_MAX_FAILURE_ACTION_FORCED_LOGOUT), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_logout_callback(s, logout_cb, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(s, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_MAX_FAILURE_ACTION, PASSCODE_MAX_FAILURE_ACTION_FORCED_LOGOUT), PASSCODE_OK);
     passcode_status last = PASSCODE_OK;
     int wrong = 0;
     for (int i = 0; i < 40 && logout_calls == 0; i++) {
@@ -165,14 +165,14 @@ static void forced_logout(const char *app, const char *good) {
         }
         break;
     }
-    CHECK(logout_calls == 1 && logout_reason == PASSCODE_LOGOUT_REASON_MAX_FAILURES,
-          "the maximum failures logged out through the host's callback: %d call(s), reason %d (after %d wrong, then %s)",
-          logout_calls, logout_reason, wrong, passcode_strerror(last));
-    CHECK(logout_seen_at == verifies_returned - 1, "the callback ran inside the verify that caused it, before it returned (%d of %d)",
-          logout_seen_at, verifies_returned);
+    CHECK_MSG(logout_calls == 1 && logout_reason == PASSCODE_LOGOUT_REASON_MAX_FAILURES,
+              "the maximum failures logged out through the host's callback: %d call(s), reason %d (after %d wrong, then %s)",
+              logout_calls, logout_reason, wrong, passcode_strerror(last));
+    CHECK_MSG(logout_seen_at == verifies_returned - 1, "the callback ran inside the verify that caused it, before it returned (%d of %d)",
+              logout_seen_at, verifies_returned);
     int32_t is_set = -1;
-    STATUS(passcode_is_set(s, &is_set), PASSCODE_OK);
-    CHECK(is_set == 0, "and the passcode is gone, as the callback was told");
+    CHECK_STATUS(passcode_is_set(s, &is_set), PASSCODE_OK);
+    CHECK_MSG(is_set == 0, "and the passcode is gone, as the callback was told");
     passcode_close(s);
 }
 
@@ -193,15 +193,15 @@ static int32_t hanging_cb(void *p, const char *key, const char *old, const char 
 static int hang(const char *app) {
     passcode_status rc;
     passcode_store *s = open_service(app, &rc);
-    CHECK(rc == PASSCODE_OK && s != NULL, "open %s in service mode: %s", app, passcode_strerror(rc));
+    CHECK_MSG(rc == PASSCODE_OK && s != NULL, "open %s in service mode: %s", app, passcode_strerror(rc));
     if (!s) return 1;
-    STATUS(passcode_set_settings_hook(s, hanging_cb, NULL), PASSCODE_OK);
-    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_ERR_HOOK_FAILED);
+    CHECK_STATUS(passcode_set_settings_hook(s, hanging_cb, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_ERR_HOOK_FAILED);
     int64_t v = 0;
-    STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &v), PASSCODE_OK);
-    CHECK(v == 900, "the hook that did not answer changed nothing: auto_lock %lld", (long long)v);
+    CHECK_STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &v), PASSCODE_OK);
+    CHECK_MSG(v == 900, "the hook that did not answer changed nothing: auto_lock %lld", (long long)v);
     passcode_close(s);
-    return failed > 100 ? 100 : failed;
+    return tl_failures_status();
 }
 
 int main(int argc, char **argv) {
@@ -222,13 +222,13 @@ int main(int argc, char **argv) {
     passcode_store *e = NULL;
     passcode_status rc = passcode_open(path, o, &e);
     passcode_options_free(o);
-    CHECK(rc == PASSCODE_OK, "open an embedded store: %s", passcode_strerror(rc));
+    CHECK_MSG(rc == PASSCODE_OK, "open an embedded store: %s", passcode_strerror(rc));
     if (!e) return 1;
     sequence(e, &he, good, embedded_out, sizeof embedded_out);
     passcode_close(e);
 
     passcode_store *s = open_service(app, &rc);
-    CHECK(rc == PASSCODE_OK && s != NULL, "open in service mode: %s", passcode_strerror(rc));
+    CHECK_MSG(rc == PASSCODE_OK && s != NULL, "open in service mode: %s", passcode_strerror(rc));
     if (!s) return 1;
     sequence(s, &hs, good, service_out, sizeof service_out);
     printf("# service mode, step by step:\n");
@@ -239,80 +239,80 @@ int main(int argc, char **argv) {
     }
 
     /* What the sequence must show (the service's own run), then the same as embedded. */
-    CHECK(has_line(service_out, "passcode_set_lifecycle_callback(s, lifecycle_cb, h): success"), "the lifecycle callback registers in service mode");
-    CHECK(has_line(service_out, "passcode_set_settings_hook(s, settings_cb, h): success"), "the settings hook registers in service mode");
-    CHECK(has_line(service_out, "passcode_set(s, good, glen): host hook failed lifecycle 1 refused by the host | set 0 enabled 0"),
-          "a refused set: HOOK_FAILED with the host's message, no passcode set");
-    CHECK(has_line(service_out, "passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 300): host hook failed backend said no (300) | set 1 enabled 1 auto_lock 900"),
-          "a refused setting: HOOK_FAILED with the host's message, the old value stays");
-    CHECK(has_line(service_out, "passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 300): success | set 1 enabled 1 auto_lock 300"),
-          "an allowed setting is made");
-    CHECK(has_line(service_out, "passcode_change(s, \"000000\", 6, next, nlen): incorrect passcode"),
-          "a wrong current passcode is refused before the callback is asked");
-    CHECK(has_line(service_out, "passcode_disable(s, next, nlen): host hook failed lifecycle 4 refused by the host | set 1 enabled 1"),
-          "a refused disable leaves the lock on");
-    CHECK(has_line(service_out, "passcode_enable(s): host hook failed lifecycle 5 refused by the host | set 1 enabled 0"),
-          "a refused enable leaves the lock off");
-    CHECK(has_line(service_out, "passcode_remove(s, next, nlen): host hook failed lifecycle 6 refused by the host | set 1 enabled 1"),
-          "a refused remove keeps the passcode");
-    CHECK(has_line(service_out, "passcode_remove(s, next, nlen): success | set 0 enabled 0"), "an allowed remove removes it");
+    CHECK_MSG(has_line(service_out, "passcode_set_lifecycle_callback(s, lifecycle_cb, h): success"), "the lifecycle callback registers in service mode");
+    CHECK_MSG(has_line(service_out, "passcode_set_settings_hook(s, settings_cb, h): success"), "the settings hook registers in service mode");
+    CHECK_MSG(has_line(service_out, "passcode_set(s, good, glen): host hook failed lifecycle 1 refused by the host | set 0 enabled 0"),
+              "a refused set: HOOK_FAILED with the host's message, no passcode set");
+    CHECK_MSG(has_line(service_out, "passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 300): host hook failed backend said no (300) | set 1 enabled 1 auto_lock 900"),
+              "a refused setting: HOOK_FAILED with the host's message, the old value stays");
+    CHECK_MSG(has_line(service_out, "passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 300): success | set 1 enabled 1 auto_lock 300"),
+              "an allowed setting is made");
+    CHECK_MSG(has_line(service_out, "passcode_change(s, \"000000\", 6, next, nlen): incorrect passcode"),
+              "a wrong current passcode is refused before the callback is asked");
+    CHECK_MSG(has_line(service_out, "passcode_disable(s, next, nlen): host hook failed lifecycle 4 refused by the host | set 1 enabled 1"),
+              "a refused disable leaves the lock on");
+    CHECK_MSG(has_line(service_out, "passcode_enable(s): host hook failed lifecycle 5 refused by the host | set 1 enabled 0"),
+              "a refused enable leaves the lock off");
+    CHECK_MSG(has_line(service_out, "passcode_remove(s, next, nlen): host hook failed lifecycle 6 refused by the host | set 1 enabled 1"),
+              "a refused remove keeps the passcode");
+    CHECK_MSG(has_line(service_out, "passcode_remove(s, next, nlen): success | set 0 enabled 0"), "an allowed remove removes it");
     /* The 1800 s set while no passcode existed is weaker than the default: the new passcode starts
      * from 900 (a rule set with no passcode does not outlive the next first one). */
-    CHECK(has_line(service_out, "passcode_set(s, good, glen): success | set 1 enabled 1 auto_lock 900"),
-          "with the hooks removed, neither is asked (a refusing host no longer refuses); the weaker auto-lock set with no passcode is back at its default");
+    CHECK_MSG(has_line(service_out, "passcode_set(s, good, glen): success | set 1 enabled 1 auto_lock 900"),
+              "with the hooks removed, neither is asked (a refusing host no longer refuses); the weaker auto-lock set with no passcode is back at its default");
     const char *want_log =
         "lifecycle 1\nlifecycle 1\nsetting auto_lock_seconds 900 -> 300\nsetting auto_lock_seconds 900 -> 300\n"
         "lifecycle 2\nlifecycle 2\n"
         "setting lock_enabled 1 -> 0\nlifecycle 4\nsetting lock_enabled 1 -> 0\nlifecycle 4\n"
         "setting lock_enabled 0 -> 1\nlifecycle 5\nsetting lock_enabled 0 -> 1\nlifecycle 5\n"
         "lifecycle 6\nlifecycle 6\n";
-    CHECK(strcmp(hs.log, want_log) == 0, "the service asked the host's hooks exactly these times, in this order: %s",
-          strcmp(hs.log, want_log) == 0 ? "yes" : hs.log);
-    CHECK(same("step results", embedded_out, service_out), "every step's status, message and effect is the embedded store's");
-    CHECK(same("hook calls", he.log, hs.log), "the hooks were asked the same times with the same arguments as embedded");
+    CHECK_MSG(strcmp(hs.log, want_log) == 0, "the service asked the host's hooks exactly these times, in this order: %s",
+              strcmp(hs.log, want_log) == 0 ? "yes" : hs.log);
+    CHECK_MSG(same("step results", embedded_out, service_out), "every step's status, message and effect is the embedded store's");
+    CHECK_MSG(same("hook calls", he.log, hs.log), "the hooks were asked the same times with the same arguments as embedded");
 
     /* A host that does not answer in time (passcoded waits 10 s): HOOK_FAILED, nothing changed. */
     int64_t v = 0;
     hs.log[0] = 0;
-    STATUS(passcode_set_settings_hook(s, settings_cb, &hs), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_settings_hook(s, settings_cb, &hs), PASSCODE_OK);
     hs.sleep_seconds = 12;
-    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_ERR_HOOK_FAILED);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_ERR_HOOK_FAILED);
     hs.sleep_seconds = 0;
     const char *msg = passcode_errmsg(s);
-    CHECK(msg && strstr(msg, "did not answer") != NULL, "a host that does not answer: \"%s\"", msg ? msg : "(null)");
-    STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &v), PASSCODE_OK);
-    CHECK(v == 900, "its late \"allowed\" changed nothing: auto_lock %lld", (long long)v);
-    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_OK);
-    STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &v), PASSCODE_OK);
-    CHECK(v == 60, "the daemon answers again, and a host that answers is heard: auto_lock %lld", (long long)v);
+    CHECK_MSG(msg && strstr(msg, "did not answer") != NULL, "a host that does not answer: \"%s\"", msg ? msg : "(null)");
+    CHECK_STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &v), PASSCODE_OK);
+    CHECK_MSG(v == 900, "its late \"allowed\" changed nothing: auto_lock %lld", (long long)v);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &v), PASSCODE_OK);
+    CHECK_MSG(v == 60, "the daemon answers again, and a host that answers is heard: auto_lock %lld", (long long)v);
 
     /* A callback calling the library: the service waits for it, so the call is refused. */
     hs.store = s;
     hs.reenter = 1;
     hs.inner = PASSCODE_OK;
-    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 300), PASSCODE_OK);
-    CHECK(hs.inner == PASSCODE_ERR_MISUSE, "a call into the library from a hook in service mode: %s", passcode_strerror(hs.inner));
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 300), PASSCODE_OK);
+    CHECK_MSG(hs.inner == PASSCODE_ERR_MISUSE, "a call into the library from a hook in service mode: %s", passcode_strerror(hs.inner));
     hs.reenter = 0;
-    STATUS(passcode_set_settings_hook(s, NULL, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_settings_hook(s, NULL, NULL), PASSCODE_OK);
 
     /* A second handle of the same store has hooks of its own: the first's are not asked for it. */
     passcode_store *s2 = open_service(app, &rc);
-    CHECK(rc == PASSCODE_OK && s2 != NULL, "a second handle in service mode: %s", passcode_strerror(rc));
-    STATUS(passcode_set_settings_hook(s, settings_cb, &hs), PASSCODE_OK);
+    CHECK_MSG(rc == PASSCODE_OK && s2 != NULL, "a second handle in service mode: %s", passcode_strerror(rc));
+    CHECK_STATUS(passcode_set_settings_hook(s, settings_cb, &hs), PASSCODE_OK);
     hs.refuse_setting = 1;
     hs.log[0] = 0;
-    STATUS(passcode_setting_set(s2, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_OK);
-    CHECK(hs.log[0] == 0, "another handle's change does not ask this handle's hook");
-    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 900), PASSCODE_ERR_HOOK_FAILED);
+    CHECK_STATUS(passcode_setting_set(s2, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60), PASSCODE_OK);
+    CHECK_MSG(hs.log[0] == 0, "another handle's change does not ask this handle's hook");
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 900), PASSCODE_ERR_HOOK_FAILED);
     hs.refuse_setting = 0;
     passcode_close(s2);
 
     /* The notifications register in service mode too; handing reset codes to the host stays refused. */
-    STATUS(passcode_set_logout_callback(s, NULL, NULL), PASSCODE_OK);
-    STATUS(passcode_set_notice_callback(s, NULL, NULL), PASSCODE_OK);
-    STATUS(passcode_set_account_deleted_callback(s, NULL, NULL), PASSCODE_OK);
-    STATUS(passcode_set_session_hook(s, NULL, NULL), PASSCODE_OK);
-    STATUS(passcode_set_reset_delivery_callback(s, NULL, NULL), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
+    CHECK_STATUS(passcode_set_logout_callback(s, NULL, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_notice_callback(s, NULL, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_account_deleted_callback(s, NULL, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_session_hook(s, NULL, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, NULL, NULL), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
 
     passcode_close(s);
     forced_logout(app, good);
@@ -321,5 +321,5 @@ int main(int argc, char **argv) {
     snprintf(side, sizeof side, "%s-wal", path); unlink(side);
     snprintf(side, sizeof side, "%s-shm", path); unlink(side);
     rmdir(dir);
-    return failed > 100 ? 100 : failed;
+    return tl_failures_status();
 }

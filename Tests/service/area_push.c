@@ -17,7 +17,7 @@ static double now_s(void) {
 #define SEEN(what, expr, want) do { \
         double t0_ = now_s(); int32_t v_ = -1; \
         for (;;) { v_ = (expr); if (v_ == (want) || now_s() - t0_ > 2.0) break; } \
-        CHECK(v_ == (want), "%s: the first handle sees %d (want %d) after %.1f ms", what, v_, (int)(want), (now_s() - t0_) * 1e3); \
+        CHECK_MSG(v_ == (want), "%s: the first handle sees %d (want %d) after %.1f ms", what, v_, (int)(want), (now_s() - t0_) * 1e3); \
     } while (0)
 
 static int32_t is_set(passcode_store *s) { int32_t v = -1; return passcode_is_set(s, &v) == PASSCODE_OK ? v : -2; }
@@ -35,37 +35,37 @@ int main(int argc, char **argv) {
     const char *good = argv[2];
     passcode_status rc1, rc2;
     passcode_store *a = open_service(argv[1], &rc1), *b = open_service(argv[1], &rc2);
-    CHECK(a && b, "two handles in service mode: %s %s", passcode_strerror(rc1), passcode_strerror(rc2));
+    CHECK_MSG(a && b, "two handles in service mode: %s %s", passcode_strerror(rc1), passcode_strerror(rc2));
     if (!a || !b) return 1;
-    CHECK(is_set(a) == 0 && is_set(a) == 0, "a new store: no passcode (the first handle now watches it)");
+    CHECK_MSG(is_set(a) == 0 && is_set(a) == 0, "a new store: no passcode (the first handle now watches it)");
 
     /* Cached: many queries in the time of a few bus calls. */
     double t = now_s();
     for (int i = 0; i < 2000; i++) (void)failures(a);
     double per = (now_s() - t) / 2000;
     printf("     a cached query through passcoded: %.2f us\n", per * 1e6);
-    CHECK(per < 50e-6, "the first handle's queries are answered from the pushed copy (%.2f us each, a bus call takes hundreds)", per * 1e6);
+    CHECK_MSG(per < 50e-6, "the first handle's queries are answered from the pushed copy (%.2f us each, a bus call takes hundreds)", per * 1e6);
 
-    STATUS(passcode_set(b, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(b, good, strlen(good)), PASSCODE_OK);
     SEEN("a passcode set by the other connection", is_set(a), 1);
-    STATUS(passcode_verify(b, "000001", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(b, "000001", 6), PASSCODE_ERR_WRONG_PASSCODE);
     SEEN("a wrong passcode on the other connection", failures(a), 1);
     SEEN("...in lock_screen_read too", screen_failures(a), 1);
-    STATUS(passcode_event_report(b, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_event_report(b, PASSCODE_EVENT_LOCK_NOW, NULL), PASSCODE_OK);
     SEEN("a lock by the other connection", locked(a), 1);
-    STATUS(passcode_verify(b, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(b, good, strlen(good)), PASSCODE_OK);
     SEEN("an unlock by the other connection", locked(a), 0);
     SEEN("...and its failures cleared", failures(a), 0);
     /* The handle's own change: its reply comes after its signal, so no wait at all. */
-    STATUS(passcode_verify(a, "000002", 6), PASSCODE_ERR_WRONG_PASSCODE);
-    CHECK(failures(a) == 1 && screen_failures(a) == 1, "the handle's own wrong passcode shows at its very next query");
+    CHECK_STATUS(passcode_verify(a, "000002", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_MSG(failures(a) == 1 && screen_failures(a) == 1, "the handle's own wrong passcode shows at its very next query");
     SEEN("...and on the other connection", failures(b), 1);
-    STATUS(passcode_verify(a, good, strlen(good)), PASSCODE_OK);
-    CHECK(failures(a) == 0, "...cleared by its own unlock at once");
+    CHECK_STATUS(passcode_verify(a, good, strlen(good)), PASSCODE_OK);
+    CHECK_MSG(failures(a) == 0, "...cleared by its own unlock at once");
     /* Removed by the other connection: the first sees a store without a passcode. */
-    STATUS(passcode_store_remove(b, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_store_remove(b, good, strlen(good)), PASSCODE_OK);
     SEEN("the store removed by the other connection", is_set(a), 0);
     passcode_close(b);
     passcode_close(a);
-    return failed > 100 ? 100 : failed;
+    return tl_failures_status();
 }

@@ -46,12 +46,12 @@ static int32_t failures_of(passcode_store *s) {
 static passcode_store *ready_store(const char *id) {
     passcode_status rc;
     passcode_store *s = open_service(id, &rc);
-    if (!s) { CHECK(0, "open %s in service mode: %s %s", id, passcode_strerror(rc), passcode_errmsg(NULL)); return NULL; }
+    if (!s) { CHECK_MSG(0, "open %s in service mode: %s %s", id, passcode_strerror(rc), passcode_errmsg(NULL)); return NULL; }
     int32_t set = 0;
     passcode_is_set(s, &set);
     if (!set) {
         rc = passcode_set(s, good, strlen(good));
-        if (rc != PASSCODE_OK) CHECK(0, "set the passcode of %s: %s %s", id, passcode_strerror(rc), passcode_errmsg(s));
+        if (rc != PASSCODE_OK) CHECK_MSG(0, "set the passcode of %s: %s %s", id, passcode_strerror(rc), passcode_errmsg(s));
     }
     return s;
 }
@@ -69,42 +69,42 @@ static int32_t counting_refuser(void *payload, const char *name, const char *old
 static void killverify(void) {
     passcode_store *s = ready_store(app);
     if (!s) return;
-    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
     /* The host's settings hook, registered with this passcoded: it must still be asked after the
      * restart (never a change made without it by the next passcoded). */
-    STATUS(passcode_set_settings_hook(s, counting_refuser, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_settings_hook(s, counting_refuser, NULL), PASSCODE_OK);
     double t = now_seconds();
-    STATUS(passcode_verify(s, "246813", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(s, "246813", 6), PASSCODE_ERR_WRONG_PASSCODE);
     double took = now_seconds() - t;
     int32_t before = failures_of(s);
     printf("CALLING %.3f\n", took);  /* the test kills passcoded a moment after this line */
     fflush(stdout);
     passcode_status rc = passcode_verify(s, "135792", 6);
-    CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "the verify during which passcoded was killed: %s, \"%s\" (a wrong passcode; a verify takes %.2f s)",
-          passcode_strerror(rc), passcode_errmsg(s), took);
+    CHECK_MSG(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "the verify during which passcoded was killed: %s, \"%s\" (a wrong passcode; a verify takes %.2f s)",
+              passcode_strerror(rc), passcode_errmsg(s), took);
     int32_t v = -1;
-    STATUS(passcode_failed_attempts(s, &v), PASSCODE_ERR_SERVICE_UNAVAILABLE);
-    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_ERR_SERVICE_UNAVAILABLE);
+    CHECK_STATUS(passcode_failed_attempts(s, &v), PASSCODE_ERR_SERVICE_UNAVAILABLE);
+    CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_ERR_SERVICE_UNAVAILABLE);
     printf("RESTART\n");  /* the test starts passcoded again and answers */
     fflush(stdout);
     wait_line();
     /* The same handle, once passcoded is back: the failure was counted before the kill. */
     v = -1;
     passcode_status got = passcode_failed_attempts(s, &v);
-    CHECK(got == PASSCODE_OK && v == before + 1, "the same handle after the restart: %s; failures %d before the killed verify, %d after (no failure lost)",
-          passcode_strerror(got), (int)before, (int)v);
-    STATUS(passcode_verify(s, "135792", 6), PASSCODE_ERR_WRONG_PASSCODE);
-    CHECK(failures_of(s) == before + 2, "the next wrong passcode counts on: %d", (int)failures_of(s));
-    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
-    CHECK(failures_of(s) == 0, "the right passcode clears the count");
+    CHECK_MSG(got == PASSCODE_OK && v == before + 1, "the same handle after the restart: %s; failures %d before the killed verify, %d after (no failure lost)",
+              passcode_strerror(got), (int)before, (int)v);
+    CHECK_STATUS(passcode_verify(s, "135792", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_MSG(failures_of(s) == before + 2, "the next wrong passcode counts on: %d", (int)failures_of(s));
+    CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
+    CHECK_MSG(failures_of(s) == 0, "the right passcode clears the count");
     int64_t was = -1, now = -1;
     passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &was);
     int asked = refusals_asked;
     passcode_status hooked = passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, was == 60 ? 0 : 60);
     passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &now);
-    CHECK(hooked == PASSCODE_ERR_HOOK_FAILED && refusals_asked == asked + 1 && now == was,
-          "the host's settings hook after passcoded's restart: %s, asked %d time(s), auto-lock %lld -> %lld",
-          passcode_strerror(hooked), refusals_asked - asked, (long long)was, (long long)now);
+    CHECK_MSG(hooked == PASSCODE_ERR_HOOK_FAILED && refusals_asked == asked + 1 && now == was,
+              "the host's settings hook after passcoded's restart: %s, asked %d time(s), auto-lock %lld -> %lld",
+              passcode_strerror(hooked), refusals_asked - asked, (long long)was, (long long)now);
     passcode_close(s);
 }
 
@@ -112,13 +112,13 @@ static void killverify(void) {
 static void quitter(void) {
     passcode_store *s = ready_store(app);
     if (!s) return;
-    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
     double t = now_seconds();
-    STATUS(passcode_verify(s, "864202", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(s, "864202", 6), PASSCODE_ERR_WRONG_PASSCODE);
     double took = now_seconds() - t;
     int32_t before = failures_of(s);
     int ready[2];
-    if (pipe(ready) != 0) { CHECK(0, "pipe"); return; }
+    if (pipe(ready) != 0) { CHECK_MSG(0, "pipe"); return; }
     pid_t pid = fork();
     if (pid == 0) {
         close(ready[0]);
@@ -136,17 +136,17 @@ static void quitter(void) {
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
-    CHECK(started && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the client was killed %.2f s into its verify (a verify takes %.2f s)",
-          took / 3, took);
+    CHECK_MSG(started && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the client was killed %.2f s into its verify (a verify takes %.2f s)",
+              took / 3, took);
     usleep((useconds_t)(took * 1.5e6));  /* the service finishes the abandoned call */
     int32_t after = failures_of(s);
-    CHECK(after == before + 1, "the killed client's attempt is counted exactly once: failures %d -> %d", (int)before, (int)after);
+    CHECK_MSG(after == before + 1, "the killed client's attempt is counted exactly once: failures %d -> %d", (int)before, (int)after);
     passcode_status rc;
     passcode_store *fresh = open_service(app, &rc);
-    CHECK(fresh != NULL, "the store opens after the kill: %s", passcode_strerror(rc));
+    CHECK_MSG(fresh != NULL, "the store opens after the kill: %s", passcode_strerror(rc));
     if (fresh) {
-        STATUS(passcode_verify(fresh, good, strlen(good)), PASSCODE_OK);
-        CHECK(failures_of(fresh) == 0 && failures_of(s) == 0, "and verifies: the count is cleared on both handles");
+        CHECK_STATUS(passcode_verify(fresh, good, strlen(good)), PASSCODE_OK);
+        CHECK_MSG(failures_of(fresh) == 0 && failures_of(s) == 0, "and verifies: the count is cleared on both handles");
         passcode_close(fresh);
     }
     passcode_close(s);
@@ -157,9 +157,9 @@ static void quitter(void) {
 static void crowd(int n) {
     passcode_store *s = ready_store(app);
     if (!s) return;
-    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
     int go[2], done[2];
-    if (pipe(go) != 0 || pipe(done) != 0) { CHECK(0, "pipe"); return; }
+    if (pipe(go) != 0 || pipe(done) != 0) { CHECK_MSG(0, "pipe"); return; }
     pid_t *pids = calloc((size_t)n, sizeof *pids);
     int wrong = 0;
     for (int i = 0; i < n; i++) {
@@ -199,12 +199,12 @@ static void crowd(int n) {
     double took = now_seconds() - t;
     printf("     %d client processes verifying at once through the library: %d unlocked, %d wrong passcodes refused, %d other (first: %d), in %.2f s\n",
            n, ok, wrong_seen, other, first_other, took);
-    CHECK(opened == n && ok == n - wrong && wrong_seen == wrong && other == 0,
-          "%d processes at once: every one answered with its status (%d PASSCODE_OK, %d PASSCODE_ERR_WRONG_PASSCODE)", n, n - wrong, wrong);
+    CHECK_MSG(opened == n && ok == n - wrong && wrong_seen == wrong && other == 0,
+              "%d processes at once: every one answered with its status (%d PASSCODE_OK, %d PASSCODE_ERR_WRONG_PASSCODE)", n, n - wrong, wrong);
     int32_t v = -1;
-    STATUS(passcode_failed_attempts(s, &v), PASSCODE_OK);
-    CHECK(v >= 0 && v <= wrong, "the count afterwards is within what the wrong ones could leave: %d", (int)v);
-    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_failed_attempts(s, &v), PASSCODE_OK);
+    CHECK_MSG(v >= 0 && v <= wrong, "the count afterwards is within what the wrong ones could leave: %d", (int)v);
+    CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
     free(pids);
     passcode_close(s);
 }
@@ -220,7 +220,7 @@ static void flood(int procs, int calls) {
     if (!s) return;
     passcode_close(s);
     int go[2], done[2], results[2];
-    if (pipe(go) != 0 || pipe(done) != 0 || pipe(results) != 0) { CHECK(0, "pipe"); return; }
+    if (pipe(go) != 0 || pipe(done) != 0 || pipe(results) != 0) { CHECK_MSG(0, "pipe"); return; }
     for (int i = 0; i < procs; i++) {
         if (fork() == 0) {
             close(go[1]);
@@ -259,7 +259,7 @@ static void flood(int procs, int calls) {
     printf("FLOOD %.6f %.3f\n", sum / (procs * calls), took);
     printf("     the flood: %d processes x %d verifies of one uid, %d answered PASSCODE_OK in %.2f s (%.0f verifies/s), "
            "each verify waited %.1f ms on average\n", procs, calls, ok, took, ok / took, sum / (procs * calls) * 1e3);
-    CHECK(opened == procs && ok == procs * calls, "every verify of the flood is answered PASSCODE_OK (%d of %d)", ok, procs * calls);
+    CHECK_MSG(opened == procs && ok == procs * calls, "every verify of the flood is answered PASSCODE_OK (%d of %d)", ok, procs * calls);
 }
 
 /* (d) the other uid: 10 verifies idle, then 10 during the flood (after a line on stdin). */
@@ -281,7 +281,7 @@ static void latency(void) {
     printf("LATENCY %.6f %.6f %.6f %.6f\n", idle[5], idle[9], busy[5], busy[9]);
     printf("     another uid's verify: idle median %.1f ms (max %.1f), during the flood median %.1f ms (max %.1f): %.1fx\n",
            idle[5] * 1e3, idle[9] * 1e3, busy[5] * 1e3, busy[9] * 1e3, idle[5] > 0 ? busy[5] / idle[5] : 0);
-    CHECK(ok == 20, "another uid's verifies are all answered PASSCODE_OK, idle and during the flood (%d of 20)", ok);
+    CHECK_MSG(ok == 20, "another uid's verifies are all answered PASSCODE_OK, idle and during the flood (%d of 20)", ok);
     passcode_close(s);
 }
 
@@ -292,7 +292,7 @@ static void latency(void) {
 static void victim(void) {
     passcode_store *s = ready_store(app);
     if (!s) return;
-    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
     passcode_close(s);
     printf("READY\n");
     fflush(stdout);
@@ -321,13 +321,13 @@ static void victim(void) {
     printf("WAITS %.3f %.3f %.3f %.3f\n", waits[0], waits[1], waits[2], waits[3]);
     fflush(stdout);
     if (!s) {
-        CHECK(0, "the victim's open is answered: %s after %.2f s", passcode_strerror(open_rc), waits[0]);
+        CHECK_MSG(0, "the victim's open is answered: %s after %.2f s", passcode_strerror(open_rc), waits[0]);
         return;
     }
-    CHECK(query_rc == PASSCODE_OK && set == 1 && verify_rc == PASSCODE_OK && setting_rc == PASSCODE_OK,
-          "the victim's open (%.2f s), query (%s, %.2f s), verify (%s, %.2f s) and setting change with no hook (%s, %.2f s) "
-          "are answered, its passcode still set", waits[0], passcode_strerror(query_rc), waits[1], passcode_strerror(verify_rc), waits[2],
-          passcode_strerror(setting_rc), waits[3]);
+    CHECK_MSG(query_rc == PASSCODE_OK && set == 1 && verify_rc == PASSCODE_OK && setting_rc == PASSCODE_OK,
+              "the victim's open (%.2f s), query (%s, %.2f s), verify (%s, %.2f s) and setting change with no hook (%s, %.2f s) "
+              "are answered, its passcode still set", waits[0], passcode_strerror(query_rc), waits[1], passcode_strerror(verify_rc), waits[2],
+              passcode_strerror(setting_rc), waits[3]);
     passcode_close(s);
 }
 
@@ -342,9 +342,9 @@ static int32_t refusing_hook(void *payload, const char *name, const char *old_va
 static void forked(void) {
     passcode_store *s = ready_store(app);
     if (!s) return;
-    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
     int pipefd[2];
-    if (pipe(pipefd) != 0) { CHECK(0, "pipe"); return; }
+    if (pipe(pipefd) != 0) { CHECK_MSG(0, "pipe"); return; }
     pid_t pid = fork();
     if (pid == 0) {
         /* The child: the inherited handle answers as in the parent. */
@@ -366,14 +366,14 @@ static void forked(void) {
     close(pipefd[0]);
     int status = 0;
     waitpid(pid, &status, 0);
-    CHECK(got == (ssize_t)sizeof r && WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child ran and closed its handle");
-    CHECK(r[0] == PASSCODE_ERR_WRONG_PASSCODE, "the child's verify of a wrong passcode on the inherited handle: %s (not SERVICE_UNAVAILABLE)",
-          passcode_strerror(r[0]));
-    CHECK(r[1] == PASSCODE_OK && r[2] == 1, "the child reads the failure it caused: %s, %d", passcode_strerror(r[1]), (int)r[2]);
-    CHECK(r[3] == PASSCODE_OK && r[4] == PASSCODE_OK && r[5] == 0, "the child's right passcode unlocks: %s, failures %d", passcode_strerror(r[3]), (int)r[5]);
+    CHECK_MSG(got == (ssize_t)sizeof r && WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child ran and closed its handle");
+    CHECK_MSG(r[0] == PASSCODE_ERR_WRONG_PASSCODE, "the child's verify of a wrong passcode on the inherited handle: %s (not SERVICE_UNAVAILABLE)",
+              passcode_strerror(r[0]));
+    CHECK_MSG(r[1] == PASSCODE_OK && r[2] == 1, "the child reads the failure it caused: %s, %d", passcode_strerror(r[1]), (int)r[2]);
+    CHECK_MSG(r[3] == PASSCODE_OK && r[4] == PASSCODE_OK && r[5] == 0, "the child's right passcode unlocks: %s, failures %d", passcode_strerror(r[3]), (int)r[5]);
     /* The parent's handle and connection, after the child used and closed its copy. */
-    STATUS(passcode_verify(s, "777002", 6), PASSCODE_ERR_WRONG_PASSCODE);
-    CHECK(failures_of(s) == 1, "the parent's handle works on after the child closed its copy: failures %d", (int)failures_of(s));
+    CHECK_STATUS(passcode_verify(s, "777002", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_MSG(failures_of(s) == 1, "the parent's handle works on after the child closed its copy: failures %d", (int)failures_of(s));
     /* A child that only closes the handle, and one that exits with it open. */
     for (int k = 0; k < 2; k++) {
         pid = fork();
@@ -382,7 +382,7 @@ static void forked(void) {
             _exit(0);
         }
         waitpid(pid, &status, 0);
-        STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
+        CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
     }
     /* A grandchild: the child's connection is not the grandchild's either. */
     pid = fork();
@@ -396,11 +396,11 @@ static void forked(void) {
         _exit(WIFEXITED(st) && WEXITSTATUS(st) == 0 && passcode_is_set(s, &v) == PASSCODE_OK && v == 1 ? 0 : 5);
     }
     waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a child and its own child each call on the handle: exit %d",
-          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a child and its own child each call on the handle: exit %d",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     /* The host's settings hook, registered in the parent, is asked in the child too (passcoded ties
      * callbacks to a connection: the child's own connection registers them again). */
-    STATUS(passcode_set_settings_hook(s, refusing_hook, NULL), PASSCODE_OK);
+    CHECK_STATUS(passcode_set_settings_hook(s, refusing_hook, NULL), PASSCODE_OK);
     pid = fork();
     if (pid == 0) {
         int64_t before = -1, after = -1;
@@ -411,15 +411,15 @@ static void forked(void) {
         _exit(rc == PASSCODE_ERR_HOOK_FAILED && after == before && msg && strstr(msg, "refused by the child's host") ? 0 : 1);
     }
     waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the settings hook is asked in a child made by fork(): HOOK_FAILED, value kept (exit %d)",
-          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    STATUS(passcode_set_settings_hook(s, NULL, NULL), PASSCODE_OK);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the settings hook is asked in a child made by fork(): HOOK_FAILED, value kept (exit %d)",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    CHECK_STATUS(passcode_set_settings_hook(s, NULL, NULL), PASSCODE_OK);
     passcode_close(s);
     /* A child of a handle the parent closed: INVALID_HANDLE, as in the parent. */
     pid = fork();
     if (pid == 0) { int32_t v; _exit(passcode_is_set(s, &v) == PASSCODE_ERR_INVALID_HANDLE ? 0 : 1); }
     waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a closed handle in a child: PASSCODE_ERR_INVALID_HANDLE");
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a closed handle in a child: PASSCODE_ERR_INVALID_HANDLE");
 }
 
 /* 2. Random calls. */
@@ -540,9 +540,9 @@ static void probe_not_utf8(passcode_store *service) {
     passcode_status e = passcode_verify(embedded, bad, 6), v = passcode_verify(service, bad, 6);
     char em[200];
     snprintf(em, sizeof em, "%s", passcode_errmsg(embedded));
-    CHECK(e == PASSCODE_ERR_FORMAT && v == e && strcmp(em, passcode_errmsg(service)) == 0,
-          "passcode_verify with \"12\\xff456\": embedded %s (\"%s\"), in service mode %s (\"%s\")",
-          passcode_strerror(e), em, passcode_strerror(v), passcode_errmsg(service));
+    CHECK_MSG(e == PASSCODE_ERR_FORMAT && v == e && strcmp(em, passcode_errmsg(service)) == 0,
+              "passcode_verify with \"12\\xff456\": embedded %s (\"%s\"), in service mode %s (\"%s\")",
+              passcode_strerror(e), em, passcode_strerror(v), passcode_errmsg(service));
     passcode_close(embedded);
     for (const char *const *end = (const char *const[]){"", "-wal", "-shm", "-journal", NULL}; *end; end++) {
         char name[80];
@@ -708,17 +708,17 @@ static void fuzz(long calls, uint64_t seed) {
     for (int k = 0; k < 256; k++)
         if (counts[k]) printf(" %s %ld;", passcode_strerror(k), counts[k]);
     printf("\n");
-    CHECK(unknown == 0, "every status is a documented one (passcode_strerror knows it): %d unknown", unknown);
-    CHECK(unavailable == 0, "no call answered SERVICE_UNAVAILABLE: %d did (%d of them with a passcode that is not UTF-8)",
-          unavailable, unavailable_not_utf8);
-    CHECK(counts[PASSCODE_ERR_NOT_IN_SERVICE_MODE] == 0, "every call is offered in service mode (NOT_IN_SERVICE_MODE: %ld)",
-          counts[PASSCODE_ERR_NOT_IN_SERVICE_MODE]);
+    CHECK_MSG(unknown == 0, "every status is a documented one (passcode_strerror knows it): %d unknown", unknown);
+    CHECK_MSG(unavailable == 0, "no call answered SERVICE_UNAVAILABLE: %d did (%d of them with a passcode that is not UTF-8)",
+              unavailable, unavailable_not_utf8);
+    CHECK_MSG(counts[PASSCODE_ERR_NOT_IN_SERVICE_MODE] == 0, "every call is offered in service mode (NOT_IN_SERVICE_MODE: %ld)",
+              counts[PASSCODE_ERR_NOT_IN_SERVICE_MODE]);
     for (int k = 0; k < 4; k++) passcode_close(stores[k]);
     for (int k = 0; k < 2; k++) passcode_flow_free(flows[k]);
     passcode_status rc;
     passcode_store *s = open_service(app, &rc);
     int32_t v = -1;
-    CHECK(s && passcode_is_set(s, &v) == PASSCODE_OK, "after the random calls the service answers a new handle: %s", passcode_strerror(rc));
+    CHECK_MSG(s && passcode_is_set(s, &v) == PASSCODE_OK, "after the random calls the service answers a new handle: %s", passcode_strerror(rc));
     passcode_close(s);
 }
 
@@ -726,7 +726,7 @@ static void fuzz(long calls, uint64_t seed) {
  * cached query through passcoded vs embedded; ratios against the embedded store of this run. */
 static void bench(const char *dir, const char *cost) {
     unsigned long long ops = 0, mem = 0;
-    if (sscanf(cost, "%llu,%llu", &ops, &mem) != 2) { CHECK(0, "bench: the cost %s", cost); return; }
+    if (sscanf(cost, "%llu,%llu", &ops, &mem) != 2) { CHECK_MSG(0, "bench: the cost %s", cost); return; }
     char file[600];
     snprintf(file, sizeof file, "%s/bench.db", dir);
     passcode_options *o = NULL;
@@ -769,7 +769,7 @@ static void bench(const char *dir, const char *cost) {
     printf("BENCH cached query (passcode_failed_attempts, pushed by passcoded): embedded %.2f us, through passcoded %.2f us a call "
            "(bar <= 2 us: %s): %.1fx embedded (report)\n",
            query[0] * 1e6, query[1] * 1e6, query[1] <= 2e-6 ? "within" : "MISSED", query[0] > 0 ? query[1] / query[0] : 0.0);
-    CHECK(ok, "bench: every call succeeded on both back ends (%s)", passcode_strerror(rc));
+    CHECK_MSG(ok, "bench: every call succeeded on both back ends (%s)", passcode_strerror(rc));
     passcode_close(embedded);
     passcode_close(service);
 }
@@ -789,5 +789,5 @@ int main(int argc, char **argv) {
     else if (strcmp(mode, "fuzz") == 0 && argc == 5) { good = "902714"; fuzz(atol(argv[3]), strtoull(argv[4], NULL, 10)); }
     else if (strcmp(mode, "bench") == 0 && argc == 6) bench(argv[4], argv[5]);
     else { fprintf(stderr, "service_faults: unknown mode or arguments\n"); return 100; }
-    return failed > 100 ? 100 : failed;
+    return tl_failures_status();
 }

@@ -44,8 +44,8 @@ static void refused_options(void) {
         passcode_store *s = NULL;
         passcode_status rc = passcode_open("ignored", o, &s);
         const char *msg = passcode_errmsg(NULL);
-        CHECK(rc == PASSCODE_ERR_REFUSED_IN_SERVICE_MODE && s == NULL && strstr(msg, what) != NULL,
-              "service mode with the host's %s: %s, \"%s\"", what, passcode_strerror(rc), msg);
+        CHECK_MSG(rc == PASSCODE_ERR_REFUSED_IN_SERVICE_MODE && s == NULL && strstr(msg, what) != NULL,
+                  "service mode with the host's %s: %s, \"%s\"", what, passcode_strerror(rc), msg);
         passcode_close(s);
         passcode_options_free(o);
     }
@@ -54,7 +54,7 @@ static void refused_options(void) {
     passcode_options_set_service(o, app);
     passcode_options_set_clock(o, clock_cb, NULL);
     passcode_store *s = NULL;
-    STATUS(passcode_open("ignored", o, &s), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
+    CHECK_STATUS(passcode_open("ignored", o, &s), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
     passcode_options_free(o);
 }
 
@@ -64,145 +64,145 @@ static void refused_calls(passcode_store *s) {
     int32_t refusal = -1;
     uint8_t key[32];
     /* A match is passcoded's to read through fprintd, none is on this bus: nothing unlocks. */
-    STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_BIOMETRIC_UNAVAILABLE);
-    CHECK(strstr(passcode_errmsg(s), "fprintd") != NULL, "its message names fprintd: %s", passcode_errmsg(s));
-    STATUS(passcode_biometric_unlock_key(s, key, sizeof key, &refusal), PASSCODE_ERR_BIOMETRIC_UNAVAILABLE);
+    CHECK_STATUS(passcode_biometric_unlock(s, &refusal), PASSCODE_ERR_BIOMETRIC_UNAVAILABLE);
+    CHECK_MSG(strstr(passcode_errmsg(s), "fprintd") != NULL, "its message names fprintd: %s", passcode_errmsg(s));
+    CHECK_STATUS(passcode_biometric_unlock_key(s, key, sizeof key, &refusal), PASSCODE_ERR_BIOMETRIC_UNAVAILABLE);
     /* A request is passcoded's to mail (test-service's default configuration names no relay). */
-    STATUS(passcode_reset_request(s), PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE);
-    CHECK(strstr(passcode_errmsg(s), "mail relay") != NULL, "its message says no mail relay is configured: %s", passcode_errmsg(s));
-    STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
-    STATUS(passcode_tpm_bind(s, good, strlen(good)), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
+    CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE);
+    CHECK_MSG(strstr(passcode_errmsg(s), "mail relay") != NULL, "its message says no mail relay is configured: %s", passcode_errmsg(s));
+    CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
+    CHECK_STATUS(passcode_tpm_bind(s, good, strlen(good)), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
     passcode_flow *flow = NULL;
     /* Flows run through the service (area_key.c); service mode hands no reset code to the host,
      * so a reset flow has none to take, as an embedded store without a requested code. */
-    STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_RESET, &flow), PASSCODE_ERR_NO_RESET_CODE);
-    CHECK(flow == NULL, "no reset flow is made");
+    CHECK_STATUS(passcode_flow_new(s, PASSCODE_FLOW_KIND_RESET, &flow), PASSCODE_ERR_NO_RESET_CODE);
+    CHECK_MSG(flow == NULL, "no reset flow is made");
 }
 
 static void basics(void) {
     passcode_status rc;
     passcode_store *s = open_service(app, &rc);
-    CHECK(rc == PASSCODE_OK && s != NULL, "open in service mode: %s %s", passcode_strerror(rc), passcode_errmsg(NULL));
+    CHECK_MSG(rc == PASSCODE_OK && s != NULL, "open in service mode: %s %s", passcode_strerror(rc), passcode_errmsg(NULL));
     if (!s) return;
     int32_t v = -1;
     int64_t w = -1;
-    STATUS(passcode_is_set(s, &v), PASSCODE_OK);
-    CHECK(v == 0, "a new store has no passcode");
-    STATUS(passcode_length(s, &v), PASSCODE_OK);
-    CHECK(v == 6, "six digits by default: %d", (int)v);
-    STATUS(passcode_set_length(s, 3), PASSCODE_ERR_INVALID_SETTING);
-    STATUS(passcode_set_length(s, 8), PASSCODE_OK);
+    CHECK_STATUS(passcode_is_set(s, &v), PASSCODE_OK);
+    CHECK_MSG(v == 0, "a new store has no passcode");
+    CHECK_STATUS(passcode_length(s, &v), PASSCODE_OK);
+    CHECK_MSG(v == 6, "six digits by default: %d", (int)v);
+    CHECK_STATUS(passcode_set_length(s, 3), PASSCODE_ERR_INVALID_SETTING);
+    CHECK_STATUS(passcode_set_length(s, 8), PASSCODE_OK);
     passcode_length(s, &v);
-    CHECK(v == 8, "eight digits now: %d", (int)v);
+    CHECK_MSG(v == 8, "eight digits now: %d", (int)v);
     /* The length chosen is this connection's alone: another connection of the same
      * process sees the default, and cannot choose one for this connection's first passcode. */
     passcode_status orc;
     passcode_store *other = open_service(app, &orc);
     int32_t ov = -1;
     if (other) passcode_length(other, &ov);
-    CHECK(other && ov == 6, "another connection still sees six digits: %d", (int)ov);
+    CHECK_MSG(other && ov == 6, "another connection still sees six digits: %d", (int)ov);
     if (other) {
-        STATUS(passcode_set_length(other, 4), PASSCODE_OK);
+        CHECK_STATUS(passcode_set_length(other, 4), PASSCODE_OK);
         passcode_close(other);
     }
     passcode_length(s, &v);
-    CHECK(v == 8, "and its choice of four is not this connection's: %d", (int)v);
-    STATUS(passcode_set_length(s, 6), PASSCODE_OK);
-    STATUS(passcode_set(s, "123456", 6), PASSCODE_ERR_WEAK_PASSCODE);
-    STATUS(passcode_set(s, "12a456", 6), PASSCODE_ERR_FORMAT);
+    CHECK_MSG(v == 8, "and its choice of four is not this connection's: %d", (int)v);
+    CHECK_STATUS(passcode_set_length(s, 6), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(s, "123456", 6), PASSCODE_ERR_WEAK_PASSCODE);
+    CHECK_STATUS(passcode_set(s, "12a456", 6), PASSCODE_ERR_FORMAT);
     char longer[300];
     memset(longer, '7', sizeof longer);
-    STATUS(passcode_set(s, longer, sizeof longer), PASSCODE_ERR_FORMAT);
-    STATUS(passcode_set(s, good, strlen(good)), PASSCODE_OK);
-    STATUS(passcode_set(s, "730185", 6), PASSCODE_ERR_ALREADY_SET);
-    STATUS(passcode_set_length(s, 8), PASSCODE_ERR_STATE);
+    CHECK_STATUS(passcode_set(s, longer, sizeof longer), PASSCODE_ERR_FORMAT);
+    CHECK_STATUS(passcode_set(s, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_set(s, "730185", 6), PASSCODE_ERR_ALREADY_SET);
+    CHECK_STATUS(passcode_set_length(s, 8), PASSCODE_ERR_STATE);
     passcode_is_set(s, &v);
-    CHECK(v == 1, "is_set after set");
+    CHECK_MSG(v == 1, "is_set after set");
     passcode_is_enabled(s, &v);
-    CHECK(v == 1, "is_enabled after set");
-    STATUS(passcode_verify(s, "000111", 6), PASSCODE_ERR_WRONG_PASSCODE);
-    CHECK(strcmp(passcode_errmsg(s), "incorrect passcode") == 0, "the core's message comes back: \"%s\"", passcode_errmsg(s));
+    CHECK_MSG(v == 1, "is_enabled after set");
+    CHECK_STATUS(passcode_verify(s, "000111", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_MSG(strcmp(passcode_errmsg(s), "incorrect passcode") == 0, "the core's message comes back: \"%s\"", passcode_errmsg(s));
     passcode_failed_attempts(s, &v);
-    CHECK(v == 1, "the failure is counted: %d", (int)v);
-    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
+    CHECK_MSG(v == 1, "the failure is counted: %d", (int)v);
+    CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_OK);
     passcode_failed_attempts(s, &v);
-    CHECK(v == 0, "a right passcode clears the count: %d", (int)v);
-    STATUS(passcode_lockout_remaining(s, &w), PASSCODE_OK);
-    CHECK(w == 0, "no lockout: %lld", (long long)w);
+    CHECK_MSG(v == 0, "a right passcode clears the count: %d", (int)v);
+    CHECK_STATUS(passcode_lockout_remaining(s, &w), PASSCODE_OK);
+    CHECK_MSG(w == 0, "no lockout: %lld", (long long)w);
     int32_t locked = -1, reason = -1;
-    STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
-    CHECK(locked == 0 && reason == PASSCODE_LOCK_REASON_NONE, "unlocked after the right passcode: %d %d", (int)locked, (int)reason);
+    CHECK_STATUS(passcode_lock_state(s, &locked, &reason), PASSCODE_OK);
+    CHECK_MSG(locked == 0 && reason == PASSCODE_LOCK_REASON_NONE, "unlocked after the right passcode: %d %d", (int)locked, (int)reason);
     passcode_lock_screen screen;
     memset(&screen, 0xff, sizeof screen);
     screen.size = sizeof screen;
-    STATUS(passcode_lock_screen_read(s, &screen), PASSCODE_OK);
-    CHECK(screen.passcode_set == 1 && screen.lock_enabled == 1 && screen.locked == 0 && screen.failed_attempts == 0
-          && screen.lockout_seconds == 0 && screen.reset_required == 0 && screen.security_label != NULL,
-          "the lock screen: set %d, on %d, locked %d, failures %d, label %s", (int)screen.passcode_set, (int)screen.lock_enabled,
-          (int)screen.locked, (int)screen.failed_attempts, screen.security_label ? screen.security_label : "NULL");
+    CHECK_STATUS(passcode_lock_screen_read(s, &screen), PASSCODE_OK);
+    CHECK_MSG(screen.passcode_set == 1 && screen.lock_enabled == 1 && screen.locked == 0 && screen.failed_attempts == 0
+              && screen.lockout_seconds == 0 && screen.reset_required == 0 && screen.security_label != NULL,
+              "the lock screen: set %d, on %d, locked %d, failures %d, label %s", (int)screen.passcode_set, (int)screen.lock_enabled,
+              (int)screen.locked, (int)screen.failed_attempts, screen.security_label ? screen.security_label : "NULL");
     passcode_is_reset_required(s, &v);
-    CHECK(v == 0, "no reset required");
+    CHECK_MSG(v == 0, "no reset required");
 
     /* Settings: read, a weakening change needs passcode_authorize (checked by the service). */
     int64_t value = -1, fallback = -2;
-    STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &value), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &value), PASSCODE_OK);
     passcode_setting_default(PASSCODE_SETTING_AUTO_LOCK_SECONDS, &fallback);
-    CHECK(value == fallback, "auto-lock is the default in a new store: %lld", (long long)value);
+    CHECK_MSG(value == fallback, "auto-lock is the default in a new store: %lld", (long long)value);
     /* A handle of its own (a passcode set or checked on a handle proves the user there). */
     passcode_store *fresh = open_service(app, &rc);
-    STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_ERR_PASSCODE_REQUIRED);
-    STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 7), PASSCODE_ERR_INVALID_SETTING);
-    STATUS(passcode_authorize(fresh, "999111", 6), PASSCODE_ERR_WRONG_PASSCODE);
-    STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_ERR_PASSCODE_REQUIRED);
-    STATUS(passcode_authorize(fresh, good, strlen(good)), PASSCODE_OK);
-    STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CHECK_STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 7), PASSCODE_ERR_INVALID_SETTING);
+    CHECK_STATUS(passcode_authorize(fresh, "999111", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CHECK_STATUS(passcode_authorize(fresh, good, strlen(good)), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(fresh, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_OK);
     passcode_close(fresh);
     /* The handle that verified the passcode has the proof too, as embedded. */
-    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 1800), PASSCODE_OK);
-    STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 1800), PASSCODE_OK);
+    CHECK_STATUS(passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600), PASSCODE_OK);
     passcode_setting_get(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &value);
-    CHECK(value == 3600, "the change is stored: %lld", (long long)value);
-    STATUS(passcode_setting_get(s, 9999, &value), PASSCODE_ERR_MISUSE);
+    CHECK_MSG(value == 3600, "the change is stored: %lld", (long long)value);
+    CHECK_STATUS(passcode_setting_get(s, 9999, &value), PASSCODE_ERR_MISUSE);
 
     /* A second handle (another connection) sees the same store. */
     passcode_store *t = open_service(app, &rc);
     value = 0;
     if (t) passcode_setting_get(t, PASSCODE_SETTING_AUTO_LOCK_SECONDS, &value);
-    CHECK(t && value == 3600, "another handle sees the change: %lld", (long long)value);
+    CHECK_MSG(t && value == 3600, "another handle sees the change: %lld", (long long)value);
     passcode_close(t);
 
     /* Change, disable, enable, remove. */
-    STATUS(passcode_change(s, "111333", 6, "730185", 6), PASSCODE_ERR_WRONG_PASSCODE);
-    STATUS(passcode_change(s, good, strlen(good), "730185", 6), PASSCODE_OK);
-    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_ERR_WRONG_PASSCODE);
-    STATUS(passcode_verify(s, "730185", 6), PASSCODE_OK);
-    STATUS(passcode_disable(s, "730185", 6), PASSCODE_OK);
+    CHECK_STATUS(passcode_change(s, "111333", 6, "730185", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_change(s, good, strlen(good), "730185", 6), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(s, "730185", 6), PASSCODE_OK);
+    CHECK_STATUS(passcode_disable(s, "730185", 6), PASSCODE_OK);
     passcode_is_enabled(s, &v);
-    CHECK(v == 0, "disabled: the lock is off");
+    CHECK_MSG(v == 0, "disabled: the lock is off");
     passcode_is_set(s, &v);
-    CHECK(v == 1, "disabled: the passcode stays");
-    STATUS(passcode_enable(s), PASSCODE_OK);
+    CHECK_MSG(v == 1, "disabled: the passcode stays");
+    CHECK_STATUS(passcode_enable(s), PASSCODE_OK);
     passcode_is_enabled(s, &v);
-    CHECK(v == 1, "enabled again");
-    STATUS(passcode_remove(s, "111222", 6), PASSCODE_ERR_WRONG_PASSCODE);
-    STATUS(passcode_remove(s, "730185", 6), PASSCODE_OK);
+    CHECK_MSG(v == 1, "enabled again");
+    CHECK_STATUS(passcode_remove(s, "111222", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_remove(s, "730185", 6), PASSCODE_OK);
     passcode_is_set(s, &v);
-    CHECK(v == 0, "removed");
-    STATUS(passcode_enable(s), PASSCODE_ERR_NO_PASSCODE);
-    STATUS(passcode_set(s, good, strlen(good)), PASSCODE_OK);
+    CHECK_MSG(v == 0, "removed");
+    CHECK_STATUS(passcode_enable(s), PASSCODE_ERR_NO_PASSCODE);
+    CHECK_STATUS(passcode_set(s, good, strlen(good)), PASSCODE_OK);
 
     refused_calls(s);
     passcode_close(s);
-    STATUS(passcode_is_set(s, &v), PASSCODE_ERR_INVALID_HANDLE);
+    CHECK_STATUS(passcode_is_set(s, &v), PASSCODE_ERR_INVALID_HANDLE);
 
     /* An app id the service refuses, at the open. */
     s = open_service("../etc", &rc);
-    CHECK(rc == PASSCODE_ERR_MISUSE && s == NULL, "the app id ../etc: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(NULL));
+    CHECK_MSG(rc == PASSCODE_ERR_MISUSE && s == NULL, "the app id ../etc: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(NULL));
     passcode_options *o = NULL;
     passcode_options_new(&o);
-    STATUS(passcode_options_set_service(o, ""), PASSCODE_ERR_MISUSE);
-    STATUS(passcode_options_set_service(o, "x123456789x123456789x123456789x123456789x123456789x123456789x12345"), PASSCODE_ERR_MISUSE);
-    STATUS(passcode_options_set_service(NULL, app), PASSCODE_ERR_INVALID_HANDLE);
+    CHECK_STATUS(passcode_options_set_service(o, ""), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_options_set_service(o, "x123456789x123456789x123456789x123456789x123456789x123456789x12345"), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_options_set_service(NULL, app), PASSCODE_ERR_INVALID_HANDLE);
     passcode_options_free(o);
 }
 
@@ -229,11 +229,11 @@ static void attack(const char *store_root) {
         printf("     attack on the files: %s: %s\n", tries[i].what, tries[i].rc ? strerror(tries[i].rc) : "ALLOWED");
         if (tries[i].rc == EACCES) denied++;
     }
-    CHECK(denied == n, "every attempt on the store's files is refused (permission denied): %d of %d", denied, n);
+    CHECK_MSG(denied == n, "every attempt on the store's files is refused (permission denied): %d of %d", denied, n);
 
     passcode_status rc;
     passcode_store *s = open_service(app, &rc);
-    if (!s) { CHECK(0, "open for the guesses: %s", passcode_strerror(rc)); return; }
+    if (!s) { CHECK_MSG(0, "open for the guesses: %s", passcode_strerror(rc)); return; }
     int checked = 0, lockouts = 0, found = 0, first_lockout_after = -1;
     int64_t first_wait = -1;
     for (int i = 0; i < 40; i++) {
@@ -256,7 +256,7 @@ static void attack(const char *store_root) {
             continue;
         }
         if (rc == PASSCODE_ERR_RESET_REQUIRED) { checked++; break; }  /* the one that reached the maximum */
-        CHECK(0, "unexpected answer to a guess: %s %s", passcode_strerror(rc), passcode_errmsg(s));
+        CHECK_MSG(0, "unexpected answer to a guess: %s %s", passcode_strerror(rc), passcode_errmsg(s));
         break;
     }
     int32_t failures = -1, reset = -1;
@@ -265,9 +265,9 @@ static void attack(const char *store_root) {
     printf("     guesses through the API: %d checked, passcode found: %s; lockouts waited out: %d; "
            "first lockout after %d failures, passcode_errwait %lld s; the store counts %d, reset required %d\n",
            checked, found ? "YES" : "no", lockouts, first_lockout_after, (long long)first_wait, (int)failures, (int)reset);
-    CHECK(first_lockout_after == 5 && first_wait == 60, "locked out for 60 s after 5 failures (LOCKED_OUT, errwait)");
-    CHECK(checked == 10 && !found && reset == 1, "at most 10 guesses under the defaults, passcode not found");
-    STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_ERR_RESET_REQUIRED);
+    CHECK_MSG(first_lockout_after == 5 && first_wait == 60, "locked out for 60 s after 5 failures (LOCKED_OUT, errwait)");
+    CHECK_MSG(checked == 10 && !found && reset == 1, "at most 10 guesses under the defaults, passcode not found");
+    CHECK_STATUS(passcode_verify(s, good, strlen(good)), PASSCODE_ERR_RESET_REQUIRED);
     int32_t refusal = -1;
     int biometric_tries = 0, biometric_in = 0, reset_tries = 0, reset_given = 0;
     for (int i = 0; i < 20; i++, biometric_tries++)
@@ -278,7 +278,7 @@ static void attack(const char *store_root) {
     }
     printf("     fake biometric matches: %d reported, %d accepted; reset codes asked: %d, %d handed over\n",
            biometric_tries, biometric_in, reset_tries, reset_given);
-    CHECK(biometric_in == 0 && reset_given == 0, "fake biometric matches and reset-code requests are refused");
+    CHECK_MSG(biometric_in == 0 && reset_given == 0, "fake biometric matches and reset-code requests are refused");
     passcode_close(s);
 }
 
@@ -292,9 +292,9 @@ static double now_seconds(void) {
  * cost ("OPS,MEM", the service's configuration), in this process's temporary folder. */
 static void bench(const char *cost) {
     unsigned long long ops = 0, mem = 0;
-    if (sscanf(cost, "%llu,%llu", &ops, &mem) != 2) { CHECK(0, "bench: the cost %s", cost); return; }
+    if (sscanf(cost, "%llu,%llu", &ops, &mem) != 2) { CHECK_MSG(0, "bench: the cost %s", cost); return; }
     char dir[] = "/tmp/passcode-service-bench-XXXXXX", file[64];
-    if (!mkdtemp(dir)) { CHECK(0, "bench: mkdtemp"); return; }
+    if (!mkdtemp(dir)) { CHECK_MSG(0, "bench: mkdtemp"); return; }
     snprintf(file, sizeof file, "%s/bench.db", dir);
     passcode_options *o = NULL;
     passcode_options_new(&o);
@@ -315,7 +315,7 @@ static void bench(const char *cost) {
         }
     printf("     verify (Argon2id ops %llu, %llu MiB), %d rounds: embedded %.3f s, through passcoded %.3f s a verify: %.3fx\n",
            ops, mem >> 20, ROUNDS, took[0] / ROUNDS, took[1] / ROUNDS, took[0] > 0 ? took[1] / took[0] : 0.0);
-    CHECK(ok, "bench: every verify succeeded on both back ends");
+    CHECK_MSG(ok, "bench: every verify succeeded on both back ends");
     passcode_close(embedded);
     passcode_close(service);
     for (const char *const *end = (const char *const[]){"", "-wal", "-shm", NULL}; *end; end++) {
@@ -338,44 +338,44 @@ static void fake(const char *kind) {
     passcode_store *s = open_service(app, &rc);
     double took = now_seconds() - t;
     if (strcmp(kind, "takeover") == 0) {
-        CHECK(rc == PASSCODE_OK && s != NULL, "passcoded answers the open: %s", passcode_strerror(rc));
+        CHECK_MSG(rc == PASSCODE_OK && s != NULL, "passcoded answers the open: %s", passcode_strerror(rc));
         if (!s) return;
         printf("SWAP\n");
         fflush(stdout);
         char line[16];
         if (!fgets(line, sizeof line, stdin)) exit(100);
         rc = passcode_verify(s, good, strlen(good));
-        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "the name's new owner is checked before the handle's next call: %s, \"%s\"",
-              passcode_strerror(rc), passcode_errmsg(s));
+        CHECK_MSG(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "the name's new owner is checked before the handle's next call: %s, \"%s\"",
+                  passcode_strerror(rc), passcode_errmsg(s));
         uint8_t key[32];
         rc = passcode_unlock_key(s, good, strlen(good), key, sizeof key);
-        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "and before the next: %s", passcode_strerror(rc));
+        CHECK_MSG(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "and before the next: %s", passcode_strerror(rc));
         passcode_close(s);
     } else if (strcmp(kind, "silent") == 0) {
-        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL && took < 10,
-              "a service that never answers: passcode_open returned in %.2f s: %s, \"%s\"", took, passcode_strerror(rc), passcode_errmsg(NULL));
+        CHECK_MSG(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL && took < 10,
+                  "a service that never answers: passcode_open returned in %.2f s: %s, \"%s\"", took, passcode_strerror(rc), passcode_errmsg(NULL));
     } else if (strcmp(kind, "owner") == 0) {
-        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL, "a name owner that is not passcoded: %s, \"%s\"",
-              passcode_strerror(rc), passcode_errmsg(NULL));
+        CHECK_MSG(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL, "a name owner that is not passcoded: %s, \"%s\"",
+                  passcode_strerror(rc), passcode_errmsg(NULL));
         /* Had the open worked, the passcode would go next: it must not. */
         if (s) {
             uint8_t key[32];
             passcode_unlock_key(s, good, strlen(good), key, sizeof key);
         }
     } else {
-        CHECK(rc == PASSCODE_OK && s != NULL, "the fake service answers the open: %s", passcode_strerror(rc));
+        CHECK_MSG(rc == PASSCODE_OK && s != NULL, "the fake service answers the open: %s", passcode_strerror(rc));
         if (!s) return;
         uint8_t key[32];
         rc = passcode_unlock_key(s, good, strlen(good), key, sizeof key);
-        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "its key refused by passcode_unlock_key: %s, \"%s\"", passcode_strerror(rc),
-              passcode_errmsg(s));
+        CHECK_MSG(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "its key refused by passcode_unlock_key: %s, \"%s\"", passcode_strerror(rc),
+                  passcode_errmsg(s));
         rc = passcode_verify(s, good, strlen(good));
-        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "and by passcode_verify: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(s));
+        CHECK_MSG(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "and by passcode_verify: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(s));
         const uint8_t note[] = "a note";
         uint8_t sealed[256];
         size_t n = 0;
         rc = passcode_seal(s, note, sizeof note, sealed, sizeof sealed, &n);
-        CHECK(rc == PASSCODE_ERR_KEY_NOT_RELEASED, "nothing is sealed with it: passcode_seal -> %s", passcode_strerror(rc));
+        CHECK_MSG(rc == PASSCODE_ERR_KEY_NOT_RELEASED, "nothing is sealed with it: passcode_seal -> %s", passcode_strerror(rc));
         passcode_close(s);
     }
 }
@@ -391,7 +391,7 @@ int main(int argc, char **argv) {
         setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/bus", 1);
         passcode_status rc;
         passcode_store *s = open_service(app, &rc);
-        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL, "no bus: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(NULL));
+        CHECK_MSG(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL, "no bus: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(NULL));
     } else if (strcmp(argv[1], "bench") == 0) {
         bench(argv[3]);
     } else if (strcmp(argv[1], "fake") == 0) {
@@ -400,9 +400,9 @@ int main(int argc, char **argv) {
         /* The bus answers, passcoded does not run: the open says so. */
         passcode_status rc;
         passcode_store *s = open_service(app, &rc);
-        CHECK(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL, "passcoded not running: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(NULL));
+        CHECK_MSG(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE && s == NULL, "passcoded not running: %s, \"%s\"", passcode_strerror(rc), passcode_errmsg(NULL));
     } else {
         attack(argv[3]);
     }
-    return failed > 100 ? 100 : failed;
+    return tl_failures_status();
 }

@@ -1,8 +1,10 @@
-/* Shared by the service tests in C (Tests/service/area_*.c): checks that print "ok   ..." or
- * "FAIL ...", and a store opened in service mode. The area programs run as a test user against
- * the passcoded that Tests/service/test_service.py starts on its private bus, with
- * `area_NAME APP_ID GOOD_PASSCODE`; a line "LOCKED <seconds>" asks the test to move the
- * service's clock by that much (root's file) and to answer with a line on stdin. */
+/* Shared by the service tests in C (Tests/service/area_*.c and the clients): a store opened in
+ * service mode, and the service's clock moved by the test. Their checks are Tests/c/testlib.h's,
+ * each printed as a line "ok   ..." or "FAIL ..." (TESTLIB_EVERY_CHECK), which test_service.py
+ * counts; a program's exit status is its failed checks (tl_failures_status). The area programs
+ * run as a test user against the passcoded that Tests/service/test_service.py starts on its
+ * private bus, with `area_NAME APP_ID GOOD_PASSCODE`; a line "LOCKED <seconds>" asks the test to
+ * move the service's clock by that much (root's file) and to answer with a line on stdin. */
 #ifndef SERVICE_SUPPORT_H
 #define SERVICE_SUPPORT_H
 #include <passcode.h>
@@ -12,17 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failed;
-
-#define CHECK(cond, ...) do { \
-        int ok_ = (cond); \
-        printf(ok_ ? "ok   " : "FAIL "); printf(__VA_ARGS__); printf("\n"); fflush(stdout); \
-        if (!ok_) failed++; \
-    } while (0)
-#define STATUS(call, want) do { \
-        passcode_status got_ = (call); \
-        CHECK(got_ == (want), "%s -> %s (%s)", #call, passcode_strerror(got_), got_ == (want) ? "as documented" : passcode_strerror(want)); \
-    } while (0)
+#define TESTLIB_EVERY_CHECK
+#include "../c/testlib.h"
 
 /* Opens `id` in service mode; NULL on failure (the status in *rc). */
 static inline passcode_store *open_service(const char *id, passcode_status *rc) {

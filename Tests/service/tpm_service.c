@@ -42,64 +42,64 @@ int main(int argc, char **argv) {
     passcode_options_set_service(o, app);
     passcode_options_set_tpm(o, "swtpm:host=127.0.0.1,port=1");
     passcode_store *refused_store = NULL;
-    STATUS(passcode_open("/ignored", o, &refused_store), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
+    CHECK_STATUS(passcode_open("/ignored", o, &refused_store), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
     const char *why = passcode_errmsg(NULL);
-    CHECK(refused_store == NULL && strstr(why, "TPM") && strstr(why, "passcoded.conf"),
-          "a TPM the host names is refused in service mode: \"%s\"", why);
+    CHECK_MSG(refused_store == NULL && strstr(why, "TPM") && strstr(why, "passcoded.conf"),
+              "a TPM the host names is refused in service mode: \"%s\"", why);
     passcode_options_free(o);
 
     passcode_status rc;
     passcode_store *s = open_service(app, &rc);
-    CHECK(rc == PASSCODE_OK && s != NULL, "open in service mode: %s", passcode_strerror(rc));
+    CHECK_MSG(rc == PASSCODE_OK && s != NULL, "open in service mode: %s", passcode_strerror(rc));
     if (!s) return 1;
 
     /* Before the passcode: the posture of passcoded's TPM, the store not bound yet. */
     int32_t bound = -1;
-    STATUS(passcode_tpm_is_bound(s, &bound), PASSCODE_OK);
-    CHECK(bound == 0, "no passcode yet: not bound (%d)", bound);
+    CHECK_STATUS(passcode_tpm_is_bound(s, &bound), PASSCODE_OK);
+    CHECK_MSG(bound == 0, "no passcode yet: not bound (%d)", bound);
     int64_t owner_set = posture(s, PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET);
-    CHECK(owner_set == provisioned, "passcoded's TPM: owner authorization set %lld (want %d)", (long long)owner_set, provisioned);
-    CHECK(posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH) == 0, "no passcode yet: no offline-search promise");
+    CHECK_MSG(owner_set == provisioned, "passcoded's TPM: owner authorization set %lld (want %d)", (long long)owner_set, provisioned);
+    CHECK_MSG(posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH) == 0, "no passcode yet: no offline-search promise");
     int64_t v = -1;
-    STATUS(passcode_tpm_posture(s, (passcode_tpm_posture_item)99, &v), PASSCODE_ERR_MISUSE);
-    STATUS(passcode_tpm_posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT, NULL), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_tpm_posture(s, (passcode_tpm_posture_item)99, &v), PASSCODE_ERR_MISUSE);
+    CHECK_STATUS(passcode_tpm_posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT, NULL), PASSCODE_ERR_MISUSE);
 
     /* The first passcode binds the store to passcoded's TPM. */
-    STATUS(passcode_set(s, good, n), PASSCODE_OK);
-    STATUS(passcode_tpm_is_bound(s, &bound), PASSCODE_OK);
-    CHECK(bound == 1, "the first passcode binds the store to passcoded's TPM (%d)", bound);
+    CHECK_STATUS(passcode_set(s, good, n), PASSCODE_OK);
+    CHECK_STATUS(passcode_tpm_is_bound(s, &bound), PASSCODE_OK);
+    CHECK_MSG(bound == 1, "the first passcode binds the store to passcoded's TPM (%d)", bound);
     int64_t offline = posture(s, PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH);
     int64_t hardware = posture(s, PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT);
     int64_t limit = posture(s, PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT);
     printf("     %s: no_offline_search %lld, hardware_guess_limit %lld, guess_limit %lld\n", argv[1],
            (long long)offline, (long long)hardware, (long long)limit);
-    CHECK(offline == 1, "bound: no offline search off this machine (%lld)", (long long)offline);
-    CHECK(hardware == provisioned && limit == (provisioned ? 10 : 0),
-          "the hardware guess limit is promised only provisioned: %lld, limit %lld", (long long)hardware, (long long)limit);
+    CHECK_MSG(offline == 1, "bound: no offline search off this machine (%lld)", (long long)offline);
+    CHECK_MSG(hardware == provisioned && limit == (provisioned ? 10 : 0),
+              "the hardware guess limit is promised only provisioned: %lld, limit %lld", (long long)hardware, (long long)limit);
 
     /* The owner authorization file is out of the caller's reach. */
     errno = 0;
     int fd = open(owner_file, O_RDONLY);
     if (provisioned)
-        CHECK(fd < 0 && errno == EACCES, "the owner authorization file is unreadable to the caller (%s)", fd < 0 ? strerror(errno) : "opened");
+        CHECK_MSG(fd < 0 && errno == EACCES, "the owner authorization file is unreadable to the caller (%s)", fd < 0 ? strerror(errno) : "opened");
     else
-        CHECK(fd < 0 && errno == ENOENT, "unprovisioned: there is no owner authorization file (%s)", fd < 0 ? strerror(errno) : "opened");
+        CHECK_MSG(fd < 0 && errno == ENOENT, "unprovisioned: there is no owner authorization file (%s)", fd < 0 ? strerror(errno) : "opened");
     if (fd >= 0) close(fd);
 
     int64_t da_before = posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_COUNTER);
-    STATUS(passcode_verify(s, "000001", 6), PASSCODE_ERR_WRONG_PASSCODE);
+    CHECK_STATUS(passcode_verify(s, "000001", 6), PASSCODE_ERR_WRONG_PASSCODE);
     int64_t da_after = posture(s, PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_COUNTER);
     if (provisioned) {
         /* The guess went through the PIN_FAIL index (NO_DA), not the DA lockout. */
-        CHECK(da_after == da_before, "provisioned: a wrong guess leaves the DA lockout alone (%lld -> %lld)", (long long)da_before, (long long)da_after);
+        CHECK_MSG(da_after == da_before, "provisioned: a wrong guess leaves the DA lockout alone (%lld -> %lld)", (long long)da_before, (long long)da_after);
         step("wrong");  /* test_service.py: the index's pinCount is 1 of 10 */
     } else {
-        CHECK(da_after == da_before + 1, "unprovisioned: a wrong guess is a failed authorization the TPM counts (%lld -> %lld)",
-              (long long)da_before, (long long)da_after);
+        CHECK_MSG(da_after == da_before + 1, "unprovisioned: a wrong guess is a failed authorization the TPM counts (%lld -> %lld)",
+                  (long long)da_before, (long long)da_after);
     }
-    STATUS(passcode_verify(s, good, n), PASSCODE_OK);
+    CHECK_STATUS(passcode_verify(s, good, n), PASSCODE_OK);
     int32_t failures = -1;
-    STATUS(passcode_failed_attempts(s, &failures), PASSCODE_OK);
+    CHECK_STATUS(passcode_failed_attempts(s, &failures), PASSCODE_OK);
 
     if (provisioned) {
         /* test_service.py checks pinCount is back to 0, then uses the index's limit up (as a
@@ -107,12 +107,12 @@ int main(int argc, char **argv) {
          * passcode, counting nothing, and the store needs a reset. */
         step("right");
         int32_t after = -1, reset = 0;
-        STATUS(passcode_verify(s, good, n), PASSCODE_ERR_TPM_GUESS_LIMIT);
-        STATUS(passcode_failed_attempts(s, &after), PASSCODE_OK);
-        STATUS(passcode_is_reset_required(s, &reset), PASSCODE_OK);
-        CHECK(after == failures && reset == 1, "the hardware limit reached through passcoded: failures %d -> %d, reset required %d",
-              failures, after, reset);
+        CHECK_STATUS(passcode_verify(s, good, n), PASSCODE_ERR_TPM_GUESS_LIMIT);
+        CHECK_STATUS(passcode_failed_attempts(s, &after), PASSCODE_OK);
+        CHECK_STATUS(passcode_is_reset_required(s, &reset), PASSCODE_OK);
+        CHECK_MSG(after == failures && reset == 1, "the hardware limit reached through passcoded: failures %d -> %d, reset required %d",
+                  failures, after, reset);
     }
     passcode_close(s);
-    return failed > 100 ? 100 : failed;
+    return tl_failures_status();
 }
