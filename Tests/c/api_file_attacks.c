@@ -572,7 +572,7 @@ static void test_pepper_covers_every_table(void) {
     passcode_close(s);
 }
 
-/* Found in review: a value over the connection's lowered length limit (1 MB), here a 2 MB
+/* A value over the connection's lowered length limit (1 MB), here a 2 MB
  * event detail written by a second process, surfaced as PASSCODE_ERR_INTERNAL (SQLITE_TOOBIG was
  * not mapped), and with a pepper on every call, the recovery paths too: the store could not be
  * recovered. Now: an edit (TAMPERED with a pepper, CORRUPT naming the limit without one), and
@@ -627,7 +627,7 @@ static void test_big_value_leaves_recovery(void) {
     passcode_close(plain);
 }
 
-/* Found in review (a1_ancestor_rename.sh): only the store's own folder was checked. Another user
+/* A folder above the store's renamed away: only the store's own folder was checked. Another user
  * who owns (or may write) a folder above the victim's 0700 folder renames it away and puts a
  * folder of their own in its place: a fresh store, the passcode gone. Now every ancestor up to /
  * is checked, as OpenSSH's StrictModes does: refused with PERMISSION naming that folder. */

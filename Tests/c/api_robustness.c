@@ -372,7 +372,7 @@ static void probe_in_namespace(long offset, const char *mode, const char *path, 
     pclose(p);
 }
 
-/* The review's attack with the real clocks: killed in the background (lock at launch off,
+/* A time namespace with the real clocks: killed in the background (lock at launch off,
  * auto-lock "immediately": 5 s of grace), relaunched 7 s later inside `unshare --user
  * --map-root-user --time --boottime -6`, whose boot clock says 1 s: locked by the wall clock. */
 static void test_a_time_namespace_does_not_skip_the_auto_lock(void) {
@@ -535,7 +535,7 @@ static void test_a_time_namespace_does_not_lift_the_reset_limits(void) {
            issued, limited);
 }
 
-/* reset_dos.sh of the review with the real clocks: one request from `unshare ... --boottime
+/* A time namespace ahead, with the real clocks: one request from `unshare ... --boottime
  * +10 days`, then the user's own request after the interval (set to 3 s here, so the test is
  * short): allowed, since the boot clock behind the request is not taken as "just now". */
 static void test_a_time_namespace_ahead_does_not_rate_limit_the_user(void) {

@@ -224,8 +224,8 @@ static inline void wrong_guess(passcode_store *s, int i, int32_t want) {
     CHECK_STATUS(passcode_verify(s, g, 6), want);
 }
 
-/* The attacks on a passcode's own policy (api_policy.c, api_review*.c): the attacker guesses distinct wrong passcodes
- * of `len` digits, lockouts waited out, until the store stops checking them (reset required,
+/* The attacks on a passcode's own policy (api_policy.c, api_policy_across_passcode_change.c,
+ * api_overlapping_calls_in_service.c): the attacker guesses distinct wrong passcodes of `len` digits, lockouts waited out, until the store stops checking them (reset required,
  * logged out) or `budget` guesses: returns the wrong answers it got; `*found` is set when a
  * guess was the passcode. */
 static inline int attacker_guesses(passcode_store *a, int len, const char *victims, int budget, int *found) {
@@ -319,8 +319,8 @@ void run_processes_tests(void);
 void run_hooks_tests(void);
 void run_hostile_tests(void);
 void run_policy_tests(void);
-void run_review_tests(void);
-void run_review2_tests(void);
+void run_across_change_tests(void);
+void run_overlapping_calls_tests(void);
 void run_events_tests(void);
 void run_key_tests(void);
 int key_attack(const char *path, const char *boot_ms, const char *wall_ms, const char *boot_id);

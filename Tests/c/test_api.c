@@ -236,8 +236,8 @@ static void run_all(void) {
     run_hooks_tests();
     run_hostile_tests();
     run_policy_tests();
-    run_review_tests();
-    run_review2_tests();
+    run_across_change_tests();
+    run_overlapping_calls_tests();
     run_events_tests();
     run_key_tests();
     run_reset_rules_tests();

@@ -1164,7 +1164,7 @@ static void test_kill_during_tpm_operations(void) {
 /* Binding and unbinding re-wrap the data key under the same passcode, so
  * the proof the bind's own passcode entry gave should hold on that handle (the passcode did not
  * change); today the new verifier's digest leaves it naming a wrap that is gone. */
-static void test_review_bind_keeps_its_own_proof(void) {
+static void test_bind_keeps_its_own_proof(void) {
     tpm_lockout_params(&A, 32);
     char path[300];
     passcode_store *s = with_passcode(path, sizeof path, "proof.db", NULL);
@@ -1174,7 +1174,7 @@ static void test_review_bind_keeps_its_own_proof(void) {
     int32_t after_bind = passcode_setting_set(s, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600);
     CHECK_STATUS(passcode_tpm_unbind(s, PC1, LEN), PASSCODE_OK);
     int32_t after_unbind = passcode_setting_set(s, PASSCODE_SETTING_LOCK_AT_LAUNCH, 0);
-    printf("review: a weakening change right after passcode_tpm_bind on the same handle: %s; after passcode_tpm_unbind: %s\n",
+    printf("bind: a weakening change right after passcode_tpm_bind on the same handle: %s; after passcode_tpm_unbind: %s\n",
            passcode_strerror(after_bind), passcode_strerror(after_unbind));
     CHECK(after_bind == PASSCODE_OK && after_unbind == PASSCODE_OK);
     passcode_close(s);
@@ -1184,7 +1184,7 @@ int main(void) {
     snprintf(root, sizeof root, "/tmp/passcode-tpm-XXXXXX");
     if (!mkdtemp(root)) { perror("mkdtemp"); return 2; }
     setvbuf(stdout, NULL, _IONBF, 0);
-    tl_filter = getenv("TPM_TEST");  /* review: run only the tests whose name contains it */
+    tl_filter = getenv("TPM_TEST");  /* run only the tests whose name contains it */
     int base = 23000 + (getpid() % 1000) * 8;
     tpm_start(&A, "tpmA", base);
     tpm_start(&B, "tpmB", base + 2);
@@ -1196,7 +1196,7 @@ int main(void) {
     RUN(test_reset_keeps_the_binding);
     RUN(test_tpm_gone);
     RUN(test_bind_and_unbind);
-    RUN(test_review_bind_keeps_its_own_proof);
+    RUN(test_bind_keeps_its_own_proof);
     RUN(test_binding_outlives_removal_and_account_deletion);
     RUN(test_hostile_binding_values);
     RUN(test_attacks_from_a_second_process);

@@ -2309,7 +2309,7 @@ def run_suites_with_relay(port, mail_dir):
         print("     C suite " + x, flush=True)
     counts = lines[next((i for i, x in enumerate(lines) if x.startswith("service mode:")), len(lines)):]
     # The attacks say how many wrong answers the attacker got through the service.
-    print("".join("     C suite " + x + "\n" for x in lines if "wrong answers" in x or x.startswith("review2")), end="", flush=True)
+    print("".join("     C suite " + x + "\n" for x in lines if "wrong answers" in x or x.startswith("overlapping calls")), end="", flush=True)
     print("".join("     C suite " + x + "\n" for x in counts), end="", flush=True)
     check(r.returncode == 0 and counts and ", 0 failed" in counts[-1],
           f"the C suite in service mode ({time.monotonic() - t:.0f} s): {counts[-1] if counts else r.stderr[-300:]} (exit {r.returncode})")

@@ -1,5 +1,5 @@
 /* "A passcode's policy belongs to that passcode", attacked: sequences that carry
- * a rule, a proof or a length across a passcode change, found by attacking the change again.
+ * a rule, a proof or a length across a passcode change made while the call waits on its hook.
  *
  * The common shape: a call of the attacker's handle checks its permission in one transaction
  * (changeSetting / setCustomSchedule: checkChangeAllowedLocked inside `read`; disable, remove,
@@ -8,7 +8,7 @@
  * as long as it likes; here it stands for that wait by doing what the victim does meanwhile
  * (forgot on another handle, the user's new passcode on the app's handle). Every write now
  * checks again (checkChangeAllowedLocked, checkStillProvedLocked). The hook-reentry tests are
- * embedded only; test_review_service_hook_window and _remove_window run the same window through
+ * embedded only; test_across_change_through_service_hook and _remove run the same window through
  * passcoded, whose uid's calls overlap while one waits on its hook. */
 #include "api_support.h"
 
@@ -53,7 +53,7 @@ static int32_t lock_state_of(passcode_store *s, int32_t *reason) {
 /* 1. Before the app's first setup: the attacker starts a weakening change while no passcode
  * exists (nothing to prove), its settings hook waits while the user sets the first passcode,
  * then the change is written under the user's passcode. */
-static void test_review_rule_written_after_the_first_passcode(void) {
+static void test_across_change_rule_written_after_the_first_passcode(void) {
     EMBEDDED_ONLY("the attacker's hook waits inside its call while the victim acts (passcoded: one call at a time per uid)");
     char path[512];
     passcode_store *v = new_store(path, sizeof path);
@@ -67,7 +67,7 @@ static void test_review_rule_written_after_the_first_passcode(void) {
     int64_t schedule = get_setting(v, PASSCODE_SETTING_LOCKOUT_SCHEDULE);
     CHECK(w.fired && w.set_rc == PASSCODE_OK && set == 1);
     int found = 0, wrong = attacker_guesses(a, LEN, PC2, 1000, &found);
-    printf("review 1, a rule written after the first passcode: custom schedule call %s, schedule %lld after the user's "
+    printf("across a passcode change: a rule written after the first passcode: custom schedule call %s, schedule %lld after the user's "
            "passcode; then %d wrong answers, passcode %s\n", passcode_strerror(rc), (long long)schedule, wrong, found ? "FOUND" : "not found");
     CHECK(rc != PASSCODE_OK);
     CHECK(wrong <= 10 && !found);
@@ -78,7 +78,7 @@ static void test_review_rule_written_after_the_first_passcode(void) {
 /* 2. Forgot, weaken, forgot again, with the weakening call held open across the
  * second forgot and the user's new passcode: the proof of the attacker's passcode, checked
  * before the hook, writes the rule under the user's passcode. */
-static void test_review_forgot_inside_a_weakening_call(void) {
+static void test_across_change_forgot_inside_a_weakening_call(void) {
     EMBEDDED_ONLY("the attacker's hook waits inside its call while the victim acts (passcoded: one call at a time per uid)");
     char path[512];
     mailbox am = {0}, vm = {0};
@@ -98,7 +98,7 @@ static void test_review_forgot_inside_a_weakening_call(void) {
     CHECK(w.fired && w.forgot_rc == PASSCODE_OK && w.set_rc == PASSCODE_OK);
     int64_t schedule = get_setting(v, PASSCODE_SETTING_LOCKOUT_SCHEDULE);
     int found = 0, wrong = attacker_guesses(a, LEN, PC2, 1000, &found);
-    printf("review 2, forgot inside a weakening call: forgot %s, the user's passcode %s, custom schedule call %s, schedule %lld "
+    printf("across a passcode change: forgot inside a weakening call: forgot %s, the user's passcode %s, custom schedule call %s, schedule %lld "
            "(app locked %d reason %d); then %d wrong answers, passcode %s\n", passcode_strerror(w.forgot_rc), passcode_strerror(w.set_rc),
            passcode_strerror(rc), (long long)schedule, locked, reason, wrong, found ? "FOUND" : "not found");
     CHECK(rc != PASSCODE_OK);
@@ -110,7 +110,7 @@ static void test_review_forgot_inside_a_weakening_call(void) {
 
 /* 2b. The same window turns biometric unlock on under the user's new passcode (a reset and a new
  * passcode turn it off); a match the attacker's handle reports then unlocks the app. */
-static void test_review_biometrics_on_across_a_new_passcode(void) {
+static void test_across_change_biometrics_turned_on(void) {
     EMBEDDED_ONLY("the attacker's hook waits inside its call while the victim acts (passcoded: one call at a time per uid)");
     char path[512];
     mailbox am = {0};
@@ -128,7 +128,7 @@ static void test_review_biometrics_on_across_a_new_passcode(void) {
     int32_t refusal = -1;
     int32_t unlock = passcode_biometric_unlock(a, &refusal);
     int32_t reason = 0, locked = lock_state_of(v, &reason);
-    printf("review 2b, biometrics across a new passcode: setting call %s, biometric_enabled %lld under the user's passcode; "
+    printf("biometrics across a new passcode: setting call %s, biometric_enabled %lld under the user's passcode; "
            "the attacker's reported match %s, app locked %d\n", passcode_strerror(rc), (long long)bio, passcode_strerror(unlock), locked);
     CHECK(rc != PASSCODE_OK && bio == 0);
     passcode_close(a2);
@@ -138,7 +138,7 @@ static void test_review_biometrics_on_across_a_new_passcode(void) {
 
 /* 3. The same window in passcode_disable: the attacker's passcode verified, the lock switched
  * off under the user's new passcode. */
-static void test_review_disable_across_a_new_passcode(void) {
+static void test_across_change_disable(void) {
     EMBEDDED_ONLY("the attacker's hook waits inside its call while the victim acts (passcoded: one call at a time per uid)");
     char path[512];
     mailbox am = {0};
@@ -154,7 +154,7 @@ static void test_review_disable_across_a_new_passcode(void) {
     CHECK_STATUS(passcode_is_enabled(v, &enabled), PASSCODE_OK);
     CHECK_STATUS(passcode_is_set(v, &set), PASSCODE_OK);
     CHECK(w.fired && w.set_rc == PASSCODE_OK);
-    printf("review 3, disable across a new passcode: disable %s; the user's passcode set %d, lock enabled %d, app locked %d\n",
+    printf("disable across a new passcode: disable %s; the user's passcode set %d, lock enabled %d, app locked %d\n",
            passcode_strerror(rc), set, enabled, locked);
     CHECK(rc != PASSCODE_OK);
     CHECK(enabled == 1);
@@ -165,7 +165,7 @@ static void test_review_disable_across_a_new_passcode(void) {
 
 /* 4. The window in passcode_remove (the lifecycle hook): the attacker's passcode verified, the
  * user's new passcode removed, the app left unlocked and not logged out. */
-static void test_review_remove_across_a_new_passcode(void) {
+static void test_across_change_remove(void) {
     EMBEDDED_ONLY("the attacker's hook waits inside its call while the victim acts (passcoded: one call at a time per uid)");
     char path[512];
     mailbox am = {0};
@@ -180,7 +180,7 @@ static void test_review_remove_across_a_new_passcode(void) {
     int32_t set = -1, reason = 0, locked = lock_state_of(v, &reason);
     CHECK_STATUS(passcode_is_set(v, &set), PASSCODE_OK);
     CHECK(w.fired && w.set_rc == PASSCODE_OK);
-    printf("review 4, remove across a new passcode: remove %s; the user's passcode still set %d; app locked %d reason %d\n",
+    printf("remove across a new passcode: remove %s; the user's passcode still set %d; app locked %d reason %d\n",
            passcode_strerror(rc), set, locked, reason);
     CHECK(rc != PASSCODE_OK);
     CHECK(set == 1);
@@ -191,7 +191,7 @@ static void test_review_remove_across_a_new_passcode(void) {
 
 /* 5. The window in passcode_change: the attacker's passcode verified, the user's new passcode
  * replaced by one the attacker chose (with the attacker's data key), and a proof of it. */
-static void test_review_change_across_a_new_passcode(void) {
+static void test_across_change_passcode_change(void) {
     EMBEDDED_ONLY("the attacker's hook waits inside its call while the victim acts (passcoded: one call at a time per uid)");
     char path[512];
     mailbox am = {0};
@@ -206,7 +206,7 @@ static void test_review_change_across_a_new_passcode(void) {
     CHECK(w.fired && w.set_rc == PASSCODE_OK);
     int32_t users = passcode_verify(v, PC2, LEN);
     int32_t weaken = passcode_setting_set(a, PASSCODE_SETTING_MAX_FAILURE_ACTION, PASSCODE_MAX_FAILURE_ACTION_NONE);
-    printf("review 5, change across a new passcode: change %s; the user's passcode now %s; the attacker's weakening call %s\n",
+    printf("change across a new passcode: change %s; the user's passcode now %s; the attacker's weakening call %s\n",
            passcode_strerror(rc), passcode_strerror(users), passcode_strerror(weaken));
     CHECK(rc != PASSCODE_OK);
     CHECK(users == PASSCODE_OK);
@@ -215,13 +215,13 @@ static void test_review_change_across_a_new_passcode(void) {
     passcode_close(v);
 }
 
-static void review_type(passcode_flow *f, const char *digits) {
+static void type_digits(passcode_flow *f, const char *digits) {
     for (const char *p = digits; *p; p++) passcode_flow_digit(f, *p - '0');
 }
 
 /* 6. An embedded change flow keeps the key its current-passcode step gave and replaces "the"
  * passcode later without checking that it is still the one it verified. */
-static void test_review_change_flow_outlives_its_passcode(void) {
+static void test_across_change_flow_outlives_its_passcode(void) {
     EMBEDDED_ONLY("the embedded change flow (service mode checks the current passcode again)");
     char path[512];
     mailbox am = {0};
@@ -231,18 +231,18 @@ static void test_review_change_flow_outlives_its_passcode(void) {
     CHECK_STATUS(passcode_set(a, PC3, LEN), PASSCODE_OK);
     passcode_flow *f = NULL;
     CHECK_STATUS(passcode_flow_new(a, PASSCODE_FLOW_KIND_CHANGE, &f), PASSCODE_OK);
-    review_type(f, PC3);
+    type_digits(f, PC3);
     int32_t step = -1, result = -1;
     CHECK_STATUS(passcode_flow_state(f, &step, &result), PASSCODE_OK);
     CHECK(step == PASSCODE_FLOW_STEP_ENTER_NEW);
     CHECK_STATUS(passcode_forgot(a2), PASSCODE_OK);
     CHECK_STATUS(passcode_set(v, PC2, LEN), PASSCODE_OK);  /* the user's new passcode */
-    review_type(f, PC1);
-    review_type(f, PC1);
+    type_digits(f, PC1);
+    type_digits(f, PC1);
     CHECK_STATUS(passcode_flow_state(f, &step, &result), PASSCODE_OK);
     int32_t users = passcode_verify(v, PC2, LEN);
     int32_t weaken = passcode_setting_set(a, PASSCODE_SETTING_MAX_FAILURE_ACTION, PASSCODE_MAX_FAILURE_ACTION_NONE);
-    printf("review 6, a change flow across forgot and a new passcode: flow result %d (1 = success); the user's passcode now %s; "
+    printf("a change flow across forgot and a new passcode: flow result %d (1 = success); the user's passcode now %s; "
            "the attacker's weakening call %s\n", result, passcode_strerror(users), passcode_strerror(weaken));
     CHECK(result != PASSCODE_FLOW_RESULT_SUCCESS);
     CHECK(users == PASSCODE_OK);
@@ -254,7 +254,7 @@ static void test_review_change_flow_outlives_its_passcode(void) {
 
 /* 7. A length chosen by the attacker's handle for its own passcode is carried by the reset by
  * email into the user's new passcode (completeReset takes the old row's length). */
-static void test_review_reset_carries_the_attackers_length(void) {
+static void test_across_change_reset_carries_the_attackers_length(void) {
     char path[512];
     mailbox am = {0}, vm = {0};
     passcode_store *v = new_store(path, sizeof path);
@@ -281,7 +281,7 @@ static void test_review_reset_carries_the_attackers_length(void) {
     int32_t six = passcode_reset_complete(v, vm.code, strlen(vm.code), PC2, LEN);
     int32_t four = six == PASSCODE_OK ? -1 : passcode_reset_complete(v, vm.code, strlen(vm.code), "7314", 4);
     int found = 0, wrong = attacker_guesses(a, 4, "7314", 1000, &found);
-    printf("review 7, the reset by email after the attacker's 4-digit passcode: length %d for the user; a 6-digit new passcode %s, "
+    printf("across a passcode change: the reset by email after the attacker's 4-digit passcode: length %d for the user; a 6-digit new passcode %s, "
            "a 4-digit one %s; then %d wrong answers at 4 digits, passcode %s\n", vlen, passcode_strerror(six),
            four < 0 ? "-" : passcode_strerror(four), wrong, found ? "FOUND" : "not found");
     /* The current passcode keeps its 4 digits until the reset is done; the new one has the
@@ -324,7 +324,7 @@ static int32_t slow_settings_hook(void *p, const char *key, const char *old, con
     return 0;
 }
 
-static void test_review_service_hook_window(void) {
+static void test_across_change_through_service_hook(void) {
     char path[512];
     mailbox am = {0};
     passcode_store *v = new_store(path, sizeof path);
@@ -341,7 +341,7 @@ static void test_review_service_hook_window(void) {
     CHECK(h.started && t.forgot_rc == PASSCODE_OK && t.set_rc == PASSCODE_OK);
     int64_t schedule = get_setting(v, PASSCODE_SETTING_LOCKOUT_SCHEDULE);
     int found = 0, wrong = attacker_guesses(a, LEN, PC2, 300, &found);
-    printf("review S (%s), forgot and the user's passcode while the attacker's hook waits 3 s: custom schedule call %s, "
+    printf("across a passcode change, through passcoded (%s): forgot and the user's passcode while the attacker's hook waits 3 s: custom schedule call %s, "
            "forgot %s, set %s, schedule %lld; then %d wrong answers, passcode %s\n", service_backend ? "service" : "embedded",
            passcode_strerror(rc), passcode_strerror(t.forgot_rc), passcode_strerror(t.set_rc), (long long)schedule,
            wrong, found ? "FOUND" : "not found");
@@ -363,7 +363,7 @@ static int32_t slow_lifecycle_hook(void *p, int32_t event, char *msg, size_t n) 
 }
 
 /* The remove window (4) with the victim on threads of its own: held through passcoded. */
-static void test_review_service_remove_window(void) {
+static void test_across_change_through_service_remove(void) {
     char path[512];
     mailbox am = {0};
     passcode_store *v = new_store(path, sizeof path);
@@ -377,7 +377,7 @@ static void test_review_service_remove_window(void) {
     if (h.started) pthread_join(h.thread, NULL);
     int32_t set = -1;
     CHECK_STATUS(passcode_is_set(v, &set), PASSCODE_OK);
-    printf("review S2 (%s), forgot and the user's passcode while the attacker's remove waits 3 s in its lifecycle hook: remove %s, "
+    printf("across a passcode change, through passcoded (%s): forgot and the user's passcode while the attacker's remove waits 3 s in its lifecycle hook: remove %s, "
            "forgot %s, set %s; the user's passcode still set %d\n", service_backend ? "service" : "embedded", passcode_strerror(rc),
            passcode_strerror(t.forgot_rc), passcode_strerror(t.set_rc), set);
     CHECK(set == 1);
@@ -386,15 +386,15 @@ static void test_review_service_remove_window(void) {
     passcode_close(v);
 }
 
-void run_review_tests(void) {
-    RUN(test_review_rule_written_after_the_first_passcode);
-    RUN(test_review_forgot_inside_a_weakening_call);
-    RUN(test_review_biometrics_on_across_a_new_passcode);
-    RUN(test_review_disable_across_a_new_passcode);
-    RUN(test_review_remove_across_a_new_passcode);
-    RUN(test_review_change_across_a_new_passcode);
-    RUN(test_review_change_flow_outlives_its_passcode);
-    RUN(test_review_reset_carries_the_attackers_length);
-    RUN(test_review_service_hook_window);
-    RUN(test_review_service_remove_window);
+void run_across_change_tests(void) {
+    RUN(test_across_change_rule_written_after_the_first_passcode);
+    RUN(test_across_change_forgot_inside_a_weakening_call);
+    RUN(test_across_change_biometrics_turned_on);
+    RUN(test_across_change_disable);
+    RUN(test_across_change_remove);
+    RUN(test_across_change_passcode_change);
+    RUN(test_across_change_flow_outlives_its_passcode);
+    RUN(test_across_change_reset_carries_the_attackers_length);
+    RUN(test_across_change_through_service_hook);
+    RUN(test_across_change_through_service_remove);
 }

@@ -1,10 +1,10 @@
 /* passcoded lets a uid's calls overlap where one waits on its
  * host's hook. Each test is a same-uid attacker on connections of its own (each handle is a bus
  * connection in service mode) against the app's handle. Service mode only: embedded, a handle's
- * hooks run in-process and test_review_* (api_review.c) already cover the windows. */
+ * hooks run in-process and test_across_change_* (api_policy_across_passcode_change.c) already cover the windows. */
 #include "api_support.h"
 
-#define SERVICE_ONLY_TEST() do { mark_test("embedded-only", "review 2 attacks passcoded's overlapping calls"); \
+#define SERVICE_ONLY_TEST() do { mark_test("embedded-only", "a same-uid attacker on passcoded's overlapping calls"); \
     if (!service_backend) return; } while (0)
 
 static double mono_s(void) {
@@ -14,7 +14,7 @@ static double mono_s(void) {
 }
 
 
-/* ---- 1. (a known limit, see run_review2_tests) ------------------------------------------- */
+/* ---- 1. (a known limit, see run_overlapping_calls_tests) ------------------------------------------- */
 
 /* ---- 2. the victim's proof, made while the attacker's call waits, is not the attacker's ----- */
 
@@ -43,7 +43,7 @@ static int32_t attacker_settings_window(void *p, const char *key, const char *ol
     return 0;
 }
 
-static void test_review2_victims_proof_made_during_the_wait(void) {
+static void test_overlap_victims_proof_made_during_the_wait(void) {
     SERVICE_ONLY_TEST();
     char path[512];
     passcode_store *v = new_store(path, sizeof path);
@@ -56,7 +56,7 @@ static void test_review2_victims_proof_made_during_the_wait(void) {
     if (w.started) pthread_join(w.thread, NULL);
     int64_t lal = get_setting(v, PASSCODE_SETTING_LOCK_AT_LAUNCH), al = get_setting(v, PASSCODE_SETTING_AUTO_LOCK_SECONDS);
     int found = 0, wrong = attacker_guesses(a, 6, PC2, 100, &found);
-    printf("review2 2, the user's passcode and proof while the attacker's weakening waits: attacker %s, user set %s, user's own "
+    printf("overlapping calls: the user's passcode and proof while the attacker's weakening waits: attacker %s, user set %s, user's own "
            "weakening %s; lock_at_launch %lld, auto-lock %lld; then %d wrong answers, passcode %s\n", passcode_strerror(rc),
            passcode_strerror(w.set_rc), passcode_strerror(w.weaken_rc), (long long)lal, (long long)al, wrong, found ? "FOUND" : "not found");
     CHECK(w.started && w.set_rc == PASSCODE_OK);
@@ -94,7 +94,7 @@ static int32_t attacker_settings_remove_window(void *p, const char *key, const c
     return 0;
 }
 
-static void test_review2_store_removed_during_the_wait(void) {
+static void test_overlap_store_removed_during_the_wait(void) {
     SERVICE_ONLY_TEST();
     char path[512];
     passcode_store *v = new_store(path, sizeof path);
@@ -108,7 +108,7 @@ static void test_review2_store_removed_during_the_wait(void) {
     int32_t set = -1;
     CHECK_STATUS(passcode_is_set(v, &set), PASSCODE_OK);
     int found = 0, wrong = attacker_guesses(a, 6, PC2, 100, &found);
-    printf("review2 3, the store removed (no passcode) and the user's first passcode while the attacker's custom schedule waits: "
+    printf("overlapping calls: the store removed (no passcode) and the user's first passcode while the attacker's custom schedule waits: "
            "remove %s, user set %s, attacker %s (%s); schedule %lld; then %d wrong answers, passcode %s\n",
            passcode_strerror(w.remove_rc), passcode_strerror(w.set_rc), passcode_strerror(rc), passcode_errmsg(a), (long long)sched,
            wrong, found ? "FOUND" : "not found");
@@ -148,7 +148,7 @@ static int32_t victim_slow_removed_hook(void *p, int32_t event, char *msg, size_
     return 0;
 }
 
-static void test_review2_apps_removal_across_a_replaced_store(void) {
+static void test_overlap_apps_removal_across_a_replaced_store(void) {
     SERVICE_ONLY_TEST();
     char path[512];
     mailbox am = {0};
@@ -166,7 +166,7 @@ static void test_review2_apps_removal_across_a_replaced_store(void) {
     int32_t set = -1, fails = failures(probe);
     CHECK_STATUS(passcode_is_set(probe, &set), PASSCODE_OK);
     int32_t verify_a = passcode_verify(probe, PC3, LEN);
-    printf("review2 4, the app's removal waits on its hook while another process forgets, removes and sets a passcode: forgot %s, "
+    printf("overlapping calls: the app's removal waits on its hook while another process forgets, removes and sets a passcode: forgot %s, "
            "remove %s, set %s; the app's removal %s (%s); afterwards passcode set %d, failures %d, the new passcode %s\n",
            passcode_strerror(w.forgot_rc), passcode_strerror(w.remove_rc), passcode_strerror(w.set_rc), passcode_strerror(rc), msg,
            set, fails, passcode_strerror(verify_a));
@@ -181,7 +181,7 @@ static void test_review2_apps_removal_across_a_replaced_store(void) {
 
 /* ---- 5. the proofs passcoded keeps for a uid are all dropped by its 1024th new entry ------- */
 
-static void test_review2_proof_book_flushed_by_the_same_uid(void) {
+static void test_overlap_proof_book_flushed_by_the_same_uid(void) {
     SERVICE_ONLY_TEST();
     char path[512];
     passcode_store *v = new_store(path, sizeof path);
@@ -199,7 +199,7 @@ static void test_review2_proof_book_flushed_by_the_same_uid(void) {
     }
     double took = mono_s() - t;
     int32_t rc = passcode_setting_set(v, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 3600);
-    printf("review2 5, 1100 same-uid connections, one after another, choosing a length on one app id of their own (%d ok, %.1f s): the app's weakening with its "
+    printf("overlapping calls: 1100 same-uid connections, one after another, choosing a length on one app id of their own (%d ok, %.1f s): the app's weakening with its "
            "fresh proof then %s (%s)\n", made, took, passcode_strerror(rc), passcode_errmsg(v));
     CHECK(rc == PASSCODE_OK);
     passcode_close(v);
@@ -212,7 +212,7 @@ static int32_t dying_lifecycle(void *p, int32_t event, char *msg, size_t n) {
     _exit(0);
 }
 
-static void test_review2_host_dies_in_its_hook(void) {
+static void test_overlap_host_dies_in_its_hook(void) {
     SERVICE_ONLY_TEST();
     char path[512];
     passcode_store *v = new_store(path, sizeof path);
@@ -234,7 +234,7 @@ static void test_review2_host_dies_in_its_hook(void) {
     int32_t set = -1;
     int32_t q = passcode_is_set(v, &set);
     int32_t ver = passcode_verify(v, PC1, LEN);
-    printf("review2 6, a same-uid host exits inside its forgot's lifecycle hook (exit %d): then the app's query %s, passcode set %d, "
+    printf("overlapping calls: a same-uid host exits inside its forgot's lifecycle hook (exit %d): then the app's query %s, passcode set %d, "
            "verify %s, %.2f s\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1, passcode_strerror(q), set, passcode_strerror(ver), mono_s() - t);
     CHECK(q == PASSCODE_OK && set == 1 && ver == PASSCODE_OK);
     passcode_close(v);
@@ -254,7 +254,7 @@ static int32_t reentrant_settings(void *p, const char *key, const char *old, con
     return 0;
 }
 
-static void test_review2_hook_calls_back_into_its_handle(void) {
+static void test_overlap_hook_calls_back_into_its_handle(void) {
     SERVICE_ONLY_TEST();
     char path[512];
     passcode_store *v = new_store(path, sizeof path);
@@ -263,19 +263,19 @@ static void test_review2_hook_calls_back_into_its_handle(void) {
     CHECK_STATUS(passcode_set_settings_hook(v, reentrant_settings, &r), PASSCODE_OK);
     double t = mono_s();
     int32_t rc = passcode_setting_set(v, PASSCODE_SETTING_AUTO_LOCK_SECONDS, 60);
-    printf("review2 7, the app's settings hook calls passcode_is_set on its own handle: inner %s in %.2f s, the change %s in %.2f s\n",
+    printf("overlapping calls: the app's settings hook calls passcode_is_set on its own handle: inner %s in %.2f s, the change %s in %.2f s\n",
            passcode_strerror(r.rc), r.took, passcode_strerror(rc), mono_s() - t);
     passcode_close(v);
 }
 
-void run_review2_tests(void) {
-    /* test_review2_held_hook_slots_refuse_the_apps_hooks is a known limit, not a test that passes:
+void run_overlapping_calls_tests(void) {
+    /* test_overlap_held_hook_slots_refuse_the_apps_hooks is a known limit, not a test that passes:
      * two held hook waits of a same-uid process make the app's hook-asking calls HOOK_FAILED at
      * once (a refusal, not a wait; passcoded(8)). */
-    RUN(test_review2_victims_proof_made_during_the_wait);
-    RUN(test_review2_store_removed_during_the_wait);
-    RUN(test_review2_apps_removal_across_a_replaced_store);
-    RUN(test_review2_proof_book_flushed_by_the_same_uid);
-    RUN(test_review2_host_dies_in_its_hook);
-    RUN(test_review2_hook_calls_back_into_its_handle);
+    RUN(test_overlap_victims_proof_made_during_the_wait);
+    RUN(test_overlap_store_removed_during_the_wait);
+    RUN(test_overlap_apps_removal_across_a_replaced_store);
+    RUN(test_overlap_proof_book_flushed_by_the_same_uid);
+    RUN(test_overlap_host_dies_in_its_hook);
+    RUN(test_overlap_hook_calls_back_into_its_handle);
 }
