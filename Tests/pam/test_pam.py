@@ -5,6 +5,9 @@ for pam_wrapper in the folder, one in /etc/pam.d for pamtester) and removes all 
 
     Tests/pam/test_pam.py BUILD_DIR REPO
 
+The bus, passcoded and the users are Tests/service/harness.py's; PAM_TEST_USERS=prefix names the
+users ("<prefix>-svc", "<prefix>-a", "<prefix>-b"; by default "pp" and the process id).
+
 Each check prints "ok   name: what was seen" or "FAIL name: ..."; exit 1 on any failure. The
 lockout transcript, the guesses another user's process got and what a user's own enrolment got
 are printed under "note:" lines."""
@@ -14,8 +17,10 @@ import pwd
 import signal
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "service"))
+import harness  # noqa: E402  (the private bus, passcoded and the users)
 
 BUILD, REPO = sys.argv[1], sys.argv[2]
 MODULE = f"{BUILD}/pam_passcode.so"
@@ -34,56 +39,32 @@ def check(name, cond, seen):
         failures.append(name)
 
 
-class Rig:
+class Rig(harness.PrivateService):
+    """The private bus, passcoded and the users (Tests/service/harness.py), and the PAM service
+    files: pam_wrapper's in the folder, pamtester's in /etc/pam.d."""
+
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="passcode-pam.")
-        os.chmod(self.dir, 0o711)
-        self.tag = f"pp{os.getpid() % 100000}"
-        self.service_user = f"{self.tag}-svc"
-        self.users = [f"{self.tag}a", f"{self.tag}b"]
-        self.made = []
-        self.bus = self.daemon = None
-        self.etc_service = f"/etc/pam.d/passcode-test-{self.tag}"
-        self.clock = f"{self.dir}/clock"
-        self.offset = 0
+        tag = os.environ.get("PAM_TEST_USERS") or f"pp{os.getpid() % 100000}"
+        super().__init__(f"{BUILD}/passcoded", REPO, users=tag, folder="passcode-pam.", name="test-pam")
+        self.dir = self.top
+        self.users = [self.user("a"), self.user("b")]
+        self.etc_service = f"/etc/pam.d/passcode-test-{tag}"
+
+    @property
+    def offset(self):
+        return self.clock
 
     def run(self, *args, **kw):
         return subprocess.run(list(args), capture_output=True, text=True, **kw)
 
     def start(self):
-        self.run("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", self.service_user, check=True)
-        self.made.append(self.service_user)
+        self.add_user(self.service_user, system=True)
         for u in self.users:
-            self.run("useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", u, check=True)
-            self.made.append(u)
-        with open(f"{self.dir}/bus.conf", "w") as f:
-            f.write(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={self.dir}/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/><deny own="*"/><deny send_type="method_call"/><allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/><allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/><allow receive_type="method_return"/><allow receive_type="error"/><allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-  </policy>
-  <include>{REPO}/service/org.libpasscode.Passcode1.conf</include>
-</busconfig>
-""")
+            self.add_user(u)
         self.set_clock(0)
-        with open(f"{self.dir}/passcoded.conf", "w") as f:
-            f.write(f"store_root = {self.dir}/stores\nuser = {self.service_user}\nclock_offset_file = {self.clock}\n")
-        os.chmod(f"{self.dir}/passcoded.conf", 0o644)
-        self.bus = subprocess.Popen(["dbus-daemon", "--nofork", "--nopidfile", f"--config-file={self.dir}/bus.conf"],
-                                    stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            if os.path.exists(f"{self.dir}/bus"):
-                break
-            time.sleep(0.1)
-        os.chmod(f"{self.dir}/bus", 0o666)
-        self.address = f"unix:path={self.dir}/bus"
+        self.write_root_file(self.config_file, f"store_root = {self.store_root}\nuser = {self.service_user}\n"
+                                               f"clock_offset_file = {self.clock_file}\n")
+        self.start_bus(stderr=subprocess.DEVNULL)
         self.start_daemon()
         # pam_wrapper's service folder, and pamtester's service in /etc/pam.d.
         os.mkdir(f"{self.dir}/pam.d")
@@ -98,41 +79,13 @@ class Rig:
         with open(self.etc_service, "w") as f:
             f.write(f"auth required {MODULE}\naccount required {MODULE}\npassword required {MODULE}\n")
 
-    def start_daemon(self):
-        log = open(f"{self.dir}/passcoded.log", "a")
-        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address)
-        self.daemon = subprocess.Popen([f"{BUILD}/passcoded", "--config", f"{self.dir}/passcoded.conf"], stderr=log, env=env)
-        for _ in range(100):
-            with open(f"{self.dir}/passcoded.log") as f:
-                if f.read().count("ready") >= getattr(self, "starts", 0) + 1:
-                    break
-            time.sleep(0.1)
-        self.starts = getattr(self, "starts", 0) + 1
-
-    def stop_daemon(self, sig=signal.SIGTERM):
-        if self.daemon and self.daemon.poll() is None:
-            self.daemon.send_signal(sig)
-            self.daemon.wait()
-
-    def set_clock(self, seconds):
-        self.offset = seconds
-        with open(self.clock, "w") as f:
-            f.write(str(seconds))
-        os.chmod(self.clock, 0o644)
-
     def service(self, name, text):
         with open(f"{self.dir}/pam.d/{name}", "w") as f:
             f.write(text)
 
     def env(self, **extra):
         # The module and passcodectl are built without an rpath: the checkout's library by LD_LIBRARY_PATH.
-        return dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address, LD_LIBRARY_PATH=BUILD, **extra)
-
-    def as_user(self, user):
-        if user is None:
-            return []
-        p = pwd.getpwnam(user)
-        return ["setpriv", f"--reuid={p.pw_uid}", f"--regid={p.pw_gid}", "--clear-groups", "--"]
+        return super().env(LD_LIBRARY_PATH=BUILD, **extra)
 
     def pamcase(self, service, user, op, expected, *answers, run_as=None, **env):
         e = self.env(LD_PRELOAD=WRAPPER, PAM_WRAPPER="1", PAM_WRAPPER_SERVICE_DIR=f"{self.dir}/pam.d", **env)
@@ -164,16 +117,11 @@ class Rig:
             return None
         return int(line.split(" digits, ")[1].split(" failures")[0])
 
-    def stop(self):
+    def cleanup(self):
         self.stop_daemon()
-        if self.bus and self.bus.poll() is None:
-            self.bus.terminate()
-            self.bus.wait()
-        for u in self.made:
-            self.run("userdel", u)
         if os.path.exists(self.etc_service):
             os.unlink(self.etc_service)
-        subprocess.run(["rm", "-rf", self.dir])
+        super().cleanup()
 
 
 def tests(r):
@@ -426,12 +374,9 @@ def main():
     if os.getuid() != 0:
         print("test-pam: needs root")
         return 2
-    r = Rig()
-    try:
+    with Rig() as r:
         r.start()
         tests(r)
-    finally:
-        r.stop()
     leftover = [u for u in r.made if subprocess.run(["getent", "passwd", u], capture_output=True).returncode == 0]
     check("cleanup", not leftover and not os.path.exists(r.dir) and not os.path.exists(r.etc_service),
           f"users, folder and /etc/pam.d file gone: {leftover}")

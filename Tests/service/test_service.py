@@ -46,63 +46,19 @@ for tool in ("dbus-daemon", "useradd", "userdel", "setpriv"):
         print(f"test-service: {tool} is missing (scripts/ensure-deps.sh test installs it)")
         sys.exit(1)
 
-top = tempfile.mkdtemp(prefix="passcoded-test.")
-os.chmod(top, 0o711)  # traversable by the test users (the bus socket) and the service user
-store_root = os.path.join(top, "stores")
-socket_path = os.path.join(top, "bus")
-address = "unix:path=" + socket_path
-clock_file = os.path.join(top, "clock-offset")
-config_file = os.path.join(top, "passcoded.conf")
-procs = {}
-users = []
+sys.path.insert(0, HERE)
+import harness  # noqa: E402  (Tests/service/harness.py: the bus, the daemon and the users)
 
+rig = harness.PrivateService(PASSCODED, REPO, users=USERS, folder="passcoded-test.", name="test-service")
+top, store_root, socket_path, address = rig.top, rig.store_root, rig.socket_path, rig.address
+clock_file, config_file = rig.clock_file, rig.config_file
+procs, users = rig.procs, rig.made
+add_user, cleanup, write_root_file = rig.add_user, rig.cleanup, harness.write_root_file
+# Each start waits for its own "ready" line: a restart is the same call.
+start_daemon = restart_daemon = rig.start_daemon
 
-def add_user(name, system=False):
-    subprocess.run(["userdel", name], stderr=subprocess.DEVNULL)
-    subprocess.run(["useradd", "--system" if system else "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", name], check=True)
-    users.append(name)
-    return pwd.getpwnam(name)
-
-
-def write_root_file(path, text, mode=0o644):
-    with open(path, "w") as f:
-        f.write(text)
-    os.chmod(path, mode)
-
-
-def cleanup():
-    for p in list(procs.values()):
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    for u in users:
-        r = subprocess.run(["userdel", "-f", u], capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"test-service: cleanup: userdel {u} failed: {r.stderr.strip()}", flush=True)
-    shutil.rmtree(top, ignore_errors=True)
-
-
-def start_bus():
-    conf = os.path.join(top, "bus.conf")
-    write_root_file(conf, f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>{address}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+# This bus's policy beyond the default: introspection, and the fprintd and logind mocks.
+EXTRA_POLICY = """    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
     <!-- fprintd (the test's python-dbusmock template, started by root): anyone may call it, as
          fprintd's own policy allows; polkit is its business. -->
     <allow own="net.reactivated.Fprint"/>
@@ -111,34 +67,11 @@ def start_bus():
          root): passcoded asks it whether a caller is at the machine. -->
     <allow own="org.freedesktop.login1"/>
     <allow send_destination="org.freedesktop.login1"/>
-  </policy>
-  <include>{REPO}/service/org.libpasscode.Passcode1.conf</include>
-</busconfig>
-""")
-    procs["bus"] = subprocess.Popen(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + conf])
-    for _ in range(100):
-        if os.path.exists(socket_path):
-            os.chmod(socket_path, 0o666)
-            return
-        time.sleep(0.05)
-    raise SystemExit("test-service: the private bus did not start")
+"""
 
 
-def start_daemon(wrapper=()):
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
-    log = open(os.path.join(top, "daemon.log"), "a+")
-    p = subprocess.Popen(list(wrapper) + [PASSCODED, "--config", config_file], env=env, stderr=log, text=True)
-    procs["daemon"] = p
-    line = ""
-    for _ in range(200):
-        log.seek(0)
-        line = log.read()
-        if "ready" in line or p.poll() is not None:
-            break
-        time.sleep(0.05)
-    if "ready" not in line:
-        raise SystemExit(f"test-service: passcoded did not start: {line[-2000:]}")
-    return p
+def start_bus():
+    rig.start_bus(EXTRA_POLICY)
 
 
 class Client:
@@ -258,18 +191,6 @@ def read_faults(p, on_line=None, until=None):
         elif on_line:
             on_line(line.rstrip())
     return oks, fails, p.wait()
-
-
-def restart_daemon(wrapper=()):
-    """start_daemon, waiting for this start's own "ready" line (the log keeps the earlier ones)."""
-    log = os.path.join(top, "daemon.log")
-    starts = open(log).read().count("ready") if os.path.exists(log) else 0
-    start_daemon(wrapper)
-    for _ in range(200):
-        if open(log).read().count("ready") > starts:
-            return
-        time.sleep(0.05)
-    raise SystemExit("test-service: passcoded did not start again")
 
 
 def reply(p, text="go"):
@@ -764,10 +685,7 @@ FAKE_SERVICE = os.path.join(HERE, "fake_service.py")
 
 
 def as_user(user, cmd):
-    if user == "root":
-        return cmd
-    pw = pwd.getpwnam(user)
-    return ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--"] + cmd
+    return harness.as_user(user) + cmd
 
 
 def start_fake(mode, bus_address, user="root"):
