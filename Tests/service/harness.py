@@ -10,6 +10,8 @@ Tests/pam/test_pam.py (as root).
         rig.start_daemon()
         ... rig.address (DBUS_SYSTEM_BUS_ADDRESS), rig.as_user(name) + [command] ...
 
+Run as a program it is `make try-service` (scripts/try-service.sh): main() below.
+
 Everything it makes is named after `users` (the users: "<users>-svc", "<users>-a", ...) or lives
 in its temporary folder (`folder` is the folder's name prefix), and cleanup() (also leaving the
 with block, an exception or SIGTERM) stops every process in `procs`, deletes the users it made
@@ -19,6 +21,7 @@ import pwd
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -188,3 +191,77 @@ class PrivateService:
         shutil.rmtree(self.top, ignore_errors=True)
         signal.signal(signal.SIGTERM, self._old_sigterm)
 
+
+# make try-service: the bus's policy beyond the default. fprintd's and logind's names may be owned
+# by root, as their own policies let them (a fprintd, or the GTK tests' templates, started as
+# root with DBUS_SYSTEM_BUS_ADDRESS set); anyone may call them.
+TRY_POLICY = """    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="net.reactivated.Fprint"/>
+    <allow send_destination="org.freedesktop.login1"/>
+"""
+TRY_POLICIES = """  <policy user="root"><allow own="net.reactivated.Fprint"/><allow own="org.freedesktop.login1"/></policy>
+"""
+
+
+def main(argv):
+    """make try-service: service mode tried without installing anything. As root (passcoded
+    starts as root and drops to a user of its own), a private system-like bus with the checkout's
+    bus policy and the checkout's passcoded on it, stores in a temporary folder under /tmp, a
+    throwaway service user; prints the bus address; runs COMMAND (default: a shell) as the user
+    who called sudo with DBUS_SYSTEM_BUS_ADDRESS set to that bus; removes the bus, the daemon, the
+    stores and the user when COMMAND ends, and exits with its status. TRY_SERVICE_CONF: lines
+    added to passcoded.conf (a mail relay, fprint_timeout, ...: passcoded(8)).
+
+        [TRY_SERVICE_CONF='fprint_timeout = 5'] harness.py PASSCODED [COMMAND...]"""
+    if len(argv) < 2:
+        print("usage: [TRY_SERVICE_CONF=...] scripts/try-service.sh PASSCODED [COMMAND...]", file=sys.stderr)
+        return 2
+    passcoded, command = argv[1], argv[2:] or [os.environ.get("SHELL") or "/bin/sh"]
+    if os.geteuid() != 0:
+        print("try-service: run it as root (sudo make try-service): passcoded starts as root and drops to a user of its own",
+              file=sys.stderr)
+        return 2
+    for tool in ("dbus-daemon", "useradd", "userdel", "setpriv"):
+        if not shutil.which(tool):
+            print(f"try-service: {tool} is missing (apt-get install dbus-daemon passwd util-linux)", file=sys.stderr)
+            return 2
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # Under /tmp: every folder above the stores must be reachable by the service user and
+    # writable by root alone (the library's folder check).
+    rig = PrivateService(os.path.abspath(passcoded), repo, users=f"passcode-try-{os.getpid()}", folder="passcode-try.",
+                         name="try-service", parent="/tmp")
+    try:
+        rig.add_user(rig.service_user, system=True)
+        conf = f"store_root = {rig.store_root}\nuser = {rig.service_user}\n"
+        if os.environ.get("TRY_SERVICE_CONF"):
+            conf += os.environ["TRY_SERVICE_CONF"] + "\n"
+        write_root_file(rig.config_file, conf)
+        with open(os.path.join(rig.top, "bus.log"), "w") as bus_log:
+            rig.start_bus(TRY_POLICY, stderr=bus_log, policies=TRY_POLICIES)
+        rig.start_daemon()
+        print(f"""try-service: passcoded runs on a private bus, as {rig.service_user}, stores in {rig.store_root}
+  DBUS_SYSTEM_BUS_ADDRESS={rig.address}
+  from C:      passcode_options_set_service(opts, "org.example.App") before passcode_open
+  from Python: passcode.Store("org.example.App", service="org.example.App")
+  the methods: busctl --address={rig.address} introspect org.libpasscode.Passcode1 /org/libpasscode/Passcode1
+  passcoded's log: {rig.log_path}; leave the shell (exit) to stop everything""", file=sys.stderr, flush=True)
+        run_as = os.environ.get("SUDO_USER") or "root"
+        env = rig.env()
+        if run_as != "root":
+            pw = pwd.getpwnam(run_as)
+            env.update(HOME=pw.pw_dir, USER=run_as)
+            command = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups", "--"] + command
+        # While COMMAND runs, ^C is its own (an interactive shell's), and SIGTERM is passed on to
+        # it; the bus and passcoded go when it has ended.
+        child = subprocess.Popen(command, env=env, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signal.SIGTERM))
+        rc = child.wait()
+        return rc if rc >= 0 else 128 - rc
+    finally:
+        rig.cleanup()
+        print(f"try-service: stopped; the bus, passcoded, its stores and the user {rig.service_user} are gone", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

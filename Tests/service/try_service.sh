@@ -21,8 +21,8 @@ print('verified as uid', __import__('os').getuid())
 rc=$?
 fail=0
 grep -q "wrong refused" "$out" && grep -q "verified as uid $(id -u nobody)" "$out" || { echo "FAIL try-service: the command did not reach passcoded as nobody (exit $rc):"; cat "$out"; fail=1; }
-dir=$(sed -n 's/.*stores in \(\/tmp\/passcode-try\.[A-Za-z0-9]*\)\/stores.*/\1/p' "$out")
-user=$(sed -n 's/.*, as \(passcode-try-[0-9]*\),.*/\1/p' "$out")
+dir=$(sed -n 's/.*stores in \(\/tmp\/passcode-try\.[A-Za-z0-9_]*\)\/stores.*/\1/p' "$out")
+user=$(sed -n 's/.*, as \(passcode-try-[0-9]*-svc\),.*/\1/p' "$out")
 [ -n "$dir" ] && [ ! -e "$dir" ] || { echo "FAIL try-service: its folder '$dir' is still there"; fail=1; }
 [ -n "$user" ] && ! getent passwd "$user" >/dev/null || { echo "FAIL try-service: its user '$user' is still there"; fail=1; }
 rm -f "$out"
