@@ -341,7 +341,7 @@ static void test_across_change_through_service_hook(void) {
     CHECK(h.started && t.forgot_rc == PASSCODE_OK && t.set_rc == PASSCODE_OK);
     int64_t schedule = get_setting(v, PASSCODE_SETTING_LOCKOUT_SCHEDULE);
     int found = 0, wrong = attacker_guesses(a, LEN, PC2, 300, &found);
-    printf("across a passcode change, through passcoded (%s): forgot and the user's passcode while the attacker's hook waits 3 s: custom schedule call %s, "
+    printf("across a passcode change (%s): forgot and the user's passcode while the attacker's hook waits 3 s: custom schedule call %s, "
            "forgot %s, set %s, schedule %lld; then %d wrong answers, passcode %s\n", service_backend ? "service" : "embedded",
            passcode_strerror(rc), passcode_strerror(t.forgot_rc), passcode_strerror(t.set_rc), (long long)schedule,
            wrong, found ? "FOUND" : "not found");
@@ -377,7 +377,7 @@ static void test_across_change_through_service_remove(void) {
     if (h.started) pthread_join(h.thread, NULL);
     int32_t set = -1;
     CHECK_STATUS(passcode_is_set(v, &set), PASSCODE_OK);
-    printf("across a passcode change, through passcoded (%s): forgot and the user's passcode while the attacker's remove waits 3 s in its lifecycle hook: remove %s, "
+    printf("across a passcode change (%s): forgot and the user's passcode while the attacker's remove waits 3 s in its lifecycle hook: remove %s, "
            "forgot %s, set %s; the user's passcode still set %d\n", service_backend ? "service" : "embedded", passcode_strerror(rc),
            passcode_strerror(t.forgot_rc), passcode_strerror(t.set_rc), set);
     CHECK(set == 1);
