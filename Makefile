@@ -23,15 +23,19 @@ SHELL := /bin/bash
 #   make demo           the GTK front end with a display, else the terminal one (DEMO=terminal: always), on a default store
 #   make clean          remove build/, .build* and the built demo
 #   make help           this list
-# make test: every test group below, in this order, also after one failed (Tests/run_groups.sh)
+#   make test-build     every artefact of every test group, built once (make test's first step, with -j2)
+# make test: test-build, then every group below, two lanes at once, also after one failed (Tests/run_groups.sh)
 #   make check-header   include/passcode.h matches the Swift sources, the symbols file and _ffi.py the header;
 #                       clean under gcc, clang and g++
 #   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML;
 #                       README's D-Bus method list is the one passcoded's XML gives
 #   make check-layers   each layer of Sources/shared/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
-#   make check-bus      passcoded's generated vtable, dispatch and stubs match its XML; every method has a
-#                       handler and a caller, every back-end call reaches the bus (needs no root, no bus)
+#   make check-bus      passcoded's generated vtable, property table, dispatch, stubs, hook calls and app id
+#                       rule match its XML; every method has a handler and a caller, every property and hook
+#                       both ends, every back-end call reaches the bus (needs no root, no bus)
+#   make check-coverage every exported function has a catalogue case, a Python method and a service-mode
+#                       run, or a reason marked in scripts/check_coverage.py (needs no build, no root)
 #   make test-version   VERSION is the one place the version is written
 #   make test-swift     the Swift tests (swift test), the public enums' values also in a release build
 #                       (SWIFT_FILTER=name: only the Swift tests that match it, nothing else)
@@ -92,7 +96,7 @@ DAEMON_SOURCES := $(SHARED_SOURCES) $(shell find Sources/passcoded -type f ! -na
 
 
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
-.PHONY: test check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
+.PHONY: test test-build check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service screenshots
 
@@ -114,7 +118,7 @@ $(B)/passcode.pc: passcode.pc.in VERSION
 	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' -e 's|@INCLUDEDIR@|$(CURDIR)/include|' \
 	    -e 's|@VERSION@|$(VERSION)|' -e 's|^Libs: -L\$${libdir}|Libs: -L$${libdir} -Wl,-rpath,$${libdir}|' passcode.pc.in > $@
 
-$(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh
+$(B)/passcode.map: include/passcode.h scripts/gen_version_script.sh scripts/api_model.py
 	@mkdir -p $(B)
 	scripts/gen_version_script.sh include/passcode.h > $@
 
@@ -139,10 +143,11 @@ EMBEDDED ?= 1
 # The directory test-full-runtime builds the EMBEDDED=0 library into, beside the default one.
 FULL_RT := $(B)/full-runtime
 
-# Relinks when the link flags change (make lib RELR=0 after RELR=1, EMBEDDED=1 after 0).
+# Relinks when the link flags change (make lib RELR=0 after RELR=1, EMBEDDED=1 after 0); written
+# without the checkout's path, so that a copy of the tree (deb-test's) finds its build up to date.
 $(B)/link-flags: FORCE
 	@mkdir -p $(B)
-	@echo '$(LINK_SIZE) EMBEDDED=$(EMBEDDED)' | cmp -s - $@ || echo '$(LINK_SIZE) EMBEDDED=$(EMBEDDED)' > $@
+	@echo '$(subst $(CURDIR)/,,$(LINK_SIZE)) EMBEDDED=$(EMBEDDED)' | cmp -s - $@ || echo '$(subst $(CURDIR)/,,$(LINK_SIZE)) EMBEDDED=$(EMBEDDED)' > $@
 .PHONY: FORCE
 FORCE:
 
@@ -183,8 +188,11 @@ endif
 	ln -sf $(SONAME) $(B)/libpasscode.so
 
 # Regenerate the header from the C types (Sources/libpasscode/Passcode/Types/types.h) and the compiler's
-# output for the @c declarations, and every list written from a definition (the Swift list of each
-# C enum's cases, before the build; scripts/gen_lists.py: passcode(7)'s settings table (docs/passcode.7.md), the Python exceptions).
+# output for the @c declarations, each function on the man page its @c line names, and every list
+# written from a definition (the Swift list of each C enum's cases, before the build;
+# scripts/gen_lists.py: passcode(7)'s settings table (docs/passcode.7.md), the Python exceptions).
+# The generators after gen_header.py read the header through one model, scripts/api_model.py
+# (gen_header.py checks that it reads back what was written); build/api.json is that model.
 GEN_INPUTS := --library .build/debug/libpasscode.so .build/passcode-swift.h
 SWIFT_CASES := Sources/shared/PasscodeCore/PublicEnumCases.swift
 header: $(TYPES_STAMP)
@@ -197,30 +205,42 @@ header: $(TYPES_STAMP)
 	python3 scripts/gen_python_enums.py include/passcode.h > python/passcode/_enums.py
 	python3 scripts/gen_lists.py .build/debug/libpasscode.so include/passcode.h
 	python3 scripts/gen_abi.py
+	@mkdir -p $(B) && python3 scripts/api_model.py include/passcode.h > $(B)/api.json
 
-# passcoded's interface is service/org.libpasscode.Passcode1.xml: the files scripts/gen_bus.py
-# writes from it (the vtable, passcoded's dispatch, the client's stubs, both ends of each simple
-# method: org.libpasscode.Seam) are regenerated into memory
-# and compared; every method must have its handler in passcoded and its caller in the client, and
-# every back-end requirement the client implements must reach the bus or say `// bus: local (why)`.
+# passcoded's interfaces are service/org.libpasscode.Passcode1.xml (its methods, the stores'
+# properties, the host's hooks, the app id's rule): the files scripts/gen_bus.py writes from it (the
+# vtable and property table, passcoded's dispatch and generated handlers: org.libpasscode.Seam or
+# Core, the client's stubs and readers, the hook calls, AppID and pam_passcode's passcode_app_id.h)
+# are regenerated into memory and compared; every method must have its handler in passcoded and
+# its caller in the client, every property and hook both ends (passcoded sets or asks it, the
+# client reads or answers it), and every back-end requirement the client implements must reach
+# the bus or say `// bus: local (why)`. Tests/bus/check_bus_detects.py then breaks copies of the tree
+# (a property or hook gone from one end, a generated file edited) and wants each refused.
 # Plain Python: no build, no bus, no root.
 check-bus:
 	@python3 scripts/gen_bus.py --check
+	@python3 Tests/bus/check_bus_detects.py
 
 # Fails when a layer of Sources/shared/PasscodeCore reaches past its folder (docs/hacking.md "Layout"): SQL
 # outside Store/, SQLite, libsodium, the keyring or the TPM called from elsewhere, I/O in Policy/.
 check-layers:
 	@Tests/layers/check_layers.sh
 
+# Every exported function: a bad-input catalogue case, a Python method (or C_ONLY and why) and a
+# service-mode run (or EMBEDDED_ONLY and why). Plain Python over the sources: no build, no root.
+check-coverage:
+	@python3 scripts/check_coverage.py --self-test
+	@python3 scripts/check_coverage.py
+
 # Fails when include/passcode.h, python/passcode/_enums.py or a list written from a definition
 # (the Swift list of each C enum's cases, passcode(7)'s settings table, python/passcode/_errors.py;
 # from the header, debian/libpasscode0.symbols and python/passcode/_ffi.py's FUNCTIONS: scripts/gen_abi.py)
-# differs from what the sources generate.
-check-header: $(TYPES_STAMP)
+# differs from what the sources generate, or a function's @c line names no man page (gen_header.py).
+# Those read after the header read it through scripts/api_model.py.
+check-header: $(TYPES_STAMP) $(B)/swift-debug.stamp
 	@mkdir -p $(B)
 	python3 scripts/gen_header.py --swift-cases > $(B)/PublicEnumCases.swift.generated
 	@diff -u $(SWIFT_CASES) $(B)/PublicEnumCases.swift.generated && echo "header: $(SWIFT_CASES) matches Sources/libpasscode/Passcode/Types/types.h"
-	$(SWIFT) build --manifest-cache none --product passcode
 	python3 scripts/gen_header.py $(GEN_INPUTS) > $(B)/passcode.h.generated
 	@diff -u include/passcode.h $(B)/passcode.h.generated && echo "header: include/passcode.h matches the Swift sources"
 	python3 scripts/gen_python_enums.py include/passcode.h > $(B)/_enums.py.generated
@@ -233,9 +253,46 @@ check-header: $(TYPES_STAMP)
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
-test: deps lib
-	@Tests/run_groups.sh $(TEST_GROUPS)
+# The groups that touch what the machine shares: test-service's and test-pam's users and PAM file,
+# deb-test's installed packages (which test-install and test-wheel must not see), the front ends'
+# service runs. make test runs them one after the other in a lane of their own, beside the other
+# groups (Tests/run_groups.sh); test-gtk's passcoded has a bus and a user of its own, so it runs
+# in the second lane.
+SYSTEM_GROUPS := test-service deb-test test-frontends test-pam test-install test-wheel
+TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
+test: deps
+	@Tests/run_groups.sh --build test-build --system "$(SYSTEM_GROUPS)" $(TEST_GROUPS)
+
+# Each configuration of the core built once, and every other artefact a group needs: the
+# Embedded library; SwiftPM's debug build (check-header's compiler header, test-swift); one
+# release build (passcoded, then the full-runtime library from the same modules); the release
+# build of the tests with testing enabled (the public enums, test-swift); ThreadSanitizer's and
+# the fuzzers' (ASan) builds; the C programs. make test makes it with -j2 before the groups.
+SWIFT_TESTS := $(wildcard Tests/PasscodeCoreTests/*.swift)
+SWIFT_TEST_PRODUCT := libpasscodePackageTests
+$(B)/swift-debug.stamp: $(SOURCES) $(TYPES_STAMP) $(SWIFT_TESTS)
+	@mkdir -p $(B)
+	$(SWIFT) build --manifest-cache none --product passcode
+	$(SWIFT) build --product $(SWIFT_TEST_PRODUCT)
+	@touch $@
+
+$(B)/swift-release-tests.stamp: $(SOURCES) $(TYPES_STAMP) $(SWIFT_TESTS)
+	@mkdir -p $(B)
+	$(SWIFT) build -c release -Xswiftc -enable-testing --scratch-path .build-release-tests --product $(SWIFT_TEST_PRODUCT)
+	@touch $@
+
+$(B)/swift-tsan.stamp: $(SOURCES) $(TYPES_STAMP) $(SWIFT_TESTS)
+	@mkdir -p $(B)
+	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product $(SWIFT_TEST_PRODUCT)
+	@touch $@
+
+# The longest chain first (SwiftPM's .build: passcoded, the full-runtime library, the debug build, one
+# after the other), beside the Embedded library and the other scratch paths.
+test-build: $(B)/passcoded lib $(FULL_RT)/$(REALNAME) $(B)/swift-debug.stamp $(B)/swift-release-tests.stamp \
+    $(B)/swift-tsan.stamp docs pam $(B)/test_api $(B)/test_catalogue $(B)/crash_harness $(B)/stress $(B)/corrupt $(B)/test_tpm \
+    $(B)/fuzz_api $(B)/hostile_store $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B)/lazy_sqlite_host \
+    $(B)/ceil_check $(B)/random_check examples/c/passcode_demo $(B)/service_client $(B)/service_faults \
+    $(SERVICE_AREA_TESTS) $(B)/tpm_service
 
 # The list at the top of this file, printed.
 help:
@@ -261,19 +318,20 @@ test-version:
 OWN_SESSION = $$(command -v keyctl >/dev/null && echo keyctl session -)
 
 # The public enums' values are checked in a release build too (Tests/PasscodeCoreTests/PublicEnumTests).
+# The test bundles are built by their stamps (test-build), so the runs here only run (--skip-build).
 SWIFT_FILTER ?=
-test-swift: $(TYPES_STAMP)
+test-swift: $(TYPES_STAMP) $(B)/swift-debug.stamp $(B)/swift-release-tests.stamp
 ifneq ($(SWIFT_FILTER),)
-	$(OWN_SESSION) $(SWIFT) test --filter '$(SWIFT_FILTER)' 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+	$(OWN_SESSION) $(SWIFT) test --skip-build --filter '$(SWIFT_FILTER)' 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
 else
-	$(OWN_SESSION) $(SWIFT) test 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
-	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build-release-tests --filter PublicEnumTests 2>&1 \
+	$(OWN_SESSION) $(SWIFT) test --skip-build 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build-release-tests --skip-build --filter PublicEnumTests 2>&1 \
 	    | grep -E 'error|failed|Executed .* tests' | tail -n 5; exit $${PIPESTATUS[0]}
 endif
 
 # ThreadSanitizer over the Swift tests that share one handle between threads and processes.
-test-tsan: $(TYPES_STAMP)
-	$(OWN_SESSION) $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
+test-tsan: $(TYPES_STAMP) $(B)/swift-tsan.stamp
+	$(OWN_SESSION) $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip-build --filter 'StoreTests|LockLifecycleTests|AccountTests' 2>&1 \
 	    | grep -E 'ThreadSanitizer|Executed .* tests' | tail -n 3; exit $${PIPESTATUS[0]}
 
 API_TESTS := Tests/c/test_api.c $(wildcard Tests/c/api_*.c)
@@ -284,7 +342,7 @@ $(B)/test_tpm: Tests/c/test_tpm.c Tests/c/testlib.h include/passcode.h $(LIB)
 	$(CC) $(STRICT) -D_DEFAULT_SOURCE -DATTACK_SCRIPT='"$(CURDIR)/Tests/c/tpm_direct_attack.py"' -DPROVISION_SCRIPT='"$(CURDIR)/scripts/tpm-provision.sh"' -Iinclude -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
 
 # Each enum's first and last value, from the header, for the tests that step past them.
-$(B)/enum_bounds.h: include/passcode.h scripts/gen_lists.py
+$(B)/enum_bounds.h: include/passcode.h scripts/gen_lists.py scripts/api_model.py
 	@mkdir -p $(B)
 	python3 scripts/gen_lists.py --enum-bounds include/passcode.h > $@
 
@@ -365,13 +423,19 @@ ifneq ($(TEST),)
 	cd $(B) && TEST= ./test_api '$(TEST)'
 	@echo "test-c: only the API tests whose name contains '$(TEST)' ran (without TEST: all of them, the catalogue, crash, stress, corrupt, valgrind)"
 else
-	cd $(B) && TEST= ./test_api
-	cd $(B) && ./test_catalogue
-	cd $(B) && $(OWN_SESSION) ./crash_harness $(CRASH_ROUNDS)
-	cd $(B) && $(OWN_SESSION) ./stress 8 16 3
-	cd $(B) && $(OWN_SESSION) ./corrupt 300
-	cd $(B) && $(VALGRIND) ./test_catalogue > /dev/null && $(VALGRIND) ./test_api > /dev/null \
-	    && echo "valgrind memcheck: test_api and test_catalogue clean (no errors, nothing definitely lost)"
+	@# valgrind's runs (CPU-bound) go on beside the others (test_api mostly waits: hooks, clocks,
+	@# fsync); their report is printed when both are done.
+	@cd $(B) && rm -f valgrind.log valgrind.status && { { $(VALGRIND) ./test_catalogue > /dev/null && TEST= $(VALGRIND) ./test_api > /dev/null; } \
+	    > valgrind.log 2>&1; echo $$? > valgrind.status; } & \
+	status=0; \
+	for step in "TEST= ./test_api" "./test_catalogue" "$(OWN_SESSION) ./crash_harness $(CRASH_ROUNDS)" \
+	            "$(OWN_SESSION) ./stress 8 16 3" "$(OWN_SESSION) ./corrupt 300"; do \
+	    echo "cd $(B) && $$step"; (cd $(B) && eval "$$step") || { echo "test-c: FAIL: $$step" >&2; status=1; }; \
+	done; \
+	wait; cat $(B)/valgrind.log; \
+	if [ "$$(cat $(B)/valgrind.status)" = 0 ]; then echo "valgrind memcheck: test_api and test_catalogue clean (no errors, nothing definitely lost)"; \
+	else echo "test-c: FAIL: valgrind memcheck (exit status $$(cat $(B)/valgrind.status))" >&2; status=1; fi; \
+	exit $$status
 endif
 
 # The TPM binding against two swtpm instances the test starts on loopback (passcode-tpm(7),
@@ -435,11 +499,14 @@ test-exports: $(LIB) $(B)/compat_old_header $(B)/compat_cxx $(B)/lazy_sqlite $(B
 # EMBEDDED=0 kept building and working while EMBEDDED=1 is the default: the full-runtime library
 # built into $(FULL_RT) (the default library is left alone), its exports checked as test-exports
 # does, and test_api's key and lock-screen tests run against it.
-test-full-runtime: $(B)/test_api $(B)/lazy_sqlite $(B)/lazy_sqlite_host $(B)/passcode.map $(B)/link_trim.o $(TYPES_STAMP)
+# The release modules passcoded was built from are reused (the same flags; only the link differs).
+$(FULL_RT)/$(REALNAME): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o | $(B)/passcoded
 	@mkdir -p $(FULL_RT)
 	$(call full_runtime_lib,$(CURDIR)/$(FULL_RT)/libpasscode.linkmap)
 	cp .build/release/libpasscode.so $(FULL_RT)/$(REALNAME)
 	ln -sf $(REALNAME) $(FULL_RT)/$(SONAME) && ln -sf $(SONAME) $(FULL_RT)/libpasscode.so
+
+test-full-runtime: $(FULL_RT)/$(REALNAME) $(B)/test_api $(B)/lazy_sqlite $(B)/lazy_sqlite_host
 	EMBEDDED=0 Tests/abi/exports.sh $(FULL_RT)/$(REALNAME) include/passcode.h $(CURDIR)/$(B)/lazy_sqlite $(CURDIR)/$(B)/lazy_sqlite_host
 	cp $(B)/test_api $(FULL_RT)/test_api
 	cd $(FULL_RT) && test "$$(ldd ./test_api | grep -c 'libpasscode.so.0 => $(CURDIR)/$(FULL_RT)/')" = 1 \
@@ -538,11 +605,11 @@ PAMCONFIGDIR ?= $(PREFIX)/share/pam-configs
 PAM_CFLAGS := -std=c99 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -O2 -g -fstack-protector-strong -D_FORTIFY_SOURCE=2
 pam: $(B)/pam_passcode.so $(B)/passcodectl
 
-$(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c include/passcode.h $(LIB)
+$(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -lpam \
 	    -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,--no-undefined
 
-$(B)/passcodectl: Sources/pam_passcode/passcodectl.c include/passcode.h $(LIB)
+$(B)/passcodectl: Sources/pam_passcode/passcodectl.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIE -pie -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -Wl,-z,relro -Wl,-z,now -Wl,--as-needed
 
 # The module and passcodectl against passcoded on a private bus, as root (Tests/pam/test_pam.py):
@@ -653,7 +720,7 @@ DOC_PAGES := docs/passcode.7.md docs/passcode-tpm.7.md docs/passcoded.8.md docs/
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
 export SOURCE_DATE_EPOCH
 docs: $(DOCS)/man/man7/passcode.7
-$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md $(DOC_PAGES) scripts/man_pages.py VERSION Makefile
+$(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md $(DOC_PAGES) scripts/man_pages.py scripts/api_model.py VERSION Makefile
 	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen, or make deps)"; exit 1; }
 	rm -rf $(DOCS) && mkdir -p $(DOCS)
 	PASSCODE_VERSION=$(VERSION) PASSCODE_DOCS_OUT=$(DOCS) doxygen docs/Doxyfile
@@ -688,8 +755,9 @@ install: lib docs pam
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' passcode.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
 	@# The Python binding in this tree learns where the library went (python/passcode/_ffi.py
-	@# looks there after the dynamic loader), so `pip install ./python` after a PREFIX install
-	@# finds it without ldconfig. Staged installs (DESTDIR) and PASSCODE_RECORD= record nothing.
+	@# looks there before the dynamic loader: its docstring gives the order), so `pip install
+	@# ./python` after a PREFIX install finds it without ldconfig. Staged installs (DESTDIR) and
+	@# PASSCODE_RECORD= record nothing.
 	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ]; then echo '$(LIBDIR)' > $(PASSCODE_RECORD) \
 	    && echo "install: recorded $(LIBDIR) in $(PASSCODE_RECORD) for the Python binding"; fi
 

@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "PasscodeBus", dependencies: ["PasscodeCore"], path: "Sources/shared/PasscodeBus"),
         // The one seam behind the C ABI: the back-end protocols and passcoded's client, linked
         // into libpasscode.so with the C ABI (libsystemd loaded with dlopen, as before).
-        .target(name: "PasscodeBackend", dependencies: ["PasscodeCore", "PasscodeBus", "CSdBus", "CSodium"], path: "Sources/libpasscode/PasscodeBackend"),
+        .target(name: "PasscodeBackend", dependencies: ["PasscodeCore", "PasscodeBus", "CSdBus"], path: "Sources/libpasscode/PasscodeBackend"),
         .target(
             name: "Passcode",
             dependencies: ["PasscodeCore", "PasscodeBackend", "CPasscodeVersion", "CPasscodeTypes", "CPasscodeShims"], path: "Sources/libpasscode/Passcode",
@@ -65,7 +65,7 @@ let package = Package(
         // passcoded: the same core behind the system bus, under its own uid (passcoded(8), docs/passcoded.8.md).
         // CPasscodeBus holds the sd-bus method table (SD_BUS_METHOD is a macro; the table is
         // generated from the XML); the daemon links libsystemd, libpasscode.so never does.
-        .target(name: "CPasscodeBus", path: "Sources/passcoded/CPasscodeBus", exclude: ["passcode_bus_vtable.inc"], linkerSettings: [.linkedLibrary("systemd")]),
+        .target(name: "CPasscodeBus", path: "Sources/passcoded/CPasscodeBus", exclude: ["passcode_bus_vtable.inc", "passcode_bus_store.inc"], linkerSettings: [.linkedLibrary("systemd")]),
         // CPasscodeMail: passcoded's SMTP send through libcurl (curl_easy_setopt is variadic, so
         // the send is C); passcoded links libcurl, libpasscode.so never does.
         .target(name: "CPasscodeMail", path: "Sources/passcoded/CPasscodeMail", linkerSettings: [.linkedLibrary("curl")]),

@@ -61,6 +61,7 @@
  *  - passcode-callbacks(3): the host's callbacks and hooks
  *  - passcode-key(3): the data key an unlock releases, sealing, the recovery key
  *  - passcode-tpm(3): binding a store to a TPM 2.0
+ *  - passcode-user(3): a user's store named by uid: what pam_passcode(8) and passcodectl(8) call
  *
  * @par See also
  * passcode(7), the security model: what the passcode, the data key, the pepper and the TPM
@@ -423,8 +424,9 @@ typedef enum passcode_app_event {
 } passcode_app_event;
 
 /** @cond DEPRECATED */
-/* Deprecated since release 0.7, to be removed in 0.8: passcode_event is the old name of
- * passcode_app_event, PASSCODE_EVENT_* of its constants. */
+/* Deprecated since 0.7: passcode_event is the old name of passcode_app_event, PASSCODE_EVENT_*
+ * of its constants. Kept for the programs that use them (a minor version only adds); removed at
+ * the next major version. */
 typedef passcode_app_event passcode_event;
 #define PASSCODE_EVENT_LAUNCHED PASSCODE_APP_EVENT_LAUNCHED
 #define PASSCODE_EVENT_BACKGROUND PASSCODE_APP_EVENT_BACKGROUND
@@ -553,8 +555,9 @@ typedef enum passcode_log_kind {
 } passcode_log_kind;
 
 /** @cond DEPRECATED */
-/* Deprecated since release 0.7, to be removed in 0.8: passcode_security_event is the old name of
- * passcode_log_kind, PASSCODE_SECURITY_EVENT_* of its constants. */
+/* Deprecated since 0.7: passcode_security_event is the old name of passcode_log_kind,
+ * PASSCODE_SECURITY_EVENT_* of its constants. Kept for the programs that use them (a minor
+ * version only adds); removed at the next major version. */
 typedef passcode_log_kind passcode_security_event;
 #define PASSCODE_SECURITY_EVENT_FAILED_ATTEMPT PASSCODE_LOG_KIND_FAILED_ATTEMPT
 #define PASSCODE_SECURITY_EVENT_LOCKOUT_STARTED PASSCODE_LOG_KIND_LOCKOUT_STARTED
@@ -2420,6 +2423,22 @@ passcode_status passcode_tpm_is_bound(passcode_store *store, int32_t *out);
  * owner authorization file is not the TPM's); a store error.
  */
 passcode_status passcode_tpm_posture(passcode_store *store, passcode_tpm_posture_item item, int64_t *out);
+
+/** @} */
+
+/* ---- A user's store by uid ------------------------------------------------------------------- */
+/**
+ * @defgroup passcode-user a user's store named by uid: what pam_passcode(8) and passcodectl(8) call
+ * `#include <passcode.h>`. The conventions every function here follows (statuses, handles,
+ * ownership, threads) are in passcode(3); the security model is passcode(7).
+ *
+ * Each call names a user by uid and reaches that user's store of the handle's app id, kept by
+ * passcoded (pam_passcode(8) and passcodectl(8) use the app id `login`). They need a handle in
+ * service mode (passcode_options_set_service); an embedded handle gets
+ * PASSCODE_ERR_NOT_IN_SERVICE_MODE. Root may name any uid, any other caller only its own; each
+ * function says what only root may do.
+ * @{
+ */
 
 /**
  * The state of a user's store, named by uid, as a lock screen or passcodectl status shows it.

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The lists of the C functions that follow from include/passcode.h, never written by hand:
+"""The lists of the C functions that follow from include/passcode.h (read through
+scripts/api_model.py), never written by hand:
 
   * debian/libpasscode0.symbols: a function the header declares and the file lacks gets its line,
     ` name@Base VERSION` (VERSION: the file VERSION, the release that adds it), in name order;
@@ -14,12 +15,13 @@ usage: gen_abi.py           write both (make header, after the header)
 Python 3 standard library only; needs no build.
 """
 import difflib
-import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import api_model  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
-HEADER = ROOT / "include" / "passcode.h"
 SYMBOLS = ROOT / "debian" / "libpasscode0.symbols"
 FFI = ROOT / "python" / "passcode" / "_ffi.py"
 VERSION = ROOT / "VERSION"
@@ -54,36 +56,12 @@ def fail(message):
     sys.exit(f"gen_abi.py: {message}")
 
 
-def functions(header):
-    """[(name, C result type, [C parameter]) of the header's prototypes, in its order."""
-    out = []
-    for m in re.finditer(r"^([a-z][\w ]*?\s*\**)\s*(passcode_\w+)\((.*)\);$", header, re.M):
-        ret, name, params = m.group(1).strip(), m.group(2), m.group(3)
-        parts, depth, cur = [], 0, ""
-        for ch in params:
-            depth += ch == "("
-            depth -= ch == ")"
-            if ch == "," and depth == 0:
-                parts.append(cur.strip())
-                cur = ""
-            else:
-                cur += ch
-        parts.append(cur.strip())
-        out.append((name, ret, [] if parts == ["void"] else parts))
-    if not out:
-        fail("no prototypes found in include/passcode.h")
-    return out
-
-
-def ctype(c, enums, name, result=False):
-    """The ctypes type (as _ffi.py spells it) of a result type `c`, or of a parameter `c` (its name last)."""
-    if "(*" in c:
-        key = re.sub(r"\(\*\s*\w*\s*\)", "(*)", c)
-        if key not in CALLBACKS:
-            fail(f"{name}: no ctypes callback type for {c!r} (add it to _ffi.py and CALLBACKS)")
-        return CALLBACKS[key]
-    t = c if result else re.match(r"(.*?)\w+$", c).group(1)
-    t = re.sub(r"\s*\*", " *", t.strip()).replace("* *", "**").strip()
+def ctype(t, enums, name):
+    """The ctypes type (as _ffi.py spells it) of a C type of the model (a callback's without its name)."""
+    if "(*" in t:
+        if t not in CALLBACKS:
+            fail(f"{name}: no ctypes callback type for {t!r} (add it to _ffi.py and CALLBACKS)")
+        return CALLBACKS[t]
     if t in enums:
         return "c_int32"  # an enum is a 32-bit int in the ABI
     if t not in C_TYPES:
@@ -91,26 +69,26 @@ def ctype(c, enums, name, result=False):
     return C_TYPES[t]
 
 
-def ffi_table(header):
-    enums = set(re.findall(r"^typedef enum (passcode_\w+)", header, re.M))
+def ffi_table(api):
+    enums = {e.name for e in api.enums}
     lines = []
-    for name, ret, params in functions(header):
-        args = ", ".join(ctype(p, enums, name) for p in params)
-        lines.append(f'    "{name}": ({ctype(ret, enums, name, result=True)}, [{args}]),')
+    for f in api.functions:
+        args = ", ".join(ctype(p.type, enums, f.name) for p in f.params)
+        lines.append(f'    "{f.name}": ({ctype(f.ret, enums, f.name)}, [{args}]),')
     return "\n".join(lines)
 
 
-def ffi_text(header, text):
+def ffi_text(api, text):
     begin, end = text.find(FFI_BEGIN), text.find(FFI_END)
     if begin < 0 or end < begin:
         fail(f"{FFI.relative_to(ROOT)} lacks the markers {FFI_BEGIN.strip()!r} ... {FFI_END.strip()!r}")
-    return text[:begin + len(FFI_BEGIN)] + "\n" + ffi_table(header) + "\n" + text[end:]
+    return text[:begin + len(FFI_BEGIN)] + "\n" + ffi_table(api) + "\n" + text[end:]
 
 
-def symbols_text(header, text, version):
+def symbols_text(api, text, version):
     lines = text.splitlines()
     listed = {l.split("@")[0].strip(): i for i, l in enumerate(lines) if "@Base" in l}
-    names = [name for name, _, _ in functions(header)]
+    names = [f.name for f in api.functions]
     gone = sorted(set(listed) - set(names))
     if gone:
         fail(f"{SYMBOLS.relative_to(ROOT)} lists what include/passcode.h no longer declares (an ABI break): {', '.join(gone)}")
@@ -123,9 +101,9 @@ def symbols_text(header, text, version):
 
 
 def generated():
-    header = HEADER.read_text()
+    api = api_model.load()
     version = VERSION.read_text().strip()
-    return {SYMBOLS: symbols_text(header, SYMBOLS.read_text(), version), FFI: ffi_text(header, FFI.read_text())}
+    return {SYMBOLS: symbols_text(api, SYMBOLS.read_text(), version), FFI: ffi_text(api, FFI.read_text())}
 
 
 def main():

@@ -13,7 +13,19 @@ introspection XML). From it this script writes
   * for a simple method (annotated org.libpasscode.Seam and org.libpasscode.Access: one core call
     on the caller's store, plain arguments, at most one reply value) both of its ends: the
     client's implementation of that seam requirement (it calls the stub) and passcoded's handler
-    (it calls the PasscodeStore method of the same name, in withStoreForQuery or withStore);
+    (it calls the PasscodeStore method of the same name, in withStoreForQuery or withStore); for
+    one annotated org.libpasscode.Core instead, passcoded's handler only;
+  * from the interface org.libpasscode.Passcode1.Store (the stores' properties): their C struct
+    (Sources/passcoded/CPasscodeBus/include/passcode_bus_store.h), the sd-bus property table
+    (passcode_bus_store.inc, included by passcode_bus_props.c), the properties as a reply answers
+    them (passcoded's storePropertyValues) and the client's typed reader of PropertiesChanged
+    (StoreProperties, in the client's generated file);
+  * from the interface org.libpasscode.Hook1 (the host's hooks, which passcoded calls): the typed
+    calls both ends use (HostQuestion, HostNotice, HookFlags, in Bus.generated.swift) and the
+    client's reader of them (readHostHook);
+  * from the interface's org.libpasscode.AppID (the app id's rule): Swift's AppID (Bus.generated.swift),
+    which passcoded's dispatch makes of every call's app_id, and C's passcode_app_id_valid
+    (Sources/pam_passcode/passcode_app_id.h, for pam_passcode and passcodectl);
   * README.md's list of the methods (between its `bus-methods` markers);
 
 and Sources/shared/PasscodeBus/Bus.generated.swift: the bus name, object path and interface of the XML,
@@ -24,8 +36,10 @@ client, which do not import the C ABI module.
 usage: gen_bus.py            write the generated files (make header)
        gen_bus.py --check    regenerate into a temporary folder and diff; then check that every
                              client stub is called by the client, that every method has its
-                             handler in passcoded, and that every back-end requirement the client
-                             implements reaches the bus or says `// bus: local (why)` (make check-bus)
+                             handler in passcoded, that every property is set by passcoded and read
+                             by the client and every hook asked by passcoded and answered by the
+                             client, and that every back-end requirement the client implements
+                             reaches the bus or says `// bus: local (why)` (make check-bus)
        gen_bus.py --check-readme   README's method list is the one the XML gives (make check-docs)
 Python 3 standard library only; needs no bus, no build and no root.
 """
@@ -42,6 +56,10 @@ VTABLE = ROOT / "Sources" / "passcoded" / "CPasscodeBus" / "passcode_bus_vtable.
 DAEMON = ROOT / "Sources" / "passcoded" / "Daemon" / "Passcode1.generated.swift"
 CLIENT = ROOT / "Sources" / "libpasscode" / "PasscodeBackend" / "ServiceClient+Passcode1.generated.swift"
 STATUSES = ROOT / "Sources" / "shared" / "PasscodeBus" / "Bus.generated.swift"
+STORE_TABLE = ROOT / "Sources" / "passcoded" / "CPasscodeBus" / "passcode_bus_store.inc"
+STORE_HEADER = ROOT / "Sources" / "passcoded" / "CPasscodeBus" / "include" / "passcode_bus_store.h"
+APP_ID_C = ROOT / "Sources" / "pam_passcode" / "passcode_app_id.h"
+DAEMON_DIR = ROOT / "Sources" / "passcoded" / "Daemon"
 BACKEND = ROOT / "Sources" / "libpasscode" / "PasscodeBackend"
 FLOW = ROOT / "Sources" / "shared" / "PasscodeCore" / "Features" / "Flow.swift"
 README = ROOT / "README.md"
@@ -52,7 +70,9 @@ XML_NAME = "service/org.libpasscode.Passcode1.xml"
 # and the Swift type each returns.
 READERS = {"readSetting": "Setting", "readField": "String", "readRecoveryKey": "SecretBytes", "readDelays": "[Int64]"}
 BASIC = {"b": ("Bool", "bool"), "i": ("Int32", "int32"), "u": ("UInt32", "uint32"), "x": ("Int64", "int64"),
-         "s": ("String", "string")}
+         "t": ("UInt64", "uint64"), "s": ("String", "string")}
+# A property's C field type (sd-bus's: 'b' is an int).
+C_TYPE = {"b": "int32_t", "i": "int32_t", "u": "uint32_t", "x": "int64_t", "t": "uint64_t"}
 ARGUMENT_CASE = {"s": "text", "i": "int32", "u": "uint32", "x": "int64", "b": "bool"}
 
 
@@ -122,6 +142,31 @@ class Method:
         return m.group(1), labels
 
     @property
+    def core(self):
+        """(PasscodeStore function name, [argument labels]) a generated handler calls: the Seam's
+        (both ends generated) or the Core's (passcoded's handler only), or None."""
+        if self.seam:
+            return self.seam
+        value = self.ann.get("Core")
+        if not value:
+            return None
+        m = re.fullmatch(r"(\w+)(?:\(((?:\w+:)*)\))?", value)
+        if not m:
+            fail(f"{self.name}: org.libpasscode.Core is a Swift function, `name` or `name(label:_:)`, not {value!r}")
+        labels = re.findall(r"(\w+):", m.group(2) or "")
+        if len(labels) != len(self.ins) - 1:
+            fail(f"{self.name}: org.libpasscode.Core {value} takes {len(labels)} arguments, the method {len(self.ins) - 1} after app_id")
+        if len(self.outs) > 1:
+            fail(f"{self.name}: a method with org.libpasscode.Core answers at most one value (write its handler by hand)")
+        if self.ann.get("Access") not in ("query", "write"):
+            fail(f"{self.name}: a method with org.libpasscode.Core says org.libpasscode.Access, query or write")
+        return m.group(1), labels
+
+    @property
+    def generated_handler(self):
+        return self.core is not None
+
+    @property
     def stub(self):
         return "call" + self.name
 
@@ -134,17 +179,80 @@ def swift_name(snake):
     return out
 
 
-def load(path=XML):
-    """((interface, object path, bus name), [Method]) of the XML, its comments kept as docs."""
+def annotations(e):
+    return {a.get("name")[len(ANN):]: a.get("value") for a in e.findall("annotation")
+            if a.get("name", "").startswith(ANN)}
+
+
+def comment_text(e):
+    return " ".join(line.strip() for line in (e.text or "").strip().splitlines())
+
+
+def camel_to_snake(name):
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class Property:
+    """A property of org.libpasscode.Passcode1.Store: its C field (snake case) and Swift name."""
+    def __init__(self, e, doc):
+        self.name = e.get("name")
+        self.type = e.get("type")
+        self.doc = doc
+        if not self.name or self.type not in C_TYPE:
+            fail(f"property {self.name}: a name and one of the types {', '.join(C_TYPE)}")
+        if e.get("access") != "read":
+            fail(f"property {self.name}: the store's properties are read-only (access=\"read\")")
+        self.field = camel_to_snake(self.name)
+        self.swift = swift_name(self.field)
+
+
+class Hook:
+    """A method of org.libpasscode.Hook1 (passcoded asks the host)."""
+    def __init__(self, e, doc):
+        self.name = e.get("name")
+        self.doc = doc
+        self.ann = annotations(e)
+        args = [Arg(a, self.name) for a in e.findall("arg")]
+        self.ins = [a for a in args if a.direction == "in"]
+        self.outs = [a for a in args if a.direction == "out"]
+        self.answered = not any(a.get("name") == "org.freedesktop.DBus.Method.NoReply" and a.get("value") == "true"
+                                for a in e.findall("annotation"))
+        flag = re.fullmatch(r"(\w+)=(\d+)", self.ann.get("Flag", ""))
+        if not flag:
+            fail(f"hook {self.name}: org.libpasscode.Flag is `name=bit`, the HookFlags constant and its value")
+        self.flag, self.bit = flag.group(1), int(flag.group(2))
+        self.field = self.ann.get("Hook")
+        if not self.field:
+            fail(f"hook {self.name}: org.libpasscode.Hook names the field of Hooks it stands in for")
+        if self.answered and [(a.name, a.type) for a in self.outs] != [("refusal", "s")]:
+            fail(f"hook {self.name}: a hook that answers answers (refusal s): \"\" allows")
+        if not self.answered and self.outs:
+            fail(f"hook {self.name}: a notification (NoReply) answers nothing")
+        for a in self.ins:
+            if a.type not in ("s", "i"):
+                fail(f"hook {self.name}: argument {a.name} is {a.type}; a hook's arguments are s or i")
+
+    @property
+    def case(self):
+        return self.name[:1].lower() + self.name[1:]
+
+
+class Model:
+    pass
+
+
+def load_model(path=XML):
+    """The XML's three interfaces, its comments kept as docs."""
     parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
     root = ET.parse(path, parser=parser).getroot()
+    interfaces = {i.get("name"): i for i in root.findall("interface")}
     iface = root.find("interface")
     methods = []
     doc = None
     section = 0
     for e in iface:
         if e.tag is ET.Comment:
-            text = " ".join(line.strip() for line in (e.text or "").strip().splitlines())
+            text = comment_text(e)
             doc = None if text.startswith("====") else text
             section += text.startswith("====")
             continue
@@ -154,15 +262,88 @@ def load(path=XML):
         elif e.tag == "annotation":
             pass
         elif e.tag in ("property", "signal"):
-            fail(f"{e.tag} {e.get('name')}: this generator writes methods only (add the {e.tag}s here first)")
+            fail(f"{e.tag} {e.get('name')}: the methods' interface has methods only (properties are the Store interface's)")
         doc = None
     names = [m.name for m in methods]
     if len(set(names)) != len(names):
         fail("a method is defined twice")
-    bus = {a.get("name")[len(ANN):]: a.get("value") for a in iface.findall("annotation")}.get("BusName")
+    main_ann = annotations(iface)
+    bus = main_ann.get("BusName")
     if not bus:
         fail("the interface lacks its org.libpasscode.BusName annotation (the well-known name)")
-    return (iface.get("name"), root.get("name"), bus), methods
+    model = Model()
+    model.names = (iface.get("name"), root.get("name"), bus)
+    model.methods = methods
+    rule = re.fullmatch(r"\[([^\]]+)\]\[([^\]]+)\]\{0,(\d+)\}", main_ann.get("AppID", ""))
+    if not rule:
+        fail("the interface lacks its org.libpasscode.AppID, `[first][rest]{0,N}` (N+1 the most bytes)")
+    model.app_id = (char_class(rule.group(1)), char_class(rule.group(2)), int(rule.group(3)) + 1, main_ann["AppID"])
+    store = interfaces.get(iface.get("name") + ".Store")
+    hooks = [i for n, i in interfaces.items() if n.startswith("org.libpasscode.Hook")]
+    if store is None or len(hooks) != 1:
+        fail(f"{XML_NAME} defines {iface.get('name')}.Store (the stores' properties) and one org.libpasscode.Hook<N> (the host's hooks)")
+    model.store_interface = store.get("name")
+    model.store_prefix = annotations(store).get("ObjectPrefix") or fail("the Store interface lacks its org.libpasscode.ObjectPrefix")
+    model.properties, doc = [], None
+    for e in store:
+        if e.tag is ET.Comment:
+            doc = comment_text(e)
+            continue
+        if e.tag == "property":
+            model.properties.append(Property(e, doc))
+        elif e.tag in ("method", "signal"):
+            fail(f"{e.tag} {e.get('name')}: the Store interface has properties only")
+        doc = None
+    if len({p.name for p in model.properties}) != len(model.properties):
+        fail("a property is defined twice")
+    model.hook_interface = hooks[0].get("name")
+    model.hook_path = annotations(hooks[0]).get("ObjectPath") or fail("the hooks' interface lacks its org.libpasscode.ObjectPath")
+    model.hooks, doc = [], None
+    for e in hooks[0]:
+        if e.tag is ET.Comment:
+            doc = comment_text(e)
+            continue
+        if e.tag == "method":
+            model.hooks.append(Hook(e, doc))
+        elif e.tag in ("property", "signal"):
+            fail(f"{e.tag} {e.get('name')}: the hooks' interface has methods only")
+        doc = None
+    for what, values in (("name", [h.name for h in model.hooks]), ("flag", [h.flag for h in model.hooks]),
+                         ("bit", [h.bit for h in model.hooks]), ("Hooks field", [h.field for h in model.hooks])):
+        if len(set(values)) != len(values):
+            fail(f"two hooks share a {what}")
+    if any(h.bit & (h.bit - 1) or not h.bit for h in model.hooks):
+        fail("a hook's flag is one bit")
+    # A method that answers a store's properties (org.libpasscode.Properties) answers them all,
+    # in their order and types, after its first out argument (the object's path).
+    for m in methods:
+        if m.ann.get("Properties") == model.store_interface:
+            outs = [(a.name, a.type) for a in m.outs[1:]]
+            want = [(p.field, p.type) for p in model.properties]
+            if [t for _, t in outs] != [t for _, t in want]:
+                fail(f"{m.name} answers, after its path, the properties of {model.store_interface} in order "
+                     f"(org.libpasscode.Properties): its out arguments are {' '.join(n + ' ' + t for n, t in outs)}, "
+                     f"the properties {' '.join(n + ' ' + t for n, t in want)}")
+    return model
+
+
+def char_class(text):
+    """The bytes of a regular expression's character class such as `A-Za-z0-9._-`."""
+    out, i = set(), 0
+    while i < len(text):
+        if i + 2 < len(text) and text[i + 1] == "-":
+            out |= set(range(ord(text[i]), ord(text[i + 2]) + 1))
+            i += 3
+        else:
+            out.add(ord(text[i]))
+            i += 1
+    return sorted(out)
+
+
+def load(path=XML):
+    """((interface, object path, bus name), [Method]) of the XML."""
+    model = load_model(path)
+    return model.names, model.methods
 
 
 def wrap(text, indent, width=100):
@@ -204,11 +385,54 @@ def vtable(names, methods):
     return "\n".join(out)
 
 
+# ---- (a') the stores' properties in C: their struct and sd-bus property table ----
+
+def store_header(model):
+    out = [banner("//"),
+           f"// The properties of {model.store_interface} as passcoded keeps one store's: one field per",
+           "// property, in the XML's order, of sd-bus's C type (a 'b' is an int32_t). passcode_bus_props.h",
+           "// includes it; passcoded's Swift fills it (Service+Properties.swift).",
+           "#ifndef PASSCODE_BUS_STORE_H", "#define PASSCODE_BUS_STORE_H", "", "#include <stdint.h>", "",
+           f'#define PASSCODE_BUS_STORE_PREFIX "{model.store_prefix}"',
+           f'#define PASSCODE_BUS_STORE_INTERFACE "{model.store_interface}"', "",
+           "typedef struct passcode_bus_props {"]
+    for prop in model.properties:
+        out += wrap(f"{prop.name} ({prop.type})" + (f": {prop.doc}" if prop.doc else ""), "    /// ")
+        out.append(f"    {C_TYPE[prop.type]} {prop.field};")
+    out += ["} passcode_bus_props;", "", "#endif", ""]
+    return "\n".join(out)
+
+
+def store_table(model):
+    enum = [f"PASSCODE_PROP_{p.field.upper()}" for p in model.properties]
+    out = [banner("//"),
+           f"// The property table of {model.store_interface}, included by passcode_bus_props.c (after",
+           "// its getter, get_prop, is declared): the properties' names and types, how each is appended",
+           "// from passcode_bus_props, and the sd-bus vtable of the stores' objects. Read-only.",
+           "enum { " + ", ".join(enum) + ", PASSCODE_PROP_COUNT };", "",
+           "static const struct { const char *name, *type; } props[PASSCODE_PROP_COUNT] = {"]
+    for e, prop in zip(enum, model.properties):
+        out.append(f'    [{e}] = {{"{prop.name}", "{prop.type}"}},')
+    out += ["};", "", "static int append_prop(sd_bus_message *m, int which, const passcode_bus_props *p) {", "    switch (which) {"]
+    for e, prop in zip(enum, model.properties):
+        value = f"p->{prop.field} != 0" if prop.type == "b" else f"p->{prop.field}"
+        out.append(f'    case {e}: return sd_bus_message_append(m, "{prop.type}", {value});')
+    out += ["    default: return -EINVAL;", "    }", "}", "",
+            "static const sd_bus_vtable store_vtable[] = {", "    SD_BUS_VTABLE_START(0),"]
+    for prop in model.properties:
+        out.append(f'    SD_BUS_PROPERTY("{prop.name}", "{prop.type}", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),')
+    out += ["    SD_BUS_VTABLE_END", "};", ""]
+    return "\n".join(out)
+
+
 # ---- (b) passcoded's protocol and dispatch ----
 
 def daemon_read(a):
     """(Swift type, expression reading `a` from the message `m`) for passcoded."""
     q = f'"{a.name}"'
+    if a.name == "app_id" and a.type == "s":
+        # Read as text in its place; made an AppID (the one rule) once every argument is read.
+        return "AppID", f"try readString(m, {q})"
     if "Read" in a.ann:
         reader = a.ann["Read"]
         if reader not in READERS:
@@ -235,18 +459,18 @@ def signature_doc(m):
     return f"{m.name}({ins})" + (f" -> ({outs})" if outs else "")
 
 
-def daemon(methods):
+def daemon(methods, model=None):
     out = [banner("//"),
            "// passcoded's side of org.libpasscode.Passcode1: one handler per method, each given its",
            "// arguments already read (on the bus thread, by `dispatchPasscode1`); Service conforms in",
            "// the files Service+<Area>.swift, so a method without its handler does not build.",
-           "import CPasscodeBus", "import Glibc", "import PasscodeCore", "",
+           "import CPasscodeBus", "import Glibc", "import PasscodeBus", "import PasscodeCore", "",
            "/// One call as passcoded received it: its message (valid on the bus thread, while the handler",
            "/// prepares the work) and the caller's uid, from the bus.",
            "struct BusCall {", "    let message: OpaquePointer", "    let caller: uid_t", "}", "",
            "/// The methods of org.libpasscode.Passcode1. Each handler runs on the bus thread with its",
-           "/// arguments read, and returns the work (`Service.Prepared`) that runs on a worker and the",
-           "/// values of its reply, in the order of the XML's out arguments.",
+           "/// arguments read (the app id checked: an `AppID`), and returns the work (`Service.Prepared`)",
+           "/// that runs on a worker and the values of its reply, in the order of the XML's out arguments.",
            "protocol Passcode1Handlers {"]
     for m in methods:
         out += wrap(signature_doc(m) + (": " + m.doc if m.doc else ""), "    /// ")
@@ -258,16 +482,37 @@ def daemon(methods):
             "        switch member {"]
     for m in methods:
         out.append(f'        case "{m.name}":')
+        app = [a for a in m.ins if a.name == "app_id"]
+        if len(app) != 1 or app[0].type != "s":
+            fail(f"{m.name}: every method takes one app_id ('s')")
         for a in m.ins:
-            out.append(f"            let {a.swift} = {daemon_read(a)[1]}")
+            name = a.swift + "Text" if a is app[0] else a.swift
+            out.append(f"            let {name} = {daemon_read(a)[1]}")
+        out.append(f"            guard let appID = AppID(appIDText) else {{ throw AppID.invalid }}")
         args = "".join(f", {a.swift}: {a.swift}" for a in m.ins)
         out.append(f"            return try {m.handler}(BusCall(message: m, caller: caller){args})")
     out += ["        default:", "            return nil", "        }", "    }", "}"]
-    if seam_methods(methods):
+    if [m for m in methods if m.generated_handler]:
         out += seam_daemon(methods)
     else:
         out.append("")
+    if model is not None:
+        out += daemon_store(model)
     return "\n".join(out)
+
+
+def daemon_store(model):
+    """The properties as a reply answers them (a method with org.libpasscode.Properties)."""
+    value = {"b": lambda f: f".bool(p.{f} != 0)", "i": lambda f: f".int32(p.{f})", "u": lambda f: f".uint32(p.{f})",
+             "x": lambda f: f".int64(p.{f})", "t": lambda f: f".uint64(p.{f})"}
+    answering = [m.name for m in model.methods if m.ann.get("Properties") == model.store_interface]
+    out = ["", f"extension Service {{",
+           f"    /// The properties of {model.store_interface} in the XML's order, as the reply of a method",
+           f"    /// that answers them ({', '.join(answering) or 'none'}: org.libpasscode.Properties) carries them.",
+           "    static func storePropertyValues(_ p: passcode_bus_props) -> [Value] {",
+           "        [" + ",\n         ".join(value[prop.type](prop.field) for prop in model.properties) + "]",
+           "    }", "}", ""]
+    return out
 
 
 # ---- (c) the client's stubs ----
@@ -329,8 +574,9 @@ def client(methods):
     out = [banner("//"),
            "// The client's side of org.libpasscode.Passcode1: one stub per method, which builds the call",
            "// (app_id first, from the handle) and reads its reply. `make check-bus` fails when a stub is",
-           "// never called by the client.",
-           "import PasscodeCore", "", "extension ServiceClient {"]
+           "// never called by the client. Then the typed readers of the stores' properties and of the",
+           "// host's hooks passcoded calls.",
+           "import PasscodeBus", "import PasscodeCore", "", "extension ServiceClient {"]
     first = True
     for m in methods:
         if not m.has_stub:
@@ -373,6 +619,87 @@ def client(methods):
     return "\n".join(out)
 
 
+def client_store(model):
+    """The client's typed reader of the stores' PropertiesChanged."""
+    out = ["", f"/// The properties of {model.store_interface} one PropertiesChanged carried, each of its",
+           "/// type in the XML (nil: not in that signal).",
+           "struct StoreProperties {"]
+    for prop in model.properties:
+        out += wrap(f"{prop.name} ({prop.type})" + (f": {prop.doc}" if prop.doc else ""), "    /// ")
+        out.append(f"    var {prop.swift}: {BASIC[prop.type][0]}?")
+    out += ["}", "", "extension PushedCache {",
+            "    /// PropertiesChanged's (s interface, a{sv} changed, as invalidated): the changed properties of",
+            "    /// the store interface; nil when the message is not that (a known property of another type",
+            "    /// included). A property this library does not know is skipped.",
+            "    static func readStoreProperties(_ m: OpaquePointer, _ bus: SdBusLibrary, _ calls: SdBusCacheCalls) -> StoreProperties? {",
+            "        var iface: UnsafePointer<CChar>?",
+            '        guard bus.readBasic(m, CChar(UInt8(ascii: "s")), &iface) > 0, let iface, String(cString: iface) == BusNames.storeInterface,',
+            '              bus.enterContainer(m, CChar(UInt8(ascii: "a")), "{sv}") > 0 else { return nil }',
+            "        var properties = StoreProperties()",
+            "        while true {",
+            '            let r = bus.enterContainer(m, CChar(UInt8(ascii: "e")), "sv")',
+            "            if r == 0 { break }",
+            "            guard r > 0 else { return nil }",
+            "            var name: UnsafePointer<CChar>?",
+            '            guard bus.readBasic(m, CChar(UInt8(ascii: "s")), &name) > 0, let name else { return nil }',
+            "            switch String(cString: name) {"]
+    for prop in model.properties:
+        out.append(f'            case "{prop.name}":')
+        if prop.type == "b":
+            out.append(f'                guard let value = variant(m, bus, "b", Int32(0)) else {{ return nil }}')
+            out.append(f"                properties.{prop.swift} = value != 0")
+        else:
+            t = BASIC[prop.type][0]
+            out.append(f'                guard let value = variant(m, bus, "{prop.type}", {t}(0)) else {{ return nil }}')
+            out.append(f"                properties.{prop.swift} = value")
+    out += ["            default:",
+            '                guard calls.skip(m, "v") >= 0 else { return nil }',
+            "            }",
+            "            guard bus.exitContainer(m) > 0 else { return nil }",
+            "        }",
+            "        guard bus.exitContainer(m) > 0 else { return nil }",
+            "        return properties",
+            "    }", "",
+            "    /// One variant's value of the basic type `type`; nil when it holds another.",
+            "    private static func variant<T>(_ m: OpaquePointer, _ bus: SdBusLibrary, _ type: String, _ initial: T) -> T? {",
+            '        guard bus.enterContainer(m, CChar(UInt8(ascii: "v")), type) > 0 else { return nil }',
+            "        var value = initial",
+            "        guard withUnsafeMutableBytes(of: &value, { bus.readBasic(m, CChar(type.utf8.first!), $0.baseAddress) }) > 0,",
+            "              bus.exitContainer(m) > 0 else { return nil }",
+            "        return value",
+            "    }", "}", ""]
+    return out
+
+
+def client_hooks(model):
+    """The client's reader of passcoded's calls to the host's hooks: the typed call."""
+    out = [f"/// A call of passcoded to the host's hooks ({model.hook_interface}), read.",
+           "enum HostHookCall {",
+           "    /// A hook the host answers.",
+           "    case ask(HostQuestion)",
+           "    /// A notification.",
+           "    case tell(HostNotice)",
+           "    /// No such method.",
+           "    case unknown",
+           "    /// Its arguments are not the method's.",
+           "    case badArguments",
+           "}", "",
+           "extension ServiceClient {",
+           "    /// The hook call `member` of `m`, its arguments read.",
+           "    func readHostHook(_ m: OpaquePointer, member: String) -> HostHookCall {",
+           "        switch member {"]
+    for h in model.hooks:
+        out.append(f'        case "{h.name}":')
+        if h.ins:
+            reads = ", ".join(f"let {a.swift} = {'hookText' if a.type == 's' else 'hookInt32'}(m)" for a in h.ins)
+            out.append(f"            guard {reads} else {{ return .badArguments }}")
+        args = ", ".join(f"{a.swift}: {a.swift}" for a in h.ins)
+        kind = "ask" if h.answered else "tell"
+        out.append(f"            return .{kind}(.{h.case}" + (f"({args})" if args else "") + ")")
+    out += ["        default:", "            return .unknown", "        }", "    }", "}", ""]
+    return out
+
+
 # ---- (d) both ends of the simple methods (org.libpasscode.Seam) ----
 
 WIRE_VALUE = {"b": "bool", "i": "int32", "u": "uint32", "x": "int64", "s": "string"}
@@ -399,33 +726,37 @@ def seam_methods(methods):
 
 
 def seam_daemon(methods):
-    out = ["", "// The handlers of the simple methods (org.libpasscode.Seam): each runs the core call of the",
-           "// same name on the caller's store, a query (withStoreForQuery: the blank store when the app id",
-           "// has none) or a write (withStore).",
+    out = ["", "// The generated handlers (org.libpasscode.Seam or org.libpasscode.Core): each runs the one core",
+           "// call the XML names on the caller's store, a query (withStoreForQuery: the blank store when the",
+           "// app id has none) or a write (withStore), and answers its value, if any.",
            "extension Service {"]
-    for m in seam_methods(methods):
-        name, labels = m.seam
+    for m in methods:
+        if not m.generated_handler:
+            continue
+        name, labels = m.core
         params = "".join(f", {a.swift}: {daemon_read(a)[0]}" for a in m.ins[1:])
         args = ", ".join((f"{l}: " if l != "_" else "") + convert(a.swift, seam_type(a, daemon_read(a)[0]), daemon_read(a)[0])
                          for l, a in zip(labels, m.ins[1:]))
         body = f"try $0.{name}({args})"
         access = "withStoreForQuery" if m.ann["Access"] == "query" else "withStore"
-        out.append(f"    func {m.handler}(_ call: BusCall, appID app: String{params}) throws -> Prepared {{")
+        out.append(f"    func {m.handler}(_ call: BusCall, appID app: AppID{params}) throws -> Prepared {{")
         out.append("        let stores = self.stores, caller = call.caller")
+        out.append("        return Prepared(uid: caller) {")
         if m.outs:
             a = m.outs[0]
-            if a.type not in WIRE_VALUE or "Type" in a.ann:
-                fail(f"{m.name}: a method with org.libpasscode.Seam answers b, i, u, x or s")
-            wire = BASIC[a.type][0]
-            value = convert(body, wire, seam_type(a, wire))
-            out.append("        return Prepared(uid: caller) {")
-            out.append(f"            try stores.{access}(uid: caller, appID: app) {{ [.{WIRE_VALUE[a.type]}({value})] }}")
-            out.append("        }")
+            if a.type == "ay" and a.sensitive:
+                value = f".key({body})"
+            elif a.type in WIRE_VALUE and "Type" not in a.ann:
+                wire = BASIC[a.type][0]
+                value = f".{WIRE_VALUE[a.type]}({convert(body, wire, seam_type(a, wire))})"
+            else:
+                fail(f"{m.name}: a generated handler answers b, i, u, x, s or a sensitive ay (the data key)")
+            out.append(f"            try stores.{access}(uid: caller, appID: app) {{ [{value}] }}")
         else:
-            out.append("        return Prepared(uid: caller) {")
-            out.append(f"            try stores.{access}(uid: caller, appID: app) {{ {body} }}")
+            # Whatever the core call answers is not the method's (its reply is empty).
+            out.append(f"            try stores.{access}(uid: caller, appID: app) {{ _ = {body} }}")
             out.append("            return []")
-            out.append("        }")
+        out.append("        }")
         out.append("    }")
         out.append("")
     out[-1] = "}"
@@ -486,8 +817,8 @@ def readme_text(methods, sections, text=None):
 
 # ---- the statuses, for both sides of the bus ----
 
-def statuses(names):
-    interface, path, bus = names
+def statuses(model):
+    interface, path, bus = model.names
     text = STATUS_SWIFT.read_text()
     enum = re.search(r"public enum Status: Int32 \{(.*?)\n\}", text, re.S)
     mapping = re.search(r"var status: Status \{\s*switch self \{(.*?)\n        \}", text, re.S)
@@ -516,6 +847,15 @@ def statuses(names):
            f'    public static let path = "{path}"',
            "    /// The interface of the service's methods.",
            f'    public static let interface = "{interface}"',
+           "    /// The interface of the stores' objects: their properties.",
+           f'    public static let storeInterface = "{model.store_interface}"',
+           "    /// The path below which each store of the caller's uid is an object (its app id, sd_bus_path_encode'd).",
+           f'    public static let storePrefix = "{model.store_prefix}"',
+           "    /// The object of the host's hooks, on the caller's own connection, which passcoded calls",
+           "    /// while one of that connection's calls runs.",
+           f'    public static let hookPath = "{model.hook_path}"',
+           "    /// The interface of the host's hooks.",
+           f'    public static let hookInterface = "{model.hook_interface}"',
            "}", "",
            "public enum BusStatus {"]
     for c, v in cases:
@@ -536,14 +876,159 @@ def statuses(names):
         # A failure the service answered carries its own status (the client's `.service`).
         out.append("        case .service(let status, _, _): return status")
     out += ["        }", "    }", "}", ""]
+    out += app_id_swift(model) + hooks_shared(model)
     return "\n".join(out)
 
 
+def class_text(codes):
+    """A character class as people read it: `A-Z a-z 0-9 . _ -`."""
+    runs, i = [], 0
+    while i < len(codes):
+        j = i
+        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
+            j += 1
+        if j - i >= 2:
+            runs.append(chr(codes[i]) + "-" + chr(codes[j]))
+        else:
+            runs += [chr(c) for c in codes[i:j + 1]]
+        i = j + 1
+    order = {c: n for n, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")}
+    return " ".join(sorted(runs, key=lambda r: order.get(r[0], 99)))
+
+
+def class_test(codes, var):
+    """A Swift or C boolean expression: `var` (a byte) is one of `codes`."""
+    parts, i = [], 0
+    while i < len(codes):
+        j = i
+        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
+            j += 1
+        parts.append(f"({var} >= {codes[i]} && {var} <= {codes[j]})" if j > i else f"{var} == {codes[i]}")
+        i = j + 1
+    return " || ".join(parts)
+
+
+ALNUM = sorted(set(range(48, 58)) | set(range(65, 91)) | set(range(97, 123)))
+
+
+def app_id_refusal(model):
+    first, rest, most, _ = model.app_id
+    start = "a letter or digit" if first == ALNUM else f"one of {class_text(first)}"
+    return f"the application id must be 1 to {most} of {class_text(rest)} and start with {start}"
+
+
+def app_id_swift(model):
+    first, rest, most, pattern = model.app_id
+    return ["/// An application id, checked: the one rule of every app id passcoded takes (the XML's",
+            f"/// org.libpasscode.AppID, `{pattern}`: never \"..\", a hidden name or a path),",
+            "/// the same for every caller, root too. passcoded's dispatch makes one of every call's app_id",
+            "/// and hands its handler the AppID; pam_passcode's C has the same rule, generated from the same",
+            "/// annotation (Sources/pam_passcode/passcode_app_id.h).",
+            "public struct AppID: Hashable, Sendable, CustomStringConvertible {",
+            "    /// The id as the caller wrote it.",
+            "    public let name: String",
+            f"    /// The longest id, in bytes.",
+            f"    public static let maxBytes = {most}",
+            "",
+            "    /// nil when `name` is not an application id.",
+            "    public init?(_ name: String) {",
+            "        let bytes = Array(name.utf8)",
+            "        guard let first = bytes.first, bytes.count <= AppID.maxBytes, AppID.isFirst(first),",
+            "              bytes.dropFirst().allSatisfy(AppID.isRest) else { return nil }",
+            "        self.name = name",
+            "    }",
+            "",
+            "    public var description: String { name }",
+            "",
+            "    /// What passcoded answers (PASSCODE_ERR_MISUSE) for an id outside the rule.",
+            f'    public static let invalid = PasscodeError.misuse("{app_id_refusal(model)}")',
+            "",
+            f"    private static func isFirst(_ b: UInt8) -> Bool {{ {class_test(first, 'b')} }}",
+            f"    private static func isRest(_ b: UInt8) -> Bool {{ {class_test(rest, 'b')} }}",
+            "}", ""]
+
+
+def app_id_c(model):
+    first, rest, most, pattern = model.app_id
+    return "\n".join([
+        f"/* GENERATED by scripts/gen_bus.py from {XML_NAME} (`make header`); do not edit. */",
+        "/* The rule of an application id, the one passcoded's AppID checks (the XML's org.libpasscode.AppID,",
+        f" * `{pattern}`): 1 to {most} of {class_text(rest)}, starting with {class_text(first)}. */",
+        "#ifndef PASSCODE_APP_ID_H", "#define PASSCODE_APP_ID_H", "", "#include <string.h>", "",
+        f"#define PASSCODE_APP_ID_MAX_BYTES {most}",
+        "/* What passcoded answers for an id outside the rule (AppID.invalid). */",
+        f'#define PASSCODE_APP_ID_REFUSAL "{app_id_refusal(model)}"', "",
+        "/* 1 when `id` (NUL-terminated) is an application id, else 0. */",
+        "static inline int passcode_app_id_valid(const char *id)", "{",
+        "    size_t n = strnlen(id, PASSCODE_APP_ID_MAX_BYTES + 1);",
+        "    if (n == 0 || n > PASSCODE_APP_ID_MAX_BYTES) return 0;",
+        "    unsigned char b = (unsigned char)id[0];",
+        f"    if (!({class_test(first, 'b')})) return 0;",
+        "    for (size_t i = 1; i < n; i++) {",
+        "        b = (unsigned char)id[i];",
+        f"        if (!({class_test(rest, 'b')})) return 0;",
+        "    }",
+        "    return 1;", "}", "", "#endif", ""])
+
+
+def hook_swift_type(a):
+    return {"s": "String", "i": "Int32"}[a.type]
+
+
+def hook_argument(a):
+    return f".{'text' if a.type == 's' else 'int32'}({a.swift})"
+
+
+def hooks_shared(model):
+    out = [f"/// The bits of SetHooks' flags: which of the host's callbacks a connection has (each hook's",
+           f"/// org.libpasscode.Flag in {XML_NAME}).",
+           "public enum HookFlags {"]
+    for h in model.hooks:
+        out.append(f"    /// {h.name}.")
+        out.append(f"    public static let {h.flag}: UInt32 = {h.bit}")
+    out.append(f"    public static let all: UInt32 = {sum(h.bit for h in model.hooks)}")
+    out += ["", "    /// The flags of the callbacks `h` has.", "    public static func of(_ h: Hooks) -> UInt32 {",
+            "        var flags: UInt32 = 0"]
+    for h in model.hooks:
+        out.append(f"        if h.{h.field} != nil {{ flags |= {h.flag} }}")
+    out += ["        return flags", "    }", "}", "",
+            "/// An argument of a host's hook as it travels (the hooks take `s` and `i` only).",
+            "public enum HookArgument: Sendable {", "    case text(String), int32(Int32)", "}", ""]
+    for kind, answered, doc in (("HostQuestion", True, [
+            f"/// A hook of {model.hook_interface} that the host answers: \"\" allows, else the refusal's text.",
+            "/// passcoded sends one and waits; the client reads it (`readHostHook`)."]),
+            ("HostNotice", False, [
+            f"/// A notification of {model.hook_interface} (org.freedesktop.DBus.Method.NoReply): sent expecting",
+            "/// no reply, before the reply of the call that caused it."])):
+        hooks = [h for h in model.hooks if h.answered == answered]
+        out += doc + [f"public enum {kind}: Sendable {{"]
+        for h in hooks:
+            ins = ", ".join(f"{a.name} {a.type}" for a in h.ins)
+            out += wrap(f"{h.name}({ins})" + (" -> (refusal s)" if answered else "") + (": " + h.doc if h.doc else ""), "    /// ")
+            params = ", ".join(f"{a.swift}: {hook_swift_type(a)}" for a in h.ins)
+            out.append(f"    case {h.case}" + (f"({params})" if params else ""))
+        out += ["", "    /// The method's name.", "    public var member: String {", "        switch self {"]
+        for h in hooks:
+            out.append(f'        case .{h.case}: return "{h.name}"')
+        out += ["        }", "    }", "", "    /// The arguments, in order.", "    public var arguments: [HookArgument] {", "        switch self {"]
+        for h in hooks:
+            if h.ins:
+                binds = ", ".join(f"let {a.swift}" for a in h.ins)
+                out.append(f"        case .{h.case}({binds}): return [{', '.join(hook_argument(a) for a in h.ins)}]")
+            else:
+                out.append(f"        case .{h.case}: return []")
+        out += ["        }", "    }", "}", ""]
+    return out
+
+
 def generate():
-    names, methods = load()
+    model = load_model()
+    names, methods = model.names, model.methods
     sections = {m.name: m.section for m in methods}
-    return {VTABLE: vtable(names, methods), DAEMON: daemon(methods), CLIENT: client(methods), STATUSES: statuses(names),
-            README: readme_text(methods, sections)}
+    return {VTABLE: vtable(names, methods), DAEMON: daemon(methods, model),
+            CLIENT: client(methods) + "\n".join(client_store(model) + client_hooks(model)),
+            STATUSES: statuses(model), STORE_HEADER: store_header(model), STORE_TABLE: store_table(model),
+            APP_ID_C: app_id_c(model), README: readme_text(methods, sections)}
 
 
 # ---- the checks ----
@@ -609,13 +1094,13 @@ def check():
     daemon_text = "\n".join(p.read_text() for p in daemon_sources)
     for m in methods:
         written = re.search(rf"\bfunc {m.handler}\(", daemon_text)
-        if m.seam and written:
-            problems.append(f"{m.name} ({XML_NAME}): its handler {m.handler} is generated (org.libpasscode.Seam) and "
+        if m.generated_handler and written:
+            problems.append(f"{m.name} ({XML_NAME}): its handler {m.handler} is generated (org.libpasscode.Seam or Core) and "
                             "written by hand in Sources/passcoded/Daemon too: remove one")
-        elif not m.seam and not written:
+        elif not m.generated_handler and not written:
             problems.append(f"{m.name} ({XML_NAME}) has no handler in passcoded: Sources/passcoded/Daemon has no "
                             f"`func {m.handler}(_ call: BusCall, ...)` (the protocol Passcode1Handlers requires it), "
-                            "and the method is not a simple one whose handler is generated (org.libpasscode.Seam)")
+                            "and the method is not a simple one whose handler is generated (org.libpasscode.Seam or Core)")
     # Every client stub is called by the client.
     client_sources = [p for p in sorted(BACKEND.glob("*.swift")) if p != CLIENT]
     client_text = "\n".join(p.read_text() for p in client_sources)
@@ -646,6 +1131,7 @@ def check():
     def reaches_bus(name, seen):
         return name in reach
 
+    problems += check_properties_and_hooks(load_model(), daemon_text, client_text)
     for protocol, name in requirements():
         if name not in functions:
             continue  # not the client's (the embedded store's alone, or inherited)
@@ -658,6 +1144,42 @@ def check():
             problems.append(f"{protocol}.{name}: ServiceClient's implementation reaches no method of {XML_NAME} "
                             "(it calls no generated stub callXxx, directly or through its own functions): add the "
                             "method to the XML, or say `// bus: local (why)` above it")
+    return problems
+
+
+PROPS_DAEMON = "Sources/passcoded/Daemon/Service+Properties.swift"
+PROPS_CLIENT = "Sources/libpasscode/PasscodeBackend/ServiceClient+Cache.swift"
+HOOKS_DAEMON = "Sources/passcoded/Daemon/Service+Hooks.swift"
+HOOKS_CLIENT = "Sources/libpasscode/PasscodeBackend/ServiceClient+Hooks.swift"
+
+
+def check_properties_and_hooks(model, daemon_text, client_text):
+    """Both ends of the generated property table and hook calls use every property and hook: the
+    struct and the readers are generated, the code that fills and reads them is not."""
+    problems = []
+    daemon_props = (ROOT / PROPS_DAEMON).read_text()
+    client_props = (ROOT / PROPS_CLIENT).read_text()
+    for prop in model.properties:
+        if not re.search(rf"\b{prop.field}:", daemon_props):
+            problems.append(f"property {prop.name} ({model.store_interface}, {XML_NAME}): passcoded never sets it: "
+                            f"{PROPS_DAEMON} does not pass `{prop.field}:` to passcode_bus_props (the struct "
+                            "include/passcode_bus_store.h generated from the XML)")
+        if not re.search(rf"\.{prop.swift}\b", client_props):
+            problems.append(f"property {prop.name} ({model.store_interface}, {XML_NAME}): the client never reads it: "
+                            f"{PROPS_CLIENT} does not use `.{prop.swift}` of StoreProperties (generated from the XML)")
+    daemon_hooks = (ROOT / HOOKS_DAEMON).read_text()
+    client_hooks_text = (ROOT / HOOKS_CLIENT).read_text()
+    for h in model.hooks:
+        kind = "HostQuestion" if h.answered else "HostNotice"
+        if not re.search(rf"\.{h.case}\(" if h.ins else rf"\.{h.case}\b", daemon_hooks):
+            problems.append(f"hook {h.name} ({model.hook_interface}, {XML_NAME}): passcoded never asks it: "
+                            f"{HOOKS_DAEMON} makes no `{kind}.{h.case}` (the stand-in for Hooks.{h.field})")
+        if not re.search(rf"case \.{h.case}\b", client_hooks_text):
+            problems.append(f"hook {h.name} ({model.hook_interface}, {XML_NAME}): the client never answers it: "
+                            f"{HOOKS_CLIENT} has no `case .{h.case}` calling the host's Hooks.{h.field}")
+        if not re.search(rf"\bh(?:ooks)?\.{h.field}\b", client_hooks_text):
+            problems.append(f"hook {h.name} ({model.hook_interface}, {XML_NAME}): the client never calls the host's "
+                            f"Hooks.{h.field} in {HOOKS_CLIENT}")
     return problems
 
 
@@ -682,9 +1204,14 @@ def main():
                 print(f"bus: FAIL: {p}", file=sys.stderr)
             sys.exit(1)
         _, methods = load()
-        print(f"bus: the {len(methods)} methods of {XML_NAME}: the vtable, passcoded's dispatch and the client's stubs "
-              "match it; every method has a handler in passcoded, every stub a caller, every back-end requirement of "
-              "the client reaches the bus or says why not; BusStatus matches Status.swift")
+        model = load_model()
+        generated = sum(1 for m in methods if m.generated_handler)
+        print(f"bus: the {len(methods)} methods, {len(model.properties)} store properties and {len(model.hooks)} host hooks of "
+              f"{XML_NAME}: the vtable, the property table, passcoded's dispatch ({generated} handlers generated, "
+              f"{len(methods) - generated} written), the client's stubs and readers, the hook calls and the app id's rule "
+              "(Swift and C) match it; every method has a handler in passcoded, every stub a caller, every property and "
+              "hook both ends, every back-end requirement of the client reaches the bus or says why not; BusStatus "
+              "matches Status.swift")
     elif args == ["--check-readme"]:
         problems, n = check_readme()
         for p in problems:

@@ -6,7 +6,9 @@ Package.swift). That header is full of Swift macros, sorts declarations by name,
 handles as `void *` and names enum cases `passcode_statusErrMisuse`. This script keeps the
 compiler's declarations and doc comments and rewrites them into a plain C header:
 
-  * declarations in the order of the Swift sources, grouped by their `// MARK: -` sections;
+  * declarations in the order of the Swift sources, grouped by the man page each function's `@c`
+    line names (`@c(passcode_verify)  // man: passcode-verify`; the pages are PAGES in
+    scripts/api_model.py, which reads the header back for every other generator);
   * `passcode_store *` / `passcode_options *` / `passcode_flow *` for handle parameters,
     chosen by parameter name (store, options, flow; out_store etc. become `**out`);
   * enum cases as PASSCODE_<ENUM>_<CASE> (status codes as PASSCODE_<CASE>);
@@ -28,6 +30,7 @@ import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import api_model  # noqa: E402
 import gen_lists  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -231,51 +234,31 @@ def rewrite_param(p, renames):
 
 
 def swift_order():
-    """[(kind, value)]: ("mark", title) and ("decl", c_name) in source order."""
+    """[(c_name, page, where)] of every `@c` declaration in source order; page is the man page its
+    `@c` line names (`@c(passcode_verify)  // man: passcode-verify`), "" where it names none."""
     files = []
     for d in SWIFT_DIRS:
-        # Subfolders too (PasscodeCore/Policy, Store, ...), in the order of the file names alone
-        # (a store part by its job: PasscodeStore+Events.swift as Events.swift), so that moving
-        # or renaming a file between folders leaves the header as it is.
+        # Subfolders too, in the order of the file names alone, so that moving a file between
+        # folders leaves the header as it is.
         paths = {p.name: p for p in d.rglob("*.swift")}
-        names = sorted(paths, key=lambda n: n.removeprefix("PasscodeStore+"))
+        names = sorted(paths)
         ordered = [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
         files += [paths[n] for n in ordered]
     order = []
     for f in files:
-        for line in f.read_text().splitlines():
-            m = re.match(r"\s*// MARK: - (.+)", line)
-            if m:
-                order.append(("mark", m.group(1).strip()))
-            m = re.match(r"\s*@c\((\w+)\)", line)
-            if m:
-                order.append(("decl", m.group(1)))
+        for number, line in enumerate(f.read_text().splitlines(), 1):
+            if re.match(r"\s*@c\(", line):
+                m = api_model.MAN_COMMENT.match(line)
+                if not m:
+                    sys.exit(f"gen_header.py: {f.relative_to(ROOT)}:{number}: write the @c line as "
+                             "`@c(name)  // man: page`, nothing else on it")
+                order.append((m.group(1), m.group(2) or "", f"{f.relative_to(ROOT)}:{number}"))
     return order
 
 
-# The man page (a Doxygen group) of each `// MARK: -` section of the Swift sources; every
-# function's name opens its section's page (`man passcode_verify`).
-SECTION_PAGES = {
-    "Version": ("passcode-version", "the library's version at run time"),
-    "Errors": ("passcode-errors", "the text of a status"),
-    "Options": ("passcode-options", "how a store is opened: cost, pepper, clock, busy timeout"),
-    "Stores": ("passcode-stores", "opening and closing a store, and its last error"),
-    "Passcode": ("passcode-verify", "setting, verifying, changing, disabling and removing the passcode"),
-    "Settings": ("passcode-settings", "security settings, their bounds, choices and defaults"),
-    "Lock state and app lifecycle": ("passcode-lock", "locking on launch, after the background, or on request"),
-    "Biometrics": ("passcode-biometrics", "biometric unlock as a policy decision"),
-    "Entry flows": ("passcode-flows", "the keypad screens: unlock, create, change, disable, reset"),
-    "Reset codes and forgot passcode": ("passcode-reset", "forgot passcode and the emailed reset code"),
-    "Account security": ("passcode-account", "password changes, device sessions, deleting the account"),
-    "Security event log": ("passcode-events", "the log of unlocks, failures and changes"),
-    "Callbacks": ("passcode-callbacks", "the host's callbacks and hooks"),
-    "Data key and sealing": ("passcode-key", "the data key an unlock releases, sealing, the recovery key"),
-    "TPM": ("passcode-tpm", "binding a store to a TPM 2.0"),
-}
-
-
-# Enums renamed before 1.0 (one name per vocabulary): new name -> old name. The old names stay
-# as deprecated aliases (the type and every constant) for one release.
+# Enums renamed in 0.7 (one name per vocabulary): new name -> old name. The old names stay as
+# deprecated aliases (the type and every constant): the header's version rules (a minor release
+# adds and never takes away) keep them until the next major version.
 RENAMED = {"passcode_app_event": "passcode_event", "passcode_log_kind": "passcode_security_event"}
 
 
@@ -283,10 +266,12 @@ def aliases(name, cases_constants):
     """The deprecated old names of a renamed enum: a typedef and a #define per constant."""
     old = RENAMED[name]
     new_prefix, old_prefix = name.upper() + "_", old.upper() + "_"
-    lines = [f"\n/** @cond DEPRECATED */",
-             f"/* Deprecated since release 0.7, to be removed in 0.8: {old} is the old name of",
-             f" * {name}, {old_prefix}* of its constants. */",
-             f"typedef {name} {old};"]
+    text = textwrap.wrap(f"Deprecated since 0.7: {old} is the old name of {name}, {old_prefix}* of its "
+                         "constants. Kept for the programs that use them (a minor version only adds); removed "
+                         "at the next major version.", 94)
+    lines = ["\n/** @cond DEPRECATED */", "/* " + text[0]] + [" * " + l for l in text[1:]]
+    lines[-1] += " */"
+    lines.append(f"typedef {name} {old};")
     lines += [f"#define {old_prefix}{c[len(new_prefix):]} {c}" for c in cases_constants]
     return "\n".join(lines + ["/** @endcond */"])
 
@@ -312,14 +297,46 @@ def typed(doc, ret, plist, enums):
     return ret, out
 
 
-def group_open(title):
-    """The Doxygen group (one man page) that a section's functions belong to."""
-    if title not in SECTION_PAGES:
-        sys.exit(f"gen_header.py: the section '{title}' has no man page name in SECTION_PAGES")
-    page, what = SECTION_PAGES[title]
+def group_open(page):
+    """The Doxygen group (one man page) that a page's functions belong to."""
+    _, what = api_model.PAGES[page]
+    lines = textwrap.wrap(api_model.PAGE_TEXT.get(page, ""), 94)
+    text = "".join(f" * {line}\n".replace(" * \n", " *\n") for line in [""] + lines) if lines else ""
     return (f"/**\n * @defgroup {page} {what}\n"
             " * `#include <passcode.h>`. The conventions every function here follows (statuses, handles,\n"
-            " * ownership, threads) are in passcode(3); the security model is passcode(7).\n * @{\n */")
+            " * ownership, threads) are in passcode(3); the security model is passcode(7).\n" + text + " * @{\n */")
+
+
+def pages_of(order, decls):
+    """{function: its page}, or the exit naming each function without a known page."""
+    pages, problems = {}, []
+    for name, page, where in order:
+        if decls.get(name, ("",))[0] != "func":
+            continue
+        if not page:
+            problems.append(f"{where}: {name} names no man page: write it on its @c line, "
+                            f"`@c({name})  // man: passcode-<topic>`, one of PAGES in scripts/api_model.py")
+        elif page not in api_model.PAGES:
+            problems.append(f"{where}: {name}'s man page {page} is not one of PAGES in scripts/api_model.py "
+                            "(add it there, with its section title and description)")
+        pages[name] = page
+    if problems:
+        sys.exit("gen_header.py: " + "\ngen_header.py: ".join(problems))
+    return pages
+
+
+def check_model(text, order, pages):
+    """scripts/api_model.py, which every other generator reads the API through, reads back from
+    the header the functions, their order and their pages as they were written."""
+    api = api_model.parse(text, "the generated header")
+    written = [(n, pages[n]) for n, _, _ in order if n in pages]
+    read = [(f.name, f.page) for f in api.functions]
+    if read != written:
+        sys.exit("gen_header.py: scripts/api_model.py reads the header differently from what was written: "
+                 f"{[w for w in written if w not in read] or [r for r in read if r not in written] or 'the order'}")
+    briefs = [(p.name, p.brief) for p in api.pages]
+    if briefs != [(p, api_model.PAGES[p][1]) for p, _ in briefs]:
+        sys.exit("gen_header.py: scripts/api_model.py reads the pages' descriptions differently from PAGES")
 
 
 def version():
@@ -423,11 +440,11 @@ typedef struct passcode_event_log passcode_event_log;
     seen = set()
     undocumented = []
     order = swift_order()
-    funcs = [(k, v) for k, v in order if k == "mark" or decls.get(v, ("",))[0] == "func"]
+    pages = pages_of(order, decls)
     # Every enum as (name, doc, [(constant, value, doc)]): the Swift ones of Sources/libpasscode/Passcode
     # (the status and the cost), then those of types.h, in its order.
     all_enums = []
-    for name in dict.fromkeys(v for k, v in order if k == "decl" and decls.get(v, ("",))[0] == "enum"):
+    for name in dict.fromkeys(v for v, _, _ in order if decls.get(v, ("",))[0] == "enum"):
         _, doc, (_, cases) = decls[name]
         prefix = "PASSCODE_" if name == "passcode_status" else name.upper() + "_"
         all_enums.append((name, doc, [(prefix + snake_upper(c[len(name)].upper() + c[len(name) + 1:]), v, d)
@@ -464,20 +481,22 @@ typedef struct passcode_event_log passcode_event_log;
             out.append(aliases(name, [c for c, _, _ in cases]))
         out = [l for l in out if l is not None]
     out.append("\n/** @} */")
-    pending_mark, open_group = None, False
-    for kind, name in funcs:
-        if kind == "mark":
-            pending_mark = name
-            continue
-        if name in seen:
+    page_open, closed = None, set()
+    for name, _, where in order:
+        if name in seen or name not in pages:
             continue
         seen.add(name)
-        if pending_mark:
-            if open_group:
+        if pages[name] != page_open:  # a page's functions are together, in source order
+            if pages[name] in closed:
+                sys.exit(f"gen_header.py: {where}: {name} is on {pages[name]}, whose functions came before "
+                         f"others: keep a page's functions together (files in the order of FIRST, then by name)")
+            if page_open:
                 out.append("\n/** @} */")
-            out.append(f"\n/* ---- {pending_mark} " + "-" * max(3, 88 - len(pending_mark)) + " */")
-            out.append(group_open(pending_mark))
-            pending_mark, open_group = None, True
+                closed.add(page_open)
+            title = api_model.PAGES[pages[name]][0]
+            out.append(f"\n/* ---- {title} " + "-" * max(3, 88 - len(title)) + " */")
+            out.append(group_open(pages[name]))
+            page_open = pages[name]
         _, doc, (ret, params) = decls[name]
         if not doc:
             undocumented.append(name)
@@ -486,7 +505,7 @@ typedef struct passcode_event_log passcode_event_log;
         ret, plist = typed(doc, strip_nullability(ret), plist, set(enums))
         sep = "" if ret.endswith("*") else " "
         out.append("\n" + doc_block(doc, renames=renames) + f"{ret}{sep}{name}({', '.join(plist)});")
-    if open_group:
+    if page_open:
         out.append("\n/** @} */")
     if undocumented:
         sys.exit(f"gen_header.py: every declaration needs a doc comment; missing on: {undocumented}")
@@ -499,8 +518,10 @@ typedef struct passcode_event_log passcode_event_log;
 #endif
 
 #endif /* PASSCODE_H */""")
-    listing = "\n".join(f" *  - {page}(3): {what}" for page, what in SECTION_PAGES.values())
-    sys.stdout.write("\n".join(out).replace("{SECTION_LIST}", listing) + "\n")
+    listing = "\n".join(f" *  - {page}(3): {what}" for page, (_, what) in api_model.PAGES.items())
+    text = "\n".join(out).replace("{SECTION_LIST}", listing) + "\n"
+    check_model(text, order, pages)
+    sys.stdout.write(text)
 
 
 if __name__ == "__main__":

@@ -6,15 +6,19 @@ passcode(3) reads as a library's overview page does (libcurl(3)).
     come out of Doxygen as section-3 pages named by their label; each becomes NAME (its one name
     line), DESCRIPTION, its topics, SEE ALSO, in the section its file name says.
   * passcode(3): NAME, a SYNOPSIS of the include and the link line, DESCRIPTION (the overview, the
-    conventions, the functions by page), then the types, macros and enumerations documented one by
-    one; the SYNOPSIS dumps of macros and enums go, and so does the sentinel that keeps
-    passcode_status a signed int (PASSCODE_STATUS_SIGNED_), which is no value a caller sees.
+    conventions, the functions by page as scripts/api_model.py reads them, then the service-mode
+    page), then the types, macros and enumerations documented one by one; the SYNOPSIS dumps of
+    macros and enums go, and so does the sentinel that keeps passcode_status a signed int
+    (PASSCODE_STATUS_SIGNED_), which is no value a caller sees.
 
 usage: man_pages.py DOCS-DIR   (build/docs)
 """
 import re
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import api_model  # noqa: E402
 
 # label (Doxygen's page name) -> (name, section, the NAME line's description, SEE ALSO)
 PAGES = {
@@ -27,11 +31,12 @@ PAGES = {
     "passcoded-service": ("passcoded", 8, "libpasscode's store service on the system bus",
                           ["passcode-service(3)", "passcode(7)", "passcode(3)", "busctl(1)"]),
     "pam-passcode": ("pam_passcode", 8, "the passcode of a user's login store as a PAM module",
-                     ["passcodectl(8)", "passcoded(8)", "pam(8)", "pam-auth-update(8)"]),
+                     ["passcodectl(8)", "passcoded(8)", "passcode-user(3)", "pam(8)", "pam-auth-update(8)"]),
     "passcodectl": ("passcodectl", 8, "a user's login passcode as passcoded keeps it",
-                    ["pam_passcode(8)", "passcoded(8)", "faillock(8)"]),
+                    ["pam_passcode(8)", "passcoded(8)", "passcode-user(3)", "faillock(8)"]),
     "passcode-service": ("passcode-service", 3, "the C API in service mode, over passcoded",
-                         ["passcode(3)", "passcode_options_set_service(3)", "passcoded(8)", "passcode(7)"]),
+                         ["passcode(3)", "passcode_options_set_service(3)", "passcode-user(3)", "passcoded(8)",
+                          "passcode(7)"]),
 }
 
 
@@ -111,11 +116,13 @@ def library_page(docs):
     # The sentinel: its line in an enum's list, and its entry where the enum is documented.
     text = re.sub(r"\n\.TP\n\\fB\\fIPASSCODE_STATUS_SIGNED_\\fP\s*\\fP\n[^\n]*\n", "\n", text)
     text = "\n".join(l for l in text.splitlines() if "PASSCODE_STATUS_SIGNED_" not in l) + "\n"
-    # The functions by page: the service-mode page is a page too.
-    tpm = "passcode-tpm(3): binding a store to a TPM 2\\&.0"
-    if tpm not in text:
-        sys.exit("man_pages.py: passcode(3) has no passcode-tpm(3) line to add the service-mode page after")
-    text = text.replace(tpm, tpm + "\n.IP \"\\(bu\" 2\npasscode-service(3): the same calls in service mode, over passcoded(8)", 1)
+    # The functions by page (scripts/api_model.py's pages, in the header's order): the service-mode
+    # page is a page too, after the last.
+    last = re.compile(r"^" + re.escape(api_model.load().pages[-1].name) + r"\(3\): .*$", re.M)
+    if not last.search(text):
+        sys.exit(f"man_pages.py: passcode(3) has no {api_model.load().pages[-1].name}(3) line to add the service-mode page after")
+    text = last.sub(lambda m: m.group(0) + "\n.IP \"\\(bu\" 2\npasscode-service(3): the same calls in service mode, over passcoded(8)",
+                    text, count=1)
     text = re.sub(r"(\\fBSee also\\fP\n\.RS 4\n)(.*?)\n\.RE", lambda m: m.group(1) + m.group(2).rstrip()
                   + "\n.br\npasscode-tpm(7): binding a store to the TPM\\&.\n.br\n"
                   "passcoded(8) and passcode-service(3): the service, and the same calls over it\\&.\n.RE", text, count=1, flags=re.S)

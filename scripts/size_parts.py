@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The stripped size of libpasscode and its parts, against the 1.5 MB bar of the Embedded Swift
-build (make bench; issue 43; the EMBEDDED=0 build, with the Swift runtime inside, was 5.8 MB).
+build (make bench; the EMBEDDED=0 build, with the Swift runtime inside, was 5.8 MB).
 
 The parts come from the linker's map (build/libpasscode.linkmap, written by `make lib`): every
 input section that ends up in the file is attributed to what it came from (our code, the Swift

@@ -26,24 +26,21 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "passcode_app_id.h"
+
 struct options {
     int debug, nullok, silent, allow_remote;
     const char *app;
 };
 
-/* The login stores: `login`, or `login.<name>` (1 to 64 of A-Z a-z 0-9 . _ - in all); passcoded
- * lets root alone enrol their passcodes, so a user's process cannot enrol the one it passes. */
+/* The login stores: `login`, or `login.<name>`, and an application id by passcoded's one rule
+ * (passcode_app_id.h, generated from passcoded's XML as its AppID is); passcoded lets root alone
+ * enrol their passcodes, so a user's process cannot enrol the one it passes. */
 static int valid_app(const char *app)
 {
-    size_t n = strlen(app);
-    if (n < 5 || n > 64 || strncmp(app, "login", 5) != 0) return 0;
-    if (n == 5) return 1;
-    if (app[5] != '.' || n == 6) return 0;
-    for (size_t i = 6; i < n; i++) {
-        char c = app[i];
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '_' || c == '-')) return 0;
-    }
-    return 1;
+    if (strncmp(app, "login", 5) != 0) return 0;
+    if (app[5] != '\0' && (app[5] != '.' || app[6] == '\0')) return 0;
+    return passcode_app_id_valid(app);
 }
 
 static int parse(pam_handle_t *pamh, int flags, int argc, const char **argv, struct options *o)

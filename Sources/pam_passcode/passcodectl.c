@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "passcode_app_id.h"
+
 enum { EXIT_DONE = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_UNREACHABLE = 3, EXIT_LOCKED = 4 };
 
 static int from_stdin = 0;
@@ -146,6 +148,10 @@ int main(int argc, char **argv)
     char who[96];
     if (name) snprintf(who, sizeof who, "%s", name);
     else snprintf(who, sizeof who, "uid %u", (unsigned)uid);
+    if (!passcode_app_id_valid(app)) { /* passcoded's own rule (passcode_app_id.h), asked of no one */
+        printf("%s: %s\n", who, PASSCODE_APP_ID_REFUSAL);
+        return EXIT_USAGE;
+    }
 
     passcode_options *opts = NULL;
     passcode_store *store = NULL;

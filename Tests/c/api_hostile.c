@@ -345,8 +345,8 @@ static void test_a_time_namespace_does_not_skip_a_lockout(void) {
     printf("time namespace: boot clock +61 s, wall clock unchanged: verify says %s\n", passcode_strerror(status));
 }
 
-/* The schema version is four bytes of the file header: a negative one (a store `corrupt` damaged:
- * it indexed the migrations with it and trapped) is damage, and nothing is written. */
+/* The schema version is four bytes of the file header: a negative one (`corrupt` writes such
+ * bytes; the migrations were once indexed with it, and trapped) is damage, and nothing is written. */
 static void test_a_damaged_schema_version_is_corrupt(void) {
     EMBEDDED_ONLY(ONLY_FILE);
     const char *versions[] = {"PRAGMA user_version = -1660944380", "PRAGMA user_version = -1"};

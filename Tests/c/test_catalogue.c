@@ -20,6 +20,7 @@ static passcode_store *foreign_store;
 static passcode_options *foreign_options;
 static passcode_flow *foreign_flow;
 static passcode_session_list *foreign_list;
+static passcode_event_log *foreign_log;
 static long junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 
 /* A host clock far outside the accepted range. */
@@ -83,6 +84,10 @@ static int32_t fail_hook(void *p, const char *k, const char *o, const char *n, c
 }
 static int32_t fail_session(void *p, const char *id, char *m, size_t size) { (void)p; (void)id; snprintf(m, size, "no"); return 1; }
 static int32_t fail_delivery(void *p, const char *c, size_t l, char *m, size_t size) { (void)p; (void)c; (void)l; snprintf(m, size, "no"); return 1; }
+static int32_t fail_lifecycle(void *p, int32_t event, char *m, size_t size) { (void)p; (void)event; snprintf(m, size, "no"); return 1; }
+
+/* A check of a call that returns no status (a count, a constant, a version). */
+#define TRUE_CASE(cond) do { cases++; if (!(cond)) { failed++; fprintf(stderr, "FAIL line %d: %s\n", __LINE__, #cond); } } while (0)
 
 int main(void) {
     char dir[] = "/tmp/passcode-catalogue-XXXXXX";  /* a 0700 folder of its own */
@@ -101,6 +106,7 @@ int main(void) {
     foreign_options = (passcode_options *)junk;
     foreign_flow = (passcode_flow *)junk;
     foreign_list = (passcode_session_list *)junk;
+    foreign_log = (passcode_event_log *)junk;
     passcode_store *handles[] = {NULL, closed, foreign_store};
     const int32_t INV = PASSCODE_ERR_INVALID_HANDLE, MIS = PASSCODE_ERR_MISUSE, FMT = PASSCODE_ERR_FORMAT;
     int32_t i32;
@@ -112,6 +118,11 @@ int main(void) {
     passcode_lock_screen screen;
     memset(&screen, 0, sizeof screen);
     screen.size = sizeof screen;
+    passcode_event_log *log = NULL;
+    const uint32_t me = (uint32_t)getuid();
+    char text[256];
+    uint8_t key32[32] = {7}, plain[4] = {1, 2, 3, 4}, sealed[64] = {0};
+    size_t got_length = 0;
 
     /* Every store function with a NULL, a closed and a foreign handle. */
     for (int h = 0; h < 3; h++) {
@@ -160,6 +171,33 @@ int main(void) {
         CASE(passcode_set_settings_hook(x, NULL, NULL), INV);
         CASE(passcode_set_session_hook(x, NULL, NULL), INV);
         CASE(passcode_set_account_deleted_callback(x, NULL, NULL), INV);
+        CASE(passcode_set_lifecycle_callback(x, NULL, NULL), INV);
+        CASE(passcode_store_remove(x, "386491", 6), INV);
+        CASE(passcode_biometric_lead(x, &i32), INV);
+        CASE(passcode_reset_recipient_set(x, "someone@example.org", "386491", 6), INV);
+        CASE(passcode_reset_recipient_confirm(x, "12345678", 8, "386491", 6), INV);
+        CASE(passcode_reset_recipient(x, text, sizeof text), INV);
+        CASE(passcode_event_log_new(x, &log), INV);
+        CASE(passcode_failure_summary(x, &i32, &i64), INV);
+        CASE(passcode_seal(x, plain, sizeof plain, sealed, sizeof sealed, &got_length), INV);
+        CASE(passcode_unseal(x, sealed, sizeof sealed, plain, sizeof plain, &got_length), INV);
+        CASE(passcode_set_recovery_key(x, key32, sizeof key32), INV);
+        CASE(passcode_clear_recovery_key(x), INV);
+        CASE(passcode_has_recovery_key(x, &i32), INV);
+        CASE(passcode_reset_complete_with_recovery_key(x, "12345678", 8, "502817", 6, key32, sizeof key32), INV);
+        CASE(passcode_tpm_bind(x, "386491", 6), INV);
+        CASE(passcode_tpm_unbind(x, "386491", 6), INV);
+        CASE(passcode_tpm_is_bound(x, &i32), INV);
+        CASE(passcode_tpm_posture(x, PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET, &i64), INV);
+        CASE(passcode_user_state(x, me, &i32, NULL, NULL, NULL, NULL), INV);
+        CASE(passcode_user_verify(x, me, "386491", 6), INV);
+        CASE(passcode_user_set(x, me, "502817", 6), INV);
+        CASE(passcode_user_change(x, me, "386491", 6, "502817", 6), INV);
+        CASE(passcode_user_remove(x, me, NULL, 0), INV);
+        CASE(passcode_user_reset(x, me), INV);
+        CASE(passcode_user_event_log_new(x, me, &log), INV);
+        TRUE_CASE(log == NULL);
+        TRUE_CASE(passcode_errwait(x) == 0);
         VOIDCASE(passcode_close(x));
         cases++;
         if (passcode_errmsg(x) == NULL) { failed++; fprintf(stderr, "FAIL: errmsg returned NULL\n"); }
@@ -174,6 +212,9 @@ int main(void) {
         CASE(passcode_options_set_clock(xo[h], NULL, NULL), INV);
         CASE(passcode_options_set_busy_timeout(xo[h], 10), INV);
         CASE(passcode_options_set_service(xo[h], "org.example.App"), INV);
+        CASE(passcode_options_set_session_keyring(xo[h], 1), INV);
+        CASE(passcode_options_set_tpm(xo[h], NULL), INV);
+        CASE(passcode_options_set_tpm_owner_auth_file(xo[h], NULL), INV);
         VOIDCASE(passcode_options_free(xo[h]));
     }
     passcode_flow *xf[] = {NULL, foreign_flow};
@@ -196,6 +237,12 @@ int main(void) {
         if (passcode_session_list_count(xl[h]) != 0) failed++;
         CASE(passcode_session_list_get(xl[h], 0, &str, &str, &str, &i64, &str, &i32), INV);
         VOIDCASE(passcode_session_list_free(xl[h]));
+    }
+    passcode_event_log *xg[] = {NULL, foreign_log};
+    for (int h = 0; h < 2; h++) {
+        TRUE_CASE(passcode_event_log_count(xg[h]) == 0);
+        CASE(passcode_event_log_get(xg[h], 0, &i32, &i64, &str), INV);
+        VOIDCASE(passcode_event_log_free(xg[h]));
     }
     cases++;
     if (junk[0] != 1 || junk[7] != 8) { failed++; fprintf(stderr, "FAIL: a foreign handle's memory was written\n"); }
@@ -226,6 +273,38 @@ int main(void) {
     CASE(passcode_reset_retry_after(s, NULL), MIS);
     CASE(passcode_flow_new(s, PASSCODE_FLOW_KIND_UNLOCK, NULL), MIS);
     CASE(passcode_session_list_new(s, NULL), MIS);
+    CASE(passcode_biometric_lead(s, NULL), MIS);
+    CASE(passcode_event_log_new(s, NULL), MIS);
+    CASE(passcode_failure_summary(s, NULL, &i64), MIS);
+    CASE(passcode_has_recovery_key(s, NULL), MIS);
+    CASE(passcode_tpm_is_bound(s, NULL), MIS);
+    CASE(passcode_tpm_posture(s, PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET, NULL), MIS);
+    CASE(passcode_reset_recipient(s, NULL, sizeof text), MIS);
+    CASE(passcode_user_verify(s, me, NULL, 6), MIS);
+    CASE(passcode_user_event_log_new(s, me, NULL), MIS);
+    /* The same calls answered: the queries, and the log read entry by entry. */
+    CASE(passcode_biometric_lead(s, &i32), PASSCODE_OK);
+    CASE(passcode_has_recovery_key(s, &i32), PASSCODE_OK);
+    TRUE_CASE(i32 == 0);
+    CASE(passcode_tpm_is_bound(s, &i32), PASSCODE_OK);
+    TRUE_CASE(i32 == 0);
+    CASE(passcode_failure_summary(s, &i32, NULL), PASSCODE_OK);
+    TRUE_CASE(i32 == 0);
+    CASE(passcode_event_log_new(s, &log), PASSCODE_OK);
+    if (log) {
+        size_t n = passcode_event_log_count(log);
+        TRUE_CASE(n > 0);  /* the passcode set at the start */
+        CASE(passcode_event_log_get(log, 0, NULL, NULL, NULL), PASSCODE_OK);
+        CASE(passcode_event_log_get(log, n, &i32, &i64, &str), MIS);
+        CASE(passcode_event_log_get(log, SIZE_MAX, &i32, &i64, &str), MIS);
+        VOIDCASE(passcode_event_log_free(log));
+        log = NULL;
+    }
+    /* The library's constants and version: what the header says. */
+    TRUE_CASE(passcode_version_number() == PASSCODE_VERSION_NUMBER);
+    TRUE_CASE(strcmp(passcode_version_string(), PASSCODE_VERSION_STRING) == 0);
+    TRUE_CASE(passcode_key_bytes() == 32);
+    TRUE_CASE(passcode_seal_overhead() == 52);
 
     /* NULL and wrong-length buffers, non-digits, overlong, embedded NUL, invalid bytes. */
     static char huge[1 << 16];
@@ -402,7 +481,93 @@ int main(void) {
     CASE(passcode_options_set_service(o, ""), MIS);
     CASE(passcode_options_set_service(o, "\xff\xfe"), MIS);
     CASE(passcode_options_set_service(o, "org.example.A-long-application-id-of-more-than-64-bytes-is-refused"), MIS);
+    CASE(passcode_options_set_session_keyring(o, -1), MIS);
+    CASE(passcode_options_set_session_keyring(o, 2), MIS);
+    CASE(passcode_options_set_session_keyring(o, 0), PASSCODE_OK);
+    CASE(passcode_options_set_tpm(o, ""), MIS);
+    CASE(passcode_options_set_tpm(o, "\xff\xfe"), MIS);
+    CASE(passcode_options_set_tpm(o, huge + sizeof huge - 5000), MIS);
+    CASE(passcode_options_set_tpm(o, "swtpm:host=127.0.0.1,port=2321"), PASSCODE_OK);
+    CASE(passcode_options_set_tpm_owner_auth_file(o, ""), MIS);
+    CASE(passcode_options_set_tpm_owner_auth_file(o, "tpm-owner-auth"), MIS);
+    CASE(passcode_options_set_tpm_owner_auth_file(o, "/etc/\xff"), MIS);
+    CASE(passcode_options_set_tpm_owner_auth_file(o, "/etc/passcode/tpm-owner-auth"), PASSCODE_OK);
     passcode_options_free(o);
+
+    /* Removing the store: without the passcode, with a malformed one, with NULL and a length;
+     * with the right one but a lifecycle callback that refuses. Nothing is removed. */
+    CASE(passcode_store_remove(s, NULL, 0), PASSCODE_ERR_PASSCODE_REQUIRED);
+    CASE(passcode_store_remove(s, NULL, 6), MIS);
+    for (size_t i = 0; i < sizeof bad_len / sizeof *bad_len; i++)
+        CASE(passcode_store_remove(s, bad_digits[i], bad_len[i]), FMT);
+    CASE(passcode_set_lifecycle_callback(s, fail_lifecycle, NULL), PASSCODE_OK);
+    TRUE_CASE(passcode_store_remove(s, "386491", 6) == PASSCODE_ERR_HOOK_FAILED);  /* the right passcode: counted as a verify */
+    CASE(passcode_set_lifecycle_callback(s, NULL, NULL), PASSCODE_OK);
+    TRUE_CASE(access(path, F_OK) == 0 && passcode_is_set(s, &i32) == PASSCODE_OK && i32 == 1);
+
+    /* The reset recipient: passcoded mails the codes, so the embedded store has none to set,
+     * confirm or show (its codes go to the delivery callback); NULL first. */
+    CASE(passcode_reset_recipient_set(s, NULL, "386491", 6), MIS);
+    CASE(passcode_reset_recipient_set(s, "someone@example.org", NULL, 6), MIS);
+    CASE(passcode_reset_recipient_set(s, "someone@example.org", "386491", 6), PASSCODE_ERR_STATE);
+    CASE(passcode_reset_recipient_confirm(s, NULL, 8, "386491", 6), MIS);
+    CASE(passcode_reset_recipient_confirm(s, "12345678", 8, NULL, 6), MIS);
+    CASE(passcode_reset_recipient_confirm(s, "12345678", 8, "386491", 6), PASSCODE_ERR_STATE);
+    CASE(passcode_reset_recipient(s, text, sizeof text), PASSCODE_ERR_STATE);
+
+    /* The data key: NULL buffers and impossible lengths before the handle; a handle that has
+     * not unlocked holds no key; a recovery key of the wrong length. */
+    {
+        passcode_store *locked_handle = NULL;
+        passcode_options *lo = NULL;
+        passcode_options_new(&lo);
+        passcode_options_set_cost_explicit(lo, 1, 8192);
+        passcode_open(path, lo, &locked_handle);
+        passcode_options_free(lo);
+        CASE(passcode_seal(s, NULL, sizeof plain, sealed, sizeof sealed, &got_length), MIS);
+        CASE(passcode_seal(s, plain, sizeof plain, NULL, sizeof sealed, &got_length), MIS);
+        CASE(passcode_seal(s, plain, sizeof plain, sealed, sizeof sealed, NULL), MIS);
+        CASE(passcode_seal(foreign_store, plain, ((size_t)1 << 32) + 1, sealed, sizeof sealed, &got_length), MIS);
+        CASE(passcode_seal(foreign_store, plain, sizeof plain, sealed, (size_t)1 << 47, &got_length), MIS);
+        CASE(passcode_seal(locked_handle, plain, sizeof plain, sealed, sizeof sealed, &got_length), PASSCODE_ERR_KEY_NOT_RELEASED);
+        CASE(passcode_unseal(s, NULL, sizeof sealed, plain, sizeof plain, &got_length), MIS);
+        CASE(passcode_unseal(s, sealed, sizeof sealed, NULL, sizeof plain, &got_length), MIS);
+        CASE(passcode_unseal(s, sealed, sizeof sealed, plain, sizeof plain, NULL), MIS);
+        CASE(passcode_unseal(foreign_store, sealed, ((size_t)1 << 32) + 53, plain, sizeof plain, &got_length), MIS);
+        CASE(passcode_unseal(foreign_store, sealed, sizeof sealed, plain, (size_t)1 << 47, &got_length), MIS);
+        CASE(passcode_set_recovery_key(s, NULL, sizeof key32), MIS);
+        CASE(passcode_set_recovery_key(s, key32, 31), MIS);
+        CASE(passcode_set_recovery_key(s, key32, 33), MIS);
+        CASE(passcode_set_recovery_key(locked_handle, key32, sizeof key32), PASSCODE_ERR_KEY_NOT_RELEASED);
+        CASE(passcode_reset_complete_with_recovery_key(s, NULL, 8, "502817", 6, key32, sizeof key32), MIS);
+        CASE(passcode_reset_complete_with_recovery_key(s, "12345678", 8, NULL, 6, key32, sizeof key32), MIS);
+        CASE(passcode_reset_complete_with_recovery_key(s, "12345678", 8, "502817", 6, NULL, sizeof key32), MIS);
+        CASE(passcode_reset_complete_with_recovery_key(s, "12345678", 8, "502817", 6, key32, 31), MIS);
+        CASE(passcode_reset_complete_with_recovery_key(s, "12345678", 8, "502817", 6, key32, sizeof key32), PASSCODE_ERR_NO_RESET_CODE);
+        passcode_close(locked_handle);
+    }
+
+    /* The TPM calls on a store opened without the TPM option; an unknown posture item. */
+    CASE(passcode_tpm_bind(s, "386491", 6), MIS);
+    CASE(passcode_tpm_unbind(s, "386491", 6), PASSCODE_ERR_STATE);
+    CASE(passcode_tpm_posture(s, PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET, &i64), MIS);
+    for (size_t i = 0; i < sizeof bad_enums / sizeof bad_enums[0]; i++)
+        CASE(passcode_tpm_posture(s, bad_enums[i], &i64), MIS);
+
+    /* A user named by uid: the embedded store has no users to name (passcoded has). */
+    {
+        int32_t is_set = -1;
+        CASE(passcode_user_state(s, me, &is_set, NULL, NULL, NULL, NULL), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
+        TRUE_CASE(is_set == -1);
+        CASE(passcode_user_verify(s, me, "386491", 6), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
+        CASE(passcode_user_set(s, me, "502817", 6), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
+        CASE(passcode_user_change(s, me, "386491", 6, "502817", 6), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
+        CASE(passcode_user_remove(s, me, "386491", 6), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
+        CASE(passcode_user_remove(s, me, "386491", 0), FMT);  /* digits with no length: not "without it" */
+        CASE(passcode_user_reset(s, me), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
+        CASE(passcode_user_event_log_new(s, me, &log), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
+        TRUE_CASE(log == NULL);
+    }
 
     /* Service mode: an option the service decides is refused at the open, before the bus is
      * reached; a bus that does not answer is SERVICE_UNAVAILABLE. Nothing is opened. */
@@ -427,7 +592,6 @@ int main(void) {
 
     /* Key lengths checked before the buffer is touched, a clock out of range refused
      * with its status, a flow of a closed store refused; nothing changes. */
-    uint8_t key32[32];
     CASE(passcode_unlock_key(s, "386491", 6, key32, SIZE_MAX), MIS);
     CASE(passcode_biometric_unlock_key(s, key32, SIZE_MAX, &i32), MIS);
     CASE(passcode_flow_take_key(foreign_flow, key32, SIZE_MAX), MIS);  /* the length before the handle */

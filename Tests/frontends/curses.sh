@@ -45,7 +45,7 @@ for n, row in enumerate(rows[1:19], 2):
 }
 tmux -L "$sock" -f /dev/null new-session -d -s demo -x 80 -y 24 \
     "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color '$demo' --store '$tmp/demo.db' --fake-clock; sleep 30"
-# The first launch, with no passcode: "Create Passcode" is on screen, and says why (issue 44).
+# The first launch, with no passcode: "Create Passcode" is on screen, and says why .
 wait_for "Create Passcode"
 expect "the first launch" "Welcome: create a passcode to protect the app."
 keys Escape
@@ -65,7 +65,7 @@ sleep 1.2  # the screen redraws twice a second while idle: the email must stay
 expect "the email stays" "Your libpasscode reset code:"
 expect "the reset entry behind the email" "Enter the code from the email"
 # The code from the box, typed; the new passcode twice: the reset's result is said under the box,
-# and shows when the key that closes the box is pressed (issue 44: it was cleared by that key).
+# and shows when the key that closes the box is pressed (that key once cleared it).
 code=$(screen | sed -n 's/.*Your libpasscode reset code: \([0-9]*\).*/\1/p' | head -n 1)
 [ -n "$code" ] || { echo "curses: FAIL: no code in the email box" >&2; screen >&2; exit 1; }
 for d in $(echo "$code" | sed 's/./& /g'); do keys "$d"; done

@@ -11,7 +11,7 @@ tpm_args() {
     case "$1" in tpm_*) ;; *) return 0 ;; esac
     if [ ! -f "$tmp/swtpm/pid" ]; then
         mkdir -p "$tmp/swtpm"
-        port=$((24000 + $$ % 4000 * 2))
+        port=$((20000 + $$ % 1000 * 2))  # 20000-21999: not test_tpm's ports (23000-31000, 2341), which may run at once
         swtpm socket --tpm2 --tpmstate dir="$tmp/swtpm" --server type=tcp,port=$port,bindaddr=127.0.0.1 \
             --ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 --flags not-need-init,startup-clear \
             --daemon --pid file="$tmp/swtpm/pid"

@@ -12,6 +12,7 @@ shift
 cmd="$*"
 if [ "$(id -u)" != 0 ]; then
     echo "SKIPPED front ends in service mode: needs root (passcoded starts as root and drops to a user made for it)"
+    [ -n "${PASSCODE_SKIPPED:-}" ] && echo "test-frontends: $cmd in service mode (passcoded needs root)" >> "$PASSCODE_SKIPPED/parts"
     exit 0
 fi
 root=$(cd "$(dirname "$0")/../.." && pwd)

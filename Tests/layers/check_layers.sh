@@ -20,8 +20,8 @@ complain "the connection used outside Store/ (ask the storage layer for a typed 
     "$(grep -rnE '\b(Database|SQLValue)\b|\.database\b' --include='*.swift' "$core" | grep -v "^$core/Store/" | grep -v '^[^:]*:[0-9]*: *///\? ')"
 complain "CSQLite imported outside Store/SQLite.swift:" \
     "$(grep -rn 'import CSQLite' --include='*.swift' "$core" | grep -v "^$core/Store/SQLite\.swift:")"
-complain "CSodium imported outside Crypto/Sodium.swift:" \
-    "$(grep -rn 'import CSodium' --include='*.swift' "$core" | grep -v "^$core/Crypto/Sodium\.swift:")"
+complain "CSodium imported outside $core/Crypto/Sodium.swift (the library, passcoded and the client ask Sodium):" \
+    "$(grep -rn 'import CSodium' --include='*.swift' . | grep -v "^\./$core/Crypto/Sodium\.swift:")"
 complain "CKeyring or CTss2 imported outside Platform/:" \
     "$(grep -rnE 'import (CKeyring|CTss2)' --include='*.swift' "$core" | grep -v "^$core/Platform/")"
 complain "Policy/ is pure rules: no import, no store, no I/O:" \

@@ -7,6 +7,54 @@
 set -eu
 root=$(pwd)
 version=$(cat VERSION)
+# The installed packages used: examples/c built against them with pkg-config and run, the Python
+# binding, autopkgtest. Run through hide_installed.sh: another installed copy (`make install`
+# into /usr/local) would come first for the compiler, pkg-config and the dynamic loader, and is
+# hidden from it, as on a machine with the packages alone.
+use_packages() {
+    # examples/c against the installed package only: pkg-config, strict warnings, no repo paths.
+    cp -r "$root/examples/c" "$tmp/ex"
+    flags=$(pkg-config --cflags --libs passcode)
+    cc -std=c99 -Wall -Wextra -Wpedantic -Werror -O2 -D_POSIX_C_SOURCE=200809L -o "$tmp/ex/passcode_demo" "$tmp/ex/passcode_demo.c" $flags $(pkg-config --libs ncursesw)
+    ldd "$tmp/ex/passcode_demo" | grep -qE "=> /(usr/)?lib/$multiarch/libpasscode.so.0 " || { echo "deb-test: FAIL: demo not linked to the installed library" >&2; exit 1; }
+    # In a session keyring of its own, as make test-frontends (no user-keyring fallback since 0.7).
+    (cd "$root" && $(command -v keyctl >/dev/null && echo keyctl session -) Tests/frontends/run.sh "$tmp/ex/passcode_demo")
+    # The Python binding from the installed package, with Debian's python3 and no hints.
+    (cd "$tmp" && env -u PASSCODE_LIBRARY -u PYTHONPATH /usr/bin/python3 - <<'PY'
+import os, tempfile
+import passcode
+assert passcode.__file__.startswith("/usr/lib/python3/dist-packages/"), passcode.__file__
+d = tempfile.mkdtemp()
+with passcode.Store(os.path.join(d, "s.db"), ops_limit=1, mem_limit=8192) as s:
+    with s.flow(passcode.FlowKind.CREATE) as f:
+        f.type("386491"); f.type("386491")
+        assert f.result == passcode.FlowResult.SUCCESS
+    s.verify("386491")
+print("deb-test: python3-passcode", passcode.version(), "from", os.path.dirname(passcode.__file__), "ran a create flow")
+PY
+    )
+    # autopkgtest (debian/tests/control) against the installed packages, with the null runner: the
+    # tests run on this machine. When autopkgtest cannot run here, the same test scripts run directly.
+    dpkg -s autopkgtest >/dev/null 2>&1 || apt-get install -y -qq autopkgtest >/dev/null 2>&1 || true
+    rc=99
+    if command -v autopkgtest >/dev/null 2>&1; then
+        rc=0; autopkgtest --no-built-binaries "$src" -- null > "$tmp/autopkgtest.log" 2>&1 || rc=$?
+    fi
+    case $rc in
+        0) grep -E '^(c-quickstart|python-flow|passcoded-verify|pam-pamtester) ' "$tmp/autopkgtest.log" | sort -u | sed 's/^/deb-test: autopkgtest (null runner): /' ;;
+        2|4|8) tail -30 "$tmp/autopkgtest.log"; echo "deb-test: FAIL: autopkgtest exit $rc (a test failed or was skipped)" >&2; exit 1 ;;
+        *)  [ -f "$tmp/autopkgtest.log" ] && tail -20 "$tmp/autopkgtest.log"
+            echo "deb-test: autopkgtest could not run here (exit $rc); running debian/tests directly" >&2
+            for t in c-quickstart python-flow passcoded-verify pam-pamtester; do
+                (cd "$src" && AUTOPKGTEST_TMP=$(mktemp -d) "debian/tests/$t") || { echo "deb-test: FAIL: debian/tests/$t" >&2; exit 1; }
+            done ;;
+    esac
+}
+if [ "${1:-}" = --use ]; then  # deb.sh --use TMP SRC MULTIARCH: the part above alone
+    tmp=$2 src=$3 multiarch=$4
+    use_packages
+    exit 0
+fi
 if [ "$(id -u)" -ne 0 ]; then
     echo "deb-test: SKIPPED: installing packages needs root (CI runs as root); run 'sudo make deb-test'" >&2
     if [ -n "${PASSCODE_SKIPPED:-}" ]; then echo "installing packages needs root" > "$PASSCODE_SKIPPED/deb-test"; fi
@@ -30,7 +78,27 @@ trap cleanup EXIT
 src="$tmp/libpasscode-$version"
 mkdir -p "$src"
 git ls-files -z | xargs -0 tar -cf - | tar -xf - -C "$src"
-(cd "$src" && dpkg-buildpackage -us -uc -b > "$tmp/build.log" 2>&1) || { tail -40 "$tmp/build.log"; echo "deb-test: FAIL: dpkg-buildpackage" >&2; exit 1; }
+# Under make test, the artefacts the other groups tested (the library, passcoded, the PAM module
+# and passcodectl, the man pages) come along with their times, so that debian/rules' make finds
+# them up to date: the packages carry exactly what was tested, and nothing is compiled a second
+# time (dpkg-buildpackage -nc: no clean first). DEB_TEST_REUSE=0, or a tree without them: built
+# from the tracked files alone, as make deb does. tar keeps the sources' times, so a source
+# changed after its artefact was built still rebuilds it.
+clean=""
+reuse="build/libpasscode.so.$version build/libpasscode.so.${version%%.*} build/libpasscode.so build/passcode.map build/link_trim.o
+       build/link-flags build/types-h.stamp build/passcode.pc build/passcoded build/pam_passcode.so build/passcodectl build/docs"
+if [ "${DEB_TEST_REUSE:-1}" = 1 ] && (for f in $reuse; do [ -e "$f" ] || exit 1; done); then
+    mkdir -p "$src/build" && cp -a $reuse "$src/build/" && clean=-nc
+    (cd "$src/build" && sha256sum "libpasscode.so.$version" passcoded pam_passcode.so passcodectl) > "$tmp/tested.sha256"
+fi
+(cd "$src" && dpkg-buildpackage -us -uc -b $clean > "$tmp/build.log" 2>&1) || { tail -40 "$tmp/build.log"; echo "deb-test: FAIL: dpkg-buildpackage" >&2; exit 1; }
+if [ -n "$clean" ]; then
+    if (cd "$src/build" && sha256sum --quiet -c "$tmp/tested.sha256" >/dev/null 2>&1); then
+        echo "deb-test: the packages carry the tested build (the library, passcoded, pam_passcode, passcodectl: the same bytes)"
+    else
+        echo "deb-test: debian/rules rebuilt part of the tested build (a source newer than it): $(cd "$src/build" && sha256sum -c "$tmp/tested.sha256" 2>/dev/null | grep -v ': OK$' | cut -d: -f1 | tr '\n' ' ')"
+    fi
+fi
 # The symbols file matches the library exactly, and a symbol missing from it fails (-c4).
 (cd "$src" && dpkg-gensymbols -plibpasscode0 -Pdebian/libpasscode0 -Idebian/libpasscode0.symbols -O"$tmp/ok.symbols" -c4 >/dev/null) \
     || { echo "deb-test: FAIL: debian/libpasscode0.symbols does not match the library" >&2; exit 1; }
@@ -78,41 +146,6 @@ MANWIDTH=80 man passcode_verify 2>/dev/null | grep -q 'passcode_status passcode_
     || { echo "deb-test: FAIL: man passcode_verify after installing libpasscode-dev" >&2; exit 1; }
 MANWIDTH=80 man 7 passcode 2>/dev/null | grep -q 'Write-ahead' || { echo "deb-test: FAIL: man 7 passcode" >&2; exit 1; }
 echo "deb-test: man passcode_verify and man 7 passcode open from the installed libpasscode-dev"
-# examples/c against the installed package only: pkg-config, strict warnings, no repo paths.
-cp -r "$root/examples/c" "$tmp/ex"
-flags=$(pkg-config --cflags --libs passcode)
-cc -std=c99 -Wall -Wextra -Wpedantic -Werror -O2 -D_POSIX_C_SOURCE=200809L -o "$tmp/ex/passcode_demo" "$tmp/ex/passcode_demo.c" $flags $(pkg-config --libs ncursesw)
-ldd "$tmp/ex/passcode_demo" | grep -qE "=> /(usr/)?lib/$multiarch/libpasscode.so.0 " || { echo "deb-test: FAIL: demo not linked to the installed library" >&2; exit 1; }
-# In a session keyring of its own, as make test-frontends (no user-keyring fallback since 0.7).
-(cd "$root" && $(command -v keyctl >/dev/null && echo keyctl session -) Tests/frontends/run.sh "$tmp/ex/passcode_demo")
-# The Python binding from the installed package, with Debian's python3 and no hints.
-(cd "$tmp" && env -u PASSCODE_LIBRARY -u PYTHONPATH /usr/bin/python3 - <<'PY'
-import os, tempfile
-import passcode
-assert passcode.__file__.startswith("/usr/lib/python3/dist-packages/"), passcode.__file__
-d = tempfile.mkdtemp()
-with passcode.Store(os.path.join(d, "s.db"), ops_limit=1, mem_limit=8192) as s:
-    with s.flow(passcode.FlowKind.CREATE) as f:
-        f.type("386491"); f.type("386491")
-        assert f.result == passcode.FlowResult.SUCCESS
-    s.verify("386491")
-print("deb-test: python3-passcode", passcode.version(), "from", os.path.dirname(passcode.__file__), "ran a create flow")
-PY
-)
-# autopkgtest (debian/tests/control) against the installed packages, with the null runner: the
-# tests run on this machine. When autopkgtest cannot run here, the same test scripts run directly.
-dpkg -s autopkgtest >/dev/null 2>&1 || apt-get install -y -qq autopkgtest >/dev/null 2>&1 || true
-rc=99
-if command -v autopkgtest >/dev/null 2>&1; then
-    rc=0; autopkgtest --no-built-binaries "$src" -- null > "$tmp/autopkgtest.log" 2>&1 || rc=$?
-fi
-case $rc in
-    0) grep -E '^(c-quickstart|python-flow|passcoded-verify|pam-pamtester) ' "$tmp/autopkgtest.log" | sort -u | sed 's/^/deb-test: autopkgtest (null runner): /' ;;
-    2|4|8) tail -30 "$tmp/autopkgtest.log"; echo "deb-test: FAIL: autopkgtest exit $rc (a test failed or was skipped)" >&2; exit 1 ;;
-    *)  [ -f "$tmp/autopkgtest.log" ] && tail -20 "$tmp/autopkgtest.log"
-        echo "deb-test: autopkgtest could not run here (exit $rc); running debian/tests directly" >&2
-        for t in c-quickstart python-flow passcoded-verify pam-pamtester; do
-            (cd "$src" && AUTOPKGTEST_TMP=$(mktemp -d) "debian/tests/$t") || { echo "deb-test: FAIL: debian/tests/$t" >&2; exit 1; }
-        done ;;
-esac
+Tests/packaging/hide_installed.sh "/usr/lib/$multiarch /lib/$multiarch" "$root/Tests/packaging/deb.sh" --use "$tmp" "$src" "$multiarch"
 echo "deb-test: packages built, lintian-clean, installed, and used from C (pkg-config), Python and through passcoded"
+

@@ -368,7 +368,7 @@ def test_malformed_passcodes_are_format_errors_and_not_attempts(locked_store, ba
 @pytest.mark.embedded_only(ONLY_OPEN)
 def test_other_bad_input(store, tmp_path):
     with pytest.raises(TypeError):
-        store.get("auto_lock_seconds")
+        store.get_setting("auto_lock_seconds")
     with pytest.raises(ValueError):
         store.get_setting(99)
     with pytest.raises(TypeError):

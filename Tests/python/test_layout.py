@@ -27,7 +27,9 @@ def twins(cls):
 def test_every_async_twin_has_its_blocking_calls_signature_and_doc():
     store_twins, flow_twins = twins(passcode.Store), twins(passcode.Flow)
     assert sorted(store_twins) == ["authorize_async", "change_async", "complete_reset_async", "disable_async",
-                                   "remove_async", "remove_store_async", "set_passcode_async", "unlock_key_async", "verify_async"]
+                                   "remove_async", "remove_store_async", "set_passcode_async", "unlock_key_async",
+                                   "user_change_async", "user_remove_async", "user_set_passcode_async", "user_verify_async",
+                                   "verify_async"]
     assert sorted(flow_twins) == ["digit_async"]
     for cls, found in ((passcode.Store, store_twins), (passcode.Flow, flow_twins)):
         for name, twin in found.items():

@@ -1,6 +1,5 @@
 """What a new user meets first in the binding: paths as os.PathLike, a file that is
 not a store, docstrings, repr, one rule for properties, and where the library is looked for."""
-import ctypes.util
 import inspect
 import os
 import pathlib
@@ -140,20 +139,31 @@ def _copy_binding(tmp_path, bundled=False, recorded=None):
     return site
 
 
+#: Runs a command with every installed libpasscode hidden (a mount namespace of its own; as
+#: root, or a no-op when none is installed): the lookup is then the binding's alone.
+HIDE = os.path.join(ROOT, "Tests", "packaging", "hide_installed.sh")
+
+
 def _loaded(site, **env):
     clean = {k: v for k, v in os.environ.items() if k not in ("PASSCODE_LIBRARY", "LD_LIBRARY_PATH", "PYTHONPATH")}
     clean.update(env)
     clean["PYTHONPATH"] = str(site)
-    r = subprocess.run([sys.executable, "-c", "import passcode._ffi as f; print(f.lib._name)"],
+    r = subprocess.run([HIDE, "", sys.executable, "-c", "import passcode._ffi as f; print(f.lib._name)"],
                        env=clean, capture_output=True, text=True, cwd=str(site))
     return r.stdout.strip() if r.returncode == 0 else "ImportError: " + r.stderr.strip().splitlines()[-1]
 
 
 @pytest.fixture
 def no_system_library():
-    if ctypes.util.find_library("passcode"):
-        pytest.fail("libpasscode is installed system-wide (ldconfig finds it): the lookup-order test "
-                    "needs a machine without it; run it in a fresh container")
+    """An installed copy (make install, then ldconfig) is hidden from each lookup (HIDE); where it
+    cannot be (not root), the test cannot show the order and is skipped, saying why."""
+    r = subprocess.run([HIDE, "", "true"], capture_output=True, text=True)
+    if r.returncode == 77:
+        if os.environ.get("PASSCODE_SKIPPED"):  # make test's summary counts it (Tests/run_groups.sh)
+            with open(os.path.join(os.environ["PASSCODE_SKIPPED"], "parts"), "a") as parts:
+                parts.write(f"test-python: the library's lookup order ({r.stderr.strip()})\n")
+        pytest.skip(r.stderr.strip())
+    assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.embedded_only(ONLY_NO_STORE)
@@ -203,7 +213,7 @@ def test_make_demo_installs_only_what_the_demo_needs():
 
 
 def test_help_shows_one_store_class_and_flush_docstrings():
-    """help(passcode.Store) (issue 44): one class, no private mixin (passcode.settings._Settings, ...)
+    """help(passcode.Store): one class, no private mixin (passcode.settings._Settings, ...)
     in its bases or as "Methods inherited from"; every async twin's docstring as flush as the
     blocking method's (it used to carry the source's indentation, shifted right)."""
     import pydoc
@@ -221,7 +231,7 @@ def test_help_shows_one_store_class_and_flush_docstrings():
 
 
 def test_set_setting_and_the_deprecated_set_and_get(tmp_path, clock):
-    """store.set_setting/get_setting name what they set (issue 44: `set` sat beside `set_passcode`);
+    """store.set_setting/get_setting name what they set (`set` once sat beside `set_passcode`);
     the old `set` and `get` still work for a release, with a DeprecationWarning naming the new ones."""
     with passcode.Store(tmp_path / "s.db", ops_limit=1, mem_limit=8192, clock=clock) as s:
         s.set_setting(passcode.Setting.AUTO_LOCK_SECONDS, 60)

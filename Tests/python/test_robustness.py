@@ -42,14 +42,14 @@ def require_on_launch_store(path, clock):
 def test_a_missing_reader_changes_no_setting_and_the_launch_asks_for_the_passcode(tmp_path, clock, reader):
     path = str(tmp_path / "reader.db")
     with require_on_launch_store(path, clock) as s:
-        before = {k: s.get(k) for k in Setting}
+        before = {k: s.get_setting(k) for k in Setting}
     reader.unplug()  # what passcoded hears from fprintd; embedded, the host's report says it
     with passcode.Store(path, ops_limit=1, mem_limit=8192, clock=clock) as s:  # the GTK start-up
         s.set_biometric_availability(False, BiometricKind.NONE)
         s.report(Event.LAUNCHED)
         assert s.lock_state == (True, LockReason.LAUNCH)
         assert not s.biometric_lead
-        assert {k: s.get(k) for k in Setting} == before
+        assert {k: s.get_setting(k) for k in Setting} == before
         s.verify(PC1)
 
 

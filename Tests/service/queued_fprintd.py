@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A user's program waiting in the queue for fprintd's name (issue 41, att41b): it asks for
+"""A user's program waiting in the queue for fprintd's name : it asks for
 net.reactivated.Fprint without taking it from its owner (the bus queues it), and once the name
 passes to it answers as a reader with the caller's finger enrolled, and every verification with
 a match, from its own connection. Prints QUEUED, then each call it gets ("CALL member args").

@@ -1,6 +1,7 @@
 """The Python binding in service mode (Store(..., service=APP_ID)), as a process of a test user
 against passcoded on the bus in DBUS_SYSTEM_BUS_ADDRESS (run by test_service.py).
 Usage: service_python.py APP_ID GOOD_PASSCODE. Prints "ok"/"FAIL" lines; exits with the failures."""
+import os
 import sys
 
 import passcode
@@ -70,6 +71,35 @@ sealed = s.seal(b"notes")
 check(s.unseal(sealed) == b"notes", "the handle seals and unseals with its key")
 check(s.unlock_key(GOOD) == key, "unlock_key gives the flow's key")
 f.close()
+# The user calls (passcode.user): this process's own uid names this store; another uid, and the
+# root-only calls, are refused with nothing counted.
+me = os.getuid()
+state = s.user_state(me)
+check(state == passcode.UserState(True, 0, 0, False, len(GOOD)), f"user_state of its own uid: {state}")
+raises(passcode.WrongPasscode, lambda: s.user_verify(me, "000222"), "user_verify with a wrong passcode")
+check(s.failed_attempts == 1 and s.user_state(me).failures == 1, f"counted on the store: {s.failed_attempts}")
+s.user_verify(me, GOOD)
+check(s.failed_attempts == 0, "user_verify with the right one clears the failures")
+check(len(s.user_events(me)) > 0 and s.user_events(me)[0].kind == s.events()[0].kind, "user_events is the store's log")
+NEW = GOOD[::-1]
+s.user_change(me, GOOD, NEW)
+s.verify(NEW)
+s.user_change(me, NEW, GOOD)
+check(s.failed_attempts == 0, "user_change with the current passcode, and back")
+raises(passcode.PermissionDenied, lambda: s.user_state(me + 1), "user_state of another uid")
+raises(passcode.PermissionDenied, lambda: s.user_verify(me + 1, GOOD), "user_verify of another uid")
+raises(passcode.PermissionDenied, lambda: s.user_events(me + 1), "user_events of another uid")
+raises(passcode.PermissionDenied, lambda: s.user_set_passcode(me, NEW), "user_set_passcode: root's")
+raises(passcode.PermissionDenied, lambda: s.user_reset(me), "user_reset: root's")
+raises(passcode.PermissionDenied, lambda: s.user_remove(me), "user_remove without the passcode: root's")
+check(s.failed_attempts == 0 and s.is_set, "nothing counted or removed by the refused calls")
+# The TPM is passcoded's to choose (passcoded.conf): the host neither binds nor unbinds.
+raises(passcode.RefusedInServiceMode, lambda: s.tpm_bind(GOOD), "tpm_bind in service mode")
+raises(passcode.RefusedInServiceMode, lambda: s.tpm_unbind(GOOD), "tpm_unbind in service mode")
+check(s.failed_attempts == 0, "neither counted an attempt")
+s.user_remove(me, GOOD)
+check(not s.is_set, "user_remove with the passcode: its own")
+s.set_passcode(GOOD)
 s.remove(GOOD)
 check(not s.is_set, "removed")
 s.close()

@@ -1367,7 +1367,7 @@ def reader_at_the_machine(mock, reader, logind, timeout):
 
 
 def fprint_owner_handoff():
-    """Issue 41, att41b: fprintd's name passes to another program between passcoded's check that
+    """fprintd's name passes to another program between passcoded's check that
     its owner runs as root and the calls that follow (fprintd stopping or restarting, on a bus
     that lets a user's program wait in the queue for the name, as the test's bus does). MALLORY's
     program waits in the queue (Tests/service/queued_fprintd.py: a reader with ALICE's finger, a
@@ -1650,7 +1650,7 @@ def mail_through_service():
         a, m, root = Client(ALICE), Client(MALLORY), Client("root")
     finally:
         controller.stop()
-    # Another uid's relay (issue 41, att41): with the relay down, MALLORY binds its loopback port
+    # Another uid's relay: with the relay down, MALLORY binds its loopback port
     # and answers SMTP; ALICE's reset code must not reach it (passcoded refuses a relay without
     # STARTTLS on a port an unprivileged user may bind, so the port here is a privileged one).
     app5 = "org.example.mail5"
@@ -1929,7 +1929,7 @@ def kill_recovery(a, ask, received, confirmed):
 
 
 def stale_recipient(a, root, ask, received, confirmed):
-    """Issue 41, att41b: a recipient planted under an earlier passcode. A process of ALICE's uid
+    """A recipient planted under an earlier passcode. A process of ALICE's uid
     (another program than the app) sets a passcode of its own on a store the app has not used
     yet, sets its own address as the recipient (its passcode is its proof), and removes the
     passcode. When the app later sets the user's passcode, no recipient may be left: else the

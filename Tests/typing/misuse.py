@@ -7,6 +7,9 @@ store = passcode.Store("x.db")
 store.verify(386491)  # E: arg-type
 store.set_setting(Setting.AUTO_LOCK_SECONDS, "60")  # E: arg-type
 n: str = store.failed_attempts  # E: assignment
+store.user_state("1000")  # E: arg-type
+locked: str = store.user_state(1000).lockout_seconds  # E: assignment
+store.user_verify(1000, 386491)  # E: arg-type
 
 
 def deliver(code: str, attempt: int) -> None: ...

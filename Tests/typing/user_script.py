@@ -47,6 +47,11 @@ def main() -> int:
     sealed: bytes = a.seal(b"note")
     assert bytes(a.unseal(sealed)) == b"note"
     passcode.wipe(key)
+    try:  # a user named by uid: passcoded's (service mode) to answer
+        state: passcode.UserState = a.user_state(os.getuid())
+        print("user state:", state.is_set, state.failures, state.lockout_seconds)
+    except passcode.NotInServiceMode as e:
+        print("user state:", e.message)
     print("events:", len(events), "last failure:", last is not None, "version:", passcode.__version__)
     for s in stores:
         s.close()

@@ -14,7 +14,8 @@ message. Passcodes are str or bytes of ASCII digits.
 
 The package is split by concept: store.py (Store: open, close, the passcode), settings.py,
 lock.py (app lock, biometrics, the lock screen), reset.py, keys.py (the data key), account.py,
-callbacks.py (hooks), tpm.py, flow.py (entry flows) and aio.py (the asyncio twins, made from
+callbacks.py (hooks), tpm.py, user.py (a user's store named by uid, through passcoded),
+flow.py (entry flows) and aio.py (the asyncio twins, made from
 the blocking calls); _ffi.py declares the C functions. Import everything from `passcode`.
 """
 from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
@@ -30,14 +31,15 @@ from .keys import KEY_BYTES, SEAL_OVERHEAD, wipe
 from .lock import LockScreen
 from .settings import setting_bounds, setting_choices, setting_default, setting_weakens
 from .store import Store, strerror, version
+from .user import UserState
 
 __all__ = ["__version__", "Store", "Flow", "Session", "PasscodeError", "version", "setting_bounds", "setting_choices",
            "setting_default", "setting_weakens", "Status", "Cost", "Setting",
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
            "FlowResult", "LifecycleEvent", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
-           "LoggedEvent", "LockScreen", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD"]
+           "LoggedEvent", "LockScreen", "UserState", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD"]
 
 # The public classes show as passcode.X (repr, help, pickling), wherever they are defined.
-for _cls in (Store, Flow, LockScreen, LoggedEvent, Session):
+for _cls in (Store, Flow, LockScreen, LoggedEvent, Session, UserState):
     _cls.__module__ = __name__
 del _cls

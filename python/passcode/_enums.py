@@ -264,7 +264,7 @@ class TpmPostureItem(IntEnum):
     GUESS_LIMIT = 8
 
 
-# Deprecated since release 0.7 (the header keeps the old C names for one release too):
+# Deprecated since 0.7 (the header keeps the old C names too, until the next major version):
 Event = AppEvent
 SecurityEvent = LogKind
 

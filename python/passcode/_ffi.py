@@ -1,9 +1,18 @@
 """The C functions of libpasscode, each declared once with argtypes and restype.
 
-Modelled on python-libarchive-c's ffi.py: the library is found from $PASSCODE_LIBRARY, else a
-copy bundled in a wheel (passcode/libpasscode.so.0), else the soname through the dynamic loader,
-else the LIBDIR `make install` recorded in this binding, else the build folder of a source
-checkout (_candidates).
+Modelled on python-libarchive-c's ffi.py. Where libpasscode.so.0 is looked for, in this order
+(the one statement of it: README.md and docs/hacking.md refer here, _candidates follows it, and
+Tests/python/test_quickstart_api.py's test_library_lookup_order checks it):
+
+  1. $PASSCODE_LIBRARY, alone when set: a path that does not load is an error, not a fallback;
+  2. a copy bundled in a wheel: passcode/libpasscode.so.0, next to this file;
+  3. the LIBDIR `make install` recorded in this binding (passcode/_installed_libdir), so that the
+     library it was installed with comes before an older copy the dynamic loader knows (a
+     `make install PREFIX=~/.local` is not shadowed by a system copy);
+  4. the soname through the dynamic loader (LD_LIBRARY_PATH, ldconfig's cache), then what
+     ctypes.util.find_library answers;
+  5. last, the build/ folder of the source checkout this binding lies in.
+
 FUNCTIONS is written from include/passcode.h by scripts/gen_abi.py (`make header`; `make
 check-header` fails when it differs), and Tests/python/test_ffi_table.py checks it against the
 header too, so the two cannot drift apart.
@@ -238,13 +247,8 @@ INSTALLED_LIBDIR_FILE = "_installed_libdir"
 
 
 def _candidates() -> Iterator[str]:
-    """Where libpasscode is looked for, in this order (the same everywhere, docs/hacking.md
-    "The Python binding"):
-    $PASSCODE_LIBRARY (alone, when set); the copy bundled in a wheel next to this file; the
-    LIBDIR `make install` recorded in this binding (the library it was installed with, so that
-    `make install PREFIX=~/.local` is not shadowed by an older system copy); the soname through
-    the dynamic loader (ldconfig's cache, LD_LIBRARY_PATH, ctypes.util.find_library); last, the
-    build folder of the source checkout this binding lies in."""
+    """The places libpasscode is looked for, one by one, in the order of this module's
+    docstring (1 to 5)."""
     env = os.environ.get("PASSCODE_LIBRARY")
     if env:
         yield env

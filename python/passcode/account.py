@@ -1,7 +1,7 @@
 """The account: password-change checks, device sessions, the security event log, deletion."""
 from ctypes import byref, c_char_p, c_int32, c_int64
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, TypeVar
+from typing import Any, List, Optional
 
 from . import _ffi
 from ._args import _bytes, _call_with_secrets, _int, _text
@@ -30,8 +30,6 @@ class Session:
     is_current: bool
 
 
-_Row = TypeVar("_Row")
-
 
 def _text_of(p: c_char_p) -> str:
     return (p.value or b"").decode()
@@ -46,11 +44,17 @@ def _session(sessions: Any, i: int) -> Session:
                    _text_of(loc) if loc.value is not None else None, bool(current.value))
 
 
-def _logged_event(log: Any, i: int) -> LoggedEvent:
-    """Entry i of a passcode_event_log."""
-    kind, wall, detail = c_int32(), c_int64(), c_char_p()
-    _lib.passcode_event_log_get(log, i, byref(kind), byref(wall), byref(detail))
-    return LoggedEvent(SecurityEvent(kind.value), wall.value, _text_of(detail))
+def read_event_log(log: Any) -> List[LoggedEvent]:
+    """Every entry of a passcode_event_log snapshot, which it frees."""
+    try:
+        out = []
+        for i in range(_lib.passcode_event_log_count(log)):
+            kind, wall, detail = c_int32(), c_int64(), c_char_p()
+            _lib.passcode_event_log_get(log, i, byref(kind), byref(wall), byref(detail))
+            out.append(LoggedEvent(SecurityEvent(kind.value), wall.value, _text_of(detail)))
+        return out
+    finally:
+        _lib.passcode_event_log_free(log)
 
 
 class _Account(_StoreBase):
@@ -72,22 +76,20 @@ class _Account(_StoreBase):
                                                  _text(platform, "platform"), _int(last_active_ms, "last_active_ms"),
                                                  _text(location, "location", allow_none=True), 1 if is_current else 0)
 
-    def _snapshot(self, kind: Any, name: str, read: Callable[[Any, int], _Row]) -> List[_Row]:
-        """The rows of a list the library snapshots: passcode_<name>_new, _count, `read` each, _free."""
-        snapshot = kind()
-        getattr(_lib, f"passcode_{name}_new")(self._h(), byref(snapshot))
-        try:
-            return [read(snapshot, i) for i in range(getattr(_lib, f"passcode_{name}_count")(snapshot))]
-        finally:
-            getattr(_lib, f"passcode_{name}_free")(snapshot)
-
     def sessions(self) -> List[Session]:
         """Every session, this device first."""
-        return self._snapshot(_ffi.SESSION_LIST, "session_list", _session)
+        sessions = _ffi.SESSION_LIST()
+        _lib.passcode_session_list_new(self._h(), byref(sessions))
+        try:
+            return [_session(sessions, i) for i in range(_lib.passcode_session_list_count(sessions))]
+        finally:
+            _lib.passcode_session_list_free(sessions)
 
     def events(self) -> List[LoggedEvent]:
         """The security event log, newest first (passcode_event_log_new)."""
-        return self._snapshot(_ffi.EVENT_LOG, "event_log", _logged_event)
+        log = _ffi.EVENT_LOG()
+        _lib.passcode_event_log_new(self._h(), byref(log))
+        return read_event_log(log)
 
     @property
     def failures_since_unlock(self) -> int:

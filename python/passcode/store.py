@@ -19,6 +19,7 @@ from .lock import _Lock
 from .reset import _Reset
 from .settings import _Settings
 from .tpm import _Tpm
+from .user import _Users
 
 _lib = _ffi.lib
 _is_set = _ffi.fast("passcode_is_set")
@@ -36,7 +37,7 @@ def strerror(status: int) -> str:
 
 
 
-class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm):
+class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm, _Users):
     """A libpasscode store (one SQLite file), usable as a context manager.
 
     Several processes and threads may use one store. Callbacks are called on the thread of the

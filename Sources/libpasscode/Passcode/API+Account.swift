@@ -38,7 +38,7 @@ func text(_ p: UnsafePointer<CChar>?, _ what: String) throws(PasscodeError) -> S
 ///   `PASSCODE_ERR_PASSWORD_MISMATCH`, `PASSCODE_ERR_FORMAT` (invalid UTF-8), `PASSCODE_ERR_MISUSE`
 ///   (NULL, or a current password longer than 4096 bytes, not read), `PASSCODE_ERR_INVALID_HANDLE`,
 ///   `PASSCODE_ERR_CLOCK_OUT_OF_RANGE`, or a store error.
-@c(passcode_password_change_check)
+@c(passcode_password_change_check)  // man: passcode-account
 public func passcode_password_change_check(_ store: OpaquePointer?, _ current: UnsafePointer<CChar>?, _ current_length: UInt,
                                            _ new_password: UnsafePointer<CChar>?, _ new_length: UInt,
                                            _ confirmation: UnsafePointer<CChar>?, _ confirmation_length: UInt) -> Int32 {
@@ -66,7 +66,7 @@ public func passcode_password_change_check(_ store: OpaquePointer?, _ current: U
 ///   - location: E.g. "London, UK", or NULL.
 ///   - is_current: 1 for this device's session, else 0.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_FORMAT`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_session_record)
+@c(passcode_session_record)  // man: passcode-account
 public func passcode_session_record(_ store: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ device_name: UnsafePointer<CChar>?,
                                     _ platform: UnsafePointer<CChar>?, _ last_active_ms: Int64,
                                     _ location: UnsafePointer<CChar>?, _ is_current: Int32) -> Int32 {
@@ -85,7 +85,7 @@ public func passcode_session_record(_ store: OpaquePointer?, _ id: UnsafePointer
 ///   - store: The store.
 ///   - out_list: Receives the list; release it with `passcode_session_list_free`.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_session_list_new)
+@c(passcode_session_list_new)  // man: passcode-account
 public func passcode_session_list_new(_ store: OpaquePointer?, _ out_list: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     out_list?.pointee = nil
     return withBackend(store) { (s) throws(PasscodeError) in
@@ -98,7 +98,7 @@ public func passcode_session_list_new(_ store: OpaquePointer?, _ out_list: Unsaf
 /// - Parameters:
 ///   - list: The list.
 /// - Returns: The count; 0 for NULL or an invalid list.
-@c(passcode_session_list_count)
+@c(passcode_session_list_count)  // man: passcode-account
 public func passcode_session_list_count(_ list: OpaquePointer?) -> UInt {
     UInt(Handles.sessionLists.get(list)?.items.count ?? 0)
 }
@@ -114,7 +114,7 @@ public func passcode_session_list_count(_ list: OpaquePointer?) -> UInt {
 ///   - out_location: Receives the location, or NULL when none was recorded.
 ///   - out_is_current: Receives 1 for this device's session.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (index out of range), `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_session_list_get)
+@c(passcode_session_list_get)  // man: passcode-account
 public func passcode_session_list_get(_ list: OpaquePointer?, _ index: UInt,
                                       _ out_id: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                                       _ out_device_name: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
@@ -137,7 +137,7 @@ public func passcode_session_list_get(_ list: OpaquePointer?, _ index: UInt,
 /// Releases a session list and its strings. NULL does nothing.
 /// - Parameters:
 ///   - list: The list, or NULL.
-@c(passcode_session_list_free)
+@c(passcode_session_list_free)  // man: passcode-account
 public func passcode_session_list_free(_ list: OpaquePointer?) {
     Handles.sessionLists.remove(list)
 }
@@ -151,7 +151,7 @@ public func passcode_session_list_free(_ list: OpaquePointer?) {
 ///   - payload: Handed back unchanged.
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
 ///   passcoded cannot be told (the handle keeps the callbacks it had).
-@c(passcode_set_session_hook)
+@c(passcode_set_session_hook)  // man: passcode-account
 public func passcode_set_session_hook(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
@@ -174,7 +174,7 @@ public func passcode_set_session_hook(
 ///   - id: The session id (NUL-terminated).
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_SESSION_NOT_FOUND`, `PASSCODE_ERR_SESSION_IS_CURRENT`,
 ///   `PASSCODE_ERR_HOOK_FAILED` (the session stays), `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_session_sign_out)
+@c(passcode_session_sign_out)  // man: passcode-account
 public func passcode_session_sign_out(_ store: OpaquePointer?, _ id: UnsafePointer<CChar>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.signOutSession(id: try text(id, "the session id")) }
 }
@@ -185,7 +185,7 @@ public func passcode_session_sign_out(_ store: OpaquePointer?, _ id: UnsafePoint
 ///   - store: The store.
 ///   - out_count: Receives how many were signed out; may be NULL.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_HOOK_FAILED`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_session_sign_out_others)
+@c(passcode_session_sign_out_others)  // man: passcode-account
 public func passcode_session_sign_out_others(_ store: OpaquePointer?, _ out_count: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_count?.pointee = 0
     return withBackend(store) { (s) throws(PasscodeError) in
@@ -202,7 +202,7 @@ public func passcode_session_sign_out_others(_ store: OpaquePointer?, _ out_coun
 ///   - payload: Handed back unchanged.
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
 ///   passcoded cannot be told (the handle keeps the callbacks it had).
-@c(passcode_set_account_deleted_callback)
+@c(passcode_set_account_deleted_callback)  // man: passcode-account
 public func passcode_set_account_deleted_callback(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
@@ -234,7 +234,7 @@ public func passcode_set_account_deleted_callback(
 ///   `PASSCODE_ERR_CALLBACK_REQUIRED` (nothing touched), `PASSCODE_ERR_WIPE_PENDING` (deleted, but
 ///   another connection keeps old bytes in the WAL until it ends, or the next open),
 ///   `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_delete_account)
+@c(passcode_delete_account)  // man: passcode-account
 public func passcode_delete_account(_ store: OpaquePointer?, _ confirmation: UnsafePointer<CChar>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         guard let confirmation else { throw PasscodeError.misuse("the confirmation is NULL") }

@@ -19,7 +19,7 @@ import PasscodeCore
 ///   - payload: Handed back unchanged; it must stay valid while the callback is registered.
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
 ///   passcoded cannot be told (the handle keeps the callbacks it had).
-@c(passcode_set_logout_callback)
+@c(passcode_set_logout_callback)  // man: passcode-callbacks
 public func passcode_set_logout_callback(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?,
@@ -58,7 +58,7 @@ func callHook(_ body: (UnsafeMutablePointer<CChar>, UInt) -> Int32) -> String? {
 ///     message (at most `message_size` bytes with the NUL) for `passcode_errmsg`. NULL removes it.
 ///   - payload: Handed back unchanged.
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_set_reset_delivery_callback)
+@c(passcode_set_reset_delivery_callback)  // man: passcode-callbacks
 public func passcode_set_reset_delivery_callback(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UInt, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
@@ -90,7 +90,7 @@ public func passcode_set_reset_delivery_callback(
 ///   - payload: Handed back unchanged.
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
 ///   passcoded cannot be told (the handle keeps the callbacks it had).
-@c(passcode_set_notice_callback)
+@c(passcode_set_notice_callback)  // man: passcode-callbacks
 public func passcode_set_notice_callback(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Void)?,
@@ -112,7 +112,7 @@ public func passcode_set_notice_callback(
 ///   - payload: Handed back unchanged.
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
 ///   passcoded cannot be told (the handle keeps the callbacks it had).
-@c(passcode_set_settings_hook)
+@c(passcode_set_settings_hook)  // man: passcode-callbacks
 public func passcode_set_settings_hook(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,
@@ -148,7 +148,7 @@ public func passcode_set_settings_hook(
 ///   - payload: Handed back unchanged.
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`; in service mode also `PASSCODE_ERR_SERVICE_UNAVAILABLE` when
 ///   passcoded cannot be told (the handle keeps the callbacks it had).
-@c(passcode_set_lifecycle_callback)
+@c(passcode_set_lifecycle_callback)  // man: passcode-callbacks
 public func passcode_set_lifecycle_callback(
     _ store: OpaquePointer?,
     _ callback: (@convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeMutablePointer<CChar>?, UInt) -> Int32)?,

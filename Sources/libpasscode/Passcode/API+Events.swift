@@ -23,7 +23,7 @@ extension Handles {
 ///   - store: The store.
 ///   - out_log: Receives the snapshot; release it with `passcode_event_log_free`.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_event_log_new)
+@c(passcode_event_log_new)  // man: passcode-events
 public func passcode_event_log_new(_ store: OpaquePointer?, _ out_log: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     out_log?.pointee = nil
     return withBackend(store) { (s) throws(PasscodeError) in
@@ -36,7 +36,7 @@ public func passcode_event_log_new(_ store: OpaquePointer?, _ out_log: UnsafeMut
 /// - Parameters:
 ///   - log: The snapshot.
 /// - Returns: The count; 0 for NULL or an invalid snapshot.
-@c(passcode_event_log_count)
+@c(passcode_event_log_count)  // man: passcode-events
 public func passcode_event_log_count(_ log: OpaquePointer?) -> UInt {
     UInt(Handles.eventLogs.get(log)?.items.count ?? 0)
 }
@@ -49,7 +49,7 @@ public func passcode_event_log_count(_ log: OpaquePointer?) -> UInt {
 ///   - out_wall_ms: Receives the wall-clock time, milliseconds since 1970.
 ///   - out_detail: Receives the detail: a lockout's seconds, "setting old -> new", a session id, or "".
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (index out of range), `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_event_log_get)
+@c(passcode_event_log_get)  // man: passcode-events
 public func passcode_event_log_get(_ log: OpaquePointer?, _ index: UInt, _ out_kind: UnsafeMutablePointer<Int32>?,
                                    _ out_wall_ms: UnsafeMutablePointer<Int64>?,
                                    _ out_detail: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
@@ -68,7 +68,7 @@ public func passcode_event_log_get(_ log: OpaquePointer?, _ index: UInt, _ out_k
 ///   - kind: Any value (an int32_t, for a loop over them).
 /// - Returns: A static string owned by the library; NULL for a value that is no
 ///   `passcode_log_kind` (so `for (k = 0; passcode_event_log_kind_name(k); k++)` visits them all).
-@c(passcode_event_log_kind_name)
+@c(passcode_event_log_kind_name)  // man: passcode-events
 public func passcode_event_log_kind_name(_ kind: Int32) -> UnsafePointer<CChar>? {
     guard let which = SecurityEvent(checked: kind) else { return nil }
     return CStrings.intern(which.name)
@@ -77,7 +77,7 @@ public func passcode_event_log_kind_name(_ kind: Int32) -> UnsafePointer<CChar>?
 /// Releases a snapshot and its strings. NULL does nothing.
 /// - Parameters:
 ///   - log: The snapshot, or NULL.
-@c(passcode_event_log_free)
+@c(passcode_event_log_free)  // man: passcode-events
 public func passcode_event_log_free(_ log: OpaquePointer?) {
     Handles.eventLogs.remove(log)
 }
@@ -91,7 +91,7 @@ public func passcode_event_log_free(_ log: OpaquePointer?) {
 ///   - out_failures: Receives the count.
 ///   - out_last_failure_wall_ms: Receives the wall-clock time of the last failure, 0 when none; may be NULL.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_failure_summary)
+@c(passcode_failure_summary)  // man: passcode-events
 public func passcode_failure_summary(_ store: OpaquePointer?, _ out_failures: UnsafeMutablePointer<Int32>?,
                                      _ out_last_failure_wall_ms: UnsafeMutablePointer<Int64>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in

@@ -66,7 +66,7 @@ func withFlow(_ handle: OpaquePointer?, _ body: (FlowBox, PasscodeFlow) throws(P
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_ALREADY_SET` (create), `PASSCODE_ERR_NO_PASSCODE`,
 ///   `PASSCODE_ERR_MISUSE` (unknown kind, NULL out), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 /// Threads: a flow must be used by one thread at a time.
-@c(passcode_flow_new)
+@c(passcode_flow_new)  // man: passcode-flows
 public func passcode_flow_new(_ store: OpaquePointer?, _ kind: Int32, _ out_flow: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     out_flow?.pointee = nil
     guard let box = Handles.stores.get(store) else { return Status.errInvalidHandle.rawValue }
@@ -83,7 +83,7 @@ public func passcode_flow_new(_ store: OpaquePointer?, _ kind: Int32, _ out_flow
 /// Releases a flow; digits it held are wiped. NULL does nothing.
 /// - Parameters:
 ///   - flow: The flow, or NULL.
-@c(passcode_flow_free)
+@c(passcode_flow_free)  // man: passcode-flows
 public func passcode_flow_free(_ flow: OpaquePointer?) {
     Handles.flows.remove(flow)
 }
@@ -95,7 +95,7 @@ public func passcode_flow_free(_ flow: OpaquePointer?) {
 ///   - digit: 0 to 9.
 /// - Returns: `PASSCODE_OK` (whatever the entry led to: read the flow's state), `PASSCODE_ERR_MISUSE`
 ///   (not 0-9), `PASSCODE_ERR_STATE` (finished or locked out), `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_flow_digit)
+@c(passcode_flow_digit)  // man: passcode-flows
 public func passcode_flow_digit(_ flow: OpaquePointer?, _ digit: Int32) -> Int32 {
     withFlow(flow) { (_, f) throws(PasscodeError) in try f.append(digit: Int(digit)) }
 }
@@ -104,7 +104,7 @@ public func passcode_flow_digit(_ flow: OpaquePointer?, _ digit: Int32) -> Int32
 /// - Parameters:
 ///   - flow: The flow.
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_flow_delete)
+@c(passcode_flow_delete)  // man: passcode-flows
 public func passcode_flow_delete(_ flow: OpaquePointer?) -> Int32 {
     withFlow(flow) { _, f in f.deleteLast() }
 }
@@ -113,7 +113,7 @@ public func passcode_flow_delete(_ flow: OpaquePointer?) -> Int32 {
 /// - Parameters:
 ///   - flow: The flow.
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_flow_cancel)
+@c(passcode_flow_cancel)  // man: passcode-flows
 public func passcode_flow_cancel(_ flow: OpaquePointer?) -> Int32 {
     withFlow(flow) { _, f in f.cancel() }
 }
@@ -123,7 +123,7 @@ public func passcode_flow_cancel(_ flow: OpaquePointer?) -> Int32 {
 /// - Parameters:
 ///   - flow: The flow.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_flow_refresh)
+@c(passcode_flow_refresh)  // man: passcode-flows
 public func passcode_flow_refresh(_ flow: OpaquePointer?) -> Int32 {
     withFlow(flow) { (_, f) throws(PasscodeError) in try f.refresh() }
 }
@@ -134,7 +134,7 @@ public func passcode_flow_refresh(_ flow: OpaquePointer?) -> Int32 {
 ///   - out_step: Receives a `passcode_flow_step`.
 ///   - out_result: Receives a `passcode_flow_result`; may be NULL.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out_step), `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_flow_state)
+@c(passcode_flow_state)  // man: passcode-flows
 public func passcode_flow_state(_ flow: OpaquePointer?, _ out_step: UnsafeMutablePointer<Int32>?, _ out_result: UnsafeMutablePointer<Int32>?) -> Int32 {
     withFlow(flow) { (_, f) throws(PasscodeError) in
         try put(out_step, f.step.rawValue)
@@ -148,7 +148,7 @@ public func passcode_flow_state(_ flow: OpaquePointer?, _ out_step: UnsafeMutabl
 ///   - out_filled: Receives the digits entered so far.
 ///   - out_length: Receives the digits this step takes; may be NULL.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_flow_dots)
+@c(passcode_flow_dots)  // man: passcode-flows
 public func passcode_flow_dots(_ flow: OpaquePointer?, _ out_filled: UnsafeMutablePointer<Int32>?, _ out_length: UnsafeMutablePointer<Int32>?) -> Int32 {
     withFlow(flow) { (_, f) throws(PasscodeError) in
         try put(out_filled, Int32(f.filled))
@@ -161,7 +161,7 @@ public func passcode_flow_dots(_ flow: OpaquePointer?, _ out_filled: UnsafeMutab
 ///   - flow: The flow.
 ///   - out: Receives a string owned by the flow, valid until the next call on it that returns a prompt.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_flow_prompt)
+@c(passcode_flow_prompt)  // man: passcode-flows
 public func passcode_flow_prompt(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
     withFlow(flow) { (b, f) throws(PasscodeError) in try put(out, b.cString(f.prompt, slot: 0)) }
 }
@@ -173,7 +173,7 @@ public func passcode_flow_prompt(_ flow: OpaquePointer?, _ out: UnsafeMutablePoi
 ///   - out: Receives a string owned by the flow, valid until the next call on it that returns an error.
 ///   - out_status: Receives the `passcode_status` of the last submitted entry; may be NULL.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_flow_error)
+@c(passcode_flow_error)  // man: passcode-flows
 public func passcode_flow_error(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ out_status: UnsafeMutablePointer<Int32>?) -> Int32 {
     withFlow(flow) { (b, f) throws(PasscodeError) in
         try put(out, b.cString(f.errorText, slot: 1))
@@ -186,7 +186,7 @@ public func passcode_flow_error(_ flow: OpaquePointer?, _ out: UnsafeMutablePoin
 ///   - flow: The flow.
 ///   - out: Receives the count.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_flow_shakes)
+@c(passcode_flow_shakes)  // man: passcode-flows
 public func passcode_flow_shakes(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withFlow(flow) { (_, f) throws(PasscodeError) in try put(out, Int32(clamping: f.shakes)) }
 }
@@ -196,7 +196,7 @@ public func passcode_flow_shakes(_ flow: OpaquePointer?, _ out: UnsafeMutablePoi
 ///   - flow: The flow.
 ///   - out: Receives the seconds.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_flow_lockout_remaining)
+@c(passcode_flow_lockout_remaining)  // man: passcode-flows
 public func passcode_flow_lockout_remaining(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     withFlow(flow) { (_, f) throws(PasscodeError) in try put(out, try f.lockoutSeconds()) }
 }

@@ -9,7 +9,7 @@ import PasscodeCore
 /// The data key's size in bytes (32), for the buffers of `passcode_unlock_key`,
 /// `passcode_biometric_unlock_key`, `passcode_flow_take_key` and `passcode_set_recovery_key`.
 /// - Returns: 32.
-@c(passcode_key_bytes)
+@c(passcode_key_bytes)  // man: passcode-key
 public func passcode_key_bytes() -> UInt {
     32
 }
@@ -52,7 +52,7 @@ private func prepareKeyBuffer<Box: FailureKeeper>(_ out: UnsafeMutablePointer<UI
 /// - Returns: `PASSCODE_OK`, any status of `passcode_verify`, or `PASSCODE_ERR_MISUSE` (NULL
 ///   buffer or another length, SIZE_MAX included: checked before the handle, nothing written to
 ///   the buffer, nothing checked or counted).
-@c(passcode_unlock_key)
+@c(passcode_unlock_key)  // man: passcode-key
 public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt,
                                 _ out_key: UnsafeMutablePointer<UInt8>?, _ key_length: UInt) -> Int32 {
     if let status = prepareKeyBuffer(out_key, key_length, Handles.stores, store) { return status }
@@ -81,7 +81,7 @@ public func passcode_unlock_key(_ store: OpaquePointer?, _ digits: UnsafePointer
 ///   `PASSCODE_ERR_MISUSE` (NULL buffer or another length, SIZE_MAX included, checked before the
 ///   handle: nothing written, nothing reported);
 ///   `PASSCODE_ERR_INVALID_HANDLE`; `PASSCODE_ERR_CLOCK_OUT_OF_RANGE`; a store error.
-@c(passcode_biometric_unlock_key)
+@c(passcode_biometric_unlock_key)  // man: passcode-key
 public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: UnsafeMutablePointer<UInt8>?,
                                           _ key_length: UInt, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
     if let status = prepareKeyBuffer(out_key, key_length, Handles.stores, store) { return status }
@@ -112,7 +112,7 @@ public func passcode_biometric_unlock_key(_ store: OpaquePointer?, _ out_key: Un
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_KEY_NOT_RELEASED` (not finished with success, or
 ///   already taken); `PASSCODE_ERR_MISUSE` (NULL buffer or another length, SIZE_MAX included, checked
 ///   before the handle, nothing written; or the flow's store was closed); `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_flow_take_key)
+@c(passcode_flow_take_key)  // man: passcode-key
 public func passcode_flow_take_key(_ flow: OpaquePointer?, _ out_key: UnsafeMutablePointer<UInt8>?,
                                    _ key_length: UInt) -> Int32 {
     if let status = prepareKeyBuffer(out_key, key_length, Handles.flows, flow) { return status }
@@ -125,7 +125,7 @@ public func passcode_flow_take_key(_ flow: OpaquePointer?, _ out_key: UnsafeMuta
 /// What `passcode_seal` adds to the data: a 36-byte header (format, key id, nonce) and a 16-byte
 /// tag, as libsodium's `crypto_aead_xchacha20poly1305_ietf_abytes()` gives its overhead.
 /// - Returns: 52.
-@c(passcode_seal_overhead)
+@c(passcode_seal_overhead)  // man: passcode-key
 public func passcode_seal_overhead() -> UInt {
     UInt(SealedBox.overhead)
 }
@@ -146,7 +146,7 @@ public func passcode_seal_overhead() -> UInt {
 ///   (nothing written but the length); `PASSCODE_ERR_MISUSE` (NULL pointers; a length over the
 ///   maximum or a capacity over 2^47 - 1, no buffer can have: checked before the handle,
 ///   nothing read or written); `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_seal)
+@c(passcode_seal)  // man: passcode-key
 public func passcode_seal(_ store: OpaquePointer?, _ plain: UnsafePointer<UInt8>?, _ plain_length: UInt,
                           _ out: UnsafeMutablePointer<UInt8>?, _ out_capacity: UInt, _ out_length: UnsafeMutablePointer<UInt>?) -> Int32 {
     if let error = sealSizeError(plain_length, SealedBox.maxPlain, out, out_capacity, what: "the data") {
@@ -174,7 +174,7 @@ public func passcode_seal(_ store: OpaquePointer?, _ plain: UnsafePointer<UInt8>
 ///   `PASSCODE_ERR_BUFFER_TOO_SMALL`; `PASSCODE_ERR_MISUSE` (NULL pointers; a length over the
 ///   maximum or a capacity over 2^47 - 1: checked before the handle, nothing read or
 ///   written); `PASSCODE_ERR_INVALID_HANDLE`. On failure nothing is left in `out`.
-@c(passcode_unseal)
+@c(passcode_unseal)  // man: passcode-key
 public func passcode_unseal(_ store: OpaquePointer?, _ sealed: UnsafePointer<UInt8>?, _ sealed_length: UInt,
                             _ out: UnsafeMutablePointer<UInt8>?, _ out_capacity: UInt, _ out_length: UnsafeMutablePointer<UInt>?) -> Int32 {
     if let error = sealSizeError(sealed_length, SealedBox.maxPlain + UInt(SealedBox.overhead), out, out_capacity, what: "the sealed data") {
@@ -204,7 +204,7 @@ public func passcode_unseal(_ store: OpaquePointer?, _ sealed: UnsafePointer<UIn
 ///   - length: `passcode_key_bytes()`.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_KEY_NOT_RELEASED` (unlock with the passcode first);
 ///   `PASSCODE_ERR_NO_PASSCODE`; `PASSCODE_ERR_MISUSE`; `PASSCODE_ERR_INVALID_HANDLE`; a store error.
-@c(passcode_set_recovery_key)
+@c(passcode_set_recovery_key)  // man: passcode-key
 public func passcode_set_recovery_key(_ store: OpaquePointer?, _ recovery_key: UnsafePointer<UInt8>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.setRecoveryKey(secretKey(recovery_key, length, what: "the recovery key")) }
 }
@@ -217,7 +217,7 @@ public func passcode_set_recovery_key(_ store: OpaquePointer?, _ recovery_key: U
 ///   - store: The store.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_APP_LOCKED`, `PASSCODE_ERR_PASSCODE_REQUIRED` (nothing
 ///   changed), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_clear_recovery_key)
+@c(passcode_clear_recovery_key)  // man: passcode-key
 public func passcode_clear_recovery_key(_ store: OpaquePointer?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.clearRecoveryKey() }
 }
@@ -227,7 +227,7 @@ public func passcode_clear_recovery_key(_ store: OpaquePointer?) -> Int32 {
 ///   - store: The store.
 ///   - out: Receives 1 or 0.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_has_recovery_key)
+@c(passcode_has_recovery_key)  // man: passcode-key
 public func passcode_has_recovery_key(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.hasRecoveryKey() ? 1 : 0) }
 }
@@ -246,7 +246,7 @@ public func passcode_has_recovery_key(_ store: OpaquePointer?, _ out: UnsafeMuta
 ///   - recovery_length: `passcode_key_bytes()`.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_WRONG_RECOVERY_KEY`; any status of `passcode_reset_complete`
 ///   but `PASSCODE_ERR_KEY_REPLACED`.
-@c(passcode_reset_complete_with_recovery_key)
+@c(passcode_reset_complete_with_recovery_key)  // man: passcode-key
 public func passcode_reset_complete_with_recovery_key(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ code_length: UInt,
                                                       _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt,
                                                       _ recovery_key: UnsafePointer<UInt8>?, _ recovery_length: UInt) -> Int32 {

@@ -26,7 +26,7 @@ import PasscodeCore
 /// rules and statuses; the process that reported BACKGROUND is the caller the bus names (its
 /// pid, and its start time read from /proc by the service), never an argument, and whether it
 /// is gone at a launch is checked by the service.
-@c(passcode_event_report)
+@c(passcode_event_report)  // man: passcode-lock
 public func passcode_event_report(_ store: OpaquePointer?, _ event: Int32, _ out_locked: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         guard let e = AppEvent(checked: event) else { throw PasscodeError.misuse("unknown event \(event)") }
@@ -41,7 +41,7 @@ public func passcode_event_report(_ store: OpaquePointer?, _ event: Int32, _ out
 ///   - out_locked: Receives 1 or 0.
 ///   - out_reason: Receives a `passcode_lock_reason`; may be NULL.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out_locked), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_lock_state)
+@c(passcode_lock_state)  // man: passcode-lock
 public func passcode_lock_state(_ store: OpaquePointer?, _ out_locked: UnsafeMutablePointer<Int32>?, _ out_reason: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         let status = try s.lockStatus()
@@ -65,7 +65,7 @@ public func passcode_lock_state(_ store: OpaquePointer?, _ out_locked: UnsafeMut
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (NULL `screen`, or a `size` smaller than the
 ///   smallest version, one ending with `reason`, or over 4096: not set); `PASSCODE_ERR_INVALID_HANDLE`;
 ///   or a store error. On failure `screen` is unchanged.
-@c(passcode_lock_screen_read)
+@c(passcode_lock_screen_read)  // man: passcode-lock
 @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
 public func passcode_lock_screen_read(_ store: OpaquePointer?, _ screen: UnsafeMutableRawPointer?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
@@ -144,7 +144,7 @@ enum LockScreenABI {
 /// user: available, kind fingerprint; otherwise unavailable, with the host's kind for the label).
 /// passcoded asks again at each biometric unlock. Either way a report unlocks nothing.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (bad values), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_biometric_set_available)
+@c(passcode_biometric_set_available)  // man: passcode-biometrics
 public func passcode_biometric_set_available(_ store: OpaquePointer?, _ available: Int32, _ kind: Int32) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         guard available == 0 || available == 1 else { throw PasscodeError.misuse("available must be 0 or 1") }
@@ -159,7 +159,7 @@ public func passcode_biometric_set_available(_ store: OpaquePointer?, _ availabl
 ///   - store: The store.
 ///   - out: Receives a static string owned by the library.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_security_label)
+@c(passcode_security_label)  // man: passcode-biometrics
 public func passcode_security_label(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out, CStrings.intern(try s.securityLabel())) }
 }
@@ -172,7 +172,7 @@ public func passcode_security_label(_ store: OpaquePointer?, _ out: UnsafeMutabl
 ///   - out_refusal: Receives `PASSCODE_BIOMETRIC_REFUSAL_NONE` when it may, else the reason
 ///     the passcode is needed (a `passcode_biometric_refusal`).
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_biometric_check)
+@c(passcode_biometric_check)  // man: passcode-biometrics
 public func passcode_biometric_check(_ store: OpaquePointer?, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out_refusal, try s.biometricRefusal().rawValue) }
 }
@@ -198,7 +198,7 @@ public func passcode_biometric_check(_ store: OpaquePointer?, _ out_refusal: Uns
 ///   - store: The store.
 ///   - out_lead: Receives 1 to start with the biometric prompt, 0 to show the passcode pad.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_biometric_lead)
+@c(passcode_biometric_lead)  // man: passcode-biometrics
 public func passcode_biometric_lead(_ store: OpaquePointer?, _ out_lead: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out_lead, try s.biometricLead() ? 1 : 0) }
 }
@@ -223,7 +223,7 @@ public func passcode_biometric_lead(_ store: OpaquePointer?, _ out_lead: UnsafeM
 ///   for the passcode), in service mode `PASSCODE_ERR_BIOMETRIC_TIMEOUT`,
 ///   `PASSCODE_ERR_BIOMETRIC_READER_BUSY`, `PASSCODE_ERR_BIOMETRIC_UNAVAILABLE` or `PASSCODE_ERR_BUSY`,
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_biometric_unlock)
+@c(passcode_biometric_unlock)  // man: passcode-biometrics
 public func passcode_biometric_unlock(_ store: OpaquePointer?, _ out_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
     out_refusal?.pointee = BiometricRefusal.none.rawValue
     return withBackend(store) { (s) throws(PasscodeError) in
@@ -245,7 +245,7 @@ public func passcode_biometric_unlock(_ store: OpaquePointer?, _ out_refusal: Un
 ///   - store: The store.
 ///   - out_count: Receives the failed matches since the last unlock; may be NULL.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_biometric_failed)
+@c(passcode_biometric_failed)  // man: passcode-biometrics
 public func passcode_biometric_failed(_ store: OpaquePointer?, _ out_count: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         let n = try s.biometricFailed()

@@ -25,7 +25,7 @@ import PasscodeCore
 ///   delivery callback); in service mode `PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE` (no relay
 ///   configured, none reachable, or no confirmed recipient: a failed send counts against the
 ///   day's requests; "forgot passcode" stays); `PASSCODE_ERR_INVALID_HANDLE`; or a store error.
-@c(passcode_reset_request)
+@c(passcode_reset_request)  // man: passcode-reset
 public func passcode_reset_request(_ store: OpaquePointer?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in _ = try s.requestReset() }
 }
@@ -47,7 +47,7 @@ public func passcode_reset_request(_ store: OpaquePointer?) -> Int32 {
 ///   when), `PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE` (no relay, or it refused the mail),
 ///   `PASSCODE_ERR_STATE` (the embedded store: codes go to the delivery callback),
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_reset_recipient_set)
+@c(passcode_reset_recipient_set)  // man: passcode-reset
 public func passcode_reset_recipient_set(_ store: OpaquePointer?, _ address: UnsafePointer<CChar>?,
                                          _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
@@ -72,7 +72,7 @@ public func passcode_reset_recipient_set(_ store: OpaquePointer?, _ address: Uns
 ///   `PASSCODE_ERR_STATE` (no address waiting; or the embedded store), `PASSCODE_ERR_WRONG_PASSCODE`,
 ///   `PASSCODE_ERR_LOCKED_OUT`, `PASSCODE_ERR_NO_PASSCODE`, `PASSCODE_ERR_MISUSE`,
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_reset_recipient_confirm)
+@c(passcode_reset_recipient_confirm)  // man: passcode-reset
 public func passcode_reset_recipient_confirm(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ code_length: UInt,
                                              _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
@@ -89,7 +89,7 @@ public func passcode_reset_recipient_confirm(_ store: OpaquePointer?, _ code: Un
 ///   - size: The bytes `out` holds (256 is always enough).
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_BUFFER_TOO_SMALL`, `PASSCODE_ERR_MISUSE`,
 ///   `PASSCODE_ERR_STATE` (the embedded store), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_reset_recipient)
+@c(passcode_reset_recipient)  // man: passcode-reset
 public func passcode_reset_recipient(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<CChar>?, _ size: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         guard let out else { throw PasscodeError.misuse("the out pointer is NULL") }
@@ -106,7 +106,7 @@ public func passcode_reset_recipient(_ store: OpaquePointer?, _ out: UnsafeMutab
 ///   - store: The store.
 ///   - out: Receives the seconds.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_reset_retry_after)
+@c(passcode_reset_retry_after)  // man: passcode-reset
 public func passcode_reset_retry_after(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.resetRetryAfterSeconds()) }
 }
@@ -126,7 +126,7 @@ public func passcode_reset_retry_after(_ store: OpaquePointer?, _ out: UnsafeMut
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_WRONG_RESET_CODE`, `PASSCODE_ERR_RESET_CODE_EXPIRED`,
 ///   `PASSCODE_ERR_NO_RESET_CODE`, `PASSCODE_ERR_FORMAT`,
 ///   `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_reset_check)
+@c(passcode_reset_check)  // man: passcode-reset
 public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.checkReset(secret(code, length, what: "the reset code")) }
 }
@@ -155,7 +155,7 @@ public func passcode_reset_check(_ store: OpaquePointer?, _ code: UnsafePointer<
 ///   - new_length: Its length.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_KEY_REPLACED` (done, with a new data key), any status
 ///   of `passcode_reset_check`, `PASSCODE_ERR_WEAK_PASSCODE`, `PASSCODE_ERR_FORMAT`, or a store error.
-@c(passcode_reset_complete)
+@c(passcode_reset_complete)  // man: passcode-reset
 public func passcode_reset_complete(_ store: OpaquePointer?, _ code: UnsafePointer<CChar>?, _ code_length: UInt,
                                     _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
@@ -170,7 +170,7 @@ public func passcode_reset_complete(_ store: OpaquePointer?, _ code: UnsafePoint
 ///   - store: The store.
 ///   - out: Receives 1 or 0.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_reset_pending)
+@c(passcode_reset_pending)  // man: passcode-reset
 public func passcode_reset_pending(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.isResetCodePending() ? 1 : 0) }
 }
@@ -189,7 +189,7 @@ public func passcode_reset_pending(_ store: OpaquePointer?, _ out: UnsafeMutable
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_CALLBACK_REQUIRED` (nothing changed),
 ///   `PASSCODE_ERR_WIPE_PENDING` (done, but another connection keeps old bytes in the WAL for now),
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_forgot)
+@c(passcode_forgot)  // man: passcode-reset
 public func passcode_forgot(_ store: OpaquePointer?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.forgotPasscode() }
 }

@@ -23,7 +23,7 @@ import PasscodeCore
 ///     "tabrmd:"), or NULL for the kernel's resource manager, /dev/tpmrm0. Copied.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` (an empty,
 ///   overlong or non-UTF-8 string).
-@c(passcode_options_set_tpm)
+@c(passcode_options_set_tpm)  // man: passcode-tpm
 public func passcode_options_set_tpm(_ options: OpaquePointer?, _ tcti: UnsafePointer<CChar>?) -> Int32 {
     let status = setOptionText(options, tcti, limit: 1024, valid: { _ in true }) { $0.tpm = $1 ?? StoreOptions.defaultTPM }
     if status == Status.ok.rawValue { Handles.options.get(options)?.chose("the TPM option") }
@@ -57,7 +57,7 @@ private func setOptionText(_ options: OpaquePointer?, _ pointer: UnsafePointer<C
 ///   - path: The file's path (copied), or NULL for the default, /etc/passcode/tpm-owner-auth.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` (an empty,
 ///   relative, overlong or non-UTF-8 path).
-@c(passcode_options_set_tpm_owner_auth_file)
+@c(passcode_options_set_tpm_owner_auth_file)  // man: passcode-tpm
 public func passcode_options_set_tpm_owner_auth_file(_ options: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
     let status = setOptionText(options, path, limit: 4096, valid: { $0.hasPrefix("/") }) {
         $0.tpmOwnerAuthFile = $1 ?? StoreOptions.defaultTPMOwnerAuthFile
@@ -74,7 +74,7 @@ public func passcode_options_set_tpm_owner_auth_file(_ options: OpaquePointer?, 
 ///   - length: Their number.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (opened without the option);
 ///   `PASSCODE_ERR_STATE` (already bound); any status of `passcode_verify`; a TPM status.
-@c(passcode_tpm_bind)
+@c(passcode_tpm_bind)  // man: passcode-tpm
 public func passcode_tpm_bind(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withStore(store, refusedInService: "binding to a TPM the host names") { (s) throws(PasscodeError) in try s.bindTPM(current: secret(digits, length, what: "the passcode")) }
 }
@@ -87,7 +87,7 @@ public func passcode_tpm_bind(_ store: OpaquePointer?, _ digits: UnsafePointer<C
 ///   - digits: The passcode's digits.
 ///   - length: Their number.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_STATE` (not bound); any status of `passcode_verify`.
-@c(passcode_tpm_unbind)
+@c(passcode_tpm_unbind)  // man: passcode-tpm
 public func passcode_tpm_unbind(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withStore(store, refusedInService: "unbinding the TPM") { (s) throws(PasscodeError) in try s.unbindTPM(current: secret(digits, length, what: "the passcode")) }
 }
@@ -99,7 +99,7 @@ public func passcode_tpm_unbind(_ store: OpaquePointer?, _ digits: UnsafePointer
 /// In service mode passcoded answers for its store: the TPM is the service's to choose (its
 /// configuration's `tpm` key, passcoded(8)); a store it made while one is named is bound.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_tpm_is_bound)
+@c(passcode_tpm_is_bound)  // man: passcode-tpm
 public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         guard out != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
@@ -146,7 +146,7 @@ public func passcode_tpm_is_bound(_ store: OpaquePointer?, _ out: UnsafeMutableP
 ///   `PASSCODE_ERR_INVALID_HANDLE`; a TPM status
 ///   (`PASSCODE_ERR_TPM_UNAVAILABLE`, `PASSCODE_ERR_TPM`, `PASSCODE_ERR_TPM_OWNER_AUTH` when the
 ///   owner authorization file is not the TPM's); a store error.
-@c(passcode_tpm_posture)
+@c(passcode_tpm_posture)  // man: passcode-tpm
 public func passcode_tpm_posture(_ store: OpaquePointer?, _ item: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         guard TPMPostureItem(checked: item) != nil else { throw PasscodeError.misuse("unknown TPM posture item \(item)") }

@@ -5,6 +5,8 @@ import CPasscodeTypes
 import PasscodeBackend
 import PasscodeCore
 
+// MARK: - A user's store by uid
+
 /// The state of a user's store, named by uid, as a lock screen or `passcodectl status` shows it.
 /// Needs a handle in service mode (`passcode_options_set_service`): the store is the one of the
 /// handle's app id that passcoded keeps for `uid`. Root may name any uid, any other caller only
@@ -20,7 +22,7 @@ import PasscodeCore
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PERMISSION` (another uid, named by a caller that is
 ///   not root); `PASSCODE_ERR_NOT_IN_SERVICE_MODE` (an embedded handle);
 ///   `PASSCODE_ERR_SERVICE_UNAVAILABLE`; `PASSCODE_ERR_INVALID_HANDLE`; or a store error.
-@c(passcode_user_state)
+@c(passcode_user_state)  // man: passcode-user
 public func passcode_user_state(_ store: OpaquePointer?, _ uid: UInt32, _ out_is_set: UnsafeMutablePointer<Int32>?,
                                 _ out_failures: UnsafeMutablePointer<UInt32>?, _ out_lockout_seconds: UnsafeMutablePointer<Int64>?,
                                 _ out_reset_required: UnsafeMutablePointer<Int32>?, _ out_length: UnsafeMutablePointer<Int32>?) -> Int32 {
@@ -46,7 +48,7 @@ public func passcode_user_state(_ store: OpaquePointer?, _ uid: UInt32, _ out_is
 /// - Returns: `PASSCODE_OK`; any status of `passcode_verify` (`PASSCODE_ERR_LOCKED_OUT` with the
 ///   wait in `passcode_errwait`); `PASSCODE_ERR_PERMISSION`; `PASSCODE_ERR_NOT_IN_SERVICE_MODE`;
 ///   `PASSCODE_ERR_SERVICE_UNAVAILABLE` (the attempt may have been counted).
-@c(passcode_user_verify)
+@c(passcode_user_verify)  // man: passcode-user
 public func passcode_user_verify(_ store: OpaquePointer?, _ uid: UInt32, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.userVerify(uid: uid, secret(digits, length, what: "the passcode")) }
 }
@@ -61,7 +63,7 @@ public func passcode_user_verify(_ store: OpaquePointer?, _ uid: UInt32, _ digit
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PERMISSION` (not root); `PASSCODE_ERR_ALREADY_SET`;
 ///   `PASSCODE_ERR_FORMAT`; `PASSCODE_ERR_WEAK_PASSCODE`; `PASSCODE_ERR_INVALID_SETTING` (a length
 ///   out of range); `PASSCODE_ERR_NOT_IN_SERVICE_MODE`; `PASSCODE_ERR_SERVICE_UNAVAILABLE`.
-@c(passcode_user_set)
+@c(passcode_user_set)  // man: passcode-user
 public func passcode_user_set(_ store: OpaquePointer?, _ uid: UInt32, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.userSet(uid: uid, secret(digits, length, what: "the passcode")) }
 }
@@ -76,7 +78,7 @@ public func passcode_user_set(_ store: OpaquePointer?, _ uid: UInt32, _ digits: 
 ///   - new_digits: The new passcode's digits.
 ///   - new_length: Its length (the store's length).
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_PERMISSION`, or any status of `passcode_change`.
-@c(passcode_user_change)
+@c(passcode_user_change)  // man: passcode-user
 public func passcode_user_change(_ store: OpaquePointer?, _ uid: UInt32, _ current: UnsafePointer<CChar>?, _ current_length: UInt,
                                  _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
@@ -94,7 +96,7 @@ public func passcode_user_change(_ store: OpaquePointer?, _ uid: UInt32, _ curre
 ///   - length: Their number (0 with NULL).
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PERMISSION`; `PASSCODE_ERR_NO_PASSCODE`; with a
 ///   passcode, any status of `passcode_verify`.
-@c(passcode_user_remove)
+@c(passcode_user_remove)  // man: passcode-user
 public func passcode_user_remove(_ store: OpaquePointer?, _ uid: UInt32, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         if digits == nil && length == 0 {
@@ -114,7 +116,7 @@ public func passcode_user_remove(_ store: OpaquePointer?, _ uid: UInt32, _ digit
 ///   - uid: The user.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PERMISSION` (not root); `PASSCODE_ERR_NO_PASSCODE`;
 ///   `PASSCODE_ERR_NOT_IN_SERVICE_MODE`; `PASSCODE_ERR_SERVICE_UNAVAILABLE`; or a store error.
-@c(passcode_user_reset)
+@c(passcode_user_reset)  // man: passcode-user
 public func passcode_user_reset(_ store: OpaquePointer?, _ uid: UInt32) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.userReset(uid: uid) }
 }
@@ -128,7 +130,7 @@ public func passcode_user_reset(_ store: OpaquePointer?, _ uid: UInt32) -> Int32
 ///   - out_log: Receives the snapshot; NULL on failure.
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_MISUSE` (NULL out_log); `PASSCODE_ERR_PERMISSION`;
 ///   `PASSCODE_ERR_NOT_IN_SERVICE_MODE`; `PASSCODE_ERR_SERVICE_UNAVAILABLE`; or a store error.
-@c(passcode_user_event_log_new)
+@c(passcode_user_event_log_new)  // man: passcode-user
 public func passcode_user_event_log_new(_ store: OpaquePointer?, _ uid: UInt32, _ out_log: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     out_log?.pointee = nil
     return withBackend(store) { (s) throws(PasscodeError) in

@@ -15,7 +15,7 @@ struct Payload: @unchecked Sendable { let raw: UnsafeMutableRawPointer? }
 ///   - out_options: Receives the new object; release it with `passcode_options_free`.
 /// - Returns: `PASSCODE_OK`, or `PASSCODE_ERR_MISUSE` when `out` is NULL.
 /// Threads: an options object must not be changed from two threads at once.
-@c(passcode_options_new)
+@c(passcode_options_new)  // man: passcode-options
 public func passcode_options_new(_ out_options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     guard let out_options else { return Status.errMisuse.rawValue }
     out_options.pointee = Handles.options.add(OptionsBox())
@@ -25,7 +25,7 @@ public func passcode_options_new(_ out_options: UnsafeMutablePointer<OpaquePoint
 /// Releases an options object. Stores opened with it keep their own copy. NULL does nothing.
 /// - Parameters:
 ///   - options: The object, or NULL.
-@c(passcode_options_free)
+@c(passcode_options_free)  // man: passcode-options
 public func passcode_options_free(_ options: OpaquePointer?) {
     Handles.options.remove(options)
 }
@@ -47,7 +47,7 @@ public enum Cost: Int32 {
 ///   - options: The options object.
 ///   - cost: A `passcode_cost` value.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` for an unknown cost.
-@c(passcode_options_set_cost)
+@c(passcode_options_set_cost)  // man: passcode-options
 public func passcode_options_set_cost(_ options: OpaquePointer?, _ cost: Int32) -> Int32 {
     guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
     switch Cost(rawValue: cost) {
@@ -66,7 +66,7 @@ public func passcode_options_set_cost(_ options: OpaquePointer?, _ cost: Int32) 
 ///   - ops_limit: Passes over memory, at least 1.
 ///   - mem_limit: Bytes of memory, at least 8192.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` outside libsodium's limits.
-@c(passcode_options_set_cost_explicit)
+@c(passcode_options_set_cost_explicit)  // man: passcode-options
 public func passcode_options_set_cost_explicit(_ options: OpaquePointer?, _ ops_limit: UInt64, _ mem_limit: UInt) -> Int32 {
     guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
     guard mem_limit <= UInt(Int.max) else { return Status.errMisuse.rawValue }
@@ -87,7 +87,7 @@ public func passcode_options_set_cost_explicit(_ options: OpaquePointer?, _ ops_
 ///   - pepper: 32 bytes, or NULL with length 0 to remove the pepper.
 ///   - length: Must be 32 (or 0 with NULL).
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` for another length.
-@c(passcode_options_set_pepper)
+@c(passcode_options_set_pepper)  // man: passcode-options
 public func passcode_options_set_pepper(_ options: OpaquePointer?, _ pepper: UnsafePointer<UInt8>?, _ length: UInt) -> Int32 {
     guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
     if pepper == nil && length == 0 {
@@ -114,7 +114,7 @@ public func passcode_options_set_pepper(_ options: OpaquePointer?, _ pepper: Uns
 ///   - options: The options object.
 ///   - enabled: 1 to use the session keyring, 0 not to.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE` or `PASSCODE_ERR_MISUSE`.
-@c(passcode_options_set_session_keyring)
+@c(passcode_options_set_session_keyring)  // man: passcode-options
 public func passcode_options_set_session_keyring(_ options: OpaquePointer?, _ enabled: Int32) -> Int32 {
     setOptionFlag(options, enabled) { $0.sessionKeyring = $1 }
 }
@@ -133,7 +133,7 @@ private func setOptionFlag(_ options: OpaquePointer?, _ value: Int32, _ set: (in
 ///   - options: The options object.
 ///   - allow: 1 to accept weak passcodes, 0 to refuse them.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE` or `PASSCODE_ERR_MISUSE`.
-@c(passcode_options_set_allow_weak)
+@c(passcode_options_set_allow_weak)  // man: passcode-options
 public func passcode_options_set_allow_weak(_ options: OpaquePointer?, _ allow: Int32) -> Int32 {
     let status = setOptionFlag(options, allow) { $0.allowWeak = $1 }
     if status == Status.ok.rawValue && allow == 1 { Handles.options.get(options)?.chose("allow_weak") }
@@ -152,7 +152,7 @@ public func passcode_options_set_allow_weak(_ options: OpaquePointer?, _ allow: 
 ///   - clock: The callback, or NULL for the system clock (CLOCK_BOOTTIME and the kernel's boot id).
 ///   - payload: Handed back to `clock` unchanged.
 /// - Returns: `PASSCODE_OK` or `PASSCODE_ERR_INVALID_HANDLE`.
-@c(passcode_options_set_clock)
+@c(passcode_options_set_clock)  // man: passcode-options
 public func passcode_options_set_clock(
     _ options: OpaquePointer?,
     _ clock: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<Int64>?, UnsafeMutablePointer<Int64>?, UnsafeMutablePointer<UInt64>?) -> Void)?,
@@ -179,7 +179,7 @@ public func passcode_options_set_clock(
 ///   - options: The options object.
 ///   - milliseconds: 0 to 600000; the default is 10000.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE` or `PASSCODE_ERR_MISUSE`.
-@c(passcode_options_set_busy_timeout)
+@c(passcode_options_set_busy_timeout)  // man: passcode-options
 public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milliseconds: Int32) -> Int32 {
     guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
     guard milliseconds >= 0 && milliseconds <= 600_000 else { return Status.errMisuse.rawValue }
@@ -216,7 +216,7 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
 ///     service mode off (the embedded store, the default). Copied.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` (an empty,
 ///   overlong or non-UTF-8 string).
-@c(passcode_options_set_service)
+@c(passcode_options_set_service)  // man: passcode-options
 public func passcode_options_set_service(_ options: OpaquePointer?, _ app_id: UnsafePointer<CChar>?) -> Int32 {
     guard let box = Handles.options.get(options) else { return Status.errInvalidHandle.rawValue }
     guard let app_id else {
@@ -256,7 +256,7 @@ public func passcode_options_set_service(_ options: OpaquePointer?, _ app_id: Un
 ///   either, except when the new store was made whole and the open after it failed (busy, say):
 ///   it stays, since another process may already use it.
 /// Threads: a store handle may be used from several threads at once.
-@c(passcode_open)
+@c(passcode_open)  // man: passcode-stores
 public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointer?, _ out_store: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     guard let out_store else {
         Handles.openMessage.set("the out pointer is NULL")
@@ -310,7 +310,7 @@ public func passcode_open(_ path: UnsafePointer<CChar>?, _ options: OpaquePointe
 /// without keeping it. NULL does nothing.
 /// - Parameters:
 ///   - store: The handle, or NULL.
-@c(passcode_close)
+@c(passcode_close)  // man: passcode-stores
 public func passcode_close(_ store: OpaquePointer?) {
     guard let box = Handles.stores.remove(store) else { return }
     box.backend.close()
@@ -346,7 +346,7 @@ public func passcode_close(_ store: OpaquePointer?) {
 ///   `PASSCODE_ERR_TAMPERED`; `PASSCODE_ERR_BUSY`; `PASSCODE_ERR_STORE_REMOVED` (already removed);
 ///   `PASSCODE_ERR_MISUSE` (NULL digits with a length); `PASSCODE_ERR_INVALID_HANDLE`; or a store
 ///   error. On every failure nothing was removed.
-@c(passcode_store_remove)
+@c(passcode_store_remove)  // man: passcode-stores
 public func passcode_store_remove(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withHandle(Handles.stores, store) { (box) throws(PasscodeError) in
         try box.checkNotRemoved()
@@ -365,7 +365,7 @@ public func passcode_store_remove(_ store: OpaquePointer?, _ digits: UnsafePoint
 ///   - store: A handle, or NULL.
 /// - Returns: A string owned by the library, valid until this thread's next failing call on
 ///   the same handle (or until the handle is closed); "" when there was none.
-@c(passcode_errmsg)
+@c(passcode_errmsg)  // man: passcode-stores
 public func passcode_errmsg(_ store: OpaquePointer?) -> UnsafePointer<CChar>? {
     if store == nil { return Handles.openMessage.pointer ?? CStrings.intern("") }
     guard let box = Handles.stores.get(store) else { return CStrings.intern(Status.errInvalidHandle.text) }
@@ -379,7 +379,7 @@ public func passcode_errmsg(_ store: OpaquePointer?) -> UnsafePointer<CChar>? {
 /// - Parameters:
 ///   - store: A handle.
 /// - Returns: The seconds, or 0 (also for NULL or a closed handle).
-@c(passcode_errwait)
+@c(passcode_errwait)  // man: passcode-stores
 public func passcode_errwait(_ store: OpaquePointer?) -> Int64 {
     Handles.stores.get(store)?.waitSeconds ?? 0
 }
@@ -400,7 +400,7 @@ public func passcode_errwait(_ store: OpaquePointer?) -> Int64 {
 ///     `passcode_set_length`).
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_FORMAT`, `PASSCODE_ERR_WEAK_PASSCODE` (the message
 ///   says why), `PASSCODE_ERR_ALREADY_SET`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_set)
+@c(passcode_set)  // man: passcode-verify
 public func passcode_set(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.setFirstPasscode(secret(digits, length, what: "the passcode")) }
 }
@@ -422,7 +422,7 @@ public func passcode_set(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>
 ///   to a TPM (`passcode_options_set_tpm`) `PASSCODE_ERR_TPM_LOCKOUT` and `PASSCODE_ERR_TPM_MISMATCH`
 ///   (not counted), `PASSCODE_ERR_TPM_ROLLBACK`, `PASSCODE_ERR_TPM_UNAVAILABLE`, `PASSCODE_ERR_TPM`, and
 ///   provisioned `PASSCODE_ERR_TPM_GUESS_LIMIT` and `PASSCODE_ERR_TPM_OWNER_AUTH`.
-@c(passcode_verify)
+@c(passcode_verify)  // man: passcode-verify
 public func passcode_verify(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.checkPasscode(secret(digits, length, what: "the passcode")) }
 }
@@ -440,7 +440,7 @@ public func passcode_verify(_ store: OpaquePointer?, _ digits: UnsafePointer<CCh
 ///   - digits: The passcode's ASCII digits. Copied and wiped.
 ///   - length: Number of digits.
 /// - Returns: Any status of `passcode_verify`.
-@c(passcode_authorize)
+@c(passcode_authorize)  // man: passcode-verify
 public func passcode_authorize(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.authorize(secret(digits, length, what: "the passcode")) }
 }
@@ -454,7 +454,7 @@ public func passcode_authorize(_ store: OpaquePointer?, _ digits: UnsafePointer<
 ///   - new_digits: The new passcode's digits.
 ///   - new_length: Its length (the store's length).
 /// - Returns: `PASSCODE_OK`, or any status of `passcode_verify` and `passcode_set`.
-@c(passcode_change)
+@c(passcode_change)  // man: passcode-verify
 public func passcode_change(_ store: OpaquePointer?, _ current: UnsafePointer<CChar>?, _ current_length: UInt,
                             _ new_digits: UnsafePointer<CChar>?, _ new_length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
@@ -470,7 +470,7 @@ public func passcode_change(_ store: OpaquePointer?, _ current: UnsafePointer<CC
 ///   - digits: The current passcode's digits.
 ///   - length: Their number.
 /// - Returns: `PASSCODE_OK`, any status of `passcode_verify`, or `PASSCODE_ERR_HOOK_FAILED`.
-@c(passcode_disable)
+@c(passcode_disable)  // man: passcode-verify
 public func passcode_disable(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.turnOff(current: secret(digits, length, what: "the passcode")) }
 }
@@ -480,7 +480,7 @@ public func passcode_disable(_ store: OpaquePointer?, _ digits: UnsafePointer<CC
 ///   - store: The store.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_NO_PASSCODE`, `PASSCODE_ERR_HOOK_FAILED`,
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_enable)
+@c(passcode_enable)  // man: passcode-verify
 public func passcode_enable(_ store: OpaquePointer?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.enable() }
 }
@@ -491,7 +491,7 @@ public func passcode_enable(_ store: OpaquePointer?) -> Int32 {
 ///   - digits: The current passcode's digits.
 ///   - length: Their number.
 /// - Returns: `PASSCODE_OK`, or any status of `passcode_verify`.
-@c(passcode_remove)
+@c(passcode_remove)  // man: passcode-verify
 public func passcode_remove(_ store: OpaquePointer?, _ digits: UnsafePointer<CChar>?, _ length: UInt) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.removePasscode(current: secret(digits, length, what: "the passcode")) }
 }
@@ -501,7 +501,7 @@ public func passcode_remove(_ store: OpaquePointer?, _ digits: UnsafePointer<CCh
 ///   - store: The store.
 ///   - out: Receives 1 or 0.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_is_set)
+@c(passcode_is_set)  // man: passcode-verify
 @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
 public func passcode_is_set(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.isPasscodeSet() ? 1 : 0) }
@@ -512,7 +512,7 @@ public func passcode_is_set(_ store: OpaquePointer?, _ out: UnsafeMutablePointer
 ///   - store: The store.
 ///   - out: Receives 1 or 0.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_is_enabled)
+@c(passcode_is_enabled)  // man: passcode-verify
 public func passcode_is_enabled(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.isLockEnabled() ? 1 : 0) }
 }
@@ -524,7 +524,7 @@ public func passcode_is_enabled(_ store: OpaquePointer?, _ out: UnsafeMutablePoi
 ///   - store: The store.
 ///   - out: Receives 4 to 12.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_length)
+@c(passcode_length)  // man: passcode-verify
 public func passcode_length(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out, Int32(try s.passcodeLength())) }
 }
@@ -539,7 +539,7 @@ public func passcode_length(_ store: OpaquePointer?, _ out: UnsafeMutablePointer
 ///   - length: 4 to 12.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_SETTING` (out of range), `PASSCODE_ERR_STATE`
 ///   (a passcode is set), `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_set_length)
+@c(passcode_set_length)  // man: passcode-verify
 public func passcode_set_length(_ store: OpaquePointer?, _ length: Int32) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try s.setPasscodeLength(Int(length)) }
 }
@@ -549,7 +549,7 @@ public func passcode_set_length(_ store: OpaquePointer?, _ length: Int32) -> Int
 ///   - store: The store.
 ///   - out: Receives the count.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_failed_attempts)
+@c(passcode_failed_attempts)  // man: passcode-verify
 public func passcode_failed_attempts(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out, Int32(clamping: try s.failedAttempts())) }
 }
@@ -561,7 +561,7 @@ public func passcode_failed_attempts(_ store: OpaquePointer?, _ out: UnsafeMutab
 ///   - store: The store.
 ///   - out: Receives the seconds, rounded up.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_lockout_remaining)
+@c(passcode_lockout_remaining)  // man: passcode-verify
 public func passcode_lockout_remaining(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.lockoutRemainingSeconds()) }
 }
@@ -571,7 +571,7 @@ public func passcode_lockout_remaining(_ store: OpaquePointer?, _ out: UnsafeMut
 ///   - store: The store.
 ///   - out: Receives 1 or 0.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_is_reset_required)
+@c(passcode_is_reset_required)  // man: passcode-verify
 public func passcode_is_reset_required(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in try put(out, try s.isResetRequired() ? 1 : 0) }
 }
@@ -585,7 +585,7 @@ public func passcode_is_reset_required(_ store: OpaquePointer?, _ out: UnsafeMut
 ///   - out: Receives the value.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (unknown setting, NULL out),
 ///   `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_setting_get)
+@c(passcode_setting_get)  // man: passcode-settings
 public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         guard let which = Setting(checked: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
@@ -610,7 +610,7 @@ public func passcode_setting_get(_ store: OpaquePointer?, _ setting: Int32, _ ou
 ///   without a passcode, the lock turned off without the passcode); `PASSCODE_ERR_BIOMETRIC_UNAVAILABLE`;
 ///   `PASSCODE_ERR_STATE`; `PASSCODE_ERR_HOOK_FAILED` (the old value stays; `passcode_errmsg` has
 ///   the hook's message); `PASSCODE_ERR_MISUSE` (unknown setting); `PASSCODE_ERR_INVALID_HANDLE`; a store error.
-@c(passcode_setting_set)
+@c(passcode_setting_set)  // man: passcode-settings
 public func passcode_setting_set(_ store: OpaquePointer?, _ setting: Int32, _ value: Int64) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         guard let which = Setting(checked: setting) else { throw PasscodeError.misuse("unknown setting \(setting)") }
@@ -638,7 +638,7 @@ private func withSetting(_ setting: Int32, _ body: (Setting) throws(PasscodeErro
 ///   - out_min: Receives the smallest allowed value.
 ///   - out_max: Receives the largest allowed value.
 /// - Returns: `PASSCODE_OK`, or `PASSCODE_ERR_MISUSE` (unknown setting, NULL out pointer).
-@c(passcode_setting_bounds)
+@c(passcode_setting_bounds)  // man: passcode-settings
 public func passcode_setting_bounds(_ setting: Int32, _ out_min: UnsafeMutablePointer<Int64>?, _ out_max: UnsafeMutablePointer<Int64>?) -> Int32 {
     withSetting(setting) { (which) throws(PasscodeError) in
         guard out_min != nil && out_max != nil else { throw PasscodeError.misuse("the out pointer is NULL") }
@@ -658,7 +658,7 @@ public func passcode_setting_bounds(_ setting: Int32, _ out_min: UnsafeMutablePo
 ///   - out_count: Receives the number of choices (also when the room was too small).
 /// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_BUFFER_TOO_SMALL` (nothing written but the count);
 ///   `PASSCODE_ERR_MISUSE` (unknown setting, NULL out_count, NULL out_values with room).
-@c(passcode_setting_choices)
+@c(passcode_setting_choices)  // man: passcode-settings
 public func passcode_setting_choices(_ setting: Int32, _ out_values: UnsafeMutablePointer<Int64>?, _ capacity: UInt,
                                      _ out_count: UnsafeMutablePointer<UInt>?) -> Int32 {
     withSetting(setting) { (which) throws(PasscodeError) in
@@ -679,7 +679,7 @@ public func passcode_setting_choices(_ setting: Int32, _ out_values: UnsafeMutab
 ///   - setting: A `passcode_setting` value.
 ///   - out: Receives the default.
 /// - Returns: `PASSCODE_OK`, or `PASSCODE_ERR_MISUSE` (unknown setting, NULL out).
-@c(passcode_setting_default)
+@c(passcode_setting_default)  // man: passcode-settings
 public func passcode_setting_default(_ setting: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     withSetting(setting) { (which) throws(PasscodeError) in try put(out, which.spec.defaultValue) }
 }
@@ -693,7 +693,7 @@ public func passcode_setting_default(_ setting: Int32, _ out: UnsafeMutablePoint
 ///   - new_value: The value asked for.
 ///   - out_weakens: Receives 1 when the change weakens protection, else 0.
 /// - Returns: `PASSCODE_OK`, or `PASSCODE_ERR_MISUSE` (unknown setting, NULL out).
-@c(passcode_setting_weakens)
+@c(passcode_setting_weakens)  // man: passcode-settings
 public func passcode_setting_weakens(_ setting: Int32, _ old_value: Int64, _ new_value: Int64,
                                      _ out_weakens: UnsafeMutablePointer<Int32>?) -> Int32 {
     withSetting(setting) { (which) throws(PasscodeError) in try put(out_weakens, which.spec.weakening.weakens(from: old_value, to: new_value) ? 1 : 0) }
@@ -705,7 +705,7 @@ public func passcode_setting_weakens(_ setting: Int32, _ old_value: Int64, _ new
 ///   - setting: Any value (an int32_t, for a loop over them).
 /// - Returns: A static string owned by the library ("auto_lock_seconds"); NULL for a value that
 ///   is no `passcode_setting` (so `for (s = 0; passcode_setting_name(s); s++)` visits them all).
-@c(passcode_setting_name)
+@c(passcode_setting_name)  // man: passcode-settings
 public func passcode_setting_name(_ setting: Int32) -> UnsafePointer<CChar>? {
     guard let which = Setting(checked: setting) else { return nil }
     return CStrings.intern(which.spec.key)
@@ -725,7 +725,7 @@ public func passcode_setting_name(_ setting: Int32) -> UnsafePointer<CChar>? {
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_APP_LOCKED`, `PASSCODE_ERR_PASSCODE_REQUIRED`,
 ///   `PASSCODE_ERR_INVALID_SETTING`, `PASSCODE_ERR_MISUSE` (NULL delays),
 ///   `PASSCODE_ERR_HOOK_FAILED`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
-@c(passcode_set_custom_schedule)
+@c(passcode_set_custom_schedule)  // man: passcode-settings
 public func passcode_set_custom_schedule(_ store: OpaquePointer?, _ delays: UnsafePointer<UInt32>?, _ count: UInt, _ max_failures: UInt32) -> Int32 {
     withBackend(store) { (s) throws(PasscodeError) in
         guard let delays else { throw PasscodeError.misuse("the delays pointer is NULL") }

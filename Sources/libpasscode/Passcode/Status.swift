@@ -362,7 +362,7 @@ extension Status {
 ///   - status: Any value (an int32_t, so that a status kept in an int passes in C++ too);
 ///     unknown ones give "unknown status".
 /// - Returns: A static string owned by the library; never free it.
-@c(passcode_strerror)
+@c(passcode_strerror)  // man: passcode-errors
 public func passcode_strerror(_ status: Int32) -> UnsafePointer<CChar>? {
     CStrings.intern(Status(rawValue: status)?.text ?? "unknown status")
 }

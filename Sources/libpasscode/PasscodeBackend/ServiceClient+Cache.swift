@@ -17,6 +17,7 @@
 // older passcoded without Watch) the query is the bus call it always was.
 import CSdBus
 import CPasscodeShims
+import PasscodeBus
 import PasscodeCore
 
 /// The sd-bus calls only the cache uses (loaded once, from the libsystemd already loaded).
@@ -67,8 +68,6 @@ final class PushedCache: @unchecked Sendable {
         var screen: LockScreen
     }
 
-    static let storeInterface = "org.libpasscode.Passcode1.Store"
-    static let storePrefix = "/org/libpasscode/Passcode1/store"
 
     var calls: SdBusCacheCalls?
     /// The connection the filter is on, and the process that put it there.
@@ -89,14 +88,6 @@ final class PushedCache: @unchecked Sendable {
         snapshot = nil
     }
 
-    /// The values of a PropertiesChanged, by name (the interface's types; an unknown name is skipped).
-    static let types: [String: UInt8] = [
-        "IsSet": UInt8(ascii: "b"), "LockEnabled": UInt8(ascii: "b"), "FailedAttempts": UInt8(ascii: "u"),
-        "LockoutRemaining": UInt8(ascii: "x"), "ResetRequired": UInt8(ascii: "b"), "Locked": UInt8(ascii: "b"),
-        "Reason": UInt8(ascii: "i"), "BiometricRefusal": UInt8(ascii: "i"), "BiometricLead": UInt8(ascii: "b"),
-        "BiometricKind": UInt8(ascii: "i"), "Settled": UInt8(ascii: "b"), "Generation": UInt8(ascii: "t"),
-    ]
-
     /// A message on the connection (the filter, and the match of the service's NameOwnerChanged).
     func receive(_ m: OpaquePointer, _ bus: SdBusLibrary) {
         guard let calls, service != nil else { return }
@@ -111,24 +102,22 @@ final class PushedCache: @unchecked Sendable {
         guard calls.isSignal(m, "org.freedesktop.DBus.Properties", "PropertiesChanged") > 0,
               let s = bus.sender(m), String(cString: s) == service,
               let p = calls.path(m), String(cString: p) == path else { return }
-        guard let values = PushedCache.read(m, bus, calls) else {
+        // Read as the XML types them (StoreProperties, ServiceClient+Passcode1.generated.swift).
+        guard let values = PushedCache.readStoreProperties(m, bus, calls), let generation = values.generation else {
             snapshot = nil  // not understood: ask the bus
             return
         }
-        func bool(_ n: String) -> Bool? { values[n].map { $0 != 0 } }
-        guard let generation = values["Generation"].map({ UInt64(bitPattern: $0) }) else { snapshot = nil; return }
         if let old = snapshot, old.generation >= generation { return }  // an older push, late
-        guard let isSet = bool("IsSet"), let enabled = bool("LockEnabled"), let failures = values["FailedAttempts"],
-              let lockout = values["LockoutRemaining"], let reset = bool("ResetRequired"), let locked = bool("Locked"),
-              let reason = values["Reason"], let refusal = values["BiometricRefusal"], let lead = bool("BiometricLead"),
-              let kind = values["BiometricKind"], let clockFree = bool("Settled") else {
+        guard let isSet = values.isSet, let enabled = values.lockEnabled, let failures = values.failedAttempts,
+              let lockout = values.lockoutRemaining, let reset = values.resetRequired, let locked = values.locked,
+              let reason = values.reason, let refusal = values.biometricRefusal, let lead = values.biometricLead,
+              let kind = values.biometricKind, let clockFree = values.settled else {
             snapshot = nil
             return
         }
         snapshot = PushedCache.snapshot(generation: generation, clockFree: clockFree, isSet: isSet, enabled: enabled,
-                                        failures: UInt32(truncatingIfNeeded: failures), lockout: lockout, reset: reset, locked: locked,
-                                        reason: Int32(truncatingIfNeeded: reason), refusal: Int32(truncatingIfNeeded: refusal),
-                                        lead: lead, kind: Int32(truncatingIfNeeded: kind))
+                                        failures: failures, lockout: lockout, reset: reset, locked: locked,
+                                        reason: reason, refusal: refusal, lead: lead, kind: kind)
     }
 
     /// A snapshot from its fields; nil when a value is not one this library knows (ask the bus).
@@ -140,46 +129,6 @@ final class PushedCache: @unchecked Sendable {
         let screen = LockScreen(status: LockStatus(locked: locked, reason: why), lockoutSeconds: lockout, failedAttempts: Int64(failures),
                                 resetRequired: reset, refusal: refused, lead: lead, kind: biometric, passcodeSet: isSet, lockEnabled: enabled)
         return Snapshot(generation: generation, clockFree: clockFree, state: state, screen: screen)
-    }
-
-    /// PropertiesChanged's (s interface, a{sv} changed, as invalidated): the changed values of
-    /// the store interface, as Int64; nil when the message is not that.
-    private static func read(_ m: OpaquePointer, _ bus: SdBusLibrary, _ calls: SdBusCacheCalls) -> [String: Int64]? {
-        var iface: UnsafePointer<CChar>?
-        guard bus.readBasic(m, CChar(UInt8(ascii: "s")), &iface) > 0, let iface, String(cString: iface) == storeInterface,
-              bus.enterContainer(m, CChar(UInt8(ascii: "a")), "{sv}") > 0 else { return nil }
-        var values: [String: Int64] = [:]
-        while true {
-            let r = bus.enterContainer(m, CChar(UInt8(ascii: "e")), "sv")
-            if r == 0 { break }
-            guard r > 0 else { return nil }
-            var name: UnsafePointer<CChar>?
-            guard bus.readBasic(m, CChar(UInt8(ascii: "s")), &name) > 0, let name else { return nil }
-            let key = String(cString: name)
-            if let type = types[key] {
-                guard bus.enterContainer(m, CChar(UInt8(ascii: "v")), String(UnicodeScalar(type))) > 0 else { return nil }
-                var value: Int64 = 0
-                switch type {
-                case UInt8(ascii: "b"), UInt8(ascii: "i"):
-                    var v: Int32 = 0
-                    guard bus.readBasic(m, CChar(type), &v) > 0 else { return nil }
-                    value = Int64(v)
-                case UInt8(ascii: "u"):
-                    var v: UInt32 = 0
-                    guard bus.readBasic(m, CChar(type), &v) > 0 else { return nil }
-                    value = Int64(v)
-                default:
-                    guard bus.readBasic(m, CChar(type), &value) > 0 else { return nil }
-                }
-                guard bus.exitContainer(m) > 0 else { return nil }
-                values[key] = value
-            } else {
-                guard calls.skip(m, "v") >= 0 else { return nil }
-            }
-            guard bus.exitContainer(m) > 0 else { return nil }
-        }
-        guard bus.exitContainer(m) > 0 else { return nil }
-        return values
     }
 
     static let handler: SdBusLibrary.Handler = { m, userdata, _ in
@@ -237,7 +186,7 @@ extension ServiceClient {
             pushed.calls = calls
             pushed.reset()
             var encoded: UnsafeMutablePointer<CChar>?
-            guard calls.pathEncode(PushedCache.storePrefix, appID, &encoded) >= 0, let encoded else { return false }
+            guard calls.pathEncode(BusNames.storePrefix, appID, &encoded) >= 0, let encoded else { return false }
             let path = String(cString: encoded)
             free(encoded)
             let me = Unmanaged.passUnretained(self).toOpaque()
@@ -265,7 +214,7 @@ extension ServiceClient {
         var answer: (String, PushedCache.Snapshot?)?
         do {
             let w = try callWatch()
-            answer = (w.path, PushedCache.snapshot(generation: UInt64(bitPattern: w.generation), clockFree: w.settled, isSet: w.isSet,
+            answer = (w.path, PushedCache.snapshot(generation: w.generation, clockFree: w.settled, isSet: w.isSet,
                                                    enabled: w.lockEnabled, failures: w.failedAttempts, lockout: w.lockoutRemaining,
                                                    reset: w.resetRequired, locked: w.locked, reason: w.reason, refusal: w.refusal,
                                                    lead: w.lead, kind: w.kind))

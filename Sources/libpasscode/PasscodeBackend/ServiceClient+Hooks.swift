@@ -85,28 +85,32 @@ extension ServiceClient {
         }
         let hooks = hostHooks
         var answer: String?
-        switch String(cString: mm) {
-        case "SettingChange":
-            guard let key = text(m), let old = text(m), let new = text(m) else { return badArguments(m) }
-            if let hook = hooks.settingChange { answer = HostHookThread.run { hook(key, old, new) } }
-        case "Lifecycle":
-            guard let event = int32(m) else { return badArguments(m) }
-            if let hook = hooks.lifecycle { answer = HostHookThread.run { hook(event) } }
-        case "SessionSignOut":
-            guard let id = text(m) else { return badArguments(m) }
-            if let hook = hooks.signOutSession { answer = HostHookThread.run { hook(id) } }
+        // Read and typed as the XML defines the hooks (readHostHook, ServiceClient+Passcode1.generated.swift).
+        switch readHostHook(m, member: String(cString: mm)) {
+        case .unknown:
+            return refuse(m, "org.freedesktop.DBus.Error.UnknownMethod", "no such method")
+        case .badArguments:
+            return badArguments(m)
+        case .ask(let question):
+            switch question {
+            case .settingChange(let key, let old, let new):
+                if let hook = hooks.settingChange { answer = HostHookThread.run { hook(key, old, new) } }
+            case .lifecycle(let event):
+                if let hook = hooks.lifecycle { answer = HostHookThread.run { hook(event) } }
+            case .sessionSignOut(let id):
+                if let hook = hooks.signOutSession { answer = HostHookThread.run { hook(id) } }
+            }
         // Notifications run once the call that caused them has its reply (`runNotices`), before
         // it returns: nothing waits on them then, so they may call the library, as embedded.
-        case "Logout":
-            guard let reason = int32(m) else { return badArguments(m) }
-            if let hook = hooks.logout { notices.append { hook(reason) } }
-        case "Notice":
-            guard let notice = int32(m) else { return badArguments(m) }
-            if let hook = hooks.notify { notices.append { hook(notice) } }
-        case "AccountDeleted":
-            if let hook = hooks.accountDeleted { notices.append { hook() } }
-        default:
-            return refuse(m, "org.freedesktop.DBus.Error.UnknownMethod", "no such method")
+        case .tell(let notice):
+            switch notice {
+            case .logout(let reason):
+                if let hook = hooks.logout { notices.append { hook(reason) } }
+            case .notice(let value):
+                if let hook = hooks.notify { notices.append { hook(value) } }
+            case .accountDeleted:
+                if let hook = hooks.accountDeleted { notices.append { hook() } }
+            }
         }
         guard bus.expectReply(m) > 0 else { return 1 }
         var reply: OpaquePointer?
@@ -129,13 +133,15 @@ extension ServiceClient {
         }
     }
 
-    private func text(_ m: OpaquePointer) -> String? {
+    /// A hook's string argument (readHostHook).
+    func hookText(_ m: OpaquePointer) -> String? {
         var p: UnsafePointer<CChar>?
         guard bus.readBasic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p else { return nil }
         return String(cString: p)
     }
 
-    private func int32(_ m: OpaquePointer) -> Int32? {
+    /// A hook's int32 argument (readHostHook).
+    func hookInt32(_ m: OpaquePointer) -> Int32? {
         var v: Int32 = 0
         guard bus.readBasic(m, CChar(UInt8(ascii: "i")), &v) > 0 else { return nil }
         return v

@@ -3,7 +3,6 @@
 // the handle's own `ClientKeyState`, as an embedded handle holds it: sealing runs here, with the
 // core's code (`ReleasedKey`), so each host process must unlock for itself, and the sealed data
 // never crosses the bus. A flow runs here too (`PasscodeFlow` over `FlowStore`).
-import CSodium
 import CPasscodeShims
 import PasscodeBus
 import PasscodeCore
@@ -77,7 +76,7 @@ extension ServiceClient.Reader {
             throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) carried a key of \(size) bytes, not \(expected): "
                                                    + "refused, and not held (is the service passcoded, of this release?)")
         }
-        guard sodium_is_zero(pointer.assumingMemoryBound(to: UInt8.self), size) == 0 else {
+        guard !Sodium.isAllZero(pointer, count: size) else {
             throw PasscodeError.serviceUnavailable("passcoded's answer to \(member) carried a key of zeros only: refused, and not "
                                                    + "held (the service is not passcoded, or is broken: see its log)")
         }

@@ -204,7 +204,7 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// Connects and asks for the store's state once, so that an unreachable service or an app
     /// id the service refuses fails here, as a bad path fails an embedded open. The object is
     /// made whole before anything that can fail after it exists: a class whose throwing init
-    /// throws after a partial initialization leaks its memory in Embedded Swift (issue 43).
+    /// throws after a partial initialization leaks its memory in Embedded Swift.
     package static func connect(appID: String) throws(PasscodeError) -> ServiceClient {
         let bus = try SdBusLibrary.shared()
         var c: OpaquePointer?
@@ -362,6 +362,7 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
         func int32() throws(PasscodeError) -> Int32 { try read(UInt8(ascii: "i"), Int32(0)) }
         func uint32() throws(PasscodeError) -> UInt32 { try read(UInt8(ascii: "u"), UInt32(0)) }
         func int64() throws(PasscodeError) -> Int64 { try read(UInt8(ascii: "x"), Int64(0)) }
+        func uint64() throws(PasscodeError) -> UInt64 { try read(UInt8(ascii: "t"), UInt64(0)) }
         func string() throws(PasscodeError) -> String {
             guard let p = try read(UInt8(ascii: "s"), UnsafePointer<CChar>?.none) else { throw unexpected() }
             return String(cString: p)

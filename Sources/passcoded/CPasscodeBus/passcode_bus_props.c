@@ -9,40 +9,11 @@
 
 static passcode_bus_props_lookup current_lookup;
 
-enum { P_IS_SET, P_LOCK_ENABLED, P_FAILED, P_LOCKOUT, P_RESET, P_LOCKED, P_REASON, P_REFUSAL, P_LEAD, P_KIND, P_CLOCK_FREE, P_GENERATION, P_COUNT };
+static int get_prop(sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
+                    void *userdata, sd_bus_error *error);
 
-static const struct { const char *name, *type; } props[P_COUNT] = {
-    [P_IS_SET] = {"IsSet", "b"},
-    [P_LOCK_ENABLED] = {"LockEnabled", "b"},
-    [P_FAILED] = {"FailedAttempts", "u"},
-    [P_LOCKOUT] = {"LockoutRemaining", "x"},
-    [P_RESET] = {"ResetRequired", "b"},
-    [P_LOCKED] = {"Locked", "b"},
-    [P_REASON] = {"Reason", "i"},
-    [P_REFUSAL] = {"BiometricRefusal", "i"},
-    [P_LEAD] = {"BiometricLead", "b"},
-    [P_KIND] = {"BiometricKind", "i"},
-    [P_CLOCK_FREE] = {"Settled", "b"},
-    [P_GENERATION] = {"Generation", "t"},
-};
-
-static int append_prop(sd_bus_message *m, int which, const passcode_bus_props *p) {
-    switch (which) {
-    case P_IS_SET: return sd_bus_message_append(m, "b", p->is_set != 0);
-    case P_LOCK_ENABLED: return sd_bus_message_append(m, "b", p->lock_enabled != 0);
-    case P_FAILED: return sd_bus_message_append(m, "u", p->failed_attempts);
-    case P_LOCKOUT: return sd_bus_message_append(m, "x", p->lockout_remaining);
-    case P_RESET: return sd_bus_message_append(m, "b", p->reset_required != 0);
-    case P_LOCKED: return sd_bus_message_append(m, "b", p->locked != 0);
-    case P_REASON: return sd_bus_message_append(m, "i", p->reason);
-    case P_REFUSAL: return sd_bus_message_append(m, "i", p->refusal);
-    case P_LEAD: return sd_bus_message_append(m, "b", p->lead != 0);
-    case P_KIND: return sd_bus_message_append(m, "i", p->kind);
-    case P_CLOCK_FREE: return sd_bus_message_append(m, "b", p->clock_free != 0);
-    case P_GENERATION: return sd_bus_message_append(m, "t", p->generation);
-    default: return -EINVAL;
-    }
-}
+// The properties' table, their append_prop and store_vtable: generated from the XML.
+#include "passcode_bus_store.inc"
 
 char *passcode_bus_store_path(const char *app_id) {
     char *path = NULL;
@@ -62,8 +33,8 @@ static int get_prop(sd_bus *bus, const char *path, const char *interface, const 
     (void)interface;
     (void)userdata;
     int which = 0;
-    while (which < P_COUNT && strcmp(props[which].name, property) != 0) which++;
-    if (which == P_COUNT) return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "no such property");
+    while (which < PASSCODE_PROP_COUNT && strcmp(props[which].name, property) != 0) which++;
+    if (which == PASSCODE_PROP_COUNT) return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "no such property");
     sd_bus_message *m = sd_bus_get_current_message(bus);
     uid_t uid;
     if (!m || passcode_bus_sender_uid(m, &uid) < 0)
@@ -89,24 +60,6 @@ static int find_store(sd_bus *bus, const char *path, const char *interface, void
     return 1;
 }
 
-// The names and types as in `props` (the getter finds the property by its name). Read-only.
-static const sd_bus_vtable store_vtable[] = {
-    SD_BUS_VTABLE_START(0),
-    SD_BUS_PROPERTY("IsSet", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("LockEnabled", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("FailedAttempts", "u", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("LockoutRemaining", "x", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("ResetRequired", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("Locked", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("Reason", "i", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("BiometricRefusal", "i", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("BiometricLead", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("BiometricKind", "i", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("Settled", "b", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("Generation", "t", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_VTABLE_END
-};
-
 int passcode_bus_add_store_objects(sd_bus *bus, passcode_bus_props_lookup lookup) {
     current_lookup = lookup;
     return sd_bus_add_fallback_vtable(bus, NULL, PASSCODE_BUS_STORE_PREFIX, PASSCODE_BUS_STORE_INTERFACE, store_vtable,
@@ -124,7 +77,7 @@ int passcode_bus_send_props_changed(sd_bus *bus, const char *destination, const 
     r = sd_bus_message_set_destination(m, destination);
     if (r >= 0) r = sd_bus_message_append(m, "s", PASSCODE_BUS_STORE_INTERFACE);
     if (r >= 0) r = sd_bus_message_open_container(m, 'a', "{sv}");
-    for (int i = 0; r >= 0 && i < P_COUNT; i++) {
+    for (int i = 0; r >= 0 && i < PASSCODE_PROP_COUNT; i++) {
         r = sd_bus_message_open_container(m, 'e', "sv");
         if (r >= 0) r = sd_bus_message_append(m, "s", props[i].name);
         if (r >= 0) r = sd_bus_message_open_container(m, 'v', props[i].type);

@@ -164,7 +164,7 @@ struct ServiceConfig {
                 throw ConfigError("\(path): smtp_starttls = no is allowed only for a relay on loopback (\(host) is not)")
             }
             // Without STARTTLS nothing proves the listener is the relay: any local user who binds
-            // its port while the relay is down would receive every store's reset codes (att41).
+            // its port while the relay is down would receive every store's reset codes.
             if !config.smtpStartTLS && config.smtpPort >= ServiceConfig.unprivilegedPortStart() {
                 throw ConfigError("\(path): smtp_starttls = no needs a relay on a privileged port (below \(ServiceConfig.unprivilegedPortStart()), net.ipv4.ip_unprivileged_port_start): any user may bind port \(config.smtpPort) and receive the reset codes")
             }

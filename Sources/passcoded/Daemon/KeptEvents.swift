@@ -8,6 +8,7 @@
 // One line an event, oldest first: app id, kind, wall-clock ms and the detail (`\`, tab and
 // newline escaped), separated by tabs.
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 extension StoreRoot {
@@ -23,14 +24,14 @@ extension StoreRoot {
     /// Adds the removed store `appID`'s `events` (newest first) to `uid`'s kept events, dropping
     /// those older than `keptDays` and the oldest past `maxKeptEvents`; written whole and renamed
     /// in place, so a crash leaves the old file or the new one.
-    func keepEvents(_ events: [SecurityEventRecord], uid: uid_t, appID: String) throws(PasscodeError) {
+    func keepEvents(_ events: [SecurityEventRecord], uid: uid_t, appID: AppID) throws(PasscodeError) {
         let folder: String
         do { folder = try userFolder(uid) } catch let e as PasscodeError { throw e } catch { throw PasscodeError.io("\(error)") }
         let path = "\(folder)/\(StoreRoot.keptEventsName)"
         let now = options.clock().wallMs
         let oldest = now - StoreRoot.keptDays * 86_400_000
         var lines = StoreRoot.readKept(path).filter { $0.event.wallMs >= oldest }
-        lines += events.reversed().map { (appID, $0) }
+        lines += events.reversed().map { (appID.name, $0) }
         if lines.count > StoreRoot.maxKeptEvents { lines.removeFirst(lines.count - StoreRoot.maxKeptEvents) }
         var text = ""
         for (app, e) in lines {
@@ -41,13 +42,13 @@ extension StoreRoot {
 
     /// `uid`'s kept events of its removed stores of `appID`, newest first, none older than
     /// `keptDays`. Creates nothing (a query).
-    func keptEvents(uid: uid_t, appID: String) -> [SecurityEventRecord] {
+    func keptEvents(uid: uid_t, appID: AppID) -> [SecurityEventRecord] {
         var st = stat()
         guard lstat("\(root)/\(uid)", &st) == 0, let folder = try? userFolder(uid) else { return [] }
         let now = options.clock().wallMs
         let oldest = now - StoreRoot.keptDays * 86_400_000
         return StoreRoot.readKept("\(folder)/\(StoreRoot.keptEventsName)").reversed()
-            .filter { $0.app == appID && $0.event.wallMs >= oldest }.map(\.event)
+            .filter { $0.app == appID.name && $0.event.wallMs >= oldest }.map(\.event)
     }
 
     /// The file's events, oldest first; a line that does not parse is skipped.

@@ -4,6 +4,7 @@
 // the files Service+<Area>.swift, so a method without its handler does not build.
 import CPasscodeBus
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 /// One call as passcoded received it: its message (valid on the bus thread, while the handler
@@ -14,63 +15,63 @@ struct BusCall {
 }
 
 /// The methods of org.libpasscode.Passcode1. Each handler runs on the bus thread with its
-/// arguments read, and returns the work (`Service.Prepared`) that runs on a worker and the
-/// values of its reply, in the order of the XML's out arguments.
+/// arguments read (the app id checked: an `AppID`), and returns the work (`Service.Prepared`)
+/// that runs on a worker and the values of its reply, in the order of the XML's out arguments.
 protocol Passcode1Handlers {
     /// GetState(app_id s) -> (is_set b, lock_enabled b, failed_attempts u, lockout_remaining x,
     /// reset_required b): (is_set, lock_enabled, failed_attempts, lockout_remaining_seconds,
     /// reset_required)
-    func handleGetState(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleGetState(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// GetStateForUser(uid u, app_id s) -> (is_set b, lock_enabled b, failed_attempts u,
     /// lockout_remaining x, reset_required b): The same for another uid: root only.
-    func handleGetStateForUser(_ call: BusCall, uid: UInt32, appID: String) throws -> Service.Prepared
+    func handleGetStateForUser(_ call: BusCall, uid: UInt32, appID: AppID) throws -> Service.Prepared
     /// SetPasscode(app_id s, passcode s)
-    func handleSetPasscode(_ call: BusCall, appID: String, passcode: SecretBytes) throws -> Service.Prepared
+    func handleSetPasscode(_ call: BusCall, appID: AppID, passcode: SecretBytes) throws -> Service.Prepared
     /// Verify(app_id s, passcode s) -> (unlocked b, lockout_remaining x): A wrong passcode is an
     /// error reply (WrongPasscode, LockedOut, ...); success: (unlocked, 0).
-    func handleVerify(_ call: BusCall, appID: String, passcode: SecretBytes) throws -> Service.Prepared
+    func handleVerify(_ call: BusCall, appID: AppID, passcode: SecretBytes) throws -> Service.Prepared
     /// ChangePasscode(app_id s, current s, new_passcode s)
-    func handleChangePasscode(_ call: BusCall, appID: String, current: SecretBytes, newPasscode: SecretBytes) throws -> Service.Prepared
+    func handleChangePasscode(_ call: BusCall, appID: AppID, current: SecretBytes, newPasscode: SecretBytes) throws -> Service.Prepared
     /// RemovePasscode(app_id s, current s)
-    func handleRemovePasscode(_ call: BusCall, appID: String, current: SecretBytes) throws -> Service.Prepared
+    func handleRemovePasscode(_ call: BusCall, appID: AppID, current: SecretBytes) throws -> Service.Prepared
     /// RemoveStore(app_id s, passcode s): Removes the whole store of app_id (its file goes, freeing
     /// one of the uid's stores): with its passcode when one is set, "" when none is
     /// (passcode_store_remove).
-    func handleRemoveStore(_ call: BusCall, appID: String, passcode: SecretBytes) throws -> Service.Prepared
+    func handleRemoveStore(_ call: BusCall, appID: AppID, passcode: SecretBytes) throws -> Service.Prepared
     /// DisablePasscode(app_id s, current s): Turns the lock off after checking the passcode (kept
     /// stored), and on again.
-    func handleDisablePasscode(_ call: BusCall, appID: String, current: SecretBytes) throws -> Service.Prepared
+    func handleDisablePasscode(_ call: BusCall, appID: AppID, current: SecretBytes) throws -> Service.Prepared
     /// EnablePasscode(app_id s)
-    func handleEnablePasscode(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleEnablePasscode(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// GetLockScreen(app_id s) -> (locked b, reason i, lockout_remaining x, failed_attempts u,
     /// reset_required b, refusal i, lead b, kind i, is_set b, lock_enabled b): What a lock screen
     /// draws (passcode_lock_screen_read): the lock_reason, biometric_refusal and biometric_kind as
     /// the C enums' values.
-    func handleGetLockScreen(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleGetLockScreen(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// GetLength(app_id s) -> (length i): The number of digits (passcode_length), and setting it
     /// while no passcode is set.
-    func handleGetLength(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleGetLength(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// SetLength(app_id s, length i)
-    func handleSetLength(_ call: BusCall, appID: String, length: Int32) throws -> Service.Prepared
+    func handleSetLength(_ call: BusCall, appID: AppID, length: Int32) throws -> Service.Prepared
     /// GetSetting(app_id s, name s) -> (value x): A setting by its stored name
     /// (passcode_setting_name).
-    func handleGetSetting(_ call: BusCall, appID: String, name: Setting) throws -> Service.Prepared
+    func handleGetSetting(_ call: BusCall, appID: AppID, name: Setting) throws -> Service.Prepared
     /// SetSetting(app_id s, name s, value x): A weakening change needs the passcode entered on this
     /// connection within 5 minutes (a Verify, SetPasscode, ChangePasscode, ... of the same
     /// connection: the service keeps that proof per connection), and the app unlocked, as the core
     /// asks it embedded.
-    func handleSetSetting(_ call: BusCall, appID: String, name: Setting, value: Int64) throws -> Service.Prepared
+    func handleSetSetting(_ call: BusCall, appID: AppID, name: Setting, value: Int64) throws -> Service.Prepared
     /// ReportEvent(app_id s, event i) -> (locked b, reason i): A passcode_app_event; the reporting
     /// process is the caller the bus names (its pid, and its start time from /proc). Answers the
     /// lock state after it (a passcode_lock_reason).
-    func handleReportEvent(_ call: BusCall, appID: String, event: Int32) throws -> Service.Prepared
+    func handleReportEvent(_ call: BusCall, appID: AppID, event: Int32) throws -> Service.Prepared
     /// SetBiometricAvailability(app_id s, available b, kind i): The host's report of the device's
     /// biometrics (a passcode_biometric_kind): no setting changes. A biometric match is never
     /// reported here (the service refuses the host's word).
-    func handleSetBiometricAvailability(_ call: BusCall, appID: String, available: Bool, kind: Int32) throws -> Service.Prepared
+    func handleSetBiometricAvailability(_ call: BusCall, appID: AppID, available: Bool, kind: Int32) throws -> Service.Prepared
     /// BiometricFailed(app_id s) -> (failures x): A failed match counts against biometrics only;
     /// answers the failures since the last unlock.
-    func handleBiometricFailed(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleBiometricFailed(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// FingerprintUnlock(app_id s): Checks a finger through fprintd: passcoded claims the default
     /// reader for the caller's user, VerifyStart("any"), waits for VerifyStatus up to
     /// passcoded.conf's fprint_timeout, and always stops and releases. A match unlocks as the core
@@ -79,46 +80,46 @@ protocol Passcode1Handlers {
     /// from the caller. The reader is claimed only for a caller whose own process logind puts in an
     /// active, local session on a seat (else BiometricUnavailable), at most
     /// fprint_checks_per_minute times a minute per uid (else RateLimited), nothing counted.
-    func handleFingerprintUnlock(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleFingerprintUnlock(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// FingerprintUnlockKey(app_id s) -> (key ay): As FingerprintUnlock, answering a match with the
     /// data key the store holds since a passcode unlock (passcode_biometric_unlock_key).
-    func handleFingerprintUnlockKey(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleFingerprintUnlockKey(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// GetEventLog(app_id s) -> (events a(ixs)): The security log, newest first:
     /// (passcode_log_kind, wall-clock ms, detail).
-    func handleGetEventLog(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleGetEventLog(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// IsTPMBound(app_id s) -> (bound b): Whether the store is bound to a TPM (the service's
     /// choice: passcoded.conf's tpm key).
-    func handleIsTPMBound(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleIsTPMBound(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// TPMPosture(app_id s, item i) -> (value x): One item of passcode_tpm_posture for passcoded's
     /// TPM and the caller's store (Misuse when passcoded.conf names no TPM). The owner
     /// authorization never travels.
-    func handleTPMPosture(_ call: BusCall, appID: String, item: Int32) throws -> Service.Prepared
+    func handleTPMPosture(_ call: BusCall, appID: AppID, item: Int32) throws -> Service.Prepared
     /// GetFailureSummary(app_id s) -> (failures u, has_last b, last_wall_ms x):
     /// passcode_failure_summary: the failures, whether one is known, and its wall-clock ms.
-    func handleGetFailureSummary(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleGetFailureSummary(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// SetCustomSchedule(app_id s, delays au, max_failures u): A custom lockout table of 1 to 100
     /// delays (seconds). Any change of it weakens: it needs the connection's proof, as SetSetting.
-    func handleSetCustomSchedule(_ call: BusCall, appID: String, delays: [Int64], maxFailures: UInt32) throws -> Service.Prepared
+    func handleSetCustomSchedule(_ call: BusCall, appID: AppID, delays: [Int64], maxFailures: UInt32) throws -> Service.Prepared
     /// ResetRetryAfter(app_id s) -> (seconds x): Reset by code, but for the request (no code is
     /// ever handed to the caller). Codes, passcodes, passwords and the recovery key are 'ay': their
     /// exact bytes, sensitive, at most 4096 bytes.
-    func handleResetRetryAfter(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleResetRetryAfter(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// SetResetRecipient(app_id s, address s, passcode ay) -> (masked_address s): A new recipient
     /// of the store's reset codes: the caller's passcode (checked in the same call, counted as any
     /// attempt) is needed, and passcoded mails the address a confirmation code (counted against
     /// root's mail limits); the address receives reset codes only once ConfirmResetRecipient has
     /// that code. Answers the masked address the code went to. "" clears the recipient and any
     /// address waiting. A root caller's address is confirmed at once, with no mail and no passcode.
-    func handleSetResetRecipient(_ call: BusCall, appID: String, address: String, passcode: SecretBytes) throws -> Service.Prepared
+    func handleSetResetRecipient(_ call: BusCall, appID: AppID, address: String, passcode: SecretBytes) throws -> Service.Prepared
     /// ConfirmResetRecipient(app_id s, code ay, passcode ay) -> (masked_address s): The
     /// confirmation code mailed by SetResetRecipient, entered back with the passcode (both checked
     /// in the same call; the code has 5 tries and lives a day): the address waiting becomes the
     /// recipient. Answers its masked address.
-    func handleConfirmResetRecipient(_ call: BusCall, appID: String, code: SecretBytes, passcode: SecretBytes) throws -> Service.Prepared
+    func handleConfirmResetRecipient(_ call: BusCall, appID: AppID, code: SecretBytes, passcode: SecretBytes) throws -> Service.Prepared
     /// GetResetRecipient(app_id s) -> (masked_address s): The masked confirmed recipient
     /// ("j***@example.org"), "" when none is (an address still waiting for its confirmation code is
     /// not one).
-    func handleGetResetRecipient(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleGetResetRecipient(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// ResetRequest(app_id s) -> (masked_address s, expires_in x): A new reset code (the core's
     /// rules), mailed by passcoded to the confirmed recipient; the caller learns only the masked
     /// address, and expires_in, the seconds the code lives. While a code is pending (unexpired,
@@ -126,98 +127,100 @@ protocol Passcode1Handlers {
     /// seconds it has left. No relay, none reachable, or no confirmed recipient:
     /// RESET_DELIVERY_UNAVAILABLE (a failed send counts against the day's requests); root's mail
     /// limits reached: RATE_LIMITED.
-    func handleResetRequest(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleResetRequest(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// ResetCheck(app_id s, code ay)
-    func handleResetCheck(_ call: BusCall, appID: String, code: SecretBytes) throws -> Service.Prepared
+    func handleResetCheck(_ call: BusCall, appID: AppID, code: SecretBytes) throws -> Service.Prepared
     /// ResetComplete(app_id s, code ay, new_passcode ay) -> (key_replaced b): key_replaced: done,
     /// and the data key the host had been given was replaced (KEY_REPLACED).
-    func handleResetComplete(_ call: BusCall, appID: String, code: SecretBytes, newPasscode: SecretBytes) throws -> Service.Prepared
+    func handleResetComplete(_ call: BusCall, appID: AppID, code: SecretBytes, newPasscode: SecretBytes) throws -> Service.Prepared
     /// ResetCompleteWithRecoveryKey(app_id s, code ay, new_passcode ay, recovery_key ay): The reset
     /// that keeps the data key: the recovery key (exactly 32 bytes) unwraps it.
-    func handleResetCompleteWithRecoveryKey(_ call: BusCall, appID: String, code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes) throws -> Service.Prepared
+    func handleResetCompleteWithRecoveryKey(_ call: BusCall, appID: AppID, code: SecretBytes, newPasscode: SecretBytes, recoveryKey: SecretBytes) throws -> Service.Prepared
     /// ResetPending(app_id s) -> (pending b)
-    func handleResetPending(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleResetPending(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// Forgot(app_id s)
-    func handleForgot(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleForgot(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// SetRecoveryKey(app_id s, recovery_key ay, passcode ay): The recovery key wraps the data key
     /// the caller's passcode (entered on its handle within 5 minutes, checked again in the same
     /// call) releases; "" when it has none.
-    func handleSetRecoveryKey(_ call: BusCall, appID: String, recoveryKey: SecretBytes, passcode: SecretBytes) throws -> Service.Prepared
+    func handleSetRecoveryKey(_ call: BusCall, appID: AppID, recoveryKey: SecretBytes, passcode: SecretBytes) throws -> Service.Prepared
     /// ClearRecoveryKey(app_id s)
-    func handleClearRecoveryKey(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleClearRecoveryKey(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// HasRecoveryKey(app_id s) -> (has_recovery_key b)
-    func handleHasRecoveryKey(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleHasRecoveryKey(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// PasswordChangeCheck(app_id s, current ay, new_password ay, confirmation ay)
-    func handlePasswordChangeCheck(_ call: BusCall, appID: String, current: SecretBytes, newPassword: SecretBytes, confirmation: SecretBytes) throws -> Service.Prepared
+    func handlePasswordChangeCheck(_ call: BusCall, appID: AppID, current: SecretBytes, newPassword: SecretBytes, confirmation: SecretBytes) throws -> Service.Prepared
     /// DeleteAccount(app_id s, confirmation s)
-    func handleDeleteAccount(_ call: BusCall, appID: String, confirmation: String) throws -> Service.Prepared
+    func handleDeleteAccount(_ call: BusCall, appID: AppID, confirmation: String) throws -> Service.Prepared
     /// SessionRecord(app_id s, id s, device_name s, platform s, last_active_ms x, has_location i,
     /// location s, is_current i): Device sessions: location is read only when has_location is
     /// non-zero; is_current 0 or 1. The string fields take up to 1024 bytes (the core's own check
     /// of 256 gives the embedded status and message).
-    func handleSessionRecord(_ call: BusCall, appID: String, id: String, deviceName: String, platform: String, lastActiveMs: Int64, hasLocation: Int32, location: String, isCurrent: Int32) throws -> Service.Prepared
+    func handleSessionRecord(_ call: BusCall, appID: AppID, id: String, deviceName: String, platform: String, lastActiveMs: Int64, hasLocation: Int32, location: String, isCurrent: Int32) throws -> Service.Prepared
     /// SessionList(app_id s) -> (sessions a(sssxbsb)): (id, device_name, platform, last_active_ms,
     /// has_location, location, is_current), in the order of passcode_session_list_new.
-    func handleSessionList(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleSessionList(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// SessionSignOut(app_id s, id s)
-    func handleSessionSignOut(_ call: BusCall, appID: String, id: String) throws -> Service.Prepared
+    func handleSessionSignOut(_ call: BusCall, appID: AppID, id: String) throws -> Service.Prepared
     /// SessionSignOutOthers(app_id s) -> (signed_out u, failed b, failure s): Those whose sign-out
     /// hook failed stay; the first failure's message when failed.
-    func handleSessionSignOutOthers(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleSessionSignOutOthers(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// UnlockKey(app_id s, passcode s) -> (key ay): A correct passcode answered by the 32-byte data
     /// key (a sensitive reply); a wrong one is an error reply, counted as Verify counts it.
     /// UnlockKey records that the host has the key (passcode_unlock_key); VerifyKey
     /// (passcode_verify, a flow's step) leaves that to MarkKeyUsed.
-    func handleUnlockKey(_ call: BusCall, appID: String, passcode: SecretBytes) throws -> Service.Prepared
+    func handleUnlockKey(_ call: BusCall, appID: AppID, passcode: SecretBytes) throws -> Service.Prepared
     /// VerifyKey(app_id s, passcode s) -> (key ay)
-    func handleVerifyKey(_ call: BusCall, appID: String, passcode: SecretBytes) throws -> Service.Prepared
+    func handleVerifyKey(_ call: BusCall, appID: AppID, passcode: SecretBytes) throws -> Service.Prepared
     /// SetPasscodeKey(app_id s, passcode s) -> (key ay): SetPasscode, ChangePasscode and
     /// DisablePasscode answered by the data key.
-    func handleSetPasscodeKey(_ call: BusCall, appID: String, passcode: SecretBytes) throws -> Service.Prepared
+    func handleSetPasscodeKey(_ call: BusCall, appID: AppID, passcode: SecretBytes) throws -> Service.Prepared
     /// ChangePasscodeKey(app_id s, current s, new_passcode s) -> (key ay)
-    func handleChangePasscodeKey(_ call: BusCall, appID: String, current: SecretBytes, newPasscode: SecretBytes) throws -> Service.Prepared
+    func handleChangePasscodeKey(_ call: BusCall, appID: AppID, current: SecretBytes, newPasscode: SecretBytes) throws -> Service.Prepared
     /// DisablePasscodeKey(app_id s, current s) -> (key ay)
-    func handleDisablePasscodeKey(_ call: BusCall, appID: String, current: SecretBytes) throws -> Service.Prepared
+    func handleDisablePasscodeKey(_ call: BusCall, appID: AppID, current: SecretBytes) throws -> Service.Prepared
     /// MarkKeyUsed(app_id s): The host uses the key it holds (it sealed with it, or took a flow's):
     /// a reset that must replace the key then says so.
-    func handleMarkKeyUsed(_ call: BusCall, appID: String) throws -> Service.Prepared
+    func handleMarkKeyUsed(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// SetHooks(app_id s, flags u): Which of the host's callbacks this connection has (bits: 1
     /// settings hook, 2 lifecycle, 4 session hook, 8 logout, 16 notice, 32 account deleted; 0:
     /// none). Until the connection goes, passcoded asks them on its object /org/libpasscode/Hook
     /// (org.libpasscode.Hook1: SettingChange(sss)->s, Lifecycle(i)->s, SessionSignOut(s)->s: ""
     /// allows, else the refusal; Logout(i), Notice(i), AccountDeleted(), no reply) while one of its
     /// calls runs.
-    func handleSetHooks(_ call: BusCall, appID: String, flags: UInt32) throws -> Service.Prepared
-    /// Watch(app_id s) -> (path s, generation x, settled b, is_set b, lock_enabled b,
+    func handleSetHooks(_ call: BusCall, appID: AppID, flags: UInt32) throws -> Service.Prepared
+    /// Watch(app_id s) -> (path s, generation t, settled b, is_set b, lock_enabled b,
     /// failed_attempts u, lockout_remaining x, reset_required b, locked b, reason i, refusal i,
     /// lead b, kind i): The caller's store app_id as it is now, and its PropertiesChanged from now
     /// on, addressed to this connection alone: the path of the store's object (interface
     /// org.libpasscode.Passcode1.Store, whose properties are these fields, each caller's own uid
     /// only), the generation (a newer one wins), settled (no field depends on the time, so the copy
-    /// holds until the next signal), then GetState's and GetLockScreen's fields.
-    func handleWatch(_ call: BusCall, appID: String) throws -> Service.Prepared
+    /// holds until the next signal), then GetState's and GetLockScreen's fields: after the path,
+    /// the properties of org.libpasscode.Passcode1.Store in their order and types
+    /// (org.libpasscode.Properties: the generator checks it).
+    func handleWatch(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// UserGetState(app_id s, uid u) -> (is_set b, failed_attempts u, lockout_remaining x,
     /// reset_required b, length i): (is_set, failed_attempts, lockout_remaining_seconds,
     /// reset_required, length)
-    func handleUserGetState(_ call: BusCall, appID: String, uid: UInt32) throws -> Service.Prepared
+    func handleUserGetState(_ call: BusCall, appID: AppID, uid: UInt32) throws -> Service.Prepared
     /// UserVerify(app_id s, uid u, passcode s): One attempt, counted as Verify counts it; a wrong
     /// passcode is an error reply.
-    func handleUserVerify(_ call: BusCall, appID: String, uid: UInt32, passcode: SecretBytes) throws -> Service.Prepared
+    func handleUserVerify(_ call: BusCall, appID: AppID, uid: UInt32, passcode: SecretBytes) throws -> Service.Prepared
     /// UserSetPasscode(app_id s, uid u, passcode s): A first passcode, its length the passcode's (4
     /// to 12 digits): root only.
-    func handleUserSetPasscode(_ call: BusCall, appID: String, uid: UInt32, passcode: SecretBytes) throws -> Service.Prepared
+    func handleUserSetPasscode(_ call: BusCall, appID: AppID, uid: UInt32, passcode: SecretBytes) throws -> Service.Prepared
     /// UserChangePasscode(app_id s, uid u, current s, new_passcode s): A change, with the current
     /// passcode (counted as a verify).
-    func handleUserChangePasscode(_ call: BusCall, appID: String, uid: UInt32, current: SecretBytes, newPasscode: SecretBytes) throws -> Service.Prepared
+    func handleUserChangePasscode(_ call: BusCall, appID: AppID, uid: UInt32, current: SecretBytes, newPasscode: SecretBytes) throws -> Service.Prepared
     /// UserRemovePasscode(app_id s, uid u, current s): With the passcode (root or the uid itself),
     /// or "" (root only).
-    func handleUserRemovePasscode(_ call: BusCall, appID: String, uid: UInt32, current: SecretBytes) throws -> Service.Prepared
+    func handleUserRemovePasscode(_ call: BusCall, appID: AppID, uid: UInt32, current: SecretBytes) throws -> Service.Prepared
     /// UserReset(app_id s, uid u): Clears the failures, the lockout and a required reset, keeping
     /// the passcode: root only.
-    func handleUserReset(_ call: BusCall, appID: String, uid: UInt32) throws -> Service.Prepared
+    func handleUserReset(_ call: BusCall, appID: AppID, uid: UInt32) throws -> Service.Prepared
     /// UserGetEventLog(app_id s, uid u) -> (events a(ixs)): The security log, newest first, as
     /// GetEventLog.
-    func handleUserGetEventLog(_ call: BusCall, appID: String, uid: UInt32) throws -> Service.Prepared
+    func handleUserGetEventLog(_ call: BusCall, appID: AppID, uid: UInt32) throws -> Service.Prepared
 }
 
 extension Service: Passcode1Handlers {
@@ -226,158 +229,197 @@ extension Service: Passcode1Handlers {
     func dispatchPasscode1(_ member: String, _ m: OpaquePointer, caller: uid_t) throws -> Prepared? {
         switch member {
         case "GetState":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleGetState(BusCall(message: m, caller: caller), appID: appID)
         case "GetStateForUser":
             let uid = try readBasic(m, "u", UInt32(0), "uid")
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleGetStateForUser(BusCall(message: m, caller: caller), uid: uid, appID: appID)
         case "SetPasscode":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSetPasscode(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "Verify":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleVerify(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "ChangePasscode":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let current = try readSecret(m, "current")
             let newPasscode = try readSecret(m, "new_passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleChangePasscode(BusCall(message: m, caller: caller), appID: appID, current: current, newPasscode: newPasscode)
         case "RemovePasscode":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let current = try readSecret(m, "current")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleRemovePasscode(BusCall(message: m, caller: caller), appID: appID, current: current)
         case "RemoveStore":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode", mayBeEmpty: true)
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleRemoveStore(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "DisablePasscode":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let current = try readSecret(m, "current")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleDisablePasscode(BusCall(message: m, caller: caller), appID: appID, current: current)
         case "EnablePasscode":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleEnablePasscode(BusCall(message: m, caller: caller), appID: appID)
         case "GetLockScreen":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleGetLockScreen(BusCall(message: m, caller: caller), appID: appID)
         case "GetLength":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleGetLength(BusCall(message: m, caller: caller), appID: appID)
         case "SetLength":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let length = try readBasic(m, "i", Int32(0), "length")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSetLength(BusCall(message: m, caller: caller), appID: appID, length: length)
         case "GetSetting":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let name = try readSetting(m, "name")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleGetSetting(BusCall(message: m, caller: caller), appID: appID, name: name)
         case "SetSetting":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let name = try readSetting(m, "name")
             let value = try readBasic(m, "x", Int64(0), "value")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSetSetting(BusCall(message: m, caller: caller), appID: appID, name: name, value: value)
         case "ReportEvent":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let event = try readBasic(m, "i", Int32(0), "event")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleReportEvent(BusCall(message: m, caller: caller), appID: appID, event: event)
         case "SetBiometricAvailability":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let available = try readBasic(m, "b", Int32(0), "available") != 0
             let kind = try readBasic(m, "i", Int32(0), "kind")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSetBiometricAvailability(BusCall(message: m, caller: caller), appID: appID, available: available, kind: kind)
         case "BiometricFailed":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleBiometricFailed(BusCall(message: m, caller: caller), appID: appID)
         case "FingerprintUnlock":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleFingerprintUnlock(BusCall(message: m, caller: caller), appID: appID)
         case "FingerprintUnlockKey":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleFingerprintUnlockKey(BusCall(message: m, caller: caller), appID: appID)
         case "GetEventLog":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleGetEventLog(BusCall(message: m, caller: caller), appID: appID)
         case "IsTPMBound":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleIsTPMBound(BusCall(message: m, caller: caller), appID: appID)
         case "TPMPosture":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let item = try readBasic(m, "i", Int32(0), "item")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleTPMPosture(BusCall(message: m, caller: caller), appID: appID, item: item)
         case "GetFailureSummary":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleGetFailureSummary(BusCall(message: m, caller: caller), appID: appID)
         case "SetCustomSchedule":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let delays = try readDelays(m, "delays")
             let maxFailures = try readBasic(m, "u", UInt32(0), "max_failures")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSetCustomSchedule(BusCall(message: m, caller: caller), appID: appID, delays: delays, maxFailures: maxFailures)
         case "ResetRetryAfter":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleResetRetryAfter(BusCall(message: m, caller: caller), appID: appID)
         case "SetResetRecipient":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let address = try readString(m, "address")
             let passcode = try readSecretBytes(m, "passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSetResetRecipient(BusCall(message: m, caller: caller), appID: appID, address: address, passcode: passcode)
         case "ConfirmResetRecipient":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let code = try readSecretBytes(m, "code")
             let passcode = try readSecretBytes(m, "passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleConfirmResetRecipient(BusCall(message: m, caller: caller), appID: appID, code: code, passcode: passcode)
         case "GetResetRecipient":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleGetResetRecipient(BusCall(message: m, caller: caller), appID: appID)
         case "ResetRequest":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleResetRequest(BusCall(message: m, caller: caller), appID: appID)
         case "ResetCheck":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let code = try readSecretBytes(m, "code")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleResetCheck(BusCall(message: m, caller: caller), appID: appID, code: code)
         case "ResetComplete":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let code = try readSecretBytes(m, "code")
             let newPasscode = try readSecretBytes(m, "new_passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleResetComplete(BusCall(message: m, caller: caller), appID: appID, code: code, newPasscode: newPasscode)
         case "ResetCompleteWithRecoveryKey":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let code = try readSecretBytes(m, "code")
             let newPasscode = try readSecretBytes(m, "new_passcode")
             let recoveryKey = try readRecoveryKey(m, "recovery_key")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleResetCompleteWithRecoveryKey(BusCall(message: m, caller: caller), appID: appID, code: code, newPasscode: newPasscode, recoveryKey: recoveryKey)
         case "ResetPending":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleResetPending(BusCall(message: m, caller: caller), appID: appID)
         case "Forgot":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleForgot(BusCall(message: m, caller: caller), appID: appID)
         case "SetRecoveryKey":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let recoveryKey = try readRecoveryKey(m, "recovery_key")
             let passcode = try readSecretBytes(m, "passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSetRecoveryKey(BusCall(message: m, caller: caller), appID: appID, recoveryKey: recoveryKey, passcode: passcode)
         case "ClearRecoveryKey":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleClearRecoveryKey(BusCall(message: m, caller: caller), appID: appID)
         case "HasRecoveryKey":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleHasRecoveryKey(BusCall(message: m, caller: caller), appID: appID)
         case "PasswordChangeCheck":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let current = try readSecretBytes(m, "current")
             let newPassword = try readSecretBytes(m, "new_password")
             let confirmation = try readSecretBytes(m, "confirmation")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handlePasswordChangeCheck(BusCall(message: m, caller: caller), appID: appID, current: current, newPassword: newPassword, confirmation: confirmation)
         case "DeleteAccount":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let confirmation = try readString(m, "confirmation")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleDeleteAccount(BusCall(message: m, caller: caller), appID: appID, confirmation: confirmation)
         case "SessionRecord":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let id = try readField(m, "id")
             let deviceName = try readField(m, "device_name")
             let platform = try readField(m, "platform")
@@ -385,80 +427,99 @@ extension Service: Passcode1Handlers {
             let hasLocation = try readBasic(m, "i", Int32(0), "has_location")
             let location = try readField(m, "location")
             let isCurrent = try readBasic(m, "i", Int32(0), "is_current")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSessionRecord(BusCall(message: m, caller: caller), appID: appID, id: id, deviceName: deviceName, platform: platform, lastActiveMs: lastActiveMs, hasLocation: hasLocation, location: location, isCurrent: isCurrent)
         case "SessionList":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSessionList(BusCall(message: m, caller: caller), appID: appID)
         case "SessionSignOut":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let id = try readField(m, "id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSessionSignOut(BusCall(message: m, caller: caller), appID: appID, id: id)
         case "SessionSignOutOthers":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSessionSignOutOthers(BusCall(message: m, caller: caller), appID: appID)
         case "UnlockKey":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleUnlockKey(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "VerifyKey":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleVerifyKey(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "SetPasscodeKey":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSetPasscodeKey(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "ChangePasscodeKey":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let current = try readSecret(m, "current")
             let newPasscode = try readSecret(m, "new_passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleChangePasscodeKey(BusCall(message: m, caller: caller), appID: appID, current: current, newPasscode: newPasscode)
         case "DisablePasscodeKey":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let current = try readSecret(m, "current")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleDisablePasscodeKey(BusCall(message: m, caller: caller), appID: appID, current: current)
         case "MarkKeyUsed":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleMarkKeyUsed(BusCall(message: m, caller: caller), appID: appID)
         case "SetHooks":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let flags = try readBasic(m, "u", UInt32(0), "flags")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleSetHooks(BusCall(message: m, caller: caller), appID: appID, flags: flags)
         case "Watch":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleWatch(BusCall(message: m, caller: caller), appID: appID)
         case "UserGetState":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleUserGetState(BusCall(message: m, caller: caller), appID: appID, uid: uid)
         case "UserVerify":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
             let passcode = try readSecret(m, "passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleUserVerify(BusCall(message: m, caller: caller), appID: appID, uid: uid, passcode: passcode)
         case "UserSetPasscode":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
             let passcode = try readSecret(m, "passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleUserSetPasscode(BusCall(message: m, caller: caller), appID: appID, uid: uid, passcode: passcode)
         case "UserChangePasscode":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
             let current = try readSecret(m, "current")
             let newPasscode = try readSecret(m, "new_passcode")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleUserChangePasscode(BusCall(message: m, caller: caller), appID: appID, uid: uid, current: current, newPasscode: newPasscode)
         case "UserRemovePasscode":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
             let current = try readSecret(m, "current", mayBeEmpty: true)
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleUserRemovePasscode(BusCall(message: m, caller: caller), appID: appID, uid: uid, current: current)
         case "UserReset":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleUserReset(BusCall(message: m, caller: caller), appID: appID, uid: uid)
         case "UserGetEventLog":
-            let appID = try readString(m, "app_id")
+            let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
+            guard let appID = AppID(appIDText) else { throw AppID.invalid }
             return try handleUserGetEventLog(BusCall(message: m, caller: caller), appID: appID, uid: uid)
         default:
             return nil
@@ -466,89 +527,169 @@ extension Service: Passcode1Handlers {
     }
 }
 
-// The handlers of the simple methods (org.libpasscode.Seam): each runs the core call of the
-// same name on the caller's store, a query (withStoreForQuery: the blank store when the app id
-// has none) or a write (withStore).
+// The generated handlers (org.libpasscode.Seam or org.libpasscode.Core): each runs the one core
+// call the XML names on the caller's store, a query (withStoreForQuery: the blank store when the
+// app id has none) or a write (withStore), and answers its value, if any.
 extension Service {
-    func handleEnablePasscode(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleChangePasscode(_ call: BusCall, appID app: AppID, current: SecretBytes, newPasscode: SecretBytes) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.enable() }
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.changePasscode(current: current, new: newPasscode) }
             return []
         }
     }
 
-    func handleGetLength(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleDisablePasscode(_ call: BusCall, appID app: AppID, current: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.disable(current: current) }
+            return []
+        }
+    }
+
+    func handleEnablePasscode(_ call: BusCall, appID app: AppID) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.enable() }
+            return []
+        }
+    }
+
+    func handleGetLength(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStoreForQuery(uid: caller, appID: app) { [.int32(Int32(clamping: try $0.passcodeLength()))] }
         }
     }
 
-    func handleSetLength(_ call: BusCall, appID app: String, length: Int32) throws -> Prepared {
+    func handleSetLength(_ call: BusCall, appID app: AppID, length: Int32) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.setPasscodeLength(Int(length)) }
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.setPasscodeLength(Int(length)) }
             return []
         }
     }
 
-    func handleIsTPMBound(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleGetSetting(_ call: BusCall, appID app: AppID, name: Setting) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.get(name))] }
+        }
+    }
+
+    func handleBiometricFailed(_ call: BusCall, appID app: AppID) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { [.int64(try $0.biometricFailed())] }
+        }
+    }
+
+    func handleIsTPMBound(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.isTPMBound())] }
         }
     }
 
-    func handleTPMPosture(_ call: BusCall, appID app: String, item: Int32) throws -> Prepared {
+    func handleTPMPosture(_ call: BusCall, appID app: AppID, item: Int32) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.tpmPostureValue(item))] }
         }
     }
 
-    func handleResetRetryAfter(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleResetRetryAfter(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.resetRetryAfterSeconds())] }
         }
     }
 
-    func handleResetPending(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleResetCheck(_ call: BusCall, appID app: AppID, code: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.checkResetCode(code) }
+            return []
+        }
+    }
+
+    func handleResetPending(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.isResetCodePending())] }
         }
     }
 
-    func handleClearRecoveryKey(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleClearRecoveryKey(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.clearRecoveryKey() }
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.clearRecoveryKey() }
             return []
         }
     }
 
-    func handleHasRecoveryKey(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleHasRecoveryKey(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStoreForQuery(uid: caller, appID: app) { [.bool(try $0.hasRecoveryKey())] }
         }
     }
 
-    func handlePasswordChangeCheck(_ call: BusCall, appID app: String, current: SecretBytes, newPassword: SecretBytes, confirmation: SecretBytes) throws -> Prepared {
+    func handlePasswordChangeCheck(_ call: BusCall, appID app: AppID, current: SecretBytes, newPassword: SecretBytes, confirmation: SecretBytes) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.checkPasswordChange(current: current, new: newPassword, confirmation: confirmation) }
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.checkPasswordChange(current: current, new: newPassword, confirmation: confirmation) }
             return []
         }
     }
 
-    func handleSessionSignOut(_ call: BusCall, appID app: String, id: String) throws -> Prepared {
+    func handleSessionSignOut(_ call: BusCall, appID app: AppID, id: String) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.signOutSession(id: id) }
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.signOutSession(id: id) }
             return []
         }
+    }
+
+    func handleChangePasscodeKey(_ call: BusCall, appID app: AppID, current: SecretBytes, newPasscode: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { [.key(try $0.changePasscodeReturningKey(current: current, new: newPasscode))] }
+        }
+    }
+
+    func handleDisablePasscodeKey(_ call: BusCall, appID app: AppID, current: SecretBytes) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { [.key(try $0.disable(current: current))] }
+        }
+    }
+
+    func handleMarkKeyUsed(_ call: BusCall, appID app: AppID) throws -> Prepared {
+        let stores = self.stores, caller = call.caller
+        return Prepared(uid: caller) {
+            try stores.withStore(uid: caller, appID: app) { _ = try $0.flowKeyTaken() }
+            return []
+        }
+    }
+}
+
+
+extension Service {
+    /// The properties of org.libpasscode.Passcode1.Store in the XML's order, as the reply of a method
+    /// that answers them (Watch: org.libpasscode.Properties) carries them.
+    static func storePropertyValues(_ p: passcode_bus_props) -> [Value] {
+        [.uint64(p.generation),
+         .bool(p.settled != 0),
+         .bool(p.is_set != 0),
+         .bool(p.lock_enabled != 0),
+         .uint32(p.failed_attempts),
+         .int64(p.lockout_remaining),
+         .bool(p.reset_required != 0),
+         .bool(p.locked != 0),
+         .int32(p.reason),
+         .int32(p.biometric_refusal),
+         .bool(p.biometric_lead != 0),
+         .int32(p.biometric_kind)]
     }
 }

@@ -9,6 +9,7 @@
 // user, starts with none. The 5 minutes are the core's rule, on the service's own clock; a proof
 // names its passcode, so it dies with it.
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 final class ProofBook: @unchecked Sendable {
@@ -98,20 +99,20 @@ final class ProofBook: @unchecked Sendable {
     /// The state is this thread's while the call runs, so the uid's other connections' calls,
     /// which run while this one waits on its host's hook, neither see it nor change it; a
     /// connection's own calls run one at a time (Scheduler), so none of them overlaps another.
-    func carried<R>(on store: PasscodeStore, uid: uid_t, appID: String, _ body: () throws -> R) rethrows -> R {
+    func carried<R>(on store: PasscodeStore, uid: uid_t, appID: AppID, _ body: () throws -> R) rethrows -> R {
         let name = pthread_getspecific(ProofBook.key).map { Unmanaged<Caller>.fromOpaque($0).takeUnretainedValue().sender }
         var hooks = HookRelay.current?.hooks ?? Hooks()
         // A ResetRequest call: passcoded mails the code itself (Service+Mail.swift).
         if let deliver = MailDelivery.current { hooks.deliverResetCode = deliver }
         let state = CallerState(hooks: hooks,
-                                connection: name.flatMap { name in lock.withLock { proofs[uid]?[name]?[appID] } } ?? ConnectionState())
+                                connection: name.flatMap { name in lock.withLock { proofs[uid]?[name]?[appID.name] } } ?? ConnectionState())
         let scopes = ProofBook.scopes, handle = ObjectIdentifier(store)
         let outer = scopes.byHandle[handle]
         scopes.byHandle[handle] = state
         defer {
             scopes.byHandle[handle] = outer
             // Read after the call on this thread: only this call wrote it (under the handle's lock).
-            if let name { lock.withLock { keep(state.connection, uid: uid, sender: name, appID: appID) } }
+            if let name { lock.withLock { keep(state.connection, uid: uid, sender: name, appID: appID.name) } }
         }
         return try body()
     }

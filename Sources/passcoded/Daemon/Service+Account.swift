@@ -6,6 +6,7 @@
 // arguments are read by the generated dispatch (Passcode1.generated.swift).
 import CPasscodeBus
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 extension Service {
@@ -17,15 +18,7 @@ extension Service {
 
     // MARK: Reset by code (a code is never handed to the caller: there is no request here)
 
-    func handleResetCheck(_ call: BusCall, appID app: String, code: SecretBytes) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { _ = try $0.checkResetCode(code) }
-            return []
-        }
-    }
-
-    func handleResetComplete(_ call: BusCall, appID app: String, code: SecretBytes, newPasscode new: SecretBytes) throws -> Prepared {
+    func handleResetComplete(_ call: BusCall, appID app: AppID, code: SecretBytes, newPasscode new: SecretBytes) throws -> Prepared {
         try Service.checkEnrolment(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
@@ -35,7 +28,7 @@ extension Service {
         }
     }
 
-    func handleResetCompleteWithRecoveryKey(_ call: BusCall, appID app: String, code: SecretBytes, newPasscode new: SecretBytes,
+    func handleResetCompleteWithRecoveryKey(_ call: BusCall, appID app: AppID, code: SecretBytes, newPasscode new: SecretBytes,
                                             recoveryKey recovery: SecretBytes) throws -> Prepared {
         try Service.checkEnrolment(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
@@ -45,7 +38,7 @@ extension Service {
         }
     }
 
-    func handleForgot(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleForgot(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             // A login store's "forgot" keeps the PIN and requires root's reset: asked without the
@@ -58,7 +51,7 @@ extension Service {
 
     // MARK: Recovery key
 
-    func handleSetRecoveryKey(_ call: BusCall, appID app: String, recoveryKey recovery: SecretBytes, passcode proof: SecretBytes) throws -> Prepared {
+    func handleSetRecoveryKey(_ call: BusCall, appID app: AppID, recoveryKey recovery: SecretBytes, passcode proof: SecretBytes) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withFreshStore(uid: caller, appID: app) { s in
@@ -71,7 +64,7 @@ extension Service {
 
     // MARK: Account
 
-    func handleDeleteAccount(_ call: BusCall, appID app: String, confirmation: String) throws -> Prepared {
+    func handleDeleteAccount(_ call: BusCall, appID app: AppID, confirmation: String) throws -> Prepared {
         try Service.checkEnrolment(caller: call.caller, app: app)  // it would remove the passcode without it
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
@@ -83,7 +76,7 @@ extension Service {
 
     // MARK: Device sessions
 
-    func handleSessionRecord(_ call: BusCall, appID app: String, id: String, deviceName device: String, platform: String,
+    func handleSessionRecord(_ call: BusCall, appID app: AppID, id: String, deviceName device: String, platform: String,
                              lastActiveMs last: Int64, hasLocation: Int32, location: String, isCurrent current: Int32) throws -> Prepared {
         guard current == 0 || current == 1 else { throw PasscodeError.misuse("is_current must be 0 or 1") }
         let session = DeviceSession(id: id, deviceName: device, platform: platform, lastActiveWallMs: last,
@@ -95,7 +88,7 @@ extension Service {
         }
     }
 
-    func handleSessionList(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleSessionList(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStoreForQuery(uid: caller, appID: app) { s in
@@ -107,7 +100,7 @@ extension Service {
         }
     }
 
-    func handleSessionSignOutOthers(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleSessionSignOutOthers(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { s in

@@ -20,7 +20,7 @@ extension Service {
     /// How often each uid had the reader claimed: passcoded.conf's fprint_checks_per_minute.
     static let readerClaims = ReaderClaims()
 
-    func handleFingerprintUnlock(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleFingerprintUnlock(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller, pid = try Service.callerPID(call)
         return Prepared(uid: caller) {
             _ = try Service.fingerprintUnlock(stores, uid: caller, pid: pid, app: app, needKey: false)
@@ -28,7 +28,7 @@ extension Service {
         }
     }
 
-    func handleFingerprintUnlockKey(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleFingerprintUnlockKey(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller, pid = try Service.callerPID(call)
         return Prepared(uid: caller) {
             guard let key = try Service.fingerprintUnlock(stores, uid: caller, pid: pid, app: app, needKey: true) else {
@@ -82,7 +82,7 @@ extension Service {
         throw CallError(name: name, message: text)
     }
 
-    static func fingerprintUnlock(_ stores: StoreRoot, uid: uid_t, pid: pid_t, app: String, needKey: Bool) throws -> SecretBytes? {
+    static func fingerprintUnlock(_ stores: StoreRoot, uid: uid_t, pid: pid_t, app: AppID, needKey: Bool) throws -> SecretBytes? {
         try checkAtSeat(uid: uid, pid: pid)
         var buffer = [CChar](repeating: 0, count: 512)
         // fprintd first: a reader with a finger of this user's, written as the availability the

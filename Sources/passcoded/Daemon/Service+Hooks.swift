@@ -16,9 +16,8 @@ import PasscodeBus
 import PasscodeCore
 
 extension Service {
-    func handleSetHooks(_ call: BusCall, appID app: String, flags: UInt32) throws -> Prepared {
+    func handleSetHooks(_ call: BusCall, appID app: AppID, flags: UInt32) throws -> Prepared {
         // Recorded here, on the bus thread (the registry is the bus thread's); the job only answers.
-        guard StoreRoot.validAppID(app) else { throw StoreRoot.badAppID }
         guard flags & ~HookFlags.all == 0 else {
             throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "unknown hook flags \(flags)")
         }
@@ -47,13 +46,13 @@ final class HookRegistry: @unchecked Sendable {
         let uid: uid_t
         /// The store the hooks are for (SetHooks' app id): the logout of its passcode is told to
         /// every connection of the uid registered for it (`logoutListeners`).
-        var app: String
+        var app: AppID
         var flags: UInt32
         let track: OpaquePointer
     }
     private var entries: [String: Entry] = [:]
 
-    func register(_ m: OpaquePointer, uid: uid_t, app: String, flags: UInt32) throws {
+    func register(_ m: OpaquePointer, uid: uid_t, app: AppID, flags: UInt32) throws {
         guard let s = sd_bus_message_get_sender(m) else {
             throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "the caller's bus name cannot be established")
         }
@@ -108,7 +107,7 @@ final class HookRegistry: @unchecked Sendable {
     }
 
     /// The connections of `uid` that registered a logout hook for its store `app`, but `except`.
-    func logoutListeners(uid: uid_t, app: String, except: String) -> [String] {
+    func logoutListeners(uid: uid_t, app: AppID, except: String) -> [String] {
         entries.filter { $0.key != except && $0.value.uid == uid && $0.value.app == app && $0.value.flags & HookFlags.logout != 0 }
             .map { $0.key }.sorted()
     }
@@ -126,10 +125,10 @@ final class HookRelay: @unchecked Sendable {
 
     let destination: String
     let uid: uid_t
-    let app: String
+    let app: AppID
     let flags: UInt32
 
-    init(destination: String, uid: uid_t, app: String, flags: UInt32) {
+    init(destination: String, uid: uid_t, app: AppID, flags: UInt32) {
         self.destination = destination
         self.uid = uid
         self.app = app
@@ -158,28 +157,27 @@ final class HookRelay: @unchecked Sendable {
     var hooks: Hooks {
         var h = Hooks()
         if flags & HookFlags.settings != 0 {
-            h.settingChange = { [self] key, old, new in ask("SettingChange", [.text(key), .text(old), .text(new)]) }
+            h.settingChange = { [self] key, old, new in ask(.settingChange(key: key, old: old, new: new)) }
         }
-        if flags & HookFlags.lifecycle != 0 { h.lifecycle = { [self] event in ask("Lifecycle", [.int32(event)]) } }
-        if flags & HookFlags.session != 0 { h.signOutSession = { [self] id in ask("SessionSignOut", [.text(id)]) } }
+        if flags & HookFlags.lifecycle != 0 { h.lifecycle = { [self] event in ask(.lifecycle(event: event)) } }
+        if flags & HookFlags.session != 0 { h.signOutSession = { [self] id in ask(.sessionSignOut(id: id)) } }
         // The logout (the passcode gone: forgot, the forced logout) is told to the caller, and to
         // every other connection of the uid with a logout hook for this store: an app whose
         // passcode another process of the user made go hears it as if it had asked.
         if flags & HookFlags.logout != 0 {
             h.logout = { [self] reason in
-                tell("Logout", [.int32(reason)])
-                HookOutbox.shared.post(HookRequest(destination: destination, member: "Logout", arguments: [.int32(reason)],
-                                                   expectReply: false, othersOf: (uid, app)))
+                tell(.logout(reason: reason))
+                HookOutbox.shared.post(HookRequest(destination: destination, notice: .logout(reason: reason), othersOf: (uid, app)))
             }
         }
-        if flags & HookFlags.notice != 0 { h.notify = { [self] notice in tell("Notice", [.int32(notice)]) } }
-        if flags & HookFlags.accountDeleted != 0 { h.accountDeleted = { [self] in tell("AccountDeleted", []) } }
+        if flags & HookFlags.notice != 0 { h.notify = { [self] notice in tell(.notice(notice: notice)) } }
+        if flags & HookFlags.accountDeleted != 0 { h.accountDeleted = { [self] in tell(.accountDeleted) } }
         return h
     }
 
     /// Asks the host and waits: nil (allowed) or the refusal's text.
-    private func ask(_ member: String, _ arguments: [HookRequest.Argument]) -> String? {
-        let request = HookRequest(destination: destination, member: member, arguments: arguments, expectReply: true)
+    private func ask(_ question: HostQuestion) -> String? {
+        let request = HookRequest(destination: destination, question: question)
         // The wait holds a thread, not a turn: the other uids' calls, and this uid's other
         // connections', run meanwhile (Scheduler).
         guard let scheduler = Scheduler.shared else { return HookRelay.busy }
@@ -189,32 +187,45 @@ final class HookRelay: @unchecked Sendable {
         } ?? HookRelay.busy
     }
 
-    private func tell(_ member: String, _ arguments: [HookRequest.Argument]) {
-        HookOutbox.shared.post(HookRequest(destination: destination, member: member, arguments: arguments, expectReply: false))
+    private func tell(_ notice: HostNotice) {
+        HookOutbox.shared.post(HookRequest(destination: destination, notice: notice))
     }
 }
 
-/// A call to a host's hook, from a worker to the bus thread and its answer back.
+/// A call to a host's hook, from a worker to the bus thread and its answer back: a question the
+/// host answers or a notification, typed as the XML defines them (HostQuestion, HostNotice).
 final class HookRequest: @unchecked Sendable {
-    enum Argument { case text(String), int32(Int32) }
     let destination: String
     let member: String
-    let arguments: [Argument]
+    let arguments: [HookArgument]
     let expectReply: Bool
+    /// The notification, to send again to the other connections (`othersOf`).
+    let notice: HostNotice?
     /// A notification for the connections of this uid registered for this store, but
     /// `destination` (which was told already): HookOutbox sends one to each.
-    let othersOf: (uid: uid_t, app: String)?
+    let othersOf: (uid: uid_t, app: AppID)?
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var done = false
     private var answer: String?
 
-    init(destination: String, member: String, arguments: [Argument], expectReply: Bool,
-         othersOf: (uid: uid_t, app: String)? = nil) {
+    /// A hook the host answers; the worker waits for it.
+    convenience init(destination: String, question: HostQuestion) {
+        self.init(destination: destination, member: question.member, arguments: question.arguments, notice: nil, othersOf: nil)
+    }
+
+    /// A notification, sent expecting no reply.
+    convenience init(destination: String, notice: HostNotice, othersOf: (uid: uid_t, app: AppID)? = nil) {
+        self.init(destination: destination, member: notice.member, arguments: notice.arguments, notice: notice, othersOf: othersOf)
+    }
+
+    private init(destination: String, member: String, arguments: [HookArgument], notice: HostNotice?,
+                 othersOf: (uid: uid_t, app: AppID)?) {
         self.destination = destination
         self.member = member
         self.arguments = arguments
-        self.expectReply = expectReply
+        self.expectReply = notice == nil
+        self.notice = notice
         self.othersOf = othersOf
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
@@ -309,7 +320,7 @@ final class HookOutbox: @unchecked Sendable {
                 continue
             }
             for listener in HookRegistry.shared.logoutListeners(uid: others.uid, app: others.app, except: request.destination) {
-                send(HookRequest(destination: listener, member: request.member, arguments: request.arguments, expectReply: false), bus)
+                if let notice = request.notice { send(HookRequest(destination: listener, notice: notice), bus) }
             }
             request.finish(nil)
         }

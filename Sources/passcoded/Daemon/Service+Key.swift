@@ -6,28 +6,29 @@
 // (durably, before the answer), repeats of one wrong guess included.
 import CPasscodeBus
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 extension Service {
     // UnlockKey: passcode_unlock_key, the use recorded in the success's transaction.
     // VerifyKey: passcode_verify and a flow's passcode step (recorded when the host seals or
     // takes the flow's key: MarkKeyUsed).
-    func handleUnlockKey(_ call: BusCall, appID app: String, passcode code: SecretBytes) throws -> Prepared {
+    func handleUnlockKey(_ call: BusCall, appID app: AppID, passcode code: SecretBytes) throws -> Prepared {
         verifyReleasingKey(call.caller, app, code, handingOut: true)
     }
 
-    func handleVerifyKey(_ call: BusCall, appID app: String, passcode code: SecretBytes) throws -> Prepared {
+    func handleVerifyKey(_ call: BusCall, appID app: AppID, passcode code: SecretBytes) throws -> Prepared {
         verifyReleasingKey(call.caller, app, code, handingOut: false)
     }
 
-    private func verifyReleasingKey(_ caller: uid_t, _ app: String, _ code: SecretBytes, handingOut: Bool) -> Prepared {
+    private func verifyReleasingKey(_ caller: uid_t, _ app: AppID, _ code: SecretBytes, handingOut: Bool) -> Prepared {
         let stores = self.stores
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { [.key(try $0.verify(code, handingOutKey: handingOut))] }
         }
     }
 
-    func handleSetPasscodeKey(_ call: BusCall, appID app: String, passcode code: SecretBytes) throws -> Prepared {
+    func handleSetPasscodeKey(_ call: BusCall, appID app: AppID, passcode code: SecretBytes) throws -> Prepared {
         try Service.checkEnrolment(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
@@ -38,25 +39,4 @@ extension Service {
         }
     }
 
-    func handleChangePasscodeKey(_ call: BusCall, appID app: String, current: SecretBytes, newPasscode new: SecretBytes) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { [.key(try $0.changePasscodeReturningKey(current: current, new: new))] }
-        }
-    }
-
-    func handleDisablePasscodeKey(_ call: BusCall, appID app: String, current: SecretBytes) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { [.key(try $0.disable(current: current))] }
-        }
-    }
-
-    func handleMarkKeyUsed(_ call: BusCall, appID app: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.flowKeyTaken() }
-            return []
-        }
-    }
 }

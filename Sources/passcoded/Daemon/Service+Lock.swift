@@ -1,10 +1,11 @@
 // passcoded's methods for lock, app events, biometric policy and the security log.
 import CPasscodeBus
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 extension Service {
-    func handleReportEvent(_ call: BusCall, appID app: String, event value: Int32) throws -> Prepared {
+    func handleReportEvent(_ call: BusCall, appID app: AppID, event value: Int32) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         // The reporter is read now, on the bus thread, while the caller waits for its answer.
         let process = try callerProcess(call.message)
@@ -17,11 +18,11 @@ extension Service {
         }
     }
 
-    func handleSetBiometricAvailability(_ call: BusCall, appID app: String, available _: Bool, kind value: Int32) throws -> Prepared {
+    func handleSetBiometricAvailability(_ call: BusCall, appID app: AppID, available _: Bool, kind value: Int32) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             guard let kind = BiometricKind(checked: value) else { throw PasscodeError.misuse("unknown biometric kind \(value)") }
-            // The host's word on the reader is not taken (issue 41): its report is the moment to
+            // The host's word on the reader is not taken: its report is the moment to
             // ask fprintd, whose answer (a reader with a finger of this user's) is what the policy
             // reads; the host's kind names what it shows while fprintd has no reader.
             var buffer = [CChar](repeating: 0, count: 512)
@@ -31,14 +32,7 @@ extension Service {
         }
     }
 
-    func handleBiometricFailed(_ call: BusCall, appID app: String) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { [.int64(try $0.biometricFailed())] }
-        }
-    }
-
-    func handleGetEventLog(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleGetEventLog(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             // The store's own log, then its removed predecessors' (KeptEvents.swift).
@@ -47,7 +41,7 @@ extension Service {
         }
     }
 
-    func handleGetFailureSummary(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleGetFailureSummary(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStoreForQuery(uid: caller, appID: app) { s in
@@ -58,7 +52,7 @@ extension Service {
         }
     }
 
-    func handleSetCustomSchedule(_ call: BusCall, appID app: String, delays: [Int64], maxFailures: UInt32) throws -> Prepared {
+    func handleSetCustomSchedule(_ call: BusCall, appID app: AppID, delays: [Int64], maxFailures: UInt32) throws -> Prepared {
         let stores = self.stores, caller = call.caller, most = Int(maxFailures)
         return Prepared(uid: caller) {
             // The embedded call's order: a table out of range is refused first; the core then

@@ -4,6 +4,7 @@
 // The caller learns the masked address only; the code is in no reply and no log line.
 import CPasscodeBus
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 /// The delivery callback of the one ResetRequest call running on this thread (Proofs.carried
@@ -41,13 +42,12 @@ extension StoreRoot {
     /// `<root>/<uid>/<app_id>.mail`: where 0.9 kept a store's recipient, outside the store (and
     /// so outside the transaction that set a passcode). Read once, taken into the store as an
     /// address waiting for confirmation (nothing confirmed it), and removed.
-    private func legacyRecipientPath(uid: uid_t, appID: String) throws -> String {
-        guard StoreRoot.validAppID(appID) else { throw StoreRoot.badAppID }
+    private func legacyRecipientPath(uid: uid_t, appID: AppID) throws -> String {
         return "\(try userFolder(uid))/\(appID).mail"
     }
 
     /// Takes a 0.9 recipient file into `store` (unconfirmed) and removes it.
-    func adoptLegacyRecipient(_ store: PasscodeStore, uid: uid_t, appID: String) throws {
+    func adoptLegacyRecipient(_ store: PasscodeStore, uid: uid_t, appID: AppID) throws {
         let path = try legacyRecipientPath(uid: uid, appID: appID)
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return }
@@ -60,7 +60,7 @@ extension StoreRoot {
     }
 
     /// The 0.9 recipient file goes (with its store, or once adopted).
-    func removeLegacyRecipient(uid: uid_t, appID: String) {
+    func removeLegacyRecipient(uid: uid_t, appID: AppID) {
         guard let path = try? legacyRecipientPath(uid: uid, appID: appID) else { return }
         unlink(path)
     }
@@ -89,7 +89,7 @@ extension Service {
         return answer
     }
 
-    func handleSetResetRecipient(_ call: BusCall, appID app: String, address: String, passcode proof: SecretBytes) throws -> Prepared {
+    func handleSetResetRecipient(_ call: BusCall, appID app: AppID, address: String, passcode proof: SecretBytes) throws -> Prepared {
         guard address.isEmpty || Mailer.isAddress(address) else {
             throw PasscodeError.misuse("the reset recipient must be an address (name@domain, printable ASCII, at most 254 bytes)")
         }
@@ -125,7 +125,7 @@ extension Service {
         }
     }
 
-    func handleConfirmResetRecipient(_ call: BusCall, appID app: String, code: SecretBytes, passcode proof: SecretBytes) throws -> Prepared {
+    func handleConfirmResetRecipient(_ call: BusCall, appID app: AppID, code: SecretBytes, passcode proof: SecretBytes) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { s in
@@ -136,7 +136,7 @@ extension Service {
         }
     }
 
-    func handleGetResetRecipient(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleGetResetRecipient(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStoreForQuery(uid: caller, appID: app) { s in
@@ -145,7 +145,7 @@ extension Service {
         }
     }
 
-    func handleResetRequest(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleResetRequest(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             guard let mailer = Mailer.configured else {

@@ -7,6 +7,7 @@
 // watchers of the store's uid only). A watcher that leaves the bus is forgotten (NameOwnerChanged).
 import CPasscodeBus
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 /// What is pushed of one store: the lock screen's fields and the state queries'.
@@ -16,11 +17,13 @@ struct PushedState: Equatable {
     var clockFree: Bool
 
     func props(generation: UInt64) -> passcode_bus_props {
-        passcode_bus_props(is_set: screen.passcodeSet ? 1 : 0, lock_enabled: screen.lockEnabled ? 1 : 0,
-                           failed_attempts: UInt32(clamping: screen.failedAttempts), lockout_remaining: screen.lockoutSeconds,
-                           reset_required: screen.resetRequired ? 1 : 0, locked: screen.status.locked ? 1 : 0,
-                           reason: screen.status.reason.rawValue, refusal: screen.refusal.rawValue, lead: screen.lead ? 1 : 0,
-                           kind: screen.kind.rawValue, clock_free: clockFree ? 1 : 0, generation: generation)
+        // One argument per property of the XML (the struct is generated: include/passcode_bus_store.h).
+        passcode_bus_props(generation: generation, settled: clockFree ? 1 : 0, is_set: screen.passcodeSet ? 1 : 0,
+                           lock_enabled: screen.lockEnabled ? 1 : 0, failed_attempts: UInt32(clamping: screen.failedAttempts),
+                           lockout_remaining: screen.lockoutSeconds, reset_required: screen.resetRequired ? 1 : 0,
+                           locked: screen.status.locked ? 1 : 0, reason: screen.status.reason.rawValue,
+                           biometric_refusal: screen.refusal.rawValue, biometric_lead: screen.lead ? 1 : 0,
+                           biometric_kind: screen.kind.rawValue)
     }
 }
 
@@ -113,7 +116,7 @@ final class PushedStates: @unchecked Sendable {
             entry.generation += 1
             entry.last = state
             var props = state?.props(generation: entry.generation) ?? passcode_bus_props()
-            if state == nil { props.generation = entry.generation }  // clock_free 0: ask the bus
+            if state == nil { props.generation = entry.generation }  // settled 0: ask the bus
             outboxLock.withLock {
                 for w in entry.watchers.sorted() { outbox.append((w, app, props)) }
             }
@@ -168,41 +171,37 @@ final class PushedStates: @unchecked Sendable {
 }
 
 extension Service {
-    /// Watch(app_id) -> (path, generation, clock_free, is_set, lock_enabled, failed_attempts,
+    /// Watch(app_id) -> (path, generation, settled, is_set, lock_enabled, failed_attempts,
     /// lockout_remaining, reset_required, locked, reason, refusal, lead, kind): the caller's store
     /// as now, and from now on its PropertiesChanged, addressed to the calling connection.
-    func handleWatch(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleWatch(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, m = call.message, caller = call.caller
-        guard StoreRoot.validAppID(app) else { throw StoreRoot.badAppID }
         guard let s = sd_bus_message_get_sender(m), s.pointee == CChar(UInt8(ascii: ":")) else {
             throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "the caller has no unique name")
         }
         let sender = String(cString: s)
-        guard let cPath = passcode_bus_store_path(app) else { throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "app_id") }
+        guard let cPath = passcode_bus_store_path(app.name) else { throw CallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "app_id") }
         let path = String(cString: cPath)
         free(cPath)
-        let entry = try PushedStates.shared.register(uid: caller, app: app, sender: sender)  // here, on the bus thread
+        let entry = try PushedStates.shared.register(uid: caller, app: app.name, sender: sender)  // here, on the bus thread
         return Prepared(uid: caller) {
             let (state, generation) = try PushedStates.shared.answer(entry) {
                 try stores.withStoreForQuery(uid: caller, appID: app) { try PushedStates.read($0) }
             }
-            let p = state.screen
-            return [.string(path), .int64(Int64(clamping: generation)), .bool(state.clockFree), .bool(p.passcodeSet), .bool(p.lockEnabled),
-                    .uint32(UInt32(clamping: p.failedAttempts)), .int64(p.lockoutSeconds), .bool(p.resetRequired),
-                    .bool(p.status.locked), .int32(p.status.reason.rawValue), .int32(p.refusal.rawValue), .bool(p.lead),
-                    .int32(p.kind.rawValue)]
+            // The path, then the properties as the getters and PropertiesChanged answer them.
+            return [.string(path)] + Service.storePropertyValues(state.props(generation: generation))
         }
     }
 }
 
 extension StoreRoot {
     /// After a call used `uid`'s store `appID` on `store`: its watchers are told when it changed.
-    func pushChanges(uid: uid_t, appID: String, _ store: PasscodeStore) {
-        PushedStates.shared.changed(uid: uid, app: appID) { try PushedStates.read(store) }
+    func pushChanges(uid: uid_t, appID: AppID, _ store: PasscodeStore) {
+        PushedStates.shared.changed(uid: uid, app: appID.name) { try PushedStates.read(store) }
     }
 
     /// After `uid`'s store `appID` was removed (its handle dropped): what a query answers now.
-    func pushRemoval(uid: uid_t, appID: String) {
-        PushedStates.shared.changed(uid: uid, app: appID) { try withStoreForQuery(uid: uid, appID: appID) { try PushedStates.read($0) } }
+    func pushRemoval(uid: uid_t, appID: AppID) {
+        PushedStates.shared.changed(uid: uid, app: appID.name) { try withStoreForQuery(uid: uid, appID: appID) { try PushedStates.read($0) } }
     }
 }

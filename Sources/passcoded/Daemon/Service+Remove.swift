@@ -3,11 +3,12 @@
 // uid's kept events (KeptEvents.swift). A login store goes by root only
 // (Service.checkLoginStoreRemoval): pam_passcode's nullok passes a user without one.
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 extension Service {
     /// `passcode` is "" when the store has no passcode (passcode_store_remove with NULL and 0).
-    func handleRemoveStore(_ call: BusCall, appID app: String, passcode code: SecretBytes) throws -> Prepared {
+    func handleRemoveStore(_ call: BusCall, appID app: AppID, passcode code: SecretBytes) throws -> Prepared {
         try Service.checkLoginStoreRemoval(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
@@ -22,8 +23,7 @@ extension StoreRoot {
     /// is set) and drops the handle kept on it, so the uid's count of stores goes down at once.
     /// An app id with no store creates nothing here: without a passcode there is nothing to do;
     /// with one, `noPasscode`, as the embedded store answers for a store with none.
-    func removeStore(uid: uid_t, appID: String, current: SecretBytes?) throws {
-        guard StoreRoot.validAppID(appID) else { throw StoreRoot.badAppID }
+    func removeStore(uid: uid_t, appID: AppID, current: SecretBytes?) throws {
         var st = stat()
         var absent = lstat("\(root)/\(uid)", &st) != 0 && errno == ENOENT
         if !absent {

@@ -8,26 +8,27 @@
 // reset instead (Service+Account.swift), RemoveStore is root's (checkLoginStoreRemoval), and the
 // forced-logout action is refused there (checkMaxFailureAction).
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 extension Service {
     /// Whether `app` is a login store: `login` or `login.<anything>`.
-    static func isLoginStore(_ app: String) -> Bool {
-        app == "login" || app.hasPrefix("login.")
+    static func isLoginStore(_ app: AppID) -> Bool {
+        app.name == "login" || app.name.hasPrefix("login.")
     }
 
     static let notRoot = PasscodeError.permission("only root may name another uid")
 
     /// A passcode of a login store is set, replaced without the current one, or removed with the
     /// whole account, by root only.
-    static func checkEnrolment(caller: uid_t, app: String) throws {
+    static func checkEnrolment(caller: uid_t, app: AppID) throws {
         guard caller != 0, isLoginStore(app) else { return }
         throw PasscodeError.permission("the passcode of the \(app) store is set or removed without it by root only (passcodectl)")
     }
 
     /// A login store is removed by root only: without one, pam_passcode's `nullok` passes the
     /// user, so a user's own process may not remove it, with the passcode or without.
-    static func checkLoginStoreRemoval(caller: uid_t, app: String) throws {
+    static func checkLoginStoreRemoval(caller: uid_t, app: AppID) throws {
         guard caller != 0, isLoginStore(app) else { return }
         throw PasscodeError.permission("the \(app) store is removed by root only")
     }
@@ -35,7 +36,7 @@ extension Service {
     /// Nor its passcode: no process of the user turns a login store that has a PIN into one that
     /// has none, not even with the PIN (`RemovePasscode`, `UserRemovePasscode`). Root's
     /// `passcodectl remove` removes it, and the store with it (`handleUserRemovePasscode`).
-    static func checkLoginPasscodeRemoval(caller: uid_t, app: String) throws {
+    static func checkLoginPasscodeRemoval(caller: uid_t, app: AppID) throws {
         guard caller != 0, isLoginStore(app) else { return }
         throw PasscodeError.permission("the passcode of the \(app) store is removed by root only (passcodectl remove)")
     }
@@ -43,7 +44,7 @@ extension Service {
     /// A login store's failures never remove its passcode: the forced-logout action, which
     /// removes it at the next attempt once a reset is required, is refused there (the user's own
     /// process could then spend that attempt and leave the store without a PIN).
-    static func checkMaxFailureAction(app: String, setting: Setting, value: Int64) throws {
+    static func checkMaxFailureAction(app: AppID, setting: Setting, value: Int64) throws {
         guard isLoginStore(app), setting == .maxFailureAction, value == Int64(MaxFailureAction.forcedLogout.rawValue) else { return }
         throw PasscodeError.permission("a login store requires a reset after its last failure; it never logs out (max_failure_action)")
     }
@@ -53,7 +54,7 @@ extension Service {
         guard caller == 0 || caller == uid else { throw notRoot }
     }
 
-    func handleUserGetState(_ call: BusCall, appID app: String, uid: UInt32) throws -> Prepared {
+    func handleUserGetState(_ call: BusCall, appID app: AppID, uid: UInt32) throws -> Prepared {
         try Service.checkNamed(uid, by: call.caller)
         let stores = self.stores, target = uid
         return Prepared(uid: target) {
@@ -65,7 +66,7 @@ extension Service {
         }
     }
 
-    func handleUserVerify(_ call: BusCall, appID app: String, uid: UInt32, passcode code: SecretBytes) throws -> Prepared {
+    func handleUserVerify(_ call: BusCall, appID app: AppID, uid: UInt32, passcode code: SecretBytes) throws -> Prepared {
         try Service.checkNamed(uid, by: call.caller)
         let stores = self.stores, target = uid
         return Prepared(uid: target) {
@@ -74,7 +75,7 @@ extension Service {
         }
     }
 
-    func handleUserSetPasscode(_ call: BusCall, appID app: String, uid: UInt32, passcode code: SecretBytes) throws -> Prepared {
+    func handleUserSetPasscode(_ call: BusCall, appID app: AppID, uid: UInt32, passcode code: SecretBytes) throws -> Prepared {
         guard call.caller == 0 else {
             throw PasscodeError.permission("only root may set a passcode by uid")
         }
@@ -87,7 +88,7 @@ extension Service {
         }
     }
 
-    func handleUserChangePasscode(_ call: BusCall, appID app: String, uid: UInt32, current: SecretBytes, newPasscode new: SecretBytes) throws -> Prepared {
+    func handleUserChangePasscode(_ call: BusCall, appID app: AppID, uid: UInt32, current: SecretBytes, newPasscode new: SecretBytes) throws -> Prepared {
         try Service.checkNamed(uid, by: call.caller)
         let stores = self.stores, target = uid
         return Prepared(uid: target) {
@@ -96,7 +97,7 @@ extension Service {
         }
     }
 
-    func handleUserRemovePasscode(_ call: BusCall, appID app: String, uid: UInt32, current: SecretBytes) throws -> Prepared {
+    func handleUserRemovePasscode(_ call: BusCall, appID app: AppID, uid: UInt32, current: SecretBytes) throws -> Prepared {
         try Service.checkNamed(uid, by: call.caller)
         if current.count == 0 && call.caller != 0 {
             throw PasscodeError.permission("only root may remove a passcode without it")
@@ -120,7 +121,7 @@ extension Service {
         }
     }
 
-    func handleUserReset(_ call: BusCall, appID app: String, uid: UInt32) throws -> Prepared {
+    func handleUserReset(_ call: BusCall, appID app: AppID, uid: UInt32) throws -> Prepared {
         guard call.caller == 0 else {
             throw PasscodeError.permission("only root may clear a user's failures")
         }
@@ -131,7 +132,7 @@ extension Service {
         }
     }
 
-    func handleUserGetEventLog(_ call: BusCall, appID app: String, uid: UInt32) throws -> Prepared {
+    func handleUserGetEventLog(_ call: BusCall, appID app: AppID, uid: UInt32) throws -> Prepared {
         try Service.checkNamed(uid, by: call.caller)
         let stores = self.stores, target = uid
         return Prepared(uid: target) {

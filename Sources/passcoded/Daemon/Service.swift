@@ -122,7 +122,7 @@ final class Service {
 
     /// One reply value, appended in order.
     enum Value: Sendable {
-        case bool(Bool), int32(Int32), uint32(UInt32), int64(Int64), string(String)
+        case bool(Bool), int32(Int32), uint32(UInt32), int64(Int64), uint64(UInt64), string(String)
         /// An array of structs `a(<fields>)`, each struct's values in order.
         case structs(String, [[Value]])
         /// An array of `element` ("(sx)": each element's values are a struct's fields; "s": one value each).
@@ -143,7 +143,7 @@ final class Service {
         if let prepared = try dispatchPasscode1(member, m, caller: caller) { return prepared }
         throw CallError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(member.prefix(64))")
     }
-    static func state(_ stores: StoreRoot, uid: uid_t, app: String) throws -> [Value] {
+    static func state(_ stores: StoreRoot, uid: uid_t, app: AppID) throws -> [Value] {
         try stores.withStoreForQuery(uid: uid, appID: app) { s in
             [.bool(try s.isPasscodeSet()), .bool(try s.isLockEnabled()),
              .uint32(UInt32(clamping: try s.failedAttempts())), .int64(try s.lockoutRemainingSeconds()),
@@ -222,6 +222,8 @@ final class Service {
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &v)
             case .int64(var v):
                 r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "x")), &v)
+            case .uint64(var v):
+                r = sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "t")), &v)
             case .string(let text):
                 // A D-Bus string ends at its NUL: a text with one inside is cut there.
                 r = text.withCString { sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "s")), $0) }
@@ -249,12 +251,12 @@ final class Service {
 // MARK: - The store's passcode, settings and state
 
 extension Service {
-    func handleGetState(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleGetState(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) { try Service.state(stores, uid: caller, app: app) }
     }
 
-    func handleGetStateForUser(_ call: BusCall, uid: UInt32, appID app: String) throws -> Prepared {
+    func handleGetStateForUser(_ call: BusCall, uid: UInt32, appID app: AppID) throws -> Prepared {
         guard call.caller == 0 else {
             throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "only root may name another uid")
         }
@@ -262,7 +264,7 @@ extension Service {
         return Prepared(uid: target) { try Service.state(stores, uid: target, app: app) }
     }
 
-    func handleSetPasscode(_ call: BusCall, appID app: String, passcode code: SecretBytes) throws -> Prepared {
+    func handleSetPasscode(_ call: BusCall, appID app: AppID, passcode code: SecretBytes) throws -> Prepared {
         try Service.checkEnrolment(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
@@ -275,7 +277,7 @@ extension Service {
         }
     }
 
-    func handleVerify(_ call: BusCall, appID app: String, passcode code: SecretBytes) throws -> Prepared {
+    func handleVerify(_ call: BusCall, appID app: AppID, passcode code: SecretBytes) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStore(uid: caller, appID: app) { s in
@@ -285,15 +287,7 @@ extension Service {
         }
     }
 
-    func handleChangePasscode(_ call: BusCall, appID app: String, current: SecretBytes, newPasscode new: SecretBytes) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { try $0.changePasscode(current: current, new: new) }
-            return []
-        }
-    }
-
-    func handleRemovePasscode(_ call: BusCall, appID app: String, current: SecretBytes) throws -> Prepared {
+    func handleRemovePasscode(_ call: BusCall, appID app: AppID, current: SecretBytes) throws -> Prepared {
         try Service.checkLoginPasscodeRemoval(caller: call.caller, app: app)
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
@@ -302,15 +296,7 @@ extension Service {
         }
     }
 
-    func handleDisablePasscode(_ call: BusCall, appID app: String, current: SecretBytes) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) {
-            try stores.withStore(uid: caller, appID: app) { _ = try $0.disable(current: current) }
-            return []
-        }
-    }
-
-    func handleGetLockScreen(_ call: BusCall, appID app: String) throws -> Prepared {
+    func handleGetLockScreen(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
             try stores.withStoreForQuery(uid: caller, appID: app) { s in
@@ -322,12 +308,7 @@ extension Service {
         }
     }
 
-    func handleGetSetting(_ call: BusCall, appID app: String, name setting: Setting) throws -> Prepared {
-        let stores = self.stores, caller = call.caller
-        return Prepared(uid: caller) { try stores.withStoreForQuery(uid: caller, appID: app) { [.int64(try $0.get(setting))] } }
-    }
-
-    func handleSetSetting(_ call: BusCall, appID app: String, name setting: Setting, value newValue: Int64) throws -> Prepared {
+    func handleSetSetting(_ call: BusCall, appID app: AppID, name setting: Setting, value newValue: Int64) throws -> Prepared {
         try Service.checkMaxFailureAction(app: app, setting: setting, value: newValue)
         let stores = self.stores, caller = call.caller
         // A weakening change needs the passcode entered on this connection within 5 minutes

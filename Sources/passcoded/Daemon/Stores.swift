@@ -1,5 +1,6 @@
 // Where passcoded keeps the stores, and the handles it holds open on them.
 import Glibc
+import PasscodeBus
 import PasscodeCore
 
 /// The stores of every uid, under one root the daemon's user owns (0700):
@@ -32,23 +33,11 @@ final class StoreRoot: @unchecked Sendable {
         self.maxStoresPerUID = maxStoresPerUID
     }
 
-    /// An application id: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit (so
-    /// never "..", a hidden name or a path). The same strict rule for every caller, root too.
-    static func validAppID(_ id: String) -> Bool {
-        let bytes = Array(id.utf8)
-        guard (1...64).contains(bytes.count), let first = bytes.first, isAlnum(first) else { return false }
-        return bytes.allSatisfy { isAlnum($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
-    }
-
-    private static func isAlnum(_ b: UInt8) -> Bool {
-        (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122)
-    }
-
     /// Runs `body` on the (kept) handle of `uid`'s store `appID`, creating the uid's folder.
     /// The handle answers this call's caller its own state and hooks (ProofBook.carried): the
     /// uid's other connections use the same handle, and their calls run while this one waits on
     /// its host's hook.
-    func withStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
+    func withStore<R>(uid: uid_t, appID: AppID, _ body: (PasscodeStore) throws -> R) throws -> R {
         // A uid's calls overlap only while one waits on its host's hook (Scheduler), never while
         // a store is opened, so no two open one store at the same time, nor count a uid's stores
         // at once (`openStore`); kept anyway is the handle found first, should that ever change.
@@ -74,15 +63,14 @@ final class StoreRoot: @unchecked Sendable {
     }
 
     /// Forgets the handle kept on `uid`'s store `appID`, whose store was removed (Service+Remove.swift).
-    func dropHandle(uid: uid_t, appID: String) {
+    func dropHandle(uid: uid_t, appID: AppID) {
         openLock.withLock { open["\(uid)/\(appID)"] = nil }
     }
 
     /// Runs a query (`body` only reads) on `uid`'s store `appID` when it exists, else on the
     /// blank store: a question about an app id that has no store creates nothing, neither the
     /// uid's folder nor a file (a new store answers as the blank one does: it is one).
-    func withStoreForQuery<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
-        guard StoreRoot.validAppID(appID) else { throw StoreRoot.badAppID }
+    func withStoreForQuery<R>(uid: uid_t, appID: AppID, _ body: (PasscodeStore) throws -> R) throws -> R {
         // The connection's own state goes with a query too: the length it chose is its own answer.
         if let store = openLock.withLock({ open["\(uid)/\(appID)"] }) {
             return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) { try body(store) }
@@ -110,11 +98,9 @@ final class StoreRoot: @unchecked Sendable {
         }
     }
 
-    static let badAppID = PasscodeError.misuse("the application id must be 1 to 64 of A-Z a-z 0-9 . _ - and start with a letter or digit")
-
     /// Runs `body` on a handle of its own, closed afterwards: its proof of a passcode is this
     /// call's alone.
-    func withFreshStore<R>(uid: uid_t, appID: String, _ body: (PasscodeStore) throws -> R) throws -> R {
+    func withFreshStore<R>(uid: uid_t, appID: AppID, _ body: (PasscodeStore) throws -> R) throws -> R {
         let store = try openStore(uid: uid, appID: appID)
         defer { store.close() }
         return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) {
@@ -125,8 +111,7 @@ final class StoreRoot: @unchecked Sendable {
 
     /// A handle on `uid`'s store `appID` that asks the calling thread for its caller's state
     /// (ProofBook.serveCallers): never one whose own state a caller could leave to another.
-    private func openStore(uid: uid_t, appID: String) throws -> PasscodeStore {
-        guard StoreRoot.validAppID(appID) else { throw StoreRoot.badAppID }
+    private func openStore(uid: uid_t, appID: AppID) throws -> PasscodeStore {
         let folder = try userFolder(uid)
         let path = "\(folder)/\(appID).db"
         var st = stat()

@@ -16,8 +16,7 @@
  *    linked libpasscode's calls to. libsqlite3's own calls to its exported functions (it calls
  *    sqlite3_initialize, sqlite3_malloc, sqlite3_vfs_register... through its PLT) are bound to
  *    that global copy first too, so using libsqlite3.so.0's functions there would mix two
- *    copies' state (a helper's attack found it: every open failed, "SQLite's default VFS is not
- *    the unix one").
+ *    copies' state (every open then fails: "SQLite's default VFS is not the unix one").
  *  - Otherwise libsqlite3.so.0 is loaded (RTLD_LOCAL: the loader's search path, as for a link;
  *    the copy already in the process when a plugin such as Python's _sqlite3 loaded it), once.
  * One difference from a link: the file is found when the first store is opened, in the file

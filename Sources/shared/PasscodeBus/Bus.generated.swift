@@ -12,6 +12,15 @@ public enum BusNames {
     public static let path = "/org/libpasscode/Passcode1"
     /// The interface of the service's methods.
     public static let interface = "org.libpasscode.Passcode1"
+    /// The interface of the stores' objects: their properties.
+    public static let storeInterface = "org.libpasscode.Passcode1.Store"
+    /// The path below which each store of the caller's uid is an object (its app id, sd_bus_path_encode'd).
+    public static let storePrefix = "/org/libpasscode/Passcode1/store"
+    /// The object of the host's hooks, on the caller's own connection, which passcoded calls
+    /// while one of that connection's calls runs.
+    public static let hookPath = "/org/libpasscode/Hook"
+    /// The interface of the host's hooks.
+    public static let hookInterface = "org.libpasscode.Hook1"
 }
 
 public enum BusStatus {
@@ -237,6 +246,128 @@ extension PasscodeError {
         case .biometricReaderBusy: return BusStatus.errBiometricReaderBusy
         case .passcodeNeeded: return BusStatus.errPasscodeRequired
         case .service(let status, _, _): return status
+        }
+    }
+}
+
+/// An application id, checked: the one rule of every app id passcoded takes (the XML's
+/// org.libpasscode.AppID, `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`: never "..", a hidden name or a path),
+/// the same for every caller, root too. passcoded's dispatch makes one of every call's app_id
+/// and hands its handler the AppID; pam_passcode's C has the same rule, generated from the same
+/// annotation (Sources/pam_passcode/passcode_app_id.h).
+public struct AppID: Hashable, Sendable, CustomStringConvertible {
+    /// The id as the caller wrote it.
+    public let name: String
+    /// The longest id, in bytes.
+    public static let maxBytes = 64
+
+    /// nil when `name` is not an application id.
+    public init?(_ name: String) {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, bytes.count <= AppID.maxBytes, AppID.isFirst(first),
+              bytes.dropFirst().allSatisfy(AppID.isRest) else { return nil }
+        self.name = name
+    }
+
+    public var description: String { name }
+
+    /// What passcoded answers (PASSCODE_ERR_MISUSE) for an id outside the rule.
+    public static let invalid = PasscodeError.misuse("the application id must be 1 to 64 of A-Z a-z 0-9 . _ - and start with a letter or digit")
+
+    private static func isFirst(_ b: UInt8) -> Bool { (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) }
+    private static func isRest(_ b: UInt8) -> Bool { (b >= 45 && b <= 46) || (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || b == 95 || (b >= 97 && b <= 122) }
+}
+
+/// The bits of SetHooks' flags: which of the host's callbacks a connection has (each hook's
+/// org.libpasscode.Flag in service/org.libpasscode.Passcode1.xml).
+public enum HookFlags {
+    /// SettingChange.
+    public static let settings: UInt32 = 1
+    /// Lifecycle.
+    public static let lifecycle: UInt32 = 2
+    /// SessionSignOut.
+    public static let session: UInt32 = 4
+    /// Logout.
+    public static let logout: UInt32 = 8
+    /// Notice.
+    public static let notice: UInt32 = 16
+    /// AccountDeleted.
+    public static let accountDeleted: UInt32 = 32
+    public static let all: UInt32 = 63
+
+    /// The flags of the callbacks `h` has.
+    public static func of(_ h: Hooks) -> UInt32 {
+        var flags: UInt32 = 0
+        if h.settingChange != nil { flags |= settings }
+        if h.lifecycle != nil { flags |= lifecycle }
+        if h.signOutSession != nil { flags |= session }
+        if h.logout != nil { flags |= logout }
+        if h.notify != nil { flags |= notice }
+        if h.accountDeleted != nil { flags |= accountDeleted }
+        return flags
+    }
+}
+
+/// An argument of a host's hook as it travels (the hooks take `s` and `i` only).
+public enum HookArgument: Sendable {
+    case text(String), int32(Int32)
+}
+
+/// A hook of org.libpasscode.Hook1 that the host answers: "" allows, else the refusal's text.
+/// passcoded sends one and waits; the client reads it (`readHostHook`).
+public enum HostQuestion: Sendable {
+    /// SettingChange(key s, old s, new s) -> (refusal s): The settings hook: a setting's stored
+    /// name, its old and new value as text.
+    case settingChange(key: String, old: String, new: String)
+    /// Lifecycle(event i) -> (refusal s): The lifecycle hook: a passcode_lifecycle_event.
+    case lifecycle(event: Int32)
+    /// SessionSignOut(id s) -> (refusal s): The session hook: the session being signed out.
+    case sessionSignOut(id: String)
+
+    /// The method's name.
+    public var member: String {
+        switch self {
+        case .settingChange: return "SettingChange"
+        case .lifecycle: return "Lifecycle"
+        case .sessionSignOut: return "SessionSignOut"
+        }
+    }
+
+    /// The arguments, in order.
+    public var arguments: [HookArgument] {
+        switch self {
+        case .settingChange(let key, let old, let new): return [.text(key), .text(old), .text(new)]
+        case .lifecycle(let event): return [.int32(event)]
+        case .sessionSignOut(let id): return [.text(id)]
+        }
+    }
+}
+
+/// A notification of org.libpasscode.Hook1 (org.freedesktop.DBus.Method.NoReply): sent expecting
+/// no reply, before the reply of the call that caused it.
+public enum HostNotice: Sendable {
+    /// Logout(reason i): The logout callback: a passcode_logout_reason.
+    case logout(reason: Int32)
+    /// Notice(notice i): The notification callback: a passcode_notice.
+    case notice(notice: Int32)
+    /// AccountDeleted(): The account-deleted callback.
+    case accountDeleted
+
+    /// The method's name.
+    public var member: String {
+        switch self {
+        case .logout: return "Logout"
+        case .notice: return "Notice"
+        case .accountDeleted: return "AccountDeleted"
+        }
+    }
+
+    /// The arguments, in order.
+    public var arguments: [HookArgument] {
+        switch self {
+        case .logout(let reason): return [.int32(reason)]
+        case .notice(let notice): return [.int32(notice)]
+        case .accountDeleted: return []
         }
     }
 }

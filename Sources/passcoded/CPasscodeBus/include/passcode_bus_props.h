@@ -10,21 +10,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PASSCODE_BUS_STORE_PREFIX "/org/libpasscode/Passcode1/store"
-#define PASSCODE_BUS_STORE_INTERFACE "org.libpasscode.Passcode1.Store"
-
-/// What is pushed of one store: nothing secret, the fields of passcode_lock_screen_read and the
-/// state queries. `clock_free`: no field depends on the time it is read (no lockout recorded,
-/// the biometric policy settled before its time checks): the values hold until the next push.
-/// Otherwise `lockout_remaining`, `refusal` and `lead` were true when the push was made only.
-/// `generation` grows with every push of the store (a later one supersedes an earlier one).
-typedef struct passcode_bus_props {
-    int32_t is_set, lock_enabled;
-    uint32_t failed_attempts;
-    int64_t lockout_remaining;
-    int32_t reset_required, locked, reason, refusal, lead, kind, clock_free;
-    uint64_t generation;
-} passcode_bus_props;
+// The prefix, the interface and passcode_bus_props (what is pushed of one store: nothing secret,
+// the fields of passcode_lock_screen_read and the state queries) are generated from the XML.
+// `settled`: no field depends on the time it is read (no lockout recorded, the biometric policy
+// settled before its time checks): the values hold until the next push. Otherwise
+// `lockout_remaining`, `biometric_refusal` and `biometric_lead` were true when the push was made
+// only. `generation` grows with every push of the store (a later one supersedes an earlier one).
+#include "passcode_bus_store.h"
 
 /// Fills `out` with the last values pushed of the store `app_id` of `uid`; < 0 when none is kept
 /// (no connection of that uid watches it).

@@ -235,6 +235,12 @@ public enum Sodium {
         return rc == 0 ? Array(out.prefix(written)) : nil
     }
 
+    /// Whether every one of `count` bytes is zero, in constant time (`sodium_is_zero`): the
+    /// service client's check of a key passcoded sent, without its own import of libsodium.
+    public static func isAllZero(_ bytes: UnsafeRawPointer, count: Int) -> Bool {
+        sodium_is_zero(bytes.assumingMemoryBound(to: UInt8.self), count) == 1
+    }
+
     /// `count` bytes from libsodium's random source.
     static func randomBytes(_ count: Int) -> [UInt8] {
         _ = initialize()

@@ -67,7 +67,7 @@ enum TPM2 {
 }
 
 /// tpm2-tss's functions, resolved once. A struct: a class whose throwing init throws after a
-/// partial initialization leaks its memory in Embedded Swift (issue 43).
+/// partial initialization leaks its memory in Embedded Swift.
 struct TSSLibrary: @unchecked Sendable {
     typealias ESYS = OpaquePointer
     typealias RC = UInt32
@@ -223,7 +223,7 @@ final class TPMDevice {
     var provisioned: Bool { ownerAuth != nil }
 
     /// Connects: the throwing work is done before the object exists (a class whose throwing init
-    /// throws after a partial initialization leaks its memory in Embedded Swift, issue 43).
+    /// throws after a partial initialization leaks its memory in Embedded Swift).
     static func open(tcti: String, ownerAuth: SecretBytes? = nil, source: String = "") throws(PasscodeError) -> TPMDevice {
         let tss = try TSSLibrary.shared()
         var tctiContext: OpaquePointer?

@@ -1,0 +1,93 @@
+"""A user's store named by uid, through passcoded: what pam_passcode, passcodectl and a screen
+locker call (passcode_user_state and the other calls of passcode-user(3)).
+
+These calls need a Store opened in service mode (`Store(label, service=app_id)`): the store
+named is the one passcoded keeps for that uid under the handle's app id. Root may name any uid;
+any other caller only its own, and setting a first passcode, clearing the failures or removing a
+passcode without it are root's alone (PermissionDenied otherwise). An embedded store has no users
+to name: every call raises NotInServiceMode and changes nothing.
+"""
+from ctypes import byref, c_int32, c_int64, c_uint32
+from typing import List, NamedTuple, Optional
+
+from . import _ffi
+from ._args import Digits, _bytes, _call_with_secrets, _int
+from ._enums import Status
+from ._errors import InvalidArgument
+from ._handle import _StoreBase
+from .account import LoggedEvent, read_event_log
+from .aio import twin
+
+_lib = _ffi.lib
+
+
+class UserState(NamedTuple):
+    """A user's store as a lock screen or `passcodectl status` shows it (passcode_user_state)."""
+    is_set: bool
+    failures: int
+    lockout_seconds: int
+    reset_required: bool
+    length: int
+
+
+def _uid(uid: object) -> int:
+    n = _int(uid, "uid")
+    if not 0 <= n <= 0xFFFFFFFF:
+        raise InvalidArgument(f"uid {n} is not a uid (0 to 4294967295)", Status.ERR_MISUSE)
+    return n
+
+
+class _Users(_StoreBase):
+    """Store: a user's store named by uid (service mode)."""
+
+    def user_state(self, uid: int) -> UserState:
+        """The state of uid's store; reads only, counts nothing; a user with no store has
+        is_set False (passcode_user_state)."""
+        is_set, failures, lockout, reset, length = c_int32(), c_uint32(), c_int64(), c_int32(), c_int32()
+        _lib.passcode_user_state(self._h(), _uid(uid), byref(is_set), byref(failures), byref(lockout),
+                                 byref(reset), byref(length))
+        return UserState(bool(is_set.value), failures.value, lockout.value, bool(reset.value), length.value)
+
+    def user_verify(self, uid: int, digits: Digits) -> None:
+        """Checks uid's passcode: one attempt, counted as verify counts it; raises WrongPasscode,
+        LockedOut (with seconds_remaining), ... as verify does (passcode_user_verify)."""
+        _call_with_secrets(_lib.passcode_user_verify, self._h(), _uid(uid), _bytes(digits, "the passcode"))
+
+    def user_set_passcode(self, uid: int, digits: Digits) -> None:
+        """Sets uid's first passcode; its length is the passcode's (4 to 12 digits). Root only
+        (passcode_user_set)."""
+        _call_with_secrets(_lib.passcode_user_set, self._h(), _uid(uid), _bytes(digits, "the passcode"))
+
+    def user_change(self, uid: int, current: Digits, new: Digits) -> None:
+        """Replaces uid's passcode after checking the current one, counted as a verify
+        (passcode_user_change)."""
+        _call_with_secrets(_lib.passcode_user_change, self._h(), _uid(uid), _bytes(current, "the current passcode"),
+                           _bytes(new, "the new passcode"))
+
+    def user_remove(self, uid: int, current: Optional[Digits] = None) -> None:
+        """Removes uid's passcode: with `current` (checked and counted), or without it (root
+        only); the lock goes off and every counter is cleared (passcode_user_remove)."""
+        h, n = self._h(), _uid(uid)
+        if current is None:
+            _lib.passcode_user_remove(h, n, None, 0)
+        else:
+            _call_with_secrets(_lib.passcode_user_remove, h, n, _bytes(current, "the passcode"))
+
+    def user_reset(self, uid: int) -> None:
+        """Clears uid's failures, lockout and required reset, keeping the passcode (as
+        faillock --reset clears its tally). Root only; logged as a completed reset
+        (passcode_user_reset)."""
+        _lib.passcode_user_reset(self._h(), _uid(uid))
+
+    def user_events(self, uid: int) -> List[LoggedEvent]:
+        """uid's security event log, newest first (passcode_user_event_log_new)."""
+        log = _ffi.EVENT_LOG()
+        _lib.passcode_user_event_log_new(self._h(), _uid(uid), byref(log))
+        return read_event_log(log)
+
+    # -- the calls that run Argon2id, for asyncio (aio.py) -----------------------------------
+
+    user_verify_async = twin(user_verify)
+    user_set_passcode_async = twin(user_set_passcode)
+    user_change_async = twin(user_change)
+    user_remove_async = twin(user_remove)
