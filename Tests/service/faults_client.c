@@ -1,8 +1,7 @@
 /* Faults and load through the library's client (the C API in service mode), run as a test user
  * by Tests/service/test_service.py against passcoded on its private bus:
  *   service_faults killverify APP GOOD       passcoded SIGKILLed during a verify (the test kills
- *                                            it once the count rose after "CALLING", and
- *                                            restarts it on "RESTART")
+ *                                            it on "CALLING" and restarts it on "RESTART")
  *   service_faults quitter APP GOOD          a client process SIGKILLed during its verify
  *   service_faults crowd APP GOOD N          N client processes verifying at once
  *   service_faults flood APP GOOD PROCS CALLS  one uid flooding; prints "FLOODING", then its numbers
@@ -78,9 +77,7 @@ static void killverify(void) {
     CHECK_STATUS(passcode_verify(s, "246813", 6), PASSCODE_ERR_WRONG_PASSCODE);
     double took = now_seconds() - t;
     int32_t before = failures_of(s);
-    /* The test kills passcoded once the failure count is above `before`: the attempt is counted
-     * before the answer, so that is inside this verify. */
-    printf("CALLING %.3f %d\n", took, (int)before);
+    printf("CALLING %.3f\n", took);  /* the test kills passcoded a moment after this line */
     fflush(stdout);
     passcode_status rc = passcode_verify(s, "135792", 6);
     CHECK_MSG(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "the verify during which passcoded was killed: %s, \"%s\" (a wrong passcode; a verify takes %.2f s)",
