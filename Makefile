@@ -29,7 +29,8 @@ SHELL := /bin/bash
 #   make check-header   include/passcode.h matches the Swift sources, the symbols file and _ffi.py the header;
 #                       clean under gcc, clang and g++
 #   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML;
-#                       README's D-Bus method list is the one passcoded's XML gives
+#                       README's D-Bus method list is the one passcoded's XML gives; no issue numbers or
+#                       review words in the tracked text (Tests/docs/process_words.sh)
 #   make check-layers   each layer of Sources/shared/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
 #   make check-bus      passcoded's generated vtable, property table, dispatch, stubs, hook calls and app id
@@ -716,6 +717,7 @@ bench-service: $(B)/passcoded $(B)/service_client $(B)/service_faults
 # API at a glance, docs/hacking.md's test groups) are what scripts/gen_doc_lists.py makes of it.
 check-docs: docs
 	python3 scripts/gen_doc_lists.py --check
+	Tests/docs/process_words.sh
 	Tests/docs/reference.sh $(DOCS)
 
 # The man pages and the HTML reference, by Doxygen from the header's doc comments and the Markdown
