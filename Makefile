@@ -258,12 +258,12 @@ check-header: $(TYPES_STAMP) $(LIB)
 	@echo "header: clean under gcc, clang (c99) and g++ (c++17) with -Wall -Wextra -Wpedantic -Werror"
 
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
-# The groups that touch what the machine shares: test-service's and test-pam's users and PAM file,
-# deb-test's installed packages (which test-install and test-wheel must not see), the front ends'
-# service runs. make test runs them one after the other in a lane of their own, beside the other
-# groups (Tests/run_groups.sh); test-gtk's passcoded has a bus and a user of its own, so it runs
-# in the second lane.
-SYSTEM_GROUPS := test-service deb-test test-frontends test-pam test-install test-wheel
+# The groups that touch what the machine shares (test-service's and test-pam's users and PAM file,
+# deb-test's installed packages, which test-install and test-wheel must not see) or run passcoded
+# (the front ends', GTK's): make test runs them one after the other in a lane of their own, which
+# starts once their artefacts are built (test-build-system), beside the other groups
+# (Tests/run_groups.sh). The two lanes took about as long in a fresh clone on the 2-core machine.
+SYSTEM_GROUPS := test-service deb-test test-gtk test-frontends test-pam test-install test-wheel
 TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
 test: deps
 	@Tests/run_groups.sh --build-system test-build-system --build test-build --system "$(SYSTEM_GROUPS)" $(TEST_GROUPS)
