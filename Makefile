@@ -354,7 +354,7 @@ $(B)/enum_bounds.h: include/passcode.h scripts/gen_lists.py scripts/api_model.py
 	@mkdir -p $(B)
 	python3 scripts/gen_lists.py --enum-bounds include/passcode.h > $@
 
-$(B)/test_catalogue: Tests/c/test_catalogue.c include/passcode.h $(B)/enum_bounds.h $(LIB)
+$(B)/test_catalogue: Tests/c/test_catalogue.c Tests/c/testlib.h include/passcode.h $(B)/enum_bounds.h $(LIB)
 	$(CC) $(STRICT) -D_POSIX_C_SOURCE=200809L -Iinclude -I$(B) -o $@ $< -L$(B) -lpasscode -lsqlite3 -Wl,-rpath,'$$ORIGIN'
 
 $(B)/crash_harness: Tests/c/crash_harness.c Tests/c/testlib.h include/passcode.h $(LIB)

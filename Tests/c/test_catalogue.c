@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int cases, failed;
+#include "testlib.h"
 static char path[256];
 static passcode_store *s, *closed;
 static passcode_store *foreign_store;
@@ -45,7 +45,7 @@ static char *content(void) {
         while (sqlite3_step(names) == SQLITE_ROW && ntables < 32)
             snprintf(tables[ntables++], sizeof tables[0], "%s", (const char *)sqlite3_column_text(names, 0));
     sqlite3_finalize(names);
-    if (ntables < 8) { fprintf(stderr, "FAIL: the store has %zu tables, fewer than the 8 of its schema\n", ntables); failed++; }
+    if (ntables < 8) FAIL_MSG("the store has %zu tables, fewer than the 8 of its schema", ntables);
     for (size_t t = 0; t < ntables; t++) {
         char sql[128];
         snprintf(sql, sizeof sql, "SELECT * FROM \"%s\" ORDER BY 1", tables[t]);
@@ -64,20 +64,22 @@ static char *content(void) {
     return out;
 }
 
-/* Runs a call and checks its status and that the store's content did not change. */
+/* Runs a call and checks its status and that the store's content did not change (one check of
+ * testlib.h's family, counted in its "N passed, N failed"). */
 #define CASE(call, want) do { \
     char *tl_before = content(); \
     int32_t tl_got = (call); \
     char *tl_after = content(); \
-    cases++; \
-    if (tl_got != (want)) { failed++; fprintf(stderr, "FAIL line %d: %s returned %d (%s), wanted %d (%s)\n", \
-        __LINE__, #call, tl_got, passcode_strerror(tl_got), (int)(want), passcode_strerror(want)); } \
-    else if (strcmp(tl_before, tl_after) != 0) { failed++; fprintf(stderr, "FAIL line %d: %s changed the store\n", __LINE__, #call); } \
+    if (tl_got != (want)) \
+        CHECK_MSG(0, "line %d: %s returned %d (%s), wanted %d (%s)", __LINE__, #call, tl_got, passcode_strerror(tl_got), \
+                  (int)(want), passcode_strerror(want)); \
+    else \
+        CHECK_MSG(strcmp(tl_before, tl_after) == 0, "line %d: %s changed the store", __LINE__, #call); \
     free(tl_before); free(tl_after); \
 } while (0)
 
-#define VOIDCASE(call) do { char *tl_b = content(); call; char *tl_a = content(); cases++; \
-    if (strcmp(tl_b, tl_a)) { failed++; fprintf(stderr, "FAIL line %d: %s changed the store\n", __LINE__, #call); } free(tl_b); free(tl_a); } while (0)
+#define VOIDCASE(call) do { char *tl_b = content(); call; char *tl_a = content(); \
+    CHECK_MSG(strcmp(tl_b, tl_a) == 0, "line %d: %s changed the store", __LINE__, #call); free(tl_b); free(tl_a); } while (0)
 
 static int32_t fail_hook(void *p, const char *k, const char *o, const char *n, char *m, size_t size) {
     (void)p; (void)k; (void)o; (void)n; snprintf(m, size, "no"); return 1;
@@ -87,7 +89,7 @@ static int32_t fail_delivery(void *p, const char *c, size_t l, char *m, size_t s
 static int32_t fail_lifecycle(void *p, int32_t event, char *m, size_t size) { (void)p; (void)event; snprintf(m, size, "no"); return 1; }
 
 /* A check of a call that returns no status (a count, a constant, a version). */
-#define TRUE_CASE(cond) do { cases++; if (!(cond)) { failed++; fprintf(stderr, "FAIL line %d: %s\n", __LINE__, #cond); } } while (0)
+#define TRUE_CASE(cond) CHECK_MSG((cond), "line %d: %s", __LINE__, #cond)
 
 int main(void) {
     char dir[] = "/tmp/passcode-catalogue-XXXXXX";  /* a 0700 folder of its own */
@@ -199,8 +201,7 @@ int main(void) {
         TRUE_CASE(log == NULL);
         TRUE_CASE(passcode_errwait(x) == 0);
         VOIDCASE(passcode_close(x));
-        cases++;
-        if (passcode_errmsg(x) == NULL) { failed++; fprintf(stderr, "FAIL: errmsg returned NULL\n"); }
+        CHECK_MSG(passcode_errmsg(x) != NULL, "errmsg returned NULL");
     }
     /* Options, flows and lists with NULL and foreign handles. */
     passcode_options *xo[] = {NULL, foreign_options};
@@ -233,8 +234,7 @@ int main(void) {
     }
     passcode_session_list *xl[] = {NULL, foreign_list};
     for (int h = 0; h < 2; h++) {
-        cases++;
-        if (passcode_session_list_count(xl[h]) != 0) failed++;
+        CHECK_MSG(passcode_session_list_count(xl[h]) == 0, "a NULL or foreign session list counts entries");
         CASE(passcode_session_list_get(xl[h], 0, &str, &str, &str, &i64, &str, &i32), INV);
         VOIDCASE(passcode_session_list_free(xl[h]));
     }
@@ -244,8 +244,7 @@ int main(void) {
         CASE(passcode_event_log_get(xg[h], 0, &i32, &i64, &str), INV);
         VOIDCASE(passcode_event_log_free(xg[h]));
     }
-    cases++;
-    if (junk[0] != 1 || junk[7] != 8) { failed++; fprintf(stderr, "FAIL: a foreign handle's memory was written\n"); }
+    CHECK_MSG(junk[0] == 1 && junk[7] == 8, "a foreign handle's memory was written");
 
     /* NULL out pointers. */
     CASE(passcode_options_new(NULL), MIS);
@@ -362,22 +361,18 @@ int main(void) {
         CASE(passcode_event_report(s, i < 3 ? e : past ? TEST_LAST_APP_EVENT + 1 : TEST_FIRST_APP_EVENT - 1, &i32), MIS);
         CASE(passcode_biometric_set_available(s, 1, i < 3 ? e : past ? TEST_LAST_BIOMETRIC_KIND + 1 : TEST_FIRST_BIOMETRIC_KIND - 1), MIS);
         CASE(passcode_flow_new(s, i < 3 ? e : past ? TEST_LAST_FLOW_KIND + 1 : TEST_FIRST_FLOW_KIND - 1, &flow), MIS);
-        cases++;
         int32_t setting = i < 3 ? e : past ? TEST_LAST_SETTING + 1 : TEST_FIRST_SETTING - 1;
         int32_t kind = i < 3 ? e : past ? TEST_LAST_LOG_KIND + 1 : TEST_FIRST_LOG_KIND - 1;
-        if (passcode_setting_name(setting) || passcode_event_log_kind_name(kind)) {
-            failed++;
-            fprintf(stderr, "FAIL: %d has a setting or log kind name\n", (int)e);
-        }
+        CHECK_MSG(!passcode_setting_name(setting) && !passcode_event_log_kind_name(kind), "%d has a setting or log kind name", (int)e);
     }
     /* Every value of the statuses, settings and log kinds has its text or name, and one past the
      * last has none. */
-    for (int32_t v = TEST_FIRST_STATUS; v <= TEST_LAST_STATUS + 1; v++, cases++)
-        if ((strcmp(passcode_strerror(v), "unknown status") == 0) != (v > TEST_LAST_STATUS)) { failed++; fprintf(stderr, "FAIL: status %d: %s\n", (int)v, passcode_strerror(v)); }
-    for (int32_t v = TEST_FIRST_SETTING; v <= TEST_LAST_SETTING + 1; v++, cases++)
-        if ((passcode_setting_name(v) == NULL) != (v > TEST_LAST_SETTING)) { failed++; fprintf(stderr, "FAIL: setting %d's name\n", (int)v); }
-    for (int32_t v = TEST_FIRST_LOG_KIND; v <= TEST_LAST_LOG_KIND + 1; v++, cases++)
-        if ((passcode_event_log_kind_name(v) == NULL) != (v > TEST_LAST_LOG_KIND)) { failed++; fprintf(stderr, "FAIL: log kind %d's name\n", (int)v); }
+    for (int32_t v = TEST_FIRST_STATUS; v <= TEST_LAST_STATUS + 1; v++)
+        CHECK_MSG((strcmp(passcode_strerror(v), "unknown status") == 0) == (v > TEST_LAST_STATUS), "status %d: %s", (int)v, passcode_strerror(v));
+    for (int32_t v = TEST_FIRST_SETTING; v <= TEST_LAST_SETTING + 1; v++)
+        CHECK_MSG((passcode_setting_name(v) == NULL) == (v > TEST_LAST_SETTING), "setting %d's name", (int)v);
+    for (int32_t v = TEST_FIRST_LOG_KIND; v <= TEST_LAST_LOG_KIND + 1; v++)
+        CHECK_MSG((passcode_event_log_kind_name(v) == NULL) == (v > TEST_LAST_LOG_KIND), "log kind %d's name", (int)v);
     /* Calls about a setting itself: unknown settings and NULL out pointers. */
     for (size_t i = 0; i < sizeof bad_enums / sizeof bad_enums[0]; i++) {
         int64_t lo, hi, values[8];
@@ -457,11 +452,10 @@ int main(void) {
         char *before = content();
         int32_t rc = passcode_reset_request(s);
         char *after = content();
-        cases++;
-        if (rc != PASSCODE_ERR_HOOK_FAILED) { failed++; fprintf(stderr, "FAIL: delivery failure gave %d\n", rc); }
+        CHECK_MSG(rc == PASSCODE_ERR_HOOK_FAILED, "delivery failure gave %d", rc);
         i32 = -1;
         passcode_reset_pending(s, &i32);
-        if (i32 != 0) { failed++; fprintf(stderr, "FAIL: a code survived a failed delivery\n"); }
+        CHECK_MSG(i32 == 0, "a code survived a failed delivery");
         free(before); free(after);
     }
     CASE(passcode_reset_check(s, "12345678", 8), PASSCODE_ERR_NO_RESET_CODE);
@@ -577,7 +571,7 @@ int main(void) {
         CASE(passcode_options_set_service(o, "org.example.App"), PASSCODE_OK);
         passcode_options_set_cost_explicit(o, 1, 8192);
         CASE(passcode_open(path, o, &x), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
-        if (x != NULL || !strstr(passcode_errmsg(NULL), "Argon2id cost")) { failed++; fprintf(stderr, "FAIL: the refusal names the cost: %s\n", passcode_errmsg(NULL)); }
+        CHECK_MSG(x == NULL && strstr(passcode_errmsg(NULL), "Argon2id cost"), "the refusal names the cost: %s", passcode_errmsg(NULL));
         passcode_options_free(o);
         passcode_options_new(&o);
         passcode_options_set_service(o, "org.example.App");
@@ -586,7 +580,7 @@ int main(void) {
         setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/passcode-catalogue-bus", 1);
         CASE(passcode_open(path, o, &x), PASSCODE_ERR_SERVICE_UNAVAILABLE);
         if (keep) { setenv("DBUS_SYSTEM_BUS_ADDRESS", keep, 1); free(keep); } else unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
-        if (x != NULL) { failed++; fprintf(stderr, "FAIL: an unavailable service gave a handle\n"); }
+        CHECK_MSG(x == NULL, "an unavailable service gave a handle");
         passcode_options_free(o);
     }
 
@@ -638,7 +632,6 @@ int main(void) {
     snprintf(extra, sizeof extra, "%s-wal", path); unlink(extra);
     snprintf(extra, sizeof extra, "%s-shm", path); unlink(extra);
     rmdir(dir);
-    printf("bad-input catalogue: %d cases over every exported function\n", cases);
-    printf("%d passed, %d failed\n", cases - failed, failed);
-    return failed ? 1 : 0;
+    printf("bad-input catalogue: %d cases over every exported function\n", tl_passed + tl_failed);
+    return tl_summary();
 }
