@@ -121,46 +121,37 @@ class Method:
     def handler(self):
         return "handle" + self.name
 
-    @property
-    def seam(self):
-        """(Swift function name, [argument labels]) of a simple method's seam requirement, or None."""
-        value = self.ann.get("Seam")
+    def _core_call(self, key, by_hand):
+        """(Swift function name, [argument labels]) of the org.libpasscode.KEY annotation (a
+        PasscodeStore function the generated code calls with the method's arguments), or None."""
+        value = self.ann.get(key)
         if not value:
             return None
         m = re.fullmatch(r"(\w+)(?:\(((?:\w+:)*)\))?", value)
         if not m:
-            fail(f"{self.name}: org.libpasscode.Seam is a Swift function, `name` or `name(label:_:)`, not {value!r}")
+            fail(f"{self.name}: org.libpasscode.{key} is a Swift function, `name` or `name(label:_:)`, not {value!r}")
         labels = re.findall(r"(\w+):", m.group(2) or "")
         if len(labels) != len(self.ins) - 1:
-            fail(f"{self.name}: org.libpasscode.Seam {value} takes {len(labels)} arguments, the method {len(self.ins) - 1} after app_id")
+            fail(f"{self.name}: org.libpasscode.{key} {value} takes {len(labels)} arguments, the method {len(self.ins) - 1} after app_id")
         if len(self.outs) > 1:
-            fail(f"{self.name}: a method with org.libpasscode.Seam answers at most one value (write its ends by hand)")
+            fail(f"{self.name}: a method with org.libpasscode.{key} answers at most one value (write {by_hand} by hand)")
         if self.ann.get("Access") not in ("query", "write"):
-            fail(f"{self.name}: a method with org.libpasscode.Seam says org.libpasscode.Access, query or write")
-        if not self.has_stub:
-            fail(f"{self.name}: a method with org.libpasscode.Seam is called by the client (no org.libpasscode.Client none)")
+            fail(f"{self.name}: a method with org.libpasscode.{key} says org.libpasscode.Access, query or write")
         return m.group(1), labels
+
+    @property
+    def seam(self):
+        """(Swift function name, [argument labels]) of a simple method's seam requirement, or None."""
+        call = self._core_call("Seam", "its ends")
+        if call and not self.has_stub:
+            fail(f"{self.name}: a method with org.libpasscode.Seam is called by the client (no org.libpasscode.Client none)")
+        return call
 
     @property
     def core(self):
         """(PasscodeStore function name, [argument labels]) a generated handler calls: the Seam's
         (both ends generated) or the Core's (passcoded's handler only), or None."""
-        if self.seam:
-            return self.seam
-        value = self.ann.get("Core")
-        if not value:
-            return None
-        m = re.fullmatch(r"(\w+)(?:\(((?:\w+:)*)\))?", value)
-        if not m:
-            fail(f"{self.name}: org.libpasscode.Core is a Swift function, `name` or `name(label:_:)`, not {value!r}")
-        labels = re.findall(r"(\w+):", m.group(2) or "")
-        if len(labels) != len(self.ins) - 1:
-            fail(f"{self.name}: org.libpasscode.Core {value} takes {len(labels)} arguments, the method {len(self.ins) - 1} after app_id")
-        if len(self.outs) > 1:
-            fail(f"{self.name}: a method with org.libpasscode.Core answers at most one value (write its handler by hand)")
-        if self.ann.get("Access") not in ("query", "write"):
-            fail(f"{self.name}: a method with org.libpasscode.Core says org.libpasscode.Access, query or write")
-        return m.group(1), labels
+        return self.seam or self._core_call("Core", "its handler")
 
     @property
     def generated_handler(self):
