@@ -87,14 +87,24 @@ class Rig(harness.PrivateService):
         # The module and passcodectl are built without an rpath: the checkout's library by LD_LIBRARY_PATH.
         return super().env(LD_LIBRARY_PATH=BUILD, **extra)
 
-    def pamcase(self, service, user, op, expected, *answers, run_as=None, **env):
+    def pamcase(self, service, user, op, expected, *answers, run_as=None, no_library=False, **env):
         e = self.env(LD_PRELOAD=WRAPPER, PAM_WRAPPER="1", PAM_WRAPPER_SERVICE_DIR=f"{self.dir}/pam.d", **env)
-        r = self.run(*self.as_user(run_as), "/usr/bin/python3", f"{REPO}/Tests/pam/pamcase.py", service, user, op,
+        hide = []
+        if no_library:
+            # No libpasscode anywhere the module looks: not the checkout's (no LD_LIBRARY_PATH), and
+            # every installed copy hidden (Tests/packaging/hide_installed.sh, a mount namespace).
+            # pam_wrapper writes what the modules log (pam_syslog) to stderr.
+            del e["LD_LIBRARY_PATH"]
+            hide = [f"{REPO}/Tests/packaging/hide_installed.sh", ""]
+        r = self.run(*self.as_user(run_as), *hide, "/usr/bin/python3", f"{REPO}/Tests/pam/pamcase.py", service, user, op,
                      str(expected), *answers, env=e)
         try:
-            return json.loads(r.stdout.strip().splitlines()[-1])
+            answer = json.loads(r.stdout.strip().splitlines()[-1])
         except (IndexError, ValueError):
-            return {"ok": False, "error": f"no answer: {r.stdout} {r.stderr}"}
+            answer = {"ok": False, "error": f"no answer: {r.stdout} {r.stderr}"}
+        if no_library:
+            answer["log"] = r.stderr
+        return answer
 
     def pamtester(self, user, op, stdin, *extra, run_as=None, env=None):
         args = [*self.as_user(run_as), "pamtester", "-v", *extra, os.path.basename(self.etc_service), user, op]
@@ -165,6 +175,18 @@ def tests(r):
           busctl.stderr.strip())
     replace = r.ctl("remove", a, run_as=a, stdin="")
     check("replace-own-needs-passcode", replace.returncode != 0 and r.failed_attempts(a) == 0, replace.stdout.strip())
+
+    # Without its library (libpasscode.so.0 nowhere the module looks, as for a setuid sudo when
+    # the library is outside the loader's cache): never silent. The module answers
+    # PAM_AUTHINFO_UNAVAIL with nothing asked or counted, a PIN-or-password stack goes on to the
+    # password, and the log names the library and what to do.
+    x = r.pamcase("plain", a, "authenticate", PAM_AUTHINFO_UNAVAIL, no_library=True)
+    y = r.pamcase("pin-or-password", a, "authenticate", PAM_SUCCESS, no_library=True)
+    logged = [line for line in x["log"].splitlines() if "cannot load libpasscode.so.0" in line]
+    check("no-library-unavail-logged", x["ok"] and y["ok"] and len(logged) == 1 and "ldconfig" in logged[0]
+          and r.failed_attempts(a) == 0,
+          f"PAM_AUTHINFO_UNAVAIL, the stack on to the password, failures {r.failed_attempts(a)}, the log: "
+          f"{logged[0].strip() if logged else x}")
 
     # Outcomes.
     x = r.pamcase("plain", a, "authenticate", PAM_SUCCESS, pin)
