@@ -16,7 +16,8 @@ SHELL := /bin/bash
 #                       as root pam_passcode.so where libpam loads modules (PAMDIR) and its pam-auth-update
 #                       profile; prints what went where (make uninstall: those files removed, by its manifest)
 #   make deb            the Debian packages, built from the tracked files into build/deb; prints their paths
-#   make pam            build/pam_passcode.so (the PAM module) and build/passcodectl, against build/libpasscode.so
+#   make pam            build/pam_passcode.so (the PAM module: it loads libpasscode.so.0 when called) and
+#                       build/passcodectl, against build/libpasscode.so
 #   make install-service passcoded, its bus policy, interface XML, activation file, unit, man page and sysusers.d file
 #                       where the system bus, polkitd and systemd read them (make uninstall-service: removed)
 #   make try-service    service mode without installing: a private bus and this checkout's passcoded, as root
