@@ -631,8 +631,8 @@ uninstall-service:
 # pam_passcode(8) and passcodectl(8): C, against the library (service mode only) and libpam. No
 # rpath: installed, the library is found where make install puts it; the tests set LD_LIBRARY_PATH.
 # The module does not link the library: it opens libpasscode.so.0 when first called, by name
-# (the loader's cache), else by the path make install gives it (PASSCODE_LIBRARY_PATH, from
-# LIBDIR), and says in the log when neither opens (a setuid sudo ignores LD_LIBRARY_PATH, and a
+# (the loader's cache), else (the copy make install puts on the live system) by LIBDIR's path
+# (PASSCODE_LIBRARY_PATH), and says in the log when neither opens (a setuid sudo ignores LD_LIBRARY_PATH, and a
 # missing DT_NEEDED library would make libpam skip the module without a word).
 # make install puts the module in PAMDIR (the folder this machine's libpam loads modules from:
 # pam.pc's securedir, else the security folder beside libpam.so.0; PAMDIR= overrides),
@@ -644,14 +644,20 @@ PAMCONFIGDIR ?= /usr/share/pam-configs
 PAM_CFLAGS := -std=c99 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -O2 -g -fstack-protector-strong -D_FORTIFY_SOURCE=2
 pam: $(B)/pam_passcode.so $(B)/passcodectl
 
-# Rebuilt when LIBDIR changes (the module keeps LIBDIR's library path as its second choice).
+PAM_LINK := -lsodium -lpam -ldl -lpthread -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,--no-undefined
+$(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c Sources/pam_passcode/passcode_app_id.h include/passcode.h
+	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -o $@ $< $(PAM_LINK)
+
+# The copy make install puts on the live system (no DESTDIR) also knows where LIBDIR's library is,
+# its second choice after the loader's cache; rebuilt when LIBDIR changes. The tested module
+# (build/pam_passcode.so), which staged installs and the packages carry, loads it by name only.
 $(B)/pam-libdir: FORCE
 	@mkdir -p $(B)
 	@echo '$(LIBDIR)/$(SONAME)' | cmp -s - $@ || echo '$(LIBDIR)/$(SONAME)' > $@
 
-$(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(B)/pam-libdir
-	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -DPASSCODE_LIBRARY_PATH='"$(LIBDIR)/$(SONAME)"' -o $@ $< -lsodium -lpam -ldl -lpthread \
-	    -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,--no-undefined
+$(B)/install/pam_passcode.so: Sources/pam_passcode/pam_passcode.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(B)/pam-libdir
+	@mkdir -p $(B)/install
+	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -DPASSCODE_LIBRARY_PATH='"$(LIBDIR)/$(SONAME)"' -o $@ $< $(PAM_LINK)
 
 $(B)/passcodectl: Sources/pam_passcode/passcodectl.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIE -pie -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -Wl,-z,relro -Wl,-z,now -Wl,--as-needed
@@ -788,7 +794,7 @@ $(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md 
 # module and profile are left out (saying so): a prefix of one's own has the library only.
 # The manifest: MANIFESTDIR/install.manifest (make uninstall reads it).
 MANIFESTDIR ?= $(PREFIX)/share/libpasscode
-install: lib docs pam
+install: lib docs pam $(if $(DESTDIR),,$(B)/install/pam_passcode.so)
 	@mkdir -p $(B)/install
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' passcode.pc.in > $(B)/install/passcode.pc
@@ -804,7 +810,7 @@ install: lib docs pam
 	   echo files 0644 $(MANDIR)/man3 - $(DOCS)/man/man3/*.3; \
 	   echo "tree $(DOCS)/html $(DOCDIR)/html -"; \
 	   echo "file 0644 Sources/pam_passcode/passcode.pam-config $(PAMCONFIGDIR)/passcode PAMCONFIGDIR"; \
-	   echo "file 0644 $(B)/pam_passcode.so $(PAMDIR)/pam_passcode.so PAMDIR"; \
+	   echo "file 0644 $(if $(DESTDIR),$(B),$(B)/install)/pam_passcode.so $(PAMDIR)/pam_passcode.so PAMDIR"; \
 	 } | scripts/install.py install --what install --manifest $(MANIFESTDIR)/install.manifest --destdir '$(DESTDIR)' \
 	     --reads PAMDIR=$$(scripts/install.py pamdir) --libdir $(LIBDIR) --module $(PAMDIR)/pam_passcode.so --tree $(DOCDIR)/html
 	@# The Python binding in this tree learns where the library went (python/passcode/_ffi.py

@@ -14,8 +14,9 @@
  * fails libpam's own dlopen, and the stack then goes on without it, silently (only "Password:"
  * appears; a setuid sudo, su or login ignores LD_LIBRARY_PATH, so a library outside the dynamic
  * loader's cache is such a case). load_library() opens "libpasscode.so.0" (the loader's cache and
- * default directories), then PASSCODE_LIBRARY_PATH, the path `make install` put it at (built in);
- * when neither opens, each call logs one LOG_ERR line naming the library and what to do, and
+ * default directories), then PASSCODE_LIBRARY_PATH where one is built in (the copy `make install`
+ * puts on the live system: LIBDIR's library; the tested build and the packages' load it by name
+ * only); when neither opens, each call logs one LOG_ERR line naming the library and what to do, and
  * answers PAM_AUTHINFO_UNAVAIL, so the stack goes on to the password. The library stays loaded
  * (RTLD_NODELETE): the module may be unloaded and loaded again by each pam_end and pam_start. */
 #define PAM_SM_AUTH
@@ -40,7 +41,7 @@
 #include "passcode_app_id.h"
 
 #ifndef PASSCODE_LIBRARY_PATH
-#define PASSCODE_LIBRARY_PATH "/usr/local/lib/libpasscode.so.0"
+#define PASSCODE_LIBRARY_PATH ""
 #endif
 #define PASSCODE_SONAME "libpasscode.so.0"
 
