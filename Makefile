@@ -179,8 +179,9 @@ endef
 # The Swift runtime is linked in statically (EMBEDDED=0) or not needed (EMBEDDED=1, the default);
 # the version script exports the header's functions only.
 $(LIB): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags scripts/embedded_build.sh scripts/modules.py
+	@scripts/check_swift.sh $(SWIFT)
 ifeq ($(EMBEDDED),1)
-	RELR=$(RELR) scripts/embedded_build.sh $@.tmp $(CURDIR)/$(B)/passcode.map $(SONAME)
+	SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" RELR=$(RELR) scripts/embedded_build.sh $@.tmp $(CURDIR)/$(B)/passcode.map $(SONAME)
 	mv $@.tmp $@
 else
 	$(call full_runtime_lib,$(CURDIR)/$(B)/libpasscode.linkmap)
@@ -310,6 +311,7 @@ help:
 # names each target once (Tests/make/targets.sh).
 check-makefile:
 	@Tests/make/targets.sh Makefile $(TEST_GROUPS)
+	@Tests/make/swift_missing.sh
 
 # VERSION is the one place the version is written; debian/changelog keeps its own, which must match.
 # Tracked files only (git grep): build artefacts such as python/build may carry the version.
@@ -576,6 +578,7 @@ test-wheel: wheel
 # as in the library; it links libsystemd itself (libpasscode.so does not).
 # The same link as the library's (full RELRO, immediate binding, the Unicode name tables dropped).
 $(B)/passcoded: $(DAEMON_SOURCES) $(TYPES_STAMP) $(B)/link_trim.o
+	@scripts/check_swift.sh $(SWIFT)
 	@mkdir -p $(B)
 	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib \
 	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_TRIM)

@@ -78,10 +78,11 @@ done
 
 # The link: the header's functions exported (the version script), the Unicode tables that
 # String's Character operations need from the toolchain, and libsodium; no Swift or C++ runtime
-# library, no libm, no libsqlite3 (-z defs: a symbol found in none of these fails the link).
+# library, no libm, no libsqlite3 (-z defs: a symbol found in none of these fails the link). The
+# build ID names the debugging symbols (debian's -dbgsym package, debuginfod) for this build.
 relr=()
 [ "${RELR:-1}" = 1 ] && relr=(-Wl,-z,pack-relative-relocs)
 "$CLANG" -shared -fuse-ld=lld -o "$out" "${objects[@]}" "${relr[@]}" \
-    -Wl,--version-script="$map" -Wl,-soname="$soname" -Wl,-z,relro -Wl,-z,now -Wl,--gc-sections \
+    -Wl,--version-script="$map" -Wl,-soname="$soname" -Wl,--build-id=sha1 -Wl,-z,relro -Wl,-z,now -Wl,--gc-sections \
     -Wl,--as-needed -Wl,-Map="$(dirname "$out")/libpasscode.linkmap" \
     "$toolchain_lib/libswiftUnicodeDataTables.a" -lsodium -Wl,-z,defs -lc
