@@ -8,7 +8,7 @@ SHELL := /bin/bash
 #                       SwiftPM with the full Swift runtime linked in statically
 #   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/libpasscode/Passcode,
 #                       and passcoded's vtable, dispatch, client stubs, the simple methods' both ends and
-#                       README's method list from its XML (scripts/gen_bus.py); from the header, the
+#                       passcode-service(3)'s method list from its XML (scripts/gen_bus.py); from the header, the
 #                       symbols file and python/passcode/_ffi.py's FUNCTIONS (scripts/gen_abi.py)
 #   make docs           man pages and the HTML reference (Doxygen) in build/docs
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
@@ -29,7 +29,7 @@ SHELL := /bin/bash
 #   make check-header   include/passcode.h matches the Swift sources, the symbols file and _ffi.py the header;
 #                       clean under gcc, clang and g++
 #   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML;
-#                       README's D-Bus method list is the one passcoded's XML gives; no issue numbers or
+#                       passcode-service(3)'s D-Bus method list is passcoded's XML's; no issue numbers or
 #                       review words in the tracked text (Tests/docs/process_words.sh)
 #   make check-layers   each layer of Sources/shared/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
