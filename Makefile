@@ -1,6 +1,10 @@
 SHELL := /bin/bash
-# libpasscode: build, test, install. `make help` prints this list; `make check-makefile` (a group
-# of make test) fails when a target is missing from it or the test groups below are not TEST_GROUPS.
+# libpasscode, the passcode-lock library. Start here:
+#   make demo           try it: the GTK front end (a terminal one without a display) on a default store
+#   make                build the library (build/libpasscode.so)
+#   make install        install it with its header, pkg-config file, man pages, PAM module and passcodectl
+#                       (as root; make uninstall takes them out again)
+#   make test           every test group (as root for all of them; installs the test tools it needs)
 #
 # Build and install
 #   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same), built with
@@ -68,6 +72,9 @@ SHELL := /bin/bash
 #                       make bench-calls: the cheap calls and the load only)
 #   make bench-service  passcoded's rows (root): verify through it vs embedded on tmpfs, a cached query, 100 clients vs one
 #   make screenshots    renew docs/screenshots/*.png from the GTK front end
+
+# `make help` prints the list above; `make check-makefile` (a group of make test) fails when a
+# target is missing from it or the test groups in it are not TEST_GROUPS.
 
 SWIFT    ?= swift
 CC       ?= cc
