@@ -1,6 +1,10 @@
 SHELL := /bin/bash
-# libpasscode: build, test, install. `make help` prints this list; `make check-makefile` (a group
-# of make test) fails when a target is missing from it or the test groups below are not TEST_GROUPS.
+# libpasscode, the passcode-lock library. Start here:
+#   make demo           try it: the GTK front end (a terminal one without a display) on a default store
+#   make                build the library (build/libpasscode.so)
+#   make install        install it with its header, pkg-config file, man pages, PAM module and passcodectl
+#                       (as root; make uninstall takes them out again)
+#   make test           every test group (as root for all of them; installs the test tools it needs)
 #
 # Build and install
 #   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same), built with
@@ -8,7 +12,7 @@ SHELL := /bin/bash
 #                       SwiftPM with the full Swift runtime linked in statically
 #   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/libpasscode/Passcode,
 #                       and passcoded's vtable, dispatch, client stubs, the simple methods' both ends and
-#                       README's method list from its XML (scripts/gen_bus.py); from the header, the
+#                       passcode-service(3)'s method list from its XML (scripts/gen_bus.py); from the header, the
 #                       symbols file and python/passcode/_ffi.py's FUNCTIONS (scripts/gen_abi.py)
 #   make docs           man pages and the HTML reference (Doxygen) in build/docs
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
@@ -32,7 +36,7 @@ SHELL := /bin/bash
 #   make check-header   include/passcode.h matches the Swift sources, the symbols file and _ffi.py the header;
 #                       clean under gcc, clang and g++
 #   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML;
-#                       README's D-Bus method list is the one passcoded's XML gives; no issue numbers or
+#                       passcode-service(3)'s D-Bus method list is passcoded's XML's; no issue numbers or
 #                       review words in the tracked text (Tests/docs/process_words.sh)
 #   make check-layers   each layer of Sources/shared/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
@@ -72,6 +76,9 @@ SHELL := /bin/bash
 #                       make bench-calls: the cheap calls and the load only)
 #   make bench-service  passcoded's rows (root): verify through it vs embedded on tmpfs, a cached query, 100 clients vs one
 #   make screenshots    renew docs/screenshots/*.png from the GTK front end
+
+# `make help` prints the list above; `make check-makefile` (a group of make test) fails when a
+# target is missing from it or the test groups in it are not TEST_GROUPS.
 
 SWIFT    ?= swift
 CC       ?= cc
@@ -183,8 +190,9 @@ endef
 # The Swift runtime is linked in statically (EMBEDDED=0) or not needed (EMBEDDED=1, the default);
 # the version script exports the header's functions only.
 $(LIB): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags scripts/embedded_build.sh scripts/modules.py
+	@scripts/check_swift.sh $(SWIFT)
 ifeq ($(EMBEDDED),1)
-	RELR=$(RELR) scripts/embedded_build.sh $@.tmp $(CURDIR)/$(B)/passcode.map $(SONAME)
+	SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" RELR=$(RELR) scripts/embedded_build.sh $@.tmp $(CURDIR)/$(B)/passcode.map $(SONAME)
 	mv $@.tmp $@
 else
 	$(call full_runtime_lib,$(CURDIR)/$(B)/libpasscode.linkmap)
@@ -314,6 +322,7 @@ help:
 # names each target once (Tests/make/targets.sh).
 check-makefile:
 	@Tests/make/targets.sh Makefile $(TEST_GROUPS)
+	@Tests/make/swift_missing.sh
 
 # VERSION is the one place the version is written; debian/changelog keeps its own, which must match.
 # Tracked files only (git grep): build artefacts such as python/build may carry the version.
@@ -584,6 +593,7 @@ test-wheel: wheel
 # as in the library; it links libsystemd itself (libpasscode.so does not).
 # The same link as the library's (full RELRO, immediate binding, the Unicode name tables dropped).
 $(B)/passcoded: $(DAEMON_SOURCES) $(TYPES_STAMP) $(B)/link_trim.o
+	@scripts/check_swift.sh $(SWIFT)
 	@mkdir -p $(B)
 	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib \
 	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_TRIM)

@@ -14,6 +14,7 @@ are printed under "note:" lines."""
 import json
 import os
 import pwd
+import re
 import signal
 import subprocess
 import sys
@@ -125,7 +126,7 @@ class Rig(harness.PrivateService):
         line = self.ctl("status", user).stdout
         if "no passcode" in line:
             return None
-        return int(line.split(" digits, ")[1].split(" failures")[0])
+        return int(re.search(r" digits?, (\d+) failures?,", line).group(1))
 
     def cleanup(self):
         self.stop_daemon()
@@ -193,6 +194,10 @@ def tests(r):
     check("right-leading-zero", x["ok"], f"{pin} -> PAM_SUCCESS {x}")
     x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, "111111")
     check("wrong", x["ok"] and r.failed_attempts(a) == 1, f"PAM_AUTH_ERR, failures {r.failed_attempts(a)}")
+    # passcodectl speaks of people: the user's name, also for its own process naming no one (not
+    # "uid N"), and a count's noun in the singular for one.
+    own = r.ctl("status", run_as=a).stdout.strip()
+    check("ctl-own-status-by-name", own.startswith(f"{a}: set, 6 digits, 1 failure, lockout 0 seconds,") and "uid" not in own, own)
     x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, "111111")
     check("same-wrong-twice-counts-once", x["ok"] and r.failed_attempts(a) == 1, f"failures {r.failed_attempts(a)}")
     for bad in ["", "12a456", "12345", "1234567", " 48213"]:
@@ -252,6 +257,8 @@ def tests(r):
           f"right passcode while locked out: PAM_MAXTRIES, {x.get('errors')}")
     check("lockout-transcript", "try again in" in last and "retries" in last, last.splitlines()[-1])
     print("note: pamtester transcript of a lockout:\n" + "\n".join(transcript))
+    st = r.ctl("status", a).stdout.strip()
+    check("ctl-status-counts-in-words", re.fullmatch(rf"{a}: set, 6 digits, [2-9] failures, lockout \d+ seconds?, reset not required", st) is not None, st)
     # silent: no text.
     r.service("silent", f"auth required {MODULE} silent\n")
     x = r.pamcase("silent", a, "authenticate", PAM_MAXTRIES, pin)
@@ -301,6 +308,10 @@ def tests(r):
     check("unreachable", x["ok"] and y["ok"], "PAM_AUTHINFO_UNAVAIL, with nullok too")
     c = r.ctl("status", a)
     check("ctl-unreachable", c.returncode == 3, c.stdout.strip())
+    # A uid with no name in the password database is named by its number, the one case it is.
+    nameless = next(u for u in range(61000, 62000) if not any(p.pw_uid == u for p in pwd.getpwall()))
+    c = r.run("setpriv", f"--reuid={nameless}", f"--regid={nameless}", "--clear-groups", "--", CTL, "status", env=r.env())
+    check("ctl-nameless-uid-by-number", c.stdout.startswith(f"uid {nameless}: passcoded unreachable"), c.stdout.strip())
     r.start_daemon()
     # No login store: AUTHINFO_UNAVAIL, IGNORE with nullok.
     x = r.pamcase("plain", b, "authenticate", PAM_AUTHINFO_UNAVAIL, "123456")

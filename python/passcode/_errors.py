@@ -470,6 +470,11 @@ for _cls in list(globals().values()):
         _BY_STATUS[_cls.status] = _cls
 
 
+# What `from ._errors import *` gives the package: the exception classes, nothing of typing's.
+__all__ = sorted(name for name, value in globals().items()
+                 if not name.startswith("_") and isinstance(value, type) and issubclass(value, PasscodeError))
+
+
 def error_for(status: int, message: str, **extra: Any) -> PasscodeError:
     """The exception for a non-zero status."""
     try:
