@@ -228,6 +228,12 @@ def main(argv):
             library_sandbox = Sandbox(rig, user, "sb-app-relay", info(APP), relay=True)
         lib_env = {"LD_LIBRARY_PATH": build, "PASSCODE_LIBRARY": os.path.join(build, "libpasscode.so.0"),
                    "PYTHONPATH": os.path.join(repo, "python")}
+        if not sd_bus_ok:
+            d = Driver(app.command([os.path.join(build, "sandboxed_quickstart")], lib_env))
+            a = d(f"open {APP}")
+            d.close()
+            print(f"     the C quick start through xdg-dbus-proxy {version[0]} itself: open {APP} -> {a}")
+            check(status(a) == 63 and "0.1.6" in a, "the caller is told that the host's xdg-dbus-proxy is too old for sd-bus")
         clients = [("C", [os.path.join(build, "sandboxed_quickstart")]),
                    ("Python", ["/usr/bin/python3", os.path.join(HERE, "sandboxed_quickstart.py")])]
         for label, program in clients:

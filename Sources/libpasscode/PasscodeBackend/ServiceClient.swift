@@ -228,6 +228,14 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
         return lstat("/.flatpak-info", &st) == 0
     }()
 
+    /// What a failed call adds inside a sandbox: the connection goes through flatpak's
+    /// xdg-dbus-proxy, which carries sd-bus's connections (the library's) from 0.1.6 on; an older
+    /// one (Debian 12 has 0.1.4) ends them at the first message.
+    static var proxyHint: String {
+        inSandbox ? " (inside a sandbox the bus is the host's xdg-dbus-proxy: before version 0.1.6 it ends the connections of "
+            + "sd-bus, which service mode uses; update xdg-dbus-proxy on the host)" : ""
+    }
+
     /// The system bus's socket inside a sandbox: flatpak binds xdg-dbus-proxy's filtered socket
     /// there (made by the proxy, as the user). Fixed: no environment variable moves it.
     static let sandboxBusPath = "/run/dbus/system_bus_socket"
@@ -634,7 +642,7 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
                         + "did not start it (\(text)). Check with `busctl status \(BusNames.name)`; install the service (the passcoded "
                         + "package, or make install-service) and see passcoded(8); `sudo make try-service` runs one from a checkout")
             }
-            throw PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(name): \(text)")
+            throw PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(name): \(text)\(ServiceClient.proxyHint)")
         }
         return try read(reply)
     }
@@ -741,7 +749,7 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
             return PasscodeError.misuse("passcoded refused the arguments of \(member): \(message)")
         }
         let why = name.isEmpty ? String(cString: strerror(-r)) : "\(name): \(message)"
-        return PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(why)")
+        return PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(why)\(ServiceClient.proxyHint)")
     }
 
     /// The monotonic clock in microseconds, for the calls' deadlines.
