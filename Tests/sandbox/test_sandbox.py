@@ -354,6 +354,13 @@ def main(argv):
             check(error_of(r) == "SandboxUnverified" and want in r.get("message", ""), f"a /.flatpak-info with {label}: SANDBOX_UNVERIFIED ({want})")
         check(rig.daemon_alive(), "passcoded is still running")
 
+        print("-- passcoded where the sandbox reader cannot keep its two capabilities", flush=True)
+        p = subprocess.run(["setpriv", "--bounding-set", "-sys_ptrace", "--", rig.passcoded, "--config", rig.config_file],
+                           env=rig.env(), capture_output=True, text=True, timeout=30)
+        print(f"     without CAP_SYS_PTRACE in its bounding set: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+        check(p.returncode != 0 and "CapabilityBoundingSet" in p.stderr,
+              "passcoded refuses to start rather than serve sandboxed callers it cannot tell apart")
+
         print("-- outside a sandbox nothing changes", flush=True)
         r = subprocess.run(rig.as_user(user) + ["/usr/bin/python3", os.path.join(repo, "Tests/service/client.py"), rig.address],
                            input=json.dumps({"call": "GetState", "sig": "(s)", "args": [OTHER]}) + "\n", capture_output=True, text=True)

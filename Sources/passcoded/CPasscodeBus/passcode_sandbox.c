@@ -316,13 +316,29 @@ int passcode_sandbox_helper_start(void) {
         signal(SIGPIPE, SIG_IGN);
         signal(SIGCHLD, SIG_DFL);
         if (keep_reading_rights() != 0) {
-            dprintf(2, "passcoded: the sandbox reader cannot drop its rights: %s\n", strerror(errno));
+            dprintf(2, "passcoded: the sandbox reader cannot keep CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH alone: %s\n", strerror(errno));
             _exit(1);
         }
+        char ready = 1;  // passcoded starts only once the helper holds what it needs, and nothing more
+        if (send(fd, &ready, 1, MSG_NOSIGNAL) != 1) _exit(1);
         helper_loop(fd);
         _exit(0);
     }
     close(pair[1]);
+    // Its first word: ready, or the socket closed because it could not take its rights.
+    char ready = 0;
+    struct pollfd p = {.fd = pair[0], .events = POLLIN};
+    int r;
+    do {
+        r = poll(&p, 1, 5000);
+    } while (r < 0 && errno == EINTR);
+    if (r != 1 || recv(pair[0], &ready, 1, 0) != 1 || ready != 1) {
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        close(pair[0]);
+        errno = EPERM;
+        return -1;
+    }
     return pair[0];
 }
 

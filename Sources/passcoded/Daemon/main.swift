@@ -35,7 +35,10 @@ guard let account = Privileges.lookup(config.user) else { fail("no user \(config
 // stores or the TPM's authorization are open, so that none of them reaches it. It keeps uid 0
 // with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH alone, to read a sandboxed caller's /.flatpak-info.
 SandboxBook.shared.helperFD = passcode_sandbox_helper_start()
-guard SandboxBook.shared.helperFD >= 0 else { fail("cannot start the sandbox reader: \(String(cString: strerror(errno)))") }
+guard SandboxBook.shared.helperFD >= 0 else {
+    fail("cannot start the sandbox reader with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH (the unit's CapabilityBoundingSet= must keep "
+         + "them): \(String(cString: strerror(errno)))")
+}
 if let problem = StoreRoot.prepareRoot(config.storeRoot, owner: account.uid, gid: account.gid) { fail(problem) }
 
 // The TPM's owner authorization (provisioned mode): read now, as root, into wiped memory; after

@@ -22,8 +22,9 @@ enum {
 /// two capabilities only (CAP_SYS_PTRACE, to open /proc/<pid>/root of another uid's process, and
 /// CAP_DAC_READ_SEARCH, to read the file inside) and nothing else open but its end of a
 /// socketpair and standard error. It answers `passcode_sandbox_query` and dies with passcoded.
-/// Call before opening anything that must not reach it. Returns passcoded's end of the
-/// socketpair, or -1 (errno set).
+/// Call before opening anything that must not reach it. Waits (5 s at most) for the helper to
+/// say it holds those two capabilities. Returns passcoded's end of the socketpair, or -1 (errno
+/// set; EPERM: the helper could not keep them, e.g. a unit's CapabilityBoundingSet= lacks them).
 int passcode_sandbox_helper_start(void);
 
 /// Asks the helper which app the process `pid` is: a PASSCODE_SANDBOX_* answer; the app id in
