@@ -333,11 +333,14 @@ def main(argv):
                  ("not an app id", info("org/../etc"), "no valid app id"),
                  ("huge", info(APP) + "#" * 70000 + "\n", "more than 65536"),
                  ("symbolic link", None, "symbolic link")]
+        if shutil.which("rofiles-fuse") and shutil.which("fusermount3"):  # (ostree's; a FUSE file is never read)
+            cases.append(("FUSE file", info(APP), "FUSE"))
         for label, text, want in cases:
             folder = os.path.join(rig.top, "bad-" + label.split()[0])
             os.mkdir(folder, 0o755)
             path = os.path.join(folder, "info")
             bind = ["--ro-bind", path, "/.flatpak-info"]
+            mount = None
             if text is None:
                 with open(path, "w") as f:
                     f.write(info(APP))
@@ -345,10 +348,17 @@ def main(argv):
             else:
                 with open(path, "w") as f:
                     f.write(text)
+            if label == "FUSE file":  # the same file seen through rofiles-fuse, mounted by root for the user
+                mount = os.path.join(rig.top, "fuse")
+                os.mkdir(mount, 0o755)
+                subprocess.run(["rofiles-fuse", "-o", "allow_other", folder, mount], check=True, timeout=30)
+                bind = ["--ro-bind", os.path.join(mount, "info"), "/.flatpak-info"]
             argv = rig.as_user(user) + ["bwrap"] + BASE + ["--ro-bind", repo, repo, "--bind", rig.socket_path, rig.socket_path] + bind + [
                 "--", "/usr/bin/python3", os.path.join(repo, "Tests/service/client.py"), rig.address]
             p = subprocess.run(argv, input=json.dumps({"call": "GetState", "sig": "(s)", "args": [APP]}) + "\n",
                                capture_output=True, text=True, timeout=60)
+            if mount:
+                subprocess.run(["fusermount3", "-u", mount], timeout=30)
             r = json.loads(p.stdout or "{}")
             print(f"     {label}: {r}")
             check(error_of(r) == "SandboxUnverified" and want in r.get("message", ""), f"a /.flatpak-info with {label}: SANDBOX_UNVERIFIED ({want})")

@@ -140,6 +140,32 @@ static unsigned long long start_time(pid_t pid) {
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
+/// The filesystem type that holds `/.flatpak-info` in the mount namespace of `pid`: the type of
+/// the last mount on "/.flatpak-info" (flatpak binds the file there), else of the last on "/".
+/// Read from /proc/<pid>/mountinfo, which asks no filesystem. 0 with the type in `out`, or -1.
+static int info_fstype(pid_t pid, char *out, size_t size) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return -1;
+    char line[4096], root_type[64] = "", file_type[64] = "";
+    while (fgets(line, sizeof line, f)) {
+        // id parent major:minor root mount-point options [optional...] - type source super-options
+        char *fields[5] = {0};
+        char *save = NULL, *p = strtok_r(line, " ", &save);
+        for (int i = 0; i < 5 && p; i++, p = strtok_r(NULL, " ", &save)) fields[i] = p;
+        if (!fields[4]) continue;
+        while (p && strcmp(p, "-") != 0) p = strtok_r(NULL, " ", &save);
+        char *type = p ? strtok_r(NULL, " ", &save) : NULL;
+        if (!type) continue;
+        if (strcmp(fields[4], "/") == 0) snprintf(root_type, sizeof root_type, "%s", type);
+        if (strcmp(fields[4], "/.flatpak-info") == 0) snprintf(file_type, sizeof file_type, "%s", type);
+    }
+    fclose(f);
+    snprintf(out, size, "%s", file_type[0] ? file_type : root_type);
+    return out[0] ? 0 : -1;
+}
+
 /// What the worker answers about `pid`.
 static int read_app(pid_t pid, char *id, size_t id_size, char *message, size_t message_size) {
     // The pid is pinned first (a pidfd), then read, then checked still to be the same process:
@@ -154,6 +180,14 @@ static int read_app(pid_t pid, char *id, size_t id_size, char *message, size_t m
         int e = errno;
         close(pidfd);
         return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the calling process's root cannot be opened (%s)", strerror(e));
+    }
+    // A FUSE filesystem answers when its user likes: such a file is not read (the alarm of the
+    // worker is the bound for any other that hangs).
+    char fstype[64];
+    if (info_fstype(pid, fstype, sizeof fstype) == 0 && strncmp(fstype, "fuse", 4) == 0) {
+        close(root);
+        close(pidfd);
+        return say(message, message_size, PASSCODE_SANDBOX_MALFORMED, "the sandbox's /.flatpak-info is on a FUSE filesystem (%s), which is not read", fstype);
     }
     int code;
     int f = openat(root, ".flatpak-info", O_PATH | O_NOFOLLOW | O_CLOEXEC);

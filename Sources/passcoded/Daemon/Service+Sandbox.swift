@@ -27,7 +27,7 @@ enum SandboxVerdict: Sendable {
 
 /// The verdicts of the connections (by unique name), on the bus thread only.
 final class SandboxBook: @unchecked Sendable {
-    nonisolated(unsafe) static let shared = SandboxBook()
+    static let shared = SandboxBook()
     /// passcoded's end of the sandbox reader's socketpair (-1: none started; every caller is
     /// then refused in the sandbox check, unsandboxed ones too, since none can be told apart).
     var helperFD: Int32 = -1
@@ -65,11 +65,11 @@ final class SandboxBook: @unchecked Sendable {
         }
         switch answer {
         case Int32(PASSCODE_SANDBOX_NONE): return .unsandboxed
-        case Int32(PASSCODE_SANDBOX_APP): return .app(String(cString: id))
+        case Int32(PASSCODE_SANDBOX_APP): return .app(Service.message(id))
         case Int32(PASSCODE_SANDBOX_MALFORMED):
-            return .refused(status: BusStatus.errSandboxUnverified, message: "\(String(cString: message)): the app cannot be verified, so nothing is opened for it")
+            return .refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)): the app cannot be verified, so nothing is opened for it")
         default:
-            return .refused(status: BusStatus.errSandboxUnverified, message: "\(String(cString: message)); the caller's sandbox cannot be read, so nothing is opened for it")
+            return .refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)); the caller's sandbox cannot be read, so nothing is opened for it")
         }
     }
 }
