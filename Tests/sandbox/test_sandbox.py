@@ -295,6 +295,21 @@ def main(argv):
               f"the app {APP}.work cannot open the store {APP} marked (SANDBOX_STORE_OF_ANOTHER_APP)")
         c.close()
 
+        print(f"-- a store made outside a sandbox is marked at its first use from one", flush=True)
+        old_store = APP + ".old"
+        folder = os.path.join(rig.store_root, str(app.owner.pw_uid))
+        r = subprocess.run(rig.as_user(user) + ["/usr/bin/python3", os.path.join(repo, "Tests/service/client.py"), rig.address],
+                           input=json.dumps({"call": "SetPasscode", "sig": "(ss)", "args": [old_store, GOOD]}) + "\n",
+                           capture_output=True, text=True)
+        unmarked = not os.path.exists(os.path.join(folder, old_store + ".app"))
+        c = BusClient(app)
+        r2 = c.call("GetState", "(s)", old_store)
+        c.close()
+        mark = open(os.path.join(folder, old_store + ".app")).read().strip() if os.path.exists(os.path.join(folder, old_store + ".app")) else None
+        print(f"     outside: SetPasscode({old_store}) -> {r.stdout.strip()}; unmarked: {unmarked}; "
+              f"{APP}: GetState -> {error_of(r2)}; its mark now: {mark}")
+        check(unmarked and error_of(r2) == "ok" and mark == APP, f"{old_store}, unmarked, is marked {APP} at its first sandboxed use")
+
         long_id = "org.example." + "L" * 230  # 242 bytes: longer than the 64 of an unsandboxed caller's id
         print(f"-- an app with an id of {len(long_id)} bytes opens its own store", flush=True)
         c = BusClient(Sandbox(rig, user, "sb-long", info(long_id)))
