@@ -68,6 +68,8 @@ SHELL := /bin/bash
 #   make test-pam       pam_passcode and passcodectl against passcoded on a private bus: outcomes, pitfalls,
 #                       other users, enrolment (pam_wrapper, pypamtest, pamtester; root)
 #   make deb-test       the Debian packages: build, lintian, install, use from C and Python (root)
+#   make test-sandbox   apps in a sandbox as flatpak makes one (bubblewrap, xdg-dbus-proxy) reach passcoded,
+#                       each confined to the app id its sandbox names (root)
 # Longer runs, outside make test
 #   make fuzz           FUZZ_LONG_RUNS of the API fuzzer, then HOSTILE_LONG rounds of test-hostile
 #   make crash          1000 crash-harness rounds (make stress, make corrupt: the same for those)
@@ -110,7 +112,7 @@ DAEMON_SOURCES := $(SHARED_SOURCES) $(shell find Sources/passcoded -type f ! -na
 
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall uninstall-service deps deps-demo demo clean help
 .PHONY: test test-build test-build-system check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
-.PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
+.PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test test-sandbox
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service screenshots
 
 all: lib
@@ -275,8 +277,8 @@ check-header: $(TYPES_STAMP) $(LIB)
 # (the front ends', GTK's): make test runs them one after the other in a lane of their own, which
 # starts once their artefacts are built (test-build-system), beside the other groups
 # (Tests/run_groups.sh). The two lanes took about as long in a fresh clone on the 2-core machine.
-SYSTEM_GROUPS := test-service deb-test test-gtk test-frontends test-pam test-install test-wheel
-TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
+SYSTEM_GROUPS := test-service deb-test test-gtk test-frontends test-pam test-sandbox test-install test-wheel
+TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test test-sandbox
 test: deps
 	@Tests/run_groups.sh --build-system test-build-system --build test-build --system "$(SYSTEM_GROUPS)" $(TEST_GROUPS)
 
@@ -306,7 +308,7 @@ $(B)/swift-tsan.stamp: $(SOURCES) $(TYPES_STAMP) $(SWIFT_TESTS)
 
 # The system lane's artefacts (SYSTEM_GROUPS: passcoded, the library, the PAM module, the man pages,
 # the C programs they run) come first, so that its groups start while the rest is built.
-test-build-system: $(B)/passcoded lib docs pam $(B)/test_api examples/c/passcode_demo $(B)/service_client \
+test-build-system: $(B)/passcoded lib docs pam $(B)/test_api examples/c/passcode_demo $(B)/service_client $(B)/sandboxed_quickstart \
     $(B)/service_faults $(SERVICE_AREA_TESTS) $(B)/tpm_service
 
 test-build: test-build-system $(FULL_RT)/$(REALNAME) $(B)/swift-debug.stamp $(B)/public-enum-check-release \
@@ -680,6 +682,19 @@ test-pam: $(B)/passcoded pam
 	    echo "SKIPPED test-pam: needs root (it creates users, a PAM service file and starts the daemon as root)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-pam"; fi; \
 	else /usr/bin/python3 Tests/pam/test_pam.py $(CURDIR)/$(B) $(CURDIR); fi
+
+# Apps in a sandbox, as root (Tests/sandbox/test_sandbox.py): bubblewrap and xdg-dbus-proxy build
+# the sandbox as flatpak does, passcoded runs on a private bus outside as it ships (dropping to its
+# user); inside, the C and Python quick starts in service mode and raw calls. Not root, or no
+# bwrap or xdg-dbus-proxy: skipped, saying why. SANDBOX_TEST_USERS=prefix names the users.
+test-sandbox: $(B)/passcoded lib $(B)/sandboxed_quickstart
+	@if [ "$$(id -u)" != 0 ]; then \
+	    echo "SKIPPED test-sandbox: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
+	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-sandbox"; fi; \
+	else /usr/bin/python3 Tests/sandbox/test_sandbox.py $(CURDIR)/$(B) $(CURDIR); fi
+
+$(B)/sandboxed_quickstart: Tests/sandbox/sandboxed_quickstart.c include/passcode.h $(LIB)
+	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 # Service mode tried without installing anything (scripts/try-service.sh): as root, a private
 # system-like bus with service/'s policy, passcoded for this checkout, a throwaway service user;

@@ -480,7 +480,8 @@ def daemon(methods, model=None):
         for a in m.ins:
             name = a.swift + "Text" if a is app[0] else a.swift
             out.append(f"            let {name} = {daemon_read(a)[1]}")
-        out.append(f"            guard let appID = AppID(appIDText) else {{ throw AppID.invalid }}")
+        # The app id admitted for its caller: the rule, and a sandboxed caller's own (Service+Sandbox.swift).
+        out.append(f"            let appID = try admit(appIDText, m, caller: caller)")
         args = "".join(f", {a.swift}: {a.swift}" for a in m.ins)
         out.append(f"            return try {m.handler}(BusCall(message: m, caller: caller){args})")
     out += ["        default:", "            return nil", "        }", "    }", "}"]
