@@ -25,13 +25,20 @@ unset PASSCODE_PRIVATE_BASE
 mount -t tmpfs passcode-system "$base"
 n=0
 
+# cp -a SRC DEST, where SRC may vanish meanwhile (a lock file such as /etc/gshadow.lock, which
+# useradd holds for a moment while another test makes its users): then there is nothing to copy.
+copy() {
+    cp -a "$1" "$2" 2>/dev/null && return 0
+    if [ -e "$1" ] || [ -L "$1" ]; then cp -a "$1" "$2"; else return 0; fi
+}
+
 # DIR replaced by a tmpfs folder whose files and links are copies and whose folders are bound back.
 shadow() {
     n=$((n + 1)); s="$base/$n"; mkdir "$s"
     for e in "$1"/* "$1"/.[!.]*; do
         [ -e "$e" ] || [ -L "$e" ] || continue
         name=${e##*/}
-        if [ -L "$e" ] || [ -f "$e" ]; then cp -a "$e" "$s/$name"
+        if [ -L "$e" ] || [ -f "$e" ]; then copy "$e" "$s/$name"
         elif [ -d "$e" ]; then mkdir "$s/$name"; mount --bind "$e" "$s/$name"
         else : > "$s/$name"; mount --bind "$e" "$s/$name"; fi
     done
@@ -54,7 +61,7 @@ private() {
         [ -e "$e" ] || [ -L "$e" ] || continue
         if [ -d "$e" ] && [ ! -L "$e" ] && [ "$(du -sm "$e" | cut -f1)" -gt 50 ]; then
             mkdir "$s/${e##*/}"; mount --bind "$e" "$s/${e##*/}"
-        else cp -a "$e" "$s/"; fi
+        else copy "$e" "$s/"; fi
     done
     chmod --reference="$d" "$s"
     mount --rbind "$s" "$d"
