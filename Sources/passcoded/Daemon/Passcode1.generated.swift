@@ -23,7 +23,8 @@ protocol Passcode1Handlers {
     /// reset_required)
     func handleGetState(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// GetStateForUser(uid u, app_id s) -> (is_set b, lock_enabled b, failed_attempts u,
-    /// lockout_remaining x, reset_required b): The same for another uid: root only.
+    /// lockout_remaining x, reset_required b): The same for another uid: root only (anyone else:
+    /// the Permission error, as the User* methods answer).
     func handleGetStateForUser(_ call: BusCall, uid: UInt32, appID: AppID) throws -> Service.Prepared
     /// SetPasscode(app_id s, passcode s)
     func handleSetPasscode(_ call: BusCall, appID: AppID, passcode: SecretBytes) throws -> Service.Prepared
