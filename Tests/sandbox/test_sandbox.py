@@ -254,8 +254,8 @@ def main(argv):
                 a = d(f"open {store}")
                 a = d("fork")
                 print(f"     fork -> {a}")
-                check(status(a) == 0 and "answered" in a, f"{label}: a child made by fork() makes its own connection through "
-                      f"the proxy, and the parent's still answers")
+                check(status(a) == 0 and "answered" in a, f"{label}: a child made by fork() is answered (on a connection of its "
+                      f"own: the parent's is left alone), and the parent's connection still answers after it")
             d.close()
         print("-- a bus socket in the sandbox that never answers the authentication", flush=True)
         silent = copy.copy(app)
@@ -271,7 +271,8 @@ def main(argv):
         d.close()
         listener.close()
         print(f"     open {APP} -> {a} ({took:.1f} s)")
-        check(status(a) == 63 and "timed out" in a and took < 10, "the open fails within the calls' bound (SERVICE_UNAVAILABLE)")
+        check(status(a) == 63 and "timed out" in a and "--system-talk-name" in a and took < 10,
+              "the open fails within the calls' bound (PASSCODE_SERVICE_TIMEOUT_MS), SERVICE_UNAVAILABLE naming the finish-arg")
         other_files = [f for f in os.listdir(os.path.join(rig.store_root, str(app.owner.pw_uid))) if f.startswith(OTHER)]
         check(other_files == [], f"nothing was made or counted for {OTHER}: {other_files}")
 

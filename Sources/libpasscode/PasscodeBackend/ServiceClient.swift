@@ -273,11 +273,19 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     /// SERVICE_UNAVAILABLE for a system bus that cannot be reached (`r`: sd-bus's negative errno):
     /// which bus was tried, and what to check.
+    /// Inside a sandbox the socket is flatpak's xdg-dbus-proxy (there only when the app may talk
+    /// to a system bus name); a timeout is a proxy that did not answer the authentication.
     static func noBus(_ r: Int32) -> PasscodeError {
-        .serviceUnavailable("cannot connect to the system bus at \(busAddress): \(String(cString: strerror(-r))). Check that "
-                            + "the system bus runs (systemctl status dbus, or dbus-daemon --system) and that "
-                            + "DBUS_SYSTEM_BUS_ADDRESS, when set, names it; passcoded(8) says how to install and start the "
-                            + "service, and `sudo make try-service` runs one from a checkout\(proxyHint)")
+        let why = String(cString: strerror(-r))
+        if inSandbox {
+            return .serviceUnavailable("cannot connect to the system bus at \(busAddress): \(why). Inside a sandbox that socket is "
+                                       + "flatpak's xdg-dbus-proxy: the app's finish-args must include --system-talk-name=\(BusNames.name), "
+                                       + "and the host must run passcoded (passcoded(8))")
+        }
+        return .serviceUnavailable("cannot connect to the system bus at \(busAddress): \(why). Check that "
+                                   + "the system bus runs (systemctl status dbus, or dbus-daemon --system) and that "
+                                   + "DBUS_SYSTEM_BUS_ADDRESS, when set, names it; passcoded(8) says how to install and start the "
+                                   + "service, and `sudo make try-service` runs one from a checkout")
     }
 
     /// Connects and asks for the store's state once, so that an unreachable service or an app
