@@ -9,7 +9,8 @@
 //                          (CSQLite, CSodium, CKeyring, CTss2, CPasscodeShims)
 //   Sources/libpasscode/   the library only: Passcode (the C ABI, with Types/, the public C types),
 //                          PasscodeBackend (the embedded store or passcoded's client), CSdBus,
-//                          CPasscodeVersion, embedded/ (the Embedded build's own C)
+//                          CSandboxBus (its connection in a sandbox), CPasscodeVersion,
+//                          embedded/ (the Embedded build's own C)
 //   Sources/passcoded/     the daemon only: Daemon (module passcoded), CPasscodeBus (sd-bus, links
 //                          libsystemd), CPasscodeMail (links libcurl); libpasscode.so links neither
 //   Sources/pam_passcode/  pam_passcode.so and passcodectl, C against libpasscode.so (the Makefile builds them)
@@ -40,6 +41,9 @@ let package = Package(
         // imported by the core: an enum declared in C keeps its values in every module and build.
         .systemLibrary(name: "CPasscodeTypes", path: "Sources/libpasscode/Passcode/Types"),
         .systemLibrary(name: "CSdBus", path: "Sources/libpasscode/CSdBus", providers: [.apt(["libsystemd-dev"])]),
+        // The service client's connection through flatpak's xdg-dbus-proxy: the authentication
+        // sent one line at a time, then the socket handed to sd-bus (Sources/libpasscode/CSandboxBus/sandbox_bus.c).
+        .target(name: "CSandboxBus", path: "Sources/libpasscode/CSandboxBus"),
         // The C library without Swift's Glibc module (errno, the variadic open, the S_IF* types),
         // so that the same sources build with Embedded Swift, which has none.
         .systemLibrary(name: "CPasscodeShims", path: "Sources/shared/CPasscodeShims"),
@@ -51,7 +55,7 @@ let package = Package(
         .target(name: "PasscodeBus", dependencies: ["PasscodeCore"], path: "Sources/shared/PasscodeBus"),
         // The one seam behind the C ABI: the back-end protocols and passcoded's client, linked
         // into libpasscode.so with the C ABI (libsystemd loaded with dlopen, as before).
-        .target(name: "PasscodeBackend", dependencies: ["PasscodeCore", "PasscodeBus", "CSdBus"], path: "Sources/libpasscode/PasscodeBackend"),
+        .target(name: "PasscodeBackend", dependencies: ["PasscodeCore", "PasscodeBus", "CSdBus", "CSandboxBus"], path: "Sources/libpasscode/PasscodeBackend"),
         .target(
             name: "Passcode",
             dependencies: ["PasscodeCore", "PasscodeBackend", "CPasscodeVersion", "CPasscodeTypes", "CPasscodeShims"], path: "Sources/libpasscode/Passcode",

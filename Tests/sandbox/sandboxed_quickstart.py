@@ -1,6 +1,9 @@
 """The Python quick start in service mode, run inside a sandbox by Tests/sandbox/test_sandbox.py:
-one command a line on standard input (open APP_ID | set CODE | verify CODE | state | close), and
-one line of what the caller got for each: "<command>: <status number> <status name> | <message>"."""
+one command a line on standard input (open APP_ID | set CODE | verify CODE | state | close |
+cycles N APP_ID: N opens and closes after one more, this process's open fds and threads before and
+after the N), and one line of what the caller got for each:
+"<command>: <status number> <status name> | <message>"."""
+import os
 import sys
 
 import passcode
@@ -29,6 +32,17 @@ for line in sys.stdin:
             say("verify", 0, "OK")
         elif command == "state":
             print(f"state: 0 set={int(store.is_set)} failures={store.failed_attempts}", flush=True)
+        elif command == "cycles":
+            n, _, app = arg.partition(" ")
+
+            def counts():
+                return len(os.listdir("/proc/self/fd")) - 1, len(os.listdir("/proc/self/task"))  # the listing's own fd
+            passcode.Store(app, service=app).close()  # the first: the library and libsystemd loaded
+            before = counts()
+            for _ in range(int(n)):
+                passcode.Store(app, service=app).close()
+            after = counts()
+            say("cycles", 0, "OK", f"{n} opens and closes: fds {before[0]} -> {after[0]}, threads {before[1]} -> {after[1]}")
         elif command == "close":
             if store is not None:
                 store.close()

@@ -8,14 +8,18 @@ the app, filtering the bus with --talk=org.libpasscode.Passcode1; the app runs i
 bubblewrap where the proxy's socket is bound at /run/dbus/system_bus_socket. passcoded runs on
 the test's private bus outside (Tests/service/harness.py), started as root and dropping to its
 own user as it ships. Inside, the Python and C quick starts in service mode
-(sandboxed_quickstart.py, sandboxed_quickstart.c) and client.py (one connection, raw calls).
-Each step prints what the caller got.
+(sandboxed_quickstart.py, sandboxed_quickstart.c), through the installed xdg-dbus-proxy whatever
+its version (the library's client authenticates one line at a time, which every version carries),
+and client.py (one connection, raw calls). Each step prints what the caller got.
 
     test_sandbox.py BUILD_DIR REPO     (SANDBOX_TEST_USERS: the users' prefix, default pcflat)
 """
+import copy
 import json
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -25,6 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "service"))
 from harness import PrivateService, write_root_file  # noqa: E402
 
 GOOD, APP, OTHER = "386491", "org.example.App", "org.other.App"
+CYCLES = 50  # opens and closes of one store counted for leaks
 failures = []
 
 
@@ -52,7 +57,7 @@ class Sandbox:
     """One app's sandbox: its proxy (a bwrap of its own with `info` at /.flatpak-info, running
     xdg-dbus-proxy as the user) and the way to run commands in the app's bwrap."""
 
-    def __init__(self, rig, user, name, info_text, relay=False):
+    def __init__(self, rig, user, name, info_text):
         self.rig, self.user, self.dir = rig, user, os.path.join(rig.top, name)
         os.mkdir(self.dir, 0o700)
         self.proxy_info = os.path.join(self.dir, "proxy-info")  # the proxy's view (flatpak makes it; the app cannot write it)
@@ -64,10 +69,7 @@ class Sandbox:
         self.owner = __import__("pwd").getpwnam(user)
         os.chown(self.dir, self.owner.pw_uid, self.owner.pw_gid)
         os.chown(self.app_info, self.owner.pw_uid, self.owner.pw_gid)  # the app may rewrite its own view
-        if relay:  # relay.py in xdg-dbus-proxy's place (its docstring says why)
-            proxy = ["--ro-bind", HERE, HERE, "--", "/usr/bin/python3", os.path.join(HERE, "relay.py"), rig.socket_path, self.socket]
-        else:
-            proxy = ["--", "xdg-dbus-proxy", rig.address, self.socket, "--filter", "--talk=org.libpasscode.Passcode1"]
+        proxy = ["--", "xdg-dbus-proxy", rig.address, self.socket, "--filter", "--talk=org.libpasscode.Passcode1"]
         cmd = rig.as_user(user) + ["bwrap"] + BASE + ["--bind", self.dir, self.dir, "--ro-bind", self.proxy_info, "/.flatpak-info",
                                                       "--bind", rig.socket_path, rig.socket_path] + proxy
         self.proxy = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
@@ -216,24 +218,15 @@ def main(argv):
             skip(f"bwrap cannot make a sandbox as a user here: {probe.stderr.strip()[:200]}")
 
         app = Sandbox(rig, user, "sb-app", info(APP))
-        # The library's client is sd-bus's; xdg-dbus-proxy carries sd-bus's connections from 0.1.6 on.
-        version = subprocess.run(["xdg-dbus-proxy", "--version"], capture_output=True, text=True).stdout.split()[-1:] or ["0"]
-        sd_bus_ok = tuple(int(x) for x in version[0].split(".") if x.isdigit()) >= (0, 1, 6)
-        if sd_bus_ok:
-            library_sandbox = app
-        else:
-            print(f"-- xdg-dbus-proxy {version[0]} cannot carry sd-bus's connections (0.1.6 can): the quick starts go through "
-                  f"relay.py in its place, in the proxy's own bubblewrap with the same /.flatpak-info; raw calls below go "
-                  f"through xdg-dbus-proxy itself", flush=True)
-            library_sandbox = Sandbox(rig, user, "sb-app-relay", info(APP), relay=True)
+        # The library's client is sd-bus's, which sends its authentication and BEGIN in one write;
+        # xdg-dbus-proxy before 0.1.6 ends such a connection. The client sends it one line at a
+        # time (Sources/libpasscode/CSandboxBus/sandbox_bus.c), so the proxy installed here carries it.
+        version = (subprocess.run(["xdg-dbus-proxy", "--version"], capture_output=True, text=True).stdout.split() or ["?"])[-1]
+        print(f"-- the library's client through xdg-dbus-proxy {version} itself, in its own bubblewrap with the app's "
+              f"/.flatpak-info, its socket at /run/dbus/system_bus_socket in the app's", flush=True)
+        library_sandbox = app
         lib_env = {"LD_LIBRARY_PATH": build, "PASSCODE_LIBRARY": os.path.join(build, "libpasscode.so.0"),
                    "PYTHONPATH": os.path.join(repo, "python")}
-        if not sd_bus_ok:
-            d = Driver(app.command([os.path.join(build, "sandboxed_quickstart")], lib_env))
-            a = d(f"open {APP}")
-            d.close()
-            print(f"     the C quick start through xdg-dbus-proxy {version[0]} itself: open {APP} -> {a}")
-            check(status(a) == 63 and "0.1.6" in a, "the caller is told that the host's xdg-dbus-proxy is too old for sd-bus")
         clients = [("C", [os.path.join(build, "sandboxed_quickstart")]),
                    ("Python", ["/usr/bin/python3", os.path.join(HERE, "sandboxed_quickstart.py")])]
         for label, program in clients:
@@ -252,7 +245,34 @@ def main(argv):
             a = d(f"open {OTHER}")
             print(f"     open {OTHER} -> {a}")
             check(status(a) == 69 and APP in a, f"{label}: {OTHER}'s store is refused (SANDBOX_WRONG_APP, naming {APP})")
+            a = d(f"cycles {CYCLES} {store}")
+            print(f"     cycles -> {a}")
+            counts = re.search(r"fds (\d+) -> (\d+), threads (\d+) -> (\d+)", a)
+            check(status(a) == 0 and counts is not None and counts[1] == counts[2] and counts[3] == counts[4],
+                  f"{label}: {CYCLES} opens and closes through the proxy leave no fd and no thread behind")
+            if label == "C":
+                a = d(f"open {store}")
+                a = d("fork")
+                print(f"     fork -> {a}")
+                check(status(a) == 0 and "answered" in a, f"{label}: a child made by fork() is answered (on a connection of its "
+                      f"own: the parent's is left alone), and the parent's connection still answers after it")
             d.close()
+        print("-- a bus socket in the sandbox that never answers the authentication", flush=True)
+        silent = copy.copy(app)
+        silent.socket = os.path.join(rig.top, "silent-bus")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(silent.socket)
+        os.chmod(silent.socket, 0o666)
+        listener.listen(8)  # never accepted, never answered
+        d = Driver(silent.command(clients[0][1], dict(lib_env, PASSCODE_SERVICE_TIMEOUT_MS="1500")))
+        began = time.monotonic()
+        a = d(f"open {APP}")
+        took = time.monotonic() - began
+        d.close()
+        listener.close()
+        print(f"     open {APP} -> {a} ({took:.1f} s)")
+        check(status(a) == 63 and "timed out" in a and "--system-talk-name" in a and took < 10,
+              "the open fails within the calls' bound (PASSCODE_SERVICE_TIMEOUT_MS), SERVICE_UNAVAILABLE naming the finish-arg")
         other_files = [f for f in os.listdir(os.path.join(rig.store_root, str(app.owner.pw_uid))) if f.startswith(OTHER)]
         check(other_files == [], f"nothing was made or counted for {OTHER}: {other_files}")
 

@@ -3,6 +3,7 @@
 // libsystemd is loaded with dlopen at the first open in service mode, as tpm2-tss is for the
 // TPM, so libpasscode.so's NEEDED list stays as it is and hosts without it lose nothing.
 import CSdBus
+import CSandboxBus
 import CPasscodeShims
 import PasscodeBus
 import PasscodeCore
@@ -12,11 +13,12 @@ struct SdBusLibrary: @unchecked Sendable {
     typealias Bus = OpaquePointer
     typealias Message = OpaquePointer
     let openSystem: @convention(c) (UnsafeMutablePointer<Bus?>?) -> Int32
-    // Inside a sandbox the bus is opened at the sandbox's fixed path (`openBus`): sd_bus_new,
-    // sd_bus_set_address, sd_bus_set_bus_client, sd_bus_start.
+    // Inside a sandbox the bus is opened on a socket the client connected itself (`openBus`):
+    // sd_bus_new, sd_bus_set_fd, sd_bus_set_bus_client, sd_bus_negotiate_fds, sd_bus_start.
     let newBus: @convention(c) (UnsafeMutablePointer<Bus?>?) -> Int32
-    let setAddress: @convention(c) (Bus?, UnsafePointer<CChar>?) -> Int32
+    let setFd: @convention(c) (Bus?, Int32, Int32) -> Int32
     let setBusClient: @convention(c) (Bus?, Int32) -> Int32
+    let negotiateFds: @convention(c) (Bus?, Int32) -> Int32
     let start: @convention(c) (Bus?) -> Int32
     /// sd_bus_close and sd_bus_unref: never sd_bus_flush, which waits for the bus without a
     /// bound (a bus that never answered would hold `passcode_close`).
@@ -65,15 +67,43 @@ struct SdBusLibrary: @unchecked Sendable {
 
     /// Opens the system bus: outside a sandbox as sd_bus_open_system does; inside one
     /// (`ServiceClient.inSandbox`) always the sandbox's socket, whatever the environment says.
+    ///
+    /// Inside a sandbox that socket is flatpak's xdg-dbus-proxy, and sd-bus, which sends its whole
+    /// authentication and BEGIN in one write, is not given the address: versions of the proxy
+    /// before 0.1.6 end such a connection. The client connects itself and gives sd-bus one end of
+    /// a socket pair; the handshake (Sources/libpasscode/CSandboxBus/sandbox_bus.c) sends sd-bus's
+    /// lines to the proxy one at a time, each answer awaited, and then puts the proxy's socket in
+    /// the pair's place, so sd-bus reads the answers and talks to the proxy directly: no thread or
+    /// relay stays behind. No fds are negotiated (passcoded's connections carry none). The whole
+    /// opening waits at most the calls' bound (`ServiceClient.boundMicroseconds`).
     func openBus(_ out: UnsafeMutablePointer<Bus?>) -> Int32 {
         guard ServiceClient.inSandbox else { return openSystem(out) }
+        let bound = ServiceClient.boundMicroseconds
+        var fds = sandbox_bus_fds(bus_end: -1, own_end: -1, proxy: -1)
+        var r = sandbox_bus_connect(ServiceClient.sandboxBusPath, bound, &fds)
+        guard r >= 0 else { return r }
         var b: Bus?
-        var r = newBus(&b)
-        guard r >= 0, let b else { return r < 0 ? r : -ENOMEM }
-        r = setAddress(b, "unix:path=" + ServiceClient.sandboxBusPath)
-        if r >= 0 { r = setBusClient(b, 1) }
-        if r >= 0 { r = start(b) }
+        r = newBus(&b)
+        guard r >= 0, let b else {
+            sandbox_bus_abandon(&fds, 1)
+            return r < 0 ? r : -ENOMEM
+        }
+        r = setFd(b, fds.bus_end, fds.bus_end)
+        guard r >= 0 else {  // sd-bus did not take the fd
+            sandbox_bus_abandon(&fds, 1)
+            _ = unref(b)
+            return r
+        }
+        r = setBusClient(b, 1)
+        if r >= 0 { r = negotiateFds(b, 0) }
+        if r >= 0 { r = start(b) }  // sd-bus writes its authentication into the pair
+        if r >= 0 {
+            r = sandbox_bus_handshake(&fds, bound)
+        } else {
+            sandbox_bus_abandon(&fds, 0)
+        }
         guard r >= 0 else {
+            closeBus(b)  // closes bus_end, sd-bus's now
             _ = unref(b)
             return r
         }
@@ -103,8 +133,9 @@ struct SdBusLibrary: @unchecked Sendable {
         }
         openSystem = try symbol("sd_bus_open_system")
         newBus = try symbol("sd_bus_new")
-        setAddress = try symbol("sd_bus_set_address")
+        setFd = try symbol("sd_bus_set_fd")
         setBusClient = try symbol("sd_bus_set_bus_client")
+        negotiateFds = try symbol("sd_bus_negotiate_fds")
         start = try symbol("sd_bus_start")
         closeBus = try symbol("sd_bus_close")
         unref = try symbol("sd_bus_unref")
@@ -228,12 +259,12 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
         return lstat("/.flatpak-info", &st) == 0
     }()
 
-    /// What a failed call adds inside a sandbox: the connection goes through flatpak's
-    /// xdg-dbus-proxy, which carries sd-bus's connections (the library's) from 0.1.6 on; an older
-    /// one (Debian 12 has 0.1.4) ends them at the first message.
+    /// What a failed call adds inside a sandbox: the bus there is flatpak's xdg-dbus-proxy, which
+    /// lets the app reach only the names its finish-args allow (any version of the proxy carries
+    /// the client's connection: `SdBusLibrary.openBus`).
     static var proxyHint: String {
-        inSandbox ? " (inside a sandbox the bus is the host's xdg-dbus-proxy: before version 0.1.6 it ends the connections of "
-            + "sd-bus, which service mode uses; update xdg-dbus-proxy on the host)" : ""
+        inSandbox ? " (inside a sandbox the bus is flatpak's xdg-dbus-proxy, which passes only the names the app's finish-args "
+            + "allow: --system-talk-name=\(BusNames.name))" : ""
     }
 
     /// The system bus's socket inside a sandbox: flatpak binds xdg-dbus-proxy's filtered socket
@@ -242,11 +273,19 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
 
     /// SERVICE_UNAVAILABLE for a system bus that cannot be reached (`r`: sd-bus's negative errno):
     /// which bus was tried, and what to check.
+    /// Inside a sandbox the socket is flatpak's xdg-dbus-proxy (there only when the app may talk
+    /// to a system bus name); a timeout is a proxy that did not answer the authentication.
     static func noBus(_ r: Int32) -> PasscodeError {
-        .serviceUnavailable("cannot connect to the system bus at \(busAddress): \(String(cString: strerror(-r))). Check that "
-                            + "the system bus runs (systemctl status dbus, or dbus-daemon --system) and that "
-                            + "DBUS_SYSTEM_BUS_ADDRESS, when set, names it; passcoded(8) says how to install and start the "
-                            + "service, and `sudo make try-service` runs one from a checkout")
+        let why = String(cString: strerror(-r))
+        if inSandbox {
+            return .serviceUnavailable("cannot connect to the system bus at \(busAddress): \(why). Inside a sandbox that socket is "
+                                       + "flatpak's xdg-dbus-proxy: the app's finish-args must include --system-talk-name=\(BusNames.name), "
+                                       + "and the host must run passcoded (passcoded(8))")
+        }
+        return .serviceUnavailable("cannot connect to the system bus at \(busAddress): \(why). Check that "
+                                   + "the system bus runs (systemctl status dbus, or dbus-daemon --system) and that "
+                                   + "DBUS_SYSTEM_BUS_ADDRESS, when set, names it; passcoded(8) says how to install and start the "
+                                   + "service, and `sudo make try-service` runs one from a checkout")
     }
 
     /// Connects and asks for the store's state once, so that an unreachable service or an app
@@ -640,7 +679,8 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
                 throw PasscodeError.serviceUnavailable(
                     "passcoded is not on the system bus at \(ServiceClient.busAddress): \(BusNames.name) has no owner and the bus "
                         + "did not start it (\(text)). Check with `busctl status \(BusNames.name)`; install the service (the passcoded "
-                        + "package, or make install-service) and see passcoded(8); `sudo make try-service` runs one from a checkout")
+                        + "package, or make install-service) and see passcoded(8); `sudo make try-service` runs one from a checkout"
+                        + ServiceClient.proxyHint)
             }
             throw PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(name): \(text)\(ServiceClient.proxyHint)")
         }
