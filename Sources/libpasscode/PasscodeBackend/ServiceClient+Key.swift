@@ -109,8 +109,14 @@ extension ServiceClient: KeyBackend {
         return key
     }
 
-    /// passcoded checks the finger (FingerprintUnlockKey) and answers a match with the key.
+    /// passcoded checks the finger (FingerprintUnlockKey) and answers a match with the key. A
+    /// handle that holds no key (a new launch, "lock now") is refused as the embedded store
+    /// refuses it, `keyNotInMemory` when the policy allows, before any finger is asked for: only
+    /// the passcode releases the key to this process.
     package func biometricUnlockKey() throws(PasscodeError) -> SecretBytes {
+        if (try? keyState.released()) == nil, try lockScreen().refusal == .none {
+            throw PasscodeError.passcodeRequired(.keyNotInMemory)
+        }
         do {
             return try keyCall { () throws(PasscodeError) in try callFingerprintUnlockKey() }
         } catch {
