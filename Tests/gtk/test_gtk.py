@@ -42,8 +42,11 @@ class Mailbox:
 
     def __init__(self):
         self.messages = []
+        self.refuse = False  # the relay refuses every mail (a relay that will not take it)
 
     async def handle_DATA(self, server, session, envelope):
+        if self.refuse:
+            return "554 5.7.1 relaying refused"
         self.messages.append(email.message_from_bytes(envelope.content))
         return "250 OK"
 
@@ -373,6 +376,17 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertEqual(self.app.autolock_choices[self.app.autolock_row.get_selected()], before)
         self.assertTrue(self.app.last_toast)
         self.assertEqual(self.app.last_toast_page, "security")
+        self.assert_toast_whole(pg.sentence(self.app.last_toast))
+
+    def assert_toast_whole(self, text):
+        """The newest toast shows all of `text`, broken over lines when long, never cut."""
+        toast = self.app._toast
+        self.assertIsNotNone(toast)
+        label = toast.get_custom_title()
+        self.assertIsInstance(label, Gtk.Label)
+        self.assertEqual(label.get_label(), text)
+        self.assertTrue(label.get_wrap())
+        self.assertEqual(label.get_ellipsize(), Pango.EllipsizeMode.NONE)
 
     def test_window_hidden_is_background(self):
         self.create()
@@ -649,6 +663,14 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertFalse(self.app.sign_out_others_button.get_sensitive())
         self.app.twofa_switch.set_active(True)
         self.assertTrue(self.app.store.get_setting(Setting.TWO_FACTOR_ENABLED))
+        # the log says a setting change in words, not the store's key and values
+        self.app.views.set_visible_child_name("log")
+        spin()
+        changed = [r.get_subtitle() for r in self.app.log_rows if r.get_title() == "Setting changed"]
+        self.assertTrue(changed and changed[0].endswith("· Two-factor authentication turned on"), changed)
+        self.assertFalse(any("two_factor_enabled" in x for x in changed), changed)
+        self.app.views.set_visible_child_name("account")
+        spin()
         # delete account: enabled only once DELETE is typed
         self.app.confirm_delete()
         spin()
@@ -670,6 +692,18 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.app.lock_view.deleted_page.get_child().emit("clicked")  # Done
         spin()
         self.assertEqual(self.app.lock_view.get_visible_child_name(), "signed-out")
+        # signed in again, a new passcode: the fingerprint row says the reader is there (fprintd's
+        # answer reported again), not "Not available" until the app restarts
+        self.app.sign_in_again()
+        sheet = self.app.sheet
+        self.click_digits(sheet.pad, OTHER)
+        self.click_digits(sheet.pad, OTHER)
+        self.assertIsNone(self.app.sheet)
+        self.app.views.set_visible_child_name("security")
+        spin()
+        self.assertTrue(self.app.bio_row.get_visible())
+        self.assertTrue(self.app.bio_row.get_sensitive())
+        self.assertFalse(self.app.bio_row.get_subtitle().startswith("Not available"), self.app.bio_row.get_subtitle())
 
     def test_secret_note_readable_only_unlocked(self):
         self.create()
@@ -1030,6 +1064,7 @@ class GtkServiceMode(unittest.TestCase):
     through an aiosmtpd relay on loopback (TRY_SERVICE_CONF) and reads fingers through the fprintd
     template, run as root on that bus (passcoded takes fprintd's answers from root alone)."""
     shot = GtkFrontEnd.shot
+    assert_toast_whole = GtkFrontEnd.assert_toast_whole
     visible_name = GtkFrontEnd.visible_name
     click_digits = GtkFrontEnd.click_digits
     create = GtkFrontEnd.create
@@ -1170,29 +1205,45 @@ class GtkServiceMode(unittest.TestCase):
         self.assertFalse(pad.grid.get_sensitive())
         self.shot("42-lock-screen-service-mode-lockout")
 
-    def test_reset_by_email_answers_with_the_librarys_message(self):
-        # Whatever passcoded answers a request for a code (refused in service mode, or no relay
-        # configured), the sheet says the library's message; no crash, no code in the host.
-        self.create()
+    def test_reset_by_email_offered_only_with_an_address_and_a_failure_in_words(self):
+        """Nothing is offered that cannot work: without a confirmed address "Reset Passcode via
+        Email" is dimmed (its icon too) and says what comes first, and "Email for Reset Codes" is
+        dimmed with its arrow while there is no passcode. A mail passcoded's relay refuses is said
+        in the app's words; passcoded's own text (the relay's address, its reply) goes to the
+        app's log, not on the screen; nothing changed, no code in the host."""
         app = self.app
-        seen = []
-        request = app.store.request_reset_code
-
-        def recording():
-            try:
-                return request()
-            except passcode.PasscodeError as e:
-                seen.append(e)
-                raise
-        app.store.request_reset_code = recording
-        app.reset_row.emit("activated")
-        sheet = app.sheet
-        sheet.send_button.emit("clicked")
+        app.views.set_visible_child_name("security")
         spin()
-        self.assertEqual(len(seen), 1)
+        self.assertFalse(app.recipient_row.get_sensitive())
+        self.assertEqual(app.recipient_chevron.get_opacity(), 0.4)  # the dimmed row's arrow dimmed too
+        self.create()
+        spin()
+        self.assertTrue(app.recipient_row.get_sensitive())
+        self.assertEqual(app.recipient_chevron.get_opacity(), 1.0)
+        self.assertFalse(app.reset_row.get_sensitive())
+        self.assertEqual(app.reset_icon.get_opacity(), 0.4)
+        self.assertEqual(app.reset_row.get_subtitle(), "Set an email for reset codes first")
+        self.shot("53-security-service-mode-no-reset-address")
+        app.store.set_reset_recipient("jane@example.org", PASSCODE)  # root's own store: no confirmation
+        app.refresh()
+        self.assertTrue(app.reset_row.get_sensitive())
+        self.assertEqual(app.reset_row.get_subtitle(), "")
+        self.mailbox.refuse = True
+        try:
+            app.reset_row.emit("activated")
+            sheet = app.sheet
+            with self.assertLogs("passcode_gtk", level="WARNING") as logged:
+                sheet.send_button.emit("clicked")
+                spin()
+        finally:
+            self.mailbox.refuse = False
         self.assertTrue(sheet.request_error.get_visible())
-        self.assertEqual(sheet.request_error.get_text(), pg.sentence(seen[0].message) + ".")
+        said = sheet.request_error.get_text()
+        self.assertTrue(said.startswith("The passcode service could not send the email"), said)
+        self.assertNotIn("127.0.0.1", said)
+        self.assertIn("127.0.0.1", " ".join(logged.output))  # the detail is in the log
         self.assertEqual(sheet.stack.get_visible_child_name(), "request")
+        self.shot("52-reset-passcode-mail-refused-service-mode")
         self.assertTrue(app.store.is_enabled)  # nothing changed
 
     def labels(self, root):
@@ -1233,6 +1284,8 @@ class GtkServiceMode(unittest.TestCase):
         self.assertIsNone(app.sheet)
         self.assertEqual(app.store.reset_recipient, "j***@example.org")
         self.assertEqual(app.last_toast, "Reset codes will be sent to j***@example.org")
+        self.assert_toast_whole("Reset codes will be sent to j***@example.org")
+        self.shot("54-security-service-mode-reset-address-toast")
         self.assertEqual(app.recipient_row.get_subtitle(), "j***@example.org")
         # Forgotten at the lock screen: "Forgot Passcode?" offers the emailed code.
         app.report(Event.LOCK_NOW)
