@@ -109,14 +109,11 @@ extension ServiceClient: KeyBackend {
         return key
     }
 
-    /// passcoded checks the finger (FingerprintUnlockKey) and answers a match with the key. A
-    /// handle that holds no key (a new launch, "lock now") is refused as the embedded store
-    /// refuses it, `keyNotInMemory` when the policy allows, before any finger is asked for: only
-    /// the passcode releases the key to this process.
+    /// passcoded checks the finger (FingerprintUnlockKey) and answers a match with the key its
+    /// handle holds since a passcode unlock (as the session keyring serves an embedded store);
+    /// when it holds none ("lock now" wiped it) it refuses with `keyNotInMemory` before any
+    /// finger is asked for, which the C call reports as that refusal.
     package func biometricUnlockKey() throws(PasscodeError) -> SecretBytes {
-        if (try? keyState.released()) == nil, try lockScreen().refusal == .none {
-            throw PasscodeError.passcodeRequired(.keyNotInMemory)
-        }
         do {
             return try keyCall { () throws(PasscodeError) in try callFingerprintUnlockKey() }
         } catch {
