@@ -367,7 +367,8 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         picker shows the stored value again."""
         self.create()
         def backend(key, old, new):
-            raise RuntimeError("the server is unreachable")
+            raise RuntimeError("the server is unreachable: the account service at accounts.example.org did not answer "
+                               "within 30 seconds")
         self.app.store.settings_hook(backend)
         before = self.app.store.get_setting(Setting.AUTO_LOCK_SECONDS)
         self.app.autolock_row.set_selected(self.app.autolock_choices.index(60))
@@ -377,6 +378,7 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertTrue(self.app.last_toast)
         self.assertEqual(self.app.last_toast_page, "security")
         self.assert_toast_whole(pg.sentence(self.app.last_toast))
+        self.shot("26-security-setting-refused")
 
     def assert_toast_whole(self, text):
         """The newest toast shows all of `text`, broken over lines when long, never cut."""
@@ -387,6 +389,16 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertEqual(label.get_label(), text)
         self.assertTrue(label.get_wrap())
         self.assertEqual(label.get_ellipsize(), Pango.EllipsizeMode.NONE)
+        # ...and inside the window, where it shows: none of it past the toast's clipped edge
+        self.assertTrue(spin_until(lambda: label.get_mapped(), timeout=5))
+        spin(0.6)
+        ok, bounds = label.compute_bounds(self.app.window)
+        self.assertTrue(ok)
+        width = self.app.window.get_width()
+        self.assertTrue(0 <= bounds.get_x() and bounds.get_x() + bounds.get_width() <= width,
+                        (bounds.get_x(), bounds.get_width(), width))
+        layout_width = label.get_layout().get_pixel_size()[0]
+        self.assertLessEqual(layout_width, bounds.get_width() + 1, "the text is wider than its label")
 
     def test_window_hidden_is_background(self):
         self.create()

@@ -1503,7 +1503,10 @@ class App:
         toast = Adw.Toast(title=GLib.markup_escape_text(sentence(text)), timeout=4)
         # The whole text, broken over lines when long, never cut ("… j***@example…"): a label of
         # the app's own as the title (AdwToast's own ellipsizes).
-        label = Gtk.Label(label=sentence(text), wrap=True, max_width_chars=48, justify=Gtk.Justification.CENTER,
+        # As wide as the window leaves a toast (its margins, padding and close button take about
+        # 105 px; a character of its bold font about 9.6 px), so that it is never wider than shown.
+        chars = max(20, int((self.window.get_width() - 105) / 9.6))
+        label = Gtk.Label(label=sentence(text), wrap=True, max_width_chars=chars, justify=Gtk.Justification.CENTER,
                           css_classes=["heading"])
         toast.set_custom_title(label)
         toast.text = sentence(text)  # type: ignore[attr-defined]
