@@ -130,6 +130,7 @@ class Demo:
 
 def main(argv):
     passcoded, demo = argv[1], argv[2:]
+    curses_ran = False
     if os.path.basename(demo[0]).startswith("python"):  # the system's, which a user who is not root may run
         demo = [sys.executable] + demo[1:]
     name = " ".join(os.path.basename(x) for x in demo)
@@ -220,7 +221,8 @@ def main(argv):
             d.close()
 
             # 3. The ncurses screen (the C demo's): b says to touch the reader while passcoded waits.
-            if demo[0].endswith("passcode_demo") and shutil.which("tmux"):
+            curses_ran = demo[0].endswith("passcode_demo") and bool(shutil.which("tmux"))
+            if curses_ran:
                 sock = f"passcode-service-demo-{os.getpid()}"
                 label = os.path.join(tmp, "curses.db")
 
@@ -265,7 +267,7 @@ def main(argv):
         print(f"service_demo: {len(failures)} check(s) failed", file=sys.stderr)
         return 1
     print(f"front end ({name}) in service mode with a reader and a relay: the finger after lock now, NO_PASSCODE, "
-          "the reset address set and confirmed, the curses wait said")
+          "the reset address set and confirmed" + (", the ncurses wait for a finger said" if curses_ran else ""))
     return 0
 
 
