@@ -7,6 +7,7 @@ $SCREENSHOT_DIR (make screenshots: docs/screenshots).
 """
 import email
 import os
+import pwd
 import re
 import socket
 import subprocess
@@ -1347,6 +1348,59 @@ class GtkServiceMode(unittest.TestCase):
         self.click_digits(pad, OTHER)
         self.assertTrue(spin_until(lambda: not self.lock_visible()))
         self.assertFalse(app.store.locked)
+
+    def test_reset_address_confirmation_step(self):
+        """A user who is not root (root's word needs no confirmation): the address set with the
+        passcode waits for the code passcoded mailed to it; the sheet asks for that code with the
+        passcode; a wrong code is said; the right one makes it the recipient, said in a toast
+        that shows the whole masked address. The app's store is opened as that user (its bus
+        connection is the user's)."""
+        user = "pch5-gtk" if not os.environ.get("SERVICE_TEST_USERS") else os.environ["SERVICE_TEST_USERS"] + "-gtk"
+        subprocess.run(["userdel", user], stderr=subprocess.DEVNULL)
+        subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", user], check=True)
+        self.addCleanup(subprocess.run, ["userdel", "-f", user], stderr=subprocess.DEVNULL)
+        app = self.app
+        os.seteuid(pwd.getpwnam(user).pw_uid)
+        try:
+            store = passcode.Store(os.path.join(self.tmp.name, "demo.db"), service=self.app_id)
+        finally:
+            os.seteuid(0)
+        app.store.close()
+        app.store = store
+        app.refresh()
+        self.create()
+        app.views.set_visible_child_name("security")
+        spin()
+        app.recipient_row.emit("activated")
+        sheet = app.sheet
+        sheet.address.set_text("jane@example.org")
+        sheet.passcode.set_text(PASSCODE)
+        sheet.save_button.emit("clicked")
+        spin()
+        self.assertIs(app.sheet, sheet)  # the confirmation step, in the same sheet
+        self.assertTrue(sheet.code.get_visible() and not sheet.address.get_visible())
+        self.assertEqual(sheet.save_button.get_label(), "Confirm")
+        self.assertIn("A confirmation code was sent to j***@example.org", sheet.group.get_description())
+        self.assertEqual(app.store.reset_recipient, "")  # not the recipient until confirmed
+        self.assertTrue(spin_until(lambda: len(self.mailbox.messages) == 1, timeout=10))
+        code = re.search(r"confirmation code in the app: (\d+)", self.mailbox.messages[0].get_payload()).group(1)
+        sheet.code.set_text("00000000" if code != "00000000" else "11111111")  # a wrong code, the same on every shot
+        sheet.passcode.set_text(PASSCODE)
+        sheet.save_button.emit("clicked")
+        spin()
+        self.assertIs(app.sheet, sheet)
+        self.assertTrue(sheet.error.get_visible())
+        self.assertTrue(sheet.error.get_label().startswith("Incorrect confirmation code"), sheet.error.get_label())
+        self.shot("55-email-for-reset-codes-confirmation-code")
+        sheet.code.set_text(code)
+        sheet.passcode.set_text(PASSCODE)
+        sheet.save_button.emit("clicked")
+        spin()
+        self.assertIsNone(app.sheet)
+        self.assertEqual(app.store.reset_recipient, "j***@example.org")
+        self.assertEqual(app.recipient_row.get_subtitle(), "j***@example.org")
+        self.assertTrue(app.reset_row.get_sensitive())
+        self.assert_toast_whole("Reset codes will be sent to j***@example.org")
 
     def test_fingerprint_through_passcoded(self):
         """passcoded reads the finger through fprintd (the template, root's, on its bus): no match

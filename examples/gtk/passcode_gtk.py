@@ -519,12 +519,17 @@ class RecipientSheet(Adw.Window):
             self.error.set_visible(True)
             return
         except passcode.PasscodeError as e:
-            self.error.set_label(sentence(e.message) + ".")
+            said = sentence(e.message)
+            if self.waiting and isinstance(e, passcode.WrongResetCode):  # the code this sheet asked for
+                said = said.replace("reset code", "confirmation code")
+            self.error.set_label(said + ".")
             self.error.set_visible(True)
             return
-        if address and not self.waiting and os.geteuid() != 0:
-            # The address waits for the code passcoded mailed to it.
-            self.waiting = "%s***%s" % (address[0], address[address.rindex("@"):])
+        masked = "%s***%s" % (address[0], address[address.rindex("@"):]) if "@" in address else ""
+        if address and not self.waiting and self.app.reset_address() != masked:
+            # Not the recipient yet (passcoded takes root's word at once): the address waits for
+            # the code passcoded mailed to it.
+            self.waiting = masked
             self.group.set_description("A confirmation code was sent to %s. Enter it with your passcode: reset "
                                        "codes go there once it is confirmed." % self.waiting)
             self.address.set_visible(False)
