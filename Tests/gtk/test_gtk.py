@@ -733,6 +733,27 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         buf = self.app.note_view.get_buffer()
         self.assertEqual(buf.get_text(buf.get_start_iter(), buf.get_end_iter(), False), "the safe's combination")
         self.shot("00-note-unlocked")
+        # Forgot passcode, signed in again, a new passcode: a new data key. The old note can never
+        # be read again, so it goes, and the page says so (not "unlock with your passcode").
+        self.app.report(Event.LOCK_NOW)
+        self.app.lock_view.forgot_button.emit("clicked")
+        spin()
+        self.app.dialog.response("sign-out")
+        spin()
+        self.app.sign_in_again()
+        sheet = self.app.sheet
+        self.click_digits(sheet.pad, OTHER)
+        self.click_digits(sheet.pad, OTHER)
+        self.assertIsNone(self.app.sheet)
+        self.app.views.set_visible_child_name("note")
+        spin()
+        self.assertFalse(os.path.exists(self.app.note_path))
+        self.app.refresh()  # said until a new note is saved
+        self.assertEqual(self.app.note_status.get_label(), "The old note was sealed with a key this passcode no longer has "
+                                                           "(a reset or a new passcode replaced it), so it was removed.")
+        self.app.note_view.get_buffer().set_text("a new one")
+        self.app.save_note()
+        self.assertEqual(self.app.note_status.get_label(), "Saved.")
 
     def test_every_control_has_an_accessible_name(self):
         self.create()

@@ -635,6 +635,7 @@ class App:
         self.last_mail_error = ""
         self.last_mail_failure: Optional[MailError] = None
         self._note_problem = ""
+        self._note_removed = ""  # said until a new note is saved: the old one could not be kept
         self.in_background = False
         self._updating = False
         self._service_finger: Optional[threading.Thread] = None  # service mode: passcoded reading a finger
@@ -1051,7 +1052,7 @@ class App:
         self.note_view.set_editable(available)  # nothing typed that could not be kept
         self.note_view.set_cursor_visible(available)
         self.note_view.set_sensitive(available)  # dimmed while it cannot be written
-        self._note_problem = ""
+        self._note_problem = self._note_removed
         if available and not buf.get_modified():  # being edited: what is typed stays until it is saved
             try:
                 with open(self.note_path, "rb") as f:
@@ -1062,6 +1063,12 @@ class App:
                 passcode.wipe(plain)
             except FileNotFoundError:
                 pass
+            except passcode.ForeignCiphertext:
+                # Sealed with a key this store no longer has (a reset or a new passcode replaced
+                # it): no passcode reads it again, so it goes, and no screen promises otherwise.
+                os.unlink(self.note_path)
+                self._note_problem = self._note_removed = ("The old note was sealed with a key this passcode no longer has "
+                                      "(a reset or a new passcode replaced it), so it was removed.")
             except passcode.PasscodeError as e:
                 self._note_problem = "This note cannot be read: " + e.message
         self._update_save()
@@ -1390,6 +1397,7 @@ class App:
         with os.fdopen(fd, "wb") as f:
             f.write(sealed)
         buf.set_modified(False)
+        self._note_removed = ""
         self.toast("Saved")
         self.refresh()
 
