@@ -15,7 +15,7 @@ an aiosmtpd relay on a privileged loopback port. Each part runs the demo in scri
   waits for the finger (none comes).
 
     Tests/frontends/service_demo.py PASSCODED DEMO-COMMAND...
-SERVICE_TEST_USERS: the prefix of the users it makes (default pcfe)."""
+SERVICE_TEST_USERS: the prefix of the users it makes (default passcode-demo-test)."""
 import os
 import queue
 import re
@@ -134,7 +134,7 @@ def main(argv):
     if os.path.basename(demo[0]).startswith("python"):  # the system's, which a user who is not root may run
         demo = [sys.executable] + demo[1:]
     name = " ".join(os.path.basename(x) for x in demo)
-    prefix = os.environ.get("SERVICE_TEST_USERS", "pcfe")
+    prefix = os.environ.get("SERVICE_TEST_USERS", "passcode-demo-test")
     mailbox = Mailbox()
     smtp = Controller(mailbox, hostname="127.0.0.1", port=privileged_port())
     smtp.start()

@@ -1376,7 +1376,7 @@ class GtkServiceMode(unittest.TestCase):
         passcode; a wrong code is said; the right one makes it the recipient, said in a toast
         that shows the whole masked address. The app's store is opened as that user (its bus
         connection is the user's)."""
-        user = "pch5-gtk" if not os.environ.get("SERVICE_TEST_USERS") else os.environ["SERVICE_TEST_USERS"] + "-gtk"
+        user = os.environ.get("SERVICE_TEST_USERS", "passcode-gtk-test") + "-gtk"  # SERVICE_TEST_USERS: the users' prefix
         subprocess.run(["userdel", user], stderr=subprocess.DEVNULL)
         subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", user], check=True)
         self.addCleanup(subprocess.run, ["userdel", "-f", user], stderr=subprocess.DEVNULL)
