@@ -2202,7 +2202,10 @@ passcode_status passcode_unlock_key(passcode_store *store, const char *digits, s
  * it: after a launch, "lock now", the 48-hour rule, 5 failed matches, the maximum failures,
  * forgot passcode, removal or deleting the account only the passcode can release it again.
  * In service mode passcoded checks the finger itself through fprintd, as passcode_biometric_unlock
- * says, and answers a match with the key its handle holds since a passcode unlock.
+ * says, and answers a match with the key its handle holds since a passcode unlock; when it
+ * holds none ("lock now" wiped it) the refusal is PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY,
+ * given before any finger is asked for, as the embedded store gives it (passcode_biometric_unlock
+ * still unlocks without the key).
  * @param store The store.
  * @param out_key Receives the key; zeroed on every failure once its pointer and length are right
  * (also for an invalid handle); untouched when they are not.

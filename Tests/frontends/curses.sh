@@ -64,18 +64,20 @@ wait_for "Your libpasscode reset code:"
 sleep 1.2  # the screen redraws twice a second while idle: the email must stay
 expect "the email stays" "Your libpasscode reset code:"
 expect "the reset entry behind the email" "Enter the code from the email"
-# The code from the box, typed; the new passcode twice: the reset's result is said under the box,
-# and shows when the key that closes the box is pressed (that key once cleared it).
+# The code from the box, typed; the new passcode twice: the reset's result is said above the
+# banner with the box still open (the box sits above it, never over it), and stays when the key
+# that closes the box is pressed (that key once cleared it).
 code=$(screen | sed -n 's/.*Your libpasscode reset code: \([0-9]*\).*/\1/p' | head -n 1)
 [ -n "$code" ] || { echo "curses: FAIL: no code in the email box" >&2; screen >&2; exit 1; }
 for d in $(echo "$code" | sed 's/./& /g'); do keys "$d"; done
 expect "the email stays while digits are typed" "Your libpasscode reset code:"
 wait_for "Enter a new passcode"
 keys 5 0 2 8 1 7; keys 5 0 2 8 1 7
-sleep 1
+wait_for "reset: done"
+expect "the email box stays over the reset's result, not on it" "Your libpasscode reset code:"
 keys Space
 absent "a key closes the email" "Your libpasscode reset code:"
-wait_for "reset: done"
+expect "the reset's result stays when the box closes" "reset: done"
 keys r
 expect "a second r is refused on screen" "too many reset-code requests"
 keys Escape
@@ -124,4 +126,4 @@ wait_for "Create Passcode"
 expect "a long message's first row ends at a word" " Welcome: create a passcode to protect"
 expect "a long message's second row" " the app."
 if [ "$fails" -ne 0 ]; then echo "curses: $fails check(s) failed" >&2; exit 1; fi
-echo "curses: the terminal demo's ncurses screens: first launch opens Create Passcode, email box kept until a key and the reset's result shown when it closes, the log paged to its oldest event, long messages broken at spaces, refusals on screen, f confirms, n said, errors wrapped inside the box, banner kept"
+echo "curses: the terminal demo's ncurses screens: first launch opens Create Passcode, email box kept until a key, above the reset's result, the log paged to its oldest event, long messages broken at spaces, refusals on screen, f confirms, n said, errors wrapped inside the box, banner kept"

@@ -4,7 +4,7 @@
 # removes it, the bus and the stores after). Scripted, on the real clock (the service refuses a
 # host's clock): create, lock, a wrong passcode (counted: seen from a relaunch), the right one,
 # five wrong ones (the lockout and its wait shown). Then with no passcoded to reach: the library's
-# SERVICE_UNAVAILABLE message, exit status 1, no traceback.
+# SERVICE_UNAVAILABLE message, exit status 1, no traceback. Then Tests/frontends/service_demo.py.
 #   Tests/frontends/service.sh PASSCODED COMMAND...
 set -eu
 passcoded=$1
@@ -48,3 +48,6 @@ grep -q "^cannot open passcoded's store for $app: cannot connect to the system b
     || fail "with no service the message is not the library's"
 ! grep -q "Traceback" "$tmp/out" || fail "with no service it printed a traceback"
 echo "front ends ($*) in service mode: set, lock, wrong (counted across a relaunch), right, lockout and its wait; unreachable service: the library's message, exit 1"
+# With a fingerprint reader and a mail relay: the finger after lock now, NO_PASSCODE, the reset
+# address set and confirmed, the ncurses wait for a finger said (Tests/frontends/service_demo.py).
+/usr/bin/python3 "$root/Tests/frontends/service_demo.py" "$passcoded" "$@"

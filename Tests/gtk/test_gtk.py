@@ -7,6 +7,7 @@ $SCREENSHOT_DIR (make screenshots: docs/screenshots).
 """
 import email
 import os
+import pwd
 import re
 import socket
 import subprocess
@@ -42,8 +43,11 @@ class Mailbox:
 
     def __init__(self):
         self.messages = []
+        self.refuse = False  # the relay refuses every mail (a relay that will not take it)
 
     async def handle_DATA(self, server, session, envelope):
+        if self.refuse:
+            return "554 5.7.1 relaying refused"
         self.messages.append(email.message_from_bytes(envelope.content))
         return "250 OK"
 
@@ -364,7 +368,8 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         picker shows the stored value again."""
         self.create()
         def backend(key, old, new):
-            raise RuntimeError("the server is unreachable")
+            raise RuntimeError("the server is unreachable: the account service at accounts.example.org did not answer "
+                               "within 30 seconds")
         self.app.store.settings_hook(backend)
         before = self.app.store.get_setting(Setting.AUTO_LOCK_SECONDS)
         self.app.autolock_row.set_selected(self.app.autolock_choices.index(60))
@@ -373,6 +378,28 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertEqual(self.app.autolock_choices[self.app.autolock_row.get_selected()], before)
         self.assertTrue(self.app.last_toast)
         self.assertEqual(self.app.last_toast_page, "security")
+        self.assert_toast_whole(pg.sentence(self.app.last_toast))
+        self.shot("26-security-setting-refused")
+
+    def assert_toast_whole(self, text):
+        """The newest toast shows all of `text`, broken over lines when long, never cut."""
+        toast = self.app._toast
+        self.assertIsNotNone(toast)
+        label = toast.get_custom_title()
+        self.assertIsInstance(label, Gtk.Label)
+        self.assertEqual(label.get_label(), text)
+        self.assertTrue(label.get_wrap())
+        self.assertEqual(label.get_ellipsize(), Pango.EllipsizeMode.NONE)
+        # ...and inside the window, where it shows: none of it past the toast's clipped edge
+        self.assertTrue(spin_until(lambda: label.get_mapped(), timeout=5))
+        spin(0.6)
+        ok, bounds = label.compute_bounds(self.app.window)
+        self.assertTrue(ok)
+        width = self.app.window.get_width()
+        self.assertTrue(0 <= bounds.get_x() and bounds.get_x() + bounds.get_width() <= width,
+                        (bounds.get_x(), bounds.get_width(), width))
+        layout_width = label.get_layout().get_pixel_size()[0]
+        self.assertLessEqual(layout_width, bounds.get_width() + 1, "the text is wider than its label")
 
     def test_window_hidden_is_background(self):
         self.create()
@@ -649,6 +676,14 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.assertFalse(self.app.sign_out_others_button.get_sensitive())
         self.app.twofa_switch.set_active(True)
         self.assertTrue(self.app.store.get_setting(Setting.TWO_FACTOR_ENABLED))
+        # the log says a setting change in words, not the store's key and values
+        self.app.views.set_visible_child_name("log")
+        spin()
+        changed = [r.get_subtitle() for r in self.app.log_rows if r.get_title() == "Setting changed"]
+        self.assertTrue(changed and changed[0].endswith("· Two-factor authentication turned on"), changed)
+        self.assertFalse(any("two_factor_enabled" in x for x in changed), changed)
+        self.app.views.set_visible_child_name("account")
+        spin()
         # delete account: enabled only once DELETE is typed
         self.app.confirm_delete()
         spin()
@@ -670,6 +705,18 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         self.app.lock_view.deleted_page.get_child().emit("clicked")  # Done
         spin()
         self.assertEqual(self.app.lock_view.get_visible_child_name(), "signed-out")
+        # signed in again, a new passcode: the fingerprint row says the reader is there (fprintd's
+        # answer reported again), not "Not available" until the app restarts
+        self.app.sign_in_again()
+        sheet = self.app.sheet
+        self.click_digits(sheet.pad, OTHER)
+        self.click_digits(sheet.pad, OTHER)
+        self.assertIsNone(self.app.sheet)
+        self.app.views.set_visible_child_name("security")
+        spin()
+        self.assertTrue(self.app.bio_row.get_visible())
+        self.assertTrue(self.app.bio_row.get_sensitive())
+        self.assertFalse(self.app.bio_row.get_subtitle().startswith("Not available"), self.app.bio_row.get_subtitle())
 
     def test_secret_note_readable_only_unlocked(self):
         self.create()
@@ -686,6 +733,27 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         buf = self.app.note_view.get_buffer()
         self.assertEqual(buf.get_text(buf.get_start_iter(), buf.get_end_iter(), False), "the safe's combination")
         self.shot("00-note-unlocked")
+        # Forgot passcode, signed in again, a new passcode: a new data key. The old note can never
+        # be read again, so it goes, and the page says so (not "unlock with your passcode").
+        self.app.report(Event.LOCK_NOW)
+        self.app.lock_view.forgot_button.emit("clicked")
+        spin()
+        self.app.dialog.response("sign-out")
+        spin()
+        self.app.sign_in_again()
+        sheet = self.app.sheet
+        self.click_digits(sheet.pad, OTHER)
+        self.click_digits(sheet.pad, OTHER)
+        self.assertIsNone(self.app.sheet)
+        self.app.views.set_visible_child_name("note")
+        spin()
+        self.assertFalse(os.path.exists(self.app.note_path))
+        self.app.refresh()  # said until a new note is saved
+        self.assertEqual(self.app.note_status.get_label(), "The old note was sealed with a key this passcode no longer has "
+                                                           "(a reset or a new passcode replaced it), so it was removed.")
+        self.app.note_view.get_buffer().set_text("a new one")
+        self.app.save_note()
+        self.assertEqual(self.app.note_status.get_label(), "Saved.")
 
     def test_every_control_has_an_accessible_name(self):
         self.create()
@@ -1030,6 +1098,7 @@ class GtkServiceMode(unittest.TestCase):
     through an aiosmtpd relay on loopback (TRY_SERVICE_CONF) and reads fingers through the fprintd
     template, run as root on that bus (passcoded takes fprintd's answers from root alone)."""
     shot = GtkFrontEnd.shot
+    assert_toast_whole = GtkFrontEnd.assert_toast_whole
     visible_name = GtkFrontEnd.visible_name
     click_digits = GtkFrontEnd.click_digits
     create = GtkFrontEnd.create
@@ -1170,29 +1239,45 @@ class GtkServiceMode(unittest.TestCase):
         self.assertFalse(pad.grid.get_sensitive())
         self.shot("42-lock-screen-service-mode-lockout")
 
-    def test_reset_by_email_answers_with_the_librarys_message(self):
-        # Whatever passcoded answers a request for a code (refused in service mode, or no relay
-        # configured), the sheet says the library's message; no crash, no code in the host.
-        self.create()
+    def test_reset_by_email_offered_only_with_an_address_and_a_failure_in_words(self):
+        """Nothing is offered that cannot work: without a confirmed address "Reset Passcode via
+        Email" is dimmed (its icon too) and says what comes first, and "Email for Reset Codes" is
+        dimmed with its arrow while there is no passcode. A mail passcoded's relay refuses is said
+        in the app's words; passcoded's own text (the relay's address, its reply) goes to the
+        app's log, not on the screen; nothing changed, no code in the host."""
         app = self.app
-        seen = []
-        request = app.store.request_reset_code
-
-        def recording():
-            try:
-                return request()
-            except passcode.PasscodeError as e:
-                seen.append(e)
-                raise
-        app.store.request_reset_code = recording
-        app.reset_row.emit("activated")
-        sheet = app.sheet
-        sheet.send_button.emit("clicked")
+        app.views.set_visible_child_name("security")
         spin()
-        self.assertEqual(len(seen), 1)
+        self.assertFalse(app.recipient_row.get_sensitive())
+        self.assertEqual(app.recipient_chevron.get_opacity(), 0.4)  # the dimmed row's arrow dimmed too
+        self.create()
+        spin()
+        self.assertTrue(app.recipient_row.get_sensitive())
+        self.assertEqual(app.recipient_chevron.get_opacity(), 1.0)
+        self.assertFalse(app.reset_row.get_sensitive())
+        self.assertEqual(app.reset_icon.get_opacity(), 0.4)
+        self.assertEqual(app.reset_row.get_subtitle(), "Set an email for reset codes first")
+        self.shot("53-security-service-mode-no-reset-address")
+        app.store.set_reset_recipient("jane@example.org", PASSCODE)  # root's own store: no confirmation
+        app.refresh()
+        self.assertTrue(app.reset_row.get_sensitive())
+        self.assertEqual(app.reset_row.get_subtitle(), "")
+        self.mailbox.refuse = True
+        try:
+            app.reset_row.emit("activated")
+            sheet = app.sheet
+            with self.assertLogs("passcode_gtk", level="WARNING") as logged:
+                sheet.send_button.emit("clicked")
+                spin()
+        finally:
+            self.mailbox.refuse = False
         self.assertTrue(sheet.request_error.get_visible())
-        self.assertEqual(sheet.request_error.get_text(), pg.sentence(seen[0].message) + ".")
+        said = sheet.request_error.get_text()
+        self.assertTrue(said.startswith("The passcode service could not send the email"), said)
+        self.assertNotIn("127.0.0.1", said)
+        self.assertIn("127.0.0.1", " ".join(logged.output))  # the detail is in the log
         self.assertEqual(sheet.stack.get_visible_child_name(), "request")
+        self.shot("52-reset-passcode-mail-refused-service-mode")
         self.assertTrue(app.store.is_enabled)  # nothing changed
 
     def labels(self, root):
@@ -1233,6 +1318,8 @@ class GtkServiceMode(unittest.TestCase):
         self.assertIsNone(app.sheet)
         self.assertEqual(app.store.reset_recipient, "j***@example.org")
         self.assertEqual(app.last_toast, "Reset codes will be sent to j***@example.org")
+        self.assert_toast_whole("Reset codes will be sent to j***@example.org")
+        self.shot("54-security-service-mode-reset-address-toast")
         self.assertEqual(app.recipient_row.get_subtitle(), "j***@example.org")
         # Forgotten at the lock screen: "Forgot Passcode?" offers the emailed code.
         app.report(Event.LOCK_NOW)
@@ -1282,6 +1369,59 @@ class GtkServiceMode(unittest.TestCase):
         self.click_digits(pad, OTHER)
         self.assertTrue(spin_until(lambda: not self.lock_visible()))
         self.assertFalse(app.store.locked)
+
+    def test_reset_address_confirmation_step(self):
+        """A user who is not root (root's word needs no confirmation): the address set with the
+        passcode waits for the code passcoded mailed to it; the sheet asks for that code with the
+        passcode; a wrong code is said; the right one makes it the recipient, said in a toast
+        that shows the whole masked address. The app's store is opened as that user (its bus
+        connection is the user's)."""
+        user = os.environ.get("SERVICE_TEST_USERS", "passcode-gtk-test") + "-gtk"  # SERVICE_TEST_USERS: the users' prefix
+        subprocess.run(["userdel", user], stderr=subprocess.DEVNULL)
+        subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", user], check=True)
+        self.addCleanup(subprocess.run, ["userdel", "-f", user], stderr=subprocess.DEVNULL)
+        app = self.app
+        os.seteuid(pwd.getpwnam(user).pw_uid)
+        try:
+            store = passcode.Store(os.path.join(self.tmp.name, "demo.db"), service=self.app_id)
+        finally:
+            os.seteuid(0)
+        app.store.close()
+        app.store = store
+        app.refresh()
+        self.create()
+        app.views.set_visible_child_name("security")
+        spin()
+        app.recipient_row.emit("activated")
+        sheet = app.sheet
+        sheet.address.set_text("jane@example.org")
+        sheet.passcode.set_text(PASSCODE)
+        sheet.save_button.emit("clicked")
+        spin()
+        self.assertIs(app.sheet, sheet)  # the confirmation step, in the same sheet
+        self.assertTrue(sheet.code.get_visible() and not sheet.address.get_visible())
+        self.assertEqual(sheet.save_button.get_label(), "Confirm")
+        self.assertIn("A confirmation code was sent to j***@example.org", sheet.group.get_description())
+        self.assertEqual(app.store.reset_recipient, "")  # not the recipient until confirmed
+        self.assertTrue(spin_until(lambda: len(self.mailbox.messages) == 1, timeout=10))
+        code = re.search(r"confirmation code in the app: (\d+)", self.mailbox.messages[0].get_payload()).group(1)
+        sheet.code.set_text("00000000" if code != "00000000" else "11111111")  # a wrong code, the same on every shot
+        sheet.passcode.set_text(PASSCODE)
+        sheet.save_button.emit("clicked")
+        spin()
+        self.assertIs(app.sheet, sheet)
+        self.assertTrue(sheet.error.get_visible())
+        self.assertTrue(sheet.error.get_label().startswith("Incorrect confirmation code"), sheet.error.get_label())
+        self.shot("55-email-for-reset-codes-confirmation-code")
+        sheet.code.set_text(code)
+        sheet.passcode.set_text(PASSCODE)
+        sheet.save_button.emit("clicked")
+        spin()
+        self.assertIsNone(app.sheet)
+        self.assertEqual(app.store.reset_recipient, "j***@example.org")
+        self.assertEqual(app.recipient_row.get_subtitle(), "j***@example.org")
+        self.assertTrue(app.reset_row.get_sensitive())
+        self.assert_toast_whole("Reset codes will be sent to j***@example.org")
 
     def test_fingerprint_through_passcoded(self):
         """passcoded reads the finger through fprintd (the template, root's, on its bus): no match

@@ -1183,10 +1183,23 @@ def fingerprint_through_service():
     check(rec == [("Claim", ALICE), ("VerifyStart", "any"), ("VerifyStop", ""), ("Release", "")],
           f"fingerprint: claimed for the caller's user ({ALICE}), verified, stopped, released: {rec}")
     a.call("ReportEvent", "(si)", app, 3)
-    mock.QueueVerifyResult(reader, "verify-match")
+    claims_before = sum(1 for x in record() if x[0] == "Claim")
     r = a.call("FingerprintUnlockKey", "(s)", app)
-    check(error_of(r) == "PasscodeRequired" and "data key" in r.get("message", "") and a.call("GetLockScreen", "(s)", app)["ok"][0] is True,
-          f"fingerprint: after lock now a match gives no key and leaves the app locked (the core's rule): {r}")
+    check(error_of(r) == "PasscodeRequired" and "data key is not in this process's memory" in r.get("message", "")
+          and a.call("GetLockScreen", "(s)", app)["ok"][0] is True and sum(1 for x in record() if x[0] == "Claim") == claims_before,
+          f"fingerprint: after lock now the key is refused (not in memory: the core's rule) before the reader is claimed, still locked: {r}")
+    # The same through the library, in a process that holds no key: passcode_biometric_unlock_key
+    # refuses with KEY_NOT_IN_MEMORY (11), as the embedded store does, and claims nothing.
+    probe = ("import passcode, sys\n"
+             "s = passcode.Store('ignored', service=sys.argv[1])\n"
+             "try:\n    s.biometric_unlock_key()\n    print('ok')\n"
+             "except passcode.PasscodeError as e:\n    print(type(e).__name__, int(e.status), int(getattr(e, 'reason', -1)))\n")
+    p = subprocess.run(as_user(ALICE, ["/usr/bin/python3", "-c", probe, app]), capture_output=True, text=True, cwd="/", timeout=60,
+                       env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.join(REPO, "python"),
+                            "PASSCODE_LIBRARY": os.path.join(REPO, "build", "libpasscode.so.0")})
+    check(p.stdout.strip() == "PasscodeRequired 25 11" and sum(1 for x in record() if x[0] == "Claim") == claims_before,
+          f"fingerprint: through the library, no key held: PASSCODE_REQUIRED with KEY_NOT_IN_MEMORY, the reader not claimed: "
+          f"{p.stdout.strip()} {p.stderr[-300:]}")
     check(a.call("UnlockKey", "(ss)", app, GOOD).get("ok") == key["ok"] and lock_by_timeout(), "fingerprint: the passcode, then locked by the timeout")
     mock.QueueVerifyResult(reader, "verify-match")
     r = a.call("FingerprintUnlockKey", "(s)", app)
@@ -1241,6 +1254,25 @@ def fingerprint_through_service():
     p = library_unlock()
     check(p.stdout.strip() == "BiometricTimeout 67" and len(failures()) == before,
           f"fingerprint: through the library no finger in time is status 67, BiometricTimeout, nothing counted: {p.stdout.strip()} {p.stderr[-200:]}")
+
+    # The passcode unlocks (another connection of the user's) while passcoded waits for a finger:
+    # the wait ends then and the reader is released, not at fprint_timeout; nothing is counted.
+    a.call("ReportEvent", "(si)", app, 3)
+    seen, before = len(record()), len(failures())
+    waiting = []
+    th = threading.Thread(target=lambda: waiting.append(a.call("FingerprintUnlock", "(s)", app)))
+    th.start()
+    for _ in range(400):  # the reader claimed and the verification started: the wait is on
+        if ("VerifyStart", "any") in record()[seen:]:
+            break
+        time.sleep(0.01)
+    unlocker = Client(ALICE)
+    u = unlocker.call("UnlockKey", "(ss)", app, GOOD)
+    th.join()
+    rec = record()[seen:]
+    check("ok" in u and waiting and error_of(waiting[0]) == "State" and "the passcode unlocked the app" in waiting[0].get("message", "")
+          and rec == [("Claim", ALICE), ("VerifyStart", "any"), ("VerifyStop", ""), ("Release", "")] and len(failures()) == before,
+          f"fingerprint: the passcode unlocking meanwhile ends the wait and releases the reader then: {u} {waiting} {rec}")
 
     # A verification waits on a worker: another uid's call is answered meanwhile.
     m = Client(MALLORY)
@@ -1604,6 +1636,10 @@ def mail_through_service():
         return ask(client, "ConfirmResetRecipient", "(sayay)", app_, list(found[0].encode()), list(passcode.encode()))
 
     a, m, root = Client(ALICE), Client(MALLORY), Client("root")
+    # No passcode: nothing to reset, NO_PASSCODE as the embedded store answers (before any word
+    # of the relay or the recipient).
+    r = ask(a, "ResetRequest", "(s)", app)
+    check(error_of(r) == "NoPasscode", f"a reset request with no passcode answers NoPasscode: {r}")
     check(ask(a, "SetPasscode", "(ss)", app, GOOD) == {"ok": []}, "mail: a store with a passcode")
     # No relay configured: the new status, and "forgot" stays.
     r = ask(a, "ResetRequest", "(s)", app)

@@ -22,6 +22,8 @@
  *   biometrics faceid|touchid|fingerprint|other|none    bio on|off    timeout SECONDS    show    quit
  *   launch-lock on|off (lock at launch)   bio-launch on|off ("Require on App Launch")
  *   every-launch on|off (the passcode after every launch, not only after a restart)
+ *   recipient ADDRESS PASSCODE          service mode: the address for reset codes (passcoded mails it a confirmation code)
+ *   recipient-confirm CODE PASSCODE     service mode: that confirmation code; the address is the recipient then
  */
 #define _DEFAULT_SOURCE
 #include <passcode.h>
@@ -65,6 +67,7 @@ typedef struct {
     int32_t proof_setting;
     int64_t proof_value;
     int confirm_forgot;       /* "Forgot Passcode?" asks before it signs out */
+    int32_t unlock_failures;  /* failed attempts counted before the entry being typed (a repeat is not counted) */
     char banner[1200];        /* "libpasscode X demo, store PATH": stays on every screen */
 } app;
 
@@ -101,7 +104,12 @@ static void note_line(app *a) {
     int32_t rc = passcode_unseal(a->store, sealed, n, plain, sizeof plain, &got);
     if (rc == PASSCODE_OK) out(a, "note: %.*s\n", (int)got, (const char *)plain);
     else if (rc == PASSCODE_ERR_KEY_NOT_RELEASED) out(a, "note: sealed (enter the passcode to read it)\n");
-    else if (rc == PASSCODE_ERR_FOREIGN_CIPHERTEXT) out(a, "note: unreadable (sealed with a data key this store no longer has)\n");
+    else if (rc == PASSCODE_ERR_FOREIGN_CIPHERTEXT) {
+        /* Sealed with a key this store no longer has (a reset or a new passcode replaced it): no
+         * passcode reads it again, so it goes, and no screen promises that the passcode would. */
+        unlink(a->note_path);
+        out(a, "note: (none; the old one was sealed with a data key this store no longer has, and was removed)\n");
+    }
     else out(a, "note: damaged (%s)\n", passcode_strerror(rc));
     explicit_bzero(plain, sizeof plain);
 }
@@ -352,10 +360,11 @@ static void draw_pad(app *a) {
     a->last_shakes = shakes;
 }
 
-/* The "email" (there is no mail server): a box above the banner until a key that is not a
- * digit, so the code can be read while it is typed. */
-static void draw_mail(app *a) {
-    int w = 48, x = (COLS - w) / 2, y = LINES - 4;
+/* The "email" (there is no mail server): a box from row y (above what the last commands said,
+ * which it never covers) until a key that is not a digit, so the code can be read while it is
+ * typed. */
+static void draw_mail(app *a, int y) {
+    int w = 48, x = (COLS - w) / 2;
     if (x < 0) x = 0;
     mvaddch(y, x, ACS_ULCORNER); mvhline(y, x + 1, ACS_HLINE, w - 2); mvaddch(y, x + w - 1, ACS_URCORNER);
     mvprintw(y, x + 3, " email ");
@@ -453,10 +462,15 @@ static void draw(app *a) {
                duration_text(timeout, when, sizeof when));
         out(a, "launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s\n",
                at_launch ? "on" : "off", bio_launch ? "on" : "off", every ? "on" : "off");
+        if (a->service) {  /* passcoded mails reset codes: where to, masked */
+            char masked[256] = "";
+            if (passcode_reset_recipient(a->store, masked, sizeof masked) == PASSCODE_OK)
+                out(a, "reset address: %s\n", *masked ? masked : "none (m sets one)");
+        }
         note_line(a);
         if (!a->script) out(a, "\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [w]rite note\n"
                                 "      [t]imeout [i] biometric [a] require on launch [h] background [l]ock\n"
-                                "      [v]iew log [q]uit\n");
+                                "      %s[v]iew log [q]uit\n", a->service ? "[m] reset address [k] its code " : "");
     }
     if (a->curses) {
         /* At the bottom: what the last command said and the notice (the last two of them, each
@@ -485,14 +499,18 @@ static void draw(app *a) {
             }
         }
         int first = nrows > ROWS ? nrows - ROWS : 0;
+        /* The email box sits above the messages shown: the rows under the pad (its footer the
+         * last it may cover) hold both, the oldest messages going first when they do not. */
+        int box_y = LINES - 1 - (nrows - first) - 3, lowest = a->flow ? PAD_HEIGHT : 0;
+        while (a->mail_shown && box_y < lowest && first < nrows) { first++; box_y++; }
         for (int i = first; i < nrows; i++) {
             if (rows[i].bold) attron(A_BOLD);
             mvprintw(LINES - 1 - (nrows - i), 1, "%.*s", rows[i].len, rows[i].text);
             if (rows[i].bold) attroff(A_BOLD);
         }
-        /* Under the email box the messages stay until the key that closes it, and show then. */
+        /* While the email box shows, the messages stay until the key that closes it. */
         if (!a->mail_shown) { a->nsaid = 0; a->notice[0] = 0; }
-        if (a->mail_shown) draw_mail(a);
+        if (a->mail_shown) draw_mail(a, box_y < 0 ? 0 : box_y);
         if (a->confirm_forgot) draw_confirm_forgot(a);
         attron(A_DIM); mvprintw(LINES - 1, 0, "%.*s", COLS - 1, a->banner); attroff(A_DIM);
         refresh();
@@ -511,6 +529,54 @@ static void unlocked_notice(app *a, char *what, size_t size) {
         snprintf(what, size, "unlock: done; %d failed attempt%s since your last unlock", failures, failures == 1 ? "" : "s");
     else
         snprintf(what, size, "unlock: done");
+}
+
+/* One setting change of the log ("two_factor_enabled 1 -> 0") in words ("Two-factor
+ * authentication turned off"); appended to `buf`. A key the demo does not know stays as it is. */
+static void setting_change_words(const char *change, char *buf, size_t size) {
+    static const struct { const char *key, *name; int kind; } known[] = {  /* kind 0: on/off, 1: seconds, 2: a number */
+        {"lock_enabled", "Passcode lock", 0}, {"auto_lock_seconds", "Auto-lock", 1}, {"lock_at_launch", "Lock at launch", 0},
+        {"lockout_schedule", "Lockout schedule", 2}, {"max_failure_action", "What too many failed attempts do", 2},
+        {"biometric_enabled", "Biometric unlock", 0}, {"require_biometric_on_launch", "Require biometrics on launch", 0},
+        {"two_factor_enabled", "Two-factor authentication", 0}, {"last_password_change_wall_ms", "Account password", 3},
+        {"passcode_length", "Passcode length", 2}, {"reset_code_length", "Reset code length", 2},
+        {"reset_code_lifetime_seconds", "Reset code lifetime", 1}, {"reset_request_interval_seconds", "Time between reset requests", 1},
+        {"reset_requests_per_day", "Reset requests a day", 2}, {"passcode_after_every_launch", "Passcode after every launch", 0}};
+    char key[64] = "";
+    long long from = 0, to = 0;
+    size_t used = strlen(buf);
+    if (sscanf(change, "%63s %lld -> %lld", key, &from, &to) == 3) {
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+            if (strcmp(key, known[i].key)) continue;
+            char value[48];
+            if (known[i].kind == 0) snprintf(buf + used, size - used, "%s turned %s", known[i].name, to ? "on" : "off");
+            else if (known[i].kind == 1) snprintf(buf + used, size - used, "%s set to %s", known[i].name, duration_text(to, value, sizeof value));
+            else if (known[i].kind == 3) snprintf(buf + used, size - used, "%s changed", known[i].name);
+            else snprintf(buf + used, size - used, "%s set to %lld", known[i].name, to);
+            return;
+        }
+    }
+    if (!strncmp(change, "lockout_custom", 14)) { snprintf(buf + used, size - used, "Custom lockout schedule %s", strstr(change, "removed") ? "removed" : "set"); return; }
+    snprintf(buf + used, size - used, "%s", change);
+}
+
+/* A "setting changed" event's detail in words: one change, or the defaults a new passcode
+ * restored ("a new passcode starts from the safe defaults: k a -> b, ..."). */
+static const char *setting_words(const char *detail, char *buf, size_t size) {
+    static const char restored[] = "a new passcode starts from the safe defaults: ";
+    buf[0] = 0;
+    if (strncmp(detail, restored, sizeof restored - 1)) { setting_change_words(detail, buf, size); return buf; }
+    snprintf(buf, size, "A new passcode starts from the safe defaults: ");
+    char list[512];
+    snprintf(list, sizeof list, "%s", detail + sizeof restored - 1);
+    char *save = NULL;
+    int n = 0;
+    for (char *one = strtok_r(list, ",", &save); one; one = strtok_r(NULL, ",", &save)) {
+        while (*one == ' ') one++;
+        if (n++) { size_t used = strlen(buf); snprintf(buf + used, size - used, ", "); }
+        setting_change_words(one, buf, size);
+    }
+    return buf;
 }
 
 /* The security event log, newest first, as a screen. */
@@ -535,9 +601,11 @@ static void show_log(app *a) {
         gmtime_r(&t, &tm);
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
         const char *name = kind >= 0 && kind < (int32_t)(sizeof names / sizeof names[0]) ? names[kind] : "event";
-        char length[32];
+        char length[32], words[600];
         if (kind == PASSCODE_LOG_KIND_LOCKOUT_STARTED && *detail)  /* its length, in seconds: said with its unit */
             detail = duration_text(strtoll(detail, NULL, 10), length, sizeof length);
+        else if (kind == PASSCODE_LOG_KIND_SETTING_CHANGED && *detail)  /* in words, not the store's keys */
+            detail = setting_words(detail, words, sizeof words);
         if (a->curses && getcury(stdscr) >= LINES - 5) {  /* a page: v shows the next one */
             out(a, "  events %zu-%zu of %zu: [v] the next ones\n", from + 1, i, count);
             a->log_from = i;
@@ -656,14 +724,31 @@ static int32_t set_flag(app *a, int32_t setting, const char *arg) {
 }
 
 /* Runs one command; returns 0 to quit. */
-static int command(app *a, const char *cmd, const char *arg) {
+static int command2(app *a, const char *cmd, const char *arg, const char *arg2);
+
+static int command(app *a, const char *cmd, const char *arg) { return command2(a, cmd, arg, NULL); }
+
+/* As command, with a second argument (recipient, recipient-confirm). */
+static int command2(app *a, const char *cmd, const char *arg, const char *arg2) {
     int32_t rc = PASSCODE_OK;
     if (a->confirm_forgot && strcmp(cmd, "yes") && strcmp(cmd, "no")) a->confirm_forgot = 0;  /* anything else cancels */
     if (strcmp(cmd, "log")) a->log_from = 0;  /* the log starts from the newest again */
     if (strspn(cmd, "0123456789") == strlen(cmd) && *cmd) {
         if (!a->flow) say(a, "error: no passcode entry on screen (c creates a passcode)\n");
-        else for (const char *p = cmd; *p; p++) {
-            if (passcode_flow_digit(a->flow, *p - '0') != PASSCODE_OK) break;
+        else {
+            int unlock = a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK;
+            int32_t shakes = 0, failures = 0, after = 0;
+            if (unlock) { passcode_flow_shakes(a->flow, &shakes); passcode_failure_summary(a->store, &failures, NULL); }
+            for (const char *p = cmd; *p; p++) {
+                if (passcode_flow_digit(a->flow, *p - '0') != PASSCODE_OK) break;
+            }
+            /* A wrong passcode that did not count: the library counts a repeat of one wrong code
+             * once (a typo typed again is not another guess), so it brings no lockout nearer. */
+            int32_t now_shakes = shakes;
+            if (unlock && a->flow) passcode_flow_shakes(a->flow, &now_shakes);
+            if (unlock && now_shakes != shakes && passcode_failure_summary(a->store, &after, NULL) == PASSCODE_OK && after == failures && after > 0)
+                snprintf(a->notice, sizeof a->notice, "the same wrong passcode again: counted once (a repeat is not another guess), "
+                         "so it brings no lockout nearer");
         }
     } else if (!strcmp(cmd, "del")) { if (a->flow) passcode_flow_delete(a->flow); }
     else if (!strcmp(cmd, "cancel")) { if (a->flow && (a->flow_kind != PASSCODE_FLOW_KIND_UNLOCK || a->proof_pending)) passcode_flow_cancel(a->flow); }
@@ -687,6 +772,17 @@ static int command(app *a, const char *cmd, const char *arg) {
          * and the note waits for the passcode. */
         int32_t refusal = 0;
         uint8_t key[32];
+        if (a->curses && a->service) {  /* passcoded waits for a finger (up to its fprint_timeout): say so */
+            passcode_lock_screen ls = lock_screen(a);
+            if (ls.biometric_refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE) {
+                move(PAD_HEIGHT, 0);
+                clrtoeol();
+                attron(A_BOLD);
+                centered(PAD_HEIGHT, "Touch the fingerprint reader...");
+                attroff(A_BOLD);
+                refresh();
+            }
+        }
         rc = passcode_biometric_unlock_key(a->store, key, sizeof key, &refusal);
         explicit_bzero(key, sizeof key);
         if (rc != PASSCODE_OK && refusal == PASSCODE_BIOMETRIC_REFUSAL_KEY_NOT_IN_MEMORY)
@@ -726,6 +822,18 @@ static int command(app *a, const char *cmd, const char *arg) {
         if (rc == PASSCODE_OK) snprintf(a->notice, sizeof a->notice, "enable: done");
     }
     else if (!strcmp(cmd, "reset-request")) rc = passcode_reset_request(a->store);
+    else if (!strcmp(cmd, "recipient") || !strcmp(cmd, "recipient-confirm")) {
+        /* Service mode: the address for reset codes, set with the passcode; passcoded mails it
+         * a confirmation code, given back with the passcode (recipient-confirm). */
+        const char *code = arg ? arg : "", *digits = arg2 ? arg2 : "";
+        char masked[256] = "";
+        if (!strcmp(cmd, "recipient")) rc = passcode_reset_recipient_set(a->store, code, digits, strlen(digits));
+        else rc = passcode_reset_recipient_confirm(a->store, code, strlen(code), digits, strlen(digits));
+        if (rc == PASSCODE_OK && !strcmp(cmd, "recipient"))
+            snprintf(a->notice, sizeof a->notice, "reset address: a confirmation code was mailed to %s; enter it with the passcode", code);
+        else if (rc == PASSCODE_OK && passcode_reset_recipient(a->store, masked, sizeof masked) == PASSCODE_OK)
+            snprintf(a->notice, sizeof a->notice, "reset address: confirmed; reset codes go to %s", masked);
+    }
     else if (!strcmp(cmd, "code")) { if (a->flow) for (const char *p = a->email; *p; p++) passcode_flow_digit(a->flow, *p - '0'); }
     else if (!strcmp(cmd, "biometrics")) {
         int kind = !arg ? 0 : !strcmp(arg, "faceid") ? 1 : !strcmp(arg, "touchid") ? 2 : !strcmp(arg, "other") ? 3 : !strcmp(arg, "fingerprint") ? 4 : 0;
@@ -763,6 +871,20 @@ static int default_store(char *out, size_t size) {
     return 1;
 }
 
+/* Interactive: a line typed on the bottom row after `prompt` (not echoed when `hidden`). */
+static void ask(const char *prompt, char *text, int size, int hidden) {
+    text[0] = 0;
+    mvprintw(LINES - 1, 0, "%s", prompt);
+    clrtoeol();
+    if (!hidden) echo();
+    curs_set(1);
+    timeout(-1);
+    if (getnstr(text, size - 1) == ERR) text[0] = 0;
+    noecho();
+    curs_set(0);
+    timeout(500);
+}
+
 /* Interactive: one key, one command. */
 static int key_command(app *a, int c) {
     static char digit[2];
@@ -786,6 +908,16 @@ static int key_command(app *a, int c) {
     case 'r': return command(a, "reset-email", NULL);
     case 'l': return command(a, "lock", NULL);
     case 'v': return command(a, "log", NULL);
+    case 'm': case 'k': {  /* service mode: the reset address, then the code mailed to it */
+        if (!a->service) return command(a, "show", NULL);
+        char first[256], digits[64];
+        if (c == 'm') ask("address for reset codes: ", first, sizeof first, 0);
+        else ask("confirmation code from the email: ", first, sizeof first, 0);
+        ask("passcode (not shown): ", digits, sizeof digits, 1);
+        int go = command2(a, c == 'm' ? "recipient" : "recipient-confirm", first, digits);
+        explicit_bzero(digits, sizeof digits);
+        return go;
+    }
     case 'w': {
         char text[256] = "";
         mvprintw(LINES - 1, 0, "note text: ");
@@ -899,13 +1031,15 @@ int main(int argc, char **argv) {
             char *save = NULL;
             for (char *tok = strtok_r(line, " \t\r\n", &save); go && tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
                 if (*tok == '#') break;
-                char *arg = NULL;
+                char *arg = NULL, *arg2 = NULL;
+                int two = !strcmp(tok, "recipient") || !strcmp(tok, "recipient-confirm");
                 if (!strcmp(tok, "wait") || !strcmp(tok, "timeout") || !strcmp(tok, "bio") || !strcmp(tok, "biometrics")
                     || !strcmp(tok, "note") || !strcmp(tok, "launch-lock") || !strcmp(tok, "bio-launch")
-                    || !strcmp(tok, "every-launch"))
+                    || !strcmp(tok, "every-launch") || two)
                     arg = strtok_r(NULL, " \t\r\n", &save);
-                printf("> %s%s%s\n", tok, arg ? " " : "", arg ? arg : "");
-                go = command(&a, tok, arg);
+                if (two) arg2 = strtok_r(NULL, " \t\r\n", &save);
+                printf("> %s%s%s%s\n", tok, arg ? " " : "", arg ? arg : "", arg2 ? " ******" : "");  /* the passcode not echoed */
+                go = command2(&a, tok, arg, arg2);
             }
         }
     } else {

@@ -13,6 +13,7 @@ background and foreground, fprintd as the fingerprint reader, and the reset code
 """
 import argparse
 import datetime
+import logging
 import os
 import socket
 import sys
@@ -89,6 +90,64 @@ def wait_text(seconds: int) -> str:
 
 def event_text(kind: SecurityEvent) -> str:
     return kind.name.replace("_", " ").capitalize().replace("Tpm", "TPM")
+
+
+#: The app's own log (stderr, or the journal under a desktop session): what a screen says in the
+#: app's words, with the detail a person would not read there.
+LOG = logging.getLogger("passcode_gtk")
+
+#: A "setting changed" event's keys in words; kind: "onoff", "time", "number", "changed".
+SETTING_WORDS = {
+    "lock_enabled": ("Passcode lock", "onoff"), "auto_lock_seconds": ("Auto-lock", "time"),
+    "lock_at_launch": ("Lock at launch", "onoff"), "lockout_schedule": ("Lockout schedule", "number"),
+    "max_failure_action": ("What too many failed attempts do", "number"), "biometric_enabled": ("Fingerprint unlock", "onoff"),
+    "require_biometric_on_launch": ("Require on app launch", "onoff"),
+    "two_factor_enabled": ("Two-factor authentication", "onoff"), "last_password_change_wall_ms": ("Account password", "changed"),
+    "passcode_length": ("Passcode length", "number"), "reset_code_length": ("Reset code length", "number"),
+    "reset_code_lifetime_seconds": ("Reset code lifetime", "time"),
+    "reset_request_interval_seconds": ("Time between reset requests", "time"),
+    "reset_requests_per_day": ("Reset requests a day", "number"),
+    "passcode_after_every_launch": ("Passcode after every launch", "onoff")}
+RESTORED = "a new passcode starts from the safe defaults: "
+
+
+def setting_change_words(change: str) -> str:
+    """One change ("two_factor_enabled 1 -> 0") in words ("Two-factor authentication turned off")."""
+    parts = change.split()
+    if len(parts) == 4 and parts[2] == "->" and parts[0] in SETTING_WORDS and parts[3].lstrip("-").isdigit():
+        name, kind = SETTING_WORDS[parts[0]]
+        to = int(parts[3])
+        if kind == "onoff":
+            return "%s turned %s" % (name, "on" if to else "off")
+        if kind == "time":
+            return "%s: %s" % (name, duration_text(to).lower())
+        if kind == "changed":
+            return "%s changed" % name
+        return "%s set to %d" % (name, to)
+    if change.startswith("lockout_custom"):
+        return "Custom lockout schedule " + ("removed" if "removed" in change else "set")
+    return change
+
+
+def setting_words(detail: str) -> str:
+    """A "setting changed" event's detail in words: one change, or the defaults a new passcode restored."""
+    if detail.startswith(RESTORED):
+        return "A new passcode starts from the safe defaults: " + ", ".join(
+            setting_change_words(c.strip()) for c in detail[len(RESTORED):].split(","))
+    return setting_change_words(detail)
+
+
+def service_mail_words(e: passcode.PasscodeError) -> str:
+    """passcoded's refusal to mail (RESET_DELIVERY_UNAVAILABLE) in the app's words; its own text
+    (the relay's address, the server's reply) goes to the app's log, not on the screen."""
+    LOG.warning("the passcode service could not mail: %s", e.message)
+    if "no mail relay is configured" in e.message:
+        return ("This computer’s passcode service has no mail server set up, so it cannot email a code. "
+                "Use “Forgot Passcode?” to sign out and create a new passcode.")
+    if "recipient" in e.message:
+        return "No confirmed email address for reset codes yet: set one under Security, “Email for Reset Codes”."
+    return ("The passcode service could not send the email: its mail server did not take it. "
+            "Try again later, or use “Forgot Passcode?” to sign out and create a new passcode.")
 
 
 def accessible_label(widget: Gtk.Widget, text: str) -> None:
@@ -344,10 +403,14 @@ class FlowSheet(Adw.Window):
             return
         except passcode.PasscodeError as e:
             # The binding does not pass a callback's exception text to the library (it could
-            # hold a secret); the mailer's own failure names only the server.
+            # hold a secret); the mailer's own failure names only the server. passcoded's is
+            # said in the app's words, its text logged.
             failure = self.app.last_mail_failure
-            self.request_error.set_markup(mail_failure_markup(failure) if failure is not None
-                                          else GLib.markup_escape_text(sentence(e.message) + "."))
+            if self.app.service and isinstance(e, passcode.ResetDeliveryUnavailable):
+                self.request_error.set_markup(GLib.markup_escape_text(service_mail_words(e)))
+            else:
+                self.request_error.set_markup(mail_failure_markup(failure) if failure is not None
+                                              else GLib.markup_escape_text(sentence(e.message) + "."))
             self.request_error.set_visible(True)
             self.app.refresh()
             return
@@ -451,13 +514,22 @@ class RecipientSheet(Adw.Window):
                 self.app.store.confirm_reset_recipient(self.code.get_text().strip(), digits)
             else:
                 self.app.store.set_reset_recipient(address, digits)
-        except passcode.PasscodeError as e:
-            self.error.set_label(sentence(e.message) + ".")
+        except passcode.ResetDeliveryUnavailable as e:  # the confirmation code could not be mailed
+            self.error.set_label(service_mail_words(e))
             self.error.set_visible(True)
             return
-        if address and not self.waiting and os.geteuid() != 0:
-            # The address waits for the code passcoded mailed to it.
-            self.waiting = "%s***%s" % (address[0], address[address.rindex("@"):])
+        except passcode.PasscodeError as e:
+            said = sentence(e.message)
+            if self.waiting and isinstance(e, passcode.WrongResetCode):  # the code this sheet asked for
+                said = said.replace("reset code", "confirmation code")
+            self.error.set_label(said + ".")
+            self.error.set_visible(True)
+            return
+        masked = "%s***%s" % (address[0], address[address.rindex("@"):]) if "@" in address else ""
+        if address and not self.waiting and self.app.reset_address() != masked:
+            # Not the recipient yet (passcoded takes root's word at once): the address waits for
+            # the code passcoded mailed to it.
+            self.waiting = masked
             self.group.set_description("A confirmation code was sent to %s. Enter it with your passcode: reset "
                                        "codes go there once it is confirmed." % self.waiting)
             self.address.set_visible(False)
@@ -563,6 +635,7 @@ class App:
         self.last_mail_error = ""
         self.last_mail_failure: Optional[MailError] = None
         self._note_problem = ""
+        self._note_removed = ""  # said until a new note is saved: the old one could not be kept
         self.in_background = False
         self._updating = False
         self._service_finger: Optional[threading.Thread] = None  # service mode: passcoded reading a finger
@@ -751,7 +824,8 @@ class App:
         self.reset_row.connect("activated", lambda _r: self.open_reset())
         # Service mode: where passcoded mails reset codes (needs the passcode to set or change).
         self.recipient_row = Adw.ActionRow(title="Email for Reset Codes", activatable=True, visible=bool(self.service))
-        self.recipient_row.add_suffix(Gtk.Image(icon_name="go-next-symbolic"))
+        self.recipient_chevron = Gtk.Image(icon_name="go-next-symbolic")
+        self.recipient_row.add_suffix(self.recipient_chevron)
         self.recipient_row.connect("activated", lambda _r: self.open_recipient())
         for r in (self.lock_row, self.change_row, self.reset_row, self.recipient_row):
             self.passcode_group.add(r)
@@ -906,10 +980,15 @@ class App:
             self.change_row.set_sensitive(s.is_enabled)
             self.reset_row.set_sensitive(s.is_set)
             if self.service:
+                # passcoded mails the code only to a confirmed address: without one, the reset is
+                # not offered (the row says what comes first).
                 to = self.reset_address()
+                self.reset_row.set_sensitive(s.is_set and bool(to))
+                self.reset_row.set_subtitle("" if to or not s.is_set else "Set an email for reset codes first")
                 self.recipient_row.set_sensitive(s.is_set)
                 self.recipient_row.set_subtitle(to if to else "Not set: needed to reset a forgotten passcode by email")
-            for row, image in ((self.change_row, self.change_chevron), (self.reset_row, self.reset_icon)):
+            for row, image in ((self.change_row, self.change_chevron), (self.reset_row, self.reset_icon),
+                               (self.recipient_row, self.recipient_chevron)):
                 image.set_opacity(1.0 if row.get_sensitive() else 0.4)  # a disabled row dims its chevron too
             # The fingerprint switch only with the passcode lock on (the library refuses
             # it otherwise); without a reader, a disabled row that says "Not available".
@@ -973,7 +1052,7 @@ class App:
         self.note_view.set_editable(available)  # nothing typed that could not be kept
         self.note_view.set_cursor_visible(available)
         self.note_view.set_sensitive(available)  # dimmed while it cannot be written
-        self._note_problem = ""
+        self._note_problem = self._note_removed
         if available and not buf.get_modified():  # being edited: what is typed stays until it is saved
             try:
                 with open(self.note_path, "rb") as f:
@@ -984,6 +1063,12 @@ class App:
                 passcode.wipe(plain)
             except FileNotFoundError:
                 pass
+            except passcode.ForeignCiphertext:
+                # Sealed with a key this store no longer has (a reset or a new passcode replaced
+                # it): no passcode reads it again, so it goes, and no screen promises otherwise.
+                os.unlink(self.note_path)
+                self._note_problem = self._note_removed = ("The old note was sealed with a key this passcode no longer has "
+                                      "(a reset or a new passcode replaced it), so it was removed.")
             except passcode.PasscodeError as e:
                 self._note_problem = "This note cannot be read: " + e.message
         self._update_save()
@@ -1023,6 +1108,8 @@ class App:
             detail = e.detail
             if e.kind == SecurityEvent.LOCKOUT_STARTED and detail.isdigit():
                 detail = "for " + wait_text(int(detail))
+            elif e.kind == SecurityEvent.SETTING_CHANGED and detail:
+                detail = setting_words(detail)  # in words, not the store's keys
             elif e.kind == SecurityEvent.SESSION_SIGNED_OUT:
                 detail = self.session_names.get(detail, detail)  # the device's name, not its session id
             row = Adw.ActionRow(title=event_text(e.kind), use_markup=False,
@@ -1214,6 +1301,10 @@ class App:
     def open_flow(self, kind: FlowKind, then: Optional[Callable[[], None]] = None,
                   title: Optional[str] = None, why: str = "") -> None:
         def done(result: FlowResult, error: str) -> None:
+            if result == FlowResult.SUCCESS and kind in (FlowKind.CREATE, FlowKind.RESET):
+                # A new passcode (after Delete Account, or forgot passcode) starts from the store's
+                # defaults: the reader is reported again, so the fingerprint row says what is true.
+                self.update_biometrics()
             if result == FlowResult.SUCCESS:
                 if then:
                     then()
@@ -1306,6 +1397,7 @@ class App:
         with os.fdopen(fd, "wb") as f:
             f.write(sealed)
         buf.set_modified(False)
+        self._note_removed = ""
         self.toast("Saved")
         self.refresh()
 
@@ -1422,6 +1514,15 @@ class App:
         self.last_toast = text
         self.last_toast_page = page
         toast = Adw.Toast(title=GLib.markup_escape_text(sentence(text)), timeout=4)
+        # The whole text, broken over lines when long, never cut ("… j***@example…"): a label of
+        # the app's own as the title (AdwToast's own ellipsizes).
+        # As wide as the window leaves a toast (its margins, padding and close button take about
+        # 105 px; a character of its bold font about 9.6 px), so that it is never wider than shown.
+        chars = max(20, int((self.window.get_width() - 105) / 9.6))
+        label = Gtk.Label(label=sentence(text), wrap=True, max_width_chars=chars, justify=Gtk.Justification.CENTER,
+                          css_classes=["heading"])
+        toast.set_custom_title(label)
+        toast.text = sentence(text)  # type: ignore[attr-defined]
         toast.connect("dismissed", self._toast_dismissed)
         # It shows once the older ones on its page are gone (AdwToastOverlay queues it).
         toast.shown_at = max(GLib.get_monotonic_time(), self._page_free_at.get(page, 0))  # type: ignore[attr-defined]
@@ -1464,7 +1565,7 @@ class App:
 
     def toasts_on(self, page: str) -> List[str]:
         """The texts of the toasts on a page (tests)."""
-        return [t.get_title() for p, t in self._toasts if p == page]
+        return [t.text for p, t in self._toasts if p == page]
 
     def _page_changed(self) -> None:
         """A toast belongs to its page: switching pages takes the others' toasts away."""

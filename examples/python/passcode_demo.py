@@ -2,7 +2,7 @@
 """passcode_demo.py: the terminal front end of examples/c/passcode_demo.c, in Python through the
 binding. Same keys, same commands, same screens (Tests/frontends checks both).
 
-    passcode_demo.py [--store PATH] [--script] [--fake-clock] [--tpm [TCTI]]
+    passcode_demo.py [--store PATH | --service APP_ID] [--script] [--fake-clock] [--tpm [TCTI]]
 """
 import argparse
 import contextlib
@@ -39,6 +39,46 @@ def wrapped(text: str, width: int) -> str:
             indent = ""
         lines.append(textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False))
     return "\n".join(lines)
+
+
+SETTING_WORDS = {  # a "setting changed" event's keys in words; kind: "onoff", "time", "number", "changed"
+    "lock_enabled": ("Passcode lock", "onoff"), "auto_lock_seconds": ("Auto-lock", "time"),
+    "lock_at_launch": ("Lock at launch", "onoff"), "lockout_schedule": ("Lockout schedule", "number"),
+    "max_failure_action": ("What too many failed attempts do", "number"), "biometric_enabled": ("Biometric unlock", "onoff"),
+    "require_biometric_on_launch": ("Require biometrics on launch", "onoff"),
+    "two_factor_enabled": ("Two-factor authentication", "onoff"), "last_password_change_wall_ms": ("Account password", "changed"),
+    "passcode_length": ("Passcode length", "number"), "reset_code_length": ("Reset code length", "number"),
+    "reset_code_lifetime_seconds": ("Reset code lifetime", "time"),
+    "reset_request_interval_seconds": ("Time between reset requests", "time"),
+    "reset_requests_per_day": ("Reset requests a day", "number"),
+    "passcode_after_every_launch": ("Passcode after every launch", "onoff")}
+RESTORED = "a new passcode starts from the safe defaults: "
+
+
+def setting_change_words(change: str) -> str:
+    """One change ("two_factor_enabled 1 -> 0") in words ("Two-factor authentication turned off")."""
+    parts = change.split()
+    if len(parts) == 4 and parts[2] == "->" and parts[0] in SETTING_WORDS and parts[3].lstrip("-").isdigit():
+        name, kind = SETTING_WORDS[parts[0]]
+        to = int(parts[3])
+        if kind == "onoff":
+            return "%s turned %s" % (name, "on" if to else "off")
+        if kind == "time":
+            return "%s set to %s" % (name, duration_text(to))
+        if kind == "changed":
+            return "%s changed" % name
+        return "%s set to %d" % (name, to)
+    if change.startswith("lockout_custom"):
+        return "Custom lockout schedule " + ("removed" if "removed" in change else "set")
+    return change
+
+
+def setting_words(detail: str) -> str:
+    """A "setting changed" event's detail in words: one change, or the defaults a new passcode restored."""
+    if detail.startswith(RESTORED):
+        return "A new passcode starts from the safe defaults: " + ", ".join(
+            setting_change_words(c.strip()) for c in detail[len(RESTORED):].split(","))
+    return setting_change_words(detail)
 
 
 def duration_text(seconds: int) -> str:
@@ -233,11 +273,16 @@ class App:
             print("launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s" % (
                 onoff(Setting.LOCK_AT_LAUNCH), onoff(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH),
                 onoff(Setting.PASSCODE_AFTER_EVERY_LAUNCH)))
+            if self.service:  # passcoded mails reset codes: where to, masked
+                try:
+                    print("reset address: %s" % (s.reset_recipient or "none (m sets one)"))
+                except passcode.PasscodeError:
+                    pass
             self.note_line()
             if not self.script:
                 print("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [w]rite note\n"
                       "      [t]imeout [i] biometric [a] require on launch [h] background [l]ock\n"
-                      "      [v]iew log [q]uit")
+                      "      %s[v]iew log [q]uit" % ("[m] reset address [k] its code " if self.service else ""))
         if self.notice:
             print(f"notice: {self.notice}")
             self.notice = ""
@@ -269,7 +314,10 @@ class App:
         except passcode.KeyNotReleased:
             print("note: sealed (enter the passcode to read it)")
         except passcode.ForeignCiphertext:
-            print("note: unreadable (sealed with a data key this store no longer has)")
+            # Sealed with a key this store no longer has (a reset or a new passcode replaced it):
+            # no passcode reads it again, so it goes, and no screen promises that the passcode would.
+            os.unlink(self.note_path)
+            print("note: (none; the old one was sealed with a data key this store no longer has, and was removed)")
         except passcode.PasscodeError as e:
             print("note: damaged (%s)" % passcode.strerror(e.status))
 
@@ -296,6 +344,8 @@ class App:
             detail = e.detail
             if e.kind == passcode.SecurityEvent.LOCKOUT_STARTED and detail.isdigit():
                 detail = duration_text(int(detail))  # its length, in seconds: said with its unit
+            elif e.kind == passcode.SecurityEvent.SETTING_CHANGED and detail:
+                detail = setting_words(detail)  # in words, not the store's keys
             print("  %s  %s%s" % (when, e.kind.name.lower().replace("_", " "), ": " + detail if detail else ""))
 
     def settle(self) -> None:
@@ -339,7 +389,7 @@ class App:
         if not self.store.locked and self.flow and self.flow_kind == FlowKind.UNLOCK:
             self.end_flow()
 
-    def command(self, cmd: str, arg: Optional[str] = None) -> bool:
+    def command(self, cmd: str, arg: Optional[str] = None, arg2: Optional[str] = None) -> bool:
         s = self.store
         if self.confirm_forgot and cmd not in ("yes", "no"):
             self.confirm_forgot = False  # anything else cancels
@@ -349,11 +399,18 @@ class App:
                 if not flow:
                     self.say("error: no passcode entry on screen (c creates a passcode)")
                 else:
+                    unlock = self.flow_kind == FlowKind.UNLOCK
+                    shakes, failures = (flow.shakes, s.failures_since_unlock) if unlock else (0, 0)
                     for ch in cmd:
                         try:
                             flow.digit(int(ch))
                         except passcode.PasscodeError:
                             break
+                    # A wrong passcode that did not count: the library counts a repeat of one wrong
+                    # code once (a typo typed again is not another guess), so it brings no lockout nearer.
+                    if unlock and flow.shakes != shakes and 0 < s.failures_since_unlock == failures:
+                        self.notice = ("the same wrong passcode again: counted once (a repeat is not another guess), "
+                                       "so it brings no lockout nearer")
             elif cmd == "del":
                 if self.flow:
                     self.flow.delete()
@@ -388,6 +445,8 @@ class App:
                     import time
                     time.sleep(n)
             elif cmd == "bio-ok":
+                if self.service and not self.script and s.biometric_refusal == BiometricRefusal.NONE:
+                    print("\nTouch the fingerprint reader...", flush=True)  # passcoded waits for a finger
                 # The key-releasing unlock, so that the secret note can be read and written after
                 # it; a process that holds no key (after a relaunch without the session keyring)
                 # still unlocks, and the note waits for the passcode.
@@ -434,6 +493,14 @@ class App:
                 self.notice = "enable: done"
             elif cmd == "reset-request":
                 s.request_reset_code()
+            elif cmd == "recipient":
+                # Service mode: the address for reset codes, set with the passcode; passcoded mails
+                # it a confirmation code, given back with the passcode (recipient-confirm).
+                s.set_reset_recipient(arg or "", arg2 or "")
+                self.notice = f"reset address: a confirmation code was mailed to {arg}; enter it with the passcode"
+            elif cmd == "recipient-confirm":
+                s.confirm_reset_recipient(arg or "", arg2 or "")
+                self.notice = f"reset address: confirmed; reset codes go to {s.reset_recipient}"
             elif cmd == "code":
                 if self.flow:
                     for ch in self.email:
@@ -502,6 +569,15 @@ def interactive(app: App) -> None:
                 cycle = passcode.setting_choices(Setting.AUTO_LOCK_SECONDS)  # from the library, not a copy
                 t = app.store.get_setting(Setting.AUTO_LOCK_SECONDS)
                 app.command("timeout", str(cycle[(cycle.index(t) + 1) % len(cycle)] if t in cycle else cycle[0]))
+            elif c in ("m", "k") and app.service:  # the reset address, then the code mailed to it
+                import getpass
+                termios.tcsetattr(fd, termios.TCSANOW, saved)
+                try:
+                    first = input("address for reset codes: " if c == "m" else "confirmation code from the email: ")
+                    digits = getpass.getpass("passcode (not shown): ")
+                finally:
+                    tty.setcbreak(fd)
+                app.command("recipient" if c == "m" else "recipient-confirm", first, digits)
             elif c == "w":
                 termios.tcsetattr(fd, termios.TCSANOW, saved)
                 try:
@@ -556,12 +632,15 @@ def main() -> int:
                 tok = toks[i]
                 if tok.startswith("#"):
                     break
-                arg = None
-                if tok in ("wait", "timeout", "biometrics", "note", *FLAGS) and i + 1 < len(toks):
+                arg = arg2 = None
+                if tok in ("wait", "timeout", "biometrics", "note", "recipient", "recipient-confirm", *FLAGS) and i + 1 < len(toks):
                     i += 1
                     arg = toks[i]
-                print(f"> {tok}{' ' + arg if arg else ''}")
-                go = app.command(tok, arg)
+                if tok in ("recipient", "recipient-confirm") and i + 1 < len(toks):
+                    i += 1
+                    arg2 = toks[i]
+                print(f"> {tok}{' ' + arg if arg else ''}{' ******' if arg2 else ''}")  # the passcode not echoed
+                go = app.command(tok, arg, arg2)
                 i += 1
             if not go:
                 break

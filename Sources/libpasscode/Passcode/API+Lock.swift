@@ -254,9 +254,14 @@ public func passcode_biometric_failed(_ store: OpaquePointer?, _ out_count: Unsa
 }
 
 /// Service mode: passcoded's PASSCODE_REQUIRED after a fingerprint check carries its message; the
-/// refusal is the one the lock screen reads now.
+/// refusal is the one that message names, else the one the lock screen reads now.
 func serviceRefusal(_ s: any StoreBackend, _ error: PasscodeError, _ out: UnsafeMutablePointer<Int32>?) {
-    guard case .service(let status, _, _) = error, status == Status.errPasscodeRequired.rawValue,
-          let r = try? s.biometricRefusal() else { return }
-    out?.pointee = r.rawValue
+    guard case .service(let status, let message, _) = error, status == Status.errPasscodeRequired.rawValue else { return }
+    // The refusal passcoded gave is in the core's own text of it (KEY_NOT_IN_MEMORY is one the
+    // lock screen's policy never answers); else the policy's now.
+    if let said = BiometricRefusal.allCases.first(where: { $0 != .none && PasscodeError.passcodeRequired($0).message == message }) {
+        out?.pointee = said.rawValue
+    } else if let r = try? s.biometricRefusal() {
+        out?.pointee = r.rawValue
+    }
 }

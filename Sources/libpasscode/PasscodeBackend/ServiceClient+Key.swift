@@ -109,7 +109,10 @@ extension ServiceClient: KeyBackend {
         return key
     }
 
-    /// passcoded checks the finger (FingerprintUnlockKey) and answers a match with the key.
+    /// passcoded checks the finger (FingerprintUnlockKey) and answers a match with the key its
+    /// handle holds since a passcode unlock (as the session keyring serves an embedded store);
+    /// when it holds none ("lock now" wiped it) it refuses with `keyNotInMemory` before any
+    /// finger is asked for, which the C call reports as that refusal.
     package func biometricUnlockKey() throws(PasscodeError) -> SecretBytes {
         do {
             return try keyCall { () throws(PasscodeError) in try callFingerprintUnlockKey() }

@@ -266,9 +266,9 @@ extension ServiceClient {
     /// rules), mailed by passcoded to the confirmed recipient; the caller learns only the masked
     /// address, and expires_in, the seconds the code lives. While a code is pending (unexpired,
     /// tries left), nothing is sent and nothing spent: the answer is where that code went and the
-    /// seconds it has left. No relay, none reachable, or no confirmed recipient:
-    /// RESET_DELIVERY_UNAVAILABLE (a failed send counts against the day's requests); root's mail
-    /// limits reached: RATE_LIMITED.
+    /// seconds it has left. No passcode: NO_PASSCODE (as embedded, before any mail). No relay, none
+    /// reachable, or no confirmed recipient: RESET_DELIVERY_UNAVAILABLE (a failed send counts
+    /// against the day's requests); root's mail limits reached: RATE_LIMITED.
     func callResetRequest() throws(PasscodeError) -> (maskedAddress: String, expiresIn: Int64) {
         var answer: (maskedAddress: String, expiresIn: Int64)?
         try call("ResetRequest", []) { (r) throws(PasscodeError) in

@@ -177,7 +177,15 @@ int passcode_fprint_probe(uid_t uid, char *message, size_t message_size) {
     return status;
 }
 
-int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size_t message_size) {
+void passcode_fprint_cancel(int *cancel) {
+    if (cancel) __atomic_store_n(cancel, 1, __ATOMIC_RELEASE);
+}
+
+static int cancelled(const int *cancel) {
+    return cancel && __atomic_load_n(cancel, __ATOMIC_ACQUIRE);
+}
+
+int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, const int *cancel, char *message, size_t message_size) {
     char user[256], device[512], owner[256];
     sd_bus *bus = NULL;
     int status = open_reader(uid, &bus, user, device, owner, message, message_size);
@@ -230,9 +238,14 @@ int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, char *message, size
                     break;
                 }
                 if (r > 0) continue;
+                if (cancelled(cancel)) {  /* unlocked meanwhile: the reader goes back now */
+                    status = PASSCODE_FPRINT_CANCELLED;
+                    break;
+                }
                 uint64_t now = now_usec();
                 if (now >= deadline) break;
-                r = sd_bus_wait(bus, deadline - now);
+                /* In slices, so that a cancel is seen within 50 ms. */
+                r = sd_bus_wait(bus, deadline - now < 50000 ? deadline - now : 50000);
                 if (r < 0 && r != -EINTR) {
                     status = PASSCODE_FPRINT_FAILED;
                     say(message, message_size, "the connection to fprintd failed: %s%s", strerror(-r), NULL);

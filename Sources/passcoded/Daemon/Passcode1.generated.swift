@@ -125,9 +125,9 @@ protocol Passcode1Handlers {
     /// rules), mailed by passcoded to the confirmed recipient; the caller learns only the masked
     /// address, and expires_in, the seconds the code lives. While a code is pending (unexpired,
     /// tries left), nothing is sent and nothing spent: the answer is where that code went and the
-    /// seconds it has left. No relay, none reachable, or no confirmed recipient:
-    /// RESET_DELIVERY_UNAVAILABLE (a failed send counts against the day's requests); root's mail
-    /// limits reached: RATE_LIMITED.
+    /// seconds it has left. No passcode: NO_PASSCODE (as embedded, before any mail). No relay, none
+    /// reachable, or no confirmed recipient: RESET_DELIVERY_UNAVAILABLE (a failed send counts
+    /// against the day's requests); root's mail limits reached: RATE_LIMITED.
     func handleResetRequest(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// ResetCheck(app_id s, code ay)
     func handleResetCheck(_ call: BusCall, appID: AppID, code: SecretBytes) throws -> Service.Prepared

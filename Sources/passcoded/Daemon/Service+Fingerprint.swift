@@ -89,12 +89,15 @@ extension Service {
         // core's policy reads; then the policy, before a finger is asked for.
         let probe = passcode_fprint_probe(uid, &buffer, buffer.count)
         let available = probe == Int32(PASSCODE_FPRINT_OK)
-        try stores.withStore(uid: uid, appID: app) { s in
+        let lockedBefore = try stores.withStore(uid: uid, appID: app) { (s) throws -> Bool in
             try s.setBiometricAvailability(available, kind: available ? .fingerprint : try s.biometricKind())
             if available {
-                let refusal = try s.biometricRefusal()
+                // For the key, the refusal includes a handle holding none ("lock now" wiped it):
+                // no finger is asked for whose match could release nothing.
+                let refusal = needKey ? try s.biometricKeyRefusal() : try s.biometricRefusal()
                 if refusal != .none { throw PasscodeError.passcodeRequired(refusal) }
             }
+            return try s.lockStatus().locked
         }
         guard available else { throw fingerprintFailure(probe, message(buffer)) }
         if let wait = readerClaims.take(uid: uid) {
@@ -104,9 +107,13 @@ extension Service {
             throw CallError(name: name, message: text)
         }
         let timeout = UInt64(fprintTimeoutSeconds) * 1_000_000
+        // A passcode unlock of this store while the finger is awaited ends the wait and releases
+        // the reader at once (FingerWaits), not at fprint_timeout.
+        let wait = FingerWaits.shared.add(uid: uid, app: app, watched: lockedBefore)
+        defer { FingerWaits.shared.remove(wait) }
         // The wait holds a thread, not a turn (as a host's hook does): the uid's other
         // connections, and other uids, run meanwhile (Scheduler.whileWaiting).
-        guard let outcome = Scheduler.shared?.whileWaiting({ passcode_fprint_verify(uid, timeout, &buffer, buffer.count) }) else {
+        guard let outcome = Scheduler.shared?.whileWaiting({ passcode_fprint_verify(uid, timeout, wait.flag, &buffer, buffer.count) }) else {
             // passcoded's own limit, not the reader's: BUSY, as a busy store answers.
             let (name, text) = BusError.reply(status: BusStatus.errBusy,
                                               message: "too many checks wait on readers or hooks at once; try again; nothing was counted")
@@ -119,6 +126,9 @@ extension Service {
                 try s.biometricUnlock()
                 return nil
             }
+        case Int32(PASSCODE_FPRINT_CANCELLED):
+            throw PasscodeError.state("the passcode unlocked the app while the reader waited for a finger: the reader was "
+                                      + "released; nothing was counted")
         case Int32(PASSCODE_FPRINT_NO_MATCH):
             let failures = try stores.withStore(uid: uid, appID: app) { try $0.biometricFailed() }
             let (name, text) = BusError.reply(status: BusStatus.errPasscodeRequired,
@@ -160,5 +170,50 @@ final class ReaderClaims: @unchecked Sendable {
             claims[uid] = mine
             return nil
         }
+    }
+}
+
+/// The fingerprint checks waiting for a finger, by store: a call that leaves that store unlocked
+/// (the passcode, in another connection of the user's) ends them, so the reader is released at
+/// once, as the embedded store's host releases it (Stores.withStore asks after each call).
+final class FingerWaits: @unchecked Sendable {
+    static let shared = FingerWaits()
+
+    /// One waiting check: the flag the wait in passcode_fprint.c reads between its slices.
+    final class Wait: @unchecked Sendable {
+        let key: String
+        let flag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        init(key: String) {
+            self.key = key
+            flag.initialize(to: 0)
+        }
+        deinit { flag.deallocate() }
+    }
+
+    private let lock = Mutex()
+    private var waits: [String: [Wait]] = [:]
+
+    static func key(_ uid: uid_t, _ app: AppID) -> String { "\(uid)/\(app)" }
+
+    /// A check starting; `watched` (the app locked when it started): an unlock ends it.
+    func add(uid: uid_t, app: AppID, watched: Bool) -> Wait {
+        let w = Wait(key: FingerWaits.key(uid, app))
+        if watched { lock.withLock { waits[w.key, default: []].append(w) } }
+        return w
+    }
+
+    func remove(_ w: Wait) {
+        lock.withLock {
+            waits[w.key]?.removeAll { $0 === w }
+            if waits[w.key]?.isEmpty == true { waits[w.key] = nil }
+        }
+    }
+
+    /// Whether a check waits on this store (read without a store call while none does).
+    func waiting(_ key: String) -> Bool { lock.withLock { waits[key] != nil } }
+
+    /// Ends every check waiting on this store.
+    func cancel(_ key: String) {
+        lock.withLock { for w in waits[key] ?? [] { passcode_fprint_cancel(w.flag) } }
     }
 }

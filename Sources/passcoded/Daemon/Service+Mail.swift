@@ -148,12 +148,14 @@ extension Service {
     func handleResetRequest(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller
         return Prepared(uid: caller) {
-            guard let mailer = Mailer.configured else {
-                throw PasscodeError.resetDeliveryUnavailable("no mail relay is configured for passcoded (passcoded.conf smtp_host); use \"forgot passcode\"")
-            }
             let (recipient, minutes, pending) = try stores.withStore(uid: caller, appID: app) { s in
+                // No passcode, nothing to reset: the embedded store's answer, before any word of mail.
+                guard try s.isResetAllowed() else { throw PasscodeError.noPasscode }
                 try stores.adoptLegacyRecipient(s, uid: caller, appID: app)
                 return (try s.resetRecipient().confirmed, (try s.get(.resetCodeLifetimeSeconds) + 59) / 60, try s.pendingResetCodeSeconds())
+            }
+            guard let mailer = Mailer.configured else {
+                throw PasscodeError.resetDeliveryUnavailable("no mail relay is configured for passcoded (passcoded.conf smtp_host); use \"forgot passcode\"")
             }
             guard let to = recipient else {
                 throw PasscodeError.resetDeliveryUnavailable("no confirmed reset recipient is set for this store; use \"forgot passcode\"")

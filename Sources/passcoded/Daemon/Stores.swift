@@ -44,7 +44,10 @@ final class StoreRoot: @unchecked Sendable {
         let key = "\(uid)/\(appID)"
         if let store = openLock.withLock({ open[key] }) {
             return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) {
-                defer { pushChanges(uid: uid, appID: appID, store) }  // its watchers told (Service+Properties.swift)
+                defer {
+                    pushChanges(uid: uid, appID: appID, store)  // its watchers told (Service+Properties.swift)
+                    endFingerWaits(key, store)
+                }
                 return try body(store)
             }
         }
@@ -57,9 +60,19 @@ final class StoreRoot: @unchecked Sendable {
             return opened
         }
         return try ProofBook.shared.carried(on: store, uid: uid, appID: appID) {
-            defer { pushChanges(uid: uid, appID: appID, store) }
+            defer {
+                pushChanges(uid: uid, appID: appID, store)
+                endFingerWaits(key, store)
+            }
             return try body(store)
         }
+    }
+
+    /// After a call on a store a fingerprint check waits on: unlocked now (the passcode), the
+    /// check ends and the reader is released (FingerWaits, Service+Fingerprint.swift).
+    private func endFingerWaits(_ key: String, _ store: PasscodeStore) {
+        guard FingerWaits.shared.waiting(key), let status = try? store.lockStatus(), !status.locked else { return }
+        FingerWaits.shared.cancel(key)
     }
 
     /// Forgets the handle kept on `uid`'s store `appID`, whose store was removed (Service+Remove.swift).

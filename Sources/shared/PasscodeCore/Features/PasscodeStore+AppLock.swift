@@ -134,6 +134,18 @@ extension PasscodeStore {
         return try biometricInputs().refusal(now: now)
     }
 
+    /// The refusal `biometricUnlockKey` gives before a match is read: the policy's, else
+    /// `keyNotInMemory` when this handle holds no key and no session keyring may hold one (so a
+    /// reader is not asked for a finger whose match could release nothing).
+    public func biometricKeyRefusal() throws(PasscodeError) -> BiometricRefusal {
+        let now = try now()
+        return try read { () throws(PasscodeError) -> BiometricRefusal in
+            let r = try biometricRefusalLocked(now: now)
+            if r == .none && heldKey == nil && !options.sessionKeyring { return .keyNotInMemory }
+            return r
+        }
+    }
+
     /// Whether the lock screen should start with the biometric prompt (`passcode_biometric_lead`).
     public func biometricLead() throws(PasscodeError) -> Bool {
         let now = try now()

@@ -124,7 +124,7 @@ extension PasscodeStore {
 
     /// A reset replaces a passcode, so it needs one; except in a store whose edit was detected
     /// (with a pepper), where a deleted passcode row is the edit and the reset the way out.
-    func isResetAllowed() throws(PasscodeError) -> Bool {
+    public func isResetAllowed() throws(PasscodeError) -> Bool {
         try read(.recover) { () throws(PasscodeError) in try resetAllowedLocked() }
     }
 
