@@ -22,7 +22,8 @@ from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, Flo
                      LifecycleEvent, LockReason, LogoutReason, MaxFailureAction, Notice, Schedule, SecurityEvent, Setting,
                      Status)
 from ._errors import *  # noqa: F401,F403  (the exception classes are part of the API)
-from ._errors import PasscodeError, __all__ as _exceptions
+from . import _errors
+from ._errors import PasscodeError
 from ._version import __version__
 from .account import LoggedEvent, Session
 from .flow import Flow
@@ -37,9 +38,11 @@ __all__ = ["__version__", "Store", "Flow", "Session", "PasscodeError", "version"
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
            "FlowResult", "LifecycleEvent", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
            "LoggedEvent", "LockScreen", "UserState", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD"]
-__all__ += [name for name in _exceptions if name not in __all__]  # WrongPasscode, LockedOut, ...
+__all__ += sorted(name for name, value in vars(_errors).items()  # WrongPasscode, LockedOut, ...
+                  if not name.startswith("_") and isinstance(value, type) and issubclass(value, PasscodeError)
+                  and name not in __all__)
 
 # The public classes show as passcode.X (repr, help, pickling), wherever they are defined.
 for _cls in (Store, Flow, LockScreen, LoggedEvent, Session, UserState):
     _cls.__module__ = __name__
-del _cls, _exceptions
+del _cls

@@ -2,7 +2,7 @@
 and never contain a passcode or a code. The class of each status is named in its definition
 (Sources/libpasscode/Passcode/Status.swift, `// python:`); the classes below the GENERATED marker are written
 from there by scripts/gen_lists.py. The families and behaviours they build on are here."""
-from typing import Any, Dict, Optional, Type
+from typing import Any as _Any, Dict as _Dict, Optional as _Optional, Type as _Type
 
 from ._enums import Status
 
@@ -12,7 +12,7 @@ class PasscodeError(Exception):
 
     status = Status.ERR_INTERNAL
 
-    def __init__(self, message: str, status: Optional[int] = None):
+    def __init__(self, message: str, status: _Optional[int] = None):
         super().__init__(message)
         self.message = message
         if status is not None:
@@ -25,7 +25,7 @@ class PasscodeError(Exception):
 class _Waits(PasscodeError):
     """A failure that carries how long to wait: `seconds_remaining`."""
 
-    def __init__(self, message: str, status: Optional[int] = None, seconds_remaining: int = 0):
+    def __init__(self, message: str, status: _Optional[int] = None, seconds_remaining: int = 0):
         super().__init__(message, status)
         self.seconds_remaining = seconds_remaining
 
@@ -50,7 +50,7 @@ class ServiceError(PasscodeError):
 class _WithReason(PasscodeError):
     """Biometrics may not unlock now; `reason` is a BiometricRefusal."""
 
-    def __init__(self, message: str, status: Optional[int] = None, reason: Optional[int] = None):
+    def __init__(self, message: str, status: _Optional[int] = None, reason: _Optional[int] = None):
         super().__init__(message, status)
         self.reason = reason
 
@@ -487,18 +487,13 @@ class SandboxUnverified(ServiceError):
 # ---- end of the generated classes ----
 
 
-_BY_STATUS: Dict[Status, Type[PasscodeError]] = {}
+_BY_STATUS: _Dict[Status, _Type[PasscodeError]] = {}
 for _cls in list(globals().values()):
     if isinstance(_cls, type) and issubclass(_cls, PasscodeError) and _cls is not PasscodeError and "status" in _cls.__dict__:
         _BY_STATUS[_cls.status] = _cls
 
 
-# What `from ._errors import *` gives the package: the exception classes, nothing of typing's.
-__all__ = sorted(name for name, value in globals().items()
-                 if not name.startswith("_") and isinstance(value, type) and issubclass(value, PasscodeError))
-
-
-def error_for(status: int, message: str, **extra: Any) -> PasscodeError:
+def _error_for(status: int, message: str, **extra: _Any) -> PasscodeError:
     """The exception for a non-zero status."""
     try:
         st = Status(status)

@@ -219,7 +219,7 @@ def check_status(result: int, func: Any, args: Tuple[Any, ...]) -> int:
     and, for a lockout or a rate limit, the seconds the failure carried."""
     if result == 0:
         return result
-    from ._errors import error_for
+    from ._errors import _error_for
     from ._enums import Status
     first = args[0] if args else None
     store = None
@@ -235,7 +235,7 @@ def check_status(result: int, func: Any, args: Tuple[Any, ...]) -> int:
     else:  # passcode_open and the calls about a setting itself
         message, wait = lib.passcode_errmsg(None), 0
     extra = {"seconds_remaining": wait} if result in (Status.ERR_LOCKED_OUT, Status.ERR_RATE_LIMITED, Status.ERR_TPM_LOCKOUT) else {}
-    raise error_for(result, (message or lib.passcode_strerror(result) or b"").decode(), **extra)
+    raise _error_for(result, (message or lib.passcode_strerror(result) or b"").decode(), **extra)
 
 
 #: The library's soname: what the dynamic loader, a wheel's bundled copy and an install are named.
