@@ -14,6 +14,7 @@ are printed under "note:" lines."""
 import json
 import os
 import pwd
+import re
 import signal
 import subprocess
 import sys
@@ -229,6 +230,11 @@ def tests(r):
     check("lockout-maxtries", x["ok"] and any("try again in" in m for m in x.get("errors", [])),
           f"right passcode while locked out: PAM_MAXTRIES, {x.get('errors')}")
     check("lockout-transcript", "try again in" in last and "retries" in last, last.splitlines()[-1])
+    # A lockout answered to a call by uid carries that user's wait, not root's own store's (0).
+    ch = r.ctl("--stdin", "change", a, stdin=f"{pin}\n381947\n")
+    wait = re.search(r"locked out for (\d+) more seconds", ch.stdout)
+    check("lockout-wait-by-uid", ch.returncode != 0 and wait and 0 < int(wait.group(1)) <= 300,
+          f"root's passcodectl change {a} in the lockout: '{ch.stdout.strip()}'")
     print("note: pamtester transcript of a lockout:\n" + "\n".join(transcript))
     # silent: no text.
     r.service("silent", f"auth required {MODULE} silent\n")
