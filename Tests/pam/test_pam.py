@@ -29,7 +29,7 @@ CTL = f"{BUILD}/passcodectl"
 WRAPPER = "/usr/lib/x86_64-linux-gnu/libpam_wrapper.so"
 SET_ITEMS = "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_set_items.so"
 PAM_SUCCESS, PAM_PERM_DENIED, PAM_AUTH_ERR, PAM_AUTHINFO_UNAVAIL, PAM_MAXTRIES = 0, 6, 7, 9, 11
-PAM_IGNORE = 25
+PAM_IGNORE, PAM_CONV_ERR = 25, 19
 
 failures = []
 
@@ -177,6 +177,14 @@ def tests(r):
     for bad in ["", "12a456", "12345", "1234567", " 48213"]:
         x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, bad)
         check(f"not-a-passcode {bad!r}", x["ok"] and r.failed_attempts(a) == 1, f"failures {r.failed_attempts(a)}")
+    # The conversation gives no answer at all (PAM_CONV_ERR), or 10 MB of digits: nothing counted.
+    x = r.pamcase("plain", a, "authenticate", PAM_CONV_ERR)
+    check("no-answer", x["ok"] and r.failed_attempts(a) == 1, f"PAM_CONV_ERR, failures {r.failed_attempts(a)}")
+    with open(f"{r.dir}/long-answer", "w") as f:
+        f.write("1" * (10 << 20))
+    x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, f"@file:{r.dir}/long-answer")
+    check("ten-mb-answer", x["ok"] and r.failed_attempts(a) == 1 and any("6 digits" in e for e in x.get("errors", [])),
+          f"PAM_AUTH_ERR, '{(x.get('errors') or [''])[0]}', failures {r.failed_attempts(a)}")
     # PAM_AUTHTOK handed over by another module (pam_set_items) is never used: the conversation's empty answer counts nothing.
     x = r.pamcase("authtok", a, "authenticate", PAM_AUTH_ERR, "", HOST_AUTHTOK=pin, PAM_AUTHTOK=pin)
     check("authtok-ignored", x["ok"] and r.failed_attempts(a) == 1, f"{x}, failures {r.failed_attempts(a)}")
