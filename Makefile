@@ -59,6 +59,8 @@ SHELL := /bin/bash
 #   make test-service   passcoded on a private bus: its users, attacks, kills, load, random calls (root)
 #   make test-pam       pam_passcode and passcodectl against passcoded on a private bus: outcomes, pitfalls,
 #                       other users, enrolment (pam_wrapper, pypamtest, pamtester; root)
+#   make test-pam-system the real sudo, su, login and runuser in a private mount namespace, against make install's
+#                       module and make install-service's passcoded on Debian's own system bus (root)
 #   make deb-test       the Debian packages: build, lintian, install, use from C and Python (root)
 # Longer runs, outside make test
 #   make fuzz           FUZZ_LONG_RUNS of the API fuzzer, then HOSTILE_LONG rounds of test-hostile
@@ -99,7 +101,7 @@ DAEMON_SOURCES := $(SHARED_SOURCES) $(shell find Sources/passcoded -type f ! -na
 
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
 .PHONY: test test-build test-build-system check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
-.PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
+.PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam test-pam-system deb-test
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service screenshots
 
 all: lib
@@ -260,11 +262,12 @@ check-header: $(TYPES_STAMP) $(LIB)
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
 # The groups that touch what the machine shares (test-service's and test-pam's users and PAM file,
 # deb-test's installed packages, which test-install and test-wheel must not see) or run passcoded
-# (the front ends', GTK's): make test runs them one after the other in a lane of their own, which
+# (the front ends', GTK's, test-pam-system's, whose make install also writes build/'s service
+# files): make test runs them one after the other in a lane of their own, which
 # starts once their artefacts are built (test-build-system), beside the other groups
 # (Tests/run_groups.sh). The two lanes took about as long in a fresh clone on the 2-core machine.
-SYSTEM_GROUPS := test-service deb-test test-gtk test-frontends test-pam test-install test-wheel
-TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test
+SYSTEM_GROUPS := test-service deb-test test-gtk test-frontends test-pam test-pam-system test-install test-wheel
+TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam test-pam-system deb-test
 test: deps
 	@Tests/run_groups.sh --build-system test-build-system --build test-build --system "$(SYSTEM_GROUPS)" $(TEST_GROUPS)
 
@@ -628,6 +631,19 @@ test-pam: $(B)/passcoded pam
 	    echo "SKIPPED test-pam: needs root (it creates users, a PAM service file and starts the daemon as root)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-pam"; fi; \
 	else /usr/bin/python3 Tests/pam/test_pam.py $(CURDIR)/$(B) $(CURDIR); fi
+
+# The real sudo, su, login and runuser against the installed module, as root
+# (Tests/pam/test_pam_system.py): in a private mount namespace (a tmpfs over /run and /dev,
+# copy-on-write copies of /etc, /usr and /var), make install and make install-service from this
+# checkout, Debian's own system bus (dbus-daemon --system) at /run/dbus/system_bus_socket, passcoded
+# started by D-Bus activation, users made in it; nothing outside changes. Not root: skipped, saying
+# why (also without unshare, overlayfs, sudo, su or login). PAM_SYSTEM_ONLY=basics|concurrency|kill|faults
+# runs one part after the shared set-up; PAM_SYSTEM_TEST_USERS=prefix names the users.
+test-pam-system: $(B)/passcoded lib docs pam
+	@if [ "$$(id -u)" != 0 ]; then \
+	    echo "SKIPPED test-pam-system: needs root (a mount namespace, users, make install inside it, the real sudo, su and login)"; \
+	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-pam-system"; fi; \
+	else /usr/bin/python3 Tests/pam/test_pam_system.py $(CURDIR)/$(B) $(CURDIR); fi
 
 # Service mode tried without installing anything (scripts/try-service.sh): as root, a private
 # system-like bus with service/'s policy, passcoded for this checkout, a throwaway service user;
