@@ -30,6 +30,7 @@ import secrets
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -90,7 +91,11 @@ def mount_ns(pid):
 
 
 def pids_in(ns):
+    """The processes in the mount namespace `ns`; none when `ns` is this process's own (the
+    machine's: never a reason to kill anything)."""
     out = []
+    if ns is None or ns == mount_ns("self"):
+        return out
     for d in os.listdir("/proc"):
         if d.isdigit() and int(d) != os.getpid() and mount_ns(d) == ns:
             out.append(int(d))
@@ -125,12 +130,15 @@ def outer(build, repo):
         if stop["signal"] is None:
             print(f"{GROUP}: stopped by signal {signum}; cleaning up", flush=True)
             child.send_signal(signal.SIGTERM)
-            threading.Timer(15, lambda: child.poll() is None and child.kill()).start()
+            timer = threading.Timer(15, lambda: child.poll() is None and child.kill())
+            timer.daemon = True
+            timer.start()
         stop["signal"] = signum
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     wrote = []
     left = []
+    rc = 1
     try:
         for line in child.stdout:
             if line.startswith("NAMESPACE "):
@@ -148,7 +156,7 @@ def outer(build, repo):
         # Whatever is left in the namespace (a bus, passcoded, a program at its prompt), by
         # pid, until nothing is.
         for _ in range(50):
-            pids = pids_in(ns) if ns else []
+            pids = pids_in(ns)
             if not pids:
                 break
             left += pids
@@ -177,7 +185,7 @@ def outer(build, repo):
             pass
     users = [p.pw_name for p in pwd.getpwall() if p.pw_name.startswith(PREFIX + "-")]
     bus = os.path.exists(BUS_SOCKET) and not had_bus
-    ok = not markers and not changed and not users and not bus and ns is not None and not pids_in(ns)
+    ok = not markers and not changed and not users and not bus and ns not in (None, mount_ns("self")) and not pids_in(ns)
     print(("ok   " if ok else "FAIL ") + f"machine-unchanged: the markers written in the namespace's /etc, /usr, /var, /run and /dev "
           f"are not out here ({markers}); of the {len(wrote)} files written under /etc, /usr and /var in it, those under /usr/local "
           f"are absent out here or older than the run ({changed[:5]}); no {PREFIX}-* user ({users}); no new {BUS_SOCKET} ({bus}); "
@@ -438,7 +446,6 @@ class Machine:
 
     # -- the bus
     def start_bus(self):
-        import socket
         if os.path.lexists(BUS_SOCKET):  # an earlier bus's
             os.unlink(BUS_SOCKET)
         self.bus_log = open(f"{WORK}/bus.log", "a")
@@ -529,8 +536,6 @@ class Syslog:
     """A syslog socket (AF_UNIX datagrams) and the lines it got, read by a thread."""
 
     def __init__(self, path):
-        import socket
-        import threading
         self.lines = []
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(path)
