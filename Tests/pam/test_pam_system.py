@@ -901,6 +901,11 @@ def killed_mid_verify(m, k, pin):
           f"the next sudo: the PIN asked and let {k} in, failures 0; passcoded pid {new}, started again by the bus's activation")
 
 
+# What the module's log names as the reason passcoded cannot be reached, in each fault.
+REASON = {"passcoded-fails-to-start": r".*(Spawn|exited)", "passcoded-not-installed": r"(passcoded is not on the system bus|.*ServiceUnknown)",
+          "no-system-bus": r".*cannot connect to the system bus"}
+
+
 def bad_input(m, a, pin, c):
     # A user that does not exist: login asks for the password as for anyone, refuses.
     t = login(m, f"{PREFIX}-nosuch")
@@ -931,7 +936,6 @@ def bad_input(m, a, pin, c):
     f0, seq0 = m.failures(a), m.attempt_seq(a)
     m.kill_passcoded()
     m.write_conf(extra="no such key = 1\n")
-    faults = []
     for label in ("passcoded-fails-to-start", "passcoded-not-installed", "no-system-bus"):
         if label == "passcoded-not-installed":
             m.write_conf()
@@ -948,11 +952,10 @@ def bad_input(m, a, pin, c):
         unreach = m.ctl("status", a)
         t = sudo(m, a)
         inn = password_then_in(m, "sudo", t, a)
-        logged = m.syslog.since(mark, r"pam_passcode\(sudo:auth\): passcoded")
+        logged = m.syslog.since(mark, r"pam_passcode\(sudo:auth\): passcoded unreachable: " + REASON[label])
         check(label, inn and PIN_PROMPT.strip() not in t.out and unreach.returncode == 3 and logged,
-              f"sudo asks only the password, which lets {a} in; the module: PAM_AUTHINFO_UNAVAIL, logged "
-              f"'{logged[0].split('): ', 1)[-1][:110] if logged else None}'; passcodectl: exit {unreach.returncode}")
-        faults.append(logged[0] if logged else "")
+              f"sudo asks only the password, which lets {a} in; the module: PAM_AUTHINFO_UNAVAIL, its log says why: "
+              f"'{logged[0].split('): ', 1)[-1][:150] if logged else None}'; passcodectl: exit {unreach.returncode}")
     m.start_bus()
     check("faults-nothing-counted", m.failures(a) == f0 and m.attempt_seq(a) == seq0,
           f"after the three: failures {f0} -> {m.failures(a)}, attempts {seq0} -> {m.attempt_seq(a)}")
