@@ -783,7 +783,7 @@ install: lib docs pam
 	@# looks there before the dynamic loader: its docstring gives the order), so `pip install
 	@# ./python` after a PREFIX install finds it without ldconfig. Staged installs (DESTDIR) and
 	@# PASSCODE_RECORD= record nothing.
-	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ]; then echo '$(LIBDIR)' > $(PASSCODE_RECORD) \
+	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ]; then echo '$(LIBDIR)' > '$(PASSCODE_RECORD)' \
 	    && echo "install: recorded $(LIBDIR) in $(PASSCODE_RECORD) for the Python binding"; fi
 
 uninstall:
@@ -791,7 +791,7 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man8/pam_passcode.8 $(DESTDIR)$(MANDIR)/man8/passcodectl.8
 	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
 	rm -f $(DESTDIR)$(INCLUDEDIR)/passcode.h $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
-	if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ] && [ "$$(cat $(PASSCODE_RECORD) 2>/dev/null)" = '$(LIBDIR)' ]; then rm -f $(PASSCODE_RECORD); fi
+	if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ] && [ "$$(cat '$(PASSCODE_RECORD)' 2>/dev/null)" = '$(LIBDIR)' ]; then rm -f '$(PASSCODE_RECORD)'; fi
 	rm -rf $(DESTDIR)$(DOCDIR)/html
 	rm -f $(DESTDIR)$(MANDIR)/man7/passcode.7 $(DESTDIR)$(MANDIR)/man7/passcode-tpm.7 $(DESTDIR)$(MANDIR)/man3/passcode.3 \
 	    $(DESTDIR)$(MANDIR)/man3/passcode-*.3 $(DESTDIR)$(MANDIR)/man3/passcode_*.3 $(DESTDIR)$(MANDIR)/man3/PASSCODE_*.3
