@@ -1,6 +1,10 @@
 SHELL := /bin/bash
-# libpasscode: build, test, install. `make help` prints this list; `make check-makefile` (a group
-# of make test) fails when a target is missing from it or the test groups below are not TEST_GROUPS.
+# libpasscode, the passcode-lock library. Start here:
+#   make demo           try it: the GTK front end (a terminal one without a display) on a default store
+#   make                build the library (build/libpasscode.so)
+#   make install        install it with its header, pkg-config file, man pages, PAM module and passcodectl
+#                       (as root; make uninstall takes them out again)
+#   make test           every test group (as root for all of them; installs the test tools it needs)
 #
 # Build and install
 #   make                build/libpasscode.so.$(VERSION) and its symlinks (make lib: the same), built with
@@ -8,15 +12,18 @@ SHELL := /bin/bash
 #                       SwiftPM with the full Swift runtime linked in statically
 #   make header         regenerate include/passcode.h and python/passcode/_enums.py from Sources/libpasscode/Passcode,
 #                       and passcoded's vtable, dispatch, client stubs, the simple methods' both ends and
-#                       README's method list from its XML (scripts/gen_bus.py); from the header, the
+#                       passcode-service(3)'s method list from its XML (scripts/gen_bus.py); from the header, the
 #                       symbols file and python/passcode/_ffi.py's FUNCTIONS (scripts/gen_abi.py)
 #   make docs           man pages and the HTML reference (Doxygen) in build/docs
 #   make wheel          build/wheelhouse/passcode-*-py3-none-manylinux_*.whl, the library inside
-#   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib, man pages, HTML in $(PREFIX)/share/doc/libpasscode
-#                       (make uninstall: the same files removed)
+#   make install        PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib, man pages, HTML in $(PREFIX)/share/doc/libpasscode;
+#                       as root pam_passcode.so where libpam loads modules (PAMDIR) and its pam-auth-update
+#                       profile; prints what went where (make uninstall: those files removed, by its manifest)
 #   make deb            the Debian packages, built from the tracked files into build/deb; prints their paths
-#   make pam            build/pam_passcode.so (the PAM module) and build/passcodectl, against build/libpasscode.so
+#   make pam            build/pam_passcode.so (the PAM module: it loads libpasscode.so.0 when called) and
+#                       build/passcodectl, against build/libpasscode.so
 #   make install-service passcoded, its bus policy, interface XML, activation file, unit, man page and sysusers.d file
+#                       where the system bus, polkitd and systemd read them (make uninstall-service: removed)
 #   make try-service    service mode without installing: a private bus and this checkout's passcoded, as root
 #                       (sudo), CMD= (default: a shell) run with its address; all removed after
 #   make deps           the packages of every test tool (make deps-demo: only what make demo needs)
@@ -29,7 +36,7 @@ SHELL := /bin/bash
 #   make check-header   include/passcode.h matches the Swift sources, the symbols file and _ffi.py the header;
 #                       clean under gcc, clang and g++
 #   make check-docs     every function has a man page that renders; passcode(3), passcode(7), HTML;
-#                       README's D-Bus method list is the one passcoded's XML gives; no issue numbers or
+#                       passcode-service(3)'s D-Bus method list is passcoded's XML's; no issue numbers or
 #                       review words in the tracked text (Tests/docs/process_words.sh)
 #   make check-layers   each layer of Sources/shared/PasscodeCore reaches only what it may (Tests/layers)
 #   make check-makefile this list names every target, and its test groups are TEST_GROUPS
@@ -49,7 +56,8 @@ SHELL := /bin/bash
 #   make test-hostile   hostile stores and schemas under ASan and UBSan (Tests/fuzz/hostile_store.c)
 #   make test-exports   the library exports exactly the header's functions, needs no Swift library
 #   make test-full-runtime the EMBEDDED=0 library (full Swift runtime, static) built aside, its exports, test_api key/lock
-#   make test-install   install into a temporary prefix; the C quick start built against it
+#   make test-install   install into a temporary prefix; the C quick start built against it; as root make install
+#                       and install-service for the live system, checked, uninstalled (private mount namespace)
 #   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends); the Python one
 #                       interactive at COLUMNS=40, wrapped at spaces; as root both with --service
 #   make test-gtk       the GTK front end under Xvfb (Tests/gtk); as root also through passcoded
@@ -62,6 +70,8 @@ SHELL := /bin/bash
 #   make test-pam-system the real sudo, su, login and runuser in a private mount namespace, against make install's
 #                       module and make install-service's passcoded on Debian's own system bus (root)
 #   make deb-test       the Debian packages: build, lintian, install, use from C and Python (root)
+#   make test-sandbox   apps in a sandbox as flatpak makes one (bubblewrap, xdg-dbus-proxy) reach passcoded,
+#                       each confined to the app id its sandbox names (root)
 # Longer runs, outside make test
 #   make fuzz           FUZZ_LONG_RUNS of the API fuzzer, then HOSTILE_LONG rounds of test-hostile
 #   make crash          1000 crash-harness rounds (make stress, make corrupt: the same for those)
@@ -70,6 +80,9 @@ SHELL := /bin/bash
 #                       make bench-calls: the cheap calls and the load only)
 #   make bench-service  passcoded's rows (root): verify through it vs embedded on tmpfs, a cached query, 100 clients vs one
 #   make screenshots    renew docs/screenshots/*.png from the GTK front end
+
+# `make help` prints the list above; `make check-makefile` (a group of make test) fails when a
+# target is missing from it or the test groups in it are not TEST_GROUPS.
 
 SWIFT    ?= swift
 CC       ?= cc
@@ -99,9 +112,9 @@ SOURCES  := $(SHARED_SOURCES) $(shell find Sources/libpasscode -type f ! -name '
 DAEMON_SOURCES := $(SHARED_SOURCES) $(shell find Sources/passcoded -type f ! -name '*.md')
 
 
-.PHONY: all lib pam header docs wheel deb install install-service try-service uninstall deps deps-demo demo clean help
+.PHONY: all lib pam header docs wheel deb install install-service try-service uninstall uninstall-service deps deps-demo demo clean help
 .PHONY: test test-build test-build-system check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
-.PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam test-pam-system deb-test
+.PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam test-pam-system deb-test test-sandbox
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service screenshots
 
 all: lib
@@ -181,8 +194,9 @@ endef
 # The Swift runtime is linked in statically (EMBEDDED=0) or not needed (EMBEDDED=1, the default);
 # the version script exports the header's functions only.
 $(LIB): $(SOURCES) $(TYPES_STAMP) $(B)/passcode.map $(B)/link_trim.o $(B)/link-flags scripts/embedded_build.sh scripts/modules.py
+	@scripts/check_swift.sh $(SWIFT)
 ifeq ($(EMBEDDED),1)
-	RELR=$(RELR) scripts/embedded_build.sh $@.tmp $(CURDIR)/$(B)/passcode.map $(SONAME)
+	SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" RELR=$(RELR) scripts/embedded_build.sh $@.tmp $(CURDIR)/$(B)/passcode.map $(SONAME)
 	mv $@.tmp $@
 else
 	$(call full_runtime_lib,$(CURDIR)/$(B)/libpasscode.linkmap)
@@ -266,8 +280,8 @@ check-header: $(TYPES_STAMP) $(LIB)
 # files): make test runs them one after the other in a lane of their own, which
 # starts once their artefacts are built (test-build-system), beside the other groups
 # (Tests/run_groups.sh). The two lanes took about as long in a fresh clone on the 2-core machine.
-SYSTEM_GROUPS := test-service deb-test test-gtk test-frontends test-pam test-pam-system test-install test-wheel
-TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam test-pam-system deb-test
+SYSTEM_GROUPS := test-service deb-test test-gtk test-frontends test-pam test-pam-system test-sandbox test-install test-wheel
+TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam test-pam-system deb-test test-sandbox
 test: deps
 	@Tests/run_groups.sh --build-system test-build-system --build test-build --system "$(SYSTEM_GROUPS)" $(TEST_GROUPS)
 
@@ -297,7 +311,7 @@ $(B)/swift-tsan.stamp: $(SOURCES) $(TYPES_STAMP) $(SWIFT_TESTS)
 
 # The system lane's artefacts (SYSTEM_GROUPS: passcoded, the library, the PAM module, the man pages,
 # the C programs they run) come first, so that its groups start while the rest is built.
-test-build-system: $(B)/passcoded lib docs pam $(B)/test_api examples/c/passcode_demo $(B)/service_client \
+test-build-system: $(B)/passcoded lib docs pam $(B)/test_api examples/c/passcode_demo $(B)/service_client $(B)/sandboxed_quickstart \
     $(B)/service_faults $(SERVICE_AREA_TESTS) $(B)/tpm_service
 
 test-build: test-build-system $(FULL_RT)/$(REALNAME) $(B)/swift-debug.stamp $(B)/public-enum-check-release \
@@ -313,6 +327,7 @@ help:
 # names each target once (Tests/make/targets.sh).
 check-makefile:
 	@Tests/make/targets.sh Makefile $(TEST_GROUPS)
+	@Tests/make/swift_missing.sh
 
 # VERSION is the one place the version is written; debian/changelog keeps its own, which must match.
 # Tracked files only (git grep): build artefacts such as python/build may carry the version.
@@ -524,8 +539,12 @@ test-full-runtime: $(FULL_RT)/$(REALNAME) $(B)/test_api $(B)/lazy_sqlite $(B)/la
 	    && TEST= ./test_api key && TEST= ./test_api lock
 	@echo "test-full-runtime: the EMBEDDED=0 library builds, exports the header's functions and passes test_api's key and lock tests"
 
-test-install: $(LIB)
+# Then, as root, make install && make install-service for the live system, checked and taken back
+# out, in a mount namespace with private copies of the system folders (Tests/packaging/live_install.sh;
+# not root or no unshare: that part SKIPPED, saying why).
+test-install: $(LIB) docs pam $(B)/passcoded
 	Tests/packaging/install.sh
+	Tests/packaging/live_install.sh
 
 examples/c/passcode_demo: examples/c/passcode_demo.c include/passcode.h $(LIB)
 	$(MAKE) -C examples/c PASSCODE_INCLUDE=$(CURDIR)/include PASSCODE_LIBDIR=$(CURDIR)/$(B)
@@ -579,6 +598,7 @@ test-wheel: wheel
 # as in the library; it links libsystemd itself (libpasscode.so does not).
 # The same link as the library's (full RELRO, immediate binding, the Unicode name tables dropped).
 $(B)/passcoded: $(DAEMON_SOURCES) $(TYPES_STAMP) $(B)/link_trim.o
+	@scripts/check_swift.sh $(SWIFT)
 	@mkdir -p $(B)
 	$(SWIFT) build -c release --product passcoded -Xswiftc -static-stdlib \
 	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(LINK_TRIM)
@@ -590,35 +610,69 @@ $(B)/passcoded: $(DAEMON_SOURCES) $(TYPES_STAMP) $(B)/link_trim.o
 # whose dh_installsysusers installs it and runs systemd-sysusers).
 # The polkit rule (POLKITRULESDIR) lets the passcode user verify fingerprints through fprintd,
 # whose defaults refuse a system service.
+# The pieces the machine reads from fixed folders go there whatever PREFIX is: the bus policy in
+# /etc/dbus-1/system.d, the activation file in /usr/share/dbus-1/system-services (both read by
+# every system bus; Debian's also reads /usr/local/share/dbus-1/system-services, which
+# DBUSSERVICEDIR= may name), the polkit rule in /etc/polkit-1/rules.d (polkitd reads nothing
+# under /usr/local), the sysusers.d file in /etc/sysusers.d. scripts/install.py does the
+# installing (make install's too): as root without DESTDIR it refuses, before writing anything,
+# a folder the machine does not read and a file a Debian package owns; it prints what it put
+# where and lists it in a manifest in MANIFESTDIR, from which make uninstall-service removes
+# exactly that. With DESTDIR (debian/rules) the paths are those given, nothing checked.
 LIBEXECDIR ?= $(PREFIX)/libexec
 SYSTEMDUNITDIR ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
-SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
-POLKITRULESDIR ?= $(PREFIX)/share/polkit-1/rules.d
+SYSUSERSDIR ?= /etc/sysusers.d
+POLKITRULESDIR ?= /etc/polkit-1/rules.d
+DBUSPOLICYDIR ?= /etc/dbus-1/system.d
+DBUSSERVICEDIR ?= /usr/share/dbus-1/system-services
+DBUSINTERFACESDIR ?= $(PREFIX)/share/dbus-1/interfaces
 install-service: $(B)/passcoded docs
-	install -D -m 0755 $(B)/passcoded $(DESTDIR)$(LIBEXECDIR)/passcoded
-	install -D -m 0644 service/org.libpasscode.Passcode1.conf $(DESTDIR)$(PREFIX)/share/dbus-1/system.d/org.libpasscode.Passcode1.conf
-	install -D -m 0644 service/org.libpasscode.Passcode1.xml $(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/org.libpasscode.Passcode1.xml
-	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/org.libpasscode.Passcode1.service > $(B)/org.libpasscode.Passcode1.service
-	install -D -m 0644 $(B)/org.libpasscode.Passcode1.service $(DESTDIR)$(PREFIX)/share/dbus-1/system-services/org.libpasscode.Passcode1.service
-	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/passcoded.service > $(B)/passcoded.service
-	install -D -m 0644 $(B)/passcoded.service $(DESTDIR)$(SYSTEMDUNITDIR)/passcoded.service
-	install -D -m 0644 $(DOCS)/man/man8/passcoded.8 $(DESTDIR)$(MANDIR)/man8/passcoded.8
-	if [ -n "$(SYSUSERSDIR)" ]; then install -D -m 0644 service/passcoded.sysusers $(DESTDIR)$(SYSUSERSDIR)/passcoded.conf; fi
-	install -D -m 0644 service/passcoded-fprintd.rules $(DESTDIR)$(POLKITRULESDIR)/50-passcoded-fprintd.rules
+	@mkdir -p $(B)/install
+	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/org.libpasscode.Passcode1.service > $(B)/install/org.libpasscode.Passcode1.service
+	sed 's|/usr/libexec|$(LIBEXECDIR)|' service/passcoded.service > $(B)/install/passcoded.service
+	@{ echo "file 0755 $(B)/passcoded $(LIBEXECDIR)/passcoded -"; \
+	   echo "file 0644 service/org.libpasscode.Passcode1.conf $(DBUSPOLICYDIR)/org.libpasscode.Passcode1.conf DBUSPOLICYDIR"; \
+	   echo "file 0644 $(B)/install/org.libpasscode.Passcode1.service $(DBUSSERVICEDIR)/org.libpasscode.Passcode1.service DBUSSERVICEDIR"; \
+	   echo "file 0644 service/passcoded-fprintd.rules $(POLKITRULESDIR)/50-passcoded-fprintd.rules POLKITRULESDIR"; \
+	   echo "file 0644 $(B)/install/passcoded.service $(SYSTEMDUNITDIR)/passcoded.service SYSTEMDUNITDIR"; \
+	   if [ -n "$(SYSUSERSDIR)" ]; then echo "file 0644 service/passcoded.sysusers $(SYSUSERSDIR)/passcoded.conf SYSUSERSDIR"; fi; \
+	   echo "file 0644 service/org.libpasscode.Passcode1.xml $(DBUSINTERFACESDIR)/org.libpasscode.Passcode1.xml -"; \
+	   echo "file 0644 $(DOCS)/man/man8/passcoded.8 $(MANDIR)/man8/passcoded.8 -"; \
+	 } | scripts/install.py install --what install-service --manifest $(MANIFESTDIR)/install-service.manifest --destdir '$(DESTDIR)'
+
+uninstall-service:
+	@scripts/install.py uninstall --what uninstall-service --manifest $(MANIFESTDIR)/install-service.manifest --destdir '$(DESTDIR)'
 
 # pam_passcode(8) and passcodectl(8): C, against the library (service mode only) and libpam. No
 # rpath: installed, the library is found where make install puts it; the tests set LD_LIBRARY_PATH.
-# make install puts the module in PAMDIR, passcodectl in SBINDIR, their man pages in man8, and
-# the pam-auth-update profile (off by default) in PAMCONFIGDIR.
-PAMDIR ?= $(LIBDIR)/security
+# The module does not link the library: it opens libpasscode.so.0 when first called, by name
+# (the loader's cache), else (the copy make install puts on the live system) by LIBDIR's path
+# (PASSCODE_LIBRARY_PATH), and says in the log when neither opens (a setuid sudo ignores LD_LIBRARY_PATH, and a
+# missing DT_NEEDED library would make libpam skip the module without a word).
+# make install puts the module in PAMDIR (the folder this machine's libpam loads modules from:
+# pam.pc's securedir, else the security folder beside libpam.so.0; PAMDIR= overrides),
+# passcodectl in SBINDIR, their man pages in man8, and the pam-auth-update profile (off by
+# default) in PAMCONFIGDIR, the one folder pam-auth-update reads.
+PAMDIR ?= $(eval PAMDIR := $$(shell scripts/install.py pamdir))$(PAMDIR)
 SBINDIR ?= $(PREFIX)/sbin
-PAMCONFIGDIR ?= $(PREFIX)/share/pam-configs
+PAMCONFIGDIR ?= /usr/share/pam-configs
 PAM_CFLAGS := -std=c99 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -O2 -g -fstack-protector-strong -D_FORTIFY_SOURCE=2
 pam: $(B)/pam_passcode.so $(B)/passcodectl
 
-$(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(LIB)
-	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -lpam \
-	    -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,--no-undefined
+PAM_LINK := -lsodium -lpam -ldl -lpthread -Wl,-z,relro -Wl,-z,now -Wl,--as-needed -Wl,--no-undefined
+$(B)/pam_passcode.so: Sources/pam_passcode/pam_passcode.c Sources/pam_passcode/passcode_app_id.h include/passcode.h
+	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -o $@ $< $(PAM_LINK)
+
+# The copy make install puts on the live system (no DESTDIR) also knows where LIBDIR's library is,
+# its second choice after the loader's cache; rebuilt when LIBDIR changes. The tested module
+# (build/pam_passcode.so), which staged installs and the packages carry, loads it by name only.
+$(B)/pam-libdir: FORCE
+	@mkdir -p $(B)
+	@echo '$(LIBDIR)/$(SONAME)' | cmp -s - $@ || echo '$(LIBDIR)/$(SONAME)' > $@
+
+$(B)/install/pam_passcode.so: Sources/pam_passcode/pam_passcode.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(B)/pam-libdir
+	@mkdir -p $(B)/install
+	$(CC) $(PAM_CFLAGS) -fPIC -shared -Iinclude -DPASSCODE_LIBRARY_PATH='"$(LIBDIR)/$(SONAME)"' -o $@ $< $(PAM_LINK)
 
 $(B)/passcodectl: Sources/pam_passcode/passcodectl.c Sources/pam_passcode/passcode_app_id.h include/passcode.h $(LIB)
 	$(CC) $(PAM_CFLAGS) -fPIE -pie -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -Wl,-z,relro -Wl,-z,now -Wl,--as-needed
@@ -644,6 +698,19 @@ test-pam-system: $(B)/passcoded lib docs pam
 	    echo "SKIPPED test-pam-system: needs root (a mount namespace, users, make install inside it, the real sudo, su and login)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-pam-system"; fi; \
 	else /usr/bin/python3 Tests/pam/test_pam_system.py $(CURDIR)/$(B) $(CURDIR); fi
+
+# Apps in a sandbox, as root (Tests/sandbox/test_sandbox.py): bubblewrap and xdg-dbus-proxy build
+# the sandbox as flatpak does, passcoded runs on a private bus outside as it ships (dropping to its
+# user); inside, the C and Python quick starts in service mode and raw calls. Not root, or no
+# bwrap or xdg-dbus-proxy: skipped, saying why. SANDBOX_TEST_USERS=prefix names the users.
+test-sandbox: $(B)/passcoded lib $(B)/sandboxed_quickstart
+	@if [ "$$(id -u)" != 0 ]; then \
+	    echo "SKIPPED test-sandbox: needs root (it creates users and starts the daemon as root, which drops to its own user)"; \
+	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-sandbox"; fi; \
+	else /usr/bin/python3 Tests/sandbox/test_sandbox.py $(CURDIR)/$(B) $(CURDIR); fi
+
+$(B)/sandboxed_quickstart: Tests/sandbox/sandboxed_quickstart.c include/passcode.h $(LIB)
+	$(CC) $(STRICT) -D_DEFAULT_SOURCE -Iinclude -o $@ $< -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 # Service mode tried without installing anything (scripts/try-service.sh): as root, a private
 # system-like bus with service/'s policy, passcoded for this checkout, a throwaway service user;
@@ -761,24 +828,32 @@ $(DOCS)/man/man7/passcode.7: include/passcode.h docs/Doxyfile docs/reference.md 
 	find $(DOCS)/man/man3 -name '*.3' ! -name 'passcode*' ! -name 'PASSCODE_*' -delete
 	@echo "docs: $$(ls $(DOCS)/man/man3 | wc -l) section-3 man pages, passcode(7), passcode-tpm(7), passcoded(8), HTML in $(DOCS)/html"
 
-install: lib docs pam
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
-	install -D -m 0644 $(B)/pam_passcode.so $(DESTDIR)$(PAMDIR)/pam_passcode.so
-	install -D -m 0755 $(B)/passcodectl $(DESTDIR)$(SBINDIR)/passcodectl
-	install -D -m 0644 $(DOCS)/man/man8/pam_passcode.8 $(DESTDIR)$(MANDIR)/man8/pam_passcode.8
-	install -D -m 0644 $(DOCS)/man/man8/passcodectl.8 $(DESTDIR)$(MANDIR)/man8/passcodectl.8
-	install -D -m 0644 Sources/pam_passcode/passcode.pam-config $(DESTDIR)$(PAMCONFIGDIR)/passcode
-	install -m 0644 $(DOCS)/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
-	install -m 0644 $(DOCS)/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
-	install -d $(DESTDIR)$(DOCDIR)/html
-	cp -R $(DOCS)/html/. $(DESTDIR)$(DOCDIR)/html/
-	chmod -R u=rwX,go=rX $(DESTDIR)$(DOCDIR)/html
-	install -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/$(REALNAME)
-	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
-	install -m 0644 include/passcode.h $(DESTDIR)$(INCLUDEDIR)/passcode.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' passcode.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
+# What make install puts where (scripts/install.py: see install-service above): the library, its
+# links, header, pkg-config file, man pages and HTML under PREFIX, the PAM module in PAMDIR and
+# the profile in PAMCONFIGDIR; as root without DESTDIR then ldconfig where the library is new to
+# the loader's cache, and the installed module loaded under env -i must find it. Not root, the
+# module and profile are left out (saying so): a prefix of one's own has the library only.
+# The manifest: MANIFESTDIR/install.manifest (make uninstall reads it).
+MANIFESTDIR ?= $(PREFIX)/share/libpasscode
+install: lib docs pam $(if $(DESTDIR),,$(B)/install/pam_passcode.so)
+	@mkdir -p $(B)/install
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' passcode.pc.in > $(B)/install/passcode.pc
+	@{ echo "file 0644 $(LIB) $(LIBDIR)/$(REALNAME) LIBDIR"; \
+	   echo "link $(REALNAME) $(LIBDIR)/$(SONAME) LIBDIR"; \
+	   echo "link $(SONAME) $(LIBDIR)/libpasscode.so LIBDIR"; \
+	   echo "file 0644 include/passcode.h $(INCLUDEDIR)/passcode.h -"; \
+	   echo "file 0644 $(B)/install/passcode.pc $(PKGCONFIGDIR)/passcode.pc -"; \
+	   echo "file 0755 $(B)/passcodectl $(SBINDIR)/passcodectl -"; \
+	   echo "file 0644 $(DOCS)/man/man8/pam_passcode.8 $(MANDIR)/man8/pam_passcode.8 -"; \
+	   echo "file 0644 $(DOCS)/man/man8/passcodectl.8 $(MANDIR)/man8/passcodectl.8 -"; \
+	   echo files 0644 $(MANDIR)/man7 - $(DOCS)/man/man7/*.7; \
+	   echo files 0644 $(MANDIR)/man3 - $(DOCS)/man/man3/*.3; \
+	   echo "tree $(DOCS)/html $(DOCDIR)/html -"; \
+	   echo "file 0644 Sources/pam_passcode/passcode.pam-config $(PAMCONFIGDIR)/passcode PAMCONFIGDIR"; \
+	   echo "file 0644 $(if $(DESTDIR),$(B),$(B)/install)/pam_passcode.so $(PAMDIR)/pam_passcode.so PAMDIR"; \
+	 } | scripts/install.py install --what install --manifest $(MANIFESTDIR)/install.manifest --destdir '$(DESTDIR)' \
+	     --reads PAMDIR=$$(scripts/install.py pamdir) --libdir $(LIBDIR) --module $(PAMDIR)/pam_passcode.so --tree $(DOCDIR)/html
 	@# The Python binding in this tree learns where the library went (python/passcode/_ffi.py
 	@# looks there before the dynamic loader: its docstring gives the order), so `pip install
 	@# ./python` after a PREFIX install finds it without ldconfig. Staged installs (DESTDIR) and
@@ -786,15 +861,11 @@ install: lib docs pam
 	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ]; then echo '$(LIBDIR)' > '$(PASSCODE_RECORD)' \
 	    && echo "install: recorded $(LIBDIR) in $(PASSCODE_RECORD) for the Python binding"; fi
 
+# Exactly what make install put there (its manifest), pam-auth-update --remove first where the
+# profile is among it; nothing else (no PAM stack file, no folder that was there before).
 uninstall:
-	rm -f $(DESTDIR)$(PAMDIR)/pam_passcode.so $(DESTDIR)$(SBINDIR)/passcodectl $(DESTDIR)$(PAMCONFIGDIR)/passcode
-	rm -f $(DESTDIR)$(MANDIR)/man8/pam_passcode.8 $(DESTDIR)$(MANDIR)/man8/passcodectl.8
-	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libpasscode.so
-	rm -f $(DESTDIR)$(INCLUDEDIR)/passcode.h $(DESTDIR)$(PKGCONFIGDIR)/passcode.pc
-	if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ] && [ "$$(cat '$(PASSCODE_RECORD)' 2>/dev/null)" = '$(LIBDIR)' ]; then rm -f '$(PASSCODE_RECORD)'; fi
-	rm -rf $(DESTDIR)$(DOCDIR)/html
-	rm -f $(DESTDIR)$(MANDIR)/man7/passcode.7 $(DESTDIR)$(MANDIR)/man7/passcode-tpm.7 $(DESTDIR)$(MANDIR)/man3/passcode.3 \
-	    $(DESTDIR)$(MANDIR)/man3/passcode-*.3 $(DESTDIR)$(MANDIR)/man3/passcode_*.3 $(DESTDIR)$(MANDIR)/man3/PASSCODE_*.3
+	@scripts/install.py uninstall --what uninstall --manifest $(MANIFESTDIR)/install.manifest --destdir '$(DESTDIR)'
+	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ] && [ "$$(cat '$(PASSCODE_RECORD)' 2>/dev/null)" = '$(LIBDIR)' ]; then rm -f '$(PASSCODE_RECORD)'; fi
 
 clean:
 	rm -rf $(B) .build .build-tsan .build-fuzz examples/c/passcode_demo

@@ -396,6 +396,26 @@ typedef enum passcode_status {
      * AlreadyInUse). Still locked; nothing was counted. Try again later, or enter the passcode.
      */
     PASSCODE_ERR_BIOMETRIC_READER_BUSY = 68,
+    /**
+     * Service mode, from inside a sandbox (Flatpak): the store named is not the app's own. The
+     * service read the app's id from its sandbox; such an app may open that id and names under
+     * it (org.example.App.work), nothing else. The message names the verified id. Nothing was
+     * opened or counted.
+     */
+    PASSCODE_ERR_SANDBOX_WRONG_APP = 69,
+    /**
+     * Service mode, from inside a sandbox: the store was first opened by another sandboxed app
+     * (an app whose id the name falls under) and is that app's. The message names both ids.
+     * Nothing was opened or counted.
+     */
+    PASSCODE_ERR_SANDBOX_STORE_OF_ANOTHER_APP = 70,
+    /**
+     * Service mode, from inside a sandbox: the service cannot verify which app the caller is:
+     * its sandbox's /.flatpak-info is malformed (no [Application] name, too large, binary, a
+     * symbolic link, an id Flatpak would refuse) or could not be read. The message says which.
+     * Nothing was opened or counted; the connection stays refused.
+     */
+    PASSCODE_ERR_SANDBOX_UNVERIFIED = 71,
     /** Not a status: makes passcode_status a signed int in C and C++, so that code mixing it
      *  with int32_t compares as before (-Wsign-compare). */
     PASSCODE_STATUS_SIGNED_ = (-0x7fffffff - 1)
@@ -1032,7 +1052,9 @@ passcode_status passcode_options_set_busy_timeout(passcode_options *options, int
  * @param options The options object.
  * @param app_id The application's id: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or
  * digit (the service refuses others with PASSCODE_ERR_MISUSE at the open); NULL turns
- * service mode off (the embedded store, the default). Copied.
+ * service mode off (the embedded store, the default). Copied. Inside a Flatpak sandbox up
+ * to 255 bytes, and the service admits only the app's verified id or names under it
+ * (passcode-service(3), "Using libpasscode from a Flatpak").
  * @return PASSCODE_OK, PASSCODE_ERR_INVALID_HANDLE, or PASSCODE_ERR_MISUSE (an empty,
  * overlong or non-UTF-8 string).
  */

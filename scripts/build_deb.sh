@@ -2,12 +2,24 @@
 # make deb: builds the Debian packages (libpasscode0, libpasscode-dev, python3-passcode, passcoded, libpam-passcode
 # and their dbgsym) from a copy of the tracked files, as make deb-test does, and puts them in
 # OUT-DIR (build/deb), printing each path. Needs dpkg-buildpackage and the Build-Depends of
-# debian/control (make deps installs them).
+# debian/control: run as root, it installs what is missing (apt-get build-dep on the tree, as
+# make test installs its own tools); otherwise it prints the command that would.
 #   scripts/build_deb.sh OUT-DIR
 set -eu
 out=$1
 version=$(cat VERSION)
-command -v dpkg-buildpackage >/dev/null || { echo "make deb needs dpkg-buildpackage (apt-get install dpkg-dev debhelper dh-python)" >&2; exit 1; }
+if ! command -v dpkg-checkbuilddeps >/dev/null || ! unmet=$(dpkg-checkbuilddeps 2>&1); then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "make deb: the build dependencies are missing (${unmet:-dpkg-dev}); install them with:" >&2
+        echo "  sudo apt-get install -y dpkg-dev && sudo apt-get build-dep -y $(pwd)" >&2
+        exit 1
+    fi
+    echo "deb: installing the build dependencies (apt-get build-dep on this tree)"
+    export DEBIAN_FRONTEND=noninteractive
+    { command -v dpkg-checkbuilddeps >/dev/null || apt-get install -y -qq dpkg-dev; } >/dev/null
+    apt-get build-dep -y -qq "$(pwd)" >/dev/null || { echo "deb: FAIL: apt-get build-dep $(pwd)" >&2; exit 1; }
+    dpkg-checkbuilddeps || exit 1
+fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 src="$tmp/libpasscode-$version"
 mkdir -p "$src"

@@ -67,6 +67,8 @@ need test dbus-daemon "command -v dbus-daemon"
 need "demo test" libsystemd-dev "pkg-config --exists libsystemd"
 need test "util-linux passwd" "command -v setpriv && command -v useradd"
 need test systemd "command -v busctl"
+# test-sandbox builds the sandbox as flatpak does: bubblewrap, and xdg-dbus-proxy for the filtered bus.
+need test "bubblewrap xdg-dbus-proxy" "command -v bwrap && command -v xdg-dbus-proxy"
 # pam_passcode and passcodectl: pam_wrapper, pypamtest and pamtester for their tests (Tests/pam);
 # strace to see what the module opens.
 need test "libpam-wrapper python3-pypamtest" "/usr/bin/python3 -c 'import pypamtest'"

@@ -26,7 +26,8 @@ introspection XML). From it this script writes
   * from the interface's org.libpasscode.AppID (the app id's rule): Swift's AppID (Bus.generated.swift),
     which passcoded's dispatch makes of every call's app_id, and C's passcode_app_id_valid
     (Sources/pam_passcode/passcode_app_id.h, for pam_passcode and passcodectl);
-  * README.md's list of the methods (between its `bus-methods` markers);
+  * passcode-service(3)'s list of the methods (docs/passcode-service.3.md, between its
+    `bus-methods` markers);
 
 and Sources/shared/PasscodeBus/Bus.generated.swift: the bus name, object path and interface of the XML,
 and from Sources/libpasscode/Passcode/Status.swift (each status defined once, and the one mapping of
@@ -40,7 +41,7 @@ usage: gen_bus.py            write the generated files (make header)
                              by the client and every hook asked by passcoded and answered by the
                              client, and that every back-end requirement the client implements
                              reaches the bus or says `// bus: local (why)` (make check-bus)
-       gen_bus.py --check-readme   README's method list is the one the XML gives (make check-docs)
+       gen_bus.py --check-readme   passcode-service(3)'s method list is the one the XML gives (make check-docs)
 Python 3 standard library only; needs no bus, no build and no root.
 """
 import difflib
@@ -62,7 +63,7 @@ APP_ID_C = ROOT / "Sources" / "pam_passcode" / "passcode_app_id.h"
 DAEMON_DIR = ROOT / "Sources" / "passcoded" / "Daemon"
 BACKEND = ROOT / "Sources" / "libpasscode" / "PasscodeBackend"
 FLOW = ROOT / "Sources" / "shared" / "PasscodeCore" / "Features" / "Flow.swift"
-README = ROOT / "README.md"
+METHOD_PAGE = ROOT / "docs" / "passcode-service.3.md"  # the page that lists the methods
 ANN = "org.libpasscode."
 XML_NAME = "service/org.libpasscode.Passcode1.xml"
 
@@ -479,7 +480,8 @@ def daemon(methods, model=None):
         for a in m.ins:
             name = a.swift + "Text" if a is app[0] else a.swift
             out.append(f"            let {name} = {daemon_read(a)[1]}")
-        out.append(f"            guard let appID = AppID(appIDText) else {{ throw AppID.invalid }}")
+        # The app id admitted for its caller: the rule, and a sandboxed caller's own (Service+Sandbox.swift).
+        out.append(f"            let appID = try admit(appIDText, m, caller: caller)")
         args = "".join(f", {a.swift}: {a.swift}" for a in m.ins)
         out.append(f"            return try {m.handler}(BusCall(message: m, caller: caller){args})")
     out += ["        default:", "            return nil", "        }", "    }", "}"]
@@ -780,14 +782,14 @@ def seam_client(methods):
     return out + [""]
 
 
-# ---- README's list of the methods ----
+# ---- passcode-service(3)'s list of the methods ----
 
-README_BEGIN = "<!-- bus-methods: written by scripts/gen_bus.py from service/org.libpasscode.Passcode1.xml (make header) -->"
-README_END = "<!-- /bus-methods -->"
+LIST_BEGIN = "<!-- bus-methods: written by scripts/gen_bus.py from service/org.libpasscode.Passcode1.xml (make header) -->"
+LIST_END = "<!-- /bus-methods -->"
 
 
 def readme_list(methods, sections):
-    """The methods as README lists them: `Name` and its org.libpasscode.Readme note; the XML's
+    """The methods as METHOD_PAGE lists them: `Name` and its org.libpasscode.Readme note; the XML's
     sections (its ==== comments) apart by semicolons."""
     groups = {}
     for m in methods:
@@ -798,12 +800,12 @@ def readme_list(methods, sections):
 
 
 def readme_text(methods, sections, text=None):
-    text = README.read_text() if text is None else text
-    begin, end = text.find(README_BEGIN), text.find(README_END)
+    text = METHOD_PAGE.read_text() if text is None else text
+    begin, end = text.find(LIST_BEGIN), text.find(LIST_END)
     if begin < 0 or end < begin:
-        fail(f"README.md: the markers {README_BEGIN} and {README_END} of the D-Bus method list not found")
+        fail(f"{METHOD_PAGE.relative_to(ROOT)}: the markers {LIST_BEGIN} and {LIST_END} of the D-Bus method list not found")
     # The end marker ends the list's last line: a comment opening a line would end the paragraph.
-    return text[:begin + len(README_BEGIN)] + "\n" + readme_list(methods, sections) + " " + text[end:]
+    return text[:begin + len(LIST_BEGIN)] + "\n" + readme_list(methods, sections) + " " + text[end:]
 
 
 # ---- the statuses, for both sides of the bus ----
@@ -1019,7 +1021,7 @@ def generate():
     return {VTABLE: vtable(names, methods), DAEMON: daemon(methods, model),
             CLIENT: client(methods) + "\n".join(client_store(model) + client_hooks(model)),
             STATUSES: statuses(model), STORE_HEADER: store_header(model), STORE_TABLE: store_table(model),
-            APP_ID_C: app_id_c(model), README: readme_text(methods, sections)}
+            APP_ID_C: app_id_c(model), METHOD_PAGE: readme_text(methods, sections)}
 
 
 # ---- the checks ----
@@ -1071,7 +1073,7 @@ def requirements():
 def check():
     problems = []
     for path, text in generate().items():
-        if path == README:
+        if path == METHOD_PAGE:
             continue  # make check-docs (--check-readme)
         old = path.read_text() if path.exists() else ""
         if old != text:
@@ -1175,15 +1177,15 @@ def check_properties_and_hooks(model, daemon_text, client_text):
 
 
 def check_readme():
-    """README's method list (between its bus-methods markers) is the one the XML gives."""
+    """passcode-service(3)'s method list (between its bus-methods markers) is the one the XML gives."""
     _, methods = load()
-    old = README.read_text()
+    old = METHOD_PAGE.read_text()
     new = readme_text(methods, {m.name: m.section for m in methods}, old)
     if old == new:
         return [], len(methods)
-    diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "README.md (committed)",
-                                        f"README.md (from {XML_NAME})", n=1))
-    return [f"README.md's D-Bus method list is not the XML's (run make header):\n{diff}"], len(methods)
+    diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "docs/passcode-service.3.md (committed)",
+                                        f"docs/passcode-service.3.md (from {XML_NAME})", n=1))
+    return [f"passcode-service(3)'s D-Bus method list is not the XML's (run make header):\n{diff}"], len(methods)
 
 
 def main():
@@ -1209,7 +1211,7 @@ def main():
             print(f"docs: FAIL: {p}", file=sys.stderr)
         if problems:
             sys.exit(1)
-        print(f"docs: README's D-Bus method list names the {n} methods of {XML_NAME}")
+        print(f"docs: passcode-service(3)'s D-Bus method list names the {n} methods of {XML_NAME}")
     elif not args:
         for path, text in generate().items():
             if not path.exists() or path.read_text() != text:

@@ -5,6 +5,13 @@ passcode(3) reads as a library's overview page does (libcurl(3)).
   * docs/passcode.7.md, docs/passcode-tpm.7.md, docs/passcoded.8.md and docs/passcode-service.3.md
     come out of Doxygen as section-3 pages named by their label; each becomes NAME (its one name
     line), DESCRIPTION, its topics, SEE ALSO, in the section its file name says.
+  * The section-8 pages (pam_passcode(8), passcodectl(8), passcoded(8)) are written with the
+    sections an administrator looks for (## Synopsis, ## Description, ## Options, ## Examples,
+    ## Files): their Doxygen headings become SYNOPSIS, DESCRIPTION, ... (every .SH in capitals), and
+    no DESCRIPTION is added before SYNOPSIS. Inline code is never broken at a hyphen. Their code blocks are printed as written: Doxygen
+    leaves a backslash and a line's leading quote to troff, which would read them as an escape and
+    a request; and an inline code span's double quotes, which Doxygen makes single ones, are put
+    back from the Markdown source. (Tests/docs/commands.py checks every command against its source.)
   * passcode(3): NAME, a SYNOPSIS of the include and the link line, DESCRIPTION (the overview, the
     conventions, the functions by page as scripts/api_model.py reads them, then the service-mode
     page), then the types, macros and enumerations documented one by one; the SYNOPSIS dumps of
@@ -48,9 +55,63 @@ def see_also(refs):
     return ['.SH "SEE ALSO"', ", ".join(items)]
 
 
+def markdown_source(label):
+    """The docs/*.md file whose page is {#label}."""
+    for md in sorted(Path(__file__).resolve().parents[1].glob("docs/*.md")):
+        if "{#" + label + "}" in md.read_text():
+            return md
+    sys.exit(f"man_pages.py: no docs/*.md holds the page {{#{label}}}")
+
+
+def code_as_written(lines, label):
+    """The code of an administrator's page as its source writes it (see the module's docstring)."""
+    out, nofill = [], False
+    for line in lines:
+        if line == ".nf":
+            nofill = True
+        elif line == ".fi":
+            nofill = False
+        elif nofill:
+            line = re.sub(r"\\(?!&)", r"\\e", line)
+            if line.startswith("'"):
+                line = "\\&" + line
+        out.append(line)
+    text = "\n".join(out)
+    prose = re.sub(r"^ *```.*?^ *```", "", markdown_source(label).read_text(), flags=re.S | re.M)
+    for para in re.split(r"\n\s*\n", prose):
+        for m in re.finditer(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", para, flags=re.S):
+            span = " ".join(m.group(2).split())
+            if '"' not in span:
+                continue
+            roff = span.replace(".", "\\&.")
+            text = text.replace("\\fC" + roff.replace('"', "'") + "\\fP", "\\fC" + roff + "\\fP")
+    # troff breaks a line after a hyphen: pam-auth-update would be copied as "pam-auth- update".
+    # \% at the start of a word (only there: inside one it is a place to hyphenate) keeps a word
+    # that holds inline code whole.
+    out, nofill, code = [], False, False
+    for line in text.split("\n"):
+        if line in (".nf", ".fi"):
+            nofill = line == ".nf"
+        if nofill or line.startswith("."):
+            out.append(line)
+            continue
+        words = []
+        for word in line.split(" "):
+            has_code = code or "\\fC" in word
+            for m in re.finditer(r"\\f[CPBIR]", word):
+                code = m.group(0) == "\\fC"
+            words.append("\\%" + word if has_code and "-" in word else word)
+        out.append(" ".join(words))
+    return out
+
+
 def page(docs, label, name, section, description, refs):
     source = docs / "man" / "man3" / f"{label}.3"
     lines = source.read_text().splitlines()
+    admin = section == 8
+    if admin:
+        lines = code_as_written(lines, label)
+    own_synopsis = '.SH "Synopsis"' in lines
     out = []
     i = 0
     while i < len(lines):
@@ -58,9 +119,16 @@ def page(docs, label, name, section, description, refs):
         if line.startswith(".TH "):
             line = re.sub(r'^\.TH "[^"]*" 3', f'.TH "{name}" {section}', line)
         if line == ".SH NAME":
-            out += [line, f"{name} \\- {description}", ".SH DESCRIPTION"]
+            out += [line, f"{name} \\- {description}"] + ([] if own_synopsis else [".SH DESCRIPTION"])
             i += 2  # Doxygen's NAME line (the label and the title)
+            if own_synopsis:  # nothing but blank lines and paragraph breaks before it
+                while lines[i] != '.SH "Synopsis"':
+                    if lines[i].strip() not in ("", ".PP"):
+                        sys.exit(f"man_pages.py: {label}: text before its Synopsis: {lines[i]!r}")
+                    i += 1
             continue
+        if admin and line.startswith(".SH ") and line != ".SH NAME":
+            line = ".SH " + line[4:].upper()
         if line.startswith('.SH "See also"') or line.startswith('.SH "SEE ALSO"'):
             break  # the page's own list, replaced by the one below
         out.append(line)

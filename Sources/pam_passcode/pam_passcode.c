@@ -8,7 +8,17 @@
  * passcoded keeps the PIN, reset-required, so nullok never passes it), no passcode PAM_IGNORE
  * with nullok else PAM_AUTHINFO_UNAVAIL, and passcoded unreachable PAM_AUTHINFO_UNAVAIL, never
  * IGNORE or SUCCESS.
- * The module reads no file and keeps nothing: every count is passcoded's. */
+ * The module reads no file and keeps nothing: every count is passcoded's.
+ *
+ * The library is loaded at run time, not linked: a module whose DT_NEEDED library is missing
+ * fails libpam's own dlopen, and the stack then goes on without it, silently (only "Password:"
+ * appears; a setuid sudo, su or login ignores LD_LIBRARY_PATH, so a library outside the dynamic
+ * loader's cache is such a case). load_library() opens "libpasscode.so.0" (the loader's cache and
+ * default directories), then PASSCODE_LIBRARY_PATH where one is built in (the copy `make install`
+ * puts on the live system: LIBDIR's library; the tested build and the packages' load it by name
+ * only); when neither opens, each call logs one LOG_ERR line naming the library and what to do, and
+ * answers PAM_AUTHINFO_UNAVAIL, so the stack goes on to the password. The library stays loaded
+ * (RTLD_NODELETE): the module may be unloaded and loaded again by each pam_end and pam_start. */
 #define PAM_SM_AUTH
 #define PAM_SM_ACCOUNT
 #define PAM_SM_PASSWORD
@@ -17,6 +27,8 @@
 #include <security/pam_modutil.h>
 #include <passcode.h>
 #include <sodium.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -27,6 +39,96 @@
 #include <unistd.h>
 
 #include "passcode_app_id.h"
+
+#ifndef PASSCODE_LIBRARY_PATH
+#define PASSCODE_LIBRARY_PATH ""
+#endif
+#define PASSCODE_SONAME "libpasscode.so.0"
+
+/* The library's calls the module makes, each typed by the header's own declaration. */
+#define PASSCODE_CALLS(X) X(passcode_open) X(passcode_close) X(passcode_errmsg) X(passcode_errwait) \
+    X(passcode_options_new) X(passcode_options_free) X(passcode_options_set_service) X(passcode_strerror) \
+    X(passcode_user_state) X(passcode_user_verify) X(passcode_user_set) X(passcode_user_change)
+static struct {
+#define PASSCODE_FIELD(name) __typeof__(name) *name;
+    PASSCODE_CALLS(PASSCODE_FIELD)
+#undef PASSCODE_FIELD
+    void *handle;
+    char error[512];
+} lib;
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+
+static void *open_library(void)
+{
+    void *h = dlopen(PASSCODE_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (h != NULL) return h;
+    const char *by_name = dlerror();
+    snprintf(lib.error, sizeof lib.error, "%s", by_name ? by_name : PASSCODE_SONAME);
+    if (strchr(PASSCODE_LIBRARY_PATH, '/') == NULL) return NULL;
+    h = dlopen(PASSCODE_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (h == NULL) {
+        const char *by_path = dlerror();
+        size_t n = strlen(lib.error);
+        snprintf(lib.error + n, sizeof lib.error - n, "; %s", by_path ? by_path : PASSCODE_LIBRARY_PATH);
+    }
+    return h;
+}
+
+static void load_once(void)
+{
+    void *h = open_library(), *sym = NULL;
+    if (h == NULL) return;
+#define PASSCODE_LOAD(name) \
+    sym = dlsym(h, #name); \
+    memcpy(&lib.name, &sym, sizeof lib.name); \
+    if (sym == NULL) { \
+        snprintf(lib.error, sizeof lib.error, "%s has no %s (an older library than this module)", PASSCODE_SONAME, #name); \
+        return; \
+    }
+    PASSCODE_CALLS(PASSCODE_LOAD)
+#undef PASSCODE_LOAD
+    lib.handle = h;
+}
+
+/* 1 when the library's calls are there; else 0, logged once per call of the module. */
+static int load_library(pam_handle_t *pamh)
+{
+    pthread_once(&lib_once, load_once);
+    if (lib.handle != NULL) return 1;
+    if (pamh != NULL)
+        pam_syslog(pamh, LOG_ERR, "cannot load %s (%s): no passcode asked; install the package libpasscode0, or "
+                   "after make install run ldconfig (then passcodectl status USER runs as root)", PASSCODE_SONAME, lib.error);
+    return 0;
+}
+
+/* Which library the module loaded, for `make install`'s check (NULL: none, and why in *why). */
+PAM_EXTERN const char *pam_passcode_library(const char **why);
+PAM_EXTERN const char *pam_passcode_library(const char **why)
+{
+    if (!load_library(NULL)) {
+        if (why != NULL) *why = lib.error;
+        return NULL;
+    }
+    Dl_info info;
+    void *addr = NULL;
+    memcpy(&addr, &lib.passcode_open, sizeof addr);
+    if (dladdr(addr, &info) == 0 || info.dli_fname == NULL) return PASSCODE_SONAME;
+    return info.dli_fname;
+}
+
+/* From here on each call of the library goes through the table. */
+#define passcode_open lib.passcode_open
+#define passcode_close lib.passcode_close
+#define passcode_errmsg lib.passcode_errmsg
+#define passcode_errwait lib.passcode_errwait
+#define passcode_options_new lib.passcode_options_new
+#define passcode_options_free lib.passcode_options_free
+#define passcode_options_set_service lib.passcode_options_set_service
+#define passcode_strerror lib.passcode_strerror
+#define passcode_user_state lib.passcode_user_state
+#define passcode_user_verify lib.passcode_user_verify
+#define passcode_user_set lib.passcode_user_set
+#define passcode_user_change lib.passcode_user_change
 
 struct options {
     int debug, nullok, silent, allow_remote;
@@ -164,6 +266,7 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     const char *user = NULL;
     if ((r = target_uid(pamh, &uid, &user)) != PAM_SUCCESS) return r;
     if (!caller_may_name(pamh, &o, uid)) return PAM_AUTHINFO_UNAVAIL;
+    if (!load_library(pamh)) return PAM_AUTHINFO_UNAVAIL;
     passcode_store *store = NULL;
     int s = open_store(&o, &store);
     if (s != PASSCODE_OK) {
@@ -243,6 +346,7 @@ PAM_EXTERN int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const c
     const char *user = NULL;
     if ((r = target_uid(pamh, &uid, &user)) != PAM_SUCCESS) return r;
     if (!caller_may_name(pamh, &o, uid)) return PAM_AUTHINFO_UNAVAIL;
+    if (!load_library(pamh)) return PAM_AUTHINFO_UNAVAIL;
     passcode_store *store = NULL;
     int s = open_store(&o, &store);
     if (s != PASSCODE_OK) return PAM_AUTHINFO_UNAVAIL;

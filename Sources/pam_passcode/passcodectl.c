@@ -7,7 +7,8 @@
  *   passcodectl [--app APP] reset USER                (root)
  *   passcodectl [--app APP] log [USER]
  *
- * One line per answer; exit 0 done, 1 refused (a wrong passcode, no right, nothing to do),
+ * One line per answer, naming the user by name (the number only for a uid with no name), with
+ * counts in words ("1 failure", "2 failures"); exit 0 done, 1 refused (a wrong passcode, no right, nothing to do),
  * 2 usage, 3 passcoded unreachable, 4 locked out or reset required. Passcodes come from the
  * terminal without echo, or with --stdin one a line from standard input. */
 
@@ -84,6 +85,13 @@ static int read_code(const char *prompt, char *buf, size_t size)
     return got && !bad ? 0 : -1;
 }
 
+/* "1 failure", "2 failures": a count and its noun, as a person reads it. */
+static const char *counted(char *buf, size_t size, long long n, const char *one, const char *many)
+{
+    snprintf(buf, size, "%lld %s", n, n == 1 ? one : many);
+    return buf;
+}
+
 /* The line of a passcode not read. */
 static void no_code(const char *who)
 {
@@ -111,9 +119,11 @@ static int failed(passcode_store *store, const char *who, int s)
 {
     const char *why = passcode_errmsg(store);
     switch (s) {
-    case PASSCODE_ERR_LOCKED_OUT:
-        printf("%s: locked out for %lld more seconds\n", who, (long long)passcode_errwait(store));
+    case PASSCODE_ERR_LOCKED_OUT: {
+        char wait[48];
+        printf("%s: locked out for %s more\n", who, counted(wait, sizeof wait, (long long)passcode_errwait(store), "second", "seconds"));
         return EXIT_LOCKED;
+    }
     case PASSCODE_ERR_RESET_REQUIRED:
         printf("%s: reset required (passcodectl reset, as root)\n", who);
         return EXIT_LOCKED;
@@ -145,8 +155,12 @@ int main(int argc, char **argv)
     if (!takes_user || (needs_user && name == NULL)) return usage();
     uid_t uid;
     if (user_uid(name, &uid) != 0) return EXIT_REFUSED;
+    /* The user by name: the one given, else the caller's own from the password database; the
+     * number only for a uid that has no name there. */
     char who[96];
+    struct passwd *self = name ? NULL : getpwuid(uid);
     if (name) snprintf(who, sizeof who, "%s", name);
+    else if (self && self->pw_name && *self->pw_name) snprintf(who, sizeof who, "%s", self->pw_name);
     else snprintf(who, sizeof who, "uid %u", (unsigned)uid);
     if (!passcode_app_id_valid(app)) { /* passcoded's own rule (passcode_app_id.h), asked of no one */
         printf("%s: %s\n", who, PASSCODE_APP_ID_REFUSAL);
@@ -200,8 +214,12 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "status") == 0) {
         if (!is_set) printf("%s: no passcode\n", who);
-        else printf("%s: set, %d digits, %u failures, lockout %lld s, reset %s\n", who, (int)length, (unsigned)failures,
-                    (long long)lockout, reset_required ? "required" : "not required");
+        else {
+            char digits[32], fails[32], wait[48];
+            printf("%s: set, %s, %s, lockout %s, reset %s\n", who, counted(digits, sizeof digits, length, "digit", "digits"),
+                   counted(fails, sizeof fails, failures, "failure", "failures"),
+                   counted(wait, sizeof wait, lockout, "second", "seconds"), reset_required ? "required" : "not required");
+        }
     } else if (strcmp(cmd, "set") == 0) {
         if (is_set) {
             printf("%s: a passcode is set (change, or remove it first)\n", who);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make check-bus fails when one end of passcoded's interfaces lacks what the XML defines.
 
-Each case copies what scripts/gen_bus.py reads (scripts/, service/, Sources/, README.md) into a
+Each case copies what scripts/gen_bus.py reads (scripts/, service/, Sources/, docs/passcode-service.3.md) into a
 temporary folder, breaks one thing there (a property or a hook gone from one side, a generated
 file edited, the XML changed alone) and runs `gen_bus.py --check` on the copy: it must fail, with
 a message that names what is missing. The untouched copy must pass. Plain Python, no build.
@@ -92,7 +92,8 @@ CASES = [
 def copy_tree(into):
     for part in ("scripts", "service", "Sources"):
         shutil.copytree(ROOT / part, into / part, ignore=shutil.ignore_patterns(".build", "__pycache__"))
-    shutil.copy(ROOT / "README.md", into / "README.md")
+    (into / "docs").mkdir(exist_ok=True)
+    shutil.copy(ROOT / "docs" / "passcode-service.3.md", into / "docs" / "passcode-service.3.md")
 
 
 def check(tree):

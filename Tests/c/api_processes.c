@@ -25,6 +25,63 @@ static void test_two_processes_see_each_other(void) {
     passcode_close(s);
 }
 
+/* fork() while another thread opens and closes stores: the child's own store calls must never
+ * wait for a lock the other thread held at the fork (SQLite's allocator and VFS locks: the
+ * library takes them around every fork, Sources/shared/CSQLite/loader.c). Each child opens a
+ * store of its own, asks it a question and closes it, under a watchdog: a child that has not
+ * ended within 5 s (a hundred times what it takes; 60 s under valgrind) is killed by its SIGALRM
+ * and counted as hung. Counts, not times. */
+typedef struct { const char *path; volatile int stop; int opens; } opener_arg;
+
+static void *opener_main(void *p) {
+    opener_arg *a = p;
+    while (!a->stop) {
+        passcode_store *s = open_fast(a->path);
+        int32_t v;
+        passcode_is_set(s, &v);
+        passcode_close(s);
+        a->opens++;
+    }
+    return NULL;
+}
+
+static void test_fork_while_another_thread_opens(void) {
+    EMBEDDED_ONLY(ONLY_PROCESS);
+    const char *preload = getenv("LD_PRELOAD");
+    int valgrind = preload && strstr(preload, "vgpreload") != NULL;
+    int forks = valgrind ? 10 : 100;  /* valgrind: a few */
+    char busy[512], mine[512];
+    new_path(busy, sizeof busy, "opened-in-a-loop.db");
+    passcode_close(open_fast(busy));
+    opener_arg a = { busy, 0, 0 };
+    pthread_t t;
+    REQUIRE(pthread_create(&t, NULL, opener_main, &a) == 0, "a thread to open stores");
+    int hung = 0, failed = 0;
+    for (int i = 0; i < forks; i++) {
+        new_path(mine, sizeof mine, "child.db");
+        pid_t pid = fork();
+        if (pid == 0) {
+            alarm(valgrind ? 60 : 5);
+            passcode_store *c = NULL;
+            passcode_options *o = fast_options();
+            int ok = passcode_open(mine, o, &c) == PASSCODE_OK;
+            int32_t v = -1;
+            ok = ok && passcode_is_set(c, &v) == PASSCODE_OK && v == 0;
+            passcode_close(c);
+            _exit(ok ? 0 : 1);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) hung++;
+        else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failed++;
+    }
+    a.stop = 1;
+    pthread_join(t, NULL);
+    printf("fork while another thread opens: %d forks (%d opens beside them): %d children hung, %d failed\n",
+           forks, a.opens, hung, failed);
+    CHECK_MSG(hung == 0 && failed == 0, "%d of %d children hung, %d failed", hung, forks, failed);
+}
+
 typedef struct { passcode_store *s; int index; int ok; } thread_arg;
 
 static void *thread_main(void *p) {
@@ -503,6 +560,7 @@ static void test_cached_answers_follow_another_handle(void) {
 void run_processes_tests(void) {
     RUN(test_two_processes_see_each_other);
     RUN(test_threads_share_a_handle);
+    RUN(test_fork_while_another_thread_opens);
     RUN(test_killed_mid_verify_keeps_the_attempt);
     RUN(test_processes_failing_at_once_count_exactly);
     RUN(test_lock_state_through_the_c_api);

@@ -58,10 +58,23 @@ MANWIDTH=80 man -l "$docs/man/man7/passcode-tpm.7" 2>/dev/null | grep -q 'PIN_FA
 MANWIDTH=80 man -l "$docs/man/man8/passcoded.8" 2>/dev/null | grep -q 'clock_offset_file' || bad "passcoded(8) lacks the configuration"
 MANWIDTH=80 man -l "$docs/man/man8/pam_passcode.8" 2>/dev/null | grep -q 'PAM_AUTHINFO_UNAVAIL' || bad "pam_passcode(8) lacks its return codes"
 MANWIDTH=80 man -l "$docs/man/man8/passcodectl.8" 2>/dev/null | grep -q 'Exit 0' || bad "passcodectl(8) lacks its exit status"
-for page in "$docs/man/man7/passcode-tpm.7" "$docs/man/man8/passcoded.8" "$docs/man/man8/pam_passcode.8" "$docs/man/man8/passcodectl.8" "$man3/passcode-service.3"; do
+for page in "$docs/man/man7/passcode-tpm.7" "$man3/passcode-service.3"; do
     [ "$(grep '^\.SH' "$page" | head -n 2 | tr '\n' '|')" = ".SH NAME|.SH DESCRIPTION|" ] || bad "$page does not open with NAME and DESCRIPTION"
     grep -q '^\.SH "SEE ALSO"' "$page" || bad "$page has no SEE ALSO"
 done
+# The administrator's pages have the sections of pam_faillock(8), in its order: NAME, SYNOPSIS,
+# DESCRIPTION, OPTIONS, (others), EXAMPLES, FILES, SEE ALSO last; every heading in capitals.
+for page in "$docs/man/man8/passcoded.8" "$docs/man/man8/pam_passcode.8" "$docs/man/man8/passcodectl.8"; do
+    heads=$(grep '^\.SH' "$page" | sed 's/^\.SH *//; s/"//g')
+    order=$(echo "$heads" | grep -x 'NAME\|SYNOPSIS\|DESCRIPTION\|OPTIONS\|EXAMPLES\|FILES\|SEE ALSO' | tr '\n' '|')
+    [ "$order" = "NAME|SYNOPSIS|DESCRIPTION|OPTIONS|EXAMPLES|FILES|SEE ALSO|" ] \
+        || bad "$page: its sections are not NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXAMPLES, FILES, SEE ALSO in that order: $(echo $heads)"
+    [ "$(echo "$heads" | tail -n 1)" = "SEE ALSO" ] || bad "$page: SEE ALSO is not its last section"
+    lower=$(echo "$heads" | grep '[a-z]' || true)
+    [ -z "$lower" ] || bad "$page: section headings not in capitals: $lower"
+done
+# A command copied from those pages, in the man page or the HTML, is the one their source gives.
+python3 Tests/docs/commands.py "$docs" || fail=1
 # passcode(7) has the sections of a section-7 page: NAME is its one name line, then DESCRIPTION
 # and SEE ALSO (man-pages(7)).
 sections=$(grep '^\.SH' "$docs/man/man7/passcode.7" | sed 's/^\.SH *//; s/"//g')

@@ -60,6 +60,7 @@ if [ "$(id -u)" -ne 0 ]; then
     if [ -n "${PASSCODE_SKIPPED:-}" ]; then echo "installing packages needs root" > "$PASSCODE_SKIPPED/deb-test"; fi
     exit 0
 fi
+Tests/packaging/deb_deps.sh nobody || exit 1
 need=""
 for p in debhelper lintian dh-python python3-all python3-setuptools pybuild-plugin-pyproject fakeroot dpkg-dev doxygen devscripts man-db libpam0g-dev pamtester; do
     dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
@@ -109,6 +110,39 @@ if (cd "$src" && dpkg-gensymbols -plibpasscode0 -Pdebian/libpasscode0 -I"$tmp/sh
 fi
 echo "deb-test: symbols file matches all $(grep -c '@Base' "$src/debian/libpasscode0.symbols") exported symbols; a missing entry fails dpkg-gensymbols -c4"
 echo "deb-test: built $(cd "$tmp" && ls *.deb | tr '\n' ' ')"
+# Each package's libc6 dependency is true for the files it carries: the newest glibc version any
+# of them needs (readelf -V: GLIBC_2.x of the functions imported, and GLIBC_ABI_DT_RELR, packed
+# relative relocations, which need 2.36) is at most what the package's Depends asks for.
+for deb in "$tmp"/libpasscode0_*.deb "$tmp"/passcoded_*.deb "$tmp"/libpam-passcode_*.deb; do
+    name=$(dpkg-deb -f "$deb" Package)
+    rm -rf "$tmp/x" && dpkg-deb -x "$deb" "$tmp/x"
+    need=2.2.5 why=
+    for f in $(find "$tmp/x" -type f); do
+        file -b "$f" | grep -q '^ELF' || continue
+        for v in $(readelf -V "$f" | sed -n 's/.*Name: GLIBC_\([0-9.]*\) .*/\1/p'); do
+            if dpkg --compare-versions "$v" gt "$need"; then need=$v why="GLIBC_$v in $(basename "$f")"; fi
+        done
+        if readelf -V "$f" | grep -q 'Name: GLIBC_ABI_DT_RELR' && dpkg --compare-versions 2.36 gt "$need"; then
+            need=2.36 why="GLIBC_ABI_DT_RELR (packed relocations) in $(basename "$f")"
+        fi
+    done
+    asked=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -n 's/^ *libc6 (>= \([0-9.]*\)).*/\1/p' | sort -V | tail -n 1)
+    if [ -z "$asked" ] || dpkg --compare-versions "$asked" lt "$need"; then
+        echo "deb-test: FAIL: $name needs glibc $need ($why) but depends on libc6 (>= ${asked:-nothing})" >&2
+        exit 1
+    fi
+    echo "deb-test: $name needs glibc $need ($why) and depends on libc6 (>= $asked)"
+done
+rm -rf "$tmp/x"
+# The library carries a build ID, and its debugging symbols come in libpasscode0-dbgsym under it.
+lib_built=$(find "$src/debian/libpasscode0" -name "libpasscode.so.$version")
+id=$(readelf -n "$lib_built" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+dbg=$(ls "$tmp"/libpasscode0-dbgsym_*.*deb 2>/dev/null | head -n 1)
+if [ -z "$id" ] || [ -z "$dbg" ] || ! dpkg-deb -c "$dbg" | grep -q "usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"; then
+    echo "deb-test: FAIL: the library's build ID (${id:-none}) has no debugging symbols in libpasscode0-dbgsym (${dbg:-not built})" >&2
+    exit 1
+fi
+echo "deb-test: libpasscode.so has build ID $id; $(basename "$dbg") carries its debugging symbols"
 # Every tag lintian knows, experimental (-E), info (-I) and pedantic (-L +pedantic) ones
 # included: none may be left. A tag we cannot fix is overridden in debian/*.lintian-overrides,
 # with the reason as its comment; an override that no longer matches is itself a tag.

@@ -5,6 +5,19 @@
 # make install PREFIX=$HOME/.local, pkg-config, an rpath) exactly as written, with HOME a
 # temporary folder and no LD_LIBRARY_PATH.
 set -eu
+# As root, make install puts the PAM module and its profile in the machine's own folders: every
+# check here then runs in a mount namespace whose system folders are private copies
+# (Tests/packaging/private_system.sh), so that nothing on the machine changes.
+if [ "$(id -u)" = 0 ] && [ -z "${PASSCODE_INSTALL_PRIVATE:-}" ]; then
+    rc=0
+    PASSCODE_INSTALL_PRIVATE=1 "$(dirname "$0")/private_system.sh" "$0" "$@" || rc=$?
+    if [ "$rc" = 77 ]; then
+        why="as root make install writes the machine's PAM folder, and keeping the machine as it was takes a mount namespace (unshare)"
+        echo "install: SKIPPED: $why" >&2
+        if [ -n "${PASSCODE_SKIPPED:-}" ]; then echo "$why" > "$PASSCODE_SKIPPED/test-install"; exit 0; fi
+    fi
+    exit "$rc"
+fi
 # Another copy installed on this machine (a make install in /usr/local, the packages) would let a
 # program without an rpath find a library: the checks below run with every such copy hidden
 # (Tests/packaging/hide_installed.sh, a mount namespace of its own; not root: SKIPPED, saying why).
@@ -22,15 +35,29 @@ tmp=$(mktemp -d)
 cleanup() { rm -rf "$tmp" quickstart quickstart.db quickstart.db-wal quickstart.db-shm; }
 trap cleanup EXIT
 version=$(cat VERSION)
-make -s install PREFIX="$tmp/prefix" PASSCODE_RECORD="$tmp/record" >/dev/null
+make -s install PREFIX="$tmp/prefix" PASSCODE_RECORD="$tmp/record" > "$tmp/install.out"
 [ "$(cat "$tmp/record")" = "$tmp/prefix/lib" ] || { echo "install: FAIL: make install did not record LIBDIR for the Python binding" >&2; exit 1; }
 for f in lib/libpasscode.so.$version lib/libpasscode.so.0 lib/libpasscode.so include/passcode.h lib/pkgconfig/passcode.pc; do
     [ -e "$tmp/prefix/$f" ] || { echo "install: FAIL: $f missing" >&2; exit 1; }
 done
-for f in lib/security/pam_passcode.so sbin/passcodectl share/man/man8/pam_passcode.8 share/man/man8/passcodectl.8 share/pam-configs/passcode; do
-    [ -e "$tmp/prefix/$f" ] || { echo "install: FAIL: $f missing (pam_passcode, passcodectl)" >&2; exit 1; }
+for f in sbin/passcodectl share/man/man8/pam_passcode.8 share/man/man8/passcodectl.8 share/libpasscode/install.manifest; do
+    [ -e "$tmp/prefix/$f" ] || { echo "install: FAIL: $f missing (passcodectl, the manifest)" >&2; exit 1; }
 done
-grep -q '^Default: no$' "$tmp/prefix/share/pam-configs/passcode" || { echo "install: FAIL: the pam-auth-update profile is not off by default" >&2; exit 1; }
+# The module and its profile go where libpam and pam-auth-update read them, never under PREFIX:
+# as root there (here a private copy), not root left out, saying so.
+[ ! -e "$tmp/prefix/lib/security" ] && [ ! -e "$tmp/prefix/share/pam-configs" ] || { echo "install: FAIL: PAM files under PREFIX" >&2; exit 1; }
+if [ "$(id -u)" = 0 ]; then
+    pamdir=$(scripts/install.py pamdir)
+    [ -e "$pamdir/pam_passcode.so" ] && grep -q '^Default: no$' /usr/share/pam-configs/passcode \
+        || { echo "install: FAIL: the module is not in $pamdir, or the pam-auth-update profile is not there, off by default" >&2; exit 1; }
+    grep -q "loads $tmp/prefix/lib/libpasscode.so.0 with an empty environment" "$tmp/install.out" \
+        || { cat "$tmp/install.out" >&2; echo "install: FAIL: the module does not load the prefix's library by its path" >&2; exit 1; }
+    pam_where="as root the module in $pamdir, loading $tmp/prefix/lib/libpasscode.so.0 by its path (a private copy of the folder)"
+else
+    grep -q '^install: left out, not root: passcode, pam_passcode.so ' "$tmp/install.out" \
+        || { cat "$tmp/install.out" >&2; echo "install: FAIL: not root, make install did not say it left the module out" >&2; exit 1; }
+    pam_where="not root the module and its profile left out, saying so"
+fi
 [ "$(readlink "$tmp/prefix/lib/libpasscode.so")" = libpasscode.so.0 ] || { echo "install: FAIL: libpasscode.so link" >&2; exit 1; }
 grep -q '^Requires.private: libsodium sqlite3$' "$tmp/prefix/lib/pkgconfig/passcode.pc"
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
@@ -66,10 +93,13 @@ env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH -u PASSCODE_LIBRARY HOME="$tmp/home" P
 grep -q '^right passcode: success (failed attempts: 0)$' "$tmp/prefix.out" || { tail -20 "$tmp/prefix.out" >&2; echo "install: FAIL: the README's PREFIX=\$HOME/.local quick start output" >&2; exit 1; }
 readelf -d quickstart | grep -q "R.*PATH.*$tmp/home/.local/lib" || { echo "install: FAIL: the quick start has no rpath to \$HOME/.local/lib" >&2; exit 1; }
 # DESTDIR staging, as packagers use it.
-make -s install PREFIX=/usr DESTDIR="$tmp/stage" PASSCODE_RECORD="$tmp/record-staged" >/dev/null
+make -s install PREFIX=/usr DESTDIR="$tmp/stage" PASSCODE_RECORD="$tmp/record-staged" PAMDIR=/usr/lib/security >/dev/null
 [ ! -e "$tmp/record-staged" ] || { echo "install: FAIL: a DESTDIR install recorded a LIBDIR" >&2; exit 1; }
 [ -e "$tmp/stage/usr/lib/libpasscode.so.$version" ] && [ -e "$tmp/stage/usr/include/passcode.h" ] \
     && grep -q '^prefix=/usr$' "$tmp/stage/usr/lib/pkgconfig/passcode.pc" \
-    || { echo "install: FAIL: DESTDIR staging" >&2; exit 1; }
+    && [ -e "$tmp/stage/usr/lib/security/pam_passcode.so" ] && [ -e "$tmp/stage/usr/share/pam-configs/passcode" ] \
+    && [ ! -e "$tmp/stage/usr/share/libpasscode" ] \
+    || { echo "install: FAIL: DESTDIR staging (the paths given, a PAMDIR the machine does not read taken as given, no manifest)" >&2; exit 1; }
 echo "install: the README's commands for PREFIX=\$HOME/.local ran as written: built with pkg-config and an rpath, ran without LD_LIBRARY_PATH"
+echo "install: the PAM module not under PREFIX: $pam_where"
 echo "install: PREFIX and DESTDIR installs complete; HTML in share/doc/libpasscode/html; quick start built with pkg-config ($flags) and ran; man passcode_verify, man 3 passcode and man 7 passcode open from the installed tree"

@@ -88,14 +88,24 @@ class Rig(harness.PrivateService):
         # The module and passcodectl are built without an rpath: the checkout's library by LD_LIBRARY_PATH.
         return super().env(LD_LIBRARY_PATH=BUILD, **extra)
 
-    def pamcase(self, service, user, op, expected, *answers, run_as=None, **env):
+    def pamcase(self, service, user, op, expected, *answers, run_as=None, no_library=False, **env):
         e = self.env(LD_PRELOAD=WRAPPER, PAM_WRAPPER="1", PAM_WRAPPER_SERVICE_DIR=f"{self.dir}/pam.d", **env)
-        r = self.run(*self.as_user(run_as), "/usr/bin/python3", f"{REPO}/Tests/pam/pamcase.py", service, user, op,
+        hide = []
+        if no_library:
+            # No libpasscode anywhere the module looks: not the checkout's (no LD_LIBRARY_PATH), and
+            # every installed copy hidden (Tests/packaging/hide_installed.sh, a mount namespace).
+            # pam_wrapper writes what the modules log (pam_syslog) to stderr.
+            del e["LD_LIBRARY_PATH"]
+            hide = [f"{REPO}/Tests/packaging/hide_installed.sh", ""]
+        r = self.run(*self.as_user(run_as), *hide, "/usr/bin/python3", f"{REPO}/Tests/pam/pamcase.py", service, user, op,
                      str(expected), *answers, env=e)
         try:
-            return json.loads(r.stdout.strip().splitlines()[-1])
+            answer = json.loads(r.stdout.strip().splitlines()[-1])
         except (IndexError, ValueError):
-            return {"ok": False, "error": f"no answer: {r.stdout} {r.stderr}"}
+            answer = {"ok": False, "error": f"no answer: {r.stdout} {r.stderr}"}
+        if no_library:
+            answer["log"] = r.stderr
+        return answer
 
     def pamtester(self, user, op, stdin, *extra, run_as=None, env=None):
         args = [*self.as_user(run_as), "pamtester", "-v", *extra, os.path.basename(self.etc_service), user, op]
@@ -116,7 +126,7 @@ class Rig(harness.PrivateService):
         line = self.ctl("status", user).stdout
         if "no passcode" in line:
             return None
-        return int(line.split(" digits, ")[1].split(" failures")[0])
+        return int(re.search(r" digits?, (\d+) failures?,", line).group(1))
 
     def cleanup(self):
         self.stop_daemon()
@@ -167,11 +177,27 @@ def tests(r):
     replace = r.ctl("remove", a, run_as=a, stdin="")
     check("replace-own-needs-passcode", replace.returncode != 0 and r.failed_attempts(a) == 0, replace.stdout.strip())
 
+    # Without its library (libpasscode.so.0 nowhere the module looks, as for a setuid sudo when
+    # the library is outside the loader's cache): never silent. The module answers
+    # PAM_AUTHINFO_UNAVAIL with nothing asked or counted, a PIN-or-password stack goes on to the
+    # password, and the log names the library and what to do.
+    x = r.pamcase("plain", a, "authenticate", PAM_AUTHINFO_UNAVAIL, no_library=True)
+    y = r.pamcase("pin-or-password", a, "authenticate", PAM_SUCCESS, no_library=True)
+    logged = [line for line in x["log"].splitlines() if "cannot load libpasscode.so.0" in line]
+    check("no-library-unavail-logged", x["ok"] and y["ok"] and len(logged) == 1 and "ldconfig" in logged[0]
+          and r.failed_attempts(a) == 0,
+          f"PAM_AUTHINFO_UNAVAIL, the stack on to the password, failures {r.failed_attempts(a)}, the log: "
+          f"{logged[0].strip() if logged else x}")
+
     # Outcomes.
     x = r.pamcase("plain", a, "authenticate", PAM_SUCCESS, pin)
     check("right-leading-zero", x["ok"], f"{pin} -> PAM_SUCCESS {x}")
     x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, "111111")
     check("wrong", x["ok"] and r.failed_attempts(a) == 1, f"PAM_AUTH_ERR, failures {r.failed_attempts(a)}")
+    # passcodectl speaks of people: the user's name, also for its own process naming no one (not
+    # "uid N"), and a count's noun in the singular for one.
+    own = r.ctl("status", run_as=a).stdout.strip()
+    check("ctl-own-status-by-name", own.startswith(f"{a}: set, 6 digits, 1 failure, lockout 0 seconds,") and "uid" not in own, own)
     x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, "111111")
     check("same-wrong-twice-counts-once", x["ok"] and r.failed_attempts(a) == 1, f"failures {r.failed_attempts(a)}")
     for bad in ["", "12a456", "12345", "1234567", " 48213"]:
@@ -240,10 +266,12 @@ def tests(r):
     check("lockout-transcript", "try again in" in last and "retries" in last, last.splitlines()[-1])
     # A lockout answered to a call by uid carries that user's wait, not root's own store's (0).
     ch = r.ctl("--stdin", "change", a, stdin=f"{pin}\n381947\n")
-    wait = re.search(r"locked out for (\d+) more seconds", ch.stdout)
+    wait = re.search(r"locked out for (\d+) (?:more )?seconds?", ch.stdout)
     check("lockout-wait-by-uid", ch.returncode != 0 and wait and 0 < int(wait.group(1)) <= 300,
           f"root's passcodectl change {a} in the lockout: '{ch.stdout.strip()}'")
     print("note: pamtester transcript of a lockout:\n" + "\n".join(transcript))
+    st = r.ctl("status", a).stdout.strip()
+    check("ctl-status-counts-in-words", re.fullmatch(rf"{a}: set, 6 digits, [2-9] failures, lockout \d+ seconds?, reset not required", st) is not None, st)
     # silent: no text.
     r.service("silent", f"auth required {MODULE} silent\n")
     x = r.pamcase("silent", a, "authenticate", PAM_MAXTRIES, pin)
@@ -293,6 +321,10 @@ def tests(r):
     check("unreachable", x["ok"] and y["ok"], "PAM_AUTHINFO_UNAVAIL, with nullok too")
     c = r.ctl("status", a)
     check("ctl-unreachable", c.returncode == 3, c.stdout.strip())
+    # A uid with no name in the password database is named by its number, the one case it is.
+    nameless = next(u for u in range(61000, 62000) if not any(p.pw_uid == u for p in pwd.getpwall()))
+    c = r.run("setpriv", f"--reuid={nameless}", f"--regid={nameless}", "--clear-groups", "--", CTL, "status", env=r.env())
+    check("ctl-nameless-uid-by-number", c.stdout.startswith(f"uid {nameless}: passcoded unreachable"), c.stdout.strip())
     r.start_daemon()
     # No login store: AUTHINFO_UNAVAIL, IGNORE with nullok.
     x = r.pamcase("plain", b, "authenticate", PAM_AUTHINFO_UNAVAIL, "123456")

@@ -54,12 +54,11 @@ RESET_TEXT = "Passcode: a reset is required"
 BUS_NAME = "org.libpasscode.Passcode1"
 
 
-def install_vars(pamdir):
-    """The variables make install, install-service and their uninstalls get (see Machine.install).
-    PASSCODE_RECORD stays: the checkout is the machine's own, outside the namespace, and make
-    install would write the library's directory into it; it goes to the namespace's tmpfs."""
-    return [f"PAMDIR={pamdir}", "PAMCONFIGDIR=/usr/share/pam-configs", "POLKITRULESDIR=/etc/polkit-1/rules.d",
-            f"PASSCODE_RECORD={WORK}/python-libdir"]
+def install_vars():
+    """The variables make install, install-service and their uninstalls get: PASSCODE_RECORD=
+    (the checkout is the machine's own, outside the namespace: make install writes nothing into
+    it)."""
+    return ["PASSCODE_RECORD="]
 
 
 def skip(why):
@@ -314,7 +313,7 @@ class Machine:
         self.bus = None
         self.pamdir = pam_module_dir()
         self.created = []
-        self.vars = install_vars(self.pamdir)
+        self.vars = install_vars()
         self.clock = 0
 
     # -- the namespace
@@ -389,14 +388,8 @@ class Machine:
 
     # -- the install: one place
     def install(self):
-        # ---- make install and make install-service, as root, from the checkout ----
-        # The overrides (install_vars() but PASSCODE_RECORD, the policy's copy and ldconfig) land
-        # each file where Linux reads it until make install and make install-service do that by
-        # themselves; then they go: PAMDIR (libpam's module directory), PAMCONFIGDIR
-        # (pam-auth-update's profiles), POLKITRULESDIR (polkitd reads /etc/polkit-1/rules.d), the
-        # bus policy copied to /etc/dbus-1/system.d (the system bus reads no
-        # /usr/local/share/dbus-1/system.d), and ldconfig (a setuid program finds the module's
-        # libpasscode.so.0 through the loader's cache alone).
+        # ---- make install and make install-service, as root, from the checkout, with no
+        # variable but PASSCODE_RECORD=: each file goes where the machine reads it ----
         # The Debian packages, when the machine has them, go first, in the namespace alone (its
         # /usr, /etc and /var/lib/dpkg are copies): make install does not overwrite their files.
         pkgs = [p for p in ("python3-passcode", "libpasscode-dev", "libpam-passcode", "passcoded", "libpasscode0")
@@ -409,13 +402,9 @@ class Machine:
             r = sh("make", "-C", self.repo, "--no-print-directory", target, *self.vars, check_rc=False, env=clean_env(HOME="/root"))
             check(f"make-{target}", r.returncode == 0, f"make {target} {' '.join(self.vars)}: exit {r.returncode}"
                   + ("" if r.returncode == 0 else f": {(r.stdout + r.stderr)[-800:]}"))
-        if not os.path.exists("/etc/dbus-1/system.d/org.libpasscode.Passcode1.conf"):
-            os.makedirs("/etc/dbus-1/system.d", exist_ok=True)
-            shutil.copy("/usr/local/share/dbus-1/system.d/org.libpasscode.Passcode1.conf", "/etc/dbus-1/system.d/")
-        sh("ldconfig")
+        # ---- end of the install ----
         # What the install made (not there on the machine before), for the uninstall's check.
         self.created = sorted(p for p in set(self.written()) - before if not os.path.lexists(LOWER + p))
-        # ---- end of the install ----
 
     def configure(self):
         """passcoded's configuration (its default path, as an administrator writes it): a cheap
@@ -496,7 +485,7 @@ class Machine:
     def state(self, user):
         """(failures, lockout seconds, reset required) from passcodectl status; None: no passcode."""
         out = self.ctl("status", user).stdout
-        m = re.search(r"(\d+) failures?, lockout (-?\d+) s, reset (\S+)", out)
+        m = re.search(r"(\d+) failures?, lockout (-?\d+) (?:s|seconds?), reset (\S+)", out)
         if not m:
             return None
         return int(m.group(1)), int(m.group(2)), m.group(3) not in ("no", "not")

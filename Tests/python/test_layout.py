@@ -20,6 +20,16 @@ def test_public_names_are_the_listed_ones():
         assert cls.__module__ == "passcode", cls
 
 
+def test_the_package_shows_its_public_names_only():
+    """dir(passcode): the names of __all__ and the package's own modules, nothing imported for its
+    own use (typing's Any, Optional, ...; the argument aliases)."""
+    shown = [name for name in dir(passcode) if not name.startswith("_")]
+    others = [name for name in shown if name not in passcode.__all__
+              and not (inspect.ismodule(getattr(passcode, name)) and getattr(passcode, name).__name__ == "passcode." + name)]
+    assert others == []
+    assert {"WrongPasscode", "LockedOut", "ServiceUnavailable"} <= set(passcode.__all__)
+
+
 def twins(cls):
     return {name: getattr(cls, name) for name in dir(cls) if name.endswith("_async")}
 

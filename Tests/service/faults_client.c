@@ -1,7 +1,8 @@
 /* Faults and load through the library's client (the C API in service mode), run as a test user
  * by Tests/service/test_service.py against passcoded on its private bus:
- *   service_faults killverify APP GOOD       passcoded SIGKILLed during a verify (the test kills
- *                                            it on "CALLING" and restarts it on "RESTART")
+ *   service_faults killverify APP GOOD       passcoded SIGKILLed during a verify (after "CALLING"
+ *                                            and a line on stdin, the test kills it once the
+ *                                            attempt is in the store; restarts it on "RESTART")
  *   service_faults quitter APP GOOD          a client process SIGKILLed during its verify
  *   service_faults crowd APP GOOD N          N client processes verifying at once
  *   service_faults flood APP GOOD PROCS CALLS  one uid flooding; prints "FLOODING", then its numbers
@@ -79,8 +80,9 @@ static void killverify(void) {
     CHECK_STATUS(passcode_verify(s, "246813", 6), PASSCODE_ERR_WRONG_PASSCODE);
     double took = now_seconds() - t;
     int32_t before = failures_of(s);
-    printf("CALLING %.3f\n", took);  /* the test kills passcoded a moment after this line */
-    fflush(stdout);
+    printf("CALLING %.3f\n", took);  /* the test watches the store, answers, and kills passcoded */
+    fflush(stdout);                    /* once this verify's attempt is in the store */
+    wait_line();
     passcode_status rc = passcode_verify(s, "135792", 6);
     CHECK_MSG(rc == PASSCODE_ERR_SERVICE_UNAVAILABLE, "the verify during which passcoded was killed: %s, \"%s\" (a wrong passcode; a verify takes %.2f s)",
               passcode_strerror(rc), passcode_errmsg(s), took);
@@ -140,6 +142,10 @@ static void quitter(void) {
         close(ready[0]);
         passcode_status rc;
         passcode_store *own = open_service(app, &rc);
+        /* A first call on the handle: the connection, its authentication and the check of the
+         * name's owner are done before the verify, so the verify's first wait (below) is for its
+         * own answer, after its call went out. */
+        if (!own || failures_of(own) < 0) _exit(3);
         if (write(ready[1], "x", 1) != 1) _exit(2);
         passcode_verify(own, "975310", 6);
         _exit(1);  /* not reached: killed during the call */

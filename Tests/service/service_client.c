@@ -70,8 +70,17 @@ static void refused_calls(passcode_store *s) {
     /* A request is passcoded's to mail (test-service's default configuration names no relay). */
     CHECK_STATUS(passcode_reset_request(s), PASSCODE_ERR_RESET_DELIVERY_UNAVAILABLE);
     CHECK_MSG(strstr(passcode_errmsg(s), "mail relay") != NULL, "its message says no mail relay is configured: %s", passcode_errmsg(s));
+    /* Each refusal says what was refused, in words a caller of any binding reads: no message
+     * starts with a C function's name. */
     CHECK_STATUS(passcode_set_reset_delivery_callback(s, deliver, NULL), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
+    CHECK_MSG(!strncmp(passcode_errmsg(s), "a reset code handed to the host is refused in service mode", 58),
+              "the refused delivery callback, in the caller's words: \"%s\"", passcode_errmsg(s));
     CHECK_STATUS(passcode_tpm_bind(s, good, strlen(good)), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
+    CHECK_MSG(!strncmp(passcode_errmsg(s), "binding to a TPM the host names is refused in service mode", 58),
+              "the refused TPM binding, in the caller's words: \"%s\"", passcode_errmsg(s));
+    CHECK_STATUS(passcode_tpm_unbind(s, good, strlen(good)), PASSCODE_ERR_REFUSED_IN_SERVICE_MODE);
+    CHECK_MSG(!strncmp(passcode_errmsg(s), "unbinding the TPM is refused in service mode", 44),
+              "the refused TPM unbinding, in the caller's words: \"%s\"", passcode_errmsg(s));
     passcode_flow *flow = NULL;
     /* Flows run through the service (area_key.c); service mode hands no reset code to the host,
      * so a reset flow has none to take, as an embedded store without a requested code. */

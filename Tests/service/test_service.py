@@ -155,6 +155,54 @@ FAULTS = os.path.join(REPO, "build", "service_faults")
 FAULT_USERS = (f"{USERS}-fa", f"{USERS}-fb")
 
 
+# Run as the service's user (the owner of the store files): the store's count of attempts as
+# passcoded committed it, read without writing (a read-only connection to the WAL store).
+COUNT_WATCHER = r"""
+import sqlite3, sys, time
+def seq():
+    con = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True, timeout=10)
+    try:
+        row = con.execute("SELECT value FROM state WHERE key = 'attempt_seq'").fetchone()
+        return int(row[0]) if row else 0
+    finally:
+        con.close()
+base = seq()
+print("READY", base, flush=True)
+sys.stdin.readline()
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    if seq() > base:
+        print("COUNTED", flush=True)
+        break
+    time.sleep(0.002)
+else:
+    print("NOT COUNTED", flush=True)
+"""
+
+
+class CountWatch:
+    """The moment passcoded has committed one more attempt to `user`'s store of `app`: a kill
+    then lands while the call runs (its answer still to come), however slow the machine is, and
+    never before passcoded took the call. Start it, start the call, then `wait()`."""
+
+    def __init__(self, user, app):
+        pw = pwd.getpwnam(user)
+        svc = pwd.getpwnam(SERVICE_USER)
+        path = os.path.join(store_root, str(pw.pw_uid), app + ".db")
+        self.p = subprocess.Popen(["setpriv", f"--reuid={svc.pw_uid}", f"--regid={svc.pw_gid}", "--clear-groups", "--",
+                                   "/usr/bin/python3", "-c", COUNT_WATCHER, path],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/")
+        self.base = int(self.p.stdout.readline().split()[1])
+        self.p.stdin.write("go\n")
+        self.p.stdin.flush()
+
+    def wait(self):
+        """True once the store holds one more attempt than at the start (within a minute)."""
+        line = self.p.stdout.readline().strip()
+        self.p.wait()
+        return line == "COUNTED"
+
+
 def faults_users():
     """Two users of the fault tests' own (the others' store quotas stay as the tests above left them)."""
     for u in FAULT_USERS:
@@ -647,9 +695,10 @@ def faults_killed():
 
     def on_line(line):
         if line.startswith("CALLING "):
-            took = float(line.split()[1])
-            seen["took"] = took
-            time.sleep(min(0.25, took / 3))
+            seen["took"] = float(line.split()[1])
+            watch = CountWatch(fa, "org.example.KillLib")
+            reply(p)  # the client now makes its verify
+            seen["counted"] = watch.wait()
             procs["daemon"].send_signal(signal.SIGKILL)
             procs["daemon"].wait()
         elif line == "RESTART":
@@ -658,8 +707,9 @@ def faults_killed():
 
     p = start_faults(fa, "killverify", "org.example.KillLib", GOOD)
     oks, fails, rc = read_faults(p, on_line)
-    check(fails == 0 and rc == 0 and oks >= 8 and seen.get("took", 0) > 0.3 and daemon_alive(),
-          f"passcoded killed during a verify through the library (a verify: {seen.get('took', 0):.2f} s), restarted: "
+    check(fails == 0 and rc == 0 and oks >= 8 and seen.get("took", 0) > 0.3 and seen.get("counted") and daemon_alive(),
+          f"passcoded killed during a verify through the library, once the attempt was in the store (counted: "
+          f"{seen.get('counted')}; a verify: {seen.get('took', 0):.2f} s), restarted: "
           f"{oks} checks passed, {fails} failed (exit {rc})")
     oks, fails, rc = read_faults(start_faults(fa, "quitter", "org.example.KillLib", GOOD))
     check(fails == 0 and rc == 0 and oks >= 6 and daemon_alive(), f"a client process killed during its verify: {oks} checks passed, {fails} failed (exit {rc})")
@@ -2395,7 +2445,9 @@ try:
     check(m.call("SetPasscode", "(ss)", APP, "730185") == {"ok": []} and a.call("GetState", "(s)", APP)["ok"][2] == 1,
           "the other uid sets a passcode of its own; the first uid's store is untouched")
     r = m.call("GetStateForUser", "(us)", alice.pw_uid, APP)
-    check(error_of(r) == "AccessDenied", f"another uid naming the first uid is refused: {r}")
+    r2 = m.call("UserGetState", "(su)", APP, alice.pw_uid)
+    check(error_of(r) == "Permission" and r.get("error") == r2.get("error"),
+          f"another uid naming the first uid is refused, with the same error as the User* methods give: {r} {r2}")
     r = root.call("GetStateForUser", "(us)", alice.pw_uid, APP)
     check(r.get("ok", [None])[0] is True, f"root may name another uid: {r}")
     for bad in ("../" + str(alice.pw_uid) + "/" + APP, "..", ".hidden", "a/b", "", "x" * 65, f"{APP}\x01", "/etc/passwd"):
@@ -2694,31 +2746,38 @@ try:
     a.call("Verify", "(ss)", "org.example.Kill", "246813")
     verify_s = time.monotonic() - t
     before = a.call("GetState", "(s)", "org.example.Kill")["ok"][2]  # connected: the next call goes out at once
+    watch = CountWatch(ALICE, "org.example.Kill")
     a.p.stdin.write(json.dumps({"call": "Verify", "sig": "(ss)", "args": ["org.example.Kill", "135792"]}) + "\n")
     a.p.stdin.flush()
-    time.sleep(min(0.25, verify_s / 3))
+    counted = watch.wait()
+    unanswered = not select.select([a.p.stdout], [], [], 0)[0]  # the caller has no answer yet
     procs["daemon"].send_signal(signal.SIGKILL)
     procs["daemon"].wait()
     r = json.loads(a.p.stdout.readline())
     start_daemon()
     after = Client(ALICE).call("GetState", "(s)", "org.example.Kill")["ok"][2]
-    print(f"     a verify takes {verify_s:.2f} s; killed {min(0.25, verify_s / 3):.2f} s into one: failures {before} -> {after}, "
-          f"the caller got {error_of(r)}")
-    check(verify_s > 0.3 and after == before + 1, "the failure counted before the kill is kept")
+    print(f"     a verify takes {verify_s:.2f} s; passcoded killed once the attempt was in the store, the caller still "
+          f"waiting ({unanswered}): failures {before} -> {after}, the caller got {error_of(r)}")
+    check(verify_s > 0.3 and counted and unanswered and after == before + 1,
+          "the failure is in the store before the answer, and kept after the kill")
 
     # A client that dies in the middle of its call: the daemon stays up, the attempt is counted.
     before = after
     quitter = Client(ALICE)
     quitter.call("GetState", "(s)", "org.example.Kill")  # connected: the next call goes out at once
+    watch = CountWatch(ALICE, "org.example.Kill")
     quitter.p.stdin.write(json.dumps({"call": "Verify", "sig": "(ss)", "args": ["org.example.Kill", "975310"]}) + "\n")
     quitter.p.stdin.flush()
-    time.sleep(0.2)
+    counted = watch.wait()
+    unanswered = not select.select([quitter.p.stdout], [], [], 0)[0]
     quitter.p.kill()
     quitter.p.wait()
-    time.sleep(verify_s)
+    time.sleep(verify_s * 1.5)  # passcoded finishes the abandoned call
     after = Client(ALICE).call("GetState", "(s)", "org.example.Kill")["ok"][2]
-    print(f"     a client killed 0.20 s into its verify: failures {before} -> {after}, daemon up: {daemon_alive()}")
-    check(daemon_alive() and after == before + 1, "a client that dies mid-call leaves the daemon up and the attempt counted")
+    print(f"     a client killed during its verify (the attempt in the store: {counted}; still waiting: {unanswered}): "
+          f"failures {before} -> {after}, daemon up: {daemon_alive()}")
+    check(daemon_alive() and counted and unanswered and after == before + 1,
+          "a client that dies mid-call leaves the daemon up and the attempt counted once")
     faults_killed()
 
     # Fairness at a real cost: one uid's flood of costly verifies runs one at a time for that

@@ -20,11 +20,10 @@ the blocking calls); _ffi.py declares the C functions. Import everything from `p
 """
 from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
                      LifecycleEvent, LockReason, LogoutReason, MaxFailureAction, Notice, Schedule, SecurityEvent, Setting,
-                     Status, TpmPostureItem)
+                     Status)
 from ._errors import *  # noqa: F401,F403  (the exception classes are part of the API)
-from ._errors import PasscodeError
+from ._errors import PasscodeError, __all__ as _exceptions
 from ._version import __version__
-from ._args import Digits, Secret
 from .account import LoggedEvent, Session
 from .flow import Flow
 from .keys import KEY_BYTES, SEAL_OVERHEAD, wipe
@@ -38,8 +37,9 @@ __all__ = ["__version__", "Store", "Flow", "Session", "PasscodeError", "version"
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
            "FlowResult", "LifecycleEvent", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
            "LoggedEvent", "LockScreen", "UserState", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD"]
+__all__ += [name for name in _exceptions if name not in __all__]  # WrongPasscode, LockedOut, ...
 
 # The public classes show as passcode.X (repr, help, pickling), wherever they are defined.
 for _cls in (Store, Flow, LockScreen, LoggedEvent, Session, UserState):
     _cls.__module__ = __name__
-del _cls
+del _cls, _exceptions

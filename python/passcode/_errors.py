@@ -461,6 +461,29 @@ class BiometricReaderBusy(PasscodeError):
     status = Status.ERR_BIOMETRIC_READER_BUSY
 
 
+class SandboxWrongApp(ServiceError):
+    """Service mode, from inside a sandbox (Flatpak): the store named is not the app's own. The
+    service read the app's id from its sandbox; such an app may open that id and names under it
+    (org.example.App.work), nothing else. The message names the verified id. Nothing was opened or
+    counted."""
+    status = Status.ERR_SANDBOX_WRONG_APP
+
+
+class SandboxStoreOfAnotherApp(ServiceError):
+    """Service mode, from inside a sandbox: the store was first opened by another sandboxed app (an
+    app whose id the name falls under) and is that app's. The message names both ids. Nothing was
+    opened or counted."""
+    status = Status.ERR_SANDBOX_STORE_OF_ANOTHER_APP
+
+
+class SandboxUnverified(ServiceError):
+    """Service mode, from inside a sandbox: the service cannot verify which app the caller is: its
+    sandbox's /.flatpak-info is malformed (no [Application] name, too large, binary, a symbolic
+    link, an id Flatpak would refuse) or could not be read. The message says which. Nothing was
+    opened or counted; the connection stays refused."""
+    status = Status.ERR_SANDBOX_UNVERIFIED
+
+
 # ---- end of the generated classes ----
 
 
@@ -468,6 +491,11 @@ _BY_STATUS: Dict[Status, Type[PasscodeError]] = {}
 for _cls in list(globals().values()):
     if isinstance(_cls, type) and issubclass(_cls, PasscodeError) and _cls is not PasscodeError and "status" in _cls.__dict__:
         _BY_STATUS[_cls.status] = _cls
+
+
+# What `from ._errors import *` gives the package: the exception classes, nothing of typing's.
+__all__ = sorted(name for name, value in globals().items()
+                 if not name.startswith("_") and isinstance(value, type) and issubclass(value, PasscodeError))
 
 
 def error_for(status: int, message: str, **extra: Any) -> PasscodeError:

@@ -213,7 +213,9 @@ public func passcode_options_set_busy_timeout(_ options: OpaquePointer?, _ milli
 ///   - options: The options object.
 ///   - app_id: The application's id: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or
 ///     digit (the service refuses others with `PASSCODE_ERR_MISUSE` at the open); NULL turns
-///     service mode off (the embedded store, the default). Copied.
+///     service mode off (the embedded store, the default). Copied. Inside a Flatpak sandbox up
+///     to 255 bytes, and the service admits only the app's verified id or names under it
+///     (passcode-service(3), "Using libpasscode from a Flatpak").
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_INVALID_HANDLE`, or `PASSCODE_ERR_MISUSE` (an empty,
 ///   overlong or non-UTF-8 string).
 @c(passcode_options_set_service)  // man: passcode-options
@@ -223,8 +225,10 @@ public func passcode_options_set_service(_ options: OpaquePointer?, _ app_id: Un
         box.serviceAppID = nil
         return Status.ok.rawValue
     }
-    let n = strnlen(app_id, 65)
-    guard n > 0, n <= 64, let text = String(validatingCString: app_id) else { return Status.errMisuse.rawValue }
+    // In a sandbox the service admits the app's verified id, up to 255 bytes (Flatpak's limit).
+    let most = ServiceClient.inSandbox ? 255 : 64
+    let n = strnlen(app_id, most + 1)
+    guard n > 0, n <= most, let text = String(validatingCString: app_id) else { return Status.errMisuse.rawValue }
     box.serviceAppID = text
     return Status.ok.rawValue
 }

@@ -228,16 +228,17 @@ func withBackend(_ handle: OpaquePointer?, _ body: (any StoreBackend) throws(Pas
 
 /// `withHandle` for the calls only the embedded store offers. In service mode: refused with
 /// `PASSCODE_ERR_REFUSED_IN_SERVICE_MODE` when `refusedInService` names what the call would let
-/// the host do, else `PASSCODE_ERR_NOT_IN_SERVICE_MODE` naming the call.
+/// the host do (the message says that, in words a caller of any binding reads: no C function's
+/// name), else `PASSCODE_ERR_NOT_IN_SERVICE_MODE` naming the call.
 func withStore(_ handle: OpaquePointer?, refusedInService: String? = nil, function: String = #function,
                _ body: (PasscodeStore) throws(PasscodeError) -> Void) -> Int32 {
     withHandle(Handles.stores, handle) { (box) throws(PasscodeError) in
         try box.checkNotRemoved()
         guard let store = box.store else {
-            let name = function.prefix(while: { $0 != "(" })
             if let what = refusedInService {
-                throw PasscodeError.refusedInServiceMode("\(name): \(what) is refused in service mode: the service decides it alone")
+                throw PasscodeError.refusedInServiceMode("\(what) is refused in service mode: the service decides it alone")
             }
+            let name = function.prefix(while: { $0 != "(" })
             throw PasscodeError.notInServiceMode("\(name) is not offered by the passcode service yet; the embedded store offers it")
         }
         try body(store)

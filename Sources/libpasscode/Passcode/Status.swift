@@ -200,6 +200,20 @@ public enum Status: Int32 {
     /// Service mode: the fingerprint reader is in use by another program (fprintd answered
     /// AlreadyInUse). Still locked; nothing was counted. Try again later, or enter the passcode.
     case errBiometricReaderBusy = 68  // python: BiometricReaderBusy(PasscodeError)
+    /// Service mode, from inside a sandbox (Flatpak): the store named is not the app's own. The
+    /// service read the app's id from its sandbox; such an app may open that id and names under
+    /// it (`org.example.App.work`), nothing else. The message names the verified id. Nothing was
+    /// opened or counted.
+    case errSandboxWrongApp = 69  // python: SandboxWrongApp(ServiceError)
+    /// Service mode, from inside a sandbox: the store was first opened by another sandboxed app
+    /// (an app whose id the name falls under) and is that app's. The message names both ids.
+    /// Nothing was opened or counted.
+    case errSandboxStoreOfAnotherApp = 70  // python: SandboxStoreOfAnotherApp(ServiceError)
+    /// Service mode, from inside a sandbox: the service cannot verify which app the caller is:
+    /// its sandbox's `/.flatpak-info` is malformed (no `[Application]` name, too large, binary, a
+    /// symbolic link, an id Flatpak would refuse) or could not be read. The message says which.
+    /// Nothing was opened or counted; the connection stays refused.
+    case errSandboxUnverified = 71  // python: SandboxUnverified(ServiceError)
 }
 
 extension PasscodeError {
@@ -351,6 +365,9 @@ extension Status {
         case .errResetDeliveryUnavailable: return "the reset code cannot be mailed"
         case .errBiometricTimeout: return "no finger was read in time"
         case .errBiometricReaderBusy: return "the fingerprint reader is in use by another program"
+        case .errSandboxWrongApp: return "the store is not the sandboxed app's own"
+        case .errSandboxStoreOfAnotherApp: return "the store belongs to another sandboxed app"
+        case .errSandboxUnverified: return "the sandboxed app's id cannot be verified"
         }
     }
 }

@@ -236,6 +236,8 @@ extension ServiceClient {
             PasscodeError.resetDeliveryUnavailable, PasscodeError.biometricTimeout, PasscodeError.biometricReaderBusy,
             PasscodeError.internalError]
         if let make = carrying.first(where: { $0("").busStatus == status }) { return make(message) }
+        // The service's own refusals of a sandboxed caller: their status as it came.
+        if [BusStatus.errSandboxWrongApp, BusStatus.errSandboxStoreOfAnotherApp, BusStatus.errSandboxUnverified].contains(status) { return error }
         return .internalError(message)
     }
 }

@@ -12,6 +12,12 @@ struct SdBusLibrary: @unchecked Sendable {
     typealias Bus = OpaquePointer
     typealias Message = OpaquePointer
     let openSystem: @convention(c) (UnsafeMutablePointer<Bus?>?) -> Int32
+    // Inside a sandbox the bus is opened at the sandbox's fixed path (`openBus`): sd_bus_new,
+    // sd_bus_set_address, sd_bus_set_bus_client, sd_bus_start.
+    let newBus: @convention(c) (UnsafeMutablePointer<Bus?>?) -> Int32
+    let setAddress: @convention(c) (Bus?, UnsafePointer<CChar>?) -> Int32
+    let setBusClient: @convention(c) (Bus?, Int32) -> Int32
+    let start: @convention(c) (Bus?) -> Int32
     /// sd_bus_close and sd_bus_unref: never sd_bus_flush, which waits for the bus without a
     /// bound (a bus that never answered would hold `passcode_close`).
     let closeBus: @convention(c) (Bus?) -> Void
@@ -57,6 +63,24 @@ struct SdBusLibrary: @unchecked Sendable {
     private static let lock = Mutex()
     nonisolated(unsafe) private static var loaded: SdBusLibrary?
 
+    /// Opens the system bus: outside a sandbox as sd_bus_open_system does; inside one
+    /// (`ServiceClient.inSandbox`) always the sandbox's socket, whatever the environment says.
+    func openBus(_ out: UnsafeMutablePointer<Bus?>) -> Int32 {
+        guard ServiceClient.inSandbox else { return openSystem(out) }
+        var b: Bus?
+        var r = newBus(&b)
+        guard r >= 0, let b else { return r < 0 ? r : -ENOMEM }
+        r = setAddress(b, "unix:path=" + ServiceClient.sandboxBusPath)
+        if r >= 0 { r = setBusClient(b, 1) }
+        if r >= 0 { r = start(b) }
+        guard r >= 0 else {
+            _ = unref(b)
+            return r
+        }
+        out.pointee = b
+        return 0
+    }
+
     static func shared() throws(PasscodeError) -> SdBusLibrary {
         try lock.withLock { () throws(PasscodeError) in
             if let loaded { return loaded }
@@ -78,6 +102,10 @@ struct SdBusLibrary: @unchecked Sendable {
             return unsafeBitCast(p, to: T.self)
         }
         openSystem = try symbol("sd_bus_open_system")
+        newBus = try symbol("sd_bus_new")
+        setAddress = try symbol("sd_bus_set_address")
+        setBusClient = try symbol("sd_bus_set_bus_client")
+        start = try symbol("sd_bus_start")
         closeBus = try symbol("sd_bus_close")
         unref = try symbol("sd_bus_unref")
         getFd = try symbol("sd_bus_get_fd")
@@ -187,10 +215,30 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
     /// secure_getenv: a setuid or setgid process ignores it, so its text never reaches a message
     /// there), or the default socket.
     static var busAddress: String {
+        if inSandbox { return "unix:path=\(sandboxBusPath) (the sandbox's bus; DBUS_SYSTEM_BUS_ADDRESS is ignored in a sandbox)" }
         if getuid() == geteuid(), getgid() == getegid(),
            let a = getenv("DBUS_SYSTEM_BUS_ADDRESS"), a.pointee != 0 { return String(cString: a) }
         return "unix:path=/run/dbus/system_bus_socket (the default; DBUS_SYSTEM_BUS_ADDRESS is not set)"
     }
+
+    /// Whether this process runs in a Flatpak or bubblewrap sandbox as flatpak makes one: its
+    /// root holds `/.flatpak-info`. Read once.
+    package static let inSandbox: Bool = {
+        var st = stat()
+        return lstat("/.flatpak-info", &st) == 0
+    }()
+
+    /// What a failed call adds inside a sandbox: the connection goes through flatpak's
+    /// xdg-dbus-proxy, which carries sd-bus's connections (the library's) from 0.1.6 on; an older
+    /// one (Debian 12 has 0.1.4) ends them at the first message.
+    static var proxyHint: String {
+        inSandbox ? " (inside a sandbox the bus is the host's xdg-dbus-proxy: before version 0.1.6 it ends the connections of "
+            + "sd-bus, which service mode uses; update xdg-dbus-proxy on the host)" : ""
+    }
+
+    /// The system bus's socket inside a sandbox: flatpak binds xdg-dbus-proxy's filtered socket
+    /// there (made by the proxy, as the user). Fixed: no environment variable moves it.
+    static let sandboxBusPath = "/run/dbus/system_bus_socket"
 
     /// SERVICE_UNAVAILABLE for a system bus that cannot be reached (`r`: sd-bus's negative errno):
     /// which bus was tried, and what to check.
@@ -208,7 +256,7 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
     package static func connect(appID: String) throws(PasscodeError) -> ServiceClient {
         let bus = try SdBusLibrary.shared()
         var c: OpaquePointer?
-        let r = bus.openSystem(&c)
+        let r = bus.openBus(&c)
         guard r >= 0, let c else {
             throw ServiceClient.noBus(r)
         }
@@ -595,7 +643,7 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
                         + "did not start it (\(text)). Check with `busctl status \(BusNames.name)`; install the service (the passcoded "
                         + "package, or make install-service) and see passcoded(8); `sudo make try-service` runs one from a checkout")
             }
-            throw PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(name): \(text)")
+            throw PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(name): \(text)\(ServiceClient.proxyHint)")
         }
         return try read(reply)
     }
@@ -612,6 +660,10 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
             throw PasscodeError.serviceUnavailable("the system bus's daemon cannot be identified (not a local socket): service mode talks "
                                                    + "only to a bus run by root (check which bus DBUS_SYSTEM_BUS_ADDRESS names)")
         }
+        // Inside a sandbox the socket is the proxy's, which runs as the user: the user or root
+        // may have made it. What the sandbox sees is its own to arrange, so this guards against
+        // others' redirection only; the name owner's uid, as the bus reports it, is still checked.
+        if ServiceClient.inSandbox && (peer.uid == 0 || peer.uid == getuid()) { return }
         guard peer.uid == 0 else {
             throw PasscodeError.serviceUnavailable("the system bus at this address is run by uid \(peer.uid), not root: service mode talks "
                                                    + "only to a bus run by root (check which bus DBUS_SYSTEM_BUS_ADDRESS names)")
@@ -644,7 +696,7 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
         guard let c = connection else { throw PasscodeError.misuse("the store is closed") }
         if connectionPid == getpid() { return c }
         var own: OpaquePointer?
-        let r = bus.openSystem(&own)
+        let r = bus.openBus(&own)
         guard r >= 0, let own else {
             throw ServiceClient.noBus(r)
         }
@@ -698,7 +750,7 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
             return PasscodeError.misuse("passcoded refused the arguments of \(member): \(message)")
         }
         let why = name.isEmpty ? String(cString: strerror(-r)) : "\(name): \(message)"
-        return PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(why)")
+        return PasscodeError.serviceUnavailable("passcoded did not answer \(member): \(why)\(ServiceClient.proxyHint)")
     }
 
     /// The monotonic clock in microseconds, for the calls' deadlines.

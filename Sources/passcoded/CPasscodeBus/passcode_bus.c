@@ -107,6 +107,22 @@ int passcode_bus_sender_pid(sd_bus_message *m, pid_t *out) {
     return r;
 }
 
+int passcode_bus_name_pid(sd_bus *bus, const char *name, pid_t *out) {
+    // sd_bus_get_name_creds asks the bus now (GetConnectionCredentials): no copy kept from before.
+    sd_bus_creds *creds = NULL;
+    int r = sd_bus_get_name_creds(bus, name, SD_BUS_CREDS_PID, &creds);
+    if (r < 0) return r;
+    pid_t pid = 0;
+    if (!(sd_bus_creds_get_augmented_mask(creds) & SD_BUS_CREDS_PID) && sd_bus_creds_get_pid(creds, &pid) >= 0 && pid > 0) {
+        r = 0;
+    } else {
+        r = -EPERM;
+    }
+    sd_bus_creds_unref(creds);
+    if (r == 0) *out = pid;
+    return r;
+}
+
 int passcode_bus_read_string(sd_bus_message *m, const char **out) {
     return sd_bus_message_read_basic(m, 's', out);
 }

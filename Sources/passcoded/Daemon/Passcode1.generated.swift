@@ -23,7 +23,8 @@ protocol Passcode1Handlers {
     /// reset_required)
     func handleGetState(_ call: BusCall, appID: AppID) throws -> Service.Prepared
     /// GetStateForUser(uid u, app_id s) -> (is_set b, lock_enabled b, failed_attempts u,
-    /// lockout_remaining x, reset_required b): The same for another uid: root only.
+    /// lockout_remaining x, reset_required b): The same for another uid: root only (anyone else:
+    /// the Permission error, as the User* methods answer).
     func handleGetStateForUser(_ call: BusCall, uid: UInt32, appID: AppID) throws -> Service.Prepared
     /// SetPasscode(app_id s, passcode s)
     func handleSetPasscode(_ call: BusCall, appID: AppID, passcode: SecretBytes) throws -> Service.Prepared
@@ -230,193 +231,193 @@ extension Service: Passcode1Handlers {
         switch member {
         case "GetState":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleGetState(BusCall(message: m, caller: caller), appID: appID)
         case "GetStateForUser":
             let uid = try readBasic(m, "u", UInt32(0), "uid")
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleGetStateForUser(BusCall(message: m, caller: caller), uid: uid, appID: appID)
         case "SetPasscode":
             let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSetPasscode(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "Verify":
             let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleVerify(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "ChangePasscode":
             let appIDText = try readString(m, "app_id")
             let current = try readSecret(m, "current")
             let newPasscode = try readSecret(m, "new_passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleChangePasscode(BusCall(message: m, caller: caller), appID: appID, current: current, newPasscode: newPasscode)
         case "RemovePasscode":
             let appIDText = try readString(m, "app_id")
             let current = try readSecret(m, "current")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleRemovePasscode(BusCall(message: m, caller: caller), appID: appID, current: current)
         case "RemoveStore":
             let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode", mayBeEmpty: true)
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleRemoveStore(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "DisablePasscode":
             let appIDText = try readString(m, "app_id")
             let current = try readSecret(m, "current")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleDisablePasscode(BusCall(message: m, caller: caller), appID: appID, current: current)
         case "EnablePasscode":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleEnablePasscode(BusCall(message: m, caller: caller), appID: appID)
         case "GetLockScreen":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleGetLockScreen(BusCall(message: m, caller: caller), appID: appID)
         case "GetLength":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleGetLength(BusCall(message: m, caller: caller), appID: appID)
         case "SetLength":
             let appIDText = try readString(m, "app_id")
             let length = try readBasic(m, "i", Int32(0), "length")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSetLength(BusCall(message: m, caller: caller), appID: appID, length: length)
         case "GetSetting":
             let appIDText = try readString(m, "app_id")
             let name = try readSetting(m, "name")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleGetSetting(BusCall(message: m, caller: caller), appID: appID, name: name)
         case "SetSetting":
             let appIDText = try readString(m, "app_id")
             let name = try readSetting(m, "name")
             let value = try readBasic(m, "x", Int64(0), "value")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSetSetting(BusCall(message: m, caller: caller), appID: appID, name: name, value: value)
         case "ReportEvent":
             let appIDText = try readString(m, "app_id")
             let event = try readBasic(m, "i", Int32(0), "event")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleReportEvent(BusCall(message: m, caller: caller), appID: appID, event: event)
         case "SetBiometricAvailability":
             let appIDText = try readString(m, "app_id")
             let available = try readBasic(m, "b", Int32(0), "available") != 0
             let kind = try readBasic(m, "i", Int32(0), "kind")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSetBiometricAvailability(BusCall(message: m, caller: caller), appID: appID, available: available, kind: kind)
         case "BiometricFailed":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleBiometricFailed(BusCall(message: m, caller: caller), appID: appID)
         case "FingerprintUnlock":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleFingerprintUnlock(BusCall(message: m, caller: caller), appID: appID)
         case "FingerprintUnlockKey":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleFingerprintUnlockKey(BusCall(message: m, caller: caller), appID: appID)
         case "GetEventLog":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleGetEventLog(BusCall(message: m, caller: caller), appID: appID)
         case "IsTPMBound":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleIsTPMBound(BusCall(message: m, caller: caller), appID: appID)
         case "TPMPosture":
             let appIDText = try readString(m, "app_id")
             let item = try readBasic(m, "i", Int32(0), "item")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleTPMPosture(BusCall(message: m, caller: caller), appID: appID, item: item)
         case "GetFailureSummary":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleGetFailureSummary(BusCall(message: m, caller: caller), appID: appID)
         case "SetCustomSchedule":
             let appIDText = try readString(m, "app_id")
             let delays = try readDelays(m, "delays")
             let maxFailures = try readBasic(m, "u", UInt32(0), "max_failures")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSetCustomSchedule(BusCall(message: m, caller: caller), appID: appID, delays: delays, maxFailures: maxFailures)
         case "ResetRetryAfter":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleResetRetryAfter(BusCall(message: m, caller: caller), appID: appID)
         case "SetResetRecipient":
             let appIDText = try readString(m, "app_id")
             let address = try readString(m, "address")
             let passcode = try readSecretBytes(m, "passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSetResetRecipient(BusCall(message: m, caller: caller), appID: appID, address: address, passcode: passcode)
         case "ConfirmResetRecipient":
             let appIDText = try readString(m, "app_id")
             let code = try readSecretBytes(m, "code")
             let passcode = try readSecretBytes(m, "passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleConfirmResetRecipient(BusCall(message: m, caller: caller), appID: appID, code: code, passcode: passcode)
         case "GetResetRecipient":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleGetResetRecipient(BusCall(message: m, caller: caller), appID: appID)
         case "ResetRequest":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleResetRequest(BusCall(message: m, caller: caller), appID: appID)
         case "ResetCheck":
             let appIDText = try readString(m, "app_id")
             let code = try readSecretBytes(m, "code")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleResetCheck(BusCall(message: m, caller: caller), appID: appID, code: code)
         case "ResetComplete":
             let appIDText = try readString(m, "app_id")
             let code = try readSecretBytes(m, "code")
             let newPasscode = try readSecretBytes(m, "new_passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleResetComplete(BusCall(message: m, caller: caller), appID: appID, code: code, newPasscode: newPasscode)
         case "ResetCompleteWithRecoveryKey":
             let appIDText = try readString(m, "app_id")
             let code = try readSecretBytes(m, "code")
             let newPasscode = try readSecretBytes(m, "new_passcode")
             let recoveryKey = try readRecoveryKey(m, "recovery_key")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleResetCompleteWithRecoveryKey(BusCall(message: m, caller: caller), appID: appID, code: code, newPasscode: newPasscode, recoveryKey: recoveryKey)
         case "ResetPending":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleResetPending(BusCall(message: m, caller: caller), appID: appID)
         case "Forgot":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleForgot(BusCall(message: m, caller: caller), appID: appID)
         case "SetRecoveryKey":
             let appIDText = try readString(m, "app_id")
             let recoveryKey = try readRecoveryKey(m, "recovery_key")
             let passcode = try readSecretBytes(m, "passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSetRecoveryKey(BusCall(message: m, caller: caller), appID: appID, recoveryKey: recoveryKey, passcode: passcode)
         case "ClearRecoveryKey":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleClearRecoveryKey(BusCall(message: m, caller: caller), appID: appID)
         case "HasRecoveryKey":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleHasRecoveryKey(BusCall(message: m, caller: caller), appID: appID)
         case "PasswordChangeCheck":
             let appIDText = try readString(m, "app_id")
             let current = try readSecretBytes(m, "current")
             let newPassword = try readSecretBytes(m, "new_password")
             let confirmation = try readSecretBytes(m, "confirmation")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handlePasswordChangeCheck(BusCall(message: m, caller: caller), appID: appID, current: current, newPassword: newPassword, confirmation: confirmation)
         case "DeleteAccount":
             let appIDText = try readString(m, "app_id")
             let confirmation = try readString(m, "confirmation")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleDeleteAccount(BusCall(message: m, caller: caller), appID: appID, confirmation: confirmation)
         case "SessionRecord":
             let appIDText = try readString(m, "app_id")
@@ -427,99 +428,99 @@ extension Service: Passcode1Handlers {
             let hasLocation = try readBasic(m, "i", Int32(0), "has_location")
             let location = try readField(m, "location")
             let isCurrent = try readBasic(m, "i", Int32(0), "is_current")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSessionRecord(BusCall(message: m, caller: caller), appID: appID, id: id, deviceName: deviceName, platform: platform, lastActiveMs: lastActiveMs, hasLocation: hasLocation, location: location, isCurrent: isCurrent)
         case "SessionList":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSessionList(BusCall(message: m, caller: caller), appID: appID)
         case "SessionSignOut":
             let appIDText = try readString(m, "app_id")
             let id = try readField(m, "id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSessionSignOut(BusCall(message: m, caller: caller), appID: appID, id: id)
         case "SessionSignOutOthers":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSessionSignOutOthers(BusCall(message: m, caller: caller), appID: appID)
         case "UnlockKey":
             let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleUnlockKey(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "VerifyKey":
             let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleVerifyKey(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "SetPasscodeKey":
             let appIDText = try readString(m, "app_id")
             let passcode = try readSecret(m, "passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSetPasscodeKey(BusCall(message: m, caller: caller), appID: appID, passcode: passcode)
         case "ChangePasscodeKey":
             let appIDText = try readString(m, "app_id")
             let current = try readSecret(m, "current")
             let newPasscode = try readSecret(m, "new_passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleChangePasscodeKey(BusCall(message: m, caller: caller), appID: appID, current: current, newPasscode: newPasscode)
         case "DisablePasscodeKey":
             let appIDText = try readString(m, "app_id")
             let current = try readSecret(m, "current")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleDisablePasscodeKey(BusCall(message: m, caller: caller), appID: appID, current: current)
         case "MarkKeyUsed":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleMarkKeyUsed(BusCall(message: m, caller: caller), appID: appID)
         case "SetHooks":
             let appIDText = try readString(m, "app_id")
             let flags = try readBasic(m, "u", UInt32(0), "flags")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleSetHooks(BusCall(message: m, caller: caller), appID: appID, flags: flags)
         case "Watch":
             let appIDText = try readString(m, "app_id")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleWatch(BusCall(message: m, caller: caller), appID: appID)
         case "UserGetState":
             let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleUserGetState(BusCall(message: m, caller: caller), appID: appID, uid: uid)
         case "UserVerify":
             let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
             let passcode = try readSecret(m, "passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleUserVerify(BusCall(message: m, caller: caller), appID: appID, uid: uid, passcode: passcode)
         case "UserSetPasscode":
             let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
             let passcode = try readSecret(m, "passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleUserSetPasscode(BusCall(message: m, caller: caller), appID: appID, uid: uid, passcode: passcode)
         case "UserChangePasscode":
             let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
             let current = try readSecret(m, "current")
             let newPasscode = try readSecret(m, "new_passcode")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleUserChangePasscode(BusCall(message: m, caller: caller), appID: appID, uid: uid, current: current, newPasscode: newPasscode)
         case "UserRemovePasscode":
             let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
             let current = try readSecret(m, "current", mayBeEmpty: true)
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleUserRemovePasscode(BusCall(message: m, caller: caller), appID: appID, uid: uid, current: current)
         case "UserReset":
             let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleUserReset(BusCall(message: m, caller: caller), appID: appID, uid: uid)
         case "UserGetEventLog":
             let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")
-            guard let appID = AppID(appIDText) else { throw AppID.invalid }
+            let appID = try admit(appIDText, m, caller: caller)
             return try handleUserGetEventLog(BusCall(message: m, caller: caller), appID: appID, uid: uid)
         default:
             return nil

@@ -43,7 +43,7 @@ extension StoreRoot {
     /// so outside the transaction that set a passcode). Read once, taken into the store as an
     /// address waiting for confirmation (nothing confirmed it), and removed.
     private func legacyRecipientPath(uid: uid_t, appID: AppID) throws -> String {
-        return "\(try userFolder(uid))/\(appID).mail"
+        return "\(try userFolder(uid))/\(StoreRoot.fileStem(appID)).mail"
     }
 
     /// Takes a 0.9 recipient file into `store` (unconfirmed) and removes it.

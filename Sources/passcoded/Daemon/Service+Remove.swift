@@ -28,10 +28,11 @@ extension StoreRoot {
         var absent = lstat("\(root)/\(uid)", &st) != 0 && errno == ENOENT
         if !absent {
             let folder = try userFolder(uid)  // a link or a folder of another owner is refused here
-            absent = lstat("\(folder)/\(appID).db", &st) != 0 && errno == ENOENT
+            absent = lstat("\(folder)/\(StoreRoot.fileStem(appID)).db", &st) != 0 && errno == ENOENT
         }
         if absent {
             if current != nil { throw PasscodeError.noPasscode }
+            removeMark(uid: uid, appID: appID)  // a name a sandboxed app reserved is free again
             dropHandle(uid: uid, appID: appID)
             pushRemoval(uid: uid, appID: appID)
             return
@@ -52,6 +53,7 @@ extension StoreRoot {
         }
         // A 0.9 recipient file goes with the store (today's recipient is in the store itself).
         removeLegacyRecipient(uid: uid, appID: appID)
+        removeMark(uid: uid, appID: appID)
         dropHandle(uid: uid, appID: appID)
         pushRemoval(uid: uid, appID: appID)
     }

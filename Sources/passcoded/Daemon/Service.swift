@@ -257,9 +257,9 @@ extension Service {
     }
 
     func handleGetStateForUser(_ call: BusCall, uid: UInt32, appID app: AppID) throws -> Prepared {
-        guard call.caller == 0 else {
-            throw CallError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "only root may name another uid")
-        }
+        // Refused as the User* methods refuse another uid: the Permission status, not the bus's
+        // AccessDenied (Service+User.swift).
+        guard call.caller == 0 else { throw Service.notRoot }
         let stores = self.stores, target = uid
         return Prepared(uid: target) { try Service.state(stores, uid: target, app: app) }
     }

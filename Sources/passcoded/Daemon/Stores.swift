@@ -78,7 +78,7 @@ final class StoreRoot: @unchecked Sendable {
         var st = stat()
         if lstat("\(root)/\(uid)", &st) != 0 && errno == ENOENT { return try body(try blankStore()) }
         let folder = try userFolder(uid)  // a link or a folder of another owner is refused here
-        if lstat("\(folder)/\(appID).db", &st) != 0 && errno == ENOENT { return try body(try blankStore()) }
+        if lstat("\(folder)/\(StoreRoot.fileStem(appID)).db", &st) != 0 && errno == ENOENT { return try body(try blankStore()) }
         return try withStore(uid: uid, appID: appID, body)
     }
 
@@ -113,7 +113,7 @@ final class StoreRoot: @unchecked Sendable {
     /// (ProofBook.serveCallers): never one whose own state a caller could leave to another.
     private func openStore(uid: uid_t, appID: AppID) throws -> PasscodeStore {
         let folder = try userFolder(uid)
-        let path = "\(folder)/\(appID).db"
+        let path = "\(folder)/\(StoreRoot.fileStem(appID)).db"
         var st = stat()
         if lstat(path, &st) != 0 && StoreRoot.storeCount(folder) >= maxStoresPerUID {
             throw PasscodeError.full("uid \(uid) has \(maxStoresPerUID) stores, the most the service keeps for one user")
@@ -125,16 +125,18 @@ final class StoreRoot: @unchecked Sendable {
         return store
     }
 
-    /// The stores in a uid's folder (files ending in .db).
+    /// The stores in a uid's folder (files ending in .db), and the names sandboxed apps reserved
+    /// (a mark, `<stem>.app`, with no store yet: Service+Sandbox.swift).
     static func storeCount(_ folder: String) -> Int {
         guard let dir = opendir(folder) else { return Int.max }
         defer { closedir(dir) }
-        var n = 0
+        var stores = Set<String>(), marks = Set<String>()
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            if name.hasSuffix(".db") { n += 1 }
+            if name.hasSuffix(".db") { stores.insert(String(name.dropLast(3))) }
+            if name.hasSuffix(".app") { marks.insert(String(name.dropLast(4))) }
         }
-        return n
+        return stores.count + marks.subtracting(stores).count
     }
 
     /// `<root>/<uid>`, made 0700 when missing; anything else in its place (a link, a file, a

@@ -31,6 +31,14 @@ signal(SIGPIPE, SIG_IGN)
 let config: ServiceConfig
 do { config = try ServiceConfig.load(path: configPath, required: configRequired) } catch { fail(error.message) }
 guard let account = Privileges.lookup(config.user) else { fail("no user \(config.user): create it (sysusers.d/passcoded.conf)") }
+// The sandbox reader (Service+Sandbox.swift): forked now, while root and before the bus, the
+// stores or the TPM's authorization are open, so that none of them reaches it. It keeps uid 0
+// with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH alone, to read a sandboxed caller's /.flatpak-info.
+SandboxBook.shared.helperFD = passcode_sandbox_helper_start()
+guard SandboxBook.shared.helperFD >= 0 else {
+    fail("cannot start the sandbox reader with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH (the unit's CapabilityBoundingSet= must keep "
+         + "them): \(String(cString: strerror(errno)))")
+}
 if let problem = StoreRoot.prepareRoot(config.storeRoot, owner: account.uid, gid: account.gid) { fail(problem) }
 
 // The TPM's owner authorization (provisioned mode): read now, as root, into wiped memory; after
@@ -103,6 +111,7 @@ r = passcode_bus_watch_gone(bus) { name in
     guard let name else { return }
     ProofBook.shared.forget(sender: String(cString: name))
     PushedStates.shared.forget(sender: String(cString: name))
+    SandboxBook.shared.forget(sender: String(cString: name))
 }
 guard r >= 0 else { fail("cannot watch the bus for closed connections: \(String(cString: strerror(-r)))") }
 let groupNote = tpmGroup.map { ", keeping its device's group \($0)" } ?? ""

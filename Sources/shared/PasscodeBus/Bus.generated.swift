@@ -93,6 +93,9 @@ public enum BusStatus {
     public static let errResetDeliveryUnavailable: Int32 = 66
     public static let errBiometricTimeout: Int32 = 67
     public static let errBiometricReaderBusy: Int32 = 68
+    public static let errSandboxWrongApp: Int32 = 69
+    public static let errSandboxStoreOfAnotherApp: Int32 = 70
+    public static let errSandboxUnverified: Int32 = 71
 
     /// The D-Bus error name of each status without `BusNames.errorPrefix` ("WrongPasscode").
     public static let names: [Int32: String] = [
@@ -165,6 +168,9 @@ public enum BusStatus {
         66: "ResetDeliveryUnavailable",
         67: "BiometricTimeout",
         68: "BiometricReaderBusy",
+        69: "SandboxWrongApp",
+        70: "SandboxStoreOfAnotherApp",
+        71: "SandboxUnverified",
     ]
 
     /// The status whose error name is `name`, if any.

@@ -34,3 +34,19 @@ public enum BusError {
         return (status, text)
     }
 }
+
+extension AppID {
+    /// The longest store name a sandboxed app may give: the longest app id Flatpak allows.
+    public static let maxSandboxedBytes = 255
+
+    /// A store name a sandboxed app gave (its verified id, or a name under it), up to 255 bytes
+    /// of A-Z a-z 0-9 . _ -, not starting with '.' or '-', with no ".." (never a hidden name or
+    /// a path). passcoded checks first that it is the caller's verified id or under it.
+    public init?(sandboxed name: String) {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, bytes.count <= AppID.maxSandboxedBytes, first != UInt8(ascii: "."), first != UInt8(ascii: "-"),
+              bytes.allSatisfy({ ($0 >= 45 && $0 <= 46) || ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || $0 == 95 || ($0 >= 97 && $0 <= 122) }),
+              !zip(bytes, bytes.dropFirst()).contains(where: { $0 == UInt8(ascii: ".") && $1 == UInt8(ascii: ".") }) else { return nil }
+        self.name = name
+    }
+}

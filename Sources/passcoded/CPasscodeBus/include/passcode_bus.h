@@ -39,6 +39,11 @@ int passcode_bus_sender_uid(sd_bus_message *m, uid_t *out);
 /// the uid; "augmented" credentials are refused). Returns 0 or a negative errno.
 int passcode_bus_sender_pid(sd_bus_message *m, pid_t *out);
 
+/// The pid of the connection `name` (a unique name), asked of the bus daemon at this moment:
+/// the check, after a sandbox was read through the pid, that the connection's pid is still that
+/// one. Returns 0 or a negative errno.
+int passcode_bus_name_pid(sd_bus *bus, const char *name, pid_t *out);
+
 /// sd_bus_message_read_basic for one string argument ('s').
 int passcode_bus_read_string(sd_bus_message *m, const char **out);
 

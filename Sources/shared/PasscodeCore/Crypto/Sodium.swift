@@ -256,7 +256,7 @@ public enum Sodium {
     }
 
     /// SHA-256 of public data (TPM names and policy digests; never of a secret).
-    static func sha256(_ data: [UInt8]) -> [UInt8] {
+    package static func sha256(_ data: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
         _ = crypto_hash_sha256(&out, data, UInt64(data.count))
         return out

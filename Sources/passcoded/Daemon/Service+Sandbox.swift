@@ -1,0 +1,182 @@
+// Callers in a sandbox (Flatpak, or bubblewrap as flatpak runs it): each is confined to the
+// stores of the app id its sandbox names, read by passcoded, never taken from the caller.
+//
+// A sandboxed app reaches the bus through xdg-dbus-proxy, which runs in a bubblewrap of its own
+// with the app's /.flatpak-info; the bus reports the proxy's pid. The sandbox reader
+// (passcode_sandbox.c, a helper forked while root that keeps CAP_SYS_PTRACE and
+// CAP_DAC_READ_SEARCH alone) reads that file through /proc/<pid>/root; passcoded then asks the
+// bus again for the connection's pid, and takes the answer only if it is the same (the helper has
+// checked, through a pidfd and the start time, that the process it read was that pid's all
+// along). The verdict is kept for the connection's life: a sandbox that swaps its file later
+// gets nothing more. Debian 12's dbus-daemon gives no ProcessFD, and passcoded's connection
+// takes no file descriptors, so the pid is what is read (see passcoded(8), "Sandboxed callers").
+import CPasscodeBus
+import Glibc
+import PasscodeBus
+import PasscodeCore
+
+/// What a connection is, read at its first call.
+enum SandboxVerdict: Sendable {
+    /// Not in a sandbox: the caller names its stores as before.
+    case unsandboxed
+    /// In the sandbox of this verified app id.
+    case app(String)
+    /// In a sandbox whose app id cannot be verified: every call refused with this status.
+    case refused(status: Int32, message: String)
+}
+
+/// The verdicts of the connections (by unique name), on the bus thread only.
+final class SandboxBook: @unchecked Sendable {
+    static let shared = SandboxBook()
+    /// passcoded's end of the sandbox reader's socketpair (-1: none started; every caller is
+    /// then refused in the sandbox check, unsandboxed ones too, since none can be told apart).
+    var helperFD: Int32 = -1
+    private var verdicts: [String: SandboxVerdict] = [:]
+
+    /// The verdict of the connection that sent `m`, read at its first call and kept.
+    func verdict(_ m: OpaquePointer) -> SandboxVerdict {
+        guard let senderPointer = sd_bus_message_get_sender(m) else {
+            return .refused(status: BusStatus.errSandboxUnverified, message: "the caller has no name on the bus; its sandbox cannot be read")
+        }
+        let sender = String(cString: senderPointer)
+        if let known = verdicts[sender] { return known }
+        let verdict = read(m, sender: sender)
+        verdicts[sender] = verdict
+        return verdict
+    }
+
+    /// Forgets the verdict of a connection that closed.
+    func forget(sender: String) {
+        verdicts[sender] = nil
+    }
+
+    private func read(_ m: OpaquePointer, sender: String) -> SandboxVerdict {
+        var pid: pid_t = 0
+        guard passcode_bus_sender_pid(m, &pid) >= 0 else {
+            return .refused(status: BusStatus.errSandboxUnverified, message: "the caller's process cannot be established; its sandbox cannot be read")
+        }
+        var id = [CChar](repeating: 0, count: Int(PASSCODE_SANDBOX_ID_MAX) + 1)
+        var message = [CChar](repeating: 0, count: 256)
+        let answer = passcode_sandbox_query(helperFD, pid, 3000, &id, id.count, &message, message.count)
+        // The connection's pid once more, asked of the bus now: the process read must still be it.
+        var again: pid_t = 0
+        guard passcode_bus_name_pid(sd_bus_message_get_bus(m), sender, &again) >= 0, again == pid else {
+            return .refused(status: BusStatus.errSandboxUnverified, message: "the caller's connection changed while its sandbox was read")
+        }
+        switch answer {
+        case Int32(PASSCODE_SANDBOX_NONE): return .unsandboxed
+        case Int32(PASSCODE_SANDBOX_APP): return .app(Service.message(id))
+        case Int32(PASSCODE_SANDBOX_MALFORMED):
+            return .refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)): the app cannot be verified, so nothing is opened for it")
+        default:
+            return .refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)); the caller's sandbox cannot be read, so nothing is opened for it")
+        }
+    }
+}
+
+extension Service {
+    /// The store a call names, admitted for its caller: for an unsandboxed caller the app id's
+    /// rule (`AppID`, as always); for a sandboxed one its verified id or a name under it
+    /// (`org.example.App.work`), on a store no other sandboxed app has marked as its own (and
+    /// marked with this app's id when no app has). Each refusal is a status of its own, before
+    /// anything is opened or counted. Called by the generated dispatch, on the bus thread.
+    func admit(_ text: String, _ m: OpaquePointer, caller: uid_t) throws -> AppID {
+        switch SandboxBook.shared.verdict(m) {
+        case .unsandboxed:
+            guard let app = AppID(text) else { throw AppID.invalid }
+            return app
+        case .refused(let status, let message):
+            throw Service.refusal(status, message)
+        case .app(let verified):
+            guard text == verified || text.hasPrefix(verified + "."), let app = AppID(sandboxed: text) else {
+                throw Service.refusal(BusStatus.errSandboxWrongApp,
+                                      "the app is verified as \(verified) by its sandbox: it may open \(verified) and stores under it "
+                                      + "(\(verified).NAME), not \(text.prefix(AppID.maxSandboxedBytes)); nothing was opened or counted")
+            }
+            try stores.claim(uid: caller, appID: app, for: verified)
+            return app
+        }
+    }
+
+    static func refusal(_ status: Int32, _ message: String) -> CallError {
+        let (name, text) = BusError.reply(status: status, message: message)
+        return CallError(name: name, message: text)
+    }
+}
+
+extension StoreRoot {
+    /// The file name of a store, without ".db": the app id itself up to 64 bytes (every id an
+    /// unsandboxed caller may name); a longer one, which only a sandboxed app with a long verified
+    /// id can name, is its first 64 bytes, '+' (in no app id) and 32 hex digits of its SHA-256:
+    /// a name of its own that fits the filesystem's 255 bytes with "-journal" after it.
+    static func fileStem(_ appID: AppID) -> String {
+        let bytes = Array(appID.name.utf8)
+        guard bytes.count > AppID.maxBytes else { return appID.name }
+        let digest = Sodium.sha256(bytes).prefix(16)
+        let hex = digest.map { b -> String in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(b >> 4)], digits[Int(b & 15)]], as: UTF8.self)
+        }.joined()
+        return String(decoding: bytes.prefix(AppID.maxBytes), as: UTF8.self) + "+" + hex
+    }
+
+    /// The mark of a store that a sandboxed app opened: `<stem>.app`, holding its verified id.
+    func markPath(_ folder: String, _ appID: AppID) -> String { "\(folder)/\(StoreRoot.fileStem(appID)).app" }
+
+    /// Checks that `uid`'s store `appID` is `verified`'s, marking it so when no sandboxed app
+    /// has: a store another sandboxed app marked is refused (SandboxStoreOfAnotherApp). The mark
+    /// of a store not made yet reserves its name and counts as one of the uid's stores.
+    func claim(uid: uid_t, appID: AppID, for verified: String) throws {
+        let folder = try userFolder(uid)
+        let mark = markPath(folder, appID)
+        if let owner = try readMark(mark) {
+            guard owner == verified else {
+                throw Service.refusal(BusStatus.errSandboxStoreOfAnotherApp,
+                                      "the store \(appID.name) belongs to the sandboxed app \(owner); the app verified as \(verified) "
+                                      + "may not open it; nothing was opened or counted")
+            }
+            return
+        }
+        var st = stat()
+        if lstat("\(folder)/\(StoreRoot.fileStem(appID)).db", &st) != 0 && StoreRoot.storeCount(folder) >= maxStoresPerUID {
+            throw PasscodeError.full("uid \(uid) has \(maxStoresPerUID) stores, the most the service keeps for one user")
+        }
+        let fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            if errno == EEXIST { return try claim(uid: uid, appID: appID, for: verified) }
+            throw PasscodeError.io("the mark of the store \(appID.name) cannot be made (\(String(cString: strerror(errno))))")
+        }
+        let bytes = Array((verified + "\n").utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == bytes.count, synced else {
+            unlink(mark)
+            throw PasscodeError.io("the mark of the store \(appID.name) cannot be written")
+        }
+    }
+
+    /// The app id a store's mark holds; nil when it has none. A mark that is not passcoded's own
+    /// regular file of at most 256 bytes is refused, never trusted.
+    private func readMark(_ path: String) throws -> String? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw PasscodeError.permission("a store's mark cannot be read (\(String(cString: strerror(errno))))")
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid(), st.st_size <= 256 else {
+            throw PasscodeError.permission("a store's mark is not a file of the service's own; refusing it")
+        }
+        var buffer = [UInt8](repeating: 0, count: 257)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { throw PasscodeError.corrupt("a store's mark is empty") }
+        return String(decoding: buffer[0..<n].prefix(while: { $0 != 10 }), as: UTF8.self)
+    }
+
+    /// Removes the mark of `uid`'s store `appID` (the store was removed): its name is free again.
+    func removeMark(uid: uid_t, appID: AppID) {
+        unlink(markPath("\(root)/\(uid)", appID))
+    }
+}
