@@ -67,6 +67,8 @@ SHELL := /bin/bash
 #   make test-service   passcoded on a private bus: its users, attacks, kills, load, random calls (root)
 #   make test-pam       pam_passcode and passcodectl against passcoded on a private bus: outcomes, pitfalls,
 #                       other users, enrolment (pam_wrapper, pypamtest, pamtester; root)
+#   make test-pam-system the real sudo, su, login and runuser in a private mount namespace, against make install's
+#                       module and make install-service's passcoded on Debian's own system bus (root)
 #   make deb-test       the Debian packages: build, lintian, install, use from C and Python (root)
 #   make test-sandbox   apps in a sandbox as flatpak makes one (bubblewrap, xdg-dbus-proxy) reach passcoded,
 #                       each confined to the app id its sandbox names (root)
@@ -112,7 +114,7 @@ DAEMON_SOURCES := $(SHARED_SOURCES) $(shell find Sources/passcoded -type f ! -na
 
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall uninstall-service deps deps-demo demo clean help
 .PHONY: test test-build test-build-system check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
-.PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test test-sandbox
+.PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam test-pam-system deb-test test-sandbox
 .PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service screenshots
 
 all: lib
@@ -274,11 +276,12 @@ check-header: $(TYPES_STAMP) $(LIB)
 # Every group runs, also after one failed; the summary names the failed and the skipped ones.
 # The groups that touch what the machine shares (test-service's and test-pam's users and PAM file,
 # deb-test's installed packages, which test-install and test-wheel must not see) or run passcoded
-# (the front ends', GTK's): make test runs them one after the other in a lane of their own, which
+# (the front ends', GTK's, test-pam-system's, whose make install also writes build/'s service
+# files): make test runs them one after the other in a lane of their own, which
 # starts once their artefacts are built (test-build-system), beside the other groups
 # (Tests/run_groups.sh). The two lanes took about as long in a fresh clone on the 2-core machine.
-SYSTEM_GROUPS := test-service deb-test test-gtk test-frontends test-pam test-sandbox test-install test-wheel
-TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam deb-test test-sandbox
+SYSTEM_GROUPS := test-service deb-test test-gtk test-frontends test-pam test-pam-system test-sandbox test-install test-wheel
+TEST_GROUPS := check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam test-pam-system deb-test test-sandbox
 test: deps
 	@Tests/run_groups.sh --build-system test-build-system --build test-build --system "$(SYSTEM_GROUPS)" $(TEST_GROUPS)
 
@@ -683,6 +686,19 @@ test-pam: $(B)/passcoded pam
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-pam"; fi; \
 	else /usr/bin/python3 Tests/pam/test_pam.py $(CURDIR)/$(B) $(CURDIR); fi
 
+# The real sudo, su, login and runuser against the installed module, as root
+# (Tests/pam/test_pam_system.py): in a private mount namespace (a tmpfs over /run and /dev,
+# copy-on-write copies of /etc, /usr and /var), make install and make install-service from this
+# checkout, Debian's own system bus (dbus-daemon --system) at /run/dbus/system_bus_socket, passcoded
+# started by D-Bus activation, users made in it; nothing outside changes. Not root: skipped, saying
+# why (also without unshare, overlayfs, sudo, su or login). PAM_SYSTEM_ONLY=basics|concurrency|kill|faults
+# runs one part after the shared set-up; PAM_SYSTEM_TEST_USERS=prefix names the users.
+test-pam-system: $(B)/passcoded lib docs pam
+	@if [ "$$(id -u)" != 0 ]; then \
+	    echo "SKIPPED test-pam-system: needs root (a mount namespace, users, make install inside it, the real sudo, su and login)"; \
+	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-pam-system"; fi; \
+	else /usr/bin/python3 Tests/pam/test_pam_system.py $(CURDIR)/$(B) $(CURDIR); fi
+
 # Apps in a sandbox, as root (Tests/sandbox/test_sandbox.py): bubblewrap and xdg-dbus-proxy build
 # the sandbox as flatpak does, passcoded runs on a private bus outside as it ships (dropping to its
 # user); inside, the C and Python quick starts in service mode and raw calls. Not root, or no
@@ -842,14 +858,14 @@ install: lib docs pam $(if $(DESTDIR),,$(B)/install/pam_passcode.so)
 	@# looks there before the dynamic loader: its docstring gives the order), so `pip install
 	@# ./python` after a PREFIX install finds it without ldconfig. Staged installs (DESTDIR) and
 	@# PASSCODE_RECORD= record nothing.
-	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ]; then echo '$(LIBDIR)' > $(PASSCODE_RECORD) \
+	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ]; then echo '$(LIBDIR)' > '$(PASSCODE_RECORD)' \
 	    && echo "install: recorded $(LIBDIR) in $(PASSCODE_RECORD) for the Python binding"; fi
 
 # Exactly what make install put there (its manifest), pam-auth-update --remove first where the
 # profile is among it; nothing else (no PAM stack file, no folder that was there before).
 uninstall:
 	@scripts/install.py uninstall --what uninstall --manifest $(MANIFESTDIR)/install.manifest --destdir '$(DESTDIR)'
-	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ] && [ "$$(cat $(PASSCODE_RECORD) 2>/dev/null)" = '$(LIBDIR)' ]; then rm -f $(PASSCODE_RECORD); fi
+	@if [ -z "$(DESTDIR)" ] && [ -n "$(PASSCODE_RECORD)" ] && [ "$$(cat '$(PASSCODE_RECORD)' 2>/dev/null)" = '$(LIBDIR)' ]; then rm -f '$(PASSCODE_RECORD)'; fi
 
 clean:
 	rm -rf $(B) .build .build-tsan .build-fuzz examples/c/passcode_demo

@@ -74,6 +74,10 @@ need test "bubblewrap xdg-dbus-proxy" "command -v bwrap && command -v xdg-dbus-p
 need test "libpam-wrapper python3-pypamtest" "/usr/bin/python3 -c 'import pypamtest'"
 need test pamtester "command -v pamtester"
 need test strace "command -v strace"
+# test-pam-system: the real sudo (Debian installs su, login and runuser always), the stock D-Bus
+# launch helper and system.conf (dbus-daemon), pam-auth-update (libpam-runtime).
+need test sudo "command -v sudo"
+need test libpam-runtime "command -v pam-auth-update"
 # make docs: the man pages and the HTML reference, and man(1) to check that each renders.
 need test doxygen "command -v doxygen"
 need test man-db "command -v man"

@@ -245,9 +245,11 @@ static int pam_code(pam_handle_t *pamh, const struct options *o, passcode_store 
     case PASSCODE_ERR_LOCKED_OUT: lockout_text(pamh, o, passcode_errwait(store), 0); return PAM_MAXTRIES;
     case PASSCODE_ERR_RESET_REQUIRED: lockout_text(pamh, o, 0, 1); return PAM_MAXTRIES;
     case PASSCODE_ERR_NO_PASSCODE: return o->nullok ? PAM_IGNORE : PAM_AUTHINFO_UNAVAIL;
-    default:
-        pam_syslog(pamh, LOG_ERR, "passcoded, uid %u: %s", (unsigned)uid, passcode_strerror(status));
+    default: {
+        const char *why = passcode_errmsg(store);
+        pam_syslog(pamh, LOG_ERR, "passcoded, uid %u: %s", (unsigned)uid, why && *why ? why : passcode_strerror(status));
         return PAM_AUTHINFO_UNAVAIL;
+    }
     }
 }
 
@@ -268,7 +270,9 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     passcode_store *store = NULL;
     int s = open_store(&o, &store);
     if (s != PASSCODE_OK) {
-        pam_syslog(pamh, LOG_ERR, "passcoded unreachable: %s", passcode_strerror(s));
+        /* The reason (no bus, the name not activatable, passcoded failed to start) for the log. */
+        const char *why = passcode_errmsg(NULL);
+        pam_syslog(pamh, LOG_ERR, "passcoded unreachable: %s", why && *why ? why : passcode_strerror(s));
         return PAM_AUTHINFO_UNAVAIL;
     }
     int32_t is_set = 0, reset_required = 0, length = 0;

@@ -1,7 +1,8 @@
 """One PAM transaction under pam_wrapper, for Tests/pam/test_pam.py (run with LD_PRELOAD of
 libpam_wrapper.so, PAM_WRAPPER=1 and PAM_WRAPPER_SERVICE_DIR set by the caller):
     pamcase.py SERVICE USER OPERATION EXPECTED [ANSWER...]
-OPERATION: authenticate, account, setcred, chauthtok. With PAMCASE_RUID set (and run as root) the
+OPERATION: authenticate, account, setcred, chauthtok. An ANSWER "@file:PATH" is that file's
+text. With PAMCASE_RUID set (and run as root) the
 transaction runs with that real uid and effective uid 0, as in a setuid program (su, passwd,
 polkit's agent helper) that user runs: set in this process, since an exec would drop
 LD_LIBRARY_PATH and the bus address (secure-execution mode). Prints one JSON line: ok (the return code
@@ -15,7 +16,8 @@ import pypamtest
 OPS = {"authenticate": pypamtest.PAMTEST_AUTHENTICATE, "account": pypamtest.PAMTEST_ACCOUNT,
        "setcred": pypamtest.PAMTEST_SETCRED, "chauthtok": pypamtest.PAMTEST_CHAUTHTOK}
 service, user, op, expected = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-answers = sys.argv[5:]
+# An answer "@file:PATH" is the file's text (an answer longer than a command line may be).
+answers = [open(a[6:]).read() if a.startswith("@file:") else a for a in sys.argv[5:]]
 if os.environ.get("PAMCASE_RUID"):
     os.setresuid(int(os.environ["PAMCASE_RUID"]), 0, 0)
 case = pypamtest.TestCase(OPS[op], expected)

@@ -29,7 +29,7 @@ CTL = f"{BUILD}/passcodectl"
 WRAPPER = "/usr/lib/x86_64-linux-gnu/libpam_wrapper.so"
 SET_ITEMS = "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_set_items.so"
 PAM_SUCCESS, PAM_PERM_DENIED, PAM_AUTH_ERR, PAM_AUTHINFO_UNAVAIL, PAM_MAXTRIES = 0, 6, 7, 9, 11
-PAM_IGNORE = 25
+PAM_IGNORE, PAM_CONV_ERR = 25, 19
 
 failures = []
 
@@ -203,6 +203,14 @@ def tests(r):
     for bad in ["", "12a456", "12345", "1234567", " 48213"]:
         x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, bad)
         check(f"not-a-passcode {bad!r}", x["ok"] and r.failed_attempts(a) == 1, f"failures {r.failed_attempts(a)}")
+    # The conversation gives no answer at all (PAM_CONV_ERR), or 10 MB of digits: nothing counted.
+    x = r.pamcase("plain", a, "authenticate", PAM_CONV_ERR)
+    check("no-answer", x["ok"] and r.failed_attempts(a) == 1, f"PAM_CONV_ERR, failures {r.failed_attempts(a)}")
+    with open(f"{r.dir}/long-answer", "w") as f:
+        f.write("1" * (10 << 20))
+    x = r.pamcase("plain", a, "authenticate", PAM_AUTH_ERR, f"@file:{r.dir}/long-answer")
+    check("ten-mb-answer", x["ok"] and r.failed_attempts(a) == 1 and any("6 digits" in e for e in x.get("errors", [])),
+          f"PAM_AUTH_ERR, '{(x.get('errors') or [''])[0]}', failures {r.failed_attempts(a)}")
     # PAM_AUTHTOK handed over by another module (pam_set_items) is never used: the conversation's empty answer counts nothing.
     x = r.pamcase("authtok", a, "authenticate", PAM_AUTH_ERR, "", HOST_AUTHTOK=pin, PAM_AUTHTOK=pin)
     check("authtok-ignored", x["ok"] and r.failed_attempts(a) == 1, f"{x}, failures {r.failed_attempts(a)}")
@@ -256,6 +264,11 @@ def tests(r):
     check("lockout-maxtries", x["ok"] and any("try again in" in m for m in x.get("errors", [])),
           f"right passcode while locked out: PAM_MAXTRIES, {x.get('errors')}")
     check("lockout-transcript", "try again in" in last and "retries" in last, last.splitlines()[-1])
+    # A lockout answered to a call by uid carries that user's wait, not root's own store's (0).
+    ch = r.ctl("--stdin", "change", a, stdin=f"{pin}\n381947\n")
+    wait = re.search(r"locked out for (\d+) (?:more )?seconds?", ch.stdout)
+    check("lockout-wait-by-uid", ch.returncode != 0 and wait and 0 < int(wait.group(1)) <= 300,
+          f"root's passcodectl change {a} in the lockout: '{ch.stdout.strip()}'")
     print("note: pamtester transcript of a lockout:\n" + "\n".join(transcript))
     st = r.ctl("status", a).stdout.strip()
     check("ctl-status-counts-in-words", re.fullmatch(rf"{a}: set, 6 digits, [2-9] failures, lockout \d+ seconds?, reset not required", st) is not None, st)

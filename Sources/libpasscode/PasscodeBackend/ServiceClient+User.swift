@@ -1,4 +1,5 @@
 // Another user's store through passcoded (its User* methods): the handle's app id, a uid.
+import PasscodeBus
 import PasscodeCore
 
 extension ServiceClient: UserBackend {
@@ -9,7 +10,7 @@ extension ServiceClient: UserBackend {
     }
 
     package func userVerify(uid: UInt32, _ code: SecretBytes) throws(PasscodeError) {
-        try callUserVerify(uid: uid, passcode: code)
+        try withUserWait(uid: uid) { () throws(PasscodeError) in try callUserVerify(uid: uid, passcode: code) }
     }
 
     package func userSet(uid: UInt32, _ code: SecretBytes) throws(PasscodeError) {
@@ -17,11 +18,13 @@ extension ServiceClient: UserBackend {
     }
 
     package func userChange(uid: UInt32, current: SecretBytes, new: SecretBytes) throws(PasscodeError) {
-        try callUserChangePasscode(uid: uid, current: current, newPasscode: new)
+        try withUserWait(uid: uid) { () throws(PasscodeError) in try callUserChangePasscode(uid: uid, current: current, newPasscode: new) }
     }
 
     package func userRemove(uid: UInt32, current: SecretBytes?) throws(PasscodeError) {
-        try callUserRemovePasscode(uid: uid, current: current ?? SecretBytes(count: 0))
+        try withUserWait(uid: uid) { () throws(PasscodeError) in
+            try callUserRemovePasscode(uid: uid, current: current ?? SecretBytes(count: 0))
+        }
     }
 
     package func userReset(uid: UInt32) throws(PasscodeError) {
@@ -30,5 +33,16 @@ extension ServiceClient: UserBackend {
 
     package func userEvents(uid: UInt32) throws(PasscodeError) -> [SecurityEventRecord] {
         try callUserGetEventLog(uid: uid).map { SecurityEventRecord(kind: $0.0, wallMs: $0.1, detail: $0.2) }
+    }
+
+    /// A lockout answered to a call that names a uid carries that user's wait for
+    /// passcode_errwait (the caller's own store's, which call() reads for its own calls, is
+    /// another store: pam_passcode then said "Passcode locked." without the minutes).
+    private func withUserWait(uid: UInt32, _ body: () throws(PasscodeError) -> Void) throws(PasscodeError) {
+        do throws(PasscodeError) {
+            try body()
+        } catch .service(let status, let message, _) where status == BusStatus.errLockedOut {
+            throw .service(status: status, message: message, waitSeconds: (try? callUserGetState(uid: uid).lockoutRemaining) ?? 0)
+        }
     }
 }

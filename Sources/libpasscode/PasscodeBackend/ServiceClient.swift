@@ -509,8 +509,9 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
                 // Gone again: the call fails as an unforeseen error does.
                 if try !reached(member, arguments, by: deadline, read) { throw .internalError("unexpected error") }
             }
-        } catch .service(let status, let message, _) where status == BusStatus.errLockedOut && member != "GetState" {
-            // The wait for passcode_errwait, as the embedded store gives it with the failure.
+        } catch .service(let status, let message, _) where status == BusStatus.errLockedOut && member != "GetState" && !member.hasPrefix("User") {
+            // The wait for passcode_errwait, as the embedded store gives it with the failure
+            // (a call naming a uid: the user's wait, ServiceClient+User.swift).
             throw .service(status: status, message: message, waitSeconds: (try? state().lockout) ?? 0)
         } catch .service(let status, let message, _) where status == BusStatus.errRateLimited && member == "ResetRequest" {
             // The same for a reset-code request's own limit: the seconds until the next is allowed.
