@@ -31,8 +31,9 @@ toolchain_lib=$(dirname "$(command -v "$SWIFTC")")/../lib/swift/embedded/$target
 # (all of it for speed: 0.15 MB more, and a slower load).
 # No -g for the Swift modules: the code is the same with it, but the compiler then writes unwind
 # tables for every function into .eh_frame, which is loaded (0.17 MB more, 1.12 MB against 0.95,
-# measured with Swift 6.3.1; -gline-tables-only the same). The C parts below have -g; the
-# -dbgsym package carries their DWARF and every function's symbol, under the build ID.
+# measured with Swift 6.3.1; -gline-tables-only the same). The C parts below have DWARF 4
+# (-gdwarf-4: the valgrind of Debian 12 cannot read clang's default DWARF 5); the -dbgsym
+# package carries it and every function's symbol, under the build ID.
 swift_flags=(-target "$target" -enable-experimental-feature Embedded -swift-version 6 -wmo -Osize -parse-as-library
              -Xfrontend -function-sections -Xcc -fPIC -package-name libpasscode ${EMBEDDED_SWIFT_FLAGS:-})
 # The modules come from Package.swift, the one list (scripts/modules.py asks SwiftPM): the C
@@ -69,7 +70,7 @@ done
 # Sources/shared/CSQLite/loader.c), the one libm function the Embedded standard library calls
 # (Sources/libpasscode/embedded/embedded_libm.c), so that NEEDED is libc and libsodium only, and its source of
 # randomness (Sources/libpasscode/embedded/embedded_random.c), so that it needs no glibc 2.36.
-c_flags=(-O2 -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror -std=gnu11 ${EMBEDDED_C_FLAGS:-})
+c_flags=(-O2 -gdwarf-4 -fPIC -fvisibility=hidden -Wall -Wextra -Werror -std=gnu11 ${EMBEDDED_C_FLAGS:-})
 for src in "${c_sources[@]}"; do
     "$CLANG" "${c_flags[@]}" -c -o "$dir/$(basename "$src" .c).o" "$src"
     objects+=("$dir/$(basename "$src" .c).o")
