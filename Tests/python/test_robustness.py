@@ -16,15 +16,15 @@ def test_every_status_has_its_own_exception_class():
     for st in Status:
         if st == Status.OK:
             continue
-        cls = type(passcode._errors.error_for(int(st), "m"))
+        cls = type(passcode._errors._error_for(int(st), "m"))
         assert cls is not passcode.PasscodeError and cls.status == st, st.name
         assert getattr(passcode, cls.__name__) is cls, cls.__name__  # exported by the package
         classes.add(cls)
     assert len(classes) == len(Status) - 1
     assert issubclass(passcode.OutOfMemory, MemoryError)
-    assert isinstance(passcode._errors.error_for(int(Status.ERR_NO_SESSION_KEYRING), "m"), passcode.NoSessionKeyring)
+    assert isinstance(passcode._errors._error_for(int(Status.ERR_NO_SESSION_KEYRING), "m"), passcode.NoSessionKeyring)
     assert issubclass(passcode.NoSessionKeyring, passcode.PasscodeRequired)  # hosts catching the old status still do
-    assert isinstance(passcode._errors.error_for(int(Status.ERR_CLOCK_OUT_OF_RANGE), "m"), passcode.ClockOutOfRange)
+    assert isinstance(passcode._errors._error_for(int(Status.ERR_CLOCK_OUT_OF_RANGE), "m"), passcode.ClockOutOfRange)
 
 
 def require_on_launch_store(path, clock):
