@@ -7,6 +7,19 @@
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
+# Run by root, the README's make install puts the PAM module and its profile in the machine's own
+# folders (whatever PREFIX is): it then runs in a mount namespace whose system folders are private
+# copies (Tests/packaging/private_system.sh), so that nothing on the machine changes.
+if [ "$(id -u)" = 0 ] && [ -z "${PASSCODE_README_PRIVATE:-}" ]; then
+    rc=0
+    PASSCODE_README_PRIVATE=1 Tests/packaging/private_system.sh "$0" "$@" || rc=$?
+    if [ "$rc" = 77 ]; then
+        echo "readme: SKIPPED: as root the README's make install writes the machine's PAM folder, and keeping the machine as it was takes a mount namespace (unshare)" >&2
+        if [ -n "${PASSCODE_SKIPPED:-}" ]; then echo "readme: needs a mount namespace as root" >> "$PASSCODE_SKIPPED/parts"; fi
+        exit 0
+    fi
+    exit "$rc"
+fi
 tmp=$(mktemp -d)
 record=python/passcode/_installed_libdir
 saved=""
