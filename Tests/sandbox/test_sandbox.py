@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "service"))
 from harness import PrivateService, write_root_file  # noqa: E402
 
-GOOD, APP, OTHER = "386491", "org.example.App", "org.other.App"
+GOOD, APP, OTHER, EVIL = "386491", "org.example.App", "org.other.App", "org.evil.App"
 CYCLES = 50  # opens and closes of one store counted for leaks
 failures = []
 
@@ -130,7 +130,10 @@ class BusClient:
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def call(self, method, sig, *args):
-        self.p.stdin.write(json.dumps({"call": method, "sig": sig, "args": list(args)}) + "\n")
+        return self.request({"call": method, "sig": sig, "args": list(args)})
+
+    def request(self, req):
+        self.p.stdin.write(json.dumps(req) + "\n")
         self.p.stdin.flush()
         return json.loads(self.p.stdout.readline())
 
@@ -300,6 +303,30 @@ def main(argv):
         state = json.loads(outside.stdout)
         print(f"     outside the sandbox, GetState({guarded}) -> {state}")
         check(state.get("ok", [0, 0, -1])[:3] == [True, True, 0], f"{guarded} counts no failure: no guess of {OTHER} was counted")
+
+        print(f"-- {EVIL} reads the properties of {APP}'s store object while {APP} watches it", flush=True)
+        path = "/org/libpasscode/Passcode1/store/" + "".join(ch if ch.isalnum() else f"_{ord(ch):02x}" for ch in guarded)
+        victim = BusClient(app)
+        r = victim.call("Watch", "(s)", guarded)
+        check(error_of(r) == "ok" and r["ok"][0] == path, f"{APP} watches {guarded} ({path}): {error_of(r)}")
+        mine = victim.request({"props": path})
+        check(error_of(mine) == "ok" and mine["ok"][0].get("IsSet") is True, f"{APP} reads its own store's properties: {mine}")
+        evil = Sandbox(rig, user, "sb-evil", info(EVIL))
+        c = BusClient(evil)
+        r_all = c.request({"props": path})
+        r_one = c.request({"prop": path, "name": "FailedAttempts"})
+        r_w = c.call("Watch", "(s)", guarded)
+        print(f"     {EVIL}: GetAll -> {r_all}; Get(FailedAttempts) -> {r_one}; Watch -> {error_of(r_w)}")
+        check("ok" not in r_all and "ok" not in r_one and EVIL in r_all.get("message", "") and EVIL in r_one.get("message", ""),
+              f"{EVIL}: Get and GetAll on {APP}'s store object are refused, naming {EVIL}, with no values")
+        check(error_of(r_w) == "SandboxWrongApp", f"{EVIL}: Watch of {APP}'s store refused")
+        r = victim.call("Verify", "(ss)", guarded, GOOD)
+        sig = c.request({"signals": 0})
+        check(sig.get("ok") == [], f"{EVIL} receives no PropertiesChanged of {APP}'s store: {sig}")
+        mine = victim.request({"prop": path, "name": "IsSet"})
+        check(error_of(mine) == "ok", f"{APP}'s own Get still answers: {mine}")
+        c.close()
+        victim.close()
 
         print(f"-- an app whose id is under another's ({APP}.work) cannot open a store {APP} marked", flush=True)
         nested = Sandbox(rig, user, "sb-nested", info(APP + ".work"))

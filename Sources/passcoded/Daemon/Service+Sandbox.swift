@@ -91,11 +91,46 @@ extension Service {
             guard text == verified || text.hasPrefix(verified + "."), let app = AppID(sandboxed: text) else {
                 throw Service.refusal(BusStatus.errSandboxWrongApp,
                                       "the app is verified as \(verified) by its sandbox: it may open \(verified) and stores under it "
-                                      + "(\(verified).NAME), not \(text.prefix(AppID.maxSandboxedBytes)); nothing was opened or counted")
+                                      + "(\(verified).NAME), not \(Service.quoted(text)); nothing was opened or counted")
             }
             try stores.claim(uid: caller, appID: app, for: verified)
             return app
         }
+    }
+
+    /// A read of the properties of `caller`'s store `app` (its object's path decoded) by the
+    /// sender of `m`: an unsandboxed caller reads any store of its uid, as before; a sandboxed one
+    /// only a store it watches, so one admitted to it by the same rule as a call (`admit`); one
+    /// whose sandbox cannot be read nothing. Each refusal names the reader's verified id.
+    func admitPropertyRead(_ app: String, _ m: OpaquePointer, caller: uid_t) throws {
+        switch SandboxBook.shared.verdict(m) {
+        case .unsandboxed:
+            return
+        case .refused(let status, let message):
+            throw Service.refusal(status, message)
+        case .app(let verified):
+            let sender = sd_bus_message_get_sender(m).map { String(cString: $0) } ?? ""
+            guard app == verified || app.hasPrefix(verified + "."), PushedStates.shared.isWatcher(sender, uid: caller, app: app) else {
+                throw Service.refusal(BusStatus.errSandboxWrongApp,
+                                      "the app is verified as \(verified) by its sandbox: it reads the properties of the stores it "
+                                      + "watches of \(verified) and under it, not of \(Service.quoted(app)); nothing was read")
+            }
+        }
+    }
+
+    /// `text` cut to `AppID.maxSandboxedBytes` bytes with its control characters escaped (a
+    /// newline as \n, any other as \xHH): a caller's text quoted in a message never starts a line.
+    static func quoted(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars.prefix(AppID.maxSandboxedBytes) {
+            switch scalar.value {
+            case 0x0A: out += "\\n"
+            case 0x5C: out += "\\\\"
+            case 0..<0x20, 0x7F: out += "\\x" + String(scalar.value, radix: 16).leftPadded(2)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     static func refusal(_ status: Int32, _ message: String) -> CallError {
@@ -179,4 +214,16 @@ extension StoreRoot {
     func removeMark(uid: uid_t, appID: AppID) {
         unlink(markPath("\(root)/\(uid)", appID))
     }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}
+
+/// Copies `text` into the C buffer `out` of `size` bytes, cut and NUL-terminated.
+func strlcpyBytes(_ out: UnsafeMutablePointer<CChar>, _ text: String, _ size: Int) -> Int {
+    let bytes = Array(text.utf8.prefix(size - 1))
+    for (i, b) in bytes.enumerated() { out[i] = CChar(bitPattern: b) }
+    out[bytes.count] = 0
+    return bytes.count
 }

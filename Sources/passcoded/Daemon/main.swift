@@ -99,8 +99,17 @@ r = passcode_bus_add_object(bus) { m, member, error in
 }
 guard r >= 0 else { fail("cannot publish the interface: \(String(cString: strerror(-r)))") }
 // The stores' objects: their properties, each caller's own (Service+Properties.swift).
-r = passcode_bus_add_store_objects(bus) { uid, app, out in
-    guard let app, let out, let props = PushedStates.shared.lookup(uid: uid, app: String(cString: app)) else { return -ENOENT }
+// A sandboxed caller reads its own app's stores only, as its calls open them (Service+Sandbox.swift).
+r = passcode_bus_add_store_objects(bus) { m, uid, app, out, name, nameSize, text, textSize in
+    guard let m, let app, let out else { return -ENOENT }
+    let appName = String(cString: app)
+    do { try service.admitPropertyRead(appName, m, caller: uid) } catch {
+        let (errorName, errorText) = service.errorReply(error)
+        if let name, nameSize > 0 { _ = strlcpyBytes(name, errorName, nameSize) }
+        if let text, textSize > 0 { _ = strlcpyBytes(text, errorText, textSize) }
+        return -EACCES
+    }
+    guard let props = PushedStates.shared.lookup(uid: uid, app: appName) else { return -ENOENT }
     out.pointee = props
     return 0
 }
