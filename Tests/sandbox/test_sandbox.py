@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -140,6 +141,30 @@ class BusClient:
     def close(self):
         self.p.stdin.close()
         self.p.wait(timeout=30)
+
+
+class OutsideClient(BusClient):
+    """client.py outside any sandbox, as `user`: one connection to the test's bus."""
+
+    def __init__(self, rig, user):
+        argv = rig.as_user(user) + ["/usr/bin/python3", os.path.join(rig.repo, "Tests/service/client.py"), rig.address]
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def sandbox_reader(daemon_pid):
+    """The pid of passcoded's sandbox reader (its child named passcoded-sandbox), or None."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        if comm.startswith("passcoded-sandb") and int(stat[stat.rindex(")") + 2:].split()[1]) == daemon_pid:
+            return int(entry)
+    return None
 
 
 def error_of(r):
@@ -387,6 +412,26 @@ def main(argv):
         print(f"     the app rewrites its own /.flatpak-info to {OTHER}, then: open {OTHER} -> {a}")
         check(status(a) == 69 and APP in a, "the app's own view names nothing: the proxy's sandbox is read")
         d.close()
+
+        print("-- the sandbox reader stops answering for a while (SIGSTOP), then answers again", flush=True)
+        reader = sandbox_reader(rig.procs["daemon"].pid)
+        check(reader is not None, f"the sandbox reader runs beside passcoded (pid {reader})")
+        if reader is not None:
+            inside, outside_c = BusClient(app), OutsideClient(rig, user)
+            os.kill(reader, signal.SIGSTOP)
+            try:
+                r1, o1 = inside.call("GetState", "(s)", APP), outside_c.call("GetState", "(s)", OTHER)
+            finally:
+                os.kill(reader, signal.SIGCONT)
+            r2, o2 = inside.call("GetState", "(s)", APP), outside_c.call("GetState", "(s)", OTHER)
+            print(f"     stopped: sandboxed -> {r1.get('message', r1)}; unsandboxed -> {o1.get('message', o1)}")
+            print(f"     continued, the same connections: sandboxed -> {error_of(r2)}; unsandboxed -> {error_of(o2)}")
+            check(error_of(r1) == "SandboxUnverified" and "in time" in r1.get("message", "")
+                  and error_of(o1) == "SandboxUnverified", "while the reader is stopped, a new connection's call is refused (SANDBOX_UNVERIFIED)")
+            check(error_of(r2) == "ok" and error_of(o2) == "ok",
+                  "once it answers again, the same connections' next calls are answered: a reader that did not answer is asked again")
+            inside.close()
+            outside_c.close()
 
         print("-- malformed /.flatpak-info files: each a refusal of its own kind, nothing opened", flush=True)
         cases = [("no [Application] name", "[Instance]\ninstance-id=1\n", "no name"),

@@ -379,22 +379,22 @@ int passcode_sandbox_helper_start(void) {
 static uint32_t next_serial;
 
 int passcode_sandbox_query(int fd, pid_t pid, int timeout_ms, char *id, size_t id_size, char *message, size_t message_size) {
-    if (fd < 0) return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader is not running");
+    if (fd < 0) return say(message, message_size, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader is not running");
     struct request req = {.serial = ++next_serial, .pid = pid};
     ssize_t n;
     do {
         n = send(fd, &req, sizeof req, MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
-    if (n != (ssize_t)sizeof req) return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader is not running");
+    if (n != (ssize_t)sizeof req) return say(message, message_size, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader is not running");
     for (;;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int r = poll(&p, 1, timeout_ms);
         if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader did not answer in time");
+        if (r <= 0) return say(message, message_size, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader did not answer in time");
         struct answer a;
         n = recv(fd, &a, sizeof a, 0);
         if (n < 0 && errno == EINTR) continue;
-        if (n != (ssize_t)sizeof a) return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader is not running");
+        if (n != (ssize_t)sizeof a) return say(message, message_size, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader is not running");
         if (a.serial != req.serial) continue;  // the late answer of an earlier question
         a.id[sizeof a.id - 1] = 0;
         a.message[sizeof a.message - 1] = 0;

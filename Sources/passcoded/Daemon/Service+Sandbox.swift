@@ -8,7 +8,8 @@
 // bus again for the connection's pid, and takes the answer only if it is the same (the helper has
 // checked, through a pidfd and the start time, that the process it read was that pid's all
 // along). The verdict is kept for the connection's life: a sandbox that swaps its file later
-// gets nothing more. Debian 12's dbus-daemon gives no ProcessFD, and passcoded's connection
+// gets nothing more. A reader that did not answer in time (or is not running) gives no verdict:
+// that call is refused and the connection's next one asks again. Debian 12's dbus-daemon gives no ProcessFD, and passcoded's connection
 // takes no file descriptors, so the pid is what is read (see passcoded(8), "Sandboxed callers").
 import CPasscodeBus
 import Glibc
@@ -40,8 +41,8 @@ final class SandboxBook: @unchecked Sendable {
         }
         let sender = String(cString: senderPointer)
         if let known = verdicts[sender] { return known }
-        let verdict = read(m, sender: sender)
-        verdicts[sender] = verdict
+        let (verdict, kept) = read(m, sender: sender)
+        if kept { verdicts[sender] = verdict }
         return verdict
     }
 
@@ -50,26 +51,33 @@ final class SandboxBook: @unchecked Sendable {
         verdicts[sender] = nil
     }
 
-    private func read(_ m: OpaquePointer, sender: String) -> SandboxVerdict {
+    /// The verdict read now, and whether it is kept for the connection's life: a reader that did
+    /// not answer in time or is not running says nothing of the caller, so that refusal is not
+    /// kept, and the connection's next call asks again.
+    private func read(_ m: OpaquePointer, sender: String) -> (SandboxVerdict, Bool) {
         var pid: pid_t = 0
         guard passcode_bus_sender_pid(m, &pid) >= 0 else {
-            return .refused(status: BusStatus.errSandboxUnverified, message: "the caller's process cannot be established; its sandbox cannot be read")
+            return (.refused(status: BusStatus.errSandboxUnverified, message: "the caller's process cannot be established; its sandbox cannot be read"), false)
         }
         var id = [CChar](repeating: 0, count: Int(PASSCODE_SANDBOX_ID_MAX) + 1)
         var message = [CChar](repeating: 0, count: 256)
         let answer = passcode_sandbox_query(helperFD, pid, 3000, &id, id.count, &message, message.count)
+        if answer == Int32(PASSCODE_SANDBOX_UNAVAILABLE) {
+            return (.refused(status: BusStatus.errSandboxUnverified,
+                             message: "\(Service.message(message)); the caller's sandbox cannot be read now, so nothing is opened for it (try again)"), false)
+        }
         // The connection's pid once more, asked of the bus now: the process read must still be it.
         var again: pid_t = 0
         guard passcode_bus_name_pid(sd_bus_message_get_bus(m), sender, &again) >= 0, again == pid else {
-            return .refused(status: BusStatus.errSandboxUnverified, message: "the caller's connection changed while its sandbox was read")
+            return (.refused(status: BusStatus.errSandboxUnverified, message: "the caller's connection changed while its sandbox was read"), true)
         }
         switch answer {
-        case Int32(PASSCODE_SANDBOX_NONE): return .unsandboxed
-        case Int32(PASSCODE_SANDBOX_APP): return .app(Service.message(id))
+        case Int32(PASSCODE_SANDBOX_NONE): return (.unsandboxed, true)
+        case Int32(PASSCODE_SANDBOX_APP): return (.app(Service.message(id)), true)
         case Int32(PASSCODE_SANDBOX_MALFORMED):
-            return .refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)): the app cannot be verified, so nothing is opened for it")
+            return (.refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)): the app cannot be verified, so nothing is opened for it"), true)
         default:
-            return .refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)); the caller's sandbox cannot be read, so nothing is opened for it")
+            return (.refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)); the caller's sandbox cannot be read, so nothing is opened for it"), true)
         }
     }
 }

@@ -16,6 +16,7 @@ enum {
     PASSCODE_SANDBOX_APP = 1,         // sandboxed, its app id read and checked
     PASSCODE_SANDBOX_MALFORMED = 2,   // a /.flatpak-info that is no valid one (the message says how)
     PASSCODE_SANDBOX_UNVERIFIED = 3,  // the process could not be read, or was gone or replaced meanwhile
+    PASSCODE_SANDBOX_UNAVAILABLE = 4, // the helper did not answer in time, or is not running: ask again later
 };
 
 /// Starts the helper: a child of passcoded, forked while it is still root, that keeps uid 0 with
@@ -29,7 +30,7 @@ int passcode_sandbox_helper_start(void);
 
 /// Asks the helper which app the process `pid` is: a PASSCODE_SANDBOX_* answer; the app id in
 /// `id` (NUL-terminated) for PASSCODE_SANDBOX_APP, else what went wrong in `message`. Waits at
-/// most `timeout_ms` (no answer in time: PASSCODE_SANDBOX_UNVERIFIED). Called from one thread
+/// most `timeout_ms` (no answer in time: PASSCODE_SANDBOX_UNAVAILABLE). Called from one thread
 /// at a time.
 int passcode_sandbox_query(int fd, pid_t pid, int timeout_ms, char *id, size_t id_size, char *message, size_t message_size);
 
