@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -338,6 +339,9 @@ def main(argv):
         check(error_of(mine) == "ok" and mine["ok"][0].get("IsSet") is True, f"{APP} reads its own store's properties: {mine}")
         evil = Sandbox(rig, user, "sb-evil", info(EVIL))
         c = BusClient(evil)
+        r_first = c.request({"props": path})  # before any call: its sandbox not read yet
+        check("ok" not in r_first, f"{EVIL}: GetAll before any call of its own reads nothing: {error_of(r_first)}")
+        check(error_of(c.call("GetState", "(s)", EVIL)) == "ok", f"{EVIL} calls on its own store")
         r_all = c.request({"props": path})
         r_one = c.request({"prop": path, "name": "FailedAttempts"})
         r_w = c.call("Watch", "(s)", guarded)
@@ -430,6 +434,24 @@ def main(argv):
                   and error_of(o1) == "SandboxUnverified", "while the reader is stopped, a new connection's call is refused (SANDBOX_UNVERIFIED)")
             check(error_of(r2) == "ok" and error_of(o2) == "ok",
                   "once it answers again, the same connections' next calls are answered: a reader that did not answer is asked again")
+            print("-- while the reader is stopped, a new connection's first call waits; a verified connection's call is answered", flush=True)
+            waiting = BusClient(app)
+            got = {}
+            os.kill(reader, signal.SIGSTOP)
+            try:
+                t = threading.Thread(target=lambda: got.update(first=waiting.call("GetState", "(s)", APP)))
+                t.start()
+                time.sleep(0.5)  # (its call sent first; nothing is asserted on the time)
+                r3 = outside_c.call("GetState", "(s)", OTHER)  # verified above: no reader needed
+                pending = "first" not in got
+            finally:
+                os.kill(reader, signal.SIGCONT)
+            t.join(timeout=30)
+            print(f"     verified connection -> {error_of(r3)} while the new one's call was {'still waiting' if pending else 'answered'}; "
+                  f"the new one then -> {got.get('first', {}).get('message', error_of(got.get('first', {})))}")
+            check(error_of(r3) == "ok" and pending,
+                  "a verified connection's call is answered while a new connection's sandbox read is outstanding (the bus thread does not wait)")
+            waiting.close()
             inside.close()
             outside_c.close()
 
