@@ -491,6 +491,42 @@ def main(argv):
             r = json.loads(p.stdout or "{}")
             print(f"     {label}: {r}")
             check(error_of(r) == "SandboxUnverified" and want in r.get("message", ""), f"a /.flatpak-info with {label}: SANDBOX_UNVERIFIED ({want})")
+        # An overlay, which a user namespace may mount, may stack a FUSE mount while the mount table
+        # names "overlay": a /.flatpak-info on one is not read either.
+        folder = os.path.join(rig.top, "overlay-info")
+        target = os.path.join(rig.top, "overlay-root")
+        empty = os.path.join(rig.top, "overlay-empty")
+        os.mkdir(empty, 0o755)
+        os.mkdir(folder, 0o755)
+        os.mkdir(target, 0o755)
+        with open(os.path.join(folder, ".flatpak-info"), "w") as f:
+            f.write(info(APP))
+        binds = ["/usr", "/etc", "/tmp", "/" + repo.strip("/").split("/")[0]]
+        for b in binds:
+            os.mkdir(folder + b, 0o755)
+        for link, to in (("lib", "usr/lib"), ("lib64", "usr/lib64"), ("bin", "usr/bin")):
+            os.symlink(to, os.path.join(folder, link))
+        script = ("import ctypes, os, sys\n"
+                  "libc = ctypes.CDLL(None, use_errno=True)\n"
+                  "uid, gid = os.getuid(), os.getgid()\n"
+                  "assert libc.unshare(0x10000000 | 0x00020000) == 0, 'unshare'\n"  # a user and a mount namespace
+                  "for n, t in (('setgroups', 'deny'), ('uid_map', f'{uid} {uid} 1'), ('gid_map', f'{gid} {gid} 1')):\n"
+                  "    open(f'/proc/self/{n}', 'w').write(t)\n"
+                  "assert libc.mount(b'none', b'/', None, 0x4000 | 0x40000, None) == 0, 'private'\n"
+                  f"assert libc.mount(b'overlay', b'{target}', b'overlay', 0, b'lowerdir={folder}:{empty}') == 0, os.strerror(ctypes.get_errno())\n"
+                  f"for b in {binds!r}:\n"
+                  f"    assert libc.mount(b.encode(), ('{target}' + b).encode(), None, 0x1000 | 0x4000, None) == 0, 'bind ' + b\n"
+                  f"os.chroot('{target}')\n"
+                  f"os.execv('/usr/bin/python3', ['python3', '{os.path.join(repo, 'Tests/service/client.py')}', '{rig.address}'])\n")
+        p = subprocess.run(rig.as_user(user) + ["/usr/bin/python3", "-c", script],
+                           input=json.dumps({"call": "GetState", "sig": "(s)", "args": [APP]}) + "\n", capture_output=True, text=True, timeout=60)
+        if p.stdout.strip():
+            r = json.loads(p.stdout)
+            print(f"     overlay file: {r}")
+            check(error_of(r) == "SandboxUnverified" and "overlay" in r.get("message", ""),
+                  "a /.flatpak-info on an overlay: SANDBOX_UNVERIFIED (overlay), not read")
+        else:
+            print(f"     (an overlay cannot be made here: {p.stderr.strip()[-400:]})")
         check(rig.daemon_alive(), "passcoded is still running")
 
         print("-- passcoded where the sandbox reader cannot keep its two capabilities", flush=True)

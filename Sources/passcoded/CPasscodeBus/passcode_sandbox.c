@@ -182,13 +182,23 @@ static int read_app(pid_t pid, char *id, size_t id_size, char *message, size_t m
         close(pidfd);
         return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the calling process's root cannot be opened (%s)", strerror(e));
     }
-    // A FUSE filesystem answers when its user likes: such a file is not read (the alarm of the
-    // worker is the bound for any other that hangs).
+    // A FUSE filesystem answers when its user likes, and an overlay (which a user namespace may
+    // mount) may stack one while the mount table names "overlay": such a file is not read. Nor is
+    // one whose filesystem the mount table does not name (a root moved into a directory of a mount
+    // the process cannot see). The alarm of the worker, and the helper's own bound, are the bound
+    // for any other that hangs. Flatpak's /.flatpak-info is on a tmpfs.
     char fstype[64];
-    if (info_fstype(pid, fstype, sizeof fstype) == 0 && strncmp(fstype, "fuse", 4) == 0) {
+    if (info_fstype(pid, fstype, sizeof fstype) != 0) {
         close(root);
         close(pidfd);
-        return say(message, message_size, PASSCODE_SANDBOX_MALFORMED, "the sandbox's /.flatpak-info is on a FUSE filesystem (%s), which is not read", fstype);
+        return say(message, message_size, PASSCODE_SANDBOX_MALFORMED,
+                   "the filesystem that holds the caller's /.flatpak-info cannot be told from its mount table, so the file is not read");
+    }
+    if (strncmp(fstype, "fuse", 4) == 0 || strcmp(fstype, "overlay") == 0 || strncmp(fstype, "overlay.", 8) == 0) {
+        close(root);
+        close(pidfd);
+        return say(message, message_size, PASSCODE_SANDBOX_MALFORMED,
+                   "the sandbox's /.flatpak-info is on a %s filesystem (%s), which is not read", fstype[0] == 'f' ? "FUSE" : "stacked (overlay)", fstype);
     }
     int code;
     int f = openat(root, ".flatpak-info", O_PATH | O_NOFOLLOW | O_CLOEXEC);
