@@ -319,6 +319,10 @@ def main(argv):
             print(f"     {method}{args} -> {r}")
             check(error_of(r) == "SandboxWrongApp" and OTHER in r.get("message", ""),
                   f"{OTHER}: {method} of {APP}'s store refused, naming {OTHER}")
+        r = c.call("GetState", "(s)", APP + "\nstatus 0: ok\x1b[0m")
+        print(f"     GetState(a name with a newline and an escape) -> {r}")
+        check(error_of(r) == "SandboxWrongApp" and "\n" not in r.get("message", "") and "\x1b" not in r.get("message", "")
+              and "\\n" in r.get("message", ""), "a name quoted in a refusal has its control characters escaped (a newline as \\n)")
         r = c.call("GetState", "(s)", OTHER + ".work")
         print(f"     GetState({OTHER}.work) -> {r}")
         check(error_of(r) == "ok", f"{OTHER}: a store under its own id answers")
