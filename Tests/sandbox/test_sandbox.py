@@ -19,16 +19,18 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "service"))
 from harness import PrivateService, write_root_file  # noqa: E402
 
-GOOD, APP, OTHER = "386491", "org.example.App", "org.other.App"
+GOOD, APP, OTHER, EVIL = "386491", "org.example.App", "org.other.App", "org.evil.App"
 CYCLES = 50  # opens and closes of one store counted for leaks
 failures = []
 
@@ -130,13 +132,40 @@ class BusClient:
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def call(self, method, sig, *args):
-        self.p.stdin.write(json.dumps({"call": method, "sig": sig, "args": list(args)}) + "\n")
+        return self.request({"call": method, "sig": sig, "args": list(args)})
+
+    def request(self, req):
+        self.p.stdin.write(json.dumps(req) + "\n")
         self.p.stdin.flush()
         return json.loads(self.p.stdout.readline())
 
     def close(self):
         self.p.stdin.close()
         self.p.wait(timeout=30)
+
+
+class OutsideClient(BusClient):
+    """client.py outside any sandbox, as `user`: one connection to the test's bus."""
+
+    def __init__(self, rig, user):
+        argv = rig.as_user(user) + ["/usr/bin/python3", os.path.join(rig.repo, "Tests/service/client.py"), rig.address]
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def sandbox_reader(daemon_pid):
+    """The pid of passcoded's sandbox reader (its child named passcoded-sandbox), or None."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        if comm.startswith("passcoded-sandb") and int(stat[stat.rindex(")") + 2:].split()[1]) == daemon_pid:
+            return int(entry)
+    return None
 
 
 def error_of(r):
@@ -290,6 +319,10 @@ def main(argv):
             print(f"     {method}{args} -> {r}")
             check(error_of(r) == "SandboxWrongApp" and OTHER in r.get("message", ""),
                   f"{OTHER}: {method} of {APP}'s store refused, naming {OTHER}")
+        r = c.call("GetState", "(s)", APP + "\nstatus 0: ok\x1b[0m")
+        print(f"     GetState(a name with a newline and an escape) -> {r}")
+        check(error_of(r) == "SandboxWrongApp" and "\n" not in r.get("message", "") and "\x1b" not in r.get("message", "")
+              and "\\n" in r.get("message", ""), "a name quoted in a refusal has its control characters escaped (a newline as \\n)")
         r = c.call("GetState", "(s)", OTHER + ".work")
         print(f"     GetState({OTHER}.work) -> {r}")
         check(error_of(r) == "ok", f"{OTHER}: a store under its own id answers")
@@ -300,6 +333,33 @@ def main(argv):
         state = json.loads(outside.stdout)
         print(f"     outside the sandbox, GetState({guarded}) -> {state}")
         check(state.get("ok", [0, 0, -1])[:3] == [True, True, 0], f"{guarded} counts no failure: no guess of {OTHER} was counted")
+
+        print(f"-- {EVIL} reads the properties of {APP}'s store object while {APP} watches it", flush=True)
+        path = "/org/libpasscode/Passcode1/store/" + "".join(ch if ch.isalnum() else f"_{ord(ch):02x}" for ch in guarded)
+        victim = BusClient(app)
+        r = victim.call("Watch", "(s)", guarded)
+        check(error_of(r) == "ok" and r["ok"][0] == path, f"{APP} watches {guarded} ({path}): {error_of(r)}")
+        mine = victim.request({"props": path})
+        check(error_of(mine) == "ok" and mine["ok"][0].get("IsSet") is True, f"{APP} reads its own store's properties: {mine}")
+        evil = Sandbox(rig, user, "sb-evil", info(EVIL))
+        c = BusClient(evil)
+        r_first = c.request({"props": path})  # before any call: its sandbox not read yet
+        check("ok" not in r_first, f"{EVIL}: GetAll before any call of its own reads nothing: {error_of(r_first)}")
+        check(error_of(c.call("GetState", "(s)", EVIL)) == "ok", f"{EVIL} calls on its own store")
+        r_all = c.request({"props": path})
+        r_one = c.request({"prop": path, "name": "FailedAttempts"})
+        r_w = c.call("Watch", "(s)", guarded)
+        print(f"     {EVIL}: GetAll -> {r_all}; Get(FailedAttempts) -> {r_one}; Watch -> {error_of(r_w)}")
+        check("ok" not in r_all and "ok" not in r_one and EVIL in r_all.get("message", "") and EVIL in r_one.get("message", ""),
+              f"{EVIL}: Get and GetAll on {APP}'s store object are refused, naming {EVIL}, with no values")
+        check(error_of(r_w) == "SandboxWrongApp", f"{EVIL}: Watch of {APP}'s store refused")
+        r = victim.call("Verify", "(ss)", guarded, GOOD)
+        sig = c.request({"signals": 0})
+        check(sig.get("ok") == [], f"{EVIL} receives no PropertiesChanged of {APP}'s store: {sig}")
+        mine = victim.request({"prop": path, "name": "IsSet"})
+        check(error_of(mine) == "ok", f"{APP}'s own Get still answers: {mine}")
+        c.close()
+        victim.close()
 
         print(f"-- an app whose id is under another's ({APP}.work) cannot open a store {APP} marked", flush=True)
         nested = Sandbox(rig, user, "sb-nested", info(APP + ".work"))
@@ -361,6 +421,44 @@ def main(argv):
         check(status(a) == 69 and APP in a, "the app's own view names nothing: the proxy's sandbox is read")
         d.close()
 
+        print("-- the sandbox reader stops answering for a while (SIGSTOP), then answers again", flush=True)
+        reader = sandbox_reader(rig.procs["daemon"].pid)
+        check(reader is not None, f"the sandbox reader runs beside passcoded (pid {reader})")
+        if reader is not None:
+            inside, outside_c = BusClient(app), OutsideClient(rig, user)
+            os.kill(reader, signal.SIGSTOP)
+            try:
+                r1, o1 = inside.call("GetState", "(s)", APP), outside_c.call("GetState", "(s)", OTHER)
+            finally:
+                os.kill(reader, signal.SIGCONT)
+            r2, o2 = inside.call("GetState", "(s)", APP), outside_c.call("GetState", "(s)", OTHER)
+            print(f"     stopped: sandboxed -> {r1.get('message', r1)}; unsandboxed -> {o1.get('message', o1)}")
+            print(f"     continued, the same connections: sandboxed -> {error_of(r2)}; unsandboxed -> {error_of(o2)}")
+            check(error_of(r1) == "SandboxUnverified" and "in time" in r1.get("message", "")
+                  and error_of(o1) == "SandboxUnverified", "while the reader is stopped, a new connection's call is refused (SANDBOX_UNVERIFIED)")
+            check(error_of(r2) == "ok" and error_of(o2) == "ok",
+                  "once it answers again, the same connections' next calls are answered: a reader that did not answer is asked again")
+            print("-- while the reader is stopped, a new connection's first call waits; a verified connection's call is answered", flush=True)
+            waiting = BusClient(app)
+            got = {}
+            os.kill(reader, signal.SIGSTOP)
+            try:
+                t = threading.Thread(target=lambda: got.update(first=waiting.call("GetState", "(s)", APP)))
+                t.start()
+                time.sleep(0.5)  # (its call sent first; nothing is asserted on the time)
+                r3 = outside_c.call("GetState", "(s)", OTHER)  # verified above: no reader needed
+                pending = "first" not in got
+            finally:
+                os.kill(reader, signal.SIGCONT)
+            t.join(timeout=30)
+            print(f"     verified connection -> {error_of(r3)} while the new one's call was {'still waiting' if pending else 'answered'}; "
+                  f"the new one then -> {got.get('first', {}).get('message', error_of(got.get('first', {})))}")
+            check(error_of(r3) == "ok" and pending,
+                  "a verified connection's call is answered while a new connection's sandbox read is outstanding (the bus thread does not wait)")
+            waiting.close()
+            inside.close()
+            outside_c.close()
+
         print("-- malformed /.flatpak-info files: each a refusal of its own kind, nothing opened", flush=True)
         cases = [("no [Application] name", "[Instance]\ninstance-id=1\n", "no name"),
                  ("binary", "[Application]\nname=org.example.App\n\x01\x02\n", "binary"),
@@ -397,6 +495,42 @@ def main(argv):
             r = json.loads(p.stdout or "{}")
             print(f"     {label}: {r}")
             check(error_of(r) == "SandboxUnverified" and want in r.get("message", ""), f"a /.flatpak-info with {label}: SANDBOX_UNVERIFIED ({want})")
+        # An overlay, which a user namespace may mount, may stack a FUSE mount while the mount table
+        # names "overlay": a /.flatpak-info on one is not read either.
+        folder = os.path.join(rig.top, "overlay-info")
+        target = os.path.join(rig.top, "overlay-root")
+        empty = os.path.join(rig.top, "overlay-empty")
+        os.mkdir(empty, 0o755)
+        os.mkdir(folder, 0o755)
+        os.mkdir(target, 0o755)
+        with open(os.path.join(folder, ".flatpak-info"), "w") as f:
+            f.write(info(APP))
+        binds = ["/usr", "/etc", "/tmp", "/" + repo.strip("/").split("/")[0]]
+        for b in binds:
+            os.mkdir(folder + b, 0o755)
+        for link, to in (("lib", "usr/lib"), ("lib64", "usr/lib64"), ("bin", "usr/bin")):
+            os.symlink(to, os.path.join(folder, link))
+        script = ("import ctypes, os, sys\n"
+                  "libc = ctypes.CDLL(None, use_errno=True)\n"
+                  "uid, gid = os.getuid(), os.getgid()\n"
+                  "assert libc.unshare(0x10000000 | 0x00020000) == 0, 'unshare'\n"  # a user and a mount namespace
+                  "for n, t in (('setgroups', 'deny'), ('uid_map', f'{uid} {uid} 1'), ('gid_map', f'{gid} {gid} 1')):\n"
+                  "    open(f'/proc/self/{n}', 'w').write(t)\n"
+                  "assert libc.mount(b'none', b'/', None, 0x4000 | 0x40000, None) == 0, 'private'\n"
+                  f"assert libc.mount(b'overlay', b'{target}', b'overlay', 0, b'lowerdir={folder}:{empty}') == 0, os.strerror(ctypes.get_errno())\n"
+                  f"for b in {binds!r}:\n"
+                  f"    assert libc.mount(b.encode(), ('{target}' + b).encode(), None, 0x1000 | 0x4000, None) == 0, 'bind ' + b\n"
+                  f"os.chroot('{target}')\n"
+                  f"os.execv('/usr/bin/python3', ['python3', '{os.path.join(repo, 'Tests/service/client.py')}', '{rig.address}'])\n")
+        p = subprocess.run(rig.as_user(user) + ["/usr/bin/python3", "-c", script],
+                           input=json.dumps({"call": "GetState", "sig": "(s)", "args": [APP]}) + "\n", capture_output=True, text=True, timeout=60)
+        if p.stdout.strip():
+            r = json.loads(p.stdout)
+            print(f"     overlay file: {r}")
+            check(error_of(r) == "SandboxUnverified" and "overlay" in r.get("message", ""),
+                  "a /.flatpak-info on an overlay: SANDBOX_UNVERIFIED (overlay), not read")
+        else:
+            print(f"     (an overlay cannot be made here: {p.stderr.strip()[-400:]})")
         check(rig.daemon_alive(), "passcoded is still running")
 
         print("-- passcoded where the sandbox reader cannot keep its two capabilities", flush=True)

@@ -20,6 +20,7 @@ answers one JSON line on stdout. Requests:
                                                          (SetHooks APP F), kept until exit, allowing every hook asked
   {"heard": 0}                                           the members of the hooks the listeners were asked or told
   {"props": PATH}                                        Properties.GetAll of a store's object (its interface)
+  {"prop": PATH, "name": NAME}                           Properties.Get of one property of a store's object
   {"signals": 0}                                         the PropertiesChanged this connection received
                                                          since the last ask (it listens for every one
                                                          the bus lets it, with an eavesdropping match too)
@@ -335,6 +336,10 @@ def main():
                                                    Gio.DBusCallFlags.NONE, 10000, None))
             if "ok" in out:
                 out["ok"] = [dict(out["ok"][0])]
+        elif "prop" in req:
+            out = answer_of(lambda: conn.call_sync(NAME, req["prop"], "org.freedesktop.DBus.Properties", "Get",
+                                                   GLib.Variant("(ss)", ("org.libpasscode.Passcode1.Store", req["name"])), None,
+                                                   Gio.DBusCallFlags.NONE, 10000, None))
         elif "signals" in req:
             with heard_lock:
                 out = {"ok": list(heard)}

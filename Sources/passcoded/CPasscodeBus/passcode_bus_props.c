@@ -42,8 +42,11 @@ static int get_prop(sd_bus *bus, const char *path, const char *interface, const 
     char *app = app_of(path);
     if (!app) return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_OBJECT, "not a store's path");
     passcode_bus_props p;
-    int r = current_lookup ? current_lookup(uid, app, &p) : -ENOSYS;
+    char name[256] = "", text[1024] = "";
+    int r = current_lookup ? current_lookup(m, uid, app, &p, name, sizeof name, text, sizeof text) : -ENOSYS;
     free(app);
+    if (r == -EACCES)
+        return sd_bus_error_set(error, name[0] ? name : SD_BUS_ERROR_ACCESS_DENIED, text[0] ? text : "the caller may not read this store");
     if (r < 0)
         return sd_bus_error_setf(error, "org.libpasscode.Error.NotWatched",
                                  "%s: no connection of this uid watches this store; call Watch(app_id) first", property);

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SYS_pidfd_open
@@ -181,13 +182,23 @@ static int read_app(pid_t pid, char *id, size_t id_size, char *message, size_t m
         close(pidfd);
         return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the calling process's root cannot be opened (%s)", strerror(e));
     }
-    // A FUSE filesystem answers when its user likes: such a file is not read (the alarm of the
-    // worker is the bound for any other that hangs).
+    // A FUSE filesystem answers when its user likes, and an overlay (which a user namespace may
+    // mount) may stack one while the mount table names "overlay": such a file is not read. Nor is
+    // one whose filesystem the mount table does not name (a root moved into a directory of a mount
+    // the process cannot see). The alarm of the worker, and the helper's own bound, are the bound
+    // for any other that hangs. Flatpak's /.flatpak-info is on a tmpfs.
     char fstype[64];
-    if (info_fstype(pid, fstype, sizeof fstype) == 0 && strncmp(fstype, "fuse", 4) == 0) {
+    if (info_fstype(pid, fstype, sizeof fstype) != 0) {
         close(root);
         close(pidfd);
-        return say(message, message_size, PASSCODE_SANDBOX_MALFORMED, "the sandbox's /.flatpak-info is on a FUSE filesystem (%s), which is not read", fstype);
+        return say(message, message_size, PASSCODE_SANDBOX_MALFORMED,
+                   "the filesystem that holds the caller's /.flatpak-info cannot be told from its mount table, so the file is not read");
+    }
+    if (strncmp(fstype, "fuse", 4) == 0 || strcmp(fstype, "overlay") == 0 || strncmp(fstype, "overlay.", 8) == 0) {
+        close(root);
+        close(pidfd);
+        return say(message, message_size, PASSCODE_SANDBOX_MALFORMED,
+                   "the sandbox's /.flatpak-info is on a %s filesystem (%s), which is not read", fstype[0] == 'f' ? "FUSE" : "stacked (overlay)", fstype);
     }
     int code;
     int f = openat(root, ".flatpak-info", O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -295,7 +306,19 @@ static void helper_loop(int fd) {
         close(pipefd[1]);
         struct answer w;
         size_t got = 0;
+        // The worker's answer is awaited 2.5 seconds at most, whatever the worker does (its alarm
+        // may be held off: a stopped worker, a read the kernel does not interrupt); then it is killed.
+        struct timespec begun;
+        clock_gettime(CLOCK_MONOTONIC, &begun);
         while (worker > 0 && got < sizeof w) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            long left = 2500 - ((now.tv_sec - begun.tv_sec) * 1000 + (now.tv_nsec - begun.tv_nsec) / 1000000);
+            if (left <= 0) break;
+            struct pollfd wp = {.fd = pipefd[0], .events = POLLIN};
+            int pr = poll(&wp, 1, (int)left);
+            if (pr < 0 && errno == EINTR) continue;
+            if (pr <= 0) break;
             n = read(pipefd[0], (char *)&w + got, sizeof w - got);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) break;
@@ -379,22 +402,22 @@ int passcode_sandbox_helper_start(void) {
 static uint32_t next_serial;
 
 int passcode_sandbox_query(int fd, pid_t pid, int timeout_ms, char *id, size_t id_size, char *message, size_t message_size) {
-    if (fd < 0) return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader is not running");
+    if (fd < 0) return say(message, message_size, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader is not running");
     struct request req = {.serial = ++next_serial, .pid = pid};
     ssize_t n;
     do {
         n = send(fd, &req, sizeof req, MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
-    if (n != (ssize_t)sizeof req) return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader is not running");
+    if (n != (ssize_t)sizeof req) return say(message, message_size, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader is not running");
     for (;;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int r = poll(&p, 1, timeout_ms);
         if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader did not answer in time");
+        if (r <= 0) return say(message, message_size, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader did not answer in time");
         struct answer a;
         n = recv(fd, &a, sizeof a, 0);
         if (n < 0 && errno == EINTR) continue;
-        if (n != (ssize_t)sizeof a) return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader is not running");
+        if (n != (ssize_t)sizeof a) return say(message, message_size, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader is not running");
         if (a.serial != req.serial) continue;  // the late answer of an earlier question
         a.id[sizeof a.id - 1] = 0;
         a.message[sizeof a.message - 1] = 0;
@@ -409,4 +432,40 @@ int passcode_sandbox_query(int fd, pid_t pid, int timeout_ms, char *id, size_t i
         if (message && message_size) snprintf(message, message_size, "%s", a.message);
         return a.code;
     }
+}
+
+int passcode_sandbox_ask(int fd, uint32_t serial, pid_t pid) {
+    if (fd < 0) return -EBADF;
+    struct request req = {.serial = serial, .pid = pid};
+    ssize_t n;
+    do {
+        n = send(fd, &req, sizeof req, MSG_NOSIGNAL | MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) return -errno;
+    return n == (ssize_t)sizeof req ? 0 : -EIO;
+}
+
+int passcode_sandbox_take(int fd, uint32_t *serial, char *id, size_t id_size, char *message, size_t message_size) {
+    if (fd < 0) return -EBADF;
+    struct answer a;
+    ssize_t n;
+    do {
+        n = recv(fd, &a, sizeof a, MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
+    if (n != (ssize_t)sizeof a) return -EPIPE;  // the helper is gone (0), or wrote nonsense
+    *serial = a.serial;
+    a.id[sizeof a.id - 1] = 0;
+    a.message[sizeof a.message - 1] = 0;
+    if (a.code == PASSCODE_SANDBOX_APP) {
+        size_t len = strlen(a.id);
+        if (!passcode_sandbox_id_valid(a.id, len) || len >= id_size)
+            return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader answered no valid app id");
+        memcpy(id, a.id, len + 1);
+        return a.code;
+    }
+    if (a.code < PASSCODE_SANDBOX_NONE || a.code > PASSCODE_SANDBOX_UNVERIFIED)
+        return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader answered no known verdict");
+    if (message && message_size) snprintf(message, message_size, "%s", a.message);
+    return a.code;
 }

@@ -142,6 +142,11 @@ final class PushedStates: @unchecked Sendable {
         }
     }
 
+    /// Whether the connection `sender` watches `uid`'s store `app` (it was admitted to it by Watch).
+    func isWatcher(_ sender: String, uid: uid_t, app: String) -> Bool {
+        mutex.withLock { watching[sender]?.uid == uid && watching[sender]?.keys.contains(PushedStates.key(uid, app)) == true }
+    }
+
     /// The last state pushed of `uid`'s store `app` (the getters), or nil when not watched.
     func lookup(uid: uid_t, app: String) -> passcode_bus_props? {
         guard let e = mutex.withLock({ entries[PushedStates.key(uid, app)] }) else { return nil }

@@ -8,7 +8,8 @@
 // bus again for the connection's pid, and takes the answer only if it is the same (the helper has
 // checked, through a pidfd and the start time, that the process it read was that pid's all
 // along). The verdict is kept for the connection's life: a sandbox that swaps its file later
-// gets nothing more. Debian 12's dbus-daemon gives no ProcessFD, and passcoded's connection
+// gets nothing more. A reader that did not answer in time (or is not running) gives no verdict:
+// that call is refused and the connection's next one asks again. Debian 12's dbus-daemon gives no ProcessFD, and passcoded's connection
 // takes no file descriptors, so the pid is what is read (see passcoded(8), "Sandboxed callers").
 import CPasscodeBus
 import Glibc
@@ -26,50 +27,187 @@ enum SandboxVerdict: Sendable {
 }
 
 /// The verdicts of the connections (by unique name), on the bus thread only.
+///
+/// The reader is asked without waiting: a connection's first call is parked (kept, referenced)
+/// until the reader answers, and the bus thread goes on with every other caller meanwhile
+/// (`pump`, from the main loop, takes the answers and runs the parked calls). Each uid has at
+/// most one question out at a time; its other new connections wait their turn, in the order
+/// they called, so that one uid whose sandboxes take long to read holds only itself.
 final class SandboxBook: @unchecked Sendable {
     static let shared = SandboxBook()
     /// passcoded's end of the sandbox reader's socketpair (-1: none started; every caller is
     /// then refused in the sandbox check, unsandboxed ones too, since none can be told apart).
     var helperFD: Int32 = -1
+    /// How long the reader is given to answer one question (its worker is killed after 2.5 s).
+    static let answerMilliseconds: UInt64 = 3000
+    /// Calls one connection, and one uid, may have parked before their sandbox is read; more are
+    /// refused (LimitsExceeded), as the scheduler's queues are bounded.
+    static let maxParkedPerConnection = 32
+    static let maxParkedPerUID = 256
     private var verdicts: [String: SandboxVerdict] = [:]
+    /// A verdict for the calls being run again now, when it is not kept (the reader did not answer).
+    private var passing: (sender: String, verdict: SandboxVerdict)?
 
-    /// The verdict of the connection that sent `m`, read at its first call and kept.
-    func verdict(_ m: OpaquePointer) -> SandboxVerdict {
+    private struct Waiting {
+        let uid: uid_t
+        var calls: [MessageRef] = []
+    }
+    private struct Question {
+        let sender: String
+        let pid: pid_t
+        let serial: UInt32
+        let deadline: UInt64
+    }
+    /// The connections whose calls are parked, by unique name.
+    private var waiting: [String: Waiting] = [:]
+    /// Each uid's connections waiting for its question's turn, in the order they called.
+    private var turns: [uid_t: [String]] = [:]
+    /// Each uid's question out, at most one.
+    private var asked: [uid_t: Question] = [:]
+    private var parkedPerUID: [uid_t: Int] = [:]
+    private var serial: UInt32 = 0
+    /// Runs a parked call again (the service's handle), set by main.
+    var rerun: ((OpaquePointer) -> Void)?
+
+    /// The verdict of the connection that sent `m`, when it is known (kept, or being passed to
+    /// its parked calls); nil while its sandbox is not read.
+    func known(_ m: OpaquePointer) -> SandboxVerdict? {
         guard let senderPointer = sd_bus_message_get_sender(m) else {
             return .refused(status: BusStatus.errSandboxUnverified, message: "the caller has no name on the bus; its sandbox cannot be read")
         }
         let sender = String(cString: senderPointer)
-        if let known = verdicts[sender] { return known }
-        let verdict = read(m, sender: sender)
-        verdicts[sender] = verdict
-        return verdict
+        if let passing, passing.sender == sender { return passing.verdict }
+        return verdicts[sender]
     }
 
-    /// Forgets the verdict of a connection that closed.
+    /// The verdict of the connection that sent `m`, which its call was parked for (`park`).
+    func verdict(_ m: OpaquePointer) -> SandboxVerdict {
+        known(m) ?? .refused(status: BusStatus.errSandboxUnverified, message: "the caller's sandbox is not read yet; call again")
+    }
+
+    /// Parks the call `m` of `uid` until its connection's sandbox is read (the reader is asked
+    /// now when the uid has no question out). nil, or the refusal when too many are parked.
+    func park(_ m: OpaquePointer, uid: uid_t, sender: String) -> String? {
+        var w = waiting[sender] ?? Waiting(uid: uid)
+        if w.calls.count >= SandboxBook.maxParkedPerConnection {
+            return "this connection has \(SandboxBook.maxParkedPerConnection) calls waiting for its sandbox to be read"
+        }
+        if parkedPerUID[uid, default: 0] >= SandboxBook.maxParkedPerUID {
+            return "this user has \(SandboxBook.maxParkedPerUID) calls waiting for their sandboxes to be read"
+        }
+        let first = waiting[sender] == nil
+        sd_bus_message_ref(m)
+        w.calls.append(MessageRef(m))
+        waiting[sender] = w
+        parkedPerUID[uid, default: 0] += 1
+        if first {
+            turns[uid, default: []].append(sender)
+            startNext(uid: uid, bus: sd_bus_message_get_bus(m))
+        }
+        return nil
+    }
+
+    /// Asks the reader about the next connection of `uid` in turn, if the uid has none out.
+    private func startNext(uid: uid_t, bus: OpaquePointer?) {
+        while asked[uid] == nil, var queue = turns[uid], !queue.isEmpty {
+            let sender = queue.removeFirst()
+            turns[uid] = queue.isEmpty ? nil : queue
+            guard let w = waiting[sender], let first = w.calls.first else { continue }
+            var pid: pid_t = 0
+            guard passcode_bus_sender_pid(first.pointer, &pid) >= 0 else {
+                resolve(sender, .refused(status: BusStatus.errSandboxUnverified,
+                                         message: "the caller's process cannot be established; its sandbox cannot be read"), keep: false)
+                continue
+            }
+            serial &+= 1
+            let r = passcode_sandbox_ask(helperFD, serial, pid)
+            guard r >= 0 else {
+                resolve(sender, .refused(status: BusStatus.errSandboxUnverified,
+                                         message: "the sandbox reader cannot be asked now (\(String(cString: strerror(-r)))); the caller's sandbox "
+                                             + "cannot be read now, so nothing is opened for it (try again)"), keep: false)
+                continue
+            }
+            asked[uid] = Question(sender: sender, pid: pid, serial: serial,
+                                  deadline: monotonicMicroseconds() + SandboxBook.answerMilliseconds * 1000)
+        }
+    }
+
+    /// Gives `sender` its verdict (kept or not), runs its parked calls with it, and frees its turn.
+    private func resolve(_ sender: String, _ verdict: SandboxVerdict, keep: Bool) {
+        if keep { verdicts[sender] = verdict }
+        guard let w = waiting.removeValue(forKey: sender) else { return }
+        parkedPerUID[w.uid] = parkedPerUID[w.uid, default: 0] - w.calls.count > 0 ? parkedPerUID[w.uid, default: 0] - w.calls.count : nil
+        passing = (sender, verdict)
+        for call in w.calls {
+            rerun?(call.pointer)
+            sd_bus_message_unref(call.pointer)
+        }
+        passing = nil
+    }
+
+    /// The poll timeout (ms) until the earliest question's deadline; -1 when none is out.
+    func timeoutMilliseconds() -> Int32 {
+        guard let earliest = asked.values.map(\.deadline).min() else { return -1 }
+        let now = monotonicMicroseconds()
+        return earliest <= now ? 0 : Int32(clamping: (earliest - now + 999) / 1000)
+    }
+
+    /// Takes the reader's answers and the questions past their deadline (bus thread, main loop).
+    func pump(_ bus: OpaquePointer) {
+        var id = [CChar](repeating: 0, count: Int(PASSCODE_SANDBOX_ID_MAX) + 1)
+        var message = [CChar](repeating: 0, count: 256)
+        while true {
+            var answered: UInt32 = 0
+            let code = passcode_sandbox_take(helperFD, &answered, &id, id.count, &message, message.count)
+            if code == -EAGAIN { break }
+            if code < 0 {
+                // The reader is gone: every question out is refused (not kept), and later ones fail at once.
+                for (uid, q) in asked {
+                    asked[uid] = nil
+                    resolve(q.sender, .refused(status: BusStatus.errSandboxUnverified,
+                                               message: "the sandbox reader is not running; the caller's sandbox cannot be read now, so nothing is opened for it"),
+                            keep: false)
+                    startNext(uid: uid, bus: bus)
+                }
+                break
+            }
+            guard let (uid, q) = asked.first(where: { $0.value.serial == answered }) else { continue }  // a late answer
+            asked[uid] = nil
+            let (verdict, keep) = SandboxBook.verdict(of: code, id: id, message: message, bus: bus, sender: q.sender, pid: q.pid)
+            resolve(q.sender, verdict, keep: keep)
+            startNext(uid: uid, bus: bus)
+        }
+        let now = monotonicMicroseconds()
+        for (uid, q) in asked where q.deadline <= now {
+            asked[uid] = nil
+            resolve(q.sender, .refused(status: BusStatus.errSandboxUnverified,
+                                       message: "the sandbox reader did not answer in time; the caller's sandbox cannot be read now, so nothing is opened for it (try again)"),
+                    keep: false)
+            startNext(uid: uid, bus: bus)
+        }
+    }
+
+    /// Forgets the verdict of a connection that closed (its parked calls, if any, are still answered).
     func forget(sender: String) {
         verdicts[sender] = nil
     }
 
-    private func read(_ m: OpaquePointer, sender: String) -> SandboxVerdict {
-        var pid: pid_t = 0
-        guard passcode_bus_sender_pid(m, &pid) >= 0 else {
-            return .refused(status: BusStatus.errSandboxUnverified, message: "the caller's process cannot be established; its sandbox cannot be read")
-        }
-        var id = [CChar](repeating: 0, count: Int(PASSCODE_SANDBOX_ID_MAX) + 1)
-        var message = [CChar](repeating: 0, count: 256)
-        let answer = passcode_sandbox_query(helperFD, pid, 3000, &id, id.count, &message, message.count)
+    /// The verdict of the reader's answer `code` about `sender`'s process `pid`, and whether it is
+    /// kept for the connection's life.
+    private static func verdict(of code: Int32, id: [CChar], message: [CChar], bus: OpaquePointer, sender: String,
+                                pid: pid_t) -> (SandboxVerdict, Bool) {
         // The connection's pid once more, asked of the bus now: the process read must still be it.
         var again: pid_t = 0
-        guard passcode_bus_name_pid(sd_bus_message_get_bus(m), sender, &again) >= 0, again == pid else {
-            return .refused(status: BusStatus.errSandboxUnverified, message: "the caller's connection changed while its sandbox was read")
+        guard passcode_bus_name_pid(bus, sender, &again) >= 0, again == pid else {
+            return (.refused(status: BusStatus.errSandboxUnverified, message: "the caller's connection changed while its sandbox was read"), true)
         }
-        switch answer {
-        case Int32(PASSCODE_SANDBOX_NONE): return .unsandboxed
-        case Int32(PASSCODE_SANDBOX_APP): return .app(Service.message(id))
+        switch code {
+        case Int32(PASSCODE_SANDBOX_NONE): return (.unsandboxed, true)
+        case Int32(PASSCODE_SANDBOX_APP): return (.app(Service.message(id)), true)
         case Int32(PASSCODE_SANDBOX_MALFORMED):
-            return .refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)): the app cannot be verified, so nothing is opened for it")
+            return (.refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)): the app cannot be verified, so nothing is opened for it"), true)
         default:
-            return .refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)); the caller's sandbox cannot be read, so nothing is opened for it")
+            return (.refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)); the caller's sandbox cannot be read, so nothing is opened for it"), true)
         }
     }
 }
@@ -91,11 +229,46 @@ extension Service {
             guard text == verified || text.hasPrefix(verified + "."), let app = AppID(sandboxed: text) else {
                 throw Service.refusal(BusStatus.errSandboxWrongApp,
                                       "the app is verified as \(verified) by its sandbox: it may open \(verified) and stores under it "
-                                      + "(\(verified).NAME), not \(text.prefix(AppID.maxSandboxedBytes)); nothing was opened or counted")
+                                      + "(\(verified).NAME), not \(Service.quoted(text)); nothing was opened or counted")
             }
             try stores.claim(uid: caller, appID: app, for: verified)
             return app
         }
+    }
+
+    /// A read of the properties of `caller`'s store `app` (its object's path decoded) by the
+    /// sender of `m`: an unsandboxed caller reads any store of its uid, as before; a sandboxed one
+    /// only a store it watches, so one admitted to it by the same rule as a call (`admit`); one
+    /// whose sandbox cannot be read nothing. Each refusal names the reader's verified id.
+    func admitPropertyRead(_ app: String, _ m: OpaquePointer, caller: uid_t) throws {
+        switch SandboxBook.shared.verdict(m) {
+        case .unsandboxed:
+            return
+        case .refused(let status, let message):
+            throw Service.refusal(status, message)
+        case .app(let verified):
+            let sender = sd_bus_message_get_sender(m).map { String(cString: $0) } ?? ""
+            guard app == verified || app.hasPrefix(verified + "."), PushedStates.shared.isWatcher(sender, uid: caller, app: app) else {
+                throw Service.refusal(BusStatus.errSandboxWrongApp,
+                                      "the app is verified as \(verified) by its sandbox: it reads the properties of the stores it "
+                                      + "watches of \(verified) and under it, not of \(Service.quoted(app)); nothing was read")
+            }
+        }
+    }
+
+    /// `text` cut to `AppID.maxSandboxedBytes` bytes with its control characters escaped (a
+    /// newline as \n, any other as \xHH): a caller's text quoted in a message never starts a line.
+    static func quoted(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars.prefix(AppID.maxSandboxedBytes) {
+            switch scalar.value {
+            case 0x0A: out += "\\n"
+            case 0x5C: out += "\\\\"
+            case 0..<0x20, 0x7F: out += "\\x" + String(scalar.value, radix: 16).leftPadded(2)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     static func refusal(_ status: Int32, _ message: String) -> CallError {
@@ -179,4 +352,16 @@ extension StoreRoot {
     func removeMark(uid: uid_t, appID: AppID) {
         unlink(markPath("\(root)/\(uid)", appID))
     }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}
+
+/// Copies `text` into the C buffer `out` of `size` bytes, cut and NUL-terminated.
+func strlcpyBytes(_ out: UnsafeMutablePointer<CChar>, _ text: String, _ size: Int) -> Int {
+    let bytes = Array(text.utf8.prefix(size - 1))
+    for (i, b) in bytes.enumerated() { out[i] = CChar(bitPattern: b) }
+    out[bytes.count] = 0
+    return bytes.count
 }

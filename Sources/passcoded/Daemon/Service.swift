@@ -34,10 +34,18 @@ final class Service {
         sd_bus_message_sensitive(m)
         do {
             let caller = try callerUID(m)
+            let sender = sd_bus_message_get_sender(m).map { String(cString: $0) }
+            // A connection's first call waits, parked, until its sandbox is read (Service+Sandbox.swift):
+            // the bus thread goes on meanwhile, and runs it again here once the reader answered.
+            if let sender, SandboxBook.shared.known(m) == nil {
+                if let refusal = SandboxBook.shared.park(m, uid: caller, sender: sender) {
+                    throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded", message: refusal)
+                }
+                return 1
+            }
             let job = try prepare(member, m, caller: caller)
             sd_bus_message_ref(m)  // until `finish` has answered it
             // The caller's hooks, when its connection registered some, are asked from the work (Service+Hooks.swift).
-            let sender = sd_bus_message_get_sender(m).map { String(cString: $0) }
             // ...and the proof of a passcode its connection entered last (Proofs.swift).
             let work = ProofBook.forCaller(sender, Service.withHostHooks(m, uid: job.uid, job.work))
             // Queued for its connection: the uid's connections take turns (Scheduler).
@@ -50,6 +58,17 @@ final class Service {
             let (name, message) = errorReply(error)
             return sd_bus_error_set(out, name, message)
         }
+    }
+
+    /// Runs again a call parked until its connection's sandbox was read, answering a refusal itself.
+    func rerun(_ m: OpaquePointer) {
+        let member = sd_bus_message_get_member(m).map { String(cString: $0) } ?? ""
+        var e = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        let r = handle(m, member: member, error: &e)
+        if r < 0 {
+            if sd_bus_error_is_set(&e) != 0 { sd_bus_reply_method_error(m, &e) } else { sd_bus_reply_method_errno(m, r, nil) }
+        }
+        sd_bus_error_free(&e)
     }
 
     /// Sends the answer of a call a worker finished (on the bus thread).

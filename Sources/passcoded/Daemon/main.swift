@@ -99,8 +99,19 @@ r = passcode_bus_add_object(bus) { m, member, error in
 }
 guard r >= 0 else { fail("cannot publish the interface: \(String(cString: strerror(-r)))") }
 // The stores' objects: their properties, each caller's own (Service+Properties.swift).
-r = passcode_bus_add_store_objects(bus) { uid, app, out in
-    guard let app, let out, let props = PushedStates.shared.lookup(uid: uid, app: String(cString: app)) else { return -ENOENT }
+// A sandboxed caller reads its own app's stores only, as its calls open them (Service+Sandbox.swift).
+r = passcode_bus_add_store_objects(bus) { m, uid, app, out, name, nameSize, text, textSize in
+    guard let m, let app, let out else { return -ENOENT }
+    let appName = String(cString: app)
+    // A connection whose sandbox is not read yet (it made no call) reads nothing, as one that watches nothing.
+    guard SandboxBook.shared.known(m) != nil else { return -ENOENT }
+    do { try service.admitPropertyRead(appName, m, caller: uid) } catch {
+        let (errorName, errorText) = service.errorReply(error)
+        if let name, nameSize > 0 { _ = strlcpyBytes(name, errorName, nameSize) }
+        if let text, textSize > 0 { _ = strlcpyBytes(text, errorText, textSize) }
+        return -EACCES
+    }
+    guard let props = PushedStates.shared.lookup(uid: uid, app: appName) else { return -ENOENT }
     out.pointee = props
     return 0
 }
@@ -114,6 +125,7 @@ r = passcode_bus_watch_gone(bus) { name in
     SandboxBook.shared.forget(sender: String(cString: name))
 }
 guard r >= 0 else { fail("cannot watch the bus for closed connections: \(String(cString: strerror(-r)))") }
+SandboxBook.shared.rerun = { service.rerun($0) }
 let groupNote = tpmGroup.map { ", keeping its device's group \($0)" } ?? ""
 let tpmNote = config.tpm.map { " bound to the TPM at \($0) (\(ownerAuth?.isHeld == true ? "provisioned: the owner authorization held" : "unprovisioned")\(groupNote))" } ?? ""
 log("ready on \(BusNames.name) as uid \(getuid()), stores in \(config.storeRoot)\(tpmNote); descriptors: \(descriptorLimit)")
@@ -131,6 +143,12 @@ while true {
         r = sd_bus_process(bus, nil)
         if r < 0 { fail("the bus failed: \(String(cString: strerror(-r)))") }
     } while r > 0
+    // The sandbox reader's answers: the calls parked for them run now (Service+Sandbox.swift).
+    SandboxBook.shared.pump(bus)
+    repeat {
+        r = sd_bus_process(bus, nil)
+        if r < 0 { fail("the bus failed: \(String(cString: strerror(-r)))") }
+    } while r > 0
     let finished = service.scheduler.takeFinished()
     // The workers' calls to hosts' hooks; after taking the answers, so that a notification a call
     // sent goes out before that call's reply (Service+Hooks.swift).
@@ -141,12 +159,15 @@ while true {
         sd_bus_message_unref(message.pointer)
     }
     var fds = [pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
-               pollfd(fd: service.scheduler.wakeFD, events: Int16(POLLIN), revents: 0)]
+               pollfd(fd: service.scheduler.wakeFD, events: Int16(POLLIN), revents: 0),
+               pollfd(fd: SandboxBook.shared.helperFD, events: Int16(POLLIN), revents: 0)]
     var until: UInt64 = 0
     var timeoutMs: Int32 = -1
     if sd_bus_get_timeout(bus, &until) > 0 && until != UInt64.max {
         let now = monotonicMicroseconds()
         timeoutMs = until <= now ? 0 : Int32(clamping: (until - now + 999) / 1000)
     }
-    if poll(&fds, 2, timeoutMs) < 0 && errno != EINTR { fail("poll failed: \(String(cString: strerror(errno)))") }
+    let sandboxMs = SandboxBook.shared.timeoutMilliseconds()
+    if sandboxMs >= 0 && (timeoutMs < 0 || sandboxMs < timeoutMs) { timeoutMs = sandboxMs }
+    if poll(&fds, 3, timeoutMs) < 0 && errno != EINTR { fail("poll failed: \(String(cString: strerror(errno)))") }
 }

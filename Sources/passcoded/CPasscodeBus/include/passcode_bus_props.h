@@ -18,9 +18,13 @@
 // only. `generation` grows with every push of the store (a later one supersedes an earlier one).
 #include "passcode_bus_store.h"
 
-/// Fills `out` with the last values pushed of the store `app_id` of `uid`; < 0 when none is kept
-/// (no connection of that uid watches it).
-typedef int (*passcode_bus_props_lookup)(uid_t uid, const char *app_id, passcode_bus_props *out);
+/// Fills `out` with the last values pushed of the store `app_id` of `uid`, for the call `m` (its
+/// sender is admitted to that store as a method call naming it would be: a sandboxed caller to
+/// its own app's stores only). -ENOENT when none is kept (no connection of that uid watches it);
+/// -EACCES when the sender is refused, with the D-Bus error's name and message in `name` and
+/// `text` (NUL-terminated, cut to their sizes).
+typedef int (*passcode_bus_props_lookup)(sd_bus_message *m, uid_t uid, const char *app_id, passcode_bus_props *out, char *name,
+                                         size_t name_size, char *text, size_t text_size);
 
 /// Publishes the store objects under PASSCODE_BUS_STORE_PREFIX; their getters ask `lookup` with
 /// the caller's uid (from the bus daemon's record, as passcode_bus_sender_uid), never another.

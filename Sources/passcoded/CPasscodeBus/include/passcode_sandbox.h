@@ -5,6 +5,7 @@
 #define PASSCODE_SANDBOX_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /// The longest app id a sandbox may have (Flatpak's limit), in bytes.
@@ -16,6 +17,7 @@ enum {
     PASSCODE_SANDBOX_APP = 1,         // sandboxed, its app id read and checked
     PASSCODE_SANDBOX_MALFORMED = 2,   // a /.flatpak-info that is no valid one (the message says how)
     PASSCODE_SANDBOX_UNVERIFIED = 3,  // the process could not be read, or was gone or replaced meanwhile
+    PASSCODE_SANDBOX_UNAVAILABLE = 4, // the helper did not answer in time, or is not running: ask again later
 };
 
 /// Starts the helper: a child of passcoded, forked while it is still root, that keeps uid 0 with
@@ -29,9 +31,18 @@ int passcode_sandbox_helper_start(void);
 
 /// Asks the helper which app the process `pid` is: a PASSCODE_SANDBOX_* answer; the app id in
 /// `id` (NUL-terminated) for PASSCODE_SANDBOX_APP, else what went wrong in `message`. Waits at
-/// most `timeout_ms` (no answer in time: PASSCODE_SANDBOX_UNVERIFIED). Called from one thread
+/// most `timeout_ms` (no answer in time: PASSCODE_SANDBOX_UNAVAILABLE). Called from one thread
 /// at a time.
 int passcode_sandbox_query(int fd, pid_t pid, int timeout_ms, char *id, size_t id_size, char *message, size_t message_size);
+
+/// Sends the helper the question `serial`: which app is the process `pid`. Never waits: 0, or a
+/// negative errno (-EAGAIN: the socket is full).
+int passcode_sandbox_ask(int fd, uint32_t serial, pid_t pid);
+
+/// Takes one answer of the helper if one is there, never waiting: a PASSCODE_SANDBOX_* answer
+/// with its question's number in `serial` (the id, or the message, as passcode_sandbox_query);
+/// -EAGAIN when none is there; another negative errno when the helper is gone.
+int passcode_sandbox_take(int fd, uint32_t *serial, char *id, size_t id_size, char *message, size_t message_size);
 
 /// Whether `text` (its `n` bytes) is an app id as Flatpak allows one: at most 255 bytes, at
 /// least three elements separated by '.', each from [A-Za-z0-9_-] and not starting with a digit,
