@@ -29,7 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "Tests", "service"))
-from harness import TRY_POLICIES, TRY_POLICY, PrivateService, write_root_file  # noqa: E402
+from harness import TRY_POLICIES, TRY_POLICY, PrivateService, privileged_port, write_root_file  # noqa: E402
 
 import dbus  # noqa: E402
 import dbusmock  # noqa: E402
@@ -45,19 +45,6 @@ def check(ok, what):
     print(("ok   " + what.split(":\n")[0]) if ok else ("FAIL " + what), flush=True)
     if not ok:
         failures.append(what)
-
-
-def privileged_port():
-    """A free loopback port below 1024: passcoded takes a relay without STARTTLS only there."""
-    import socket
-    for candidate in range(1023, 600, -1):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", candidate))
-            except OSError:
-                continue
-            return candidate
-    raise SystemExit("service_demo: no free privileged loopback port for the mail relay")
 
 
 class Mailbox:

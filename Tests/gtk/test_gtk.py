@@ -28,7 +28,9 @@ from gi.repository import Adw, Gdk, GdkPixbuf, Gio, GLib, Gtk, Pango  # noqa: E4
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "gtk"))
+sys.path.insert(0, os.path.join(HERE, "..", "service"))
 import desktop  # noqa: E402
+from harness import privileged_port  # noqa: E402  (Tests/service/harness.py)
 import passcode  # noqa: E402
 import passcode_gtk as pg  # noqa: E402
 from passcode import Event, FlowKind, FlowStep, LockReason, SecurityEvent, Setting  # noqa: E402
@@ -1076,19 +1078,6 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
 
     def _logged(self, kind):
         return any(e.kind == kind for e in self.app.store.events())
-
-
-def privileged_port():
-    """A free loopback port below 1024: passcoded takes a relay without STARTTLS only on
-    loopback at a port no user may bind (passcoded(8)); the tests run as root."""
-    for candidate in range(1023, 600, -1):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", candidate))
-            except OSError:
-                continue
-            return candidate
-    raise AssertionError("no free privileged loopback port for the mail relay")
 
 
 class GtkServiceMode(unittest.TestCase):

@@ -500,7 +500,7 @@ class Machine:
     def attempt_seq(self, user):
         """The store's committed attempt count, read as passcoded's own user (a read-only
         connection: no -wal or -shm of root's made)."""
-        r = sh(*as_user(self.svc), "/usr/bin/python3", "-c", SEQ_READER, self.store_path(user), check_rc=False, env=clean_env())
+        r = sh(*as_user(self.svc), "/usr/bin/python3", ATTEMPT_COUNT, self.store_path(user), check_rc=False, env=clean_env())
         try:
             return int(r.stdout.split()[-1])
         except (IndexError, ValueError):
@@ -550,34 +550,7 @@ class Syslog:
         return [ln for ln in self.lines[mark:] if re.search(pattern, ln)]
 
 
-SEQ_READER = r"""
-import sqlite3, sys
-con = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True, timeout=10)
-row = con.execute("SELECT value FROM state WHERE key = 'attempt_seq'").fetchone()
-print(int(row[0]) if row else 0)
-"""
-
-COUNT_WATCHER = r"""
-import sqlite3, sys, time
-def seq():
-    con = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True, timeout=10)
-    try:
-        row = con.execute("SELECT value FROM state WHERE key = 'attempt_seq'").fetchone()
-        return int(row[0]) if row else 0
-    finally:
-        con.close()
-base = seq()
-print("READY", base, flush=True)
-sys.stdin.readline()
-end = time.monotonic() + 30
-while time.monotonic() < end:
-    if seq() > base:
-        print("COUNTED", flush=True)
-        break
-    time.sleep(0.002)
-else:
-    print("NOT COUNTED", flush=True)
-"""
+ATTEMPT_COUNT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "service", "attempt_count.py")  # the committed count, read as passcoded's user
 
 LIVE = []
 
@@ -863,7 +836,7 @@ def killed_mid_verify(m, k, pin):
     t = sudo(m, k)
     asked = t.expect(re.escape(PIN_PROMPT)) is not None
     pid = m.passcoded_pid()  # activated by the module's first call, before the prompt
-    watch = subprocess.Popen([*as_user(m.svc), "/usr/bin/python3", "-c", COUNT_WATCHER, m.store_path(k)],
+    watch = subprocess.Popen([*as_user(m.svc), "/usr/bin/python3", ATTEMPT_COUNT, m.store_path(k), "--wait", "30"],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/", env=clean_env())
     base = int(watch.stdout.readline().split()[1])
     watch.stdin.write("go\n")

@@ -20,6 +20,7 @@ import os
 import pwd
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,19 @@ DEFAULT_POLICY = """    <allow user="*"/>
     <allow receive_type="signal"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
 """
+
+
+def privileged_port():
+    """A free loopback port below 1024, for a test's mail relay: passcoded takes a relay without
+    STARTTLS only on loopback at a port no user may bind (passcoded(8)); the tests run as root."""
+    for candidate in range(1023, 600, -1):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return candidate
+    raise RuntimeError("no free privileged loopback port for the mail relay")
 
 
 def write_root_file(path, text, mode=0o644):

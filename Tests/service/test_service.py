@@ -55,6 +55,7 @@ top, store_root, socket_path, address = rig.top, rig.store_root, rig.socket_path
 clock_file, config_file = rig.clock_file, rig.config_file
 procs, users = rig.procs, rig.made
 add_user, cleanup, write_root_file = rig.add_user, rig.cleanup, harness.write_root_file
+privileged_port = harness.privileged_port
 # Each start waits for its own "ready" line: a restart is the same call.
 start_daemon = restart_daemon = rig.start_daemon
 
@@ -155,31 +156,6 @@ FAULTS = os.path.join(REPO, "build", "service_faults")
 FAULT_USERS = (f"{USERS}-fa", f"{USERS}-fb")
 
 
-# Run as the service's user (the owner of the store files): the store's count of attempts as
-# passcoded committed it, read without writing (a read-only connection to the WAL store).
-COUNT_WATCHER = r"""
-import sqlite3, sys, time
-def seq():
-    con = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True, timeout=10)
-    try:
-        row = con.execute("SELECT value FROM state WHERE key = 'attempt_seq'").fetchone()
-        return int(row[0]) if row else 0
-    finally:
-        con.close()
-base = seq()
-print("READY", base, flush=True)
-sys.stdin.readline()
-end = time.monotonic() + 60
-while time.monotonic() < end:
-    if seq() > base:
-        print("COUNTED", flush=True)
-        break
-    time.sleep(0.002)
-else:
-    print("NOT COUNTED", flush=True)
-"""
-
-
 class CountWatch:
     """The moment passcoded has committed one more attempt to `user`'s store of `app`: a kill
     then lands while the call runs (its answer still to come), however slow the machine is, and
@@ -190,7 +166,7 @@ class CountWatch:
         svc = pwd.getpwnam(SERVICE_USER)
         path = os.path.join(store_root, str(pw.pw_uid), app + ".db")
         self.p = subprocess.Popen(["setpriv", f"--reuid={svc.pw_uid}", f"--regid={svc.pw_gid}", "--clear-groups", "--",
-                                   "/usr/bin/python3", "-c", COUNT_WATCHER, path],
+                                   "/usr/bin/python3", os.path.join(HERE, "attempt_count.py"), path, "--wait", "60"],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/")
         self.base = int(self.p.stdout.readline().split()[1])
         self.p.stdin.write("go\n")
@@ -1554,19 +1530,6 @@ def fprint_owner_handoff():
           f"fingerprint: fprintd's name passing to {MALLORY}'s program during a check: no match, still locked, "
           f"{MALLORY}'s program is not asked to claim the reader for {ALICE}: {error_of(r)} {r.get('message', '')[:90]}; its calls {got}")
     stop_fprintd()
-
-
-def privileged_port():
-    """A free privileged port on loopback, for a relay without STARTTLS (passcoded refuses one
-    on a port any user may bind)."""
-    for candidate in range(1023, 600, -1):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", candidate))
-            except OSError:
-                continue
-            return candidate
-    raise SystemExit("test-service: no free privileged loopback port for the relay")
 
 
 class MailFolder:

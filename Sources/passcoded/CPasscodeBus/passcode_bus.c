@@ -92,9 +92,9 @@ int passcode_bus_sender_uid(sd_bus_message *m, uid_t *out) {
     return r;
 }
 
-int passcode_bus_sender_pid(sd_bus_message *m, pid_t *out) {
-    sd_bus_creds *creds = NULL;
-    int r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_PID, &creds);
+/// The pid in `creds` (from `r`, the call that got them), taken only as the bus daemon reported it
+/// (not augmented from /proc); unrefs them. 0 with the pid in `out`, or a negative errno.
+static int pid_of(int r, sd_bus_creds *creds, pid_t *out) {
     if (r < 0) return r;
     pid_t pid = 0;
     if (!(sd_bus_creds_get_augmented_mask(creds) & SD_BUS_CREDS_PID) && sd_bus_creds_get_pid(creds, &pid) >= 0 && pid > 0) {
@@ -107,20 +107,17 @@ int passcode_bus_sender_pid(sd_bus_message *m, pid_t *out) {
     return r;
 }
 
+int passcode_bus_sender_pid(sd_bus_message *m, pid_t *out) {
+    sd_bus_creds *creds = NULL;
+    int r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_PID, &creds);
+    return pid_of(r, creds, out);
+}
+
 int passcode_bus_name_pid(sd_bus *bus, const char *name, pid_t *out) {
     // sd_bus_get_name_creds asks the bus now (GetConnectionCredentials): no copy kept from before.
     sd_bus_creds *creds = NULL;
     int r = sd_bus_get_name_creds(bus, name, SD_BUS_CREDS_PID, &creds);
-    if (r < 0) return r;
-    pid_t pid = 0;
-    if (!(sd_bus_creds_get_augmented_mask(creds) & SD_BUS_CREDS_PID) && sd_bus_creds_get_pid(creds, &pid) >= 0 && pid > 0) {
-        r = 0;
-    } else {
-        r = -EPERM;
-    }
-    sd_bus_creds_unref(creds);
-    if (r == 0) *out = pid;
-    return r;
+    return pid_of(r, creds, out);
 }
 
 int passcode_bus_read_string(sd_bus_message *m, const char **out) {

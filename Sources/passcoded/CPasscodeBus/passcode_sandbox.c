@@ -401,6 +401,24 @@ int passcode_sandbox_helper_start(void) {
 
 static uint32_t next_serial;
 
+/// The helper's answer `a` as its caller takes it: the app id (checked again on this side: the
+/// helper's answer is trusted no further than the rule) or the message, and the verdict.
+static int verdict(struct answer *a, char *id, size_t id_size, char *message, size_t message_size) {
+    a->id[sizeof a->id - 1] = 0;
+    a->message[sizeof a->message - 1] = 0;
+    if (a->code == PASSCODE_SANDBOX_APP) {
+        size_t len = strlen(a->id);
+        if (!passcode_sandbox_id_valid(a->id, len) || len >= id_size)
+            return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader answered no valid app id");
+        memcpy(id, a->id, len + 1);
+        return a->code;
+    }
+    if (a->code < PASSCODE_SANDBOX_NONE || a->code > PASSCODE_SANDBOX_UNVERIFIED)
+        return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader answered no known verdict");
+    if (message && message_size) snprintf(message, message_size, "%s", a->message);
+    return a->code;
+}
+
 int passcode_sandbox_query(int fd, pid_t pid, int timeout_ms, char *id, size_t id_size, char *message, size_t message_size) {
     if (fd < 0) return say(message, message_size, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader is not running");
     struct request req = {.serial = ++next_serial, .pid = pid};
@@ -419,18 +437,7 @@ int passcode_sandbox_query(int fd, pid_t pid, int timeout_ms, char *id, size_t i
         if (n < 0 && errno == EINTR) continue;
         if (n != (ssize_t)sizeof a) return say(message, message_size, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader is not running");
         if (a.serial != req.serial) continue;  // the late answer of an earlier question
-        a.id[sizeof a.id - 1] = 0;
-        a.message[sizeof a.message - 1] = 0;
-        if (a.code == PASSCODE_SANDBOX_APP) {
-            // Checked again on this side: the helper's answer is trusted no further than the rule.
-            size_t len = strlen(a.id);
-            if (!passcode_sandbox_id_valid(a.id, len) || len >= id_size)
-                return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader answered no valid app id");
-            memcpy(id, a.id, len + 1);
-            return a.code;
-        }
-        if (message && message_size) snprintf(message, message_size, "%s", a.message);
-        return a.code;
+        return verdict(&a, id, id_size, message, message_size);
     }
 }
 
@@ -455,17 +462,5 @@ int passcode_sandbox_take(int fd, uint32_t *serial, char *id, size_t id_size, ch
     if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
     if (n != (ssize_t)sizeof a) return -EPIPE;  // the helper is gone (0), or wrote nonsense
     *serial = a.serial;
-    a.id[sizeof a.id - 1] = 0;
-    a.message[sizeof a.message - 1] = 0;
-    if (a.code == PASSCODE_SANDBOX_APP) {
-        size_t len = strlen(a.id);
-        if (!passcode_sandbox_id_valid(a.id, len) || len >= id_size)
-            return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader answered no valid app id");
-        memcpy(id, a.id, len + 1);
-        return a.code;
-    }
-    if (a.code < PASSCODE_SANDBOX_NONE || a.code > PASSCODE_SANDBOX_UNVERIFIED)
-        return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader answered no known verdict");
-    if (message && message_size) snprintf(message, message_size, "%s", a.message);
-    return a.code;
+    return verdict(&a, id, id_size, message, message_size);
 }
