@@ -505,7 +505,8 @@ def main(argv):
         os.mkdir(target, 0o755)
         with open(os.path.join(folder, ".flatpak-info"), "w") as f:
             f.write(info(APP))
-        binds = ["/usr", "/etc", "/tmp", "/" + repo.strip("/").split("/")[0]]
+        # (the checkout's top folder, unless it is one of these already: a clone under /tmp)
+        binds = list(dict.fromkeys(["/usr", "/etc", "/tmp", "/" + repo.strip("/").split("/")[0]]))
         for b in binds:
             os.mkdir(folder + b, 0o755)
         for link, to in (("lib", "usr/lib"), ("lib64", "usr/lib64"), ("bin", "usr/bin")):
