@@ -69,6 +69,8 @@ need test "util-linux passwd" "command -v setpriv && command -v useradd"
 need test systemd "command -v busctl"
 # test-sandbox builds the sandbox as flatpak does: bubblewrap, and xdg-dbus-proxy for the filtered bus.
 need test "bubblewrap xdg-dbus-proxy" "command -v bwrap && command -v xdg-dbus-proxy"
+# ... and a FUSE mount (ostree's rofiles-fuse, fuse3's fusermount3): a /.flatpak-info on one is refused.
+need test "ostree fuse3" "command -v rofiles-fuse && command -v fusermount3"
 # pam_passcode and passcodectl: pam_wrapper, pypamtest and pamtester for their tests (Tests/pam);
 # strace to see what the module opens.
 need test "libpam-wrapper python3-pypamtest" "/usr/bin/python3 -c 'import pypamtest'"

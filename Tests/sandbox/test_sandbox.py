@@ -18,6 +18,7 @@ import copy
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -213,6 +214,58 @@ def check_manifest(repo):
               f"flatpak-builder --show-manifest reads it{'' if p.returncode == 0 else ': ' + p.stderr.strip()[:300]}")
     else:
         print("     (flatpak-builder is not installed: --show-manifest not run)")
+
+
+def stalled_section(rig, user, reader):
+    """Two uids whose processes take seconds to read (15,000 mounts in a namespace of their own,
+    made after they connected), and a third uid's new connection meanwhile."""
+    print("-- two uids whose processes take seconds to read: a third uid's new connection is answered meanwhile", flush=True)
+    callers = []
+    try:
+        for name in ("s1", "s2"):
+            u = rig.user(name)
+            pw = rig.add_user(u)
+            folder = os.path.join(rig.top, "mounts-" + u)
+            os.mkdir(folder, 0o700)
+            os.chown(folder, pw.pw_uid, pw.pw_gid)
+            callers.append(subprocess.Popen(rig.as_user(u) + ["/usr/bin/python3", os.path.join(HERE, "stalled_caller.py"),
+                                                              rig.address.split("=", 1)[1], folder, "15000", APP],
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+        ready = [c.stdout.readline().strip() for c in callers]
+        probe = OutsideClient(rig, user)
+        for c in callers:
+            c.stdin.write("go\n")
+            c.stdin.flush()
+        # The probe goes once the reader is reading one of theirs (a worker of the reader exists).
+        deadline = time.monotonic() + 30  # (a guard against a hang only)
+        while not children(reader) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        r = probe.call("GetState", "(s)", OTHER)  # a new connection of a third uid: a question of its own
+        pending = [c for c in callers if not select.select([c.stdout], [], [], 0)[0]]
+        got = [json.loads(c.stdout.readline() or "{}") for c in callers]
+        print(f"     made: {ready}; the third uid's first call -> {error_of(r)} while {len(pending)} of the two slow uids' calls were unanswered; "
+              f"they then -> {[g.get('message', g) for g in got]}")
+        check(ready == ["READY", "READY"] and error_of(r) == "ok" and len(pending) == 2,
+              "a uid whose process is slow to read holds one worker of the reader: another uid's new connection is answered meanwhile")
+        probe.close()
+    finally:
+        for c in callers:
+            c.kill()
+            c.wait()
+
+
+def children(pid):
+    """The pids whose parent is `pid`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                st = f.read()
+        except (OSError, ValueError):
+            continue
+        if entry.isdigit() and int(st[st.rindex(")") + 2:].split()[1]) == pid:
+            found.append(int(entry))
+    return found
 
 
 def main(argv):
@@ -458,6 +511,8 @@ def main(argv):
             waiting.close()
             inside.close()
             outside_c.close()
+
+            stalled_section(rig, user, reader)
 
         print("-- malformed /.flatpak-info files: each a refusal of its own kind, nothing opened", flush=True)
         cases = [("no [Application] name", "[Instance]\ninstance-id=1\n", "no name"),

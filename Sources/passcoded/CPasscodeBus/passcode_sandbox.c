@@ -151,6 +151,12 @@ static int info_fstype(pid_t pid, char *out, size_t size) {
     if (!f) return -1;
     char line[4096], root_type[64] = "", file_type[64] = "";
     while (fgets(line, sizeof line, f)) {
+        // A line longer than the buffer would be read in pieces, each parsed as a line of its own:
+        // such a table (no sandbox has one) is not read further.
+        if (!strchr(line, '\n') && !feof(f)) {
+            fclose(f);
+            return -1;
+        }
         // id parent major:minor root mount-point options [optional...] - type source super-options
         char *fields[5] = {0};
         char *save = NULL, *p = strtok_r(line, " ", &save);
@@ -277,18 +283,103 @@ static void write_all(int fd, const void *data, size_t size) {
     }
 }
 
+/// A question the helper is working on: its worker, the pipe of the worker's answer, and when it began.
+struct job {
+    uint32_t serial;
+    pid_t worker;
+    int pipe;
+    struct timespec begun;
+    size_t got;
+    struct answer answer;
+};
+
+/// At most this many questions are read at once, each by a worker of its own: passcoded has at
+/// most one question out per uid, so a uid whose sandbox is slow to read (2.5 s at most) holds its
+/// own worker, not the others' questions. Past it, a question is answered at once: busy.
+#define HELPER_WORKERS 32
+#define HELPER_WAIT_MS 2500
+
+static long elapsed_ms(const struct timespec *since) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
+}
+
+/// Ends `j`: its worker killed and reaped, its pipe closed, and its answer (or the refusal of a
+/// worker that did not answer in time) sent to passcoded.
+static void finish(int fd, struct job *j) {
+    struct answer a;
+    memset(&a, 0, sizeof a);
+    a.serial = j->serial;
+    if (j->got == sizeof j->answer) {
+        a.code = j->answer.code;
+        memcpy(a.id, j->answer.id, sizeof a.id);
+        memcpy(a.message, j->answer.message, sizeof a.message);
+        a.id[sizeof a.id - 1] = 0;
+        a.message[sizeof a.message - 1] = 0;
+    } else {
+        a.code = say(a.message, sizeof a.message, PASSCODE_SANDBOX_UNVERIFIED, "the calling process could not be read within 2 seconds");
+    }
+    close(j->pipe);
+    kill(j->worker, SIGKILL);
+    while (waitpid(j->worker, NULL, 0) < 0 && errno == EINTR) {}
+    j->worker = 0;
+    write_all(fd, &a, sizeof a);
+}
+
 static void helper_loop(int fd) {
+    struct job jobs[HELPER_WORKERS];
+    memset(jobs, 0, sizeof jobs);
     for (;;) {
+        // Wait for a question or a worker's answer, at most until the earliest worker's deadline.
+        struct pollfd p[HELPER_WORKERS + 1];
+        int index[HELPER_WORKERS + 1];
+        int count = 0, busy = 0;
+        long wait = -1;
+        p[count++] = (struct pollfd){.fd = fd, .events = POLLIN};
+        for (int i = 0; i < HELPER_WORKERS; i++) {
+            if (!jobs[i].worker) continue;
+            busy++;
+            long left = HELPER_WAIT_MS - elapsed_ms(&jobs[i].begun);
+            if (left < 0) left = 0;
+            if (wait < 0 || left < wait) wait = left;
+            index[count] = i;
+            p[count++] = (struct pollfd){.fd = jobs[i].pipe, .events = POLLIN};
+        }
+        int r = poll(p, (nfds_t)count, (int)wait);
+        if (r < 0 && errno != EINTR) _exit(0);
+        for (int k = 1; r > 0 && k < count; k++) {
+            struct job *j = &jobs[index[k]];
+            if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t n = read(j->pipe, (char *)&j->answer + j->got, sizeof j->answer - j->got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n > 0) j->got += (size_t)n;
+            if (n <= 0 || j->got == sizeof j->answer) finish(fd, j);
+        }
+        // A worker past its time is killed, whatever it does (its alarm may be held off: a stopped
+        // worker, a read the kernel does not interrupt).
+        for (int i = 0; i < HELPER_WORKERS; i++)
+            if (jobs[i].worker && elapsed_ms(&jobs[i].begun) >= HELPER_WAIT_MS) finish(fd, &jobs[i]);
+        if (r <= 0 || !(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+
         struct request req;
-        ssize_t n = recv(fd, &req, sizeof req, 0);
-        if (n < 0 && errno == EINTR) continue;
+        ssize_t n = recv(fd, &req, sizeof req, MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         if (n != (ssize_t)sizeof req) _exit(0);  // passcoded is gone (or wrote nonsense)
         struct answer a;
         memset(&a, 0, sizeof a);
         a.serial = req.serial;
+        int slot = -1;
+        for (int i = 0; i < HELPER_WORKERS && slot < 0; i++)
+            if (!jobs[i].worker) slot = i;
         int pipefd[2];
-        if (req.pid <= 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
+        if (req.pid <= 0) {
             a.code = say(a.message, sizeof a.message, PASSCODE_SANDBOX_UNVERIFIED, "no process to read");
+            write_all(fd, &a, sizeof a);
+            continue;
+        }
+        if (slot < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
+            a.code = say(a.message, sizeof a.message, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader is reading %d callers already", busy);
             write_all(fd, &a, sizeof a);
             continue;
         }
@@ -296,6 +387,8 @@ static void helper_loop(int fd) {
         if (worker == 0) {
             close(pipefd[0]);
             close(fd);
+            for (int i = 0; i < HELPER_WORKERS; i++)
+                if (jobs[i].worker) close(jobs[i].pipe);
             alarm(2);  // a read that hangs (a FUSE filesystem) ends with the worker
             struct answer w;
             memset(&w, 0, sizeof w);
@@ -304,41 +397,18 @@ static void helper_loop(int fd) {
             _exit(0);
         }
         close(pipefd[1]);
-        struct answer w;
-        size_t got = 0;
-        // The worker's answer is awaited 2.5 seconds at most, whatever the worker does (its alarm
-        // may be held off: a stopped worker, a read the kernel does not interrupt); then it is killed.
-        struct timespec begun;
-        clock_gettime(CLOCK_MONOTONIC, &begun);
-        while (worker > 0 && got < sizeof w) {
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            long left = 2500 - ((now.tv_sec - begun.tv_sec) * 1000 + (now.tv_nsec - begun.tv_nsec) / 1000000);
-            if (left <= 0) break;
-            struct pollfd wp = {.fd = pipefd[0], .events = POLLIN};
-            int pr = poll(&wp, 1, (int)left);
-            if (pr < 0 && errno == EINTR) continue;
-            if (pr <= 0) break;
-            n = read(pipefd[0], (char *)&w + got, sizeof w - got);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            got += (size_t)n;
+        if (worker < 0) {
+            close(pipefd[0]);
+            a.code = say(a.message, sizeof a.message, PASSCODE_SANDBOX_UNAVAILABLE, "the sandbox reader cannot start a worker");
+            write_all(fd, &a, sizeof a);
+            continue;
         }
-        close(pipefd[0]);
-        if (worker > 0) {
-            kill(worker, SIGKILL);
-            while (waitpid(worker, NULL, 0) < 0 && errno == EINTR) {}
-        }
-        if (got == sizeof w) {
-            a.code = w.code;
-            memcpy(a.id, w.id, sizeof a.id);
-            memcpy(a.message, w.message, sizeof a.message);
-            a.id[sizeof a.id - 1] = 0;
-            a.message[sizeof a.message - 1] = 0;
-        } else {
-            a.code = say(a.message, sizeof a.message, PASSCODE_SANDBOX_UNVERIFIED, "the calling process could not be read within 2 seconds");
-        }
-        write_all(fd, &a, sizeof a);
+        struct job *j = &jobs[slot];
+        memset(j, 0, sizeof *j);
+        j->serial = req.serial;
+        j->worker = worker;
+        j->pipe = pipefd[0];
+        clock_gettime(CLOCK_MONOTONIC, &j->begun);
     }
 }
 
@@ -413,7 +483,7 @@ static int verdict(struct answer *a, char *id, size_t id_size, char *message, si
         memcpy(id, a->id, len + 1);
         return a->code;
     }
-    if (a->code < PASSCODE_SANDBOX_NONE || a->code > PASSCODE_SANDBOX_UNVERIFIED)
+    if (a->code < PASSCODE_SANDBOX_NONE || a->code > PASSCODE_SANDBOX_UNAVAILABLE)
         return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the sandbox reader answered no known verdict");
     if (message && message_size) snprintf(message, message_size, "%s", a->message);
     return a->code;

@@ -204,6 +204,9 @@ final class SandboxBook: @unchecked Sendable {
         switch code {
         case Int32(PASSCODE_SANDBOX_NONE): return (.unsandboxed, true)
         case Int32(PASSCODE_SANDBOX_APP): return (.app(Service.message(id)), true)
+        case Int32(PASSCODE_SANDBOX_UNAVAILABLE):
+            // The reader is busy with other callers: this call is refused, the next one asks again.
+            return (.refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)); the caller's sandbox cannot be read now, so nothing is opened for it (try again)"), false)
         case Int32(PASSCODE_SANDBOX_MALFORMED):
             return (.refused(status: BusStatus.errSandboxUnverified, message: "\(Service.message(message)): the app cannot be verified, so nothing is opened for it"), true)
         default:
