@@ -1622,6 +1622,7 @@ class App:
         self._dismiss_toasts()
         self.dialog, self.delete_entry = d, entry
         name_buttons_by_label(d)
+        d.set_focus(entry)  # the keyboard starts where the word is typed
         d.present()
 
     def _delete(self, response: str, typed: str) -> None:
