@@ -60,7 +60,8 @@ SHELL := /bin/bash
 #                       and install-service for the live system, checked, uninstalled (private mount namespace)
 #   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends); the Python one
 #                       interactive at COLUMNS=40, wrapped at spaces; as root both with --service
-#   make test-gtk       the GTK front end under Xvfb (Tests/gtk); as root also through passcoded
+#   make test-gtk       the GTK front end under Xvfb (Tests/gtk); as root also through passcoded; then as a
+#                       screen reader reads it (AT-SPI): every screen's names and roles, every flow by keys, by actions
 #   make test-python    the binding's tests, the README's quick starts, the wheel's metadata, mypy
 #                       (PYTEST_ARGS='-k name': only the binding's tests that match, nothing else)
 #   make test-wheel     the wheel with its library, in a fresh venv

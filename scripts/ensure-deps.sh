@@ -2,7 +2,8 @@
 # Installs, when missing, the Debian packages one of two sets needs, and says which:
 #   scripts/ensure-deps.sh [test]    make test (make deps): building, the header's compilers, and
 #                                    every test tool (valgrind, keyctl, swtpm, tpm2-tools, doxygen,
-#                                    man, tmux, Xvfb, python-dbusmock, aiosmtpd, the GTK packages)
+#                                    man, tmux, Xvfb, python-dbusmock, aiosmtpd, the GTK packages,
+#                                    AT-SPI)
 #   scripts/ensure-deps.sh demo      make demo: building the library and the terminal demo
 #                                    (libsodium-dev, libsqlite3-dev, libtss2-dev and libsystemd-dev
 #                                    headers, pkg-config, gcc, ncurses), and
@@ -61,6 +62,9 @@ fi
 need test python3-dbusmock "/usr/bin/python3 -c 'import dbusmock'"
 need test python3-aiosmtpd "/usr/bin/python3 -c 'import aiosmtpd'"
 need test "xvfb xauth" "command -v xvfb-run"
+# The screen-reader tests (Tests/gtk/test_atspi.py): the accessibility bus (at-spi2-core's bus
+# launcher and registry) and its introspection data, to read the demo as a screen reader does.
+need test "at-spi2-core gir1.2-atspi-2.0" "command -v /usr/libexec/at-spi-bus-launcher && /usr/bin/python3 -c 'import gi; gi.require_version(\"Atspi\", \"2.0\")'"
 need test dbus-daemon "command -v dbus-daemon"
 # passcoded (the store service) links libsystemd's sd-bus; the library's service mode builds
 # against its header (and loads libsystemd with dlopen); the test adds users and drops to them.

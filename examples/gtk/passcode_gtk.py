@@ -61,6 +61,9 @@ CSS = b"""
 .request-error { color: @error_color; }
 """
 
+#: A toast's close button, as a screen reader names it.
+CLOSE = "Close"
+
 #: The pad's error line: at most this many lines, and the space for them is always kept, so
 #: nothing above or below moves when a message appears (HIG: no layout jumps).
 ERROR_LINES = 2
@@ -157,6 +160,40 @@ def accessible_label(widget: Gtk.Widget, text: str) -> None:
     widget.a11y_label = text  # type: ignore[attr-defined]
 
 
+def presentation(cls, **props) -> Gtk.Widget:
+    """A widget of class cls that a screen reader skips (an icon beside its text, a passcode dot)."""
+    return cls(accessible_role=Gtk.AccessibleRole.PRESENTATION, **props)
+
+
+def name_close_buttons(root: Gtk.Widget) -> None:
+    """libadwaita 1.2 gives a toast's close button no name (a screen reader says "GtkImage"):
+    each one under root gets one."""
+    stack = [root]
+    while stack:
+        w = stack.pop()
+        if isinstance(w, Gtk.Button) and not hasattr(w, "a11y_label") and w.get_icon_name() == "window-close-symbolic":
+            accessible_label(w, CLOSE)
+        child = w.get_first_child()
+        while child is not None:
+            stack.append(child)
+            child = child.get_next_sibling()
+
+
+def name_buttons_by_label(root: Gtk.Widget) -> None:
+    """libadwaita 1.2's dialog buttons are labelled by their label twice over (a screen reader
+    says "Cancel Cancel"): each button under root with a label is named by it, once."""
+    stack = [root]
+    while stack:
+        w = stack.pop()
+        if isinstance(w, Gtk.Button) and w.get_label():
+            w.reset_relation(Gtk.AccessibleRelation.LABELLED_BY)
+            accessible_label(w, w.get_label())
+        child = w.get_first_child()
+        while child is not None:
+            stack.append(child)
+            child = child.get_next_sibling()
+
+
 def save_png(widget: Gtk.Widget, path: str) -> None:
     """Renders a realized widget (a window, a page) to a PNG, as the screenshots are made.
     PyGObject before 3.46 cannot hold a GskRenderNode, so the three calls that pass one go
@@ -206,21 +243,34 @@ class PadView(Gtk.Box):
         self.step_subtitles: dict = {}  # FlowStep (None: any other) -> the subtitle's markup
         self.shake_count = 0        # the shakes this view played (tests read it)
         self._seen_shakes = 0
-        self.icon = Gtk.Image(icon_name="system-lock-screen-symbolic", pixel_size=40)
+        self.icon = presentation(Gtk.Image, icon_name="system-lock-screen-symbolic", pixel_size=40)
         self.title = Gtk.Label(css_classes=["title-2"], wrap=True, justify=Gtk.Justification.CENTER)
         self.subtitle = Gtk.Label(css_classes=["dim-label"], wrap=True, justify=Gtk.Justification.CENTER,
                                   max_width_chars=36, visible=False)
-        self.dots = Gtk.Box(spacing=16, halign=Gtk.Align.CENTER, valign=Gtk.Align.CENTER)
-        self.countdown = Gtk.Label(css_classes=["title-3", "pad-countdown"], visible=False, valign=Gtk.Align.CENTER)
+        self.dots = presentation(Gtk.Box, spacing=16, halign=Gtk.Align.CENTER, valign=Gtk.Align.CENTER)
+        self.countdown = presentation(Gtk.Label, css_classes=["title-3", "pad-countdown"], visible=False,
+                                      valign=Gtk.Align.CENTER)
         # The dots and the countdown share one slot, and the error keeps its two lines' space
         # when empty: the icon, title and pad stay where they are whatever shows.
+        # For a screen reader the slot is the passcode's one control: it has the keyboard focus
+        # while the pad shows (digits typed anywhere in the window go to the flow), its name says
+        # how many digits are in ("3 of 6 digits entered", never the dots' shapes) or the
+        # lockout, and its description is what just went wrong or what to do now (the error,
+        # the fingerprint prompt). A screen reader speaks a change of either on the focused
+        # control; GTK 4.8 has no call to announce a text (gtk_accessible_announce is 4.14).
         self.dots_slot = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, halign=Gtk.Align.CENTER,
-                                 margin_top=8, height_request=34, valign=Gtk.Align.CENTER)
+                                 margin_top=8, height_request=34, valign=Gtk.Align.CENTER,
+                                 accessible_role=Gtk.AccessibleRole.STATUS, focusable=True, visible=False)
+        self.notice = ""  # what the pad asks for besides digits (the fingerprint prompt), said as the error is
+        self._lockout_name = ""  # the countdown when the lockout began, renewed every 15 s (not said every second)
+        self._said = ("", "")
         self.dots_slot.append(self.dots)
         self.dots_slot.append(self.countdown)
         self.error = Gtk.Label(css_classes=["pad-error"], wrap=True, justify=Gtk.Justification.CENTER,
                                max_width_chars=44, width_chars=44, lines=ERROR_LINES, ellipsize=3,  # Pango.EllipsizeMode.END
                                visible=False, valign=Gtk.Align.START)
+        self.error.connect("notify::label", lambda *_: self._update_accessible())
+        self.error.connect("notify::visible", lambda *_: self._update_accessible())
         probe = Gtk.Label(css_classes=["pad-error"], label="\n".join(["Ag"] * ERROR_LINES))
         self.error_slot = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, halign=Gtk.Align.CENTER,
                                   height_request=probe.measure(Gtk.Orientation.VERTICAL, -1)[1])
@@ -252,7 +302,37 @@ class PadView(Gtk.Box):
     def bind(self, flow: Optional[passcode.Flow]) -> None:
         self.flow = flow
         self._seen_shakes = flow.shakes if flow else 0
+        self._lockout_name = ""
+        self.notice = ""
+        self.dots_slot.set_visible(flow is not None)  # no passcode control without a flow to enter it into
         self.refresh()
+        if flow is not None:
+            self.dots_slot.grab_focus()  # a new flow: the keyboard (and a screen reader) is on the passcode
+
+    def say(self, notice: str) -> None:
+        """What the pad asks for now besides digits ("Touch the fingerprint reader…"), or ""."""
+        self.notice = notice
+        self._update_accessible()
+
+    def _update_accessible(self) -> None:
+        """The slot's name and description (see __init__), set only when they change: a screen
+        reader speaks every change."""
+        f = self.flow
+        if f is None:
+            return
+        filled, length = f.dots
+        if f.step == FlowStep.LOCKED_OUT:
+            if not self._lockout_name or f.lockout_remaining % 15 == 0:  # not every second: every 15
+                self._lockout_name = self.countdown.get_label()
+            name, description = self._lockout_name, f.error
+        else:
+            self._lockout_name = ""
+            name = "%d of %d digits entered" % (filled, length)
+            description = self.error.get_label() if self.error.get_visible() else self.notice
+        if (name, description) != self._said:
+            self._said = (name, description)
+            accessible_label(self.dots_slot, name)
+            self.dots_slot.update_property([Gtk.AccessibleProperty.DESCRIPTION], [description])
 
     def digit(self, d: int) -> None:
         if not self.flow or self.flow.step in (FlowStep.FINISHED, FlowStep.LOCKED_OUT):
@@ -297,16 +377,16 @@ class PadView(Gtk.Box):
             if len(kids) > length:
                 self.dots.remove(kids[-1])
             else:
-                self.dots.append(Gtk.Box(css_classes=["pad-dot"], valign=Gtk.Align.CENTER))
+                self.dots.append(presentation(Gtk.Box, css_classes=["pad-dot"], valign=Gtk.Align.CENTER))
         for i, dot in enumerate(self._children(self.dots)):
             (dot.add_css_class if i < filled else dot.remove_css_class)("filled")
-        accessible_label(self.dots, "%d of %d digits entered" % (filled, length))
         locked_out = step == FlowStep.LOCKED_OUT
         self.error.set_label(f.error)
         self.error.set_visible(bool(f.error) and not locked_out)  # the countdown says it
         self.countdown.set_visible(locked_out)
         if locked_out:
             self.countdown.set_label("Try again in " + wait_text(f.lockout_remaining))
+        self._update_accessible()
         self.dots.set_visible(not locked_out and step != FlowStep.FINISHED)
         self.grid.set_sensitive(not locked_out and step != FlowStep.FINISHED)
         if f.shakes != self._seen_shakes:
@@ -369,6 +449,8 @@ class FlowSheet(Adw.Window):
         keys.connect("key-pressed", self._key)
         self.add_controller(keys)
         self.connect("close-request", lambda _w: (self.cancel(), True)[1])
+        # The keyboard starts where the sheet's work is: the passcode, or Send Code.
+        self.set_focus(self.send_button if kind == FlowKind.RESET else self.pad.dots_slot)
 
     def _request_page(self) -> Gtk.Widget:
         digits = self.app.store.get_setting(Setting.RESET_CODE_LENGTH)  # the library's number, not a copy
@@ -494,7 +576,7 @@ class RecipientSheet(Adw.Window):
         self.save_button.connect("clicked", lambda _b: self.save())
         body = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=18, margin_top=24, margin_bottom=24,
                        margin_start=18, margin_end=18)
-        for w in (Gtk.Image(icon_name="mail-send-symbolic", pixel_size=40), group, self.save_button, self.error):
+        for w in (presentation(Gtk.Image, icon_name="mail-send-symbolic", pixel_size=40), group, self.save_button, self.error):
             body.append(w)
         box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
         box.append(header)
@@ -560,7 +642,11 @@ class LockView(Gtk.Stack):
         self.pad = PadView(lambda _p: app.lock_flow_finished())
         self.bio_button = Gtk.Button(css_classes=["flat"], halign=Gtk.Align.CENTER)
         self.bio_button.set_child(Adw.ButtonContent(icon_name="auth-fingerprint-symbolic", label="Use Fingerprint"))
-        accessible_label(self.bio_button, "Unlock with fingerprint")
+        # Its name is what it shows (a voice command says what it sees); while the reader waits
+        # for a finger ("Touch the fingerprint reader…"), the pad says that too.
+        self._bio_idle = self.bio_button.get_child().get_label()
+        self.bio_button.get_child().connect("notify::label", lambda c, _p: self._bio_label(c.get_label()))
+        self._bio_label(self._bio_idle)
         self.bio_button.connect("clicked", lambda _b: app.start_fingerprint())
         self.forgot_button = Gtk.Button(label="Forgot Passcode?", css_classes=["flat"], halign=Gtk.Align.CENTER)
         self.forgot_button.connect("clicked", lambda _b: app.confirm_forgot())
@@ -573,6 +659,7 @@ class LockView(Gtk.Stack):
         self.pad.extra.append(self.forgot_button)
         accessible_label(self.pad, "Lock Screen")
         self.add_named(self.pad, "pad")
+        self.connect("notify::visible-child", lambda *_: self.focus_current())
         self.signed_out = self._status_page("signed-out", "system-users-symbolic", "Signed Out",
                                             "Sign in to your account again, then create a new passcode.",
                                             "Sign In Again", app.sign_in_again)
@@ -583,6 +670,17 @@ class LockView(Gtk.Stack):
         self.deleted_page = self._status_page("account-deleted", "user-trash-symbolic", "Account Deleted",
                                               "Your account, its passcode, its devices and its security log were "
                                               "deleted from this computer.", "Done", app.deleted_done)
+
+    def _bio_label(self, label: str) -> None:
+        self.bio_button.a11y_label = label  # type: ignore[attr-defined]  (AdwButtonContent's label names the button)
+        self.pad.say("" if label == self._bio_idle else label)
+
+    def focus_current(self) -> None:
+        """The keyboard on what the lock screen shows: the passcode, or the page's one button."""
+        child = self.get_visible_child()
+        target = self.pad.dots_slot if child is self.pad else child.get_child() if child else None
+        if target is not None:
+            target.grab_focus()
 
     @property
     def bio_shown(self) -> bool:
@@ -625,6 +723,7 @@ class App:
         self._closed = False
         self.late_dismissals: set = set()  # toasts that go once their show animation ends
         self._unlock_fade: Optional[Adw.TimedAnimation] = None
+        self._focus_before_lock: Optional[Gtk.Widget] = None
         self.mailer = mailer or Mailer()
         self.sheet: Optional[FlowSheet] = None
         self.dialog: Optional[Adw.MessageDialog] = None
@@ -803,30 +902,39 @@ class App:
     def _switch_row(self, title: str, subtitle: str, on_change: Callable[[bool], None]) -> "tuple[Adw.ActionRow, Gtk.Switch]":
         row = Adw.ActionRow(title=title, subtitle=subtitle)
         sw = Gtk.Switch(valign=Gtk.Align.CENTER)
-        accessible_label(sw, title)
+        # The row names it (an activatable widget is labelled by the row's title): a label of its
+        # own would be read twice ("Passcode Lock Passcode Lock").
+        sw.a11y_label = title  # type: ignore[attr-defined]
         sw.connect("notify::active", lambda s, _p: None if self._updating else on_change(s.get_active()))
         row.add_suffix(sw)
         row.set_activatable_widget(sw)
         return row, sw
+
+    def _opening_row(self, title: str, icon: str, action: Callable[[], None]) -> "tuple[Adw.ActionRow, Gtk.Button]":
+        """A row that opens a sheet. Its icon is a button that does what the row does: the
+        keyboard activates the row (Tab, Enter), a screen reader's "click" action the button (a
+        GTK 4.8 row has no action of its own). The button is out of the Tab order, so each row
+        is one stop."""
+        row = Adw.ActionRow(title=title, activatable=True)
+        button = Gtk.Button(icon_name=icon, css_classes=["flat"], valign=Gtk.Align.CENTER, focusable=False)
+        accessible_label(button, title)
+        button.connect("clicked", lambda _b: action())
+        row.connect("activated", lambda _r: action())
+        row.add_suffix(button)
+        return row, button
 
     def _security_page(self) -> Gtk.Widget:
         page = Adw.PreferencesPage()
         self.passcode_group = Adw.PreferencesGroup(title="Passcode")
         self.lock_row, self.lock_switch = self._switch_row("Passcode Lock", "Ask for the passcode to open the app",
                                                            self.toggle_lock)
-        self.change_row = Adw.ActionRow(title="Change Passcode", activatable=True)
-        self.change_chevron = Gtk.Image(icon_name="go-next-symbolic")
-        self.change_row.add_suffix(self.change_chevron)
-        self.change_row.connect("activated", lambda _r: self.open_flow(FlowKind.CHANGE))
-        self.reset_row = Adw.ActionRow(title="Reset Passcode via Email", activatable=True)
-        self.reset_icon = Gtk.Image(icon_name="mail-send-symbolic")
-        self.reset_row.add_suffix(self.reset_icon)
-        self.reset_row.connect("activated", lambda _r: self.open_reset())
+        self.change_row, self.change_chevron = self._opening_row("Change Passcode", "go-next-symbolic",
+                                                                 lambda: self.open_flow(FlowKind.CHANGE))
+        self.reset_row, self.reset_icon = self._opening_row("Reset Passcode via Email", "mail-send-symbolic", self.open_reset)
         # Service mode: where passcoded mails reset codes (needs the passcode to set or change).
-        self.recipient_row = Adw.ActionRow(title="Email for Reset Codes", activatable=True, visible=bool(self.service))
-        self.recipient_chevron = Gtk.Image(icon_name="go-next-symbolic")
-        self.recipient_row.add_suffix(self.recipient_chevron)
-        self.recipient_row.connect("activated", lambda _r: self.open_recipient())
+        self.recipient_row, self.recipient_chevron = self._opening_row("Email for Reset Codes", "go-next-symbolic",
+                                                                       self.open_recipient)
+        self.recipient_row.set_visible(bool(self.service))
         for r in (self.lock_row, self.change_row, self.reset_row, self.recipient_row):
             self.passcode_group.add(r)
         unlock = Adw.PreferencesGroup(title="Unlocking")
@@ -867,6 +975,12 @@ class App:
         pw_button.connect("clicked", lambda _b: self.change_password())
         for w in (self.pw_current, self.pw_new, self.pw_confirm, self.pw_error, pw_button):
             self.password_form.add_row(w)
+        # The expander row is named by its title; the error and the button are wrapped in plain
+        # rows, which are no stop of their own for the keyboard (the button is).
+        accessible_label(self.password_form, self.password_form.get_title())
+        for w in (self.pw_error, pw_button):
+            w.get_parent().set_activatable(False)
+            w.get_parent().set_focusable(False)
         for entry in (self.pw_current, self.pw_new, self.pw_confirm):
             # The error is about what was typed: it goes as soon as the fields change; Enter submits.
             entry.connect("changed", lambda _e: self.pw_error.set_visible(False))
@@ -937,18 +1051,32 @@ class App:
     def _show_lock(self, locked: bool) -> None:
         """The lock screen comes and goes with an opacity transition. It covers the app
         at once (the content is never seen after a lock); an unlock fades it out in 250 ms, with
-        the lock screen no longer taking input."""
+        the lock screen no longer taking input. While it shows, the content under it takes none
+        either: no Tab, and no screen reader's action, reaches a control the lock covers."""
         if locked:
             if self._unlock_fade is not None:
                 self._unlock_fade.skip()
                 self._unlock_fade = None
+            covering = self.lock_box.get_visible()
+            if not covering:  # the keyboard comes back where it was after the unlock
+                self._focus_before_lock = self.window.get_focus()
+            self.content.set_sensitive(False)
             self.lock_box.set_opacity(1.0)
             self.lock_box.set_sensitive(True)
             self.lock_box.set_visible(True)
+            if not covering:
+                self.lock_view.focus_current()
             return
         if not self.lock_box.get_visible() or self._unlock_fade is not None:
             return
         self.lock_box.set_sensitive(False)
+        self.content.set_sensitive(True)
+        back = self._focus_before_lock
+        self._focus_before_lock = None
+        if back is not None and back.is_ancestor(self.content) and back.get_visible() and back.is_sensitive():
+            back.grab_focus()
+        else:
+            self.window.set_focus(None)
         fade = Adw.TimedAnimation(widget=self.lock_box, value_from=1.0, value_to=0.0, duration=250,
                                   target=Adw.PropertyAnimationTarget.new(self.lock_box, "opacity"))
 
@@ -1085,7 +1213,7 @@ class App:
             row = Adw.ActionRow(title=sess.device_name, use_markup=False,
                                 subtitle="%s · %s%s" % (sess.platform, _ago(sess.last_active_ms),
                                                         " · " + sess.location if sess.location else ""))
-            row.add_prefix(Gtk.Image(icon_name="computer-symbolic" if "Linux" in sess.platform or "mac" in sess.platform
+            row.add_prefix(presentation(Gtk.Image, icon_name="computer-symbolic" if "Linux" in sess.platform or "mac" in sess.platform
                                      else "phone-symbolic"))
             if sess.is_current:
                 row.add_suffix(Gtk.Label(label="This device", css_classes=["badge"], valign=Gtk.Align.CENTER))
@@ -1154,6 +1282,8 @@ class App:
         pad = self.lock_view.pad
         if self.lock_flow is not None and self.lock_flow.step == FlowStep.LOCKED_OUT:
             pad.refresh()
+        if self._toasts:  # a toast queued behind another shows later
+            name_close_buttons(self.page_toasts[self.views.get_visible_child_name()])
         return True
 
     # -- the lock screen --
@@ -1281,6 +1411,7 @@ class App:
         d.connect("response", lambda _d, r: self._forgot(r))
         self._dismiss_toasts()
         self.dialog = d
+        name_buttons_by_label(d)
         d.present()
 
     def _forgot(self, response: str) -> None:
@@ -1433,6 +1564,7 @@ class App:
         d.connect("response", answered)
         self._dismiss_toasts()  # no toast left under the dialog, over what it asks about
         self.dialog = d
+        name_buttons_by_label(d)
         d.present()
 
     def confirm_sign_out(self, session_id: str, name: str) -> None:
@@ -1470,11 +1602,11 @@ class App:
                            ("document-open-recent-symbolic", "Your security log"),
                            ("document-edit-symbolic", "The secret note")):
             row = Adw.ActionRow(title=what)
-            row.add_prefix(Gtk.Image(icon_name=icon))
+            row.add_prefix(presentation(Gtk.Image, icon_name=icon))
             gone.append(row)
             self.delete_list.append(what)
         warning = Gtk.Box(spacing=8, halign=Gtk.Align.CENTER)
-        warning.append(Gtk.Image(icon_name="dialog-warning-symbolic", css_classes=["error"]))
+        warning.append(presentation(Gtk.Image, icon_name="dialog-warning-symbolic", css_classes=["error"]))
         warning.append(Gtk.Label(label="Type DELETE to confirm", css_classes=["heading"]))
         entry = Gtk.Entry(placeholder_text="DELETE")
         accessible_label(entry, "Type DELETE to confirm")
@@ -1489,6 +1621,8 @@ class App:
         d.connect("response", lambda _d, r: self._delete(r, entry.get_text()))
         self._dismiss_toasts()
         self.dialog, self.delete_entry = d, entry
+        name_buttons_by_label(d)
+        d.set_focus(entry)  # the keyboard starts where the word is typed
         d.present()
 
     def _delete(self, response: str, typed: str) -> None:
@@ -1529,6 +1663,7 @@ class App:
         self._toast = toast
         self._toasts.append((page, toast))
         self.page_toasts[page].add_toast(toast)
+        name_close_buttons(self.page_toasts[page])
 
     def _toast_dismissed(self, toast: Adw.Toast) -> None:
         self._toasts = [(p, t) for p, t in self._toasts if t is not toast]
