@@ -217,6 +217,7 @@ COMPILER_HEADER := $(if $(filter 1,$(EMBEDDED)),$(B)/embedded/passcode-swift.h,.
 GEN_INPUTS := --library $(LIB) $(COMPILER_HEADER)
 SWIFT_CASES := Sources/shared/PasscodeCore/PublicEnumCases.swift
 header: $(TYPES_STAMP)
+	python3 scripts/gen_messages.py
 	python3 scripts/gen_bus.py
 	python3 scripts/gen_header.py --swift-cases > $(SWIFT_CASES).new
 	cmp -s $(SWIFT_CASES).new $(SWIFT_CASES) && rm $(SWIFT_CASES).new || mv $(SWIFT_CASES).new $(SWIFT_CASES)
@@ -260,6 +261,7 @@ check-coverage:
 # Those read after the header read it through scripts/api_model.py.
 check-header: $(TYPES_STAMP) $(LIB)
 	@mkdir -p $(B)
+	python3 scripts/check_messages.py
 	python3 scripts/gen_header.py --swift-cases > $(B)/PublicEnumCases.swift.generated
 	@diff -u $(SWIFT_CASES) $(B)/PublicEnumCases.swift.generated && echo "header: $(SWIFT_CASES) matches Sources/libpasscode/Passcode/Types/types.h"
 	python3 scripts/gen_header.py $(GEN_INPUTS) > $(B)/passcode.h.generated
