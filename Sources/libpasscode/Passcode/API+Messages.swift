@@ -16,13 +16,13 @@ import PasscodeCore
 /// - Parameters:
 ///   - message: A `passcode_message` value.
 ///   - number: The number in the message (minutes, tries, digits); ignored by a message without one.
-/// - Returns: A string owned by the library, valid until this thread's next call of
-///   passcode_message_text(); "" for NONE and for a value that is no `passcode_message`.
+/// - Returns: A string owned by the library, valid until this thread's 16th call of
+///   passcode_message_text() after this one (so several may be printed at once); "" for NONE
+///   and for a value that is no `passcode_message`.
 @c(passcode_message_text)  // man: passcode-messages
 public func passcode_message_text(_ message: Int32, _ number: Int64) -> UnsafePointer<CChar>? {
     guard let m = Message(checked: message), m != .none else { return CStrings.intern("") }
-    ThreadMessages.set(ThreadMessages.textID, Localized.text(m, number))
-    return ThreadMessages.get(ThreadMessages.textID)
+    return ThreadMessages.keepText(Localized.text(m, number))
 }
 
 /// The message for a value of another enum: a biometric refusal in words, the security label of
@@ -50,7 +50,8 @@ public func passcode_message_of(_ topic: Int32, _ value: Int32, _ out: UnsafeMut
 /// What a person reads for the calling thread's last failed call on `store` (kept as
 /// `passcode_errmsg` is): "Incorrect passcode", the lockout's minutes, the tries a reset code has
 /// left, why a passcode is too weak, a password rule; `PASSCODE_MESSAGE_SOMETHING_WENT_WRONG` for
-/// a failure a person cannot act on, NONE when the last call succeeded or there was none.
+/// a failure a person cannot act on, NONE when there was no failure (a call that succeeds
+/// leaves it as it was, as it leaves `passcode_errmsg`).
 /// In service mode it is made in this process from passcoded's status and numbers.
 /// - Parameters:
 ///   - store: A handle.

@@ -70,7 +70,13 @@ enum ThreadMessages {
         var messages: [UInt: UnsafeMutablePointer<CChar>] = [:]
         var waits: [UInt: Int64] = [:]
         var shown: [UInt: ShownMessage] = [:]
-        deinit { messages.values.forEach { free($0) } }
+        /// `passcode_message_text`'s last strings, the oldest replaced first.
+        var texts: [UnsafeMutablePointer<CChar>?] = Array(repeating: nil, count: ThreadMessages.keptTexts)
+        var nextText = 0
+        deinit {
+            messages.values.forEach { free($0) }
+            texts.forEach { free($0) }
+        }
     }
 
     private static let key: pthread_key_t = {
@@ -83,8 +89,19 @@ enum ThreadMessages {
 
     static func newID() -> UInt { counter.withLock { next += 1; return next } }
 
-    /// The key of `passcode_message_text`'s string in each thread's table (no handle has it).
-    static let textID = UInt.max
+    /// How many of `passcode_message_text`'s strings each thread keeps: a string stays valid
+    /// through this thread's next 15 calls (so that a printf of several at once is safe).
+    static let keptTexts = 16
+
+    /// A copy of `text` kept for this thread, replacing its oldest kept text.
+    static func keepText(_ text: String) -> UnsafePointer<CChar>? {
+        let t = table
+        free(t.texts[t.nextText])
+        let p = strdup(text)
+        t.texts[t.nextText] = p
+        t.nextText = (t.nextText + 1) % keptTexts
+        return p.map { UnsafePointer($0) }
+    }
 
     private static var table: Table {
         if let raw = pthread_getspecific(key) { return Unmanaged<Table>.fromOpaque(raw).takeUnretainedValue() }

@@ -717,10 +717,8 @@ typedef PASSCODE_CLOSED_ENUM(passcode_message, Message) {
     PASSCODE_MESSAGE_PAM_ONLY_ROOT_SETS PASSCODE_SWIFT_NAME(pamOnlyRootSets) = 510,
     /** "The passcode was not changed: it is too easy to guess." */
     PASSCODE_MESSAGE_PAM_TOO_WEAK PASSCODE_SWIFT_NAME(pamTooWeak) = 511,
-    /** "The passcode was not changed: the current passcode is not right." */
-    PASSCODE_MESSAGE_PAM_WRONG_CURRENT PASSCODE_SWIFT_NAME(pamWrongCurrent) = 512,
     /** "The passcode was not changed." */
-    PASSCODE_MESSAGE_PAM_NOT_CHANGED PASSCODE_SWIFT_NAME(pamNotChanged) = 513
+    PASSCODE_MESSAGE_PAM_NOT_CHANGED PASSCODE_SWIFT_NAME(pamNotChanged) = 512
 } passcode_message;
 /* MESSAGES END */
 /* ENUMS END */

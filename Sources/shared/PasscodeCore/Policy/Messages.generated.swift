@@ -146,7 +146,6 @@ extension Message {
         case .pamMismatch: return ("The passcodes do not match.", nil)
         case .pamOnlyRootSets: return ("Only root sets a first passcode (passcodectl set).", nil)
         case .pamTooWeak: return ("The passcode was not changed: it is too easy to guess.", nil)
-        case .pamWrongCurrent: return ("The passcode was not changed: the current passcode is not right.", nil)
         case .pamNotChanged: return ("The passcode was not changed.", nil)
         }
     }
@@ -154,7 +153,7 @@ extension Message {
     /// The gettext domain the message is translated in: false libpasscode's, true pam_passcode's.
     public var isPAM: Bool {
         switch self {
-        case .pamPasscodePrompt, .pamWrongLength, .pamResetRequired, .pamLockedMinutes, .pamLocked, .pamCurrentPrompt, .pamNewPrompt, .pamRetypePrompt, .pamChangeWrongLength, .pamMismatch, .pamOnlyRootSets, .pamTooWeak, .pamWrongCurrent, .pamNotChanged: return true
+        case .pamPasscodePrompt, .pamWrongLength, .pamResetRequired, .pamLockedMinutes, .pamLocked, .pamCurrentPrompt, .pamNewPrompt, .pamRetypePrompt, .pamChangeWrongLength, .pamMismatch, .pamOnlyRootSets, .pamTooWeak, .pamNotChanged: return true
         default: return false
         }
     }
