@@ -232,15 +232,21 @@ def check_status(result: int, func: Any, args: Tuple[Any, ...]) -> int:
         store = first
     elif isinstance(first, FLOW):
         store = FLOW_STORES.get(_address(first))
+    shown = (0, 0)
     if store is not None:
         message = lib.passcode_errmsg(store)
         wait = lib.passcode_errwait(store)
+        code, number = c_int32(), c_int64()
+        if _errmessage(store, ctypes.byref(code), ctypes.byref(number)) == 0:  # no errcheck: never raises
+            shown = (code.value, number.value)
     elif isinstance(first, (OPTIONS, SESSION_LIST, EVENT_LOG)):
         message, wait = lib.passcode_strerror(result), 0
     else:  # passcode_open and the calls about a setting itself
         message, wait = lib.passcode_errmsg(None), 0
     extra = {"seconds_remaining": wait} if result in (Status.ERR_LOCKED_OUT, Status.ERR_RATE_LIMITED, Status.ERR_TPM_LOCKOUT) else {}
-    raise _error_for(result, (message or lib.passcode_strerror(result) or b"").decode(), **extra)
+    error = _error_for(result, (message or lib.passcode_strerror(result) or b"").decode(), **extra)
+    error._shown = shown
+    raise error
 
 
 #: The library's soname: what the dynamic loader, a wheel's bundled copy and an install are named.
@@ -316,3 +322,7 @@ def fast(name: str) -> Any:
     fn = lib._FuncPtr((name, lib))
     fn.restype = restype
     return fn
+
+
+#: passcode_errmessage without the errcheck that calls it (check_status).
+_errmessage = fast("passcode_errmessage")
