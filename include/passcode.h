@@ -1217,10 +1217,8 @@ typedef enum passcode_message {
     PASSCODE_MESSAGE_PAM_ONLY_ROOT_SETS = 510,
     /** "The passcode was not changed: it is too easy to guess." */
     PASSCODE_MESSAGE_PAM_TOO_WEAK = 511,
-    /** "The passcode was not changed: the current passcode is not right." */
-    PASSCODE_MESSAGE_PAM_WRONG_CURRENT = 512,
     /** "The passcode was not changed." */
-    PASSCODE_MESSAGE_PAM_NOT_CHANGED = 513
+    PASSCODE_MESSAGE_PAM_NOT_CHANGED = 512
 } passcode_message;
 
 /** @} */
@@ -2728,8 +2726,9 @@ passcode_status passcode_reset_complete_with_recovery_key(passcode_store *store,
  * picks its plural form ("1 minute", "5 minutes"; each language's own rule).
  * @param message A passcode_message value.
  * @param number The number in the message (minutes, tries, digits); ignored by a message without one.
- * @return A string owned by the library, valid until this thread's next call of
- * passcode_message_text(); "" for NONE and for a value that is no passcode_message.
+ * @return A string owned by the library, valid until this thread's 16th call of
+ * passcode_message_text() after this one (so several may be printed at once); "" for NONE
+ * and for a value that is no passcode_message.
  */
 const char *passcode_message_text(passcode_message message, int64_t number);
 
@@ -2747,7 +2746,8 @@ passcode_status passcode_message_of(passcode_message_topic topic, int32_t value,
  * What a person reads for the calling thread's last failed call on store (kept as
  * passcode_errmsg is): "Incorrect passcode", the lockout's minutes, the tries a reset code has
  * left, why a passcode is too weak, a password rule; PASSCODE_MESSAGE_SOMETHING_WENT_WRONG for
- * a failure a person cannot act on, NONE when the last call succeeded or there was none.
+ * a failure a person cannot act on, NONE when there was no failure (a call that succeeds
+ * leaves it as it was, as it leaves passcode_errmsg).
  * In service mode it is made in this process from passcoded's status and numbers.
  * @param store A handle.
  * @param out_message Receives a passcode_message.

@@ -419,8 +419,7 @@ class Message(IntEnum):
     PAM_MISMATCH = 509
     PAM_ONLY_ROOT_SETS = 510
     PAM_TOO_WEAK = 511
-    PAM_WRONG_CURRENT = 512
-    PAM_NOT_CHANGED = 513
+    PAM_NOT_CHANGED = 512
 
 
 # Deprecated since 0.7 (the header keeps the old C names too, until the next major version):
