@@ -588,6 +588,10 @@ test-gtk: lib $(B)/passcoded
 
 screenshots: lib $(B)/passcoded
 	SCREENSHOT_DIR=$(CURDIR)/docs/screenshots $(OWN_SESSION) Tests/gtk/run.sh $(B) $(SONAME)
+	@# The main screens in German (Tests/gtk/language.py): docs/screenshots/de.
+	xvfb-run -a -s "-screen 0 1280x1024x24" env -u LC_ALL GSK_RENDERER=cairo NO_AT_BRIDGE=1 GTK_A11Y=none LANG=C.UTF-8 \
+	    LANGUAGE=de_DE.UTF-8 PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) PYTHONDONTWRITEBYTECODE=1 \
+	    /usr/bin/python3 Tests/gtk/language.py $(CURDIR)/docs/screenshots/de "Code eingeben" "Code vergessen?"
 
 test-frontends: examples/c/passcode_demo $(B)/passcoded
 	$(OWN_SESSION) Tests/frontends/run.sh examples/c/passcode_demo

@@ -512,8 +512,8 @@ class RecipientSheet(Adw.Window):
             # Not the recipient yet (passcoded takes root's word at once): the address waits for
             # the code passcoded mailed to it.
             self.waiting = masked
-            self.group.set_description("A confirmation code was sent to %s. Enter it with your passcode: reset "
-                                       "codes go there once it is confirmed." % self.waiting)
+            self.group.set_description(_("A confirmation code was sent to %s. Enter it with your passcode: reset "
+                                         "codes go there once it is confirmed.") % self.waiting)
             self.address.set_visible(False)
             self.code.set_visible(True)
             self.save_button.set_label(_("Confirm"))
@@ -954,7 +954,7 @@ class App:
         self._updating = True
         try:
             bio_available = s.security_label != message_text(message_of(BiometricKind.NONE))  # kind NONE: no reader
-            self.passcode_group.set_title(GLib.markup_escape_text(s.security_label) if bio_available else "Passcode")
+            self.passcode_group.set_title(GLib.markup_escape_text(s.security_label) if bio_available else _("Passcode"))
             self.lock_switch.set_active(s.is_enabled)
             self.lock_row.set_subtitle(_("Ask for the passcode to open the app") if s.is_enabled or not s.is_set else
                                        _("Off. Your passcode is kept for turning the lock on again."))
@@ -1061,8 +1061,9 @@ class App:
         self.device_rows = []
         sessions = self.store.sessions()
         self.session_names.update({x.id: x.device_name for x in sessions})
-        self.devices_group.set_description("%d device%s where your account is signed in"
-                                           % (len(sessions), "" if len(sessions) == 1 else "s"))
+        self.devices_group.set_description(ngettext("%d device where your account is signed in",
+                                                    "%d devices where your account is signed in", len(sessions))
+                                           % len(sessions))
         for sess in sessions:
             row = Adw.ActionRow(title=sess.device_name, use_markup=False,
                                 subtitle="%s · %s%s" % (sess.platform, _ago(sess.last_active_ms),
@@ -1151,7 +1152,7 @@ class App:
         """Android's notice: what happened while the app was locked."""
         n = self.store.failures_since_unlock
         if n > 0:
-            self.toast("%d failed attempt%s since your last unlock" % (n, "" if n == 1 else "s"))
+            self.toast(ngettext("%d failed attempt since your last unlock", "%d failed attempts since your last unlock", n) % n)
 
     def start_fingerprint(self) -> None:
         if self.store.biometric_refusal != BiometricRefusal.NONE:
@@ -1438,7 +1439,7 @@ class App:
 
     def sign_out_others(self) -> None:
         n = self.store.sign_out_others()
-        self.toast("%d device%s signed out" % (n, "" if n == 1 else "s"))
+        self.toast(ngettext("%d device signed out", "%d devices signed out", n) % n)
         self.refresh()
 
     def confirm_delete(self) -> None:
