@@ -51,6 +51,7 @@ extension Localized {
         case .errBiometricTimeout: return ShownMessage(.biometricTimeout)
         case .errPasscodeRequired: return ShownMessage(.passcodeNeeded)
         case .errAppLocked: return ShownMessage(.appLocked)
+        case .errHookFailed: return ShownMessage(.changeRefused)
         case .errTpmGuessLimit, .errTpmRollback: return ShownMessage(.tpmResetRequired)
         case .errCorrupt, .errFull, .errBusy, .errIO, .errReadOnly, .errPermission, .errTampered, .errStoreRemoved:
             return ShownMessage(.storeFailed)

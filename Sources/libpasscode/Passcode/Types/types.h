@@ -527,6 +527,8 @@ typedef PASSCODE_CLOSED_ENUM(passcode_message, Message) {
     PASSCODE_MESSAGE_PASSCODE_NEEDED PASSCODE_SWIFT_NAME(passcodeNeeded) = 47,
     /** "Unlock the app first." */
     PASSCODE_MESSAGE_APP_LOCKED PASSCODE_SWIFT_NAME(appLocked) = 48,
+    /** "The change was not accepted. Try again later.": The app's own server refused the change (the app says why in its own words). */
+    PASSCODE_MESSAGE_CHANGE_REFUSED PASSCODE_SWIFT_NAME(changeRefused) = 49,
     /** "Passcode & Biometric": The security settings' label: the passcode and the biometrics of this device. */
     PASSCODE_MESSAGE_LABEL_PASSCODE_BIOMETRIC PASSCODE_SWIFT_NAME(labelPasscodeBiometric) = 50,
     /** "Passcode & Face ID" */

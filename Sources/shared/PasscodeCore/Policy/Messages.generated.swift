@@ -51,6 +51,7 @@ extension Message {
         case .tpmResetRequired: return ("The security chip allows no more attempts; the passcode must be reset.", nil)
         case .passcodeNeeded: return ("Enter the passcode first.", nil)
         case .appLocked: return ("Unlock the app first.", nil)
+        case .changeRefused: return ("The change was not accepted. Try again later.", nil)
         case .labelPasscodeBiometric: return ("Passcode & Biometric", nil)
         case .labelPasscodeFaceId: return ("Passcode & Face ID", nil)
         case .labelPasscodeTouchId: return ("Passcode & Touch ID", nil)

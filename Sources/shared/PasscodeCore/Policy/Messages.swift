@@ -206,6 +206,7 @@ extension PasscodeError {
         case .passcodeRequired(let r): return ShownMessage(r == .none ? .passcodeNeeded : Message.of(r))
         case .proofRequired, .passcodeNeeded, .keyNotReleased, .noSessionKeyring: return ShownMessage(.passcodeNeeded)
         case .appLocked: return ShownMessage(.appLocked)
+        case .hookFailed: return ShownMessage(.changeRefused)
         case .keyReplaced: return ShownMessage(.resetDataNotKept)
         case .wrongRecoveryKey: return ShownMessage(.wrongRecoveryKey)
         case .tpmLockout(let s): return ShownMessage(.tpmLockedMinutes, max(1, (s + 59) / 60))
