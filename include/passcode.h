@@ -1006,6 +1006,10 @@ typedef enum passcode_message {
     /** "Unlock the app first." */
     PASSCODE_MESSAGE_APP_LOCKED = 48,
     /**
+     * "The change was not accepted. Try again later.": The app's own server refused the change (the app says why in its own words).
+     */
+    PASSCODE_MESSAGE_CHANGE_REFUSED = 49,
+    /**
      * "Passcode & Biometric": The security settings' label: the passcode and the biometrics of this device.
      */
     PASSCODE_MESSAGE_LABEL_PASSCODE_BIOMETRIC = 50,
