@@ -12,8 +12,8 @@
 // (UserFingerprintReady, UserFingerprintUnlock): root, or the user's own process (a screen
 // locker). There the PAM stack is the switch that turns the finger on (the core's
 // loginFingerprintRefusal); every other rule is the core's. The module cancels a read by
-// closing its connection: the wait watches the caller's unique name (passcode_fprint_verify's
-// `caller`) and ends, releasing the reader, when it leaves the bus.
+// closing its connection: the wait watches the caller's unique name (the C verify's `caller`
+// argument) and ends, releasing the reader, when it leaves the bus.
 import CPasscodeBus
 import Glibc
 import PasscodeBus
