@@ -8,6 +8,9 @@
  * passcoded keeps the PIN, reset-required, so nullok never passes it), no passcode PAM_IGNORE
  * with nullok else PAM_AUTHINFO_UNAVAIL, and passcoded unreachable PAM_AUTHINFO_UNAVAIL, never
  * IGNORE or SUCCESS.
+ * With `fingerprint`, passcoded reads the user's finger (fprintd) while the PIN is asked, and
+ * the first to succeed answers PAM_SUCCESS; `fingerprint=only` reads the finger alone (the
+ * finger half, below, says how the two are kept apart and always stopped).
  * The module reads no file and keeps nothing: every count is passcoded's.
  *
  * The library is loaded at run time, not linked: a module whose DT_NEEDED library is missing
