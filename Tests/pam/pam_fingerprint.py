@@ -142,12 +142,16 @@ def tests(r, check, module):
     r.add_user(f)
     service = os.path.basename(r.etc_service) + "-fp"
     path = f"/etc/pam.d/{service}"
+    only = f"{service}-only"
     with open(path, "w") as fh:
         fh.write(f"auth required {module} fingerprint\n")
+    with open(f"/etc/pam.d/{only}", "w") as fh:
+        fh.write(f"auth required {module} fingerprint=only\n")
     try:
-        run(r, check, f, service, module)
+        run(r, check, f, service, only)
     finally:
         os.unlink(path)
+        os.unlink(f"/etc/pam.d/{only}")
 
 
 def restart(r, timeout=30, wrapper=()):
@@ -162,7 +166,7 @@ def log_count(r, user, kind):
     return len(re.findall(kind, r.ctl("log", user).stdout))
 
 
-def run(r, check, f, service, module):
+def run(r, check, f, service, only):
     restart(r)
     dev = Reader(r)
     st = r.ctl("--stdin", "set", f, stdin=PIN + "\n")
@@ -370,6 +374,28 @@ def run(r, check, f, service, module):
     rc, out = t.finish()
     check("fp-passcoded-killed-mid-read", asked and reading and gone and dev.released() and rc == 0 and r.failed_attempts(f) == 0,
           f"passcoded SIGKILLed while the reader waited: {dev.record()[-1]}; the PIN then: exit {rc} '{out[-40:]}'")
+    # fingerprint=only (a greeter's second stack): no prompt, "Touch the fingerprint reader.",
+    # a match answers PAM_SUCCESS, the reader released; the program killed mid-read releases it;
+    # with no finger to read (none enrolled), PAM_AUTHINFO_UNAVAIL and nothing claimed.
+    c0 = dev.claims()
+    dev.mock.QueueVerifyResult(dev.path, "verify-match")
+    t = Pamtester(r, only, f)
+    rc, out = t.finish()
+    check("fp-only-match", rc == 0 and "Touch the fingerprint reader." in out and "successfully" in out and "Passcode (" not in out
+          and dev.claims() == c0 + 1 and dev.released(),
+          f"fingerprint=only, a match: '{out[-90:]}', no prompt, one Claim, released")
+    t = Pamtester(r, only, f)  # (its message waits in pamtester's buffered output)
+    reading = dev.wait_record(c0 + 2, "Claim")
+    t.p.kill()
+    t.p.wait()
+    gone = dev.wait_record(c0 + 2, "Release")
+    dev.mock.SetEnrolledFingers(dev.path, [])
+    t = Pamtester(r, only, f)
+    rc, out = t.finish()
+    dev.mock.SetEnrolledFingers(dev.path, ["right-index-finger"])
+    check("fp-only-killed-released-and-unavailable", reading and gone and dev.released() and rc != 0
+          and "cannot retrieve authentication info" in out and dev.claims() == c0 + 2,
+          f"fingerprint=only killed while the reader waited: released; no finger enrolled: '{out[-70:]}', nothing claimed")
     print(f"note: wrong answers through the fingerprint prompt: {wrong_matches} failed matches counted before the PIN was the only way", flush=True)
 
 
