@@ -284,8 +284,7 @@ struct finger {
     pthread_t thread;
     int running;            /* a thread was started (joined by finger_stop) */
     int last;               /* (atomic) no read after the current one: the answer came */
-    int done;               /* (atomic) the thread finished; `status` is its outcome */
-    int status;             /* PASSCODE_OK: a match */
+    int status;             /* the last read's outcome, read after the join (PASSCODE_OK: a match) */
 };
 
 static void *finger_read(void *arg)
@@ -300,7 +299,6 @@ static void *finger_read(void *arg)
         if (passcode_user_fingerprint_ready(f->store, f->uid) != PASSCODE_OK) break;
     }
     f->status = s;
-    __atomic_store_n(&f->done, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
