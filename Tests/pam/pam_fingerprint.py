@@ -230,8 +230,19 @@ def run(r, check, f, service, only):
     t.send(PIN + "\n")
     rc, out = t.finish()
     rec = dev.record()
-    check("fp-pin-while-reading-releases", asked and reading and rc == 0 and dev.released() and rec[-2:] == [("VerifyStop", ""), ("Release", "")],
-          f"the PIN typed while the reader waits: exit {rc}; the record ends {rec[-3:]}")
+    # Another program (pam_fprintd in the next stack line, GDM's fingerprint service) claims
+    # the reader as soon as the module has answered: pam_passcode holds it no longer.
+    other = dev.dbus.Interface(dev.dbus.bus.BusConnection(r.address).get_object("net.reactivated.Fprint", dev.path),
+                               "net.reactivated.Fprint.Device")
+    try:
+        other.Claim(f)
+        other.Release()
+        next_claim = "granted"
+    except dev.dbus.exceptions.DBusException as e:
+        next_claim = e.get_dbus_name()
+    check("fp-pin-while-reading-releases", asked and reading and rc == 0 and dev.released() and rec[-2:] == [("VerifyStop", ""), ("Release", "")]
+          and next_claim == "granted",
+          f"the PIN typed while the reader waits: exit {rc}; the record ends {rec[-3:]}; another program's Claim right after: {next_claim}")
 
     # A wrong PIN while the finger is read counts once, as a PIN failure (no failed match).
     f0, nm0 = r.failed_attempts(f), log_count(r, f, "biometric_failed")
