@@ -131,6 +131,12 @@ class Reader:
     def claims(self):
         return self.count("Claim")
 
+    def claim_calls(self):
+        """Every Claim asked, granted or refused (the template's call log)."""
+        import dbusmock
+        log = self.dbus.Interface(self.bus.get_object("net.reactivated.Fprint", self.path), dbusmock.MOCK_IFACE).GetCalls()
+        return sum(1 for _, method, _ in log if str(method) == "Claim")
+
 
 def tests(r, check, module):
     try:
@@ -342,18 +348,35 @@ def run(r, check, f, service, only):
     check("fp-reader-busy-pin", asked and rc == 0 and dev.released(), f"reader busy: exit {rc}")
 
     # Two logins of the same user at once: one reads the finger, the other's Claim is refused
-    # (one claim at a time); both PINs let in, the reader released.
-    s0 = dev.count("VerifyStart")
+    # (one claim at a time, AlreadyInUse); both PINs let in, the reader released.
+    s0, asked0, granted0 = dev.count("VerifyStart"), dev.claim_calls(), dev.claims()
     t1, a1 = auth()
     dev.wait_record(s0 + 1, "VerifyStart")
     t2 = Pamtester(r, service, f)
     a2 = t2.expect("Passcode (6 digits)")
+    refused = wait_until(lambda: dev.claim_calls() >= asked0 + 2)
     t2.send(PIN + "\n")
     rc2, _ = t2.finish()
     t1.send(PIN + "\n")
     rc1, _ = t1.finish()
-    check("fp-two-logins", a1 and a2 and rc1 == 0 and rc2 == 0 and dev.released() and r.failed_attempts(f) == 0,
-          f"two at once: exits {rc1}, {rc2}; the reader released; failures {r.failed_attempts(f)}")
+    check("fp-two-logins", a1 and a2 and refused and dev.claims() == granted0 + 1 and rc1 == 0 and rc2 == 0 and dev.released()
+          and r.failed_attempts(f) == 0,
+          f"two at once: {dev.claim_calls() - asked0} Claims asked, {dev.claims() - granted0} granted; exits {rc1}, {rc2}; "
+          f"the reader released; failures {r.failed_attempts(f)}")
+
+    # The reader unplugged mid-read (fprintd's verify-disconnected): the read ends, nothing is
+    # counted, the reader released; the PIN lets in.
+    f0, nm0, s0 = r.failed_attempts(f), log_count(r, f, "biometric_failed"), dev.count("VerifyStart")
+    t, asked = auth()
+    reading = dev.wait_record(s0 + 1, "VerifyStart")
+    c1 = dev.claims()
+    dev.mock.QueueVerifyResult(dev.path, "verify-disconnected")
+    gone = dev.wait_record(c1, "Release") and wait_until(dev.released)
+    t.send(PIN + "\n")
+    rc, out = t.finish()
+    check("fp-reader-unplugged-mid-read", asked and reading and gone and rc == 0 and r.failed_attempts(f) == f0
+          and log_count(r, f, "biometric_failed") == nm0,
+          f"verify-disconnected while the prompt waited: the reader released, nothing counted; the PIN: exit {rc}")
 
     # fprintd's name changing owner mid-read: passcoded ends the read; the PIN lets in, nothing counted.
     s0 = dev.count("VerifyStart")
