@@ -545,8 +545,8 @@ extension ServiceClient {
     /// now for the store: fprintd has a reader with a finger of the user's enrolled, the calling
     /// process is at the machine (as FingerprintUnlock asks), and the core's rules allow a match (a
     /// login store: the PAM stack's `fingerprint` option turns it on; a PIN entered since boot and
-    /// within 48 hours, fewer than 5 failed matches, no lockout). Nothing is claimed or counted;
-    /// `reason` says why not.
+    /// within 48 hours, fewer than 5 failed matches, no lockout), and the uid is under
+    /// fprint_checks_per_minute. Nothing is claimed or counted; `reason` says why not.
     func callUserFingerprintReady(uid: UInt32) throws(PasscodeError) -> (ready: Bool, reason: String) {
         var answer: (ready: Bool, reason: String)?
         try call("UserFingerprintReady", [.uint32(uid)]) { (r) throws(PasscodeError) in

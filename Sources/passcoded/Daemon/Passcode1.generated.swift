@@ -223,8 +223,8 @@ protocol Passcode1Handlers {
     /// now for the store: fprintd has a reader with a finger of the user's enrolled, the calling
     /// process is at the machine (as FingerprintUnlock asks), and the core's rules allow a match (a
     /// login store: the PAM stack's `fingerprint` option turns it on; a PIN entered since boot and
-    /// within 48 hours, fewer than 5 failed matches, no lockout). Nothing is claimed or counted;
-    /// `reason` says why not.
+    /// within 48 hours, fewer than 5 failed matches, no lockout), and the uid is under
+    /// fprint_checks_per_minute. Nothing is claimed or counted; `reason` says why not.
     func handleUserFingerprintReady(_ call: BusCall, appID: AppID, uid: UInt32) throws -> Service.Prepared
     /// UserFingerprintUnlock(app_id s, uid u): Reads a finger for the store as FingerprintUnlock
     /// does: a match unlocks as the core counts one, a no-match is a failed match

@@ -68,7 +68,11 @@ extension Service {
             return Service.isLoginStore(app) ? try s.loginFingerprintRefusal() : try s.biometricRefusal()
         }
         if !available { return message(buffer) }
-        return refusal == .none ? nil : refusal.description
+        if refusal != .none { return refusal.description }
+        if let wait = readerClaims.pending(uid: uid) {
+            return "too many fingerprint checks: \(readerClaims.limit) a minute for a user; the next is allowed in \(wait) seconds"
+        }
+        return nil
     }
 
     func handleFingerprintUnlockKey(_ call: BusCall, appID app: AppID) throws -> Prepared {
@@ -214,6 +218,16 @@ final class ReaderClaims: @unchecked Sendable {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// The seconds until `uid` may have the reader claimed again (nil: now); records nothing.
+    func pending(uid: uid_t) -> Int64? {
+        let now = ReaderClaims.now(), minute: UInt64 = 60_000_000_000
+        return lock.withLock { () -> Int64? in
+            let mine = (claims[uid] ?? []).filter { now - $0 < minute }
+            guard mine.count >= limit, let oldest = mine.first else { return nil }
+            return Int64((oldest + minute - now + 999_999_999) / 1_000_000_000)
+        }
     }
 
     /// Records a claim for `uid` and answers nil, or, past the limit, records nothing and answers
