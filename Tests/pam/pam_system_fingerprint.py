@@ -199,11 +199,18 @@ def budget(m, t, f, fmock, path, record, count, released, biometric_failed):
         s.send(f"9{rnd:02d}{rnd % 7}13\n")
         tried_pins += 1
         t.password_then_in(m, prog, s, f)
-        # and one through the bus: the user's own process, a wrong PIN
-        subprocess.run([*t.as_user(f), "busctl", "--system", "call", t.BUS_NAME, "/org/libpasscode/Passcode1",
-                            "org.libpasscode.Passcode1", "UserVerify", "sus", "login", str(pwd.getpwnam(f).pw_uid),
-                            f"8{rnd:02d}5{rnd % 3}0"], capture_output=True, text=True, env=t.clean_env())
+        # and through the bus, as the user's own process (a screen locker): a wrong PIN, and a
+        # finger when passcoded says one may be read, a no-match
+        bus_call = [*t.as_user(f), "busctl", "--system", "call", t.BUS_NAME, "/org/libpasscode/Passcode1", "org.libpasscode.Passcode1"]
+        uid = str(pwd.getpwnam(f).pw_uid)
+        subprocess.run(bus_call + ["UserVerify", "sus", "login", uid, f"8{rnd:02d}5{rnd % 3}0"], capture_output=True, text=True,
+                       env=t.clean_env())
         tried_pins += 1
+        ready = subprocess.run(bus_call + ["UserFingerprintReady", "su", "login", uid], capture_output=True, text=True, env=t.clean_env())
+        if ready.stdout.startswith("bs true"):
+            fmock.QueueVerifyResult(path, "verify-no-match")
+            subprocess.run(bus_call + ["UserFingerprintUnlock", "su", "login", uid], capture_output=True, text=True, env=t.clean_env())
+            tried_fingers += 1
     pins = m.attempt_seq(f) - seq0
     matches = biometric_failed() - nm0
     st = m.state(f)
