@@ -134,6 +134,23 @@ extension PasscodeStore {
         return try biometricInputs().refusal(now: now)
     }
 
+    /// As `biometricRefusal`, for a login store whose PAM stack turned the fingerprint on
+    /// (pam_passcode's `fingerprint` option): the stack is the switch, so `biometric_enabled` is
+    /// not read; every other rule is the core's (a passcode entered in this boot and within 48
+    /// hours, fewer than 5 failed matches, no lockout, no required reset, a reader available).
+    public func loginFingerprintRefusal() throws(PasscodeError) -> BiometricRefusal {
+        let now = try now()
+        var inputs = try biometricInputs()
+        inputs.biometricEnabled = true
+        return inputs.refusal(now: now)
+    }
+
+    /// A match read for a login store whose PAM stack turned the fingerprint on: unlocks as
+    /// `biometricUnlock` does, under `loginFingerprintRefusal`'s rules.
+    public func loginFingerprintUnlock() throws(PasscodeError) {
+        _ = try biometricUnlock(needKey: false, enabledByStack: true)
+    }
+
     /// The refusal `biometricUnlockKey` gives before a match is read: the policy's, else
     /// `keyNotInMemory` when this handle holds no key and no session keyring may hold one (so a
     /// reader is not asked for a finger whose match could release nothing).
@@ -256,8 +273,10 @@ extension PasscodeStore {
                                status: lockStatus(of: lock) { lockEnabled }, requireOnLaunch: try flag(.requireBiometricOnLaunch))
     }
 
-    private func biometricRefusalLocked(now: ClockReading) throws(PasscodeError) -> BiometricRefusal {
-        try biometricInputsLocked().refusal(now: now)
+    private func biometricRefusalLocked(now: ClockReading, enabledByStack: Bool = false) throws(PasscodeError) -> BiometricRefusal {
+        var inputs = try biometricInputsLocked()
+        if enabledByStack { inputs.biometricEnabled = true }
+        return inputs.refusal(now: now)
     }
 
     /// The host reports a successful biometric match (`passcode_biometric_unlock`). Unlocks when
@@ -276,10 +295,10 @@ extension PasscodeStore {
         return key
     }
 
-    private func biometricUnlock(needKey: Bool) throws(PasscodeError) -> SecretBytes? {
+    private func biometricUnlock(needKey: Bool, enabledByStack: Bool = false) throws(PasscodeError) -> SecretBytes? {
         let now = try now()
         let outcome: Result<SecretBytes?, PasscodeError> = try write { () throws(PasscodeError) in
-            var r = try biometricRefusalLocked(now: now)
+            var r = try biometricRefusalLocked(now: now, enabledByStack: enabledByStack)
             if r == .none && heldKey == nil && !isClosedLocked { heldKey = keyFromSessionKeyringLocked() }
             if r == .none && needKey && heldKey == nil {
                 // Without a session keyring of its own the process keeps nothing across launches
