@@ -8,7 +8,9 @@
  * swtpm:host=127.0.0.1,port=2321): a store set up with it opens only with it.
  *
  * In a terminal it draws the design's screens with ncurses (a boxed number pad, filled and empty
- * dots, the error in red, a shake, the lockout countdown ticking) and reads single keys. With --script (or when input is not a terminal) it reads
+ * dots, the error in red, a shake, the lockout countdown ticking) and reads single keys. What the
+ * screen shows is also said in words, for a screen reader's console mode: the dots' count
+ * ("3 of 6 digits"), the error with each shake, the lockout in the library's words. With --script (or when input is not a terminal) it reads
  * commands, one or more per line, and prints each screen as plain text, so tests can drive it:
  *   digits (e.g. 386491)   type them        del       delete a digit     cancel   cancel the flow
  *   launch | background | foreground | lock            app lifecycle events
@@ -234,17 +236,38 @@ static void centered(int y, const char *text) {
 
 static int pad_left, pad_width;  /* the box the pad is drawn in */
 
-static void draw_dots(int y, int filled, int length, int dx) {
-    mvhline(y, pad_left + 1, ' ', pad_width - 2);  /* inside the box only */
-    int x = (COLS - (length * 2 - 1)) / 2 + dx;
-    for (int i = 0; i < length && i < 12; i++)
-        mvaddstr(y, (x < 0 ? 0 : x) + 2 * i, i < filled ? (utf8 ? "\u25cf" : "*") : (utf8 ? "\u25cb" : "_"));
+/* The dots in words, as the GTK demo names them for a screen reader ("3 of 6 digits entered"):
+ * the longest of its forms that fits in `room` columns. A console screen reader reads the dots
+ * as shapes ("black circle"); the count is the same information in words. */
+static const char *count_words(char *buf, size_t size, int filled, int length, int room) {
+    snprintf(buf, size, "%d of %d digits entered", filled, length);
+    if ((int)strlen(buf) > room) snprintf(buf, size, "%d of %d digits", filled, length);
+    if ((int)strlen(buf) > room) snprintf(buf, size, "%d of %d", filled, length);
+    return buf;
 }
 
-/* One key of the pad: a 7x3 box with its label in the middle. */
+enum { SHAKE = 3, COUNT_GAP = SHAKE + 1 };  /* the shake's reach; the dots' distance from their count */
+
+/* The dots and their count in words, centred together inside the pad's box; dx moves the dots
+ * only (the shake), never out of the box or onto the count, which stays where it is. */
+static void draw_dots(int y, int filled, int length, int dx) {
+    int inner = pad_width - 2, shown = length < 12 ? length : 12, dots_w = shown > 0 ? shown * 2 - 1 : 0;
+    char count[32];
+    count_words(count, sizeof count, filled, length, inner - 2 * SHAKE - dots_w - COUNT_GAP);
+    int w = dots_w + COUNT_GAP + (int)strlen(count), x = pad_left + 1 + (inner - w) / 2;
+    if (x < pad_left + 1) x = pad_left + 1;
+    if (x + dx < pad_left + 1) dx = pad_left + 1 - x;
+    if (dx > COUNT_GAP - 1) dx = COUNT_GAP - 1;
+    mvhline(y, pad_left + 1, ' ', inner);  /* inside the box only */
+    for (int i = 0; i < shown; i++)
+        mvaddstr(y, x + dx + 2 * i, i < filled ? (utf8 ? "\u25cf" : "*") : (utf8 ? "\u25cb" : "_"));
+    mvaddnstr(y, x + dots_w + COUNT_GAP, count, pad_left + 1 + inner - (x + dots_w + COUNT_GAP));
+}
+
+/* One key of the pad: a 7x3 box with its label in the middle (one character, or a word of three). */
 static void key_box(int y, int x, const char *label) {
     mvaddch(y, x, ACS_ULCORNER); mvhline(y, x + 1, ACS_HLINE, 5); mvaddch(y, x + 6, ACS_URCORNER);
-    mvaddch(y + 1, x, ACS_VLINE); mvprintw(y + 1, x + 1, "  %s  ", label); mvaddch(y + 1, x + 6, ACS_VLINE);
+    mvaddch(y + 1, x, ACS_VLINE); mvprintw(y + 1, x + 1, strlen(label) > 1 ? " %s " : "  %s  ", label); mvaddch(y + 1, x + 6, ACS_VLINE);
     mvaddch(y + 2, x, ACS_LLCORNER); mvhline(y + 2, x + 1, ACS_HLINE, 5); mvaddch(y + 2, x + 6, ACS_LRCORNER);
 }
 
@@ -323,12 +346,12 @@ static void draw_pad(app *a) {
     } else if (step != PASSCODE_FLOW_STEP_FINISHED) {
         draw_dots(top + 3, filled, length, 0);
     }
-    if (*error && !locked_out) {  /* wrapped inside the box: the border stays whole */
+    if (*error) {  /* wrapped inside the box: the border stays whole (in a lockout, its words under the countdown) */
         if (has_colors()) attron(COLOR_PAIR(1) | A_BOLD);
         wrapped(top + 4, PAD_ERROR_LINES, width - 6, error);
         if (has_colors()) attroff(COLOR_PAIR(1) | A_BOLD);
     }
-    static const char *labels[] = {"1", "2", "3", "4", "5", "6", "7", "8", "9", " ", "0", "<"};
+    static const char *labels[] = {"1", "2", "3", "4", "5", "6", "7", "8", "9", " ", "0", "del"};  /* a word, not a shape */
     if (locked_out) attron(A_DIM);
     for (int i = 0; i < 12; i++) {
         int y = top + 4 + PAD_ERROR_LINES + (i / 3) * 3, x = (COLS - 25) / 2 + (i % 3) * 9;
@@ -341,7 +364,9 @@ static void draw_pad(app *a) {
         passcode_lock_screen ls = lock_screen(a);
         const char *label = ls.security_label;
         char line[128];
-        if (ls.biometric_lead || ls.biometric_refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)
+        if (ls.biometric_lead)  /* the prompt opens by itself: said, as the scripted screen says it */
+            snprintf(line, sizeof line, "%s prompt shown: [b] match  [n] no match  [f] Forgot Passcode?", label + strlen("Passcode & "));
+        else if (ls.biometric_refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)
             snprintf(line, sizeof line, "[b] Use %s  [n] no match  [f] Forgot Passcode?", label + strlen("Passcode & "));
         else
             snprintf(line, sizeof line, "[f] Forgot Passcode?");
@@ -426,9 +451,10 @@ static void draw(app *a) {
             passcode_flow_lockout_remaining(a->flow, &left);
             out(a, "lockout: %lld:%02lld\n", (long long)(left / 60), (long long)(left % 60));
         } else if (step != PASSCODE_FLOW_STEP_FINISHED) {
-            char dots[32] = "";
+            char dots[32] = "", count[32];
             for (int i = 0; i < length && i < 12; i++) strcat(dots, i < filled ? "*" : "_");
-            out(a, "dots: %s%s\n", dots, shakes != a->last_shakes ? "   <<< shake >>>" : "");
+            out(a, "dots: %s  %s%s\n", dots, count_words(count, sizeof count, filled, length, 32),
+                shakes != a->last_shakes ? "   <<< shake >>>" : "");
         }
         a->last_shakes = shakes;
         if (*error) out(a, "error: %s\n", error);

@@ -202,8 +202,11 @@ class App:
                 left = f.lockout_remaining
                 print("lockout: %d:%02d" % (left // 60, left % 60))
             elif step != FlowStep.FINISHED:
+                # The count in words beside the dots, as the GTK demo names them for a screen
+                # reader: a console screen reader reads "*" and "_" as shapes, not as a count.
                 dots = "".join("*" if i < filled else "_" for i in range(min(length, 12)))
-                print(f"dots: {dots}" + ("   <<< shake >>>" if shakes != self.last_shakes else ""))
+                print(f"dots: {dots}  {filled} of {length} digits entered"
+                      + ("   <<< shake >>>" if shakes != self.last_shakes else ""))
             self.last_shakes = shakes
             if f.error:
                 print(f"error: {f.error}")
@@ -214,7 +217,7 @@ class App:
                     print("biometric: [b] %s" % s.security_label[len("Passcode & "):])
                 print("forgot: [f] Forgot Passcode?")
             if not self.script and step not in (FlowStep.FINISHED, FlowStep.LOCKED_OUT):
-                print("\n    1   2   3\n    4   5   6\n    7   8   9\n        0   <")
+                print("\n    1   2   3\n    4   5   6\n    7   8   9\n        0  del")  # a word, not a shape
         elif self.logged_out:
             print("screen: logged out")
             print("Signed out. Sign in to your account again, then create a new passcode.")
