@@ -59,7 +59,7 @@ keys Escape
 wait_for "screen: home"
 expect "banner" "demo, store $tmp/demo.db"
 keys r
-expect "r with no passcode" "error: no passcode is set"
+expect "r with no passcode" "error: No passcode is set."
 keys c; keys 3 8 6 4 9 1; keys 9 1 5 3 7 2
 wait_for "Passcodes don't match."
 box_whole "the mismatch error"
@@ -86,7 +86,7 @@ keys Space
 absent "a key closes the email" "Your libpasscode reset code:"
 expect "the reset's result stays when the box closes" "reset: done"
 keys r
-expect "a second r is refused on screen" "too many reset-code requests"
+expect "a second r is refused on screen" "Too many code requests. Try again in"
 keys Escape
 keys g; keys 5 0 2 8 1 7
 wait_for "Enter new passcode"
@@ -125,7 +125,7 @@ keys v
 wait_for "screen: security log"
 expect "the log's first page says there is more" "[v] the next ones"
 keys v
-expect "the log's next page has the oldest event" "passcode set"
+expect "the log's next page has the oldest event" "Passcode set"
 keys Space
 keys l
 # Five wrong passcodes: the lockout is said in words, not only as its countdown.
