@@ -4,6 +4,9 @@
  *   passcode_demo [--store PATH | --service APP_ID] [--script] [--fake-clock] [--tpm [TCTI]]
  *   (--service APP_ID: the store passcoded keeps for APP_ID, through the system bus)
  *
+ * It speaks the user's language (LANGUAGE=de with LANG=C.UTF-8, say): its own words through the
+ * front ends' gettext domain, passcode-demo, and the library's through the library's.
+ *
  * --tpm binds the store to the TPM 2.0 (the kernel's /dev/tpmrm0, or a tpm2-tss TCTI such as
  * swtpm:host=127.0.0.1,port=2321): a store set up with it opens only with it.
  *

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """passcode_demo.py: the terminal front end of examples/c/passcode_demo.c, in Python through the
-binding. Same keys, same commands, same screens (Tests/frontends checks both).
+binding. Same keys, same commands, same screens (Tests/frontends checks both), in the user's
+language as the C demo (its words through the gettext domain passcode-demo).
 
     passcode_demo.py [--store PATH | --service APP_ID] [--script] [--fake-clock] [--tpm [TCTI]]
 """
