@@ -59,7 +59,8 @@ SHELL := /bin/bash
 #   make test-install   install into a temporary prefix; the C quick start built against it; as root make install
 #                       and install-service for the live system, checked, uninstalled (private mount namespace)
 #   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends); the Python one
-#                       interactive at COLUMNS=40, wrapped at spaces; as root both with --service
+#                       interactive at COLUMNS=40, wrapped at spaces; both in German, French and English for
+#                       an unknown language; as root both with --service
 #   make test-gtk       the GTK front end under Xvfb (Tests/gtk); as root also through passcoded; then as a
 #                       screen reader reads it (AT-SPI): every screen's names and roles, every flow by keys, by actions
 #   make test-python    the binding's tests, the README's quick starts, the wheel's metadata, mypy
@@ -594,10 +595,12 @@ screenshots: lib $(B)/passcoded
 	    LANGUAGE=de_DE.UTF-8 PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) PYTHONDONTWRITEBYTECODE=1 \
 	    /usr/bin/python3 Tests/gtk/language.py $(CURDIR)/docs/screenshots/de "Code eingeben" "Code vergessen?"
 
-test-frontends: examples/c/passcode_demo $(B)/passcoded
+test-frontends: examples/c/passcode_demo $(B)/passcoded $(MO_FILES)
 	$(OWN_SESSION) Tests/frontends/run.sh examples/c/passcode_demo
+	$(OWN_SESSION) Tests/frontends/language.sh examples/c/passcode_demo
 	$(OWN_SESSION) Tests/frontends/curses.sh examples/c/passcode_demo
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/run.sh python3 examples/python/passcode_demo.py
+	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/language.sh python3 examples/python/passcode_demo.py
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/wrap.sh python3 examples/python/passcode_demo.py
 	$(OWN_SESSION) Tests/frontends/service.sh $(CURDIR)/$(B)/passcoded examples/c/passcode_demo
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/service.sh $(CURDIR)/$(B)/passcoded python3 examples/python/passcode_demo.py

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The Python terminal demo in its interactive mode (a tty: a tmux pane 80 wide) with COLUMNS=40:
 # every line it draws fits in 40 columns and long lines are broken at spaces, not mid-word (the
-# text read back with the breaks joined is the whole message).
+# text read back with the breaks joined is the whole message); the dots' count and the delete key
+# are in words.
 #   PYTHONPATH=python PASSCODE_LIBRARY=build/libpasscode.so.0 Tests/frontends/wrap.sh python3 examples/python/passcode_demo.py
 set -eu
 command -v tmux >/dev/null 2>&1 || { echo "wrap: FAIL: tmux is missing (scripts/ensure-deps.sh installs it)" >&2; exit 1; }
@@ -29,6 +30,8 @@ tmux -L "$sock" -f /dev/null new-session -d -s demo -x 80 -y 40 \
 # The first launch: the welcome (47 characters) on two lines, whole words.
 wait_for "Welcome: create a passcode to protect the app."
 fits "the first launch"
+wait_for "dots: ______ 0 of 6 digits entered"  # the count in words: a console screen reader reads "_" as a shape
+wait_for "0 del"  # the pad's delete key in words
 # A refusal (73 characters): a common passcode.
 keys 1 4 7 2 5 8
 wait_for "error: Choose a harder passcode: it is one of the most commonly chosen passcodes."
@@ -39,4 +42,4 @@ wait_for "launch: lock at launch on | require biometrics on launch off | passcod
 wait_for "[t]imeout [i] biometric [a] require on launch [h] background [l]ock"
 fits "the home screen"
 keys q
-echo "wrap: the Python demo, interactive with COLUMNS=40: the welcome, a refusal and the home screen broken at spaces, no line wider than 40"
+echo "wrap: the Python demo, interactive with COLUMNS=40: the welcome, a refusal and the home screen broken at spaces, no line wider than 40; the dots' count and the delete key in words"
