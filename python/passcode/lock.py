@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, NamedTuple, Tuple
 from . import _ffi
 from ._enums import BiometricKind, BiometricRefusal, Event, LockReason
 from ._errors import PasscodeRequired
-from ._handle import _StoreBase
+from ._handle import _StoreBase, _fill
 
 _lib = _ffi.lib
 
@@ -83,7 +83,11 @@ class _Lock(_StoreBase):
         """Everything a lock screen draws, in one call at the cost of about one `is_set`
         (passcode_lock_screen_read): poll it on every redraw."""
         scratch = self._scratch
-        rc = _lock_screen_read(self._handle, scratch.screen_ref)  # closed: NULL, which the library refuses
+        try:
+            ref = scratch.screen_ref
+        except AttributeError:  # this thread's first query of the store
+            ref = _fill(scratch).screen_ref
+        rc = _lock_screen_read(self._handle, ref)  # closed: NULL, which the library refuses
         if rc:
             self._h()  # a closed store raises InvalidHandle, as everywhere
             _ffi.check_status(rc, _lock_screen_read, (self._handle,))
