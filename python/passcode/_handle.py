@@ -105,11 +105,12 @@ class _StoreBase(_Handle):
             out = ctype()
             fn(h, byref(out))
             return int(out.value)
+        view: memoryview
         try:
-            ref, out, _ = self._scratch.i32 if ctype is c_int32 else self._scratch.i64
+            ref, view, _ = self._scratch.i32 if ctype is c_int32 else self._scratch.i64
         except AttributeError:  # this thread's first query of the store
-            ref, out, _ = _fill(self._scratch).i32 if ctype is c_int32 else self._scratch.i64
+            ref, view, _ = _fill(self._scratch).i32 if ctype is c_int32 else self._scratch.i64
         rc = fast(h, ref)
         if rc:
             _ffi.check_status(rc, fast, (h,))
-        return out[0]
+        return view[0]

@@ -3,7 +3,7 @@ import ctypes
 import struct
 import warnings
 from ctypes import byref, c_char_p, c_int32
-from typing import Any, Callable, Dict, NamedTuple, Tuple
+from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
 
 from . import _ffi
 from ._enums import BiometricKind, BiometricRefusal, Event, LockReason
@@ -91,7 +91,7 @@ class _Lock(_StoreBase):
         if rc:
             self._h()  # a closed store raises InvalidHandle, as everywhere
             _ffi.check_status(rc, _lock_screen_read, (self._handle,))
-        last = scratch.last_screen
+        last: Optional[Tuple[bytes, LockScreen]] = scratch.last_screen
         if last is not None and scratch.screen_bytes == last[0]:
             return last[1]
         _, locked, reason, left, failed, reset, refusal, lead, kind, is_set, enabled, label = _unpack_lock_screen(scratch.screen)

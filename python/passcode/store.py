@@ -200,6 +200,7 @@ class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm, _Users)
         """Whether a passcode is set, enabled or not (passcode_is_set)."""
         # The hot query, at about the cost of a bare ctypes call: no argtypes conversion, no
         # errcheck call, no out-buffer made per call (Tests/bench/bench.py measures it).
+        raw: bytearray
         try:
             ref, _, raw = self._scratch.i32
         except AttributeError:  # this thread's first query of the store
