@@ -79,7 +79,9 @@ SHELL := /bin/bash
 #   make crash          1000 crash-harness rounds (make stress, make corrupt: the same for those)
 #   make valgrind       test_api and test_catalogue under memcheck
 #   make bench          benchmarks, as ratios against a baseline in the same run (make bench-verify: verify rows only;
-#                       make bench-calls: the cheap calls and the load only)
+#                       make bench-calls: the cheap calls and the load only; BENCH_RUNS=5: the runs whose
+#                       median the poll, open + close, Python's is_set and bench-service's verify give)
+#   make bench-baseline the 0.7.0 library in build/baseline-0.7.0, for make bench's open + close row against it
 #   make bench-service  passcoded's rows (root): verify through it vs embedded on tmpfs, a cached query, 100 clients vs one
 #   make screenshots    renew docs/screenshots/*.png from the GTK front end
 
@@ -124,7 +126,7 @@ DAEMON_SOURCES := $(SHARED_SOURCES) $(shell find Sources/passcoded -type f ! -na
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall uninstall-service deps deps-demo demo clean help
 .PHONY: test test-build test-build-system check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam test-pam-system deb-test test-sandbox
-.PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service screenshots
+.PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service bench-baseline screenshots
 
 all: lib
 
@@ -806,15 +808,34 @@ deb-test:
 # finds the library it was linked with (dladdr), wherever it runs from.
 $(B)/bench: Tests/bench/bench.c include/passcode.h $(LIB)
 	$(CC) -O2 -D_FORTIFY_SOURCE=2 $(STRICT) -Iinclude -o $(B)/bench Tests/bench/bench.c \
-	    $$(pkg-config --cflags --libs libsodium) -ldl -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+	    $$(pkg-config --cflags --libs libsodium sqlite3) -ldl -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 $(B)/bench_load: Tests/bench/load.c
 	$(CC) -O2 $(STRICT) -o $(B)/bench_load Tests/bench/load.c -ldl
 
-bench: lib $(B)/bench $(B)/bench_load
+$(B)/bench_open_close: Tests/bench/open_close.c
+	$(CC) -O2 $(STRICT) -o $(B)/bench_open_close Tests/bench/open_close.c -ldl
+
+# The rows with a median (the poll, open + close, Python's is_set, passcoded's verify) measure
+# BENCH_RUNS runs each and give the median run, every run's ratio listed under it.
+BENCH_RUNS ?= 5
+export PASSCODE_BENCH_RUNS = $(BENCH_RUNS)
+BENCH_TOOLS := $(B)/bench $(B)/bench_load $(B)/bench_open_close
+
+bench: lib $(BENCH_TOOLS)
 	cd $(B) && ./bench
 	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) python3 Tests/bench/bench.py
 	python3 scripts/size_parts.py $(LIB)
+
+# The 0.7.0 library (BENCH_BASELINE, its commit), built from this repository's history into
+# build/baseline-0.7.0, for make bench's row of open + close against it.
+BENCH_BASELINE ?= a336c6d
+bench-baseline:
+	rm -rf $(B)/baseline-src $(B)/baseline-0.7.0 && mkdir -p $(B)/baseline-src $(B)/baseline-0.7.0
+	git archive $(BENCH_BASELINE) | tar -x -C $(B)/baseline-src
+	$(MAKE) -C $(B)/baseline-src lib
+	cp -a $(B)/baseline-src/build/libpasscode.so* $(B)/baseline-0.7.0/
+	rm -rf $(B)/baseline-src
 
 # Only the rows of verify against a bare Argon2id verify, on tmpfs and on disk (bar: 1.05x).
 bench-verify: lib $(B)/bench
@@ -822,7 +843,7 @@ bench-verify: lib $(B)/bench
 
 # Only the cheap calls (is_set, the lock-screen poll, against the EMBEDDED=0 build when
 # make test-full-runtime built it), open + close and the library's load: a minute, not ten.
-bench-calls: lib $(B)/bench $(B)/bench_load
+bench-calls: lib $(BENCH_TOOLS)
 	cd $(B) && PASSCODE_BENCH_ONLY=calls ./bench
 
 # passcoded's bench rows, as root: test_service.py's bus, daemon and users, the store

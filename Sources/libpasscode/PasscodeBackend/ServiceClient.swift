@@ -422,6 +422,14 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
                           kind: biometric, passcodeSet: v.isSet, lockEnabled: v.lockEnabled)
     }
 
+    package func copyLockScreen(to destination: UnsafeMutableRawPointer, from start: Int, count: Int,
+                                make: (LockScreen, UnsafeMutableRawPointer) -> Void) throws(PasscodeError) {
+        let screen = try lockScreen()
+        var image = LockScreenImage()
+        withUnsafeMutableBytes(of: &image) { make(screen, $0.baseAddress!) }
+        withUnsafeBytes(of: &image) { destination.copyMemory(from: $0.baseAddress! + start, byteCount: count) }
+    }
+
     // MARK: - Calls
 
     struct State {
