@@ -9,6 +9,9 @@
  * with nullok else PAM_AUTHINFO_UNAVAIL, and passcoded unreachable PAM_AUTHINFO_UNAVAIL, never
  * IGNORE or SUCCESS.
  * The module reads no file and keeps nothing: every count is passcoded's.
+ * Every authentication that does not succeed leaves the login store's state, in numbers, in the
+ * PAM environment variable PAM_PASSCODE_STATE (put_state, pam_passcode(8)), so that a screen
+ * locker driving PAM shows "locked for 4 minutes" without parsing the text; a success removes it.
  *
  * The library is loaded at run time, not linked: a module whose DT_NEEDED library is missing
  * fails libpam's own dlopen, and the stack then goes on without it, silently (only "Password:"
@@ -48,7 +51,7 @@
 /* The library's calls the module makes, each typed by the header's own declaration. */
 #define PASSCODE_CALLS(X) X(passcode_open) X(passcode_close) X(passcode_errmsg) X(passcode_errwait) \
     X(passcode_options_new) X(passcode_options_free) X(passcode_options_set_service) X(passcode_strerror) \
-    X(passcode_user_state) X(passcode_user_verify) X(passcode_user_set) X(passcode_user_change)
+    X(passcode_user_state) X(passcode_user_verify) X(passcode_user_set) X(passcode_user_change) X(passcode_user_lockout)
 static struct {
 #define PASSCODE_FIELD(name) __typeof__(name) *name;
     PASSCODE_CALLS(PASSCODE_FIELD)
@@ -129,6 +132,7 @@ PAM_EXTERN const char *pam_passcode_library(const char **why)
 #define passcode_user_verify lib.passcode_user_verify
 #define passcode_user_set lib.passcode_user_set
 #define passcode_user_change lib.passcode_user_change
+#define passcode_user_lockout lib.passcode_user_lockout
 
 struct options {
     int debug, nullok, silent, allow_remote;
@@ -236,6 +240,40 @@ static void lockout_text(pam_handle_t *pamh, const struct options *o, int64_t se
         pam_error(pamh, "Passcode locked.");
 }
 
+/* PAM_PASSCODE_STATE, for the application (pam_getenv) and never for a person: decimal numbers
+ * only, as key=value words separated by one space, in this order (a later version only adds words
+ * at the end; a reader skips keys it does not know):
+ *   version=1 state=S lockout=SECONDS failures=N left=N next=SECONDS fingerprint=R
+ * state: a passcode_login_state (0 open, 1 locked out, 2 reset required, 3 no passcode, 4
+ * passcoded not asked or unreachable: then every other field is 0, left -1); left: wrong PINs
+ * before the next delay or reset (-1: none ahead); next: that delay's seconds (-1: a reset
+ * instead); fingerprint: a passcode_biometric_refusal (0: a finger may be used now). */
+#define PASSCODE_STATE_ENV "PAM_PASSCODE_STATE"
+
+static void put_state(pam_handle_t *pamh, passcode_store *store, uid_t uid)
+{
+    int32_t state = PASSCODE_LOGIN_STATE_UNAVAILABLE, left = -1, fingerprint = 0;
+    int64_t lockout = 0, next = 0;
+    uint32_t failures = 0;
+    if (store == NULL || passcode_user_lockout(store, uid, &state, &lockout, &failures, &left, &next, &fingerprint) != PASSCODE_OK) {
+        state = PASSCODE_LOGIN_STATE_UNAVAILABLE;
+        lockout = next = 0;
+        failures = 0;
+        left = -1;
+        fingerprint = 0;
+    }
+    char text[192];
+    snprintf(text, sizeof text, PASSCODE_STATE_ENV "=version=1 state=%d lockout=%lld failures=%u left=%d next=%lld fingerprint=%d",
+             (int)state, (long long)lockout, (unsigned)failures, (int)left, (long long)next, (int)fingerprint);
+    if (pam_putenv(pamh, text) != PAM_SUCCESS) pam_syslog(pamh, LOG_ERR, "cannot set %s", PASSCODE_STATE_ENV);
+}
+
+/* A success leaves no state behind (the session's environment does not carry it). */
+static void clear_state(pam_handle_t *pamh)
+{
+    if (pam_getenv(pamh, PASSCODE_STATE_ENV) != NULL) (void)pam_putenv(pamh, PASSCODE_STATE_ENV);
+}
+
 /* The PAM code of a status passcoded gave for `uid`'s store. */
 static int pam_code(pam_handle_t *pamh, const struct options *o, passcode_store *store, uid_t uid, int status)
 {
@@ -258,6 +296,8 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     struct options o;
     int r = parse(pamh, flags, argc, argv, &o);
     if (r != PAM_SUCCESS) return r;
+    /* Until passcoded answers, the state is "not asked" (state=4): never a stale one. */
+    put_state(pamh, NULL, 0);
     if (remote(pamh) && !o.allow_remote) {
         if (o.debug) pam_syslog(pamh, LOG_DEBUG, "remote host refused (no allow_remote)");
         return PAM_AUTHINFO_UNAVAIL;
@@ -304,6 +344,9 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
         wipe_free(answer);
     }
     if (o.debug) pam_syslog(pamh, LOG_DEBUG, "authenticate %s: %s", user, pam_strerror(pamh, r));
+    /* The state after the attempt (a wrong PIN may have started a lockout), for the application. */
+    if (r == PAM_SUCCESS) clear_state(pamh);
+    else put_state(pamh, store, uid);
     passcode_close(store);
     return r;
 }

@@ -267,6 +267,18 @@ class TpmPostureItem(IntEnum):
     GUESS_LIMIT = 8
 
 
+class LoginState(IntEnum):
+    """A user's login store as a greeter or a screen locker draws it, without parsing text: what
+    passcode_user_lockout() answers, the State property of passcoded's login objects
+    (org.libpasscode.Passcode1.Login) and the `state=` field of pam_passcode's
+    PAM_PASSCODE_STATE. (passcode_login_state)"""
+    OPEN = 0
+    LOCKED_OUT = 1
+    RESET_REQUIRED = 2
+    NO_PASSCODE = 3
+    UNAVAILABLE = 4
+
+
 # Deprecated since 0.7 (the header keeps the old C names too, until the next major version):
 Event = AppEvent
 SecurityEvent = LogKind
@@ -291,4 +303,5 @@ HEADER_ENUMS = {
     "passcode_lifecycle_event": (LifecycleEvent, "PASSCODE_LIFECYCLE_EVENT_"),
     "passcode_setting": (Setting, "PASSCODE_SETTING_"),
     "passcode_tpm_posture_item": (TpmPostureItem, "PASSCODE_TPM_POSTURE_ITEM_"),
+    "passcode_login_state": (LoginState, "PASSCODE_LOGIN_STATE_"),
 }

@@ -63,3 +63,7 @@ extension Setting: @retroactive CaseIterable {
 extension TPMPostureItem: @retroactive CaseIterable {
     public static let allCases: [TPMPostureItem] = [.ownerAuthSet, .lockoutAuthSet, .maxTries, .recoveryTime, .lockoutRecovery, .lockoutCounter, .noOfflineSearch, .hardwareGuessLimit, .guessLimit]
 }
+
+extension LoginState: @retroactive CaseIterable {
+    public static let allCases: [LoginState] = [.open, .lockedOut, .resetRequired, .noPasscode, .unavailable]
+}
