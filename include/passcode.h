@@ -882,7 +882,7 @@ typedef enum passcode_tpm_posture_item {
 /**
  * A user's login store as a greeter or a screen locker draws it, without parsing text: what
  * passcode_user_lockout() answers, the State property of passcoded's login objects
- * (org.libpasscode.Passcode1.Login) and the `state=` field of pam_passcode's PAM_PASSCODE_STATE.
+ * (org.libpasscode.Passcode1.Login) and the `state:` field of pam_passcode's PAM_PASSCODE_STATE.
  */
 typedef enum passcode_login_state {
     /** A passcode is set and may be tried now. */

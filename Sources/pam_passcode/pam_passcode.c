@@ -241,9 +241,10 @@ static void lockout_text(pam_handle_t *pamh, const struct options *o, int64_t se
 }
 
 /* PAM_PASSCODE_STATE, for the application (pam_getenv) and never for a person: decimal numbers
- * only, as key=value words separated by one space, in this order (a later version only adds words
- * at the end; a reader skips keys it does not know):
- *   version=1 state=S lockout=SECONDS failures=N left=N next=SECONDS fingerprint=R
+ * only, as key:value words separated by one space (no '=' in the value: PAM's own readers split a
+ * variable at an '='), in this order; a later version only adds words at the end, and a reader
+ * skips keys it does not know:
+ *   version:1 state:S lockout:SECONDS failures:N left:N next:SECONDS fingerprint:R
  * state: a passcode_login_state (0 open, 1 locked out, 2 reset required, 3 no passcode, 4
  * passcoded not asked or unreachable: then every other field is 0, left -1); left: wrong PINs
  * before the next delay or reset (-1: none ahead); next: that delay's seconds (-1: a reset
@@ -263,7 +264,7 @@ static void put_state(pam_handle_t *pamh, passcode_store *store, uid_t uid)
         fingerprint = 0;
     }
     char text[192];
-    snprintf(text, sizeof text, PASSCODE_STATE_ENV "=version=1 state=%d lockout=%lld failures=%u left=%d next=%lld fingerprint=%d",
+    snprintf(text, sizeof text, PASSCODE_STATE_ENV "=version:1 state:%d lockout:%lld failures:%u left:%d next:%lld fingerprint:%d",
              (int)state, (long long)lockout, (unsigned)failures, (int)left, (long long)next, (int)fingerprint);
     if (pam_putenv(pamh, text) != PAM_SUCCESS) pam_syslog(pamh, LOG_ERR, "cannot set %s", PASSCODE_STATE_ENV);
 }
@@ -296,7 +297,7 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     struct options o;
     int r = parse(pamh, flags, argc, argv, &o);
     if (r != PAM_SUCCESS) return r;
-    /* Until passcoded answers, the state is "not asked" (state=4): never a stale one. */
+    /* Until passcoded answers, the state is "not asked" (state:4): never a stale one. */
     put_state(pamh, NULL, 0);
     if (remote(pamh) && !o.allow_remote) {
         if (o.debug) pam_syslog(pamh, LOG_DEBUG, "remote host refused (no allow_remote)");

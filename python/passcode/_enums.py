@@ -270,7 +270,7 @@ class TpmPostureItem(IntEnum):
 class LoginState(IntEnum):
     """A user's login store as a greeter or a screen locker draws it, without parsing text: what
     passcode_user_lockout() answers, the State property of passcoded's login objects
-    (org.libpasscode.Passcode1.Login) and the `state=` field of pam_passcode's
+    (org.libpasscode.Passcode1.Login) and the `state:` field of pam_passcode's
     PAM_PASSCODE_STATE. (passcode_login_state)"""
     OPEN = 0
     LOCKED_OUT = 1

@@ -71,6 +71,17 @@ extension Service {
         }
     }
 
+    /// A lockout of `uid`'s login store pending from before a reboot starts again now, recorded
+    /// (PasscodeStore.recordLockoutRestart): pam_passcode asks for no PIN while locked out, so no
+    /// attempt would ever record it and every reading would answer the whole delay again. The
+    /// store is opened to write only when one is due (a query opens no store file).
+    static func settleLoginLockout(_ stores: StoreRoot, uid: uid_t, app: AppID) throws {
+        guard isLoginStore(app) else { return }
+        if try stores.withStoreForQuery(uid: uid, appID: app, { try $0.lockoutRestartDue() }) {
+            try stores.withStore(uid: uid, appID: app) { try $0.recordLockoutRestart() }
+        }
+    }
+
     /// The path of `uid`'s login object `app`.
     static func loginPath(uid: UInt32, app: AppID) throws -> String {
         guard let cPath = passcode_bus_login_path(uid, app.name) else {
@@ -92,6 +103,7 @@ extension Service {
         // Registered here, on the bus thread (as Watch: PushBook.register).
         let entry = try LoginPushes.shared.register(uid: target, app: app.name, sender: String(cString: s), caller: call.caller)
         return Prepared(uid: target) {
+            try Service.settleLoginLockout(stores, uid: target, app: app)
             let (state, generation) = try LoginPushes.shared.answer(entry) {
                 try stores.withStoreForQuery(uid: target, appID: app) { try LoginSnapshot.read($0) }
             }
@@ -107,6 +119,7 @@ extension Service {
         let path = try Service.loginPath(uid: uid, app: app)
         let stores = self.stores, target = uid
         return Prepared(uid: target) {
+            try Service.settleLoginLockout(stores, uid: target, app: app)
             let state = try stores.withStoreForQuery(uid: target, appID: app) { try LoginSnapshot.read($0) }
             return [.string(path)] + Service.loginPropertyValues(state.props(generation: 0))
         }

@@ -422,7 +422,7 @@ typedef PASSCODE_CLOSED_ENUM(passcode_tpm_posture_item, TPMPostureItem) {
 /**
  * A user's login store as a greeter or a screen locker draws it, without parsing text: what
  * passcode_user_lockout() answers, the State property of passcoded's login objects
- * (org.libpasscode.Passcode1.Login) and the `state=` field of pam_passcode's PAM_PASSCODE_STATE.
+ * (org.libpasscode.Passcode1.Login) and the `state:` field of pam_passcode's PAM_PASSCODE_STATE.
  */
 typedef PASSCODE_CLOSED_ENUM(passcode_login_state, LoginState) {
     /** A passcode is set and may be tried now. */

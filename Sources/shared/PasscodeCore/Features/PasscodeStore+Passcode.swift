@@ -440,6 +440,29 @@ extension PasscodeStore {
         try attempts().resetRequired
     }
 
+    /// Whether a lockout pending from before a reboot is to start again in full now (a read:
+    /// until `recordLockoutRestart`, or an attempt, records it, each reading says the whole delay).
+    public func lockoutRestartDue() throws(PasscodeError) -> Bool {
+        let now = try now()
+        return try attempts().lockoutRestartDue(now: now)
+    }
+
+    /// Records that a lockout pending from before a reboot starts again now, in full, as an
+    /// attempt would (`beginAttempt`): from then on it counts down. Without it, a login screen
+    /// that asks for no passcode while locked out (pam_passcode) would wait forever after a
+    /// reboot, every reading answering the whole delay again. Nothing is counted; no-op when none
+    /// is due.
+    public func recordLockoutRestart() throws(PasscodeError) {
+        let now = try now()
+        try write { () throws(PasscodeError) in
+            var attempts = try load(AttemptState.self)
+            let before = attempts
+            guard attempts.lockoutRestartDue(now: now) else { return }
+            _ = attempts.lockoutRemaining(now: now, restart: true)
+            try save(attempts, over: before)
+        }
+    }
+
     /// What the next wrong passcodes lead to, from the failures counted now (a login screen's "3
     /// wrong answers left before a 5-minute wait"): nil when a reset is already required or no
     /// further failure ever delays (`passcode_user_lockout`).
