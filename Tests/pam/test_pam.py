@@ -7,7 +7,7 @@ for pam_wrapper in the folder, one in /etc/pam.d for pamtester) and removes all 
 
 The bus, passcoded and the users are Tests/service/harness.py's; PAM_TEST_USERS=prefix names the
 users ("<prefix>-svc", "<prefix>-a", "<prefix>-b", "<prefix>-c", the greeter account "<prefix>-g"; by
-default "pp" and the process id). PAM_ONLY=login: only the login state's tests (login_state_tests).
+default "pp" and the process id). PAM_ONLY=login: only the login state's tests (login_state_tests, login_tpm_tests).
 
 Each check prints "ok   name: what was seen" or "FAIL name: ..."; exit 1 on any failure. The
 lockout transcript, the guesses another user's process got and what a user's own enrolment got
@@ -634,6 +634,59 @@ def login_state_tests(r):
     r.set_clock(r.offset)
 
 
+def login_tpm_tests(r):
+    """Where passcoded holds a provisioned TPM (an swtpm, scripts/tpm-provision.sh), a login
+    store's PIN is bound as any store's: each wrong PIN pam_passcode sends is counted by the PIN's
+    PIN_FAIL index in the TPM, the count outlives a restart of passcoded and a reboot, and the right
+    PIN sets it back."""
+    for tool in ("swtpm", "tpm2_getcap", "tpm2_nvreadpublic", "tpm2_nvread", "xxd"):
+        if not shutil.which(tool):
+            print(f"SKIPPED login-tpm: {tool} is missing (make deps installs it)")
+            return
+    c = r.target
+    pin = "602913"
+    owner, lockout = f"{r.dir}/tpm-owner-auth", f"{r.dir}/tpm-lockout-auth"
+    folder, tcti = harness.start_swtpm(r.dir, "swtpm-login")
+    try:
+        prov = r.run(f"{REPO}/scripts/tpm-provision.sh", "--tcti", tcti, "--owner-auth-file", owner, "--lockout-auth-file", lockout)
+        check("login-tpm-provisioned", prov.returncode == 0, prov.stderr.strip()[-200:] or "scripts/tpm-provision.sh on the swtpm")
+        r.stop_daemon()
+        r.configure(f"greeter_users = {r.greeter}\ntpm = {tcti}\ntpm_owner_auth_file = {owner}\n")
+        r.start_daemon()
+        r.set_clock(r.offset + 86400, frozen=True, boot=3)
+        rm, st = r.ctl("remove", c), r.ctl("--stdin", "set", c, stdin=pin + "\n")
+        index = harness.pin_index(tcti)
+        seen = [("enrolled", harness.pin_counts(tcti, owner, index) if index else None, None)]
+        for i in range(3):
+            x = r.pamcase("plain", c, "authenticate", PAM_AUTH_ERR, f"72{i:04d}")
+            seen.append((f"wrong PIN {i + 1} through pam_passcode", harness.pin_counts(tcti, owner, index), state_of(x)))
+        r.stop_daemon()
+        r.set_clock(r.offset, frozen=True, boot=4)
+        r.start_daemon()
+        seen.append(("passcoded restarted, the machine rebooted", harness.pin_counts(tcti, owner, index), None))
+        x = r.pamcase("plain", c, "authenticate", PAM_AUTH_ERR, "720009")
+        seen.append(("wrong PIN 4 after them", harness.pin_counts(tcti, owner, index), state_of(x)))
+        y = r.pamcase("plain", c, "authenticate", PAM_SUCCESS, pin)
+        seen.append(("the right PIN", harness.pin_counts(tcti, owner, index), state_of(y)))
+        print(f"note: the login store's PIN_FAIL index {index} in the swtpm, (pinCount, pinLimit), through pam_passcode:\n"
+              + "\n".join(f"  {label}: {counts}{f' PAM_PASSCODE_STATE {s}' if s else ''}" for label, counts, s in seen))
+        counts = [s[1] for s in seen]
+        check("login-tpm-pin-fail-counts", rm.returncode == 0 and st.returncode == 0 and index is not None
+              and counts == [(0, 10), (1, 10), (2, 10), (3, 10), (3, 10), (4, 10), (0, 10)]
+              and seen[5][2] and seen[5][2]["failures"] == 4 and seen[6][2] is None and y["ok"],
+              f"{counts}: each wrong PIN counted by the TPM, kept across a restart and a reboot, set back by the right PIN")
+        log = r.log_text()
+        check("login-tpm-passcoded-provisioned", f"bound to the TPM at {tcti} (provisioned" in log,
+              "passcoded says it binds its stores to the provisioned swtpm")
+    finally:
+        r.stop_daemon()
+        harness.stop_swtpm(folder)
+        r.ctl("remove", c)
+        r.configure()
+        r.set_clock(r.offset)
+        r.start_daemon()
+
+
 def main():
     if os.getuid() != 0:
         print("test-pam: needs root")
@@ -643,6 +696,7 @@ def main():
         if os.environ.get("PAM_ONLY") != "login":
             tests(r)
         login_state_tests(r)
+        login_tpm_tests(r)
     leftover = [u for u in r.made if subprocess.run(["getent", "passwd", u], capture_output=True).returncode == 0]
     check("cleanup", not leftover and not os.path.exists(r.dir) and not os.path.exists(r.etc_service),
           f"users, folder and /etc/pam.d file gone: {leftover}")
