@@ -2511,7 +2511,7 @@ passcode_status passcode_user_state(passcode_store *store, uint32_t uid, int32_t
  * The lock state of a user's login store, named by uid, as a greeter or a screen locker draws
  * it ("locked for 4 minutes, 3 wrong answers left") without parsing text: what pam_passcode(8)
  * puts in PAM_PASSCODE_STATE, and what passcoded's login objects push to their watchers.
- * Needs a handle in service mode whose app id is a login store (login or login.<name>);
+ * Needs a handle in service mode whose app id is a login store (login or login.NAME);
  * root may name any uid, any other caller only its own. Reads only: nothing is counted.
  * @param store A handle in service mode on a login store.
  * @param uid The user.
