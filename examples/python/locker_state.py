@@ -106,7 +106,9 @@ class Reader:
         elif p["State"] in STATES and p["State"] != 0:
             words.append(f"PIN: {STATES[p['State']]}.")
         if p["State"] in (0, 1) and p["AttemptsLeft"] > 0:
-            then = "requires a reset" if p["NextDelay"] < 0 else f"starts a wait of {minutes(p['NextDelay'])}"
+            one = p["AttemptsLeft"] == 1
+            then = ("requires" if one else "require") + " a reset" if p["NextDelay"] < 0 else \
+                ("starts" if one else "start") + f" a wait of {minutes(p['NextDelay'])}"
             words.append(f"{p['AttemptsLeft']} more wrong PIN{'s' if p['AttemptsLeft'] != 1 else ''} {then}.")
         refusal = p["FingerprintRefusal"]
         words.append("Fingerprint: yes." if refusal == 0 else f"No fingerprint: {REFUSALS.get(refusal, 'refused')}.")
