@@ -59,3 +59,88 @@ final class LockoutScheduleTests: XCTestCase {
         XCTAssertNil(LockoutSchedule.custom(delays: [], maxFailures: 0).nextStep(afterFailures: 0))
     }
 
+    func testAppleTable() {
+        let s = LockoutSchedule.apple
+        let expected: [LockoutStep] = [.none, .none, .none, .none, .delay(seconds: 60), .delay(seconds: 300),
+                                       .delay(seconds: 900), .delay(seconds: 900), .delay(seconds: 3600), .maximum]
+        for (i, step) in expected.enumerated() { XCTAssertEqual(s.step(afterFailures: i + 1), step, "failure \(i + 1)") }
+        XCTAssertEqual(s.step(afterFailures: 0), .none)
+    }
+
+    func testAndroidTableTriplesAndStopsAtTwenty() {
+        let s = LockoutSchedule.android
+        XCTAssertEqual(s.step(afterFailures: 4), .none)
+        XCTAssertEqual(s.step(afterFailures: 5), .delay(seconds: 60))
+        XCTAssertEqual(s.step(afterFailures: 8), .delay(seconds: 1800))
+        XCTAssertEqual(s.step(afterFailures: 9), .delay(seconds: 5400))
+        XCTAssertEqual(s.step(afterFailures: 10), .delay(seconds: 243 * 60))
+        XCTAssertEqual(s.step(afterFailures: 19), .delay(seconds: 4_782_969 * 60))
+        XCTAssertEqual(s.step(afterFailures: 20), .maximum)
+    }
+
+    func testCustomTableRepeatsItsLastDelay() {
+        let s = LockoutSchedule.custom(delays: [0, 30, 90], maxFailures: 6)
+        XCTAssertEqual(s.step(afterFailures: 1), .none)
+        XCTAssertEqual(s.step(afterFailures: 2), .delay(seconds: 30))
+        XCTAssertEqual(s.step(afterFailures: 5), .delay(seconds: 90))
+        XCTAssertEqual(s.step(afterFailures: 6), .maximum)
+        XCTAssertEqual(LockoutSchedule.custom(delays: [5], maxFailures: 0).step(afterFailures: 1000), .delay(seconds: 5))
+    }
+}
+
+final class AutoLockPolicyTests: XCTestCase {
+    let start = BootInstant(bootID: 1, ms: 10_000)
+    func at(_ ms: Int64, boot: UInt64 = 1) -> ClockReading { ClockReading(bootMs: ms, wallMs: 0, bootID: boot) }
+
+    // The "immediately" timeout and its 5-second grace period.
+    func testImmediatelyLocksAfterTheGracePeriodOnly() {
+        XCTAssertEqual(AutoLockPolicy.lockOnReturn(timeoutSeconds: 0, since: start, now: at(12_000)), .none)
+        XCTAssertEqual(AutoLockPolicy.lockOnReturn(timeoutSeconds: 0, since: start, now: at(14_999)), .none)
+        XCTAssertEqual(AutoLockPolicy.lockOnReturn(timeoutSeconds: 0, since: start, now: at(15_000)), .background)
+        XCTAssertEqual(AutoLockPolicy.lockOnReturn(timeoutSeconds: 0, since: start, now: at(20_000)), .background)
+    }
+
+    func testTimeoutLocksAtExactlyTheTimeout() {
+        XCTAssertEqual(AutoLockPolicy.lockOnReturn(timeoutSeconds: 60, since: start, now: at(69_999)), .none)
+        XCTAssertEqual(AutoLockPolicy.lockOnReturn(timeoutSeconds: 60, since: start, now: at(70_000)), .background)
+    }
+
+    func testRestartOrABackwardClockLocks() {
+        XCTAssertEqual(AutoLockPolicy.lockOnReturn(timeoutSeconds: 3600, since: start, now: at(11_000, boot: 2)), .restart)
+        XCTAssertEqual(AutoLockPolicy.lockOnReturn(timeoutSeconds: 3600, since: start, now: at(9_000)), .background)
+    }
+}
+
+final class BiometricPolicyTests: XCTestCase {
+    let now = ClockReading(bootMs: 100 * 3600 * 1000, wallMs: 0, bootID: 1)
+    func facts() -> BiometricPolicy.Facts {
+        BiometricPolicy.Facts(passcodeSet: true, lockEnabled: true, biometricEnabled: true, biometricAvailable: true,
+                              resetRequired: false, lockedOut: false, firstUnlockAfterLaunch: false,
+                              lastPasscodeEntry: BootInstant(bootID: 1, ms: now.bootMs - 3600 * 1000), biometricFailures: 0)
+    }
+
+    func testAllowedWhenEveryRuleHolds() {
+        XCTAssertEqual(BiometricPolicy.refusal(facts(), now: now), .none)
+    }
+
+    func testEachRuleRefusesWithItsReason() {
+        var f = facts(); f.firstUnlockAfterLaunch = true
+        XCTAssertEqual(BiometricPolicy.refusal(f, now: now), .firstUnlockAfterLaunch)
+        f = facts(); f.lastPasscodeEntry = BootInstant(bootID: 1, ms: now.bootMs - 48 * 3600 * 1000)
+        XCTAssertEqual(BiometricPolicy.refusal(f, now: now), .passcodeNotUsedFor48Hours)
+        f = facts(); f.lastPasscodeEntry = BootInstant(bootID: 1, ms: now.bootMs - 48 * 3600 * 1000 + 1)
+        XCTAssertEqual(BiometricPolicy.refusal(f, now: now), .none)
+        f = facts(); f.biometricFailures = 5
+        XCTAssertEqual(BiometricPolicy.refusal(f, now: now), .tooManyBiometricFailures)
+        f = facts(); f.biometricFailures = 4
+        XCTAssertEqual(BiometricPolicy.refusal(f, now: now), .none)
+        f = facts(); f.lockedOut = true
+        XCTAssertEqual(BiometricPolicy.refusal(f, now: now), .lockedOut)
+        f = facts(); f.lockEnabled = false
+        XCTAssertEqual(BiometricPolicy.refusal(f, now: now), .lockDisabled)
+        f = facts(); f.lastPasscodeEntry = BootInstant(bootID: 0, ms: 5)
+        XCTAssertEqual(BiometricPolicy.refusal(f, now: now), .deviceRestarted)
+        f = facts(); f.resetRequired = true
+        XCTAssertEqual(BiometricPolicy.refusal(f, now: now), .resetRequired)
+    }
+}
