@@ -95,10 +95,10 @@ final class PushBook<S: PushSnapshot>: @unchecked Sendable {
     private static func key(_ uid: uid_t, _ app: String) -> String { "\(uid)/\(app)" }
 
     /// Registers `sender` (a connection of `caller`, by default `uid` itself) as a watcher of
-    /// `uid`'s store `app`. On the bus
-    /// thread, while the call is taken: the bus delivers a connection's calls before the news that
-    /// it left, so `forget` always finds what a Watch registered (registered later, on a worker, a
-    /// Watch queued by a connection that then closed would stay for good).
+    /// `uid`'s store `app`. On the bus thread, while the call is taken: the bus delivers a
+    /// connection's calls before the news that it left, so `forget` always finds what a Watch
+    /// registered (registered later, on a worker, a Watch queued by a connection that then closed
+    /// would stay for good). Its bounds are counted against `caller`.
     func register(uid: uid_t, app: String, sender: String, caller: uid_t? = nil) throws -> Entry {
         let k = PushBook.key(uid, app)
         let by = caller ?? uid
