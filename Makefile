@@ -717,11 +717,11 @@ $(B)/passcodectl: Sources/pam_passcode/passcodectl.c Sources/pam_passcode/passco
 	$(CC) $(PAM_CFLAGS) -fPIE -pie -Iinclude -o $@ $< -L$(B) -lpasscode -lsodium -Wl,-z,relro -Wl,-z,now -Wl,--as-needed
 
 # The module and passcodectl against passcoded on a private bus, as root (Tests/pam/test_pam.py):
-# pam_wrapper with pypamtest and pamtester through a service file it writes and removes, the
-# users it makes and removes. Not root: skipped, saying why.
+# pam_wrapper with pypamtest and pamtester through a service file it writes in its own copy of
+# /etc/pam.d (a mount namespace: the machine's folder is never written), the users it makes and removes. Not root: skipped, saying why.
 test-pam: $(B)/passcoded pam
 	@if [ "$$(id -u)" != 0 ]; then \
-	    echo "SKIPPED test-pam: needs root (it creates users, a PAM service file and starts the daemon as root)"; \
+	    echo "SKIPPED test-pam: needs root (it creates users, mounts a private /etc/pam.d and starts the daemon as root)"; \
 	    if [ -n "$${PASSCODE_SKIPPED:-}" ]; then echo "needs root" > "$$PASSCODE_SKIPPED/test-pam"; fi; \
 	else /usr/bin/python3 Tests/pam/test_pam.py $(CURDIR)/$(B) $(CURDIR); fi
 

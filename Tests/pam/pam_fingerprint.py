@@ -158,6 +158,10 @@ def tests(r, check, module):
     finally:
         os.unlink(path)
         os.unlink(f"/etc/pam.d/{only}")
+        # passcoded as the other tests know it: the rig's own passcoded.conf again.
+        r.stop_daemon()
+        r.configure()
+        r.start_daemon()
 
 
 def restart(r, timeout=30, wrapper=()):

@@ -1,7 +1,8 @@
 """make test-pam: pam_passcode.so and passcodectl against passcoded on a private system-like bus,
 as root. Starts the bus and the checkout's passcoded (stores and a clock offset file in a
 temporary folder, a service user of its own), makes two users, writes PAM service files (one
-for pam_wrapper in the folder, one in /etc/pam.d for pamtester) and removes all of it after.
+for pam_wrapper in the folder, one in /etc/pam.d for pamtester: a copy of the folder private to
+the test, in a mount namespace of its own) and removes all of it after.
 
     Tests/pam/test_pam.py BUILD_DIR REPO
 
@@ -697,10 +698,35 @@ def login_tpm_tests(r):
         r.start_daemon()
 
 
+def private_pam_d():
+    """pamtester reads its service from /etc/pam.d: this process and its children get a copy of
+    their own there (a mount namespace, a tmpfs over /etc/pam.d holding the machine's files), so
+    the services the test writes are never in the machine's folder. Called while the process has
+    one thread (unshare refuses a mount namespace to a process whose threads share its files)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    clone_newns, ms_rec, ms_private = 0x00020000, 0x4000, 0x40000
+    files = {}
+    for name in os.listdir("/etc/pam.d"):
+        path = os.path.join("/etc/pam.d", name)
+        files[name] = ("link", os.readlink(path)) if os.path.islink(path) else ("file", open(path, "rb").read())
+    if libc.unshare(clone_newns) != 0 or libc.mount(b"none", b"/", None, ms_rec | ms_private, None) != 0 \
+            or libc.mount(b"tmpfs", b"/etc/pam.d", b"tmpfs", 0, b"mode=0755") != 0:
+        raise OSError(ctypes.get_errno(), "test-pam: a private /etc/pam.d: " + os.strerror(ctypes.get_errno()))
+    for name, (kind, value) in files.items():
+        path = os.path.join("/etc/pam.d", name)
+        if kind == "link":
+            os.symlink(value, path)
+        else:
+            with open(path, "wb") as f:
+                f.write(value)
+
+
 def main():
     if os.getuid() != 0:
         print("test-pam: needs root")
         return 2
+    private_pam_d()
     with Rig() as r:
         r.start()
         if os.environ.get("PAM_ONLY") != "login":
