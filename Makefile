@@ -93,6 +93,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR   ?= $(PREFIX)/share/man
 DOCDIR   ?= $(PREFIX)/share/doc/libpasscode
+LOCALEDIR ?= $(PREFIX)/share/locale
 DESTDIR  ?=
 # make install writes LIBDIR here, for the Python binding (empty: nothing recorded).
 PASSCODE_RECORD ?= python/passcode/_installed_libdir
@@ -104,6 +105,12 @@ SONAME   := libpasscode.so.$(VERSION_MAJOR)
 REALNAME := libpasscode.so.$(VERSION)
 
 B        := build
+# The translations' languages, the library's gettext domain and the catalogues make builds
+# (the rules: after lib below).
+LINGUAS  := $(shell cat po/LINGUAS)
+DOMAIN   := libpasscode$(VERSION_MAJOR)
+MO_FILES := $(foreach l,$(LINGUAS),$(B)/share/locale/$(l)/LC_MESSAGES/$(DOMAIN).mo \
+    $(B)/share/locale/$(l)/LC_MESSAGES/pam_passcode.mo $(B)/share/locale/$(l)/LC_MESSAGES/passcode-demo.mo)
 LIB      := $(B)/$(REALNAME)
 STRICT   := -std=c99 -Wall -Wextra -Wpedantic -Werror
 # What each product is built from, by folder (Sources/README.md): the library from shared/ and
@@ -127,7 +134,25 @@ deps:
 deps-demo:
 	@scripts/ensure-deps.sh demo
 
-lib: $(LIB) $(B)/passcode.pc
+lib: $(LIB) $(B)/passcode.pc $(MO_FILES)
+
+# The translations (po/, one folder per gettext domain; po/LINGUAS lists the languages): the
+# library's catalogue under a domain named for its SONAME (libpasscode0, so that a later
+# libpasscode1's installs beside it), pam_passcode's own (po/pam_passcode) and the front ends'
+# (passcode-demo, po/demo). msgfmt --check builds each into build/share/locale, where the library
+# in build/ finds them (beside itself: Sources/libpasscode/CPasscodeIntl/passcode_intl.c); make
+# install puts the library's and pam_passcode's in LOCALEDIR. po/libpasscode.pot and
+# po/pam_passcode/pam_passcode.pot are made from the message table (scripts/gen_messages.py);
+# scripts/check_messages.py (make check-header) checks every catalogue against them.
+$(B)/share/locale/%/LC_MESSAGES/$(DOMAIN).mo: po/%.po
+	@mkdir -p $(@D)
+	msgfmt --check -o $@ $<
+$(B)/share/locale/%/LC_MESSAGES/pam_passcode.mo: po/pam_passcode/%.po
+	@mkdir -p $(@D)
+	msgfmt --check -o $@ $<
+$(B)/share/locale/%/LC_MESSAGES/passcode-demo.mo: po/demo/%.po
+	@mkdir -p $(@D)
+	msgfmt --check -o $@ $<
 
 # The build tree's pkg-config file: PKG_CONFIG_PATH=$$PWD/build builds against this checkout
 # without installing it, and the rpath it adds runs the program without LD_LIBRARY_PATH.
@@ -218,6 +243,7 @@ COMPILER_HEADER := $(if $(filter 1,$(EMBEDDED)),$(B)/embedded/passcode-swift.h,.
 GEN_INPUTS := --library $(LIB) $(COMPILER_HEADER)
 SWIFT_CASES := Sources/shared/PasscodeCore/PublicEnumCases.swift
 header: $(TYPES_STAMP)
+	python3 scripts/gen_messages.py
 	python3 scripts/gen_bus.py
 	python3 scripts/gen_header.py --swift-cases > $(SWIFT_CASES).new
 	cmp -s $(SWIFT_CASES).new $(SWIFT_CASES) && rm $(SWIFT_CASES).new || mv $(SWIFT_CASES).new $(SWIFT_CASES)
@@ -261,6 +287,7 @@ check-coverage:
 # Those read after the header read it through scripts/api_model.py.
 check-header: $(TYPES_STAMP) $(LIB)
 	@mkdir -p $(B)
+	python3 scripts/check_messages.py
 	python3 scripts/gen_header.py --swift-cases > $(B)/PublicEnumCases.swift.generated
 	@diff -u $(SWIFT_CASES) $(B)/PublicEnumCases.swift.generated && echo "header: $(SWIFT_CASES) matches Sources/libpasscode/Passcode/Types/types.h"
 	python3 scripts/gen_header.py $(GEN_INPUTS) > $(B)/passcode.h.generated
@@ -562,6 +589,10 @@ test-gtk: lib $(B)/passcoded
 
 screenshots: lib $(B)/passcoded
 	SCREENSHOT_DIR=$(CURDIR)/docs/screenshots $(OWN_SESSION) Tests/gtk/run.sh $(B) $(SONAME)
+	@# The main screens in German (Tests/gtk/language.py): docs/screenshots/de.
+	xvfb-run -a -s "-screen 0 1280x1024x24" env -u LC_ALL GSK_RENDERER=cairo NO_AT_BRIDGE=1 GTK_A11Y=none LANG=C.UTF-8 \
+	    LANGUAGE=de_DE.UTF-8 PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) PYTHONDONTWRITEBYTECODE=1 \
+	    /usr/bin/python3 Tests/gtk/language.py $(CURDIR)/docs/screenshots/de "Code eingeben" "Code vergessen?"
 
 test-frontends: examples/c/passcode_demo $(B)/passcoded
 	$(OWN_SESSION) Tests/frontends/run.sh examples/c/passcode_demo
@@ -851,6 +882,8 @@ install: lib docs pam $(if $(DESTDIR),,$(B)/install/pam_passcode.so)
 	   echo files 0644 $(MANDIR)/man7 - $(DOCS)/man/man7/*.7; \
 	   echo files 0644 $(MANDIR)/man3 - $(DOCS)/man/man3/*.3; \
 	   echo "tree $(DOCS)/html $(DOCDIR)/html -"; \
+	   for l in $(LINGUAS); do for d in $(DOMAIN) pam_passcode; do \
+	       echo "file 0644 $(B)/share/locale/$$l/LC_MESSAGES/$$d.mo $(LOCALEDIR)/$$l/LC_MESSAGES/$$d.mo -"; done; done; \
 	   echo "file 0644 Sources/pam_passcode/passcode.pam-config $(PAMCONFIGDIR)/passcode PAMCONFIGDIR"; \
 	   echo "file 0644 $(if $(DESTDIR),$(B),$(B)/install)/pam_passcode.so $(PAMDIR)/pam_passcode.so PAMDIR"; \
 	 } | scripts/install.py install --what install --manifest $(MANIFESTDIR)/install.manifest --destdir '$(DESTDIR)' \

@@ -7,8 +7,9 @@
 //   Sources/shared/        in both libpasscode.so and passcoded: PasscodeCore (the logic), PasscodeBus
 //                          (what both ends of the bus share), and the C modules the core uses
 //                          (CSQLite, CSodium, CKeyring, CTss2, CPasscodeShims)
-//   Sources/libpasscode/   the library only: Passcode (the C ABI, with Types/, the public C types),
-//                          PasscodeBackend (the embedded store or passcoded's client), CSdBus,
+//   Sources/libpasscode/   the library only: Passcode (the C ABI, with Types/, the public C types and
+//                          the message table), PasscodeBackend (the embedded store or passcoded's
+//                          client), CPasscodeIntl (its translations through gettext), CSdBus,
 //                          CSandboxBus (its connection in a sandbox), CPasscodeVersion,
 //                          embedded/ (the Embedded build's own C)
 //   Sources/passcoded/     the daemon only: Daemon (module passcoded), CPasscodeBus (sd-bus, links
@@ -44,6 +45,9 @@ let package = Package(
         // The service client's connection through flatpak's xdg-dbus-proxy: the authentication
         // sent one line at a time, then the socket handed to sd-bus (Sources/libpasscode/CSandboxBus/sandbox_bus.c).
         .target(name: "CSandboxBus", path: "Sources/libpasscode/CSandboxBus"),
+        // The library's translations: dgettext and dngettext (glibc) through its own domains, the
+        // catalogues found beside the library (Sources/libpasscode/CPasscodeIntl/passcode_intl.c).
+        .target(name: "CPasscodeIntl", path: "Sources/libpasscode/CPasscodeIntl"),
         // The C library without Swift's Glibc module (errno, the variadic open, the S_IF* types),
         // so that the same sources build with Embedded Swift, which has none.
         .systemLibrary(name: "CPasscodeShims", path: "Sources/shared/CPasscodeShims"),
@@ -58,7 +62,7 @@ let package = Package(
         .target(name: "PasscodeBackend", dependencies: ["PasscodeCore", "PasscodeBus", "CSdBus", "CSandboxBus"], path: "Sources/libpasscode/PasscodeBackend"),
         .target(
             name: "Passcode",
-            dependencies: ["PasscodeCore", "PasscodeBackend", "CPasscodeVersion", "CPasscodeTypes", "CPasscodeShims"], path: "Sources/libpasscode/Passcode",
+            dependencies: ["PasscodeCore", "PasscodeBackend", "CPasscodeVersion", "CPasscodeTypes", "CPasscodeShims", "CPasscodeIntl"], path: "Sources/libpasscode/Passcode",
             exclude: ["Types"],
             swiftSettings: [
                 // The compiler's C header for the @c declarations; scripts/gen_header.py

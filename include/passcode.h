@@ -60,6 +60,7 @@
  *  - passcode-events(3): the log of unlocks, failures and changes
  *  - passcode-callbacks(3): the host's callbacks and hooks
  *  - passcode-key(3): the data key an unlock releases, sealing, the recovery key
+ *  - passcode-messages(3): every message a person may see: its code, its text in the host's language
  *  - passcode-tpm(3): binding a store to a TPM 2.0
  *  - passcode-user(3): a user's store named by uid: what pam_passcode(8) and passcodectl(8) call
  *
@@ -879,6 +880,351 @@ typedef enum passcode_tpm_posture_item {
     PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT = 8
 } passcode_tpm_posture_item;
 
+/** What passcode_message_of() turns into a passcode_message. */
+typedef enum passcode_message_topic {
+    /** A passcode_biometric_refusal: why a biometric match may not unlock now. */
+    PASSCODE_MESSAGE_TOPIC_BIOMETRIC_REFUSAL = 0,
+    /** A passcode_biometric_kind: the security settings' label ("Passcode & Face ID"). */
+    PASSCODE_MESSAGE_TOPIC_SECURITY_LABEL = 1,
+    /** A passcode_log_kind: a security log entry's name ("Failed attempt"). */
+    PASSCODE_MESSAGE_TOPIC_LOG_KIND = 2
+} passcode_message_topic;
+
+/**
+ * Every message libpasscode may show a person, with a stable code: a host with its own
+ * translations shows its text for the code, and passcode_message_text() gives the library's,
+ * in the host's language. GENERATED from Types/messages.txt by scripts/gen_messages.py.
+ * Values are only ever appended; the PAM_ ones (500 on) are pam_passcode(8)'s.
+ */
+typedef enum passcode_message {
+    /** No message. */
+    PASSCODE_MESSAGE_NONE = 0,
+    /** "Enter Passcode": A flow's prompt: the lock screen. */
+    PASSCODE_MESSAGE_ENTER_PASSCODE = 1,
+    /** "Enter passcode to disable": A flow's prompt: turning the passcode lock off. */
+    PASSCODE_MESSAGE_ENTER_PASSCODE_TO_DISABLE = 2,
+    /** "Enter current passcode": A flow's prompt: the first step of changing the passcode. */
+    PASSCODE_MESSAGE_ENTER_CURRENT_PASSCODE = 3,
+    /** "Enter new passcode" */
+    PASSCODE_MESSAGE_ENTER_NEW_PASSCODE = 4,
+    /** "Confirm new passcode" */
+    PASSCODE_MESSAGE_CONFIRM_NEW_PASSCODE = 5,
+    /**
+     * "Enter the code from the email": A flow's prompt: the reset code that was sent by email.
+     */
+    PASSCODE_MESSAGE_ENTER_RESET_CODE = 6,
+    /** "Enter a new passcode": A flow's prompt: the new passcode after a reset. */
+    PASSCODE_MESSAGE_ENTER_A_NEW_PASSCODE = 7,
+    /** "Enter a passcode": A flow's prompt: creating the first passcode. */
+    PASSCODE_MESSAGE_ENTER_A_PASSCODE = 8,
+    /** "Confirm passcode" */
+    PASSCODE_MESSAGE_CONFIRM_PASSCODE = 9,
+    /**
+     * "Passcode locked": A flow's prompt while too many failed attempts keep the keypad closed.
+     */
+    PASSCODE_MESSAGE_PASSCODE_LOCKED = 10,
+    /** "Done": A finished flow's prompt. */
+    PASSCODE_MESSAGE_FLOW_DONE = 11,
+    /** "Cancelled" */
+    PASSCODE_MESSAGE_FLOW_CANCELLED = 12,
+    /** "Passcode reset required" */
+    PASSCODE_MESSAGE_PASSCODE_RESET_REQUIRED = 13,
+    /** "Logged out" */
+    PASSCODE_MESSAGE_FLOW_LOGGED_OUT = 14,
+    /** "Stopped" */
+    PASSCODE_MESSAGE_FLOW_STOPPED = 15,
+    /** "Incorrect passcode": A flow's error line. */
+    PASSCODE_MESSAGE_INCORRECT_PASSCODE = 20,
+    /**
+     * "Too many attempts. Try again in %d second." (%d: the number): A lockout: the keypad opens again after this many seconds.
+     */
+    PASSCODE_MESSAGE_TRY_AGAIN_IN_SECONDS = 21,
+    /**
+     * "Too many attempts. Try again in %d minute." (%d: the number): A lockout: the keypad opens again after this many minutes.
+     */
+    PASSCODE_MESSAGE_TRY_AGAIN_IN_MINUTES = 22,
+    /** "Passcodes don't match. Try again." */
+    PASSCODE_MESSAGE_PASSCODES_DONT_MATCH = 23,
+    /**
+     * "Choose a harder passcode: it has 4 digits in a row that repeat or climb or fall evenly.": Why a new passcode was refused: "climb or fall evenly" means 1234, 2468, 9876.
+     */
+    PASSCODE_MESSAGE_WEAK_RUN = 24,
+    /** "Choose a harder passcode: it is one of the most commonly chosen passcodes." */
+    PASSCODE_MESSAGE_WEAK_COMMON = 25,
+    /** "Choose a harder passcode: it repeats a three-digit group." */
+    PASSCODE_MESSAGE_WEAK_REPEATED_GROUP = 26,
+    /** "Choose a harder passcode: it repeats a two-digit pair." */
+    PASSCODE_MESSAGE_WEAK_REPEATED_PAIR = 27,
+    /** "Choose a harder passcode: it is made of three doubled digits." */
+    PASSCODE_MESSAGE_WEAK_DOUBLED_DIGITS = 28,
+    /** "Choose a harder passcode: its second half mirrors the first." */
+    PASSCODE_MESSAGE_WEAK_MIRRORED = 29,
+    /** "Choose a harder passcode: it looks like a date." */
+    PASSCODE_MESSAGE_WEAK_DATE = 30,
+    /** "Choose a harder passcode.": A weak passcode whose reason is not known here. */
+    PASSCODE_MESSAGE_WEAK_PASSCODE = 31,
+    /**
+     * "Incorrect code. %d more try before it is discarded." (%d: the number): A wrong reset code: the number of tries it has left.
+     */
+    PASSCODE_MESSAGE_WRONG_CODE_TRIES_LEFT = 32,
+    /** "Incorrect code. It was discarded; request a new one." */
+    PASSCODE_MESSAGE_WRONG_CODE_DISCARDED = 33,
+    /** "Incorrect code." */
+    PASSCODE_MESSAGE_WRONG_CODE = 34,
+    /** "The reset code has expired; request a new one." */
+    PASSCODE_MESSAGE_RESET_CODE_EXPIRED = 35,
+    /** "No reset code is pending; request a new one." */
+    PASSCODE_MESSAGE_NO_RESET_CODE = 36,
+    /**
+     * "Passcode reset. Data protected by the old passcode could not be kept.": A reset that succeeded, but without a recovery key the app's protected data is gone.
+     */
+    PASSCODE_MESSAGE_RESET_DATA_NOT_KEPT = 37,
+    /** "Too many failed attempts; the passcode must be reset." */
+    PASSCODE_MESSAGE_RESET_REQUIRED = 38,
+    /** "Too many failed attempts; the passcode was removed and you were logged out." */
+    PASSCODE_MESSAGE_LOGGED_OUT_AFTER_FAILURES = 39,
+    /** "No passcode is set." */
+    PASSCODE_MESSAGE_NO_PASSCODE = 40,
+    /** "A passcode is already set." */
+    PASSCODE_MESSAGE_ALREADY_SET = 41,
+    /**
+     * "The passcode service is not available. Try again later.": passcoded, the system service that keeps the passcode, did not answer.
+     */
+    PASSCODE_MESSAGE_SERVICE_UNAVAILABLE = 42,
+    /** "The app's security data could not be read or saved." */
+    PASSCODE_MESSAGE_STORE_FAILED = 43,
+    /** "Something went wrong. Try again." */
+    PASSCODE_MESSAGE_SOMETHING_WENT_WRONG = 44,
+    /**
+     * "The security chip is locked after too many attempts. Try again in %d minute." (%d: the number): The computer's security chip (TPM) refuses every check for a while.
+     */
+    PASSCODE_MESSAGE_TPM_LOCKED_MINUTES = 45,
+    /** "The security chip allows no more attempts; the passcode must be reset." */
+    PASSCODE_MESSAGE_TPM_RESET_REQUIRED = 46,
+    /** "Enter the passcode first." */
+    PASSCODE_MESSAGE_PASSCODE_NEEDED = 47,
+    /** "Unlock the app first." */
+    PASSCODE_MESSAGE_APP_LOCKED = 48,
+    /**
+     * "The change was not accepted. Try again later.": The app's own server refused the change (the app says why in its own words).
+     */
+    PASSCODE_MESSAGE_CHANGE_REFUSED = 49,
+    /**
+     * "Passcode & Biometric": The security settings' label: the passcode and the biometrics of this device.
+     */
+    PASSCODE_MESSAGE_LABEL_PASSCODE_BIOMETRIC = 50,
+    /** "Passcode & Face ID" */
+    PASSCODE_MESSAGE_LABEL_PASSCODE_FACE_ID = 51,
+    /** "Passcode & Touch ID" */
+    PASSCODE_MESSAGE_LABEL_PASSCODE_TOUCH_ID = 52,
+    /** "Passcode & Fingerprint" */
+    PASSCODE_MESSAGE_LABEL_PASSCODE_FINGERPRINT = 53,
+    /**
+     * "The first unlock after the app starts needs the passcode.": Why a fingerprint (or a face) may not unlock now.
+     */
+    PASSCODE_MESSAGE_BIOMETRIC_FIRST_UNLOCK = 61,
+    /** "The passcode has not been entered for 48 hours: enter it." */
+    PASSCODE_MESSAGE_BIOMETRIC_PASSCODE_48_HOURS = 62,
+    /** "Too many failed matches: enter the passcode." */
+    PASSCODE_MESSAGE_BIOMETRIC_TOO_MANY_FAILURES = 63,
+    /** "Too many failed attempts: wait for the lockout to end." */
+    PASSCODE_MESSAGE_BIOMETRIC_LOCKED_OUT = 64,
+    /** "The passcode lock is off." */
+    PASSCODE_MESSAGE_BIOMETRIC_LOCK_DISABLED = 65,
+    /** "Biometric unlock is turned off." */
+    PASSCODE_MESSAGE_BIOMETRIC_NOT_ENABLED = 66,
+    /** "No biometrics are available on this device." */
+    PASSCODE_MESSAGE_BIOMETRIC_UNAVAILABLE = 67,
+    /** "No passcode is set." */
+    PASSCODE_MESSAGE_BIOMETRIC_NO_PASSCODE = 68,
+    /** "The passcode must be reset." */
+    PASSCODE_MESSAGE_BIOMETRIC_RESET_REQUIRED = 69,
+    /** "The device restarted: enter the passcode." */
+    PASSCODE_MESSAGE_BIOMETRIC_DEVICE_RESTARTED = 70,
+    /** "Enter the passcode to open the app's protected data." */
+    PASSCODE_MESSAGE_BIOMETRIC_KEY_NOT_IN_MEMORY = 71,
+    /** "Failed attempt": An entry of the security log. */
+    PASSCODE_MESSAGE_LOG_FAILED_ATTEMPT = 80,
+    /** "Lockout started" */
+    PASSCODE_MESSAGE_LOG_LOCKOUT_STARTED = 81,
+    /** "Unlocked by passcode" */
+    PASSCODE_MESSAGE_LOG_UNLOCKED_BY_PASSCODE = 82,
+    /** "Unlocked by biometrics" */
+    PASSCODE_MESSAGE_LOG_UNLOCKED_BY_BIOMETRICS = 83,
+    /** "Biometric failed" */
+    PASSCODE_MESSAGE_LOG_BIOMETRIC_FAILED = 84,
+    /** "Max failures reached" */
+    PASSCODE_MESSAGE_LOG_MAX_FAILURES_REACHED = 85,
+    /** "Passcode set" */
+    PASSCODE_MESSAGE_LOG_PASSCODE_SET = 86,
+    /** "Passcode changed" */
+    PASSCODE_MESSAGE_LOG_PASSCODE_CHANGED = 87,
+    /** "Passcode disabled" */
+    PASSCODE_MESSAGE_LOG_PASSCODE_DISABLED = 88,
+    /** "Passcode enabled" */
+    PASSCODE_MESSAGE_LOG_PASSCODE_ENABLED = 89,
+    /** "Passcode removed" */
+    PASSCODE_MESSAGE_LOG_PASSCODE_REMOVED = 90,
+    /** "Reset code requested" */
+    PASSCODE_MESSAGE_LOG_RESET_CODE_REQUESTED = 91,
+    /** "Reset code delivered" */
+    PASSCODE_MESSAGE_LOG_RESET_CODE_DELIVERED = 92,
+    /** "Reset code delivery failed" */
+    PASSCODE_MESSAGE_LOG_RESET_CODE_DELIVERY_FAILED = 93,
+    /** "Reset completed" */
+    PASSCODE_MESSAGE_LOG_RESET_COMPLETED = 94,
+    /** "Reset code expired" */
+    PASSCODE_MESSAGE_LOG_RESET_CODE_EXPIRED = 95,
+    /** "Forgot passcode" */
+    PASSCODE_MESSAGE_LOG_FORGOT_PASSCODE = 96,
+    /** "Setting changed" */
+    PASSCODE_MESSAGE_LOG_SETTING_CHANGED = 97,
+    /** "Session signed out" */
+    PASSCODE_MESSAGE_LOG_SESSION_SIGNED_OUT = 98,
+    /** "Account deleted" */
+    PASSCODE_MESSAGE_LOG_ACCOUNT_DELETED = 99,
+    /** "Tamper detected" */
+    PASSCODE_MESSAGE_LOG_TAMPER_DETECTED = 100,
+    /**
+     * "TPM rollback": The store file was older than the security chip's (TPM's) count of attempts: a restored copy.
+     */
+    PASSCODE_MESSAGE_LOG_TPM_ROLLBACK = 101,
+    /** "Enter your current password.": Account and reset: what a refused request says. */
+    PASSCODE_MESSAGE_PASSWORD_EMPTY = 110,
+    /** "The new password must have at least %d character." (%d: the number) */
+    PASSCODE_MESSAGE_PASSWORD_TOO_SHORT = 111,
+    /** "The new password may have at most %d character." (%d: the number) */
+    PASSCODE_MESSAGE_PASSWORD_TOO_LONG = 112,
+    /** "The confirmation does not match the new password." */
+    PASSCODE_MESSAGE_PASSWORD_MISMATCH = 113,
+    /** "This session is no longer signed in." */
+    PASSCODE_MESSAGE_SESSION_NOT_FOUND = 114,
+    /** "This device's own session cannot be signed out here; log out instead." */
+    PASSCODE_MESSAGE_SESSION_IS_CURRENT = 115,
+    /**
+     * "Type DELETE, in capitals, to confirm.": DELETE is the word the person must type; it stays DELETE in every language.
+     */
+    PASSCODE_MESSAGE_CONFIRMATION_MISMATCH = 116,
+    /** "Too many code requests. Try again in %d second." (%d: the number) */
+    PASSCODE_MESSAGE_RESET_REQUEST_WAIT_SECONDS = 117,
+    /** "Too many code requests. Try again in %d minute." (%d: the number) */
+    PASSCODE_MESSAGE_RESET_REQUEST_WAIT_MINUTES = 118,
+    /** "The code could not be sent. Try again later." */
+    PASSCODE_MESSAGE_RESET_CODE_NOT_SENT = 119,
+    /** "A newer code was sent: enter the code from the latest email." */
+    PASSCODE_MESSAGE_RESET_CODE_REPLACED = 120,
+    /**
+     * "Your passcode was reset with a code sent by email.": Said after a reset, as security guidance asks.
+     */
+    PASSCODE_MESSAGE_PASSCODE_WAS_RESET = 121,
+    /** "The recovery key is not right." */
+    PASSCODE_MESSAGE_WRONG_RECOVERY_KEY = 122,
+    /** "The fingerprint reader did not answer in time." */
+    PASSCODE_MESSAGE_BIOMETRIC_TIMEOUT = 123,
+    /** "The account was deleted." */
+    PASSCODE_MESSAGE_ACCOUNT_DELETED = 124,
+    /** "Passcode lock turned on": A security log entry of a setting change, in words. */
+    PASSCODE_MESSAGE_LOCK_ON = 140,
+    /** "Passcode lock turned off" */
+    PASSCODE_MESSAGE_LOCK_OFF = 141,
+    /** "Lock at launch turned on" */
+    PASSCODE_MESSAGE_LOCK_AT_LAUNCH_ON = 142,
+    /** "Lock at launch turned off" */
+    PASSCODE_MESSAGE_LOCK_AT_LAUNCH_OFF = 143,
+    /** "Biometric unlock turned on" */
+    PASSCODE_MESSAGE_BIOMETRIC_UNLOCK_ON = 144,
+    /** "Biometric unlock turned off" */
+    PASSCODE_MESSAGE_BIOMETRIC_UNLOCK_OFF = 145,
+    /** "Require biometrics on launch turned on" */
+    PASSCODE_MESSAGE_REQUIRE_BIOMETRIC_ON = 146,
+    /** "Require biometrics on launch turned off" */
+    PASSCODE_MESSAGE_REQUIRE_BIOMETRIC_OFF = 147,
+    /** "Two-factor authentication turned on" */
+    PASSCODE_MESSAGE_TWO_FACTOR_ON = 148,
+    /** "Two-factor authentication turned off" */
+    PASSCODE_MESSAGE_TWO_FACTOR_OFF = 149,
+    /** "Passcode after every launch turned on" */
+    PASSCODE_MESSAGE_PASSCODE_EVERY_LAUNCH_ON = 150,
+    /** "Passcode after every launch turned off" */
+    PASSCODE_MESSAGE_PASSCODE_EVERY_LAUNCH_OFF = 151,
+    /**
+     * "Lockout schedule set to %d" (%d: the number): The number is the schedule's value: 0 Apple's, 1 Android's, 2 the app's own.
+     */
+    PASSCODE_MESSAGE_LOCKOUT_SCHEDULE_SET = 152,
+    /**
+     * "What too many failed attempts do set to %d" (%d: the number): The number is the action's value: 0 a reset is required, 1 logged out, 2 nothing more.
+     */
+    PASSCODE_MESSAGE_MAX_FAILURE_ACTION_SET = 153,
+    /** "Passcode length set to %d digit" (%d: the number) */
+    PASSCODE_MESSAGE_PASSCODE_LENGTH_SET = 154,
+    /** "Reset code length set to %d digit" (%d: the number) */
+    PASSCODE_MESSAGE_RESET_CODE_LENGTH_SET = 155,
+    /** "Reset requests a day set to %d" (%d: the number) */
+    PASSCODE_MESSAGE_RESET_REQUESTS_PER_DAY_SET = 156,
+    /** "Auto-lock set to immediately" */
+    PASSCODE_MESSAGE_AUTO_LOCK_IMMEDIATELY = 157,
+    /** "Auto-lock set to %d second" (%d: the number) */
+    PASSCODE_MESSAGE_AUTO_LOCK_SECONDS = 158,
+    /** "Auto-lock set to %d minute" (%d: the number) */
+    PASSCODE_MESSAGE_AUTO_LOCK_MINUTES = 159,
+    /** "Auto-lock set to %d hour" (%d: the number) */
+    PASSCODE_MESSAGE_AUTO_LOCK_HOURS = 160,
+    /** "Reset code lifetime set to %d second" (%d: the number) */
+    PASSCODE_MESSAGE_CODE_LIFETIME_SECONDS = 161,
+    /** "Reset code lifetime set to %d minute" (%d: the number) */
+    PASSCODE_MESSAGE_CODE_LIFETIME_MINUTES = 162,
+    /** "Reset code lifetime set to %d hour" (%d: the number) */
+    PASSCODE_MESSAGE_CODE_LIFETIME_HOURS = 163,
+    /** "Time between reset requests set to %d second" (%d: the number) */
+    PASSCODE_MESSAGE_REQUEST_INTERVAL_SECONDS = 164,
+    /** "Time between reset requests set to %d minute" (%d: the number) */
+    PASSCODE_MESSAGE_REQUEST_INTERVAL_MINUTES = 165,
+    /** "Time between reset requests set to %d hour" (%d: the number) */
+    PASSCODE_MESSAGE_REQUEST_INTERVAL_HOURS = 166,
+    /** "Account password changed" */
+    PASSCODE_MESSAGE_ACCOUNT_PASSWORD_CHANGED = 167,
+    /** "Custom lockout schedule set" */
+    PASSCODE_MESSAGE_CUSTOM_SCHEDULE_SET = 168,
+    /** "Custom lockout schedule removed" */
+    PASSCODE_MESSAGE_CUSTOM_SCHEDULE_REMOVED = 169,
+    /**
+     * "A new passcode starts from the safe defaults:": Followed by the settings a new passcode put back, each in words, separated by commas.
+     */
+    PASSCODE_MESSAGE_DEFAULTS_RESTORED = 170,
+    /**
+     * "Passcode (%d digit):" (%d: the number): The login prompt (su, sudo, a screen locker); the number is the passcode's digits. A space follows it on the screen.
+     */
+    PASSCODE_MESSAGE_PAM_PASSCODE_PROMPT = 500,
+    /** "The passcode is %d digit." (%d: the number) */
+    PASSCODE_MESSAGE_PAM_WRONG_LENGTH = 501,
+    /**
+     * "Passcode: a reset is required after too many failures or a forgotten passcode (your password, or passcodectl reset as root)."
+     */
+    PASSCODE_MESSAGE_PAM_RESET_REQUIRED = 502,
+    /** "Passcode locked: try again in %d minute." (%d: the number) */
+    PASSCODE_MESSAGE_PAM_LOCKED_MINUTES = 503,
+    /** "Passcode locked." */
+    PASSCODE_MESSAGE_PAM_LOCKED = 504,
+    /**
+     * "Current passcode (%d digit):" (%d: the number): Changing the passcode with passwd (pam_chauthtok): the three prompts.
+     */
+    PASSCODE_MESSAGE_PAM_CURRENT_PROMPT = 505,
+    /** "New passcode (%d digit):" (%d: the number) */
+    PASSCODE_MESSAGE_PAM_NEW_PROMPT = 506,
+    /** "Retype new passcode (%d digit):" (%d: the number) */
+    PASSCODE_MESSAGE_PAM_RETYPE_PROMPT = 507,
+    /** "A passcode is %d digit." (%d: the number) */
+    PASSCODE_MESSAGE_PAM_CHANGE_WRONG_LENGTH = 508,
+    /** "The passcodes do not match." */
+    PASSCODE_MESSAGE_PAM_MISMATCH = 509,
+    /** "Only root sets a first passcode (passcodectl set)." */
+    PASSCODE_MESSAGE_PAM_ONLY_ROOT_SETS = 510,
+    /** "The passcode was not changed: it is too easy to guess." */
+    PASSCODE_MESSAGE_PAM_TOO_WEAK = 511,
+    /** "The passcode was not changed." */
+    PASSCODE_MESSAGE_PAM_NOT_CHANGED = 512
+} passcode_message;
+
 /** @} */
 
 /* ---- Version --------------------------------------------------------------------------------- */
@@ -1524,7 +1870,8 @@ passcode_status passcode_biometric_set_available(passcode_store *store, int32_t 
 
 /**
  * The label of the security settings entry: "Passcode & Face ID", "Passcode & Touch ID",
- * "Passcode & Fingerprint" or "Passcode & Biometric", from the reported biometric kind.
+ * "Passcode & Fingerprint" or "Passcode & Biometric", from the reported biometric kind, in the
+ * host's language (its code: passcode_message_of() with PASSCODE_MESSAGE_TOPIC_SECURITY_LABEL).
  * @param store The store.
  * @param out Receives a static string owned by the library.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
@@ -1677,7 +2024,8 @@ passcode_status passcode_flow_state(passcode_flow *flow, int32_t *out_step, int3
 passcode_status passcode_flow_dots(passcode_flow *flow, int32_t *out_filled, int32_t *out_length);
 
 /**
- * The prompt to show, e.g. "Enter current passcode".
+ * The prompt to show, e.g. "Enter current passcode", in the host's language
+ * (passcode_message_text(); passcode_flow_messages gives its code).
  * @param flow The flow.
  * @param out Receives a string owned by the flow, valid until the next call on it that returns a prompt.
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE.
@@ -1686,7 +2034,9 @@ passcode_status passcode_flow_prompt(passcode_flow *flow, const char **out);
 
 /**
  * The error line to show ("" when none): "Incorrect passcode", "Passcodes don't match. Try
- * again.", the weak-passcode reason, the lockout time. It never contains typed digits.
+ * again.", the weak-passcode reason, the lockout time, in the host's language
+ * (passcode_message_text(); passcode_flow_messages gives its code and number). It never
+ * contains typed digits.
  * @param flow The flow.
  * @param out Receives a string owned by the flow, valid until the next call on it that returns an error.
  * @param out_status Receives the passcode_status of the last submitted entry; may be NULL.
@@ -1709,6 +2059,19 @@ passcode_status passcode_flow_shakes(passcode_flow *flow, int32_t *out);
  * @return PASSCODE_OK, PASSCODE_ERR_MISUSE, PASSCODE_ERR_INVALID_HANDLE, or a store error.
  */
 passcode_status passcode_flow_lockout_remaining(passcode_flow *flow, int64_t *out);
+
+/**
+ * The codes of what the flow shows now: its prompt and its error line, with the number in the
+ * error (a lockout's seconds or minutes, the tries a reset code has left), for a host that shows
+ * its own text for each code; passcode_message_text() gives the library's. The codes are the
+ * same in every language.
+ * @param flow The flow.
+ * @param out_prompt Receives the prompt's passcode_message (never NONE).
+ * @param out_error Receives the error line's passcode_message (NONE when there is none); may be NULL.
+ * @param out_number Receives the number of the error line (0 when none); may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out_prompt), PASSCODE_ERR_INVALID_HANDLE.
+ */
+passcode_status passcode_flow_messages(passcode_flow *flow, int32_t *out_prompt, int32_t *out_error, int64_t *out_number);
 
 /** @} */
 
@@ -2051,6 +2414,23 @@ size_t passcode_event_log_count(passcode_event_log *log);
 passcode_status passcode_event_log_get(passcode_event_log *log, size_t index, int32_t *out_kind, int64_t *out_wall_ms, const char **out_detail);
 
 /**
+ * One event of a snapshot in words, as codes: part 0 is the event's name
+ * (PASSCODE_MESSAGE_LOG_FAILED_ATTEMPT?), or for a setting change the change in words
+ * ("two_factor_enabled 1 -> 0": PASSCODE_MESSAGE_TWO_FACTOR_OFF; a time in seconds, minutes or
+ * hours as its number), or PASSCODE_MESSAGE_DEFAULTS_RESTORED when a new passcode put settings
+ * back to their safe defaults: then parts 1 on are each of those changes. After the last part:
+ * PASSCODE_MESSAGE_NONE. passcode_message_text() gives each in the host's language.
+ * @param log The snapshot.
+ * @param index 0 (the newest) to count - 1.
+ * @param part 0 for the event, 1 on for the changes a DEFAULTS_RESTORED lists.
+ * @param out_message Receives a passcode_message.
+ * @param out_number Receives the number in it (0 when none); may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (index out of range, NULL out_message),
+ * PASSCODE_ERR_INVALID_HANDLE.
+ */
+passcode_status passcode_event_log_message(passcode_event_log *log, size_t index, size_t part, int32_t *out_message, int64_t *out_number);
+
+/**
  * The name of a security log kind, in lower case with underscores ("failed_attempt"), for a
  * log view or an export.
  * @param kind Any value (an int32_t, for a loop over them).
@@ -2330,6 +2710,55 @@ passcode_status passcode_has_recovery_key(passcode_store *store, int32_t *out);
  * but PASSCODE_ERR_KEY_REPLACED.
  */
 passcode_status passcode_reset_complete_with_recovery_key(passcode_store *store, const char *code, size_t code_length, const char *new_digits, size_t new_length, const uint8_t *recovery_key, size_t recovery_length);
+
+/** @} */
+
+/* ---- Messages -------------------------------------------------------------------------------- */
+/**
+ * @defgroup passcode-messages every message a person may see: its code, its text in the host's language
+ * `#include <passcode.h>`. The conventions every function here follows (statuses, handles,
+ * ownership, threads) are in passcode(3); the security model is passcode(7).
+ * @{
+ */
+
+/**
+ * The text of a message in the host's language: the library's catalogue (gettext domain
+ * libpasscode0, or pam_passcode for the PAM_ messages) for the language the locale's
+ * LC_MESSAGES (and LANGUAGE) names; English without one, and in the "C" locale. The library
+ * never calls setlocale: the program does (setlocale(LC_ALL, "") in C; GTK does it; Python:
+ * locale.setlocale(locale.LC_ALL, "")). number takes the place of the message's %d and
+ * picks its plural form ("1 minute", "5 minutes"; each language's own rule).
+ * @param message A passcode_message value.
+ * @param number The number in the message (minutes, tries, digits); ignored by a message without one.
+ * @return A string owned by the library, valid until this thread's 16th call of
+ * passcode_message_text() after this one (so several may be printed at once); "" for NONE
+ * and for a value that is no passcode_message.
+ */
+const char *passcode_message_text(passcode_message message, int64_t number);
+
+/**
+ * The message for a value of another enum: a biometric refusal in words, the security label of
+ * a biometric kind, a security log entry's name.
+ * @param topic A passcode_message_topic value: which enum value is of.
+ * @param value The value (for BIOMETRIC_REFUSAL NONE gives PASSCODE_MESSAGE_NONE).
+ * @param out Receives a passcode_message.
+ * @return PASSCODE_OK, or PASSCODE_ERR_MISUSE (an unknown topic or value, NULL out).
+ */
+passcode_status passcode_message_of(passcode_message_topic topic, int32_t value, int32_t *out);
+
+/**
+ * What a person reads for the calling thread's last failed call on store (kept as
+ * passcode_errmsg is): "Incorrect passcode", the lockout's minutes, the tries a reset code has
+ * left, why a passcode is too weak, a password rule; PASSCODE_MESSAGE_SOMETHING_WENT_WRONG for
+ * a failure a person cannot act on, NONE when there was no failure (a call that succeeds
+ * leaves it as it was, as it leaves passcode_errmsg).
+ * In service mode it is made in this process from passcoded's status and numbers.
+ * @param store A handle.
+ * @param out_message Receives a passcode_message.
+ * @param out_number Receives the number in it (0 when none); may be NULL.
+ * @return PASSCODE_OK, PASSCODE_ERR_MISUSE (NULL out_message), PASSCODE_ERR_INVALID_HANDLE.
+ */
+passcode_status passcode_errmessage(passcode_store *store, int32_t *out_message, int64_t *out_number);
 
 /** @} */
 

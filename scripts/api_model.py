@@ -43,6 +43,7 @@ PAGES = {
     "passcode-events": ("Security event log", "the log of unlocks, failures and changes"),
     "passcode-callbacks": ("Callbacks", "the host's callbacks and hooks"),
     "passcode-key": ("Data key and sealing", "the data key an unlock releases, sealing, the recovery key"),
+    "passcode-messages": ("Messages", "every message a person may see: its code, its text in the host's language"),
     "passcode-tpm": ("TPM", "binding a store to a TPM 2.0"),
     "passcode-user": ("A user's store by uid", "a user's store named by uid: what pam_passcode(8) and passcodectl(8) call"),
 }

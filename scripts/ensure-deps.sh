@@ -33,6 +33,8 @@ need "demo test" libsqlite3-dev "pkg-config --exists sqlite3"
 need "demo test" pkg-config "command -v pkg-config"
 need "demo test" gcc "command -v gcc"
 need "demo test" libncurses-dev "command -v ncursesw6-config || [ -f /usr/include/ncurses.h ]"
+# The translations: msgfmt builds the catalogues (make), xgettext and msgcmp check them.
+need "demo test" gettext "command -v msgfmt && command -v xgettext && command -v msgcmp"
 # The header is checked with g++ too; the exports with readelf.
 need test g++ "command -v g++"
 need test binutils "command -v readelf"

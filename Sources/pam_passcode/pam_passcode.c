@@ -48,7 +48,7 @@
 /* The library's calls the module makes, each typed by the header's own declaration. */
 #define PASSCODE_CALLS(X) X(passcode_open) X(passcode_close) X(passcode_errmsg) X(passcode_errwait) \
     X(passcode_options_new) X(passcode_options_free) X(passcode_options_set_service) X(passcode_strerror) \
-    X(passcode_user_state) X(passcode_user_verify) X(passcode_user_set) X(passcode_user_change)
+    X(passcode_user_state) X(passcode_user_verify) X(passcode_user_set) X(passcode_user_change) X(passcode_message_text)
 static struct {
 #define PASSCODE_FIELD(name) __typeof__(name) *name;
     PASSCODE_CALLS(PASSCODE_FIELD)
@@ -129,6 +129,20 @@ PAM_EXTERN const char *pam_passcode_library(const char **why)
 #define passcode_user_verify lib.passcode_user_verify
 #define passcode_user_set lib.passcode_user_set
 #define passcode_user_change lib.passcode_user_change
+#define passcode_message_text lib.passcode_message_text
+
+/* What the module says to a person: each a row of the library's message table (its PAM_ codes,
+ * pam_passcode(8) lists them), in the program's language through the gettext domain pam_passcode
+ * (the library's passcode_message_text: the program's locale decides, as for every PAM module). */
+static void say(pam_handle_t *pamh, passcode_message message, int64_t number)
+{
+    pam_error(pamh, "%s", passcode_message_text(message, number));
+}
+
+static int ask_digits(pam_handle_t *pamh, passcode_message prompt, int length, char **out)
+{
+    return pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, out, "%s ", passcode_message_text(prompt, length));
+}
 
 struct options {
     int debug, nullok, silent, allow_remote;
@@ -228,12 +242,11 @@ static void lockout_text(pam_handle_t *pamh, const struct options *o, int64_t se
 {
     if (o->silent) return;
     if (reset_required)
-        pam_error(pamh, "Passcode: a reset is required after too many failures or a forgotten passcode (your password, or passcodectl reset as root).");
+        say(pamh, PASSCODE_MESSAGE_PAM_RESET_REQUIRED, 0);
     else if (seconds > 0)
-        pam_error(pamh, "Passcode locked: try again in %lld minute%s.", (long long)((seconds + 59) / 60),
-                  (seconds + 59) / 60 == 1 ? "" : "s");
+        say(pamh, PASSCODE_MESSAGE_PAM_LOCKED_MINUTES, (seconds + 59) / 60);
     else
-        pam_error(pamh, "Passcode locked.");
+        say(pamh, PASSCODE_MESSAGE_PAM_LOCKED, 0);
 }
 
 /* The PAM code of a status passcoded gave for `uid`'s store. */
@@ -290,12 +303,12 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     } else {
         /* The conversation's answer only: a PAM_AUTHTOK another module read is never used. */
         char *answer = NULL;
-        r = pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, &answer, "Passcode (%d digits): ", (int)length);
+        r = ask_digits(pamh, PASSCODE_MESSAGE_PAM_PASSCODE_PROMPT, (int)length, &answer);
         if (r != PAM_SUCCESS || answer == NULL) {
             r = PAM_CONV_ERR;
         } else if (!digits_only(answer, (size_t)length)) {
             /* Not a passcode of this store: nothing is sent, nothing counted. */
-            if (!o.silent) pam_error(pamh, "The passcode is %d digits.", (int)length);
+            if (!o.silent) say(pamh, PASSCODE_MESSAGE_PAM_WRONG_LENGTH, length);
             r = PAM_AUTH_ERR;
         } else {
             s = passcode_user_verify(store, uid, answer, (size_t)length);
@@ -321,13 +334,13 @@ PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const c
     return PAM_IGNORE;
 }
 
-static int ask(pam_handle_t *pamh, const char *prompt, int length, char **out)
+static int ask(pam_handle_t *pamh, passcode_message prompt, int length, char **out)
 {
     *out = NULL;
-    int r = pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, out, "%s (%d digits): ", prompt, length);
+    int r = ask_digits(pamh, prompt, length, out);
     if (r != PAM_SUCCESS || *out == NULL) return PAM_CONV_ERR;
     if (!digits_only(*out, (size_t)length)) {
-        pam_error(pamh, "A passcode is %d digits.", length);
+        say(pamh, PASSCODE_MESSAGE_PAM_CHANGE_WRONG_LENGTH, length);
         wipe_free(*out);
         *out = NULL;
         return PAM_AUTHTOK_ERR;
@@ -362,11 +375,11 @@ PAM_EXTERN int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const c
     }
     char *current = NULL, *new1 = NULL, *new2 = NULL;
     int new_length = is_set ? length : 6;
-    if (is_set && (r = ask(pamh, "Current passcode", length, &current)) != PAM_SUCCESS) goto done;
-    if ((r = ask(pamh, "New passcode", new_length, &new1)) != PAM_SUCCESS) goto done;
-    if ((r = ask(pamh, "Retype new passcode", new_length, &new2)) != PAM_SUCCESS) goto done;
+    if (is_set && (r = ask(pamh, PASSCODE_MESSAGE_PAM_CURRENT_PROMPT, length, &current)) != PAM_SUCCESS) goto done;
+    if ((r = ask(pamh, PASSCODE_MESSAGE_PAM_NEW_PROMPT, new_length, &new1)) != PAM_SUCCESS) goto done;
+    if ((r = ask(pamh, PASSCODE_MESSAGE_PAM_RETYPE_PROMPT, new_length, &new2)) != PAM_SUCCESS) goto done;
     if (sodium_memcmp(new1, new2, (size_t)new_length) != 0) {
-        pam_error(pamh, "The passcodes do not match.");
+        say(pamh, PASSCODE_MESSAGE_PAM_MISMATCH, 0);
         r = PAM_AUTHTOK_ERR;
         goto done;
     }
@@ -376,9 +389,9 @@ PAM_EXTERN int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const c
     case PASSCODE_OK: r = PAM_SUCCESS; break;
     case PASSCODE_ERR_WRONG_PASSCODE: r = PAM_AUTH_ERR; break;
     case PASSCODE_ERR_LOCKED_OUT: case PASSCODE_ERR_RESET_REQUIRED: r = pam_code(pamh, &o, store, uid, s); break;
-    case PASSCODE_ERR_PERMISSION: pam_error(pamh, "Only root sets a first passcode (passcodectl set)."); r = PAM_PERM_DENIED; break;
+    case PASSCODE_ERR_PERMISSION: say(pamh, PASSCODE_MESSAGE_PAM_ONLY_ROOT_SETS, 0); r = PAM_PERM_DENIED; break;
     case PASSCODE_ERR_WEAK_PASSCODE: case PASSCODE_ERR_FORMAT:
-        pam_error(pamh, "%s", passcode_errmsg(store) ? passcode_errmsg(store) : passcode_strerror(s));
+        say(pamh, s == PASSCODE_ERR_WEAK_PASSCODE ? PASSCODE_MESSAGE_PAM_TOO_WEAK : PASSCODE_MESSAGE_PAM_NOT_CHANGED, 0);
         r = PAM_AUTHTOK_ERR;
         break;
     case PASSCODE_ERR_SERVICE_UNAVAILABLE: r = PAM_AUTHINFO_UNAVAIL; break;

@@ -45,6 +45,16 @@ rm -f quickstart.db quickstart.db-wal quickstart.db-shm
 env -u LD_LIBRARY_PATH -u PASSCODE_LIBRARY -u PKG_CONFIG_PATH sh -eu "$tmp/c.sh" > "$tmp/c.out" 2>&1 \
     || { cat "$tmp/c.out" >&2; echo "readme: FAIL: the C quick start's commands" >&2; exit 1; }
 grep -q '^right passcode: success (failed attempts: 0)$' "$tmp/c.out" || { cat "$tmp/c.out" >&2; echo "readme: FAIL: C quick start output" >&2; exit 1; }
+# What a person reads follows the locale (the library's catalogue, beside it in build/share/locale):
+# German, French, and English for a language without one, or in the "C" locale whatever LANGUAGE says.
+for said in "de_DE.UTF-8:C.UTF-8:Falscher Code" "fr:C.UTF-8:Code incorrect" "xx_YY:C.UTF-8:Incorrect passcode" \
+            "de:C:Incorrect passcode"; do
+    language=${said%%:*} rest=${said#*:}
+    lang=${rest%%:*} expected=${rest#*:}
+    got=$(env -u LC_ALL -u LC_MESSAGES LANG="$lang" LANGUAGE="$language" ./quickstart | sed -n 's/^the lock screen says: //p')
+    [ "$got" = "$expected" ] || { echo "readme: FAIL: LANGUAGE=$language LANG=$lang: the quick start said \"$got\", not \"$expected\"" >&2; exit 1; }
+done
+echo "readme: the C quick start's message in German, French, and English for an unknown language and the C locale"
 rm -f quickstart.db quickstart.db-wal quickstart.db-shm
 mkdir -p "$tmp/home"
 env -u LD_LIBRARY_PATH -u PASSCODE_LIBRARY -u PYTHONPATH HOME="$tmp/home" sh -eu "$tmp/py.sh" > "$tmp/py.out" 2>&1 \

@@ -47,7 +47,7 @@ for n, row in enumerate(rows[1:19], 2):
 ' "$1" >&2 || fails=$((fails + 1))
 }
 tmux -L "$sock" -f /dev/null new-session -d -s demo -x 80 -y 24 \
-    "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color '$demo' --store '$tmp/demo.db' --fake-clock; sleep 30"
+    "env LANG=C.UTF-8 LC_ALL=C.UTF-8 LANGUAGE= TERM=xterm-256color '$demo' --store '$tmp/demo.db' --fake-clock; sleep 30"
 # The first launch, with no passcode: "Create Passcode" is on screen, and says why .
 wait_for "Create Passcode"
 expect "the first launch" "Welcome: create a passcode to protect the app."
@@ -139,7 +139,7 @@ expect "banner on the last screen" "demo, store $tmp/demo.db"
 tmux -L "$sock" kill-session -t demo
 rm -f "$tmp/demo.db"*
 tmux -L "$sock" -f /dev/null new-session -d -s demo -x 40 -y 24 \
-    "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color '$demo' --store '$tmp/demo.db' --fake-clock; sleep 30"
+    "env LANG=C.UTF-8 LC_ALL=C.UTF-8 LANGUAGE= TERM=xterm-256color '$demo' --store '$tmp/demo.db' --fake-clock; sleep 30"
 wait_for "Create Passcode"
 expect "a long message's first row ends at a word" " Welcome: create a passcode to protect"
 expect "a long message's second row" " the app."

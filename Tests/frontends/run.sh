@@ -5,6 +5,7 @@
 # UPDATE=1 rewrites the .expected files (review the diff before committing). The version in
 # them is written @VERSION@, so that VERSION stays the one place it is written.
 set -eu
+export LC_ALL=C  # the .expected screens are English: the "C" locale, whatever LANGUAGE says
 # tpm_*.script runs with --tpm against an swtpm started here on loopback (stopped at the end).
 tmp=$(mktemp -d); trap 'if [ -f "$tmp/swtpm/pid" ]; then kill "$(cat "$tmp/swtpm/pid")"; fi; rm -rf "$tmp"' EXIT
 tpm_args() {

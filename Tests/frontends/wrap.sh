@@ -26,7 +26,7 @@ fits() {  # fits WHAT: no line on screen is wider than 40 columns
     [ -z "$wide" ] || { echo "wrap: FAIL: $1: lines wider than COLUMNS=40:" >&2; echo "$wide" >&2; screen >&2; exit 1; }
 }
 tmux -L "$sock" -f /dev/null new-session -d -s demo -x 80 -y 40 \
-    "env COLUMNS=40 LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color PYTHONPATH='${PYTHONPATH:-}' PASSCODE_LIBRARY='${PASSCODE_LIBRARY:-}' $cmd --store '$tmp/demo.db' --fake-clock; sleep 30"
+    "env COLUMNS=40 LANG=C.UTF-8 LC_ALL=C.UTF-8 LANGUAGE= TERM=xterm-256color PYTHONPATH='${PYTHONPATH:-}' PASSCODE_LIBRARY='${PASSCODE_LIBRARY:-}' $cmd --store '$tmp/demo.db' --fake-clock; sleep 30"
 # The first launch: the welcome (47 characters) on two lines, whole words.
 wait_for "Welcome: create a passcode to protect the app."
 fits "the first launch"

@@ -1011,6 +1011,24 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
             self.assertEqual(bytes(self.app.store.unseal(f.read())), b"xy")
         self.shot("25-note-after-fingerprint")
 
+    def test_the_screens_follow_the_language(self):
+        """LANGUAGE=de and fr: the lock screen, the security page, the log in that language, the
+        library's words (prompt, error, log entries) and the front end's; an unknown language
+        and the C locale: English. Each in a process of its own (Tests/gtk/language.py)."""
+        cases = {"de_DE.UTF-8": ("C.UTF-8", ["Code eingeben", "Falscher Code", "Code vergessen?", "Code gesperrt",
+                                             "Codesperre", "Sicherheitsprotokoll", "Fehlversuch", "Zu viele Versuche"]),
+                 "fr": ("C.UTF-8", ["Saisir le code", "Code incorrect", "Code oublié ?", "Verrouillage par code",
+                                    "Journal de sécurité", "Tentative échouée"]),
+                 "xx_YY": ("C.UTF-8", ["Enter Passcode", "Incorrect passcode", "Forgot Passcode?", "Security Log"]),
+                 "de": ("C", ["Enter Passcode", "Incorrect passcode", "Forgot Passcode?", "Failed attempt"])}
+        for language, (lang, expected) in cases.items():
+            env = {k: v for k, v in os.environ.items() if not k.startswith("LC_") and k not in ("LANG", "LANGUAGE")}
+            env.update(LANG=lang, LANGUAGE=language)
+            out = os.path.join(self.tmp.name, "shots-" + language)
+            r = subprocess.run([sys.executable, os.path.join(HERE, "language.py"), out] + expected, env=env,
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, "LANGUAGE=%s LANG=%s: %s%s" % (language, lang, r.stdout, r.stderr[-2000:]))
+
     def test_words_for_a_person_on_the_note_page(self):
         self.create()
         self.app.views.set_visible_child_name("note")

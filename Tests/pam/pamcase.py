@@ -8,10 +8,15 @@ polkit's agent helper) that user runs: set in this process, since an exec would 
 LD_LIBRARY_PATH and the bus address (secure-execution mode). Prints one JSON line: ok (the return code
 was EXPECTED), the error text pypamtest gave, and the PAM_ERROR_MSG and PAM_TEXT_INFO lines."""
 import json
+import locale
 import os
 import sys
 
 import pypamtest
+
+# As su, sudo and login do: the module's messages follow the locale the environment names
+# (test_pam.py sets LC_ALL=C unless a check asks for a language).
+locale.setlocale(locale.LC_ALL, "")
 
 OPS = {"authenticate": pypamtest.PAMTEST_AUTHENTICATE, "account": pypamtest.PAMTEST_ACCOUNT,
        "setcred": pypamtest.PAMTEST_SETCRED, "chauthtok": pypamtest.PAMTEST_CHAUTHTOK}

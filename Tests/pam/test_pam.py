@@ -89,7 +89,9 @@ class Rig(harness.PrivateService):
         return super().env(LD_LIBRARY_PATH=BUILD, **extra)
 
     def pamcase(self, service, user, op, expected, *answers, run_as=None, no_library=False, **env):
+        env = {"LC_ALL": "C", **env}  # the checks match English text, unless one asks for a language
         e = self.env(LD_PRELOAD=WRAPPER, PAM_WRAPPER="1", PAM_WRAPPER_SERVICE_DIR=f"{self.dir}/pam.d", **env)
+        e = {k: v for k, v in e.items() if v is not None}  # None: that variable unset
         hide = []
         if no_library:
             # No libpasscode anywhere the module looks: not the checkout's (no LD_LIBRARY_PATH), and
@@ -264,6 +266,12 @@ def tests(r):
     check("lockout-maxtries", x["ok"] and any("try again in" in m for m in x.get("errors", [])),
           f"right passcode while locked out: PAM_MAXTRIES, {x.get('errors')}")
     check("lockout-transcript", "try again in" in last and "retries" in last, last.splitlines()[-1])
+    # The same lockout in the user's language (the table's PAM_LOCKED_MINUTES, pam_passcode's domain),
+    # and English for a language without a catalogue.
+    for language, expected in (("de_DE.UTF-8", "Code gesperrt: Versuche es in "), ("fr", "Code verrouillé : réessayez dans "),
+                               ("xx_YY", "Passcode locked: try again in ")):
+        x = r.pamcase("plain", a, "authenticate", PAM_MAXTRIES, pin, LC_ALL=None, LANG="C.UTF-8", LANGUAGE=language)
+        check(f"lockout-text-{language}", x["ok"] and any(m.startswith(expected) for m in x.get("errors", [])), f"{x.get('errors')}")
     # A lockout answered to a call by uid carries that user's wait, not root's own store's (0).
     ch = r.ctl("--stdin", "change", a, stdin=f"{pin}\n381947\n")
     wait = re.search(r"locked out for (\d+) (?:more )?seconds?", ch.stdout)

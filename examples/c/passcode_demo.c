@@ -557,50 +557,16 @@ static void unlocked_notice(app *a, char *what, size_t size) {
         snprintf(what, size, "unlock: done");
 }
 
-/* One setting change of the log ("two_factor_enabled 1 -> 0") in words ("Two-factor
- * authentication turned off"); appended to `buf`. A key the demo does not know stays as it is. */
-static void setting_change_words(const char *change, char *buf, size_t size) {
-    static const struct { const char *key, *name; int kind; } known[] = {  /* kind 0: on/off, 1: seconds, 2: a number */
-        {"lock_enabled", "Passcode lock", 0}, {"auto_lock_seconds", "Auto-lock", 1}, {"lock_at_launch", "Lock at launch", 0},
-        {"lockout_schedule", "Lockout schedule", 2}, {"max_failure_action", "What too many failed attempts do", 2},
-        {"biometric_enabled", "Biometric unlock", 0}, {"require_biometric_on_launch", "Require biometrics on launch", 0},
-        {"two_factor_enabled", "Two-factor authentication", 0}, {"last_password_change_wall_ms", "Account password", 3},
-        {"passcode_length", "Passcode length", 2}, {"reset_code_length", "Reset code length", 2},
-        {"reset_code_lifetime_seconds", "Reset code lifetime", 1}, {"reset_request_interval_seconds", "Time between reset requests", 1},
-        {"reset_requests_per_day", "Reset requests a day", 2}, {"passcode_after_every_launch", "Passcode after every launch", 0}};
-    char key[64] = "";
-    long long from = 0, to = 0;
-    size_t used = strlen(buf);
-    if (sscanf(change, "%63s %lld -> %lld", key, &from, &to) == 3) {
-        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-            if (strcmp(key, known[i].key)) continue;
-            char value[48];
-            if (known[i].kind == 0) snprintf(buf + used, size - used, "%s turned %s", known[i].name, to ? "on" : "off");
-            else if (known[i].kind == 1) snprintf(buf + used, size - used, "%s set to %s", known[i].name, duration_text(to, value, sizeof value));
-            else if (known[i].kind == 3) snprintf(buf + used, size - used, "%s changed", known[i].name);
-            else snprintf(buf + used, size - used, "%s set to %lld", known[i].name, to);
-            return;
-        }
-    }
-    if (!strncmp(change, "lockout_custom", 14)) { snprintf(buf + used, size - used, "Custom lockout schedule %s", strstr(change, "removed") ? "removed" : "set"); return; }
-    snprintf(buf + used, size - used, "%s", change);
-}
-
-/* A "setting changed" event's detail in words: one change, or the defaults a new passcode
- * restored ("a new passcode starts from the safe defaults: k a -> b, ..."). */
-static const char *setting_words(const char *detail, char *buf, size_t size) {
-    static const char restored[] = "a new passcode starts from the safe defaults: ";
+/* A "setting changed" event in words: the library's (passcode_event_log_message, its message
+ * table): the change, or "A new passcode starts from the safe defaults:" and each change it lists. */
+static const char *setting_words(passcode_event_log *log, size_t index, char *buf, size_t size) {
     buf[0] = 0;
-    if (strncmp(detail, restored, sizeof restored - 1)) { setting_change_words(detail, buf, size); return buf; }
-    snprintf(buf, size, "A new passcode starts from the safe defaults: ");
-    char list[512];
-    snprintf(list, sizeof list, "%s", detail + sizeof restored - 1);
-    char *save = NULL;
-    int n = 0;
-    for (char *one = strtok_r(list, ",", &save); one; one = strtok_r(NULL, ",", &save)) {
-        while (*one == ' ') one++;
-        if (n++) { size_t used = strlen(buf); snprintf(buf + used, size - used, ", "); }
-        setting_change_words(one, buf, size);
+    for (size_t part = 0; part < 64; part++) {
+        int32_t message = 0;
+        int64_t number = 0;
+        if (passcode_event_log_message(log, index, part, &message, &number) != PASSCODE_OK || message == PASSCODE_MESSAGE_NONE) break;
+        size_t used = strlen(buf);
+        snprintf(buf + used, size - used, "%s%s", part == 0 ? "" : part == 1 ? " " : ", ", passcode_message_text(message, number));
     }
     return buf;
 }
@@ -631,7 +597,7 @@ static void show_log(app *a) {
         if (kind == PASSCODE_LOG_KIND_LOCKOUT_STARTED && *detail)  /* its length, in seconds: said with its unit */
             detail = duration_text(strtoll(detail, NULL, 10), length, sizeof length);
         else if (kind == PASSCODE_LOG_KIND_SETTING_CHANGED && *detail)  /* in words, not the store's keys */
-            detail = setting_words(detail, words, sizeof words);
+            detail = setting_words(log, i, words, sizeof words);
         if (a->curses && getcury(stdscr) >= LINES - 5) {  /* a page: v shows the next one */
             out(a, "  events %zu-%zu of %zu: [v] the next ones\n", from + 1, i, count);
             a->log_from = i;
@@ -1028,9 +994,9 @@ int main(int argc, char **argv) {
         snprintf(a.banner, sizeof a.banner, "libpasscode %s demo, service mode: passcoded's store for %s", passcode_version_string(), a.service);
     else
         snprintf(a.banner, sizeof a.banner, "libpasscode %s demo, store %s", passcode_version_string(), a.script ? "(script)" : path);
+    setlocale(LC_ALL, "");  /* the library's messages (prompts, errors, the log in words) follow the locale */
     printf("%s\n", a.banner);
     if (!a.script) {
-        setlocale(LC_ALL, "");
         utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
         initscr();
         cbreak();

@@ -13,6 +13,8 @@ background and foreground, fprintd as the fingerprint reader, and the reset code
 """
 import argparse
 import datetime
+import gettext
+import locale
 import logging
 import os
 import socket
@@ -32,11 +34,29 @@ except ImportError as e:  # the package itself, or libpasscode.so.0 (the message
     sys.exit(f"passcode_gtk: {e}\n  install the binding (pip install ./python, or the python3-passcode package),"
              " or run from the source tree with PYTHONPATH=python")
 from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep,  # noqa: E402
-                      LockReason, SecurityEvent, Setting)
+                      LockReason, SecurityEvent, Setting, message_of, message_text)
 
 from desktop import SINK_COMMAND, SINK_PORT, Fingerprint, Logind, Mailer, MailError, system_bus  # noqa: E402
 
 APP_ID = "org.libpasscode.Demo"
+
+
+def translations() -> gettext.NullTranslations:
+    """The front ends' words in the user's language (gettext domain passcode-demo: this checkout's
+    build/share/locale, else the system's); the library's words follow the same locale. As the C
+    library does, the "C" locale means English whatever LANGUAGE says."""
+    try:
+        locale.setlocale(locale.LC_ALL, "")
+    except locale.Error:
+        pass
+    if locale.setlocale(locale.LC_MESSAGES) in ("C", "POSIX"):
+        return gettext.NullTranslations()
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "share", "locale")
+    return gettext.translation("passcode-demo", here if os.path.isdir(here) else None, fallback=True)
+
+
+_T = translations()
+_, ngettext = _T.gettext, _T.ngettext
 
 CSS = b"""
 .lock-screen { background-color: @window_bg_color; }
@@ -62,7 +82,7 @@ CSS = b"""
 """
 
 #: A toast's close button, as a screen reader names it.
-CLOSE = "Close"
+CLOSE = _("Close")
 
 #: The pad's error line: at most this many lines, and the space for them is always kept, so
 #: nothing above or below moves when a message appears (HIG: no layout jumps).
@@ -71,20 +91,20 @@ ERROR_LINES = 2
 #: A toast's show animation, with a margin (libadwaita 1.2 must not dismiss it before; see App._dismiss).
 TOAST_SHOW_US = 500_000
 
-KIND_TITLES = {FlowKind.UNLOCK: "Enter Passcode", FlowKind.CREATE: "Create Passcode",
-               FlowKind.CHANGE: "Change Passcode", FlowKind.DISABLE: "Turn Passcode Off",
-               FlowKind.RESET: "Reset Passcode"}
+KIND_TITLES = {FlowKind.UNLOCK: _("Enter Passcode"), FlowKind.CREATE: _("Create Passcode"),
+               FlowKind.CHANGE: _("Change Passcode"), FlowKind.DISABLE: _("Turn Passcode Off"),
+               FlowKind.RESET: _("Reset Passcode")}
 
 
 def duration_text(seconds: int) -> str:
     """An auto-lock choice as a person reads it: "Immediately", "After 1 minute", "After 1 hour"."""
     if seconds == 0:
-        return "Immediately"
-    for unit, name in ((3600, "hour"), (60, "minute")):
-        if seconds % unit == 0:
-            n = seconds // unit
-            return "After %d %s%s" % (n, name, "" if n == 1 else "s")
-    return "After %d seconds" % seconds
+        return _("Immediately")
+    if seconds % 3600 == 0:
+        return ngettext("After %d hour", "After %d hours", seconds // 3600) % (seconds // 3600)
+    if seconds % 60 == 0:
+        return ngettext("After %d minute", "After %d minutes", seconds // 60) % (seconds // 60)
+    return ngettext("After %d second", "After %d seconds", seconds) % seconds
 
 
 def wait_text(seconds: int) -> str:
@@ -92,65 +112,25 @@ def wait_text(seconds: int) -> str:
 
 
 def event_text(kind: SecurityEvent) -> str:
-    return kind.name.replace("_", " ").capitalize().replace("Tpm", "TPM")
+    """A log entry's name, the library's (its message table)."""
+    return message_text(message_of(kind))
 
 
 #: The app's own log (stderr, or the journal under a desktop session): what a screen says in the
 #: app's words, with the detail a person would not read there.
 LOG = logging.getLogger("passcode_gtk")
 
-#: A "setting changed" event's keys in words; kind: "onoff", "time", "number", "changed".
-SETTING_WORDS = {
-    "lock_enabled": ("Passcode lock", "onoff"), "auto_lock_seconds": ("Auto-lock", "time"),
-    "lock_at_launch": ("Lock at launch", "onoff"), "lockout_schedule": ("Lockout schedule", "number"),
-    "max_failure_action": ("What too many failed attempts do", "number"), "biometric_enabled": ("Fingerprint unlock", "onoff"),
-    "require_biometric_on_launch": ("Require on app launch", "onoff"),
-    "two_factor_enabled": ("Two-factor authentication", "onoff"), "last_password_change_wall_ms": ("Account password", "changed"),
-    "passcode_length": ("Passcode length", "number"), "reset_code_length": ("Reset code length", "number"),
-    "reset_code_lifetime_seconds": ("Reset code lifetime", "time"),
-    "reset_request_interval_seconds": ("Time between reset requests", "time"),
-    "reset_requests_per_day": ("Reset requests a day", "number"),
-    "passcode_after_every_launch": ("Passcode after every launch", "onoff")}
-RESTORED = "a new passcode starts from the safe defaults: "
-
-
-def setting_change_words(change: str) -> str:
-    """One change ("two_factor_enabled 1 -> 0") in words ("Two-factor authentication turned off")."""
-    parts = change.split()
-    if len(parts) == 4 and parts[2] == "->" and parts[0] in SETTING_WORDS and parts[3].lstrip("-").isdigit():
-        name, kind = SETTING_WORDS[parts[0]]
-        to = int(parts[3])
-        if kind == "onoff":
-            return "%s turned %s" % (name, "on" if to else "off")
-        if kind == "time":
-            return "%s: %s" % (name, duration_text(to).lower())
-        if kind == "changed":
-            return "%s changed" % name
-        return "%s set to %d" % (name, to)
-    if change.startswith("lockout_custom"):
-        return "Custom lockout schedule " + ("removed" if "removed" in change else "set")
-    return change
-
-
-def setting_words(detail: str) -> str:
-    """A "setting changed" event's detail in words: one change, or the defaults a new passcode restored."""
-    if detail.startswith(RESTORED):
-        return "A new passcode starts from the safe defaults: " + ", ".join(
-            setting_change_words(c.strip()) for c in detail[len(RESTORED):].split(","))
-    return setting_change_words(detail)
-
-
 def service_mail_words(e: passcode.PasscodeError) -> str:
     """passcoded's refusal to mail (RESET_DELIVERY_UNAVAILABLE) in the app's words; its own text
     (the relay's address, the server's reply) goes to the app's log, not on the screen."""
     LOG.warning("the passcode service could not mail: %s", e.message)
     if "no mail relay is configured" in e.message:
-        return ("This computer’s passcode service has no mail server set up, so it cannot email a code. "
-                "Use “Forgot Passcode?” to sign out and create a new passcode.")
+        return _("This computer’s passcode service has no mail server set up, so it cannot email a code. "
+                 "Use “Forgot Passcode?” to sign out and create a new passcode.")
     if "recipient" in e.message:
-        return "No confirmed email address for reset codes yet: set one under Security, “Email for Reset Codes”."
-    return ("The passcode service could not send the email: its mail server did not take it. "
-            "Try again later, or use “Forgot Passcode?” to sign out and create a new passcode.")
+        return _("No confirmed email address for reset codes yet: set one under Security, “Email for Reset Codes”.")
+    return _("The passcode service could not send the email: its mail server did not take it. "
+             "Try again later, or use “Forgot Passcode?” to sign out and create a new passcode.")
 
 
 def accessible_label(widget: Gtk.Widget, text: str) -> None:
@@ -283,12 +263,12 @@ class PadView(Gtk.Box):
             if key == "del":
                 b = Gtk.Button(icon_name="edit-clear-symbolic", css_classes=["pad-key", "delete", "flat", "circular"],
                                halign=Gtk.Align.CENTER, valign=Gtk.Align.CENTER)
-                accessible_label(b, "Delete")
+                accessible_label(b, _("Delete"))
                 b.connect("clicked", lambda _b: self.delete())
             else:
                 b = Gtk.Button(label=key, css_classes=["pad-key", "circular"],
                                halign=Gtk.Align.CENTER, valign=Gtk.Align.CENTER)
-                accessible_label(b, "Digit " + key)
+                accessible_label(b, _("Digit %s") % key)
                 b.connect("clicked", lambda _b, d=int(key): self.digit(d))
             b.set_focus_on_click(False)
             b.set_size_request(72, 72)  # every key the same circle, whatever its row holds
@@ -327,7 +307,7 @@ class PadView(Gtk.Box):
             name, description = self._lockout_name, f.error
         else:
             self._lockout_name = ""
-            name = "%d of %d digits entered" % (filled, length)
+            name = _("%d of %d digits entered") % (filled, length)
             description = self.error.get_label() if self.error.get_visible() else self.notice
         if (name, description) != self._said:
             self._said = (name, description)
@@ -386,7 +366,7 @@ class PadView(Gtk.Box):
         self.error.set_visible(bool(f.error) and not locked_out)  # the countdown says it
         self.countdown.set_visible(locked_out)
         if locked_out:
-            self.countdown.set_label("Try again in " + wait_text(f.lockout_remaining))
+            self.countdown.set_label(_("Try again in %s") % wait_text(f.lockout_remaining))
         self._update_accessible()
         self.dots.set_visible(not locked_out and step != FlowStep.FINISHED)
         self.grid.set_sensitive(not locked_out and step != FlowStep.FINISHED)
@@ -428,7 +408,7 @@ class FlowSheet(Adw.Window):
         self.finished = False
         header = Adw.HeaderBar(show_end_title_buttons=False,
                                title_widget=Adw.WindowTitle(title=title or KIND_TITLES[kind]))
-        cancel = Gtk.Button(label="Cancel")
+        cancel = Gtk.Button(label=_("Cancel"))
         cancel.connect("clicked", lambda _b: self.cancel())
         header.pack_start(cancel)
         self.pad = PadView(self._finished)
@@ -457,15 +437,17 @@ class FlowSheet(Adw.Window):
         digits = self.app.store.get_setting(Setting.RESET_CODE_LENGTH)  # the library's number, not a copy
         to = self.app.reset_address()
         if to:
-            text = "We will send %s %d-digit code to %s. Enter it here to choose a new passcode." % (
-                "an" if str(digits).startswith("8") or digits in (11, 18) else "a", digits, to)
+            text = ngettext("We will send a %d-digit code to %s. Enter it here to choose a new passcode.",
+                            "We will send a %d-digit code to %s. Enter it here to choose a new passcode.", digits) % (digits, to)
+            if str(digits).startswith("8") or digits in (11, 18):
+                text = text.replace("send a ", "send an ", 1)  # English's "an 8-digit code" (no other language has the words)
         else:  # service mode: passcoded mails the code, to the address set under Security
-            text = ("No email address is set for reset codes. Set one under Security, "
-                    "“Email for Reset Codes”, while you know your passcode.")
-        page = Adw.StatusPage(icon_name="mail-send-symbolic", title="Reset via Email", description=text)
+            text = _("No email address is set for reset codes. Set one under Security, "
+                     "“Email for Reset Codes”, while you know your passcode.")
+        page = Adw.StatusPage(icon_name="mail-send-symbolic", title=_("Reset via Email"), description=text)
         self.request_description = page.get_description()
         box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=12)
-        self.send_button = Gtk.Button(label="Send Code", css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
+        self.send_button = Gtk.Button(label=_("Send Code"), css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
         self.send_button.connect("clicked", lambda _b: self.send_code())
         self.request_error = Gtk.Label(css_classes=["request-error"], wrap=True, visible=False, max_width_chars=40,
                                        justify=Gtk.Justification.CENTER, halign=Gtk.Align.CENTER)
@@ -499,8 +481,8 @@ class FlowSheet(Adw.Window):
             return
         # Where the code went: the masked address (passcoded answers it in service mode); never the code.
         self.sent_to = self.app.reset_address()
-        self.pad.step_subtitles = {FlowStep.ENTER_CODE: "The code was sent to %s." % unbroken(self.sent_to),
-                                   None: GLib.markup_escape_text("Your reset code was accepted.")}
+        self.pad.step_subtitles = {FlowStep.ENTER_CODE: _("The code was sent to %s.") % unbroken(self.sent_to),
+                                   None: GLib.markup_escape_text(_("Your reset code was accepted."))}
         self._start()
         self.stack.set_visible_child_name("pad")
 
@@ -550,22 +532,22 @@ class RecipientSheet(Adw.Window):
     address gets reset codes. Root's own stores need neither (passcoded takes root's word)."""
 
     def __init__(self, app: "App"):
-        title = "Email for Reset Codes"
+        title = _("Email for Reset Codes")
         super().__init__(modal=True, transient_for=app.window, default_width=420, default_height=680, title=title)
         self.app = app
         accessible_label(self, title)
         header = Adw.HeaderBar(show_end_title_buttons=False, title_widget=Adw.WindowTitle(title=title))
-        cancel = Gtk.Button(label="Cancel")
+        cancel = Gtk.Button(label=_("Cancel"))
         cancel.connect("clicked", lambda _b: self.close_sheet())
         header.pack_start(cancel)
         now = app.reset_address()
         group = Adw.PreferencesGroup(
-            description="If you forget your passcode, the passcode service emails a reset code to this address. "
-                        + ("Codes now go to %s. " % now if now else "") + "Enter your passcode to change it.")
+            description=_("If you forget your passcode, the passcode service emails a reset code to this address. ")
+                        + (_("Codes now go to %s. ") % now if now else "") + _("Enter your passcode to change it."))
         self.group = group
-        self.address = Adw.EntryRow(title="Email Address")
-        self.code = Adw.EntryRow(title="Confirmation Code", visible=False, input_purpose=Gtk.InputPurpose.DIGITS)
-        self.passcode = Adw.PasswordEntryRow(title="Passcode")
+        self.address = Adw.EntryRow(title=_("Email Address"))
+        self.code = Adw.EntryRow(title=_("Confirmation Code"), visible=False, input_purpose=Gtk.InputPurpose.DIGITS)
+        self.passcode = Adw.PasswordEntryRow(title=_("Passcode"))
         self.waiting = ""  # the masked address a confirmation code was mailed to
         for row in (self.address, self.code, self.passcode):
             group.add(row)
@@ -573,7 +555,7 @@ class RecipientSheet(Adw.Window):
             row.connect("entry-activated", lambda _e: self.save())
         self.error = Gtk.Label(css_classes=["pad-error"], wrap=True, visible=False, max_width_chars=40,
                                justify=Gtk.Justification.CENTER, halign=Gtk.Align.CENTER)
-        self.save_button = Gtk.Button(label="Save", css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
+        self.save_button = Gtk.Button(label=_("Save"), css_classes=["suggested-action", "pill"], halign=Gtk.Align.CENTER)
         self.save_button.connect("clicked", lambda _b: self.save())
         body = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=18, margin_top=24, margin_bottom=24,
                        margin_start=18, margin_end=18)
@@ -613,16 +595,16 @@ class RecipientSheet(Adw.Window):
             # Not the recipient yet (passcoded takes root's word at once): the address waits for
             # the code passcoded mailed to it.
             self.waiting = masked
-            self.group.set_description("A confirmation code was sent to %s. Enter it with your passcode: reset "
-                                       "codes go there once it is confirmed." % self.waiting)
+            self.group.set_description(_("A confirmation code was sent to %s. Enter it with your passcode: reset "
+                                         "codes go there once it is confirmed.") % self.waiting)
             self.address.set_visible(False)
             self.code.set_visible(True)
-            self.save_button.set_label("Confirm")
+            self.save_button.set_label(_("Confirm"))
             self.code.grab_focus()
             return
         self.close_sheet()
         to = self.app.reset_address()
-        self.app.toast("Reset codes will be sent to %s" % to if to else "No email address for reset codes")
+        self.app.toast(_("Reset codes will be sent to %s") % to if to else _("No email address for reset codes"))
 
     def close_sheet(self) -> None:
         self.app.sheet = None
@@ -642,14 +624,14 @@ class LockView(Gtk.Stack):
         self.app = app
         self.pad = PadView(lambda _p: app.lock_flow_finished())
         self.bio_button = Gtk.Button(css_classes=["flat"], halign=Gtk.Align.CENTER)
-        self.bio_button.set_child(Adw.ButtonContent(icon_name="auth-fingerprint-symbolic", label="Use Fingerprint"))
+        self.bio_button.set_child(Adw.ButtonContent(icon_name="auth-fingerprint-symbolic", label=_("Use Fingerprint")))
         # Its name is what it shows (a voice command says what it sees); while the reader waits
         # for a finger ("Touch the fingerprint reader…"), the pad says that too.
         self._bio_idle = self.bio_button.get_child().get_label()
         self.bio_button.get_child().connect("notify::label", lambda c, _p: self._bio_label(c.get_label()))
         self._bio_label(self._bio_idle)
         self.bio_button.connect("clicked", lambda _b: app.start_fingerprint())
-        self.forgot_button = Gtk.Button(label="Forgot Passcode?", css_classes=["flat"], halign=Gtk.Align.CENTER)
+        self.forgot_button = Gtk.Button(label=_("Forgot Passcode?"), css_classes=["flat"], halign=Gtk.Align.CENTER)
         self.forgot_button.connect("clicked", lambda _b: app.confirm_forgot())
         # The fingerprint button's space is kept when it is hidden (a stack as tall as the button):
         # the passcode entry stays where it is with or without it (no layout jump).
@@ -658,19 +640,19 @@ class LockView(Gtk.Stack):
         self.bio_slot.add_named(Gtk.Box(), "none")
         self.pad.extra.append(self.bio_slot)
         self.pad.extra.append(self.forgot_button)
-        accessible_label(self.pad, "Lock Screen")
+        accessible_label(self.pad, _("Lock Screen"))
         self.add_named(self.pad, "pad")
         self.connect("notify::visible-child", lambda *_: self.focus_current())
-        self.signed_out = self._status_page("signed-out", "system-users-symbolic", "Signed Out",
-                                            "Sign in to your account again, then create a new passcode.",
-                                            "Sign In Again", app.sign_in_again)
-        self.reset_page = self._status_page("reset-required", "dialog-warning-symbolic", "Passcode Reset Required",
-                                            "Too many failed attempts. Reset your passcode with a code sent by email.",
-                                            "Reset via Email", app.open_reset)
+        self.signed_out = self._status_page("signed-out", "system-users-symbolic", _("Signed Out"),
+                                            _("Sign in to your account again, then create a new passcode."),
+                                            _("Sign In Again"), app.sign_in_again)
+        self.reset_page = self._status_page("reset-required", "dialog-warning-symbolic", _("Passcode Reset Required"),
+                                            _("Too many failed attempts. Reset your passcode with a code sent by email."),
+                                            _("Reset via Email"), app.open_reset)
         # After deleting the account, a screen that says so (not "Signed Out").
-        self.deleted_page = self._status_page("account-deleted", "user-trash-symbolic", "Account Deleted",
-                                              "Your account, its passcode, its devices and its security log were "
-                                              "deleted from this computer.", "Done", app.deleted_done)
+        self.deleted_page = self._status_page("account-deleted", "user-trash-symbolic", _("Account Deleted"),
+                                              _("Your account, its passcode, its devices and its security log were "
+                                                "deleted from this computer."), _("Done"), app.deleted_done)
 
     def _bio_label(self, label: str) -> None:
         self.bio_button.a11y_label = label  # type: ignore[attr-defined]  (AdwButtonContent's label names the button)
@@ -763,7 +745,7 @@ class App:
     def _first_launch(self) -> bool:
         if self.sheet is None and self.dialog is None and not self.store.is_set and not self.store.locked:
             self.open_flow(FlowKind.CREATE, why=GLib.markup_escape_text(
-                "Welcome. Create a passcode to protect the app and your secret note."))
+                _("Welcome. Create a passcode to protect the app and your secret note.")))
         return False
 
     # -- host callbacks --
@@ -812,16 +794,16 @@ class App:
             css.load_from_data(CSS.decode(), -1)
         Gtk.StyleContext.add_provider_for_display(Gdk.Display.get_default(), css,
                                                   Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
-        self.window = Adw.ApplicationWindow(application=self.application, title="Passcode Demo",
+        self.window = Adw.ApplicationWindow(application=self.application, title=_("Passcode Demo"),
                                             default_width=460, default_height=760)
         self.views = Adw.ViewStack(vexpand=True)
         # Each page has its own toast overlay: a toast shows over the page that caused it, never
         # over the view switcher below, and goes when another page is shown (HIG: toasts).
         self.page_toasts: dict = {}
-        for build, name, title, icon in ((self._note_page, "note", "Note", "document-edit-symbolic"),
-                                         (self._security_page, "security", "Security", "security-high-symbolic"),
-                                         (self._account_page, "account", "Account", "avatar-default-symbolic"),
-                                         (self._log_page, "log", "Log", "document-open-recent-symbolic")):
+        for build, name, title, icon in ((self._note_page, "note", _("Note"), "document-edit-symbolic"),
+                                         (self._security_page, "security", _("Security"), "security-high-symbolic"),
+                                         (self._account_page, "account", _("Account"), "avatar-default-symbolic"),
+                                         (self._log_page, "log", _("Log"), "document-open-recent-symbolic")):
             overlay = Adw.ToastOverlay(child=build())
             accessible_label(overlay, title)
             self.page_toasts[name] = overlay
@@ -831,11 +813,11 @@ class App:
         # window title, as on the lock screen: libadwaita 1.2's AdwViewSwitcherTitle asks for the
         # wide switcher's width (513 px) and so is pushed off centre by the header's buttons.
         # The subtitle says which back end the store is on (the window's and the lock screen's).
-        backend = "Service mode (passcoded)" if self.service else ""
-        self.title = Adw.WindowTitle(title="Passcode Demo", subtitle=backend)
+        backend = _("Service mode (passcoded)") if self.service else ""
+        self.title = Adw.WindowTitle(title=_("Passcode Demo"), subtitle=backend)
         header = Adw.HeaderBar(title_widget=self.title)
-        lock = Gtk.Button(icon_name="system-lock-screen-symbolic", tooltip_text="Lock Now")
-        accessible_label(lock, "Lock now")
+        lock = Gtk.Button(icon_name="system-lock-screen-symbolic", tooltip_text=_("Lock Now"))
+        accessible_label(lock, _("Lock now"))
         lock.connect("clicked", lambda _b: self.report(Event.LOCK_NOW))
         self.lock_button = lock
         header.pack_start(lock)  # the start side: the window's buttons fill the end, and the title stays centred
@@ -846,7 +828,7 @@ class App:
         content.append(bar)
         self.lock_view = LockView(self)
         lock_box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, css_classes=["lock-screen"])
-        self.lock_title = Adw.WindowTitle(title="Passcode Demo", subtitle=backend)
+        self.lock_title = Adw.WindowTitle(title=_("Passcode Demo"), subtitle=backend)
         lock_box.append(Adw.HeaderBar(title_widget=self.lock_title, css_classes=["flat"]))
         lock_box.append(self.lock_view)
         self.lock_box = lock_box
@@ -872,20 +854,20 @@ class App:
 
     def _note_page(self) -> Gtk.Widget:
         page = Adw.PreferencesPage()
-        group = Adw.PreferencesGroup(title="Secret Note",
-                                     description="Encrypted with your passcode: readable only while the app is unlocked.")
+        group = Adw.PreferencesGroup(title=_("Secret Note"),
+                                     description=_("Encrypted with your passcode: readable only while the app is unlocked."))
         self.note_view = Gtk.TextView(wrap_mode=Gtk.WrapMode.WORD_CHAR, css_classes=["card", "note-view"],
                                       height_request=220, top_margin=12, bottom_margin=12, left_margin=12, right_margin=12)
-        accessible_label(self.note_view, "Secret note")
+        accessible_label(self.note_view, _("Secret note"))
         self.note_status = Gtk.Label(css_classes=["dim-label"], xalign=0, wrap=True)
         # Save is insensitive while it cannot work (no passcode, or the key not released by a
         # passcode unlock) and while there is nothing new to save (GNOME's editors do the same).
-        save = Gtk.Button(label="Save Note", css_classes=["suggested-action"], halign=Gtk.Align.END, sensitive=False)
+        save = Gtk.Button(label=_("Save Note"), css_classes=["suggested-action"], halign=Gtk.Align.END, sensitive=False)
         save.connect("clicked", lambda _b: self.save_note())
         self.save_button = save
         self.note_view.get_buffer().connect("modified-changed", lambda _b: self._update_save())
         # Without a passcode, the way to get one is here too.
-        self.note_create_button = Gtk.Button(label="Create Passcode…", halign=Gtk.Align.START, hexpand=True,
+        self.note_create_button = Gtk.Button(label=_("Create Passcode…"), halign=Gtk.Align.START, hexpand=True,
                                              visible=False)
         self.note_create_button.connect("clicked", lambda _b: self.open_flow(FlowKind.CREATE))
         buttons = Gtk.Box(spacing=12)
@@ -926,33 +908,33 @@ class App:
 
     def _security_page(self) -> Gtk.Widget:
         page = Adw.PreferencesPage()
-        self.passcode_group = Adw.PreferencesGroup(title="Passcode")
-        self.lock_row, self.lock_switch = self._switch_row("Passcode Lock", "Ask for the passcode to open the app",
+        self.passcode_group = Adw.PreferencesGroup(title=_("Passcode"))
+        self.lock_row, self.lock_switch = self._switch_row(_("Passcode Lock"), _("Ask for the passcode to open the app"),
                                                            self.toggle_lock)
-        self.change_row, self.change_chevron = self._opening_row("Change Passcode", "go-next-symbolic",
+        self.change_row, self.change_chevron = self._opening_row(_("Change Passcode"), "go-next-symbolic",
                                                                  lambda: self.open_flow(FlowKind.CHANGE))
-        self.reset_row, self.reset_icon = self._opening_row("Reset Passcode via Email", "mail-send-symbolic", self.open_reset)
+        self.reset_row, self.reset_icon = self._opening_row(_("Reset Passcode via Email"), "mail-send-symbolic", self.open_reset)
         # Service mode: where passcoded mails reset codes (needs the passcode to set or change).
-        self.recipient_row, self.recipient_chevron = self._opening_row("Email for Reset Codes", "go-next-symbolic",
+        self.recipient_row, self.recipient_chevron = self._opening_row(_("Email for Reset Codes"), "go-next-symbolic",
                                                                        self.open_recipient)
         self.recipient_row.set_visible(bool(self.service))
         for r in (self.lock_row, self.change_row, self.reset_row, self.recipient_row):
             self.passcode_group.add(r)
-        unlock = Adw.PreferencesGroup(title="Unlocking")
-        self.bio_row, self.bio_switch = self._switch_row("Unlock with Fingerprint", "", self.toggle_biometric)
+        unlock = Adw.PreferencesGroup(title=_("Unlocking"))
+        self.bio_row, self.bio_switch = self._switch_row(_("Unlock with Fingerprint"), "", self.toggle_biometric)
         # "Require on App Launch", usable only with biometric unlock on.
         self.bio_launch_row, self.bio_launch_switch = self._switch_row(
-            "Require on App Launch", "Open the fingerprint prompt every time the app starts",
-            lambda on: self.change_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, int(on), "Require on App Launch"))
+            _("Require on App Launch"), _("Open the fingerprint prompt every time the app starts"),
+            lambda on: self.change_setting(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, int(on), _("Require on App Launch")))
         self.autolock_choices: List[int] = passcode.setting_choices(Setting.AUTO_LOCK_SECONDS)
-        self.autolock_row = Adw.ComboRow(title="Auto-Lock", subtitle="After the app goes to the background",
+        self.autolock_row = Adw.ComboRow(title=_("Auto-Lock"), subtitle=_("After the app goes to the background"),
                                          model=Gtk.StringList.new([duration_text(c) for c in self.autolock_choices]))
         self.autolock_row.connect("notify::selected", lambda r, _p: None if self._updating else
                                   self.change_setting(Setting.AUTO_LOCK_SECONDS, self.autolock_choices[r.get_selected()],
                                                       "Auto-Lock"))
         self.launch_row, self.launch_switch = self._switch_row(
-            "Lock at Launch", "Ask for the passcode every time the app starts",
-            lambda on: self.change_setting(Setting.LOCK_AT_LAUNCH, int(on), "Lock at Launch"))
+            _("Lock at Launch"), _("Ask for the passcode every time the app starts"),
+            lambda on: self.change_setting(Setting.LOCK_AT_LAUNCH, int(on), _("Lock at Launch")))
         for r in (self.bio_row, self.bio_launch_row, self.autolock_row, self.launch_row):
             unlock.add(r)
         page.add(self.passcode_group)
@@ -963,15 +945,15 @@ class App:
         page = Adw.PreferencesPage()
         # One group, "Sign-In": the password (when it last changed; it opens to change it) and
         # two-factor authentication, each named once.
-        pw = Adw.PreferencesGroup(title="Sign-In")
-        self.password_form = Adw.ExpanderRow(title="Password")
+        pw = Adw.PreferencesGroup(title=_("Sign-In"))
+        self.password_form = Adw.ExpanderRow(title=_("Password"))
         self.password_row = self.password_form  # its subtitle says when the password last changed
-        self.pw_current = Adw.PasswordEntryRow(title="Current Password")
-        self.pw_new = Adw.PasswordEntryRow(title="New Password")
-        self.pw_confirm = Adw.PasswordEntryRow(title="Confirm New Password")
+        self.pw_current = Adw.PasswordEntryRow(title=_("Current Password"))
+        self.pw_new = Adw.PasswordEntryRow(title=_("New Password"))
+        self.pw_confirm = Adw.PasswordEntryRow(title=_("Confirm New Password"))
         self.pw_error = Gtk.Label(css_classes=["pad-error"], wrap=True, xalign=0, visible=False,
                                   margin_start=12, margin_top=6, margin_bottom=6)
-        pw_button = Gtk.Button(label="Change Password", css_classes=["suggested-action"], halign=Gtk.Align.END,
+        pw_button = Gtk.Button(label=_("Change Password"), css_classes=["suggested-action"], halign=Gtk.Align.END,
                                margin_top=6, margin_bottom=6, margin_end=12)
         pw_button.connect("clicked", lambda _b: self.change_password())
         for w in (self.pw_current, self.pw_new, self.pw_confirm, self.pw_error, pw_button):
@@ -988,18 +970,18 @@ class App:
             entry.connect("entry-activated", lambda _e: self.change_password())
         pw.add(self.password_form)
         self.twofa_row, self.twofa_switch = self._switch_row(
-            "Two-Factor Authentication", "A code from your authenticator app at sign-in",
-            lambda on: self.change_setting(Setting.TWO_FACTOR_ENABLED, int(on), "Two-Factor Authentication"))
+            _("Two-Factor Authentication"), _("A code from your authenticator app at sign-in"),
+            lambda on: self.change_setting(Setting.TWO_FACTOR_ENABLED, int(on), _("Two-Factor Authentication")))
         pw.add(self.twofa_row)
-        self.devices_group = Adw.PreferencesGroup(title="Devices", description="Where your account is signed in")
+        self.devices_group = Adw.PreferencesGroup(title=_("Devices"), description=_("Where your account is signed in"))
         self.device_rows: List[Adw.ActionRow] = []
-        self.sign_out_others_button = Gtk.Button(label="Sign Out All Other Devices", css_classes=["destructive-action"],
+        self.sign_out_others_button = Gtk.Button(label=_("Sign Out All Other Devices"), css_classes=["destructive-action"],
                                                  halign=Gtk.Align.CENTER, margin_top=12)
         self.sign_out_others_button.connect("clicked", lambda _b: self.confirm_sign_out_others())
         danger = Adw.PreferencesGroup()  # the row names it
-        delete_row = Adw.ActionRow(title="Delete Account", subtitle="Removes your account, its passcode and its log")
-        delete = Gtk.Button(label="Delete…", css_classes=["destructive-action"], valign=Gtk.Align.CENTER)
-        accessible_label(delete, "Delete account")
+        delete_row = Adw.ActionRow(title=_("Delete Account"), subtitle=_("Removes your account, its passcode and its log"))
+        delete = Gtk.Button(label=_("Delete…"), css_classes=["destructive-action"], valign=Gtk.Align.CENTER)
+        accessible_label(delete, _("Delete account"))
         delete.connect("clicked", lambda _b: self.confirm_delete())
         delete_row.add_suffix(delete)
         danger.add(delete_row)
@@ -1013,7 +995,7 @@ class App:
 
     def _log_page(self) -> Gtk.Widget:
         page = Adw.PreferencesPage()
-        self.log_group = Adw.PreferencesGroup(title="Security Log", description="Newest first")
+        self.log_group = Adw.PreferencesGroup(title=_("Security Log"), description=_("Newest first"))
         self.log_rows: List[Adw.ActionRow] = []
         page.add(self.log_group)
         return page
@@ -1042,7 +1024,7 @@ class App:
                 self.lock_view.set_visible_child_name("pad")
                 self.lock_view.show_bio(screen.biometric_refusal == BiometricRefusal.NONE)
                 waiting = self._service_finger is not None or self.fingerprint.verifying
-                self.lock_view.bio_button.get_child().set_label("Touch the fingerprint reader…" if waiting else "Use Fingerprint")
+                self.lock_view.bio_button.get_child().set_label(_("Touch the fingerprint reader…") if waiting else "Use Fingerprint")
         else:
             self._end_lock_flow()
             self.fingerprint.cancel()  # unlocked another way: the reader is released
@@ -1100,11 +1082,11 @@ class App:
         s = self.store
         self._updating = True
         try:
-            bio_available = s.security_label != "Passcode & Biometric"  # kind NONE: no reader
-            self.passcode_group.set_title(GLib.markup_escape_text(s.security_label) if bio_available else "Passcode")
+            bio_available = s.security_label != message_text(message_of(BiometricKind.NONE))  # kind NONE: no reader
+            self.passcode_group.set_title(GLib.markup_escape_text(s.security_label) if bio_available else _("Passcode"))
             self.lock_switch.set_active(s.is_enabled)
-            self.lock_row.set_subtitle("Ask for the passcode to open the app" if s.is_enabled or not s.is_set else
-                                       "Off. Your passcode is kept for turning the lock on again.")
+            self.lock_row.set_subtitle(_("Ask for the passcode to open the app") if s.is_enabled or not s.is_set else
+                                       _("Off. Your passcode is kept for turning the lock on again."))
             self.lock_button.set_visible(s.is_enabled)  # nothing to lock without a passcode
             self.change_row.set_sensitive(s.is_enabled)
             self.reset_row.set_sensitive(s.is_set)
@@ -1113,9 +1095,9 @@ class App:
                 # not offered (the row says what comes first).
                 to = self.reset_address()
                 self.reset_row.set_sensitive(s.is_set and bool(to))
-                self.reset_row.set_subtitle("" if to or not s.is_set else "Set an email for reset codes first")
+                self.reset_row.set_subtitle("" if to or not s.is_set else _("Set an email for reset codes first"))
                 self.recipient_row.set_sensitive(s.is_set)
-                self.recipient_row.set_subtitle(to if to else "Not set: needed to reset a forgotten passcode by email")
+                self.recipient_row.set_subtitle(to if to else _("Not set: needed to reset a forgotten passcode by email"))
             for row, image in ((self.change_row, self.change_chevron), (self.reset_row, self.reset_icon),
                                (self.recipient_row, self.recipient_chevron)):
                 image.set_opacity(1.0 if row.get_sensitive() else 0.4)  # a disabled row dims its chevron too
@@ -1124,8 +1106,8 @@ class App:
             bio_on = bool(s.get_setting(Setting.BIOMETRIC_ENABLED))
             self.bio_row.set_visible(s.is_enabled)
             self.bio_row.set_sensitive(bio_available)
-            self.bio_row.set_subtitle("Unlock with your fingerprint instead of the passcode" if bio_available
-                                      else "Not available: no fingerprint reader with an enrolled finger")
+            self.bio_row.set_subtitle(_("Unlock with your fingerprint instead of the passcode") if bio_available
+                                      else _("Not available: no fingerprint reader with an enrolled finger"))
             self.bio_switch.set_active(bio_on and bio_available)
             self.bio_launch_row.set_visible(s.is_enabled)
             self.bio_launch_row.set_sensitive(bio_available and bio_on)
@@ -1135,7 +1117,7 @@ class App:
                 self.autolock_row.set_selected(self.autolock_choices.index(t))
             self.launch_switch.set_active(bool(s.get_setting(Setting.LOCK_AT_LAUNCH)))
             changed = s.get_setting(Setting.LAST_PASSWORD_CHANGE)
-            self.password_row.set_subtitle(_changed(changed, self.now_ms()) if changed else "Never changed")
+            self.password_row.set_subtitle(_changed(changed, self.now_ms()) if changed else _("Never changed"))
             self.twofa_switch.set_active(bool(s.get_setting(Setting.TWO_FACTOR_ENABLED)))
         finally:
             self._updating = False
@@ -1162,17 +1144,17 @@ class App:
         self.save_button.set_sensitive(available and modified)
         self.note_create_button.set_visible(not self.store.is_set)
         if not self.store.is_set:
-            status = "Create a passcode to keep a secret note."
+            status = _("Create a passcode to keep a secret note.")
         elif not available:
-            status = "Unlock with your passcode to read or write the note: this fingerprint unlock did not open it."
+            status = _("Unlock with your passcode to read or write the note: this fingerprint unlock did not open it.")
         elif self._note_problem:
             status = self._note_problem
         elif modified:
-            status = "Not saved yet."
+            status = _("Not saved yet.")
         elif os.path.exists(self.note_path):
-            status = "Saved."
+            status = _("Saved.")
         else:
-            status = "No note yet."
+            status = _("No note yet.")
         self.note_status.set_label(status)
 
     def _refresh_note(self) -> None:
@@ -1196,10 +1178,10 @@ class App:
                 # Sealed with a key this store no longer has (a reset or a new passcode replaced
                 # it): no passcode reads it again, so it goes, and no screen promises otherwise.
                 os.unlink(self.note_path)
-                self._note_problem = self._note_removed = ("The old note was sealed with a key this passcode no longer has "
-                                      "(a reset or a new passcode replaced it), so it was removed.")
+                self._note_problem = self._note_removed = _("The old note was sealed with a key this passcode no longer has "
+                                                            "(a reset or a new passcode replaced it), so it was removed.")
             except passcode.PasscodeError as e:
-                self._note_problem = "This note cannot be read: " + e.message
+                self._note_problem = _("This note cannot be read: %s") % e.message
         self._update_save()
 
     def _refresh_devices(self) -> None:
@@ -1208,8 +1190,9 @@ class App:
         self.device_rows = []
         sessions = self.store.sessions()
         self.session_names.update({x.id: x.device_name for x in sessions})
-        self.devices_group.set_description("%d device%s where your account is signed in"
-                                           % (len(sessions), "" if len(sessions) == 1 else "s"))
+        self.devices_group.set_description(ngettext("%d device where your account is signed in",
+                                                    "%d devices where your account is signed in", len(sessions))
+                                           % len(sessions))
         for sess in sessions:
             row = Adw.ActionRow(title=sess.device_name, use_markup=False,
                                 subtitle="%s · %s%s" % (sess.platform, _ago(sess.last_active_ms),
@@ -1217,10 +1200,10 @@ class App:
             row.add_prefix(presentation(Gtk.Image, icon_name="computer-symbolic" if "Linux" in sess.platform or "mac" in sess.platform
                                      else "phone-symbolic"))
             if sess.is_current:
-                row.add_suffix(Gtk.Label(label="This device", css_classes=["badge"], valign=Gtk.Align.CENTER))
+                row.add_suffix(Gtk.Label(label=_("This device"), css_classes=["badge"], valign=Gtk.Align.CENTER))
             else:
-                b = Gtk.Button(label="Sign Out", valign=Gtk.Align.CENTER, css_classes=["flat"])
-                accessible_label(b, "Sign out " + sess.device_name)
+                b = Gtk.Button(label=_("Sign Out"), valign=Gtk.Align.CENTER, css_classes=["flat"])
+                accessible_label(b, _("Sign out %s") % sess.device_name)
                 b.connect("clicked", lambda _b, sid=sess.id, name=sess.device_name: self.confirm_sign_out(sid, name))
                 row.add_suffix(b)
             self.devices_group.add(row)
@@ -1232,13 +1215,13 @@ class App:
             self.log_group.remove(row)
         self.log_rows = []
         events = self.store.events()
-        self.log_group.set_description("%d event%s, newest first" % (len(events), "" if len(events) == 1 else "s"))
+        self.log_group.set_description(ngettext("%d event, newest first", "%d events, newest first", len(events)) % len(events))
         for e in events[:200]:
             detail = e.detail
             if e.kind == SecurityEvent.LOCKOUT_STARTED and detail.isdigit():
-                detail = "for " + wait_text(int(detail))
+                detail = _("for %s") % wait_text(int(detail))
             elif e.kind == SecurityEvent.SETTING_CHANGED and detail:
-                detail = setting_words(detail)  # in words, not the store's keys
+                detail = e.text  # in words (the library's message table), not the store's keys
             elif e.kind == SecurityEvent.SESSION_SIGNED_OUT:
                 detail = self.session_names.get(detail, detail)  # the device's name, not its session id
             row = Adw.ActionRow(title=event_text(e.kind), use_markup=False,
@@ -1300,7 +1283,7 @@ class App:
         """Android's notice: what happened while the app was locked."""
         n = self.store.failures_since_unlock
         if n > 0:
-            self.toast("%d failed attempt%s since your last unlock" % (n, "" if n == 1 else "s"))
+            self.toast(ngettext("%d failed attempt since your last unlock", "%d failed attempts since your last unlock", n) % n)
 
     def start_fingerprint(self) -> None:
         if self.store.biometric_refusal != BiometricRefusal.NONE:
@@ -1311,9 +1294,9 @@ class App:
         if self.fingerprint.verifying:  # already waiting for a finger (the prompt opened by itself)
             return
         if self.fingerprint.verify(self.on_fingerprint):
-            self.lock_view.bio_button.get_child().set_label("Touch the fingerprint reader…")
+            self.lock_view.bio_button.get_child().set_label(_("Touch the fingerprint reader…"))
         else:
-            self.toast("Fingerprint reader: " + self.fingerprint.problem)
+            self.toast(_("Fingerprint reader: %s") % self.fingerprint.problem)
 
     def _start_service_fingerprint(self) -> None:
         """Service mode: passcoded reads the finger itself through fprintd (the host reports no
@@ -1324,7 +1307,7 @@ class App:
             return
         pad = self.lock_view.pad
         pad.error.set_visible(False)
-        self.lock_view.bio_button.get_child().set_label("Touch the fingerprint reader…")
+        self.lock_view.bio_button.get_child().set_label(_("Touch the fingerprint reader…"))
         service, label = self.service, self.store_path
 
         def read() -> None:
@@ -1342,7 +1325,7 @@ class App:
         self._service_finger = None
         if self._closed:
             return
-        self.lock_view.bio_button.get_child().set_label("Use Fingerprint")
+        self.lock_view.bio_button.get_child().set_label(_("Use Fingerprint"))
         pad = self.lock_view.pad
         if error is None:
             self._end_lock_flow()
@@ -1387,28 +1370,28 @@ class App:
         elif result == "verify-no-match":
             self.store.biometric_failed()
             pad.shake()
-            pad.error.set_label("Fingerprint not recognised. Try again or enter your passcode.")
+            pad.error.set_label(_("Fingerprint not recognised. Try again or enter your passcode."))
             pad.error.set_visible(True)
         else:
-            self.toast("Fingerprint reader: " + result)
+            self.toast(_("Fingerprint reader: %s") % result)
         self.refresh()
 
     def confirm_forgot(self) -> None:
         to = self.reset_address()
-        d = Adw.MessageDialog(transient_for=self.window, modal=True, heading="Forgot Passcode?",
-                              body=("Get a reset code by email at %s to choose a new passcode. Or sign out: your "
-                                    "passcode is removed, and you create a new one after signing in to your account "
-                                    "again." % to) if to else
-                                   ("You will be signed out and your passcode removed. Sign in to your account "
-                                    "again to create a new one."))
-        d.add_response("cancel", "Cancel")
-        d.add_response("sign-out", "Sign Out")
+        d = Adw.MessageDialog(transient_for=self.window, modal=True, heading=_("Forgot Passcode?"),
+                              body=_("Get a reset code by email at %s to choose a new passcode. Or sign out: your "
+                                     "passcode is removed, and you create a new one after signing in to your account "
+                                     "again.") % to if to else
+                                   _("You will be signed out and your passcode removed. Sign in to your account "
+                                     "again to create a new one."))
+        d.add_response("cancel", _("Cancel"))
+        d.add_response("sign-out", _("Sign Out"))
         d.set_response_appearance("sign-out", Adw.ResponseAppearance.DESTRUCTIVE)
         if to:  # a code can be sent (service mode: an address is set for this store)
-            d.add_response("email", "Email Code")
+            d.add_response("email", _("Email Code"))
             d.set_response_appearance("email", Adw.ResponseAppearance.SUGGESTED)
         d.set_default_response("cancel")
-        accessible_label(d, "Forgot Passcode")
+        accessible_label(d, _("Forgot Passcode"))
         d.connect("response", lambda _d, r: self._forgot(r))
         self._dismiss_toasts()
         self.dialog = d
@@ -1441,9 +1424,9 @@ class App:
                 if then:
                     then()
                 elif kind != FlowKind.UNLOCK:
-                    self.toast({FlowKind.CREATE: "Passcode created", FlowKind.CHANGE: "Passcode changed",
-                                FlowKind.DISABLE: "Passcode lock off; your passcode is kept",
-                                FlowKind.RESET: "Passcode reset"}[kind] + (": " + error if error else ""))
+                    self.toast({FlowKind.CREATE: _("Passcode created"), FlowKind.CHANGE: _("Passcode changed"),
+                                FlowKind.DISABLE: _("Passcode lock off; your passcode is kept"),
+                                FlowKind.RESET: _("Passcode reset")}[kind] + (": " + error if error else ""))
             elif result not in (FlowResult.CANCELLED,) and error:
                 self.toast(error)
             self.refresh()
@@ -1475,8 +1458,8 @@ class App:
         try:
             action()
         except passcode.PasscodeRequired:
-            self.open_flow(FlowKind.UNLOCK, then=lambda: self._retry(action), title="Confirm Passcode",
-                           why="Enter your passcode to change “%s”." % unbroken(what))
+            self.open_flow(FlowKind.UNLOCK, then=lambda: self._retry(action), title=_("Confirm Passcode"),
+                           why=_("Enter your passcode to change “%s”.") % unbroken(what))
         except passcode.PasscodeError as e:
             self.toast(e.message)
         self.refresh()
@@ -1498,29 +1481,29 @@ class App:
         if on == s.is_enabled or self.sheet is not None:
             return
         if on and s.is_set:
-            self.guarded(s.enable, "Passcode Lock")  # refreshes
+            self.guarded(s.enable, _("Passcode Lock"))  # refreshes
             return
         if on:
             self.open_flow(FlowKind.CREATE)
         else:  # turning the lock off keeps the passcode, and says so
             self.open_flow(FlowKind.DISABLE, why=GLib.markup_escape_text(
-                "Your passcode will be kept, but the lock screen will no longer appear."))
+                _("Your passcode will be kept, but the lock screen will no longer appear.")))
         self.refresh()  # the switch shows what is stored while the sheet is open
 
     def toggle_biometric(self, on: bool) -> None:
         self.update_biometrics()
-        self.change_setting(Setting.BIOMETRIC_ENABLED, int(on), "Unlock with Fingerprint")
+        self.change_setting(Setting.BIOMETRIC_ENABLED, int(on), _("Unlock with Fingerprint"))
 
     def save_note(self) -> None:
         buf = self.note_view.get_buffer()
         text = buf.get_text(buf.get_start_iter(), buf.get_end_iter(), False).encode()[:4096]
         if not self.store.is_set:
-            self.toast("Create a passcode first to keep a secret note")
+            self.toast(_("Create a passcode first to keep a secret note"))
             return
         try:
             sealed = self.store.seal(text)
         except passcode.KeyNotReleased:
-            self.toast("Unlock with your passcode to save the note")
+            self.toast(_("Unlock with your passcode to save the note"))
             return
         except passcode.PasscodeError as e:
             self.toast(e.message)
@@ -1530,7 +1513,7 @@ class App:
             f.write(sealed)
         buf.set_modified(False)
         self._note_removed = ""
-        self.toast("Saved")
+        self.toast(_("Saved"))
         self.refresh()
 
     # -- account --
@@ -1545,14 +1528,14 @@ class App:
             entry.set_text("")
         self.pw_error.set_visible(False)
         self.password_form.set_expanded(False)
-        self.toast("Password changed")
+        self.toast(_("Password changed"))
         self.refresh()
 
     def _confirm(self, heading: str, body: str, action: str, then: Callable[[], None]) -> None:
         """A destructive action asks first (confirmation dialogs for all sign-outs)."""
         d = Adw.MessageDialog(transient_for=self.window, modal=True, heading=heading, body=body)
         accessible_label(d, heading)
-        d.add_response("cancel", "Cancel")
+        d.add_response("cancel", _("Cancel"))
         d.add_response("confirm", action)
         d.set_response_appearance("confirm", Adw.ResponseAppearance.DESTRUCTIVE)
         d.set_default_response("cancel")
@@ -1569,53 +1552,54 @@ class App:
         d.present()
 
     def confirm_sign_out(self, session_id: str, name: str) -> None:
-        self._confirm("Sign Out %s?" % name, "%s will need to sign in to your account again." % name,
-                      "Sign Out", lambda: self.sign_out(session_id))
+        self._confirm(_("Sign Out %s?") % name, _("%s will need to sign in to your account again.") % name,
+                      _("Sign Out"), lambda: self.sign_out(session_id))
 
     def confirm_sign_out_others(self) -> None:
         n = sum(1 for x in self.store.sessions() if not x.is_current)
-        self._confirm("Sign Out All Other Devices?",
-                      "%d device%s will need to sign in to your account again. This device stays signed in."
-                      % (n, "" if n == 1 else "s"), "Sign Out All", self.sign_out_others)
+        self._confirm(_("Sign Out All Other Devices?"),
+                      ngettext("%d device will need to sign in to your account again. This device stays signed in.",
+                               "%d devices will need to sign in to your account again. This device stays signed in.", n)
+                      % n, _("Sign Out All"), self.sign_out_others)
 
     def sign_out(self, session_id: str) -> None:
         try:
             self.store.sign_out(session_id)
-            self.toast("Device signed out")
+            self.toast(_("Device signed out"))
         except passcode.PasscodeError as e:
             self.toast(e.message)
         self.refresh()
 
     def sign_out_others(self) -> None:
         n = self.store.sign_out_others()
-        self.toast("%d device%s signed out" % (n, "" if n == 1 else "s"))
+        self.toast(ngettext("%d device signed out", "%d devices signed out", n) % n)
         self.refresh()
 
     def confirm_delete(self) -> None:
-        d = Adw.MessageDialog(transient_for=self.window, modal=True, heading="Delete Account?",
-                              body="This cannot be undone. What will be deleted:")
-        accessible_label(d, "Delete Account")
+        d = Adw.MessageDialog(transient_for=self.window, modal=True, heading=_("Delete Account?"),
+                              body=_("This cannot be undone. What will be deleted:"))
+        accessible_label(d, _("Delete Account"))
         extra = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=12)
         gone = Gtk.ListBox(css_classes=["boxed-list"], selection_mode=Gtk.SelectionMode.NONE)
         self.delete_list = []
-        for icon, what in (("dialog-password-symbolic", "Your passcode and security settings"),
-                           ("computer-symbolic", "Your devices and sessions"),
-                           ("document-open-recent-symbolic", "Your security log"),
-                           ("document-edit-symbolic", "The secret note")):
+        for icon, what in (("dialog-password-symbolic", _("Your passcode and security settings")),
+                           ("computer-symbolic", _("Your devices and sessions")),
+                           ("document-open-recent-symbolic", _("Your security log")),
+                           ("document-edit-symbolic", _("The secret note"))):
             row = Adw.ActionRow(title=what)
             row.add_prefix(presentation(Gtk.Image, icon_name=icon))
             gone.append(row)
             self.delete_list.append(what)
         warning = Gtk.Box(spacing=8, halign=Gtk.Align.CENTER)
         warning.append(presentation(Gtk.Image, icon_name="dialog-warning-symbolic", css_classes=["error"]))
-        warning.append(Gtk.Label(label="Type DELETE to confirm", css_classes=["heading"]))
+        warning.append(Gtk.Label(label=_("Type DELETE to confirm"), css_classes=["heading"]))
         entry = Gtk.Entry(placeholder_text="DELETE")
-        accessible_label(entry, "Type DELETE to confirm")
+        accessible_label(entry, _("Type DELETE to confirm"))
         for w in (gone, warning, entry):
             extra.append(w)
         d.set_extra_child(extra)
-        d.add_response("cancel", "Cancel")
-        d.add_response("delete", "Delete Account")
+        d.add_response("cancel", _("Cancel"))
+        d.add_response("delete", _("Delete Account"))
         d.set_response_appearance("delete", Adw.ResponseAppearance.DESTRUCTIVE)
         d.set_response_enabled("delete", False)
         entry.connect("changed", lambda e: d.set_response_enabled("delete", e.get_text() == "DELETE"))
@@ -1774,24 +1758,24 @@ def mail_failure_markup(e: MailError) -> str:
     where = unbroken("%s:%d" % (e.host, e.port))
     sink = unbroken(SINK_COMMAND)
     if e.no_server and e.port == SINK_PORT:
-        return "No mail server answered at %s; start the local one with “%s”, then send the code again." % (where, sink)
+        return _("No mail server answered at %s; start the local one with “%s”, then send the code again.") % (where, sink)
     if e.no_server:
-        return ("No mail server answered at %s; to try the reset without one, run “%s” and start the demo "
-                "with %s." % (where, sink, unbroken("--smtp localhost:%d" % SINK_PORT)))
-    return "Could not send the email through %s (%s)." % (where, GLib.markup_escape_text(e.reason))
+        return (_("No mail server answered at %s; to try the reset without one, run “%s” and start the demo "
+                  "with %s.") % (where, sink, unbroken("--smtp localhost:%d" % SINK_PORT)))
+    return _("Could not send the email through %s (%s).") % (where, GLib.markup_escape_text(e.reason))
 
 
 def fingerprint_words(e: passcode.PasscodeError) -> str:
     """What passcoded answered a fingerprint check, as the lock screen says it: each case in a
     person's words (never a status or a C name); a refusal of the policy in the library's."""
     if isinstance(e, passcode.BiometricTimeout):
-        return "No finger was read in time. Try the fingerprint again, or enter your passcode."
+        return _("No finger was read in time. Try the fingerprint again, or enter your passcode.")
     if isinstance(e, passcode.BiometricReaderBusy):
-        return "The fingerprint reader is in use by another program. Enter your passcode."
+        return _("The fingerprint reader is in use by another program. Enter your passcode.")
     if isinstance(e, passcode.BiometricUnavailable):
-        return "No fingerprint reader with an enrolled finger. Enter your passcode."
+        return _("No fingerprint reader with an enrolled finger. Enter your passcode.")
     if isinstance(e, passcode.PasscodeRequired) and getattr(e, "reason", None) == BiometricRefusal.NONE:
-        return "Fingerprint not recognised. Try again or enter your passcode."
+        return _("Fingerprint not recognised. Try again or enter your passcode.")
     return sentence(e.message) + "."
 
 
@@ -1810,20 +1794,26 @@ def _since(ms: int, now_ms: int) -> str:
     14:05", else the date."""
     seconds = max(0, (now_ms - ms) // 1000)
     if seconds < 60:
-        return "Just now"
+        return _("Just now")
     if seconds < 3600:
-        n = seconds // 60
-        return "%d minute%s ago" % (n, "" if n == 1 else "s")
+        return ngettext("%d minute ago", "%d minutes ago", seconds // 60) % (seconds // 60)
     then, now = datetime.datetime.fromtimestamp(ms / 1000), datetime.datetime.fromtimestamp(now_ms / 1000)
     if then.date() == now.date():
-        return "Today at " + then.strftime("%H:%M")
+        return _("Today at %s") % then.strftime("%H:%M")
     return _date(ms)
 
 
 def _changed(ms: int, now_ms: int) -> str:
     """ "Changed just now", "Changed 5 minutes ago", "Changed today at 14:05", "Changed on 01 May 2026"."""
-    since = _since(ms, now_ms)
-    return "Changed " + (since[:1].lower() + since[1:] if not since[:1].isdigit() or "ago" in since else "on " + since)
+    seconds = max(0, (now_ms - ms) // 1000)
+    if seconds < 60:
+        return _("Changed just now")
+    if seconds < 3600:
+        return ngettext("Changed %d minute ago", "Changed %d minutes ago", seconds // 60) % (seconds // 60)
+    then, now = datetime.datetime.fromtimestamp(ms / 1000), datetime.datetime.fromtimestamp(now_ms / 1000)
+    if then.date() == now.date():
+        return _("Changed today at %s") % then.strftime("%H:%M")
+    return _("Changed on %s") % _date(ms)
 
 
 def _when(ms: int) -> str:
@@ -1832,11 +1822,13 @@ def _when(ms: int) -> str:
 
 def _ago(ms: int) -> str:
     seconds = max(0, int(datetime.datetime.now().timestamp()) - ms // 1000)
-    for unit, name in ((86400, "day"), (3600, "hour"), (60, "minute")):
-        if seconds >= unit:
-            n = seconds // unit
-            return "%d %s%s ago" % (n, name, "" if n == 1 else "s")
-    return "Active now"
+    if seconds >= 86400:
+        return ngettext("%d day ago", "%d days ago", seconds // 86400) % (seconds // 86400)
+    if seconds >= 3600:
+        return ngettext("%d hour ago", "%d hours ago", seconds // 3600) % (seconds // 3600)
+    if seconds >= 60:
+        return ngettext("%d minute ago", "%d minutes ago", seconds // 60) % (seconds // 60)
+    return _("Active now")
 
 
 def mail_server(option: Optional[str]) -> "tuple[Optional[str], Optional[int]]":

@@ -8,6 +8,7 @@ import argparse
 import contextlib
 import datetime
 import io
+import locale
 import os
 import shutil
 import sys
@@ -39,46 +40,6 @@ def wrapped(text: str, width: int) -> str:
             indent = ""
         lines.append(textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False))
     return "\n".join(lines)
-
-
-SETTING_WORDS = {  # a "setting changed" event's keys in words; kind: "onoff", "time", "number", "changed"
-    "lock_enabled": ("Passcode lock", "onoff"), "auto_lock_seconds": ("Auto-lock", "time"),
-    "lock_at_launch": ("Lock at launch", "onoff"), "lockout_schedule": ("Lockout schedule", "number"),
-    "max_failure_action": ("What too many failed attempts do", "number"), "biometric_enabled": ("Biometric unlock", "onoff"),
-    "require_biometric_on_launch": ("Require biometrics on launch", "onoff"),
-    "two_factor_enabled": ("Two-factor authentication", "onoff"), "last_password_change_wall_ms": ("Account password", "changed"),
-    "passcode_length": ("Passcode length", "number"), "reset_code_length": ("Reset code length", "number"),
-    "reset_code_lifetime_seconds": ("Reset code lifetime", "time"),
-    "reset_request_interval_seconds": ("Time between reset requests", "time"),
-    "reset_requests_per_day": ("Reset requests a day", "number"),
-    "passcode_after_every_launch": ("Passcode after every launch", "onoff")}
-RESTORED = "a new passcode starts from the safe defaults: "
-
-
-def setting_change_words(change: str) -> str:
-    """One change ("two_factor_enabled 1 -> 0") in words ("Two-factor authentication turned off")."""
-    parts = change.split()
-    if len(parts) == 4 and parts[2] == "->" and parts[0] in SETTING_WORDS and parts[3].lstrip("-").isdigit():
-        name, kind = SETTING_WORDS[parts[0]]
-        to = int(parts[3])
-        if kind == "onoff":
-            return "%s turned %s" % (name, "on" if to else "off")
-        if kind == "time":
-            return "%s set to %s" % (name, duration_text(to))
-        if kind == "changed":
-            return "%s changed" % name
-        return "%s set to %d" % (name, to)
-    if change.startswith("lockout_custom"):
-        return "Custom lockout schedule " + ("removed" if "removed" in change else "set")
-    return change
-
-
-def setting_words(detail: str) -> str:
-    """A "setting changed" event's detail in words: one change, or the defaults a new passcode restored."""
-    if detail.startswith(RESTORED):
-        return "A new passcode starts from the safe defaults: " + ", ".join(
-            setting_change_words(c.strip()) for c in detail[len(RESTORED):].split(","))
-    return setting_change_words(detail)
 
 
 def duration_text(seconds: int) -> str:
@@ -348,7 +309,7 @@ class App:
             if e.kind == passcode.SecurityEvent.LOCKOUT_STARTED and detail.isdigit():
                 detail = duration_text(int(detail))  # its length, in seconds: said with its unit
             elif e.kind == passcode.SecurityEvent.SETTING_CHANGED and detail:
-                detail = setting_words(detail)  # in words, not the store's keys
+                detail = e.text  # in words (the library's message table), not the store's keys
             print("  %s  %s%s" % (when, e.kind.name.lower().replace("_", " "), ": " + detail if detail else ""))
 
     def settle(self) -> None:
@@ -599,6 +560,10 @@ def interactive(app: App) -> None:
 
 
 def main() -> int:
+    try:  # the library's messages (prompts, errors, the log in words) follow the locale
+        locale.setlocale(locale.LC_ALL, "")
+    except locale.Error:
+        pass
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--store")
     p.add_argument("--service", metavar="APP_ID",

@@ -2,15 +2,34 @@
 and never contain a passcode or a code. The class of each status is named in its definition
 (Sources/libpasscode/Passcode/Status.swift, `// python:`); the classes below the GENERATED marker are written
 from there by scripts/gen_lists.py. The families and behaviours they build on are here."""
-from typing import Any as _Any, Dict as _Dict, Optional as _Optional, Type as _Type
+from typing import Any as _Any, Dict as _Dict, Optional as _Optional, Tuple as _Tuple, Type as _Type
 
-from ._enums import Status
+from ._enums import Message, Status
 
 
 class PasscodeError(Exception):
-    """A libpasscode call failed. `status` is the Status, `message` the library's text."""
+    """A libpasscode call failed. `status` is the Status, `message` the library's text for a
+    programmer (English); `person` is the Message a person reads for it with its number, and
+    `text` that message in the program's language (passcode_errmessage, passcode_message_text)."""
 
     status = Status.ERR_INTERNAL
+    _shown: _Tuple[int, int] = (0, 0)
+
+    @property
+    def person(self) -> "_Tuple[Message, int]":
+        """What a person reads for this failure: (Message, the number in it); Message.NONE when
+        the failure was not on a store."""
+        code, number = self._shown
+        try:
+            return Message(code), number
+        except ValueError:
+            return Message.NONE, 0
+
+    @property
+    def text(self) -> str:
+        """`person` in the program's language (call locale.setlocale(locale.LC_ALL, "") first)."""
+        from .messages import message_text
+        return message_text(*self.person)
 
     def __init__(self, message: str, status: _Optional[int] = None):
         super().__init__(message)

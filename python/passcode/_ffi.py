@@ -145,6 +145,7 @@ FUNCTIONS = {
     "passcode_flow_error": (c_int32, [FLOW, strp, i32p]),
     "passcode_flow_shakes": (c_int32, [FLOW, i32p]),
     "passcode_flow_lockout_remaining": (c_int32, [FLOW, i64p]),
+    "passcode_flow_messages": (c_int32, [FLOW, i32p, i32p, i64p]),
     "passcode_reset_request": (c_int32, [STORE]),
     "passcode_reset_recipient_set": (c_int32, [STORE, c_char_p, c_char_p, c_size_t]),
     "passcode_reset_recipient_confirm": (c_int32, [STORE, c_char_p, c_size_t, c_char_p, c_size_t]),
@@ -168,6 +169,7 @@ FUNCTIONS = {
     "passcode_event_log_new": (c_int32, [STORE, POINTER(EVENT_LOG)]),
     "passcode_event_log_count": (c_size_t, [EVENT_LOG]),
     "passcode_event_log_get": (c_int32, [EVENT_LOG, c_size_t, i32p, i64p, strp]),
+    "passcode_event_log_message": (c_int32, [EVENT_LOG, c_size_t, c_size_t, i32p, i64p]),
     "passcode_event_log_kind_name": (c_char_p, [c_int32]),
     "passcode_event_log_free": (None, [EVENT_LOG]),
     "passcode_failure_summary": (c_int32, [STORE, i32p, i64p]),
@@ -187,6 +189,9 @@ FUNCTIONS = {
     "passcode_clear_recovery_key": (c_int32, [STORE]),
     "passcode_has_recovery_key": (c_int32, [STORE, i32p]),
     "passcode_reset_complete_with_recovery_key": (c_int32, [STORE, c_char_p, c_size_t, c_char_p, c_size_t, u8p, c_size_t]),
+    "passcode_message_text": (c_char_p, [c_int32, c_int64]),
+    "passcode_message_of": (c_int32, [c_int32, c_int32, i32p]),
+    "passcode_errmessage": (c_int32, [STORE, i32p, i64p]),
     "passcode_options_set_tpm": (c_int32, [OPTIONS, c_char_p]),
     "passcode_options_set_tpm_owner_auth_file": (c_int32, [OPTIONS, c_char_p]),
     "passcode_tpm_bind": (c_int32, [STORE, c_char_p, c_size_t]),
@@ -227,15 +232,21 @@ def check_status(result: int, func: Any, args: Tuple[Any, ...]) -> int:
         store = first
     elif isinstance(first, FLOW):
         store = FLOW_STORES.get(_address(first))
+    shown = (0, 0)
     if store is not None:
         message = lib.passcode_errmsg(store)
         wait = lib.passcode_errwait(store)
+        code, number = c_int32(), c_int64()
+        if _errmessage(store, ctypes.byref(code), ctypes.byref(number)) == 0:  # no errcheck: never raises
+            shown = (code.value, number.value)
     elif isinstance(first, (OPTIONS, SESSION_LIST, EVENT_LOG)):
         message, wait = lib.passcode_strerror(result), 0
     else:  # passcode_open and the calls about a setting itself
         message, wait = lib.passcode_errmsg(None), 0
     extra = {"seconds_remaining": wait} if result in (Status.ERR_LOCKED_OUT, Status.ERR_RATE_LIMITED, Status.ERR_TPM_LOCKOUT) else {}
-    raise _error_for(result, (message or lib.passcode_strerror(result) or b"").decode(), **extra)
+    error = _error_for(result, (message or lib.passcode_strerror(result) or b"").decode(), **extra)
+    error._shown = shown
+    raise error
 
 
 #: The library's soname: what the dynamic loader, a wheel's bundled copy and an install are named.
@@ -311,3 +322,7 @@ def fast(name: str) -> Any:
     fn = lib._FuncPtr((name, lib))
     fn.restype = restype
     return fn
+
+
+#: passcode_errmessage without the errcheck that calls it (check_status).
+_errmessage = fast("passcode_errmessage")

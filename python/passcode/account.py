@@ -1,12 +1,13 @@
 """The account: password-change checks, device sessions, the security event log, deletion."""
 from ctypes import byref, c_char_p, c_int32, c_int64
 from dataclasses import dataclass
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from . import _ffi
 from ._args import _bytes, _call_with_secrets, _int, _text
-from ._enums import SecurityEvent
+from ._enums import Message, SecurityEvent
 from ._handle import _StoreBase
+from .messages import message_text
 
 _lib = _ffi.lib
 
@@ -17,6 +18,18 @@ class LoggedEvent:
     kind: SecurityEvent
     wall_ms: int
     detail: str
+    #: The entry in words, as codes (passcode_event_log_message): the event's name, or a setting
+    #: change's words, or Message.DEFAULTS_RESTORED followed by each change it lists; each with
+    #: its number. passcode.message_text() gives each in the program's language.
+    words: Tuple[Tuple[Message, int], ...] = ()
+
+    @property
+    def text(self) -> str:
+        """`words` in the program's language: the first, then the changes it lists after it."""
+        parts = [message_text(m, n) for m, n in self.words]
+        if len(parts) > 1:
+            return parts[0] + " " + ", ".join(parts[1:])
+        return parts[0] if parts else self.detail
 
 
 @dataclass(frozen=True)
@@ -51,7 +64,14 @@ def read_event_log(log: Any) -> List[LoggedEvent]:
         for i in range(_lib.passcode_event_log_count(log)):
             kind, wall, detail = c_int32(), c_int64(), c_char_p()
             _lib.passcode_event_log_get(log, i, byref(kind), byref(wall), byref(detail))
-            out.append(LoggedEvent(SecurityEvent(kind.value), wall.value, _text_of(detail)))
+            words = []
+            for part in range(64):
+                code, number = c_int32(), c_int64()
+                _lib.passcode_event_log_message(log, i, part, byref(code), byref(number))
+                if code.value == Message.NONE:
+                    break
+                words.append((Message(code.value), number.value))
+            out.append(LoggedEvent(SecurityEvent(kind.value), wall.value, _text_of(detail), tuple(words)))
         return out
     finally:
         _lib.passcode_event_log_free(log)

@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Any, Tuple
 
 from . import _ffi
 from ._args import _SecretBuffer, _int
-from ._enums import FlowKind, FlowResult, FlowStep, Status
+from ._enums import FlowKind, FlowResult, FlowStep, Message, Status
 from ._errors import InvalidArgument
 from ._handle import _Handle
 from .aio import twin
@@ -109,6 +109,15 @@ class Flow(_Handle):
         out = c_char_p()
         _lib.passcode_flow_error(self._h(), byref(out), None)
         return (out.value or b"").decode()
+
+    @property
+    def messages(self) -> Tuple[Message, Message, int]:
+        """The codes of what the flow shows, the same in every language: (the prompt, the error
+        line or Message.NONE, the error's number: a lockout's seconds or minutes, the tries a
+        reset code has left) (passcode_flow_messages). passcode.message_text() gives their text."""
+        prompt, error, number = c_int32(), c_int32(), c_int64()
+        _lib.passcode_flow_messages(self._h(), byref(prompt), byref(error), byref(number))
+        return Message(prompt.value), Message(error.value), number.value
 
     @property
     def status(self) -> Status:

@@ -62,6 +62,33 @@ public func passcode_event_log_get(_ log: OpaquePointer?, _ index: UInt, _ out_k
     return Status.ok.rawValue
 }
 
+/// One event of a snapshot in words, as codes: part 0 is the event's name
+/// (`PASSCODE_MESSAGE_LOG_FAILED_ATTEMPT`...), or for a setting change the change in words
+/// ("two_factor_enabled 1 -> 0": `PASSCODE_MESSAGE_TWO_FACTOR_OFF`; a time in seconds, minutes or
+/// hours as its number), or `PASSCODE_MESSAGE_DEFAULTS_RESTORED` when a new passcode put settings
+/// back to their safe defaults: then parts 1 on are each of those changes. After the last part:
+/// `PASSCODE_MESSAGE_NONE`. passcode_message_text() gives each in the host's language.
+/// - Parameters:
+///   - log: The snapshot.
+///   - index: 0 (the newest) to count - 1.
+///   - part: 0 for the event, 1 on for the changes a DEFAULTS_RESTORED lists.
+///   - out_message: Receives a `passcode_message`.
+///   - out_number: Receives the number in it (0 when none); may be NULL.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (index out of range, NULL out_message),
+///   `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_event_log_message)  // man: passcode-events
+public func passcode_event_log_message(_ log: OpaquePointer?, _ index: UInt, _ part: UInt,
+                                       _ out_message: UnsafeMutablePointer<Int32>?, _ out_number: UnsafeMutablePointer<Int64>?) -> Int32 {
+    guard let box = Handles.eventLogs.get(log) else { return Status.errInvalidHandle.rawValue }
+    guard index < UInt(box.items.count), let out_message else { return Status.errMisuse.rawValue }
+    let e = box.items[Int(index)]
+    let words = Message.logWords(kind: e.kind, detail: e.detail)
+    let shown = part < UInt(words.count) ? words[Int(part)] : ShownMessage.none
+    out_message.pointee = shown.message.rawValue
+    out_number?.pointee = shown.number
+    return Status.ok.rawValue
+}
+
 /// The name of a security log kind, in lower case with underscores ("failed_attempt"), for a
 /// log view or an export.
 /// - Parameters:

@@ -26,7 +26,9 @@ final class FlowBox: FailureKeeper, @unchecked Sendable {
     }
 
     /// A flow's failures are its store's, as `passcode_errmsg(store)` reports them.
-    func setFailure(_ text: String?, waitSeconds: Int64) { storeBox.setFailure(text, waitSeconds: waitSeconds) }
+    func setFailure(_ text: String?, waitSeconds: Int64, shown: ShownMessage) {
+        storeBox.setFailure(text, waitSeconds: waitSeconds, shown: shown)
+    }
     deinit { strings.forEach { free($0) } }
 
     /// A C copy of `text` that lives until the next call that returns a string of this flow.
@@ -156,18 +158,21 @@ public func passcode_flow_dots(_ flow: OpaquePointer?, _ out_filled: UnsafeMutab
     }
 }
 
-/// The prompt to show, e.g. "Enter current passcode".
+/// The prompt to show, e.g. "Enter current passcode", in the host's language
+/// (passcode_message_text(); `passcode_flow_messages` gives its code).
 /// - Parameters:
 ///   - flow: The flow.
 ///   - out: Receives a string owned by the flow, valid until the next call on it that returns a prompt.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`.
 @c(passcode_flow_prompt)  // man: passcode-flows
 public func passcode_flow_prompt(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    withFlow(flow) { (b, f) throws(PasscodeError) in try put(out, b.cString(f.prompt, slot: 0)) }
+    withFlow(flow) { (b, f) throws(PasscodeError) in try put(out, b.cString(Localized.text(f.promptMessage), slot: 0)) }
 }
 
 /// The error line to show ("" when none): "Incorrect passcode", "Passcodes don't match. Try
-/// again.", the weak-passcode reason, the lockout time. It never contains typed digits.
+/// again.", the weak-passcode reason, the lockout time, in the host's language
+/// (passcode_message_text(); `passcode_flow_messages` gives its code and number). It never
+/// contains typed digits.
 /// - Parameters:
 ///   - flow: The flow.
 ///   - out: Receives a string owned by the flow, valid until the next call on it that returns an error.
@@ -176,7 +181,7 @@ public func passcode_flow_prompt(_ flow: OpaquePointer?, _ out: UnsafeMutablePoi
 @c(passcode_flow_error)  // man: passcode-flows
 public func passcode_flow_error(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ out_status: UnsafeMutablePointer<Int32>?) -> Int32 {
     withFlow(flow) { (b, f) throws(PasscodeError) in
-        try put(out, b.cString(f.errorText, slot: 1))
+        try put(out, b.cString(Localized.text(f.error), slot: 1))
         out_status?.pointee = f.lastError?.status.rawValue ?? Status.ok.rawValue
     }
 }
@@ -199,4 +204,24 @@ public func passcode_flow_shakes(_ flow: OpaquePointer?, _ out: UnsafeMutablePoi
 @c(passcode_flow_lockout_remaining)  // man: passcode-flows
 public func passcode_flow_lockout_remaining(_ flow: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     withFlow(flow) { (_, f) throws(PasscodeError) in try put(out, try f.lockoutSeconds()) }
+}
+
+/// The codes of what the flow shows now: its prompt and its error line, with the number in the
+/// error (a lockout's seconds or minutes, the tries a reset code has left), for a host that shows
+/// its own text for each code; passcode_message_text() gives the library's. The codes are the
+/// same in every language.
+/// - Parameters:
+///   - flow: The flow.
+///   - out_prompt: Receives the prompt's `passcode_message` (never NONE).
+///   - out_error: Receives the error line's `passcode_message` (NONE when there is none); may be NULL.
+///   - out_number: Receives the number of the error line (0 when none); may be NULL.
+/// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE` (NULL out_prompt), `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_flow_messages)  // man: passcode-flows
+public func passcode_flow_messages(_ flow: OpaquePointer?, _ out_prompt: UnsafeMutablePointer<Int32>?,
+                                   _ out_error: UnsafeMutablePointer<Int32>?, _ out_number: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withFlow(flow) { (_, f) throws(PasscodeError) in
+        try put(out_prompt, f.promptMessage.rawValue)
+        out_error?.pointee = f.error.message.rawValue
+        out_number?.pointee = f.error.number
+    }
 }

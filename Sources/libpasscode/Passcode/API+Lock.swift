@@ -113,19 +113,11 @@ enum LockScreenABI {
         return offset + MemoryLayout<Int32>.size
     }()
 
-    /// The labels by the kind's raw value, made once (static C strings).
-    nonisolated(unsafe) private static let labels: [UnsafePointer<CChar>?] = {
-        let kinds = BiometricKind.allCases
-        return (0...Int(kinds.map { $0.rawValue }.max() ?? 0)).map { raw in
-            BiometricKind(checked: Int32(raw)).map { CStrings.intern($0.securityLabel) } ?? nil
-        }
-    }()
-
-    /// The security label of `kind` as a static C string.
+    /// The security label of `kind` as a static C string, in the host's language (gettext's
+    /// string lives as long as the process).
     @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     static func label(_ kind: BiometricKind) -> UnsafePointer<CChar>? {
-        let raw = Int(kind.rawValue)
-        return raw >= 0 && raw < labels.count ? labels[raw] : CStrings.intern(kind.securityLabel)
+        Localized.staticText(Message.label(kind))
     }
 }
 
@@ -154,14 +146,15 @@ public func passcode_biometric_set_available(_ store: OpaquePointer?, _ availabl
 }
 
 /// The label of the security settings entry: "Passcode & Face ID", "Passcode & Touch ID",
-/// "Passcode & Fingerprint" or "Passcode & Biometric", from the reported biometric kind.
+/// "Passcode & Fingerprint" or "Passcode & Biometric", from the reported biometric kind, in the
+/// host's language (its code: passcode_message_of() with PASSCODE_MESSAGE_TOPIC_SECURITY_LABEL).
 /// - Parameters:
 ///   - store: The store.
 ///   - out: Receives a static string owned by the library.
 /// - Returns: `PASSCODE_OK`, `PASSCODE_ERR_MISUSE`, `PASSCODE_ERR_INVALID_HANDLE`, or a store error.
 @c(passcode_security_label)  // man: passcode-biometrics
 public func passcode_security_label(_ store: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    withBackend(store) { (s) throws(PasscodeError) in try put(out, CStrings.intern(try s.securityLabel())) }
+    withBackend(store) { (s) throws(PasscodeError) in try put(out, LockScreenABI.label(try s.biometricKind())) }
 }
 
 /// Whether a biometric match may unlock now, without changing anything (to decide whether

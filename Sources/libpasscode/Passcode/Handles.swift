@@ -21,7 +21,7 @@ enum CStrings {
 
 /// A handle that keeps the calling thread's last failure (message and wait) for the host.
 protocol FailureKeeper: AnyObject {
-    func setFailure(_ text: String?, waitSeconds: Int64)
+    func setFailure(_ text: String?, waitSeconds: Int64, shown: ShownMessage)
 }
 
 /// What a `passcode_store *` stands for: a back end (Backend.swift).
@@ -53,11 +53,14 @@ final class StoreBox: FailureKeeper, @unchecked Sendable {
 
     deinit { ThreadMessages.forget(id) }
 
-    /// Records a failed call, for `passcode_errmsg` and `passcode_errwait` on this thread.
-    func setFailure(_ text: String?, waitSeconds: Int64 = 0) { ThreadMessages.set(id, text, waitSeconds: waitSeconds) }
+    /// Records a failed call, for `passcode_errmsg`, `passcode_errwait` and `passcode_errmessage` on this thread.
+    func setFailure(_ text: String?, waitSeconds: Int64 = 0, shown: ShownMessage = .none) {
+        ThreadMessages.set(id, text, waitSeconds: waitSeconds, shown: shown)
+    }
 
     var messagePointer: UnsafePointer<CChar>? { ThreadMessages.get(id) }
     var waitSeconds: Int64 { ThreadMessages.wait(id) }
+    var shown: ShownMessage { ThreadMessages.shown(id) }
 }
 
 /// Each thread's last error message per handle, like errno: a thread's message pointer is
@@ -66,7 +69,14 @@ enum ThreadMessages {
     final class Table {
         var messages: [UInt: UnsafeMutablePointer<CChar>] = [:]
         var waits: [UInt: Int64] = [:]
-        deinit { messages.values.forEach { free($0) } }
+        var shown: [UInt: ShownMessage] = [:]
+        /// `passcode_message_text`'s last strings, the oldest replaced first.
+        var texts: [UnsafeMutablePointer<CChar>?] = Array(repeating: nil, count: ThreadMessages.keptTexts)
+        var nextText = 0
+        deinit {
+            messages.values.forEach { free($0) }
+            texts.forEach { free($0) }
+        }
     }
 
     private static let key: pthread_key_t = {
@@ -79,6 +89,20 @@ enum ThreadMessages {
 
     static func newID() -> UInt { counter.withLock { next += 1; return next } }
 
+    /// How many of `passcode_message_text`'s strings each thread keeps: a string stays valid
+    /// through this thread's next 15 calls (so that a printf of several at once is safe).
+    static let keptTexts = 16
+
+    /// A copy of `text` kept for this thread, replacing its oldest kept text.
+    static func keepText(_ text: String) -> UnsafePointer<CChar>? {
+        let t = table
+        free(t.texts[t.nextText])
+        let p = strdup(text)
+        t.texts[t.nextText] = p
+        t.nextText = (t.nextText + 1) % keptTexts
+        return p.map { UnsafePointer($0) }
+    }
+
     private static var table: Table {
         if let raw = pthread_getspecific(key) { return Unmanaged<Table>.fromOpaque(raw).takeUnretainedValue() }
         let t = Table()
@@ -86,12 +110,15 @@ enum ThreadMessages {
         return t
     }
 
-    static func set(_ id: UInt, _ text: String?, waitSeconds: Int64 = 0) {
+    static func set(_ id: UInt, _ text: String?, waitSeconds: Int64 = 0, shown: ShownMessage = .none) {
         let t = table
         if let old = t.messages.removeValue(forKey: id) { free(old) }
         if let text { t.messages[id] = strdup(text) }
         t.waits[id] = waitSeconds == 0 ? nil : waitSeconds
+        t.shown[id] = shown.message == .none ? nil : shown
     }
+
+    static func shown(_ id: UInt) -> ShownMessage { table.shown[id] ?? .none }
 
     static func get(_ id: UInt) -> UnsafePointer<CChar>? { table.messages[id].map { UnsafePointer($0) } }
 
@@ -102,6 +129,7 @@ enum ThreadMessages {
     static func forget(_ id: UInt) {
         if let old = table.messages.removeValue(forKey: id) { free(old) }
         table.waits[id] = nil
+        table.shown[id] = nil
     }
 }
 
@@ -192,7 +220,7 @@ func withHandle<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaqueP
         try body(box)
         return Status.ok.rawValue
     } catch {
-        box.setFailure(error.message, waitSeconds: error.waitSeconds)
+        box.setFailure(error.message, waitSeconds: error.waitSeconds, shown: Localized.shown(error))
         return error.status.rawValue
     }
 }
@@ -213,7 +241,7 @@ func impossibleBuffer(_ pointer: UnsafeRawPointer?, _ size: UInt) -> Bool {
 /// A call refused before its handle is looked at (an argument no buffer can have): the message
 /// goes to the handle when it is valid, to `passcode_errmsg(NULL)` otherwise.
 func refused<Box: FailureKeeper>(_ table: HandleTable<Box>, _ handle: OpaquePointer?, _ error: PasscodeError) -> Int32 {
-    if let box = table.get(handle) { box.setFailure(error.message, waitSeconds: 0) } else { Handles.openMessage.set(error.message) }
+    if let box = table.get(handle) { box.setFailure(error.message, waitSeconds: 0, shown: error.shown) } else { Handles.openMessage.set(error.message) }
     return error.status.rawValue
 }
 

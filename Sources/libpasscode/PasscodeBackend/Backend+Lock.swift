@@ -7,7 +7,8 @@ package protocol LockBackend: AnyObject {
     func report(_ event: AppEvent) throws(PasscodeError) -> LockStatus
     /// A report of the device's biometrics (not a match): changes no setting.
     func setBiometricAvailability(_ available: Bool, kind: BiometricKind) throws(PasscodeError)
-    func securityLabel() throws(PasscodeError) -> String
+    /// The biometric kind the security label names (passcode_security_label).
+    func biometricKind() throws(PasscodeError) -> BiometricKind
     func biometricRefusal() throws(PasscodeError) -> BiometricRefusal
     func biometricLead() throws(PasscodeError) -> Bool
     /// A match: embedded, the host's report of one; in service mode passcoded checks the finger

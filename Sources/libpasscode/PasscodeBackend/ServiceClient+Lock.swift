@@ -20,7 +20,7 @@ extension ServiceClient {
 
     // The label, the check and the lead are fields of what a lock screen reads (GetLockScreen),
     // computed by the same core at one moment.
-    package func securityLabel() throws(PasscodeError) -> String { try lockScreen().kind.securityLabel }
+    package func biometricKind() throws(PasscodeError) -> BiometricKind { try lockScreen().kind }
     package func biometricRefusal() throws(PasscodeError) -> BiometricRefusal { try lockScreen().refusal }
     package func biometricLead() throws(PasscodeError) -> Bool { try lockScreen().lead }
 

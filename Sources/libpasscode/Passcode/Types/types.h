@@ -418,6 +418,311 @@ typedef PASSCODE_CLOSED_ENUM(passcode_tpm_posture_item, TPMPostureItem) {
      */
     PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT PASSCODE_SWIFT_NAME(guessLimit) = 8
 } passcode_tpm_posture_item;
+
+/** What passcode_message_of() turns into a passcode_message. */
+typedef PASSCODE_CLOSED_ENUM(passcode_message_topic, MessageTopic) {
+    /** A passcode_biometric_refusal: why a biometric match may not unlock now. */
+    PASSCODE_MESSAGE_TOPIC_BIOMETRIC_REFUSAL PASSCODE_SWIFT_NAME(biometricRefusal) = 0,
+    /** A passcode_biometric_kind: the security settings' label ("Passcode & Face ID"). */
+    PASSCODE_MESSAGE_TOPIC_SECURITY_LABEL PASSCODE_SWIFT_NAME(securityLabel) = 1,
+    /** A passcode_log_kind: a security log entry's name ("Failed attempt"). */
+    PASSCODE_MESSAGE_TOPIC_LOG_KIND PASSCODE_SWIFT_NAME(logKind) = 2
+} passcode_message_topic;
+
+/* MESSAGES BEGIN */
+/**
+ * Every message libpasscode may show a person, with a stable code: a host with its own
+ * translations shows its text for the code, and passcode_message_text() gives the library's,
+ * in the host's language. GENERATED from Types/messages.txt by scripts/gen_messages.py.
+ * Values are only ever appended; the PAM_ ones (500 on) are pam_passcode(8)'s.
+ */
+typedef PASSCODE_CLOSED_ENUM(passcode_message, Message) {
+    /** No message. */
+    PASSCODE_MESSAGE_NONE PASSCODE_SWIFT_NAME(none) = 0,
+    /** "Enter Passcode": A flow's prompt: the lock screen. */
+    PASSCODE_MESSAGE_ENTER_PASSCODE PASSCODE_SWIFT_NAME(enterPasscode) = 1,
+    /** "Enter passcode to disable": A flow's prompt: turning the passcode lock off. */
+    PASSCODE_MESSAGE_ENTER_PASSCODE_TO_DISABLE PASSCODE_SWIFT_NAME(enterPasscodeToDisable) = 2,
+    /** "Enter current passcode": A flow's prompt: the first step of changing the passcode. */
+    PASSCODE_MESSAGE_ENTER_CURRENT_PASSCODE PASSCODE_SWIFT_NAME(enterCurrentPasscode) = 3,
+    /** "Enter new passcode" */
+    PASSCODE_MESSAGE_ENTER_NEW_PASSCODE PASSCODE_SWIFT_NAME(enterNewPasscode) = 4,
+    /** "Confirm new passcode" */
+    PASSCODE_MESSAGE_CONFIRM_NEW_PASSCODE PASSCODE_SWIFT_NAME(confirmNewPasscode) = 5,
+    /** "Enter the code from the email": A flow's prompt: the reset code that was sent by email. */
+    PASSCODE_MESSAGE_ENTER_RESET_CODE PASSCODE_SWIFT_NAME(enterResetCode) = 6,
+    /** "Enter a new passcode": A flow's prompt: the new passcode after a reset. */
+    PASSCODE_MESSAGE_ENTER_A_NEW_PASSCODE PASSCODE_SWIFT_NAME(enterANewPasscode) = 7,
+    /** "Enter a passcode": A flow's prompt: creating the first passcode. */
+    PASSCODE_MESSAGE_ENTER_A_PASSCODE PASSCODE_SWIFT_NAME(enterAPasscode) = 8,
+    /** "Confirm passcode" */
+    PASSCODE_MESSAGE_CONFIRM_PASSCODE PASSCODE_SWIFT_NAME(confirmPasscode) = 9,
+    /** "Passcode locked": A flow's prompt while too many failed attempts keep the keypad closed. */
+    PASSCODE_MESSAGE_PASSCODE_LOCKED PASSCODE_SWIFT_NAME(passcodeLocked) = 10,
+    /** "Done": A finished flow's prompt. */
+    PASSCODE_MESSAGE_FLOW_DONE PASSCODE_SWIFT_NAME(flowDone) = 11,
+    /** "Cancelled" */
+    PASSCODE_MESSAGE_FLOW_CANCELLED PASSCODE_SWIFT_NAME(flowCancelled) = 12,
+    /** "Passcode reset required" */
+    PASSCODE_MESSAGE_PASSCODE_RESET_REQUIRED PASSCODE_SWIFT_NAME(passcodeResetRequired) = 13,
+    /** "Logged out" */
+    PASSCODE_MESSAGE_FLOW_LOGGED_OUT PASSCODE_SWIFT_NAME(flowLoggedOut) = 14,
+    /** "Stopped" */
+    PASSCODE_MESSAGE_FLOW_STOPPED PASSCODE_SWIFT_NAME(flowStopped) = 15,
+    /** "Incorrect passcode": A flow's error line. */
+    PASSCODE_MESSAGE_INCORRECT_PASSCODE PASSCODE_SWIFT_NAME(incorrectPasscode) = 20,
+    /** "Too many attempts. Try again in %d second." (%d: the number): A lockout: the keypad opens again after this many seconds. */
+    PASSCODE_MESSAGE_TRY_AGAIN_IN_SECONDS PASSCODE_SWIFT_NAME(tryAgainInSeconds) = 21,
+    /** "Too many attempts. Try again in %d minute." (%d: the number): A lockout: the keypad opens again after this many minutes. */
+    PASSCODE_MESSAGE_TRY_AGAIN_IN_MINUTES PASSCODE_SWIFT_NAME(tryAgainInMinutes) = 22,
+    /** "Passcodes don't match. Try again." */
+    PASSCODE_MESSAGE_PASSCODES_DONT_MATCH PASSCODE_SWIFT_NAME(passcodesDontMatch) = 23,
+    /** "Choose a harder passcode: it has 4 digits in a row that repeat or climb or fall evenly.": Why a new passcode was refused: "climb or fall evenly" means 1234, 2468, 9876. */
+    PASSCODE_MESSAGE_WEAK_RUN PASSCODE_SWIFT_NAME(weakRun) = 24,
+    /** "Choose a harder passcode: it is one of the most commonly chosen passcodes." */
+    PASSCODE_MESSAGE_WEAK_COMMON PASSCODE_SWIFT_NAME(weakCommon) = 25,
+    /** "Choose a harder passcode: it repeats a three-digit group." */
+    PASSCODE_MESSAGE_WEAK_REPEATED_GROUP PASSCODE_SWIFT_NAME(weakRepeatedGroup) = 26,
+    /** "Choose a harder passcode: it repeats a two-digit pair." */
+    PASSCODE_MESSAGE_WEAK_REPEATED_PAIR PASSCODE_SWIFT_NAME(weakRepeatedPair) = 27,
+    /** "Choose a harder passcode: it is made of three doubled digits." */
+    PASSCODE_MESSAGE_WEAK_DOUBLED_DIGITS PASSCODE_SWIFT_NAME(weakDoubledDigits) = 28,
+    /** "Choose a harder passcode: its second half mirrors the first." */
+    PASSCODE_MESSAGE_WEAK_MIRRORED PASSCODE_SWIFT_NAME(weakMirrored) = 29,
+    /** "Choose a harder passcode: it looks like a date." */
+    PASSCODE_MESSAGE_WEAK_DATE PASSCODE_SWIFT_NAME(weakDate) = 30,
+    /** "Choose a harder passcode.": A weak passcode whose reason is not known here. */
+    PASSCODE_MESSAGE_WEAK_PASSCODE PASSCODE_SWIFT_NAME(weakPasscode) = 31,
+    /** "Incorrect code. %d more try before it is discarded." (%d: the number): A wrong reset code: the number of tries it has left. */
+    PASSCODE_MESSAGE_WRONG_CODE_TRIES_LEFT PASSCODE_SWIFT_NAME(wrongCodeTriesLeft) = 32,
+    /** "Incorrect code. It was discarded; request a new one." */
+    PASSCODE_MESSAGE_WRONG_CODE_DISCARDED PASSCODE_SWIFT_NAME(wrongCodeDiscarded) = 33,
+    /** "Incorrect code." */
+    PASSCODE_MESSAGE_WRONG_CODE PASSCODE_SWIFT_NAME(wrongCode) = 34,
+    /** "The reset code has expired; request a new one." */
+    PASSCODE_MESSAGE_RESET_CODE_EXPIRED PASSCODE_SWIFT_NAME(resetCodeExpired) = 35,
+    /** "No reset code is pending; request a new one." */
+    PASSCODE_MESSAGE_NO_RESET_CODE PASSCODE_SWIFT_NAME(noResetCode) = 36,
+    /** "Passcode reset. Data protected by the old passcode could not be kept.": A reset that succeeded, but without a recovery key the app's protected data is gone. */
+    PASSCODE_MESSAGE_RESET_DATA_NOT_KEPT PASSCODE_SWIFT_NAME(resetDataNotKept) = 37,
+    /** "Too many failed attempts; the passcode must be reset." */
+    PASSCODE_MESSAGE_RESET_REQUIRED PASSCODE_SWIFT_NAME(resetRequired) = 38,
+    /** "Too many failed attempts; the passcode was removed and you were logged out." */
+    PASSCODE_MESSAGE_LOGGED_OUT_AFTER_FAILURES PASSCODE_SWIFT_NAME(loggedOutAfterFailures) = 39,
+    /** "No passcode is set." */
+    PASSCODE_MESSAGE_NO_PASSCODE PASSCODE_SWIFT_NAME(noPasscode) = 40,
+    /** "A passcode is already set." */
+    PASSCODE_MESSAGE_ALREADY_SET PASSCODE_SWIFT_NAME(alreadySet) = 41,
+    /** "The passcode service is not available. Try again later.": passcoded, the system service that keeps the passcode, did not answer. */
+    PASSCODE_MESSAGE_SERVICE_UNAVAILABLE PASSCODE_SWIFT_NAME(serviceUnavailable) = 42,
+    /** "The app's security data could not be read or saved." */
+    PASSCODE_MESSAGE_STORE_FAILED PASSCODE_SWIFT_NAME(storeFailed) = 43,
+    /** "Something went wrong. Try again." */
+    PASSCODE_MESSAGE_SOMETHING_WENT_WRONG PASSCODE_SWIFT_NAME(somethingWentWrong) = 44,
+    /** "The security chip is locked after too many attempts. Try again in %d minute." (%d: the number): The computer's security chip (TPM) refuses every check for a while. */
+    PASSCODE_MESSAGE_TPM_LOCKED_MINUTES PASSCODE_SWIFT_NAME(tpmLockedMinutes) = 45,
+    /** "The security chip allows no more attempts; the passcode must be reset." */
+    PASSCODE_MESSAGE_TPM_RESET_REQUIRED PASSCODE_SWIFT_NAME(tpmResetRequired) = 46,
+    /** "Enter the passcode first." */
+    PASSCODE_MESSAGE_PASSCODE_NEEDED PASSCODE_SWIFT_NAME(passcodeNeeded) = 47,
+    /** "Unlock the app first." */
+    PASSCODE_MESSAGE_APP_LOCKED PASSCODE_SWIFT_NAME(appLocked) = 48,
+    /** "The change was not accepted. Try again later.": The app's own server refused the change (the app says why in its own words). */
+    PASSCODE_MESSAGE_CHANGE_REFUSED PASSCODE_SWIFT_NAME(changeRefused) = 49,
+    /** "Passcode & Biometric": The security settings' label: the passcode and the biometrics of this device. */
+    PASSCODE_MESSAGE_LABEL_PASSCODE_BIOMETRIC PASSCODE_SWIFT_NAME(labelPasscodeBiometric) = 50,
+    /** "Passcode & Face ID" */
+    PASSCODE_MESSAGE_LABEL_PASSCODE_FACE_ID PASSCODE_SWIFT_NAME(labelPasscodeFaceId) = 51,
+    /** "Passcode & Touch ID" */
+    PASSCODE_MESSAGE_LABEL_PASSCODE_TOUCH_ID PASSCODE_SWIFT_NAME(labelPasscodeTouchId) = 52,
+    /** "Passcode & Fingerprint" */
+    PASSCODE_MESSAGE_LABEL_PASSCODE_FINGERPRINT PASSCODE_SWIFT_NAME(labelPasscodeFingerprint) = 53,
+    /** "The first unlock after the app starts needs the passcode.": Why a fingerprint (or a face) may not unlock now. */
+    PASSCODE_MESSAGE_BIOMETRIC_FIRST_UNLOCK PASSCODE_SWIFT_NAME(biometricFirstUnlock) = 61,
+    /** "The passcode has not been entered for 48 hours: enter it." */
+    PASSCODE_MESSAGE_BIOMETRIC_PASSCODE_48_HOURS PASSCODE_SWIFT_NAME(biometricPasscode48Hours) = 62,
+    /** "Too many failed matches: enter the passcode." */
+    PASSCODE_MESSAGE_BIOMETRIC_TOO_MANY_FAILURES PASSCODE_SWIFT_NAME(biometricTooManyFailures) = 63,
+    /** "Too many failed attempts: wait for the lockout to end." */
+    PASSCODE_MESSAGE_BIOMETRIC_LOCKED_OUT PASSCODE_SWIFT_NAME(biometricLockedOut) = 64,
+    /** "The passcode lock is off." */
+    PASSCODE_MESSAGE_BIOMETRIC_LOCK_DISABLED PASSCODE_SWIFT_NAME(biometricLockDisabled) = 65,
+    /** "Biometric unlock is turned off." */
+    PASSCODE_MESSAGE_BIOMETRIC_NOT_ENABLED PASSCODE_SWIFT_NAME(biometricNotEnabled) = 66,
+    /** "No biometrics are available on this device." */
+    PASSCODE_MESSAGE_BIOMETRIC_UNAVAILABLE PASSCODE_SWIFT_NAME(biometricUnavailable) = 67,
+    /** "No passcode is set." */
+    PASSCODE_MESSAGE_BIOMETRIC_NO_PASSCODE PASSCODE_SWIFT_NAME(biometricNoPasscode) = 68,
+    /** "The passcode must be reset." */
+    PASSCODE_MESSAGE_BIOMETRIC_RESET_REQUIRED PASSCODE_SWIFT_NAME(biometricResetRequired) = 69,
+    /** "The device restarted: enter the passcode." */
+    PASSCODE_MESSAGE_BIOMETRIC_DEVICE_RESTARTED PASSCODE_SWIFT_NAME(biometricDeviceRestarted) = 70,
+    /** "Enter the passcode to open the app's protected data." */
+    PASSCODE_MESSAGE_BIOMETRIC_KEY_NOT_IN_MEMORY PASSCODE_SWIFT_NAME(biometricKeyNotInMemory) = 71,
+    /** "Failed attempt": An entry of the security log. */
+    PASSCODE_MESSAGE_LOG_FAILED_ATTEMPT PASSCODE_SWIFT_NAME(logFailedAttempt) = 80,
+    /** "Lockout started" */
+    PASSCODE_MESSAGE_LOG_LOCKOUT_STARTED PASSCODE_SWIFT_NAME(logLockoutStarted) = 81,
+    /** "Unlocked by passcode" */
+    PASSCODE_MESSAGE_LOG_UNLOCKED_BY_PASSCODE PASSCODE_SWIFT_NAME(logUnlockedByPasscode) = 82,
+    /** "Unlocked by biometrics" */
+    PASSCODE_MESSAGE_LOG_UNLOCKED_BY_BIOMETRICS PASSCODE_SWIFT_NAME(logUnlockedByBiometrics) = 83,
+    /** "Biometric failed" */
+    PASSCODE_MESSAGE_LOG_BIOMETRIC_FAILED PASSCODE_SWIFT_NAME(logBiometricFailed) = 84,
+    /** "Max failures reached" */
+    PASSCODE_MESSAGE_LOG_MAX_FAILURES_REACHED PASSCODE_SWIFT_NAME(logMaxFailuresReached) = 85,
+    /** "Passcode set" */
+    PASSCODE_MESSAGE_LOG_PASSCODE_SET PASSCODE_SWIFT_NAME(logPasscodeSet) = 86,
+    /** "Passcode changed" */
+    PASSCODE_MESSAGE_LOG_PASSCODE_CHANGED PASSCODE_SWIFT_NAME(logPasscodeChanged) = 87,
+    /** "Passcode disabled" */
+    PASSCODE_MESSAGE_LOG_PASSCODE_DISABLED PASSCODE_SWIFT_NAME(logPasscodeDisabled) = 88,
+    /** "Passcode enabled" */
+    PASSCODE_MESSAGE_LOG_PASSCODE_ENABLED PASSCODE_SWIFT_NAME(logPasscodeEnabled) = 89,
+    /** "Passcode removed" */
+    PASSCODE_MESSAGE_LOG_PASSCODE_REMOVED PASSCODE_SWIFT_NAME(logPasscodeRemoved) = 90,
+    /** "Reset code requested" */
+    PASSCODE_MESSAGE_LOG_RESET_CODE_REQUESTED PASSCODE_SWIFT_NAME(logResetCodeRequested) = 91,
+    /** "Reset code delivered" */
+    PASSCODE_MESSAGE_LOG_RESET_CODE_DELIVERED PASSCODE_SWIFT_NAME(logResetCodeDelivered) = 92,
+    /** "Reset code delivery failed" */
+    PASSCODE_MESSAGE_LOG_RESET_CODE_DELIVERY_FAILED PASSCODE_SWIFT_NAME(logResetCodeDeliveryFailed) = 93,
+    /** "Reset completed" */
+    PASSCODE_MESSAGE_LOG_RESET_COMPLETED PASSCODE_SWIFT_NAME(logResetCompleted) = 94,
+    /** "Reset code expired" */
+    PASSCODE_MESSAGE_LOG_RESET_CODE_EXPIRED PASSCODE_SWIFT_NAME(logResetCodeExpired) = 95,
+    /** "Forgot passcode" */
+    PASSCODE_MESSAGE_LOG_FORGOT_PASSCODE PASSCODE_SWIFT_NAME(logForgotPasscode) = 96,
+    /** "Setting changed" */
+    PASSCODE_MESSAGE_LOG_SETTING_CHANGED PASSCODE_SWIFT_NAME(logSettingChanged) = 97,
+    /** "Session signed out" */
+    PASSCODE_MESSAGE_LOG_SESSION_SIGNED_OUT PASSCODE_SWIFT_NAME(logSessionSignedOut) = 98,
+    /** "Account deleted" */
+    PASSCODE_MESSAGE_LOG_ACCOUNT_DELETED PASSCODE_SWIFT_NAME(logAccountDeleted) = 99,
+    /** "Tamper detected" */
+    PASSCODE_MESSAGE_LOG_TAMPER_DETECTED PASSCODE_SWIFT_NAME(logTamperDetected) = 100,
+    /** "TPM rollback": The store file was older than the security chip's (TPM's) count of attempts: a restored copy. */
+    PASSCODE_MESSAGE_LOG_TPM_ROLLBACK PASSCODE_SWIFT_NAME(logTpmRollback) = 101,
+    /** "Enter your current password.": Account and reset: what a refused request says. */
+    PASSCODE_MESSAGE_PASSWORD_EMPTY PASSCODE_SWIFT_NAME(passwordEmpty) = 110,
+    /** "The new password must have at least %d character." (%d: the number) */
+    PASSCODE_MESSAGE_PASSWORD_TOO_SHORT PASSCODE_SWIFT_NAME(passwordTooShort) = 111,
+    /** "The new password may have at most %d character." (%d: the number) */
+    PASSCODE_MESSAGE_PASSWORD_TOO_LONG PASSCODE_SWIFT_NAME(passwordTooLong) = 112,
+    /** "The confirmation does not match the new password." */
+    PASSCODE_MESSAGE_PASSWORD_MISMATCH PASSCODE_SWIFT_NAME(passwordMismatch) = 113,
+    /** "This session is no longer signed in." */
+    PASSCODE_MESSAGE_SESSION_NOT_FOUND PASSCODE_SWIFT_NAME(sessionNotFound) = 114,
+    /** "This device's own session cannot be signed out here; log out instead." */
+    PASSCODE_MESSAGE_SESSION_IS_CURRENT PASSCODE_SWIFT_NAME(sessionIsCurrent) = 115,
+    /** "Type DELETE, in capitals, to confirm.": DELETE is the word the person must type; it stays DELETE in every language. */
+    PASSCODE_MESSAGE_CONFIRMATION_MISMATCH PASSCODE_SWIFT_NAME(confirmationMismatch) = 116,
+    /** "Too many code requests. Try again in %d second." (%d: the number) */
+    PASSCODE_MESSAGE_RESET_REQUEST_WAIT_SECONDS PASSCODE_SWIFT_NAME(resetRequestWaitSeconds) = 117,
+    /** "Too many code requests. Try again in %d minute." (%d: the number) */
+    PASSCODE_MESSAGE_RESET_REQUEST_WAIT_MINUTES PASSCODE_SWIFT_NAME(resetRequestWaitMinutes) = 118,
+    /** "The code could not be sent. Try again later." */
+    PASSCODE_MESSAGE_RESET_CODE_NOT_SENT PASSCODE_SWIFT_NAME(resetCodeNotSent) = 119,
+    /** "A newer code was sent: enter the code from the latest email." */
+    PASSCODE_MESSAGE_RESET_CODE_REPLACED PASSCODE_SWIFT_NAME(resetCodeReplaced) = 120,
+    /** "Your passcode was reset with a code sent by email.": Said after a reset, as security guidance asks. */
+    PASSCODE_MESSAGE_PASSCODE_WAS_RESET PASSCODE_SWIFT_NAME(passcodeWasReset) = 121,
+    /** "The recovery key is not right." */
+    PASSCODE_MESSAGE_WRONG_RECOVERY_KEY PASSCODE_SWIFT_NAME(wrongRecoveryKey) = 122,
+    /** "The fingerprint reader did not answer in time." */
+    PASSCODE_MESSAGE_BIOMETRIC_TIMEOUT PASSCODE_SWIFT_NAME(biometricTimeout) = 123,
+    /** "The account was deleted." */
+    PASSCODE_MESSAGE_ACCOUNT_DELETED PASSCODE_SWIFT_NAME(accountDeleted) = 124,
+    /** "Passcode lock turned on": A security log entry of a setting change, in words. */
+    PASSCODE_MESSAGE_LOCK_ON PASSCODE_SWIFT_NAME(lockOn) = 140,
+    /** "Passcode lock turned off" */
+    PASSCODE_MESSAGE_LOCK_OFF PASSCODE_SWIFT_NAME(lockOff) = 141,
+    /** "Lock at launch turned on" */
+    PASSCODE_MESSAGE_LOCK_AT_LAUNCH_ON PASSCODE_SWIFT_NAME(lockAtLaunchOn) = 142,
+    /** "Lock at launch turned off" */
+    PASSCODE_MESSAGE_LOCK_AT_LAUNCH_OFF PASSCODE_SWIFT_NAME(lockAtLaunchOff) = 143,
+    /** "Biometric unlock turned on" */
+    PASSCODE_MESSAGE_BIOMETRIC_UNLOCK_ON PASSCODE_SWIFT_NAME(biometricUnlockOn) = 144,
+    /** "Biometric unlock turned off" */
+    PASSCODE_MESSAGE_BIOMETRIC_UNLOCK_OFF PASSCODE_SWIFT_NAME(biometricUnlockOff) = 145,
+    /** "Require biometrics on launch turned on" */
+    PASSCODE_MESSAGE_REQUIRE_BIOMETRIC_ON PASSCODE_SWIFT_NAME(requireBiometricOn) = 146,
+    /** "Require biometrics on launch turned off" */
+    PASSCODE_MESSAGE_REQUIRE_BIOMETRIC_OFF PASSCODE_SWIFT_NAME(requireBiometricOff) = 147,
+    /** "Two-factor authentication turned on" */
+    PASSCODE_MESSAGE_TWO_FACTOR_ON PASSCODE_SWIFT_NAME(twoFactorOn) = 148,
+    /** "Two-factor authentication turned off" */
+    PASSCODE_MESSAGE_TWO_FACTOR_OFF PASSCODE_SWIFT_NAME(twoFactorOff) = 149,
+    /** "Passcode after every launch turned on" */
+    PASSCODE_MESSAGE_PASSCODE_EVERY_LAUNCH_ON PASSCODE_SWIFT_NAME(passcodeEveryLaunchOn) = 150,
+    /** "Passcode after every launch turned off" */
+    PASSCODE_MESSAGE_PASSCODE_EVERY_LAUNCH_OFF PASSCODE_SWIFT_NAME(passcodeEveryLaunchOff) = 151,
+    /** "Lockout schedule set to %d" (%d: the number): The number is the schedule's value: 0 Apple's, 1 Android's, 2 the app's own. */
+    PASSCODE_MESSAGE_LOCKOUT_SCHEDULE_SET PASSCODE_SWIFT_NAME(lockoutScheduleSet) = 152,
+    /** "What too many failed attempts do set to %d" (%d: the number): The number is the action's value: 0 a reset is required, 1 logged out, 2 nothing more. */
+    PASSCODE_MESSAGE_MAX_FAILURE_ACTION_SET PASSCODE_SWIFT_NAME(maxFailureActionSet) = 153,
+    /** "Passcode length set to %d digit" (%d: the number) */
+    PASSCODE_MESSAGE_PASSCODE_LENGTH_SET PASSCODE_SWIFT_NAME(passcodeLengthSet) = 154,
+    /** "Reset code length set to %d digit" (%d: the number) */
+    PASSCODE_MESSAGE_RESET_CODE_LENGTH_SET PASSCODE_SWIFT_NAME(resetCodeLengthSet) = 155,
+    /** "Reset requests a day set to %d" (%d: the number) */
+    PASSCODE_MESSAGE_RESET_REQUESTS_PER_DAY_SET PASSCODE_SWIFT_NAME(resetRequestsPerDaySet) = 156,
+    /** "Auto-lock set to immediately" */
+    PASSCODE_MESSAGE_AUTO_LOCK_IMMEDIATELY PASSCODE_SWIFT_NAME(autoLockImmediately) = 157,
+    /** "Auto-lock set to %d second" (%d: the number) */
+    PASSCODE_MESSAGE_AUTO_LOCK_SECONDS PASSCODE_SWIFT_NAME(autoLockSeconds) = 158,
+    /** "Auto-lock set to %d minute" (%d: the number) */
+    PASSCODE_MESSAGE_AUTO_LOCK_MINUTES PASSCODE_SWIFT_NAME(autoLockMinutes) = 159,
+    /** "Auto-lock set to %d hour" (%d: the number) */
+    PASSCODE_MESSAGE_AUTO_LOCK_HOURS PASSCODE_SWIFT_NAME(autoLockHours) = 160,
+    /** "Reset code lifetime set to %d second" (%d: the number) */
+    PASSCODE_MESSAGE_CODE_LIFETIME_SECONDS PASSCODE_SWIFT_NAME(codeLifetimeSeconds) = 161,
+    /** "Reset code lifetime set to %d minute" (%d: the number) */
+    PASSCODE_MESSAGE_CODE_LIFETIME_MINUTES PASSCODE_SWIFT_NAME(codeLifetimeMinutes) = 162,
+    /** "Reset code lifetime set to %d hour" (%d: the number) */
+    PASSCODE_MESSAGE_CODE_LIFETIME_HOURS PASSCODE_SWIFT_NAME(codeLifetimeHours) = 163,
+    /** "Time between reset requests set to %d second" (%d: the number) */
+    PASSCODE_MESSAGE_REQUEST_INTERVAL_SECONDS PASSCODE_SWIFT_NAME(requestIntervalSeconds) = 164,
+    /** "Time between reset requests set to %d minute" (%d: the number) */
+    PASSCODE_MESSAGE_REQUEST_INTERVAL_MINUTES PASSCODE_SWIFT_NAME(requestIntervalMinutes) = 165,
+    /** "Time between reset requests set to %d hour" (%d: the number) */
+    PASSCODE_MESSAGE_REQUEST_INTERVAL_HOURS PASSCODE_SWIFT_NAME(requestIntervalHours) = 166,
+    /** "Account password changed" */
+    PASSCODE_MESSAGE_ACCOUNT_PASSWORD_CHANGED PASSCODE_SWIFT_NAME(accountPasswordChanged) = 167,
+    /** "Custom lockout schedule set" */
+    PASSCODE_MESSAGE_CUSTOM_SCHEDULE_SET PASSCODE_SWIFT_NAME(customScheduleSet) = 168,
+    /** "Custom lockout schedule removed" */
+    PASSCODE_MESSAGE_CUSTOM_SCHEDULE_REMOVED PASSCODE_SWIFT_NAME(customScheduleRemoved) = 169,
+    /** "A new passcode starts from the safe defaults:": Followed by the settings a new passcode put back, each in words, separated by commas. */
+    PASSCODE_MESSAGE_DEFAULTS_RESTORED PASSCODE_SWIFT_NAME(defaultsRestored) = 170,
+    /** "Passcode (%d digit):" (%d: the number): The login prompt (su, sudo, a screen locker); the number is the passcode's digits. A space follows it on the screen. */
+    PASSCODE_MESSAGE_PAM_PASSCODE_PROMPT PASSCODE_SWIFT_NAME(pamPasscodePrompt) = 500,
+    /** "The passcode is %d digit." (%d: the number) */
+    PASSCODE_MESSAGE_PAM_WRONG_LENGTH PASSCODE_SWIFT_NAME(pamWrongLength) = 501,
+    /** "Passcode: a reset is required after too many failures or a forgotten passcode (your password, or passcodectl reset as root)." */
+    PASSCODE_MESSAGE_PAM_RESET_REQUIRED PASSCODE_SWIFT_NAME(pamResetRequired) = 502,
+    /** "Passcode locked: try again in %d minute." (%d: the number) */
+    PASSCODE_MESSAGE_PAM_LOCKED_MINUTES PASSCODE_SWIFT_NAME(pamLockedMinutes) = 503,
+    /** "Passcode locked." */
+    PASSCODE_MESSAGE_PAM_LOCKED PASSCODE_SWIFT_NAME(pamLocked) = 504,
+    /** "Current passcode (%d digit):" (%d: the number): Changing the passcode with passwd (pam_chauthtok): the three prompts. */
+    PASSCODE_MESSAGE_PAM_CURRENT_PROMPT PASSCODE_SWIFT_NAME(pamCurrentPrompt) = 505,
+    /** "New passcode (%d digit):" (%d: the number) */
+    PASSCODE_MESSAGE_PAM_NEW_PROMPT PASSCODE_SWIFT_NAME(pamNewPrompt) = 506,
+    /** "Retype new passcode (%d digit):" (%d: the number) */
+    PASSCODE_MESSAGE_PAM_RETYPE_PROMPT PASSCODE_SWIFT_NAME(pamRetypePrompt) = 507,
+    /** "A passcode is %d digit." (%d: the number) */
+    PASSCODE_MESSAGE_PAM_CHANGE_WRONG_LENGTH PASSCODE_SWIFT_NAME(pamChangeWrongLength) = 508,
+    /** "The passcodes do not match." */
+    PASSCODE_MESSAGE_PAM_MISMATCH PASSCODE_SWIFT_NAME(pamMismatch) = 509,
+    /** "Only root sets a first passcode (passcodectl set)." */
+    PASSCODE_MESSAGE_PAM_ONLY_ROOT_SETS PASSCODE_SWIFT_NAME(pamOnlyRootSets) = 510,
+    /** "The passcode was not changed: it is too easy to guess." */
+    PASSCODE_MESSAGE_PAM_TOO_WEAK PASSCODE_SWIFT_NAME(pamTooWeak) = 511,
+    /** "The passcode was not changed." */
+    PASSCODE_MESSAGE_PAM_NOT_CHANGED PASSCODE_SWIFT_NAME(pamNotChanged) = 512
+} passcode_message;
+/* MESSAGES END */
 /* ENUMS END */
 
 #endif

@@ -70,8 +70,10 @@ public final class PasscodeFlow: @unchecked Sendable {
     let store: any FlowStore
     public private(set) var step: FlowStep
     public private(set) var result: FlowResult = .inProgress
-    /// The error line to show, "" for none. Never contains digits the user typed.
-    public private(set) var errorText = ""
+    /// The error line to show (NONE for none), with its number. Never contains digits the user typed.
+    public private(set) var error = ShownMessage.none
+    /// The error line in English, "" for none (the library gives it in the host's language).
+    public var errorText: String { error.english }
     /// The status of the last submitted entry (.ok as nil).
     public private(set) var lastError: PasscodeError?
     /// Grows by one at every error; a front end shakes the dots when it changes.
@@ -120,29 +122,32 @@ public final class PasscodeFlow: @unchecked Sendable {
     }
 
     /// The prompt for the current step.
-    public var prompt: String {
+    public var promptMessage: Message {
         switch (kind, step) {
-        case (.unlock, .enterPasscode): return "Enter Passcode"
-        case (.disable, .enterPasscode): return "Enter passcode to disable"
-        case (.change, .enterCurrent): return "Enter current passcode"
-        case (.change, .enterNew): return "Enter new passcode"
-        case (.change, .confirmNew): return "Confirm new passcode"
-        case (.reset, .enterCode): return "Enter the code from the email"
-        case (.reset, .enterNew): return "Enter a new passcode"
-        case (_, .enterNew): return "Enter a passcode"
-        case (_, .confirmNew): return "Confirm passcode"
-        case (_, .lockedOut): return "Passcode locked"
+        case (.unlock, .enterPasscode): return .enterPasscode
+        case (.disable, .enterPasscode): return .enterPasscodeToDisable
+        case (.change, .enterCurrent): return .enterCurrentPasscode
+        case (.change, .enterNew): return .enterNewPasscode
+        case (.change, .confirmNew): return .confirmNewPasscode
+        case (.reset, .enterCode): return .enterResetCode
+        case (.reset, .enterNew): return .enterANewPasscode
+        case (_, .enterNew): return .enterAPasscode
+        case (_, .confirmNew): return .confirmPasscode
+        case (_, .lockedOut): return .passcodeLocked
         case (_, .finished):
             switch result {
-            case .success: return "Done"
-            case .cancelled: return "Cancelled"
-            case .needsReset: return "Passcode reset required"
-            case .loggedOut: return "Logged out"
-            default: return "Stopped"
+            case .success: return .flowDone
+            case .cancelled: return .flowCancelled
+            case .needsReset: return .passcodeResetRequired
+            case .loggedOut: return .flowLoggedOut
+            default: return .flowStopped
             }
-        default: return "Enter Passcode"
+        default: return .enterPasscode
         }
     }
+
+    /// The prompt in English (the library gives it in the host's language).
+    public var prompt: String { promptMessage.englishText() }
 
     /// Seconds left in a lockout, 0 when none.
     public func lockoutSeconds() throws(PasscodeError) -> Int64 {
@@ -159,7 +164,7 @@ public final class PasscodeFlow: @unchecked Sendable {
         guard filled < min(length, entry.count) else { return }
         entry.withMutableBytes { $0[filled] = 0x30 + UInt8(digit) }
         filled += 1
-        errorText = ""
+        error = .none
         if filled == length { submit() }
     }
 
@@ -207,7 +212,7 @@ public final class PasscodeFlow: @unchecked Sendable {
     public func refresh() throws(PasscodeError) {
         guard step != .finished else { return }
         if try store.isResetRequired(), kind == .unlock || kind == .change || kind == .disable {
-            finish(.needsReset, error: PasscodeError.resetRequired.message)
+            finish(.needsReset, error: ShownMessage(.resetRequired))
             return
         }
         let seconds = try store.lockoutRemainingSeconds()
@@ -217,18 +222,12 @@ public final class PasscodeFlow: @unchecked Sendable {
             clearEntry()
             step = .lockedOut
             result = .lockedOut
-            errorText = PasscodeFlow.lockoutText(seconds)
+            error = Message.lockout(seconds: seconds)
         } else if step == .lockedOut {
             step = stepBeforeLockout
             result = .inProgress
-            errorText = ""
+            error = .none
         }
-    }
-
-    static func lockoutText(_ seconds: Int64) -> String {
-        let minutes = (seconds + 59) / 60
-        return minutes <= 1 ? "Too many attempts. Try again in \(seconds) seconds."
-                            : "Too many attempts. Try again in \(minutes) minutes."
     }
 
     // MARK: - Steps
@@ -257,7 +256,7 @@ public final class PasscodeFlow: @unchecked Sendable {
                 try go(.enterNew)
             case .enterNew:
                 if let why = store.flowWeakness(value) {
-                    fail(.weakPasscode(why), text: "Choose a harder passcode: \(why).")
+                    fail(.weakPasscode(why), shown: ShownMessage(PasscodePolicy.message(forReason: why)))
                     return
                 }
                 firstEntry = value
@@ -265,7 +264,7 @@ public final class PasscodeFlow: @unchecked Sendable {
             case .confirmNew:
                 guard let first = firstEntry, first.constantTimeEquals(value) else {
                     firstEntry = nil
-                    fail(.state("mismatch"), text: "Passcodes don't match. Try again.")
+                    fail(.state("mismatch"), shown: ShownMessage(.passcodesDontMatch))
                     try go(.enterNew, keepError: true)
                     return
                 }
@@ -284,7 +283,7 @@ public final class PasscodeFlow: @unchecked Sendable {
                 finish(.success)
                 if replaced {  // done, but the host must hear that its sealed data is gone
                     lastError = .keyReplaced
-                    errorText = "Passcode reset. Data protected by the old passcode could not be kept."
+                    error = ShownMessage(.resetDataNotKept)
                 }
             case .lockedOut, .finished:
                 return
@@ -296,36 +295,29 @@ public final class PasscodeFlow: @unchecked Sendable {
 
     private func handle(_ e: PasscodeError) {
         switch e {
-        case .wrongPasscode:
-            fail(e, text: "Incorrect passcode")
+        case .wrongPasscode, .lockedOut:
+            fail(e, shown: e.shown)
             try? refresh()  // this failure may have started a lockout
-        case .lockedOut:
-            fail(e, text: e.message)
-            try? refresh()
-        case .resetRequired: finish(.needsReset, error: e.message, status: e)
-        case .loggedOut: finish(.loggedOut, error: e.message, status: e)
-        case .noPasscode, .alreadySet: finish(.failed, error: e.message, status: e)
-        case .wrongResetCode(let left):
-            // One text per case, said once.
-            fail(e, text: left > 0 ? "Incorrect code. \(left) more \(left == 1 ? "try" : "tries") before it is discarded."
-                                   : "Incorrect code. It was discarded; request a new one.")
+        case .resetRequired: finish(.needsReset, error: e.shown, status: e)
+        case .loggedOut: finish(.loggedOut, error: e.shown, status: e)
+        case .noPasscode, .alreadySet: finish(.failed, error: e.shown, status: e)
         case .resetCodeExpired, .noResetCode:
-            fail(e, text: e.message.prefix(1).uppercased() + e.message.dropFirst())
+            fail(e, shown: e.shown)
             resetCode = nil
             firstEntry = nil
             step = .enterCode
             length = (try? store.resetCodeLength()) ?? length
-        default: fail(e, text: e.message.prefix(1).uppercased() + e.message.dropFirst())
+        default: fail(e, shown: e.shown)  // one message per case (PasscodeError.shown), said once
         }
     }
 
-    private func fail(_ e: PasscodeError, text: String) {
+    private func fail(_ e: PasscodeError, shown: ShownMessage) {
         lastError = e
-        errorText = text
+        error = shown
         shakes += 1
     }
 
-    private func finish(_ r: FlowResult, error: String = "", status: PasscodeError? = nil) {
+    private func finish(_ r: FlowResult, error: ShownMessage = .none, status: PasscodeError? = nil) {
         clearEntry()
         firstEntry = nil
         currentEntry = nil
@@ -333,14 +325,14 @@ public final class PasscodeFlow: @unchecked Sendable {
         if r != .success { key = nil }
         step = .finished
         result = r
-        errorText = error
+        self.error = error
         if let status { lastError = status; shakes += 1 }
     }
 
     private func go(_ next: FlowStep, keepError: Bool = false) throws(PasscodeError) {
         step = next
         length = try lengthFor(next)
-        if !keepError { errorText = "" }
+        if !keepError { error = .none }
     }
 
     private func lengthFor(_ s: FlowStep) throws(PasscodeError) -> Int {
