@@ -364,7 +364,8 @@ static void draw_pad(app *a) {
         passcode_lock_screen ls = lock_screen(a);
         const char *label = ls.security_label;
         char line[128];
-        if (ls.biometric_lead)  /* the prompt opens by itself: said, as the scripted screen says it */
+        if (ls.biometric_lead && !a->service)  /* the (simulated) prompt opens by itself: said, as the scripted screen says it;
+                                                * in service mode b asks passcoded, which then waits for a finger */
             snprintf(line, sizeof line, "%s prompt shown: [b] match  [n] no match  [f] Forgot Passcode?", label + strlen("Passcode & "));
         else if (ls.biometric_refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)
             snprintf(line, sizeof line, "[b] Use %s  [n] no match  [f] Forgot Passcode?", label + strlen("Passcode & "));
