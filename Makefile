@@ -59,7 +59,8 @@ SHELL := /bin/bash
 #   make test-install   install into a temporary prefix; the C quick start built against it; as root make install
 #                       and install-service for the live system, checked, uninstalled (private mount namespace)
 #   make test-frontends the C, curses and Python front ends, scripted (Tests/frontends); the Python one
-#                       interactive at COLUMNS=40, wrapped at spaces; as root both with --service
+#                       interactive at COLUMNS=40, wrapped at spaces; both in German, French and English for
+#                       an unknown language; as root both with --service
 #   make test-gtk       the GTK front end under Xvfb (Tests/gtk); as root also through passcoded; then as a
 #                       screen reader reads it (AT-SPI): every screen's names and roles, every flow by keys, by actions
 #   make test-python    the binding's tests, the README's quick starts, the wheel's metadata, mypy
@@ -78,7 +79,9 @@ SHELL := /bin/bash
 #   make crash          1000 crash-harness rounds (make stress, make corrupt: the same for those)
 #   make valgrind       test_api and test_catalogue under memcheck
 #   make bench          benchmarks, as ratios against a baseline in the same run (make bench-verify: verify rows only;
-#                       make bench-calls: the cheap calls and the load only)
+#                       make bench-calls: the cheap calls and the load only; BENCH_RUNS=5: the runs whose
+#                       median the poll, open + close, Python's is_set and bench-service's verify give)
+#   make bench-baseline the 0.7.0 library in build/baseline-0.7.0, for make bench's open + close row against it
 #   make bench-service  passcoded's rows (root): verify through it vs embedded on tmpfs, a cached query, 100 clients vs one
 #   make screenshots    renew docs/screenshots/*.png from the GTK front end
 
@@ -123,7 +126,7 @@ DAEMON_SOURCES := $(SHARED_SOURCES) $(shell find Sources/passcoded -type f ! -na
 .PHONY: all lib pam header docs wheel deb install install-service try-service uninstall uninstall-service deps deps-demo demo clean help
 .PHONY: test test-build test-build-system check-header check-docs check-layers check-makefile check-bus check-coverage test-version test-swift test-tsan test-c test-tpm test-fuzz test-hostile
 .PHONY: test-exports test-full-runtime test-install test-frontends test-gtk test-python test-wheel test-service test-pam test-pam-system deb-test test-sandbox
-.PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service screenshots
+.PHONY: fuzz crash stress corrupt valgrind bench bench-verify bench-calls bench-service bench-baseline screenshots
 
 all: lib
 
@@ -594,10 +597,12 @@ screenshots: lib $(B)/passcoded
 	    LANGUAGE=de_DE.UTF-8 PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) PYTHONDONTWRITEBYTECODE=1 \
 	    /usr/bin/python3 Tests/gtk/language.py $(CURDIR)/docs/screenshots/de "Code eingeben" "Code vergessen?"
 
-test-frontends: examples/c/passcode_demo $(B)/passcoded
+test-frontends: examples/c/passcode_demo $(B)/passcoded $(MO_FILES)
 	$(OWN_SESSION) Tests/frontends/run.sh examples/c/passcode_demo
+	$(OWN_SESSION) Tests/frontends/language.sh examples/c/passcode_demo
 	$(OWN_SESSION) Tests/frontends/curses.sh examples/c/passcode_demo
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/run.sh python3 examples/python/passcode_demo.py
+	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/language.sh python3 examples/python/passcode_demo.py
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/wrap.sh python3 examples/python/passcode_demo.py
 	$(OWN_SESSION) Tests/frontends/service.sh $(CURDIR)/$(B)/passcoded examples/c/passcode_demo
 	PYTHONPATH=$(CURDIR)/python PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) $(OWN_SESSION) Tests/frontends/service.sh $(CURDIR)/$(B)/passcoded python3 examples/python/passcode_demo.py
@@ -803,15 +808,34 @@ deb-test:
 # finds the library it was linked with (dladdr), wherever it runs from.
 $(B)/bench: Tests/bench/bench.c include/passcode.h $(LIB)
 	$(CC) -O2 -D_FORTIFY_SOURCE=2 $(STRICT) -Iinclude -o $(B)/bench Tests/bench/bench.c \
-	    $$(pkg-config --cflags --libs libsodium) -ldl -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
+	    $$(pkg-config --cflags --libs libsodium sqlite3) -ldl -L$(B) -lpasscode -Wl,-rpath,'$$ORIGIN'
 
 $(B)/bench_load: Tests/bench/load.c
 	$(CC) -O2 $(STRICT) -o $(B)/bench_load Tests/bench/load.c -ldl
 
-bench: lib $(B)/bench $(B)/bench_load
+$(B)/bench_open_close: Tests/bench/open_close.c
+	$(CC) -O2 $(STRICT) -o $(B)/bench_open_close Tests/bench/open_close.c -ldl
+
+# The rows with a median (the poll, open + close, Python's is_set, passcoded's verify) measure
+# BENCH_RUNS runs each and give the median run, every run's ratio listed under it.
+BENCH_RUNS ?= 5
+export PASSCODE_BENCH_RUNS = $(BENCH_RUNS)
+BENCH_TOOLS := $(B)/bench $(B)/bench_load $(B)/bench_open_close
+
+bench: lib $(BENCH_TOOLS)
 	cd $(B) && ./bench
 	PASSCODE_LIBRARY=$(CURDIR)/$(B)/$(SONAME) python3 Tests/bench/bench.py
 	python3 scripts/size_parts.py $(LIB)
+
+# The 0.7.0 library (BENCH_BASELINE, its commit), built from this repository's history into
+# build/baseline-0.7.0, for make bench's row of open + close against it.
+BENCH_BASELINE ?= a336c6d
+bench-baseline:
+	rm -rf $(B)/baseline-src $(B)/baseline-0.7.0 && mkdir -p $(B)/baseline-src $(B)/baseline-0.7.0
+	git archive $(BENCH_BASELINE) | tar -x -C $(B)/baseline-src
+	$(MAKE) -C $(B)/baseline-src lib
+	cp -a $(B)/baseline-src/build/libpasscode.so* $(B)/baseline-0.7.0/
+	rm -rf $(B)/baseline-src
 
 # Only the rows of verify against a bare Argon2id verify, on tmpfs and on disk (bar: 1.05x).
 bench-verify: lib $(B)/bench
@@ -819,7 +843,7 @@ bench-verify: lib $(B)/bench
 
 # Only the cheap calls (is_set, the lock-screen poll, against the EMBEDDED=0 build when
 # make test-full-runtime built it), open + close and the library's load: a minute, not ten.
-bench-calls: lib $(B)/bench $(B)/bench_load
+bench-calls: lib $(BENCH_TOOLS)
 	cd $(B) && PASSCODE_BENCH_ONLY=calls ./bench
 
 # passcoded's bench rows, as root: test_service.py's bus, daemon and users, the store

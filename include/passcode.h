@@ -1222,7 +1222,15 @@ typedef enum passcode_message {
     /** "The passcode was not changed: it is too easy to guess." */
     PASSCODE_MESSAGE_PAM_TOO_WEAK = 511,
     /** "The passcode was not changed." */
-    PASSCODE_MESSAGE_PAM_NOT_CHANGED = 512
+    PASSCODE_MESSAGE_PAM_NOT_CHANGED = 512,
+    /**
+     * "Passcode (%d digit), or touch the reader and press Enter:" (%d: the number): The login prompt with the option fingerprint, when a finger can be read now: a match lets the person in once Enter is pressed. A space follows it on the screen.
+     */
+    PASSCODE_MESSAGE_PAM_PASSCODE_OR_FINGER_PROMPT = 513,
+    /** "Touch the fingerprint reader." */
+    PASSCODE_MESSAGE_PAM_TOUCH_READER = 514,
+    /** "The finger did not match: use the passcode." */
+    PASSCODE_MESSAGE_PAM_FINGER_NO_MATCH = 515
 } passcode_message;
 
 /** @} */
@@ -2974,6 +2982,51 @@ passcode_status passcode_user_remove(passcode_store *store, uint32_t uid, const 
  * PASSCODE_ERR_NOT_IN_SERVICE_MODE; PASSCODE_ERR_SERVICE_UNAVAILABLE; or a store error.
  */
 passcode_status passcode_user_reset(passcode_store *store, uint32_t uid);
+
+/**
+ * Whether passcoded may read a finger for a user's store now, named by uid (pam_passcode's
+ * fingerprint option asks before it offers the finger): fprintd has a reader with a finger
+ * of the user's enrolled, the calling process is in an active local session on a seat, and the
+ * core's rules allow a match (for a login store the PAM stack turns the finger on; a passcode
+ * entered in this boot and within 48 hours, fewer than 5 failed matches since, no lockout).
+ * Nothing is claimed or counted. Root may name any uid, any other caller only its own.
+ * @param store A handle in service mode.
+ * @param uid The user.
+ * @return PASSCODE_OK (a finger may be read); PASSCODE_ERR_PASSCODE_REQUIRED (not now:
+ * passcode_errmsg says why); PASSCODE_ERR_PERMISSION; PASSCODE_ERR_NOT_IN_SERVICE_MODE;
+ * PASSCODE_ERR_SERVICE_UNAVAILABLE; or a store error.
+ */
+passcode_status passcode_user_fingerprint_ready(passcode_store *store, uint32_t uid);
+
+/**
+ * Has passcoded read a finger for a user's store, named by uid, and waits for it (up to
+ * passcoded.conf's fprint_timeout): passcoded claims the reader, and always stops and
+ * releases it. A match unlocks as the core counts a biometric match; a no-match counts as a
+ * failed match. Root may name any uid, any other caller only its own.
+ * passcode_user_fingerprint_cancel, from another thread, ends the wait at once.
+ * @param store A handle in service mode, used by no other thread meanwhile but for the cancel.
+ * @param uid The user.
+ * @return PASSCODE_OK (a match); PASSCODE_ERR_PASSCODE_REQUIRED (no match, or the rules
+ * need the passcode now; passcode_errmsg says which); PASSCODE_ERR_BIOMETRIC_UNAVAILABLE
+ * (no reader, no finger enrolled, or the caller not at the machine);
+ * PASSCODE_ERR_BIOMETRIC_READER_BUSY; PASSCODE_ERR_BIOMETRIC_TIMEOUT;
+ * PASSCODE_ERR_RATE_LIMITED; PASSCODE_ERR_STATE (cancelled: nothing counted);
+ * PASSCODE_ERR_PERMISSION; PASSCODE_ERR_NOT_IN_SERVICE_MODE;
+ * PASSCODE_ERR_SERVICE_UNAVAILABLE; or a store error.
+ */
+passcode_status passcode_user_fingerprint_unlock(passcode_store *store, uint32_t uid);
+
+/**
+ * Ends the passcode_user_fingerprint_unlock waiting on store, from any thread: its
+ * connection is shut down, so passcoded stops the read and releases the reader at once, and
+ * the waiting call answers PASSCODE_ERR_STATE, nothing counted. Every later read on the
+ * handle answers the same at once (a cancel between two reads is not lost); close the handle
+ * after it. Other calls are not cut short.
+ * @param store The handle the read waits on.
+ * @return PASSCODE_OK (also with no read waiting, and for an embedded handle);
+ * PASSCODE_ERR_INVALID_HANDLE.
+ */
+passcode_status passcode_user_fingerprint_cancel(passcode_store *store);
 
 /**
  * Takes a snapshot of a user's security event log, named by uid, newest first; read it with

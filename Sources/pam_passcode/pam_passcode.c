@@ -8,6 +8,9 @@
  * passcoded keeps the PIN, reset-required, so nullok never passes it), no passcode PAM_IGNORE
  * with nullok else PAM_AUTHINFO_UNAVAIL, and passcoded unreachable PAM_AUTHINFO_UNAVAIL, never
  * IGNORE or SUCCESS.
+ * With `fingerprint`, passcoded reads the user's finger (fprintd) while the PIN is asked, and
+ * the first to succeed answers PAM_SUCCESS; `fingerprint=only` reads the finger alone (the
+ * finger half, below, says how the two are kept apart and always stopped).
  * The module reads no file and keeps nothing: every count is passcoded's.
  *
  * The library is loaded at run time, not linked: a module whose DT_NEEDED library is missing
@@ -30,6 +33,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,7 +52,8 @@
 /* The library's calls the module makes, each typed by the header's own declaration. */
 #define PASSCODE_CALLS(X) X(passcode_open) X(passcode_close) X(passcode_errmsg) X(passcode_errwait) \
     X(passcode_options_new) X(passcode_options_free) X(passcode_options_set_service) X(passcode_strerror) \
-    X(passcode_user_state) X(passcode_user_verify) X(passcode_user_set) X(passcode_user_change) X(passcode_message_text)
+    X(passcode_user_state) X(passcode_user_verify) X(passcode_user_set) X(passcode_user_change) X(passcode_message_text) \
+    X(passcode_user_fingerprint_ready) X(passcode_user_fingerprint_unlock) X(passcode_user_fingerprint_cancel)
 static struct {
 #define PASSCODE_FIELD(name) __typeof__(name) *name;
     PASSCODE_CALLS(PASSCODE_FIELD)
@@ -144,8 +149,16 @@ static int ask_digits(pam_handle_t *pamh, passcode_message prompt, int length, c
     return pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, out, "%s ", passcode_message_text(prompt, length));
 }
 
+#define passcode_user_fingerprint_ready lib.passcode_user_fingerprint_ready
+#define passcode_user_fingerprint_unlock lib.passcode_user_fingerprint_unlock
+#define passcode_user_fingerprint_cancel lib.passcode_user_fingerprint_cancel
+
+/* fingerprint: the finger (read by passcoded) beside the PIN prompt; FINGER_ONLY: the finger
+ * alone, no prompt (a second stack beside the PIN's, as a greeter runs them). */
+enum { FINGER_OFF = 0, FINGER_WITH_PIN = 1, FINGER_ONLY = 2 };
+
 struct options {
-    int debug, nullok, silent, allow_remote;
+    int debug, nullok, silent, allow_remote, fingerprint;
     const char *app;
 };
 
@@ -170,6 +183,8 @@ static int parse(pam_handle_t *pamh, int flags, int argc, const char **argv, str
         else if (strcmp(argv[i], "silent") == 0) o->silent = 1;
         else if (strcmp(argv[i], "allow_remote") == 0) o->allow_remote = 1;
         else if (strncmp(argv[i], "app=", 4) == 0) o->app = argv[i] + 4;
+        else if (strcmp(argv[i], "fingerprint") == 0) o->fingerprint = FINGER_WITH_PIN;
+        else if (strcmp(argv[i], "fingerprint=only") == 0) o->fingerprint = FINGER_ONLY;
         else pam_syslog(pamh, LOG_ERR, "unknown option: %s", argv[i]);
     }
     if (!valid_app(o->app)) {
@@ -266,6 +281,126 @@ static int pam_code(pam_handle_t *pamh, const struct options *o, passcode_store 
     }
 }
 
+/* ---- The finger (the `fingerprint` option): passcoded reads it through fprintd, on a handle
+ * of its own, while the conversation asks for the PIN.
+ *
+ * The conversation is called from this thread only, the one libpam called the module on; the
+ * finger's read runs on a second thread that calls nothing but the library (its own handle),
+ * with every signal blocked, so a signal still reaches the program where it waits. The module
+ * never returns while that thread runs: every path stops the read (passcode_user_fingerprint_cancel
+ * shuts its connection, passcoded sees the connection go, stops the verification and releases
+ * the reader) and joins the thread first, so no read outlives the call, and the terminal is read
+ * by the conversation alone. A conversation cannot be cut short by a module: after a match the
+ * prompt stays until it returns (Enter), and its answer is then wiped unread. */
+struct finger {
+    passcode_store *store;  /* the read's own handle: its own connection to passcoded */
+    uid_t uid;
+    pthread_t thread;
+    int running;            /* a thread was started (joined by finger_stop) */
+    int last;               /* (atomic) no read after the current one: the answer came */
+    int status;             /* the last read's outcome, read after the join (PASSCODE_OK: a match) */
+};
+
+static void *finger_read(void *arg)
+{
+    struct finger *f = arg;
+    int s;
+    for (;;) {
+        s = passcode_user_fingerprint_unlock(f->store, f->uid);
+        /* A no-match was counted; the finger may be tried again while the core's rules allow it
+         * (its fifth failed match makes the PIN the only way) and the answer has not come. */
+        if (s != PASSCODE_ERR_PASSCODE_REQUIRED || __atomic_load_n(&f->last, __ATOMIC_ACQUIRE)) break;
+        if (passcode_user_fingerprint_ready(f->store, f->uid) != PASSCODE_OK) break;
+    }
+    f->status = s;
+    return NULL;
+}
+
+/* Opens the read's handle and asks passcoded whether a finger may be read now; 1 when it may
+ * (the handle open), else 0 (the reason logged with debug, nothing claimed or counted). */
+static int finger_ready(pam_handle_t *pamh, const struct options *o, uid_t uid, struct finger *f)
+{
+    memset(f, 0, sizeof *f);
+    f->uid = uid;
+    int s = open_store(o, &f->store);
+    if (s == PASSCODE_OK) s = passcode_user_fingerprint_ready(f->store, uid);
+    if (s == PASSCODE_OK) return 1;
+    if (o->debug) {
+        const char *why = f->store ? passcode_errmsg(f->store) : passcode_errmsg(NULL);
+        pam_syslog(pamh, LOG_DEBUG, "no finger read for uid %u: %s", (unsigned)uid, why && *why ? why : passcode_strerror(s));
+    }
+    passcode_close(f->store);
+    f->store = NULL;
+    return 0;
+}
+
+/* Starts the read on its thread, signals blocked there; 1 when it runs. */
+static int finger_start(pam_handle_t *pamh, struct finger *f)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);  /* the new thread inherits the full mask */
+    int r = pthread_create(&f->thread, NULL, finger_read, f);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (r != 0) {
+        pam_syslog(pamh, LOG_ERR, "cannot start the fingerprint read: %s", strerror(r));
+        return 0;
+    }
+    f->running = 1;
+    return 1;
+}
+
+/* Ends the read: with `wait` the current read may finish (the user pressed Enter after
+ * touching the reader: up to passcoded's fprint_timeout), else it is cancelled at once. The
+ * thread is joined and the handle closed; answers the read's status (PASSCODE_OK: a match). */
+static int finger_stop(pam_handle_t *pamh, const struct options *o, struct finger *f, int wait)
+{
+    int status = PASSCODE_ERR_STATE;
+    if (f->running) {
+        __atomic_store_n(&f->last, 1, __ATOMIC_RELEASE);
+        if (!wait) passcode_user_fingerprint_cancel(f->store);
+        pthread_join(f->thread, NULL);
+        f->running = 0;
+        status = f->status;
+        if (o->debug) {
+            const char *why = passcode_errmsg(f->store);
+            pam_syslog(pamh, LOG_DEBUG, "fingerprint read for uid %u: %s%s%s", (unsigned)f->uid, passcode_strerror(status),
+                       why && *why ? ": " : "", why && *why ? why : "");
+        }
+    }
+    passcode_close(f->store);
+    f->store = NULL;
+    return status;
+}
+
+/* `fingerprint=only`: the finger alone, no prompt. PAM_SUCCESS on a match; PAM_AUTH_ERR when
+ * it did not match (counted) until the rules need the PIN; PAM_AUTHINFO_UNAVAIL when no finger
+ * may be read now (no reader, no finger enrolled, not at the machine, the PIN needed, the reader
+ * busy, no finger in time, passcoded gone). Run in a stack of its own beside the PIN's; the
+ * program ends that stack (and with it the connection, so passcoded releases the reader) when
+ * the other answers first. */
+static int finger_only(pam_handle_t *pamh, const struct options *o, uid_t uid)
+{
+    struct finger f;
+    if (!finger_ready(pamh, o, uid, &f)) return PAM_AUTHINFO_UNAVAIL;
+    if (!o->silent) pam_info(pamh, "%s", passcode_message_text(PASSCODE_MESSAGE_PAM_TOUCH_READER, 0));
+    __atomic_store_n(&f.last, 0, __ATOMIC_RELEASE);
+    finger_read(&f);  /* on this thread: no conversation waits meanwhile */
+    int status = f.status;
+    if (o->debug) {
+        const char *why = passcode_errmsg(f.store);
+        pam_syslog(pamh, LOG_DEBUG, "fingerprint read for uid %u: %s%s%s", (unsigned)uid, passcode_strerror(status),
+                   why && *why ? ": " : "", why && *why ? why : "");
+    }
+    passcode_close(f.store);
+    if (status == PASSCODE_OK) return PAM_SUCCESS;
+    if (status == PASSCODE_ERR_PASSCODE_REQUIRED) {
+        if (!o->silent) say(pamh, PASSCODE_MESSAGE_PAM_FINGER_NO_MATCH, 0);
+        return PAM_AUTH_ERR;
+    }
+    return PAM_AUTHINFO_UNAVAIL;
+}
+
 PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
     struct options o;
@@ -300,13 +435,24 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     } else if (reset_required || lockout > 0) {
         lockout_text(pamh, &o, lockout, reset_required);
         r = PAM_MAXTRIES;
+    } else if (o.fingerprint == FINGER_ONLY) {
+        r = finger_only(pamh, &o, uid);
     } else {
+        /* With `fingerprint`, the finger is read while the PIN is asked: the first to succeed. */
+        struct finger f = {0};
+        int finger = o.fingerprint == FINGER_WITH_PIN && finger_ready(pamh, &o, uid, &f) && finger_start(pamh, &f);
         /* The conversation's answer only: a PAM_AUTHTOK another module read is never used. */
         char *answer = NULL;
-        r = ask_digits(pamh, PASSCODE_MESSAGE_PAM_PASSCODE_PROMPT, (int)length, &answer);
+        r = ask_digits(pamh, finger ? PASSCODE_MESSAGE_PAM_PASSCODE_OR_FINGER_PROMPT : PASSCODE_MESSAGE_PAM_PASSCODE_PROMPT, (int)length, &answer);
+        int passcode = r == PAM_SUCCESS && answer != NULL && digits_only(answer, (size_t)length);
+        /* An empty answer (Enter after touching the reader): the read under way may finish. Any
+         * other answer, or a failed conversation: the read stops now. */
+        int matched = finger_stop(pamh, &o, &f, r == PAM_SUCCESS && answer != NULL && answer[0] == '\0') == PASSCODE_OK;
         if (r != PAM_SUCCESS || answer == NULL) {
             r = PAM_CONV_ERR;
-        } else if (!digits_only(answer, (size_t)length)) {
+        } else if (matched) {
+            r = PAM_SUCCESS;  /* the finger first: the answer is wiped unread, nothing sent or counted */
+        } else if (!passcode) {
             /* Not a passcode of this store: nothing is sent, nothing counted. */
             if (!o.silent) say(pamh, PASSCODE_MESSAGE_PAM_WRONG_LENGTH, length);
             r = PAM_AUTH_ERR;

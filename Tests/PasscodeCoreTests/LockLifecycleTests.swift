@@ -138,6 +138,31 @@ final class LockLifecycleTests: XCTestCase {
         XCTAssertThrowsPasscodeError(.passcodeRequired(.passcodeNotUsedFor48Hours), try store.biometricUnlock())
     }
 
+    /// A login store whose PAM stack turned the finger on (pam_passcode's `fingerprint`): the
+    /// stack is the switch, so biometric_enabled is not read; every other rule is the core's.
+    func testLoginFingerprintTakesTheStackAsTheSwitchAndKeepsEveryOtherRule() throws {
+        let store = try lockedStore()
+        try store.setBiometricAvailability(true, kind: .fingerprint)
+        XCTAssertEqual(try store.get(.biometricEnabled), 0)
+        XCTAssertEqual(try store.biometricRefusal(), .biometricNotEnabled)
+        XCTAssertEqual(try store.loginFingerprintRefusal(), BiometricRefusal.none)
+        XCTAssertNoThrow(try store.loginFingerprintUnlock())
+        XCTAssertFalse(try store.lockStatus().locked)
+        XCTAssertEqual(try store.get(.biometricEnabled), 0)  // nothing written
+        try store.report(.lockNow)
+        for _ in 0..<5 { try store.biometricFailed() }
+        XCTAssertThrowsPasscodeError(.passcodeRequired(.tooManyBiometricFailures), try store.loginFingerprintUnlock())
+        try store.verify(secret(good1))
+        try store.report(.lockNow)
+        clock.advance(seconds: 48 * 3600)
+        XCTAssertEqual(try store.loginFingerprintRefusal(), .passcodeNotUsedFor48Hours)
+        try store.verify(secret(good1))
+        clock.reboot()
+        XCTAssertEqual(try store.loginFingerprintRefusal(), .deviceRestarted)
+        try store.setBiometricAvailability(false, kind: .fingerprint)
+        XCTAssertEqual(try store.loginFingerprintRefusal(), .biometricUnavailable)
+    }
+
     func testBiometricRefusedDuringLockout() throws {
         let store = try lockedStore()
         try store.setBiometricAvailability(true, kind: .touchID)

@@ -198,6 +198,9 @@ int main(void) {
         CASE(passcode_user_remove(x, me, NULL, 0), INV);
         CASE(passcode_user_reset(x, me), INV);
         CASE(passcode_user_event_log_new(x, me, &log), INV);
+        CASE(passcode_user_fingerprint_ready(x, me), INV);
+        CASE(passcode_user_fingerprint_unlock(x, me), INV);
+        CASE(passcode_user_fingerprint_cancel(x), INV);
         TRUE_CASE(log == NULL);
         TRUE_CASE(passcode_errwait(x) == 0);
         VOIDCASE(passcode_close(x));
@@ -561,6 +564,9 @@ int main(void) {
         CASE(passcode_user_reset(s, me), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
         CASE(passcode_user_event_log_new(s, me, &log), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
         TRUE_CASE(log == NULL);
+        CASE(passcode_user_fingerprint_ready(s, me), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
+        CASE(passcode_user_fingerprint_unlock(s, me), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
+        CASE(passcode_user_fingerprint_cancel(s), PASSCODE_OK);  /* nothing waits: nothing to end */
     }
 
     /* Service mode: an option the service decides is refused at the open, before the bus is

@@ -169,7 +169,7 @@ def main(argv):
             d = Demo(demo + ["--service", "org.example.DemoFinger", "--store", os.path.join(tmp, "root.db"), "--script"], env)
             d.start()
             out = d.run("cancel reset-email")
-            check("error: no passcode is set" in out, f"{name}: a reset request with no passcode says NO_PASSCODE's message:\n{out}")
+            check("error: No passcode is set." in out, f"{name}: a reset request with no passcode says NO_PASSCODE's message:\n{out}")
             d.run(f"create {GOOD} {GOOD}")
             out = d.run("biometrics fingerprint bio on note secret-words")
             check("note: secret-words" in out, f"{name}: fingerprint on, a note sealed:\n{out}")
@@ -237,7 +237,7 @@ def main(argv):
                     ok = ok and wait_for("create: done")
                     keys("i")  # biometrics on (the demo names the kind; passcoded asks fprintd)
                     keys("l")
-                    ok = ok and wait_for("[b] Use")
+                    ok = ok and wait_for("[b] ")  # "[b] Use Face ID", or "Face ID prompt shown: [b] match" when it opens by itself
                     before = claims()
                     keys("b")  # nothing queued: passcoded waits for a finger (fprint_timeout 30 s)
                     shown = wait_for("Touch the fingerprint reader...")

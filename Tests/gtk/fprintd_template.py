@@ -7,9 +7,13 @@ touches: the timeout case). A device claimed, or made busy with SetBusy, answers
 net.reactivated.Fprint.Error.AlreadyInUse, as fprintd does, until Release; VerifyStart and
 VerifyStop on a device not claimed answer ClaimDevice. GetRecord(path) lists each Claim (with the
 user name it named), VerifyStart, VerifyStop and Release in order, so a test can assert that a
-claim was released on every path. SYSTEM_BUS: the bus DBUS_SYSTEM_BUS_ADDRESS names, so a private
+claim was released on every path. As fprintd does, a claim whose claimer's connection leaves the
+bus is released then (recorded as ("Release", "vanished")). SYSTEM_BUS: the bus DBUS_SYSTEM_BUS_ADDRESS names, so a private
 test bus works as well (python3 -m dbusmock --template ... with that variable set)."""
+import time
+
 import dbus
+import dbus.service
 
 from dbusmock import MOCK_IFACE, mockobject
 
@@ -21,7 +25,32 @@ DEVICE_IFACE = "net.reactivated.Fprint.Device"
 ERROR = "net.reactivated.Fprint.Error."
 
 
+def _claim(self, user, sender=None):
+    """Claim, as fprintd answers it, remembering the claimer's connection."""
+    self.log(f'Claim "{user}"')
+    self.call_log.append((int(time.time()), "Claim", [dbus.String(user)]))
+    if self.claimed or self.busy:
+        raise dbus.exceptions.DBusException("Device was already claimed", name=ERROR + "AlreadyInUse")
+    self.claimed = True
+    self.claimer = sender
+    self.record.append(("Claim", str(user)))
+
+
+def _gone(name, old_owner, new_owner):
+    """fprintd releases a device whose claimer left the bus."""
+    if new_owner or not name.startswith(":"):
+        return
+    for path, obj in list(mockobject.objects.items()):
+        if "/Device/" in path and getattr(obj, "claimed", False) and getattr(obj, "claimer", None) == name:
+            obj.claimed = False
+            obj.verifying = False
+            obj.claimer = None
+            obj.record.append(("Release", "vanished"))
+
+
 def load(mock, parameters):
+    mock.connection.add_signal_receiver(_gone, "NameOwnerChanged", "org.freedesktop.DBus", "org.freedesktop.DBus",
+                                        "/org/freedesktop/DBus")
     mock.AddMethods(MAIN_IFACE, [
         ("GetDevices", "", "ao", 'ret = [k for k in objects if "/Device/" in k]'),
         ("GetDefaultDevice", "", "o",
@@ -39,13 +68,10 @@ def AddDevice(self, name, fingers):
         ("ListEnrolledFingers", "s", "as",
          'if not self.fingers: raise dbus.exceptions.DBusException("No prints", name="%sNoEnrolledPrints")\n'
          'ret = self.fingers' % ERROR),
-        ("Claim", "s", "",
-         'if self.claimed or self.busy: raise dbus.exceptions.DBusException("Device was already claimed", name="%sAlreadyInUse")\n'
-         'self.claimed = True\n'
-         'self.record.append(("Claim", str(args[0])))' % ERROR),
         ("Release", "", "",
          'if not self.claimed: raise dbus.exceptions.DBusException("Device was not claimed", name="%sClaimDevice")\n'
          'self.claimed = False\n'
+         'self.claimer = None\n'
          'self.verifying = False\n'
          'self.record.append(("Release", ""))' % ERROR),
         ("VerifyStart", "s", "",
@@ -63,6 +89,11 @@ def AddDevice(self, name, fingers):
          'self.record.append(("VerifyStop", ""))' % ERROR),
     ])
     obj = mockobject.objects[path]
+    # Claim with its caller's connection (a code string has no sender): dbusmock dispatches by this table.
+    claim = dbus.service.method(DEVICE_IFACE, in_signature="s", out_signature="", sender_keyword="sender")(_claim)
+    claim.__name__ = "Claim"
+    obj.methods[DEVICE_IFACE]["Claim"] = ("s", "", "", claim)
+    obj.claimer = None
     obj.fingers = list(fingers)
     obj.results = []
     obj.claimed = False

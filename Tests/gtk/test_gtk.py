@@ -890,8 +890,10 @@ class GtkFrontEnd(dbusmock.DBusTestCase):
         sheet.send_button.emit("clicked")  # within a minute: rate-limited
         spin()
         text = sheet.request_error.get_label()
-        self.assertTrue(text.endswith("Try again in 0:24."), text)
-        self.assertNotIn("seconds", text)  # the wait, once
+        # The library's words for the refusal, from its code and number (so in the user's
+        # language), not the programmer's message; the wait in it once.
+        self.assertEqual(text, passcode.message_text(passcode.Message.RESET_REQUEST_WAIT_SECONDS, 24))
+        self.assertEqual(text, "Too many code requests. Try again in 24 seconds.")
 
     def _count(self, kind):
         return sum(1 for e in self.app.store.events() if e.kind == kind)
@@ -1401,6 +1403,12 @@ class GtkServiceMode(unittest.TestCase):
         spin()
         app.recipient_row.emit("activated")
         sheet = app.sheet
+        sheet.address.set_text("jane")  # not an address: said in the app's words, nothing sent
+        sheet.passcode.set_text(PASSCODE)
+        sheet.save_button.emit("clicked")
+        spin()
+        self.assertEqual(sheet.error.get_label(), "Enter an email address and your passcode.")
+        self.assertTrue(sheet.address.get_visible())
         sheet.address.set_text("jane@example.org")
         sheet.passcode.set_text(PASSCODE)
         sheet.save_button.emit("clicked")
@@ -1418,7 +1426,7 @@ class GtkServiceMode(unittest.TestCase):
         spin()
         self.assertIs(app.sheet, sheet)
         self.assertTrue(sheet.error.get_visible())
-        self.assertTrue(sheet.error.get_label().startswith("Incorrect confirmation code"), sheet.error.get_label())
+        self.assertTrue(sheet.error.get_label().startswith("Incorrect code. "), sheet.error.get_label())  # the library's words
         self.shot("55-email-for-reset-codes-confirmation-code")
         sheet.code.set_text(code)
         sheet.passcode.set_text(PASSCODE)

@@ -22,6 +22,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "service"))
 import harness  # noqa: E402  (the private bus, passcoded and the users)
+import pam_fingerprint  # noqa: E402  (the fingerprint option, Tests/pam/pam_fingerprint.py)
 
 BUILD, REPO = sys.argv[1], sys.argv[2]
 MODULE = f"{BUILD}/pam_passcode.so"
@@ -65,7 +66,8 @@ class Rig(harness.PrivateService):
         self.set_clock(0)
         self.write_root_file(self.config_file, f"store_root = {self.store_root}\nuser = {self.service_user}\n"
                                                f"clock_offset_file = {self.clock_file}\n")
-        self.start_bus(stderr=subprocess.DEVNULL)
+        # fprintd's and logind's names for their templates (Tests/pam/pam_fingerprint.py), owned by root.
+        self.start_bus(harness.TRY_POLICY, stderr=subprocess.DEVNULL, policies=harness.TRY_POLICIES)
         self.start_daemon()
         # pam_wrapper's service folder, and pamtester's service in /etc/pam.d.
         os.mkdir(f"{self.dir}/pam.d")
@@ -431,6 +433,7 @@ def main():
     with Rig() as r:
         r.start()
         tests(r)
+        pam_fingerprint.tests(r, check, MODULE)
     leftover = [u for u in r.made if subprocess.run(["getent", "passwd", u], capture_output=True).returncode == 0]
     check("cleanup", not leftover and not os.path.exists(r.dir) and not os.path.exists(r.etc_service),
           f"users, folder and /etc/pam.d file gone: {leftover}")

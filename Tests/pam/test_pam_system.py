@@ -12,7 +12,8 @@ namespace's /etc alone. When the namespace's last process ends, all of it goes.
     Tests/pam/test_pam_system.py BUILD_DIR REPO
 
 PAM_SYSTEM_TEST_USERS=prefix names the users ("<prefix>-svc", "<prefix>-a", ...; default "ppsys");
-PAM_SYSTEM_ONLY=basics|concurrency|kill|faults runs one part after the shared set-up;
+PAM_SYSTEM_ONLY=basics|concurrency|kill|faults|fingerprint runs one part after the shared set-up
+(fingerprint: Tests/pam/pam_system_fingerprint.py);
 PAM_SYSTEM_DEBUG=1 adds each check's time, and the bus's and the module's log at the end.
 The program is its own parent: it starts itself again inside `unshare -m --propagation
 private` (--inside), relays that output, and at the end, or on SIGTERM or SIGINT, kills by pid
@@ -35,6 +36,8 @@ import subprocess
 import sys
 import threading
 import time
+
+import pam_system_fingerprint  # the fingerprint option's part (Tests/pam/pam_system_fingerprint.py)
 
 GROUP = "test-pam-system"
 PREFIX = os.environ.get("PAM_SYSTEM_TEST_USERS") or "ppsys"
@@ -741,6 +744,8 @@ def tests(m):
         killed_mid_verify(m, m.k, PIN_K)
     if only in ("", "faults"):
         bad_input(m, m.a, PIN_A, m.c)
+    if only in ("", "fingerprint"):
+        pam_system_fingerprint.run(m, sys.modules[__name__])
 
 
 def at_prompts(m, progs, user):

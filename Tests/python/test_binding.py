@@ -438,6 +438,33 @@ def test_threads_share_a_store(locked_store):
     assert locked_store.failed_attempts == 24
 
 
+def test_queries_from_new_threads_read_their_own_answers(locked_store):
+    """The hot queries' out-buffers are per thread and made at a thread's first query: a thread
+    that starts after the store was opened reads the same answers as the thread that opened it."""
+    locked_store.set_custom_schedule([0], 0)
+    with pytest.raises(passcode.WrongPasscode):
+        locked_store.verify("900001")
+    expected = (locked_store.is_set, locked_store.failed_attempts, locked_store.lockout_remaining, locked_store.lock_screen())
+    seen, errors = [], []
+
+    def worker():
+        try:
+            for _ in range(200):
+                seen.append((locked_store.is_set, locked_store.failed_attempts, locked_store.lockout_remaining,
+                             locked_store.lock_screen()))
+        except Exception as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert expected[0] is True and expected[1] == 1
+    assert len(seen) == 800 and all(answer == expected for answer in seen)
+
+
 def test_version_mismatch_is_a_clear_import_error(tmp_path):
     code = ("import sys; sys.path.insert(0, %r); from passcode import _ffi; _ffi.EXPECTED_VERSION = (9, 0); "
             "_ffi.load()" % os.path.join(ROOT, "python"))

@@ -61,6 +61,8 @@ def test_user_calls_on_the_embedded_store_are_refused_and_change_nothing(locked_
         "user_reset": lambda: locked_store.user_reset(ME),
         "user_events": lambda: locked_store.user_events(ME),
         "user_verify_async": lambda: asyncio.run(locked_store.user_verify_async(ME, PC2)),
+        "user_fingerprint_ready": lambda: locked_store.user_fingerprint_ready(ME),
+        "user_fingerprint_unlock": lambda: locked_store.user_fingerprint_unlock(ME),
     }
     for name, call in calls.items():
         with pytest.raises(passcode.NotInServiceMode) as e:
@@ -70,6 +72,11 @@ def test_user_calls_on_the_embedded_store_are_refused_and_change_nothing(locked_
     assert locked_store.failed_attempts == 0
     assert locked_store.is_set and locked_store.length == 6
     locked_store.verify(PC1)
+
+
+def test_user_fingerprint_cancel_with_no_read_waiting_does_nothing(locked_store):
+    locked_store.user_fingerprint_cancel()  # nothing waits: nothing to end, nothing raised
+    assert locked_store.failed_attempts == 0
 
 
 def test_user_calls_through_the_service(locked_store):

@@ -712,7 +712,8 @@ def bench_service():
             restart_daemon()
             if cost_ops == ops:
                 print(f"     bench: the service's store root and the embedded store on {fs} ({mount})", flush=True)
-                oks, fails, rc = read_faults(start_faults(fa, "bench", "org.example.Bench", GOOD, embedded, f"{ops},{mem}"),
+                runs = {"PASSCODE_BENCH_RUNS": os.environ.get("PASSCODE_BENCH_RUNS", "5")}  # make bench-service BENCH_RUNS=n
+                oks, fails, rc = read_faults(start_faults(fa, "bench", "org.example.Bench", GOOD, embedded, f"{ops},{mem}", extra_env=runs),
                                              on_line=lambda line: print("     " + line, flush=True))
                 check(fails == 0 and rc == 0 and fs == "tmpfs", f"bench rows on tmpfs: exit {rc}")
         # 100 clients against one, at a low cost (Argon2id 8 MiB) so that 100 verifies of one uid,
@@ -1307,10 +1308,25 @@ def fingerprint_through_service():
     check(claims and set(claims) == {ALICE} and releases == len(claims) and stops == starts,
           f"fingerprint: {len(claims)} claims, all for {ALICE}, {releases} releases, {starts} starts, {stops} stops")
     check(daemon_alive(), "fingerprint: the daemon is up")
+    user_fingerprint_through_binding()
     reader_at_the_machine(mock, reader, logind, timeout)
     procs["fprintd"].kill()
     procs["fprintd"].wait()
     fprint_owner_handoff()
+
+
+def user_fingerprint_through_binding():
+    """pam_passcode's finger read (UserFingerprintReady, UserFingerprintUnlock), through the
+    Python binding as root for a user of its own's login store (Tests/service/user_fingerprint.py):
+    ready, a read cancelled from another thread, a match, a no-match."""
+    u = add_user(f"{USERS}-u")
+    r = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "user_fingerprint.py"), str(u.pw_uid), GOOD], capture_output=True,
+                       text=True, cwd="/", timeout=300,
+                       env={"DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.join(REPO, "python"),
+                            "PASSCODE_LIBRARY": os.path.join(REPO, "build", "libpasscode.so.0")})
+    print("".join("     Python " + x + "\n" for x in r.stdout.splitlines()) + r.stderr[-2000:], end="", flush=True)
+    check(r.returncode == 0 and "FAIL" not in r.stdout and r.stdout.count("ok ") == 5,
+          f"fingerprint: a user's login store through the binding (ready, cancel, match, no-match): exit {r.returncode}")
 
 
 def reader_at_the_machine(mock, reader, logind, timeout):

@@ -4,6 +4,9 @@
  *   passcode_demo [--store PATH | --service APP_ID] [--script] [--fake-clock] [--tpm [TCTI]]
  *   (--service APP_ID: the store passcoded keeps for APP_ID, through the system bus)
  *
+ * It speaks the user's language (LANGUAGE=de with LANG=C.UTF-8, say): its own words through the
+ * front ends' gettext domain, passcode-demo, and the library's through the library's.
+ *
  * --tpm binds the store to the TPM 2.0 (the kernel's /dev/tpmrm0, or a tpm2-tss TCTI such as
  * swtpm:host=127.0.0.1,port=2321): a store set up with it opens only with it.
  *
@@ -34,6 +37,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <langinfo.h>
+#include <libintl.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +47,16 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
+
+/* The demo's own words through the front ends' gettext domain (po/demo; the library's words come
+ * translated through its own): this checkout's build/share/locale when the demo runs from it,
+ * else the system's. The user's locale chooses the language (setlocale in main). */
+#define DEMO_DOMAIN "passcode-demo"
+#define _(text) dgettext(DEMO_DOMAIN, text)
+#define N_(text) text
+/* One form for each number: dngettext(DEMO_DOMAIN, one, many, n), as the catalogue's plural rule
+ * picks. */
 
 typedef struct {
     passcode_store *store;
@@ -57,7 +72,7 @@ typedef struct {
     const char *path;
     char email[16];           /* the last reset code "emailed" */
     int last_shakes;
-    char notice[160];
+    char notice[512];
     int show_log;  /* the next screen is the security log */
     size_t log_from;  /* curses: the first event the log screen shows (v again: the next page) */
     char note_path[1100];  /* the secret note, sealed with the store's data key */
@@ -82,12 +97,23 @@ static void out(app *a, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* What a command says between screens: printed in scripted mode; with ncurses kept for the next
- * screen (one line each, trailing newline dropped). */
+/* A line of a screen: `out` and a newline, so that the translated texts hold no newline (the
+ * Python demo prints the same texts). */
+static void line(app *a, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (a->curses) vw_printw(stdscr, fmt, ap);
+    else vprintf(fmt, ap);
+    va_end(ap);
+    out(a, "\n");
+}
+
+/* What a command says between screens, a line: printed in scripted mode; with ncurses kept for
+ * the next screen. */
 static void say(app *a, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    if (!a->curses) vprintf(fmt, ap);
+    if (!a->curses) { vprintf(fmt, ap); putchar('\n'); }
     else if (a->nsaid < 6) {
         char *line = a->said[a->nsaid++];
         vsnprintf(line, sizeof a->said[0], fmt, ap);
@@ -96,24 +122,39 @@ static void say(app *a, const char *fmt, ...) {
     va_end(ap);
 }
 
+/* What a person reads for the store's last failure: the library's message for it (from its code,
+ * in the user's language); the programmer's text (passcode_errmsg) only for a failure a person
+ * cannot act on, where its detail is what a developer trying the demo needs. */
+static const char *failure_words(app *a) {
+    int32_t message = PASSCODE_MESSAGE_NONE;
+    int64_t number = 0;
+    if (passcode_errmessage(a->store, &message, &number) != PASSCODE_OK || message == PASSCODE_MESSAGE_NONE
+        || message == PASSCODE_MESSAGE_SOMETHING_WENT_WRONG)
+        return passcode_errmsg(a->store);
+    return passcode_message_text(message, number);
+}
+
 /* The secret note's line on the home screen: readable only while an unlock released the key. */
 static void note_line(app *a) {
     FILE *f = fopen(a->note_path, "rb");
-    if (!f) { out(a, "note: (none)\n"); return; }
+    if (!f) { line(a, "%s", _("note: (none)")); return; }
     uint8_t sealed[4096 + 64], plain[4096];
     size_t n = fread(sealed, 1, sizeof sealed, f), got = 0;
     fclose(f);
     int32_t rc = passcode_unseal(a->store, sealed, n, plain, sizeof plain, &got);
-    if (rc == PASSCODE_OK) out(a, "note: %.*s\n", (int)got, (const char *)plain);
-    else if (rc == PASSCODE_ERR_KEY_NOT_RELEASED) out(a, "note: sealed (enter the passcode to read it)\n");
+    char text[4096 + 1];
+    snprintf(text, sizeof text, "%.*s", (int)got, (const char *)plain);
+    if (rc == PASSCODE_OK) line(a, _("note: %s"), text);
+    else if (rc == PASSCODE_ERR_KEY_NOT_RELEASED) line(a, "%s", _("note: sealed (enter the passcode to read it)"));
     else if (rc == PASSCODE_ERR_FOREIGN_CIPHERTEXT) {
         /* Sealed with a key this store no longer has (a reset or a new passcode replaced it): no
          * passcode reads it again, so it goes, and no screen promises that the passcode would. */
         unlink(a->note_path);
-        out(a, "note: (none; the old one was sealed with a data key this store no longer has, and was removed)\n");
+        line(a, "%s", _("note: (none; the old one was sealed with a data key this store no longer has, and was removed)"));
     }
-    else out(a, "note: damaged (%s)\n", passcode_strerror(rc));
+    else line(a, _("note: damaged (%s)"), passcode_strerror(rc));
     explicit_bzero(plain, sizeof plain);
+    explicit_bzero(text, sizeof text);
 }
 
 /* Seals `text` with the data key into the note file (mode 0600). */
@@ -124,17 +165,18 @@ static int32_t write_note(app *a, const char *text) {
     int32_t rc = passcode_seal(a->store, (const uint8_t *)text, len, sealed, sizeof sealed, &n);
     if (rc != PASSCODE_OK) return rc;
     int fd = open(a->note_path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0 || write(fd, sealed, n) != (ssize_t)n) { if (fd >= 0) close(fd); say(a, "error: cannot write %s\n", a->note_path); return PASSCODE_OK; }
+    if (fd < 0 || write(fd, sealed, n) != (ssize_t)n) { if (fd >= 0) close(fd); say(a, _("error: cannot write %s"), a->note_path); return PASSCODE_OK; }
     close(fd);
     return PASSCODE_OK;
 }
 
 /* "immediately", "1 minute", "15 minutes", "1 hour": an auto-lock choice as a person reads it. */
 static const char *duration_text(int64_t seconds, char *buf, size_t size) {
-    if (seconds == 0) snprintf(buf, size, "immediately");
-    else if (seconds % 3600 == 0) snprintf(buf, size, "%lld hour%s", (long long)(seconds / 3600), seconds == 3600 ? "" : "s");
-    else if (seconds % 60 == 0) snprintf(buf, size, "%lld minute%s", (long long)(seconds / 60), seconds == 60 ? "" : "s");
-    else snprintf(buf, size, "%lld seconds", (long long)seconds);
+    unsigned long n = (unsigned long)(seconds % 3600 == 0 ? seconds / 3600 : seconds % 60 == 0 ? seconds / 60 : seconds);
+    if (seconds == 0) snprintf(buf, size, "%s", _("immediately"));
+    else if (seconds % 3600 == 0) snprintf(buf, size, dngettext(DEMO_DOMAIN, "%d hour", "%d hours", n), (int)n);
+    else if (seconds % 60 == 0) snprintf(buf, size, dngettext(DEMO_DOMAIN, "%d minute", "%d minutes", n), (int)n);
+    else snprintf(buf, size, dngettext(DEMO_DOMAIN, "%d second", "%d seconds", n), (int)n);
     return buf;
 }
 
@@ -145,6 +187,24 @@ static void fake_clock(void *payload, int64_t *boot_ms, int64_t *wall_ms, uint64
     *boot_id = a->fake_boot_id;
 }
 
+/* Columns a text takes on a terminal: its characters in the locale's encoding (UTF-8). */
+static int columns(const char *text) {
+    size_t n = mbstowcs(NULL, text, 0);
+    return n == (size_t)-1 ? (int)strlen(text) : (int)n;
+}
+
+/* A box's top or bottom border, `width` columns, with `title` in its middle ("" for none):
+ * "+------ email ------+". */
+static const char *box_edge(char *buf, size_t size, int width, const char *title) {
+    int t = *title ? columns(title) + 2 : 0, left = (width - 2 - t) / 2, right = width - 2 - t - left;
+    size_t used = 0;
+    buf[0] = 0;
+    used += (size_t)snprintf(buf + used, size - used, "+%.*s", left > 0 ? left : 0, "--------------------------------------------------------------------------------");
+    if (*title && used < size) used += (size_t)snprintf(buf + used, size - used, " %s ", title);
+    if (used < size) snprintf(buf + used, size - used, "%.*s+", right > 0 ? right : 0, "--------------------------------------------------------------------------------");
+    return buf;
+}
+
 /* The "email": there is no mail server, so the code is shown in a box. */
 static int32_t deliver(void *payload, const char *code, size_t length, char *message, size_t size) {
     app *a = payload;
@@ -153,31 +213,47 @@ static int32_t deliver(void *payload, const char *code, size_t length, char *mes
     memcpy(a->email, code, length);
     a->email[length] = 0;
     if (a->curses) { a->mail_shown = 1; return 0; }  /* drawn as a box until a key (draw) */
-    say(a, "+------------------ email ------------------+\n");
     /* Scripted runs must print the same every time: the code is masked there ('code' types it). */
-    say(a, "| Your libpasscode reset code: %-12s |\n", a->script ? "********" : code);
-    say(a, "+--------------------------------------------+\n");
+    char text[256], edge[256];
+    snprintf(text, sizeof text, _("Your libpasscode reset code: %s"), a->script ? "********" : a->email);
+    int inner = columns(text) > 41 ? columns(text) : 41;
+    say(a, "%s", box_edge(edge, sizeof edge, inner + 4, _("email")));
+    say(a, "| %s%*s |", text, inner - columns(text), "");
+    say(a, "%s", box_edge(edge, sizeof edge, inner + 4, ""));
     return 0;
 }
 
 static void on_logout(void *payload, int32_t reason) {
     app *a = payload;
-    snprintf(a->notice, sizeof a->notice, "logged out (%s); please sign in again",
-             reason == PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE ? "forgot passcode" : "too many failed attempts");
+    snprintf(a->notice, sizeof a->notice, "%s", reason == PASSCODE_LOGOUT_REASON_FORGOT_PASSCODE
+             ? _("logged out (forgot passcode); please sign in again")
+             : _("logged out (too many failed attempts); please sign in again"));
 }
 
 static void on_notice(void *payload, int32_t notice) {
     app *a = payload;
-    if (notice == PASSCODE_NOTICE_PASSCODE_RESET) snprintf(a->notice, sizeof a->notice, "your passcode was reset");
+    if (notice == PASSCODE_NOTICE_PASSCODE_RESET) snprintf(a->notice, sizeof a->notice, "%s", _("your passcode was reset"));
 }
 
+/* A flow's name in the screens' lines ("screen: create", "create: done"). */
 static const char *kind_name(int kind) {
     switch (kind) {
-    case PASSCODE_FLOW_KIND_UNLOCK: return "unlock";
-    case PASSCODE_FLOW_KIND_CREATE: return "create";
-    case PASSCODE_FLOW_KIND_CHANGE: return "change";
-    case PASSCODE_FLOW_KIND_DISABLE: return "disable";
-    default: return "reset";
+    /* TRANSLATORS: a flow's name, in "screen: %s", "%s: done" and "%s: cancelled". */
+    case PASSCODE_FLOW_KIND_UNLOCK: return _("unlock");
+    case PASSCODE_FLOW_KIND_CREATE: return _("create");
+    case PASSCODE_FLOW_KIND_CHANGE: return _("change");
+    case PASSCODE_FLOW_KIND_DISABLE: return _("disable");
+    default: return _("reset");
+    }
+}
+
+/* The biometric the device reports, by name ("Face ID"), for the lock screen's keys. */
+static const char *biometric_name(int32_t kind) {
+    switch (kind) {
+    case PASSCODE_BIOMETRIC_KIND_FACE_ID: return "Face ID";
+    case PASSCODE_BIOMETRIC_KIND_TOUCH_ID: return "Touch ID";
+    case PASSCODE_BIOMETRIC_KIND_FINGERPRINT: return _("Fingerprint");
+    default: return _("Biometric");
     }
 }
 
@@ -210,7 +286,7 @@ static void start_flow(app *a, int kind) {
     end_flow(a);
     int32_t rc = passcode_flow_new(a->store, kind, &a->flow);
     if (rc != PASSCODE_OK) {
-        say(a, "error: %s\n", passcode_errmsg(a->store));
+        say(a, _("error: %s"), failure_words(a));
         a->flow = NULL;
         return;
     }
@@ -230,7 +306,7 @@ static void show_log(app *a);
 static int utf8;  /* the locale is UTF-8: filled and empty dots as the design draws them */
 
 static void centered(int y, const char *text) {
-    int x = (COLS - (int)strlen(text)) / 2;
+    int x = (COLS - columns(text)) / 2;
     mvaddstr(y, x < 0 ? 0 : x, text);
 }
 
@@ -240,9 +316,13 @@ static int pad_left, pad_width;  /* the box the pad is drawn in */
  * the longest of its forms that fits in `room` columns. A console screen reader reads the dots
  * as shapes ("black circle"); the count is the same information in words. */
 static const char *count_words(char *buf, size_t size, int filled, int length, int room) {
-    snprintf(buf, size, "%d of %d digits entered", filled, length);
-    if ((int)strlen(buf) > room) snprintf(buf, size, "%d of %d digits", filled, length);
-    if ((int)strlen(buf) > room) snprintf(buf, size, "%d of %d", filled, length);
+    unsigned long n = (unsigned long)(length > 0 ? length : 0);
+    /* TRANSLATORS: the passcode's dots in words for a screen reader: digits typed of the digits it takes. */
+    snprintf(buf, size, dngettext(DEMO_DOMAIN, "%d of %d digit entered", "%d of %d digits entered", n), filled, length);
+    /* TRANSLATORS: a shorter form of "%d of %d digits entered", where that does not fit. */
+    if (columns(buf) > room) snprintf(buf, size, dngettext(DEMO_DOMAIN, "%d of %d digit", "%d of %d digits", n), filled, length);
+    /* TRANSLATORS: the shortest form of "%d of %d digits entered". */
+    if (columns(buf) > room) snprintf(buf, size, _("%d of %d"), filled, length);
     return buf;
 }
 
@@ -254,7 +334,7 @@ static void draw_dots(int y, int filled, int length, int dx) {
     int inner = pad_width - 2, shown = length < 12 ? length : 12, dots_w = shown > 0 ? shown * 2 - 1 : 0;
     char count[32];
     count_words(count, sizeof count, filled, length, inner - 2 * SHAKE - dots_w - COUNT_GAP);
-    int w = dots_w + COUNT_GAP + (int)strlen(count), x = pad_left + 1 + (inner - w) / 2;
+    int w = dots_w + COUNT_GAP + columns(count), x = pad_left + 1 + (inner - w) / 2;
     if (x < pad_left + 1) x = pad_left + 1;
     if (x + dx < pad_left + 1) dx = pad_left + 1 - x;
     if (dx > COUNT_GAP - 1) dx = COUNT_GAP - 1;
@@ -264,10 +344,11 @@ static void draw_dots(int y, int filled, int length, int dx) {
     mvaddnstr(y, x + dots_w + COUNT_GAP, count, pad_left + 1 + inner - (x + dots_w + COUNT_GAP));
 }
 
-/* One key of the pad: a 7x3 box with its label in the middle (one character, or a word of three). */
+/* One key of the pad: a 7x3 box with its label in the middle (one character, or a word of up to five). */
 static void key_box(int y, int x, const char *label) {
+    int w = columns(label) < 5 ? columns(label) : 5, pad = (5 - w) / 2;
     mvaddch(y, x, ACS_ULCORNER); mvhline(y, x + 1, ACS_HLINE, 5); mvaddch(y, x + 6, ACS_URCORNER);
-    mvaddch(y + 1, x, ACS_VLINE); mvprintw(y + 1, x + 1, strlen(label) > 1 ? " %s " : "  %s  ", label); mvaddch(y + 1, x + 6, ACS_VLINE);
+    mvaddch(y + 1, x, ACS_VLINE); mvprintw(y + 1, x + 1, "%*s%s%*s", pad, "", label, 5 - w - pad, ""); mvaddch(y + 1, x + 6, ACS_VLINE);
     mvaddch(y + 2, x, ACS_LLCORNER); mvhline(y + 2, x + 1, ACS_HLINE, 5); mvaddch(y + 2, x + 6, ACS_LRCORNER);
 }
 
@@ -319,7 +400,7 @@ static void draw_pad(app *a) {
     flow_view v = read_flow(a);
     int32_t step = v.step, filled = v.filled, length = v.length, shakes = v.shakes;
     const char *prompt = v.prompt, *error = v.error;
-    const char *titles[] = {"Locked", "Create Passcode", "Change Passcode", "Turn Passcode Off", "Reset Passcode"};
+    const char *titles[] = {N_("Locked"), N_("Create Passcode"), N_("Change Passcode"), N_("Turn Passcode Off"), N_("Reset Passcode")};
     int width = PAD_WIDTH, height = PAD_HEIGHT, left = (COLS - width) / 2, top = 0;
     if (left < 0) left = 0;
     pad_left = left;
@@ -330,7 +411,7 @@ static void draw_pad(app *a) {
     mvaddch(top + height - 1, left, ACS_LLCORNER); mvhline(top + height - 1, left + 1, ACS_HLINE, width - 2);
     mvaddch(top + height - 1, left + width - 1, ACS_LRCORNER);
     attroff(A_DIM);
-    centered(top + 1, a->flow_kind >= 0 && a->flow_kind <= 4 ? titles[a->flow_kind] : "");
+    centered(top + 1, a->flow_kind >= 0 && a->flow_kind <= 4 ? _(titles[a->flow_kind]) : "");
     attron(A_BOLD);
     wrapped(top + 2, 1, width - 4, prompt);
     attroff(A_BOLD);
@@ -339,7 +420,7 @@ static void draw_pad(app *a) {
         int64_t left_s = 0;
         char when[48];
         passcode_flow_lockout_remaining(a->flow, &left_s);
-        snprintf(when, sizeof when, "Try again in %lld:%02lld", (long long)(left_s / 60), (long long)(left_s % 60));
+        snprintf(when, sizeof when, _("Try again in %d:%02d"), (int)(left_s / 60), (int)(left_s % 60));
         attron(A_BOLD);
         centered(top + 3, when);
         attroff(A_BOLD);
@@ -351,7 +432,8 @@ static void draw_pad(app *a) {
         wrapped(top + 4, PAD_ERROR_LINES, width - 6, error);
         if (has_colors()) attroff(COLOR_PAIR(1) | A_BOLD);
     }
-    static const char *labels[] = {"1", "2", "3", "4", "5", "6", "7", "8", "9", " ", "0", "del"};  /* a word, not a shape */
+    /* TRANSLATORS: the number pad's delete key, a word (not a shape) a screen reader reads: at most 5 characters. */
+    const char *labels[] = {"1", "2", "3", "4", "5", "6", "7", "8", "9", " ", "0", _("del")};  /* a word, not a shape */
     if (locked_out) attron(A_DIM);
     for (int i = 0; i < 12; i++) {
         int y = top + 4 + PAD_ERROR_LINES + (i / 3) * 3, x = (COLS - 25) / 2 + (i % 3) * 9;
@@ -362,18 +444,18 @@ static void draw_pad(app *a) {
     int y = top + height;
     if (a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK && step != PASSCODE_FLOW_STEP_FINISHED) {
         passcode_lock_screen ls = lock_screen(a);
-        const char *label = ls.security_label;
-        char line[128];
+        const char *bio = biometric_name(ls.biometric_kind);
+        char keys[256];
         if (ls.biometric_lead && !a->service)  /* the (simulated) prompt opens by itself: said, as the scripted screen says it;
                                                 * in service mode b asks passcoded, which then waits for a finger */
-            snprintf(line, sizeof line, "%s prompt shown: [b] match  [n] no match  [f] Forgot Passcode?", label + strlen("Passcode & "));
+            snprintf(keys, sizeof keys, _("%s prompt shown: [b] match  [n] no match  [f] Forgot Passcode?"), bio);
         else if (ls.biometric_refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)
-            snprintf(line, sizeof line, "[b] Use %s  [n] no match  [f] Forgot Passcode?", label + strlen("Passcode & "));
+            snprintf(keys, sizeof keys, _("[b] Use %s  [n] no match  [f] Forgot Passcode?"), bio);
         else
-            snprintf(line, sizeof line, "[f] Forgot Passcode?");
-        centered(y, line);
+            snprintf(keys, sizeof keys, "%s", _("[f] Forgot Passcode?"));
+        centered(y, keys);
     } else {
-        centered(y, "Esc cancels");
+        centered(y, _("Esc cancels"));
     }
     if (shakes != a->last_shakes && !locked_out && step != PASSCODE_FLOW_STEP_FINISHED) {
         static const int offsets[] = {-3, 3, -2, 2, -1, 0};
@@ -390,14 +472,19 @@ static void draw_pad(app *a) {
  * which it never covers) until a key that is not a digit, so the code can be read while it is
  * typed. */
 static void draw_mail(app *a, int y) {
-    int w = 48, x = (COLS - w) / 2;
+    char text[256];
+    snprintf(text, sizeof text, _("Your libpasscode reset code: %s"), a->email);
+    const char *closing = _("any other key closes");
+    int w = columns(text) + 4 > 48 ? columns(text) + 4 : 48;
+    if (columns(closing) + 6 > w) w = columns(closing) + 6;
+    int x = (COLS - w) / 2;
     if (x < 0) x = 0;
     mvaddch(y, x, ACS_ULCORNER); mvhline(y, x + 1, ACS_HLINE, w - 2); mvaddch(y, x + w - 1, ACS_URCORNER);
-    mvprintw(y, x + 3, " email ");
+    mvprintw(y, x + 3, " %s ", _("email"));
     mvaddch(y + 1, x, ACS_VLINE); mvhline(y + 1, x + 1, ' ', w - 2); mvaddch(y + 1, x + w - 1, ACS_VLINE);
-    attron(A_BOLD); mvprintw(y + 1, x + 2, "Your libpasscode reset code: %s", a->email); attroff(A_BOLD);
+    attron(A_BOLD); mvaddstr(y + 1, x + 2, text); attroff(A_BOLD);
     mvaddch(y + 2, x, ACS_LLCORNER); mvhline(y + 2, x + 1, ACS_HLINE, w - 2); mvaddch(y + 2, x + w - 1, ACS_LRCORNER);
-    mvprintw(y + 2, x + w - 25, " any other key closes ");
+    mvprintw(y + 2, x + w - 3 - columns(closing), " %s ", closing);
 }
 
 /* "Forgot Passcode?" asks first, as the design's alert does. */
@@ -409,15 +496,15 @@ static void draw_confirm_forgot(app *a) {
         mvaddch(y, x, ACS_ULCORNER); mvhline(y, x + 1, ACS_HLINE, w - 2); mvaddch(y, x + w - 1, ACS_URCORNER);
         mvvline(y + 1, x, ACS_VLINE, 5); mvvline(y + 1, x + w - 1, ACS_VLINE, 5);
         mvaddch(y + 6, x, ACS_LLCORNER); mvhline(y + 6, x + 1, ACS_HLINE, w - 2); mvaddch(y + 6, x + w - 1, ACS_LRCORNER);
-        attron(A_BOLD); centered(y + 1, "Forgot Passcode?"); attroff(A_BOLD);
-        centered(y + 2, "You will need to sign in again.");
-        centered(y + 3, "Your passcode will be removed.");
-        centered(y + 5, "[y] Sign Out     any other key: Cancel");
+        attron(A_BOLD); centered(y + 1, _("Forgot Passcode?")); attroff(A_BOLD);
+        centered(y + 2, _("You will need to sign in again."));
+        centered(y + 3, _("Your passcode will be removed."));
+        centered(y + 5, _("[y] Sign Out     any other key: Cancel"));
         return;
     }
-    out(a, "screen: forgot passcode?\n");
-    out(a, "You will need to sign in again. Your passcode will be removed.\n");
-    out(a, "keys: [y] Sign Out  [n] Cancel\n");
+    line(a, "%s", _("screen: forgot passcode?"));
+    line(a, "%s %s", _("You will need to sign in again."), _("Your passcode will be removed."));
+    line(a, "%s", _("keys: [y] Sign Out  [n] Cancel"));
 }
 
 /* While a lockout counts down, the screen is redrawn every half second. */
@@ -434,7 +521,7 @@ static void draw(app *a) {
         a->show_log = 0;
         show_log(a);
         if (a->script) out(a, "--\n");
-        else out(a, "\npress any key to go back\n");
+        else { out(a, "\n"); line(a, "%s", _("press any key to go back")); }
         fflush(stdout);
         if (a->curses) refresh();
         return;
@@ -445,35 +532,37 @@ static void draw(app *a) {
         flow_view v = read_flow(a);
         int32_t step = v.step, filled = v.filled, length = v.length, shakes = v.shakes;
         const char *prompt = v.prompt, *error = v.error;
-        out(a, "screen: %s\n", a->proof_pending ? "confirm passcode" : a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK ? "lock" : kind_name(a->flow_kind));
-        out(a, "prompt: %s\n", prompt);
+        /* TRANSLATORS: %s is a flow's name ("create"), "confirm passcode" or "lock". */
+        line(a, _("screen: %s"), a->proof_pending ? _("confirm passcode") : a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK ? _("lock") : kind_name(a->flow_kind));
+        line(a, _("prompt: %s"), prompt);
         if (step == PASSCODE_FLOW_STEP_LOCKED_OUT) {
             int64_t left = 0;
             passcode_flow_lockout_remaining(a->flow, &left);
-            out(a, "lockout: %lld:%02lld\n", (long long)(left / 60), (long long)(left % 60));
+            line(a, _("lockout: %d:%02d"), (int)(left / 60), (int)(left % 60));
         } else if (step != PASSCODE_FLOW_STEP_FINISHED) {
-            char dots[32] = "", count[32];
+            char dots[32] = "", count[64];
             for (int i = 0; i < length && i < 12; i++) strcat(dots, i < filled ? "*" : "_");
-            out(a, "dots: %s  %s%s\n", dots, count_words(count, sizeof count, filled, length, 32),
-                shakes != a->last_shakes ? "   <<< shake >>>" : "");
+            count_words(count, sizeof count, filled, length, INT_MAX);
+            if (shakes != a->last_shakes) line(a, _("dots: %s  %s   <<< shake >>>"), dots, count);
+            else line(a, _("dots: %s  %s"), dots, count);
         }
         a->last_shakes = shakes;
-        if (*error) out(a, "error: %s\n", error);
+        if (*error) line(a, _("error: %s"), error);
         if (a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK && !a->proof_pending && step != PASSCODE_FLOW_STEP_FINISHED) {
             int32_t refusal = ls.biometric_refusal, lead = ls.biometric_lead;
-            const char *label = ls.security_label;
+            const char *bio = biometric_name(ls.biometric_kind);
             if (lead)  /* the prompt opens by itself */
-                out(a, "biometric: %s prompt shown ([b] match, [n] no match)\n", label + strlen("Passcode & "));
+                line(a, _("biometric: %s prompt shown ([b] match, [n] no match)"), bio);
             else if (refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)  /* offered only when a match may unlock */
-                out(a, "biometric: [b] %s\n", label + strlen("Passcode & "));
-            out(a, "forgot: [f] Forgot Passcode?\n");
+                line(a, _("biometric: [b] %s"), bio);
+            line(a, "%s", _("forgot: [f] Forgot Passcode?"));
         }
     } else if (locked && reason == PASSCODE_LOCK_REASON_LOGGED_OUT) {
-        out(a, "screen: logged out\n");
-        out(a, "Signed out. Sign in to your account again, then create a new passcode.\n");
-        if (!a->script) out(a, "\nkeys: [c]reate a passcode [q]uit\n");
+        line(a, "%s", _("screen: logged out"));
+        line(a, "%s", _("Signed out. Sign in to your account again, then create a new passcode."));
+        if (!a->script) { out(a, "\n"); line(a, "%s", _("keys: [c]reate a passcode [q]uit")); }
     } else if (locked) {
-        out(a, "screen: lock\n");
+        line(a, "%s", _("screen: lock"));
     } else {
         int64_t timeout = 0, bio = 0, at_launch = 0, bio_launch = 0, every = 0;
         const char *label = ls.security_label;
@@ -482,22 +571,27 @@ static void draw(app *a) {
         passcode_setting_get(a->store, PASSCODE_SETTING_LOCK_AT_LAUNCH, &at_launch);
         passcode_setting_get(a->store, PASSCODE_SETTING_REQUIRE_BIOMETRIC_ON_LAUNCH, &bio_launch);
         passcode_setting_get(a->store, PASSCODE_SETTING_PASSCODE_AFTER_EVERY_LAUNCH, &every);
-        out(a, "screen: home\n");
-        char when[32];
-        out(a, "settings: %s | lock %s | biometric %s | auto-lock %s\n", label,
-               enabled ? "on" : (set ? "off (passcode kept)" : "off"), bio ? "on" : "off",
-               duration_text(timeout, when, sizeof when));
-        out(a, "launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s\n",
-               at_launch ? "on" : "off", bio_launch ? "on" : "off", every ? "on" : "off");
+        line(a, "%s", _("screen: home"));
+        char when[64];
+        /* TRANSLATORS: each %s after "lock", "biometric" is "on" or "off" (or "off (passcode kept)"). */
+        line(a, _("settings: %s | lock %s | biometric %s | auto-lock %s"), label,
+             enabled ? _("on") : (set ? _("off (passcode kept)") : _("off")), bio ? _("on") : _("off"),
+             duration_text(timeout, when, sizeof when));
+        line(a, _("launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s"),
+             at_launch ? _("on") : _("off"), bio_launch ? _("on") : _("off"), every ? _("on") : _("off"));
         if (a->service) {  /* passcoded mails reset codes: where to, masked */
             char masked[256] = "";
             if (passcode_reset_recipient(a->store, masked, sizeof masked) == PASSCODE_OK)
-                out(a, "reset address: %s\n", *masked ? masked : "none (m sets one)");
+                line(a, _("reset address: %s"), *masked ? masked : _("none (m sets one)"));
         }
         note_line(a);
-        if (!a->script) out(a, "\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [w]rite note\n"
-                                "      [t]imeout [i] biometric [a] require on launch [h] background [l]ock\n"
-                                "      %s[v]iew log [q]uit\n", a->service ? "[m] reset address [k] its code " : "");
+        if (!a->script) {
+            /* TRANSLATORS: the home screen's keys: each letter in brackets is the key to press (not translated). */
+            out(a, "\n");
+            line(a, "%s", _("keys: [c]reate [g] change [d]isable [e]nable [r]eset-email [w]rite note"));
+            line(a, "      %s", _("[t]imeout [i] biometric [a] require on launch [h] background [l]ock"));
+            line(a, "      %s%s", a->service ? _("[m] reset address [k] its code ") : "", _("[v]iew log [q]uit"));
+        }
     }
     if (a->curses) {
         /* At the bottom: what the last command said and the notice (the last two of them, each
@@ -543,7 +637,7 @@ static void draw(app *a) {
         refresh();
         return;
     }
-    if (a->notice[0]) { out(a, "notice: %s\n", a->notice); a->notice[0] = 0; }
+    if (a->notice[0]) { line(a, _("notice: %s"), a->notice); a->notice[0] = 0; }
     if (a->script) out(a, "--\n");
     fflush(stdout);
 }
@@ -553,9 +647,10 @@ static void unlocked_notice(app *a, char *what, size_t size) {
     int32_t failures = 0;
     passcode_failure_summary(a->store, &failures, NULL);
     if (failures > 0)
-        snprintf(what, size, "unlock: done; %d failed attempt%s since your last unlock", failures, failures == 1 ? "" : "s");
+        snprintf(what, size, dngettext(DEMO_DOMAIN, "unlock: done; %d failed attempt since your last unlock",
+                                       "unlock: done; %d failed attempts since your last unlock", (unsigned long)failures), failures);
     else
-        snprintf(what, size, "unlock: done");
+        snprintf(what, size, "%s", _("unlock: done"));
 }
 
 /* A "setting changed" event in words: the library's (passcode_event_log_message, its message
@@ -572,17 +667,13 @@ static const char *setting_words(passcode_event_log *log, size_t index, char *bu
     return buf;
 }
 
-/* The security event log, newest first, as a screen. */
+/* The security event log, newest first, as a screen: each entry by the library's name for it. */
 static void show_log(app *a) {
-    static const char *names[] = {"failed attempt", "lockout started", "unlocked by passcode", "unlocked by biometrics",
-        "biometric failed", "max failures reached", "passcode set", "passcode changed", "passcode disabled",
-        "passcode enabled", "passcode removed", "reset code requested", "reset code delivered",
-        "reset code delivery failed", "reset completed", "reset code expired", "forgot passcode", "setting changed",
-        "session signed out", "account deleted", "tamper detected"};
     passcode_event_log *log = NULL;
-    if (passcode_event_log_new(a->store, &log) != PASSCODE_OK) { out(a, "error: %s\n", passcode_errmsg(a->store)); return; }
+    if (passcode_event_log_new(a->store, &log) != PASSCODE_OK) { line(a, _("error: %s"), failure_words(a)); return; }
     size_t count = passcode_event_log_count(log), from = a->curses && a->log_from < count ? a->log_from : 0;
-    out(a, "screen: security log (%zu event%s, newest first)\n", count, count == 1 ? "" : "s");
+    line(a, dngettext(DEMO_DOMAIN, "screen: security log (%d event, newest first)", "screen: security log (%d events, newest first)",
+                      (unsigned long)count), (int)count);
     for (size_t i = from; i < passcode_event_log_count(log); i++) {
         int32_t kind = 0;
         int64_t wall = 0;
@@ -593,19 +684,27 @@ static void show_log(app *a) {
         char when[32];
         gmtime_r(&t, &tm);
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
-        const char *name = kind >= 0 && kind < (int32_t)(sizeof names / sizeof names[0]) ? names[kind] : "event";
-        char length[32], words[600];
+        int32_t message = PASSCODE_MESSAGE_NONE;
+        char name[200];
+        passcode_message_of(PASSCODE_MESSAGE_TOPIC_LOG_KIND, kind, &message);
+        snprintf(name, sizeof name, "%s", message != PASSCODE_MESSAGE_NONE ? passcode_message_text(message, 0) : _("event"));
+        char length[64], words[600];
         if (kind == PASSCODE_LOG_KIND_LOCKOUT_STARTED && *detail)  /* its length, in seconds: said with its unit */
             detail = duration_text(strtoll(detail, NULL, 10), length, sizeof length);
         else if (kind == PASSCODE_LOG_KIND_SETTING_CHANGED && *detail)  /* in words, not the store's keys */
             detail = setting_words(log, i, words, sizeof words);
         if (a->curses && getcury(stdscr) >= LINES - 5) {  /* a page: v shows the next one */
-            out(a, "  events %zu-%zu of %zu: [v] the next ones\n", from + 1, i, count);
+            out(a, "  ");
+            line(a, _("events %d-%d of %d: [v] the next ones"), (int)(from + 1), (int)i, (int)count);
             a->log_from = i;
             break;
         }
         if (a->curses && i + 1 == count) a->log_from = 0;  /* the last page: v starts again */
-        out(a, "  %s  %s%s%s\n", when, name, *detail ? ": " : "", detail);
+        char entry[1024];
+        /* TRANSLATORS: a log entry's name and its detail ("Lockout started: 1 minute"). */
+        if (*detail) snprintf(entry, sizeof entry, _("%s: %s"), name, detail);
+        else snprintf(entry, sizeof entry, "%s", name);
+        line(a, "  %s  %s", when, entry);
     }
     passcode_event_log_free(log);
 }
@@ -617,16 +716,18 @@ static void settle(app *a) {
     if (a->flow && step == PASSCODE_FLOW_STEP_FINISHED) {
         const char *err = "";
         passcode_flow_error(a->flow, &err, NULL);
-        char what[128] = "";
+        char what[512] = "";
         if (a->proof_pending) {  /* the passcode a setting change asked for */
             a->proof_pending = 0;
-            if (result != PASSCODE_FLOW_RESULT_SUCCESS) snprintf(what, sizeof what, "setting: not changed");
-            else if (passcode_setting_set(a->store, a->proof_setting, a->proof_value) == PASSCODE_OK) snprintf(what, sizeof what, "setting: done");
-            else snprintf(what, sizeof what, "error: %s", passcode_errmsg(a->store));
+            if (result != PASSCODE_FLOW_RESULT_SUCCESS) snprintf(what, sizeof what, "%s", _("setting: not changed"));
+            else if (passcode_setting_set(a->store, a->proof_setting, a->proof_value) == PASSCODE_OK) snprintf(what, sizeof what, "%s", _("setting: done"));
+            else snprintf(what, sizeof what, _("error: %s"), failure_words(a));
         }
         else if (result == PASSCODE_FLOW_RESULT_SUCCESS && a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK) unlocked_notice(a, what, sizeof what);
-        else if (result == PASSCODE_FLOW_RESULT_SUCCESS) snprintf(what, sizeof what, "%s: done%s%s", kind_name(a->flow_kind), *err ? "; " : "", err);
-        else if (result == PASSCODE_FLOW_RESULT_CANCELLED) snprintf(what, sizeof what, "%s: cancelled", kind_name(a->flow_kind));
+        /* TRANSLATORS: %s is a flow's name ("create"); the second %s what it says (a reset that kept no data). */
+        else if (result == PASSCODE_FLOW_RESULT_SUCCESS && *err) snprintf(what, sizeof what, _("%s: done; %s"), kind_name(a->flow_kind), err);
+        else if (result == PASSCODE_FLOW_RESULT_SUCCESS) snprintf(what, sizeof what, _("%s: done"), kind_name(a->flow_kind));
+        else if (result == PASSCODE_FLOW_RESULT_CANCELLED) snprintf(what, sizeof what, _("%s: cancelled"), kind_name(a->flow_kind));
         else snprintf(what, sizeof what, "%s", err);
         size_t used = strlen(a->notice);
         snprintf(a->notice + used, sizeof a->notice - used, "%s%s", used && *what ? "; " : "", what);
@@ -636,7 +737,7 @@ static void settle(app *a) {
 }
 
 static void event(app *a, int32_t e) {
-    if (passcode_event_report(a->store, e, NULL) != PASSCODE_OK) say(a, "error: %s\n", passcode_errmsg(a->store));
+    if (passcode_event_report(a->store, e, NULL) != PASSCODE_OK) say(a, _("error: %s"), failure_words(a));
     if (!is_locked(a) && a->flow && a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK) end_flow(a);
 }
 
@@ -644,17 +745,20 @@ static void event(app *a, int32_t e) {
 static void say_tpm_posture(app *a) {
     int64_t v[PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT + 1];
     for (int32_t i = 0; i <= PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT; i++) {
-        if (passcode_tpm_posture(a->store, i, &v[i]) != PASSCODE_OK) { say(a, "TPM: %s\n", passcode_errmsg(a->store)); return; }
+        if (passcode_tpm_posture(a->store, i, &v[i]) != PASSCODE_OK) { say(a, _("TPM: %s"), failure_words(a)); return; }
     }
-    say(a, "TPM posture: owner authorization %s, lockout authorization %s; lockout after %lld failures, one forgotten every %lld s\n",
-        v[PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET] ? "set" : "not set", v[PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_AUTH_SET] ? "set" : "not set",
-        (long long)v[PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES], (long long)v[PASSCODE_TPM_POSTURE_ITEM_RECOVERY_TIME]);
-    if (!v[PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH]) { say(a, "TPM promises: nothing until the store is bound\n"); return; }
+    /* TRANSLATORS: each "%s" after "authorization" is "set" or "not set"; "s" is seconds. */
+    say(a, dngettext(DEMO_DOMAIN, "TPM posture: owner authorization %s, lockout authorization %s; lockout after %d failure, one forgotten every %d s",
+                     "TPM posture: owner authorization %s, lockout authorization %s; lockout after %d failures, one forgotten every %d s",
+                     (unsigned long)v[PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES]),
+        v[PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET] ? _("set") : _("not set"), v[PASSCODE_TPM_POSTURE_ITEM_LOCKOUT_AUTH_SET] ? _("set") : _("not set"),
+        (int)v[PASSCODE_TPM_POSTURE_ITEM_MAX_TRIES], (int)v[PASSCODE_TPM_POSTURE_ITEM_RECOVERY_TIME]);
+    if (!v[PASSCODE_TPM_POSTURE_ITEM_NO_OFFLINE_SEARCH]) { say(a, "%s", _("TPM promises: nothing until the store is bound")); return; }
     if (v[PASSCODE_TPM_POSTURE_ITEM_HARDWARE_GUESS_LIMIT])
-        say(a, "TPM promises: no offline search off this machine; a hardware guess limit of %lld\n",
-            (long long)v[PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT]);
+        say(a, _("TPM promises: no offline search off this machine; a hardware guess limit of %d"),
+            (int)v[PASSCODE_TPM_POSTURE_ITEM_GUESS_LIMIT]);
     else
-        say(a, "TPM promises: no offline search off this machine; no hardware guess limit (the TPM is not provisioned)\n");
+        say(a, "%s", _("TPM promises: no offline search off this machine; no hardware guess limit (the TPM is not provisioned)"));
 }
 
 /* Opens the store with the demo's options and callbacks; 0 when it cannot. */
@@ -664,21 +768,23 @@ static int open_store(app *a) {
     if (a->fake_clock) passcode_options_set_clock(o, fake_clock, a);
     if (a->tpm) passcode_options_set_tpm(o, a->tcti);
     if (a->service && passcode_options_set_service(o, a->service) != PASSCODE_OK) {
-        fprintf(stderr, "cannot use the service for %s: %s\n", a->service, passcode_errmsg(NULL));
+        fprintf(stderr, _("cannot use the service for %s: %s"), a->service, passcode_errmsg(NULL));
+        fputc('\n', stderr);
         passcode_options_free(o);
         return 0;
     }
     int32_t rc = passcode_open(a->path, o, &a->store);
     passcode_options_free(o);
     if (rc != PASSCODE_OK) {
-        if (a->service) fprintf(stderr, "cannot open passcoded's store for %s: %s\n", a->service, passcode_errmsg(NULL));
-        else fprintf(stderr, "cannot open %s: %s\n", a->path, passcode_errmsg(NULL));
+        if (a->service) fprintf(stderr, _("cannot open passcoded's store for %s: %s"), a->service, passcode_errmsg(NULL));
+        else fprintf(stderr, _("cannot open %s: %s"), a->path, passcode_errmsg(NULL));
+        fputc('\n', stderr);
         return 0;
     }
     if (a->tpm) {
         int32_t bound = 0;
         passcode_tpm_is_bound(a->store, &bound);
-        say(a, "TPM: %s\n", bound ? "the store is bound to it" : "the first passcode binds the store to it");
+        say(a, _("TPM: %s"), bound ? _("the store is bound to it") : _("the first passcode binds the store to it"));
         say_tpm_posture(a);
     }
     passcode_set_reset_delivery_callback(a->store, deliver, a);
@@ -693,7 +799,7 @@ static void relaunch(app *a) {
     passcode_close(a->store);
     a->store = NULL;
     if (!open_store(a)) exit(1);
-    say(a, "(app relaunched)\n");
+    say(a, "%s", _("(app relaunched)"));
     event(a, PASSCODE_APP_EVENT_LAUNCHED);
 }
 
@@ -708,7 +814,7 @@ static int32_t set_setting(app *a, int32_t setting, int64_t value) {
     a->proof_pending = 1;
     a->proof_setting = setting;
     a->proof_value = value;
-    snprintf(a->notice, sizeof a->notice, "This change weakens protection: enter your passcode to confirm it.");
+    snprintf(a->notice, sizeof a->notice, "%s", _("This change weakens protection: enter your passcode to confirm it."));
     return PASSCODE_OK;
 }
 
@@ -727,7 +833,7 @@ static int command2(app *a, const char *cmd, const char *arg, const char *arg2) 
     if (a->confirm_forgot && strcmp(cmd, "yes") && strcmp(cmd, "no")) a->confirm_forgot = 0;  /* anything else cancels */
     if (strcmp(cmd, "log")) a->log_from = 0;  /* the log starts from the newest again */
     if (strspn(cmd, "0123456789") == strlen(cmd) && *cmd) {
-        if (!a->flow) say(a, "error: no passcode entry on screen (c creates a passcode)\n");
+        if (!a->flow) say(a, "%s", _("error: no passcode entry on screen (c creates a passcode)"));
         else {
             int unlock = a->flow_kind == PASSCODE_FLOW_KIND_UNLOCK;
             int32_t shakes = 0, failures = 0, after = 0;
@@ -740,18 +846,18 @@ static int command2(app *a, const char *cmd, const char *arg, const char *arg2) 
             int32_t now_shakes = shakes;
             if (unlock && a->flow) passcode_flow_shakes(a->flow, &now_shakes);
             if (unlock && now_shakes != shakes && passcode_failure_summary(a->store, &after, NULL) == PASSCODE_OK && after == failures && after > 0)
-                snprintf(a->notice, sizeof a->notice, "the same wrong passcode again: counted once (a repeat is not another guess), "
-                         "so it brings no lockout nearer");
+                snprintf(a->notice, sizeof a->notice, "%s", _("the same wrong passcode again: counted once (a repeat is not another guess), "
+                                                              "so it brings no lockout nearer"));
         }
     } else if (!strcmp(cmd, "del")) { if (a->flow) passcode_flow_delete(a->flow); }
     else if (!strcmp(cmd, "cancel")) { if (a->flow && (a->flow_kind != PASSCODE_FLOW_KIND_UNLOCK || a->proof_pending)) passcode_flow_cancel(a->flow); }
     else if (!strcmp(cmd, "launch")) event(a, PASSCODE_APP_EVENT_LAUNCHED);
     else if (!strcmp(cmd, "relaunch")) relaunch(a);
     else if (!strcmp(cmd, "restart")) {
-        if (!a->fake_clock) say(a, "error: restart needs --fake-clock\n");
-        else { a->fake_boot_id++; a->fake_boot_ms = 1000000; say(a, "(device restarted)\n"); relaunch(a); }
+        if (!a->fake_clock) say(a, "%s", _("error: restart needs --fake-clock"));
+        else { a->fake_boot_id++; a->fake_boot_ms = 1000000; say(a, "%s", _("(device restarted)")); relaunch(a); }
     }
-    else if (!strcmp(cmd, "background")) { event(a, PASSCODE_APP_EVENT_BACKGROUND); say(a, "(app in background)\n"); }
+    else if (!strcmp(cmd, "background")) { event(a, PASSCODE_APP_EVENT_BACKGROUND); say(a, "%s", _("(app in background)")); }
     else if (!strcmp(cmd, "foreground")) event(a, PASSCODE_APP_EVENT_FOREGROUND);
     else if (!strcmp(cmd, "lock")) event(a, PASSCODE_APP_EVENT_LOCK_NOW);
     else if (!strcmp(cmd, "wait")) {
@@ -771,7 +877,7 @@ static int command2(app *a, const char *cmd, const char *arg, const char *arg2) 
                 move(PAD_HEIGHT, 0);
                 clrtoeol();
                 attron(A_BOLD);
-                centered(PAD_HEIGHT, "Touch the fingerprint reader...");
+                centered(PAD_HEIGHT, _("Touch the fingerprint reader..."));
                 attroff(A_BOLD);
                 refresh();
             }
@@ -784,15 +890,15 @@ static int command2(app *a, const char *cmd, const char *arg, const char *arg2) 
             end_flow(a);
             unlocked_notice(a, a->notice, sizeof a->notice);
         }
-        else say(a, "biometric refused: %s\n", passcode_errmsg(a->store));
+        else say(a, _("biometric refused: %s"), failure_words(a));
         rc = PASSCODE_OK;
     }
     else if (!strcmp(cmd, "bio-fail")) {  /* a failed match is said, with the count so far */
         int32_t count = 0;
         rc = passcode_biometric_failed(a->store, &count);
         if (rc == PASSCODE_OK)
-            snprintf(a->notice, sizeof a->notice, "biometric: no match; %d failed match%s since your last unlock",
-                     count, count == 1 ? "" : "es");
+            snprintf(a->notice, sizeof a->notice, dngettext(DEMO_DOMAIN, "biometric: no match; %d failed match since your last unlock",
+                                                            "biometric: no match; %d failed matches since your last unlock", (unsigned long)count), count);
     }
     else if (!strcmp(cmd, "forgot")) a->confirm_forgot = 1;
     else if (!strcmp(cmd, "yes") && a->confirm_forgot) { a->confirm_forgot = 0; rc = passcode_forgot(a->store); end_flow(a); }
@@ -801,7 +907,7 @@ static int command2(app *a, const char *cmd, const char *arg, const char *arg2) 
         /* The r key: the code is requested, then its entry opens. A refusal is said; the entry
          * still opens while an earlier code is pending, and not when there is none. */
         int32_t pending = 0;
-        if (passcode_reset_request(a->store) != PASSCODE_OK) say(a, "error: %s\n", passcode_errmsg(a->store));
+        if (passcode_reset_request(a->store) != PASSCODE_OK) say(a, _("error: %s"), failure_words(a));
         if (passcode_reset_pending(a->store, &pending) == PASSCODE_OK && pending) start_flow(a, PASSCODE_FLOW_KIND_RESET);
     }
     else if (!strcmp(cmd, "log")) a->show_log = 1;
@@ -812,7 +918,7 @@ static int command2(app *a, const char *cmd, const char *arg, const char *arg2) 
     else if (!strcmp(cmd, "reset")) start_flow(a, PASSCODE_FLOW_KIND_RESET);
     else if (!strcmp(cmd, "enable")) {
         rc = passcode_enable(a->store);
-        if (rc == PASSCODE_OK) snprintf(a->notice, sizeof a->notice, "enable: done");
+        if (rc == PASSCODE_OK) snprintf(a->notice, sizeof a->notice, "%s", _("enable: done"));
     }
     else if (!strcmp(cmd, "reset-request")) rc = passcode_reset_request(a->store);
     else if (!strcmp(cmd, "recipient") || !strcmp(cmd, "recipient-confirm")) {
@@ -823,9 +929,9 @@ static int command2(app *a, const char *cmd, const char *arg, const char *arg2) 
         if (!strcmp(cmd, "recipient")) rc = passcode_reset_recipient_set(a->store, code, digits, strlen(digits));
         else rc = passcode_reset_recipient_confirm(a->store, code, strlen(code), digits, strlen(digits));
         if (rc == PASSCODE_OK && !strcmp(cmd, "recipient"))
-            snprintf(a->notice, sizeof a->notice, "reset address: a confirmation code was mailed to %s; enter it with the passcode", code);
+            snprintf(a->notice, sizeof a->notice, _("reset address: a confirmation code was mailed to %s; enter it with the passcode"), code);
         else if (rc == PASSCODE_OK && passcode_reset_recipient(a->store, masked, sizeof masked) == PASSCODE_OK)
-            snprintf(a->notice, sizeof a->notice, "reset address: confirmed; reset codes go to %s", masked);
+            snprintf(a->notice, sizeof a->notice, _("reset address: confirmed; reset codes go to %s"), masked);
     }
     else if (!strcmp(cmd, "code")) { if (a->flow) for (const char *p = a->email; *p; p++) passcode_flow_digit(a->flow, *p - '0'); }
     else if (!strcmp(cmd, "biometrics")) {
@@ -839,8 +945,8 @@ static int command2(app *a, const char *cmd, const char *arg, const char *arg2) 
     else if (!strcmp(cmd, "timeout")) rc = set_setting(a, PASSCODE_SETTING_AUTO_LOCK_SECONDS, arg ? strtol(arg, NULL, 10) : -1);
     else if (!strcmp(cmd, "show")) { }
     else if (!strcmp(cmd, "quit")) return 0;
-    else say(a, "error: unknown command '%s'\n", cmd);
-    if (rc != PASSCODE_OK) say(a, "error: %s\n", passcode_errmsg(a->store));
+    else say(a, _("error: unknown command '%s'"), cmd);
+    if (rc != PASSCODE_OK) say(a, _("error: %s"), failure_words(a));
     settle(a);
     draw(a);
     return 1;
@@ -904,16 +1010,16 @@ static int key_command(app *a, int c) {
     case 'm': case 'k': {  /* service mode: the reset address, then the code mailed to it */
         if (!a->service) return command(a, "show", NULL);
         char first[256], digits[64];
-        if (c == 'm') ask("address for reset codes: ", first, sizeof first, 0);
-        else ask("confirmation code from the email: ", first, sizeof first, 0);
-        ask("passcode (not shown): ", digits, sizeof digits, 1);
+        if (c == 'm') ask(_("address for reset codes: "), first, sizeof first, 0);
+        else ask(_("confirmation code from the email: "), first, sizeof first, 0);
+        ask(_("passcode (not shown): "), digits, sizeof digits, 1);
         int go = command2(a, c == 'm' ? "recipient" : "recipient-confirm", first, digits);
         explicit_bzero(digits, sizeof digits);
         return go;
     }
     case 'w': {
         char text[256] = "";
-        mvprintw(LINES - 1, 0, "note text: ");
+        mvprintw(LINES - 1, 0, "%s", _("note text: "));
         clrtoeol();
         echo();
         curs_set(1);
@@ -950,7 +1056,7 @@ static int key_command(app *a, int c) {
     case 'h':
         command(a, "background", NULL);
         erase();
-        centered(LINES / 2, "(the app is in the background: press any key to come back)");
+        centered(LINES / 2, _("(the app is in the background: press any key to come back)"));
         refresh();
         timeout(-1);
         (void)getch();
@@ -961,7 +1067,27 @@ static int key_command(app *a, int c) {
     }
 }
 
+/* Where the demo's catalogues are: this checkout's build/share/locale when the demo runs from its
+ * examples/c (as the GTK demo finds them); else gettext's own folder (the system's). */
+static void bind_catalogues(void) {
+    char exe[PATH_MAX], dir[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return;
+    *slash = 0;
+    snprintf(dir, sizeof dir, "%s/../../build/share/locale", exe);
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) bindtextdomain(DEMO_DOMAIN, dir);
+}
+
 int main(int argc, char **argv) {
+    /* The user's language for what a person reads: the demo's words and the library's (prompts,
+     * errors, the log in words), and the character set of the dots. */
+    setlocale(LC_ALL, "");
+    bind_catalogues();
+    bind_textdomain_codeset(DEMO_DOMAIN, "UTF-8");
     app a;
     memset(&a, 0, sizeof a);
     const char *path = NULL;
@@ -979,7 +1105,7 @@ int main(int argc, char **argv) {
     }
     if (!isatty(STDIN_FILENO)) a.script = 1;
     if (!path) {
-        if (!default_store(defpath, sizeof defpath)) { fprintf(stderr, "no state folder; use --store\n"); return 1; }
+        if (!default_store(defpath, sizeof defpath)) { fprintf(stderr, "%s\n", _("no state folder; use --store")); return 1; }
         path = defpath;
     }
     a.fake_boot_ms = 1000000;
@@ -992,10 +1118,9 @@ int main(int argc, char **argv) {
     else
         snprintf(a.note_path, sizeof a.note_path, "%s.note", path);
     if (a.service)
-        snprintf(a.banner, sizeof a.banner, "libpasscode %s demo, service mode: passcoded's store for %s", passcode_version_string(), a.service);
+        snprintf(a.banner, sizeof a.banner, _("libpasscode %s demo, service mode: passcoded's store for %s"), passcode_version_string(), a.service);
     else
-        snprintf(a.banner, sizeof a.banner, "libpasscode %s demo, store %s", passcode_version_string(), a.script ? "(script)" : path);
-    setlocale(LC_ALL, "");  /* the library's messages (prompts, errors, the log in words) follow the locale */
+        snprintf(a.banner, sizeof a.banner, _("libpasscode %s demo, store %s"), passcode_version_string(), a.script ? _("(script)") : path);
     printf("%s\n", a.banner);
     if (!a.script) {
         utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
@@ -1014,7 +1139,7 @@ int main(int argc, char **argv) {
     int32_t is_set = 1;
     passcode_is_set(a.store, &is_set);
     if (!is_set && !a.flow && !is_logged_out(&a)) {
-        snprintf(a.notice, sizeof a.notice, "Welcome: create a passcode to protect the app.");
+        snprintf(a.notice, sizeof a.notice, "%s", _("Welcome: create a passcode to protect the app."));
         command(&a, "create", NULL);
     }
     if (a.script) {

@@ -34,7 +34,7 @@ except ImportError as e:  # the package itself, or libpasscode.so.0 (the message
     sys.exit(f"passcode_gtk: {e}\n  install the binding (pip install ./python, or the python3-passcode package),"
              " or run from the source tree with PYTHONPATH=python")
 from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep,  # noqa: E402
-                      LockReason, SecurityEvent, Setting, message_of, message_text)
+                      LockReason, Message, SecurityEvent, Setting, message_of, message_text)
 
 from desktop import SINK_COMMAND, SINK_PORT, Fingerprint, Logind, Mailer, MailError, system_bus  # noqa: E402
 
@@ -461,9 +461,9 @@ class FlowSheet(Adw.Window):
         try:
             self.app.store.request_reset_code()
         except passcode.RateLimited as e:
-            # The library's message names the wait in seconds; the screen says it once, as a clock.
-            self.request_error.set_label("%s. Try again in %s." % (sentence(e.message.split(";")[0]),
-                                                                   wait_text(e.seconds_remaining)))
+            # The library's words for the refusal, with the wait in them once (its code and number:
+            # RESET_REQUEST_WAIT_SECONDS or _MINUTES), in the user's language.
+            self.request_error.set_label(person_words(e))
             self.request_error.set_visible(True)
             return
         except passcode.PasscodeError as e:
@@ -475,7 +475,7 @@ class FlowSheet(Adw.Window):
                 self.request_error.set_markup(GLib.markup_escape_text(service_mail_words(e)))
             else:
                 self.request_error.set_markup(mail_failure_markup(failure) if failure is not None
-                                              else GLib.markup_escape_text(sentence(e.message) + "."))
+                                              else GLib.markup_escape_text(person_words(e)))
             self.request_error.set_visible(True)
             self.app.refresh()
             return
@@ -583,11 +583,16 @@ class RecipientSheet(Adw.Window):
             self.error.set_label(service_mail_words(e))
             self.error.set_visible(True)
             return
+        except (passcode.InvalidArgument, passcode.FormatError) as e:  # what was typed is not an address or a code
+            LOG.info("%s", e)
+            self.error.set_label(_("Enter the confirmation code from the email and your passcode.") if self.waiting
+                                 else _("Enter an email address and your passcode."))
+            self.error.set_visible(True)
+            return
         except passcode.PasscodeError as e:
-            said = sentence(e.message)
-            if self.waiting and isinstance(e, passcode.WrongResetCode):  # the code this sheet asked for
-                said = said.replace("reset code", "confirmation code")
-            self.error.set_label(said + ".")
+            # The library's words ("Incorrect code. 2 more tries before it is discarded." fits the
+            # confirmation code too), in the user's language.
+            self.error.set_label(person_words(e))
             self.error.set_visible(True)
             return
         masked = "%s***%s" % (address[0], address[address.rindex("@"):]) if "@" in address else ""
@@ -1776,7 +1781,18 @@ def fingerprint_words(e: passcode.PasscodeError) -> str:
         return _("No fingerprint reader with an enrolled finger. Enter your passcode.")
     if isinstance(e, passcode.PasscodeRequired) and getattr(e, "reason", None) == BiometricRefusal.NONE:
         return _("Fingerprint not recognised. Try again or enter your passcode.")
-    return sentence(e.message) + "."
+    return person_words(e)
+
+
+def person_words(e: passcode.PasscodeError) -> str:
+    """A refusal as a person reads it: the library's message for it (its code and number, in the
+    user's language), never the programmer's text; a failure without one is "Something went wrong"
+    on screen and its text goes to the app's log."""
+    message, _number = e.person
+    if message == Message.NONE:
+        LOG.warning("%s", e)
+        return message_text(Message.SOMETHING_WENT_WRONG)
+    return e.text
 
 
 def sentence(text: str) -> str:

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """passcode_demo.py: the terminal front end of examples/c/passcode_demo.c, in Python through the
-binding. Same keys, same commands, same screens (Tests/frontends checks both).
+binding. Same keys, same commands, same screens (Tests/frontends checks both), in the user's
+language as the C demo (its words through the gettext domain passcode-demo).
 
     passcode_demo.py [--store PATH | --service APP_ID] [--script] [--fake-clock] [--tpm [TCTI]]
 """
 import argparse
 import contextlib
 import datetime
+import gettext
 import io
 import locale
 import os
@@ -21,12 +23,79 @@ except ImportError as e:  # the package itself, or libpasscode.so.0 (the message
     sys.exit(f"passcode_demo: {e}\n  install the binding (pip install ./python, or the python3-passcode package),"
              " or run from the source tree with PYTHONPATH=python")
 from passcode import (BiometricKind, BiometricRefusal, Event, FlowKind, FlowResult, FlowStep,  # noqa: E402
-                      LockReason, LogoutReason, Notice, Setting)
+                      LockReason, LogoutReason, Message, Notice, Setting)
+
+
+def translations() -> gettext.NullTranslations:
+    """The demo's own words in the user's language (gettext domain passcode-demo, as the C and GTK
+    demos: this checkout's build/share/locale, else the system's); the library's words follow the
+    same locale. As the C library does, the "C" locale means English whatever LANGUAGE says."""
+    try:
+        locale.setlocale(locale.LC_ALL, "")
+    except locale.Error:
+        pass
+    if locale.setlocale(locale.LC_MESSAGES) in ("C", "POSIX"):
+        return gettext.NullTranslations()
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "share", "locale")
+    return gettext.translation("passcode-demo", here if os.path.isdir(here) else None, fallback=True)
+
+
+_T = translations()
+_, ngettext = _T.gettext, _T.ngettext
+
+
+def N_(text: str) -> str:
+    """A text to translate where it is shown, not where it is written."""
+    return text
+
 
 FLAGS = {"bio": Setting.BIOMETRIC_ENABLED, "launch-lock": Setting.LOCK_AT_LAUNCH,
          "bio-launch": Setting.REQUIRE_BIOMETRIC_ON_LAUNCH, "every-launch": Setting.PASSCODE_AFTER_EVERY_LAUNCH}
-KIND_NAMES = {FlowKind.UNLOCK: "unlock", FlowKind.CREATE: "create", FlowKind.CHANGE: "change",
-              FlowKind.DISABLE: "disable", FlowKind.RESET: "reset"}
+# TRANSLATORS: a flow's name, in "screen: %s", "%s: done" and "%s: cancelled".
+KIND_NAMES = {FlowKind.UNLOCK: N_("unlock"), FlowKind.CREATE: N_("create"), FlowKind.CHANGE: N_("change"),
+              FlowKind.DISABLE: N_("disable"), FlowKind.RESET: N_("reset")}
+BIOMETRIC_NAMES = {BiometricKind.FACE_ID: "Face ID", BiometricKind.TOUCH_ID: "Touch ID",
+                   BiometricKind.FINGERPRINT: N_("Fingerprint")}
+
+
+def kind_name(kind: FlowKind) -> str:
+    return _(KIND_NAMES[kind])
+
+
+def biometric_name(kind: BiometricKind) -> str:
+    """The biometric the device reports, by name ("Face ID"), for the lock screen's keys."""
+    return _(BIOMETRIC_NAMES.get(kind, N_("Biometric")))
+
+
+def failure_words(e: "passcode.PasscodeError") -> str:
+    """What a person reads for a failure: the library's message for it (from its code, in the
+    user's language); the programmer's text only for a failure a person cannot act on, where its
+    detail is what a developer trying the demo needs."""
+    if e.person[0] in (Message.NONE, Message.SOMETHING_WENT_WRONG):
+        return e.message
+    return e.text
+
+
+def count_words(filled: int, length: int) -> str:
+    """The dots in words, as the GTK demo names them for a screen reader."""
+    # TRANSLATORS: the passcode's dots in words for a screen reader: digits typed of the digits it takes.
+    return ngettext("%d of %d digit entered", "%d of %d digits entered", length) % (filled, length)
+
+
+def box_edge(width: int, title: str = "") -> str:
+    """A box's top or bottom border with title in its middle: "+------ email ------+"."""
+    t = " %s " % title if title else ""
+    left = (width - 2 - len(t)) // 2
+    return "+" + "-" * left + t + "-" * (width - 2 - len(t) - left) + "+"
+
+
+def mail_box(code: str, closing: bool = False) -> str:
+    """The "email" (there is no mail server): a box as wide as its line."""
+    text = _("Your libpasscode reset code: %s") % code
+    inner = max(41, len(text))
+    return "\n".join([box_edge(inner + 4, _("email")), "| %s%s |" % (text, " " * (inner - len(text))),
+                      box_edge(inner + 4, _("any other key closes") if closing else "")])
+
 def wrapped(text: str, width: int) -> str:
     """Each line longer than width broken at spaces (a word longer than a line is cut), its
     continuation indented as the line is: the terminal would break it mid-word."""
@@ -45,12 +114,12 @@ def wrapped(text: str, width: int) -> str:
 def duration_text(seconds: int) -> str:
     """An auto-lock choice as a person reads it: "immediately", "1 minute", "1 hour"."""
     if seconds == 0:
-        return "immediately"
-    for unit, name in ((3600, "hour"), (60, "minute")):
-        if seconds % unit == 0:
-            n = seconds // unit
-            return "%d %s%s" % (n, name, "" if n == 1 else "s")
-    return "%d seconds" % seconds
+        return _("immediately")
+    if seconds % 3600 == 0:
+        return ngettext("%d hour", "%d hours", seconds // 3600) % (seconds // 3600)
+    if seconds % 60 == 0:
+        return ngettext("%d minute", "%d minutes", seconds // 60) % (seconds // 60)
+    return ngettext("%d second", "%d seconds", seconds) % seconds
 
 
 class App:
@@ -81,21 +150,24 @@ class App:
     def say_tpm_posture(self) -> None:
         """What the store's TPM binding promises, said plainly (passcode_tpm_posture)."""
         p = self.store.tpm_posture()
-        print(f"TPM posture: owner authorization {'set' if p['owner_auth_set'] else 'not set'}, "
-              f"lockout authorization {'set' if p['lockout_auth_set'] else 'not set'}; "
-              f"lockout after {p['max_tries']} failures, one forgotten every {p['recovery_time']} s")
+        # TRANSLATORS: each "%s" after "authorization" is "set" or "not set"; "s" is seconds.
+        print(ngettext("TPM posture: owner authorization %s, lockout authorization %s; lockout after %d failure, one forgotten every %d s",
+                       "TPM posture: owner authorization %s, lockout authorization %s; lockout after %d failures, one forgotten every %d s",
+                       p["max_tries"])
+              % (_("set") if p["owner_auth_set"] else _("not set"), _("set") if p["lockout_auth_set"] else _("not set"),
+                 p["max_tries"], p["recovery_time"]))
         if not p["no_offline_search"]:
-            print("TPM promises: nothing until the store is bound")
+            print(_("TPM promises: nothing until the store is bound"))
         elif p["hardware_guess_limit"]:
-            print(f"TPM promises: no offline search off this machine; a hardware guess limit of {p['guess_limit']}")
+            print(_("TPM promises: no offline search off this machine; a hardware guess limit of %d") % p["guess_limit"])
         else:
-            print("TPM promises: no offline search off this machine; no hardware guess limit (the TPM is not provisioned)")
+            print(_("TPM promises: no offline search off this machine; no hardware guess limit (the TPM is not provisioned)"))
 
     def open_store(self) -> None:
         clock = (lambda: (self.boot_ms, self.wall_ms, self.boot_id)) if self.fake else None
         self.store = passcode.Store(self.path, clock=clock, tpm=self.tpm, service=self.service)
         if self.tpm is not None:
-            self.say("TPM: " + ("the store is bound to it" if self.store.tpm_bound else "the first passcode binds the store to it"))
+            self.say(_("TPM: %s") % (_("the store is bound to it") if self.store.tpm_bound else _("the first passcode binds the store to it")))
             self.say_tpm_posture()
         try:
             self.store.on_reset_code(self.deliver)
@@ -109,7 +181,7 @@ class App:
         self.end_flow()
         self.store.close()
         self.open_store()
-        self.say("(app relaunched)")
+        self.say(_("(app relaunched)"))
         self.event(Event.LAUNCHED)
 
     # -- host callbacks -------------------------------------------------------------------------
@@ -126,17 +198,15 @@ class App:
         if not self.script:  # drawn by draw() until a key other than a digit (interactive)
             self.mail_shown = True
             return
-        print("+------------------ email ------------------+")
-        print("| Your libpasscode reset code: %-12s |" % ("********" if self.script else code))
-        print("+--------------------------------------------+")
+        print(mail_box("********"))  # scripted runs print the same every time: the code is masked
 
     def on_logout(self, reason: LogoutReason) -> None:
-        why = "forgot passcode" if reason == LogoutReason.FORGOT_PASSCODE else "too many failed attempts"
-        self.notice = f"logged out ({why}); please sign in again"
+        self.notice = (_("logged out (forgot passcode); please sign in again") if reason == LogoutReason.FORGOT_PASSCODE
+                       else _("logged out (too many failed attempts); please sign in again"))
 
     def on_notice(self, notice: Notice) -> None:
         if notice == Notice.PASSCODE_RESET:
-            self.notice = "your passcode was reset"
+            self.notice = _("your passcode was reset")
 
     # -- flows ----------------------------------------------------------------------------------
     def end_flow(self) -> None:
@@ -150,7 +220,7 @@ class App:
         try:
             self.flow = self.store.flow(kind)
         except passcode.PasscodeError as e:
-            self.say(f"error: {e.message}")
+            self.say(_("error: %s") % failure_words(e))
             return
         self.flow_kind = kind
         self.last_shakes = 0
@@ -182,73 +252,78 @@ class App:
         if self.log_next:
             self.log_next = False
             self.show_log()
-            print("--" if self.script else "\npress any key to go back")
+            print("--" if self.script else "\n" + _("press any key to go back"))
             sys.stdout.flush()
             return
         if self.confirm_forgot:
-            print("screen: forgot passcode?")
-            print("You will need to sign in again. Your passcode will be removed.")
-            print("keys: [y] Sign Out  [n] Cancel")
+            print(_("screen: forgot passcode?"))
+            print("%s %s" % (_("You will need to sign in again."), _("Your passcode will be removed.")))
+            print(_("keys: [y] Sign Out  [n] Cancel"))
         elif self.flow:
             f = self.flow
             f.refresh()
             step, result = f.step, f.result
             filled, length = f.dots
             shakes = f.shakes
-            print("screen: %s" % ("confirm passcode" if self.proof else "lock" if self.flow_kind == FlowKind.UNLOCK
-                                  else KIND_NAMES[self.flow_kind]))
-            print(f"prompt: {f.prompt}")
+            # TRANSLATORS: %s is a flow's name ("create"), "confirm passcode" or "lock".
+            print(_("screen: %s") % (_("confirm passcode") if self.proof else _("lock") if self.flow_kind == FlowKind.UNLOCK
+                                     else kind_name(self.flow_kind)))
+            print(_("prompt: %s") % f.prompt)
             if step == FlowStep.LOCKED_OUT:
                 left = f.lockout_remaining
-                print("lockout: %d:%02d" % (left // 60, left % 60))
+                print(_("lockout: %d:%02d") % (left // 60, left % 60))
             elif step != FlowStep.FINISHED:
                 # The count in words beside the dots, as the GTK demo names them for a screen
                 # reader: a console screen reader reads "*" and "_" as shapes, not as a count.
                 dots = "".join("*" if i < filled else "_" for i in range(min(length, 12)))
-                print(f"dots: {dots}  {filled} of {length} digits entered"
-                      + ("   <<< shake >>>" if shakes != self.last_shakes else ""))
+                if shakes != self.last_shakes:
+                    print(_("dots: %s  %s   <<< shake >>>") % (dots, count_words(filled, length)))
+                else:
+                    print(_("dots: %s  %s") % (dots, count_words(filled, length)))
             self.last_shakes = shakes
             if f.error:
-                print(f"error: {f.error}")
+                print(_("error: %s") % f.error)
             if self.flow_kind == FlowKind.UNLOCK and not self.proof and step != FlowStep.FINISHED:
+                bio = biometric_name(s.lock_screen().biometric_kind)
                 if s.biometric_lead:  # the prompt opens by itself
-                    print("biometric: %s prompt shown ([b] match, [n] no match)" % s.security_label[len("Passcode & "):])
+                    print(_("biometric: %s prompt shown ([b] match, [n] no match)") % bio)
                 elif s.biometric_refusal == BiometricRefusal.NONE:  # offered only when a match may unlock
-                    print("biometric: [b] %s" % s.security_label[len("Passcode & "):])
-                print("forgot: [f] Forgot Passcode?")
+                    print(_("biometric: [b] %s") % bio)
+                print(_("forgot: [f] Forgot Passcode?"))
             if not self.script and step not in (FlowStep.FINISHED, FlowStep.LOCKED_OUT):
-                print("\n    1   2   3\n    4   5   6\n    7   8   9\n        0  del")  # a word, not a shape
+                # TRANSLATORS: the number pad's delete key, a word (not a shape) a screen reader reads: at most 5 characters.
+                print("\n    1   2   3\n    4   5   6\n    7   8   9\n        0  %s" % _("del"))  # a word, not a shape
         elif self.logged_out:
-            print("screen: logged out")
-            print("Signed out. Sign in to your account again, then create a new passcode.")
+            print(_("screen: logged out"))
+            print(_("Signed out. Sign in to your account again, then create a new passcode."))
             if not self.script:
-                print("\nkeys: [c]reate a passcode [q]uit")
+                print("\n" + _("keys: [c]reate a passcode [q]uit"))
         elif s.locked:
-            print("screen: lock")
+            print(_("screen: lock"))
         else:
-            lock = "on" if s.is_enabled else ("off (passcode kept)" if s.is_set else "off")
-            print("screen: home")
-            print("settings: %s | lock %s | biometric %s | auto-lock %s" % (
-                s.security_label, lock, "on" if s.get_setting(Setting.BIOMETRIC_ENABLED) else "off",
-                duration_text(s.get_setting(Setting.AUTO_LOCK_SECONDS))))
-
             def onoff(setting: Setting) -> str:
-                return "on" if s.get_setting(setting) else "off"
-            print("launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s" % (
+                return _("on") if s.get_setting(setting) else _("off")
+            lock = _("on") if s.is_enabled else (_("off (passcode kept)") if s.is_set else _("off"))
+            print(_("screen: home"))
+            # TRANSLATORS: each %s after "lock", "biometric" is "on" or "off" (or "off (passcode kept)").
+            print(_("settings: %s | lock %s | biometric %s | auto-lock %s") % (
+                s.security_label, lock, onoff(Setting.BIOMETRIC_ENABLED), duration_text(s.get_setting(Setting.AUTO_LOCK_SECONDS))))
+            print(_("launch: lock at launch %s | require biometrics on launch %s | passcode after every launch %s") % (
                 onoff(Setting.LOCK_AT_LAUNCH), onoff(Setting.REQUIRE_BIOMETRIC_ON_LAUNCH),
                 onoff(Setting.PASSCODE_AFTER_EVERY_LAUNCH)))
             if self.service:  # passcoded mails reset codes: where to, masked
                 try:
-                    print("reset address: %s" % (s.reset_recipient or "none (m sets one)"))
+                    print(_("reset address: %s") % (s.reset_recipient or _("none (m sets one)")))
                 except passcode.PasscodeError:
                     pass
             self.note_line()
             if not self.script:
-                print("\nkeys: [c]reate [g] change [d]isable [e]nable [r]eset-email [w]rite note\n"
-                      "      [t]imeout [i] biometric [a] require on launch [h] background [l]ock\n"
-                      "      %s[v]iew log [q]uit" % ("[m] reset address [k] its code " if self.service else ""))
+                # TRANSLATORS: the home screen's keys: each letter in brackets is the key to press (not translated).
+                print("\n" + _("keys: [c]reate [g] change [d]isable [e]nable [r]eset-email [w]rite note"))
+                print("      " + _("[t]imeout [i] biometric [a] require on launch [h] background [l]ock"))
+                print("      " + (_("[m] reset address [k] its code ") if self.service else "") + _("[v]iew log [q]uit"))
         if self.notice:
-            print(f"notice: {self.notice}")
+            print(_("notice: %s") % self.notice)
             self.notice = ""
         if self.script:
             print("--")
@@ -257,9 +332,7 @@ class App:
                 print("\n" + "\n".join(self.said))
                 self.said = []
             if self.mail_shown:
-                print("\n+------------------ email ------------------+")
-                print("| Your libpasscode reset code: %-12s |" % self.email)
-                print("+------------- any other key closes -------+")
+                print("\n" + mail_box(self.email, closing=True))
             print("\n" + self.banner)
         sys.stdout.flush()
 
@@ -269,21 +342,21 @@ class App:
             with open(self.note_path, "rb") as f:
                 sealed = f.read(4096 + 64)
         except FileNotFoundError:
-            print("note: (none)")
+            print(_("note: (none)"))
             return
         try:
             plain = self.store.unseal(sealed)
-            print("note: %s" % plain.decode("utf-8", "replace"))
+            print(_("note: %s") % plain.decode("utf-8", "replace"))
             passcode.wipe(plain)
         except passcode.KeyNotReleased:
-            print("note: sealed (enter the passcode to read it)")
+            print(_("note: sealed (enter the passcode to read it)"))
         except passcode.ForeignCiphertext:
             # Sealed with a key this store no longer has (a reset or a new passcode replaced it):
             # no passcode reads it again, so it goes, and no screen promises that the passcode would.
             os.unlink(self.note_path)
-            print("note: (none; the old one was sealed with a data key this store no longer has, and was removed)")
+            print(_("note: (none; the old one was sealed with a data key this store no longer has, and was removed)"))
         except passcode.PasscodeError as e:
-            print("note: damaged (%s)" % passcode.strerror(e.status))
+            print(_("note: damaged (%s)") % passcode.strerror(e.status))
 
     def write_note(self, text: str) -> None:
         """Seals the text with the data key into the note file (mode 0600)."""
@@ -296,13 +369,15 @@ class App:
         """ "unlock: done", and as Android does, what happened while the app was locked."""
         n = self.store.failures_since_unlock
         if n > 0:
-            return "unlock: done; %d failed attempt%s since your last unlock" % (n, "" if n == 1 else "s")
-        return "unlock: done"
+            return ngettext("unlock: done; %d failed attempt since your last unlock",
+                            "unlock: done; %d failed attempts since your last unlock", n) % n
+        return _("unlock: done")
 
     def show_log(self) -> None:
-        """The security event log, newest first, as a screen."""
+        """The security event log, newest first, as a screen: each entry by the library's name for it."""
         events = self.store.events()
-        print("screen: security log (%d event%s, newest first)" % (len(events), "" if len(events) == 1 else "s"))
+        print(ngettext("screen: security log (%d event, newest first)", "screen: security log (%d events, newest first)",
+                       len(events)) % len(events))
         for e in events:
             when = datetime.datetime.fromtimestamp(e.wall_ms // 1000, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
             detail = e.detail
@@ -310,28 +385,32 @@ class App:
                 detail = duration_text(int(detail))  # its length, in seconds: said with its unit
             elif e.kind == passcode.SecurityEvent.SETTING_CHANGED and detail:
                 detail = e.text  # in words (the library's message table), not the store's keys
-            print("  %s  %s%s" % (when, e.kind.name.lower().replace("_", " "), ": " + detail if detail else ""))
+            name = passcode.message_text(passcode.message_of(e.kind))
+            # TRANSLATORS: a log entry's name and its detail ("Lockout started: 1 minute").
+            print("  %s  %s" % (when, _("%s: %s") % (name, detail) if detail else name))
 
     def settle(self) -> None:
         if self.flow and self.flow.step == FlowStep.FINISHED:
             result, err = self.flow.result, self.flow.error
-            name = KIND_NAMES[self.flow_kind]
+            name = kind_name(self.flow_kind)
             if self.proof:  # the passcode a setting change asked for
                 setting, value = self.proof
                 self.proof = None
                 if result != FlowResult.SUCCESS:
-                    what = "setting: not changed"
+                    what = _("setting: not changed")
                 else:
                     try:
                         self.store.set_setting(setting, value)
-                        what = "setting: done"
+                        what = _("setting: done")
                     except passcode.PasscodeError as e:
-                        what = f"error: {e.message}"
+                        what = _("error: %s") % failure_words(e)
             elif result == FlowResult.SUCCESS and self.flow_kind == FlowKind.UNLOCK:
                 what = self.unlocked_notice()
+            elif result == FlowResult.SUCCESS:
+                # TRANSLATORS: %s is a flow's name ("create"); the second %s what it says (a reset that kept no data).
+                what = _("%s: done; %s") % (name, err) if err else _("%s: done") % name
             else:
-                what = (f"{name}: done" + (f"; {err}" if err else "") if result == FlowResult.SUCCESS
-                        else f"{name}: cancelled" if result == FlowResult.CANCELLED else err)
+                what = _("%s: cancelled") % name if result == FlowResult.CANCELLED else err
             self.notice = self.notice + ("; " if self.notice and what else "") + what
             self.end_flow()
         self.ensure_lock_screen()
@@ -346,7 +425,7 @@ class App:
             self.start_flow(FlowKind.UNLOCK)
             if self.flow:
                 self.proof = (setting, value)
-                self.notice = "This change weakens protection: enter your passcode to confirm it."
+                self.notice = _("This change weakens protection: enter your passcode to confirm it.")
 
     def event(self, e: Event) -> None:
         self.store.report(e)
@@ -361,7 +440,7 @@ class App:
             if cmd.isdigit() and cmd.isascii():
                 flow = self.flow
                 if not flow:
-                    self.say("error: no passcode entry on screen (c creates a passcode)")
+                    self.say(_("error: no passcode entry on screen (c creates a passcode)"))
                 else:
                     unlock = self.flow_kind == FlowKind.UNLOCK
                     shakes, failures = (flow.shakes, s.failures_since_unlock) if unlock else (0, 0)
@@ -373,8 +452,8 @@ class App:
                     # A wrong passcode that did not count: the library counts a repeat of one wrong
                     # code once (a typo typed again is not another guess), so it brings no lockout nearer.
                     if unlock and flow.shakes != shakes and 0 < s.failures_since_unlock == failures:
-                        self.notice = ("the same wrong passcode again: counted once (a repeat is not another guess), "
-                                       "so it brings no lockout nearer")
+                        self.notice = _("the same wrong passcode again: counted once (a repeat is not another guess), "
+                                        "so it brings no lockout nearer")
             elif cmd == "del":
                 if self.flow:
                     self.flow.delete()
@@ -387,15 +466,15 @@ class App:
                 self.relaunch()
             elif cmd == "restart":
                 if not self.fake:
-                    self.say("error: restart needs --fake-clock")
+                    self.say(_("error: restart needs --fake-clock"))
                 else:
                     self.boot_id += 1
                     self.boot_ms = 1_000_000
-                    self.say("(device restarted)")
+                    self.say(_("(device restarted)"))
                     self.relaunch()
             elif cmd == "background":
                 self.event(Event.BACKGROUND)
-                self.say("(app in background)")
+                self.say(_("(app in background)"))
             elif cmd == "foreground":
                 self.event(Event.FOREGROUND)
             elif cmd == "lock":
@@ -410,7 +489,7 @@ class App:
                     time.sleep(n)
             elif cmd == "bio-ok":
                 if self.service and not self.script and s.biometric_refusal == BiometricRefusal.NONE:
-                    print("\nTouch the fingerprint reader...", flush=True)  # passcoded waits for a finger
+                    print("\n" + _("Touch the fingerprint reader..."), flush=True)  # passcoded waits for a finger
                 # The key-releasing unlock, so that the secret note can be read and written after
                 # it; a process that holds no key (after a relaunch without the session keyring)
                 # still unlocks, and the note waits for the passcode.
@@ -424,10 +503,11 @@ class App:
                     self.end_flow()
                     self.notice = self.unlocked_notice()
                 except passcode.PasscodeRequired as e:
-                    self.say(f"biometric refused: {e.message}")
+                    self.say(_("biometric refused: %s") % failure_words(e))
             elif cmd == "bio-fail":  # a failed match is said, with the count so far
                 count = s.biometric_failed()
-                self.notice = "biometric: no match; %d failed match%s since your last unlock" % (count, "" if count == 1 else "es")
+                self.notice = ngettext("biometric: no match; %d failed match since your last unlock",
+                                       "biometric: no match; %d failed matches since your last unlock", count) % count
             elif cmd == "log":
                 self.log_next = True
             elif cmd == "note":
@@ -446,7 +526,7 @@ class App:
                 try:
                     s.request_reset_code()
                 except passcode.PasscodeError as e:
-                    self.say(f"error: {e.message}")
+                    self.say(_("error: %s") % failure_words(e))
                 if s.reset_pending:
                     self.start_flow(FlowKind.RESET)
             elif cmd in ("create", "change", "disable", "reset"):
@@ -454,17 +534,17 @@ class App:
                                  "disable": FlowKind.DISABLE, "reset": FlowKind.RESET}[cmd])
             elif cmd == "enable":
                 s.enable()
-                self.notice = "enable: done"
+                self.notice = _("enable: done")
             elif cmd == "reset-request":
                 s.request_reset_code()
             elif cmd == "recipient":
                 # Service mode: the address for reset codes, set with the passcode; passcoded mails
                 # it a confirmation code, given back with the passcode (recipient-confirm).
                 s.set_reset_recipient(arg or "", arg2 or "")
-                self.notice = f"reset address: a confirmation code was mailed to {arg}; enter it with the passcode"
+                self.notice = _("reset address: a confirmation code was mailed to %s; enter it with the passcode") % arg
             elif cmd == "recipient-confirm":
                 s.confirm_reset_recipient(arg or "", arg2 or "")
-                self.notice = f"reset address: confirmed; reset codes go to {s.reset_recipient}"
+                self.notice = _("reset address: confirmed; reset codes go to %s") % s.reset_recipient
             elif cmd == "code":
                 if self.flow:
                     for ch in self.email:
@@ -482,9 +562,9 @@ class App:
             elif cmd == "quit":
                 return False
             else:
-                self.say(f"error: unknown command '{cmd}'")
+                self.say(_("error: unknown command '%s'") % cmd)
         except passcode.PasscodeError as e:
-            self.say(f"error: {e.message}")
+            self.say(_("error: %s") % failure_words(e))
         self.settle()
         self.draw()
         return True
@@ -537,21 +617,21 @@ def interactive(app: App) -> None:
                 import getpass
                 termios.tcsetattr(fd, termios.TCSANOW, saved)
                 try:
-                    first = input("address for reset codes: " if c == "m" else "confirmation code from the email: ")
-                    digits = getpass.getpass("passcode (not shown): ")
+                    first = input(_("address for reset codes: ") if c == "m" else _("confirmation code from the email: "))
+                    digits = getpass.getpass(_("passcode (not shown): "))
                 finally:
                     tty.setcbreak(fd)
                 app.command("recipient" if c == "m" else "recipient-confirm", first, digits)
             elif c == "w":
                 termios.tcsetattr(fd, termios.TCSANOW, saved)
                 try:
-                    text = input("note text: ")
+                    text = input(_("note text: "))
                 finally:
                     tty.setcbreak(fd)
                 app.command("note", text)
             elif c == "h":
                 app.command("background")
-                print("press any key to come back")
+                print(_("press any key to come back"))
                 sys.stdout.flush()
                 sys.stdin.read(1)
                 app.command("foreground")
@@ -560,10 +640,8 @@ def interactive(app: App) -> None:
 
 
 def main() -> int:
-    try:  # the library's messages (prompts, errors, the log in words) follow the locale
-        locale.setlocale(locale.LC_ALL, "")
-    except locale.Error:
-        pass
+    # The locale is set (translations(), at import): the demo's words and the library's (prompts,
+    # errors, the log in words) follow it.
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--store")
     p.add_argument("--service", metavar="APP_ID",
@@ -578,18 +656,20 @@ def main() -> int:
     try:
         app = App(path, script, a.fake_clock, a.tpm, a.service)
     except passcode.PasscodeError as e:
-        where = f"passcoded's store for {a.service}" if a.service else path
-        print(f"cannot open {where}: {e.message}", file=sys.stderr)
+        if a.service:
+            print(_("cannot open passcoded's store for %s: %s") % (a.service, e.message), file=sys.stderr)
+        else:
+            print(_("cannot open %s: %s") % (path, e.message), file=sys.stderr)
         return 1
     if a.service:
-        app.banner = f"libpasscode {passcode.version()} demo, service mode: passcoded's store for {a.service}"
+        app.banner = _("libpasscode %s demo, service mode: passcoded's store for %s") % (passcode.version(), a.service)
     else:
-        app.banner = f"libpasscode {passcode.version()} demo, store {'(script)' if script else path}"
+        app.banner = _("libpasscode %s demo, store %s") % (passcode.version(), _("(script)") if script else path)
     print(app.banner)
     app.command("launch")
     # The first launch, with no passcode yet (and no sign-in pending): "Create a passcode".
     if not app.store.is_set and not app.flow and not app.logged_out:
-        app.notice = "Welcome: create a passcode to protect the app."
+        app.notice = _("Welcome: create a passcode to protect the app.")
         app.command("create")
     if script:
         go = True

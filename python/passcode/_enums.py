@@ -421,6 +421,9 @@ class Message(IntEnum):
     PAM_ONLY_ROOT_SETS = 510
     PAM_TOO_WEAK = 511
     PAM_NOT_CHANGED = 512
+    PAM_PASSCODE_OR_FINGER_PROMPT = 513
+    PAM_TOUCH_READER = 514
+    PAM_FINGER_NO_MATCH = 515
 
 
 # Deprecated since 0.7 (the header keeps the old C names too, until the next major version):

@@ -204,6 +204,9 @@ FUNCTIONS = {
     "passcode_user_change": (c_int32, [STORE, c_uint32, c_char_p, c_size_t, c_char_p, c_size_t]),
     "passcode_user_remove": (c_int32, [STORE, c_uint32, c_char_p, c_size_t]),
     "passcode_user_reset": (c_int32, [STORE, c_uint32]),
+    "passcode_user_fingerprint_ready": (c_int32, [STORE, c_uint32]),
+    "passcode_user_fingerprint_unlock": (c_int32, [STORE, c_uint32]),
+    "passcode_user_fingerprint_cancel": (c_int32, [STORE]),
     "passcode_user_event_log_new": (c_int32, [STORE, c_uint32, POINTER(EVENT_LOG)]),
     # ---- end of the generated table ----
 }

@@ -1,16 +1,14 @@
 """Library handles: closing (close, context manager, garbage collection) and the store's
 plumbing shared by the parts of Store (store.py)."""
 import ctypes
+import sys
 import threading
 from ctypes import byref, c_int32, c_int64
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, TypeVar, Union
 
 from . import _ffi
 from ._enums import Status
 from ._errors import InvalidHandle
-
-if TYPE_CHECKING:
-    from .lock import LockScreen
 
 _lib = _ffi.lib
 _H = TypeVar("_H", bound="_Handle")
@@ -58,23 +56,32 @@ _FAST = {name: _ffi.fast(name) for name in (
     "passcode_has_recovery_key", "passcode_reset_pending", "passcode_reset_retry_after")}
 
 
-class _Scratch(threading.local):
+def _Scratch() -> Any:
     """A store's out-buffers for the hot queries, one set per thread (ctypes releases the GIL
-    during a call, so threads must not share them), made once instead of at every call."""
+    during a call, so threads must not share them), made once per thread (`_fill`) instead of
+    at every call. A plain threading.local: a subclass's attributes are looked up the generic
+    way, which cost a fifth of a store.is_set."""
+    return threading.local()
 
-    def __init__(self) -> None:
-        # (pointer for C, view to read the answer): a memoryview over the same bytes reads
-        # faster than a ctypes .value.
-        raw32, raw64 = bytearray(4), bytearray(8)
-        self.i32 = (byref(c_int32.from_buffer(raw32)), memoryview(raw32).cast("i"))
-        self.i64 = (byref(c_int64.from_buffer(raw64)), memoryview(raw64).cast("q"))
-        self.screen = _ffi.lock_screen_t(ctypes.sizeof(_ffi.lock_screen_t))
-        self.screen_ref = byref(self.screen)
-        self.screen_bytes = memoryview(self.screen).cast("B")
-        # The last answer and the bytes it was made from: a poll that finds the same bytes (the
-        # screen has not changed) hands back the same immutable value instead of building one.
-        self.last_screen: Optional[Tuple[bytes, "LockScreen"]] = None
 
+def _fill(scratch: Any) -> Any:
+    """Makes this thread's buffers in `scratch` (the first query of a store on a thread)."""
+    # (pointer for C, view to read the answer): a memoryview over the same bytes reads
+    # faster than a ctypes .value; the bytearray itself, faster still, for a 0 or 1.
+    raw32, raw64 = bytearray(4), bytearray(8)
+    scratch.i32 = (byref(c_int32.from_buffer(raw32)), memoryview(raw32).cast("i"), raw32)
+    scratch.i64 = (byref(c_int64.from_buffer(raw64)), memoryview(raw64).cast("q"), raw64)
+    scratch.screen = _ffi.lock_screen_t(ctypes.sizeof(_ffi.lock_screen_t))
+    scratch.screen_ref = byref(scratch.screen)
+    scratch.screen_bytes = memoryview(scratch.screen).cast("B")
+    # The last answer and the bytes it was made from: a poll that finds the same bytes (the
+    # screen has not changed) hands back the same immutable value instead of building one.
+    scratch.last_screen = None
+    return scratch
+
+
+#: The byte of an int32 that holds a 0 or 1 answer (the low one).
+_LOW = 0 if sys.byteorder == "little" else 3
 
 
 class _StoreBase(_Handle):
@@ -82,7 +89,7 @@ class _StoreBase(_Handle):
 
     _path: Union[str, bytes, None] = None
     _callbacks: Dict[str, Any]
-    _scratch: _Scratch
+    _scratch: Any  # _Scratch(): a threading.local, filled by _fill
     _what = "store"
 
     @staticmethod
@@ -98,8 +105,12 @@ class _StoreBase(_Handle):
             out = ctype()
             fn(h, byref(out))
             return int(out.value)
-        ref, out = self._scratch.i32 if ctype is c_int32 else self._scratch.i64
+        view: memoryview
+        try:
+            ref, view, _ = self._scratch.i32 if ctype is c_int32 else self._scratch.i64
+        except AttributeError:  # this thread's first query of the store
+            ref, view, _ = _fill(self._scratch).i32 if ctype is c_int32 else self._scratch.i64
         rc = fast(h, ref)
         if rc:
             _ffi.check_status(rc, fast, (h,))
-        return out[0]
+        return view[0]

@@ -3,12 +3,12 @@ import ctypes
 import struct
 import warnings
 from ctypes import byref, c_char_p, c_int32
-from typing import Any, Callable, Dict, NamedTuple, Tuple
+from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
 
 from . import _ffi
 from ._enums import BiometricKind, BiometricRefusal, Event, LockReason
 from ._errors import PasscodeRequired
-from ._handle import _StoreBase
+from ._handle import _StoreBase, _fill
 
 _lib = _ffi.lib
 
@@ -83,11 +83,15 @@ class _Lock(_StoreBase):
         """Everything a lock screen draws, in one call at the cost of about one `is_set`
         (passcode_lock_screen_read): poll it on every redraw."""
         scratch = self._scratch
-        rc = _lock_screen_read(self._handle, scratch.screen_ref)  # closed: NULL, which the library refuses
+        try:
+            ref = scratch.screen_ref
+        except AttributeError:  # this thread's first query of the store
+            ref = _fill(scratch).screen_ref
+        rc = _lock_screen_read(self._handle, ref)  # closed: NULL, which the library refuses
         if rc:
             self._h()  # a closed store raises InvalidHandle, as everywhere
             _ffi.check_status(rc, _lock_screen_read, (self._handle,))
-        last = scratch.last_screen
+        last: Optional[Tuple[bytes, LockScreen]] = scratch.last_screen
         if last is not None and scratch.screen_bytes == last[0]:
             return last[1]
         _, locked, reason, left, failed, reset, refusal, lead, kind, is_set, enabled, label = _unpack_lock_screen(scratch.screen)

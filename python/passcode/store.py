@@ -9,7 +9,7 @@ from . import _ffi
 from ._args import Digits, _bytes, _call_with_secrets, _int
 from ._enums import Cost, FlowKind, Status
 from ._errors import InvalidArgument, PasscodeError
-from ._handle import _Scratch
+from ._handle import _LOW, _Scratch, _fill
 from .account import _Account
 from .aio import twin
 from .callbacks import _Callbacks, _clock_callback
@@ -200,12 +200,16 @@ class Store(_Settings, _Lock, _Reset, _Keys, _Account, _Callbacks, _Tpm, _Users)
         """Whether a passcode is set, enabled or not (passcode_is_set)."""
         # The hot query, at about the cost of a bare ctypes call: no argtypes conversion, no
         # errcheck call, no out-buffer made per call (Tests/bench/bench.py measures it).
-        ref, out = self._scratch.i32
+        raw: bytearray
+        try:
+            ref, _, raw = self._scratch.i32
+        except AttributeError:  # this thread's first query of the store
+            ref, _, raw = _fill(self._scratch).i32
         rc = _is_set(self._handle, ref)  # closed: NULL, which the library refuses
         if rc:
             self._h()  # a closed store raises InvalidHandle, as everywhere
             _ffi.check_status(rc, _is_set, (self._handle,))
-        return out[0] == 1
+        return raw[_LOW] == 1
 
     @property
     def is_enabled(self) -> bool:

@@ -79,6 +79,24 @@ class _Users(_StoreBase):
         (passcode_user_reset)."""
         _lib.passcode_user_reset(self._h(), _uid(uid))
 
+    def user_fingerprint_ready(self, uid: int) -> None:
+        """Returns when passcoded may read a finger for uid's store now (a reader with a finger
+        of the user's, the caller at the machine, the core's rules); else raises
+        PasscodeRequired saying why. Claims and counts nothing (passcode_user_fingerprint_ready)."""
+        _lib.passcode_user_fingerprint_ready(self._h(), _uid(uid))
+
+    def user_fingerprint_unlock(self, uid: int) -> None:
+        """Has passcoded read a finger for uid's store and waits for it: returns on a match
+        (counted as a biometric unlock); raises PasscodeRequired on a no-match (a failed
+        match) or when the rules need the passcode, BiometricUnavailable, ... ; InvalidState
+        after user_fingerprint_cancel (passcode_user_fingerprint_unlock)."""
+        _lib.passcode_user_fingerprint_unlock(self._h(), _uid(uid))
+
+    def user_fingerprint_cancel(self) -> None:
+        """From another thread: ends the user_fingerprint_unlock waiting on this store, and
+        every later one; passcoded releases the reader at once (passcode_user_fingerprint_cancel)."""
+        _lib.passcode_user_fingerprint_cancel(self._h())
+
     def user_events(self, uid: int) -> List[LoggedEvent]:
         """uid's security event log, newest first (passcode_user_event_log_new)."""
         log = _ffi.EVENT_LOG()

@@ -77,26 +77,10 @@ public func passcode_lock_screen_read(_ store: OpaquePointer?, _ screen: UnsafeM
         guard size <= 4096 else {
             throw PasscodeError.misuse("the lock-screen struct's size is \(size), not a size: set it to sizeof(passcode_lock_screen)")
         }
-        let v = try s.lockScreen()
-        var c = passcode_lock_screen()
-        withUnsafeMutableBytes(of: &c) { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }  // the padding too: no stray bytes to the caller
-        c.size = size
-        c.locked = v.status.locked ? 1 : 0
-        c.reason = v.status.reason.rawValue
-        c.lockout_seconds = v.lockoutSeconds
-        c.failed_attempts = Int32(clamping: v.failedAttempts)
-        c.reset_required = v.resetRequired ? 1 : 0
-        c.biometric_refusal = v.refusal.rawValue
-        c.biometric_lead = v.lead ? 1 : 0
-        c.biometric_kind = v.kind.rawValue
-        c.passcode_set = v.passcodeSet ? 1 : 0
-        c.lock_enabled = v.lockEnabled ? 1 : 0
-        c.security_label = LockScreenABI.label(v.kind)
+        // The C struct, made by the store once while nothing changes (LockScreenABI.write).
         let known = MemoryLayout<passcode_lock_screen>.size
         let start = MemoryLayout<Int>.size  // `size` is the caller's
-        withUnsafeBytes(of: &c) { bytes in
-            (screen + start).copyMemory(from: bytes.baseAddress! + start, byteCount: min(size, known) - start)
-        }
+        try s.copyLockScreen(to: screen + start, from: start, count: min(size, known) - start, make: LockScreenABI.write)
         if size > known { memset(screen + known, 0, size - known) }  // a newer caller's fields: unknown here
     }
 }
@@ -113,8 +97,28 @@ enum LockScreenABI {
         return offset + MemoryLayout<Int32>.size
     }()
 
+    /// Writes `v` as the C struct (its `size` 0, its padding zero) to `out`, a `LockScreenImage`.
+    static func write(_ v: LockScreen, to out: UnsafeMutableRawPointer) {
+        var c = passcode_lock_screen()
+        withUnsafeMutableBytes(of: &c) { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }  // the padding too: no stray bytes to the caller
+        c.locked = v.status.locked ? 1 : 0
+        c.reason = v.status.reason.rawValue
+        c.lockout_seconds = v.lockoutSeconds
+        c.failed_attempts = Int32(clamping: v.failedAttempts)
+        c.reset_required = v.resetRequired ? 1 : 0
+        c.biometric_refusal = v.refusal.rawValue
+        c.biometric_lead = v.lead ? 1 : 0
+        c.biometric_kind = v.kind.rawValue
+        c.passcode_set = v.passcodeSet ? 1 : 0
+        c.lock_enabled = v.lockEnabled ? 1 : 0
+        c.security_label = label(v.kind)
+        precondition(MemoryLayout<passcode_lock_screen>.size <= MemoryLayout<LockScreenImage>.size, "passcode_lock_screen outgrew LockScreenImage")
+        withUnsafeBytes(of: &c) { out.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    }
+
     /// The security label of `kind` as a static C string, in the host's language (gettext's
-    /// string lives as long as the process).
+    /// string lives as long as the process). The struct made with it is kept while the store does
+    /// not change, so a host that switches its language sees the new label from the next change.
     @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
     static func label(_ kind: BiometricKind) -> UnsafePointer<CChar>? {
         Localized.staticText(Message.label(kind))

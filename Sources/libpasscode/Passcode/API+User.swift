@@ -121,6 +121,57 @@ public func passcode_user_reset(_ store: OpaquePointer?, _ uid: UInt32) -> Int32
     withBackend(store) { (s) throws(PasscodeError) in try s.userReset(uid: uid) }
 }
 
+/// Whether passcoded may read a finger for a user's store now, named by uid (pam_passcode's
+/// `fingerprint` option asks before it offers the finger): fprintd has a reader with a finger
+/// of the user's enrolled, the calling process is in an active local session on a seat, and the
+/// core's rules allow a match (for a login store the PAM stack turns the finger on; a passcode
+/// entered in this boot and within 48 hours, fewer than 5 failed matches since, no lockout).
+/// Nothing is claimed or counted. Root may name any uid, any other caller only its own.
+/// - Parameters:
+///   - store: A handle in service mode.
+///   - uid: The user.
+/// - Returns: `PASSCODE_OK` (a finger may be read); `PASSCODE_ERR_PASSCODE_REQUIRED` (not now:
+///   `passcode_errmsg` says why); `PASSCODE_ERR_PERMISSION`; `PASSCODE_ERR_NOT_IN_SERVICE_MODE`;
+///   `PASSCODE_ERR_SERVICE_UNAVAILABLE`; or a store error.
+@c(passcode_user_fingerprint_ready)  // man: passcode-user
+public func passcode_user_fingerprint_ready(_ store: OpaquePointer?, _ uid: UInt32) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in try s.userFingerprintReady(uid: uid) }
+}
+
+/// Has passcoded read a finger for a user's store, named by uid, and waits for it (up to
+/// passcoded.conf's `fprint_timeout`): passcoded claims the reader, and always stops and
+/// releases it. A match unlocks as the core counts a biometric match; a no-match counts as a
+/// failed match. Root may name any uid, any other caller only its own.
+/// `passcode_user_fingerprint_cancel`, from another thread, ends the wait at once.
+/// - Parameters:
+///   - store: A handle in service mode, used by no other thread meanwhile but for the cancel.
+///   - uid: The user.
+/// - Returns: `PASSCODE_OK` (a match); `PASSCODE_ERR_PASSCODE_REQUIRED` (no match, or the rules
+///   need the passcode now; `passcode_errmsg` says which); `PASSCODE_ERR_BIOMETRIC_UNAVAILABLE`
+///   (no reader, no finger enrolled, or the caller not at the machine);
+///   `PASSCODE_ERR_BIOMETRIC_READER_BUSY`; `PASSCODE_ERR_BIOMETRIC_TIMEOUT`;
+///   `PASSCODE_ERR_RATE_LIMITED`; `PASSCODE_ERR_STATE` (cancelled: nothing counted);
+///   `PASSCODE_ERR_PERMISSION`; `PASSCODE_ERR_NOT_IN_SERVICE_MODE`;
+///   `PASSCODE_ERR_SERVICE_UNAVAILABLE`; or a store error.
+@c(passcode_user_fingerprint_unlock)  // man: passcode-user
+public func passcode_user_fingerprint_unlock(_ store: OpaquePointer?, _ uid: UInt32) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in try s.userFingerprintUnlock(uid: uid) }
+}
+
+/// Ends the `passcode_user_fingerprint_unlock` waiting on `store`, from any thread: its
+/// connection is shut down, so passcoded stops the read and releases the reader at once, and
+/// the waiting call answers `PASSCODE_ERR_STATE`, nothing counted. Every later read on the
+/// handle answers the same at once (a cancel between two reads is not lost); close the handle
+/// after it. Other calls are not cut short.
+/// - Parameters:
+///   - store: The handle the read waits on.
+/// - Returns: `PASSCODE_OK` (also with no read waiting, and for an embedded handle);
+///   `PASSCODE_ERR_INVALID_HANDLE`.
+@c(passcode_user_fingerprint_cancel)  // man: passcode-user
+public func passcode_user_fingerprint_cancel(_ store: OpaquePointer?) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in s.userFingerprintCancel() }
+}
+
 /// Takes a snapshot of a user's security event log, named by uid, newest first; read it with
 /// `passcode_event_log_count` and `passcode_event_log_get`, free it with `passcode_event_log_free`.
 /// Root may name any uid, any other caller only its own.

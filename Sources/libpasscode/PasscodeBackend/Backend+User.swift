@@ -21,6 +21,12 @@ package protocol UserBackend: AnyObject {
     func userRemove(uid: UInt32, current: SecretBytes?) throws(PasscodeError)
     func userReset(uid: UInt32) throws(PasscodeError)
     func userEvents(uid: UInt32) throws(PasscodeError) -> [SecurityEventRecord]
+    /// Whether passcoded may read a finger for the store now: PASSCODE_REQUIRED with why not.
+    func userFingerprintReady(uid: UInt32) throws(PasscodeError)
+    /// A finger read by passcoded for the store: a match unlocks, as the core counts one.
+    func userFingerprintUnlock(uid: UInt32) throws(PasscodeError)
+    /// Ends a read waiting on this handle (any thread), and every later one.
+    func userFingerprintCancel()
 }
 
 /// The embedded store: no uid to name.
@@ -35,4 +41,7 @@ extension PasscodeStore: UserBackend {
     package func userRemove(uid: UInt32, current: SecretBytes?) throws(PasscodeError) { throw PasscodeStore.noUsers() }
     package func userReset(uid: UInt32) throws(PasscodeError) { throw PasscodeStore.noUsers() }
     package func userEvents(uid: UInt32) throws(PasscodeError) -> [SecurityEventRecord] { throw PasscodeStore.noUsers() }
+    package func userFingerprintReady(uid: UInt32) throws(PasscodeError) { throw PasscodeStore.noUsers() }
+    package func userFingerprintUnlock(uid: UInt32) throws(PasscodeError) { throw PasscodeStore.noUsers() }
+    package func userFingerprintCancel() {}
 }

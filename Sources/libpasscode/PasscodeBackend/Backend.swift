@@ -26,6 +26,11 @@ package protocol StoreBackend: AnyObject, Sendable, LockBackend, AccountBackend,
     func set(_ setting: Setting, to value: Int64) throws(PasscodeError)
     func lockStatus() throws(PasscodeError) -> LockStatus
     func lockScreen() throws(PasscodeError) -> LockScreen
+    /// `lockScreen()` as `make` lays it out, `count` bytes of it from `start` copied to
+    /// `destination`; the embedded store keeps the layout while the store is unchanged
+    /// (`PasscodeStore.copyLockScreen`).
+    func copyLockScreen(to destination: UnsafeMutableRawPointer, from start: Int, count: Int,
+                        make: (LockScreen, UnsafeMutableRawPointer) -> Void) throws(PasscodeError)
     /// Removes the whole store (`passcode_store_remove`); `current`: its passcode, nil when none is set.
     func removeStore(current: SecretBytes?) throws(PasscodeError)
     func close()

@@ -541,6 +541,31 @@ extension ServiceClient {
         try call("UserReset", [.uint32(uid)]) { _ in }
     }
 
+    /// UserFingerprintReady(app_id s, uid u) -> (ready b, reason s): Whether a finger may be read
+    /// now for the store: fprintd has a reader with a finger of the user's enrolled, the calling
+    /// process is at the machine (as FingerprintUnlock asks), and the core's rules allow a match (a
+    /// login store: the PAM stack's `fingerprint` option turns it on; a PIN entered since boot and
+    /// within 48 hours, fewer than 5 failed matches, no lockout), and the uid is under
+    /// fprint_checks_per_minute. Nothing is claimed or counted; `reason` says why not.
+    func callUserFingerprintReady(uid: UInt32) throws(PasscodeError) -> (ready: Bool, reason: String) {
+        var answer: (ready: Bool, reason: String)?
+        try call("UserFingerprintReady", [.uint32(uid)]) { (r) throws(PasscodeError) in
+            let ready = try r.bool()
+            let reason = try r.string()
+            answer = (ready, reason)
+        }
+        return answer!
+    }
+
+    /// UserFingerprintUnlock(app_id s, uid u): Reads a finger for the store as FingerprintUnlock
+    /// does: a match unlocks as the core counts one, a no-match is a failed match
+    /// (PasscodeRequired). The wait ends when the calling connection leaves the bus (pam_passcode's
+    /// cancel), and the reader is released then, not at fprint_timeout; fprintd leaving the bus
+    /// ends it too.
+    func callUserFingerprintUnlock(uid: UInt32) throws(PasscodeError) {
+        try call("UserFingerprintUnlock", [.uint32(uid)]) { _ in }
+    }
+
     /// UserGetEventLog(app_id s, uid u) -> (events a(ixs)): The security log, newest first, as
     /// GetEventLog.
     func callUserGetEventLog(uid: UInt32) throws(PasscodeError) -> [(SecurityEvent, Int64, String)] {

@@ -35,6 +35,20 @@ extension ServiceClient: UserBackend {
         try callUserGetEventLog(uid: uid).map { SecurityEventRecord(kind: $0.0, wallMs: $0.1, detail: $0.2) }
     }
 
+    package func userFingerprintReady(uid: UInt32) throws(PasscodeError) {
+        let (ready, reason) = try callUserFingerprintReady(uid: uid)
+        guard ready else { throw .service(status: BusStatus.errPasscodeRequired, message: "no finger is read now: \(reason)", waitSeconds: 0) }
+    }
+
+    package func userFingerprintUnlock(uid: UInt32) throws(PasscodeError) {
+        try canceller.run { () throws(PasscodeError) in try callUserFingerprintUnlock(uid: uid) }
+    }
+
+    // bus: local (the cancel closes this handle's connection; passcoded sees it leave the bus)
+    package func userFingerprintCancel() {
+        canceller.cancel()
+    }
+
     /// A lockout answered to a call that names a uid carries that user's wait for
     /// passcode_errwait (the caller's own store's, which call() reads for its own calls, is
     /// another store: pam_passcode then said "Passcode locked." without the minutes).

@@ -241,6 +241,8 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
     let keyState = ClientKeyState()
     /// What passcoded pushed of the store, for the cached queries (ServiceClient+Cache.swift).
     let pushed = PushedCache()
+    /// Ends a fingerprint read waiting on this handle, from any thread (ServiceClient+User.swift).
+    let canceller = CallCanceller()
 
     /// The system bus this process connects to: DBUS_SYSTEM_BUS_ADDRESS (as sd-bus reads it, with
     /// secure_getenv: a setuid or setgid process ignores it, so its text never reaches a message
@@ -418,6 +420,14 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
         return LockScreen(status: LockStatus(locked: v.locked, reason: why), lockoutSeconds: v.lockoutRemaining,
                           failedAttempts: Int64(v.failedAttempts), resetRequired: v.resetRequired, refusal: refused, lead: v.lead,
                           kind: biometric, passcodeSet: v.isSet, lockEnabled: v.lockEnabled)
+    }
+
+    package func copyLockScreen(to destination: UnsafeMutableRawPointer, from start: Int, count: Int,
+                                make: (LockScreen, UnsafeMutableRawPointer) -> Void) throws(PasscodeError) {
+        let screen = try lockScreen()
+        var image = LockScreenImage()
+        withUnsafeMutableBytes(of: &image) { make(screen, $0.baseAddress!) }
+        withUnsafeBytes(of: &image) { destination.copyMemory(from: $0.baseAddress! + start, byteCount: count) }
     }
 
     // MARK: - Calls
@@ -610,6 +620,10 @@ package final class ServiceClient: StoreBackend, @unchecked Sendable {
             bus.callAsync(c, &slot, m, ServiceClient.replyHandler, Unmanaged.passUnretained(pending).toOpaque(), UInt64.max)
         }
         guard r >= 0 else { throw unavailable(member, r) }
+        // A fingerprint read (`CallCanceller.run`): its cancel, from another thread, shuts this
+        // socket down, which ends the wait below and, as the connection leaves the bus, the read.
+        canceller.watch(bus.getFd(c))
+        defer { canceller.unwatch() }
         return try withExtendedLifetime(pending) { () throws(PasscodeError) in
             defer { _ = bus.slotUnref(slot) }  // before `pending` goes: no callback after it
             while pending.reply == nil {
@@ -813,4 +827,55 @@ struct PeerCredentials {
     var pid: Int32 = 0
     var uid: UInt32 = UInt32.max
     var gid: UInt32 = UInt32.max
+}
+
+/// Ends a fingerprint read that waits on a handle's connection, from another thread: `cancel`
+/// shuts the connection's socket down (shutdown(2), which wakes the waiting poll at once and
+/// frees nothing), so the read's call ends, and passcoded, seeing the connection leave the bus,
+/// stops the read and releases the reader. A handle once cancelled answers every later read
+/// at once, so a cancel that comes between two reads is not lost. Only the reads are armed: a
+/// cancel never cuts another call short.
+final class CallCanceller: @unchecked Sendable {
+    private let lock = Mutex()
+    private var cancelled = false
+    private var armed = false
+    private var fd: Int32 = -1
+
+    private static let refusal = PasscodeError.state("the fingerprint read was cancelled: the reader was released; nothing was counted")
+
+    /// Runs a read armed for `cancel`; a read cancelled (before or while it waited) throws STATE.
+    func run(_ body: () throws(PasscodeError) -> Void) throws(PasscodeError) {
+        let already = lock.withLock { () -> Bool in
+            if !cancelled { armed = true }
+            return cancelled
+        }
+        if already { throw CallCanceller.refusal }
+        defer { lock.withLock { armed = false } }
+        do throws(PasscodeError) {
+            try body()
+        } catch {
+            if lock.withLock({ cancelled }) { throw CallCanceller.refusal }
+            throw error
+        }
+    }
+
+    /// The connection's socket while an armed read waits on it (`ServiceClient.send`).
+    func watch(_ socket: Int32) {
+        lock.withLock {
+            guard armed, socket >= 0 else { return }
+            fd = socket
+            if cancelled { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    func unwatch() {
+        lock.withLock { fd = -1 }
+    }
+
+    func cancel() {
+        lock.withLock {
+            cancelled = true
+            if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
 }

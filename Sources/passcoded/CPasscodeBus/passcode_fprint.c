@@ -20,10 +20,37 @@
 
 struct verify_state {
     const char *owner;  // fprintd's unique name: a signal from anyone else is not its answer
+    const char *caller;  // the connection the check is for (NULL: none watched)
     int done;
     int matched;
+    int fprintd_gone;  // fprintd's connection left the bus, or its name passed to another
+    int caller_gone;
     char result[64];
 };
+
+/* The bus daemon's NameOwnerChanged (its sender checked by the match): fprintd's name leaving
+ * the connection the check talks to, or the caller's unique name going. */
+static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)error;
+    struct verify_state *state = userdata;
+    const char *name = NULL, *old_owner = NULL, *new_owner = NULL;
+    if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || name == NULL || old_owner == NULL) return 0;
+    if ((strcmp(name, FPRINT_NAME) == 0 && strcmp(old_owner, state->owner) == 0) || strcmp(name, state->owner) == 0)
+        state->fprintd_gone = 1;
+    if (state->caller && strcmp(name, state->caller) == 0 && new_owner && new_owner[0] == 0) state->caller_gone = 1;
+    return 0;
+}
+
+/* Whether `name` has an owner on the bus (1), has none (0), or the bus did not say (-1). */
+static int has_owner(sd_bus *bus, const char *name) {
+    sd_bus_message *reply = NULL;
+    int has = 0;
+    int r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                               NULL, &reply, "s", name);
+    if (r >= 0) r = sd_bus_message_read(reply, "b", &has);
+    sd_bus_message_unref(reply);
+    return r < 0 ? -1 : has != 0;
+}
 
 static int on_verify_status(sd_bus_message *m, void *userdata, sd_bus_error *error) {
     (void)error;
@@ -185,7 +212,7 @@ static int cancelled(const int *cancel) {
     return cancel && __atomic_load_n(cancel, __ATOMIC_ACQUIRE);
 }
 
-int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, const int *cancel, char *message, size_t message_size) {
+int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, const int *cancel, const char *caller, char *message, size_t message_size) {
     char user[256], device[512], owner[256];
     sd_bus *bus = NULL;
     int status = open_reader(uid, &bus, user, device, owner, message, message_size);
@@ -208,13 +235,22 @@ int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, const int *cancel, 
 
     // The signal's match before VerifyStart (a reader may answer at once), from fprintd's unique
     // name only: anyone on the bus may send a VerifyStatus signal, only fprintd's counts.
-    struct verify_state state = {.owner = owner};
-    sd_bus_slot *slot = NULL;
+    struct verify_state state = {.owner = owner, .caller = caller};
+    sd_bus_slot *slot = NULL, *owners = NULL;
     int started = 0;
     r = sd_bus_match_signal(bus, &slot, owner, device, FPRINT_DEVICE_IFACE, "VerifyStatus", on_verify_status, &state);
+    // The names watched before the caller is asked for: a caller gone before the match was
+    // added is seen by NameHasOwner, one gone after it by the signal.
+    if (r >= 0)
+        r = sd_bus_match_signal(bus, &owners, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                "NameOwnerChanged", on_owner_changed, &state);
+    if (r >= 0 && caller && has_owner(bus, caller) == 0) state.caller_gone = 1;
     if (r < 0) {
         status = PASSCODE_FPRINT_FAILED;
-        say(message, message_size, "cannot watch the reader's VerifyStatus: %s%s", strerror(-r), NULL);
+        say(message, message_size, "cannot watch the reader's VerifyStatus and fprintd's name: %s%s", strerror(-r), NULL);
+    } else if (state.caller_gone) {
+        status = PASSCODE_FPRINT_CALLER_GONE;
+        say(message, message_size, "the caller left the bus before the finger was asked for%s%s", NULL, NULL);
     } else {
         r = sd_bus_call_method(bus, owner, device, FPRINT_DEVICE_IFACE, "VerifyStart", &e, NULL, "s", "any");
         if (r < 0) {
@@ -240,6 +276,16 @@ int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, const int *cancel, 
                 if (r > 0) continue;
                 if (cancelled(cancel)) {  /* unlocked meanwhile: the reader goes back now */
                     status = PASSCODE_FPRINT_CANCELLED;
+                    break;
+                }
+                if (state.caller_gone) {  /* the caller cancelled, or ended: the reader goes back now */
+                    status = PASSCODE_FPRINT_CALLER_GONE;
+                    say(message, message_size, "the caller left the bus while the finger was awaited%s%s", NULL, NULL);
+                    break;
+                }
+                if (state.fprintd_gone) {
+                    status = PASSCODE_FPRINT_FAILED;
+                    say(message, message_size, "fprintd left the bus while the finger was awaited (its name changed owner)%s%s", NULL, NULL);
                     break;
                 }
                 uint64_t now = now_usec();
@@ -270,6 +316,7 @@ int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, const int *cancel, 
     if (started) sd_bus_call_method(bus, owner, device, FPRINT_DEVICE_IFACE, "VerifyStop", NULL, NULL, "");
     sd_bus_call_method(bus, owner, device, FPRINT_DEVICE_IFACE, "Release", NULL, NULL, "");
     sd_bus_slot_unref(slot);
+    sd_bus_slot_unref(owners);
     sd_bus_flush_close_unref(bus);
     return status;
 }

@@ -219,6 +219,19 @@ protocol Passcode1Handlers {
     /// UserReset(app_id s, uid u): Clears the failures, the lockout and a required reset, keeping
     /// the passcode: root only.
     func handleUserReset(_ call: BusCall, appID: AppID, uid: UInt32) throws -> Service.Prepared
+    /// UserFingerprintReady(app_id s, uid u) -> (ready b, reason s): Whether a finger may be read
+    /// now for the store: fprintd has a reader with a finger of the user's enrolled, the calling
+    /// process is at the machine (as FingerprintUnlock asks), and the core's rules allow a match (a
+    /// login store: the PAM stack's `fingerprint` option turns it on; a PIN entered since boot and
+    /// within 48 hours, fewer than 5 failed matches, no lockout), and the uid is under
+    /// fprint_checks_per_minute. Nothing is claimed or counted; `reason` says why not.
+    func handleUserFingerprintReady(_ call: BusCall, appID: AppID, uid: UInt32) throws -> Service.Prepared
+    /// UserFingerprintUnlock(app_id s, uid u): Reads a finger for the store as FingerprintUnlock
+    /// does: a match unlocks as the core counts one, a no-match is a failed match
+    /// (PasscodeRequired). The wait ends when the calling connection leaves the bus (pam_passcode's
+    /// cancel), and the reader is released then, not at fprint_timeout; fprintd leaving the bus
+    /// ends it too.
+    func handleUserFingerprintUnlock(_ call: BusCall, appID: AppID, uid: UInt32) throws -> Service.Prepared
     /// UserGetEventLog(app_id s, uid u) -> (events a(ixs)): The security log, newest first, as
     /// GetEventLog.
     func handleUserGetEventLog(_ call: BusCall, appID: AppID, uid: UInt32) throws -> Service.Prepared
@@ -517,6 +530,16 @@ extension Service: Passcode1Handlers {
             let uid = try readBasic(m, "u", UInt32(0), "uid")
             let appID = try admit(appIDText, m, caller: caller)
             return try handleUserReset(BusCall(message: m, caller: caller), appID: appID, uid: uid)
+        case "UserFingerprintReady":
+            let appIDText = try readString(m, "app_id")
+            let uid = try readBasic(m, "u", UInt32(0), "uid")
+            let appID = try admit(appIDText, m, caller: caller)
+            return try handleUserFingerprintReady(BusCall(message: m, caller: caller), appID: appID, uid: uid)
+        case "UserFingerprintUnlock":
+            let appIDText = try readString(m, "app_id")
+            let uid = try readBasic(m, "u", UInt32(0), "uid")
+            let appID = try admit(appIDText, m, caller: caller)
+            return try handleUserFingerprintUnlock(BusCall(message: m, caller: caller), appID: appID, uid: uid)
         case "UserGetEventLog":
             let appIDText = try readString(m, "app_id")
             let uid = try readBasic(m, "u", UInt32(0), "uid")

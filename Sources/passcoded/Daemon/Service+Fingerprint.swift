@@ -8,6 +8,12 @@
 // The reader is claimed only for a caller at the machine: the calling process's own logind
 // session active, local and on a seat (passcode_seat.c), and at most `readerClaims.limit` times a
 // minute per uid (ReaderClaims), so that no other user keeps it busy.
+// pam_passcode's `fingerprint` option reads a finger for a user's login store by uid
+// (UserFingerprintReady, UserFingerprintUnlock): root, or the user's own process (a screen
+// locker). There the PAM stack is the switch that turns the finger on (the core's
+// loginFingerprintRefusal); every other rule is the core's. The module cancels a read by
+// closing its connection: the wait watches the caller's unique name (the C verify's `caller`
+// argument) and ends, releasing the reader, when it leaves the bus.
 import CPasscodeBus
 import Glibc
 import PasscodeBus
@@ -22,16 +28,58 @@ extension Service {
 
     func handleFingerprintUnlock(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller, pid = try Service.callerPID(call)
+        let sender = sd_bus_message_get_sender(call.message).map { String(cString: $0) }
         return Prepared(uid: caller) {
-            _ = try Service.fingerprintUnlock(stores, uid: caller, pid: pid, app: app, needKey: false)
+            _ = try Service.fingerprintUnlock(stores, uid: caller, pid: pid, app: app, needKey: false, sender: sender)
             return []
         }
     }
 
+    func handleUserFingerprintReady(_ call: BusCall, appID app: AppID, uid: UInt32) throws -> Prepared {
+        try Service.checkNamed(uid, by: call.caller)
+        let stores = self.stores, caller = call.caller, pid = try Service.callerPID(call), target = uid
+        return Prepared(uid: target) {
+            let why = try Service.fingerprintNotReady(stores, uid: target, caller: caller, pid: pid, app: app)
+            return [.bool(why == nil), .string(why ?? "")]
+        }
+    }
+
+    func handleUserFingerprintUnlock(_ call: BusCall, appID app: AppID, uid: UInt32) throws -> Prepared {
+        try Service.checkNamed(uid, by: call.caller)
+        let stores = self.stores, caller = call.caller, pid = try Service.callerPID(call), target = uid
+        let sender = sd_bus_message_get_sender(call.message).map { String(cString: $0) }
+        return Prepared(uid: target) {
+            _ = try Service.fingerprintUnlock(stores, uid: target, caller: caller, pid: pid, app: app, needKey: false,
+                                              byStack: Service.isLoginStore(app), sender: sender)
+            return []
+        }
+    }
+
+    /// Why no finger may be read now for `uid`'s store (nil: it may): the caller not at the
+    /// machine, no reader or no finger enrolled (fprintd's answer, written as the store's
+    /// availability), or the core's refusal. Nothing is claimed or counted.
+    static func fingerprintNotReady(_ stores: StoreRoot, uid: uid_t, caller: uid_t, pid: pid_t, app: AppID) throws -> String? {
+        if let away = seatRefusal(uid: caller, pid: pid) { return away }
+        var buffer = [CChar](repeating: 0, count: 512)
+        let probe = passcode_fprint_probe(uid, &buffer, buffer.count)
+        let available = probe == Int32(PASSCODE_FPRINT_OK)
+        let refusal = try stores.withStore(uid: uid, appID: app) { (s) throws -> BiometricRefusal in
+            try s.setBiometricAvailability(available, kind: available ? .fingerprint : try s.biometricKind())
+            return Service.isLoginStore(app) ? try s.loginFingerprintRefusal() : try s.biometricRefusal()
+        }
+        if !available { return message(buffer) }
+        if refusal != .none { return refusal.description }
+        if let wait = readerClaims.pending(uid: uid) {
+            return "too many fingerprint checks: \(readerClaims.limit) a minute for a user; the next is allowed in \(wait) seconds"
+        }
+        return nil
+    }
+
     func handleFingerprintUnlockKey(_ call: BusCall, appID app: AppID) throws -> Prepared {
         let stores = self.stores, caller = call.caller, pid = try Service.callerPID(call)
+        let sender = sd_bus_message_get_sender(call.message).map { String(cString: $0) }
         return Prepared(uid: caller) {
-            guard let key = try Service.fingerprintUnlock(stores, uid: caller, pid: pid, app: app, needKey: true) else {
+            guard let key = try Service.fingerprintUnlock(stores, uid: caller, pid: pid, app: app, needKey: true, sender: sender) else {
                 throw PasscodeError.keyNotReleased
             }
             return [.key(key)]
@@ -71,19 +119,28 @@ extension Service {
     /// Whether the caller may have the reader claimed for it: its process's own session at the
     /// machine (logind), else BiometricUnavailable with logind's reason, nothing counted. Root's
     /// calls are asked of root's own process's session too (any user's session at the seat will
-    /// do for root; no User* method reads a finger, so pam_passcode never claims the reader).
+    /// do for root: a sudo in the user's session at the seat; login on a text console, which
+    /// has no session before it authenticates, is not at the machine for this rule).
     static func checkAtSeat(uid: uid_t, pid: pid_t) throws {
-        var buffer = [CChar](repeating: 0, count: 512)
-        let seat = passcode_seat_check(pid, uid, &buffer, buffer.count)
-        guard seat != Int32(PASSCODE_SEAT_YES) else { return }
-        let (name, text) = BusError.reply(status: BusStatus.errBiometricUnavailable,
-                                          message: "the fingerprint reader is only for a user at the machine (an active local session "
-                                              + "on a seat): \(message(buffer)); nothing was counted")
+        guard let away = seatRefusal(uid: uid, pid: pid) else { return }
+        let (name, text) = BusError.reply(status: BusStatus.errBiometricUnavailable, message: away + "; nothing was counted")
         throw CallError(name: name, message: text)
     }
 
-    static func fingerprintUnlock(_ stores: StoreRoot, uid: uid_t, pid: pid_t, app: AppID, needKey: Bool) throws -> SecretBytes? {
-        try checkAtSeat(uid: uid, pid: pid)
+    /// Why the caller is not at the machine (nil: it is), as checkAtSeat says it.
+    static func seatRefusal(uid: uid_t, pid: pid_t) -> String? {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let seat = passcode_seat_check(pid, uid, &buffer, buffer.count)
+        guard seat != Int32(PASSCODE_SEAT_YES) else { return nil }
+        return "the fingerprint reader is only for a user at the machine (an active local session on a seat): \(message(buffer))"
+    }
+
+    /// Reads a finger for `uid`'s store. `caller`: whose process asks (the seat check's uid; root
+    /// for pam_passcode in sudo or login); `byStack`: a login store whose PAM stack turned the
+    /// finger on; `sender`: the calling connection, whose leaving the bus ends the wait.
+    static func fingerprintUnlock(_ stores: StoreRoot, uid: uid_t, caller: uid_t? = nil, pid: pid_t, app: AppID, needKey: Bool,
+                                  byStack: Bool = false, sender: String? = nil) throws -> SecretBytes? {
+        try checkAtSeat(uid: caller ?? uid, pid: pid)
         var buffer = [CChar](repeating: 0, count: 512)
         // fprintd first: a reader with a finger of this user's, written as the availability the
         // core's policy reads; then the policy, before a finger is asked for.
@@ -94,7 +151,7 @@ extension Service {
             if available {
                 // For the key, the refusal includes a handle holding none ("lock now" wiped it):
                 // no finger is asked for whose match could release nothing.
-                let refusal = needKey ? try s.biometricKeyRefusal() : try s.biometricRefusal()
+                let refusal = needKey ? try s.biometricKeyRefusal() : byStack ? try s.loginFingerprintRefusal() : try s.biometricRefusal()
                 if refusal != .none { throw PasscodeError.passcodeRequired(refusal) }
             }
             return try s.lockStatus().locked
@@ -113,7 +170,7 @@ extension Service {
         defer { FingerWaits.shared.remove(wait) }
         // The wait holds a thread, not a turn (as a host's hook does): the uid's other
         // connections, and other uids, run meanwhile (Scheduler.whileWaiting).
-        guard let outcome = Scheduler.shared?.whileWaiting({ passcode_fprint_verify(uid, timeout, wait.flag, &buffer, buffer.count) }) else {
+        guard let outcome = Scheduler.shared?.whileWaiting({ passcode_fprint_verify(uid, timeout, wait.flag, sender, &buffer, buffer.count) }) else {
             // passcoded's own limit, not the reader's: BUSY, as a busy store answers.
             let (name, text) = BusError.reply(status: BusStatus.errBusy,
                                               message: "too many checks wait on readers or hooks at once; try again; nothing was counted")
@@ -123,14 +180,22 @@ extension Service {
         case Int32(PASSCODE_FPRINT_MATCH):
             return try stores.withStore(uid: uid, appID: app) { (s) throws -> SecretBytes? in
                 if needKey { return try s.biometricUnlockKey() }
-                try s.biometricUnlock()
+                if byStack { try s.loginFingerprintUnlock() } else { try s.biometricUnlock() }
                 return nil
             }
+        case Int32(PASSCODE_FPRINT_CALLER_GONE):
+            throw PasscodeError.state("the caller left the bus while the reader waited for a finger: the reader was released; "
+                                      + "nothing was counted")
         case Int32(PASSCODE_FPRINT_CANCELLED):
             throw PasscodeError.state("the passcode unlocked the app while the reader waited for a finger: the reader was "
                                       + "released; nothing was counted")
         case Int32(PASSCODE_FPRINT_NO_MATCH):
-            let failures = try stores.withStore(uid: uid, appID: app) { try $0.biometricFailed() }
+            let failures = try stores.withStore(uid: uid, appID: app) { (s) throws -> Int64 in
+                // Two reads that both began under the budget (two logins, one after the other on
+                // the reader): a no-match once 5 failed is not counted again.
+                if byStack, try s.loginFingerprintRefusal() == .tooManyBiometricFailures { return BiometricPolicy.maxBiometricFailures }
+                return try s.biometricFailed()
+            }
             let (name, text) = BusError.reply(status: BusStatus.errPasscodeRequired,
                                               message: "the finger did not match (\(failures) failed since the last unlock)")
             throw CallError(name: name, message: text)
@@ -153,6 +218,16 @@ final class ReaderClaims: @unchecked Sendable {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// The seconds until `uid` may have the reader claimed again (nil: now); records nothing.
+    func pending(uid: uid_t) -> Int64? {
+        let now = ReaderClaims.now(), minute: UInt64 = 60_000_000_000
+        return lock.withLock { () -> Int64? in
+            let mine = (claims[uid] ?? []).filter { now - $0 < minute }
+            guard mine.count >= limit, let oldest = mine.first else { return nil }
+            return Int64((oldest + minute - now + 999_999_999) / 1_000_000_000)
+        }
     }
 
     /// Records a claim for `uid` and answers nil, or, past the limit, records nothing and answers

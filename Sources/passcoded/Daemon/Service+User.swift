@@ -50,7 +50,7 @@ extension Service {
     }
 
     /// Root names any uid; anyone else only its own.
-    private static func checkNamed(_ uid: UInt32, by caller: uid_t) throws {
+    static func checkNamed(_ uid: UInt32, by caller: uid_t) throws {
         guard caller == 0 || caller == uid else { throw notRoot }
     }
 

@@ -244,7 +244,8 @@ public final class PasscodeStore: @unchecked Sendable {
         try lock.withLock { () throws(PasscodeError) in try readLocked(use, body) }
     }
 
-    private func readLocked<R>(_ use: IntegrityUse, _ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
+    /// `read`'s transaction, for a caller that holds the handle lock.
+    func readLocked<R>(_ use: IntegrityUse, _ body: () throws(PasscodeError) -> R) throws(PasscodeError) -> R {
         try db.read { () throws(PasscodeError) in
             if integrityKey != nil && use == .check, try !isIntactLocked() { throw PasscodeError.tampered }
             return try body()
@@ -299,6 +300,10 @@ struct Answers {
     var passcodeSet: Bool?
     /// The lock screen (`PasscodeStore.lockScreenReading()`), when it needs no clock.
     var screen: PasscodeStore.ScreenAnswer?
+    /// The lock screen as the layer above lays it out (`PasscodeStore.copyLockScreen`), when
+    /// `screenImageKept` is `.clockFree`.
+    var screenImage = LockScreenImage()
+    var screenImageKept = PasscodeStore.ScreenImageKept.nothing
 }
 
 /// One answer kept by `cachedRead`: a value of one of the types the cached queries answer with

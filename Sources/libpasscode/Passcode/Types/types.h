@@ -720,7 +720,13 @@ typedef PASSCODE_CLOSED_ENUM(passcode_message, Message) {
     /** "The passcode was not changed: it is too easy to guess." */
     PASSCODE_MESSAGE_PAM_TOO_WEAK PASSCODE_SWIFT_NAME(pamTooWeak) = 511,
     /** "The passcode was not changed." */
-    PASSCODE_MESSAGE_PAM_NOT_CHANGED PASSCODE_SWIFT_NAME(pamNotChanged) = 512
+    PASSCODE_MESSAGE_PAM_NOT_CHANGED PASSCODE_SWIFT_NAME(pamNotChanged) = 512,
+    /** "Passcode (%d digit), or touch the reader and press Enter:" (%d: the number): The login prompt with the option fingerprint, when a finger can be read now: a match lets the person in once Enter is pressed. A space follows it on the screen. */
+    PASSCODE_MESSAGE_PAM_PASSCODE_OR_FINGER_PROMPT PASSCODE_SWIFT_NAME(pamPasscodeOrFingerPrompt) = 513,
+    /** "Touch the fingerprint reader." */
+    PASSCODE_MESSAGE_PAM_TOUCH_READER PASSCODE_SWIFT_NAME(pamTouchReader) = 514,
+    /** "The finger did not match: use the passcode." */
+    PASSCODE_MESSAGE_PAM_FINGER_NO_MATCH PASSCODE_SWIFT_NAME(pamFingerNoMatch) = 515
 } passcode_message;
 /* MESSAGES END */
 /* ENUMS END */

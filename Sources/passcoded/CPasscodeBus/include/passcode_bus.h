@@ -80,6 +80,7 @@ enum {
     PASSCODE_FPRINT_NO_FINGER = 6,  // no finger enrolled for the user
     PASSCODE_FPRINT_FAILED = 7,     // anything else; the message says what
     PASSCODE_FPRINT_CANCELLED = 8,  // (verify) `*cancel` was set while the finger was awaited
+    PASSCODE_FPRINT_CALLER_GONE = 9,  // (verify) the caller's connection left the bus meanwhile
 };
 
 // Whether fprintd has a reader with a finger enrolled for the user of `uid`.
@@ -87,8 +88,10 @@ int passcode_fprint_probe(uid_t uid, char *message, size_t message_size);
 
 // Claims the default reader for the user of `uid`, VerifyStart("any"), waits for VerifyStatus up
 // to `timeout_usec` or until `*cancel` is set (passcode_fprint_cancel, from another thread: read
-// at least every 50 ms), then always VerifyStop (if started) and Release (if claimed).
-int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, const int *cancel, char *message, size_t message_size);
+// at least every 50 ms), or the connection named `caller` (a unique name; NULL: none watched)
+// leaves the bus (CALLER_GONE, also when it left before the wait began), or fprintd does
+// (FAILED), then always VerifyStop (if started) and Release (if claimed).
+int passcode_fprint_verify(uid_t uid, uint64_t timeout_usec, const int *cancel, const char *caller, char *message, size_t message_size);
 
 // Sets `*cancel` (atomically) for the passcode_fprint_verify waiting on it.
 void passcode_fprint_cancel(int *cancel);

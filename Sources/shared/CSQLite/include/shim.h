@@ -283,21 +283,69 @@ static inline unsigned long csqlite_dev_minor(dev_t dev) {
     return (unsigned long)(((dev >> 12) & 0xffffff00u) | (dev & 0xffu));
 }
 
+/* A hexadecimal number at *p (lower or upper case), *p moved past it. */
+static inline unsigned long csqlite_hex(const char **p) {
+    unsigned long v = 0;
+    for (;; (*p)++) {
+        char c = **p;
+        if (c >= '0' && c <= '9') v = v * 16 + (unsigned long)(c - '0');
+        else if (c >= 'a' && c <= 'f') v = v * 16 + (unsigned long)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v = v * 16 + (unsigned long)(c - 'A' + 10);
+        else return v;
+    }
+}
+
 /* The file really mapped at `region` (device and inode, from /proc/self/maps): 1 when found,
  * 0 when not, -1 when the maps cannot be read. */
 static inline int csqlite_mapped_file(volatile void *region, unsigned long *dev_major, unsigned long *dev_minor,
                                       unsigned long *inode) {
     FILE *maps = fopen("/proc/self/maps", "re");
     if (maps == NULL) return -1;
-    unsigned long lo, hi, offset;
+    char buffer[8192];  /* a few reads of the whole table, not one per 1 KiB (procfs's st_blksize) */
+    setvbuf(maps, buffer, _IOFBF, sizeof buffer);
+    unsigned long lo, hi, offset, at = (unsigned long)(uintptr_t)region;
     char perms[8], line[4096];
     int found = 0;
     while (!found && fgets(line, sizeof line, maps)) {
-        if (sscanf(line, "%lx-%lx %7s %lx %lx:%lx %lu", &lo, &hi, perms, &offset, dev_major, dev_minor, inode) == 7
-            && (unsigned long)(uintptr_t)region >= lo && (unsigned long)(uintptr_t)region < hi) found = 1;
+        /* The range first, by hand: only the line of the mapping is read in full (sscanf over
+         * every line of the table was most of an open's cost of this check). */
+        const char *p = line;
+        lo = csqlite_hex(&p);
+        if (p == line || *p != '-') continue;
+        const char *q = ++p;
+        hi = csqlite_hex(&p);
+        if (p == q || at < lo || at >= hi) continue;
+        if (sscanf(line, "%lx-%lx %7s %lx %lx:%lx %lu", &lo, &hi, perms, &offset, dev_major, dev_minor, inode) == 7) found = 1;
     }
     fclose(maps);
     return found;
+}
+
+/* The files a connection has open for its log: the -wal (fstat of SQLite's descriptor) and the
+ * -shm (the file really mapped, from /proc/self/maps), each learnt once per connection. */
+typedef struct {
+    unsigned long long wal_dev, wal_ino, shm_major, shm_minor, shm_ino;
+    int known;                  /* both learnt (csqlite_log_files_moved) */
+    int shm_known;              /* the -shm's identity learnt, for the mapping at shm_region */
+    volatile void *shm_region;
+} csqlite_log_ids;
+
+/* The -shm file mapped at `region` (region 0 of the connection's wal-index), from
+ * /proc/self/maps the first time and from `ids` afterwards: SQLite keeps a connection's
+ * wal-index mapped from its first read in WAL mode to its close, so the file behind the mapping
+ * cannot change while the region is the same. 1 when known; 0 when the mapping was not found;
+ * -1 when the maps cannot be read. */
+static inline int csqlite_shm_identity(volatile void *region, csqlite_log_ids *ids) {
+    if (ids->shm_known && ids->shm_region == region) return 1;
+    unsigned long dev_major = 0, dev_minor = 0, inode = 0;
+    int found = csqlite_mapped_file(region, &dev_major, &dev_minor, &inode);
+    if (found != 1) return found;
+    ids->shm_major = dev_major;
+    ids->shm_minor = dev_minor;
+    ids->shm_ino = inode;
+    ids->shm_region = region;
+    ids->shm_known = 1;
+    return 1;
 }
 
 /* The -shm file this connection has mapped must be ours too. SQLite opens it outside the VFS's
@@ -306,16 +354,15 @@ static inline int csqlite_mapped_file(volatile void *region, unsigned long *dev_
  * inode, and its owner and mode are read from the path's status (no descriptor: see
  * csqlite_stat_is_ours). Returns 0 when ours or
  * when no -shm is mapped (no WAL yet); else 1 with the reason in `why`. */
-static inline int csqlite_check_shm(sqlite3 *db, const char *shm_path, char *why, size_t size) {
+static inline int csqlite_check_shm(sqlite3 *db, const char *shm_path, csqlite_log_ids *ids, char *why, size_t size) {
     volatile void *region = csqlite_shm_region(db);
     if (region == NULL) return 0;
-    unsigned long dev_major = 0, dev_minor = 0, inode = 0;
-    int found = csqlite_mapped_file(region, &dev_major, &dev_minor, &inode);
+    int found = csqlite_shm_identity(region, ids);
     if (found < 0) { snprintf(why, size, "%s cannot be checked: /proc/self/maps is not readable", shm_path); return 1; }
     if (!found) { snprintf(why, size, "%s: its mapping was not found", shm_path); return 1; }
     struct stat st;  /* by path, never a descriptor of ours (see csqlite_stat_is_ours) */
     if (lstat(shm_path, &st) != 0) { snprintf(why, size, "%s cannot be examined", shm_path); return 1; }
-    if (st.st_ino != inode || dev_major != csqlite_dev_major(st.st_dev) || dev_minor != csqlite_dev_minor(st.st_dev)) {
+    if (st.st_ino != ids->shm_ino || ids->shm_major != csqlite_dev_major(st.st_dev) || ids->shm_minor != csqlite_dev_minor(st.st_dev)) {
         snprintf(why, size, "%s is not the file this connection mapped (replaced or deleted)", shm_path);
         return 1;
     }
@@ -366,10 +413,6 @@ static inline void csqlite_writer_unlock(sqlite3 *db) {
     if (fd >= 0) flock(fd, LOCK_UN);
 }
 
-/* The files a connection has open for its log: the -wal (fstat of SQLite's descriptor) and the
- * -shm (the file really mapped, from /proc/self/maps), learnt once per connection. */
-typedef struct { unsigned long long wal_dev, wal_ino, shm_major, shm_minor, shm_ino; int known; } csqlite_log_ids;
-
 /* 1 when `<path>-wal` or `<path>-shm` no longer names the file this connection has open for it
  * (deleted, or replaced), with the reason in `why`; 0 when both still do, or when the
  * connection has no log open yet (not in WAL mode, or nothing read). Costs two lstat calls once
@@ -396,17 +439,12 @@ static inline int csqlite_log_files_moved(sqlite3 *db, const char *path, csqlite
             snprintf(why, size, "%s cannot be examined", wal_path);
             return 1;
         }
-        unsigned long dev_major = 0, dev_minor = 0, inode = 0;
-        int found = csqlite_mapped_file(region, &dev_major, &dev_minor, &inode);
-        if (found <= 0) {
+        if (csqlite_shm_identity(region, ids) != 1) {
             snprintf(why, size, "%s cannot be checked: its mapping was not found in /proc/self/maps", shm_path);
             return 1;
         }
         ids->wal_dev = st.st_dev;
         ids->wal_ino = st.st_ino;
-        ids->shm_major = dev_major;
-        ids->shm_minor = dev_minor;
-        ids->shm_ino = inode;
         ids->known = 1;
     }
     struct stat st;

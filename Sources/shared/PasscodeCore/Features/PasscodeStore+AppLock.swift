@@ -37,6 +37,15 @@ public struct LockScreen: Equatable, Sendable {
     }
 }
 
+/// A lock screen laid out as the layer above hands it out (`PasscodeStore.copyLockScreen`):
+/// opaque bytes here, 96 of them (the C struct `passcode_lock_screen` takes 64).
+public struct LockScreenImage {
+    public var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+
+    /// All bytes zero.
+    public init() { words = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
+}
+
 extension PasscodeStore {
     /// Records an app event and returns the lock state after it (`passcode_event_report`).
     /// While the lock is disabled or no passcode is set, nothing locks.
@@ -134,6 +143,23 @@ extension PasscodeStore {
         return try biometricInputs().refusal(now: now)
     }
 
+    /// As `biometricRefusal`, for a login store whose PAM stack turned the fingerprint on
+    /// (pam_passcode's `fingerprint` option): the stack is the switch, so `biometric_enabled` is
+    /// not read; every other rule is the core's (a passcode entered in this boot and within 48
+    /// hours, fewer than 5 failed matches, no lockout, no required reset, a reader available).
+    public func loginFingerprintRefusal() throws(PasscodeError) -> BiometricRefusal {
+        let now = try now()
+        var inputs = try biometricInputs()
+        inputs.biometricEnabled = true
+        return inputs.refusal(now: now)
+    }
+
+    /// A match read for a login store whose PAM stack turned the fingerprint on: unlocks as
+    /// `biometricUnlock` does, under `loginFingerprintRefusal`'s rules.
+    public func loginFingerprintUnlock() throws(PasscodeError) {
+        _ = try biometricUnlock(needKey: false, enabledByStack: true)
+    }
+
     /// The refusal `biometricUnlockKey` gives before a match is read: the policy's, else
     /// `keyNotInMemory` when this handle holds no key and no session keyring may hold one (so a
     /// reader is not asked for a finger whose match could release nothing).
@@ -193,6 +219,67 @@ extension PasscodeStore {
                           failedAttempts: inputs.attempts.failures, resetRequired: inputs.attempts.resetRequired,
                           refusal: refusal, lead: inputs.lead(refusal: refusal), kind: inputs.bio.kind,
                           passcodeSet: inputs.passcodeSet, lockEnabled: inputs.lockEnabled)
+    }
+
+    /// `lockScreen()` in the layout of the layer above: `make` writes it there (the C struct of
+    /// libpasscode's `passcode_lock_screen_read`, at most `LockScreenImage`'s size), and
+    /// `count` bytes of that from byte `start` on are copied to `destination`. The image is kept
+    /// while the store is unchanged (the rule of `cachedRead`, under the same stamp) and the
+    /// screen needs no clock, and a poll then copies it out in place, at the cost of
+    /// `isPasscodeSet()`, instead of building and converting every field again. `make` depends
+    /// on its argument alone and runs under the handle lock.
+    @_optimize(speed)  // on the lock screen's poll path (scripts/embedded_build.sh)
+    public func copyLockScreen(to destination: UnsafeMutableRawPointer, from start: Int, count: Int,
+                               make: (LockScreen, UnsafeMutableRawPointer) -> Void) throws(PasscodeError) {
+        let copied = try lock.withLock { () throws(PasscodeError) -> Bool in
+            let stamp = db.changeStamp()
+            if let stamp, stamp == answers.stamp, answers.screenImageKept == .clockFree {
+                withUnsafeBytes(of: &answers.screenImage) { destination.copyMemory(from: $0.baseAddress! + start, byteCount: count) }
+                return true
+            }
+            return try copyLockScreenLocked(stamp, to: destination, from: start, count: count, make: make)
+        }
+        if !copied { try copyClockedLockScreen(to: destination, from: start, count: count, make: make) }
+    }
+
+    /// `copyLockScreen` when the image kept is not of the store now (under the handle lock):
+    /// the screen read, its image kept when it needs no clock (under `stamp`, as `cachedRead`
+    /// keeps an answer) and copied; false when it needs the clock.
+    @inline(never)  // the poll's usual path above stays small
+    private func copyLockScreenLocked(_ stamp: ChangeStamp?, to destination: UnsafeMutableRawPointer, from start: Int, count: Int,
+                                      make: (LockScreen, UnsafeMutableRawPointer) -> Void) throws(PasscodeError) -> Bool {
+        if let stamp, stamp == answers.stamp, answers.screenImageKept == .needsClock { return false }
+        let screen = try readLocked(.check) { () throws(PasscodeError) in PasscodeStore.screen(try biometricInputsLocked(), now: nil) }
+        var image = LockScreenImage()
+        if let screen { withUnsafeMutableBytes(of: &image) { make(screen, $0.baseAddress!) } }
+        if let stamp {
+            if stamp != answers.stamp { answers = Answers(stamp: stamp) }
+            answers.screenImageKept = screen == nil ? .needsClock : .clockFree
+            answers.screenImage = image
+        }
+        guard screen != nil else { return false }
+        withUnsafeBytes(of: &image) { destination.copyMemory(from: $0.baseAddress! + start, byteCount: count) }
+        return true
+    }
+
+    /// `copyLockScreen` for a screen a field of which depends on the time (a lockout, the
+    /// biometric policy's time checks): read with the clock, never kept.
+    @inline(never)
+    private func copyClockedLockScreen(to destination: UnsafeMutableRawPointer, from start: Int, count: Int,
+                                       make: (LockScreen, UnsafeMutableRawPointer) -> Void) throws(PasscodeError) {
+        let screen = try lockScreenReading().screen
+        var image = LockScreenImage()
+        withUnsafeMutableBytes(of: &image) { make(screen, $0.baseAddress!) }
+        withUnsafeBytes(of: &image) { destination.copyMemory(from: $0.baseAddress! + start, byteCount: count) }
+    }
+
+    /// What `copyLockScreen` keeps while the store is unchanged.
+    enum ScreenImageKept {
+        case nothing
+        /// `Answers.screenImage` holds the screen, which depends on the store alone.
+        case clockFree
+        /// A field depends on the time: read the clock.
+        case needsClock
     }
 
     /// What `lockScreenReading` keeps while the store is unchanged.
@@ -256,8 +343,10 @@ extension PasscodeStore {
                                status: lockStatus(of: lock) { lockEnabled }, requireOnLaunch: try flag(.requireBiometricOnLaunch))
     }
 
-    private func biometricRefusalLocked(now: ClockReading) throws(PasscodeError) -> BiometricRefusal {
-        try biometricInputsLocked().refusal(now: now)
+    private func biometricRefusalLocked(now: ClockReading, enabledByStack: Bool = false) throws(PasscodeError) -> BiometricRefusal {
+        var inputs = try biometricInputsLocked()
+        if enabledByStack { inputs.biometricEnabled = true }
+        return inputs.refusal(now: now)
     }
 
     /// The host reports a successful biometric match (`passcode_biometric_unlock`). Unlocks when
@@ -276,10 +365,10 @@ extension PasscodeStore {
         return key
     }
 
-    private func biometricUnlock(needKey: Bool) throws(PasscodeError) -> SecretBytes? {
+    private func biometricUnlock(needKey: Bool, enabledByStack: Bool = false) throws(PasscodeError) -> SecretBytes? {
         let now = try now()
         let outcome: Result<SecretBytes?, PasscodeError> = try write { () throws(PasscodeError) in
-            var r = try biometricRefusalLocked(now: now)
+            var r = try biometricRefusalLocked(now: now, enabledByStack: enabledByStack)
             if r == .none && heldKey == nil && !isClosedLocked { heldKey = keyFromSessionKeyringLocked() }
             if r == .none && needKey && heldKey == nil {
                 // Without a session keyring of its own the process keeps nothing across launches

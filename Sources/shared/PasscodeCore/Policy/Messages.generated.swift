@@ -148,13 +148,16 @@ extension Message {
         case .pamOnlyRootSets: return ("Only root sets a first passcode (passcodectl set).", nil)
         case .pamTooWeak: return ("The passcode was not changed: it is too easy to guess.", nil)
         case .pamNotChanged: return ("The passcode was not changed.", nil)
+        case .pamPasscodeOrFingerPrompt: return ("Passcode (%d digit), or touch the reader and press Enter:", "Passcode (%d digits), or touch the reader and press Enter:")
+        case .pamTouchReader: return ("Touch the fingerprint reader.", nil)
+        case .pamFingerNoMatch: return ("The finger did not match: use the passcode.", nil)
         }
     }
 
     /// The gettext domain the message is translated in: false libpasscode's, true pam_passcode's.
     public var isPAM: Bool {
         switch self {
-        case .pamPasscodePrompt, .pamWrongLength, .pamResetRequired, .pamLockedMinutes, .pamLocked, .pamCurrentPrompt, .pamNewPrompt, .pamRetypePrompt, .pamChangeWrongLength, .pamMismatch, .pamOnlyRootSets, .pamTooWeak, .pamNotChanged: return true
+        case .pamPasscodePrompt, .pamWrongLength, .pamResetRequired, .pamLockedMinutes, .pamLocked, .pamCurrentPrompt, .pamNewPrompt, .pamRetypePrompt, .pamChangeWrongLength, .pamMismatch, .pamOnlyRootSets, .pamTooWeak, .pamNotChanged, .pamPasscodeOrFingerPrompt, .pamTouchReader, .pamFingerNoMatch: return true
         default: return false
         }
     }

@@ -40,7 +40,9 @@ final class Database {
     private var checkedSchemaCookie: Int64?
     /// How long a write waits for the writers' lock (the busy timeout).
     private let busyTimeoutMs: Int32
-    /// The -wal and -shm files this connection has open (shim.h, csqlite_log_files_moved).
+    /// The -wal and -shm files this connection has open (shim.h, csqlite_log_files_moved), each
+    /// learnt once (the -shm's by `checkSharedMemory` at open, so that no later check reads
+    /// /proc/self/maps again).
     private var logFiles = csqlite_log_ids()
     /// Nesting of `exclusive`: the writers' lock is held while above 0.
     private var exclusiveDepth = 0
@@ -342,13 +344,22 @@ final class Database {
     /// runs again before anything is read or written under the new schema.
     private func recheckSchema() throws(PasscodeError) {
         guard let schemaCheck else { return }
-        let cookie = try scalar("PRAGMA schema_version")?.int
+        let cookie = try schemaCookie()
         if cookie == checkedSchemaCookie { return }
         try schemaCheck(self)
         checkedSchemaCookie = cookie
     }
 
-    /// Runs `schemaCheck` now (at open) and remembers the cookie it passed under.
+    /// The schema cookie (`PRAGMA schema_version`) of the transaction running.
+    func schemaCookie() throws(PasscodeError) -> Int64? { try scalar("PRAGMA schema_version")?.int }
+
+    /// Records that the check `schemaCheck` makes passed under `cookie`, in a transaction of
+    /// this connection (the open's first snapshot, `Storage.checkAndMigrate`): the next
+    /// transaction checks again only when the cookie moved since, as every later one does.
+    func schemaChecked(cookie: Int64?) { checkedSchemaCookie = cookie }
+
+    /// Runs `schemaCheck` now (at open) and remembers the cookie it passed under; not again when
+    /// it passed under the cookie the store has now (`schemaChecked`).
     func checkSchemaNow() throws(PasscodeError) {
         try read {}  // the transaction runs the check
     }
@@ -378,7 +389,7 @@ final class Database {
         // full disk), and SQLite would never unmap it (a descriptor and memory lost).
         guard try scalar("PRAGMA journal_mode")?.text == "wal" else { return }
         var why = [CChar](repeating: 0, count: 512)
-        if csqlite_check_shm(db, path + "-shm", &why, why.count) != 0 {
+        if csqlite_check_shm(db, path + "-shm", &logFiles, &why, why.count) != 0 {
             throw PasscodeError.permission("the store's shm file: \(Database.string(why))")
         }
     }

@@ -102,7 +102,7 @@ final class Storage {
 
     private static func checkAndMigrateChecked(_ db: Database, reopening: Bool) throws(PasscodeError) {
         // Read-only checks first, in one snapshot: nothing is written to a file that is not ours.
-        let version: Int = try db.read { () throws(PasscodeError) in
+        let (version, cookie): (Int, Int64?) = try db.read { () throws(PasscodeError) in
             let appID = try db.scalar("PRAGMA application_id")?.int ?? 0
             let version = Int(try db.scalar("PRAGMA user_version")?.int ?? 0)
             let tables = try db.scalar("SELECT count(*) FROM sqlite_master")?.int ?? 0
@@ -124,7 +124,7 @@ final class Storage {
             // (journal_mode=WAL below writes the header). Every later transaction checks again
             // when another connection changed the schema (SQLite.swift, recheckSchema).
             try Schema.check(db, version: version)
-            return version
+            return (version, try db.schemaCookie())
         }
         try db.checkSharedMemory()  // when the file was in WAL mode already: the -shm just read
         try db.exec("PRAGMA journal_mode=WAL")
@@ -144,6 +144,9 @@ final class Storage {
         }
         // From here on the store must have today's schema, checked again whenever it changes.
         db.schemaCheck = { (p0) throws(PasscodeError) in try Schema.check(p0, version: Schema.currentVersion) }
+        // With no migration, the check above was today's schema's, under the writers' lock: it
+        // is made again below only if the schema changed since (the cookie moved).
+        if version == Schema.currentVersion { db.schemaChecked(cookie: cookie) }
         try db.checkSchemaNow()
         try db.checkSharedMemory()
     }
