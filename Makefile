@@ -68,7 +68,9 @@ SHELL := /bin/bash
 #   make test-wheel     the wheel with its library, in a fresh venv
 #   make test-service   passcoded on a private bus: its users, attacks, kills, load, random calls (root)
 #   make test-pam       pam_passcode and passcodectl against passcoded on a private bus: outcomes, pitfalls,
-#                       other users, enrolment (pam_wrapper, pypamtest, pamtester; root)
+#                       other users, enrolment, the login lock state (PAM_PASSCODE_STATE, pushed to the user
+#                       and a greeter), the lockout across restarts, reboots and a TPM (pam_wrapper, pypamtest,
+#                       pamtester; root)
 #   make test-pam-system the real sudo, su, login and runuser in a private mount namespace, against make install's
 #                       module and make install-service's passcoded on Debian's own system bus (root)
 #   make deb-test       the Debian packages: build, lintian, install, use from C and Python (root)

@@ -1233,6 +1233,30 @@ typedef enum passcode_message {
     PASSCODE_MESSAGE_PAM_FINGER_NO_MATCH = 515
 } passcode_message;
 
+/**
+ * A user's login store as a greeter or a screen locker draws it, without parsing text: what
+ * passcode_user_lockout() answers, the State property of passcoded's login objects
+ * (org.libpasscode.Passcode1.Login) and the `state:` field of pam_passcode's PAM_PASSCODE_STATE.
+ */
+typedef enum passcode_login_state {
+    /** A passcode is set and may be tried now. */
+    PASSCODE_LOGIN_STATE_OPEN = 0,
+    /**
+     * Locked out after wrong passcodes: none is tried until the lockout ends (the password still works).
+     */
+    PASSCODE_LOGIN_STATE_LOCKED_OUT = 1,
+    /**
+     * Only a reset lets a passcode in again (root's passcodectl reset, or the emailed reset code).
+     */
+    PASSCODE_LOGIN_STATE_RESET_REQUIRED = 2,
+    /** No passcode is set. */
+    PASSCODE_LOGIN_STATE_NO_PASSCODE = 3,
+    /**
+     * pam_passcode only: passcoded could not be asked (unreachable, or the caller may not name the user).
+     */
+    PASSCODE_LOGIN_STATE_UNAVAILABLE = 4
+} passcode_login_state;
+
 /** @} */
 
 /* ---- Version --------------------------------------------------------------------------------- */
@@ -2919,6 +2943,31 @@ passcode_status passcode_tpm_posture(passcode_store *store, passcode_tpm_posture
  * PASSCODE_ERR_SERVICE_UNAVAILABLE; PASSCODE_ERR_INVALID_HANDLE; or a store error.
  */
 passcode_status passcode_user_state(passcode_store *store, uint32_t uid, int32_t *out_is_set, uint32_t *out_failures, int64_t *out_lockout_seconds, int32_t *out_reset_required, int32_t *out_length);
+
+/**
+ * The lock state of a user's login store, named by uid, as a greeter or a screen locker draws
+ * it ("locked for 4 minutes, 3 wrong answers left") without parsing text: what pam_passcode(8)
+ * puts in PAM_PASSCODE_STATE, and what passcoded's login objects push to their watchers.
+ * Needs a handle in service mode whose app id is a login store (login or login.NAME);
+ * root may name any uid, any other caller only its own. Reads only: nothing is counted.
+ * @param store A handle in service mode on a login store.
+ * @param uid The user.
+ * @param out_state Receives a passcode_login_state (OPEN, LOCKED_OUT, RESET_REQUIRED or
+ * NO_PASSCODE); may be NULL.
+ * @param out_lockout_seconds Receives the seconds left in a lockout (0: none); may be NULL.
+ * @param out_failures Receives the failures since the last unlock; may be NULL.
+ * @param out_attempts_left Receives the wrong passcodes before the next delay or required reset
+ * (1: the next one), -1 when none is ahead; may be NULL.
+ * @param out_next_delay Receives the seconds of the delay that wrong passcode starts, -1 when it
+ * requires a reset instead, 0 when none is ahead; may be NULL.
+ * @param out_fingerprint_refusal Receives a passcode_biometric_refusal: NONE when a finger may
+ * be used now, else why not; may be NULL.
+ * @return PASSCODE_OK; PASSCODE_ERR_PERMISSION (another uid, named by a caller that is
+ * not root, or an app id that is not a login store); PASSCODE_ERR_NOT_IN_SERVICE_MODE (an
+ * embedded handle); PASSCODE_ERR_SERVICE_UNAVAILABLE; PASSCODE_ERR_INVALID_HANDLE; or a
+ * store error.
+ */
+passcode_status passcode_user_lockout(passcode_store *store, uint32_t uid, int32_t *out_state, int64_t *out_lockout_seconds, uint32_t *out_failures, int32_t *out_attempts_left, int64_t *out_next_delay, int32_t *out_fingerprint_refusal);
 
 /**
  * Checks a user's passcode, named by uid: one attempt, counted durably before the answer as

@@ -275,19 +275,13 @@ def load_model(path=XML):
     if store is None or len(hooks) != 1:
         fail(f"{XML_NAME} defines {iface.get('name')}.Store (the stores' properties) and one org.libpasscode.Hook<N> (the host's hooks)")
     model.store_interface = store.get("name")
-    model.store_prefix = annotations(store).get("ObjectPrefix") or fail("the Store interface lacks its org.libpasscode.ObjectPrefix")
-    model.properties, doc = [], None
-    for e in store:
-        if e.tag is ET.Comment:
-            doc = comment_text(e)
-            continue
-        if e.tag == "property":
-            model.properties.append(Property(e, doc))
-        elif e.tag in ("method", "signal"):
-            fail(f"{e.tag} {e.get('name')}: the Store interface has properties only")
-        doc = None
-    if len({p.name for p in model.properties}) != len(model.properties):
-        fail("a property is defined twice")
+    model.store_prefix, model.properties = property_interface(store)
+    # The login stores' objects, read by uid (a greeter, a screen locker): a second property table.
+    login = interfaces.get(iface.get("name") + ".Login")
+    if login is None:
+        fail(f"{XML_NAME} defines {iface.get('name')}.Login (a user's login store's properties, read by uid)")
+    model.login_interface = login.get("name")
+    model.login_prefix, model.login_properties = property_interface(login)
     model.hook_interface = hooks[0].get("name")
     model.hook_path = annotations(hooks[0]).get("ObjectPath") or fail("the hooks' interface lacks its org.libpasscode.ObjectPath")
     model.hooks, doc = [], None
@@ -308,15 +302,38 @@ def load_model(path=XML):
         fail("a hook's flag is one bit")
     # A method that answers a store's properties (org.libpasscode.Properties) answers them all,
     # in their order and types, after its first out argument (the object's path).
+    tables = {model.store_interface: model.properties, model.login_interface: model.login_properties}
     for m in methods:
-        if m.ann.get("Properties") == model.store_interface:
-            outs = [(a.name, a.type) for a in m.outs[1:]]
-            want = [(p.field, p.type) for p in model.properties]
-            if [t for _, t in outs] != [t for _, t in want]:
-                fail(f"{m.name} answers, after its path, the properties of {model.store_interface} in order "
-                     f"(org.libpasscode.Properties): its out arguments are {' '.join(n + ' ' + t for n, t in outs)}, "
-                     f"the properties {' '.join(n + ' ' + t for n, t in want)}")
+        if "Properties" not in m.ann:
+            continue
+        if m.ann["Properties"] not in tables:
+            fail(f"{m.name}: org.libpasscode.Properties names {m.ann['Properties']}, not an interface of properties "
+                 f"({', '.join(tables)})")
+        outs = [(a.name, a.type) for a in m.outs[1:]]
+        want = [(p.field, p.type) for p in tables[m.ann["Properties"]]]
+        if [t for _, t in outs] != [t for _, t in want]:
+            fail(f"{m.name} answers, after its path, the properties of {m.ann['Properties']} in order "
+                 f"(org.libpasscode.Properties): its out arguments are {' '.join(n + ' ' + t for n, t in outs)}, "
+                 f"the properties {' '.join(n + ' ' + t for n, t in want)}")
     return model
+
+
+def property_interface(e):
+    """(ObjectPrefix, [Property]) of an interface of read-only properties."""
+    prefix = annotations(e).get("ObjectPrefix") or fail(f"{e.get('name')} lacks its org.libpasscode.ObjectPrefix")
+    properties, doc = [], None
+    for c in e:
+        if c.tag is ET.Comment:
+            doc = comment_text(c)
+            continue
+        if c.tag == "property":
+            properties.append(Property(c, doc))
+        elif c.tag in ("method", "signal"):
+            fail(f"{c.tag} {c.get('name')}: {e.get('name')} has properties only")
+        doc = None
+    if len({p.name for p in properties}) != len(properties):
+        fail(f"a property of {e.get('name')} is defined twice")
+    return prefix, properties
 
 
 def char_class(text):
@@ -391,7 +408,16 @@ def store_header(model):
     for prop in model.properties:
         out += wrap(f"{prop.name} ({prop.type})" + (f": {prop.doc}" if prop.doc else ""), "    /// ")
         out.append(f"    {C_TYPE[prop.type]} {prop.field};")
-    out += ["} passcode_bus_props;", "", "#endif", ""]
+    out += ["} passcode_bus_props;", "",
+            f"// The properties of {model.login_interface}: a user's login store, read by uid (one object",
+            "// per uid and login store under the prefix; passcoded's Swift fills it, Service+Login.swift).",
+            f'#define PASSCODE_BUS_LOGIN_PREFIX "{model.login_prefix}"',
+            f'#define PASSCODE_BUS_LOGIN_INTERFACE "{model.login_interface}"', "",
+            "typedef struct passcode_bus_login_props {"]
+    for prop in model.login_properties:
+        out += wrap(f"{prop.name} ({prop.type})" + (f": {prop.doc}" if prop.doc else ""), "    /// ")
+        out.append(f"    {C_TYPE[prop.type]} {prop.field};")
+    out += ["} passcode_bus_login_props;", "", "#endif", ""]
     return "\n".join(out)
 
 
@@ -413,6 +439,23 @@ def store_table(model):
             "static const sd_bus_vtable store_vtable[] = {", "    SD_BUS_VTABLE_START(0),"]
     for prop in model.properties:
         out.append(f'    SD_BUS_PROPERTY("{prop.name}", "{prop.type}", get_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),')
+    out += ["    SD_BUS_VTABLE_END", "};", ""]
+    # The login objects' table: the same shape, its own names (get_login_prop, login_vtable).
+    enum = [f"PASSCODE_LOGIN_PROP_{p.field.upper()}" for p in model.login_properties]
+    out += [f"// The property table of {model.login_interface} (a user's login store, read by uid).",
+            "enum { " + ", ".join(enum) + ", PASSCODE_LOGIN_PROP_COUNT };", "",
+            "static const struct { const char *name, *type; } login_props[PASSCODE_LOGIN_PROP_COUNT] = {"]
+    for e, prop in zip(enum, model.login_properties):
+        out.append(f'    [{e}] = {{"{prop.name}", "{prop.type}"}},')
+    out += ["};", "", "static int append_login_prop(sd_bus_message *m, int which, const passcode_bus_login_props *p) {",
+            "    switch (which) {"]
+    for e, prop in zip(enum, model.login_properties):
+        value = f"p->{prop.field} != 0" if prop.type == "b" else f"p->{prop.field}"
+        out.append(f'    case {e}: return sd_bus_message_append(m, "{prop.type}", {value});')
+    out += ["    default: return -EINVAL;", "    }", "}", "",
+            "static const sd_bus_vtable login_vtable[] = {", "    SD_BUS_VTABLE_START(0),"]
+    for prop in model.login_properties:
+        out.append(f'    SD_BUS_PROPERTY("{prop.name}", "{prop.type}", get_login_prop, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),')
     out += ["    SD_BUS_VTABLE_END", "};", ""]
     return "\n".join(out)
 
@@ -504,7 +547,13 @@ def daemon_store(model):
            f"    /// that answers them ({', '.join(answering) or 'none'}: org.libpasscode.Properties) carries them.",
            "    static func storePropertyValues(_ p: passcode_bus_props) -> [Value] {",
            "        [" + ",\n         ".join(value[prop.type](prop.field) for prop in model.properties) + "]",
-           "    }", "}", ""]
+           "    }", ""]
+    answering = [m.name for m in model.methods if m.ann.get("Properties") == model.login_interface]
+    out += [f"    /// The properties of {model.login_interface} in the XML's order, as the reply of a method",
+            f"    /// that answers them ({', '.join(answering) or 'none'}: org.libpasscode.Properties) carries them.",
+            "    static func loginPropertyValues(_ p: passcode_bus_login_props) -> [Value] {",
+            "        [" + ",\n         ".join(value[prop.type](prop.field) for prop in model.login_properties) + "]",
+            "    }", "}", ""]
     return out
 
 
@@ -1142,6 +1191,7 @@ def check():
 
 PROPS_DAEMON = "Sources/passcoded/Daemon/Service+Properties.swift"
 PROPS_CLIENT = "Sources/libpasscode/PasscodeBackend/ServiceClient+Cache.swift"
+LOGIN_DAEMON = "Sources/passcoded/Daemon/Service+Login.swift"
 HOOKS_DAEMON = "Sources/passcoded/Daemon/Service+Hooks.swift"
 HOOKS_CLIENT = "Sources/libpasscode/PasscodeBackend/ServiceClient+Hooks.swift"
 
@@ -1160,6 +1210,12 @@ def check_properties_and_hooks(model, daemon_text, client_text):
         if not re.search(rf"\.{prop.swift}\b", client_props):
             problems.append(f"property {prop.name} ({model.store_interface}, {XML_NAME}): the client never reads it: "
                             f"{PROPS_CLIENT} does not use `.{prop.swift}` of StoreProperties (generated from the XML)")
+    daemon_login = (ROOT / LOGIN_DAEMON).read_text()
+    for prop in model.login_properties:
+        if not re.search(rf"\b{prop.field}:", daemon_login):
+            problems.append(f"property {prop.name} ({model.login_interface}, {XML_NAME}): passcoded never sets it: "
+                            f"{LOGIN_DAEMON} does not pass `{prop.field}:` to passcode_bus_login_props (the struct "
+                            "include/passcode_bus_store.h generated from the XML)")
     daemon_hooks = (ROOT / HOOKS_DAEMON).read_text()
     client_hooks_text = (ROOT / HOOKS_CLIENT).read_text()
     for h in model.hooks:
@@ -1199,7 +1255,8 @@ def main():
         _, methods = load()
         model = load_model()
         generated = sum(1 for m in methods if m.generated_handler)
-        print(f"bus: the {len(methods)} methods, {len(model.properties)} store properties and {len(model.hooks)} host hooks of "
+        print(f"bus: the {len(methods)} methods, {len(model.properties)} store properties, {len(model.login_properties)} login "
+              f"properties and {len(model.hooks)} host hooks of "
               f"{XML_NAME}: the vtable, the property table, passcoded's dispatch ({generated} handlers generated, "
               f"{len(methods) - generated} written), the client's stubs and readers, the hook calls and the app id's rule "
               "(Swift and C) match it; every method has a handler in passcoded, every stub a caller, every property and "

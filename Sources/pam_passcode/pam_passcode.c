@@ -12,6 +12,9 @@
  * the first to succeed answers PAM_SUCCESS; `fingerprint=only` reads the finger alone (the
  * finger half, below, says how the two are kept apart and always stopped).
  * The module reads no file and keeps nothing: every count is passcoded's.
+ * Every authentication that does not succeed leaves the login store's state, in numbers, in the
+ * PAM environment variable PAM_PASSCODE_STATE (put_state, pam_passcode(8)), so that a screen
+ * locker driving PAM shows "locked for 4 minutes" without parsing the text; a success removes it.
  *
  * The library is loaded at run time, not linked: a module whose DT_NEEDED library is missing
  * fails libpam's own dlopen, and the stack then goes on without it, silently (only "Password:"
@@ -53,7 +56,8 @@
 #define PASSCODE_CALLS(X) X(passcode_open) X(passcode_close) X(passcode_errmsg) X(passcode_errwait) \
     X(passcode_options_new) X(passcode_options_free) X(passcode_options_set_service) X(passcode_strerror) \
     X(passcode_user_state) X(passcode_user_verify) X(passcode_user_set) X(passcode_user_change) X(passcode_message_text) \
-    X(passcode_user_fingerprint_ready) X(passcode_user_fingerprint_unlock) X(passcode_user_fingerprint_cancel)
+    X(passcode_user_fingerprint_ready) X(passcode_user_fingerprint_unlock) X(passcode_user_fingerprint_cancel) \
+    X(passcode_user_lockout)
 static struct {
 #define PASSCODE_FIELD(name) __typeof__(name) *name;
     PASSCODE_CALLS(PASSCODE_FIELD)
@@ -156,6 +160,7 @@ static int ask_digits(pam_handle_t *pamh, passcode_message prompt, int length, c
 /* fingerprint: the finger (read by passcoded) beside the PIN prompt; FINGER_ONLY: the finger
  * alone, no prompt (a second stack beside the PIN's, as a greeter runs them). */
 enum { FINGER_OFF = 0, FINGER_WITH_PIN = 1, FINGER_ONLY = 2 };
+#define passcode_user_lockout lib.passcode_user_lockout
 
 struct options {
     int debug, nullok, silent, allow_remote, fingerprint;
@@ -262,6 +267,41 @@ static void lockout_text(pam_handle_t *pamh, const struct options *o, int64_t se
         say(pamh, PASSCODE_MESSAGE_PAM_LOCKED_MINUTES, (seconds + 59) / 60);
     else
         say(pamh, PASSCODE_MESSAGE_PAM_LOCKED, 0);
+}
+
+/* PAM_PASSCODE_STATE, for the application (pam_getenv) and never for a person: decimal numbers
+ * only, as key:value words separated by one space (no '=' in the value: PAM's own readers split a
+ * variable at an '='), in this order; a later version only adds words at the end, and a reader
+ * skips keys it does not know:
+ *   version:1 state:S lockout:SECONDS failures:N left:N next:SECONDS fingerprint:R
+ * state: a passcode_login_state (0 open, 1 locked out, 2 reset required, 3 no passcode, 4
+ * passcoded not asked or unreachable: then every other field is 0, left -1); left: wrong PINs
+ * before the next delay or reset (-1: none ahead); next: that delay's seconds (-1: a reset
+ * instead); fingerprint: a passcode_biometric_refusal (0: a finger may be used now). */
+#define PASSCODE_STATE_ENV "PAM_PASSCODE_STATE"
+
+static void put_state(pam_handle_t *pamh, passcode_store *store, uid_t uid)
+{
+    int32_t state = PASSCODE_LOGIN_STATE_UNAVAILABLE, left = -1, fingerprint = 0;
+    int64_t lockout = 0, next = 0;
+    uint32_t failures = 0;
+    if (store == NULL || passcode_user_lockout(store, uid, &state, &lockout, &failures, &left, &next, &fingerprint) != PASSCODE_OK) {
+        state = PASSCODE_LOGIN_STATE_UNAVAILABLE;
+        lockout = next = 0;
+        failures = 0;
+        left = -1;
+        fingerprint = 0;
+    }
+    char text[192];
+    snprintf(text, sizeof text, PASSCODE_STATE_ENV "=version:1 state:%d lockout:%lld failures:%u left:%d next:%lld fingerprint:%d",
+             (int)state, (long long)lockout, (unsigned)failures, (int)left, (long long)next, (int)fingerprint);
+    if (pam_putenv(pamh, text) != PAM_SUCCESS) pam_syslog(pamh, LOG_ERR, "cannot set %s", PASSCODE_STATE_ENV);
+}
+
+/* A success leaves no state behind (the session's environment does not carry it). */
+static void clear_state(pam_handle_t *pamh)
+{
+    if (pam_getenv(pamh, PASSCODE_STATE_ENV) != NULL) (void)pam_putenv(pamh, PASSCODE_STATE_ENV);
 }
 
 /* The PAM code of a status passcoded gave for `uid`'s store. */
@@ -406,6 +446,8 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     struct options o;
     int r = parse(pamh, flags, argc, argv, &o);
     if (r != PAM_SUCCESS) return r;
+    /* Until passcoded answers, the state is "not asked" (state:4): never a stale one. */
+    put_state(pamh, NULL, 0);
     if (remote(pamh) && !o.allow_remote) {
         if (o.debug) pam_syslog(pamh, LOG_DEBUG, "remote host refused (no allow_remote)");
         return PAM_AUTHINFO_UNAVAIL;
@@ -463,6 +505,9 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
         wipe_free(answer);
     }
     if (o.debug) pam_syslog(pamh, LOG_DEBUG, "authenticate %s: %s", user, pam_strerror(pamh, r));
+    /* The state after the attempt (a wrong PIN may have started a lockout), for the application. */
+    if (r == PAM_SUCCESS) clear_state(pamh);
+    else put_state(pamh, store, uid);
     passcode_close(store);
     return r;
 }

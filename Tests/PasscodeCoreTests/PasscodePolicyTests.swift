@@ -44,6 +44,21 @@ final class PasscodePolicyTests: XCTestCase {
 }
 
 final class LockoutScheduleTests: XCTestCase {
+    func testNextStepCountsTheWrongAnswersLeftBeforeTheNextDelay() {
+        let apple = LockoutSchedule.apple
+        XCTAssertEqual(apple.nextStep(afterFailures: 0)?.failuresLeft, 5)
+        XCTAssertEqual(apple.nextStep(afterFailures: 2)?.failuresLeft, 3)
+        XCTAssertEqual(apple.nextStep(afterFailures: 2)?.step, .delay(seconds: 60))
+        XCTAssertEqual(apple.nextStep(afterFailures: 5)?.failuresLeft, 1)
+        XCTAssertEqual(apple.nextStep(afterFailures: 5)?.step, .delay(seconds: 300))
+        XCTAssertEqual(apple.nextStep(afterFailures: 9)?.step, .maximum)
+        XCTAssertEqual(LockoutSchedule.custom(delays: [0, 0, 0, 30], maxFailures: 0).nextStep(afterFailures: 1)?.failuresLeft, 3)
+        XCTAssertEqual(LockoutSchedule.custom(delays: [0, 0, 0, 30], maxFailures: 0).nextStep(afterFailures: 50)?.step, .delay(seconds: 30))
+        XCTAssertEqual(LockoutSchedule.custom(delays: [0], maxFailures: 8).nextStep(afterFailures: 3)?.failuresLeft, 5)
+        XCTAssertNil(LockoutSchedule.custom(delays: [0], maxFailures: 0).nextStep(afterFailures: 3))
+        XCTAssertNil(LockoutSchedule.custom(delays: [], maxFailures: 0).nextStep(afterFailures: 0))
+    }
+
     func testAppleTable() {
         let s = LockoutSchedule.apple
         let expected: [LockoutStep] = [.none, .none, .none, .none, .delay(seconds: 60), .delay(seconds: 300),

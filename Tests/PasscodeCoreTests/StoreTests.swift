@@ -14,6 +14,31 @@ final class StoreTests: XCTestCase {
         XCTAssertNoThrow(try again.verify(secret(good1)))
     }
 
+    func testALockoutFromBeforeARebootStartsAgainOnceRecordedAndRunsDown() throws {
+        let (store, path) = try makeStore(clock: clock)
+        try store.setPasscode(secret(good1))
+        for n in 0..<5 { XCTAssertThrowsPasscodeError(.wrongPasscode, try store.verify(secret("90000\(n)"))) }
+        XCTAssertEqual(try store.nextLockout(), NextLockout(failuresLeft: 1, delaySeconds: 300, requiresReset: false))
+        clock.advance(seconds: 30)
+        XCTAssertEqual(try store.lockoutRemainingSeconds(), 30)
+        XCTAssertFalse(try store.lockoutRestartDue())
+        clock.reboot()
+        // Every reading says the whole delay until the restart is recorded...
+        XCTAssertTrue(try store.lockoutRestartDue())
+        clock.advance(seconds: 59)
+        XCTAssertEqual(try store.lockoutRemainingSeconds(), 60)
+        try store.recordLockoutRestart()
+        XCTAssertFalse(try reopen(path, clock: clock).lockoutRestartDue())
+        // ...from which it runs down, and the next wrong passcode starts the next, longer delay.
+        clock.advance(seconds: 59)
+        XCTAssertEqual(try reopen(path, clock: clock).lockoutRemainingSeconds(), 1)
+        clock.advance(seconds: 1)
+        XCTAssertEqual(try store.lockoutRemainingSeconds(), 0)
+        XCTAssertThrowsPasscodeError(.wrongPasscode, try store.verify(secret("900009")))
+        XCTAssertEqual(try store.lockoutRemainingSeconds(), 300)
+        XCTAssertEqual(try store.failedAttempts(), 6)
+    }
+
     func testWriteAheadCountsTheAttemptBeforeTheAnswer() throws {
         let (store, path) = try makeStore(clock: clock)
         try store.setPasscode(secret(good1))

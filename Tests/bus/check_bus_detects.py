@@ -23,6 +23,7 @@ HOOKS_CLIENT = "Sources/libpasscode/PasscodeBackend/ServiceClient+Hooks.swift"
 XML = "service/org.libpasscode.Passcode1.xml"
 APP_ID_C = "Sources/pam_passcode/passcode_app_id.h"
 ACCOUNT = "Sources/passcoded/Daemon/Service+Account.swift"
+LOGIN_DAEMON = "Sources/passcoded/Daemon/Service+Login.swift"
 
 
 def edit(path, old, new, count=1):
@@ -86,6 +87,13 @@ CASES = [
      edit(ACCOUNT, r"(    // MARK: Recovery key\n)",
           r"\1    func handleResetCheck(_ call: BusCall, appID app: AppID, code: SecretBytes) throws -> Prepared { fatalError() }\n"),
      "ResetCheck (service/org.libpasscode.Passcode1.xml): its handler handleResetCheck is generated"),
+    ("a login property passcoded never sets",
+     edit(LOGIN_DAEMON, r"attempts_left: next\.map \{ Int32\(clamping: \$0\.failuresLeft\) \} \?\? -1,", ""),
+     "property AttemptsLeft (org.libpasscode.Passcode1.Login, service/org.libpasscode.Passcode1.xml): passcoded never sets it"),
+    ("a login property added to the XML, not to WatchLogin's reply",
+     edit(XML, r'(    <property name="FingerprintRefusal" type="i" access="read"/>\n)',
+          r'\1    <property name="Unlocked" type="b" access="read"/>\n'),
+     "answers, after its path, the properties of org.libpasscode.Passcode1.Login in order"),
 ]
 
 

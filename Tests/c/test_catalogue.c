@@ -192,6 +192,7 @@ int main(void) {
         CASE(passcode_tpm_is_bound(x, &i32), INV);
         CASE(passcode_tpm_posture(x, PASSCODE_TPM_POSTURE_ITEM_OWNER_AUTH_SET, &i64), INV);
         CASE(passcode_user_state(x, me, &i32, NULL, NULL, NULL, NULL), INV);
+        CASE(passcode_user_lockout(x, me, &i32, NULL, NULL, NULL, NULL, NULL), INV);
         CASE(passcode_user_verify(x, me, "386491", 6), INV);
         CASE(passcode_user_set(x, me, "502817", 6), INV);
         CASE(passcode_user_change(x, me, "386491", 6, "502817", 6), INV);
@@ -556,6 +557,9 @@ int main(void) {
         int32_t is_set = -1;
         CASE(passcode_user_state(s, me, &is_set, NULL, NULL, NULL, NULL), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
         TRUE_CASE(is_set == -1);
+        int32_t login_state = -1;
+        CASE(passcode_user_lockout(s, me, &login_state, NULL, NULL, NULL, NULL, NULL), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
+        TRUE_CASE(login_state == -1);
         CASE(passcode_user_verify(s, me, "386491", 6), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
         CASE(passcode_user_set(s, me, "502817", 6), PASSCODE_ERR_NOT_IN_SERVICE_MODE);
         CASE(passcode_user_change(s, me, "386491", 6, "502817", 6), PASSCODE_ERR_NOT_IN_SERVICE_MODE);

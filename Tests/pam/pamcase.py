@@ -6,7 +6,8 @@ text. With PAMCASE_RUID set (and run as root) the
 transaction runs with that real uid and effective uid 0, as in a setuid program (su, passwd,
 polkit's agent helper) that user runs: set in this process, since an exec would drop
 LD_LIBRARY_PATH and the bus address (secure-execution mode). Prints one JSON line: ok (the return code
-was EXPECTED), the error text pypamtest gave, and the PAM_ERROR_MSG and PAM_TEXT_INFO lines."""
+was EXPECTED), the error text pypamtest gave, the PAM_ERROR_MSG and PAM_TEXT_INFO lines, and the
+PAM environment after the operation (pam_getenvlist: "env", PAM_PASSCODE_STATE among it)."""
 import json
 import locale
 import os
@@ -26,8 +27,9 @@ answers = [open(a[6:]).read() if a.startswith("@file:") else a for a in sys.argv
 if os.environ.get("PAMCASE_RUID"):
     os.setresuid(int(os.environ["PAMCASE_RUID"]), 0, 0)
 case = pypamtest.TestCase(OPS[op], expected)
+env = pypamtest.TestCase(pypamtest.PAMTEST_GETENVLIST, 0)
 try:
-    result = pypamtest.run_pamtest(user, service, [case], answers)
-    print(json.dumps({"ok": True, "errors": list(result.errors), "info": list(result.info)}))
+    result = pypamtest.run_pamtest(user, service, [case, env], answers)
+    print(json.dumps({"ok": True, "errors": list(result.errors), "info": list(result.info), "env": dict(env.pam_env)}))
 except pypamtest.PamTestError as e:
     print(json.dumps({"ok": False, "error": str(e)}))

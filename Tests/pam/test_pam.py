@@ -6,7 +6,8 @@ for pam_wrapper in the folder, one in /etc/pam.d for pamtester) and removes all 
     Tests/pam/test_pam.py BUILD_DIR REPO
 
 The bus, passcoded and the users are Tests/service/harness.py's; PAM_TEST_USERS=prefix names the
-users ("<prefix>-svc", "<prefix>-a", "<prefix>-b"; by default "pp" and the process id).
+users ("<prefix>-svc", "<prefix>-a", "<prefix>-b", "<prefix>-c", the greeter account "<prefix>-g"; by
+default "pp" and the process id). PAM_ONLY=login: only the login state's tests (login_state_tests, login_tpm_tests).
 
 Each check prints "ok   name: what was seen" or "FAIL name: ..."; exit 1 on any failure. The
 lockout transcript, the guesses another user's process got and what a user's own enrolment got
@@ -14,10 +15,13 @@ are printed under "note:" lines."""
 import json
 import os
 import pwd
+import queue
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "service"))
@@ -50,6 +54,8 @@ class Rig(harness.PrivateService):
         super().__init__(f"{BUILD}/passcoded", REPO, users=tag, folder="passcode-pam.", name="test-pam")
         self.dir = self.top
         self.users = [self.user("a"), self.user("b")]
+        # The login state's reader: its user, and a greeter account passcoded.conf names.
+        self.target, self.greeter = self.user("c"), self.user("g")
         self.etc_service = f"/etc/pam.d/passcode-test-{tag}"
 
     @property
@@ -61,11 +67,11 @@ class Rig(harness.PrivateService):
 
     def start(self):
         self.add_user(self.service_user, system=True)
-        for u in self.users:
+        for u in self.users + [self.target]:
             self.add_user(u)
+        self.add_user(self.greeter, system=True)
         self.set_clock(0)
-        self.write_root_file(self.config_file, f"store_root = {self.store_root}\nuser = {self.service_user}\n"
-                                               f"clock_offset_file = {self.clock_file}\n")
+        self.configure()
         # fprintd's and logind's names for their templates (Tests/pam/pam_fingerprint.py), owned by root.
         self.start_bus(harness.TRY_POLICY, stderr=subprocess.DEVNULL, policies=harness.TRY_POLICIES)
         self.start_daemon()
@@ -81,6 +87,13 @@ class Rig(harness.PrivateService):
         self.service("authtok", f"auth required {SET_ITEMS}\nauth required {MODULE}\n")
         with open(self.etc_service, "w") as f:
             f.write(f"auth required {MODULE}\naccount required {MODULE}\npassword required {MODULE}\n")
+
+    def configure(self, extra=None):
+        """passcoded.conf: the test's stores and clock, the greeter account, and `extra` lines
+        (None: the greeter named; a string: those lines instead)."""
+        self.write_root_file(self.config_file, f"store_root = {self.store_root}\nuser = {self.service_user}\n"
+                                               f"clock_offset_file = {self.clock_file}\n"
+                                               + (f"greeter_users = nobody-here,{self.greeter}\n" if extra is None else extra))
 
     def service(self, name, text):
         with open(f"{self.dir}/pam.d/{name}", "w") as f:
@@ -426,14 +439,275 @@ def tests(r):
     check("remove-store-login-root", own.returncode == 0, own.stderr.strip() or "root removed its own (empty) login store")
 
 
+class Reader:
+    """An example locker state reader (examples/python/locker_state.py or examples/c/locker_state.c)
+    running as `user`, watching `uid`'s login store; its lines read by a thread, taken by `wait`."""
+
+    def __init__(self, r, label, user, uid, program):
+        self.label, self.lines, self.seen = label, queue.Queue(), []
+        cmd = ["/usr/bin/python3", f"{REPO}/examples/python/locker_state.py", "--uid", str(uid)] if program == "python" \
+            else [program, str(uid)]
+        self.p = subprocess.Popen(r.as_user(user) + cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  env=r.env(), cwd="/")
+        r.procs[f"reader-{label}"] = self.p
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def wait(self, want, guard=60):
+        """The first line from now on that `want` (a function of the line) accepts, or None when the
+        reader ended first (`guard` seconds: only against a hang, never a measure)."""
+        end = time.monotonic() + guard
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.1, end - time.monotonic()))
+            except queue.Empty:
+                return None
+            if line is None:
+                self.lines.put(None)
+                return None
+            self.seen.append(line)
+            if want(line):
+                return line
+
+    def push(self, **fields):
+        """The next push line whose fields have these values."""
+        def match(line):
+            if not line.startswith("push "):
+                return False
+            got = dict(w.split("=") for w in line.split()[1:])
+            return all(got.get(k) == str(v) for k, v in fields.items())
+        return self.wait(match)
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait()
+
+
+def state_of(x):
+    """The fields of PAM_PASSCODE_STATE in a pamcase answer's environment, as numbers."""
+    text = (x.get("env") or {}).get("PAM_PASSCODE_STATE")
+    if text is None:
+        return None
+    return {k: int(v) for k, v in (w.split(":") for w in text.split())}
+
+
+def login_state_tests(r):
+    """A login store's lock state without parsing text: pam_passcode's PAM_PASSCODE_STATE, and
+    passcoded's login object pushed to the user's own process and to a greeter account (the two
+    example readers, Python and C), never to another uid; the lockout outlives a restart of
+    passcoded and a reboot (a new boot id: the lockout starts again in full), escalating."""
+    c, g, b = r.target, r.greeter, r.users[1]
+    uid_c = pwd.getpwnam(c).pw_uid
+    pin = "602913"
+    reader_c = f"{r.dir}/locker_state"
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libsystemd"], capture_output=True, text=True).stdout.split()
+    cc = subprocess.run(["cc", "-std=c99", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Wextra", "-Werror", "-o", reader_c,
+                         f"{REPO}/examples/c/locker_state.c"] + flags, capture_output=True, text=True)
+    check("example-c-reader-builds", cc.returncode == 0, cc.stderr.strip()[-300:] or f"cc examples/c/locker_state.c -> {reader_c}")
+    # The frozen clock: two readings are exactly as far apart as the test says (until a restart,
+    # which reads the real clock again).
+    r.set_clock(r.offset + 3 * 86400, frozen=True)
+    st = r.ctl("--stdin", "set", c, stdin=pin + "\n")
+    check("login-state-enrol", st.returncode == 0, st.stdout.strip())
+    check("greeter-unknown-name-logged", "greeter_users: no account nobody-here" in r.log_text(),
+          "an account greeter_users names that does not exist reads nothing, and the log says so")
+    readers = {"own-python": Reader(r, "own-python", c, uid_c, "python"), "own-c": Reader(r, "own-c", c, uid_c, reader_c),
+               "greeter-python": Reader(r, "greeter-python", g, uid_c, "python"), "greeter-c": Reader(r, "greeter-c", g, uid_c, reader_c),
+               "other-python": Reader(r, "other-python", b, uid_c, "python"), "other-c": Reader(r, "other-c", b, uid_c, reader_c)}
+    spy = None
+    try:
+        for name, rd in readers.items():
+            first = rd.push(state=0, failures=0, left=5, next=60)
+            if name.startswith("other"):
+                refused = first is None and any(line.startswith("refused:") and "Permission" in line for line in rd.seen)
+                check(f"login-state-{name}-refused", refused, f"{b} (another uid) watching {c}'s login store: {rd.seen}")
+            else:
+                check(f"login-state-{name}-watches", first is not None, f"{name}: {first}")
+        # Another uid: no watch, no property, no signal (an eavesdropping match too).
+        spy = subprocess.Popen(r.as_user(b) + ["/usr/bin/python3", f"{REPO}/Tests/service/client.py", r.address],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/")
+        r.procs["spy"] = spy
+
+        def ask(req):
+            spy.stdin.write(json.dumps(req) + "\n")
+            spy.stdin.flush()
+            return json.loads(spy.stdout.readline())
+        path = next(line.split()[1] for line in readers["own-python"].seen if line.startswith("watching "))
+        ask({"signals": 0})
+        # Wrong PINs through pam_passcode: each is pushed, and PAM_PASSCODE_STATE says where it stands.
+        states = []
+        for i in range(5):
+            x = r.pamcase("plain", c, "authenticate", PAM_AUTH_ERR, f"71{i:04d}")
+            states.append(state_of(x))
+        print("note: PAM_PASSCODE_STATE after each of 5 wrong PINs:\n" + "\n".join(f"  {s}" for s in states))
+        want3 = {"version": 1, "state": 0, "lockout": 0, "failures": 3, "left": 2, "next": 60}
+        check("pam-env-counts-down", states[2] is not None and all(states[2].get(k) == v for k, v in want3.items()),
+              f"after 3: {states[2]}")
+        want = {"version": 1, "state": 1, "lockout": 60, "failures": 5, "left": 1, "next": 300}
+        check("pam-env-locked-not-wrong", states[4] is not None and all(states[4].get(k) == v for k, v in want.items())
+              and states[4]["fingerprint"] != 0, f"after 5: {states[4]} (locked out 60 s, 1 more wrong PIN starts 300 s)")
+        for name in ("own-python", "own-c", "greeter-python", "greeter-c"):
+            got = readers[name].push(state=1, lockout=60, failures=5, left=1, next=300)
+            tick = readers[name].wait(lambda line: line.startswith("countdown ") and int(line.split()[1]) < 60)
+            check(f"login-state-{name}-pushed-countdown", got is not None and tick is not None,
+                  f"{name} ({c if name.startswith('own') else g}): '{got}', then its own countdown '{tick}'")
+        print("note: what each reader printed:\n" + "\n".join(
+            f"  {name} ({c if name.startswith('own') else g if name.startswith('greeter') else b}): " + " | ".join(rd.seen[-6:])
+            for name, rd in readers.items()))
+        watch = ask({"call": "WatchLogin", "sig": "(su)", "args": ["login", uid_c]})
+        prop = ask({"prop": path, "name": "State", "interface": "org.libpasscode.Passcode1.Login"})
+        once = ask({"call": "UserGetLockout", "sig": "(su)", "args": ["login", uid_c]})
+        heard = ask({"signals": 0})
+        check("login-state-other-uid-gets-nothing",
+              watch.get("error", "").endswith("Permission") and prop.get("error") == "org.libpasscode.Error.NotWatched"
+              and once.get("error", "").endswith("Permission") and not heard.get("ok"),
+              f"{b}: WatchLogin {watch.get('error')}, Get State {prop.get('error')}, UserGetLockout {once.get('error')}, "
+              f"PropertiesChanged heard {heard.get('ok')}")
+        # The greeter reads login stores only, and only by watching; root reads once.
+        gw = subprocess.run(r.as_user(g) + ["busctl", f"--address={r.address}", "call", "org.libpasscode.Passcode1",
+                                             "/org/libpasscode/Passcode1", "org.libpasscode.Passcode1", "WatchLogin", "su",
+                                             "org.example.app", str(uid_c)], capture_output=True, text=True, env=r.env())
+        root = r.bus_call(None, "UserGetLockout", "su", "login", str(uid_c))
+        check("login-state-greeter-login-stores-only", gw.returncode != 0 and "login store" in gw.stderr
+              and root.returncode == 0 and root.stdout.split()[4:7] == ["1", "60", "5"],
+              f"greeter's WatchLogin of an app store: {gw.stderr.strip()}; root's UserGetLockout: {root.stdout.strip()}")
+
+        # Durable: a restart of passcoded keeps the lockout, a reboot starts it again in full, and
+        # each lockout after it is longer (the schedule, not a fixed window).
+        transcript = []
+
+        def attempt(label, code, expected):
+            x = r.pamcase("plain", c, "authenticate", expected, code)
+            s = state_of(x) or {}
+            transcript.append(f"  {label}: {'PAM_MAXTRIES' if expected == PAM_MAXTRIES else 'PAM_AUTH_ERR'} {x.get('ok')} {s}"
+                              + ("" if x.get("ok") else f" ({x.get('error')})"))
+            return x["ok"], s
+        # In one passcoded, on its frozen clock: 30 s into the lockout, then a reboot (a new boot id)
+        # starts it again in full; its end, then the 6th wrong PIN: 300 s, not the same 60.
+        r.set_clock(r.offset + 30, frozen=True)
+        ok1, s1 = attempt("30 s later, the right PIN", pin, PAM_MAXTRIES)
+        r.set_clock(r.offset, frozen=True, boot=1)
+        ok2, s2 = attempt("rebooted (a new boot id), the right PIN", pin, PAM_MAXTRIES)
+        check("lockout-survives-reboot-in-full", ok1 and ok2 and (s1.get("state"), s1.get("lockout")) == (1, 30)
+              and (s2.get("state"), s2.get("lockout"), s2.get("failures")) == (1, 60, 5),
+              f"30 s in {s1}; after the reboot {s2}: locked, its 60 seconds again in full")
+        r.set_clock(r.offset + 61, frozen=True, boot=1)
+        ok3, s3 = attempt("61 s later, a wrong PIN (the 6th)", "710006", PAM_AUTH_ERR)
+        # A restart of passcoded (its frozen clock read again: later by the seconds this test took).
+        r.stop_daemon()
+        r.start_daemon()
+        ok4, s4 = attempt("passcoded restarted, the right PIN", pin, PAM_MAXTRIES)
+        check("lockout-survives-restart", ok3 and ok4 and (s3.get("state"), s3.get("lockout"), s3.get("next")) == (1, 300, 900)
+              and s4.get("state") == 1 and 0 < s4.get("lockout", 0) <= 300 and s4.get("failures") == 6,
+              f"the 6th wrong PIN {s3}; after the restart {s4}")
+        for name in ("own-python", "greeter-c"):
+            got = readers[name].wait(lambda line: line.startswith("watching "))
+            check(f"login-state-{name}-watches-again", got is not None,
+                  f"{name} after passcoded's restart: '{got}' ({' | '.join(readers[name].seen[-4:])})")
+        # Restarted and rebooted: locked, the 300 s again in full; after them the 7th: 900 s.
+        r.stop_daemon()
+        r.set_clock(r.offset, frozen=True, boot=2)
+        r.start_daemon()
+        ok5, s5 = attempt("restarted and rebooted, the right PIN", pin, PAM_MAXTRIES)
+        r.set_clock(r.offset + 301, frozen=True, boot=2)
+        ok6, s6 = attempt("301 s later, a wrong PIN (the 7th)", "710007", PAM_AUTH_ERR)
+        print("note: the login lockout through pam_passcode, across restarts and reboots:\n" + "\n".join(transcript))
+        check("lockout-escalates-across-restarts", ok5 and ok6 and (s5.get("state"), s5.get("lockout"), s5.get("failures")) == (1, 300, 6)
+              and (s6.get("state"), s6.get("lockout"), s6.get("failures"), s6.get("next")) == (1, 900, 7, 900),
+              f"after a restart and a reboot {s5}; the 7th {s6}")
+        got = readers["greeter-python"].push(state=1, lockout=900, failures=7, left=1, next=900)
+        check("login-state-greeter-pushed-after-restarts", got is not None, f"greeter's reader: '{got}'")
+        # Without greeter_users the greeter account reads nothing.
+        r.stop_daemon()
+        r.configure("")
+        r.start_daemon()
+        gone = Reader(r, "greeter-unnamed", g, uid_c, "python")
+        first = gone.wait(lambda line: line.startswith(("refused:", "push ")))
+        check("login-state-greeter-needs-the-setting", first is not None and first.startswith("refused:") and "Permission" in first,
+              f"{g} with greeter_users unset: '{first}'")
+        gone.stop()
+        r.stop_daemon()
+        r.configure()
+        r.start_daemon()
+    finally:
+        for rd in readers.values():
+            rd.stop()
+        if spy is not None and spy.poll() is None:
+            spy.kill()
+            spy.wait()
+    r.ctl("reset", c)
+    r.set_clock(r.offset)
+
+
+def login_tpm_tests(r):
+    """Where passcoded holds a provisioned TPM (an swtpm, scripts/tpm-provision.sh), a login
+    store's PIN is bound as any store's: each wrong PIN pam_passcode sends is counted by the PIN's
+    PIN_FAIL index in the TPM, the count outlives a restart of passcoded and a reboot, and the right
+    PIN sets it back."""
+    for tool in ("swtpm", "tpm2_getcap", "tpm2_nvreadpublic", "tpm2_nvread", "xxd"):
+        if not shutil.which(tool):
+            print(f"SKIPPED login-tpm: {tool} is missing (make deps installs it)")
+            return
+    c = r.target
+    pin = "602913"
+    owner, lockout = f"{r.dir}/tpm-owner-auth", f"{r.dir}/tpm-lockout-auth"
+    folder, tcti = harness.start_swtpm(r.dir, "swtpm-login")
+    try:
+        prov = r.run(f"{REPO}/scripts/tpm-provision.sh", "--tcti", tcti, "--owner-auth-file", owner, "--lockout-auth-file", lockout)
+        check("login-tpm-provisioned", prov.returncode == 0, prov.stderr.strip()[-200:] or "scripts/tpm-provision.sh on the swtpm")
+        r.stop_daemon()
+        r.configure(f"greeter_users = {r.greeter}\ntpm = {tcti}\ntpm_owner_auth_file = {owner}\n")
+        r.start_daemon()
+        r.set_clock(r.offset + 86400, frozen=True, boot=3)
+        rm, st = r.ctl("remove", c), r.ctl("--stdin", "set", c, stdin=pin + "\n")
+        index = harness.pin_index(tcti)
+        seen = [("enrolled", harness.pin_counts(tcti, owner, index) if index else None, None)]
+        for i in range(3):
+            x = r.pamcase("plain", c, "authenticate", PAM_AUTH_ERR, f"72{i:04d}")
+            seen.append((f"wrong PIN {i + 1} through pam_passcode", harness.pin_counts(tcti, owner, index), state_of(x)))
+        r.stop_daemon()
+        r.set_clock(r.offset, frozen=True, boot=4)
+        r.start_daemon()
+        seen.append(("passcoded restarted, the machine rebooted", harness.pin_counts(tcti, owner, index), None))
+        x = r.pamcase("plain", c, "authenticate", PAM_AUTH_ERR, "720009")
+        seen.append(("wrong PIN 4 after them", harness.pin_counts(tcti, owner, index), state_of(x)))
+        y = r.pamcase("plain", c, "authenticate", PAM_SUCCESS, pin)
+        seen.append(("the right PIN", harness.pin_counts(tcti, owner, index), state_of(y)))
+        print(f"note: the login store's PIN_FAIL index {index} in the swtpm, (pinCount, pinLimit), through pam_passcode:\n"
+              + "\n".join(f"  {label}: {counts}{f' PAM_PASSCODE_STATE {s}' if s else ''}" for label, counts, s in seen))
+        counts = [s[1] for s in seen]
+        check("login-tpm-pin-fail-counts", rm.returncode == 0 and st.returncode == 0 and index is not None
+              and counts == [(0, 10), (1, 10), (2, 10), (3, 10), (3, 10), (4, 10), (0, 10)]
+              and seen[5][2] and seen[5][2]["failures"] == 4 and seen[6][2] is None and y["ok"],
+              f"{counts}: each wrong PIN counted by the TPM, kept across a restart and a reboot, set back by the right PIN")
+        log = r.log_text()
+        check("login-tpm-passcoded-provisioned", f"bound to the TPM at {tcti} (provisioned" in log,
+              "passcoded says it binds its stores to the provisioned swtpm")
+    finally:
+        r.stop_daemon()
+        harness.stop_swtpm(folder)
+        r.ctl("remove", c)
+        r.configure()
+        r.set_clock(r.offset)
+        r.start_daemon()
+
+
 def main():
     if os.getuid() != 0:
         print("test-pam: needs root")
         return 2
     with Rig() as r:
         r.start()
-        tests(r)
-        pam_fingerprint.tests(r, check, MODULE)
+        if os.environ.get("PAM_ONLY") != "login":
+            tests(r)
+            pam_fingerprint.tests(r, check, MODULE)
+        login_state_tests(r)
+        login_tpm_tests(r)
     leftover = [u for u in r.made if subprocess.run(["getent", "passwd", u], capture_output=True).returncode == 0]
     check("cleanup", not leftover and not os.path.exists(r.dir) and not os.path.exists(r.etc_service),
           f"users, folder and /etc/pam.d file gone: {leftover}")

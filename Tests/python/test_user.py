@@ -108,3 +108,15 @@ def test_user_calls_through_the_service(locked_store):
         s.user_set_passcode(ME, PC1)
     asyncio.run(s.user_remove_async(ME, PC3))
     assert not s.is_set
+
+
+@pytest.mark.embedded_only("a login store's lock state by uid: Tests/pam/test_pam.py and Tests/service/service_python.py")
+def test_user_lockout_of_an_embedded_store_is_not_in_service_mode(locked_store):
+    """passcode_user_lockout: a login store's state by uid is passcoded's; an embedded handle
+    raises NotInServiceMode and counts nothing (in service mode: Tests/pam/test_pam.py)."""
+    with pytest.raises(passcode.NotInServiceMode):
+        locked_store.user_lockout(ME)
+    with pytest.raises(passcode.InvalidArgument, match="not a uid"):
+        locked_store.user_lockout(-1)
+    assert locked_store.failed_attempts == 0
+    assert [s.name for s in passcode.LoginState] == ["OPEN", "LOCKED_OUT", "RESET_REQUIRED", "NO_PASSCODE", "UNAVAILABLE"]

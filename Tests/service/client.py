@@ -21,6 +21,7 @@ answers one JSON line on stdout. Requests:
   {"heard": 0}                                           the members of the hooks the listeners were asked or told
   {"props": PATH}                                        Properties.GetAll of a store's object (its interface)
   {"prop": PATH, "name": NAME}                           Properties.Get of one property of a store's object
+                                                         ("interface": another, as a login object's)
   {"signals": 0}                                         the PropertiesChanged this connection received
                                                          since the last ask (it listens for every one
                                                          the bus lets it, with an eavesdropping match too)
@@ -338,7 +339,7 @@ def main():
                 out["ok"] = [dict(out["ok"][0])]
         elif "prop" in req:
             out = answer_of(lambda: conn.call_sync(NAME, req["prop"], "org.freedesktop.DBus.Properties", "Get",
-                                                   GLib.Variant("(ss)", ("org.libpasscode.Passcode1.Store", req["name"])), None,
+                                                   GLib.Variant("(ss)", (req.get("interface", "org.libpasscode.Passcode1.Store"), req["name"])), None,
                                                    Gio.DBusCallFlags.NONE, 10000, None))
         elif "signals" in req:
             with heard_lock:

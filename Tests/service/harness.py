@@ -62,6 +62,72 @@ def write_root_file(path, text, mode=0o644):
     os.chmod(path, mode)
 
 
+def free_port_pair():
+    """Two consecutive free loopback ports (swtpm's server and its control), chosen by the kernel."""
+    for _ in range(50):
+        with socket.socket() as a:
+            a.bind(("127.0.0.1", 0))
+            port = a.getsockname()[1]
+            if port > 65000:
+                continue
+            try:
+                with socket.socket() as b:
+                    b.bind(("127.0.0.1", port + 1))
+            except OSError:
+                continue
+            return port
+    raise SystemExit("no two free loopback ports for swtpm")
+
+
+def start_swtpm(top, name):
+    """An swtpm on loopback in the folder `top`/`name` (as Tests/c/test_tpm.c starts them);
+    returns (its folder, its TCTI)."""
+    folder = os.path.join(top, name)
+    os.mkdir(folder, 0o700)
+    port = free_port_pair()
+    tcti = f"swtpm:host=127.0.0.1,port={port}"
+    subprocess.run(["swtpm", "socket", "--tpm2", "--tpmstate", f"dir={folder}",
+                    "--server", f"type=tcp,port={port},bindaddr=127.0.0.1", "--ctrl", f"type=tcp,port={port + 1},bindaddr=127.0.0.1",
+                    "--flags", "not-need-init,startup-clear", "--daemon", "--pid", f"file={folder}/pid", "--log", f"file={folder}/log"],
+                   check=True)
+    for _ in range(100):
+        if subprocess.run(["tpm2_getcap", "-T", tcti, "properties-fixed"], capture_output=True).returncode == 0:
+            return folder, tcti
+        time.sleep(0.05)
+    raise SystemExit(f"swtpm {name} does not answer")
+
+
+def stop_swtpm(folder):
+    try:
+        os.kill(int(open(os.path.join(folder, "pid")).read().strip()), signal.SIGTERM)
+    except (OSError, ValueError):
+        pass
+
+
+def pin_index(tcti):
+    """The PIN_FAIL index on `tcti` (a fresh swtpm has the one store's alone), or None."""
+    out = subprocess.run(["tpm2_nvreadpublic", "-T", tcti], capture_output=True, text=True).stdout
+    index, found, in_attributes = None, None, False
+    for line in out.splitlines():
+        if line and not line[0].isspace() and line.rstrip().endswith(":"):
+            index = line.rstrip()[:-1]
+        elif line.strip() == "attributes:":
+            in_attributes = True
+        elif in_attributes and line.strip().startswith("value:"):
+            in_attributes = False
+            if (int(line.split(":")[1], 16) >> 4) & 0xF == 8 and index:  # TPM_NT_PIN_FAIL
+                found = index
+    return found
+
+
+def pin_counts(tcti, owner_file, index):
+    """(pinCount, pinLimit) of `index`, read with the owner authorization (root's file, on stdin)."""
+    r = subprocess.run(f"xxd -r -p {owner_file} | tpm2_nvread -T {tcti} -C o -P file:- -s 8 {index} | xxd -p",
+                       shell=True, capture_output=True, text=True)
+    text = r.stdout.strip()
+    return (int(text[:8], 16), int(text[8:], 16)) if len(text) == 16 else None
+
+
 def as_user(user):
     """The command prefix that runs a command as `user` (its uid, its group, no other group);
     none for None or "root"."""
@@ -119,11 +185,13 @@ class PrivateService:
     write_root_file = staticmethod(write_root_file)
     as_user = staticmethod(as_user)
 
-    def set_clock(self, seconds):
+    def set_clock(self, seconds, frozen=False, boot=0):
         """Moves the service's clock to `seconds` past the real one (the root-owned offset file
-        named by clock_offset_file in the daemon's configuration)."""
+        named by clock_offset_file in the daemon's configuration); `frozen`: standing still but
+        for the offset (from the real time passcoded first read it frozen); `boot`: the machine
+        as after its boot-th restart, a boot id of its own (0: this boot)."""
         self.clock = seconds
-        write_root_file(self.clock_file, f"{seconds}\n")
+        write_root_file(self.clock_file, f"{seconds}{' frozen' if frozen else ''}{f' boot={boot}' if boot else ''}\n")
 
     def start_bus(self, extra_policy="", stderr=None, policies=""):
         """Writes the bus configuration (DEFAULT_POLICY, then `extra_policy`, lines of the default

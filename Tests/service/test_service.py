@@ -988,69 +988,12 @@ def watches_of_closed_connections(a, busy_app):
     check(not left, f"40 connections that each queued 16 Watch calls behind busy workers and closed left no watch behind: {left}")
 
 
-def free_port_pair():
-    """Two consecutive free loopback ports (swtpm's server and its control), chosen by the kernel."""
-    for _ in range(50):
-        with socket.socket() as a:
-            a.bind(("127.0.0.1", 0))
-            port = a.getsockname()[1]
-            if port > 65000:
-                continue
-            try:
-                with socket.socket() as b:
-                    b.bind(("127.0.0.1", port + 1))
-            except OSError:
-                continue
-            return port
-    raise SystemExit("test-service: no two free loopback ports for swtpm")
-
-
 def start_swtpm(name):
-    """An swtpm on loopback (as Tests/c/test_tpm.c starts them); returns (its folder, its TCTI)."""
-    folder = os.path.join(top, name)
-    os.mkdir(folder, 0o700)
-    port = free_port_pair()
-    tcti = f"swtpm:host=127.0.0.1,port={port}"
-    subprocess.run(["swtpm", "socket", "--tpm2", "--tpmstate", f"dir={folder}",
-                    "--server", f"type=tcp,port={port},bindaddr=127.0.0.1", "--ctrl", f"type=tcp,port={port + 1},bindaddr=127.0.0.1",
-                    "--flags", "not-need-init,startup-clear", "--daemon", "--pid", f"file={folder}/pid", "--log", f"file={folder}/log"],
-                   check=True)
-    for _ in range(100):
-        if subprocess.run(["tpm2_getcap", "-T", tcti, "properties-fixed"], capture_output=True).returncode == 0:
-            return folder, tcti
-        time.sleep(0.05)
-    raise SystemExit(f"test-service: swtpm {name} does not answer")
+    """An swtpm on loopback (harness.start_swtpm, in the test's folder); returns (its folder, its TCTI)."""
+    return harness.start_swtpm(top, name)
 
 
-def stop_swtpm(folder):
-    try:
-        os.kill(int(open(os.path.join(folder, "pid")).read().strip()), signal.SIGTERM)
-    except (OSError, ValueError):
-        pass
-
-
-def pin_index(tcti):
-    """The PIN_FAIL index on `tcti` (the fresh swtpm has the store's alone), or None."""
-    out = subprocess.run(["tpm2_nvreadpublic", "-T", tcti], capture_output=True, text=True).stdout
-    index, found, in_attributes = None, None, False
-    for line in out.splitlines():
-        if line and not line[0].isspace() and line.rstrip().endswith(":"):
-            index = line.rstrip()[:-1]
-        elif line.strip() == "attributes:":
-            in_attributes = True
-        elif in_attributes and line.strip().startswith("value:"):
-            in_attributes = False
-            if (int(line.split(":")[1], 16) >> 4) & 0xF == 8 and index:  # TPM_NT_PIN_FAIL
-                found = index
-    return found
-
-
-def pin_counts(tcti, owner_file, index):
-    """(pinCount, pinLimit) of `index`, read with the owner authorization (root's file, on stdin)."""
-    r = subprocess.run(f"xxd -r -p {owner_file} | tpm2_nvread -T {tcti} -C o -P file:- -s 8 {index} | xxd -p",
-                       shell=True, capture_output=True, text=True)
-    text = r.stdout.strip()
-    return (int(text[:8], 16), int(text[8:], 16)) if len(text) == 16 else None
+stop_swtpm, pin_index, pin_counts = harness.stop_swtpm, harness.pin_index, harness.pin_counts
 
 
 def fingerprint_through_service():

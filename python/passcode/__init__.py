@@ -20,8 +20,8 @@ program's language) and aio.py (the asyncio twins, made from
 the blocking calls); _ffi.py declares the C functions. Import everything from `passcode`.
 """
 from ._enums import (BiometricKind, BiometricRefusal, Cost, Event, FlowKind, FlowResult, FlowStep,
-                     LifecycleEvent, LockReason, LogoutReason, MaxFailureAction, Message, MessageTopic, Notice, Schedule,
-                     SecurityEvent, Setting, Status)
+                     LifecycleEvent, LockReason, LoginState, LogoutReason, MaxFailureAction, Message, MessageTopic, Notice,
+                     Schedule, SecurityEvent, Setting, Status)
 from ._errors import *  # noqa: F401,F403  (the exception classes are part of the API)
 from . import _errors
 from ._errors import PasscodeError
@@ -33,19 +33,19 @@ from .messages import message_of, message_text
 from .lock import LockScreen
 from .settings import setting_bounds, setting_choices, setting_default, setting_weakens
 from .store import Store, strerror, version
-from .user import UserState
+from .user import UserLockout, UserState
 
 __all__ = ["__version__", "Store", "Flow", "Session", "PasscodeError", "version", "setting_bounds", "setting_choices",
            "setting_default", "setting_weakens", "Status", "Cost", "Setting",
            "Event", "LockReason", "BiometricKind", "BiometricRefusal", "FlowKind", "FlowStep",
-           "FlowResult", "LifecycleEvent", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
-           "LoggedEvent", "LockScreen", "UserState", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD",
+           "FlowResult", "LifecycleEvent", "LoginState", "MaxFailureAction", "Notice", "LogoutReason", "Schedule", "SecurityEvent",
+           "LoggedEvent", "LockScreen", "UserState", "UserLockout", "wipe", "strerror", "KEY_BYTES", "SEAL_OVERHEAD",
            "Message", "MessageTopic", "message_text", "message_of"]
 __all__ += sorted(name for name, value in vars(_errors).items()  # WrongPasscode, LockedOut, ...
                   if not name.startswith("_") and isinstance(value, type) and issubclass(value, PasscodeError)
                   and name not in __all__)
 
 # The public classes show as passcode.X (repr, help, pickling), wherever they are defined.
-for _cls in (Store, Flow, LockScreen, LoggedEvent, Session, UserState):
+for _cls in (Store, Flow, LockScreen, LoggedEvent, Session, UserState, UserLockout):
     _cls.__module__ = __name__
 del _cls

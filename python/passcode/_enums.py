@@ -426,6 +426,18 @@ class Message(IntEnum):
     PAM_FINGER_NO_MATCH = 515
 
 
+class LoginState(IntEnum):
+    """A user's login store as a greeter or a screen locker draws it, without parsing text: what
+    passcode_user_lockout() answers, the State property of passcoded's login objects
+    (org.libpasscode.Passcode1.Login) and the `state:` field of pam_passcode's
+    PAM_PASSCODE_STATE. (passcode_login_state)"""
+    OPEN = 0
+    LOCKED_OUT = 1
+    RESET_REQUIRED = 2
+    NO_PASSCODE = 3
+    UNAVAILABLE = 4
+
+
 # Deprecated since 0.7 (the header keeps the old C names too, until the next major version):
 Event = AppEvent
 SecurityEvent = LogKind
@@ -452,4 +464,5 @@ HEADER_ENUMS = {
     "passcode_tpm_posture_item": (TpmPostureItem, "PASSCODE_TPM_POSTURE_ITEM_"),
     "passcode_message_topic": (MessageTopic, "PASSCODE_MESSAGE_TOPIC_"),
     "passcode_message": (Message, "PASSCODE_MESSAGE_"),
+    "passcode_login_state": (LoginState, "PASSCODE_LOGIN_STATE_"),
 }

@@ -199,6 +199,7 @@ FUNCTIONS = {
     "passcode_tpm_is_bound": (c_int32, [STORE, i32p]),
     "passcode_tpm_posture": (c_int32, [STORE, c_int32, i64p]),
     "passcode_user_state": (c_int32, [STORE, c_uint32, i32p, POINTER(c_uint32), i64p, i32p, i32p]),
+    "passcode_user_lockout": (c_int32, [STORE, c_uint32, i32p, i64p, POINTER(c_uint32), i32p, i64p, i32p]),
     "passcode_user_verify": (c_int32, [STORE, c_uint32, c_char_p, c_size_t]),
     "passcode_user_set": (c_int32, [STORE, c_uint32, c_char_p, c_size_t]),
     "passcode_user_change": (c_int32, [STORE, c_uint32, c_char_p, c_size_t, c_char_p, c_size_t]),

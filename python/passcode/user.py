@@ -12,7 +12,7 @@ from typing import List, NamedTuple, Optional
 
 from . import _ffi
 from ._args import Digits, _bytes, _call_with_secrets, _int
-from ._enums import Status
+from ._enums import BiometricRefusal, LoginState, Status
 from ._errors import InvalidArgument
 from ._handle import _StoreBase
 from .account import LoggedEvent, read_event_log
@@ -28,6 +28,20 @@ class UserState(NamedTuple):
     lockout_seconds: int
     reset_required: bool
     length: int
+
+
+class UserLockout(NamedTuple):
+    """A login store's lock state, in numbers, as a greeter or a screen locker draws it
+    (passcode_user_lockout; pam_passcode's PAM_PASSCODE_STATE)."""
+    state: LoginState
+    lockout_seconds: int
+    failures: int
+    #: Wrong passcodes before the next delay or the required reset; -1 when none is ahead.
+    attempts_left: int
+    #: The seconds of the delay that one starts; -1 when it requires a reset instead.
+    next_delay: int
+    #: Why a finger may not be used now (NONE: it may).
+    fingerprint_refusal: BiometricRefusal
 
 
 def _uid(uid: object) -> int:
@@ -47,6 +61,16 @@ class _Users(_StoreBase):
         _lib.passcode_user_state(self._h(), _uid(uid), byref(is_set), byref(failures), byref(lockout),
                                  byref(reset), byref(length))
         return UserState(bool(is_set.value), failures.value, lockout.value, bool(reset.value), length.value)
+
+    def user_lockout(self, uid: int) -> UserLockout:
+        """The lock state of uid's login store (the handle's app id `login` or `login.NAME`):
+        locked out and for how long, the wrong passcodes left before the next delay, whether a
+        finger may be used now; reads only (passcode_user_lockout)."""
+        state, lockout, failures, left, delay, refusal = c_int32(), c_int64(), c_uint32(), c_int32(), c_int64(), c_int32()
+        _lib.passcode_user_lockout(self._h(), _uid(uid), byref(state), byref(lockout), byref(failures), byref(left),
+                                   byref(delay), byref(refusal))
+        return UserLockout(LoginState(state.value), lockout.value, failures.value, left.value, delay.value,
+                           BiometricRefusal(refusal.value))
 
     def user_verify(self, uid: int, digits: Digits) -> None:
         """Checks uid's passcode: one attempt, counted as verify counts it; raises WrongPasscode,

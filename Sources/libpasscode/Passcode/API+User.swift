@@ -36,6 +36,44 @@ public func passcode_user_state(_ store: OpaquePointer?, _ uid: UInt32, _ out_is
     }
 }
 
+/// The lock state of a user's login store, named by uid, as a greeter or a screen locker draws
+/// it ("locked for 4 minutes, 3 wrong answers left") without parsing text: what pam_passcode(8)
+/// puts in PAM_PASSCODE_STATE, and what passcoded's login objects push to their watchers.
+/// Needs a handle in service mode whose app id is a login store (`login` or `login.NAME`);
+/// root may name any uid, any other caller only its own. Reads only: nothing is counted.
+/// - Parameters:
+///   - store: A handle in service mode on a login store.
+///   - uid: The user.
+///   - out_state: Receives a `passcode_login_state` (OPEN, LOCKED_OUT, RESET_REQUIRED or
+///     NO_PASSCODE); may be NULL.
+///   - out_lockout_seconds: Receives the seconds left in a lockout (0: none); may be NULL.
+///   - out_failures: Receives the failures since the last unlock; may be NULL.
+///   - out_attempts_left: Receives the wrong passcodes before the next delay or required reset
+///     (1: the next one), -1 when none is ahead; may be NULL.
+///   - out_next_delay: Receives the seconds of the delay that wrong passcode starts, -1 when it
+///     requires a reset instead, 0 when none is ahead; may be NULL.
+///   - out_fingerprint_refusal: Receives a `passcode_biometric_refusal`: NONE when a finger may
+///     be used now, else why not; may be NULL.
+/// - Returns: `PASSCODE_OK`; `PASSCODE_ERR_PERMISSION` (another uid, named by a caller that is
+///   not root, or an app id that is not a login store); `PASSCODE_ERR_NOT_IN_SERVICE_MODE` (an
+///   embedded handle); `PASSCODE_ERR_SERVICE_UNAVAILABLE`; `PASSCODE_ERR_INVALID_HANDLE`; or a
+///   store error.
+@c(passcode_user_lockout)  // man: passcode-user
+public func passcode_user_lockout(_ store: OpaquePointer?, _ uid: UInt32, _ out_state: UnsafeMutablePointer<Int32>?,
+                                  _ out_lockout_seconds: UnsafeMutablePointer<Int64>?, _ out_failures: UnsafeMutablePointer<UInt32>?,
+                                  _ out_attempts_left: UnsafeMutablePointer<Int32>?, _ out_next_delay: UnsafeMutablePointer<Int64>?,
+                                  _ out_fingerprint_refusal: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withBackend(store) { (s) throws(PasscodeError) in
+        let l = try s.userLockout(uid: uid)
+        out_state?.pointee = l.state.rawValue
+        out_lockout_seconds?.pointee = l.lockoutSeconds
+        out_failures?.pointee = l.failures
+        out_attempts_left?.pointee = l.attemptsLeft
+        out_next_delay?.pointee = l.nextDelaySeconds
+        out_fingerprint_refusal?.pointee = l.fingerprintRefusal.rawValue
+    }
+}
+
 /// Checks a user's passcode, named by uid: one attempt, counted durably before the answer as
 /// `passcode_verify` counts it (the same wrong passcode twice counts once; a success clears
 /// the failures). Needs a handle in service mode; root may name any uid, any other caller only

@@ -12,8 +12,23 @@ package struct UserState: Sendable {
     package var length: Int32
 }
 
+/// A login store's lock state as `passcode_user_lockout` gives it (passcoded's login objects).
+package struct UserLockout: Sendable {
+    /// A passcode_login_state.
+    package var state: LoginState
+    package var lockoutSeconds: Int64
+    package var failures: UInt32
+    /// Wrong passcodes before the next delay or reset (-1: none ahead).
+    package var attemptsLeft: Int32
+    /// The delay that one starts in seconds; -1: it requires a reset; 0: none ahead.
+    package var nextDelaySeconds: Int64
+    /// A passcode_biometric_refusal (none: a finger may be used now).
+    package var fingerprintRefusal: BiometricRefusal
+}
+
 package protocol UserBackend: AnyObject {
     func userState(uid: UInt32) throws(PasscodeError) -> UserState
+    func userLockout(uid: UInt32) throws(PasscodeError) -> UserLockout
     func userVerify(uid: UInt32, _ code: SecretBytes) throws(PasscodeError)
     func userSet(uid: UInt32, _ code: SecretBytes) throws(PasscodeError)
     func userChange(uid: UInt32, current: SecretBytes, new: SecretBytes) throws(PasscodeError)
@@ -35,6 +50,7 @@ extension PasscodeStore: UserBackend {
         .notInServiceMode("a user's store is named by uid through the passcode service only: open the handle in service mode (passcode_options_set_service)")
     }
     package func userState(uid: UInt32) throws(PasscodeError) -> UserState { throw PasscodeStore.noUsers() }
+    package func userLockout(uid: UInt32) throws(PasscodeError) -> UserLockout { throw PasscodeStore.noUsers() }
     package func userVerify(uid: UInt32, _ code: SecretBytes) throws(PasscodeError) { throw PasscodeStore.noUsers() }
     package func userSet(uid: UInt32, _ code: SecretBytes) throws(PasscodeError) { throw PasscodeStore.noUsers() }
     package func userChange(uid: UInt32, current: SecretBytes, new: SecretBytes) throws(PasscodeError) { throw PasscodeStore.noUsers() }

@@ -582,6 +582,27 @@ extension ServiceClient {
         }
         return answer!
     }
+
+    /// UserGetLockout(app_id s, uid u) -> (path s, generation t, settled b, state i,
+    /// lockout_remaining x, failed_attempts u, attempts_left i, next_delay x, fingerprint_refusal
+    /// i): The same fields for a program that only asks once: pam_passcode puts them in the PAM
+    /// environment (passcode_user_lockout). Root, or the caller's own uid; a login store only.
+    func callUserGetLockout(uid: UInt32) throws(PasscodeError) -> (path: String, generation: UInt64, settled: Bool, state: Int32, lockoutRemaining: Int64, failedAttempts: UInt32, attemptsLeft: Int32, nextDelay: Int64, fingerprintRefusal: Int32) {
+        var answer: (path: String, generation: UInt64, settled: Bool, state: Int32, lockoutRemaining: Int64, failedAttempts: UInt32, attemptsLeft: Int32, nextDelay: Int64, fingerprintRefusal: Int32)?
+        try call("UserGetLockout", [.uint32(uid)]) { (r) throws(PasscodeError) in
+            let path = try r.string()
+            let generation = try r.uint64()
+            let settled = try r.bool()
+            let state = try r.int32()
+            let lockoutRemaining = try r.int64()
+            let failedAttempts = try r.uint32()
+            let attemptsLeft = try r.int32()
+            let nextDelay = try r.int64()
+            let fingerprintRefusal = try r.int32()
+            answer = (path, generation, settled, state, lockoutRemaining, failedAttempts, attemptsLeft, nextDelay, fingerprintRefusal)
+        }
+        return answer!
+    }
 }
 
 // The client's implementation of the simple methods' seam requirements (org.libpasscode.Seam):

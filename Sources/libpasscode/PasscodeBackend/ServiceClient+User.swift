@@ -9,6 +9,16 @@ extension ServiceClient: UserBackend {
                          resetRequired: s.resetRequired, length: s.length)
     }
 
+    package func userLockout(uid: UInt32) throws(PasscodeError) -> UserLockout {
+        let s = try callUserGetLockout(uid: uid)
+        // Values this library does not know (a newer passcoded) are refused, not passed on.
+        guard let state = LoginState(checked: s.state), let refusal = BiometricRefusal(checked: s.fingerprintRefusal) else {
+            throw PasscodeError.serviceUnavailable("passcoded answered a login state this library does not know (\(s.state), \(s.fingerprintRefusal))")
+        }
+        return UserLockout(state: state, lockoutSeconds: s.lockoutRemaining, failures: s.failedAttempts, attemptsLeft: s.attemptsLeft,
+                           nextDelaySeconds: s.nextDelay, fingerprintRefusal: refusal)
+    }
+
     package func userVerify(uid: UInt32, _ code: SecretBytes) throws(PasscodeError) {
         try withUserWait(uid: uid) { () throws(PasscodeError) in try callUserVerify(uid: uid, passcode: code) }
     }

@@ -60,6 +60,11 @@ struct ServiceConfig {
     var mailPerUIDDay = 12
     var mailPerRecipientDay = 6
 
+    /// `greeter_users`: the accounts, besides root and the user itself, that read a user's login
+    /// store's lock state (WatchLogin): a display manager's greeter (Debian-gdm, lightdm, sddm).
+    /// Names separated by spaces or commas; none by default.
+    var greeterUsers: [String] = []
+
     static let defaultPath = "/etc/passcode/passcoded.conf"
 
     /// Reads `path`. A missing default file means the defaults; a file that is not root's, or
@@ -151,6 +156,15 @@ struct ServiceConfig {
             case "fprint_checks_per_minute":
                 guard let v = Int(value), (1...60).contains(v) else { throw ConfigError("\(path):\(number + 1): fprint_checks_per_minute is not a number from 1 to 60") }
                 config.fprintChecksPerMinute = v
+            case "greeter_users":
+                let names = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
+                guard names.count <= 16, names.allSatisfy({ n in
+                    !n.isEmpty && n.utf8.count <= 32 && n.utf8.first != UInt8(ascii: "-")
+                        && n.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7f && $0 != UInt8(ascii: ":") }
+                }) else {
+                    throw ConfigError("\(path):\(number + 1): greeter_users must be at most 16 account names, separated by spaces or commas")
+                }
+                config.greeterUsers = names
             default:
                 throw ConfigError("\(path):\(number + 1): unknown key \(key)")
             }

@@ -235,6 +235,20 @@ protocol Passcode1Handlers {
     /// UserGetEventLog(app_id s, uid u) -> (events a(ixs)): The security log, newest first, as
     /// GetEventLog.
     func handleUserGetEventLog(_ call: BusCall, appID: AppID, uid: UInt32) throws -> Service.Prepared
+    /// UserGetLockout(app_id s, uid u) -> (path s, generation t, settled b, state i,
+    /// lockout_remaining x, failed_attempts u, attempts_left i, next_delay x, fingerprint_refusal
+    /// i): The same fields for a program that only asks once: pam_passcode puts them in the PAM
+    /// environment (passcode_user_lockout). Root, or the caller's own uid; a login store only.
+    func handleUserGetLockout(_ call: BusCall, appID: AppID, uid: UInt32) throws -> Service.Prepared
+    /// WatchLogin(app_id s, uid u) -> (path s, generation t, settled b, state i, lockout_remaining
+    /// x, failed_attempts u, attempts_left i, next_delay x, fingerprint_refusal i): A user's login
+    /// store (app_id `login` or `login.<name>`) as a greeter or a screen locker draws it, now, and
+    /// from then on its object's PropertiesChanged, sent to the calling connection alone: the path
+    /// of the object (interface org.libpasscode.Passcode1.Login), then its properties in their
+    /// order. Read by root, by the user's own processes and by the accounts passcoded.conf's
+    /// greeter_users names; any other caller gets the Permission error and nothing is registered.
+    /// Only a login store: another app id is refused.
+    func handleWatchLogin(_ call: BusCall, appID: AppID, uid: UInt32) throws -> Service.Prepared
 }
 
 extension Service: Passcode1Handlers {
@@ -545,6 +559,16 @@ extension Service: Passcode1Handlers {
             let uid = try readBasic(m, "u", UInt32(0), "uid")
             let appID = try admit(appIDText, m, caller: caller)
             return try handleUserGetEventLog(BusCall(message: m, caller: caller), appID: appID, uid: uid)
+        case "UserGetLockout":
+            let appIDText = try readString(m, "app_id")
+            let uid = try readBasic(m, "u", UInt32(0), "uid")
+            let appID = try admit(appIDText, m, caller: caller)
+            return try handleUserGetLockout(BusCall(message: m, caller: caller), appID: appID, uid: uid)
+        case "WatchLogin":
+            let appIDText = try readString(m, "app_id")
+            let uid = try readBasic(m, "u", UInt32(0), "uid")
+            let appID = try admit(appIDText, m, caller: caller)
+            return try handleWatchLogin(BusCall(message: m, caller: caller), appID: appID, uid: uid)
         default:
             return nil
         }
@@ -715,5 +739,18 @@ extension Service {
          .int32(p.biometric_refusal),
          .bool(p.biometric_lead != 0),
          .int32(p.biometric_kind)]
+    }
+
+    /// The properties of org.libpasscode.Passcode1.Login in the XML's order, as the reply of a method
+    /// that answers them (UserGetLockout, WatchLogin: org.libpasscode.Properties) carries them.
+    static func loginPropertyValues(_ p: passcode_bus_login_props) -> [Value] {
+        [.uint64(p.generation),
+         .bool(p.settled != 0),
+         .int32(p.state),
+         .int64(p.lockout_remaining),
+         .uint32(p.failed_attempts),
+         .int32(p.attempts_left),
+         .int64(p.next_delay),
+         .int32(p.fingerprint_refusal)]
     }
 }

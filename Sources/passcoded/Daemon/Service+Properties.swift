@@ -10,8 +10,20 @@ import Glibc
 import PasscodeBus
 import PasscodeCore
 
+/// What a book of watched objects pushes of one store (PushBook): a snapshot, its props struct
+/// and how a PropertiesChanged of it is sent. The stores' objects (PushedState) and the login
+/// stores' objects read by uid (LoginSnapshot, Service+Login.swift) are two such books.
+protocol PushSnapshot: Equatable {
+    associatedtype Props
+    func props(generation: UInt64) -> Props
+    /// What is pushed when the store cannot be read (settled 0: the watcher asks the bus).
+    static func unreadable(generation: UInt64) -> Props
+    /// Sends PropertiesChanged of `uid`'s store `app` to `destination` alone; 0 or a negative errno.
+    static func send(_ bus: OpaquePointer, to destination: String, uid: uid_t, app: String, _ props: inout Props) -> Int32
+}
+
 /// What is pushed of one store: the lock screen's fields and the state queries'.
-struct PushedState: Equatable {
+struct PushedState: PushSnapshot {
     var screen: LockScreen
     /// No field depends on the time it is read: they hold until the next push (else the client asks).
     var clockFree: Bool
@@ -25,10 +37,25 @@ struct PushedState: Equatable {
                            biometric_refusal: screen.refusal.rawValue, biometric_lead: screen.lead ? 1 : 0,
                            biometric_kind: screen.kind.rawValue)
     }
+
+    static func unreadable(generation: UInt64) -> passcode_bus_props {
+        var p = passcode_bus_props()
+        p.generation = generation
+        return p
+    }
+
+    static func send(_ bus: OpaquePointer, to destination: String, uid: uid_t, app: String, _ props: inout passcode_bus_props) -> Int32 {
+        passcode_bus_send_props_changed(bus, destination, app, &props)
+    }
 }
 
-final class PushedStates: @unchecked Sendable {
-    static let shared = PushedStates()
+/// The stores' objects (Watch): each caller's own uid's.
+enum PushedStates {
+    static let shared = PushBook<PushedState>()
+}
+
+/// The bounds of each book of watches.
+enum WatchLimits {
     /// The stores one connection may watch (a uid has at most 32 stores; a watch of an app id
     /// without one keeps an entry too): past it Watch is refused, never an entry dropped.
     static let maxWatchesPerConnection = 64
@@ -36,20 +63,26 @@ final class PushedStates: @unchecked Sendable {
     /// connections), and of everyone: past either, Watch is refused until connections close.
     static let maxWatchesPerUID = 256 * 64
     static let maxWatches = 65536
+}
+
+/// The watched objects of one kind: who watches which store (of which uid), the last state
+/// pushed of each, and the signals queued for the bus thread.
+final class PushBook<S: PushSnapshot>: @unchecked Sendable {
 
     /// One watched store of one uid. `lock` orders its pushes: the snapshot is read and queued
     /// under it, so the last one queued is never older than a change made before it was read.
     final class Entry: @unchecked Sendable {  // its fields under `lock`
         let lock = Mutex()
         var watchers: Set<String> = []
-        var last: PushedState?
+        var last: S?
         var generation: UInt64 = 0
     }
 
     private let mutex = Mutex()
     /// By "uid/app id".
     private var entries: [String: Entry] = [:]
-    /// The keys each connection watches, and its uid.
+    /// The keys each connection watches ("uid/app id": the store's uid, which is the connection's
+    /// own but for a login store read by root or a greeter account), and the connection's uid.
     private var watching: [String: (uid: uid_t, keys: Set<String>)] = [:]
     /// The watches of each uid's connections, and of all.
     private var perUID: [uid_t: Int] = [:]
@@ -57,31 +90,33 @@ final class PushedStates: @unchecked Sendable {
     /// Signals for the bus thread, in the order queued (under `outboxLock`: taken under an
     /// entry's lock, which `mutex` is never taken under).
     private let outboxLock = Mutex()
-    private var outbox: [(destination: String, app: String, props: passcode_bus_props)] = []
+    private var outbox: [(destination: String, uid: uid_t, app: String, props: S.Props)] = []
 
     private static func key(_ uid: uid_t, _ app: String) -> String { "\(uid)/\(app)" }
 
-    /// Registers `sender` (a connection of `uid`) as a watcher of `uid`'s store `app`. On the bus
-    /// thread, while the call is taken: the bus delivers a connection's calls before the news that
-    /// it left, so `forget` always finds what a Watch registered (registered later, on a worker, a
-    /// Watch queued by a connection that then closed would stay for good).
-    func register(uid: uid_t, app: String, sender: String) throws -> Entry {
-        let k = PushedStates.key(uid, app)
+    /// Registers `sender` (a connection of `caller`, by default `uid` itself) as a watcher of
+    /// `uid`'s store `app`. On the bus thread, while the call is taken: the bus delivers a
+    /// connection's calls before the news that it left, so `forget` always finds what a Watch
+    /// registered (registered later, on a worker, a Watch queued by a connection that then closed
+    /// would stay for good). Its bounds are counted against `caller`.
+    func register(uid: uid_t, app: String, sender: String, caller: uid_t? = nil) throws -> Entry {
+        let k = PushBook.key(uid, app)
+        let by = caller ?? uid
         return try mutex.withLock { () -> Entry in
-            var mine = watching[sender] ?? (uid, [])
+            var mine = watching[sender] ?? (by, [])
             if !mine.keys.contains(k) {
                 let refusal: String? =
-                    mine.keys.count >= PushedStates.maxWatchesPerConnection
-                        ? "this connection watches \(PushedStates.maxWatchesPerConnection) stores already"
-                    : perUID[uid, default: 0] >= PushedStates.maxWatchesPerUID
-                        ? "this user's connections watch \(PushedStates.maxWatchesPerUID) stores already"
+                    mine.keys.count >= WatchLimits.maxWatchesPerConnection
+                        ? "this connection watches \(WatchLimits.maxWatchesPerConnection) stores already"
+                    : perUID[by, default: 0] >= WatchLimits.maxWatchesPerUID
+                        ? "this user's connections watch \(WatchLimits.maxWatchesPerUID) stores already"
                     // The global bound never refuses a uid's first watch (reserved).
-                    : total >= PushedStates.maxWatches && perUID[uid, default: 0] > 0
-                        ? "passcoded watches \(PushedStates.maxWatches) stores already" : nil
+                    : total >= WatchLimits.maxWatches && perUID[by, default: 0] > 0
+                        ? "passcoded watches \(WatchLimits.maxWatches) stores already" : nil
                 if let refusal { throw CallError(name: "org.freedesktop.DBus.Error.LimitsExceeded", message: refusal) }
                 mine.keys.insert(k)
                 watching[sender] = mine
-                perUID[uid, default: 0] += 1
+                perUID[by, default: 0] += 1
                 total += 1
             }
             let e = entries[k] ?? Entry()
@@ -92,7 +127,7 @@ final class PushedStates: @unchecked Sendable {
     }
 
     /// The state of a watched store now, with its generation (on a worker, in the call's scope).
-    func answer(_ entry: Entry, read: () throws -> PushedState) throws -> (PushedState, UInt64) {
+    func answer(_ entry: Entry, read: () throws -> S) throws -> (S, UInt64) {
         try entry.lock.withLock {
             let state = try read()
             if state != entry.last {
@@ -105,8 +140,8 @@ final class PushedStates: @unchecked Sendable {
 
     /// After a call used `uid`'s store `app` (it may have changed it): when watched, the state
     /// read now is queued for every watcher if it differs from the last one pushed.
-    func changed(uid: uid_t, app: String, read: () throws -> PushedState) {
-        guard let entry = mutex.withLock({ entries[PushedStates.key(uid, app)] }) else { return }
+    func changed(uid: uid_t, app: String, read: () throws -> S) {
+        guard let entry = mutex.withLock({ entries[PushBook.key(uid, app)] }) else { return }
         entry.lock.withLock {
             guard !entry.watchers.isEmpty else { return }
             // A store that cannot be read now (removed, damaged) pushes nothing; the watchers'
@@ -115,10 +150,9 @@ final class PushedStates: @unchecked Sendable {
             guard state != entry.last else { return }
             entry.generation += 1
             entry.last = state
-            var props = state?.props(generation: entry.generation) ?? passcode_bus_props()
-            if state == nil { props.generation = entry.generation }  // settled 0: ask the bus
+            let props = state?.props(generation: entry.generation) ?? S.unreadable(generation: entry.generation)  // settled 0: ask the bus
             outboxLock.withLock {
-                for w in entry.watchers.sorted() { outbox.append((w, app, props)) }
+                for w in entry.watchers.sorted() { outbox.append((w, uid, app, props)) }
             }
         }
         var one: UInt64 = 1
@@ -142,14 +176,17 @@ final class PushedStates: @unchecked Sendable {
         }
     }
 
-    /// Whether the connection `sender` watches `uid`'s store `app` (it was admitted to it by Watch).
-    func isWatcher(_ sender: String, uid: uid_t, app: String) -> Bool {
-        mutex.withLock { watching[sender]?.uid == uid && watching[sender]?.keys.contains(PushedStates.key(uid, app)) == true }
+    /// Whether the connection `sender` watches `uid`'s store `app` (it was admitted to it by Watch);
+    /// `ownOnly`: and is a connection of `uid` itself.
+    func isWatcher(_ sender: String, uid: uid_t, app: String, ownOnly: Bool = true) -> Bool {
+        mutex.withLock {
+            (!ownOnly || watching[sender]?.uid == uid) && watching[sender]?.keys.contains(PushBook.key(uid, app)) == true
+        }
     }
 
     /// The last state pushed of `uid`'s store `app` (the getters), or nil when not watched.
-    func lookup(uid: uid_t, app: String) -> passcode_bus_props? {
-        guard let e = mutex.withLock({ entries[PushedStates.key(uid, app)] }) else { return nil }
+    func lookup(uid: uid_t, app: String) -> S.Props? {
+        guard let e = mutex.withLock({ entries[PushBook.key(uid, app)] }) else { return nil }
         return e.lock.withLock { e.last.map { $0.props(generation: e.generation) } }
     }
 
@@ -157,17 +194,20 @@ final class PushedStates: @unchecked Sendable {
     /// the finished answers were taken and before they are sent: a change reaches every watcher
     /// before the reply of the call that made it.
     func drain(_ bus: OpaquePointer) {
-        let queued = outboxLock.withLock { () -> [(destination: String, app: String, props: passcode_bus_props)] in
+        let queued = outboxLock.withLock { () -> [(destination: String, uid: uid_t, app: String, props: S.Props)] in
             let taken = outbox
             outbox = []
             return taken
         }
         for var signal in queued {
-            let r = passcode_bus_send_props_changed(bus, signal.destination, signal.app, &signal.props)
+            let r = S.send(bus, to: signal.destination, uid: signal.uid, app: signal.app, &signal.props)
             if r < 0 { log("PropertiesChanged to \(signal.destination) not sent: \(String(cString: strerror(-r)))") }
         }
     }
 
+}
+
+extension PushedState {
     /// The state of `store` as pushed.
     static func read(_ store: PasscodeStore) throws -> PushedState {
         let (screen, clockFree) = try store.lockScreenReading()
@@ -191,7 +231,7 @@ extension Service {
         let entry = try PushedStates.shared.register(uid: caller, app: app.name, sender: sender)  // here, on the bus thread
         return Prepared(uid: caller) {
             let (state, generation) = try PushedStates.shared.answer(entry) {
-                try stores.withStoreForQuery(uid: caller, appID: app) { try PushedStates.read($0) }
+                try stores.withStoreForQuery(uid: caller, appID: app) { try PushedState.read($0) }
             }
             // The path, then the properties as the getters and PropertiesChanged answer them.
             return [.string(path)] + Service.storePropertyValues(state.props(generation: generation))
@@ -202,11 +242,15 @@ extension Service {
 extension StoreRoot {
     /// After a call used `uid`'s store `appID` on `store`: its watchers are told when it changed.
     func pushChanges(uid: uid_t, appID: AppID, _ store: PasscodeStore) {
-        PushedStates.shared.changed(uid: uid, app: appID.name) { try PushedStates.read(store) }
+        PushedStates.shared.changed(uid: uid, app: appID.name) { try PushedState.read(store) }
+        if Service.isLoginStore(appID) { LoginPushes.shared.changed(uid: uid, app: appID.name) { try LoginSnapshot.read(store) } }
     }
 
     /// After `uid`'s store `appID` was removed (its handle dropped): what a query answers now.
     func pushRemoval(uid: uid_t, appID: AppID) {
-        PushedStates.shared.changed(uid: uid, app: appID.name) { try withStoreForQuery(uid: uid, appID: appID) { try PushedStates.read($0) } }
+        PushedStates.shared.changed(uid: uid, app: appID.name) { try withStoreForQuery(uid: uid, appID: appID) { try PushedState.read($0) } }
+        if Service.isLoginStore(appID) {
+            LoginPushes.shared.changed(uid: uid, app: appID.name) { try withStoreForQuery(uid: uid, appID: appID) { try LoginSnapshot.read($0) } }
+        }
     }
 }

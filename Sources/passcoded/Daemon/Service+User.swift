@@ -58,7 +58,9 @@ extension Service {
         try Service.checkNamed(uid, by: call.caller)
         let stores = self.stores, target = uid
         return Prepared(uid: target) {
-            try stores.withStoreForQuery(uid: target, appID: app) { s in
+            // pam_passcode's first question: a lockout from before a reboot starts counting now.
+            try Service.settleLoginLockout(stores, uid: target, app: app)
+            return try stores.withStoreForQuery(uid: target, appID: app) { s in
                 [.bool(try s.isPasscodeSet()), .uint32(UInt32(clamping: try s.failedAttempts())),
                  .int64(try s.lockoutRemainingSeconds()), .bool(try s.isResetRequired()),
                  .int32(Int32(clamping: try s.passcodeLength()))]

@@ -199,7 +199,7 @@ enum ServiceClock {
     static func source(offsetFile: String?) -> ClockSource {
         guard let file = offsetFile else { return SystemClock.read }
         return {
-            let (offset, frozen) = readOffsetMs(file)
+            let (offset, frozen, boot) = readOffsetMs(file)
             var reading = SystemClock.read()
             if frozen {
                 // "... frozen": the clock stands still but for the offset, so that a test can
@@ -212,28 +212,33 @@ enum ServiceClock {
             }
             reading.bootMs += offset
             reading.wallMs += offset
+            // "... boot=N" (N > 0): the machine as after its N-th restart, a boot id of its own
+            // (the tests of a lockout that outlives a reboot).
+            if boot > 0 { reading.bootID ^= boot &* 0x9E37_79B9_7F4A_7C15 }
             return reading
         }
     }
 
-    /// The offset in milliseconds ("N" seconds or "Nms"), and whether the word "frozen" follows.
-    private static func readOffsetMs(_ path: String) -> (Int64, Bool) {
+    /// The offset in milliseconds ("N" seconds or "Nms"), whether the word "frozen" follows, and
+    /// the boot number a word "boot=N" gives (0: this boot).
+    private static func readOffsetMs(_ path: String) -> (Int64, Bool, UInt64) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return (0, false) }
+        guard fd >= 0 else { return (0, false, 0) }
         defer { close(fd) }
-        do { try RootOwned.check(fd: fd, path: path, what: "the test clock") } catch { return (0, false) }
+        do { try RootOwned.check(fd: fd, path: path, what: "the test clock") } catch { return (0, false, 0) }
         var buffer = [UInt8](repeating: 0, count: 48)
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return (0, false) }
+        guard n > 0 else { return (0, false, 0) }
         let words = String(decoding: buffer[0..<n], as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == " " })
         let text = words.first ?? ""
         let frozen = words.count > 1 && words[1] == "frozen"
+        let boot = words.dropFirst().first(where: { $0.hasPrefix("boot=") }).flatMap { UInt64($0.dropFirst(5)) } ?? 0
         let limit: Int64 = 100 * 365 * 86400
         if text.hasSuffix("ms") {
-            guard let v = Int64(text.dropLast(2)), v >= 0, v <= limit * 1000 else { return (0, false) }
-            return (v, frozen)
+            guard let v = Int64(text.dropLast(2)), v >= 0, v <= limit * 1000 else { return (0, false, 0) }
+            return (v, frozen, boot)
         }
-        guard let v = Int64(text), v >= 0, v <= limit else { return (0, false) }
-        return (v * 1000, frozen)
+        guard let v = Int64(text), v >= 0, v <= limit else { return (0, false, 0) }
+        return (v * 1000, frozen, boot)
     }
 }

@@ -31,6 +31,15 @@ signal(SIGPIPE, SIG_IGN)
 let config: ServiceConfig
 do { config = try ServiceConfig.load(path: configPath, required: configRequired) } catch { fail(error.message) }
 guard let account = Privileges.lookup(config.user) else { fail("no user \(config.user): create it (sysusers.d/passcoded.conf)") }
+// The greeter accounts that read users' login states (Service+Login.swift), resolved now: an
+// account that does not exist (its greeter not installed) reads nothing, and the log says so.
+for name in config.greeterUsers {
+    if let greeter = Privileges.lookup(name) {
+        Service.greeterUIDs.insert(greeter.uid)
+    } else {
+        log("greeter_users: no account \(name) on this machine: it reads no login state")
+    }
+}
 // The sandbox reader (Service+Sandbox.swift): forked now, while root and before the bus, the
 // stores or the TPM's authorization are open, so that none of them reaches it. It keeps uid 0
 // with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH alone, to read a sandboxed caller's /.flatpak-info.
@@ -116,12 +125,23 @@ r = passcode_bus_add_store_objects(bus) { m, uid, app, out, name, nameSize, text
     return 0
 }
 guard r >= 0 else { fail("cannot publish the stores' objects: \(String(cString: strerror(-r)))") }
+// The login stores' objects, read by uid (Service+Login.swift): a connection reads those it watches.
+r = passcode_bus_add_login_objects(bus) { m, uid, app, out in
+    guard let m, let app, let out, let sender = sd_bus_message_get_sender(m) else { return -ENOENT }
+    let appName = String(cString: app)
+    guard LoginPushes.shared.isWatcher(String(cString: sender), uid: uid, app: appName, ownOnly: false),
+          let props = LoginPushes.shared.lookup(uid: uid, app: appName) else { return -ENOENT }
+    out.pointee = props
+    return 0
+}
+guard r >= 0 else { fail("cannot publish the login stores' objects: \(String(cString: strerror(-r)))") }
 // A connection that closed leaves its proofs and chosen lengths behind no more (Proofs.swift):
 // without this, entries of closed connections would fill a uid's bound.
 r = passcode_bus_watch_gone(bus) { name in
     guard let name else { return }
     ProofBook.shared.forget(sender: String(cString: name))
     PushedStates.shared.forget(sender: String(cString: name))
+    LoginPushes.shared.forget(sender: String(cString: name))
     SandboxBook.shared.forget(sender: String(cString: name))
 }
 guard r >= 0 else { fail("cannot watch the bus for closed connections: \(String(cString: strerror(-r)))") }
@@ -154,6 +174,7 @@ while true {
     // sent goes out before that call's reply (Service+Hooks.swift).
     HookOutbox.shared.drain(bus)
     PushedStates.shared.drain(bus)  // a change's PropertiesChanged before the reply of its call
+    LoginPushes.shared.drain(bus)
     for (message, result) in finished {
         service.finish(message.pointer, result)
         sd_bus_message_unref(message.pointer)

@@ -729,6 +729,24 @@ typedef PASSCODE_CLOSED_ENUM(passcode_message, Message) {
     PASSCODE_MESSAGE_PAM_FINGER_NO_MATCH PASSCODE_SWIFT_NAME(pamFingerNoMatch) = 515
 } passcode_message;
 /* MESSAGES END */
+
+/**
+ * A user's login store as a greeter or a screen locker draws it, without parsing text: what
+ * passcode_user_lockout() answers, the State property of passcoded's login objects
+ * (org.libpasscode.Passcode1.Login) and the `state:` field of pam_passcode's PAM_PASSCODE_STATE.
+ */
+typedef PASSCODE_CLOSED_ENUM(passcode_login_state, LoginState) {
+    /** A passcode is set and may be tried now. */
+    PASSCODE_LOGIN_STATE_OPEN PASSCODE_SWIFT_NAME(open) = 0,
+    /** Locked out after wrong passcodes: none is tried until the lockout ends (the password still works). */
+    PASSCODE_LOGIN_STATE_LOCKED_OUT PASSCODE_SWIFT_NAME(lockedOut) = 1,
+    /** Only a reset lets a passcode in again (root's passcodectl reset, or the emailed reset code). */
+    PASSCODE_LOGIN_STATE_RESET_REQUIRED PASSCODE_SWIFT_NAME(resetRequired) = 2,
+    /** No passcode is set. */
+    PASSCODE_LOGIN_STATE_NO_PASSCODE PASSCODE_SWIFT_NAME(noPasscode) = 3,
+    /** pam_passcode only: passcoded could not be asked (unreachable, or the caller may not name the user). */
+    PASSCODE_LOGIN_STATE_UNAVAILABLE PASSCODE_SWIFT_NAME(unavailable) = 4
+} passcode_login_state;
 /* ENUMS END */
 
 #endif

@@ -38,4 +38,20 @@ char *passcode_bus_store_path(const char *app_id);
 /// `app_id`, addressed to `destination` (a unique name) alone. Returns 0 or a negative errno.
 int passcode_bus_send_props_changed(sd_bus *bus, const char *destination, const char *app_id, const passcode_bus_props *p);
 
+/// Fills `out` with the last values pushed of `uid`'s login store `app_id`, for the call `m`
+/// when its sender watches that store (WatchLogin admitted it); -ENOENT otherwise.
+typedef int (*passcode_bus_login_lookup)(sd_bus_message *m, uint32_t uid, const char *app_id, passcode_bus_login_props *out);
+
+/// Publishes the login stores' objects under PASSCODE_BUS_LOGIN_PREFIX (<uid>/<app id>); their
+/// getters ask `lookup`, which answers a connection that watches the store and no other.
+int passcode_bus_add_login_objects(sd_bus *bus, passcode_bus_login_lookup lookup);
+
+/// The object path of `uid`'s login store `app_id` (sd_bus_path_encode_many); free() it. NULL on failure.
+char *passcode_bus_login_path(uint32_t uid, const char *app_id);
+
+/// Sends PropertiesChanged(PASSCODE_BUS_LOGIN_INTERFACE, every property, []) of `uid`'s login
+/// store `app_id`, addressed to `destination` (a unique name) alone. Returns 0 or a negative errno.
+int passcode_bus_send_login_changed(sd_bus *bus, const char *destination, uint32_t uid, const char *app_id,
+                                    const passcode_bus_login_props *p);
+
 #endif

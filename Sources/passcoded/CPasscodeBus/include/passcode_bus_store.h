@@ -37,4 +37,32 @@ typedef struct passcode_bus_props {
     int32_t biometric_kind;
 } passcode_bus_props;
 
+// The properties of org.libpasscode.Passcode1.Login: a user's login store, read by uid (one object
+// per uid and login store under the prefix; passcoded's Swift fills it, Service+Login.swift).
+#define PASSCODE_BUS_LOGIN_PREFIX "/org/libpasscode/Passcode1/login"
+#define PASSCODE_BUS_LOGIN_INTERFACE "org.libpasscode.Passcode1.Login"
+
+typedef struct passcode_bus_login_props {
+    /// Generation (t): Grows with every push of the store: a later one supersedes an earlier one.
+    uint64_t generation;
+    /// Settled (b): No field depends on the time it is read (no lockout runs, the fingerprint's
+    /// refusal does not wait on the clock).
+    int32_t settled;
+    /// State (i): A passcode_login_state: 0 open, 1 locked out, 2 reset required, 3 no passcode.
+    int32_t state;
+    /// LockoutRemaining (x): Seconds left in the lockout when the push was made (0: none).
+    int64_t lockout_remaining;
+    /// FailedAttempts (u)
+    uint32_t failed_attempts;
+    /// AttemptsLeft (i): Wrong answers before the next delay or the required reset (1: the next
+    /// one); -1 when none is ahead.
+    int32_t attempts_left;
+    /// NextDelay (x): Seconds of the delay that the AttemptsLeft-th wrong answer starts; -1: it
+    /// requires a reset instead; 0 when none is ahead.
+    int64_t next_delay;
+    /// FingerprintRefusal (i): A passcode_biometric_refusal: 0 (none) when a finger may be used
+    /// now, else why not.
+    int32_t fingerprint_refusal;
+} passcode_bus_login_props;
+
 #endif

@@ -440,6 +440,51 @@ extension PasscodeStore {
         try attempts().resetRequired
     }
 
+    /// Whether a lockout pending from before a reboot is to start again in full now (a read:
+    /// until `recordLockoutRestart`, or an attempt, records it, each reading says the whole delay).
+    public func lockoutRestartDue() throws(PasscodeError) -> Bool {
+        let now = try now()
+        return try attempts().lockoutRestartDue(now: now)
+    }
+
+    /// Records that a lockout pending from before a reboot starts again now, in full, as an
+    /// attempt would (`beginAttempt`): from then on it counts down. Without it, a login screen
+    /// that asks for no passcode while locked out (pam_passcode) would wait forever after a
+    /// reboot, every reading answering the whole delay again. Nothing is counted; no-op when none
+    /// is due.
+    public func recordLockoutRestart() throws(PasscodeError) {
+        let now = try now()
+        try write { () throws(PasscodeError) in
+            var attempts = try load(AttemptState.self)
+            let before = attempts
+            guard attempts.lockoutRestartDue(now: now) else { return }
+            _ = attempts.lockoutRemaining(now: now, restart: true)
+            try save(attempts, over: before)
+        }
+    }
+
+    /// What the next wrong passcodes lead to, from the failures counted now (a login screen's "3
+    /// wrong answers left before a 5-minute wait"): nil when a reset is already required or no
+    /// further failure ever delays (`passcode_user_lockout`).
+    public func nextLockout() throws(PasscodeError) -> NextLockout? {
+        try read { () throws(PasscodeError) -> NextLockout? in
+            let schedule = try scheduleLocked()
+            let action = try maxFailureActionLocked()
+            let attempts = try load(AttemptState.self)
+            guard !attempts.resetRequired, let (left, step) = schedule.nextStep(afterFailures: Int(clamping: attempts.failures)) else {
+                return nil
+            }
+            switch step {
+            case .none: return nil
+            case .delay(let seconds): return NextLockout(failuresLeft: left, delaySeconds: seconds, requiresReset: false)
+            case .maximum:
+                // The maximum's action: a reset, or (action none) the schedule's longest delay.
+                return action == .none ? NextLockout(failuresLeft: left, delaySeconds: schedule.longestDelay, requiresReset: false)
+                    : NextLockout(failuresLeft: left, delaySeconds: 0, requiresReset: true)
+            }
+        }
+    }
+
     /// The attempt counters as stored; the queries above compute from them.
     private func attempts() throws(PasscodeError) -> AttemptState {
         try cachedRead(.attempts) { () throws(PasscodeError) in try load(AttemptState.self) }
@@ -489,4 +534,14 @@ extension PasscodeStore {
         guard let pepper = options.pepper else { return code }
         return Sodium.keyedHash(code, key: pepper)
     }
+}
+
+/// What the next wrong passcodes lead to (`PasscodeStore.nextLockout`).
+public struct NextLockout: Equatable, Sendable {
+    /// Wrong passcodes until the step (1: the next one).
+    public var failuresLeft: Int
+    /// The delay it starts, in seconds (0 when it requires a reset).
+    public var delaySeconds: Int64
+    /// It requires a reset instead of a delay (the schedule's maximum).
+    public var requiresReset: Bool
 }

@@ -55,6 +55,25 @@ public enum LockoutSchedule: Equatable, Sendable {
         }
     }
 
+    /// The next failure after `failures` that leads to a delay or to the maximum: how many more
+    /// failures reach it (1: the next one) and its step; nil when no further failure does (a
+    /// custom table without delays and without a maximum). What a login screen says as "3 wrong
+    /// answers left before a 5-minute wait".
+    public func nextStep(afterFailures failures: Int) -> (failuresLeft: Int, step: LockoutStep)? {
+        let from = max(0, failures)
+        // Every schedule reaches its last row within this many failures: past a custom table's
+        // rows its last delay repeats, and past its maximum (at most 10,000) the maximum does.
+        var limit = 20
+        if case .custom(let delays, let maxFailures) = self { limit = max(delays.count, maxFailures) + 1 }
+        var n = from + 1
+        while n <= from + limit {
+            let step = self.step(afterFailures: n)
+            if step != .none { return (n - from, step) }
+            n += 1
+        }
+        return nil
+    }
+
     /// The failures at which the schedule reaches its maximum (the policy's guess limit), nil
     /// when it never does. A provisioned TPM's PIN_FAIL index gets it as its pinLimit.
     public var guessLimit: Int? {

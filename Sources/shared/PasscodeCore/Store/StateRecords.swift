@@ -107,6 +107,12 @@ struct AttemptState: StateRecord {
         return remaining
     }
 
+    /// Whether a pending lockout is to start again in full at `now`: recorded before a reboot (a
+    /// new boot id) or at a boot clock later than `now`.
+    func lockoutRestartDue(now: ClockReading) -> Bool {
+        lockoutDurationMs > 0 && (lockoutBootID != now.bootID || now.bootMs < lockoutStartMs)
+    }
+
     /// Reads the lockout without changing anything.
     func lockoutRemaining(now: ClockReading) -> Int64 {
         var copy = self
