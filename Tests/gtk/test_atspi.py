@@ -8,7 +8,8 @@ back (name and role), pressed through their AT-SPI actions or reached with the k
   the role its kind has.
 - The passcode's dots are one control whose name says how many digits are in ("3 of 6 digits
   entered"); an error, the lockout countdown and the fingerprint prompt change the focused
-  control's name or description when they appear, which a screen reader speaks.
+  control's name or description when they appear, which a screen reader speaks; so does a toast's
+  text (libadwaita 1.2 does not announce toasts).
 - Create, unlock (after a wrong passcode), change, turn off, reset by email and delete the account
   are each done twice: with the keyboard alone (keys synthesised through AT-SPI's device events, as
   Orca passes them on; no pointer event at all) and with AT-SPI actions alone (no key, but for the
@@ -428,17 +429,22 @@ class ScreenReader(dbusmock.DBusTestCase):
         self.type("111222")
         self.assert_heard(mark, r"^Incorrect passcode$")
         self.check_screen("Lock screen, wrong passcode")
+        mark = self.mark()
         self.type(PASSCODE)
         self.unlocked(main)
-        TOTALS["flows"].append("unlock by keyboard, after a wrong passcode")
+        self.assert_heard(mark, r"^1 failed attempt since your last unlock$")  # the toast, where the focus went back
+        TOTALS["flows"].append("unlock by keyboard, after a wrong passcode, its toast said")
         # change
         self.tab_to("Change Passcode")
         self.key("Return")
         sheet = self.window("Change Passcode")
         self.check_screen("Change Passcode")
+        mark = self.mark()
         self.type(PASSCODE + OTHER + OTHER)
         self.gone("Change Passcode")
-        TOTALS["flows"].append("change by keyboard")
+        self.assert_heard(mark, r"^Passcode changed$")  # the toast, said on the row the focus is back on
+        told = [e[6] for e in self.events[mark:] if e[0].endswith("accessible-description") and e[4] == "Passcode changed"]
+        TOTALS["flows"].append("change by keyboard, its toast said")
         # reset by email
         self.tab_to("Reset Passcode via Email")
         self.key("Return")
@@ -482,6 +488,8 @@ class ScreenReader(dbusmock.DBusTestCase):
         self.focus_is("Sign In Again")
         self.check_screen("Signed Out")
         self.assertIsNotNone(dialog)
+        # the change's toast has long gone (4 s), and its text with it: the row's own description is back
+        self.assertTrue(spin_until(lambda: told[0].get_description() != "Passcode changed"), told[0].get_name())
         TOTALS["flows"].append("delete account by keyboard")
 
     def test_every_flow_by_actions_alone(self):

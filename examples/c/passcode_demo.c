@@ -446,7 +446,8 @@ static void draw_pad(app *a) {
         passcode_lock_screen ls = lock_screen(a);
         const char *bio = biometric_name(ls.biometric_kind);
         char keys[256];
-        if (ls.biometric_lead)  /* the prompt opens by itself: said, as the scripted screen says it */
+        if (ls.biometric_lead && !a->service)  /* the (simulated) prompt opens by itself: said, as the scripted screen says it;
+                                                * in service mode b asks passcoded, which then waits for a finger */
             snprintf(keys, sizeof keys, _("%s prompt shown: [b] match  [n] no match  [f] Forgot Passcode?"), bio);
         else if (ls.biometric_refusal == PASSCODE_BIOMETRIC_REFUSAL_NONE)
             snprintf(keys, sizeof keys, _("[b] Use %s  [n] no match  [f] Forgot Passcode?"), bio);

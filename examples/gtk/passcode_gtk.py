@@ -313,6 +313,7 @@ class PadView(Gtk.Box):
             self._said = (name, description)
             accessible_label(self.dots_slot, name)
             self.dots_slot.update_property([Gtk.AccessibleProperty.DESCRIPTION], [description])
+            self.dots_slot.a11y_description = description  # type: ignore[attr-defined]  (a toast's text gives it back: App.announce)
 
     def digit(self, d: int) -> None:
         if not self.flow or self.flow.step in (FlowStep.FINISHED, FlowStep.LOCKED_OUT):
@@ -1653,6 +1654,47 @@ class App:
         self._toasts.append((page, toast))
         self.page_toasts[page].add_toast(toast)
         name_close_buttons(self.page_toasts[page])
+        self.announce(toast)
+
+    def announce(self, toast: Adw.Toast) -> None:
+        """Says a toast to a screen reader. libadwaita 1.2 does not announce toasts, GTK 4.8 has
+        no call that announces a text (gtk_accessible_announce is 4.14), and a label with the
+        alert role makes no event; a screen reader (Orca) speaks a change of the focused
+        control's description. So the toast's text is the focused control's description while
+        the toast is on screen, and the control's own comes back when it goes. It is set once the
+        handlers already queued have run, so that it lands where the focus settles (an unlock
+        gives the focus back to the control that had it; a sheet that could not start closes),
+        and once that control has the focus (after a sheet, when its window has it again)."""
+        def say() -> bool:
+            if self._closed or all(t is not toast for _p, t in self._toasts):
+                return False  # gone already
+            top = next((w for w in (self.dialog, self.sheet) if w is not None and w.get_visible()), self.window)
+            target = top.get_focus() or top
+            if target is not top and not target.has_focus():
+                def focused(w: Gtk.Widget, _p: object) -> None:
+                    if w.has_focus():  # said after the focus event, which a screen reader takes first
+                        w.disconnect(waiting)
+                        GLib.idle_add(say, priority=GLib.PRIORITY_LOW)
+                waiting = target.connect("notify::has-focus", focused)
+                toast.connect("dismissed", lambda _t: target.handler_is_connected(waiting) and target.disconnect(waiting))
+                return False
+            target.a11y_toast = toast  # type: ignore[attr-defined]
+            target.update_property([Gtk.AccessibleProperty.DESCRIPTION], [toast.text])  # type: ignore[attr-defined]
+            toast.connect("dismissed", lambda _t: self._unannounce(target, toast))
+            return False
+        GLib.idle_add(say, priority=GLib.PRIORITY_LOW)
+
+    @staticmethod
+    def _unannounce(widget: Gtk.Widget, toast: Adw.Toast) -> None:
+        """The control's own description back, unless a newer toast's text is on it."""
+        if getattr(widget, "a11y_toast", None) is not toast:
+            return
+        widget.a11y_toast = None  # type: ignore[attr-defined]
+        own = getattr(widget, "a11y_description", None)
+        if own is None:
+            widget.reset_property(Gtk.AccessibleProperty.DESCRIPTION)
+        else:
+            widget.update_property([Gtk.AccessibleProperty.DESCRIPTION], [own])
 
     def _toast_dismissed(self, toast: Adw.Toast) -> None:
         self._toasts = [(p, t) for p, t in self._toasts if t is not toast]
