@@ -17,8 +17,8 @@ and client.py (one connection, raw calls). Each step prints what the caller got.
 import copy
 import json
 import os
+import pwd
 import re
-import select
 import shutil
 import signal
 import socket
@@ -216,56 +216,26 @@ def check_manifest(repo):
         print("     (flatpak-builder is not installed: --show-manifest not run)")
 
 
-def stalled_section(rig, user, reader):
-    """Two uids whose processes take seconds to read (15,000 mounts in a namespace of their own,
-    made after they connected), and a third uid's new connection meanwhile."""
-    print("-- two uids whose processes take seconds to read: a third uid's new connection is answered meanwhile", flush=True)
-    callers = []
+def moved_overlay_section(rig, user):
+    """A /.flatpak-info whose top mount is an overlay's file moved over a tmpfs file."""
+    print("-- a /.flatpak-info that is an overlay's file moved on top of a tmpfs file (the mount table's last line for it says tmpfs)", flush=True)
+    folder = os.path.join(rig.top, "moved-overlay")
+    os.mkdir(folder, 0o700)
+    pw = pwd.getpwnam(user)
+    os.chown(folder, pw.pw_uid, pw.pw_gid)
+    c = subprocess.Popen(rig.as_user(user) + ["/usr/bin/python3", os.path.join(HERE, "namespaced_caller.py"), rig.address.split("=", 1)[1],
+                                              folder, "moved-overlay", APP], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        for name in ("s1", "s2"):
-            u = rig.user(name)
-            pw = rig.add_user(u)
-            folder = os.path.join(rig.top, "mounts-" + u)
-            os.mkdir(folder, 0o700)
-            os.chown(folder, pw.pw_uid, pw.pw_gid)
-            callers.append(subprocess.Popen(rig.as_user(u) + ["/usr/bin/python3", os.path.join(HERE, "stalled_caller.py"),
-                                                              rig.address.split("=", 1)[1], folder, "15000", APP],
-                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
-        ready = [c.stdout.readline().strip() for c in callers]
-        probe = OutsideClient(rig, user)
-        for c in callers:
-            c.stdin.write("go\n")
-            c.stdin.flush()
-        # The probe goes once the reader is reading one of theirs (a worker of the reader exists).
-        deadline = time.monotonic() + 30  # (a guard against a hang only)
-        while not children(reader) and time.monotonic() < deadline:
-            time.sleep(0.005)
-        r = probe.call("GetState", "(s)", OTHER)  # a new connection of a third uid: a question of its own
-        pending = [c for c in callers if not select.select([c.stdout], [], [], 0)[0]]
-        got = [json.loads(c.stdout.readline() or "{}") for c in callers]
-        print(f"     made: {ready}; the third uid's first call -> {error_of(r)} while {len(pending)} of the two slow uids' calls were unanswered; "
-              f"they then -> {[g.get('message', g) for g in got]}")
-        check(ready == ["READY", "READY"] and error_of(r) == "ok" and len(pending) == 2,
-              "a uid whose process is slow to read holds one worker of the reader: another uid's new connection is answered meanwhile")
-        probe.close()
+        ready = c.stdout.readline().strip()
+        c.stdin.write("go\n")
+        c.stdin.flush()
+        got = json.loads(c.stdout.readline() or "{}")
     finally:
-        for c in callers:
-            c.kill()
-            c.wait()
-
-
-def children(pid):
-    """The pids whose parent is `pid`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                st = f.read()
-        except (OSError, ValueError):
-            continue
-        if entry.isdigit() and int(st[st.rindex(")") + 2:].split()[1]) == pid:
-            found.append(int(entry))
-    return found
+        c.kill()
+        c.wait()
+    print(f"     made: {ready}; GetState({APP}) -> {got}")
+    check(ready == "READY" and got.get("error") == "SandboxUnverified" and "overlay" in got.get("message", ""),
+          "the file reached is checked, not the table's last line: its overlay is refused unread (SANDBOX_UNVERIFIED)")
 
 
 def main(argv):
@@ -512,7 +482,7 @@ def main(argv):
             inside.close()
             outside_c.close()
 
-            stalled_section(rig, user, reader)
+            moved_overlay_section(rig, user)
 
         print("-- malformed /.flatpak-info files: each a refusal of its own kind, nothing opened", flush=True)
         cases = [("no [Application] name", "[Instance]\ninstance-id=1\n", "no name"),
@@ -601,6 +571,20 @@ def main(argv):
                            input=json.dumps({"call": "GetState", "sig": "(s)", "args": [OTHER]}) + "\n", capture_output=True, text=True)
         print(f"     GetState({OTHER}) unsandboxed -> {r.stdout.strip()}")
         check(error_of(json.loads(r.stdout)) == "ok", "an unsandboxed caller names any store of its uid, as before")
+
+        print("-- the sandbox reader killed: passcoded ends with an error (systemd's Restart=on-failure starts it again)", flush=True)
+        reader = sandbox_reader(rig.procs["daemon"].pid)
+        os.kill(reader, signal.SIGKILL)
+        c = OutsideClient(rig, user)
+        r = c.call("GetState", "(s)", OTHER)  # a new connection: a question for a reader that is gone
+        try:
+            code = rig.procs["daemon"].wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            code = None
+        c.close()
+        print(f"     a new connection's call -> {r.get('message', error_of(r))[:120]}; passcoded's exit status: {code}")
+        check(code not in (None, 0), "passcoded does not stay up refusing every sandboxed and unsandboxed caller: it exits non-zero")
+
         log = rig.log_text()
     elapsed = time.monotonic() - started
     print(f"test-sandbox: {len(failures)} failed, {elapsed:.1f} s")

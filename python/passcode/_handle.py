@@ -109,7 +109,8 @@ class _StoreBase(_Handle):
         try:
             ref, view, _ = self._scratch.i32 if ctype is c_int32 else self._scratch.i64
         except AttributeError:  # this thread's first query of the store
-            ref, view, _ = _fill(self._scratch).i32 if ctype is c_int32 else self._scratch.i64
+            scratch = _fill(self._scratch)
+            ref, view, _ = scratch.i32 if ctype is c_int32 else scratch.i64
         rc = fast(h, ref)
         if rc:
             _ffi.check_status(rc, fast, (h,))

@@ -36,6 +36,7 @@
 struct request {
     uint32_t serial;
     int32_t pid;
+    uint32_t uid;  // the caller's, as the bus reports it: one worker per uid at most
 };
 
 struct answer {
@@ -141,36 +142,45 @@ static unsigned long long start_time(pid_t pid) {
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
-/// The filesystem type that holds `/.flatpak-info` in the mount namespace of `pid`: the type of
-/// the last mount on "/.flatpak-info" (flatpak binds the file there), else of the last on "/".
-/// Read from /proc/<pid>/mountinfo, which asks no filesystem. 0 with the type in `out`, or -1.
-static int info_fstype(pid_t pid, char *out, size_t size) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)pid);
+/// The filesystem type of the mount that `fd` (a descriptor of this process, opened under the
+/// root of `pid`) is on: its mount id from /proc/self/fdinfo, that mount's line in
+/// /proc/<pid>/mountinfo. Neither read asks a filesystem, and the mount is the one the descriptor
+/// reached (not the last line for a path: a moved mount keeps its place in the table).
+/// 0 with the type in `out`; -1 when the mount is not in the table or a line is over-long.
+static int mount_type(pid_t pid, int fd, char *out, size_t size) {
+    char path[64], line[4096];
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
     FILE *f = fopen(path, "re");
     if (!f) return -1;
-    char line[4096], root_type[64] = "", file_type[64] = "";
+    long mnt = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "mnt_id:", 7) == 0) mnt = strtol(line + 7, NULL, 10);
+    fclose(f);
+    if (mnt < 0) return -1;
+    snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)pid);
+    f = fopen(path, "re");
+    if (!f) return -1;
+    out[0] = 0;
     while (fgets(line, sizeof line, f)) {
         // A line longer than the buffer would be read in pieces, each parsed as a line of its own:
         // such a table (no sandbox has one) is not read further.
-        if (!strchr(line, '\n') && !feof(f)) {
-            fclose(f);
-            return -1;
-        }
+        if (!strchr(line, '\n') && !feof(f)) break;
         // id parent major:minor root mount-point options [optional...] - type source super-options
-        char *fields[5] = {0};
         char *save = NULL, *p = strtok_r(line, " ", &save);
-        for (int i = 0; i < 5 && p; i++, p = strtok_r(NULL, " ", &save)) fields[i] = p;
-        if (!fields[4]) continue;
+        if (!p || strtol(p, NULL, 10) != mnt) continue;
         while (p && strcmp(p, "-") != 0) p = strtok_r(NULL, " ", &save);
         char *type = p ? strtok_r(NULL, " ", &save) : NULL;
-        if (!type) continue;
-        if (strcmp(fields[4], "/") == 0) snprintf(root_type, sizeof root_type, "%s", type);
-        if (strcmp(fields[4], "/.flatpak-info") == 0) snprintf(file_type, sizeof file_type, "%s", type);
+        if (type) snprintf(out, size, "%s", type);
+        break;
     }
     fclose(f);
-    snprintf(out, size, "%s", file_type[0] ? file_type : root_type);
     return out[0] ? 0 : -1;
+}
+
+/// Whether a filesystem of type `t` may keep a reader waiting as long as its user likes: FUSE, or
+/// an overlay (which a user namespace may mount, and which may stack a FUSE mount).
+static int stalls(const char *t) {
+    return strncmp(t, "fuse", 4) == 0 || strcmp(t, "overlay") == 0 || strncmp(t, "overlay.", 8) == 0;
 }
 
 /// What the worker answers about `pid`.
@@ -189,26 +199,34 @@ static int read_app(pid_t pid, char *id, size_t id_size, char *message, size_t m
         return say(message, message_size, PASSCODE_SANDBOX_UNVERIFIED, "the calling process's root cannot be opened (%s)", strerror(e));
     }
     // A FUSE filesystem answers when its user likes, and an overlay (which a user namespace may
-    // mount) may stack one while the mount table names "overlay": such a file is not read. Nor is
-    // one whose filesystem the mount table does not name (a root moved into a directory of a mount
-    // the process cannot see). The alarm of the worker, and the helper's own bound, are the bound
-    // for any other that hangs. Flatpak's /.flatpak-info is on a tmpfs.
+    // mount) may stack one: nothing on either is looked up or read. The root's mount is checked
+    // before the name is looked up in it, and the mount the name reached before the file is asked
+    // anything (each by the mount the descriptor is on). So is one the mount table does not name
+    // (a root moved into a directory of a mount the process cannot see). The alarm of the worker,
+    // and the helper's own bound, are the bound for any other that hangs. Flatpak's /.flatpak-info
+    // is on a tmpfs.
     char fstype[64];
-    if (info_fstype(pid, fstype, sizeof fstype) != 0) {
+    if (mount_type(pid, root, fstype, sizeof fstype) != 0 || stalls(fstype)) {
+        int known = fstype[0] != 0;
         close(root);
         close(pidfd);
-        return say(message, message_size, PASSCODE_SANDBOX_MALFORMED,
-                   "the filesystem that holds the caller's /.flatpak-info cannot be told from its mount table, so the file is not read");
-    }
-    if (strncmp(fstype, "fuse", 4) == 0 || strcmp(fstype, "overlay") == 0 || strncmp(fstype, "overlay.", 8) == 0) {
-        close(root);
-        close(pidfd);
-        return say(message, message_size, PASSCODE_SANDBOX_MALFORMED,
-                   "the sandbox's /.flatpak-info is on a %s filesystem (%s), which is not read", fstype[0] == 'f' ? "FUSE" : "stacked (overlay)", fstype);
+        return known ? say(message, message_size, PASSCODE_SANDBOX_MALFORMED, "the caller's root is on a %s filesystem (%s), which is not read",
+                           fstype[0] == 'f' ? "FUSE" : "stacked (overlay)", fstype)
+                     : say(message, message_size, PASSCODE_SANDBOX_MALFORMED,
+                           "the filesystem of the caller's root cannot be told from its mount table, so nothing under it is read");
     }
     int code;
     int f = openat(root, ".flatpak-info", O_PATH | O_NOFOLLOW | O_CLOEXEC);
     close(root);
+    if (f >= 0 && (mount_type(pid, f, fstype, sizeof fstype) != 0 || stalls(fstype))) {
+        int known = fstype[0] != 0;
+        close(f);
+        close(pidfd);
+        return known ? say(message, message_size, PASSCODE_SANDBOX_MALFORMED, "the sandbox's /.flatpak-info is on a %s filesystem (%s), which is not read",
+                           fstype[0] == 'f' ? "FUSE" : "stacked (overlay)", fstype)
+                     : say(message, message_size, PASSCODE_SANDBOX_MALFORMED,
+                           "the filesystem that holds the caller's /.flatpak-info cannot be told from its mount table, so the file is not read");
+    }
     struct stat st;
     if (f < 0) {
         code = errno == ENOENT ? PASSCODE_SANDBOX_NONE
@@ -286,7 +304,9 @@ static void write_all(int fd, const void *data, size_t size) {
 /// A question the helper is working on: its worker, the pipe of the worker's answer, and when it began.
 struct job {
     uint32_t serial;
-    pid_t worker;
+    uint32_t uid;
+    pid_t worker;  // 0: the slot is free
+    int dead;      // answered and killed, not yet reaped (a worker the kernel holds): its slot stays taken
     int pipe;
     struct timespec begun;
     size_t got;
@@ -295,7 +315,9 @@ struct job {
 
 /// At most this many questions are read at once, each by a worker of its own: passcoded has at
 /// most one question out per uid, so a uid whose sandbox is slow to read (2.5 s at most) holds its
-/// own worker, not the others' questions. Past it, a question is answered at once: busy.
+/// own worker, not the others' questions. Past it, a question is answered at once: busy. A worker
+/// is killed when it is done or out of time and reaped when the kernel lets it go, never waited
+/// for: until then its uid's next question is refused at once, so one uid holds one slot at most.
 #define HELPER_WORKERS 32
 #define HELPER_WAIT_MS 2500
 
@@ -305,8 +327,8 @@ static long elapsed_ms(const struct timespec *since) {
     return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
 }
 
-/// Ends `j`: its worker killed and reaped, its pipe closed, and its answer (or the refusal of a
-/// worker that did not answer in time) sent to passcoded.
+/// Ends `j`: its answer (or the refusal of a worker that did not answer in time) sent to passcoded,
+/// its pipe closed, its worker killed and reaped if it is gone already (else later: reap()).
 static void finish(int fd, struct job *j) {
     struct answer a;
     memset(&a, 0, sizeof a);
@@ -321,25 +343,45 @@ static void finish(int fd, struct job *j) {
         a.code = say(a.message, sizeof a.message, PASSCODE_SANDBOX_UNVERIFIED, "the calling process could not be read within 2 seconds");
     }
     close(j->pipe);
+    j->pipe = -1;
     kill(j->worker, SIGKILL);
-    while (waitpid(j->worker, NULL, 0) < 0 && errno == EINTR) {}
-    j->worker = 0;
+    j->dead = 1;
+    // A worker that answered is gone within a moment; one the kernel holds (a wait it does not
+    // interrupt) is left after 20 ms, to be reaped when it goes.
+    for (int i = 0; i < 20 && j->worker; i++) {
+        if (waitpid(j->worker, NULL, WNOHANG) == j->worker) j->worker = 0;
+        else nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
     write_all(fd, &a, sizeof a);
+}
+
+/// Reaps the killed workers the kernel has let go; whether any is still held.
+static int reap(struct job *jobs) {
+    int held = 0;
+    for (int i = 0; i < HELPER_WORKERS; i++) {
+        if (!jobs[i].worker || !jobs[i].dead) continue;
+        if (waitpid(jobs[i].worker, NULL, WNOHANG) == jobs[i].worker) jobs[i].worker = 0;
+        else held = 1;
+    }
+    return held;
 }
 
 static void helper_loop(int fd) {
     struct job jobs[HELPER_WORKERS];
     memset(jobs, 0, sizeof jobs);
     for (;;) {
-        // Wait for a question or a worker's answer, at most until the earliest worker's deadline.
+        // Wait for a question or a worker's answer, at most until the earliest worker's deadline
+        // (and a tenth of a second while a killed worker waits to be reaped).
+        int held = reap(jobs);
         struct pollfd p[HELPER_WORKERS + 1];
         int index[HELPER_WORKERS + 1];
         int count = 0, busy = 0;
-        long wait = -1;
+        long wait = held ? 100 : -1;
         p[count++] = (struct pollfd){.fd = fd, .events = POLLIN};
         for (int i = 0; i < HELPER_WORKERS; i++) {
             if (!jobs[i].worker) continue;
             busy++;
+            if (jobs[i].dead) continue;
             long left = HELPER_WAIT_MS - elapsed_ms(&jobs[i].begun);
             if (left < 0) left = 0;
             if (wait < 0 || left < wait) wait = left;
@@ -359,7 +401,7 @@ static void helper_loop(int fd) {
         // A worker past its time is killed, whatever it does (its alarm may be held off: a stopped
         // worker, a read the kernel does not interrupt).
         for (int i = 0; i < HELPER_WORKERS; i++)
-            if (jobs[i].worker && elapsed_ms(&jobs[i].begun) >= HELPER_WAIT_MS) finish(fd, &jobs[i]);
+            if (jobs[i].worker && !jobs[i].dead && elapsed_ms(&jobs[i].begun) >= HELPER_WAIT_MS) finish(fd, &jobs[i]);
         if (r <= 0 || !(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
 
         struct request req;
@@ -369,12 +411,26 @@ static void helper_loop(int fd) {
         struct answer a;
         memset(&a, 0, sizeof a);
         a.serial = req.serial;
+        // passcoded asks one question of a uid at a time: a worker still reading for this uid is
+        // for a question passcoded gave up on (out of its time), and is ended now; one the kernel
+        // still holds after it was killed keeps its slot, and the uid waits for it.
+        int same_uid = 0;
+        for (int i = 0; i < HELPER_WORKERS; i++) {
+            if (!jobs[i].worker || jobs[i].uid != req.uid) continue;
+            if (!jobs[i].dead) finish(fd, &jobs[i]);
+            if (jobs[i].worker) same_uid = 1;
+        }
         int slot = -1;
         for (int i = 0; i < HELPER_WORKERS && slot < 0; i++)
             if (!jobs[i].worker) slot = i;
         int pipefd[2];
         if (req.pid <= 0) {
             a.code = say(a.message, sizeof a.message, PASSCODE_SANDBOX_UNVERIFIED, "no process to read");
+            write_all(fd, &a, sizeof a);
+            continue;
+        }
+        if (same_uid) {
+            a.code = say(a.message, sizeof a.message, PASSCODE_SANDBOX_UNAVAILABLE, "a process of this user read earlier still holds the sandbox reader");
             write_all(fd, &a, sizeof a);
             continue;
         }
@@ -388,7 +444,7 @@ static void helper_loop(int fd) {
             close(pipefd[0]);
             close(fd);
             for (int i = 0; i < HELPER_WORKERS; i++)
-                if (jobs[i].worker) close(jobs[i].pipe);
+                if (jobs[i].worker && jobs[i].pipe >= 0) close(jobs[i].pipe);
             alarm(2);  // a read that hangs (a FUSE filesystem) ends with the worker
             struct answer w;
             memset(&w, 0, sizeof w);
@@ -406,6 +462,7 @@ static void helper_loop(int fd) {
         struct job *j = &jobs[slot];
         memset(j, 0, sizeof *j);
         j->serial = req.serial;
+        j->uid = req.uid;
         j->worker = worker;
         j->pipe = pipefd[0];
         clock_gettime(CLOCK_MONOTONIC, &j->begun);
@@ -511,9 +568,9 @@ int passcode_sandbox_query(int fd, pid_t pid, int timeout_ms, char *id, size_t i
     }
 }
 
-int passcode_sandbox_ask(int fd, uint32_t serial, pid_t pid) {
+int passcode_sandbox_ask(int fd, uint32_t serial, pid_t pid, uid_t uid) {
     if (fd < 0) return -EBADF;
-    struct request req = {.serial = serial, .pid = pid};
+    struct request req = {.serial = serial, .pid = pid, .uid = uid};
     ssize_t n;
     do {
         n = send(fd, &req, sizeof req, MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -120,7 +120,11 @@ final class SandboxBook: @unchecked Sendable {
                 continue
             }
             serial &+= 1
-            let r = passcode_sandbox_ask(helperFD, serial, pid)
+            let r = passcode_sandbox_ask(helperFD, serial, pid, uid)
+            if r == -EPIPE || r == -ECONNRESET {
+                log("the sandbox reader has gone (\(String(cString: strerror(-r)))): passcoded stops, to be started again with a new one")
+                exit(1)
+            }
             guard r >= 0 else {
                 resolve(sender, .refused(status: BusStatus.errSandboxUnverified,
                                          message: "the sandbox reader cannot be asked now (\(String(cString: strerror(-r)))); the caller's sandbox "
@@ -161,15 +165,12 @@ final class SandboxBook: @unchecked Sendable {
             let code = passcode_sandbox_take(helperFD, &answered, &id, id.count, &message, message.count)
             if code == -EAGAIN { break }
             if code < 0 {
-                // The reader is gone: every question out is refused (not kept), and later ones fail at once.
-                for (uid, q) in asked {
-                    asked[uid] = nil
-                    resolve(q.sender, .refused(status: BusStatus.errSandboxUnverified,
-                                               message: "the sandbox reader is not running; the caller's sandbox cannot be read now, so nothing is opened for it"),
-                            keep: false)
-                    startNext(uid: uid, bus: bus)
-                }
-                break
+                // The reader is gone (it never exits while passcoded runs): without it no sandboxed
+                // caller can be told apart, so passcoded ends with an error, and systemd
+                // (Restart=on-failure) starts it again with a new reader. Nothing is lost: every
+                // count is in the stores, and the callers' next calls are answered by the new one.
+                log("the sandbox reader has gone (\(String(cString: strerror(-code)))): passcoded stops, to be started again with a new one")
+                exit(1)
             }
             guard let (uid, q) = asked.first(where: { $0.value.serial == answered }) else { continue }  // a late answer
             asked[uid] = nil

@@ -35,9 +35,10 @@ int passcode_sandbox_helper_start(void);
 /// at a time.
 int passcode_sandbox_query(int fd, pid_t pid, int timeout_ms, char *id, size_t id_size, char *message, size_t message_size);
 
-/// Sends the helper the question `serial`: which app is the process `pid`. Never waits: 0, or a
-/// negative errno (-EAGAIN: the socket is full).
-int passcode_sandbox_ask(int fd, uint32_t serial, pid_t pid);
+/// Sends the helper the question `serial`: which app is the process `pid` of the caller `uid` (the
+/// helper reads for one question of a uid at a time). Never waits: 0, or a negative errno
+/// (-EAGAIN: the socket is full).
+int passcode_sandbox_ask(int fd, uint32_t serial, pid_t pid, uid_t uid);
 
 /// Takes one answer of the helper if one is there, never waiting: a PASSCODE_SANDBOX_* answer
 /// with its question's number in `serial` (the id, or the message, as passcode_sandbox_query);

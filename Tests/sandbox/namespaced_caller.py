@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""A caller whose process takes seconds to read, as any local user can make one: it connects to
-passcoded's bus first (a single thread, with no library: a process with threads cannot make a user
-namespace), then makes a user and mount namespace of its own with MOUNTS tmpfs mounts stacked on
-one folder of FOLDER, so that its mount table (/proc/PID/mountinfo, which the sandbox reader reads)
-takes seconds to read. It prints "READY", waits for a line on stdin, calls GetState(APP), prints
-the answer as one JSON line, and waits for another line.
-    stalled_caller.py BUS-SOCKET FOLDER MOUNTS APP"""
+"""A caller that builds its own mount namespace after it connected, as any local user can: it
+connects to passcoded's bus first (a single thread, with no library: a process with threads
+cannot make a user namespace), then makes a user and mount namespace of its own, shaped by MODE:
+  moved-overlay   a root (a tmpfs) whose /.flatpak-info, naming APP, is an overlay's file bound
+                  there first, then moved on top of a tmpfs file bound there later: the mount
+                  table's last line for /.flatpak-info names tmpfs, the file reached is the
+                  overlay's (which may stack a FUSE mount whose daemon never answers).
+It prints "READY", waits for a line on stdin, calls GetState(APP), prints the answer as one JSON
+line, and waits for another line.
+    namespaced_caller.py BUS-SOCKET FOLDER MODE APP"""
 import ctypes
 import json
 import os
@@ -36,7 +39,7 @@ class Bus:
         while not line.endswith(b"\r\n"):
             line += self.s.recv(1)
         if not line.startswith(b"OK"):
-            sys.exit(f"stalled_caller: the bus refused: {line!r}")
+            sys.exit(f"namespaced_caller: the bus refused: {line!r}")
         self.s.sendall(b"BEGIN\r\n")
         self.serial, self.buffer = 0, b""
         self.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello", [])
@@ -87,26 +90,46 @@ class Bus:
     def recv(self):
         data = self.s.recv(65536)
         if not data:
-            sys.exit("stalled_caller: the bus closed the connection")
+            sys.exit("namespaced_caller: the bus closed the connection")
         return data
 
 
-socket_path, folder, mounts, app = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+MS_BIND, MS_MOVE = 0x1000, 0x2000
+
+
+def mount(source, target, kind, flags=0, data=None):
+    if libc.mount(source.encode() if source else None, target.encode(), kind.encode() if kind else None, flags,
+                  data.encode() if data else None) != 0:
+        sys.exit(f"namespaced_caller: mount {kind or source} on {target}: {os.strerror(ctypes.get_errno())}")
+
+
+socket_path, folder, mode, app = sys.argv[1:5]
 bus = Bus(socket_path)
 uid, gid = os.getuid(), os.getgid()
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
-    sys.exit(f"stalled_caller: unshare: {os.strerror(ctypes.get_errno())}")
+    sys.exit(f"namespaced_caller: unshare: {os.strerror(ctypes.get_errno())}")
 for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
     with open(f"/proc/self/{name}", "w") as f:
         f.write(text)
-if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0 or libc.mount(b"none", folder.encode(), b"tmpfs", 0, None) != 0:
-    sys.exit(f"stalled_caller: mount: {os.strerror(ctypes.get_errno())}")
+mount("none", "/", None, MS_REC | MS_PRIVATE)
+mount("none", folder, "tmpfs")
 os.chdir(folder)
-os.mkdir("x")
-for i in range(mounts):
-    if libc.mount(b"none", b"x", b"tmpfs", 0, None) != 0:
-        sys.exit(f"stalled_caller: mount {i}: {os.strerror(ctypes.get_errno())}")
+if mode == "moved-overlay":
+    for d in ("root", "lower", "empty", "overlay"):
+        os.mkdir(d)
+    mount("none", "root", "tmpfs", 0, "mode=0755")
+    for path in ("lower/.flatpak-info", "root/.flatpak-info", "root/.tmpfs-file", "stage"):
+        with open(path, "w") as f:
+            f.write(f"[Application]\nname={app}\n")
+    mount("overlay", "overlay", "overlay", 0, f"lowerdir={folder}/lower:{folder}/empty")
+    mount(f"{folder}/overlay/.flatpak-info", "stage", None, MS_BIND)              # the overlay's file, bound first
+    mount(f"{folder}/root/.tmpfs-file", "root/.flatpak-info", None, MS_BIND)     # a tmpfs file, bound later
+    mount(f"{folder}/stage", "root/.flatpak-info", None, MS_MOVE)                # the first moved on top
+    os.chroot("root")
+    os.chdir("/")
+else:
+    sys.exit(f"namespaced_caller: unknown mode {mode}")
 print("READY", flush=True)
 sys.stdin.readline()
 print(json.dumps(bus.call("org.libpasscode.Passcode1", "/org/libpasscode/Passcode1", "org.libpasscode.Passcode1", "GetState", [app])), flush=True)
