@@ -38,6 +38,8 @@ EMBEDDED_ONLY: Dict[str, str] = {
     "passcode_setting_choices": "no store: a setting's rule, answered by the library from its own table",
     "passcode_setting_weakens": "no store: a setting's rule, answered by the library from its own table",
     "passcode_setting_name": "no store: a setting's name, answered by the library from its own table",
+    "passcode_message_of": "no store: another enum's value to its message, answered by the library from its own "
+                           "table, the same whatever back end a handle uses",
     "passcode_options_set_session_keyring": "the host's session keyring: passcoded keeps the key itself, and the "
                                             "option is for an embedded store (docs/hacking.md, both back ends)",
 }

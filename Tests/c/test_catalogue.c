@@ -202,6 +202,9 @@ int main(void) {
         CASE(passcode_user_fingerprint_ready(x, me), INV);
         CASE(passcode_user_fingerprint_unlock(x, me), INV);
         CASE(passcode_user_fingerprint_cancel(x), INV);
+        i32 = -7;
+        CASE(passcode_errmessage(x, &i32, &i64), INV);
+        TRUE_CASE(i32 == -7);  /* nothing written for a handle that is not one */
         TRUE_CASE(log == NULL);
         TRUE_CASE(passcode_errwait(x) == 0);
         VOIDCASE(passcode_close(x));
@@ -234,6 +237,7 @@ int main(void) {
         CASE(passcode_flow_error(xf[h], &str, &i32), INV);
         CASE(passcode_flow_shakes(xf[h], &i32), INV);
         CASE(passcode_flow_lockout_remaining(xf[h], &i64), INV);
+        CASE(passcode_flow_messages(xf[h], &i32, &i32, &i64), INV);
         VOIDCASE(passcode_flow_free(xf[h]));
     }
     passcode_session_list *xl[] = {NULL, foreign_list};
@@ -246,6 +250,7 @@ int main(void) {
     for (int h = 0; h < 2; h++) {
         TRUE_CASE(passcode_event_log_count(xg[h]) == 0);
         CASE(passcode_event_log_get(xg[h], 0, &i32, &i64, &str), INV);
+        CASE(passcode_event_log_message(xg[h], 0, 0, &i32, &i64), INV);
         VOIDCASE(passcode_event_log_free(xg[h]));
     }
     CHECK_MSG(junk[0] == 1 && junk[7] == 8, "a foreign handle's memory was written");
@@ -300,6 +305,20 @@ int main(void) {
         CASE(passcode_event_log_get(log, 0, NULL, NULL, NULL), PASSCODE_OK);
         CASE(passcode_event_log_get(log, n, &i32, &i64, &str), MIS);
         CASE(passcode_event_log_get(log, SIZE_MAX, &i32, &i64, &str), MIS);
+        /* The newest entry in words: its kind's name, then NONE after the last part; an index
+         * out of range and a NULL out_message refused. */
+        int32_t kind = -1, word = -1, named = -1;
+        CASE(passcode_event_log_get(log, 0, &kind, NULL, NULL), PASSCODE_OK);
+        CASE(passcode_event_log_message(log, 0, 0, &word, &i64), PASSCODE_OK);
+        CASE(passcode_message_of(PASSCODE_MESSAGE_TOPIC_LOG_KIND, kind, &named), PASSCODE_OK);
+        TRUE_CASE(word != PASSCODE_MESSAGE_NONE && word == named && i64 == 0);
+        CASE(passcode_event_log_message(log, 0, 1, &word, NULL), PASSCODE_OK);
+        TRUE_CASE(word == PASSCODE_MESSAGE_NONE);
+        CASE(passcode_event_log_message(log, 0, SIZE_MAX, &word, &i64), PASSCODE_OK);
+        TRUE_CASE(word == PASSCODE_MESSAGE_NONE && i64 == 0);
+        CASE(passcode_event_log_message(log, 0, 0, NULL, &i64), MIS);
+        CASE(passcode_event_log_message(log, n, 0, &i32, &i64), MIS);
+        CASE(passcode_event_log_message(log, SIZE_MAX, 0, &i32, &i64), MIS);
         VOIDCASE(passcode_event_log_free(log));
         log = NULL;
     }
@@ -353,6 +372,12 @@ int main(void) {
     CASE(passcode_delete_account(s, NULL), MIS);
     CASE(passcode_delete_account(s, "DELETE\xff"), PASSCODE_ERR_CONFIRMATION_MISMATCH);
     CASE(passcode_delete_account(s, "delete"), PASSCODE_ERR_CONFIRMATION_MISMATCH);
+    /* What a person reads for that last failure; a NULL out_message refused and the failure kept. */
+    CASE(passcode_errmessage(s, &i32, &i64), PASSCODE_OK);
+    TRUE_CASE(i32 == PASSCODE_MESSAGE_CONFIRMATION_MISMATCH && i64 == 0);
+    CASE(passcode_errmessage(s, NULL, &i64), MIS);
+    CASE(passcode_errmessage(s, &i32, NULL), PASSCODE_OK);
+    TRUE_CASE(i32 == PASSCODE_MESSAGE_CONFIRMATION_MISMATCH);
     CASE(passcode_set_custom_schedule(s, NULL, 1, 0), MIS);
 
     /* Out-of-range enum values and settings: one past each enum's last value (from the header,
@@ -377,6 +402,52 @@ int main(void) {
         CHECK_MSG((passcode_setting_name(v) == NULL) == (v > TEST_LAST_SETTING), "setting %d's name", (int)v);
     for (int32_t v = TEST_FIRST_LOG_KIND; v <= TEST_LAST_LOG_KIND + 1; v++)
         CHECK_MSG((passcode_event_log_kind_name(v) == NULL) == (v > TEST_LAST_LOG_KIND), "log kind %d's name", (int)v);
+
+    /* Messages: a message's text (the C locale: English; the program never called setlocale),
+     * "" for NONE, for a value between two messages' and for one outside the enum. */
+    TRUE_CASE(strcmp(passcode_message_text(PASSCODE_MESSAGE_INCORRECT_PASSCODE, 0), "Incorrect passcode") == 0);
+    TRUE_CASE(strcmp(passcode_message_text(PASSCODE_MESSAGE_TRY_AGAIN_IN_MINUTES, 1), "Too many attempts. Try again in 1 minute.") == 0);
+    TRUE_CASE(strcmp(passcode_message_text(PASSCODE_MESSAGE_TRY_AGAIN_IN_MINUTES, 5), "Too many attempts. Try again in 5 minutes.") == 0);
+    TRUE_CASE(strcmp(passcode_message_text(PASSCODE_MESSAGE_NONE, 3), "") == 0);
+    TRUE_CASE(strcmp(passcode_message_text(PASSCODE_MESSAGE_FLOW_STOPPED + 1, 0), "") == 0);  /* 16 to 19 are none */
+    TRUE_CASE(strcmp(passcode_message_text(TEST_LAST_MESSAGE + 1, 0), "") == 0);
+    TRUE_CASE(strcmp(passcode_message_text(TEST_FIRST_MESSAGE - 1, 0), "") == 0);
+    for (size_t i = 0; i < sizeof bad_enums / sizeof bad_enums[0]; i++)
+        TRUE_CASE(strcmp(passcode_message_text(bad_enums[i], INT64_MIN), "") == 0);
+    {   /* 16 texts stay valid at once (this thread's): the first still reads the same after 15 more */
+        const char *first = passcode_message_text(PASSCODE_MESSAGE_ENTER_PASSCODE, 0);
+        for (int k = 0; k < 15; k++) passcode_message_text(PASSCODE_MESSAGE_TRY_AGAIN_IN_SECONDS, k);
+        TRUE_CASE(strcmp(first, "Enter Passcode") == 0);
+    }
+    /* The message of another enum's value: an unknown topic or value, or a NULL out, is MISUSE
+     * with out NONE; each log kind and biometric kind has one; a refusal of NONE is NONE. */
+    CASE(passcode_message_of(PASSCODE_MESSAGE_TOPIC_LOG_KIND, PASSCODE_LOG_KIND_FAILED_ATTEMPT, NULL), MIS);
+    for (size_t i = 0; i < sizeof bad_enums / sizeof bad_enums[0] + 2; i++) {
+        int32_t topic = i < 3 ? bad_enums[i] : i == 3 ? TEST_LAST_MESSAGE_TOPIC + 1 : TEST_FIRST_MESSAGE_TOPIC - 1;
+        i32 = -7;
+        CASE(passcode_message_of(topic, PASSCODE_LOG_KIND_FAILED_ATTEMPT, &i32), MIS);
+        TRUE_CASE(i32 == PASSCODE_MESSAGE_NONE);
+    }
+    const int32_t topics[] = {PASSCODE_MESSAGE_TOPIC_BIOMETRIC_REFUSAL, PASSCODE_MESSAGE_TOPIC_SECURITY_LABEL, PASSCODE_MESSAGE_TOPIC_LOG_KIND};
+    const int32_t lasts[] = {TEST_LAST_BIOMETRIC_REFUSAL, TEST_LAST_BIOMETRIC_KIND, TEST_LAST_LOG_KIND};
+    for (size_t t = 0; t < 3; t++) {
+        const int32_t wrong[] = {-1, lasts[t] + 1, 0x7fffffff, (int32_t)0x80000000};
+        for (size_t i = 0; i < 4; i++) {
+            i32 = -7;
+            CASE(passcode_message_of(topics[t], wrong[i], &i32), MIS);
+            TRUE_CASE(i32 == PASSCODE_MESSAGE_NONE);
+        }
+    }
+    for (int32_t v = TEST_FIRST_LOG_KIND; v <= TEST_LAST_LOG_KIND; v++)
+        CHECK_MSG(passcode_message_of(PASSCODE_MESSAGE_TOPIC_LOG_KIND, v, &i32) == PASSCODE_OK && i32 != PASSCODE_MESSAGE_NONE
+                  && *passcode_message_text(i32, 0), "log kind %d has no message", (int)v);
+    for (int32_t v = TEST_FIRST_BIOMETRIC_KIND; v <= TEST_LAST_BIOMETRIC_KIND; v++)
+        CHECK_MSG(passcode_message_of(PASSCODE_MESSAGE_TOPIC_SECURITY_LABEL, v, &i32) == PASSCODE_OK && i32 != PASSCODE_MESSAGE_NONE,
+                  "biometric kind %d has no label", (int)v);
+    CASE(passcode_message_of(PASSCODE_MESSAGE_TOPIC_LOG_KIND, PASSCODE_LOG_KIND_FAILED_ATTEMPT, &i32), PASSCODE_OK);
+    TRUE_CASE(i32 == PASSCODE_MESSAGE_LOG_FAILED_ATTEMPT);
+    CASE(passcode_message_of(PASSCODE_MESSAGE_TOPIC_BIOMETRIC_REFUSAL, PASSCODE_BIOMETRIC_REFUSAL_NONE, &i32), PASSCODE_OK);
+    TRUE_CASE(i32 == PASSCODE_MESSAGE_NONE);
     /* Calls about a setting itself: unknown settings and NULL out pointers. */
     for (size_t i = 0; i < sizeof bad_enums / sizeof bad_enums[0]; i++) {
         int64_t lo, hi, values[8];
@@ -433,7 +504,15 @@ int main(void) {
         CASE(passcode_flow_error(flow, NULL, NULL), MIS);
         CASE(passcode_flow_shakes(flow, NULL), MIS);
         CASE(passcode_flow_lockout_remaining(flow, NULL), MIS);
+        CASE(passcode_flow_messages(flow, NULL, &i32, &i64), MIS);
+        int32_t prompt = -1, error = -1;
+        i64 = -1;
+        CASE(passcode_flow_messages(flow, &prompt, &error, &i64), PASSCODE_OK);
+        TRUE_CASE(prompt == PASSCODE_MESSAGE_ENTER_PASSCODE_TO_DISABLE && error == PASSCODE_MESSAGE_NONE && i64 == 0);
+        CASE(passcode_flow_messages(flow, &prompt, NULL, NULL), PASSCODE_OK);
         CASE(passcode_flow_cancel(flow), PASSCODE_OK);
+        CASE(passcode_flow_messages(flow, &prompt, &error, &i64), PASSCODE_OK);
+        TRUE_CASE(prompt == PASSCODE_MESSAGE_FLOW_CANCELLED && error == PASSCODE_MESSAGE_NONE);
         CASE(passcode_flow_digit(flow, 1), PASSCODE_ERR_STATE);
         passcode_flow_free(flow);
     }
