@@ -90,6 +90,9 @@ let checked = [
     check(LifecycleEvent.self, "passcode_lifecycle_event"),
     check(Setting.self, "passcode_setting"),
     check(TPMPostureItem.self, "passcode_tpm_posture_item"),
+    check(Message.self, "passcode_message"),
+    check(MessageTopic.self, "passcode_message_topic"),
+    check(LoginState.self, "passcode_login_state"),
 ]
 // The status and the cost are Swift enums of the C ABI's module, not visible here.
 expect(Set(checked) == Set(documented.keys).subtracting(["passcode_status", "passcode_cost"]),
