@@ -1186,7 +1186,7 @@ class App:
                 self._note_problem = self._note_removed = _("The old note was sealed with a key this passcode no longer has "
                                                             "(a reset or a new passcode replaced it), so it was removed.")
             except passcode.PasscodeError as e:
-                self._note_problem = _("This note cannot be read: %s") % e.message
+                self._note_problem = _("This note cannot be read: %s") % person_words(e)
         self._update_save()
 
     def _refresh_devices(self) -> None:
@@ -1370,7 +1370,7 @@ class App:
                 self._end_lock_flow()
                 self.unlocked()
             except passcode.PasscodeRequired as e:
-                pad.error.set_label(e.message)
+                pad.error.set_label(person_words(e))
                 pad.error.set_visible(True)
         elif result == "verify-no-match":
             self.store.biometric_failed()
@@ -1511,7 +1511,7 @@ class App:
             self.toast(_("Unlock with your passcode to save the note"))
             return
         except passcode.PasscodeError as e:
-            self.toast(e.message)
+            self.toast(person_words(e))
             return
         fd = os.open(self.note_path, os.O_CREAT | os.O_TRUNC | os.O_WRONLY | os.O_CLOEXEC, 0o600)
         with os.fdopen(fd, "wb") as f:
@@ -1526,7 +1526,7 @@ class App:
         try:
             self.store.check_password_change(self.pw_current.get_text(), self.pw_new.get_text(), self.pw_confirm.get_text())
         except passcode.PasscodeError as e:
-            self.pw_error.set_label(sentence(e.message))
+            self.pw_error.set_label(person_words(e))
             self.pw_error.set_visible(True)
             return
         for entry in (self.pw_current, self.pw_new, self.pw_confirm):
@@ -1572,7 +1572,7 @@ class App:
             self.store.sign_out(session_id)
             self.toast(_("Device signed out"))
         except passcode.PasscodeError as e:
-            self.toast(e.message)
+            self.toast(person_words(e))
         self.refresh()
 
     def sign_out_others(self) -> None:
@@ -1624,7 +1624,7 @@ class App:
                     os.unlink(self.note_path)
                 self._clear_note()
             except passcode.PasscodeError as e:
-                self.toast(e.message)
+                self.toast(person_words(e))
         self.refresh()
 
     def toast(self, text: str, page: Optional[str] = None) -> None:
