@@ -493,6 +493,9 @@ def main(argv):
                  ("symbolic link", None, "symbolic link")]
         if shutil.which("rofiles-fuse") and shutil.which("fusermount3"):  # (ostree's; a FUSE file is never read)
             cases.append(("FUSE file", info(APP), "FUSE"))
+        # A kernel-made file (proc, sysfs, ...) may wait on a lock its user holds (an epoll's fdinfo
+        # while the epoll waits on FUSE): only a memory or disk filesystem's file is read.
+        cases.append(("proc file", info(APP), "proc filesystem"))
         for label, text, want in cases:
             folder = os.path.join(rig.top, "bad-" + label.split()[0])
             os.mkdir(folder, 0o755)
@@ -506,6 +509,8 @@ def main(argv):
             else:
                 with open(path, "w") as f:
                     f.write(text)
+            if label == "proc file":
+                bind = ["--ro-bind", "/proc/version", "/.flatpak-info"]
             if label == "FUSE file":  # the same file seen through rofiles-fuse, mounted by root for the user
                 mount = os.path.join(rig.top, "fuse")
                 os.mkdir(mount, 0o755)

@@ -183,6 +183,18 @@ static int stalls(const char *t) {
     return strncmp(t, "fuse", 4) == 0 || strcmp(t, "overlay") == 0 || strncmp(t, "overlay.", 8) == 0;
 }
 
+/// Whether a file on a filesystem of type `t` is read as /.flatpak-info: memory and disk
+/// filesystems only, whose reads no user holds. A file of proc, sysfs, cgroup or the like is
+/// made by the kernel as it is read, and some of its reads wait on locks a user's own process
+/// can hold for as long as it likes (an epoll's fdinfo, while the epoll waits on FUSE).
+/// Flatpak's /.flatpak-info is on a tmpfs.
+static int ordinary(const char *t) {
+    static const char *const types[] = {"tmpfs", "ramfs", "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "zfs", "bcachefs"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(t, types[i]) == 0) return 1;
+    return 0;
+}
+
 /// What the worker answers about `pid`.
 static int read_app(pid_t pid, char *id, size_t id_size, char *message, size_t message_size) {
     // The pid is pinned first (a pidfd), then read, then checked still to be the same process:
@@ -218,14 +230,18 @@ static int read_app(pid_t pid, char *id, size_t id_size, char *message, size_t m
     int code;
     int f = openat(root, ".flatpak-info", O_PATH | O_NOFOLLOW | O_CLOEXEC);
     close(root);
-    if (f >= 0 && (mount_type(pid, f, fstype, sizeof fstype) != 0 || stalls(fstype))) {
+    if (f >= 0 && (mount_type(pid, f, fstype, sizeof fstype) != 0 || !ordinary(fstype))) {
         int known = fstype[0] != 0;
         close(f);
         close(pidfd);
-        return known ? say(message, message_size, PASSCODE_SANDBOX_MALFORMED, "the sandbox's /.flatpak-info is on a %s filesystem (%s), which is not read",
-                           fstype[0] == 'f' ? "FUSE" : "stacked (overlay)", fstype)
-                     : say(message, message_size, PASSCODE_SANDBOX_MALFORMED,
-                           "the filesystem that holds the caller's /.flatpak-info cannot be told from its mount table, so the file is not read");
+        if (!known)
+            return say(message, message_size, PASSCODE_SANDBOX_MALFORMED,
+                       "the filesystem that holds the caller's /.flatpak-info cannot be told from its mount table, so the file is not read");
+        if (stalls(fstype))
+            return say(message, message_size, PASSCODE_SANDBOX_MALFORMED, "the sandbox's /.flatpak-info is on a %s filesystem (%s), which is not read",
+                       fstype[0] == 'f' ? "FUSE" : "stacked (overlay)", fstype);
+        return say(message, message_size, PASSCODE_SANDBOX_MALFORMED,
+                   "the sandbox's /.flatpak-info is on a %s filesystem, which is not read (only a memory or disk filesystem's file is)", fstype);
     }
     struct stat st;
     if (f < 0) {
