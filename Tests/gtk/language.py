@@ -11,7 +11,6 @@ labels (the test gives German words; with LANGUAGE unset, English ones); exit 1 
 import os
 import sys
 import tempfile
-import time
 
 import gi
 
@@ -21,22 +20,13 @@ from gi.repository import Adw, GLib, Gtk  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "gtk"))
+sys.path.insert(0, HERE)
+from gtk_loop import spin  # noqa: E402
 import desktop  # noqa: E402
 import passcode_gtk as pg  # noqa: E402
 from passcode import FlowKind  # noqa: E402
 
 PASSCODE = "258036"
-
-
-def spin(seconds=0.05):
-    ctx = GLib.MainContext.default()
-    end = time.monotonic() + seconds
-    while True:
-        while ctx.pending():
-            ctx.iteration(False)
-        if time.monotonic() >= end:
-            break
-        time.sleep(0.005)
 
 
 def labels(widget):

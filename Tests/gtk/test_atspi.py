@@ -22,14 +22,11 @@ count of screens and controls checked and the flows done.
 
     xvfb-run -a dbus-run-session -- /usr/bin/python3 -m unittest Tests/gtk/test_atspi.py   (Tests/gtk/run.sh)
 """
-import email
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 import dbus
@@ -41,6 +38,9 @@ from aiosmtpd.controller import Controller  # noqa: E402
 from gi.repository import Atspi, GLib  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gtk_loop  # noqa: E402
+from gtk_loop import Mailbox, free_port, spin  # noqa: E402
 ROOT = os.path.join(HERE, "..", "..")
 DEMO = os.path.join(ROOT, "examples", "gtk", "passcode_gtk.py")
 PASSCODE, OTHER, THIRD = "258036", "395172", "417293"
@@ -69,43 +69,9 @@ KEYSYMS = {"Tab": 0xFF09, "Return": 0xFF0D, "space": 0x20, "Escape": 0xFF1B}
 TOTALS = {"screens": [], "controls": 0, "flows": []}
 
 
-class Mailbox:
-    def __init__(self):
-        self.messages = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append(email.message_from_bytes(envelope.content))
-        return "250 OK"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def spin(seconds=0.02):
-    """Runs the main loop a while: AT-SPI's events arrive through it."""
-    ctx = GLib.MainContext.default()
-    end = time.monotonic() + seconds
-    while True:
-        while ctx.pending():
-            ctx.iteration(False)
-        if time.monotonic() >= end:
-            return
-        time.sleep(0.005)
-
-
 def spin_until(cond, timeout=10.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        spin(0.02)
-        try:
-            if cond():
-                return True
-        except GLib.Error:  # an object that went while it was read: look again
-            pass
-    return cond()
+    """gtk_loop.spin_until, an AT-SPI object that went while it was read counting as "not yet"."""
+    return gtk_loop.spin_until(cond, timeout, ignore=(GLib.Error,))
 
 
 def states(obj):

@@ -5,7 +5,6 @@ $SCREENSHOT_DIR (make screenshots: docs/screenshots).
 
     xvfb-run -a /usr/bin/python3 -m unittest Tests/gtk/test_gtk.py      (Tests/gtk/run.sh)
 """
-import email
 import os
 import pwd
 import re
@@ -29,8 +28,10 @@ from gi.repository import Adw, Gdk, GdkPixbuf, Gio, GLib, Gtk, Pango  # noqa: E4
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "gtk"))
 sys.path.insert(0, os.path.join(HERE, "..", "service"))
+sys.path.insert(0, HERE)
 import desktop  # noqa: E402
 from harness import privileged_port  # noqa: E402  (Tests/service/harness.py)
+from gtk_loop import Mailbox, free_port, spin, spin_until  # noqa: E402
 import passcode  # noqa: E402
 import passcode_gtk as pg  # noqa: E402
 from passcode import Event, FlowKind, FlowStep, LockReason, SecurityEvent, Setting  # noqa: E402
@@ -38,47 +39,6 @@ from passcode import Event, FlowKind, FlowStep, LockReason, SecurityEvent, Setti
 SHOTS = os.environ.get("SCREENSHOT_DIR") or os.path.join(HERE, "..", "..", "build", "screenshots")
 PASSCODE, OTHER = "258036", "395172"
 SESSION = "/org/freedesktop/login1/session/c1"
-
-
-class Mailbox:
-    """aiosmtpd's handler: keeps every message the server received."""
-
-    def __init__(self):
-        self.messages = []
-        self.refuse = False  # the relay refuses every mail (a relay that will not take it)
-
-    async def handle_DATA(self, server, session, envelope):
-        if self.refuse:
-            return "554 5.7.1 relaying refused"
-        self.messages.append(email.message_from_bytes(envelope.content))
-        return "250 OK"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def spin(seconds=0.05):
-    """Runs the GLib main loop for a while: D-Bus signals and idle callbacks arrive."""
-    ctx = GLib.MainContext.default()
-    end = time.monotonic() + seconds
-    while True:
-        while ctx.pending():
-            ctx.iteration(False)
-        if time.monotonic() >= end:
-            break
-        time.sleep(0.005)
-
-
-def spin_until(cond, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        spin(0.02)
-        if cond():
-            return True
-    return cond()
 
 
 def widgets(root):
